@@ -1,0 +1,157 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { type Answer, CANCELLED_ANSWER, type Elicitation } from './elicitation';
+import { AgentToolError } from './errors';
+import { isRecordable, recordOf, type ToolRecord } from './records';
+import { ProgressInfo, type Result } from './result';
+import { type LogLevel, type LogSink, type Session } from './session';
+
+/**
+ * One call of a tool, as the harness hands it over.
+ */
+export interface Call {
+  /** The `call_id` of the model's function call; unique within a batch. */
+  readonly id: string;
+  /** The arguments as the model wrote them: raw JSON text. Empty means `{}`. */
+  readonly args: string;
+  /**
+   * Minted by the harness, opaque: the same when a call is run again, new for a new
+   * call; empty or absent means none.
+   */
+  readonly idempotencyKey?: string;
+  /** Receives each progress update; the caller serialises. */
+  readonly onUpdate?: (update: Result) => void;
+}
+
+/**
+ * Writes a record durably before it returns (or before its promise settles); may be
+ * called concurrently; a failure reaches the tool that wrote.
+ */
+export type RecordFunc = (record: ToolRecord, ctx: ToolContext) => void | Promise<void>;
+
+/**
+ * Puts a question to the user. Throwing means the harness failed to ask; a refusal is
+ * an answer (`decline` or `cancel`). May be called concurrently for one call.
+ */
+export type Elicitor = (question: Elicitation, ctx: ToolContext) => Answer | Promise<Answer>;
+
+/** What a context is made from; every member is optional. */
+export interface ContextInit {
+  readonly signal?: AbortSignal;
+  readonly call?: Call;
+  readonly recorder?: RecordFunc | undefined;
+  readonly elicitor?: Elicitor | undefined;
+  readonly session?: Session | undefined;
+  readonly log?: LogSink | undefined;
+}
+
+/**
+ * The context of one call: its cancellation signal (the host's interrupt), the call,
+ * and the ways to report progress, write a record now, ask the user and log. The
+ * same context is reachable from code deep inside the call through
+ * {@link currentContext}.
+ */
+export interface ToolContext {
+  /** Aborted when the host interrupts the call: stop what this call started. */
+  readonly signal: AbortSignal;
+  readonly call: Call;
+  readonly recorder: RecordFunc | undefined;
+  readonly elicitor: Elicitor | undefined;
+  readonly session: Session | undefined;
+  readonly log: LogSink | undefined;
+  /**
+   * Reports progress: a {@link Result}, a {@link ProgressInfo} (sent as the details of
+   * a result whose text is its message) or a message. A no-op when nobody listens.
+   */
+  progress(update: Result | ProgressInfo | string): void;
+  /**
+   * Writes a recordable value now. Throws, without calling the recorder, when the
+   * value is not recordable, has an empty namespace or cannot be written as JSON; a
+   * no-op when no recorder is installed; otherwise the recorder's failure is thrown.
+   */
+  record(details: unknown): Promise<void>;
+  /** Asks the user; with no elicitor installed the answer is `cancel`. */
+  ask(question: Elicitation): Promise<Answer>;
+  /** Sends a log line to the client, when one listens (MCP `notifications/message`). */
+  logMessage(level: LogLevel, data: unknown): void;
+  /** A context like this one with the given members replaced. */
+  with(changes: ContextInit): ToolContext;
+}
+
+const NO_CALL: Call = Object.freeze({ id: '', args: '' });
+const NEVER_ABORTED = new AbortController().signal;
+
+class CallContext implements ToolContext {
+  readonly signal: AbortSignal;
+  readonly call: Call;
+  readonly recorder: RecordFunc | undefined;
+  readonly elicitor: Elicitor | undefined;
+  readonly session: Session | undefined;
+  readonly log: LogSink | undefined;
+
+  constructor(init: ContextInit) {
+    this.signal = init.signal ?? NEVER_ABORTED;
+    this.call = init.call ?? NO_CALL;
+    this.recorder = init.recorder;
+    this.elicitor = init.elicitor;
+    this.session = init.session;
+    this.log = init.log;
+  }
+
+  progress(update: Result | ProgressInfo | string): void {
+    const onUpdate = this.call.onUpdate;
+    if (onUpdate === undefined) return;
+    if (typeof update === 'string') onUpdate({ output: update });
+    else if (update instanceof ProgressInfo) onUpdate({ output: update.message, details: update });
+    else onUpdate(update);
+  }
+
+  async record(details: unknown): Promise<void> {
+    if (details === undefined || details === null) return;
+    if (!isRecordable(details)) {
+      throw new AgentToolError(
+        'INVALID_RECORD',
+        'agenttool: record: the value is not recordable; give it a recordNS() method or build it with recordable(ns, data)',
+      );
+    }
+    const record = recordOf(details);
+    if (record === undefined || this.recorder === undefined) return;
+    await this.recorder(record, this);
+  }
+
+  async ask(question: Elicitation): Promise<Answer> {
+    if (this.elicitor === undefined) return CANCELLED_ANSWER;
+    return this.elicitor(question, this);
+  }
+
+  logMessage(level: LogLevel, data: unknown): void {
+    this.log?.(level, data);
+  }
+
+  with(changes: ContextInit): ToolContext {
+    return new CallContext({
+      signal: 'signal' in changes ? changes.signal : this.signal,
+      call: 'call' in changes ? changes.call : this.call,
+      recorder: 'recorder' in changes ? changes.recorder : this.recorder,
+      elicitor: 'elicitor' in changes ? changes.elicitor : this.elicitor,
+      session: 'session' in changes ? changes.session : this.session,
+      log: 'log' in changes ? changes.log : this.log,
+    });
+  }
+}
+
+/** A new call context. Without a signal it is never aborted; without a call, the call is empty. */
+export function createContext(init: ContextInit = {}): ToolContext {
+  return new CallContext(init);
+}
+
+const storage = new AsyncLocalStorage<ToolContext>();
+
+/** The context of the call being served, for code deep inside it; undefined outside a call. */
+export function currentContext(): ToolContext | undefined {
+  return storage.getStore();
+}
+
+/** Runs `fn` with `ctx` as the {@link currentContext} for everything it awaits. */
+export function runWithContext<T>(ctx: ToolContext, fn: () => T): T {
+  return storage.run(ctx, fn);
+}

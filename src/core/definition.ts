@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import { AgentToolError } from './errors';
+import { isJsonObject, type JsonObject } from './json';
+import { noArgsSchema } from './schema';
+import { isStrict, type Tool } from './tool';
+
+/**
+ * A tool's definition in the Open Responses function-tool shape: the only part of a
+ * tool that reaches the model. `parameters` is always an object schema (a tool
+ * without arguments serves the no-arguments schema); `strict` is present only when true.
+ */
+export interface FunctionToolDefinition {
+  readonly type: 'function';
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: JsonObject;
+  readonly strict?: true;
+}
+
+/** The definition of a tool, as it is put on a request. */
+export function definitionOf(tool: Tool): FunctionToolDefinition {
+  const parameters = tool.parameters ?? noArgsSchema();
+  const definition = {
+    type: 'function' as const,
+    name: tool.name,
+    description: tool.description ?? '',
+    parameters,
+  };
+  return isStrict(tool) ? { ...definition, strict: true } : definition;
+}
+
+/**
+ * The definition hash of RFC 0001: the canonical definition (exactly `type`, `name`,
+ * `description` (always), `parameters` (always an object schema), `strict` only when
+ * true) in RFC 8785 canonical JSON, hashed with SHA-256: `sha256:` and lowercase hex.
+ * Accepts a tool or a definition; `strict: false` counts as absent.
+ */
+export function definitionHash(toolOrDefinition: Tool | FunctionToolDefinition): string {
+  return `sha256:${createHash('sha256').update(canonicalDefinition(toolOrDefinition)).digest('hex')}`;
+}
+
+/** The canonical JSON text that {@link definitionHash} hashes. */
+export function canonicalDefinition(toolOrDefinition: Tool | FunctionToolDefinition): string {
+  const definition =
+    'execute' in toolOrDefinition ? definitionOf(toolOrDefinition) : toolOrDefinition;
+  const parameters: unknown = definition.parameters ?? noArgsSchema();
+  if (!isJsonObject(parameters as JsonObject)) {
+    throw new AgentToolError(
+      'INVALID_DEFINITION',
+      `definition ${JSON.stringify(definition.name)}: parameters must be an object schema`,
+    );
+  }
+  const canonical: Record<string, unknown> = {
+    type: 'function',
+    name: definition.name,
+    description: definition.description ?? '',
+    parameters,
+  };
+  if ((definition as { strict?: unknown }).strict === true) canonical.strict = true;
+  const text = canonicalize(canonical);
+  if (text === undefined) {
+    throw new AgentToolError(
+      'INVALID_DEFINITION',
+      `definition ${JSON.stringify(definition.name)}: cannot be canonicalised`,
+    );
+  }
+  return text;
+}

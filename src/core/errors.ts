@@ -1,0 +1,131 @@
+/**
+ * The codes of {@link AgentToolError}. Each names one kind of mistake so a caller can
+ * branch on `error.code` rather than on message text.
+ */
+export type AgentToolErrorCode =
+  | 'INVALID_TOOL'
+  | 'INVALID_TOOL_SET'
+  | 'INVALID_RECORD'
+  | 'INVALID_SCHEMA'
+  | 'INVALID_DEFINITION'
+  | 'INVALID_ARGUMENTS'
+  | 'INVALID_OUTPUT'
+  | 'INVALID_DECORATOR'
+  | 'INVALID_MODULE'
+  | 'MISSING_PROVIDER'
+  | 'CIRCULAR_DEPENDENCY'
+  | 'NO_TOOL'
+  | 'CANCELLED'
+  | 'ON_START'
+  | 'CONNECTION'
+  | 'PROTOCOL';
+
+/**
+ * The one error base of agenttool: every error the framework raises for a mistake in
+ * its input is an `AgentToolError` with a `code`. Errors a tool throws are its own.
+ */
+export class AgentToolError extends Error {
+  readonly code: AgentToolErrorCode;
+
+  constructor(code: AgentToolErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AgentToolError';
+    this.code = code;
+  }
+}
+
+/**
+ * Arguments that do not satisfy the tool's schema. The message is the contract's:
+ * `invalid arguments: <msg>` at the root, `invalid arguments: <path>: <msg>` below it,
+ * where the path is dotted with `[i]` for array elements (`tags[1]`, `nested.deep`).
+ */
+export class ValidationError extends AgentToolError {
+  /** Where the problem is; "" for the arguments object itself. */
+  readonly path: string;
+  /** What is wrong, without the `invalid arguments:` prefix or the path. */
+  readonly detail: string;
+
+  constructor(path: string, detail: string) {
+    super(
+      'INVALID_ARGUMENTS',
+      path === '' ? `invalid arguments: ${detail}` : `invalid arguments: ${path}: ${detail}`,
+    );
+    this.name = 'ValidationError';
+    this.path = path;
+    this.detail = detail;
+  }
+}
+
+/**
+ * The panic equivalent: a tool failed by a programming fault (a `TypeError`,
+ * `ReferenceError` or `RangeError`, or a thrown value that is not an `Error`). The
+ * message is one line, `tool "<name>" panicked: <value>`; the original stack stays on
+ * `stack` and `value` for the host and is never part of the message the model sees.
+ */
+export class PanicError extends Error {
+  readonly tool: string;
+  readonly value: unknown;
+
+  constructor(tool: string, value: unknown) {
+    super(`tool ${JSON.stringify(tool)} panicked: ${oneLine(describeThrown(value))}`);
+    this.name = 'PanicError';
+    this.tool = tool;
+    this.value = value;
+    if (value instanceof Error && value.stack !== undefined) {
+      this.stack = `${this.name}: ${this.message}\n${value.stack}`;
+    }
+  }
+}
+
+/** The error thrown for a job or call that was cancelled before or while it ran. */
+export class CancelledError extends AgentToolError {
+  constructor(message = 'cancelled', options?: { cause?: unknown }) {
+    super('CANCELLED', message, options);
+    this.name = 'CancelledError';
+  }
+}
+
+/** True for a thrown value that is a programming fault rather than a tool's own error. */
+export function isProgrammingFault(thrown: unknown): boolean {
+  if (!(thrown instanceof Error)) return true;
+  return (
+    thrown instanceof TypeError || thrown instanceof ReferenceError || thrown instanceof RangeError
+  );
+}
+
+/**
+ * Turns whatever a tool threw into the error the contract names: a programming fault
+ * becomes a {@link PanicError} for that tool; any other `Error` is returned as is.
+ */
+export function toolFailure(toolName: string, thrown: unknown): Error {
+  if (thrown instanceof PanicError) return thrown;
+  if (isProgrammingFault(thrown)) return new PanicError(toolName, thrown);
+  return thrown as Error;
+}
+
+/** The text of an error as the model sees it after `Error: ` (the message alone). */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return describeThrown(error);
+}
+
+function describeThrown(value: unknown): string {
+  if (value instanceof Error) return String(value);
+  if (typeof value === 'string') return value;
+  if (value === undefined) return 'undefined';
+  try {
+    const json = JSON.stringify(value);
+    if (json !== undefined) return json;
+  } catch {
+    // fall through to String()
+  }
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}

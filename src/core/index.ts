@@ -1,0 +1,88 @@
+export { type JsonObject, type JsonValue, isJsonObject } from './json';
+export {
+  AgentToolError,
+  type AgentToolErrorCode,
+  CancelledError,
+  PanicError,
+  ValidationError,
+  errorMessage,
+  isProgrammingFault,
+  toolFailure,
+} from './errors';
+export {
+  type ContentPart,
+  type FilePart,
+  type ImagePart,
+  type Output,
+  type RefusalPart,
+  type TextPart,
+  type TextPartType,
+  filePart,
+  imagePart,
+  isContentPart,
+  isTextPart,
+  outputText,
+  textPart,
+} from './content';
+export { ProgressInfo, type Result, errorResult, isResult, parts, text, toResult } from './result';
+export { type Recordable, type ToolRecord, isRecordable, recordOf, recordable } from './records';
+export {
+  type Answer,
+  CANCELLED_ANSWER,
+  type Elicitation,
+  type ElicitationAction,
+} from './elicitation';
+export { type LogLevel, type LogSink, type Session } from './session';
+export {
+  type Call,
+  type ContextInit,
+  type Elicitor,
+  type RecordFunc,
+  type ToolContext,
+  createContext,
+  currentContext,
+  runWithContext,
+} from './context';
+export {
+  type Annotations,
+  type Confinement,
+  OPTIONAL_TOOL_PROPERTIES,
+  type Replay,
+  type StatedAnnotations,
+  type Tool,
+  type ToolInit,
+  annotationsOf,
+  confinedBy,
+  isCloser,
+  isSequential,
+  isStrict,
+  newTool,
+  replayOf,
+  resourceOf,
+  unwrap,
+  wrap,
+} from './tool';
+export {
+  NO_ARGS_SCHEMA,
+  type Schema,
+  type SchemaProperty,
+  assertParametersSchema,
+  noArgsSchema,
+  schemaFromJson,
+  schemaToJson,
+} from './schema';
+export {
+  type Validator,
+  compileSchema,
+  describe as describeValue,
+  parseArguments,
+  validateArguments,
+  validateValue,
+} from './validate';
+export {
+  type FunctionToolDefinition,
+  canonicalDefinition,
+  definitionHash,
+  definitionOf,
+} from './definition';
+export { ToolSet } from './tool-set';

@@ -1,0 +1,84 @@
+import { type ContentPart, isContentPart, type Output } from './content';
+import { AgentToolError, errorMessage } from './errors';
+
+/**
+ * What a call produced. `output` is what the model sees; `details` never reach the
+ * model (a host, a recorder or a UI may read them); `terminate` asks the loop to stop,
+ * honoured only when every result of the batch sets it.
+ */
+export interface Result {
+  readonly output: Output;
+  readonly details?: unknown;
+  readonly terminate?: boolean;
+}
+
+/** A result whose output is the text `s`. */
+export function text(s: string): Result {
+  return { output: s };
+}
+
+/** A result whose output is the given content parts. */
+export function parts(...contentParts: ContentPart[]): Result {
+  return { output: contentParts };
+}
+
+/** `Error: <message>`: the text the model sees for a failed call, applied once. */
+export function errorResult(error: unknown): Result {
+  return { output: `Error: ${errorMessage(error)}` };
+}
+
+/**
+ * Progress as the details of a progress update: MCP's `{progress, total, message}`.
+ * A `total` of 0 means unknown. Not recordable.
+ */
+export class ProgressInfo {
+  constructor(
+    readonly progress: number,
+    readonly total = 0,
+    readonly message = '',
+  ) {}
+}
+
+const RESULT_KEYS: ReadonlySet<string> = new Set(['output', 'details', 'terminate']);
+
+/**
+ * True for a value shaped as a {@link Result}: a plain object with an `output` that is
+ * a string or an array of content parts, and no members besides `details` and
+ * `terminate`.
+ */
+export function isResult(value: unknown): value is Result {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const output = (value as { output?: unknown }).output;
+  if (typeof output !== 'string' && !isPartsArray(output)) return false;
+  for (const key of Object.keys(value)) if (!RESULT_KEYS.has(key)) return false;
+  return true;
+}
+
+function isPartsArray(value: unknown): value is ContentPart[] {
+  return Array.isArray(value) && value.every(isContentPart);
+}
+
+/**
+ * The output conversion a typed tool applies to what its function returned:
+ * a {@link Result} as is; a string as text; a non-empty array of content parts as parts;
+ * `undefined`/`null` as the empty text; anything else as its JSON text. A value JSON
+ * cannot encode fails with `encode result: <reason>`.
+ */
+export function toResult(value: unknown): Result {
+  if (value === undefined || value === null) return { output: '' };
+  if (typeof value === 'string') return { output: value };
+  if (Array.isArray(value) && value.length > 0 && isPartsArray(value)) return { output: value };
+  if (isResult(value)) return value;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    throw new AgentToolError('INVALID_OUTPUT', `encode result: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+  if (json === undefined) {
+    throw new AgentToolError('INVALID_OUTPUT', `encode result: ${typeof value} is not JSON`);
+  }
+  return { output: json };
+}

@@ -1,0 +1,244 @@
+import { type Call, type ToolContext } from './context';
+import { AgentToolError } from './errors';
+import { type JsonObject } from './json';
+import { type Result } from './result';
+
+/**
+ * MCP's behaviour hints. A policy may use them to be stricter, never alone to allow.
+ * `destructive` and `idempotent` mean something only when `readOnly` is false.
+ */
+export interface Annotations {
+  readonly title?: string;
+  readonly readOnly?: boolean;
+  readonly destructive?: boolean;
+  readonly idempotent?: boolean;
+  readonly openWorld?: boolean;
+}
+
+/** Annotations as a reader reports them: every member present. */
+export interface StatedAnnotations {
+  readonly title: string;
+  readonly readOnly: boolean;
+  readonly destructive: boolean;
+  readonly idempotent: boolean;
+  readonly openWorld: boolean;
+}
+
+/** Whether one call runs in a sandbox, and by what. `by` is "" when not confined. */
+export interface Confinement {
+  readonly confined: boolean;
+  readonly by: string;
+}
+
+/**
+ * Whether running a call again is safe: `unknown` (the default: must not re-run),
+ * `safe` (a re-run has no effect beyond the first), `keyed` (dedups on the call's
+ * idempotency key).
+ */
+export type Replay = 'unknown' | 'safe' | 'keyed';
+
+/**
+ * A tool: a definition (name, description, parameters) and `execute`. Everything else
+ * is optional and read through its reader, which applies the contract's default.
+ *
+ * A tool fails by throwing; the model sees `Error: <message>` once. Aborting
+ * `ctx.signal` is the host's interrupt: stop what this call started, keep what the tool
+ * owns.
+ */
+export interface Tool {
+  /** Non-empty, unique within a set. */
+  readonly name: string;
+  readonly description: string;
+  /** A JSON Schema object, or undefined for a tool without arguments. */
+  readonly parameters: JsonObject | undefined;
+  execute(call: Call, ctx: ToolContext): Result | Promise<Result>;
+
+  /** The definition is strict (read with {@link isStrict}; default false). */
+  readonly strict?: boolean;
+  /** Calls run alone, one batch at a time in model order (read with {@link isSequential}). */
+  readonly sequential?: boolean;
+  /** Calls naming the same resource run in model order (read with {@link resourceOf}). */
+  readonly resource?: string;
+  /** MCP hints (read with {@link annotationsOf}; absent means unstated). */
+  readonly annotations?: Annotations;
+  /** Per call: confined or not, and by what (read with {@link confinedBy}). */
+  confined?(args: string, ctx: ToolContext): Confinement;
+  /** Per call: whether re-running is safe (read with {@link replayOf}). */
+  replay?(args: string, ctx: ToolContext): Replay;
+  /** Present when the tool owns something; the host closes it, once. */
+  close?(): void | Promise<void>;
+}
+
+/** The optional members of {@link Tool}: what a wrapper must forward. */
+export const OPTIONAL_TOOL_PROPERTIES = [
+  'strict',
+  'sequential',
+  'resource',
+  'annotations',
+  'confined',
+  'replay',
+  'close',
+] as const satisfies readonly (keyof Tool)[];
+
+/** True when the tool declares a strict definition. */
+export function isStrict(tool: Tool): boolean {
+  return tool.strict === true;
+}
+
+/** True when the tool's calls must run alone, in model order. */
+export function isSequential(tool: Tool): boolean {
+  return tool.sequential === true;
+}
+
+/** The resource the tool's calls serialise on; "" for none, and "" for a sequential tool. */
+export function resourceOf(tool: Tool): string {
+  if (isSequential(tool)) return '';
+  return typeof tool.resource === 'string' ? tool.resource : '';
+}
+
+/** The tool's annotations with every member filled, or undefined when it states none. */
+export function annotationsOf(tool: Tool): StatedAnnotations | undefined {
+  const a = tool.annotations;
+  if (a === undefined || a === null) return undefined;
+  return {
+    title: a.title ?? '',
+    readOnly: a.readOnly === true,
+    destructive: a.destructive === true,
+    idempotent: a.idempotent === true,
+    openWorld: a.openWorld === true,
+  };
+}
+
+const NOT_CONFINED: Confinement = Object.freeze({ confined: false, by: '' });
+
+/** Whether this call runs confined, and by what; `{confined: false, by: ""}` by default. */
+export function confinedBy(tool: Tool, args: string, ctx: ToolContext): Confinement {
+  if (typeof tool.confined !== 'function') return NOT_CONFINED;
+  const answer = tool.confined(args, ctx);
+  if (answer?.confined !== true) return NOT_CONFINED;
+  return { confined: true, by: typeof answer.by === 'string' ? answer.by : '' };
+}
+
+/** Whether this call may be run again; `unknown` by default and for any unknown value. */
+export function replayOf(tool: Tool, args: string, ctx: ToolContext): Replay {
+  if (typeof tool.replay !== 'function') return 'unknown';
+  const answer = tool.replay(args, ctx);
+  return answer === 'safe' || answer === 'keyed' ? answer : 'unknown';
+}
+
+/** True when the tool owns something the host must close. */
+export function isCloser(tool: Tool): tool is Tool & { close(): void | Promise<void> } {
+  return typeof tool.close === 'function';
+}
+
+/** What {@link newTool} takes: the definition, the function, and any optional property. */
+export interface ToolInit {
+  readonly name: string;
+  readonly description?: string;
+  /** Served verbatim and never validated; undefined means no arguments. */
+  readonly parameters?: JsonObject | undefined;
+  readonly execute: (call: Call, ctx: ToolContext) => Result | Promise<Result>;
+  readonly strict?: boolean;
+  readonly sequential?: boolean;
+  readonly resource?: string;
+  readonly annotations?: Annotations;
+  readonly confined?: (args: string, ctx: ToolContext) => Confinement;
+  readonly replay?: (args: string, ctx: ToolContext) => Replay;
+  /** Makes the tool a closer; absent means it owns nothing. */
+  readonly close?: () => void | Promise<void>;
+}
+
+/**
+ * A tool from plain values and a raw function, for schemas that come from elsewhere
+ * (a remote server, a hand-written schema). The parameters are served verbatim and
+ * never validated. The tool always answers `confined` and `replay` (with the defaults
+ * when not given) and is a closer only when `close` is given.
+ */
+export function newTool(init: ToolInit): Tool {
+  if (typeof init.execute !== 'function') {
+    throw new AgentToolError(
+      'INVALID_TOOL',
+      `agenttool.newTool(${JSON.stringify(init.name)}): execute must be a function`,
+    );
+  }
+  const { confined, replay, close, execute } = init;
+  const tool: {
+    -readonly [K in keyof Tool]: Tool[K];
+  } = {
+    name: init.name,
+    description: init.description ?? '',
+    parameters: init.parameters,
+    execute: (call, ctx) => execute(call, ctx),
+    confined: (args, ctx) => (confined === undefined ? NOT_CONFINED : confined(args, ctx)),
+    replay: (args, ctx) => (replay === undefined ? 'unknown' : replay(args, ctx)),
+  };
+  if (init.strict !== undefined) tool.strict = init.strict;
+  if (init.sequential !== undefined) tool.sequential = init.sequential;
+  if (init.resource !== undefined) tool.resource = init.resource;
+  if (init.annotations !== undefined) tool.annotations = { ...init.annotations };
+  if (close !== undefined) tool.close = () => close();
+  return tool;
+}
+
+const wrapped = new WeakMap<Tool, Tool>();
+
+/**
+ * A tool that runs `execute` instead of `tool.execute` and reports every other member
+ * of `tool` unchanged: strict, sequential, annotations, confined and replay read the
+ * same through their readers; `resource` is the raw declared value (so a sequential
+ * tool with a resource still reports it here, while {@link resourceOf} says ""); it is a
+ * closer exactly when `tool` is, and closing it closes `tool`. Wrappers chain.
+ */
+export function wrap(
+  tool: Tool,
+  execute: (call: Call, ctx: ToolContext) => Result | Promise<Result>,
+): Tool {
+  if (tool === undefined || tool === null) {
+    throw new AgentToolError('INVALID_TOOL', 'agenttool.wrap: no tool');
+  }
+  if (typeof execute !== 'function') {
+    throw new AgentToolError(
+      'INVALID_TOOL',
+      `agenttool.wrap(${JSON.stringify(tool.name)}): execute must be a function`,
+    );
+  }
+  const wrapper: Tool = {
+    get name() {
+      return tool.name;
+    },
+    get description() {
+      return tool.description;
+    },
+    get parameters() {
+      return tool.parameters;
+    },
+    execute,
+    get strict() {
+      return isStrict(tool);
+    },
+    get sequential() {
+      return isSequential(tool);
+    },
+    get resource() {
+      return tool.resource;
+    },
+    get annotations() {
+      return annotationsOf(tool);
+    },
+    confined: (args, ctx) => confinedBy(tool, args, ctx),
+    replay: (args, ctx) => replayOf(tool, args, ctx),
+  };
+  if (isCloser(tool)) {
+    Object.defineProperty(wrapper, 'close', {
+      value: () => tool.close(),
+      enumerable: true,
+    });
+  }
+  wrapped.set(wrapper, tool);
+  return wrapper;
+}
+
+/** The tool a {@link wrap} wrapper runs around, or undefined when `tool` is not one. */
+export function unwrap(tool: Tool): Tool | undefined {
+  return wrapped.get(tool);
+}

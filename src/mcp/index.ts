@@ -1,0 +1,3 @@
+/** agenttool/mcp: serve tools over MCP, and use any MCP server's tools as tools. */
+export * from './server';
+export * from './client';
