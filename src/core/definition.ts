@@ -45,7 +45,7 @@ export function canonicalDefinition(toolOrDefinition: Tool | FunctionToolDefinit
   const definition =
     'execute' in toolOrDefinition ? definitionOf(toolOrDefinition) : toolOrDefinition;
   const parameters: unknown = definition.parameters ?? noArgsSchema();
-  if (!isJsonObject(parameters as JsonObject)) {
+  if (!isJsonObject(parameters)) {
     throw new AgentToolError(
       'INVALID_DEFINITION',
       `definition ${JSON.stringify(definition.name)}: parameters must be an object schema`,

@@ -119,10 +119,13 @@ function describeThrown(value: unknown): string {
   } catch {
     // fall through to String()
   }
+  // Symbols, functions and objects JSON cannot write: their own string form.
   try {
-    return String(value);
+    return typeof value === 'symbol' || typeof value === 'function'
+      ? value.toString()
+      : Object.prototype.toString.call(value);
   } catch {
-    return Object.prototype.toString.call(value);
+    return typeof value;
   }
 }
 

@@ -141,7 +141,7 @@ export function schemaFromJson(json: JsonValue): Schema | undefined {
     if (!Array.isArray(json.required) || !json.required.every((r) => typeof r === 'string')) {
       return undefined;
     }
-    schema.required = json.required as string[];
+    schema.required = json.required;
   }
   if (json.items !== undefined) {
     const items = schemaFromJson(json.items);
@@ -162,7 +162,7 @@ export function schemaFromJson(json: JsonValue): Schema | undefined {
 /** Throws a clear error unless `json` is an object schema a tool may serve as parameters. */
 export function assertParametersSchema(toolName: string, json: unknown): void {
   if (json === undefined) return;
-  if (!isJsonObject(json as JsonValue)) {
+  if (!isJsonObject(json)) {
     throw new AgentToolError(
       'INVALID_SCHEMA',
       `tool ${JSON.stringify(toolName)}: parameters must be a JSON Schema object, got ${Array.isArray(json) ? 'array' : typeof json}`,

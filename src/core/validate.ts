@@ -149,7 +149,7 @@ function compileArray(schema: Schema): Check {
   };
 }
 
-const hasOwn = Object.prototype.hasOwnProperty;
+const hasOwn = (object: object, key: string): boolean => Object.hasOwn(object, key);
 
 function compileObject(schema: Schema): Check {
   const known = new Map<string, Check>();
@@ -175,8 +175,7 @@ function compileObject(schema: Schema): Check {
     }
     const object = v as Record<string, unknown>;
     for (const name of required) {
-      if (!hasOwn.call(object, name))
-        return fail(`missing required property ${JSON.stringify(name)}`);
+      if (!hasOwn(object, name)) return fail(`missing required property ${JSON.stringify(name)}`);
     }
     // Valid input (the common case) is checked in insertion order; only when something
     // fails are the keys walked again in sorted order, so the first error reported is
@@ -224,7 +223,7 @@ function jsonEqual(a: unknown, b: unknown): boolean {
   if (ak.length !== bk.length) return false;
   return ak.every(
     (k) =>
-      hasOwn.call(b, k) &&
+      hasOwn(b, k) &&
       jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
   );
 }

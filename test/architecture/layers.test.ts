@@ -1,0 +1,104 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+// The layer arrows of DESIGN.md, checked on the source: core imports nothing of ours;
+// decorators, executor and mcp import only core; di composes them; cli sits on top.
+const SRC = path.join(__dirname, '../../src');
+const ALLOWED: Record<string, readonly string[]> = {
+  core: [],
+  decorators: ['core'],
+  executor: ['core'],
+  mcp: ['core'],
+  di: ['core', 'decorators', 'executor', 'mcp'],
+  cli: ['core', 'decorators', 'executor', 'mcp', 'di'],
+};
+
+function sourceFiles(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+function importsOf(file: string): string[] {
+  const source = fs.readFileSync(file, 'utf8');
+  const specifiers: string[] = [];
+  const pattern =
+    /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g;
+  for (const match of source.matchAll(pattern)) {
+    const specifier = match[1] ?? match[2] ?? match[3];
+    if (specifier !== undefined) specifiers.push(specifier);
+  }
+  return specifiers;
+}
+
+function resolveSource(from: string, specifier: string): string | undefined {
+  const base = path.resolve(path.dirname(from), specifier);
+  const candidates = [base, `${base}.ts`, path.join(base, 'index.ts')];
+  return candidates.find((c) => c.endsWith('.ts') && fs.existsSync(c));
+}
+
+function layerOf(file: string): string | undefined {
+  const relative = path.relative(SRC, file);
+  const first = relative.split(path.sep)[0];
+  return relative.includes(path.sep) ? first : undefined;
+}
+
+describe('layer arrows', () => {
+  for (const [layer, allowed] of Object.entries(ALLOWED)) {
+    it(`${layer} imports only ${allowed.length === 0 ? 'nothing of ours' : allowed.join(', ')}`, () => {
+      const offences: string[] = [];
+      for (const file of sourceFiles(path.join(SRC, layer))) {
+        for (const specifier of importsOf(file)) {
+          if (specifier.startsWith('agenttool')) {
+            offences.push(`${path.relative(SRC, file)} imports ${specifier}`);
+            continue;
+          }
+          if (!specifier.startsWith('.')) continue;
+          const target = resolveSource(file, specifier);
+          const targetLayer = target === undefined ? undefined : layerOf(target);
+          if (targetLayer === undefined) {
+            offences.push(`${path.relative(SRC, file)} imports ${specifier} (outside the layers)`);
+            continue;
+          }
+          if (targetLayer === layer) continue;
+          if (!allowed.includes(targetLayer)) {
+            offences.push(`${path.relative(SRC, file)} imports ${specifier} (${targetLayer})`);
+          }
+        }
+      }
+      expect(offences).toEqual([]);
+    });
+  }
+});
+
+describe('the root entry', () => {
+  it('pulls in nothing from mcp or di, nor their libraries', () => {
+    const reached = new Set<string>();
+    const external = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const specifier of importsOf(file)) {
+        if (!specifier.startsWith('.')) {
+          external.add(specifier);
+          continue;
+        }
+        const found = resolveSource(file, specifier);
+        if (found !== undefined) visit(found);
+      }
+    };
+    visit(path.join(SRC, 'index.ts'));
+    const layers = new Set([...reached].map((f) => layerOf(f)).filter((l) => l !== undefined));
+    expect([...layers].sort()).toEqual(
+      ['core', 'decorators', 'executor'].filter((l) => layers.has(l)),
+    );
+    expect(layers.has('core')).toBe(true);
+    const heavy = [...external].filter(
+      (s) => s.startsWith('@modelcontextprotocol/') || s === 'tsyringe' || s === 'commander',
+    );
+    expect(heavy).toEqual([]);
+  });
+});
