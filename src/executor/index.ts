@@ -1,1 +1,14 @@
-export {};
+export { Executor } from './executor';
+export { progressTaken } from './batch';
+export {
+  DEFAULT_MAX_PARALLEL,
+  DEFAULT_PROGRESS_BUFFER,
+  type ExecuteOptions,
+  type ExecutorEvent,
+  type ExecutorFinalEvent,
+  type ExecutorOptions,
+  type ExecutorProgressEvent,
+  type Job,
+  type JobOutcome,
+  type OnStart,
+} from './types';

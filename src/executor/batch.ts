@@ -1,0 +1,452 @@
+import {
+  AgentToolError,
+  type Call,
+  CancelledError,
+  PanicError,
+  type Result,
+  type Tool,
+  type ToolContext,
+  isProgrammingFault,
+  runWithContext,
+  toolFailure,
+} from '../core';
+import { Fifo } from './fifo';
+import { type ExecutorEvent, type Job, type OnStart } from './types';
+
+/** What one batch runs with, settled by the executor before the run starts. */
+export interface BatchPlan {
+  readonly jobs: readonly Job[];
+  readonly chains: readonly (readonly number[])[];
+  readonly limit: number;
+  readonly progressBuffer: number;
+  readonly context: ToolContext;
+  readonly recorder: ToolContext['recorder'];
+  readonly onStart: OnStart | undefined;
+  readonly signals: readonly AbortSignal[];
+}
+
+/** An event as the run keeps it: progress events may be conflated while still queued. */
+interface QueuedEvent {
+  readonly index: number;
+  readonly final: boolean;
+  result: Result | undefined;
+  readonly error?: Error;
+}
+
+const NEW = 0;
+const RUNNING = 1;
+const CLOSED = 2;
+
+const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+/**
+ * The call a job's tool receives: the job's call with the executor's own progress
+ * forwarder. It remembers its run so {@link progressTaken} can find the job.
+ */
+class ExecutorCall implements Call {
+  readonly id: string;
+  readonly args: string;
+  readonly idempotencyKey?: string;
+  readonly onUpdate: (update: Result) => void;
+  readonly #run: BatchRun;
+  readonly #index: number;
+
+  constructor(call: Call, run: BatchRun, index: number, onUpdate: (update: Result) => void) {
+    this.id = call.id;
+    this.args = call.args;
+    if (call.idempotencyKey !== undefined) this.idempotencyKey = call.idempotencyKey;
+    this.onUpdate = onUpdate;
+    this.#run = run;
+    this.#index = index;
+  }
+
+  /** The executor's drain promise for this call, or undefined for any other call. */
+  static drained(call: Call): Promise<void> | undefined {
+    return call instanceof ExecutorCall ? call.#run.drained(call.#index) : undefined;
+  }
+}
+
+/**
+ * Resolves once the consumer of the batch has taken every progress update the current
+ * call reported so far (updates conflated away count as taken), or the batch is over.
+ * A tool that streams many updates awaits it to be slowed to its consumer's pace. It
+ * resolves at once outside an executor batch.
+ */
+export function progressTaken(ctx: ToolContext): Promise<void> {
+  return ExecutorCall.drained(ctx.call) ?? Promise.resolve();
+}
+
+/**
+ * One batch being run: an async iterator of its events for one `for await` loop. It
+ * starts on the first `next()`, and acknowledges the final event it delivered last on
+ * the following `next()`: that is when the job's slot is released and the next job of
+ * its chain may be handed to its tool.
+ */
+export class BatchRun implements AsyncIterableIterator<ExecutorEvent> {
+  readonly #plan: BatchPlan;
+  readonly #n: number;
+  readonly #controller = new AbortController();
+  #state = NEW;
+
+  /** Chain of each job, and the position of each chain's current job. */
+  readonly #chainOf: Int32Array;
+  readonly #chainPos: Int32Array;
+  /** Chains whose current job waits for a slot, in the order they asked. */
+  readonly #waiting = new Fifo<number>();
+  #active = 0;
+
+  /** Per job: holds a slot; has its final; progress events still queued. */
+  readonly #holdsSlot: Uint8Array;
+  readonly #settled: Uint8Array;
+  readonly #queued: Int32Array;
+  readonly #lastProgress: (QueuedEvent | undefined)[] = [];
+  readonly #drainWaiters: ((() => void)[] | undefined)[] = [];
+
+  readonly #ready = new Fifo<QueuedEvent>();
+  #finalsDelivered = 0;
+  #toAcknowledge: QueuedEvent | undefined;
+  #wake: (() => void) | undefined;
+  #nextInFlight: Promise<IteratorResult<ExecutorEvent>> | undefined;
+
+  /** Jobs in onStart or in their tool; `return()` waits for them. */
+  #inflight = 0;
+  #idle: Promise<void> | undefined;
+  #onIdle: (() => void) | undefined;
+  #unlink: (() => void)[] = [];
+
+  constructor(plan: BatchPlan) {
+    this.#plan = plan;
+    const n = plan.jobs.length;
+    this.#n = n;
+    this.#chainOf = new Int32Array(n);
+    this.#chainPos = new Int32Array(plan.chains.length);
+    plan.chains.forEach((chain, c) => {
+      for (const i of chain) this.#chainOf[i] = c;
+    });
+    this.#holdsSlot = new Uint8Array(n);
+    this.#settled = new Uint8Array(n);
+    this.#queued = new Int32Array(n);
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<ExecutorEvent>> {
+    // One loop calls next() after the previous one settled; anything else is queued.
+    const previous = this.#nextInFlight;
+    const step =
+      previous === undefined
+        ? this.#next()
+        : previous.then(
+            () => this.#next(),
+            () => this.#next(),
+          );
+    this.#nextInFlight = step;
+    return step;
+  }
+
+  /**
+   * Leaves the batch: aborts every running call's signal, starts nothing more, and
+   * settles once every running tool (and onStart) has returned.
+   */
+  async return(): Promise<IteratorResult<ExecutorEvent>> {
+    if (this.#state !== CLOSED) {
+      const running = this.#state === RUNNING;
+      this.#close();
+      if (running) {
+        this.#controller.abort(
+          new CancelledError('agenttool: the batch was abandoned: its consumer left the loop'),
+        );
+      }
+    }
+    if (this.#inflight > 0) {
+      this.#idle ??= new Promise<void>((resolve) => (this.#onIdle = resolve));
+      await this.#idle;
+    }
+    this.#release();
+    return DONE;
+  }
+
+  /** See {@link progressTaken}. */
+  drained(index: number): Promise<void> {
+    if (this.#queued[index] === 0 || this.#state === CLOSED) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      (this.#drainWaiters[index] ??= []).push(resolve);
+    });
+  }
+
+  async #next(): Promise<IteratorResult<ExecutorEvent>> {
+    if (this.#state === NEW) this.#start();
+    else this.#acknowledge();
+    for (;;) {
+      if (this.#state === CLOSED) return DONE;
+      const event = this.#ready.shift();
+      if (event !== undefined) {
+        if (event.final) {
+          this.#finalsDelivered++;
+          this.#toAcknowledge = event;
+        } else {
+          this.#took(event);
+          const onUpdate = this.#plan.jobs[event.index]?.call.onUpdate;
+          if (onUpdate !== undefined) {
+            try {
+              onUpdate(event.result as Result);
+            } catch (error) {
+              // The caller's own callback failed: end the batch as a throwing loop body would.
+              await this.return();
+              throw error;
+            }
+          }
+        }
+        return { done: false, value: event as ExecutorEvent };
+      }
+      if (this.#finalsDelivered === this.#n) {
+        this.#close();
+        this.#release();
+        return DONE;
+      }
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+    }
+  }
+
+  #start(): void {
+    this.#state = RUNNING;
+    for (const signal of this.#plan.signals) {
+      if (signal.aborted) {
+        this.#abort(signal.reason);
+        break;
+      }
+      const onAbort = (): void => this.#abort(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#unlink.push(() => signal.removeEventListener('abort', onAbort));
+    }
+    const chains = this.#plan.chains.length;
+    for (let c = 0; c < chains; c++) this.#want(c);
+    this.#pump();
+  }
+
+  /** The consumer came back after a final: release its slot and move its chain on. */
+  #acknowledge(): void {
+    const event = this.#toAcknowledge;
+    if (event === undefined || this.#state !== RUNNING) return;
+    this.#toAcknowledge = undefined;
+    const i = event.index;
+    if (this.#holdsSlot[i] === 1) {
+      this.#holdsSlot[i] = 0;
+      this.#active--;
+    }
+    const c = this.#chainOf[i] as number;
+    const position = ++(this.#chainPos[c] as number);
+    if (position < (this.#plan.chains[c] as readonly number[]).length) this.#want(c);
+    this.#pump();
+  }
+
+  /** Chain `c`'s current job asks for a slot; after cancellation it completes at once. */
+  #want(c: number): void {
+    if (this.#controller.signal.aborted) {
+      this.#complete(this.#currentJob(c), undefined, undefined);
+    } else {
+      this.#waiting.push(c);
+    }
+  }
+
+  #currentJob(c: number): number {
+    return (this.#plan.chains[c] as readonly number[])[this.#chainPos[c] as number] as number;
+  }
+
+  #pump(): void {
+    const limit = this.#plan.limit;
+    while (this.#active < limit && this.#waiting.size > 0) {
+      const i = this.#currentJob(this.#waiting.shift() as number);
+      this.#active++;
+      this.#holdsSlot[i] = 1;
+      this.#begin(i);
+    }
+  }
+
+  #abort(reason: unknown): void {
+    if (this.#state !== RUNNING || this.#controller.signal.aborted) return;
+    this.#controller.abort(reason);
+    // Jobs still waiting for a slot never start: they complete cancelled now.
+    for (let c = this.#waiting.shift(); c !== undefined; c = this.#waiting.shift()) {
+      this.#complete(this.#currentJob(c), undefined, undefined);
+    }
+  }
+
+  /** Job `i` took its slot and its turn: hand it to onStart and its tool. */
+  #begin(i: number): void {
+    const job = this.#plan.jobs[i] as Job;
+    if (this.#controller.signal.aborted) return this.#complete(i, undefined, undefined);
+    const tool = job.tool;
+    if (tool === undefined || tool === null) {
+      const error = new AgentToolError(
+        'NO_TOOL',
+        `no tool for call ${JSON.stringify(job.call.id)}`,
+      );
+      return this.#complete(i, undefined, error);
+    }
+    const call = new ExecutorCall(job.call, this, i, (update) => this.#progress(i, update));
+    const recorder = this.#plan.recorder;
+    const signal = this.#controller.signal;
+    const ctx = this.#plan.context.with(
+      recorder === undefined ? { call, signal } : { call, signal, recorder },
+    );
+    this.#inflight++;
+    const onStart = this.#plan.onStart;
+    if (onStart === undefined) return this.#execute(i, tool, call, ctx);
+    let started: void | Promise<void>;
+    try {
+      started = runWithContext(ctx, () => onStart({ tool, call }, ctx));
+    } catch (thrown) {
+      return this.#settle(i, undefined, onStartFailure(call.id, thrown));
+    }
+    if (isThenable(started)) {
+      started.then(
+        () => this.#execute(i, tool, call, ctx),
+        (thrown: unknown) => this.#settle(i, undefined, onStartFailure(call.id, thrown)),
+      );
+    } else {
+      this.#execute(i, tool, call, ctx);
+    }
+  }
+
+  #execute(i: number, tool: Tool, call: Call, ctx: ToolContext): void {
+    let out: Result | Promise<Result>;
+    try {
+      out = runWithContext(ctx, () => tool.execute(call, ctx));
+    } catch (thrown) {
+      return this.#settle(i, undefined, toolFailure(tool.name, thrown));
+    }
+    if (isThenable(out)) {
+      out.then(
+        (result) => this.#settleResult(i, tool, result),
+        (thrown: unknown) => this.#settle(i, undefined, toolFailure(tool.name, thrown)),
+      );
+    } else {
+      this.#settleResult(i, tool, out);
+    }
+  }
+
+  #settleResult(i: number, tool: Tool, result: unknown): void {
+    if (typeof result === 'object' && result !== null) {
+      return this.#settle(i, result as Result, undefined);
+    }
+    const fault = new TypeError(`execute returned ${String(result)} instead of a Result`);
+    this.#settle(i, undefined, new PanicError(tool.name, fault));
+  }
+
+  #settle(i: number, result: Result | undefined, error: Error | undefined): void {
+    this.#complete(i, result, error);
+    if (--this.#inflight === 0 && this.#onIdle !== undefined) {
+      this.#onIdle();
+      this.#onIdle = undefined;
+    }
+  }
+
+  /** Queues job `i`'s final event; neither result nor error means it was cancelled. */
+  #complete(i: number, result: Result | undefined, error: Error | undefined): void {
+    this.#settled[i] = 1;
+    this.#lastProgress[i] = undefined;
+    if (this.#state !== RUNNING) return;
+    if (result !== undefined) {
+      this.#push({ index: i, final: true, result });
+    } else {
+      const failure =
+        error ?? cancelled(this.#plan.jobs[i]?.call.id ?? '', this.#controller.signal);
+      this.#push({ index: i, final: true, result: undefined, error: failure });
+    }
+  }
+
+  /**
+   * A progress update of job `i`. Dropped after the job's final or the batch's end.
+   * At most `progressBuffer` updates of one job wait for the consumer; past that the
+   * newest replaces the last one queued, so memory stays bounded, order is kept, and
+   * the consumer still sees the latest state. A tool that must not lose updates awaits
+   * {@link progressTaken}.
+   */
+  #progress(i: number, update: Result): void {
+    if (this.#settled[i] === 1 || this.#state !== RUNNING) return;
+    const last = this.#lastProgress[i];
+    if (last !== undefined && (this.#queued[i] as number) >= this.#plan.progressBuffer) {
+      last.result = update;
+      return;
+    }
+    const event: QueuedEvent = { index: i, final: false, result: update };
+    this.#queued[i] = (this.#queued[i] as number) + 1;
+    this.#lastProgress[i] = event;
+    this.#push(event);
+  }
+
+  #took(event: QueuedEvent): void {
+    const i = event.index;
+    if (this.#lastProgress[i] === event) this.#lastProgress[i] = undefined;
+    if (--this.#queued[i]! === 0) this.#resolveDrained(i);
+  }
+
+  #resolveDrained(i: number): void {
+    const waiters = this.#drainWaiters[i];
+    if (waiters === undefined) return;
+    this.#drainWaiters[i] = undefined;
+    for (const resolve of waiters) resolve();
+  }
+
+  #push(event: QueuedEvent): void {
+    this.#ready.push(event);
+    const wake = this.#wake;
+    if (wake !== undefined) {
+      this.#wake = undefined;
+      wake();
+    }
+  }
+
+  #close(): void {
+    this.#state = CLOSED;
+    this.#ready.clear();
+    this.#toAcknowledge = undefined;
+    for (let i = 0; i < this.#drainWaiters.length; i++) this.#resolveDrained(i);
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+
+  #release(): void {
+    for (const unlink of this.#unlink) unlink();
+    this.#unlink = [];
+  }
+}
+
+function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
+function cancelled(id: string, signal: AbortSignal): CancelledError {
+  return new CancelledError(`call ${JSON.stringify(id)} was cancelled before it started`, {
+    cause: signal.reason,
+  });
+}
+
+/** onStart's own failure: its error as is, a programming fault named as onStart's. */
+function onStartFailure(id: string, thrown: unknown): Error {
+  if (!isProgrammingFault(thrown)) return thrown as Error;
+  const value = thrown instanceof Error ? String(thrown) : describe(thrown);
+  const error = new AgentToolError(
+    'ON_START',
+    `agenttool: OnStart for call ${JSON.stringify(id)} panicked: ${value.replace(/\s*[\r\n]+\s*/g, ' ')}`,
+    { cause: thrown },
+  );
+  return error;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
