@@ -1,0 +1,125 @@
+import { type ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import { type ContentPart, type FilePart, type ImagePart, type Output } from '../../core';
+
+/**
+ * MCP content for a tool's output (the Go binding's `ContentOf`):
+ * - text output: one text block, even when empty;
+ * - `text`, `input_text`, `output_text` parts: text blocks;
+ * - `input_image` with a base64 data URL: an image block (no media type reads
+ *   `application/octet-stream`); any other image URL: a resource link named `image`;
+ * - `input_file` with `file_data`: an audio block when the file name has an audio
+ *   extension (`.wav`, `.mp3`, …), else an embedded resource whose URI is the
+ *   `file_url` or `file:///<filename>` with a media type guessed from the name (bad
+ *   base64 reads as text); with only a `file_url`: a resource link; with only a name:
+ *   the name as text;
+ * - any other part: its JSON as text.
+ */
+export function contentOf(output: Output): ContentBlock[] {
+  if (typeof output === 'string') return [{ type: 'text', text: output }];
+  return output.map(blockOf);
+}
+
+function blockOf(part: ContentPart): ContentBlock {
+  switch (part.type) {
+    case 'text':
+    case 'input_text':
+    case 'output_text':
+      return { type: 'text', text: part.text };
+    case 'input_image':
+      return imageBlock(part);
+    case 'input_file':
+      return fileBlock(part);
+    default:
+      return { type: 'text', text: JSON.stringify(part) };
+  }
+}
+
+function imageBlock(part: ImagePart): ContentBlock {
+  const parsed = parseDataUrl(part.image_url);
+  if (parsed === undefined) return { type: 'resource_link', uri: part.image_url, name: 'image' };
+  return { type: 'image', data: parsed.data, mimeType: parsed.mediaType };
+}
+
+function fileBlock(part: FilePart): ContentBlock {
+  const filename = part.filename ?? '';
+  if (part.file_data !== undefined && part.file_data !== '') {
+    if (!isBase64(part.file_data)) return { type: 'text', text: part.file_data };
+    const audio = AUDIO_TYPES.get(extensionOf(filename));
+    if (audio !== undefined) return { type: 'audio', data: part.file_data, mimeType: audio };
+    const uri =
+      part.file_url !== undefined && part.file_url !== ''
+        ? part.file_url
+        : `file:///${filename.replace(/^\/+/, '')}`;
+    return {
+      type: 'resource',
+      resource: { uri, mimeType: mediaTypeOf(filename || uri), blob: part.file_data },
+    };
+  }
+  if (part.file_url !== undefined && part.file_url !== '') {
+    return { type: 'resource_link', uri: part.file_url, name: filename };
+  }
+  return { type: 'text', text: filename };
+}
+
+/** A parsed `data:<media type>;base64,<data>` URL. */
+export interface DataUrl {
+  readonly mediaType: string;
+  readonly data: string;
+}
+
+/**
+ * Parses a base64 data URL; undefined for anything else (not a data URL, not base64,
+ * or data that is not valid base64). An empty media type reads `application/octet-stream`.
+ */
+export function parseDataUrl(url: string): DataUrl | undefined {
+  const match = /^data:([^,]*?);base64,(.*)$/s.exec(url);
+  if (match === null) return undefined;
+  const data = match[2] ?? '';
+  if (!isBase64(data)) return undefined;
+  const mediaType = (match[1] ?? '').split(';')[0]?.trim() ?? '';
+  return { mediaType: mediaType === '' ? 'application/octet-stream' : mediaType, data };
+}
+
+/** Standard base64 with padding, as Go's `base64.StdEncoding` accepts it. */
+function isBase64(text: string): boolean {
+  return text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text);
+}
+
+function extensionOf(name: string): string {
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  const dot = base.lastIndexOf('.');
+  return dot <= 0 ? '' : base.slice(dot + 1).toLowerCase();
+}
+
+// The inverse of the client's audio naming (audio/wav -> audio.wav, audio/mpeg -> .mp3, …).
+const AUDIO_TYPES: ReadonlyMap<string, string> = new Map([
+  ['wav', 'audio/wav'],
+  ['mp3', 'audio/mpeg'],
+  ['m4a', 'audio/mp4'],
+  ['aac', 'audio/aac'],
+  ['ogg', 'audio/ogg'],
+  ['opus', 'audio/opus'],
+  ['flac', 'audio/flac'],
+  ['webm', 'audio/webm'],
+]);
+
+const MEDIA_TYPES: ReadonlyMap<string, string> = new Map([
+  ['txt', 'text/plain'],
+  ['md', 'text/markdown'],
+  ['csv', 'text/csv'],
+  ['html', 'text/html'],
+  ['json', 'application/json'],
+  ['xml', 'application/xml'],
+  ['pdf', 'application/pdf'],
+  ['zip', 'application/zip'],
+  ['png', 'image/png'],
+  ['jpg', 'image/jpeg'],
+  ['jpeg', 'image/jpeg'],
+  ['gif', 'image/gif'],
+  ['webp', 'image/webp'],
+  ['svg', 'image/svg+xml'],
+]);
+
+function mediaTypeOf(name: string): string {
+  return MEDIA_TYPES.get(extensionOf(name)) ?? 'application/octet-stream';
+}
