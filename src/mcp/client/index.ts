@@ -1,1 +1,23 @@
-export {};
+/**
+ * The MCP client adapter: any MCP server's tools as agenttool tools.
+ */
+export {
+  type ConnectOptions,
+  DEFAULT_NOTIFICATION_GRACE,
+  RemoteTools,
+  type ServerInfo,
+  connectMcp,
+} from './remote';
+export { type HttpTarget, type McpTarget, type StdioTarget } from './transport';
+export {
+  type ConfinedDeclaration,
+  type ConfinedFunc,
+  type Declarations,
+  type ResourceDeclaration,
+  remoteAnnotations,
+} from './tool-mapping';
+export { audioName, resultOf } from './result';
+// The record `_meta` key is spelt in ./record as RECORD_META_KEY; `agenttool/mcp` exports
+// the server's spelling of the same string (two star exports of one name would clash).
+export { RemoteRecord } from './record';
+export { CONNECTION_CLOSED, RemoteToolError } from './errors';

@@ -1,0 +1,27 @@
+import { AgentToolError } from '../../core';
+
+/** The text of the error for calls in flight when the connection closes, and calls after. */
+export const CONNECTION_CLOSED = 'mcp: connection closed';
+
+/** `mcp: call "<remote>": mcp: connection closed`, code `CONNECTION`. */
+export function connectionClosedError(remoteName: string): AgentToolError {
+  return new AgentToolError(
+    'CONNECTION',
+    `mcp: call ${JSON.stringify(remoteName)}: ${CONNECTION_CLOSED}`,
+  );
+}
+
+/**
+ * A remote tool answered with `isError`: the message is the result's joined text
+ * (`tool call failed` when it has none), and `details` is what a successful call's
+ * details would have been (the raw result, or its {@link RemoteRecord}).
+ */
+export class RemoteToolError extends Error {
+  readonly details: unknown;
+
+  constructor(message: string, details: unknown) {
+    super(message);
+    this.name = 'RemoteToolError';
+    this.details = details;
+  }
+}

@@ -1,0 +1,129 @@
+import { AgentToolError, errorMessage } from '../../core';
+
+interface Waiter {
+  readonly want: number;
+  readonly resolve: () => void;
+}
+
+/**
+ * Keeps a tool-list snapshot in step with `notifications/tools/list_changed`: every
+ * listing runs one at a time; a notification queues at most one background refresh
+ * (coalesced); `settled()` waits until the snapshot reflects every notification seen
+ * when it was called. A failed listing keeps the old snapshot.
+ */
+export class ListRefresher {
+  private seenCount = 0;
+  private settledCount = 0;
+  private tail: Promise<void> = Promise.resolve();
+  private backgroundQueued = false;
+  private lastError: Error | undefined;
+  private closedError: Error | undefined;
+  private waiters: Waiter[] = [];
+  private listeners = new Set<(arrived: boolean) => void>();
+
+  constructor(
+    /** Lists the tools and installs the new snapshot; throws to keep the old one. */
+    private readonly list: () => Promise<void>,
+    /** Receives the error of a failed background refresh. */
+    private readonly report: (error: Error) => void,
+  ) {}
+
+  /** How many list-changed notifications arrived so far. */
+  get seen(): number {
+    return this.seenCount;
+  }
+
+  /** A list-changed notification arrived: refresh in the background. */
+  notified(): void {
+    this.seenCount++;
+    for (const listener of [...this.listeners]) listener(true);
+    if (this.backgroundQueued || this.closedError !== undefined) return;
+    this.backgroundQueued = true;
+    this.tail = this.tail.then(async () => {
+      this.backgroundQueued = false;
+      if (this.settledCount >= this.seenCount || this.closedError !== undefined) return;
+      const error = await this.attempt();
+      if (error !== undefined) this.report(error);
+    });
+  }
+
+  /** A forced listing, after any in progress; throws `mcp: list tools: <reason>`. */
+  async refresh(): Promise<void> {
+    if (this.closedError !== undefined) throw this.closedError;
+    const run = this.tail.then(() => this.attempt());
+    this.tail = run.then(() => undefined);
+    const error = await run;
+    if (error !== undefined) throw error;
+  }
+
+  /**
+   * Resolves once the snapshot reflects every notification seen before this call;
+   * throws the last refresh's error until a refresh succeeds.
+   */
+  async settled(): Promise<void> {
+    const want = this.seenCount;
+    if (this.settledCount < want && this.closedError === undefined) {
+      await new Promise<void>((resolve) => this.waiters.push({ want, resolve }));
+    }
+    if (this.closedError !== undefined) throw this.closedError;
+    if (this.lastError !== undefined) throw this.lastError;
+  }
+
+  /**
+   * Resolves true when a notification arrives within `ms`, false when none does, the
+   * signal aborts or the connection closes first.
+   */
+  nextNotification(ms: number, signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted || this.closedError !== undefined) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const done = (arrived: boolean): void => {
+        clearTimeout(timer);
+        this.listeners.delete(onNotification);
+        signal.removeEventListener('abort', onAbort);
+        resolve(arrived);
+      };
+      const onNotification = (arrived: boolean): void => done(arrived);
+      const onAbort = (): void => done(false);
+      const timer = setTimeout(() => done(false), ms);
+      this.listeners.add(onNotification);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** The connection closed: every waiter and later call gets `error`. */
+  close(error: Error): void {
+    this.closedError = error;
+    for (const listener of [...this.listeners]) listener(false);
+    this.release(() => true);
+  }
+
+  private async attempt(): Promise<Error | undefined> {
+    const target = this.seenCount;
+    try {
+      await this.list();
+      this.settledCount = Math.max(this.settledCount, target);
+      this.lastError = undefined;
+      this.release((w) => w.want <= this.settledCount);
+      return undefined;
+    } catch (error) {
+      const failure =
+        this.closedError ??
+        new AgentToolError('CONNECTION', `mcp: list tools: ${errorMessage(error)}`, {
+          cause: error,
+        });
+      this.lastError = failure;
+      // Waiters this attempt was meant to satisfy learn of the failure now.
+      this.release((w) => w.want <= target);
+      return failure;
+    }
+  }
+
+  private release(which: (w: Waiter) => boolean): void {
+    const keep: Waiter[] = [];
+    for (const w of this.waiters) {
+      if (which(w)) w.resolve();
+      else keep.push(w);
+    }
+    this.waiters = keep;
+  }
+}

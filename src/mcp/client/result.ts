@@ -1,0 +1,109 @@
+import { AgentToolError, type ContentPart, isJsonObject, type Result } from '../../core';
+import { RemoteToolError } from './errors';
+import { detailsOf } from './record';
+
+const AUDIO_EXTENSIONS: Readonly<Record<string, string>> = {
+  'audio/wav': '.wav',
+  'audio/x-wav': '.wav',
+  'audio/wave': '.wav',
+  'audio/mpeg': '.mp3',
+  'audio/mp3': '.mp3',
+  'audio/mp4': '.m4a',
+  'audio/aac': '.aac',
+  'audio/ogg': '.ogg',
+  'audio/opus': '.opus',
+  'audio/flac': '.flac',
+  'audio/webm': '.webm',
+};
+
+/**
+ * The file name an audio block becomes: `audio` plus the extension of its media type
+ * (lower-cased, parameters after `;` ignored); `audio` for an unknown or missing type.
+ */
+export function audioName(mimeType: string | undefined): string {
+  const type = (mimeType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  return `audio${AUDIO_EXTENSIONS[type] ?? ''}`;
+}
+
+type Mapped = { kind: 'text'; text: string } | { kind: 'part'; part: ContentPart };
+
+function str(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function mapBlock(block: unknown): Mapped {
+  if (!isJsonObject(block)) return { kind: 'text', text: JSON.stringify(block) ?? 'null' };
+  switch (block['type']) {
+    case 'text':
+      if (typeof block['text'] === 'string') return { kind: 'text', text: block['text'] };
+      break;
+    case 'image':
+      if (typeof block['data'] === 'string') {
+        const mime = str(block['mimeType']) || 'application/octet-stream';
+        return {
+          kind: 'part',
+          part: { type: 'input_image', image_url: `data:${mime};base64,${block['data']}` },
+        };
+      }
+      break;
+    case 'audio':
+      if (typeof block['data'] === 'string') {
+        const filename = audioName(str(block['mimeType']));
+        return { kind: 'part', part: { type: 'input_file', filename, file_data: block['data'] } };
+      }
+      break;
+    case 'resource': {
+      const resource = block['resource'];
+      if (isJsonObject(resource)) {
+        if (typeof resource['blob'] === 'string') {
+          return {
+            kind: 'part',
+            part: {
+              type: 'input_file',
+              filename: str(resource['uri']),
+              file_data: resource['blob'],
+            },
+          };
+        }
+        if (typeof resource['text'] === 'string') return { kind: 'text', text: resource['text'] };
+      }
+      break;
+    }
+    case 'resource_link':
+      if (typeof block['uri'] === 'string')
+        return { kind: 'text', text: `resource: ${block['uri']}` };
+      break;
+  }
+  return { kind: 'text', text: JSON.stringify(block) };
+}
+
+/**
+ * A raw MCP `tools/call` result as a {@link Result}, per the contract's ResultOf:
+ * text blocks become text; images `input_image` data URLs; audio and embedded blobs
+ * `input_file` parts; embedded text becomes text; resource links the text
+ * `resource: <uri>`; any other block its JSON as text; `structuredContent` is appended
+ * as JSON text. A text-only result is the texts joined with "\n"; otherwise parts, with
+ * text as `{"type":"text"}` parts. Details are the raw result, or its {@link RemoteRecord}.
+ *
+ * Throws {@link RemoteToolError} for `isError` (the joined text, `tool call failed` when
+ * empty; details kept), and `mcp: empty result` for a missing result.
+ */
+export function resultOf(raw: unknown): Result {
+  if (!isJsonObject(raw)) throw new AgentToolError('PROTOCOL', 'mcp: empty result');
+  const content = Array.isArray(raw['content']) ? (raw['content'] as unknown[]) : [];
+  const mapped = content.map(mapBlock);
+  if (raw['structuredContent'] !== undefined) {
+    mapped.push({ kind: 'text', text: JSON.stringify(raw['structuredContent']) });
+  }
+  const texts = mapped.flatMap((m) => (m.kind === 'text' ? [m.text] : []));
+  const details = detailsOf(raw);
+  if (raw['isError'] === true) {
+    const message = texts.join('\n');
+    throw new RemoteToolError(message === '' ? 'tool call failed' : message, details);
+  }
+  if (texts.length === mapped.length) return { output: texts.join('\n'), details };
+  const parts = mapped.map((m): ContentPart =>
+    m.kind === 'text' ? { type: 'text', text: m.text } : m.part,
+  );
+  return { output: parts, details };
+}

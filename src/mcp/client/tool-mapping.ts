@@ -1,0 +1,158 @@
+import {
+  AgentToolError,
+  type Annotations,
+  type Call,
+  type Confinement,
+  isJsonObject,
+  type JsonObject,
+  newTool,
+  type Result,
+  type Tool,
+  type ToolContext,
+} from '../../core';
+
+/** Decides per call whether a remote tool's call runs confined, and by what. */
+export type ConfinedFunc = (args: string, ctx: ToolContext) => Confinement;
+
+/** Calls of these tools (remote or prefixed spelling) serialise on `resource`. */
+export interface ResourceDeclaration {
+  readonly resource: string;
+  readonly tools: readonly string[];
+}
+
+/**
+ * Calls of these tools (remote or prefixed spelling) run confined: by the named
+ * sandbox, or as a function decides per call; `null` withdraws an earlier declaration.
+ */
+export interface ConfinedDeclaration {
+  readonly by: string | ConfinedFunc | null;
+  readonly tools: readonly string[];
+}
+
+/** What the host declares locally for remote tools; MCP carries none of it. */
+export interface Declarations {
+  /** Additive: a tool named here (either spelling) is sequential. */
+  readonly sequential?: readonly string[] | undefined;
+  /** In order; for one tool the last declaration naming it, in either spelling, wins. */
+  readonly resources?: readonly ResourceDeclaration[] | undefined;
+  /** In order; for one tool the last declaration naming it, in either spelling, wins. */
+  readonly confined?: readonly ConfinedDeclaration[] | undefined;
+}
+
+/** The local name of a remote tool: `<prefix>__<name>`, or the name when no prefix. */
+export function localName(prefix: string, remote: string): string {
+  return prefix === '' ? remote : `${prefix}__${remote}`;
+}
+
+/** Checks declarations once at connect, so a mistake fails there and not at call time. */
+export function checkDeclarations(d: Declarations): void {
+  const where = 'mcp: connect';
+  const names = (list: unknown, what: string): void => {
+    if (!Array.isArray(list) || !list.every((n) => typeof n === 'string' && n !== '')) {
+      throw new AgentToolError(
+        'INVALID_TOOL',
+        `${where}: ${what} must be a list of non-empty tool names (remote or prefixed spelling)`,
+      );
+    }
+  };
+  if (d.sequential !== undefined) names(d.sequential, 'sequential');
+  d.resources?.forEach((r, i) => {
+    if (typeof r.resource !== 'string' || r.resource === '') {
+      throw new AgentToolError(
+        'INVALID_TOOL',
+        `${where}: resources[${i}].resource must be a non-empty string such as "shell:session"`,
+      );
+    }
+    names(r.tools, `resources[${i}].tools`);
+  });
+  d.confined?.forEach((c, i) => {
+    if (c.by !== null && typeof c.by !== 'string' && typeof c.by !== 'function') {
+      throw new AgentToolError(
+        'INVALID_TOOL',
+        `${where}: confined[${i}].by must be a sandbox name, a function, or null to withdraw`,
+      );
+    }
+    names(c.tools, `confined[${i}].tools`);
+  });
+}
+
+/**
+ * The annotations of a listed MCP tool with MCP's defaults: none when the tool has no
+ * annotations block (unstated); otherwise `destructiveHint` and `openWorldHint` absent
+ * read as true, the others as false, and the tool's own `title` wins over the block's.
+ */
+export function remoteAnnotations(tool: JsonObject): Annotations | undefined {
+  const a = tool['annotations'];
+  if (!isJsonObject(a)) return undefined;
+  const ownTitle = typeof tool['title'] === 'string' ? tool['title'] : '';
+  const blockTitle = typeof a['title'] === 'string' ? a['title'] : '';
+  return {
+    title: ownTitle !== '' ? ownTitle : blockTitle,
+    readOnly: a['readOnlyHint'] === true,
+    destructive: a['destructiveHint'] !== false,
+    idempotent: a['idempotentHint'] === true,
+    openWorld: a['openWorldHint'] !== false,
+  };
+}
+
+/** Runs one call of a remote tool by its remote name. */
+export type RemoteCaller = (
+  remote: string,
+  readOnly: boolean,
+  call: Call,
+  ctx: ToolContext,
+) => Promise<Result>;
+
+/**
+ * A listed MCP tool as a core tool: the local name, the description, the input schema
+ * verbatim (`{"type":"object"}` when absent), never strict, not a closer, replay unknown,
+ * annotations from the server, sequential/resource/confined from the host's declarations.
+ */
+export function remoteTool(
+  raw: JsonObject,
+  prefix: string,
+  declarations: Declarations,
+  caller: RemoteCaller,
+): Tool {
+  const remote = raw['name'];
+  if (typeof remote !== 'string' || remote === '') {
+    throw new AgentToolError(
+      'PROTOCOL',
+      `mcp: list tools: a tool has no name: ${JSON.stringify(raw)}`,
+    );
+  }
+  const local = localName(prefix, remote);
+  const names = (list: readonly string[]): boolean => list.includes(remote) || list.includes(local);
+  let parameters: JsonObject = { type: 'object' };
+  const input = raw['inputSchema'];
+  if (input !== undefined) {
+    if (!isJsonObject(input)) {
+      throw new AgentToolError(
+        'PROTOCOL',
+        `mcp: tool ${JSON.stringify(remote)}: input schema: expected a JSON object, got ${JSON.stringify(input)}`,
+      );
+    }
+    parameters = input;
+  }
+  const annotations = remoteAnnotations(raw);
+  const readOnly = annotations?.readOnly === true;
+  let resource: string | undefined;
+  for (const r of declarations.resources ?? []) if (names(r.tools)) resource = r.resource;
+  let confined: ConfinedFunc | undefined;
+  for (const c of declarations.confined ?? []) {
+    if (!names(c.tools)) continue;
+    const by = c.by;
+    confined =
+      by === null ? undefined : typeof by === 'string' ? () => ({ confined: true, by }) : by;
+  }
+  return newTool({
+    name: local,
+    description: typeof raw['description'] === 'string' ? raw['description'] : '',
+    parameters,
+    execute: (call, ctx) => caller(remote, readOnly, call, ctx),
+    ...(names(declarations.sequential ?? []) ? { sequential: true } : {}),
+    ...(resource !== undefined ? { resource } : {}),
+    ...(annotations !== undefined ? { annotations } : {}),
+    ...(confined !== undefined ? { confined } : {}),
+  });
+}

@@ -1,0 +1,75 @@
+import { type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type FetchLike, type Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { AgentToolError } from '../../core';
+
+/** A server started as a child process, spoken to over its stdin and stdout. */
+export interface StdioTarget {
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** Added to a small safe default environment (PATH, HOME, ...), not to the whole of ours. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** Where the server's stderr goes; `inherit` by default. */
+  readonly stderr?: 'inherit' | 'ignore' | 'pipe';
+}
+
+/** A server at a Streamable HTTP endpoint. */
+export interface HttpTarget {
+  readonly url: string | URL;
+  /** Sent with every request (e.g. an API key). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** OAuth through the SDK's client auth, e.g. a {@link StoredAuthProvider}. */
+  readonly authProvider?: OAuthClientProvider;
+  /** The fetch to use; the global fetch by default. */
+  readonly fetch?: FetchLike;
+}
+
+/** Where to connect: a command, a URL, or an MCP transport made by the caller. */
+export type McpTarget = StdioTarget | HttpTarget | Transport;
+
+function isTransport(target: object): target is Transport {
+  const t = target as Partial<Transport>;
+  return (
+    typeof t.start === 'function' && typeof t.send === 'function' && typeof t.close === 'function'
+  );
+}
+
+/** A fresh transport for the target (the caller's own transport as is). */
+export function transportFor(target: McpTarget): Transport {
+  if (typeof target === 'object' && target !== null) {
+    if (isTransport(target)) return target;
+    if ('command' in target && typeof target.command === 'string' && target.command !== '') {
+      return new StdioClientTransport({
+        command: target.command,
+        args: [...(target.args ?? [])],
+        ...(target.env !== undefined ? { env: { ...target.env } } : {}),
+        ...(target.cwd !== undefined ? { cwd: target.cwd } : {}),
+        stderr: target.stderr ?? 'inherit',
+      });
+    }
+    if ('url' in target && (typeof target.url === 'string' || target.url instanceof URL)) {
+      let url: URL;
+      try {
+        url = new URL(target.url);
+      } catch {
+        throw new AgentToolError(
+          'CONNECTION',
+          `mcp: connect: ${JSON.stringify(String(target.url))} is not a URL; give the server's Streamable HTTP endpoint, e.g. "http://127.0.0.1:3000/mcp"`,
+        );
+      }
+      return new StreamableHTTPClientTransport(url, {
+        ...(target.headers !== undefined
+          ? { requestInit: { headers: { ...target.headers } } }
+          : {}),
+        ...(target.authProvider !== undefined ? { authProvider: target.authProvider } : {}),
+        ...(target.fetch !== undefined ? { fetch: target.fetch } : {}),
+      });
+    }
+  }
+  throw new AgentToolError(
+    'CONNECTION',
+    'mcp: connect: transport must be { command, args?, env? } for stdio, { url, headers? } for Streamable HTTP, or an MCP Transport',
+  );
+}

@@ -1,0 +1,411 @@
+import {
+  AgentToolError,
+  CancelledError,
+  createContext,
+  ProgressInfo,
+  type Result,
+  type Tool,
+  ValidationError,
+  annotationsOf,
+  confinedBy,
+  isCloser,
+  isSequential,
+  isStrict,
+  replayOf,
+  resourceOf,
+} from 'agenttool';
+import { connectMcp, type RemoteTools } from 'agenttool/mcp';
+import { deferred, RawServer, type RawServerOptions } from './raw-server';
+
+const echoTool = {
+  name: 'echo',
+  description: 'Echoes its message',
+  inputSchema: {
+    type: 'object',
+    properties: { message: { type: 'string' } },
+    required: ['message'],
+  },
+};
+
+async function connect(
+  options: RawServerOptions,
+  extra: Omit<Parameters<typeof connectMcp>[0], 'transport'> = {},
+): Promise<{ server: RawServer; remote: RemoteTools }> {
+  const server = await new RawServer(options).start();
+  const remote = await connectMcp({ transport: server.clientTransport, ...extra });
+  return { server, remote };
+}
+
+function find(remote: RemoteTools, name: string): Tool {
+  const tool = remote.tools().find((t) => t.name === name);
+  if (tool === undefined)
+    throw new Error(
+      `no tool ${name} in ${remote
+        .tools()
+        .map((t) => t.name)
+        .join(',')}`,
+    );
+  return tool;
+}
+
+function run(
+  tool: Tool,
+  args: string,
+  init: Parameters<typeof createContext>[0] = {},
+): Promise<Result> {
+  const call = init.call ?? { id: 'call_1', args };
+  return Promise.resolve(tool.execute(call, createContext({ ...init, call })));
+}
+
+describe('connectMcp: listing', () => {
+  it('lists the tools with their schemas verbatim, never strict, replay unknown, not closers', async () => {
+    const { remote } = await connect({
+      tools: [echoTool, { name: 'bare', description: 'No input schema' }],
+    });
+    expect(remote.tools().map((t) => t.name)).toEqual(['echo', 'bare']);
+    const echo = find(remote, 'echo');
+    expect(echo.description).toBe('Echoes its message');
+    expect(echo.parameters).toEqual(echoTool.inputSchema);
+    expect(find(remote, 'bare').parameters).toEqual({ type: 'object' });
+    for (const t of remote.tools()) {
+      expect(isStrict(t)).toBe(false);
+      expect(isCloser(t)).toBe(false);
+      expect(isSequential(t)).toBe(false);
+      expect(resourceOf(t)).toBe('');
+      expect(replayOf(t, '{}', createContext())).toBe('unknown');
+      expect(annotationsOf(t)).toBeUndefined();
+    }
+    await remote.close();
+  });
+
+  it('reads the server info and instructions, and introduces itself as agenttool', async () => {
+    const { server, remote } = await connect({
+      serverInfo: { name: 'srv', version: '2.1.0' },
+      instructions: 'Use echo to echo.',
+    });
+    expect(remote.serverInfo).toEqual({ name: 'srv', version: '2.1.0' });
+    expect(remote.instructions).toBe('Use echo to echo.');
+    expect(server.clientInfo).toEqual({ name: 'agenttool', version: '0' });
+    expect(server.clientCapabilities?.['elicitation']).toBeUndefined();
+    await remote.close();
+  });
+
+  it('gives empty instructions when the server has none, and takes a client info', async () => {
+    const { server, remote } = await connect({}, { clientInfo: { name: 'host', version: '9' } });
+    expect(remote.instructions).toBe('');
+    expect(server.clientInfo).toEqual({ name: 'host', version: '9' });
+    await remote.close();
+  });
+
+  it('follows pagination cursors', async () => {
+    const { remote } = await connect({
+      list: (params) =>
+        params['cursor'] === undefined
+          ? { tools: [{ name: 'a', inputSchema: { type: 'object' } }], nextCursor: 'p2' }
+          : { tools: [{ name: 'b', inputSchema: { type: 'object' } }] },
+    });
+    expect(remote.tools().map((t) => t.name)).toEqual(['a', 'b']);
+    await remote.close();
+  });
+
+  it('fails to connect when the first listing fails, and says so', async () => {
+    const server = await new RawServer({
+      list: () => {
+        throw new Error('list broke');
+      },
+    }).start();
+    await expect(connectMcp({ transport: server.clientTransport })).rejects.toThrow(
+      /^mcp: list tools: .*list broke/,
+    );
+  });
+
+  it('rejects a tool whose input schema is not an object', async () => {
+    const server = await new RawServer({ tools: [{ name: 'bad', inputSchema: 5 }] }).start();
+    await expect(connectMcp({ transport: server.clientTransport })).rejects.toThrow(
+      'mcp: tool "bad": input schema: expected a JSON object, got 5',
+    );
+  });
+
+  it('refuses a transport it cannot use, with how to fix it', async () => {
+    await expect(connectMcp({ transport: { nope: 1 } as never })).rejects.toThrow(
+      /transport must be \{ command, args\?, env\? \}/,
+    );
+    await expect(connectMcp({ transport: { url: 'not a url' } })).rejects.toThrow(
+      /"not a url" is not a URL/,
+    );
+  });
+});
+
+describe('connectMcp: local declarations', () => {
+  const tools = ['a', 'b', 'c'].map((name) => ({ name, inputSchema: { type: 'object' } }));
+
+  it('prefixes names and matches declarations by either spelling, last wins', async () => {
+    const { remote } = await connect(
+      { tools },
+      {
+        prefix: 'srv',
+        sequential: ['a'],
+        resources: [
+          { resource: 'r1', tools: ['srv__b', 'c'] },
+          { resource: 'r2', tools: ['b'] },
+        ],
+        confined: [
+          { by: 'sandbox', tools: ['a', 'srv__b'] },
+          { by: null, tools: ['srv__a'] },
+          { by: () => ({ confined: true, by: 'per-call' }), tools: ['c'] },
+        ],
+      },
+    );
+    expect(remote.tools().map((t) => t.name)).toEqual(['srv__a', 'srv__b', 'srv__c']);
+    expect(remote.localName('a')).toBe('srv__a');
+    const [a, b, c] = ['srv__a', 'srv__b', 'srv__c'].map((n) => find(remote, n)) as [
+      Tool,
+      Tool,
+      Tool,
+    ];
+    expect([isSequential(a), isSequential(b), isSequential(c)]).toEqual([true, false, false]);
+    expect([resourceOf(b), resourceOf(c)]).toEqual(['r2', 'r1']);
+    const ctx = createContext();
+    expect(confinedBy(a, '{}', ctx)).toEqual({ confined: false, by: '' });
+    expect(confinedBy(b, '{}', ctx)).toEqual({ confined: true, by: 'sandbox' });
+    expect(confinedBy(c, '{}', ctx)).toEqual({ confined: true, by: 'per-call' });
+    await remote.close();
+  });
+
+  it('refuses malformed declarations at connect', async () => {
+    const server = await new RawServer({ tools }).start();
+    await expect(
+      connectMcp({
+        transport: server.clientTransport,
+        resources: [{ resource: '', tools: ['a'] }],
+      }),
+    ).rejects.toThrow('resources[0].resource must be a non-empty string');
+    await expect(
+      connectMcp({ transport: server.clientTransport, notificationGrace: -1 }),
+    ).rejects.toThrow('notificationGrace must be a number of milliseconds >= 0');
+  });
+
+  it('maps annotations with MCP defaults, the tool title winning', async () => {
+    const { remote } = await connect({
+      tools: [
+        { name: 'none', inputSchema: { type: 'object' } },
+        { name: 'empty', inputSchema: { type: 'object' }, annotations: {} },
+        {
+          name: 'full',
+          title: 'Own title',
+          inputSchema: { type: 'object' },
+          annotations: {
+            title: 'Block title',
+            readOnlyHint: true,
+            destructiveHint: false,
+            idempotentHint: true,
+            openWorldHint: false,
+          },
+        },
+        { name: 'blockTitle', inputSchema: { type: 'object' }, annotations: { title: 'B' } },
+      ],
+    });
+    expect(annotationsOf(find(remote, 'none'))).toBeUndefined();
+    expect(annotationsOf(find(remote, 'empty'))).toEqual({
+      title: '',
+      readOnly: false,
+      destructive: true,
+      idempotent: false,
+      openWorld: true,
+    });
+    expect(annotationsOf(find(remote, 'full'))).toEqual({
+      title: 'Own title',
+      readOnly: true,
+      destructive: false,
+      idempotent: true,
+      openWorld: false,
+    });
+    expect(annotationsOf(find(remote, 'blockTitle'))?.title).toBe('B');
+    await remote.close();
+  });
+});
+
+describe('connectMcp: calls', () => {
+  it('calls by the remote name with the arguments, empty arguments as {}', async () => {
+    const seen: unknown[] = [];
+    const { remote } = await connect(
+      {
+        tools: [echoTool],
+        call: ({ params }) => {
+          seen.push(params);
+          return { content: [{ type: 'text', text: 'hi' }] };
+        },
+      },
+      { prefix: 'p' },
+    );
+    const echo = find(remote, 'p__echo');
+    await expect(run(echo, '{"message":"hi"}')).resolves.toEqual({
+      output: 'hi',
+      details: { content: [{ type: 'text', text: 'hi' }] },
+    });
+    await run(echo, '');
+    expect(seen).toEqual([
+      { name: 'echo', arguments: { message: 'hi' } },
+      { name: 'echo', arguments: {} },
+    ]);
+    await remote.close();
+  });
+
+  it('refuses arguments that are not a JSON object before sending', async () => {
+    const { server, remote } = await connect({ tools: [echoTool] });
+    const echo = find(remote, 'echo');
+    await expect(run(echo, '[1]')).rejects.toThrow(
+      new ValidationError('', 'expected object, got array'),
+    );
+    await expect(run(echo, '{')).rejects.toThrow(/^invalid arguments: not valid JSON/);
+    expect(server.received.some((m) => (m as { method?: string }).method === 'tools/call')).toBe(
+      false,
+    );
+    await remote.close();
+  });
+
+  it('turns isError into a thrown error with the text and the raw result as details', async () => {
+    const raw = { content: [{ type: 'text', text: 'disk on fire' }], isError: true };
+    const { remote } = await connect({ tools: [echoTool], call: () => raw });
+    const error = await run(find(remote, 'echo'), '{}').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toBe('disk on fire');
+    expect((error as { details: unknown }).details).toEqual(raw);
+    await remote.close();
+  });
+
+  it('reports a JSON-RPC error as a protocol error naming the call', async () => {
+    const { remote } = await connect({
+      tools: [echoTool],
+      call: () => {
+        throw new Error('no such thing');
+      },
+    });
+    const error = (await run(find(remote, 'echo'), '{}').catch(
+      (e: unknown) => e,
+    )) as AgentToolError;
+    expect(error).toBeInstanceOf(AgentToolError);
+    expect(error.code).toBe('PROTOCOL');
+    expect(error.message).toMatch(/^mcp: call "echo": .*no such thing/);
+    await remote.close();
+  });
+});
+
+describe('connectMcp: progress', () => {
+  it('sends an agenttool-<n> token and delivers each notification as ProgressInfo', async () => {
+    const tokens: unknown[] = [];
+    const { remote } = await connect({
+      tools: [echoTool],
+      call: async ({ params, notify }) => {
+        const token = (params['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
+        tokens.push(token);
+        if (token !== undefined) {
+          await notify('notifications/progress', {
+            progressToken: token,
+            progress: 1,
+            total: 2,
+            message: 'half way',
+          });
+          await notify('notifications/progress', { progressToken: token, progress: 2 });
+          // Not ours: ignored.
+          await notify('notifications/progress', { progressToken: 7, progress: 9 });
+        }
+        return { content: [{ type: 'text', text: 'done' }] };
+      },
+    });
+    const echo = find(remote, 'echo');
+    const updates: Result[] = [];
+    const onUpdate = (r: Result): void => void updates.push(r);
+    await expect(
+      run(echo, '{}', { call: { id: 'c1', args: '{}', onUpdate } }),
+    ).resolves.toMatchObject({ output: 'done' });
+    await run(echo, '{}', { call: { id: 'c2', args: '{}', onUpdate } });
+    await run(echo, '{}');
+    expect(tokens).toEqual(['agenttool-1', 'agenttool-2', undefined]);
+    expect(updates.slice(0, 2)).toEqual([
+      { output: 'half way', details: new ProgressInfo(1, 2, 'half way') },
+      { output: '', details: new ProgressInfo(2, 0, '') },
+    ]);
+    expect(updates).toHaveLength(4);
+    await remote.close();
+  });
+});
+
+describe('connectMcp: cancellation and close', () => {
+  it('aborting the signal ends the call at once and tells the server', async () => {
+    const started = deferred();
+    const serverSawCancel = deferred();
+    const { server, remote } = await connect({
+      tools: [echoTool],
+      call: ({ cancelled }) =>
+        new Promise((resolve) => {
+          cancelled.addEventListener('abort', () => {
+            serverSawCancel.resolve();
+            resolve({ content: [] });
+          });
+          started.resolve();
+        }),
+    });
+    const controller = new AbortController();
+    const pending = run(find(remote, 'echo'), '{}', { signal: controller.signal });
+    await started.promise;
+    controller.abort();
+    await expect(pending).rejects.toBeInstanceOf(CancelledError);
+    await serverSawCancel.promise;
+    expect(
+      server.received.some((m) => (m as { method?: string }).method === 'notifications/cancelled'),
+    ).toBe(true);
+    await remote.close();
+  });
+
+  it('a call with an aborted signal is not sent', async () => {
+    const { server, remote } = await connect({ tools: [echoTool] });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      run(find(remote, 'echo'), '{}', { signal: controller.signal }),
+    ).rejects.toBeInstanceOf(CancelledError);
+    expect(server.received.some((m) => (m as { method?: string }).method === 'tools/call')).toBe(
+      false,
+    );
+    await remote.close();
+  });
+
+  it('close ends calls in flight and later calls with "connection closed"', async () => {
+    const started = deferred();
+    const { remote } = await connect({
+      tools: [echoTool],
+      call: () => {
+        started.resolve();
+        return new Promise(() => undefined); // never answers
+      },
+    });
+    const echo = find(remote, 'echo');
+    const pending = run(echo, '{}');
+    await started.promise;
+    await remote.close();
+    const closed = 'mcp: call "echo": mcp: connection closed';
+    await expect(pending).rejects.toThrow(closed);
+    await expect(run(echo, '{}')).rejects.toThrow(closed);
+    await expect(pending.catch((e: AgentToolError) => e.code)).resolves.toBe('CONNECTION');
+    await expect(remote.refresh()).rejects.toThrow('mcp: connection closed');
+    await remote.close(); // twice is fine
+  });
+
+  it('a server that goes away closes the connection the same way', async () => {
+    const started = deferred();
+    const { server, remote } = await connect({
+      tools: [echoTool],
+      call: () => {
+        started.resolve();
+        return new Promise(() => undefined);
+      },
+    });
+    const echo = find(remote, 'echo');
+    const pending = run(echo, '{}');
+    await started.promise;
+    await server.close();
+    await expect(pending).rejects.toThrow('mcp: call "echo": mcp: connection closed');
+    await expect(run(echo, '{}')).rejects.toThrow('mcp: call "echo": mcp: connection closed');
+  });
+});
