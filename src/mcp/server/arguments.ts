@@ -5,7 +5,6 @@ import {
   errorMessage,
   isJsonObject,
   type JsonObject,
-  type JsonValue,
   NO_ARGS_SCHEMA,
   schemaFromJson,
   ValidationError,
