@@ -1,0 +1,128 @@
+import {
+  validate,
+  type ValidationError as ClassValidatorError,
+  type ValidatorOptions,
+  validateSync,
+} from 'class-validator';
+import { ValidationError } from '../core';
+import { classPlan, type Shape } from './fields';
+import { type Constructor } from './metadata';
+
+/** Runs class-validator over an arguments instance; throws the first failure. */
+export type ClassCheck = (instance: object) => void | Promise<void>;
+
+type Segment = string | number;
+
+interface Visit {
+  readonly instance: object;
+  readonly path: readonly Segment[];
+}
+
+// The schema has already checked presence and nullability, so a missing or null value
+// is not class-validator's to judge; and only the first problem is reported.
+const OPTIONS: ValidatorOptions = {
+  skipMissingProperties: true,
+  forbidUnknownValues: false,
+  stopAtFirstError: true,
+  validationError: { target: false },
+};
+
+/**
+ * The class-validator check of an arguments class, or undefined when no class in its
+ * tree carries a constraint the schema does not already express. Every instance in the
+ * tree (nested fields, array items, map values) is validated with its own class's
+ * constraints, so nested classes need no `@ValidateNested`. Synchronous unless some
+ * constraint is asynchronous.
+ */
+export function classCheck(cls: Constructor): ClassCheck | undefined {
+  const classes = treeClasses(cls);
+  const running = classes.filter((c) => classPlan(c).constraints.mustRun);
+  if (running.length === 0) return undefined;
+  const runs = new Set(running);
+  const isAsync = running.some((c) => classPlan(c).constraints.async);
+  if (isAsync) {
+    return async (instance) => {
+      for (const visit of visits(instance, cls, [], runs)) {
+        const errors = await validate(visit.instance, OPTIONS);
+        if (errors.length > 0) throw toContractError(visit.path, errors);
+      }
+    };
+  }
+  return (instance) => {
+    for (const visit of visits(instance, cls, [], runs)) {
+      const errors = validateSync(visit.instance, OPTIONS);
+      if (errors.length > 0) throw toContractError(visit.path, errors);
+    }
+  };
+}
+
+/** Every class reachable from `cls` through its fields (the schema ensures no cycles). */
+function treeClasses(cls: Constructor, seen = new Set<Constructor>()): Constructor[] {
+  if (seen.has(cls)) return [];
+  seen.add(cls);
+  const out = [cls];
+  const walk = (shape: Shape): void => {
+    if (shape.kind === 'object') out.push(...treeClasses(shape.cls, seen));
+    else if (shape.kind === 'array') walk(shape.items);
+    else if (shape.kind === 'map') walk(shape.values);
+  };
+  for (const field of classPlan(cls).fields) walk(field.shape);
+  return out;
+}
+
+/** The instances to validate, in field order, depth first (a class before its fields). */
+function* visits(
+  instance: object,
+  cls: Constructor,
+  path: readonly Segment[],
+  runs: ReadonlySet<Constructor>,
+): Generator<Visit> {
+  if (runs.has(cls)) yield { instance, path };
+  const record = instance as Record<string, unknown>;
+  for (const field of classPlan(cls).fields) {
+    yield* nested(record[field.name], field.shape, [...path, field.name], runs);
+  }
+}
+
+function* nested(
+  value: unknown,
+  shape: Shape,
+  path: readonly Segment[],
+  runs: ReadonlySet<Constructor>,
+): Generator<Visit> {
+  if (value === null || value === undefined) return;
+  if (shape.kind === 'object') yield* visits(value, shape.cls, path, runs);
+  else if (shape.kind === 'array') {
+    const items = value as unknown[];
+    for (let i = 0; i < items.length; i++) yield* nested(items[i], shape.items, [...path, i], runs);
+  } else if (shape.kind === 'map') {
+    for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+      yield* nested(v, shape.values, [...path, key], runs);
+    }
+  }
+}
+
+/** class-validator's first failure as `invalid arguments: <path>: <message>`. */
+function toContractError(base: readonly Segment[], errors: readonly ClassValidatorError[]): Error {
+  const path = [...base];
+  let error: ClassValidatorError | undefined = errors[0];
+  let parentIsArray = false;
+  while (error !== undefined) {
+    const index = Number(error.property);
+    path.push(parentIsArray && Number.isInteger(index) ? index : error.property);
+    const messages = Object.values(error.constraints ?? {});
+    if (messages.length > 0) return new ValidationError(formatPath(path), messages[0]!);
+    parentIsArray = Array.isArray(error.value);
+    error = error.children?.[0];
+  }
+  return new ValidationError(formatPath(path), 'is not valid');
+}
+
+function formatPath(segments: readonly Segment[]): string {
+  let path = '';
+  for (const segment of segments) {
+    if (typeof segment === 'number') path += `[${segment}]`;
+    else path += path === '' ? segment : `.${segment}`;
+  }
+  return path;
+}

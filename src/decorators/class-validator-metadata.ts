@@ -1,0 +1,86 @@
+import { getMetadataStorage, ValidationTypes } from 'class-validator';
+import { type Constructor } from './metadata';
+
+/** The part of class-validator's metadata record that the readers look at. */
+interface ValidatorRecord {
+  readonly type: string;
+  readonly name?: string;
+  readonly propertyName: string;
+  readonly constraints: readonly unknown[] | undefined;
+  readonly each: boolean;
+  readonly groups: readonly string[] | undefined;
+  readonly constraintCls?: () => void;
+}
+
+/** What class-validator says about one field that has a JSON Schema counterpart. */
+export interface CarriedConstraints {
+  readonly integer: boolean;
+  readonly optional: boolean;
+  readonly enum: readonly unknown[] | undefined;
+}
+
+/** What class-validator says about one class. */
+export interface ClassConstraints {
+  readonly byField: ReadonlyMap<string, CarriedConstraints>;
+  /** True when some constraint is not fully expressed by the schema, so class-validator must run. */
+  readonly mustRun: boolean;
+  /** True when some constraint is asynchronous, so validation returns a promise. */
+  readonly async: boolean;
+}
+
+const NONE: CarriedConstraints = { integer: false, optional: false, enum: undefined };
+
+function records(cls: Constructor): readonly ValidatorRecord[] {
+  return getMetadataStorage().getTargetValidationMetadatas(
+    cls,
+    '',
+    false,
+    false,
+  ) as unknown as ValidatorRecord[];
+}
+
+/**
+ * Whether a class-validator constraint is fully expressed by the schema the readers
+ * generate (`@IsInt` as integer, `@IsIn` as enum, `@IsOptional` as optional), so that
+ * running class-validator for it alone would repeat what the schema checked.
+ */
+function carried(record: ValidatorRecord): boolean {
+  if (record.each || (record.groups?.length ?? 0) > 0) return false;
+  if (record.type === ValidationTypes.CONDITIONAL_VALIDATION) return record.name === 'isOptional';
+  if (record.type !== ValidationTypes.CUSTOM_VALIDATION) return false;
+  return record.name === 'isInt' || record.name === 'isIn';
+}
+
+/** Reads class-validator's constraints of a class (own and inherited). */
+export function classConstraints(cls: Constructor): ClassConstraints {
+  const byField = new Map<string, CarriedConstraints>();
+  let mustRun = false;
+  let async = false;
+  const storage = getMetadataStorage();
+  for (const record of records(cls)) {
+    if (!carried(record)) mustRun = true;
+    if (
+      typeof record.constraintCls === 'function' &&
+      storage.getTargetValidatorConstraints(record.constraintCls).some((c) => c.async)
+    ) {
+      async = true;
+    }
+    if (record.each || (record.groups?.length ?? 0) > 0) continue;
+    const current = byField.get(record.propertyName) ?? NONE;
+    if (record.name === 'isInt') byField.set(record.propertyName, { ...current, integer: true });
+    else if (record.name === 'isOptional') {
+      byField.set(record.propertyName, { ...current, optional: true });
+    } else if (record.name === 'isIn' && Array.isArray(record.constraints?.[0])) {
+      byField.set(record.propertyName, {
+        ...current,
+        enum: record.constraints[0] as unknown[],
+      });
+    }
+  }
+  return { byField, mustRun, async };
+}
+
+/** The carried constraints of one field (none when class-validator says nothing). */
+export function fieldConstraints(constraints: ClassConstraints, field: string): CarriedConstraints {
+  return constraints.byField.get(field) ?? NONE;
+}

@@ -1,0 +1,77 @@
+import { type Annotations as AnnotationsInit, type Replay as ReplayValue } from '../core';
+import {
+  type ConfinedFn,
+  type ParamOptions,
+  type ReplayFn,
+  type ToolOptions,
+  recordClass,
+  recordParam,
+} from './metadata';
+
+/**
+ * Marks a field of an arguments class as an argument. The JSON name is the property
+ * name; the type comes from `design:type` where that is enough (string, number,
+ * boolean, Date, Uint8Array/Buffer, a nested arguments class) and from `options`
+ * where it is not (arrays need `items`, maps need `values`, unions and `unknown` need
+ * `type`). Problems are reported when the class is read, naming the class and field.
+ */
+export function Param(description?: string, options: ParamOptions = {}): PropertyDecorator {
+  return (target, key) => {
+    recordParam(target, {
+      key,
+      description: description ?? '',
+      options: { ...options },
+      designType: Reflect.getMetadata('design:type', target, key) as unknown,
+    });
+  };
+}
+
+/**
+ * Marks a class as a tool: its name and description, its arguments class (absent for
+ * a tool without arguments), and whether its schema is strict. The class needs an
+ * `execute(args, ctx)` method; a `close()` method makes the tool a closer.
+ */
+export function Tool(options: ToolOptions): ClassDecorator {
+  return (target) => recordClass(target, 'tool', { ...options });
+}
+
+/** The tool's calls run alone, one at a time, in the model's order. */
+export function Sequential(): ClassDecorator {
+  return (target) => recordClass(target, 'sequential', true);
+}
+
+/** Calls of tools naming the same resource run in the model's order ("" means none). */
+export function Resource(name: string): ClassDecorator {
+  return (target) => recordClass(target, 'resource', name);
+}
+
+/**
+ * Per call, whether the tool runs confined and by what: a function of the call's
+ * arguments (built and checked against the schema; class-validator does not run
+ * here) answering `{confined, by}` or a boolean, or a constant sandbox name. When the
+ * arguments are invalid the call is reported as not confined.
+ */
+export function Confined<A = never>(fn: ConfinedFn<A> | string): ClassDecorator {
+  return (target) => recordClass(target, 'confined', fn);
+}
+
+/** MCP's behaviour hints; what is not stated reads as false through `annotationsOf`. */
+export function Annotations(annotations: AnnotationsInit): ClassDecorator {
+  return (target) => recordClass(target, 'annotations', { ...annotations });
+}
+
+/** Generate and serve a strict schema: every field required, unknown properties rejected. */
+export function Strict(): ClassDecorator {
+  return (target) => recordClass(target, 'strict', true);
+}
+
+/**
+ * Whether re-running a call is safe: `'safe'`, `'keyed'` (dedups on the idempotency
+ * key), or per call a function of the arguments. Unstated or invalid arguments read
+ * as `'unknown'`.
+ */
+export function Replay<A = never>(
+  replay: Exclude<ReplayValue, 'unknown'> | ReplayFn<A>,
+): ClassDecorator {
+  return (target) => recordClass(target, 'replay', replay);
+}

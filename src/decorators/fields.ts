@@ -1,0 +1,373 @@
+import { isJsonObject, type JsonObject } from '../core';
+import {
+  classConstraints,
+  type ClassConstraints,
+  fieldConstraints,
+} from './class-validator-metadata';
+import { type Constructor, type ParamRecord, readParams } from './metadata';
+
+/** A field's type, normalised: what the schema writer and the instantiator work from. */
+export type Shape =
+  | { readonly kind: 'string' | 'number' | 'integer' | 'boolean' | 'any' | 'date-time' }
+  | { readonly kind: 'bytes'; readonly as: 'buffer' | 'uint8array' }
+  | { readonly kind: 'array'; readonly items: Shape }
+  | { readonly kind: 'map'; readonly values: Shape }
+  | { readonly kind: 'object'; readonly cls: Constructor };
+
+export type EnumValue = string | number | boolean;
+
+/** One argument field, normalised. */
+export interface FieldPlan {
+  readonly name: string;
+  readonly description: string;
+  readonly shape: Shape;
+  readonly enum: readonly EnumValue[] | undefined;
+  readonly optional: boolean;
+  readonly nullable: boolean;
+}
+
+/** An arguments class, normalised: its fields, or the schema it supplies, and its problems. */
+export interface ClassPlan {
+  readonly cls: Constructor;
+  readonly fields: readonly FieldPlan[];
+  /** The schema returned by a static `jsonSchema()`: served verbatim, never validated. */
+  readonly supplied: JsonObject | undefined;
+  /** What class-validator adds; `mustRun` says whether it runs at call time. */
+  readonly constraints: ClassConstraints;
+  /** Every problem of this class itself, each naming the class and field and the fix. */
+  readonly problems: readonly string[];
+}
+
+const plans = new WeakMap<Constructor, ClassPlan>();
+
+/** The plan of an arguments class, read once and cached. */
+export function classPlan(cls: Constructor): ClassPlan {
+  let plan = plans.get(cls);
+  if (plan === undefined) {
+    plan = readClassPlan(cls);
+    plans.set(cls, plan);
+  }
+  return plan;
+}
+
+/** True when `cls` supplies its own schema through a static `jsonSchema()` method. */
+function suppliedSchema(cls: Constructor, problems: string[]): JsonObject | undefined {
+  const supplier = (cls as unknown as { jsonSchema?: unknown }).jsonSchema;
+  if (typeof supplier !== 'function') return undefined;
+  let schema: unknown;
+  try {
+    schema = (supplier as () => unknown).call(cls);
+  } catch (error) {
+    problems.push(`${cls.name}.jsonSchema() threw: ${String(error)}`);
+    return undefined;
+  }
+  if (!isJsonObject(schema)) {
+    problems.push(`${cls.name}.jsonSchema() must return a JSON Schema object`);
+    return undefined;
+  }
+  return schema;
+}
+
+function readClassPlan(cls: Constructor): ClassPlan {
+  const problems: string[] = [];
+  const constraints = classConstraints(cls);
+  const supplied = suppliedSchema(cls, problems);
+  const fields: FieldPlan[] = [];
+  const seen = new Set<string>();
+  for (const record of readParams(cls)) {
+    const name = typeof record.key === 'symbol' ? record.key.toString() : record.key;
+    const where = `${cls.name}.${name}`;
+    if (typeof record.key === 'symbol') {
+      problems.push(`${where}: a symbol-keyed property cannot be an argument; use a string name`);
+      continue;
+    }
+    if (seen.has(name)) {
+      problems.push(`${where}: @Param is applied twice; keep one`);
+      continue;
+    }
+    seen.add(name);
+    if (name === '__proto__' || name === 'constructor') {
+      problems.push(`${where}: "${name}" cannot be an argument name; rename the field`);
+      continue;
+    }
+    const field = readField(name, record, constraints, where, problems);
+    if (field !== undefined) fields.push(field);
+  }
+  return { cls, fields, supplied, constraints, problems };
+}
+
+function readField(
+  name: string,
+  record: ParamRecord,
+  constraints: ClassConstraints,
+  where: string,
+  problems: string[],
+): FieldPlan | undefined {
+  const options = record.options;
+  const carried = fieldConstraints(constraints, name);
+  const before = problems.length;
+  if (typeof record.description !== 'string') {
+    problems.push(`${where}: the description must be a string`);
+  }
+  const enumValues = readEnum(options.enum ?? carried.enum, where, problems);
+  let shape = fieldShape(record, enumValues, where, problems);
+  if (shape?.kind === 'number' && carried.integer) shape = { kind: 'integer' };
+  if (shape !== undefined && enumValues !== undefined) {
+    checkEnum(shape, enumValues, where, problems);
+  }
+  if (shape === undefined || problems.length > before) return undefined;
+  return {
+    name,
+    description: typeof record.description === 'string' ? record.description : '',
+    shape,
+    enum: enumValues,
+    optional: options.optional === true || carried.optional,
+    nullable: options.nullable === true,
+  };
+}
+
+function readEnum(
+  source: unknown,
+  where: string,
+  problems: string[],
+): readonly EnumValue[] | undefined {
+  if (source === undefined) return undefined;
+  let values: unknown[];
+  if (Array.isArray(source)) values = source as unknown[];
+  else if (typeof source === 'object' && source !== null) {
+    // A TypeScript enum object: numeric members also map value → name; keep names → values.
+    const object = source as Record<string, unknown>;
+    values = Object.keys(object)
+      .filter((key) => typeof object[object[key] as string] !== 'number')
+      .map((key) => object[key]);
+  } else {
+    problems.push(`${where}: enum must be a list of values or a TypeScript enum`);
+    return undefined;
+  }
+  if (values.length === 0) {
+    problems.push(`${where}: enum is empty; list at least one value or drop it`);
+    return undefined;
+  }
+  for (const value of values) {
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      problems.push(
+        `${where}: enum value ${describeValue(value)} is not a string, number or boolean`,
+      );
+      return undefined;
+    }
+  }
+  return values as EnumValue[];
+}
+
+function checkEnum(
+  shape: Shape,
+  values: readonly EnumValue[],
+  where: string,
+  problems: string[],
+): void {
+  const fits: Partial<Record<Shape['kind'], (v: EnumValue) => boolean>> = {
+    string: (v) => typeof v === 'string',
+    number: (v) => typeof v === 'number' && Number.isFinite(v),
+    integer: (v) => typeof v === 'number' && Number.isInteger(v),
+    boolean: (v) => typeof v === 'boolean',
+  };
+  const fit = fits[shape.kind];
+  if (fit === undefined) {
+    problems.push(
+      `${where}: enum on a field of type ${shape.kind} cannot be expressed; enum applies to string, number, integer and boolean fields`,
+    );
+    return;
+  }
+  const wrong = values.find((v) => !fit(v));
+  if (wrong !== undefined) {
+    problems.push(
+      `${where}: enum value ${describeValue(wrong)} is not a ${shape.kind}; make every enum value a ${shape.kind} or change the field's type`,
+    );
+  }
+}
+
+/** What reflection or the options say, before `items`/`values` complete it. */
+type Resolved = Shape | { readonly kind: 'array?' } | { readonly kind: 'object?' };
+
+const NAMES: Readonly<Record<string, Shape>> = {
+  string: { kind: 'string' },
+  number: { kind: 'number' },
+  integer: { kind: 'integer' },
+  boolean: { kind: 'boolean' },
+  any: { kind: 'any' },
+  'date-time': { kind: 'date-time' },
+  bytes: { kind: 'bytes', as: 'buffer' },
+};
+
+const UNSUPPORTED: ReadonlyMap<unknown, string> = new Map<unknown, string>([
+  [Map, 'a Map; declare a Record<string, T> with { values: T }'],
+  [Set, 'a Set; declare an array with { items: T }'],
+  [Promise, 'a Promise'],
+  [Function, 'a function'],
+  [Symbol, 'a symbol'],
+  [BigInt, 'a bigint; use number with { type: "integer" } or a string'],
+  [RegExp, 'a RegExp; use a string'],
+  [Error, 'an Error'],
+  [WeakMap, 'a WeakMap'],
+  [WeakSet, 'a WeakSet'],
+]);
+
+const HOW =
+  "state the type: { type: 'any' } for any JSON value, { values: T } for a map, { type: Date } or { type: () => SomeClass } where a union with null hides a class, { enum: [...] } for a union of literals";
+
+function resolveType(
+  type: unknown,
+  where: string,
+  problems: string[],
+  depth = 0,
+): Resolved | undefined {
+  if (typeof type === 'string') {
+    const named = NAMES[type];
+    if (named === undefined) {
+      problems.push(
+        `${where}: unknown type ${JSON.stringify(type)}; use one of ${Object.keys(NAMES).join(', ')}, a class, or [T] for an array`,
+      );
+    }
+    return named;
+  }
+  if (Array.isArray(type)) {
+    if (type.length !== 1) {
+      problems.push(`${where}: an array type is written [T] with exactly one item type`);
+      return undefined;
+    }
+    const items = completeItem(resolveType(type[0], where, problems, depth + 1), where, problems);
+    return items === undefined ? undefined : { kind: 'array', items };
+  }
+  if (typeof type !== 'function') {
+    problems.push(
+      type === undefined
+        ? `${where}: no type metadata; compile with emitDecoratorMetadata or give @Param a type`
+        : `${where}: ${describeValue(type)} is not a type; ${HOW}`,
+    );
+    return undefined;
+  }
+  if (type.prototype === undefined) {
+    // A type function (an arrow function has no prototype): call it now, at read time.
+    if (depth > 8) {
+      problems.push(`${where}: the type function does not settle on a type`);
+      return undefined;
+    }
+    let produced: unknown;
+    try {
+      produced = (type as () => unknown)();
+    } catch (error) {
+      problems.push(`${where}: the type function threw: ${String(error)}`);
+      return undefined;
+    }
+    if (produced === undefined) {
+      problems.push(
+        `${where}: the type function returned undefined (a class used before it is defined, or a circular import)`,
+      );
+      return undefined;
+    }
+    return resolveType(produced, where, problems, depth + 1);
+  }
+  if (type === String) return { kind: 'string' };
+  if (type === Number) return { kind: 'number' };
+  if (type === Boolean) return { kind: 'boolean' };
+  if (type === Date) return { kind: 'date-time' };
+  if (type === Buffer) return { kind: 'bytes', as: 'buffer' };
+  if (type === Uint8Array) return { kind: 'bytes', as: 'uint8array' };
+  if (type === Array) return { kind: 'array?' };
+  if (type === Object) return { kind: 'object?' };
+  const unsupported = UNSUPPORTED.get(type);
+  if (unsupported !== undefined) {
+    problems.push(`${where}: the field is ${unsupported}, which cannot be expressed as a schema`);
+    return undefined;
+  }
+  return { kind: 'object', cls: type as Constructor };
+}
+
+/** An item or map value must be a complete type on its own. */
+function completeItem(
+  resolved: Resolved | undefined,
+  where: string,
+  problems: string[],
+): Shape | undefined {
+  if (resolved?.kind === 'array?') {
+    problems.push(`${where}: an array of arrays needs its inner item type; write [[T]]`);
+    return undefined;
+  }
+  if (resolved?.kind === 'object?') {
+    problems.push(`${where}: Object says nothing about the value; use 'any' or a class`);
+    return undefined;
+  }
+  return resolved;
+}
+
+function fieldShape(
+  record: ParamRecord,
+  enumValues: readonly EnumValue[] | undefined,
+  where: string,
+  problems: string[],
+): Shape | undefined {
+  const { type, items, values } = record.options;
+  const resolved =
+    type !== undefined
+      ? resolveType(type, where, problems)
+      : items !== undefined && record.designType === undefined
+        ? { kind: 'array?' as const }
+        : values !== undefined && record.designType === undefined
+          ? { kind: 'object?' as const }
+          : resolveType(record.designType, where, problems);
+  if (resolved === undefined) return undefined;
+  if (items !== undefined && resolved.kind !== 'array?') {
+    problems.push(`${where}: items is given but the field is not an array; drop items`);
+    return undefined;
+  }
+  if (values !== undefined && resolved.kind !== 'object?') {
+    problems.push(
+      `${where}: values is given but the field is not a Record<string, T>; drop values`,
+    );
+    return undefined;
+  }
+  if (resolved.kind === 'array?') {
+    if (items === undefined) {
+      problems.push(
+        `${where}: an array needs its item type, which reflection cannot see; say { items: 'string' } (a type name, a class, or () => SomeClass)`,
+      );
+      return undefined;
+    }
+    const item = completeItem(resolveType(items, where, problems), where, problems);
+    return item === undefined ? undefined : { kind: 'array', items: item };
+  }
+  if (resolved.kind === 'object?') {
+    if (values !== undefined) {
+      const value = completeItem(resolveType(values, where, problems), where, problems);
+      return value === undefined ? undefined : { kind: 'map', values: value };
+    }
+    const inferred = enumValues === undefined ? undefined : enumKind(enumValues);
+    if (inferred !== undefined) return inferred;
+    problems.push(
+      `${where}: reflection sees only Object (a union, an interface, unknown or any), so the type is unknown; ${HOW}`,
+    );
+    return undefined;
+  }
+  return resolved;
+}
+
+/** The type of an enum's values when reflection cannot see it (a union of literals). */
+function enumKind(values: readonly EnumValue[]): Shape | undefined {
+  if (values.every((v) => typeof v === 'string')) return { kind: 'string' };
+  if (values.every((v) => typeof v === 'boolean')) return { kind: 'boolean' };
+  if (values.every((v) => typeof v === 'number' && Number.isInteger(v))) {
+    return { kind: 'integer' };
+  }
+  if (values.every((v) => typeof v === 'number')) return { kind: 'number' };
+  return undefined;
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return `function ${value.name}`;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

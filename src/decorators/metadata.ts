@@ -1,0 +1,156 @@
+import 'reflect-metadata';
+import { type Annotations, type Confinement, type Replay, type ToolContext } from '../core';
+
+/** Any class: what decorators are applied to and what readers read. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- constructors of any arity
+export type Constructor<T = unknown> = abstract new (...args: any[]) => T;
+
+/** The scalar type names a `@Param` may state explicitly. */
+export type ParamTypeName =
+  'string' | 'number' | 'integer' | 'boolean' | 'any' | 'date-time' | 'bytes';
+
+/**
+ * A field's type where reflection cannot see it: a type name, a class (`String`,
+ * `Number`, `Boolean`, `Date`, `Uint8Array`, `Buffer`, or a nested arguments class),
+ * `[T]` for an array of T, or a function returning any of these (for classes declared
+ * later in the file).
+ */
+export type ParamType = ParamTypeName | Constructor | readonly [ParamType] | (() => ParamType);
+
+/** A literal list of allowed values, or a TypeScript enum object. */
+export type ParamEnum =
+  readonly (string | number | boolean)[] | { readonly [key: string]: string | number };
+
+/** What `@Param` takes besides the description. */
+export interface ParamOptions {
+  /** Allowed values in declaration order: a list, or a TypeScript enum. */
+  readonly enum?: ParamEnum;
+  /** The field may be left out (not required in a non-strict schema). */
+  readonly optional?: boolean;
+  /** The field may be null (written as `[type, "null"]` only under strict). */
+  readonly nullable?: boolean;
+  /** The field's type, where reflection is not enough. */
+  readonly type?: ParamType;
+  /** The item type of an array field. */
+  readonly items?: ParamType;
+  /** The value type of a string-keyed map field (`Record<string, T>`). */
+  readonly values?: ParamType;
+}
+
+/** One `@Param` as recorded: the raw decorator input, normalised later by the readers. */
+export interface ParamRecord {
+  readonly key: string | symbol;
+  readonly description: unknown;
+  readonly options: ParamOptions;
+  /** What `emitDecoratorMetadata` wrote as `design:type` (undefined without it). */
+  readonly designType: unknown;
+}
+
+/** `(args, ctx)` of the per-call readers: the arguments as the pipeline built them. */
+export type ConfinedFn<A = never> = (
+  args: A,
+  ctx: ToolContext,
+) => Confinement | { readonly confined: boolean; readonly by?: string } | boolean;
+export type ReplayFn<A = never> = (args: A, ctx: ToolContext) => Replay;
+
+/** What `@Tool` takes. */
+export interface ToolOptions {
+  /** Non-empty; unique within a tool set. */
+  readonly name: string;
+  readonly description?: string;
+  /** The arguments class; absent means the tool takes no arguments. */
+  readonly args?: Constructor;
+  /** Generate and serve a strict schema (same as `@Strict()`). */
+  readonly strict?: boolean;
+}
+
+/** The class-level records, each under its own namespaced key. */
+export interface ClassRecords {
+  readonly tool: ToolOptions;
+  readonly sequential: true;
+  readonly resource: string;
+  readonly confined: unknown;
+  readonly annotations: Annotations;
+  readonly strict: true;
+  readonly replay: unknown;
+}
+
+export type ClassRecordKind = keyof ClassRecords;
+
+const NAMESPACE = 'io.github.christopherdavenport.agenttool/decorators';
+const PARAMS_KEY = `${NAMESPACE}/params`;
+const classKey = (kind: ClassRecordKind): string => `${NAMESPACE}/${kind}`;
+const duplicateKey = `${NAMESPACE}/duplicates`;
+
+/**
+ * Records a class-level decorator. A second application of the same decorator on the
+ * same class is remembered as a problem for the readers to report, not thrown here.
+ */
+export function recordClass<K extends ClassRecordKind>(
+  target: object,
+  kind: K,
+  value: ClassRecords[K],
+): void {
+  if (Reflect.hasOwnMetadata(classKey(kind), target)) {
+    const duplicates = ownDuplicates(target);
+    Reflect.defineMetadata(duplicateKey, [...duplicates, kind], target);
+  }
+  Reflect.defineMetadata(classKey(kind), value, target);
+}
+
+/** The decorators applied more than once on this very class. */
+export function ownDuplicates(target: object): readonly string[] {
+  return (Reflect.getOwnMetadata(duplicateKey, target) as string[] | undefined) ?? [];
+}
+
+/**
+ * The record of `kind` for a class: its own, else the nearest ancestor's (a subclass
+ * inherits a decorator unless it declares its own).
+ */
+export function readClass<K extends ClassRecordKind>(
+  cls: Constructor,
+  kind: K,
+): ClassRecords[K] | undefined {
+  for (let c: unknown = cls; typeof c === 'function'; c = Object.getPrototypeOf(c)) {
+    if (Reflect.hasOwnMetadata(classKey(kind), c)) {
+      return Reflect.getOwnMetadata(classKey(kind), c) as ClassRecords[K];
+    }
+  }
+  return undefined;
+}
+
+/** Appends a `@Param` to the class that declares the property. */
+export function recordParam(target: object, record: ParamRecord): void {
+  const own = (Reflect.getOwnMetadata(PARAMS_KEY, target) as ParamRecord[] | undefined) ?? [];
+  Reflect.defineMetadata(PARAMS_KEY, [...own, record], target);
+}
+
+/**
+ * The `@Param` fields of a class, ancestors first, in declaration order; a field
+ * redeclared in a subclass replaces the ancestor's in place. A property decorated
+ * twice in one class is returned twice (the readers report it).
+ */
+export function readParams(cls: Constructor): readonly ParamRecord[] {
+  const chain: object[] = [];
+  for (let c: unknown = cls; typeof c === 'function' && c !== Function.prototype;) {
+    chain.unshift((c as { prototype: object }).prototype);
+    c = Object.getPrototypeOf(c);
+  }
+  const merged: ParamRecord[] = [];
+  for (const proto of chain) {
+    const own = (Reflect.getOwnMetadata(PARAMS_KEY, proto) as ParamRecord[] | undefined) ?? [];
+    const seenHere = new Set<string | symbol>();
+    for (const record of own) {
+      const at = merged.findIndex((r) => r.key === record.key);
+      if (at >= 0 && !seenHere.has(record.key)) merged[at] = record;
+      else merged.push(record);
+      seenHere.add(record.key);
+    }
+  }
+  return merged;
+}
+
+/** True when any class in the chain has a `@Param` field. */
+export function hasParams(cls: Constructor): boolean {
+  return readParams(cls).length > 0;
+}
