@@ -213,7 +213,7 @@ const UNSUPPORTED: ReadonlyMap<unknown, string> = new Map<unknown, string>([
 ]);
 
 const HOW =
-  "state the type: { type: 'any' } for any JSON value, { values: T } for a map, { type: Date } or { type: () => SomeClass } where a union with null hides a class, { enum: [...] } for a union of literals";
+  "state the type: { type: 'number' }, { type: Date }, { type: () => SomeClass } and so on where a union such as T | null hides it, { type: 'any' } for any JSON value, { values: T } for a map, or { enum: [...] } for a union of literals";
 
 function resolveType(
   type: unknown,

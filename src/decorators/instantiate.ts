@@ -149,7 +149,9 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d
 function toDate(value: unknown): Date {
   const date = RFC3339.test(value as string) ? new Date(value as string) : undefined;
   if (date === undefined || Number.isNaN(date.getTime())) {
-    throw new ConvertFailure(`cannot parse ${JSON.stringify(value)} as a date-time`);
+    throw new ConvertFailure(
+      `cannot parse ${JSON.stringify(value)} as a date-time (RFC 3339, e.g. "2024-05-01T12:00:00Z")`,
+    );
   }
   return date;
 }

@@ -1,0 +1,74 @@
+import 'reflect-metadata';
+import { plainToInstance, type TargetMap } from 'class-transformer';
+import * as fc from 'fast-check';
+import { argumentsParser, Param } from 'agenttool';
+
+// The pipeline builds instances itself (class-transformer's per-call metadata lookups
+// would cost several times the validation). For the shapes @Param describes it must
+// make exactly what class-transformer's plainToInstance makes when told the same types.
+
+class Leaf {
+  @Param() name!: string;
+  @Param('', { optional: true }) at?: Date;
+  @Param('', { type: 'number', optional: true, nullable: true }) score?: number | null;
+}
+
+class Root {
+  @Param() title!: string;
+  @Param('', { type: 'integer' }) count!: number;
+  @Param() flag!: boolean;
+  @Param() when!: Date;
+  @Param() leaf!: Leaf;
+  @Param('', { items: Leaf }) leaves!: Leaf[];
+  @Param('', { items: 'string', optional: true }) tags?: string[];
+  @Param('', { type: 'any', optional: true }) raw?: unknown;
+  @Param('', { optional: true }) note?: string = 'default';
+}
+
+const targetMaps: TargetMap[] = [
+  { target: Root, properties: { when: Date, leaf: Leaf, leaves: Leaf } },
+  { target: Leaf, properties: { at: Date } },
+];
+
+const date = fc
+  .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2999-12-31T23:59:59Z') })
+  .map((d) => d.toISOString());
+const leaf = fc.record(
+  {
+    name: fc.string(),
+    at: date,
+    // Non-strict schemas do not express nullability, so null is not valid here.
+    score: fc.double({ noNaN: true, noDefaultInfinity: true }),
+  },
+  { requiredKeys: ['name'] },
+);
+const root = fc.record(
+  {
+    title: fc.string(),
+    count: fc.integer(),
+    flag: fc.boolean(),
+    when: date,
+    leaf,
+    leaves: fc.array(leaf, { maxLength: 3 }),
+    tags: fc.array(fc.string(), { maxLength: 3 }),
+    raw: fc.jsonValue(),
+    note: fc.string(),
+  },
+  { requiredKeys: ['title', 'count', 'flag', 'when', 'leaf', 'leaves'] },
+);
+
+describe('instances equal what class-transformer makes', () => {
+  const parse = argumentsParser(Root);
+
+  it('for generated valid arguments', () => {
+    fc.assert(
+      fc.property(root, (plain) => {
+        const raw = JSON.stringify(plain);
+        const ours = parse(raw);
+        const theirs = plainToInstance(Root, JSON.parse(raw) as object, { targetMaps });
+        expect(ours).toStrictEqual(theirs);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
