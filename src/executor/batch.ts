@@ -11,7 +11,7 @@ import {
   toolFailure,
 } from '../core';
 import { Fifo } from './fifo';
-import { type ExecutorEvent, type Job, type OnStart } from './types';
+import { type ExecutorEvent, type ExecutorRun, type Job, type OnStart } from './types';
 
 /** What one batch runs with, settled by the executor before the run starts. */
 export interface BatchPlan {
@@ -82,7 +82,7 @@ export function progressTaken(ctx: ToolContext): Promise<void> {
  * the following `next()`: that is when the job's slot is released and the next job of
  * its chain may be handed to its tool.
  */
-export class BatchRun implements AsyncIterableIterator<ExecutorEvent> {
+export class BatchRun implements ExecutorRun {
   readonly #plan: BatchPlan;
   readonly #n: number;
   readonly #controller = new AbortController();
@@ -106,7 +106,7 @@ export class BatchRun implements AsyncIterableIterator<ExecutorEvent> {
   #finalsDelivered = 0;
   #toAcknowledge: QueuedEvent | undefined;
   #wake: (() => void) | undefined;
-  #nextInFlight: Promise<IteratorResult<ExecutorEvent>> | undefined;
+  #nextInFlight: Promise<IteratorResult<ExecutorEvent, undefined>> | undefined;
 
   /** Jobs in onStart or in their tool; `return()` waits for them. */
   #inflight = 0;
@@ -132,7 +132,7 @@ export class BatchRun implements AsyncIterableIterator<ExecutorEvent> {
     return this;
   }
 
-  next(): Promise<IteratorResult<ExecutorEvent>> {
+  next(): Promise<IteratorResult<ExecutorEvent, undefined>> {
     // One loop calls next() after the previous one settled; anything else is queued.
     const previous = this.#nextInFlight;
     const step =
@@ -150,7 +150,7 @@ export class BatchRun implements AsyncIterableIterator<ExecutorEvent> {
    * Leaves the batch: aborts every running call's signal, starts nothing more, and
    * settles once every running tool (and onStart) has returned.
    */
-  async return(): Promise<IteratorResult<ExecutorEvent>> {
+  async return(): Promise<IteratorResult<ExecutorEvent, undefined>> {
     if (this.#state !== CLOSED) {
       const running = this.#state === RUNNING;
       this.#close();
@@ -176,7 +176,7 @@ export class BatchRun implements AsyncIterableIterator<ExecutorEvent> {
     });
   }
 
-  async #next(): Promise<IteratorResult<ExecutorEvent>> {
+  async #next(): Promise<IteratorResult<ExecutorEvent, undefined>> {
     if (this.#state === NEW) this.#start();
     else this.#acknowledge();
     for (;;) {

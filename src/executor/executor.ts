@@ -4,7 +4,7 @@ import { boundOf, chainsOf, isSerialBatch } from './chains';
 import {
   DEFAULT_PROGRESS_BUFFER,
   type ExecuteOptions,
-  type ExecutorEvent,
+  type ExecutorRun,
   type ExecutorOptions,
   type Job,
   type JobOutcome,
@@ -68,10 +68,7 @@ export class Executor {
    *   same, yields nothing more, and the loop's exit waits until every running tool
    *   has returned, so nothing of the batch runs after it.
    */
-  execute(
-    jobs: readonly Job[],
-    options: ExecuteOptions = {},
-  ): AsyncIterableIterator<ExecutorEvent> {
+  execute(jobs: readonly Job[], options: ExecuteOptions = {}): ExecutorRun {
     const context = options.context ?? createContext();
     const signals: AbortSignal[] = [];
     if (options.signal !== undefined) signals.push(options.signal);

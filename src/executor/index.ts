@@ -8,6 +8,7 @@ export {
   type ExecutorFinalEvent,
   type ExecutorOptions,
   type ExecutorProgressEvent,
+  type ExecutorRun,
   type Job,
   type JobOutcome,
   type OnStart,

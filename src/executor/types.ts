@@ -96,3 +96,13 @@ export interface ExecuteOptions {
    */
   readonly context?: ToolContext | undefined;
 }
+
+/**
+ * The events of one batch as {@link Executor.execute} returns them: an async iterator
+ * for one `for await` loop. `return()` (what leaving the loop early calls) cancels the
+ * batch and settles once every running tool has returned.
+ */
+export interface ExecutorRun extends AsyncIterableIterator<ExecutorEvent> {
+  next(): Promise<IteratorResult<ExecutorEvent, undefined>>;
+  return(value?: unknown): Promise<IteratorResult<ExecutorEvent, undefined>>;
+}
