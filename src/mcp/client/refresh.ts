@@ -17,6 +17,8 @@ export class ListRefresher {
   private tail: Promise<void> = Promise.resolve();
   private backgroundQueued = false;
   private lastError: Error | undefined;
+  /** The notification count the failed listing behind {@link lastError} tried to reflect. */
+  private failedTarget = 0;
   private closedError: Error | undefined;
   private waiters: Waiter[] = [];
   private listeners = new Set<(arrived: boolean) => void>();
@@ -62,7 +64,8 @@ export class ListRefresher {
    */
   async settled(): Promise<void> {
     const want = this.seenCount;
-    if (this.settledCount < want && this.closedError === undefined) {
+    const failedAlready = this.lastError !== undefined && this.failedTarget >= want;
+    if (this.settledCount < want && this.closedError === undefined && !failedAlready) {
       await new Promise<void>((resolve) => this.waiters.push({ want, resolve }));
     }
     if (this.closedError !== undefined) throw this.closedError;
@@ -112,6 +115,7 @@ export class ListRefresher {
           cause: error,
         });
       this.lastError = failure;
+      this.failedTarget = target;
       // Waiters this attempt was meant to satisfy learn of the failure now.
       this.release((w) => w.want <= target);
       return failure;

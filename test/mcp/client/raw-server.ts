@@ -80,6 +80,19 @@ export class RawServer {
     return this.transport.close();
   }
 
+  /**
+   * Pings the client. The client handles messages in order, so once the pong is back it
+   * has handled every notification sent before the ping.
+   */
+  async ping(): Promise<void> {
+    await this.request('ping', {});
+  }
+
+  /** How many requests of this method the client sent. */
+  count(method: string): number {
+    return this.received.filter((m) => (m as { method?: string }).method === method).length;
+  }
+
   private onMessage(message: JSONRPCMessage): void {
     this.received.push(message);
     for (const l of [...this.messageListeners]) l(message);
