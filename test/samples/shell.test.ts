@@ -1,0 +1,409 @@
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Shell, type ShellOptions } from '../../samples/shell/shell';
+
+let dir: string;
+const shells: Shell[] = [];
+
+function newShell(options: ShellOptions = {}): Shell {
+  const shell = new Shell({ cwd: dir, ...options });
+  shells.push(shell);
+  return shell;
+}
+
+beforeEach(() => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'shell-test-')));
+});
+
+afterEach(async () => {
+  await Promise.all(shells.splice(0).map((shell) => shell.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The process group of a live process, from /proc; undefined when it is gone or a zombie. */
+function liveGroup(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[0] === 'Z' ? undefined : Number(fields[2]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Waits (boundedly) for a process to be gone: the OS tells no one when it is reaped. */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 500; i += 1) {
+    if (liveGroup(pid) === undefined) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return false;
+}
+
+/** Runs a command and aborts it as soon as its output contains `text`. */
+async function runUntil(shell: Shell, command: string, text: string, extra = {}) {
+  const controller = new AbortController();
+  let seen = '';
+  return shell.run(command, {
+    signal: controller.signal,
+    onOutput: (chunk) => {
+      seen += chunk;
+      if (seen.includes(text)) controller.abort();
+    },
+    ...extra,
+  });
+}
+
+describe('Shell: running commands', () => {
+  it('returns output and exit status, with stderr merged in order', async () => {
+    const shell = newShell();
+    const result = await shell.run('echo out; echo err >&2; echo again; exit 3');
+    expect(result).toEqual({
+      output: 'out\nerr\nagain\n',
+      exitCode: 3,
+      interrupted: false,
+      timedOut: false,
+      truncated: false,
+    });
+  });
+
+  it('starts in the configured directory with the configured environment', async () => {
+    const shell = newShell({ env: { ...process.env, GREETING: 'hello there' } });
+    const result = await shell.run('pwd; echo "$GREETING"');
+    expect(result.output).toBe(`${dir}\nhello there\n`);
+  });
+
+  it('passes quotes, newlines, heredocs and non-ASCII text through untouched', async () => {
+    const shell = newShell();
+    const command = `printf '%s\\n' "it's" 'a "quote"'\ncat <<'EOF'\n$HOME stays literal — ✓\nEOF`;
+    const result = await shell.run(command);
+    expect(result.output).toBe(`it's\na "quote"\n$HOME stays literal — ✓\n`);
+  });
+
+  it('shows text that looks like its control lines as output', async () => {
+    const shell = newShell();
+    const result = await shell.run("echo '__AGENTTOOL_0123 E 0'; echo done");
+    expect(result.output).toBe('__AGENTTOOL_0123 E 0\ndone\n');
+    expect(result.exitCode).toBe(0);
+  });
+
+  it('reads nothing from its own control channel: stdin is empty', async () => {
+    const shell = newShell();
+    const result = await shell.run('cat; echo "read: $?"');
+    expect(result.output).toBe('read: 0\n');
+  });
+
+  it('refuses a command with a NUL character', async () => {
+    const shell = newShell();
+    await expect(shell.run('echo a\0b')).rejects.toThrow('without NUL');
+    expect((await shell.run('echo ok')).output).toBe('ok\n');
+  });
+});
+
+describe('Shell: state persists between commands', () => {
+  it('keeps the directory, variables, exports, functions, aliases and options', async () => {
+    const shell = newShell();
+    await shell.run(
+      [
+        'mkdir -p sub && cd sub',
+        'plain=1; export EXPORTED=2',
+        'declare -a list=(a "b c")',
+        'declare -A map=([k]=v)',
+        'greet() { echo "hi $1"; }',
+        "alias say='echo said'",
+        'set -o pipefail',
+        'shopt -s nullglob',
+        'umask 0077',
+      ].join('\n'),
+    );
+    const result = await shell.run(
+      [
+        'pwd',
+        'echo "$plain ${list[1]} ${map[k]}"',
+        'bash -c \'echo "child sees ${EXPORTED:-nothing} ${plain:-nothing}"\'',
+        'greet you',
+        'say it',
+        'false | true; echo "pipefail $?"',
+        'echo nomatch*',
+        'umask',
+      ].join('\n'),
+    );
+    expect(result.output).toBe(
+      `${dir}/sub\n1 b c v\nchild sees 2 nothing\nhi you\nsaid it\npipefail 1\n\n0077\n`,
+    );
+  });
+
+  it('forgets what a command unset or un-exported', async () => {
+    const shell = newShell({ env: { ...process.env, FROM_HOST: 'x' } });
+    await shell.run('a=1; export b=2; f() { :; }; alias g=true');
+    await shell.run('unset a FROM_HOST; export -n b; unset -f f; unalias g');
+    const result = await shell.run(
+      'echo "[${a-unset}] [${FROM_HOST-unset}]"; bash -c \'echo "[${b-unexported}]"\'; type f g 2>&1 | wc -l',
+    );
+    expect(result.output).toBe('[unset] [unset]\n[unexported]\n2\n');
+  });
+
+  it('gives the next command the previous exit status as $?', async () => {
+    const shell = newShell();
+    await shell.run('exit 7');
+    expect((await shell.run('echo $?')).output).toBe('7\n');
+  });
+
+  it('keeps set -e and set -u for later commands, and survives their exits', async () => {
+    const shell = newShell();
+    await shell.run('set -eu');
+    const failed = await shell.run('echo one; false; echo two');
+    expect(failed).toMatchObject({ output: 'one\n', exitCode: 1 });
+    const unbound = await shell.run('echo "$nope"; echo after');
+    expect(unbound.output).toMatch(/nope: unbound variable/);
+    expect(unbound.exitCode).not.toBe(0);
+    await shell.run('set +eu');
+    expect((await shell.run('false; echo "${nope-free}"')).output).toBe('free\n');
+  });
+
+  it('keeps the state a command left before `exit`', async () => {
+    const shell = newShell();
+    await shell.run('cd /; x=kept; exit 4');
+    expect((await shell.run('echo "$PWD $x"')).output).toBe('/ kept\n');
+  });
+
+  it('says so and stays put when the saved directory is gone', async () => {
+    const shell = newShell();
+    await shell.run('mkdir doomed && cd doomed');
+    await shell.run('rmdir "$PWD"');
+    const result = await shell.run('pwd');
+    expect(result.output).toContain(`the working directory ${dir}/doomed is gone`);
+    expect(result.output.endsWith(`${dir}\n`)).toBe(true);
+  });
+});
+
+describe('Shell: process groups', () => {
+  it('runs each command in a process group of its own, reported as it starts', async () => {
+    const shell = newShell();
+    const pgids: number[] = [];
+    const first = await shell.run('cut -d" " -f5 /proc/$BASHPID/stat', {
+      onStart: (pgid) => pgids.push(pgid),
+    });
+    const second = await shell.run('cut -d" " -f5 /proc/$BASHPID/stat', {
+      onStart: (pgid) => pgids.push(pgid),
+    });
+    expect(pgids).toHaveLength(2);
+    expect(first.output).toBe(`${pgids[0]}\n`);
+    expect(second.output).toBe(`${pgids[1]}\n`);
+    expect(pgids[0]).not.toBe(pgids[1]);
+    expect(pgids).not.toContain(shell.pid);
+  });
+
+  it('interrupts the command when onStart throws, and rejects with its error', async () => {
+    const shell = newShell();
+    const run = shell.run('echo started; sleep 30; echo finished', {
+      onStart: () => {
+        throw new Error('could not write the record');
+      },
+    });
+    await expect(run).rejects.toThrow('could not write the record');
+    expect((await shell.run('echo usable')).output).toBe('usable\n');
+  });
+});
+
+describe('Shell: interrupts', () => {
+  it('interrupts the foreground command, returns what it printed, and keeps the shell', async () => {
+    const shell = newShell();
+    await shell.run('cd /; kept=yes');
+    const shellPid = shell.pid;
+    const result = await runUntil(shell, 'echo before; sleep 30; echo after', 'before\n');
+    expect(result).toEqual({
+      output: 'before\n',
+      exitCode: 130,
+      interrupted: true,
+      timedOut: false,
+      truncated: false,
+    });
+    expect(shell.pid).toBe(shellPid);
+    expect((await shell.run('echo "$PWD $kept"')).output).toBe('/ yes\n');
+  });
+
+  it('stops the whole command line and everything in its group, not only one process', async () => {
+    const shell = newShell();
+    const result = await runUntil(
+      shell,
+      'for i in 1 2 3; do echo "tick $i"; sleep 30 | cat; done; echo finished',
+      'tick 1\n',
+    );
+    expect(result.output).toBe('tick 1\n');
+    expect(result.interrupted).toBe(true);
+  });
+
+  it('keeps the state an interrupted command had reached', async () => {
+    const shell = newShell();
+    await runUntil(shell, 'cd /; reached=1; echo ready; sleep 30', 'ready');
+    expect((await shell.run('echo "$PWD $reached"')).output).toBe('/ 1\n');
+  });
+
+  it('escalates to SIGTERM and SIGKILL when the command ignores SIGINT', async () => {
+    const shell = newShell({ interruptGraceMs: 100 });
+    const ignoresInt = await runUntil(shell, "trap '' INT; echo ready; sleep 30", 'ready');
+    expect(ignoresInt).toMatchObject({ exitCode: 143, interrupted: true });
+    const ignoresTerm = await runUntil(shell, "trap '' INT TERM; echo ready; sleep 30", 'ready');
+    expect(ignoresTerm).toMatchObject({ exitCode: 137, interrupted: true });
+    expect((await shell.run('echo still here')).output).toBe('still here\n');
+  });
+
+  it('interrupts on timeout and says so', async () => {
+    const shell = newShell();
+    const result = await shell.run('echo waiting; sleep 30', { timeoutMs: 50 });
+    expect(result).toMatchObject({ exitCode: 130, interrupted: true, timedOut: true });
+    expect(result.output).toBe('waiting\n');
+  });
+
+  it('runs nothing when the signal is already aborted', async () => {
+    const shell = newShell();
+    const result = await shell.run('touch ran', { signal: AbortSignal.abort() });
+    expect(result).toEqual({
+      output: '',
+      exitCode: null,
+      interrupted: true,
+      timedOut: false,
+      truncated: false,
+    });
+    expect((await shell.run('ls')).output).toBe('');
+  });
+
+  it('refuses a second command while one runs, with the contract message', async () => {
+    const shell = newShell();
+    let started!: () => void;
+    const startedPromise = new Promise<void>((resolve) => (started = resolve));
+    const controller = new AbortController();
+    const first = shell.run('sleep 30', { signal: controller.signal, onStart: () => started() });
+    await startedPromise;
+    expect(shell.running).toBe(true);
+    await expect(shell.run('echo second')).rejects.toThrow('the previous command is still running');
+    controller.abort();
+    expect((await first).interrupted).toBe(true);
+    expect((await shell.run('echo second')).output).toBe('second\n');
+  });
+
+  it('refuses a second command even before the shell has started', async () => {
+    const shell = newShell();
+    const first = shell.run('echo first');
+    await expect(shell.run('echo second')).rejects.toThrow('the previous command is still running');
+    expect((await first).output).toBe('first\n');
+  });
+});
+
+describe('Shell: bounded output', () => {
+  it('keeps the head and the tail within the cap and marks what it left out', async () => {
+    const shell = newShell({ maxOutputBytes: 1000 });
+    const result = await shell.run('seq 1 100000');
+    expect(result.truncated).toBe(true);
+    expect(result.output.startsWith('1\n2\n3\n')).toBe(true);
+    expect(result.output.endsWith('99999\n100000\n')).toBe(true);
+    const total = (await shell.run('seq 1 100000 | wc -c')).output.trim();
+    expect(result.output).toContain(
+      `[output truncated: ${Number(total) - 1000} of ${total} bytes not shown]`,
+    );
+    expect(Buffer.byteLength(result.output)).toBeLessThan(1100);
+  });
+
+  it('keeps reading a flood of output so the command is never blocked', async () => {
+    const shell = newShell({ maxOutputBytes: 64 });
+    const result = await shell.run('head -c 20000000 /dev/zero | tr "\\0" x; echo; echo end');
+    expect(result.exitCode).toBe(0);
+    expect(result.output.endsWith('x\nend\n')).toBe(true);
+  });
+
+  it('rejects a cap that cannot hold anything', () => {
+    expect(() => new Shell({ maxOutputBytes: 1 })).toThrow('maxOutputBytes');
+  });
+});
+
+describe('Shell: lifecycle', () => {
+  it('restart gives a fresh shell and forgets the state', async () => {
+    const shell = newShell();
+    await shell.run('cd /; forgotten=1');
+    const before = shell.pid;
+    await shell.restart();
+    expect(shell.pid).not.toBe(before);
+    expect((await shell.run('echo "$PWD ${forgotten-gone}"')).output).toBe(`${dir} gone\n`);
+  });
+
+  it('restart ends a running command, whose run resolves without an exit status', async () => {
+    const shell = newShell();
+    let pgid = 0;
+    let started!: () => void;
+    const startedPromise = new Promise<void>((resolve) => (started = resolve));
+    const running = shell.run('sleep 30', {
+      onStart: (id) => {
+        pgid = id;
+        started();
+      },
+    });
+    await startedPromise;
+    await shell.restart();
+    expect(await running).toMatchObject({ exitCode: null, interrupted: true });
+    expect(await gone(pgid)).toBe(true);
+    expect((await shell.run('echo fresh')).output).toBe('fresh\n');
+  });
+
+  it('close kills the shell, the running command and what commands left behind', async () => {
+    const shell = newShell();
+    const background = await shell.run('sleep 30 >/dev/null 2>&1 & echo $!');
+    const leftover = Number(background.output.trim());
+    let pgid = 0;
+    let started!: () => void;
+    const startedPromise = new Promise<void>((resolve) => (started = resolve));
+    const running = shell.run('sleep 30', {
+      onStart: (id) => {
+        pgid = id;
+        started();
+      },
+    });
+    await startedPromise;
+    const bash = shell.pid!;
+    expect(liveGroup(leftover)).toBeDefined();
+    await shell.close();
+    expect(await running).toMatchObject({ exitCode: null, interrupted: true });
+    expect(await gone(bash)).toBe(true);
+    expect(await gone(pgid)).toBe(true);
+    expect(await gone(leftover)).toBe(true);
+  });
+
+  it('close is idempotent and later commands are refused', async () => {
+    const shell = newShell();
+    await shell.run('true');
+    const first = shell.close();
+    expect(shell.close()).toBe(first);
+    await first;
+    await expect(shell.run('true')).rejects.toThrow('the shell is closed');
+    await expect(shell.restart()).rejects.toThrow('the shell is closed');
+  });
+
+  it('closing a shell that never started is harmless', async () => {
+    const shell = newShell();
+    await shell.close();
+    expect(shell.pid).toBeUndefined();
+  });
+
+  it('reports a shell that died under a command, and starts a new one next time', async () => {
+    const shell = newShell();
+    await shell.run('x=1');
+    await expect(shell.run('echo dying; kill -9 $$')).rejects.toThrow(
+      /the shell exited while the command was running \(killed by SIGKILL\).*next command starts a new shell/,
+    );
+    expect(shell.running).toBe(false);
+    expect((await shell.run('echo "${x-new shell}"')).output).toBe('new shell\n');
+  });
+
+  it('fails clearly, without hanging, when bash cannot start', async () => {
+    const shell = newShell({ command: ['/nonexistent/bash'] });
+    await expect(shell.run('true')).rejects.toThrow(/bash could not start: .*ENOENT/);
+    await expect(shell.run('true')).rejects.toThrow(/bash could not start/);
+  });
+
+  it('gives up waiting for a start within the start timeout', async () => {
+    const shell = newShell({ command: ['sleep', '30'], startTimeoutMs: 100 });
+    await expect(shell.run('true')).rejects.toThrow('bash did not start within 100 ms');
+    expect(shell.running).toBe(false);
+  });
+});
