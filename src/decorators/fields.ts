@@ -181,7 +181,7 @@ function checkEnum(
   const wrong = values.find((v) => !fit(v));
   if (wrong !== undefined) {
     problems.push(
-      `${where}: enum value ${describeValue(wrong)} is not a ${shape.kind}; make every enum value a ${shape.kind} or change the field's type`,
+      `${where}: enum value ${describeValue(wrong)} is not of type ${shape.kind}; make every enum value of type ${shape.kind} or change the field's type`,
     );
   }
 }
