@@ -6,6 +6,8 @@ export interface ControlLine {
 
 /** The longest control line we wait for; anything longer is not ours. */
 const MAX_CONTROL_LINE = 256;
+/** What follows the marker in a line we printed: a letter and maybe a number. */
+const CONTROL_LINE = /^([A-Z])(?: (-?\d+))?$/;
 
 /**
  * Splits the shell's stdout into command output and control lines. A control line
@@ -34,24 +36,22 @@ export class ControlStream {
         return;
       }
       const end = this.pending.indexOf(0x0a, at + this.marker.length);
-      if (end === -1) {
-        if (this.pending.length - at > MAX_CONTROL_LINE) {
-          // Not a line we printed: let it through as output.
-          this.flushUpTo(at + this.marker.length);
-          continue;
-        }
+      if (end === -1 && this.pending.length - at <= MAX_CONTROL_LINE) {
         this.flushUpTo(at);
         return;
       }
-      const line = this.pending.subarray(at + this.marker.length, end).toString('utf8');
+      const match =
+        end === -1 || end - at > MAX_CONTROL_LINE
+          ? null
+          : CONTROL_LINE.exec(this.pending.subarray(at + this.marker.length, end).toString());
+      if (match === null) {
+        // Not a line we printed: let it through as output.
+        this.flushUpTo(at + this.marker.length);
+        continue;
+      }
       this.flushUpTo(at);
       this.pending = this.pending.subarray(end - at + 1);
-      const space = line.indexOf(' ');
-      this.onControl(
-        space === -1
-          ? { kind: line, value: '' }
-          : { kind: line.slice(0, space), value: line.slice(space + 1) },
-      );
+      this.onControl({ kind: match[1] ?? '', value: match[2] ?? '' });
     }
   }
 

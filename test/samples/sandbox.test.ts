@@ -1,0 +1,218 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  chmodSync,
+  lstatSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PathEscapeError, Sandbox } from '../../samples/fs/sandbox';
+
+let base: string;
+let root: string;
+let outside: string;
+let sandbox: Sandbox;
+
+beforeEach(async () => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'sandbox-test-')));
+  root = join(base, 'root');
+  outside = join(base, 'outside');
+  mkdirSync(root);
+  mkdirSync(outside);
+  writeFileSync(join(outside, 'secret.txt'), 'secret');
+  writeFileSync(join(root, 'hello.txt'), 'hello world');
+  sandbox = await Sandbox.open(root);
+});
+
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+/** Every entry under a directory, recursively, to show that a refusal touched nothing. */
+function tree(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
+}
+
+async function expectRefused(path: string, contains: string): Promise<void> {
+  const before = [tree(root), tree(outside)];
+  for (const attempt of [
+    () => sandbox.read(path),
+    () => sandbox.write(path, 'x'),
+    () => sandbox.append(path, 'x'),
+  ]) {
+    const error: unknown = await attempt().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(PathEscapeError);
+    const message = (error as Error).message;
+    expect(message).toContain(JSON.stringify(path));
+    expect(message).toContain(JSON.stringify(root));
+    expect(message).toContain(contains);
+  }
+  expect([tree(root), tree(outside)]).toEqual(before);
+  expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('secret');
+}
+
+describe('Sandbox: paths inside the root', () => {
+  it('resolves relative paths, inner "..", and absolute paths under the root', async () => {
+    expect(await sandbox.resolve('hello.txt')).toBe(join(root, 'hello.txt'));
+    expect(await sandbox.resolve('a/../hello.txt')).toBe(join(root, 'hello.txt'));
+    expect(await sandbox.resolve('./new/deeper/file')).toBe(join(root, 'new/deeper/file'));
+    expect(await sandbox.resolve(join(root, 'hello.txt'))).toBe(join(root, 'hello.txt'));
+    expect(await sandbox.resolve('.')).toBe(root);
+  });
+
+  it('accepts a root reached through a link, under either spelling', async () => {
+    symlinkSync(root, join(base, 'alias'));
+    const viaAlias = await Sandbox.open(join(base, 'alias'));
+    expect(viaAlias.realRoot).toBe(root);
+    expect(await viaAlias.resolve(join(base, 'alias', 'hello.txt'))).toBe(join(root, 'hello.txt'));
+    expect(await viaAlias.resolve(join(root, 'hello.txt'))).toBe(join(root, 'hello.txt'));
+    expect((await viaAlias.read('hello.txt')).content.toString()).toBe('hello world');
+  });
+
+  it('follows links that stay inside the root', async () => {
+    mkdirSync(join(root, 'real'));
+    symlinkSync('real', join(root, 'dirlink'));
+    symlinkSync(join(root, 'hello.txt'), join(root, 'filelink'));
+    expect(await sandbox.resolve('dirlink/x')).toBe(join(root, 'real/x'));
+    expect((await sandbox.read('filelink')).content.toString()).toBe('hello world');
+  });
+});
+
+describe('Sandbox: escapes are refused and nothing is touched', () => {
+  it('refuses ".." that climbs out', async () => {
+    await expectRefused('../outside/secret.txt', `its ".." climbs out`);
+    await expectRefused('sub/../../outside/new.txt', 'climbs out');
+    await expectRefused('..', 'climbs out');
+  });
+
+  it('refuses absolute paths elsewhere', async () => {
+    await expectRefused(join(outside, 'secret.txt'), 'it is absolute');
+    await expectRefused('/etc/passwd', 'it is absolute');
+    await expectRefused(`${root}-sibling/file`, 'it is absolute');
+  });
+
+  it('refuses a linked directory that points outside', async () => {
+    symlinkSync(outside, join(root, 'out'));
+    await expectRefused('out/secret.txt', 'through a symbolic link');
+    await expectRefused('out/new/file.txt', 'through a symbolic link');
+    await expectRefused('out', 'through a symbolic link');
+  });
+
+  it('refuses a linked file that points outside', async () => {
+    symlinkSync(join(outside, 'secret.txt'), join(root, 'leak.txt'));
+    await expectRefused('leak.txt', 'through a symbolic link');
+  });
+
+  it('refuses a dangling link whose target would be created outside', async () => {
+    symlinkSync(join(outside, 'planted.txt'), join(root, 'dangling'));
+    await expectRefused('dangling', join(outside, 'planted.txt'));
+    expect(existsSync(join(outside, 'planted.txt'))).toBe(false);
+  });
+
+  it('refuses a chain of links that ends outside, and a relative link that climbs out', async () => {
+    symlinkSync('../outside', join(root, 'climb'));
+    symlinkSync('climb', join(root, 'chain'));
+    await expectRefused('chain/secret.txt', 'through a symbolic link');
+    await expectRefused('climb/secret.txt', 'through a symbolic link');
+  });
+
+  it('stops on a link loop with an error instead of hanging', async () => {
+    symlinkSync('loop-b', join(root, 'loop-a'));
+    symlinkSync('loop-a', join(root, 'loop-b'));
+    await expect(sandbox.write('loop-a', 'x')).rejects.toThrow('too many symbolic links');
+  });
+
+  it('refuses empty paths and NUL characters', async () => {
+    await expect(sandbox.read('')).rejects.toThrow('the path is empty');
+    await expect(sandbox.write('a\0b', 'x')).rejects.toThrow('NUL');
+  });
+});
+
+describe('Sandbox: reading', () => {
+  it('reads at most maxBytes and says how big the file is', async () => {
+    expect(await sandbox.read('hello.txt', { maxBytes: 5 })).toEqual({
+      content: Buffer.from('hello'),
+      size: 11,
+      truncated: true,
+    });
+    expect(await sandbox.read('hello.txt')).toEqual({
+      content: Buffer.from('hello world'),
+      size: 11,
+      truncated: false,
+    });
+  });
+
+  it('says clearly when the file is missing or a directory', async () => {
+    await expect(sandbox.read('missing.txt')).rejects.toThrow(
+      'cannot read "missing.txt": no such file',
+    );
+    mkdirSync(join(root, 'dir'));
+    await expect(sandbox.read('dir')).rejects.toThrow('it is a directory');
+  });
+});
+
+describe('Sandbox: writing', () => {
+  it('replaces a file by renaming a complete temporary file over it', async () => {
+    chmodSync(join(root, 'hello.txt'), 0o640);
+    const inodeBefore = statSync(join(root, 'hello.txt')).ino;
+    expect(await sandbox.write('hello.txt', 'replaced ✓')).toBe(Buffer.byteLength('replaced ✓'));
+    expect(readFileSync(join(root, 'hello.txt'), 'utf8')).toBe('replaced ✓');
+    expect(statSync(join(root, 'hello.txt')).ino).not.toBe(inodeBefore);
+    expect(statSync(join(root, 'hello.txt')).mode & 0o777).toBe(0o640);
+    expect(readdirSync(root)).toEqual(['hello.txt']);
+  });
+
+  it('creates missing parent directories inside the root', async () => {
+    await sandbox.write('a/b/c.txt', 'deep');
+    expect(readFileSync(join(root, 'a/b/c.txt'), 'utf8')).toBe('deep');
+  });
+
+  it('writes through a link inside the root to its target and keeps the link', async () => {
+    symlinkSync('hello.txt', join(root, 'link.txt'));
+    await sandbox.write('link.txt', 'through');
+    expect(lstatSync(join(root, 'link.txt')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(root, 'hello.txt'), 'utf8')).toBe('through');
+  });
+
+  it('creates the target of a dangling link that points inside', async () => {
+    symlinkSync('made.txt', join(root, 'pending'));
+    await sandbox.write('pending', 'made');
+    expect(readFileSync(join(root, 'made.txt'), 'utf8')).toBe('made');
+  });
+
+  it('leaves no temporary file behind when the write fails', async () => {
+    await expect(sandbox.write('hello.txt/child', 'x')).rejects.toThrow(
+      'cannot write "hello.txt/child": a parent is not a directory',
+    );
+    mkdirSync(join(root, 'dir'));
+    await expect(sandbox.write('dir', 'x')).rejects.toThrow('it is a directory');
+    expect(readdirSync(root).sort()).toEqual(['dir', 'hello.txt']);
+  });
+
+  it('appends, creating the file when absent', async () => {
+    expect(await sandbox.append('log.txt', 'one\n')).toBe(4);
+    await sandbox.append('log.txt', 'two\n');
+    await sandbox.append('hello.txt', '!');
+    expect(readFileSync(join(root, 'log.txt'), 'utf8')).toBe('one\ntwo\n');
+    expect(readFileSync(join(root, 'hello.txt'), 'utf8')).toBe('hello world!');
+  });
+});
+
+describe('Sandbox.open', () => {
+  it('refuses a root that is missing or not a directory', async () => {
+    await expect(Sandbox.open(join(base, 'nope'))).rejects.toThrow(
+      `the root directory ${JSON.stringify(join(base, 'nope'))} does not exist`,
+    );
+    await expect(Sandbox.open(join(root, 'hello.txt'))).rejects.toThrow('is not a directory');
+    await expect(Sandbox.open('')).rejects.toThrow('the root directory is empty');
+  });
+});

@@ -1,0 +1,117 @@
+import fc from 'fast-check';
+import { BoundedOutput, truncationLine } from '../../samples/shell/bounded-output';
+import { ControlStream, type ControlLine } from '../../samples/shell/control-stream';
+import { bashQuote } from '../../samples/shell/bash-driver';
+import { execFileSync } from 'node:child_process';
+
+describe('BoundedOutput', () => {
+  it('keeps everything up to the cap', () => {
+    const out = new BoundedOutput(10);
+    out.push(Buffer.from('01234'));
+    out.push(Buffer.from('56789'));
+    expect(out.truncated).toBe(false);
+    expect(out.text()).toBe('0123456789');
+  });
+
+  it('keeps the first and last halves and says how much is missing', () => {
+    const out = new BoundedOutput(10);
+    for (const chunk of ['abc', 'defgh', 'ijklmnop', 'qrstuvwxyz']) out.push(Buffer.from(chunk));
+    expect(out.truncated).toBe(true);
+    expect(out.receivedBytes).toBe(26);
+    expect(out.text()).toBe(`abcde\n${truncationLine(16, 26)}\nvwxyz`);
+  });
+
+  it('never splits a UTF-8 character at either cut', () => {
+    const out = new BoundedOutput(8);
+    out.push(Buffer.from('ééééééééé')); // 2 bytes each: the cuts fall inside characters
+    const text = out.text();
+    expect(text).not.toContain('\uFFFD');
+    expect(text.startsWith('éé')).toBe(true);
+    expect(text.endsWith('éé')).toBe(true);
+  });
+
+  it('keeps exactly the head and tail of any sequence of chunks', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.uint8Array({ maxLength: 40 }), { maxLength: 20 }),
+        fc.integer({ min: 2, max: 64 }),
+        (chunks, cap) => {
+          const out = new BoundedOutput(cap);
+          for (const chunk of chunks) out.push(Buffer.from(chunk));
+          const all = Buffer.concat(chunks.map((c) => Buffer.from(c)));
+          expect(out.receivedBytes).toBe(all.length);
+          expect(out.truncated).toBe(all.length > cap);
+          if (all.length <= cap) expect(out.text()).toBe(all.toString('utf8'));
+        },
+      ),
+    );
+  });
+});
+
+describe('ControlStream', () => {
+  const MARK = '__AGENTTOOL_abc';
+
+  function split(input: string, cuts: number[]): { data: string; lines: ControlLine[] } {
+    let data = '';
+    const lines: ControlLine[] = [];
+    const stream = new ControlStream(
+      MARK,
+      (chunk) => (data += chunk.toString('utf8')),
+      (line) => lines.push(line),
+    );
+    const bytes = Buffer.from(input);
+    let at = 0;
+    for (const cut of [...cuts.filter((c) => c > 0 && c < bytes.length)].sort((a, b) => a - b)) {
+      stream.push(bytes.subarray(at, cut));
+      at = cut;
+    }
+    stream.push(bytes.subarray(at));
+    return { data, lines };
+  }
+
+  it('takes control lines out of the output wherever they land', () => {
+    const input = `partial ${MARK} S 42\nline\n${MARK} E 0\n`;
+    expect(split(input, [])).toEqual({
+      data: 'partial line\n',
+      lines: [
+        { kind: 'S', value: '42' },
+        { kind: 'E', value: '0' },
+      ],
+    });
+  });
+
+  it('gives the same answer however the stream is cut into chunks', () => {
+    const input = `a${MARK} R\nbc\n${MARK} S 7\nd${MARK.slice(0, 5)}e\n${MARK} E 130\n`;
+    const whole = split(input, []);
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: input.length - 1 })), (cuts) => {
+        expect(split(input, cuts)).toEqual(whole);
+      }),
+    );
+  });
+
+  it('lets a marker without its line end through as output once it is too long to be ours', () => {
+    const long = `${MARK} ${'x'.repeat(300)}`;
+    expect(split(long + `\n${MARK} E 1\n`, [])).toEqual({
+      data: `${long}\n`,
+      lines: [{ kind: 'E', value: '1' }],
+    });
+  });
+});
+
+describe('bashQuote', () => {
+  it('makes any text one literal bash word', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme' }).filter((s) => !s.includes('\0')),
+        (text) => {
+          const echoed = execFileSync('bash', ['-c', `printf %s ${bashQuote(text)}`], {
+            encoding: 'utf8',
+          });
+          expect(echoed).toBe(text);
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+});
