@@ -21,3 +21,11 @@ export { audioName, resultOf } from './result';
 // the server's spelling of the same string (two star exports of one name would clash).
 export { RemoteRecord } from './record';
 export { CONNECTION_CLOSED, RemoteToolError } from './errors';
+export {
+  MemoryTokenStore,
+  type StoredGrant,
+  type TokenKey,
+  type TokenStore,
+} from './oauth/token-store';
+export { FileTokenStore } from './oauth/file-token-store';
+export { StoredAuthProvider, type StoredAuthProviderOptions } from './oauth/stored-auth-provider';

@@ -262,9 +262,15 @@ export class RemoteTools {
         elicitationHandler(() => [...this.inFlight]),
       );
     }
-    client.onclose = () => this.markClosed();
+    // Only the connection that came up closes this remote; a failed attempt (one that
+    // needed authorization first, say) closes just itself.
+    let up = false;
+    client.onclose = () => {
+      if (up && this.client === client) this.markClosed();
+    };
     this.client = client;
     await client.connect(transport, o.signal !== undefined ? { signal: o.signal } : {});
+    up = true;
   }
 
   private async listTools(): Promise<void> {
