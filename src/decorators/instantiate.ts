@@ -81,16 +81,55 @@ function compile(cls: Constructor): Instantiate {
       return instance;
     };
   }
-  return (plain) => {
-    const instance = new New();
-    for (let i = 0; i < fields.length; i++) {
-      const { key, convert } = fields[i]!;
-      if (!Object.hasOwn(plain, key)) continue;
-      const value = plain[key];
-      instance[key] = convert === undefined ? value : convertField(convert, value, key);
-    }
-    return instance;
-  };
+  return compileFast(New, fields);
+}
+
+/**
+ * Generates the instantiator of a class without class-transformer decorators: one
+ * constant-key store per field (generic keyed stores with changing keys cost V8 several
+ * times as much). Keys enter the code only as JSON string literals.
+ */
+function compileFast(
+  New: new () => Record<string, unknown>,
+  fields: readonly { key: string; convert: Convert | undefined }[],
+): Instantiate {
+  const lines = ['const instance = new New();', 'let v;'];
+  fields.forEach(({ key, convert }, i) => {
+    const k = JSON.stringify(key);
+    // JSON never yields undefined, so a defined value is present, unless the key names
+    // something every object inherits (toString, valueOf, ...).
+    const present = key in Object.prototype ? `hasOwn(plain, ${k})` : 'v !== undefined';
+    lines.push(`v = plain[${k}];`);
+    lines.push(
+      convert === undefined
+        ? `if (${present}) instance[${k}] = v;`
+        : `if (${present}) instance[${k}] = v === null ? null : convertField(converts[${i}], v, ${k});`,
+    );
+  });
+  lines.push('return instance;');
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from field names as JSON literals only
+  const factory = new Function(
+    'New',
+    'converts',
+    'convertField',
+    'hasOwn',
+    `return function instantiate(plain) {\n${lines.join('\n')}\n};`,
+  ) as (
+    New: new () => Record<string, unknown>,
+    converts: readonly (Convert | undefined)[],
+    convertField: typeof convertFieldValue,
+    hasOwn: typeof Object.hasOwn,
+  ) => Instantiate;
+  return factory(
+    New,
+    fields.map((f) => f.convert),
+    convertFieldValue,
+    Object.hasOwn,
+  );
+}
+
+function convertFieldValue(convert: Convert, value: unknown, key: string | number): unknown {
+  return convertField(convert, value, key);
 }
 
 function convertField(convert: Convert, value: unknown, key: string | number): unknown {
@@ -126,14 +165,18 @@ function converter(shape: Shape): Convert | undefined {
       if (each === undefined) return undefined;
       return (value) => {
         const out: Record<string, unknown> = {};
-        for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+        const map = value as Record<string, unknown>;
+        for (const key of Object.keys(map)) {
+          const converted = convertField(each, map[key], key);
           // defineProperty keeps `__proto__` an own key instead of setting the prototype.
-          Object.defineProperty(out, key, {
-            value: convertField(each, v, key),
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
+          if (key === '__proto__') {
+            Object.defineProperty(out, key, {
+              value: converted,
+              enumerable: true,
+              writable: true,
+              configurable: true,
+            });
+          } else out[key] = converted;
         }
         return out;
       };
@@ -144,16 +187,46 @@ function converter(shape: Shape): Convert | undefined {
 }
 
 // RFC 3339, as Go's time.Time decodes it; Date alone would also take "1" or "May 5".
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 
 function toDate(value: unknown): Date {
-  const date = RFC3339.test(value as string) ? new Date(value as string) : undefined;
-  if (date === undefined || Number.isNaN(date.getTime())) {
+  const time = rfc3339Time(value as string);
+  if (time === undefined) {
     throw new ConvertFailure(
       `cannot parse ${JSON.stringify(value)} as a date-time (RFC 3339, e.g. "2024-05-01T12:00:00Z")`,
     );
   }
-  return date;
+  return new Date(time);
+}
+
+/** Milliseconds since the epoch, or undefined when the text is not a valid RFC 3339 time. */
+function rfc3339Time(text: string): number | undefined {
+  const m = RFC3339.exec(text);
+  if (m === null) return undefined;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const hour = Number(m[4]);
+  const minute = Number(m[5]);
+  const second = Number(m[6]);
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  const offsetHours = m[9] === undefined ? 0 : Number(m[9]);
+  const offsetMinutes = m[10] === undefined ? 0 : Number(m[10]);
+  if (offsetHours > 23 || offsetMinutes > 59) return undefined;
+  // Date keeps milliseconds; finer digits are dropped, as Date's own parser does.
+  const millis = m[7] === undefined ? 0 : Number(m[7].padEnd(3, '0').slice(0, 3));
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, millis);
+  const offset = (offsetHours * 60 + offsetMinutes) * 60_000;
+  return date.getTime() - (m[8] === '-' ? -offset : offset);
+}
+
+function daysIn(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

@@ -153,6 +153,26 @@ describe('instantiation', () => {
     );
   });
 
+  it.each([
+    ['2024-02-29T23:59:59.5+01:00', '2024-02-29T22:59:59.500Z'],
+    ['2024-05-01t12:00:00z', '2024-05-01T12:00:00.000Z'],
+    ['1999-12-31T23:00:00-02:30', '2000-01-01T01:30:00.000Z'],
+  ])('decodes the RFC 3339 time %s', async (when, iso) => {
+    expect((await parse(JSON.stringify({ ...base, when }))).when.toISOString()).toBe(iso);
+  });
+
+  it.each([
+    '2023-02-29T00:00:00Z',
+    '2024-04-31T00:00:00Z',
+    '2024-05-01T24:00:00Z',
+    '2024-05-01',
+    '1',
+  ])('rejects %s, which is not an RFC 3339 time', async (when) => {
+    expect((await failure(() => parse(JSON.stringify({ ...base, when })))).message).toMatch(
+      /^invalid arguments: when: cannot parse ".*" as a date-time/,
+    );
+  });
+
   it('keeps hostile keys away from every prototype', async () => {
     const raw =
       '{"when":"2024-05-01T12:00:00Z","item":{"name":"a","__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}}},' +

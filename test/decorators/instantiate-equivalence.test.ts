@@ -30,9 +30,27 @@ const targetMaps: TargetMap[] = [
   { target: Leaf, properties: { at: Date } },
 ];
 
+// RFC 3339 texts with offsets and 0 to 6 fraction digits, all of which Date parses too.
 const date = fc
-  .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2999-12-31T23:59:59Z') })
-  .map((d) => d.toISOString());
+  .tuple(
+    fc.date({
+      min: new Date('1970-01-01T00:00:00Z'),
+      max: new Date('2999-12-31T23:59:59Z'),
+      noInvalidDate: true,
+    }),
+    fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 }),
+    fc.constantFrom(0, 1, 3, 6),
+  )
+  .map(([d, offset, digits]) => {
+    const local = new Date(d.getTime() + offset * 60_000).toISOString().slice(0, 23);
+    const fraction = digits === 0 ? '' : `.${(local.slice(20) + '456').slice(0, digits)}`;
+    const abs = Math.abs(offset);
+    const zone =
+      offset === 0
+        ? 'Z'
+        : `${offset < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+    return `${local.slice(0, 19)}${fraction}${zone}`;
+  });
 const leaf = fc.record(
   {
     name: fc.string(),

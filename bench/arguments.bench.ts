@@ -1,0 +1,163 @@
+// The per-call cost of the whole argument pipeline (raw JSON → validated → instance)
+// against the schema libraries the MCP SDK (ajv) and fastmcp (zod) validate with.
+import 'reflect-metadata';
+import Ajv from 'ajv';
+import { plainToInstance } from 'class-transformer';
+import { z } from 'zod';
+import {
+  argumentsParser,
+  compileSchema,
+  Param,
+  parseArguments,
+  schemaFromJson,
+  schemaOf,
+} from 'agenttool';
+import { type Figure, measure, report } from './measure';
+
+class Owner {
+  @Param('Who owns it') name!: string;
+  @Param('Their id', { type: 'integer' }) id!: number;
+}
+
+enum Level {
+  Low = 'low',
+  Medium = 'medium',
+  High = 'high',
+}
+
+/** Ten fields of mixed kinds, no class-validator constraints. */
+class TenFields {
+  @Param('A name') name!: string;
+  @Param('How many', { type: 'integer' }) count!: number;
+  @Param('A ratio') ratio!: number;
+  @Param('On or off') enabled!: boolean;
+  @Param('How much', { enum: Level }) level!: Level;
+  @Param('Labels', { items: 'string' }) tags!: string[];
+  @Param('When') when!: Date;
+  @Param('The owner') owner!: Owner;
+  @Param('A note', { optional: true }) note?: string;
+  @Param('Limits by name', { values: 'number', optional: true }) limits?: Record<string, number>;
+}
+
+const raw = JSON.stringify({
+  name: 'report.txt',
+  count: 42,
+  ratio: 0.75,
+  enabled: true,
+  level: 'medium',
+  tags: ['alpha', 'beta', 'gamma'],
+  when: '2024-05-01T12:00:00Z',
+  owner: { name: 'ann', id: 7 },
+  note: 'first draft',
+  limits: { cpu: 2, memory: 512 },
+});
+
+const schema = schemaOf(TenFields);
+const ajv = new Ajv({ validateFormats: false });
+const ajvValidate = ajv.compile(schema);
+
+const zodSchema = z.object({
+  name: z.string(),
+  count: z.number().int(),
+  ratio: z.number(),
+  enabled: z.boolean(),
+  level: z.enum(['low', 'medium', 'high']),
+  tags: z.array(z.string()),
+  when: z.string(), // as ajv without formats: a string
+  owner: z.object({ name: z.string(), id: z.number().int() }),
+  note: z.string().optional(),
+  limits: z.record(z.string(), z.number()).optional(),
+});
+
+const parse = argumentsParser(TenFields);
+// The same model the pipeline validates with, for the validation-only figure.
+const contractValidator = compileSchema(schemaFromJson(schema)!);
+
+let sink: unknown;
+
+function check(ok: boolean, what: string): void {
+  if (!ok) throw new Error(`benchmark input rejected by ${what}`);
+}
+
+async function main(): Promise<void> {
+  // Every contender must accept the input, or the figures mean nothing.
+  check(ajvValidate(JSON.parse(raw)), 'ajv');
+  check(zodSchema.safeParse(JSON.parse(raw)).success, 'zod');
+  check(parse(raw) instanceof TenFields, 'agenttool');
+
+  const options = { ops: 50_000, rounds: 9, warmup: 3 };
+  const figures: Figure[] = [];
+  figures.push(
+    await measure(
+      'ajv (JSON.parse + validate)',
+      (ops) => {
+        for (let i = 0; i < ops; i++) {
+          const value: unknown = JSON.parse(raw);
+          if (!ajvValidate(value)) throw new Error('rejected');
+          sink = value;
+        }
+      },
+      options,
+    ),
+  );
+  figures.push(
+    await measure(
+      'zod 4 (JSON.parse + safeParse)',
+      (ops) => {
+        for (let i = 0; i < ops; i++) {
+          const result = zodSchema.safeParse(JSON.parse(raw));
+          if (!result.success) throw new Error('rejected');
+          sink = result.data;
+        }
+      },
+      options,
+    ),
+  );
+  figures.push(
+    await measure(
+      'agenttool pipeline (validate + instance)',
+      (ops) => {
+        for (let i = 0; i < ops; i++) sink = parse(raw);
+      },
+      options,
+    ),
+  );
+  figures.push(
+    await measure(
+      'agenttool validation only',
+      (ops) => {
+        for (let i = 0; i < ops; i++) {
+          const value = parseArguments(raw);
+          if (contractValidator(value) !== undefined) throw new Error('rejected');
+          sink = value;
+        }
+      },
+      options,
+    ),
+  );
+  figures.push(
+    await measure(
+      'validation + class-transformer plainToInstance',
+      (ops) => {
+        for (let i = 0; i < ops; i++) {
+          const value = parseArguments(raw);
+          if (contractValidator(value) !== undefined) throw new Error('rejected');
+          sink = plainToInstance(TenFields, value as object);
+        }
+      },
+      { ...options, ops: 10_000 },
+    ),
+  );
+  report(
+    'Arguments of a ten-field class, per call, against ajv',
+    figures,
+    'ajv (JSON.parse + validate)',
+  );
+  report('The same, against zod 4', figures, 'zod 4 (JSON.parse + safeParse)');
+  void sink;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
