@@ -37,6 +37,8 @@ const NEW = 0;
 const RUNNING = 1;
 const CLOSED = 2;
 
+type Step = IteratorResult<ExecutorEvent, undefined>;
+
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /**
@@ -86,13 +88,15 @@ export class BatchRun implements ExecutorRun {
   readonly #plan: BatchPlan;
   readonly #n: number;
   readonly #controller = new AbortController();
+  /** What every job's context is made from: the batch's context, signal and recorder. */
+  readonly #jobBase: ToolContext;
   #state = NEW;
 
   /** Chain of each job, and the position of each chain's current job. */
   readonly #chainOf: Int32Array;
   readonly #chainPos: Int32Array;
   /** Chains whose current job waits for a slot, in the order they asked. */
-  readonly #waiting = new Fifo<number>();
+  readonly #wanting = new Fifo<number>();
   #active = 0;
 
   /** Per job: holds a slot; has its final; progress events still queued. */
@@ -105,8 +109,11 @@ export class BatchRun implements ExecutorRun {
   readonly #ready = new Fifo<QueuedEvent>();
   #finalsDelivered = 0;
   #toAcknowledge: QueuedEvent | undefined;
-  #wake: (() => void) | undefined;
-  #nextInFlight: Promise<IteratorResult<ExecutorEvent, undefined>> | undefined;
+  /** The consumer's pending next(), when it waits for an event. */
+  #waiter: ((step: Step | Promise<Step>) => void) | undefined;
+  #waiting: Promise<Step> | undefined;
+  /** The batch signal is aborted (kept as a field: it is read on every start). */
+  #aborted = false;
 
   /** Jobs in onStart or in their tool; `return()` waits for them. */
   #inflight = 0;
@@ -126,35 +133,37 @@ export class BatchRun implements ExecutorRun {
     this.#holdsSlot = new Uint8Array(n);
     this.#settled = new Uint8Array(n);
     this.#queued = new Int32Array(n);
+    const signal = this.#controller.signal;
+    const recorder = plan.recorder;
+    this.#jobBase = plan.context.with(recorder === undefined ? { signal } : { signal, recorder });
   }
 
   [Symbol.asyncIterator](): this {
     return this;
   }
 
-  next(): Promise<IteratorResult<ExecutorEvent, undefined>> {
-    // One loop calls next() after the previous one settled; anything else is queued.
-    const previous = this.#nextInFlight;
-    const step =
-      previous === undefined
-        ? this.#next()
-        : previous.then(
-            () => this.#next(),
-            () => this.#next(),
-          );
-    this.#nextInFlight = step;
-    return step;
+  next(): Promise<Step> {
+    // One loop calls next() after the previous one settled; a call made while another
+    // still waits is served after it.
+    const waiting = this.#waiting;
+    if (waiting !== undefined) return waiting.then(() => this.next());
+    if (this.#state === NEW) this.#start();
+    else this.#acknowledge();
+    const step = this.#take();
+    if (step === undefined) return this.#wait();
+    return isThenable(step) ? step : Promise.resolve(step);
   }
 
   /**
    * Leaves the batch: aborts every running call's signal, starts nothing more, and
    * settles once every running tool (and onStart) has returned.
    */
-  async return(): Promise<IteratorResult<ExecutorEvent, undefined>> {
+  async return(): Promise<Step> {
     if (this.#state !== CLOSED) {
       const running = this.#state === RUNNING;
       this.#close();
       if (running) {
+        this.#aborted = true;
         this.#controller.abort(
           new CancelledError('agenttool: the batch was abandoned: its consumer left the loop'),
         );
@@ -176,38 +185,43 @@ export class BatchRun implements ExecutorRun {
     });
   }
 
-  async #next(): Promise<IteratorResult<ExecutorEvent, undefined>> {
-    if (this.#state === NEW) this.#start();
-    else this.#acknowledge();
-    for (;;) {
-      if (this.#state === CLOSED) return DONE;
-      const event = this.#ready.shift();
-      if (event !== undefined) {
-        if (event.final) {
-          this.#finalsDelivered++;
-          this.#toAcknowledge = event;
-        } else {
-          this.#took(event);
-          const onUpdate = this.#plan.jobs[event.index]?.call.onUpdate;
-          if (onUpdate !== undefined) {
-            try {
-              onUpdate(event.result as Result);
-            } catch (error) {
-              // The caller's own callback failed: end the batch as a throwing loop body would.
-              await this.return();
-              throw error;
-            }
-          }
-        }
-        return { done: false, value: event as ExecutorEvent };
-      }
-      if (this.#finalsDelivered === this.#n) {
-        this.#close();
-        this.#release();
-        return DONE;
-      }
-      await new Promise<void>((resolve) => (this.#wake = resolve));
+  /** The next step if one is ready (an event, or the end), else undefined. */
+  #take(): Step | Promise<Step> | undefined {
+    if (this.#state === CLOSED) return DONE;
+    const event = this.#ready.shift();
+    if (event !== undefined) return this.#deliver(event);
+    if (this.#finalsDelivered === this.#n) {
+      this.#close();
+      this.#release();
+      return DONE;
     }
+    return undefined;
+  }
+
+  #wait(): Promise<Step> {
+    const waiting = new Promise<Step>((resolve) => (this.#waiter = resolve));
+    this.#waiting = waiting;
+    return waiting;
+  }
+
+  /** Hands `event` to the consumer, calling the job's own progress callback first. */
+  #deliver(event: QueuedEvent): Step | Promise<Step> {
+    if (event.final) {
+      this.#finalsDelivered++;
+      this.#toAcknowledge = event;
+    } else {
+      this.#took(event);
+      const onUpdate = this.#plan.jobs[event.index]?.call.onUpdate;
+      if (onUpdate !== undefined) {
+        try {
+          onUpdate(event.result as Result);
+        } catch (error) {
+          // The caller's own callback failed: end the batch as a throwing loop body would.
+          return this.return().then(() => Promise.reject(error as Error));
+        }
+      }
+    }
+    return { done: false, value: event as ExecutorEvent };
   }
 
   #start(): void {
@@ -244,10 +258,10 @@ export class BatchRun implements ExecutorRun {
 
   /** Chain `c`'s current job asks for a slot; after cancellation it completes at once. */
   #want(c: number): void {
-    if (this.#controller.signal.aborted) {
+    if (this.#aborted) {
       this.#complete(this.#currentJob(c), undefined, undefined);
     } else {
-      this.#waiting.push(c);
+      this.#wanting.push(c);
     }
   }
 
@@ -257,8 +271,8 @@ export class BatchRun implements ExecutorRun {
 
   #pump(): void {
     const limit = this.#plan.limit;
-    while (this.#active < limit && this.#waiting.size > 0) {
-      const i = this.#currentJob(this.#waiting.shift() as number);
+    while (this.#active < limit && this.#wanting.size > 0) {
+      const i = this.#currentJob(this.#wanting.shift() as number);
       this.#active++;
       this.#holdsSlot[i] = 1;
       this.#begin(i);
@@ -266,10 +280,11 @@ export class BatchRun implements ExecutorRun {
   }
 
   #abort(reason: unknown): void {
-    if (this.#state !== RUNNING || this.#controller.signal.aborted) return;
+    if (this.#state !== RUNNING || this.#aborted) return;
+    this.#aborted = true;
     this.#controller.abort(reason);
     // Jobs still waiting for a slot never start: they complete cancelled now.
-    for (let c = this.#waiting.shift(); c !== undefined; c = this.#waiting.shift()) {
+    for (let c = this.#wanting.shift(); c !== undefined; c = this.#wanting.shift()) {
       this.#complete(this.#currentJob(c), undefined, undefined);
     }
   }
@@ -277,7 +292,7 @@ export class BatchRun implements ExecutorRun {
   /** Job `i` took its slot and its turn: hand it to onStart and its tool. */
   #begin(i: number): void {
     const job = this.#plan.jobs[i] as Job;
-    if (this.#controller.signal.aborted) return this.#complete(i, undefined, undefined);
+    if (this.#aborted) return this.#complete(i, undefined, undefined);
     const tool = job.tool;
     if (tool === undefined || tool === null) {
       const error = new AgentToolError(
@@ -287,11 +302,7 @@ export class BatchRun implements ExecutorRun {
       return this.#complete(i, undefined, error);
     }
     const call = new ExecutorCall(job.call, this, i, (update) => this.#progress(i, update));
-    const recorder = this.#plan.recorder;
-    const signal = this.#controller.signal;
-    const ctx = this.#plan.context.with(
-      recorder === undefined ? { call, signal } : { call, signal, recorder },
-    );
+    const ctx = this.#jobBase.with({ call });
     this.#inflight++;
     const onStart = this.#plan.onStart;
     if (onStart === undefined) return this.#execute(i, tool, call, ctx);
@@ -392,11 +403,21 @@ export class BatchRun implements ExecutorRun {
   }
 
   #push(event: QueuedEvent): void {
-    this.#ready.push(event);
-    const wake = this.#wake;
-    if (wake !== undefined) {
-      this.#wake = undefined;
-      wake();
+    const waiter = this.#waiter;
+    if (waiter === undefined) {
+      this.#ready.push(event);
+      return;
+    }
+    this.#waiter = undefined;
+    this.#waiting = undefined;
+    if (event.final || this.#plan.jobs[event.index]?.call.onUpdate === undefined) {
+      // The consumer is waiting and nothing of the caller's runs first: hand it over now.
+      waiter(this.#deliver(event));
+    } else {
+      // The caller's callback runs when the consumer takes the event, not inside the
+      // tool's progress() call.
+      this.#ready.push(event);
+      waiter(Promise.resolve().then(() => this.#take() ?? this.#wait()));
     }
   }
 
@@ -405,9 +426,10 @@ export class BatchRun implements ExecutorRun {
     this.#ready.clear();
     this.#toAcknowledge = undefined;
     for (let i = 0; i < this.#drainWaiters.length; i++) this.#resolveDrained(i);
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    this.#waiting = undefined;
+    waiter?.(DONE);
   }
 
   #release(): void {
