@@ -1,0 +1,97 @@
+import { Annotations, Param, Replay, Tool } from 'agenttool';
+import { Sandbox } from './sandbox';
+
+/** How much `read_file` returns when the call does not say. */
+export const DEFAULT_READ_BYTES = 256 * 1024;
+
+const PATH_DESCRIPTION =
+  'Path of the file, relative to the workspace root (or absolute under it); paths that lead outside the root are refused';
+
+export class ReadFileArgs {
+  @Param(PATH_DESCRIPTION)
+  path!: string;
+
+  @Param(`Stop after this many bytes (default ${DEFAULT_READ_BYTES})`, {
+    optional: true,
+    type: 'integer',
+  })
+  max_bytes?: number;
+}
+
+export class WriteFileArgs {
+  @Param(PATH_DESCRIPTION)
+  path!: string;
+
+  @Param('The complete new content of the file (UTF-8 text)')
+  content!: string;
+}
+
+export class AppendFileArgs {
+  @Param(PATH_DESCRIPTION)
+  path!: string;
+
+  @Param('The text to add at the end of the file (UTF-8)')
+  content!: string;
+}
+
+/** Reads a file inside the root. Reading twice changes nothing, so a re-run is safe. */
+@Tool({
+  name: 'read_file',
+  description: 'Read a text file in the workspace.',
+  args: ReadFileArgs,
+})
+@Annotations({ title: 'Read a file', readOnly: true })
+@Replay('safe')
+export class ReadFileTool {
+  constructor(private readonly sandbox: Sandbox) {}
+
+  async execute(args: ReadFileArgs): Promise<string> {
+    const maxBytes = args.max_bytes ?? DEFAULT_READ_BYTES;
+    if (maxBytes < 0) throw new Error(`max_bytes must not be negative, got ${maxBytes}`);
+    const { content, size, truncated } = await this.sandbox.read(args.path, { maxBytes });
+    const text = content.toString('utf8');
+    if (!truncated) return text;
+    const separator = text.endsWith('\n') ? '' : '\n';
+    return `${text}${separator}[truncated: showed ${content.length} of ${size} bytes; read with a larger max_bytes for more]`;
+  }
+}
+
+/**
+ * Replaces a file inside the root with the given content (atomically). Writing the same
+ * content again leaves the same file, so a re-run is safe.
+ */
+@Tool({
+  name: 'write_file',
+  description:
+    'Write a text file in the workspace, replacing it if it exists and creating missing directories.',
+  args: WriteFileArgs,
+})
+@Annotations({ title: 'Write a file', destructive: true, idempotent: true })
+@Replay('safe')
+export class WriteFileTool {
+  constructor(private readonly sandbox: Sandbox) {}
+
+  async execute(args: WriteFileArgs): Promise<string> {
+    const bytes = await this.sandbox.write(args.path, args.content);
+    return `Wrote ${bytes} bytes to ${args.path}.`;
+  }
+}
+
+/**
+ * Appends to a file inside the root. A re-run appends twice, so its replay stays
+ * unknown (the default; there is deliberately no `@Replay`).
+ */
+@Tool({
+  name: 'append_file',
+  description: 'Append text to the end of a file in the workspace, creating it if needed.',
+  args: AppendFileArgs,
+})
+@Annotations({ title: 'Append to a file', destructive: false, idempotent: false })
+export class AppendFileTool {
+  constructor(private readonly sandbox: Sandbox) {}
+
+  async execute(args: AppendFileArgs): Promise<string> {
+    const bytes = await this.sandbox.append(args.path, args.content);
+    return `Appended ${bytes} bytes to ${args.path}.`;
+  }
+}

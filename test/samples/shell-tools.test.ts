@@ -1,0 +1,236 @@
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type Job,
+  type Tool,
+  type ToolRecord,
+  Executor,
+  annotationsOf,
+  confinedBy,
+  createContext,
+  definitionOf,
+  isCloser,
+  replayOf,
+  resourceOf,
+  toolFromInstance,
+} from 'agenttool';
+import { Shell } from '../../samples/shell/shell';
+import {
+  BashTool,
+  RestartTool,
+  SANDBOX_ENV,
+  describeRun,
+  processConfinement,
+} from '../../samples/shell/tools';
+
+let dir: string;
+let shell: Shell;
+let bash: Tool;
+let restart: Tool;
+let ids = 0;
+
+beforeEach(() => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'shell-tools-')));
+  shell = new Shell({ cwd: dir });
+  bash = toolFromInstance(new BashTool(shell));
+  restart = toolFromInstance(new RestartTool(shell));
+});
+
+afterEach(async () => {
+  await shell.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function job(tool: Tool, args: unknown = {}): Job {
+  return { tool, call: { id: `call_${++ids}`, args: JSON.stringify(args) } };
+}
+
+function outputOf(outcome: { result?: { output: unknown }; error?: Error }): unknown {
+  if (outcome.error !== undefined) return `Error: ${outcome.error.message}`;
+  return outcome.result?.output;
+}
+
+describe('bash and restart: what they declare', () => {
+  it('share the resource shell:session, so a batch chains their calls in order', () => {
+    expect(resourceOf(bash)).toBe('shell:session');
+    expect(resourceOf(restart)).toBe('shell:session');
+    const jobs = [job(bash, { command: 'a' }), job(restart), job(bash, { command: 'b' })];
+    expect(new Executor().chains(jobs)).toEqual([[0, 1, 2]]);
+  });
+
+  it('define bash with a required command and an optional integer timeout', () => {
+    expect(definitionOf(bash).parameters).toEqual({
+      type: 'object',
+      properties: {
+        command: { type: 'string', description: expect.any(String) },
+        timeout_seconds: { type: 'integer', description: expect.any(String) },
+      },
+      required: ['command'],
+    });
+    expect(definitionOf(restart).parameters).toEqual({
+      type: 'object',
+      properties: {},
+      required: [],
+    });
+  });
+
+  it('say honestly that bash is not confined, unless the process is said to run in a sandbox', () => {
+    const ctx = createContext();
+    const args = JSON.stringify({ command: 'ls' });
+    const saved = process.env[SANDBOX_ENV];
+    try {
+      delete process.env[SANDBOX_ENV];
+      expect(confinedBy(bash, args, ctx)).toEqual({ confined: false, by: '' });
+      process.env[SANDBOX_ENV] = 'container:agent';
+      expect(confinedBy(bash, args, ctx)).toEqual({ confined: true, by: 'container:agent' });
+    } finally {
+      if (saved === undefined) delete process.env[SANDBOX_ENV];
+      else process.env[SANDBOX_ENV] = saved;
+    }
+    expect(processConfinement({ [SANDBOX_ENV]: '  ' })).toEqual({ confined: false, by: '' });
+  });
+
+  it('leave replay unknown for bash (a command may not be safe to repeat), safe for restart', () => {
+    const ctx = createContext();
+    expect(replayOf(bash, '{"command":"ls"}', ctx)).toBe('unknown');
+    expect(replayOf(restart, '{}', ctx)).toBe('safe');
+    expect(annotationsOf(bash)).toMatchObject({ readOnly: false, destructive: true });
+  });
+
+  it('own nothing themselves: the shell is closed by whoever made it', () => {
+    expect(isCloser(bash)).toBe(false);
+    expect(isCloser(restart)).toBe(false);
+  });
+});
+
+describe('bash and restart through the executor', () => {
+  it('chains two bash calls in one batch, the second seeing what the first did', async () => {
+    const outcomes = await new Executor().results([
+      job(bash, { command: 'mkdir -p work && cd work && greeting=hi' }),
+      job(bash, { command: 'echo "$greeting from $PWD"' }),
+    ]);
+    expect(outcomes.map(outputOf)).toEqual(['(no output)', `hi from ${dir}/work\n`]);
+  });
+
+  it('reports a failing command with its exit status, as output rather than an error', async () => {
+    const [outcome] = await new Executor().results([
+      job(bash, { command: 'echo oops >&2; exit 3' }),
+    ]);
+    expect(outputOf(outcome!)).toBe('oops\n[exit status 3]');
+    expect(outcome!.result?.details).toEqual({
+      exitCode: 3,
+      interrupted: false,
+      timedOut: false,
+      truncated: false,
+    });
+  });
+
+  it('records the process group the moment the command starts, while it still runs', async () => {
+    const records: { record: ToolRecord; running: boolean; callId: string }[] = [];
+    const executor = new Executor({
+      recorder: (record, ctx) => {
+        records.push({ record, running: shell.running, callId: ctx.call.id });
+      },
+    });
+    const bashJob = job(bash, { command: 'cut -d" " -f5 /proc/$BASHPID/stat' });
+    const [outcome] = await executor.results([bashJob]);
+    expect(records).toHaveLength(1);
+    const [{ record, running, callId }] = records as [(typeof records)[0]];
+    expect(record.ns).toBe('shell:process-group');
+    expect(running).toBe(true);
+    expect(callId).toBe(bashJob.call.id);
+    const pgid = (JSON.parse(record.data) as { pgid: number }).pgid;
+    expect(record.data).toBe(JSON.stringify({ pgid }));
+    expect(outputOf(outcome!)).toBe(`${pgid}\n`);
+  });
+
+  it('aborting the batch interrupts the command, returns its output, and keeps the shell', async () => {
+    await new Executor().results([job(bash, { command: 'kept=yes' })]);
+    const controller = new AbortController();
+    const executor = new Executor({ recorder: () => controller.abort() });
+    const [interrupted] = await executor.results(
+      [job(bash, { command: 'echo before; sleep 30; echo after' })],
+      { signal: controller.signal },
+    );
+    // Aborted at the start, the command may not have printed yet; it never got further.
+    expect(outputOf(interrupted!)).toMatch(/^(before\n)?\[interrupted\]\n\[exit status 130\]$/);
+    const [after] = await new Executor().results([job(bash, { command: 'echo "$kept"' })]);
+    expect(outputOf(after!)).toBe('yes\n');
+  });
+
+  it('interrupts a command that outlives its timeout and says so', async () => {
+    const [outcome] = await new Executor().results([
+      job(bash, { command: 'echo waiting; sleep 30', timeout_seconds: 1 }),
+    ]);
+    expect(outputOf(outcome!)).toBe(
+      'waiting\n[timed out after 1 s: interrupted]\n[exit status 130]',
+    );
+  });
+
+  it('refuses a second command from another batch while one runs', async () => {
+    let started!: () => void;
+    const startedPromise = new Promise<void>((resolve) => (started = resolve));
+    const controller = new AbortController();
+    const first = new Executor({ recorder: () => started() }).results(
+      [job(bash, { command: 'sleep 30' })],
+      { signal: controller.signal },
+    );
+    await startedPromise;
+    const [refused] = await new Executor().results([job(bash, { command: 'echo second' })]);
+    expect(outputOf(refused!)).toBe('Error: the previous command is still running');
+    controller.abort();
+    await first;
+  });
+
+  it('interrupts the command and fails when its process group cannot be recorded', async () => {
+    const executor = new Executor({
+      recorder: () => {
+        throw new Error('disk full');
+      },
+    });
+    const [outcome] = await executor.results([job(bash, { command: 'sleep 30; echo done' })]);
+    expect(outputOf(outcome!)).toBe(
+      'Error: the command was interrupted because its process group could not be recorded: disk full',
+    );
+    const [next] = await new Executor().results([job(bash, { command: 'echo usable' })]);
+    expect(outputOf(next!)).toBe('usable\n');
+  });
+
+  it('restart, chained after bash in one batch, starts a fresh shell', async () => {
+    const outcomes = await new Executor().results([
+      job(bash, { command: 'cd / && lost=1' }),
+      job(restart),
+      job(bash, { command: 'echo "${lost-gone} $PWD"' }),
+    ]);
+    expect(outcomes.map(outputOf)).toEqual([
+      '(no output)',
+      'The shell was restarted.',
+      `gone ${dir}\n`,
+    ]);
+  });
+
+  it('refuses a timeout that is not positive, and a missing command, clearly', async () => {
+    const outcomes = await new Executor().results([
+      job(bash, { command: 'true', timeout_seconds: 0 }),
+      job(bash, {}),
+    ]);
+    expect(outputOf(outcomes[0]!)).toBe(
+      'Error: timeout_seconds must be a positive number of seconds, got 0',
+    );
+    expect(outputOf(outcomes[1]!)).toMatch(/^Error: invalid arguments: .*command/);
+  });
+});
+
+describe('describeRun', () => {
+  const base = { exitCode: 0, interrupted: false, timedOut: false, truncated: false };
+
+  it('adds a line for every way a run ended other than success', () => {
+    expect(describeRun({ ...base, output: '' })).toBe('(no output)');
+    expect(describeRun({ ...base, output: 'x' })).toBe('x');
+    expect(describeRun({ ...base, output: 'x', exitCode: 1 })).toBe('x\n[exit status 1]');
+    expect(describeRun({ ...base, output: '', exitCode: null, interrupted: true })).toBe(
+      '[interrupted]\n[no exit status]',
+    );
+  });
+});
