@@ -126,6 +126,14 @@ describe('connectMcp: listing', () => {
     );
   });
 
+  it('fails to connect, saying why, when the command cannot start', async () => {
+    await expect(
+      connectMcp({
+        transport: { command: '/nonexistent/agenttool-no-such-server', stderr: 'ignore' },
+      }),
+    ).rejects.toThrow(/^mcp: connect: .*ENOENT/);
+  });
+
   it('refuses a transport it cannot use, with how to fix it', async () => {
     await expect(connectMcp({ transport: { nope: 1 } as never })).rejects.toThrow(
       /transport must be \{ command, args\?, env\? \}/,
