@@ -77,6 +77,7 @@ async function main(): Promise<void> {
     'p-limit(8)',
   );
   report('against the floor', figures, 'minimal runner');
+  report('against the floor with promise hooks on', figures, 'minimal runner, hooks on');
 }
 
 main().catch((error: unknown) => {

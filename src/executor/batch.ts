@@ -10,13 +10,14 @@ import {
   runWithContext,
   toolFailure,
 } from '../core';
+import { type ChainLinks } from './chains';
 import { Fifo } from './fifo';
 import { type ExecutorEvent, type ExecutorRun, type Job, type OnStart } from './types';
 
 /** What one batch runs with, settled by the executor before the run starts. */
 export interface BatchPlan {
   readonly jobs: readonly Job[];
-  readonly chains: readonly (readonly number[])[];
+  readonly chains: ChainLinks;
   readonly limit: number;
   readonly progressBuffer: number;
   readonly context: ToolContext;
@@ -92,10 +93,7 @@ export class BatchRun implements ExecutorRun {
   readonly #jobBase: ToolContext;
   #state = NEW;
 
-  /** Chain of each job, and the position of each chain's current job. */
-  readonly #chainOf: Int32Array;
-  readonly #chainPos: Int32Array;
-  /** Chains whose current job waits for a slot, in the order they asked. */
+  /** Jobs that wait for a slot, having their turn in their chain, in the order they asked. */
   readonly #wanting = new Fifo<number>();
   #active = 0;
 
@@ -125,11 +123,6 @@ export class BatchRun implements ExecutorRun {
     this.#plan = plan;
     const n = plan.jobs.length;
     this.#n = n;
-    this.#chainOf = new Int32Array(n);
-    this.#chainPos = new Int32Array(plan.chains.length);
-    plan.chains.forEach((chain, c) => {
-      for (const i of chain) this.#chainOf[i] = c;
-    });
     this.#holdsSlot = new Uint8Array(n);
     this.#settled = new Uint8Array(n);
     this.#queued = new Int32Array(n);
@@ -235,8 +228,7 @@ export class BatchRun implements ExecutorRun {
       signal.addEventListener('abort', onAbort, { once: true });
       this.#unlink.push(() => signal.removeEventListener('abort', onAbort));
     }
-    const chains = this.#plan.chains.length;
-    for (let c = 0; c < chains; c++) this.#want(c);
+    for (const head of this.#plan.chains.heads) this.#want(head);
     this.#pump();
   }
 
@@ -250,29 +242,21 @@ export class BatchRun implements ExecutorRun {
       this.#holdsSlot[i] = 0;
       this.#active--;
     }
-    const c = this.#chainOf[i] as number;
-    const position = ++(this.#chainPos[c] as number);
-    if (position < (this.#plan.chains[c] as readonly number[]).length) this.#want(c);
+    const next = this.#plan.chains.next[i] as number;
+    if (next !== -1) this.#want(next);
     this.#pump();
   }
 
-  /** Chain `c`'s current job asks for a slot; after cancellation it completes at once. */
-  #want(c: number): void {
-    if (this.#aborted) {
-      this.#complete(this.#currentJob(c), undefined, undefined);
-    } else {
-      this.#wanting.push(c);
-    }
-  }
-
-  #currentJob(c: number): number {
-    return (this.#plan.chains[c] as readonly number[])[this.#chainPos[c] as number] as number;
+  /** Job `i` has its turn and asks for a slot; after cancellation it completes at once. */
+  #want(i: number): void {
+    if (this.#aborted) this.#complete(i, undefined, undefined);
+    else this.#wanting.push(i);
   }
 
   #pump(): void {
     const limit = this.#plan.limit;
     while (this.#active < limit && this.#wanting.size > 0) {
-      const i = this.#currentJob(this.#wanting.shift() as number);
+      const i = this.#wanting.shift() as number;
       this.#active++;
       this.#holdsSlot[i] = 1;
       this.#begin(i);
@@ -284,8 +268,8 @@ export class BatchRun implements ExecutorRun {
     this.#aborted = true;
     this.#controller.abort(reason);
     // Jobs still waiting for a slot never start: they complete cancelled now.
-    for (let c = this.#wanting.shift(); c !== undefined; c = this.#wanting.shift()) {
-      this.#complete(this.#currentJob(c), undefined, undefined);
+    for (let i = this.#wanting.shift(); i !== undefined; i = this.#wanting.shift()) {
+      this.#complete(i, undefined, undefined);
     }
   }
 

@@ -17,33 +17,49 @@ export function isSerialBatch(jobs: readonly Job[], bound: number, sequential: b
 }
 
 /**
- * The chains of a batch, each a list of job indices in the model's order, together
- * covering every job once. A serial batch is one chain of every job. Otherwise jobs
- * whose tools name one resource form a chain placed where its first job is, and every
- * other job (one without a tool included) is a chain of its own.
+ * The chains of a batch as links: the first job of each chain, in the order the chains
+ * are placed, and for each job the next job of its chain (-1 for the last). A serial
+ * batch is one chain of every job. Otherwise jobs whose tools name one resource form a
+ * chain placed where its first job is, and every other job (one without a tool
+ * included) is a chain of its own.
  */
-export function chainsOf(jobs: readonly Job[], serial: boolean): number[][] {
+export interface ChainLinks {
+  readonly heads: readonly number[];
+  readonly next: Int32Array;
+}
+
+export function chainLinks(jobs: readonly Job[], serial: boolean): ChainLinks {
   const n = jobs.length;
-  if (n === 0) return [];
-  if (serial) return [Array.from({ length: n }, (_, i) => i)];
-  const chains: number[][] = [];
-  let byResource: Map<string, number[]> | undefined;
+  const next = new Int32Array(n).fill(-1);
+  if (n === 0) return { heads: [], next };
+  if (serial) {
+    for (let i = 0; i < n - 1; i++) next[i] = i + 1;
+    return { heads: [0], next };
+  }
+  const heads: number[] = [];
+  let lastOf: Map<string, number> | undefined;
   for (let i = 0; i < n; i++) {
     const tool = jobs[i]?.tool;
     const resource = tool === undefined || tool === null ? '' : resourceOf(tool);
     if (resource === '') {
-      chains.push([i]);
+      heads.push(i);
       continue;
     }
-    byResource ??= new Map();
-    const chain = byResource.get(resource);
-    if (chain !== undefined) {
-      chain.push(i);
-    } else {
-      const fresh = [i];
-      byResource.set(resource, fresh);
-      chains.push(fresh);
-    }
+    lastOf ??= new Map();
+    const last = lastOf.get(resource);
+    if (last === undefined) heads.push(i);
+    else next[last] = i;
+    lastOf.set(resource, i);
   }
-  return chains;
+  return { heads, next };
+}
+
+/** The chains as lists of job indices in the model's order (see {@link chainLinks}). */
+export function chainsOf(jobs: readonly Job[], serial: boolean): number[][] {
+  const { heads, next } = chainLinks(jobs, serial);
+  return heads.map((head) => {
+    const chain: number[] = [];
+    for (let i = head; i !== -1; i = next[i] as number) chain.push(i);
+    return chain;
+  });
 }

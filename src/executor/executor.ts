@@ -1,6 +1,6 @@
 import { createContext } from '../core';
 import { BatchRun } from './batch';
-import { boundOf, chainsOf, isSerialBatch } from './chains';
+import { boundOf, chainLinks, chainsOf, isSerialBatch } from './chains';
 import {
   DEFAULT_PROGRESS_BUFFER,
   type ExecuteOptions,
@@ -76,7 +76,7 @@ export class Executor {
     const list = [...jobs];
     return new BatchRun({
       jobs: list,
-      chains: this.chains(list),
+      chains: chainLinks(list, isSerialBatch(list, this.#limit, this.#sequential)),
       limit: this.#limit,
       progressBuffer: this.#progressBuffer,
       context,
