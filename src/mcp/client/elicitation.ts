@@ -12,6 +12,7 @@ import {
   isJsonObject,
   type ToolContext,
 } from '../../core';
+import { linkedSignal } from './signals';
 
 /** A call in flight, as elicitation routing sees it. */
 export interface CallInFlight {
@@ -67,7 +68,8 @@ export function elicitationHandler(
     const calls = callsInFlight();
     const only = calls.length === 1 ? calls[0] : undefined;
     if (only === undefined || only.ctx.elicitor === undefined || only.ended.aborted) return CANCEL;
-    const signal = AbortSignal.any([only.ended, extra.signal]);
+    const linked = linkedSignal(only.ended, extra.signal);
+    const signal = linked.signal;
     const ctx = only.ctx.with({ signal });
     const form = request.params.mode !== 'url';
     let stop: (() => void) | undefined;
@@ -82,6 +84,7 @@ export function elicitationHandler(
       throw new McpError(ErrorCode.InternalError, `mcp: elicitation: ${errorMessage(error)}`);
     } finally {
       if (stop !== undefined) signal.removeEventListener('abort', stop);
+      linked.dispose();
     }
     return elicitResultOf(answer, form);
   };

@@ -30,6 +30,7 @@ import {
 import { CONNECTION_CLOSED, connectionClosedError } from './errors';
 import { type CallInFlight, elicitationHandler } from './elicitation';
 import { ListRefresher } from './refresh';
+import { linkedSignal, untilAborted } from './signals';
 import { resultOf } from './result';
 import { checkDeclarations, type Declarations, localName, remoteTool } from './tool-mapping';
 import { type HttpTarget, type McpTarget, transportFor } from './transport';
@@ -320,6 +321,7 @@ export class RemoteTools {
     const token = call.onUpdate !== undefined ? `agenttool-${++this.progressCounter}` : undefined;
     if (token !== undefined && call.onUpdate !== undefined) this.progress.set(token, call.onUpdate);
     this.inFlight.add(entry);
+    const linked = linkedSignal(ctx.signal, this.closing.signal);
     let raw: unknown;
     try {
       raw = await this.client.request(
@@ -332,7 +334,7 @@ export class RemoteTools {
           },
         },
         ResultSchema,
-        { signal: AbortSignal.any([ctx.signal, this.closing.signal]), timeout: this.callTimeout },
+        { signal: linked.signal, timeout: this.callTimeout },
       );
     } catch (error) {
       if (this.closed) throw connectionClosedError(remote);
@@ -343,6 +345,7 @@ export class RemoteTools {
         { cause: error },
       );
     } finally {
+      linked.dispose();
       ended.abort();
       this.inFlight.delete(entry);
       if (token !== undefined) this.progress.delete(token);
@@ -388,16 +391,4 @@ function authorizationCode(target: McpTarget, error: unknown): string | undefine
     Partial<AuthorizationCodeSource> | undefined;
   if (typeof provider?.takeAuthorizationCode !== 'function') return undefined;
   return provider.takeAuthorizationCode();
-}
-
-function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise<void>((resolve) => {
-    const onAbort = (): void => resolve();
-    signal.addEventListener('abort', onAbort, { once: true });
-    void work.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
 }
