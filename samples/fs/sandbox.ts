@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { realpathSync, statSync } from 'node:fs';
 import { lstat, mkdir, open, readlink, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
@@ -44,32 +45,28 @@ const MAX_LINKS = 40;
  * the check and the use is not caught. Run the host in a container when that matters.
  */
 export class Sandbox {
-  private constructor(
-    /** The root as configured, made absolute. */
-    readonly root: string,
-    /** The root with its own symbolic links resolved. */
-    readonly realRoot: string,
-  ) {}
+  /** The root as configured, made absolute. */
+  readonly root: string;
+  /** The root with its own symbolic links resolved. */
+  readonly realRoot: string;
 
-  /** A sandbox on `root`, which must be an existing directory. */
-  static async open(root: string): Promise<Sandbox> {
+  /** A sandbox on `root`, which must be an existing directory (checked now). */
+  constructor(root: string) {
     if (typeof root !== 'string' || root === '') {
       throw new Error('the root directory is empty; configure an existing directory');
     }
-    const absolute = resolve(root);
-    let real: string;
+    this.root = resolve(root);
     try {
-      real = await realpath(absolute);
+      this.realRoot = realpathSync(this.root);
     } catch (error) {
       throw new Error(
-        `the root directory ${JSON.stringify(absolute)} does not exist; create it or configure another`,
+        `the root directory ${JSON.stringify(this.root)} does not exist; create it or configure another`,
         { cause: error },
       );
     }
-    if (!(await stat(real)).isDirectory()) {
-      throw new Error(`the root ${JSON.stringify(absolute)} is not a directory`);
+    if (!statSync(this.realRoot).isDirectory()) {
+      throw new Error(`the root ${JSON.stringify(this.root)} is not a directory`);
     }
-    return new Sandbox(absolute, real);
   }
 
   /**

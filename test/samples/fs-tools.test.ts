@@ -36,7 +36,7 @@ beforeEach(async () => {
   mkdirSync(root);
   mkdirSync(join(base, 'outside'));
   writeFileSync(join(base, 'outside', 'secret.txt'), 'secret');
-  const sandbox = await Sandbox.open(root);
+  const sandbox = new Sandbox(root);
   readFile = toolFromInstance(new ReadFileTool(sandbox));
   writeFile = toolFromInstance(new WriteFileTool(sandbox));
   appendFile = toolFromInstance(new AppendFileTool(sandbox));

@@ -29,7 +29,7 @@ beforeEach(async () => {
   mkdirSync(outside);
   writeFileSync(join(outside, 'secret.txt'), 'secret');
   writeFileSync(join(root, 'hello.txt'), 'hello world');
-  sandbox = await Sandbox.open(root);
+  sandbox = new Sandbox(root);
 });
 
 afterEach(() => rmSync(base, { recursive: true, force: true }));
@@ -71,7 +71,7 @@ describe('Sandbox: paths inside the root', () => {
 
   it('accepts a root reached through a link, under either spelling', async () => {
     symlinkSync(root, join(base, 'alias'));
-    const viaAlias = await Sandbox.open(join(base, 'alias'));
+    const viaAlias = new Sandbox(join(base, 'alias'));
     expect(viaAlias.realRoot).toBe(root);
     expect(await viaAlias.resolve(join(base, 'alias', 'hello.txt'))).toBe(join(root, 'hello.txt'));
     expect(await viaAlias.resolve(join(root, 'hello.txt'))).toBe(join(root, 'hello.txt'));
@@ -207,12 +207,12 @@ describe('Sandbox: writing', () => {
   });
 });
 
-describe('Sandbox.open', () => {
-  it('refuses a root that is missing or not a directory', async () => {
-    await expect(Sandbox.open(join(base, 'nope'))).rejects.toThrow(
+describe('new Sandbox', () => {
+  it('refuses a root that is missing or not a directory', () => {
+    expect(() => new Sandbox(join(base, 'nope'))).toThrow(
       `the root directory ${JSON.stringify(join(base, 'nope'))} does not exist`,
     );
-    await expect(Sandbox.open(join(root, 'hello.txt'))).rejects.toThrow('is not a directory');
-    await expect(Sandbox.open('')).rejects.toThrow('the root directory is empty');
+    expect(() => new Sandbox(join(root, 'hello.txt'))).toThrow('is not a directory');
+    expect(() => new Sandbox('')).toThrow('the root directory is empty');
   });
 });

@@ -1,0 +1,52 @@
+import { mkdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Module } from 'agenttool/di';
+
+/** The environment variable that names the workspace root directory. */
+export const WORKSPACE_ROOT_ENV = 'WORKSPACE_ROOT';
+
+/** The folder, under the working directory, used as the root when none is configured. */
+export const DEFAULT_WORKSPACE_FOLDER = 'workspace';
+
+/**
+ * Where the workspace tools work: the root the file tools are confined to and the
+ * directory the shell starts in.
+ */
+export class WorkspaceConfig {
+  constructor(
+    /** An absolute path to an existing directory. */
+    readonly root: string,
+  ) {}
+}
+
+/**
+ * The configuration from the environment: `WORKSPACE_ROOT` names the root (relative
+ * paths are taken from `cwd`), which must be an existing directory. Without it the root
+ * is `<cwd>/workspace`, created when missing.
+ */
+export async function workspaceConfigFromEnvironment(
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): Promise<WorkspaceConfig> {
+  const configured = env[WORKSPACE_ROOT_ENV]?.trim() ?? '';
+  if (configured === '') {
+    const root = join(resolve(cwd), DEFAULT_WORKSPACE_FOLDER);
+    await mkdir(root, { recursive: true });
+    return new WorkspaceConfig(root);
+  }
+  const root = resolve(cwd, configured);
+  const info = await stat(root).catch(() => undefined);
+  if (info?.isDirectory() !== true) {
+    throw new Error(
+      `${WORKSPACE_ROOT_ENV}=${JSON.stringify(configured)}: ${JSON.stringify(root)} is not an existing directory; create it, or set ${WORKSPACE_ROOT_ENV} to one (unset, the root is ./${DEFAULT_WORKSPACE_FOLDER})`,
+    );
+  }
+  return new WorkspaceConfig(root);
+}
+
+/** Provides {@link WorkspaceConfig}, read from the environment when the app is created. */
+@Module({
+  providers: [{ provide: WorkspaceConfig, useFactory: () => workspaceConfigFromEnvironment() }],
+  exports: [WorkspaceConfig],
+})
+export class WorkspaceConfigModule {}

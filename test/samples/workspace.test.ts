@@ -1,0 +1,204 @@
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type JobOutcome, type Session, type ToolRecord, resourceOf } from 'agenttool';
+import { ToolApp } from 'agenttool/di';
+import { FsModule } from '../../samples/fs/fs.module';
+import { ShellModule } from '../../samples/shell/shell.module';
+import {
+  DEFAULT_WORKSPACE_FOLDER,
+  WORKSPACE_ROOT_ENV,
+  workspaceConfigFromEnvironment,
+} from '../../samples/workspace/config';
+import { WorkspaceModule } from '../../samples/workspace/workspace.module';
+
+let root: string;
+let savedRoot: string | undefined;
+const apps: ToolApp[] = [];
+
+async function create(module: new () => unknown = WorkspaceModule, options = {}): Promise<ToolApp> {
+  const app = await ToolApp.create(module, options);
+  apps.push(app);
+  return app;
+}
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'workspace-test-')));
+  savedRoot = process.env[WORKSPACE_ROOT_ENV];
+  process.env[WORKSPACE_ROOT_ENV] = root;
+});
+
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((app) => app.close()));
+  if (savedRoot === undefined) delete process.env[WORKSPACE_ROOT_ENV];
+  else process.env[WORKSPACE_ROOT_ENV] = savedRoot;
+  rmSync(root, { recursive: true, force: true });
+});
+
+function outputOf(outcome: JobOutcome | undefined): unknown {
+  if (outcome === undefined) return undefined;
+  return outcome.error !== undefined ? `Error: ${outcome.error.message}` : outcome.result.output;
+}
+
+/** A session as a transport would give one: ending it runs its listeners. */
+function session(id: string): Session & { end(): Promise<void> } {
+  const listeners: (() => void | Promise<void>)[] = [];
+  return {
+    id,
+    onClose: (listener) => void listeners.push(listener),
+    end: async () => {
+      for (const listener of listeners.splice(0)) await listener();
+    },
+  };
+}
+
+/** Waits (boundedly) for a process to be gone: the OS tells no one when it is reaped. */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 500; i += 1) {
+    let state: string | undefined;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    } catch {
+      return true;
+    }
+    if (state === 'Z') return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return false;
+}
+
+describe('WorkspaceModule', () => {
+  it('serves the shell and file tools, the shell ones on shell:session', async () => {
+    const app = await create();
+    expect(app.definitions().map((d) => d.name)).toEqual([
+      'bash',
+      'restart',
+      'read_file',
+      'write_file',
+      'append_file',
+    ]);
+    expect(resourceOf(app.tools.lookup('bash')!)).toBe('shell:session');
+    expect(resourceOf(app.tools.lookup('restart')!)).toBe('shell:session');
+  });
+
+  it('works on the configured root: files written are what the shell sees', async () => {
+    const app = await create();
+    const [written] = await app.results([
+      app.job('write_file', { path: 'notes/todo.txt', content: 'ship it\n' }),
+    ]);
+    expect(outputOf(written)).toBe('Wrote 8 bytes to notes/todo.txt.');
+    const outcomes = await app.results([
+      app.job('bash', { command: 'cd notes && echo "more" >> todo.txt' }),
+      app.job('bash', { command: 'pwd; cat todo.txt' }),
+    ]);
+    expect(outcomes.map(outputOf)).toEqual(['(no output)', `${root}/notes\nship it\nmore\n`]);
+    const [read] = await app.results([app.job('read_file', { path: 'notes/todo.txt' })]);
+    expect(outputOf(read)).toBe('ship it\nmore\n');
+  });
+
+  it('refuses file paths outside the root and touches nothing', async () => {
+    const app = await create();
+    const outside = join(root, '..', `${root.split('/').pop()}-escape.txt`);
+    const outcomes = await app.results([
+      app.job('write_file', { path: '../escape.txt', content: 'x' }),
+      app.job('append_file', { path: outside, content: 'x' }),
+    ]);
+    for (const outcome of outcomes) {
+      expect(outputOf(outcome)).toMatch(/^Error: the path .* is outside the root directory/);
+    }
+    expect(existsSync(join(root, '..', 'escape.txt'))).toBe(false);
+    expect(existsSync(outside)).toBe(false);
+  });
+
+  it('records the process group as the command starts, through the app recorder', async () => {
+    const records: ToolRecord[] = [];
+    const app = await create(WorkspaceModule, {
+      recorder: (r: ToolRecord) => void records.push(r),
+    });
+    const [outcome] = await app.results([app.job('bash', { command: 'echo hi' })]);
+    expect(outputOf(outcome)).toBe('hi\n');
+    expect(records.map((r) => r.ns)).toEqual(['shell:process-group']);
+    expect(JSON.parse(records[0]!.data)).toEqual({ pgid: expect.any(Number) });
+  });
+
+  it('an aborted batch interrupts the command and keeps the shell', async () => {
+    const controller = new AbortController();
+    const app = await create(WorkspaceModule, { recorder: () => controller.abort() });
+    await app.results([app.job('bash', { command: 'kept=1' })], { recorder: () => undefined });
+    const [interrupted] = await app.results([app.job('bash', { command: 'sleep 30' })], {
+      signal: controller.signal,
+    });
+    expect(outputOf(interrupted)).toBe('[interrupted]\n[exit status 130]');
+    const [after] = await app.results([app.job('bash', { command: 'echo "$kept"' })], {
+      recorder: () => undefined,
+    });
+    expect(outputOf(after)).toBe('1\n');
+  });
+
+  it('app.close() ends the shell; closing again is harmless', async () => {
+    const app = await create();
+    const [outcome] = await app.results([app.job('bash', { command: 'echo $$' })]);
+    const pid = Number(String(outputOf(outcome)).trim());
+    expect(pid).toBeGreaterThan(1);
+    await app.close();
+    expect(await gone(pid)).toBe(true);
+    await app.close();
+  });
+
+  it('gives each client session its own shell, closed when the session ends', async () => {
+    const app = await create();
+    const first = session('one');
+    const second = session('two');
+    const pidIn = async (s: Session, command = 'echo $$') =>
+      String(outputOf((await app.results([app.job('bash', { command })], { session: s }))[0]));
+    await pidIn(first, 'where=first');
+    await pidIn(second, 'where=second');
+    const firstPid = Number((await pidIn(first)).trim());
+    const secondPid = Number((await pidIn(second)).trim());
+    expect(firstPid).not.toBe(secondPid);
+    expect(await pidIn(first, 'echo $where')).toBe('first\n');
+    expect(await pidIn(second, 'echo $where')).toBe('second\n');
+    await first.end();
+    expect(await gone(firstPid)).toBe(true);
+    expect(await pidIn(second, 'echo $where')).toBe('second\n');
+    await app.close();
+    expect(await gone(secondPid)).toBe(true);
+  });
+
+  it('fails to start, naming the variable, when the configured root does not exist', async () => {
+    process.env[WORKSPACE_ROOT_ENV] = join(root, 'missing');
+    await expect(ToolApp.create(WorkspaceModule)).rejects.toThrow(
+      `${WORKSPACE_ROOT_ENV}=${JSON.stringify(join(root, 'missing'))}`,
+    );
+  });
+});
+
+describe('the sample modules on their own', () => {
+  it('ShellModule serves only the shell tools', async () => {
+    const app = await create(ShellModule);
+    expect(app.definitions().map((d) => d.name)).toEqual(['bash', 'restart']);
+  });
+
+  it('FsModule serves only the file tools', async () => {
+    const app = await create(FsModule);
+    expect(app.definitions().map((d) => d.name)).toEqual([
+      'read_file',
+      'write_file',
+      'append_file',
+    ]);
+  });
+});
+
+describe('workspaceConfigFromEnvironment', () => {
+  it('defaults to ./workspace under the working directory, creating it', async () => {
+    const config = await workspaceConfigFromEnvironment({}, root);
+    expect(config.root).toBe(join(root, DEFAULT_WORKSPACE_FOLDER));
+    expect(existsSync(config.root)).toBe(true);
+  });
+
+  it('takes WORKSPACE_ROOT relative to the working directory', async () => {
+    const config = await workspaceConfigFromEnvironment({ [WORKSPACE_ROOT_ENV]: '.' }, root);
+    expect(config.root).toBe(root);
+  });
+});
