@@ -6,11 +6,12 @@ import {
   type Result,
   type Tool,
   type ToolContext,
-  isProgrammingFault,
   runWithContext,
   toolFailure,
 } from '../core';
 import { type ChainLinks } from './chains';
+import { type DrainSource, ExecutorCall } from './executor-call';
+import { cancelled, isThenable, onStartFailure } from './failures';
 import { Fifo } from './fifo';
 import { type ExecutorEvent, type ExecutorRun, type Job, type OnStart } from './types';
 
@@ -30,7 +31,7 @@ export interface BatchPlan {
 interface QueuedEvent {
   readonly index: number;
   readonly final: boolean;
-  result: Result | undefined;
+  result?: Result | undefined;
   readonly error?: Error;
 }
 
@@ -43,49 +44,12 @@ type Step = IteratorResult<ExecutorEvent, undefined>;
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /**
- * The call a job's tool receives: the job's call with the executor's own progress
- * forwarder. It remembers its run so {@link progressTaken} can find the job.
- */
-class ExecutorCall implements Call {
-  readonly id: string;
-  readonly args: string;
-  readonly idempotencyKey?: string;
-  readonly onUpdate: (update: Result) => void;
-  readonly #run: BatchRun;
-  readonly #index: number;
-
-  constructor(call: Call, run: BatchRun, index: number, onUpdate: (update: Result) => void) {
-    this.id = call.id;
-    this.args = call.args;
-    if (call.idempotencyKey !== undefined) this.idempotencyKey = call.idempotencyKey;
-    this.onUpdate = onUpdate;
-    this.#run = run;
-    this.#index = index;
-  }
-
-  /** The executor's drain promise for this call, or undefined for any other call. */
-  static drained(call: Call): Promise<void> | undefined {
-    return call instanceof ExecutorCall ? call.#run.drained(call.#index) : undefined;
-  }
-}
-
-/**
- * Resolves once the consumer of the batch has taken every progress update the current
- * call reported so far (updates conflated away count as taken), or the batch is over.
- * A tool that streams many updates awaits it to be slowed to its consumer's pace. It
- * resolves at once outside an executor batch.
- */
-export function progressTaken(ctx: ToolContext): Promise<void> {
-  return ExecutorCall.drained(ctx.call) ?? Promise.resolve();
-}
-
-/**
  * One batch being run: an async iterator of its events for one `for await` loop. It
  * starts on the first `next()`, and acknowledges the final event it delivered last on
  * the following `next()`: that is when the job's slot is released and the next job of
  * its chain may be handed to its tool.
  */
-export class BatchRun implements ExecutorRun {
+export class BatchRun implements ExecutorRun, DrainSource {
   readonly #plan: BatchPlan;
   readonly #n: number;
   readonly #controller = new AbortController();
@@ -349,7 +313,7 @@ export class BatchRun implements ExecutorRun {
     } else {
       const failure =
         error ?? cancelled(this.#plan.jobs[i]?.call.id ?? '', this.#controller.signal);
-      this.#push({ index: i, final: true, result: undefined, error: failure });
+      this.#push({ index: i, final: true, error: failure });
     }
   }
 
@@ -419,40 +383,5 @@ export class BatchRun implements ExecutorRun {
   #release(): void {
     for (const unlink of this.#unlink) unlink();
     this.#unlink = [];
-  }
-}
-
-function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}
-
-function cancelled(id: string, signal: AbortSignal): CancelledError {
-  return new CancelledError(`call ${JSON.stringify(id)} was cancelled before it started`, {
-    cause: signal.reason,
-  });
-}
-
-/** onStart's own failure: its error as is, a programming fault named as onStart's. */
-function onStartFailure(id: string, thrown: unknown): Error {
-  if (!isProgrammingFault(thrown)) return thrown as Error;
-  const value = thrown instanceof Error ? String(thrown) : describe(thrown);
-  const error = new AgentToolError(
-    'ON_START',
-    `agenttool: OnStart for call ${JSON.stringify(id)} panicked: ${value.replace(/\s*[\r\n]+\s*/g, ' ')}`,
-    { cause: thrown },
-  );
-  return error;
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return value;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
   }
 }

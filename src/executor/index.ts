@@ -1,5 +1,5 @@
 export { Executor } from './executor';
-export { progressTaken } from './batch';
+export { progressTaken } from './executor-call';
 export {
   DEFAULT_MAX_PARALLEL,
   DEFAULT_PROGRESS_BUFFER,
