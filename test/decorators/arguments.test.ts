@@ -157,6 +157,7 @@ describe('instantiation', () => {
     ['2024-02-29T23:59:59.5+01:00', '2024-02-29T22:59:59.500Z'],
     ['2024-05-01t12:00:00z', '2024-05-01T12:00:00.000Z'],
     ['1999-12-31T23:00:00-02:30', '2000-01-01T01:30:00.000Z'],
+    ['0050-03-01T00:00:00.123456Z', '0050-03-01T00:00:00.123Z'],
   ])('decodes the RFC 3339 time %s', async (when, iso) => {
     expect((await parse(JSON.stringify({ ...base, when }))).when.toISOString()).toBe(iso);
   });
