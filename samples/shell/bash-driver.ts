@@ -119,32 +119,34 @@ __agenttool_opts() {
   done
   return 0
 }
+# Runs in the command's environment, where its functions may shadow commands: builtin.
 __agenttool_save() {
   # The command is over; a repeated interrupt must not cut the save short.
   builtin trap '' INT TERM
   local __agenttool_so=$SHELLOPTS __agenttool_bo=$BASHOPTS __agenttool_um __agenttool_n
-  set +euvx
-  set +o pipefail
+  builtin set +euvx
+  builtin set +o pipefail
   local -a __agenttool_names __agenttool_vars=() __agenttool_funcs=()
-  __agenttool_um=$(umask)
-  mapfile -t __agenttool_names < <(compgen -v)
+  __agenttool_um=$(builtin umask)
+  builtin mapfile -t __agenttool_names < <(builtin compgen -v)
   for __agenttool_n in "\${__agenttool_names[@]}"; do
     __agenttool_user_var "$__agenttool_n" && __agenttool_vars+=("$__agenttool_n")
   done
-  mapfile -t __agenttool_names < <(compgen -A function)
+  builtin mapfile -t __agenttool_names < <(builtin compgen -A function)
   for __agenttool_n in "\${__agenttool_names[@]}"; do
     case $__agenttool_n in __agenttool_*) ;; *) __agenttool_funcs+=("$__agenttool_n") ;; esac
   done
   {
-    printf '__agenttool_reset_vars\\n'
-    printf 'builtin cd -- %q 2>/dev/null || builtin printf %q %q "$PWD"\\n' "$PWD" \\
+    builtin printf '__agenttool_reset_vars\\n'
+    builtin printf 'builtin cd -- %q 2>/dev/null || builtin printf %q %q "$PWD"\\n' "$PWD" \\
       'agenttool: the working directory %s is gone; staying in %s\\n' "$PWD"
-    if ((\${#__agenttool_vars[@]})); then declare -p "\${__agenttool_vars[@]}"; fi
-    if ((\${#__agenttool_funcs[@]})); then declare -f "\${__agenttool_funcs[@]}"; fi
-    printf 'unalias -a\\n'
-    alias -p
-    printf 'umask %s\\n' "$__agenttool_um"
-    printf '__agenttool_opts %q %q\\n' "$__agenttool_so" "$__agenttool_bo"
+    if ((\${#__agenttool_vars[@]})); then builtin declare -p "\${__agenttool_vars[@]}"; fi
+    builtin printf 'builtin umask %s\\n' "$__agenttool_um"
+    # Functions before aliases: an alias would be expanded in a definition's name.
+    if ((\${#__agenttool_funcs[@]})); then builtin declare -f "\${__agenttool_funcs[@]}"; fi
+    builtin printf 'builtin unalias -a\\n'
+    builtin alias -p
+    builtin printf '__agenttool_opts %q %q\\n' "$__agenttool_so" "$__agenttool_bo"
   } >|"$__agenttool_state.tmp" 2>/dev/null && command mv -f "$__agenttool_state.tmp" "$__agenttool_state"
 }
 printf '%s R\\n' "$__agenttool_m"

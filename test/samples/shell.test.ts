@@ -407,3 +407,34 @@ describe('Shell: lifecycle', () => {
     expect(shell.running).toBe(false);
   });
 });
+
+describe('Shell: hostile state', () => {
+  it('keeps working when commands shadow builtins with functions and aliases', async () => {
+    const shell = newShell();
+    await shell.run(
+      [
+        'printf() { echo hijacked; }',
+        'declare() { echo hijacked; }',
+        'umask() { echo hijacked; }',
+        'cd() { echo hijacked; }',
+        'mv() { echo hijacked; }',
+        "alias declare='echo hijacked'",
+        'll() { echo "function ll"; }',
+        "alias ll='echo alias ll'",
+        'x=1',
+      ].join('\n'),
+    );
+    await shell.run('cd /tmp; builtin cd /; y=2');
+    const result = await shell.run('echo "$x $y $PWD"; ll\nunalias ll\nll');
+    expect(result.output).toBe('1 2 /\nalias ll\nfunction ll\n');
+  });
+
+  it('keeps working when a command changes IFS, noglob and noclobber', async () => {
+    const shell = newShell();
+    await shell.run("IFS=:; set -f; set -C; a='x y'");
+    await shell.run('b=2');
+    const result = await shell.run('echo "$a $b"; echo "[$IFS]"; echo $-');
+    expect(result.output).toMatch(/^x y 2\n\[:\]\n.*f.*\n$/);
+    expect(result.output.split('\n')[2]).toContain('C');
+  });
+});
