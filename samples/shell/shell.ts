@@ -142,6 +142,10 @@ export class Shell {
     if (typeof command !== 'string' || command.includes('\0')) {
       throw new Error('the command must be a string without NUL characters');
     }
+    const timeoutMs = options.timeoutMs;
+    if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+      throw new Error(`timeoutMs must be a positive number of milliseconds, got ${timeoutMs}`);
+    }
     let settle!: Job['settle'];
     const done = new Promise<{ exitCode: number | null }>((resolve, reject) => {
       settle = (outcome) => ('error' in outcome ? reject(outcome.error) : resolve(outcome));
@@ -177,12 +181,12 @@ export class Shell {
       }
       this.attach(job, bash, options);
       signal?.addEventListener('abort', onAbort, { once: true });
-      if (options.timeoutMs !== undefined) {
+      if (timeoutMs !== undefined) {
         job.timers.push(
           setTimeout(() => {
             job.timedOut = true;
             this.interrupt(job);
-          }, options.timeoutMs),
+          }, timeoutMs),
         );
       }
       bash.send(command);
@@ -314,6 +318,8 @@ export class Shell {
       return bash;
     } catch (error) {
       bash.kill();
+      // Closed while starting: that, not the kill it caused, is what happened.
+      if (this.closed) throw new Error('the shell is closed');
       throw error;
     } finally {
       clearTimeout(timer);

@@ -438,3 +438,18 @@ describe('Shell: hostile state', () => {
     expect(result.output.split('\n')[2]).toContain('C');
   });
 });
+
+describe('Shell: closing while starting', () => {
+  it('a run waiting for bash to start says the shell is closed', async () => {
+    const shell = newShell();
+    const refused = expect(shell.run('echo never')).rejects.toThrow('the shell is closed');
+    await shell.close();
+    await refused;
+  });
+
+  it('refuses a timeout that is not a positive number', async () => {
+    const shell = newShell();
+    await expect(shell.run('true', { timeoutMs: 0 })).rejects.toThrow('timeoutMs must be');
+    await expect(shell.run('true', { timeoutMs: Number.NaN })).rejects.toThrow('timeoutMs must be');
+  });
+});
