@@ -149,8 +149,3 @@ export function readParams(cls: Constructor): readonly ParamRecord[] {
   }
   return merged;
 }
-
-/** True when any class in the chain has a `@Param` field. */
-export function hasParams(cls: Constructor): boolean {
-  return readParams(cls).length > 0;
-}
