@@ -1,0 +1,55 @@
+/**
+ * The exit codes of the `agenttool` command. A script can tell from the code alone
+ * whether the tool ran and failed, the command line was wrong, or the tools could not
+ * be reached.
+ */
+export const ExitCode = {
+  /** The command did what was asked (for `call`: the tool succeeded). */
+  OK: 0,
+  /** `call`: the tool ran and failed (an error result); the error is printed on stderr. */
+  TOOL_ERROR: 1,
+  /**
+   * The command line was wrong: an unknown command, option or tool, arguments that are
+   * not JSON or do not fit the tool's schema, a module file that cannot be used.
+   */
+  BAD_ARGUMENTS: 2,
+  /**
+   * The tools could not be reached: a server that would not start or connect, a
+   * connection lost mid-call, an app whose module failed to build.
+   */
+  CONNECTION: 3,
+  /** An unexpected failure inside agenttool itself (a bug; the stack is printed). */
+  INTERNAL: 70,
+  /** Interrupted (Ctrl-C or SIGTERM) before the call completed. */
+  INTERRUPTED: 130,
+} as const;
+
+/** One of {@link ExitCode}'s values. */
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** The help text that lists the exit codes. */
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0    success
+  1    the tool ran and failed (call)
+  2    bad arguments: unknown command, option or tool; arguments that are not JSON or
+       do not fit the tool's schema; a module file that cannot be used
+  3    connection failure: the server or app could not be started or reached, or the
+       connection was lost
+  70   internal error (a bug in agenttool; the stack is printed)
+  130  interrupted (Ctrl-C)`;
+
+/**
+ * A failure the command reports as one line on stderr and an exit code; the message
+ * says what was wrong and how to fix it.
+ */
+export class CliError extends Error {
+  constructor(
+    readonly exitCode: ExitCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'CliError';
+  }
+}

@@ -1,0 +1,116 @@
+import { existsSync, statSync } from 'node:fs';
+import { dirname, extname, join, relative, resolve } from 'node:path';
+import { type Constructor, errorMessage, isModuleClass } from './public-api';
+import { CliError, ExitCode } from './exit-codes';
+
+/** A root `@Module` class found in a module file. */
+export interface LoadedModule {
+  readonly module: Constructor;
+  /** The export's name (the class name when the file exports the class itself). */
+  readonly name: string;
+  /** The absolute path of the file. */
+  readonly file: string;
+}
+
+const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx']);
+
+/**
+ * Loads `spec`, a compiled JavaScript file (relative to `cwd`) that exports a `@Module`
+ * class, optionally naming the export as `file.js#AppModule`. Throws a {@link CliError}
+ * (bad arguments) saying what is wrong and how to fix it: a missing file, a TypeScript
+ * file (build it first), a file that fails to load, a file exporting no module or
+ * several.
+ */
+export function loadModuleFile(spec: string, cwd: string = process.cwd()): LoadedModule {
+  const hash = spec.lastIndexOf('#');
+  const path = hash > 0 ? spec.slice(0, hash) : spec;
+  const wanted = hash > 0 ? spec.slice(hash + 1) : undefined;
+  const file = resolve(cwd, path);
+  const shown = relative(cwd, file) || file;
+  if (!existsSync(file) || !statSync(file).isFile()) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: module file ${shown} not found; give the path of a compiled .js file that exports a @Module class`,
+    );
+  }
+  if (TYPESCRIPT.has(extname(file)) && !file.endsWith('.d.ts')) {
+    const built = builtCounterpart(file, cwd);
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: ${shown} is TypeScript; agenttool loads compiled JavaScript: build it first (e.g. npm run build) and give the .js file${built === undefined ? '' : `, here ${built}`}`,
+    );
+  }
+  let exported: unknown;
+  try {
+    // The file is named at run time and is CommonJS, as our build emits it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    exported = require(file) as unknown;
+  } catch (error) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: loading ${shown} failed: ${firstLine(errorMessage(error))}`,
+      { cause: error },
+    );
+  }
+  const modules = moduleExports(exported);
+  if (wanted !== undefined) {
+    const found = modules.find((m) => m.name === wanted);
+    if (found !== undefined) return { ...found, file };
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: ${shown} has no @Module export named ${wanted}${modules.length > 0 ? `; its modules: ${modules.map((m) => m.name).join(', ')}` : ''}`,
+    );
+  }
+  const only = modules[0];
+  if (only === undefined) {
+    const names = exportNames(exported);
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: ${shown} exports no @Module class (its exports: ${names.length > 0 ? names.join(', ') : 'none'}); export the app's root module, a class decorated with @Module({ tools, providers, imports }) from agenttool/di`,
+    );
+  }
+  if (modules.length > 1) {
+    const names = modules.map((m) => m.name);
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: ${shown} exports several @Module classes (${names.join(', ')}); pick the root with ${path}#${names[0]}`,
+    );
+  }
+  return { ...only, file };
+}
+
+function moduleExports(exported: unknown): { module: Constructor; name: string }[] {
+  if (isModuleClass(exported)) return [{ module: exported, name: exported.name }];
+  if (typeof exported !== 'object' || exported === null) return [];
+  const found: { module: Constructor; name: string }[] = [];
+  for (const [name, value] of Object.entries(exported)) {
+    if (isModuleClass(value) && !found.some((f) => f.module === value)) {
+      found.push({ module: value, name });
+    }
+  }
+  return found;
+}
+
+function exportNames(exported: unknown): string[] {
+  if (typeof exported === 'function') return [exported.name || '(anonymous function)'];
+  if (typeof exported !== 'object' || exported === null) return [];
+  return Object.keys(exported).filter((name) => name !== '__esModule');
+}
+
+// The usual place tsc puts the output: dist/<the same path>.js under the nearest package.
+function builtCounterpart(file: string, cwd: string): string | undefined {
+  let dir = dirname(file);
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) {
+      const candidate = join(dir, 'dist', relative(dir, file)).replace(/\.[cm]?tsx?$/, '.js');
+      return existsSync(candidate) ? relative(cwd, candidate) || candidate : undefined;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+function firstLine(text: string): string {
+  return text.split('\n', 1)[0] ?? text;
+}

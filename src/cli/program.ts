@@ -1,0 +1,205 @@
+import { Command, CommanderError, Option } from 'commander';
+import { runCall, type CliIo } from './call';
+import { CliError, EXIT_CODES_HELP, ExitCode } from './exit-codes';
+import { listTools, toolTable } from './list';
+import { serveModule } from './serve';
+import { openTarget, type TargetSpec } from './targets';
+import { packageVersion } from './version';
+
+interface TargetOptions {
+  stdio?: string;
+  http?: string;
+  header?: string[];
+}
+
+/**
+ * Runs the `agenttool` command with `argv` (the words after the command's name) and
+ * resolves with its exit code (see {@link ExitCode}). Failures print one line on
+ * stderr; nothing is ever printed on stdout but results (and, under `serve --stdio`,
+ * the protocol).
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  let code: ExitCode = ExitCode.OK;
+  const program = buildProgram(io, (c) => (code = c));
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has printed its message; help and version end well.
+      return error.exitCode === 0 ? ExitCode.OK : ExitCode.BAD_ARGUMENTS;
+    }
+    if (error instanceof CliError) {
+      io.stderr.write(`${error.message}\n`);
+      return error.exitCode;
+    }
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    io.stderr.write(`agenttool: internal error: ${detail}\n`);
+    return ExitCode.INTERNAL;
+  }
+}
+
+function buildProgram(io: CliIo, setCode: (code: ExitCode) => void): Command {
+  const program = new Command('agenttool')
+    .description(
+      'Serve, list and call agent tools: app modules built with agenttool, or any MCP server.',
+    )
+    .version(packageVersion())
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .showSuggestionAfterError()
+    .exitOverride()
+    .addHelpText('after', EXIT_CODES_HELP);
+
+  program
+    .command('serve')
+    .description(
+      'Serve the tools of a module file (a compiled .js exporting a @Module class) over MCP.',
+    )
+    .argument('<module-file>', 'the compiled module file, optionally file.js#ExportName')
+    .addOption(
+      new Option('--stdio', 'serve one client over stdin/stdout (the default)').conflicts('http'),
+    )
+    .option('--http <[host:]port>', 'serve over Streamable HTTP (host defaults to 127.0.0.1)')
+    .option('--stateless', 'with --http: no sessions, every request served on its own')
+    .option('--record <file>', 'append every record the tools write to this file, as JSON lines')
+    .addHelpText('after', EXIT_CODES_HELP)
+    .action(
+      async (
+        moduleFile: string,
+        options: { http?: string; stateless?: boolean; record?: string },
+      ) => {
+        if (options.http === undefined) protectStdout();
+        const serving = await serveModule({
+          moduleFile,
+          ...(options.http === undefined ? {} : { http: options.http }),
+          stateless: options.stateless === true,
+          ...(options.record === undefined ? {} : { record: options.record }),
+          log: io.stderr,
+        });
+        const release = onInterrupt(() => {
+          io.stderr.write('agenttool: stopping: closing sessions and the app\n');
+          void serving.stop();
+        });
+        await serving.closed;
+        release();
+        io.stderr.write('agenttool: stopped\n');
+        setCode(ExitCode.OK);
+      },
+    );
+
+  const list = program
+    .command('list')
+    .description(
+      'List the tools of a module file or an MCP server: definition hash and properties.',
+    )
+    .argument('[module-file]', 'a compiled module file (or give --stdio or --http)')
+    .option('--json', 'print the definitions, hashes and properties as JSON');
+  targetOptions(list)
+    .addHelpText('after', EXIT_CODES_HELP)
+    .action(async (moduleFile: string | undefined, options: TargetOptions & { json?: boolean }) => {
+      const target = await openTarget(targetSpec(moduleFile, options));
+      try {
+        const text =
+          options.json === true
+            ? JSON.stringify(listTools(target.tools), null, 2)
+            : toolTable(target.tools);
+        io.stdout.write(`${text}\n`);
+      } finally {
+        await target.close();
+      }
+      setCode(ExitCode.OK);
+    });
+
+  const call = program
+    .command('call')
+    .usage('<module-file | --stdio "cmd args" | --http URL> <tool> [json-args] [options]')
+    .description('Call one tool through the executor, with live progress and questions put to you.')
+    .argument('<words...>', '[module-file] <tool> [json-args]')
+    .option('--record <file>', "append the call's records to this file, as JSON lines");
+  targetOptions(call)
+    .addHelpText('after', EXIT_CODES_HELP)
+    .action(async (words: string[], options: TargetOptions & { record?: string }) => {
+      const remote = options.stdio !== undefined || options.http !== undefined;
+      const [moduleFile, tool, args, ...extra] = remote ? [undefined, ...words] : words;
+      if (tool === undefined || extra.length > 0) {
+        throw new CliError(
+          ExitCode.BAD_ARGUMENTS,
+          tool === undefined
+            ? 'agenttool: call: give the target and the tool, e.g. agenttool call app.module.js read_file \'{"path": "a.txt"}\''
+            : `agenttool: call: unexpected ${JSON.stringify(extra[0])}; give the arguments as one JSON object in single quotes`,
+        );
+      }
+      const target = await openTarget(targetSpec(moduleFile, options));
+      const interrupt = new AbortController();
+      const release = onInterrupt(() => interrupt.abort());
+      try {
+        setCode(
+          await runCall(
+            target,
+            {
+              tool,
+              ...(args === undefined ? {} : { args }),
+              ...(options.record === undefined ? {} : { record: options.record }),
+              signal: interrupt.signal,
+            },
+            io,
+          ),
+        );
+      } finally {
+        release();
+        await target.close();
+      }
+    });
+
+  return program;
+}
+
+function targetOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--stdio <command>', 'start this command and speak MCP over its stdio').conflicts(
+        'http',
+      ),
+    )
+    .option('--http <url>', "an MCP server's Streamable HTTP endpoint")
+    .option('--header <header...>', 'with --http: headers to send, "Name: value"');
+}
+
+function targetSpec(moduleFile: string | undefined, options: TargetOptions): TargetSpec {
+  return {
+    ...(moduleFile === undefined ? {} : { moduleFile }),
+    ...(options.stdio === undefined ? {} : { stdio: options.stdio }),
+    ...(options.http === undefined ? {} : { http: options.http }),
+    ...(options.header === undefined ? {} : { headers: options.header }),
+  };
+}
+
+/**
+ * Calls `handler` on the first SIGINT or SIGTERM; a second one exits at once. Returns a
+ * function that removes the handlers.
+ */
+function onInterrupt(handler: () => void): () => void {
+  let interrupted = false;
+  const listener = (): void => {
+    if (interrupted) process.exit(ExitCode.INTERRUPTED);
+    interrupted = true;
+    handler();
+  };
+  process.on('SIGINT', listener);
+  process.on('SIGTERM', listener);
+  return () => {
+    process.off('SIGINT', listener);
+    process.off('SIGTERM', listener);
+  };
+}
+
+// Under stdio, stdout carries the protocol alone: what a module's code logs goes to stderr.
+function protectStdout(): void {
+  const toStderr = (...data: unknown[]): void => console.error(...data);
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
+}

@@ -1,0 +1,54 @@
+import { type Writable } from 'node:stream';
+import { outputText, ProgressInfo, type Result } from './public-api';
+
+const BAR_WIDTH = 24;
+
+/**
+ * Shows a call's progress on a stream: on a terminal, one line redrawn in place with a
+ * bar when the total is known; elsewhere (a pipe, a file, a CI log) one plain line per
+ * update.
+ */
+export class ProgressDisplay {
+  readonly #stream: Writable & { columns?: number };
+  readonly #live: boolean;
+  #shown = false;
+
+  constructor(stream: Writable & { isTTY?: boolean; columns?: number }, live = stream.isTTY) {
+    this.#stream = stream;
+    this.#live = live === true;
+  }
+
+  /** Shows one update of the call `label`. */
+  update(label: string, update: Result): void {
+    const line = describeProgress(label, update);
+    if (!this.#live) {
+      this.#stream.write(`${line}\n`);
+      return;
+    }
+    const width = Math.max(20, (this.#stream.columns ?? 80) - 1);
+    this.#stream.write(`\r\x1b[2K${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
+    this.#shown = true;
+  }
+
+  /** Removes the live line, before other text is written or when the call ends. */
+  clear(): void {
+    if (!this.#shown) return;
+    this.#stream.write('\r\x1b[2K');
+    this.#shown = false;
+  }
+}
+
+/** One update as text: `label [#####-----] 3/10 message`, or `label 3 message` without a total. */
+export function describeProgress(label: string, update: Result): string {
+  const details = update.details;
+  const text = outputText(update.output).replace(/\s+/g, ' ').trim();
+  if (!(details instanceof ProgressInfo)) return `${label} ${text}`.trimEnd();
+  const message = (details.message || text).replace(/\s+/g, ' ').trim();
+  if (details.total > 0) {
+    const ratio = Math.min(1, Math.max(0, details.progress / details.total));
+    const filled = Math.round(ratio * BAR_WIDTH);
+    const bar = `[${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}]`;
+    return `${label} ${bar} ${details.progress}/${details.total} ${message}`.trimEnd();
+  }
+  return `${label} ${details.progress} ${message}`.trimEnd();
+}

@@ -1,0 +1,121 @@
+import { type Writable } from 'node:stream';
+import {
+  AgentToolError,
+  errorMessage,
+  type HttpListener,
+  serveTools,
+  type Tool,
+} from './public-api';
+import { CliError, ExitCode } from './exit-codes';
+import { loadModuleFile } from './module-file';
+import { RecordFile } from './record-file';
+import { createApp } from './targets';
+import { packageVersion } from './version';
+
+/** What `agenttool serve` takes. */
+export interface ServeOptions {
+  readonly moduleFile: string;
+  /** `[host:]port` for Streamable HTTP; absent serves stdio. */
+  readonly http?: string;
+  readonly stateless?: boolean;
+  /** A file every call's records are appended to, as JSON lines. */
+  readonly record?: string;
+  /** Human text goes here: stderr (under stdio, stdout carries the protocol alone). */
+  readonly log: Writable;
+}
+
+/** A running server. */
+export interface Serving {
+  /** The HTTP endpoint's URL; undefined over stdio. */
+  readonly url: string | undefined;
+  readonly tools: readonly Tool[];
+  /** Resolves once the server and the app are closed. */
+  readonly closed: Promise<void>;
+  /** Ends every session, stops listening and closes the app (its shells), once. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Loads the module file, creates its app and serves its tools over stdio (until the
+ * client closes stdin) or Streamable HTTP, printing the address and the tools to `log`.
+ */
+export async function serveModule(options: ServeOptions): Promise<Serving> {
+  const address = options.http === undefined ? undefined : parseAddress(options.http);
+  if (options.stateless === true && address === undefined) {
+    throw new CliError(ExitCode.BAD_ARGUMENTS, 'agenttool: --stateless applies to --http only');
+  }
+  const loaded = loadModuleFile(options.moduleFile);
+  const records = options.record === undefined ? undefined : new RecordFile(options.record);
+  const app = await createApp(loaded.module);
+  // The tool set, not the app: serveTools reads an object with `execute` as one tool.
+  const server = serveTools(app.tools, {
+    name: loaded.name,
+    version: packageVersion(),
+    ...(records === undefined ? {} : { recorder: records.recorder() }),
+  });
+  let stopping: Promise<void> | undefined;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      const errors: string[] = [];
+      // Sessions first (their shells), then the app's own providers, then the file.
+      await server.close().catch((e: unknown) => errors.push(errorMessage(e)));
+      await app.close().catch((e: unknown) => errors.push(errorMessage(e)));
+      await records?.close().catch((e: unknown) => errors.push(errorMessage(e)));
+      for (const error of errors) options.log.write(`agenttool: while closing: ${error}\n`);
+      resolveClosed();
+    })());
+
+  const tools = [...app.tools];
+  let listener: HttpListener | undefined;
+  try {
+    if (address === undefined) {
+      const session = await server.serveStdio();
+      session.onClose(() => void stop());
+    } else {
+      listener = await server.listenHttp({ ...address, stateless: options.stateless === true });
+    }
+  } catch (error) {
+    await stop();
+    // A refused option (a public host without allowed hosts) is the caller's to fix;
+    // a port in use or a closed stdin is the place's.
+    throw new CliError(
+      error instanceof AgentToolError ? ExitCode.BAD_ARGUMENTS : ExitCode.CONNECTION,
+      `agenttool: serve: ${errorMessage(error)}`,
+      { cause: error },
+    );
+  }
+  const how =
+    listener === undefined
+      ? 'over stdio'
+      : `over Streamable HTTP at ${listener.url}${options.stateless === true ? ' (stateless)' : ''}`;
+  options.log.write(`agenttool: serving ${loaded.name} ${how}\n${toolLines(tools)}`);
+  if (records !== undefined) options.log.write(`  records: ${records.path}\n`);
+  return { url: listener?.url, tools, closed, stop };
+}
+
+/** The tools, one a line: name and the first line of the description. */
+export function toolLines(tools: readonly Tool[]): string {
+  const width = Math.max(0, ...tools.map((t) => t.name.length));
+  return tools.map((t) => `  ${t.name.padEnd(width)}  ${firstSentence(t.description)}\n`).join('');
+}
+
+function firstSentence(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+}
+
+/** `3333`, `127.0.0.1:3333`, `[::1]:3333` or `localhost:3333` as a host and a port. */
+export function parseAddress(text: string): { host?: string; port: number } {
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d+)$/.exec(text.trim());
+  const port = match === null ? NaN : Number(match[2]);
+  if (match === null || !Number.isInteger(port) || port > 65535) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: --http ${JSON.stringify(text)}: give a port or host:port, e.g. --http 3333 or --http 127.0.0.1:3333`,
+    );
+  }
+  const host = match[1]?.replace(/^\[(.*)\]$/, '$1');
+  return host === undefined ? { port } : { host, port };
+}

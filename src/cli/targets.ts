@@ -1,0 +1,158 @@
+import {
+  connectMcp,
+  createContext,
+  type Elicitor,
+  errorMessage,
+  Executor,
+  type ExecutorEvent,
+  type Job,
+  type RecordFunc,
+  type Tool,
+  ToolApp,
+} from './public-api';
+import { splitCommandLine } from './command-line';
+import { CliError, ExitCode } from './exit-codes';
+import { loadModuleFile } from './module-file';
+
+/** Where the tools are: a module file, a command that serves MCP over stdio, or a URL. */
+export interface TargetSpec {
+  readonly moduleFile?: string;
+  readonly stdio?: string;
+  readonly http?: string;
+  /** HTTP headers, `Name: value`. */
+  readonly headers?: readonly string[];
+}
+
+/** What one batch runs with. */
+export interface RunOptions {
+  readonly signal?: AbortSignal;
+  readonly recorder?: RecordFunc;
+  readonly elicitor?: Elicitor;
+}
+
+/** Tools opened from a {@link TargetSpec}, ready to list and call; close it when done. */
+export interface OpenTarget {
+  /** How to name the target to a person, e.g. `module WorkspaceModule` or the URL. */
+  readonly label: string;
+  readonly tools: readonly Tool[];
+  /** Runs a batch through an executor (the app's own, for a module). */
+  execute(jobs: readonly Job[], options: RunOptions): AsyncIterable<ExecutorEvent>;
+  /** Closes the app (its shells and other resources) or the connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the tools a command line names. A module file becomes an app
+ * (`ToolApp.create`); `--stdio` starts the command and connects as an MCP client (it
+ * inherits this process's environment); `--http` connects to the URL. Failures are
+ * {@link CliError}s: bad arguments for a wrong target, connection for one that could
+ * not be started or reached.
+ */
+export async function openTarget(spec: TargetSpec): Promise<OpenTarget> {
+  const given = [spec.moduleFile, spec.stdio, spec.http].filter((t) => t !== undefined);
+  if (given.length !== 1) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      given.length === 0
+        ? 'agenttool: no target; give a module file, --stdio "command args" or --http URL'
+        : 'agenttool: more than one target; give only one of a module file, --stdio or --http',
+    );
+  }
+  if (spec.moduleFile !== undefined) return openModule(spec.moduleFile);
+  return openRemote(spec);
+}
+
+async function openModule(moduleFile: string): Promise<OpenTarget> {
+  const loaded = loadModuleFile(moduleFile);
+  const app = await createApp(loaded.module);
+  return {
+    label: `module ${loaded.name}`,
+    tools: [...app.tools],
+    execute: (jobs, options) => app.execute(jobs, options),
+    close: () => app.close(),
+  };
+}
+
+/** `ToolApp.create`, its failure as a connection {@link CliError} (the tools cannot start). */
+export async function createApp(
+  module: Parameters<typeof ToolApp.create>[0],
+  options: Parameters<typeof ToolApp.create>[1] = {},
+): Promise<ToolApp> {
+  try {
+    return await ToolApp.create(module, options);
+  } catch (error) {
+    throw new CliError(
+      ExitCode.CONNECTION,
+      `agenttool: the app could not start: ${errorMessage(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+async function openRemote(spec: TargetSpec): Promise<OpenTarget> {
+  let label: string;
+  let transport: Parameters<typeof connectMcp>[0]['transport'];
+  if (spec.stdio !== undefined) {
+    const [command, ...args] = splitCommandLine(spec.stdio);
+    if (command === undefined) {
+      throw new CliError(
+        ExitCode.BAD_ARGUMENTS,
+        'agenttool: --stdio needs a command, e.g. --stdio "node dist/server.js"',
+      );
+    }
+    label = `stdio ${spec.stdio}`;
+    transport = { command, args, env: inheritedEnvironment(), stderr: 'inherit' };
+  } else {
+    const url = spec.http ?? '';
+    if (!URL.canParse(url)) {
+      throw new CliError(
+        ExitCode.BAD_ARGUMENTS,
+        `agenttool: --http ${JSON.stringify(url)} is not a URL; give the server's Streamable HTTP endpoint, e.g. http://127.0.0.1:3333/mcp`,
+      );
+    }
+    label = url;
+    transport = { url, headers: parseHeaders(spec.headers ?? []) };
+  }
+  const remote = await connectMcp({ transport, elicitation: true }).catch((error: unknown) => {
+    throw new CliError(ExitCode.CONNECTION, `agenttool: ${label}: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  });
+  const executor = new Executor();
+  return {
+    label,
+    tools: remote.tools(),
+    execute: (jobs, options) =>
+      executor.execute(jobs, {
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        context: createContext({ recorder: options.recorder, elicitor: options.elicitor }),
+      }),
+    close: () => remote.close(),
+  };
+}
+
+// A person running the command expects the server to see their environment, as a
+// shell would give it; the SDK's default passes only a few safe variables.
+function inheritedEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+function parseHeaders(lines: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    const name = colon > 0 ? line.slice(0, colon).trim() : '';
+    if (name === '') {
+      throw new CliError(
+        ExitCode.BAD_ARGUMENTS,
+        `agenttool: --header ${JSON.stringify(line)}: give "Name: value"`,
+      );
+    }
+    headers[name] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
