@@ -1,0 +1,190 @@
+import { request } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { newTool, type Session } from 'agenttool';
+import { type HttpListener, serveTools } from 'agenttool/mcp';
+import { deferred, firstText } from './helpers';
+
+const echo = newTool({
+  name: 'echo',
+  description: 'Echoes its text',
+  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  execute: (call) => ({ output: (JSON.parse(call.args) as { text: string }).text }),
+});
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'raw', version: '0' },
+  },
+});
+
+interface Raw {
+  status: number;
+  body: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** A raw HTTP request, so the test controls Host, Origin and the body byte for byte. */
+function raw(
+  listener: HttpListener,
+  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string },
+): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: listener.port,
+        method: options.method ?? 'POST',
+        path: options.path ?? '/mcp',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          ...options.headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => {
+          chunks.push(c);
+          // An SSE response stays open; the first event is enough here.
+          if (Buffer.concat(chunks).toString().includes('\n\n')) res.destroy();
+        });
+        const done = () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString(),
+            headers: res.headers,
+          });
+        res.on('end', done);
+        res.on('close', done);
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+describe('Streamable HTTP, stateful (the default)', () => {
+  const server = serveTools([echo]);
+  let listener: HttpListener;
+  beforeAll(async () => {
+    listener = await server.listenHttp({ maxBodyBytes: 1024 });
+  });
+  afterAll(() => server.close());
+
+  test('binds loopback and serves the endpoint path only', async () => {
+    expect(listener.host).toBe('127.0.0.1');
+    expect(listener.url).toBe(`http://127.0.0.1:${listener.port}/mcp`);
+    const other = await raw(listener, { path: '/other', body: INITIALIZE });
+    expect(other.status).toBe(404);
+  });
+
+  test('DNS-rebinding protection refuses a foreign Host or Origin with 403', async () => {
+    const host = await raw(listener, { headers: { Host: 'evil.example.com' }, body: INITIALIZE });
+    expect(host.status).toBe(403);
+    expect(host.body).toContain('Invalid Host header: evil.example.com');
+    const origin = await raw(listener, {
+      headers: { Origin: 'http://evil.example.com' },
+      body: INITIALIZE,
+    });
+    expect(origin.status).toBe(403);
+    expect(origin.body).toContain('Invalid Origin header');
+    const local = await raw(listener, {
+      headers: { Host: `localhost:${listener.port}`, Origin: `http://localhost:${listener.port}` },
+      body: INITIALIZE,
+    });
+    expect(local.status).toBe(200);
+    expect(local.headers['mcp-session-id']).toEqual(expect.any(String));
+  });
+
+  test('a body over the limit is refused with 413, bad JSON with a parse error', async () => {
+    const big = await raw(listener, { body: JSON.stringify({ pad: 'x'.repeat(2048) }) });
+    expect(big.status).toBe(413);
+    const bad = await raw(listener, { body: '{not json' });
+    expect(bad.status).toBe(400);
+    expect(JSON.parse(bad.body)).toMatchObject({ error: { code: -32700 } });
+  });
+
+  test('requests need a live session: none is 400, an unknown one 404', async () => {
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect((await raw(listener, { body: list })).status).toBe(400);
+    const unknown = await raw(listener, { body: list, headers: { 'Mcp-Session-Id': 'nope' } });
+    expect(unknown.status).toBe(404);
+  });
+
+  test('DELETE ends the session: its onClose listeners run and its id is gone', async () => {
+    const closed = deferred<Session>();
+    const hooked = serveTools([echo], {
+      onSession: (session) => session.onClose(() => closed.resolve(session)),
+    });
+    const own = await hooked.listenHttp();
+    const transport = new StreamableHTTPClientTransport(new URL(own.url));
+    const client = new Client({ name: 'c', version: '1' });
+    await client.connect(transport);
+    const id = transport.sessionId;
+    await transport.terminateSession();
+    expect((await closed.promise).id).toBe(id);
+    const after = await raw(own, {
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      headers: { 'Mcp-Session-Id': id ?? '' },
+    });
+    expect(after.status).toBe(404);
+    await client.close();
+    await hooked.close();
+  });
+
+  test('an idle session ends after the idle timeout', async () => {
+    const closed = deferred<string>();
+    const hooked = serveTools([echo], {
+      onSession: (session) => session.onClose(() => closed.resolve(session.id)),
+    });
+    const own = await hooked.listenHttp({ idleTimeoutMs: 20 });
+    const opened = await raw(own, { body: INITIALIZE });
+    expect(await closed.promise).toBe(opened.headers['mcp-session-id']);
+    expect(hooked.sessions).toHaveLength(0);
+    await hooked.close();
+  });
+
+  test('binding a non-loopback address needs allowed hosts', async () => {
+    await expect(serveTools([echo]).listenHttp({ host: '0.0.0.0' })).rejects.toThrow(
+      'mcp: http: binding 0.0.0.0 with DNS-rebinding protection needs allowedHosts',
+    );
+  });
+});
+
+describe('Streamable HTTP, stateless', () => {
+  test('serves calls without sessions; GET is not allowed; each request is its own session', async () => {
+    const sessions: Session[] = [];
+    const ended = deferred();
+    const server = serveTools([echo], {
+      onSession: (session) => {
+        sessions.push(session);
+        session.onClose(() => {
+          if (sessions.length === 2) ended.resolve();
+        });
+      },
+    });
+    const listener = await server.listenHttp({ stateless: true });
+    const client = new Client({ name: 'c', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(listener.url));
+    await client.connect(transport);
+    try {
+      expect(transport.sessionId).toBeUndefined();
+      const result = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
+      expect(firstText(result)).toBe('hi');
+      const get = await raw(listener, { method: 'GET', headers: { Accept: 'text/event-stream' } });
+      expect(get.status).toBe(405);
+      expect(sessions.every((s) => s.id === '')).toBe(true);
+      expect(sessions.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+    await ended.promise;
+  });
+});
