@@ -27,7 +27,8 @@ export function isRecordable(value: unknown): value is Recordable {
 
 /**
  * The record a details value makes: `undefined` when it is not {@link Recordable}
- * (progress info, plain values, live handles); otherwise its namespace and JSON.
+ * (progress info, plain values, live handles); otherwise its namespace and JSON (the
+ * text its `rawJson()` returns, when it has that method, else `JSON.stringify`).
  * Throws `agenttool: record <type>: empty namespace` for an empty namespace and
  * `agenttool: record <ns>: <reason>` when the value cannot be written as JSON.
  */
@@ -42,7 +43,13 @@ export function recordOf(details: unknown): ToolRecord | undefined {
   }
   let data: string | undefined;
   try {
-    data = JSON.stringify(details);
+    // A value holding JSON text it must pass on byte for byte (a record that crossed
+    // MCP) says so with rawJson(); re-serialising would round big integers.
+    const raw = (details as { rawJson?: unknown }).rawJson;
+    data =
+      typeof raw === 'function'
+        ? String((raw as () => unknown).call(details))
+        : JSON.stringify(details);
   } catch (error) {
     throw new AgentToolError('INVALID_RECORD', `agenttool: record ${ns}: ${errorMessage(error)}`, {
       cause: error,

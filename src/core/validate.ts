@@ -1,6 +1,7 @@
 import { ValidationError } from './errors';
 import { type JsonValue } from './json';
 import { type Schema } from './schema';
+import { generateFastCheck, jsonEqual } from './validate-fast';
 
 /** Checks a decoded value; returns the first problem, or undefined when it is valid. */
 export type Validator = (value: unknown) => ValidationError | undefined;
@@ -23,14 +24,25 @@ const compiled = new WeakMap<Schema, Validator>();
 export function compileSchema(schema: Schema): Validator {
   let validator = compiled.get(schema);
   if (validator === undefined) {
-    const check = compileNode(schema);
-    validator = (value) => {
-      const failure = check(value);
-      return failure === undefined ? undefined : toError(failure);
-    };
+    const walk = compileInterpreted(schema);
+    const fast = generateFastCheck(schema);
+    // The generated predicate answers valid input; the walk phrases the first error.
+    validator = fast === undefined ? walk : (value) => (fast(value) ? undefined : walk(value));
     compiled.set(schema, validator);
   }
   return validator;
+}
+
+/**
+ * The schema walk alone, without the generated fast path: the reference that phrases
+ * every error. Exported for the tests that hold the two paths to the same verdicts.
+ */
+export function compileInterpreted(schema: Schema): Validator {
+  const check = compileNode(schema);
+  return (value) => {
+    const failure = check(value);
+    return failure === undefined ? undefined : toError(failure);
+  };
 }
 
 /** Validates a decoded value against a schema (compiled on first use). */
@@ -209,21 +221,4 @@ export function describe(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'object') return 'object';
   return typeof value;
-}
-
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
-  }
-  const ak = Object.keys(a);
-  const bk = Object.keys(b);
-  if (ak.length !== bk.length) return false;
-  return ak.every(
-    (k) =>
-      hasOwn(b, k) &&
-      jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
-  );
 }

@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { container as globalContainer, type DependencyContainer } from 'tsyringe';
 import {
   AgentToolError,

@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 /**
  * agenttool/di: NestJS-style modules over tsyringe. Tools are classes with `@Tool`;
  * `@Module` composes them with providers; `ToolApp.create` builds one app with its own

@@ -50,6 +50,16 @@ describe('recordOf', () => {
     expect(recordOf(recordable('a:b', [1, 2]))).toEqual({ ns: 'a:b', data: '[1,2]' });
   });
 
+  it('keeps raw JSON text byte for byte when the value offers it', () => {
+    const raw = '{"z":1,"a":9007199254740993}';
+    const remote = {
+      recordNS: () => 'remote:thing',
+      rawJson: () => raw,
+      toJSON: () => JSON.parse(raw) as unknown,
+    };
+    expect(recordOf(remote)).toEqual({ ns: 'remote:thing', data: raw });
+  });
+
   it('rejects an empty namespace, naming the type', () => {
     expect(() => recordOf(new EmptyNamespace())).toThrow(
       'agenttool: record EmptyNamespace: empty namespace',

@@ -8,6 +8,9 @@ import {
   type SchemaProperty,
   schemaToJson,
 } from 'agenttool';
+// Unit level: the generated fast path against the schema walk it stands in for.
+import { compileInterpreted } from '../../src/core/validate';
+import { generateFastCheck } from '../../src/core/validate-fast';
 
 // Schemas in the contract's shape language: scalar types, any, arrays, maps (non-strict
 // only), objects with optional/nullable/enum fields, and the strict form.
@@ -185,6 +188,38 @@ describe('our validator and ajv (draft 2020-12) agree', () => {
       );
     },
   );
+});
+
+describe('the generated fast path and the schema walk', () => {
+  it.each([false, true])('give the same verdict (strict=%s)', (strict) => {
+    const pair = shapeArb(!strict)
+      .map((shape) => toSchema(shape, strict))
+      .chain((schema) => fc.tuple(fc.constant(schema), valueFor(schema)));
+    fc.assert(
+      fc.property(pair, ([schema, value]) => {
+        const fast = generateFastCheck(schema);
+        expect(fast).toBeDefined();
+        expect(fast!(value)).toBe(compileInterpreted(schema)(value) === undefined);
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('inlines hostile property names as literals', () => {
+    const schema: Schema = {
+      type: 'object',
+      properties: [
+        { name: '"]);throw 1;//', schema: { type: 'string' } },
+        { name: '__proto__', schema: { type: 'integer' } },
+      ],
+      required: ['"]);throw 1;//'],
+      noAdditional: true,
+    };
+    const fast = generateFastCheck(schema)!;
+    expect(fast(parseArguments('{"\\"]);throw 1;//":"x","__proto__":1}'))).toBe(true);
+    expect(fast(parseArguments('{"\\"]);throw 1;//":"x","__proto__":"no"}'))).toBe(false);
+    expect(fast({})).toBe(false);
+  });
 });
 
 describe('hostile input', () => {
