@@ -65,7 +65,15 @@ export async function serveCall(
 ): Promise<CallToolResult> {
   if (served === undefined) return failure(`unknown tool ${JSON.stringify(name)}`);
   const value = args ?? {};
-  const invalid = served.check(value);
+  let invalid;
+  try {
+    invalid = served.check(value);
+  } catch (thrown) {
+    // A validator that crashes is a fault of ours, reported like a tool's panic.
+    const error = toolFailure(served.tool.name, thrown);
+    env.report(error.message, error);
+    return failure(errorMessage(error));
+  }
   if (invalid !== undefined) return failure(invalid.message);
 
   const pending: Promise<void>[] = [];
