@@ -1,0 +1,84 @@
+import { type ContentPart } from 'agenttool';
+import { contentOf, parseDataUrl } from 'agenttool/mcp';
+
+describe('contentOf (the Go binding ContentOf table)', () => {
+  test.each<[string, string | ContentPart[], unknown[]]>([
+    ['text output', 'hello', [{ type: 'text', text: 'hello' }]],
+    ['empty text is one empty text block', '', [{ type: 'text', text: '' }]],
+    [
+      'text parts of each textual type',
+      [
+        { type: 'text', text: 'a' },
+        { type: 'input_text', text: 'b' },
+        { type: 'output_text', text: 'c' },
+      ],
+      [
+        { type: 'text', text: 'a' },
+        { type: 'text', text: 'b' },
+        { type: 'text', text: 'c' },
+      ],
+    ],
+    [
+      'an image data URL without a media type',
+      [{ type: 'input_image', image_url: 'data:;base64,AQID' }],
+      [{ type: 'image', data: 'AQID', mimeType: 'application/octet-stream' }],
+    ],
+    [
+      'an image URL that is not a base64 data URL is a resource link named image',
+      [{ type: 'input_image', image_url: 'data:image/png,raw' }],
+      [{ type: 'resource_link', uri: 'data:image/png,raw', name: 'image' }],
+    ],
+    [
+      'a file with a file URL and data keeps the URL',
+      [{ type: 'input_file', filename: 'a.json', file_url: 'test://a', file_data: 'e30=' }],
+      [
+        {
+          type: 'resource',
+          resource: { uri: 'test://a', mimeType: 'application/json', blob: 'e30=' },
+        },
+      ],
+    ],
+    [
+      'a file path loses its leading slash under file:///',
+      [{ type: 'input_file', filename: '/tmp/x.txt', file_data: 'eA==' }],
+      [
+        {
+          type: 'resource',
+          resource: { uri: 'file:///tmp/x.txt', mimeType: 'text/plain', blob: 'eA==' },
+        },
+      ],
+    ],
+    [
+      'bad base64 reads as text',
+      [{ type: 'input_file', filename: 'x.bin', file_data: 'not base64!' }],
+      [{ type: 'text', text: 'not base64!' }],
+    ],
+    [
+      'a file with only a name is its name as text',
+      [{ type: 'input_file', filename: 'x.bin' }],
+      [{ type: 'text', text: 'x.bin' }],
+    ],
+    [
+      'audio files are audio blocks',
+      [{ type: 'input_file', filename: 'Audio.MP3', file_data: 'AAAA' }],
+      [{ type: 'audio', data: 'AAAA', mimeType: 'audio/mpeg' }],
+    ],
+    [
+      'other parts are their JSON as text',
+      [{ type: 'summary_text', text: 's' }],
+      [{ type: 'text', text: '{"type":"summary_text","text":"s"}' }],
+    ],
+  ])('%s', (_name, output, expected) => {
+    expect(contentOf(output)).toEqual(expected);
+  });
+});
+
+test.each<[string, unknown]>([
+  ['data:image/png;base64,AQID', { mediaType: 'image/png', data: 'AQID' }],
+  ['data:image/png;charset=x;base64,AQID', { mediaType: 'image/png', data: 'AQID' }],
+  ['data:;base64,', { mediaType: 'application/octet-stream', data: '' }],
+  ['data:image/png;base64,AQI', undefined],
+  ['https://example.com/a.png', undefined],
+])('parseDataUrl(%s)', (url, expected) => {
+  expect(parseDataUrl(url)).toEqual(expected);
+});
