@@ -157,6 +157,22 @@ describe('Streamable HTTP, stateful (the default)', () => {
   });
 });
 
+describe('Streamable HTTP, resumable', () => {
+  test('a 2025-11-25 client gets a priming event with an id and the retry first', async () => {
+    const server = serveTools([echo]);
+    const listener = await server.listenHttp({ resumable: true, retryIntervalMs: 1500 });
+    try {
+      const opened = await raw(listener, {
+        body: INITIALIZE.replace('2025-06-18', '2025-11-25'),
+      });
+      expect(opened.status).toBe(200);
+      expect(opened.body).toMatch(/^id: \S+\nretry: 1500\ndata: \n\n/);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('Streamable HTTP, stateless', () => {
   test('serves calls without sessions; GET is not allowed; each request is its own session', async () => {
     const sessions: Session[] = [];
