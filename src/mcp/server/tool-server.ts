@@ -168,12 +168,13 @@ export class McpToolServer {
    * listener. The tools are not closed.
    */
   async close(): Promise<void> {
+    const open = [...this.#connections];
     const closing: Promise<void>[] = [];
     for (const closer of this.#closers) closing.push(closer());
-    for (const connection of this.#connections) {
-      closing.push(connection.server.close().then(() => connection.session.close()));
-    }
+    for (const { server } of open) closing.push(server.close());
     await Promise.allSettled(closing);
+    // Whichever way each transport closed, every session's listeners have run when this returns.
+    await Promise.all(open.map(({ session }) => session.close()));
   }
 
   /**

@@ -103,7 +103,11 @@ describe.each<[string, Connect]>([
 test('server.close() ends every session, running its onClose listeners', async () => {
   const ended: string[] = [];
   const server = serveTools(new ToolSet([sessionTool([])]), {
-    onSession: (session) => session.onClose(() => void ended.push('closed')),
+    onSession: (session) =>
+      session.onClose(async () => {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        ended.push('closed');
+      }),
   });
   const a = await overMemory(server);
   const b = await overHttp(server);
