@@ -1,0 +1,82 @@
+// One contender of the tools/call benchmark in its own process: sequential and
+// IN_FLIGHT-in-flight figures, printed as one JSON line for mcp-call.bench.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { measure } from './measure';
+import { median } from './mcp-child';
+import { CONTENDERS, NAME } from './mcp-call-contenders';
+import { FASTMCP, IN_FLIGHT, type WorkerFigures } from './mcp-call-plan';
+import { NOOP_ARGS } from './mcp-noop';
+
+const call = (client: Client): Promise<unknown> =>
+  client.callTool({ name: NAME, arguments: { ...NOOP_ARGS } });
+
+const sequential = (client: Client) => async (ops: number) => {
+  for (let i = 0; i < ops; i++) await call(client);
+};
+
+/** IN_FLIGHT workers, each calling again as soon as its last call answered. */
+const concurrent = (client: Client) => async (ops: number) => {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next++ < ops) await call(client);
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+};
+
+/**
+ * `round` plus the process CPU time (user + system) each of its calls took, per
+ * operation: on a loaded machine CPU time is steadier than wall time, and over an
+ * in-memory transport all the work is this process's.
+ */
+function withCpu(round: (ops: number) => Promise<void>): {
+  round: (ops: number) => Promise<void>;
+  samples: number[];
+} {
+  const samples: number[] = [];
+  return {
+    samples,
+    round: async (ops) => {
+      const start = process.cpuUsage();
+      await round(ops);
+      const used = process.cpuUsage(start);
+      samples.push(((used.user + used.system) * 1000) / ops);
+    },
+  };
+}
+
+async function figure(
+  name: string,
+  round: (ops: number) => Promise<void>,
+  ops: number,
+): Promise<{ wall: number; cpu: number }> {
+  const options = { ops, rounds: 7, warmup: 2 };
+  (globalThis as { gc?: () => void }).gc?.();
+  const timed = withCpu(round);
+  const { nsPerOp } = await measure(name, timed.round, options);
+  return { wall: nsPerOp, cpu: median(timed.samples.slice(options.warmup)) };
+}
+
+async function main(): Promise<void> {
+  const name = process.argv[2] ?? '';
+  const make = CONTENDERS.get(name);
+  if (make === undefined) throw new Error(`unknown contender ${JSON.stringify(name)}`);
+  const contender = await make();
+  // fastmcp waits 1 ms after every tool (`await delay(1)`), so fewer calls give it as
+  // many milliseconds as the others get.
+  const slow = name === FASTMCP;
+  const seq = await figure(name, sequential(contender.client), slow ? 60 : 700);
+  const par = await figure(name, concurrent(contender.client), slow ? 500 : 1500);
+  await contender.close();
+  const figures: WorkerFigures = {
+    sequential: seq.wall,
+    concurrent: par.wall,
+    sequentialCpu: seq.cpu,
+    concurrentCpu: par.cpu,
+  };
+  console.log(JSON.stringify(figures));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
