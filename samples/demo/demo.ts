@@ -157,9 +157,16 @@ export async function runDemo(options: DemoOptions): Promise<DemoRun> {
     say(timeline.render());
     say();
     say('What ran alongside what:');
+    const before = new Map<number, number>();
+    for (const chain of chains) chain.slice(1).forEach((job, k) => before.set(job, chain[k]!));
     labels.forEach((label, i) => {
       const with_ = timeline.alongside(i).map((j) => labels[j]);
-      say(`  ${label.padEnd(14)} ${with_.length === 0 ? 'alone' : `with ${with_.join(', ')}`}`);
+      const previous = before.get(i);
+      const after =
+        previous === undefined ? '' : `; after ${labels[previous]}, its chain on ${SHELL}`;
+      say(
+        `  ${label.padEnd(14)} ${with_.length === 0 ? 'alone' : `with ${with_.join(', ')}`}${after}`,
+      );
     });
     await records.close();
     const lines = (await readFile(recordsFile, 'utf8')).split('\n').filter((l) => l !== '');

@@ -19,6 +19,7 @@ interface TargetOptions {
  * the protocol).
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
+  protectStdout(io);
   let code: ExitCode = ExitCode.OK;
   const program = buildProgram(io, (c) => (code = c));
   try {
@@ -71,7 +72,6 @@ function buildProgram(io: CliIo, setCode: (code: ExitCode) => void): Command {
         moduleFile: string,
         options: { http?: string; stateless?: boolean; record?: string },
       ) => {
-        if (options.http === undefined) protectStdout();
         const serving = await serveModule({
           moduleFile,
           ...(options.http === undefined ? {} : { http: options.http }),
@@ -196,8 +196,10 @@ function onInterrupt(handler: () => void): () => void {
   };
 }
 
-// Under stdio, stdout carries the protocol alone: what a module's code logs goes to stderr.
-function protectStdout(): void {
+// Stdout carries results alone (under `serve --stdio`, the protocol): what a module's
+// code logs goes to stderr.
+function protectStdout(io: CliIo): void {
+  if (io.stdout !== process.stdout) return;
   const toStderr = (...data: unknown[]): void => console.error(...data);
   console.log = toStderr;
   console.info = toStderr;

@@ -1,0 +1,138 @@
+// Shared by the CLI tests: the build (once, under a lock, only when stale), running the
+// built command as a child process, and killing every child the tests started.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const ROOT = join(__dirname, '../..');
+export const CLI = join(ROOT, 'dist/src/cli/main.js');
+export const FIXTURES = join(ROOT, 'dist/test/cli/fixtures');
+export const APP = join(FIXTURES, 'cli-app.module.js');
+export const WORKSPACE = join(ROOT, 'dist/samples/workspace/workspace.module.js');
+
+const FIXTURE_SOURCES = ['cli-app.module.ts', 'no-module.ts', 'two-modules.ts'];
+const LOCK = join(tmpdir(), 'agenttool-cli-tests.lock');
+
+/**
+ * Builds dist/ when a source is newer than its output (CI has built already: then
+ * nothing runs), then the fixtures. Under `flock` so that parallel test files build once.
+ */
+export function ensureBuilt(): void {
+  const locked = (command: string, args: string[]): void => {
+    const hasFlock = spawnSync('flock', ['--version']).status === 0;
+    const run = hasFlock
+      ? spawnSync('flock', [LOCK, command, ...args], { cwd: ROOT, encoding: 'utf8' })
+      : spawnSync(command, args, { cwd: ROOT, encoding: 'utf8' });
+    if (run.status !== 0) {
+      throw new Error(`${command} ${args.join(' ')} failed:\n${run.stdout}${run.stderr}`);
+    }
+  };
+  locked(process.execPath, ['scripts/start-build.js', '--quiet', '--allow-type-errors']);
+  if (fixturesStale()) {
+    const tsc = require.resolve('typescript/bin/tsc', { paths: [ROOT] });
+    locked(process.execPath, [tsc, '-p', 'test/cli/fixtures/tsconfig.json']);
+  }
+}
+
+function fixturesStale(): boolean {
+  const declarations = statSync(join(ROOT, 'dist/src/index.d.ts')).mtimeMs;
+  return FIXTURE_SOURCES.some((name) => {
+    const output = join(FIXTURES, name.replace(/\.ts$/, '.js'));
+    if (!existsSync(output)) return true;
+    const built = statSync(output).mtimeMs;
+    return built < statSync(join(ROOT, 'test/cli/fixtures', name)).mtimeMs || built < declarations;
+  });
+}
+
+const dirs: string[] = [];
+
+/** A fresh temporary folder, removed by {@link killChildren}. */
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'agenttool-cli-test-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const children = new Set<ChildProcess>();
+
+/** Kills every child still running and removes the temporary folders; for afterAll. */
+export function killChildren(): void {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  children.clear();
+}
+
+/** How a finished run of the command ended. */
+export interface Ran {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `agenttool <args>` to completion, with `input` on stdin (then closed). */
+export function runAgenttool(
+  args: readonly string[],
+  options: { input?: string; env?: Record<string, string>; cwd?: string } = {},
+): Promise<Ran> {
+  const child = startAgenttool(args, options);
+  child.stdin.end(options.input ?? '');
+  return child.done;
+}
+
+/** A running `agenttool` process. */
+export interface Running {
+  readonly process: ChildProcess;
+  readonly stdin: NodeJS.WritableStream;
+  readonly done: Promise<Ran>;
+  /** Resolves with the first match of `pattern` in stderr, as soon as it appears. */
+  waitForStderr(pattern: RegExp): Promise<RegExpMatchArray>;
+}
+
+/** Starts `agenttool <args>` and returns at once. */
+export function startAgenttool(
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Running {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let stdout = '';
+  let stderr = '';
+  const watchers: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    for (const watcher of [...watchers]) {
+      const match = watcher.pattern.exec(stderr);
+      if (match !== null) {
+        watchers.splice(watchers.indexOf(watcher), 1);
+        watcher.resolve(match);
+      }
+    }
+  });
+  const done = new Promise<Ran>((resolve) => {
+    child.on('close', (code) => {
+      children.delete(child);
+      resolve({ code, stdout, stderr });
+    });
+  });
+  return {
+    process: child,
+    stdin: child.stdin,
+    done,
+    waitForStderr: (pattern) =>
+      new Promise((resolve, reject) => {
+        const match = pattern.exec(stderr);
+        if (match !== null) return resolve(match);
+        watchers.push({ pattern, resolve });
+        void done.then(() =>
+          reject(new Error(`exited before stderr matched ${pattern}:\n${stderr}`)),
+        );
+      }),
+  };
+}

@@ -1,0 +1,134 @@
+import 'reflect-metadata';
+import { definitionHash } from 'agenttool';
+import { ToolApp } from 'agenttool/di';
+import { CliAppModule } from './fixtures/cli-app.module';
+import { APP, CLI, ensureBuilt, killChildren, runAgenttool } from './helpers';
+
+beforeAll(() => ensureBuilt(), 300_000);
+afterAll(() => killChildren());
+
+const NAMES = ['echo', 'count', 'ask', 'visit', 'fail', 'note', 'wait'];
+
+// The hashes through the public API, for the same module the built command loads.
+async function expectedHashes(): Promise<Record<string, string>> {
+  const app = await ToolApp.create(CliAppModule);
+  try {
+    return Object.fromEntries([...app.tools].map((t) => [t.name, definitionHash(t)]));
+  } finally {
+    await app.close();
+  }
+}
+
+interface Listed {
+  hash: string;
+  definition: { name: string; type: string };
+  properties: {
+    sequential: boolean;
+    resource: string;
+    strict: boolean;
+    closer: boolean;
+    annotations: Record<string, unknown> | null;
+  };
+}
+
+describe('agenttool list', () => {
+  it('prints a table of a module file: name, definition hash, properties, annotations', async () => {
+    const ran = await runAgenttool(['list', APP]);
+    expect(ran.code).toBe(0);
+    const [header, ...rows] = ran.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^NAME +DEFINITION HASH +PROPERTIES +ANNOTATIONS$/);
+    const hashes = await expectedHashes();
+    const byName = Object.fromEntries(rows.map((row) => [row.split(/ +/)[0], row.split(/ {2,}/)]));
+    expect(Object.keys(byName)).toEqual(NAMES);
+    for (const name of NAMES) expect(byName[name]?.[1]).toBe(hashes[name]);
+    expect(byName['echo']?.slice(2)).toEqual(['-', 'readOnly title="Echo"']);
+    expect(byName['fail']?.slice(2)).toEqual(['sequential', 'unstated']);
+    expect(byName['note']?.slice(2)).toEqual(['strict', 'unstated']);
+    expect(byName['wait']?.slice(2)).toEqual(['resource=fixture:journal closer', 'unstated']);
+  });
+
+  it('prints the definitions, hashes and properties as JSON with --json', async () => {
+    const ran = await runAgenttool(['list', APP, '--json']);
+    expect(ran.code).toBe(0);
+    const listed = JSON.parse(ran.stdout) as Listed[];
+    expect(listed.map((t) => t.definition.name)).toEqual(NAMES);
+    const echo = listed[0]!;
+    expect(echo.definition).toEqual({
+      type: 'function',
+      name: 'echo',
+      description: 'Echo the text.',
+      parameters: {
+        type: 'object',
+        properties: { text: { type: 'string', description: 'The text to echo back' } },
+        required: ['text'],
+      },
+    });
+    expect(listed[5]!.definition).toMatchObject({ name: 'note', strict: true });
+    expect(echo.properties.annotations).toEqual({
+      title: 'Echo',
+      readOnly: true,
+      destructive: false,
+      idempotent: false,
+      openWorld: false,
+    });
+    expect(listed[6]!.properties).toEqual({
+      sequential: false,
+      resource: 'fixture:journal',
+      strict: false,
+      closer: true,
+      annotations: null,
+    });
+  });
+
+  it('lists an MCP server over stdio with the same definition hashes, but for strict (MCP does not carry it)', async () => {
+    const ran = await runAgenttool([
+      'list',
+      '--json',
+      '--stdio',
+      `"${process.execPath}" "${CLI}" serve "${APP}"`,
+    ]);
+    expect(ran.code).toBe(0);
+    const listed = JSON.parse(ran.stdout) as Listed[];
+    const { note: strictHash, ...hashes } = await expectedHashes();
+    const { note: remoteNote, ...remoteHashes } = Object.fromEntries(
+      listed.map((t) => [t.definition.name, t.hash]),
+    );
+    expect(remoteHashes).toEqual(hashes);
+    expect(remoteNote).not.toBe(strictHash);
+    expect(listed[5]!.properties.strict).toBe(false);
+    // MCP carries annotations, not the executor's properties.
+    expect(listed[0]!.properties.annotations).toMatchObject({ readOnly: true, title: 'Echo' });
+    expect(listed[6]!.properties.resource).toBe('');
+  });
+
+  it('needs exactly one target', async () => {
+    const none = await runAgenttool(['list']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe(
+      'agenttool: no target; give a module file, --stdio "command args" or --http URL\n',
+    );
+    const two = await runAgenttool(['list', APP, '--stdio', 'node x.js']);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toContain('more than one target');
+    const both = await runAgenttool([
+      'list',
+      '--stdio',
+      'node x.js',
+      '--http',
+      'http://127.0.0.1:1/mcp',
+    ]);
+    expect(both.code).toBe(2);
+  });
+
+  it('exits 2 for a URL that is not one and 3 for a server that is not there', async () => {
+    const bad = await runAgenttool(['list', '--http', 'not a url']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--http "not a url" is not a URL');
+    const absent = await runAgenttool(['list', '--http', 'http://127.0.0.1:9/mcp']);
+    expect(absent.code).toBe(3);
+    expect(absent.stderr).toMatch(/^agenttool: http:\/\/127\.0\.0\.1:9\/mcp: mcp: connect: /);
+    const unterminated = await runAgenttool(['list', '--stdio', 'node "x.js']);
+    expect(unterminated.code).toBe(2);
+    expect(unterminated.stderr).toContain('unterminated " quote');
+  });
+});

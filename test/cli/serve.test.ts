@@ -1,0 +1,142 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { createContext, type Tool } from 'agenttool';
+import { connectMcp, type RemoteTools } from 'agenttool/mcp';
+import {
+  APP,
+  CLI,
+  ensureBuilt,
+  killChildren,
+  runAgenttool,
+  startAgenttool,
+  tempDir,
+} from './helpers';
+
+beforeAll(() => ensureBuilt(), 300_000);
+afterAll(() => killChildren());
+
+const remotes: RemoteTools[] = [];
+afterAll(async () => {
+  await Promise.all(remotes.map((r) => r.close()));
+});
+
+async function callTool(tool: Tool | undefined, args: object): Promise<unknown> {
+  if (tool === undefined) throw new Error('no such tool');
+  const result = await tool.execute({ id: 'c1', args: JSON.stringify(args) }, createContext());
+  return result.output;
+}
+
+describe('agenttool serve --stdio', () => {
+  it('serves the module to a real client, keeps stdout for the protocol, and closes the app when the client leaves', async () => {
+    const journal = join(tempDir(), 'journal.txt');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'serve', APP, '--stdio'],
+      env: { PATH: process.env['PATH'] ?? '', CLI_FIXTURE_JOURNAL: journal, CLI_FIXTURE_LOG: '1' },
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<void>((resolve) => {
+      transport.onclose = () => resolve();
+    });
+    const remote = await connectMcp({ transport });
+    remotes.push(remote);
+    expect(remote.serverInfo.name).toBe('CliAppModule');
+    const tools = remote.tools();
+    expect(tools.map((t) => t.name)).toEqual([
+      'echo',
+      'count',
+      'ask',
+      'visit',
+      'fail',
+      'note',
+      'wait',
+    ]);
+    expect(await callTool(tools[0], { text: 'over stdio' })).toBe('over stdio');
+    // What the module printed on load went to stderr, with the banner.
+    expect(stderr).toContain('cli-app fixture loaded');
+    expect(stderr).toContain(
+      'agenttool: serving CliAppModule over stdio\n  echo   Echo the text.\n',
+    );
+    await remote.close();
+    await exited;
+    expect(readFileSync(journal, 'utf8')).toBe('wait tool closed\njournal closed\n');
+  });
+});
+
+describe('agenttool serve --http', () => {
+  it('serves over Streamable HTTP, prints the URL and the tools, and stops cleanly on SIGINT', async () => {
+    const journal = join(tempDir(), 'journal.txt');
+    const server = startAgenttool(['serve', APP, '--http', '127.0.0.1:0'], {
+      env: { CLI_FIXTURE_JOURNAL: journal },
+    });
+    const [, url] = await server.waitForStderr(
+      /over Streamable HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/,
+    );
+    const remote = await connectMcp({ transport: { url: url! } });
+    remotes.push(remote);
+    const tools = remote.tools();
+    expect(
+      await callTool(
+        tools.find((t) => t.name === 'echo'),
+        { text: 'over http' },
+      ),
+    ).toBe('over http');
+    await remote.close();
+    server.process.kill('SIGINT');
+    const ran = await server.done;
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toBe('');
+    expect(ran.stderr).toContain('  count  Count to n, reporting progress at each step.\n');
+    expect(ran.stderr).toContain(
+      'agenttool: stopping: closing sessions and the app\nagenttool: stopped\n',
+    );
+    expect(readFileSync(journal, 'utf8')).toBe('wait tool closed\njournal closed\n');
+  });
+
+  it('serves statelessly with --stateless, and our call command works against it', async () => {
+    const server = startAgenttool(['serve', APP, '--http', '0', '--stateless']);
+    const [, url] = await server.waitForStderr(/at (http:\S+) \(stateless\)\n/);
+    const ran = await runAgenttool(['call', '--http', url!, 'echo', '{"text":"stateless"}']);
+    expect(ran).toMatchObject({ code: 0, stdout: 'stateless\n' });
+    server.process.kill('SIGTERM');
+    expect((await server.done).code).toBe(0);
+  });
+
+  it('appends every record the served tools write with --record', async () => {
+    const records = join(tempDir(), 'records.jsonl');
+    const server = startAgenttool(['serve', APP, '--http', '0', '--record', records]);
+    const [, url] = await server.waitForStderr(/at (http:\S+)\n/);
+    const ran = await runAgenttool(['call', '--http', url!, 'note', '{"text":"served"}']);
+    expect(ran.code).toBe(0);
+    server.process.kill('SIGINT');
+    await server.done;
+    const line = JSON.parse(readFileSync(records, 'utf8').trim()) as Record<string, unknown>;
+    expect(line).toMatchObject({ moment: 'during', ns: 'fixture:note', data: { text: 'served' } });
+  });
+});
+
+describe('agenttool serve: bad input', () => {
+  it('exits 2 with one line for a bad address, --stateless without --http, or no module', async () => {
+    const address = await runAgenttool(['serve', APP, '--http', 'nowhere']);
+    expect(address.code).toBe(2);
+    expect(address.stderr).toContain('--http "nowhere": give a port or host:port');
+    const stateless = await runAgenttool(['serve', APP, '--stateless']);
+    expect(stateless.code).toBe(2);
+    expect(stateless.stderr).toBe('agenttool: --stateless applies to --http only\n');
+    const noModule = await runAgenttool(['serve', join(APP, '../no-module.js')]);
+    expect(noModule.code).toBe(2);
+    expect(noModule.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(noModule.stderr).toContain('exports no @Module class');
+    const both = await runAgenttool(['serve', APP, '--stdio', '--http', '0']);
+    expect(both.code).toBe(2);
+  });
+
+  it('refuses a public address without allowed hosts (DNS-rebinding protection)', async () => {
+    const ran = await runAgenttool(['serve', APP, '--http', '0.0.0.0:0']);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain('needs allowedHosts');
+  });
+});
