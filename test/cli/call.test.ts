@@ -104,6 +104,12 @@ describe('agenttool call on a module file', () => {
     expect(Number.isNaN(Date.parse(String(lines[0]?.['time'])))).toBe(false);
   });
 
+  it('exits 70, saying why, when a tool awaits what nothing will settle', async () => {
+    const ran = await runAgenttool(['call', APP, 'stall']);
+    expect(ran.code).toBe(70);
+    expect(ran.stderr).toContain('the command stopped with nothing left to run');
+  });
+
   it('interrupts the call on SIGINT, closes the app and exits 130', async () => {
     const journal = join(tempDir(), 'journal.txt');
     const running = startAgenttool(['call', APP, 'wait'], {
@@ -136,7 +142,9 @@ describe('agenttool call: bad input gets one line and exit 2', () => {
   it('lists the tools when none is close', async () => {
     const ran = await runAgenttool(['call', APP, 'zzzzzzzzzz']);
     expect(ran.code).toBe(2);
-    expect(oneLine(ran.stderr)).toContain('its tools: echo, count, ask, visit, fail, note, wait');
+    expect(oneLine(ran.stderr)).toContain(
+      'its tools: echo, count, ask, visit, fail, note, wait, stall',
+    );
   });
 
   it('refuses arguments that are not JSON, or not an object', async () => {

@@ -7,7 +7,7 @@ import { APP, CLI, ensureBuilt, killChildren, runAgenttool } from './helpers';
 beforeAll(() => ensureBuilt(), 300_000);
 afterAll(() => killChildren());
 
-const NAMES = ['echo', 'count', 'ask', 'visit', 'fail', 'note', 'wait'];
+const NAMES = ['echo', 'count', 'ask', 'visit', 'fail', 'note', 'wait', 'stall'];
 
 // The hashes through the public API, for the same module the built command loads.
 async function expectedHashes(): Promise<Record<string, string>> {

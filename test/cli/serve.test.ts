@@ -53,6 +53,7 @@ describe('agenttool serve --stdio', () => {
       'fail',
       'note',
       'wait',
+      'stall',
     ]);
     expect(await callTool(tools[0], { text: 'over stdio' })).toBe('over stdio');
     // What the module printed on load went to stderr, with the banner.

@@ -1,0 +1,155 @@
+// Unit tests of the command's intricate parts; the commands themselves are tested by
+// running the built `agenttool` (call, list, serve tests).
+import { Writable } from 'node:stream';
+import { ProgressInfo } from 'agenttool';
+import { closestNames, editDistance } from '../../src/cli/closest';
+import { splitCommandLine } from '../../src/cli/command-line';
+import { CliError } from '../../src/cli/exit-codes';
+import { ProgressDisplay, describeProgress } from '../../src/cli/progress';
+import { describeField } from '../../src/cli/prompts';
+import { recordLine } from '../../src/cli/record-file';
+import { parseAddress } from '../../src/cli/serve';
+
+function sink(isTTY: boolean): Writable & { text: string; isTTY: boolean; columns: number } {
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      stream.text += chunk.toString();
+      done();
+    },
+  }) as Writable & { text: string; isTTY: boolean; columns: number };
+  stream.text = '';
+  stream.isTTY = isTTY;
+  stream.columns = 50;
+  return stream;
+}
+
+describe('closest names', () => {
+  it('measures edits', () => {
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+    expect(editDistance('', 'abc')).toBe(3);
+    expect(editDistance('same', 'same')).toBe(0);
+  });
+
+  it('suggests near names first, and names that contain the typed one', () => {
+    const tools = ['read_file', 'write_file', 'append_file', 'bash', 'restart'];
+    expect(closestNames('read_fle', tools)).toEqual(['read_file']);
+    expect(closestNames('rite_file', tools)).toEqual(['write_file', 'read_file']);
+    expect(closestNames('file', tools)).toEqual(['read_file', 'write_file', 'append_file']);
+    expect(closestNames('zzzzzz', tools)).toEqual([]);
+  });
+});
+
+describe('splitting a --stdio command line', () => {
+  it('splits words as a shell does, without expanding', () => {
+    expect(splitCommandLine(`node "my server.js" --name 'a b' x\\ y $HOME ""`)).toEqual([
+      'node',
+      'my server.js',
+      '--name',
+      'a b',
+      'x y',
+      '$HOME',
+      '',
+    ]);
+    expect(splitCommandLine('  ')).toEqual([]);
+    expect(splitCommandLine(`say "a \\"quoted\\" word"`)).toEqual(['say', 'a "quoted" word']);
+  });
+
+  it('refuses an unterminated quote', () => {
+    expect(() => splitCommandLine(`node 'x`)).toThrow(CliError);
+  });
+});
+
+describe('progress', () => {
+  it('draws a bar for a known total and a count otherwise', () => {
+    expect(describeProgress('count', { output: '', details: new ProgressInfo(1, 4, 'one') })).toBe(
+      'count [######------------------] 1/4 one',
+    );
+    expect(describeProgress('scan', { output: '', details: new ProgressInfo(7, 0, 'files') })).toBe(
+      'scan 7 files',
+    );
+    expect(describeProgress('bash', { output: 'line\nof output' })).toBe('bash line of output');
+  });
+
+  it('redraws one line in place on a terminal, truncated to its width, and clears it', () => {
+    const tty = sink(true);
+    const display = new ProgressDisplay(tty);
+    display.update('count', {
+      output: '',
+      details: new ProgressInfo(1, 2, 'a long message that will not fit'),
+    });
+    display.update('count', { output: '', details: new ProgressInfo(2, 2, 'done') });
+    display.clear();
+    const frames = tty.text.split('\r\x1b[2K');
+    expect(frames).toEqual([
+      '',
+      'count [############------------] 1/2 a long mess…',
+      'count [########################] 2/2 done',
+      '',
+    ]);
+    expect(tty.text).not.toContain('\n');
+  });
+
+  it('writes plain lines elsewhere', () => {
+    const pipe = sink(false);
+    const display = new ProgressDisplay(pipe);
+    display.update('count', { output: '', details: new ProgressInfo(1, 2, 'a') });
+    display.clear();
+    expect(pipe.text).toBe('count [############------------] 1/2 a\n');
+  });
+});
+
+describe('form fields', () => {
+  it('reads each type, applies defaults and says what is wrong', () => {
+    const age = describeField('age', { type: 'integer', default: 30 }, false);
+    expect(age.prompt).toBe('age (integer, default 30)');
+    expect(age.parse('')).toEqual({ value: 30 });
+    expect(age.parse('4.5')).toEqual({ error: 'age: give a whole number' });
+    expect(age.parse('41')).toEqual({ value: 41 });
+    const ok = describeField('ok', { type: 'boolean' }, true);
+    expect(ok.parse('')).toEqual({ error: 'ok is required' });
+    expect(ok.parse('Yes')).toEqual({ value: true });
+    expect(ok.parse('maybe')).toEqual({ error: 'ok: answer yes or no' });
+    const size = describeField(
+      'size',
+      {
+        type: 'string',
+        oneOf: [
+          { const: 's', title: 'Small' },
+          { const: 'l', title: 'Large' },
+        ],
+      },
+      false,
+    );
+    expect(size.prompt).toBe('size (one of 1) s (Small), 2) l (Large))');
+    expect([size.parse('2'), size.parse('Small'), size.parse('s'), size.parse('')]).toEqual([
+      { value: 'l' },
+      { value: 's' },
+      { value: 's' },
+      {},
+    ]);
+    expect(size.parse('medium').error).toContain('choose one of');
+  });
+});
+
+describe('record lines', () => {
+  it('keeps the data as written, on one line', () => {
+    const line = recordLine(
+      { ns: 'shell:process-group', data: '{\n  "pgid": 12345678901234567890\n}' },
+      { call: 'call_1', tool: 'bash', moment: 'during' },
+    );
+    expect(line).not.toContain('\n');
+    expect(line).toMatch(
+      /^\{"time":"[^"]+","call":"call_1","tool":"bash","moment":"during","ns":"shell:process-group","data":\{ {2}"pgid": 12345678901234567890\}\}$/,
+    );
+  });
+});
+
+describe('--http addresses', () => {
+  it('reads a port, host:port and [ipv6]:port', () => {
+    expect(parseAddress('3333')).toEqual({ port: 3333 });
+    expect(parseAddress('0.0.0.0:80')).toEqual({ host: '0.0.0.0', port: 80 });
+    expect(parseAddress('[::1]:3000')).toEqual({ host: '::1', port: 3000 });
+    expect(() => parseAddress('70000')).toThrow(CliError);
+    expect(() => parseAddress('host:')).toThrow(CliError);
+  });
+});
