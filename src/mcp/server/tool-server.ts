@@ -268,7 +268,12 @@ function readSource(source: ServeSource): {
       'mcp: serve: give a tool, an iterable of tools, or an object with `tools`',
     );
   }
-  if ('execute' in source && typeof source.execute === 'function') {
+  // A tool has a name; an app (which also has an `execute`, for batches) does not.
+  if (
+    'execute' in source &&
+    typeof source.execute === 'function' &&
+    typeof (source as { name?: unknown }).name === 'string'
+  ) {
     return { tools: [source], onSession: undefined };
   }
   if ('tools' in source && source.tools !== undefined && !isToolSetLike(source)) {

@@ -1,0 +1,29 @@
+import { Param, Tool } from 'agenttool';
+import { Module, ToolApp } from 'agenttool/di';
+import { serveTools } from 'agenttool/mcp';
+
+class GreetArgs {
+  @Param('Who to greet') name!: string;
+}
+
+@Tool({ name: 'greet', description: 'Greet someone by name', args: GreetArgs })
+export class Greet {
+  execute(args: GreetArgs): string {
+    return `Hello, ${args.name}!`;
+  }
+}
+
+@Module({ tools: [Greet] })
+export class GreetModule {}
+
+/** Serves the greeter over Streamable HTTP on 127.0.0.1 until `stop()` is called. */
+export async function serveGreeter(port = 0) {
+  const app = await ToolApp.create(GreetModule);
+  const server = serveTools(app, { name: 'greeter' });
+  const listener = await server.listenHttp({ port });
+  const stop = async () => {
+    await server.close();
+    await app.close();
+  };
+  return { url: listener.url, stop };
+}
