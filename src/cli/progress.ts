@@ -25,7 +25,8 @@ export class ProgressDisplay {
       this.#stream.write(`${line}\n`);
       return;
     }
-    const width = Math.max(20, (this.#stream.columns ?? 80) - 1);
+    // A terminal of unknown size reports 0 columns.
+    const width = Math.max(20, (this.#stream.columns || 80) - 1);
     this.#stream.write(`\r\x1b[2K${line.length > width ? `${line.slice(0, width - 1)}…` : line}`);
     this.#shown = true;
   }
