@@ -47,8 +47,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
   const loaded = loadModuleFile(options.moduleFile);
   const records = options.record === undefined ? undefined : new RecordFile(options.record);
   const app = await createApp(loaded.module);
-  // The tool set, not the app: serveTools reads an object with `execute` as one tool.
-  const server = serveTools(app.tools, {
+  const server = serveTools(app, {
     name: loaded.name,
     version: packageVersion(),
     ...(records === undefined ? {} : { recorder: records.recorder() }),
