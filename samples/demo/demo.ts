@@ -9,11 +9,11 @@ import {
   type JobOutcome,
   outputText,
   ProgressInfo,
+  RecordFile,
   recordOf,
   type Result,
 } from 'agenttool';
 import { connectMcp } from 'agenttool/mcp';
-import { RecordLog } from './record-log';
 import { Timeline } from './timeline';
 
 /** Where the demo finds the command and the app, and where it writes. */
@@ -64,7 +64,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoRun> {
     '# Ideas\n\n- tools as classes\n- batches with chains\n',
   );
   const recordsFile = options.recordsFile ?? join(base, 'records.jsonl');
-  const records = new RecordLog(recordsFile);
+  const records = new RecordFile(recordsFile);
   await records.open();
 
   const show = (path: string): string =>
@@ -190,7 +190,7 @@ function progressText(update: Result): string {
 
 // A result whose details are recordable is the call's record as it ended.
 async function recordEnd(
-  records: RecordLog,
+  records: RecordFile,
   result: Result,
   job: Job,
   toolOf: (id: string) => string | undefined,
@@ -198,7 +198,7 @@ async function recordEnd(
   const record = recordOf(result.details);
   if (record === undefined) return;
   const tool = toolOf(job.call.id);
-  await records.append(record, {
+  await records.write(record, {
     call: job.call.id,
     ...(tool === undefined ? {} : { tool }),
     moment: 'end',

@@ -76,6 +76,8 @@ export class BashTool {
     const result = await this.shell.run(args.command, {
       signal: AbortSignal.any([ctx.signal, recordFailed.signal]),
       ...(timeout === undefined ? {} : { timeoutMs: timeout * 1000 }),
+      // What the command prints reaches the caller as progress while it runs.
+      onOutput: (text) => ctx.progress(text),
       onStart: (pgid) => {
         recording = ctx.record(recordable(PROCESS_GROUP_RECORD, { pgid })).catch((error) => {
           recordError = { error };

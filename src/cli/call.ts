@@ -13,12 +13,12 @@ import {
   schemaFromJson,
   type Tool,
   ValidationError,
+  RecordFile,
 } from './public-api';
 import { closestNames } from './closest';
 import { CliError, ExitCode } from './exit-codes';
 import { ProgressDisplay } from './progress';
 import { TerminalPrompter } from './prompts';
-import { RecordFile } from './record-file';
 import { type OpenTarget } from './targets';
 
 /** The streams a command speaks through. */

@@ -32,6 +32,7 @@ export {
   outputText,
   parseArguments,
   ProgressInfo,
+  RecordFile,
   type RecordFunc,
   recordOf,
   resourceOf,

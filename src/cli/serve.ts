@@ -5,10 +5,10 @@ import {
   type HttpListener,
   serveTools,
   type Tool,
+  RecordFile,
 } from './public-api';
 import { CliError, ExitCode } from './exit-codes';
 import { loadModuleFile } from './module-file';
-import { RecordFile } from './record-file';
 import { createApp } from './targets';
 import { packageVersion } from './version';
 

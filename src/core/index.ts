@@ -86,3 +86,4 @@ export {
   definitionOf,
 } from './definition';
 export { ToolSet } from './tool-set';
+export { RecordFile, type RecordMeta, type RecordMoment, recordLine } from './record-file';

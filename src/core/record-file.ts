@@ -1,5 +1,6 @@
 import { type FileHandle, open } from 'node:fs/promises';
-import { type RecordFunc, type ToolRecord } from './public-api';
+import { type RecordFunc } from './context';
+import { type ToolRecord } from './records';
 
 /** Where a record was written from: while the call ran, or from its final details. */
 export type RecordMoment = 'during' | 'end';
@@ -14,7 +15,7 @@ export interface RecordMeta {
 }
 
 /**
- * Appends records to a file as JSON lines, durably: each line is written and flushed to
+ * The embedded default recorder. Appends records to a file as JSON lines, durably: each line is written and flushed to
  * the disk (fsync) before {@link RecordFile.write} settles, so a record a tool wrote
  * survives a crash right after. A line is
  * `{"time":…,"call":…,"tool":…,"moment":"during"|"end","ns":…,"data":<the record's JSON>}`
@@ -43,14 +44,26 @@ export class RecordFile {
 
   /** Opens (and so creates) the file now rather than at the first record. */
   async open(): Promise<void> {
-    await (this.#handle ??= open(this.#path, 'a'));
+    await this.#opened();
+  }
+
+  #opened(): Promise<FileHandle> {
+    if (this.#handle === undefined) {
+      const opening = open(this.#path, 'a');
+      this.#handle = opening;
+      // A failed open is reported to the writer and tried again by the next one.
+      opening.catch(() => {
+        if (this.#handle === opening) this.#handle = undefined;
+      });
+    }
+    return this.#handle;
   }
 
   /** Appends one record and resolves once it is on the disk. */
   write(record: ToolRecord, meta: RecordMeta): Promise<void> {
     const line = `${recordLine(record, meta)}\n`;
     const written = this.#queue.then(async () => {
-      const handle = await (this.#handle ??= open(this.#path, 'a'));
+      const handle = await this.#opened();
       await handle.write(line);
       await handle.sync();
       this.#count++;
@@ -76,7 +89,7 @@ export class RecordFile {
     await this.#queue;
     const handle = this.#handle;
     this.#handle = undefined;
-    if (handle !== undefined) await (await handle).close();
+    if (handle !== undefined) await (await handle.catch(() => undefined))?.close();
   }
 }
 
