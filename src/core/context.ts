@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Answer, CANCELLED_ANSWER, type Elicitation } from './elicitation';
 import { AgentToolError } from './errors';
+import { type JsonValue } from './json';
 import { isRecordable, recordOf, type ToolRecord } from './records';
 import { ProgressInfo, type Result } from './result';
 import { type LogLevel, type LogSink, type Session } from './session';
@@ -13,6 +14,13 @@ export interface Call {
   readonly id: string;
   /** The arguments as the model wrote them: raw JSON text. Empty means `{}`. */
   readonly args: string;
+  /**
+   * The arguments already decoded from `args`, when the harness has them decoded (an
+   * MCP server receives an object, not text). A harness that sets it guarantees that
+   * `JSON.parse(args)` equals it (`{}` for empty `args`), so a tool may use it instead of
+   * parsing `args`; it is shared, never to be modified. Absent means: parse `args`.
+   */
+  readonly value?: JsonValue;
   /**
    * Minted by the harness, opaque: the same when a call is run again, new for a new
    * call; empty or absent means none.

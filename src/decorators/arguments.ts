@@ -4,6 +4,7 @@ import {
   describeValue,
   isJsonObject,
   type JsonObject,
+  type JsonValue,
   parseArguments,
   schemaToJson,
   ValidationError,
@@ -11,7 +12,7 @@ import {
 } from '../core';
 import { classCheck, type ClassCheck } from './class-validation';
 import { type Constructor } from './metadata';
-import { instantiate, instantiator } from './instantiate';
+import { type Instantiate, instantiate, instantiator } from './instantiate';
 import { assertSchema, buildSchema, noArgsModel } from './schema-builder';
 
 /** Options of the schema readers. */
@@ -34,10 +35,12 @@ export function schemaOf(argsClass: Constructor, options: SchemaOptions = {}): J
 /** Turns raw arguments into the arguments instance: resolves directly unless class-validator runs asynchronously. */
 export type ArgumentsParser<T> = (raw: string) => T | Promise<T>;
 
-/** The two halves of the pipeline, compiled once per class and strictness. */
+/** The two halves of the pipeline, built once per class and strictness. */
 export interface Pipeline<T> {
   /** Raw JSON → checked against the schema → instance. Synchronous. */
   readonly decode: (raw: string) => T;
+  /** The same from arguments already decoded (a call's `value`): checked → instance. */
+  readonly decodeValue: (value: JsonValue) => T;
   /** class-validator over the instance, when the class carries constraints. */
   readonly check: ClassCheck | undefined;
   /** The served parameters schema. */
@@ -49,7 +52,11 @@ const pipelines = new WeakMap<
   { strict?: Pipeline<object>; loose?: Pipeline<object> }
 >();
 
-/** The compiled pipeline of an arguments class (undefined: a tool without arguments). */
+/**
+ * The pipeline of an arguments class (undefined: a tool without arguments). The class's
+ * problems are thrown here; the validator and the instantiator are compiled on first use,
+ * so registering many tools compiles nothing that is never called.
+ */
 export function pipelineOf<T extends object>(
   argsClass: Constructor<T> | undefined,
   strict: boolean,
@@ -62,30 +69,37 @@ export function pipelineOf<T extends object>(
   }
   let pipeline = strict ? entry.strict : entry.loose;
   if (pipeline === undefined) {
-    pipeline = compilePipeline(argsClass, strict);
+    pipeline = buildPipeline(argsClass, strict);
     if (strict) entry.strict = pipeline;
     else entry.loose = pipeline;
   }
   return pipeline as Pipeline<T>;
 }
 
-function compilePipeline(argsClass: Constructor, strict: boolean): Pipeline<object> {
+function buildPipeline(argsClass: Constructor, strict: boolean): Pipeline<object> {
   const built = buildSchema(argsClass, strict);
   const model = assertSchema(argsClass, built);
+  const check = classCheck(argsClass);
+  let fromValue: (value: JsonValue) => object;
   if (model === undefined) {
     // A supplied schema is served verbatim and not validated (the contract's Schemer).
     const cls = argsClass as unknown as new () => object;
-    return {
-      decode: (raw) => plainToInstance(cls, decodeObject(raw)),
-      check: classCheck(argsClass),
-      parameters: built.json,
+    fromValue = (value) => plainToInstance(cls, asObject(value));
+  } else {
+    let validator: Validator | undefined;
+    let make: Instantiate | undefined;
+    fromValue = (value) => {
+      validator ??= compileSchema(model);
+      const error = validator(value);
+      if (error !== undefined) throw error;
+      make ??= instantiator(argsClass);
+      return instantiate(make, value as Record<string, unknown>);
     };
   }
-  const validator = compileSchema(model);
-  const make = instantiator(argsClass);
   return {
-    decode: (raw) => instantiate(make, validated(validator, raw)),
-    check: classCheck(argsClass),
+    decode: (raw) => fromValue(parseArguments(raw)),
+    decodeValue: fromValue,
+    check,
     parameters: built.json,
   };
 }
@@ -96,12 +110,16 @@ function noArgsPipeline(strict: boolean): Pipeline<object> {
   const cached = strict ? noArgs.strict : noArgs.loose;
   if (cached !== undefined) return cached;
   const model = noArgsModel(strict);
-  const validator = compileSchema(model);
+  let validator: Validator | undefined;
+  const fromValue = (value: JsonValue): object => {
+    validator ??= compileSchema(model);
+    const error = validator(value);
+    if (error !== undefined) throw error;
+    return {};
+  };
   const pipeline: Pipeline<object> = {
-    decode: (raw) => {
-      validated(validator, raw);
-      return {};
-    },
+    decode: (raw) => fromValue(parseArguments(raw)),
+    decodeValue: fromValue,
     check: undefined,
     parameters: schemaToJson(model),
   };
@@ -110,17 +128,10 @@ function noArgsPipeline(strict: boolean): Pipeline<object> {
   return pipeline;
 }
 
-function validated(validator: Validator, raw: string): Record<string, unknown> {
-  const value = parseArguments(raw);
-  const error = validator(value);
-  if (error !== undefined) throw error;
-  return value as Record<string, unknown>;
-}
-
-function decodeObject(raw: string): Record<string, unknown> {
-  const value = parseArguments(raw);
-  if (!isJsonObject(value))
+function asObject(value: JsonValue): JsonObject {
+  if (!isJsonObject(value)) {
     throw new ValidationError('', `expected object, got ${describeValue(value)}`);
+  }
   return value;
 }
 

@@ -56,11 +56,12 @@ export function toolFromInstance(instance: object): CoreTool {
   const target = instance as ToolInstance;
   const { name, properties } = metadata;
   const pipeline = pipelineOf(metadata.args as Constructor<object> | undefined, properties.strict);
-  const { decode, check } = pipeline;
+  const { decode, decodeValue, check } = pipeline;
 
   const run = async (call: Call, ctx: ToolContext): Promise<Result> => {
     try {
-      const args = decode(call.args);
+      // A harness that has the arguments decoded hands them over; nothing to parse then.
+      const args = call.value === undefined ? decode(call.args) : decodeValue(call.value);
       if (check !== undefined) await check(args);
       return toResult(await target.execute(args, ctx));
     } catch (error) {

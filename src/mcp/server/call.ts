@@ -12,6 +12,7 @@ import {
   errorMessage,
   isJsonObject,
   isResult,
+  type JsonObject,
   type LogSink,
   outputText,
   PanicError,
@@ -83,13 +84,11 @@ export async function serveCall(
   };
   let finished = false;
   const token = extra._meta?.progressToken;
-  const call: Call = {
-    id: `mcp_${++calls}`,
-    args: JSON.stringify(value),
-    ...(token === undefined
-      ? {}
-      : { onUpdate: progressForwarder(token, (n) => !finished && send(n)) }),
-  };
+  const call = servedCall(
+    `mcp_${++calls}`,
+    value,
+    token === undefined ? undefined : progressForwarder(token, (n) => !finished && send(n)),
+  );
   const log: LogSink = (level, data, logger) => {
     if (finished || !env.session.logs(level)) return;
     send({
@@ -121,6 +120,53 @@ export async function serveCall(
   // Progress and log lines go out before the result.
   await Promise.all(pending);
   return result;
+}
+
+/**
+ * The call a served tool receives. Flat arguments (every member a string, a finite
+ * number, a boolean or null) are handed over decoded as `value`, a frozen copy, with
+ * `args` written from it on first read: nothing can change them, so `JSON.parse(args)`
+ * equals `value` whenever it is read, and a tool that uses `value` parses nothing.
+ * Other arguments are written at once and not handed over decoded, since an arguments
+ * instance may share their nested objects and a tool may change those.
+ */
+function servedCall(
+  id: string,
+  value: Record<string, unknown>,
+  onUpdate: ((update: Result) => void) | undefined,
+): Call {
+  const flat = flatCopy(value);
+  if (flat === undefined) {
+    const args = JSON.stringify(value);
+    return onUpdate === undefined ? { id, args } : { id, args, onUpdate };
+  }
+  let text: string | undefined;
+  const call = {
+    id,
+    get args(): string {
+      return (text ??= JSON.stringify(flat));
+    },
+    value: flat,
+  };
+  return onUpdate === undefined ? call : Object.assign(call, { onUpdate });
+}
+
+function flatCopy(value: Record<string, unknown>): JsonObject | undefined {
+  const copy: JsonObject = {};
+  for (const key of Object.keys(value)) {
+    // Assigning `__proto__` would set the prototype, not a member.
+    if (key === '__proto__') return undefined;
+    const member = value[key];
+    if (
+      typeof member === 'string' ||
+      typeof member === 'boolean' ||
+      member === null ||
+      (typeof member === 'number' && Number.isFinite(member))
+    ) {
+      copy[key] = member;
+    } else return undefined;
+  }
+  return Object.freeze(copy);
 }
 
 function successOf(tool: Tool, result: Result): CallToolResult {
