@@ -1,10 +1,9 @@
 import {
-  validate,
   type ValidationError as ClassValidatorError,
   type ValidatorOptions,
-  validateSync,
 } from 'class-validator';
 import { ValidationError } from '../core';
+import { classValidator } from './class-validator-metadata';
 import { classPlan, type Shape } from './fields';
 import { type Constructor } from './metadata';
 
@@ -40,6 +39,7 @@ export function classCheck(cls: Constructor): ClassCheck | undefined {
   if (running.length === 0) return undefined;
   const runs = new Set(running);
   const isAsync = running.some((c) => classPlan(c).constraints.async);
+  const { validate, validateSync } = classValidator();
   if (isAsync) {
     return async (instance) => {
       for (const visit of visits(instance, cls, [], runs)) {

@@ -1,5 +1,28 @@
-import { getMetadataStorage, ValidationTypes } from 'class-validator';
+import type * as ClassValidator from 'class-validator';
 import { type Constructor } from './metadata';
+
+let loaded: typeof ClassValidator | undefined;
+
+/**
+ * class-validator, loaded on first use: with validator.js and libphonenumber-js it costs
+ * a fresh process some 300 ms, which an app whose classes use none of its decorators
+ * should not pay.
+ */
+export function classValidator(): typeof ClassValidator {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand
+  loaded ??= require('class-validator') as typeof ClassValidator;
+  return loaded;
+}
+
+/**
+ * True when some class may carry class-validator metadata: its decorators register into
+ * `globalThis.classValidatorMetadataStorage`, which class-validator creates the first
+ * time one is applied (loading the package alone does not).
+ */
+function anyMetadata(): boolean {
+  const global = globalThis as { classValidatorMetadataStorage?: unknown };
+  return global.classValidatorMetadataStorage !== undefined;
+}
 
 /** The part of class-validator's metadata record that the readers look at. */
 interface ValidatorRecord {
@@ -29,14 +52,12 @@ export interface ClassConstraints {
 }
 
 const NONE: CarriedConstraints = { integer: false, optional: false, enum: undefined };
+const NO_CONSTRAINTS: ClassConstraints = { byField: new Map(), mustRun: false, async: false };
 
 function records(cls: Constructor): readonly ValidatorRecord[] {
-  return getMetadataStorage().getTargetValidationMetadatas(
-    cls,
-    '',
-    false,
-    false,
-  ) as unknown as ValidatorRecord[];
+  return classValidator()
+    .getMetadataStorage()
+    .getTargetValidationMetadatas(cls, '', false, false) as unknown as ValidatorRecord[];
 }
 
 /**
@@ -45,6 +66,7 @@ function records(cls: Constructor): readonly ValidatorRecord[] {
  * running class-validator for it alone would repeat what the schema checked.
  */
 function carried(record: ValidatorRecord): boolean {
+  const { ValidationTypes } = classValidator();
   if (record.each || (record.groups?.length ?? 0) > 0) return false;
   if (record.type === ValidationTypes.CONDITIONAL_VALIDATION) return record.name === 'isOptional';
   if (record.type !== ValidationTypes.CUSTOM_VALIDATION) return false;
@@ -53,10 +75,11 @@ function carried(record: ValidatorRecord): boolean {
 
 /** Reads class-validator's constraints of a class (own and inherited). */
 export function classConstraints(cls: Constructor): ClassConstraints {
+  if (!anyMetadata()) return NO_CONSTRAINTS;
   const byField = new Map<string, CarriedConstraints>();
   let mustRun = false;
   let async = false;
-  const storage = getMetadataStorage();
+  const storage = classValidator().getMetadataStorage();
   for (const record of records(cls)) {
     if (!carried(record)) mustRun = true;
     if (

@@ -1,6 +1,4 @@
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type ClientCapabilities,
@@ -32,6 +30,7 @@ import { type CallInFlight, elicitationHandler } from './elicitation';
 import { ListRefresher } from './refresh';
 import { linkedSignal, untilAborted } from './signals';
 import { resultOf } from './result';
+import { clientAuth, clientHttp } from './sdk-modules';
 import { checkDeclarations, type Declarations, localName, remoteTool } from './tool-mapping';
 import { type HttpTarget, type McpTarget, transportFor } from './transport';
 
@@ -205,7 +204,10 @@ export class RemoteTools {
       await this.connectOnce(transport);
     } catch (error) {
       const code = authorizationCode(target, error);
-      if (code === undefined || !(transport instanceof StreamableHTTPClientTransport)) {
+      if (
+        code === undefined ||
+        !(transport instanceof clientHttp().StreamableHTTPClientTransport)
+      ) {
         throw connectError(error);
       }
       // The user authorized in between: exchange the code, then connect afresh.
@@ -312,7 +314,7 @@ export class RemoteTools {
   ): Promise<Result> {
     if (this.closed) throw connectionClosedError(remote);
     if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
-    const args = parseArguments(call.args);
+    const args = call.value === undefined ? parseArguments(call.args) : call.value;
     if (!isJsonObject(args))
       throw new ValidationError('', `expected object, got ${describeValue(args)}`);
     const seenBefore = this.refresher.seen;
@@ -386,7 +388,7 @@ function connectError(error: unknown): AgentToolError {
 }
 
 function authorizationCode(target: McpTarget, error: unknown): string | undefined {
-  if (!(error instanceof UnauthorizedError)) return undefined;
+  if (!(error instanceof clientAuth().UnauthorizedError)) return undefined;
   const provider = (target as Partial<HttpTarget>).authProvider as
     Partial<AuthorizationCodeSource> | undefined;
   if (typeof provider?.takeAuthorizationCode !== 'function') return undefined;

@@ -1,8 +1,7 @@
 import { type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type FetchLike, type Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AgentToolError } from '../../core';
+import { clientHttp, clientStdio } from './sdk-modules';
 
 /** A server started as a child process, spoken to over its stdin and stdout. */
 export interface StdioTarget {
@@ -41,7 +40,7 @@ export function transportFor(target: McpTarget): Transport {
   if (typeof target === 'object' && target !== null) {
     if (isTransport(target)) return target;
     if ('command' in target && typeof target.command === 'string' && target.command !== '') {
-      return new StdioClientTransport({
+      return new (clientStdio().StdioClientTransport)({
         command: target.command,
         args: [...(target.args ?? [])],
         ...(target.env !== undefined ? { env: { ...target.env } } : {}),
@@ -59,7 +58,7 @@ export function transportFor(target: McpTarget): Transport {
           `mcp: connect: ${JSON.stringify(String(target.url))} is not a URL; give the server's Streamable HTTP endpoint, e.g. "http://127.0.0.1:3000/mcp"`,
         );
       }
-      return new StreamableHTTPClientTransport(url, {
+      return new (clientHttp().StreamableHTTPClientTransport)(url, {
         ...(target.headers !== undefined
           ? { requestInit: { headers: { ...target.headers } } }
           : {}),

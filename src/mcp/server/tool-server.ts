@@ -1,6 +1,6 @@
 import { type Readable, type Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type * as ServerStdio from '@modelcontextprotocol/sdk/server/stdio.js';
 import { type Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
@@ -11,7 +11,8 @@ import { AgentToolError, type RecordFunc, type Session, type Tool } from '../../
 import { compileArgumentsCheck } from './arguments';
 import { serveCall, type ServedTool, sessionFailure } from './call';
 import { mcpDefinition } from './definition';
-import { type HttpListener, type HttpServeOptions, listenHttp } from './http';
+import type * as Http from './http';
+import { type HttpListener, type HttpServeOptions } from './http';
 import { type ErrorReporter, isLogLevel, McpSession } from './session';
 
 /** How a served set is described and what it hooks into. */
@@ -147,7 +148,9 @@ export class McpToolServer {
    */
   async serveStdio(io: { stdin?: Readable; stdout?: Writable } = {}): Promise<Session> {
     const stdin = io.stdin ?? process.stdin;
-    const transport = new StdioServerTransport(stdin, io.stdout ?? process.stdout);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand
+    const stdio = require('@modelcontextprotocol/sdk/server/stdio.js') as typeof ServerStdio;
+    const transport = new stdio.StdioServerTransport(stdin, io.stdout ?? process.stdout);
     const session = await this.connect(transport);
     const end = (): void => void transport.close();
     stdin.once('end', end);
@@ -160,7 +163,11 @@ export class McpToolServer {
    * told otherwise, with DNS-rebinding protection on (see {@link HttpServeOptions}).
    */
   listenHttp(options: HttpServeOptions = {}): Promise<HttpListener> {
-    return listenHttp(this, options);
+    // The SDK's Streamable HTTP transport takes a fresh process ~120 ms to load: only
+    // a server that listens loads it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand
+    const http = require('./http') as typeof Http;
+    return http.listenHttp(this, options);
   }
 
   /**
