@@ -27,7 +27,8 @@ let ajv: AjvJsonSchemaValidator | undefined;
  * messages (`invalid arguments: <path>: <msg>`); any other schema (`$ref`, `oneOf`, …)
  * with the SDK's JSON Schema validator (ajv), its message after `invalid arguments: `.
  * Throws an `INVALID_SCHEMA` error naming the tool when the schema cannot be used, so
- * a bad tool fails when it is added, never when it is called.
+ * a bad tool fails when it is added, never when it is called; what cannot fail (the
+ * subset's compilation) is deferred to the first call.
  */
 export function compileArgumentsCheck(toolName: string, parameters: unknown): ArgumentsCheck {
   if (parameters === undefined || parameters === null) return compileSchema(NO_ARGS_SCHEMA);
@@ -36,8 +37,13 @@ export function compileArgumentsCheck(toolName: string, parameters: unknown): Ar
   }
   checkDialect(toolName, parameters);
   const subset = schemaFromJson(parameters);
-  if (subset !== undefined) return compileSchema(subset);
-  return compileGeneral(parameters, (reason, cause) => schemaError(toolName, reason, cause));
+  if (subset === undefined) {
+    return compileGeneral(parameters, (reason, cause) => schemaError(toolName, reason, cause));
+  }
+  // A schema in the subset cannot fail to compile: compile it on the first call, so
+  // that registering many tools compiles nothing that is never called.
+  let check: ArgumentsCheck | undefined;
+  return (value) => (check ??= compileSchema(subset))(value);
 }
 
 /**
