@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { realpathSync, statSync } from 'node:fs';
+import { constants as fsConstants, realpathSync, statSync } from 'node:fs';
 import { lstat, mkdir, open, readlink, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
@@ -102,13 +102,22 @@ export class Sandbox {
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
       throw new Error(`maxBytes must be a non-negative integer, got ${maxBytes}`);
     }
-    const handle = await open(target, 'r').catch((error: unknown) => {
-      throw describeFailure('read', path, error);
-    });
+    // O_NONBLOCK: opening a named pipe must not wait for a writer (it would hang the
+    // call and hold a thread of the pool); what is opened is then checked to be a file.
+    const handle = await open(target, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK).catch(
+      (error: unknown) => {
+        throw describeFailure('read', path, error);
+      },
+    );
     try {
       const info = await handle.stat();
       if (info.isDirectory())
         throw new Error(`cannot read ${JSON.stringify(path)}: it is a directory`);
+      if (!info.isFile()) {
+        throw new Error(
+          `cannot read ${JSON.stringify(path)}: it is not a regular file (a pipe, socket or device)`,
+        );
+      }
       const want = Math.min(maxBytes, info.size);
       const content = Buffer.alloc(want);
       let filled = 0;
@@ -175,8 +184,13 @@ export class Sandbox {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     await makeParents(target, 'append to', path);
     try {
-      const handle = await open(target, 'a');
+      const flags =
+        fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NONBLOCK;
+      const handle = await open(target, flags);
       try {
+        if (!(await handle.stat()).isFile()) {
+          throw new Error('it is not a regular file (a pipe, socket or device)');
+        }
         await handle.writeFile(bytes);
       } finally {
         await handle.close();

@@ -64,6 +64,9 @@ export interface RunOptions {
   readonly onOutput?: (text: string) => void;
 }
 
+/** The longest delay a timer takes; a longer one would fire at once (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 const DEFAULTS = {
   maxOutputBytes: 64 * 1024,
   interruptGraceMs: 2000,
@@ -183,10 +186,13 @@ export class Shell {
       signal?.addEventListener('abort', onAbort, { once: true });
       if (timeoutMs !== undefined) {
         job.timers.push(
-          setTimeout(() => {
-            job.timedOut = true;
-            this.interrupt(job);
-          }, timeoutMs),
+          setTimeout(
+            () => {
+              job.timedOut = true;
+              this.interrupt(job);
+            },
+            Math.min(timeoutMs, MAX_TIMER_MS),
+          ),
         );
       }
       bash.send(command);
@@ -291,7 +297,10 @@ export class Shell {
     signalGroup(job.pgid, current.signal);
     const next = ESCALATION[step + 1]?.after ?? 1;
     job.timers.push(
-      setTimeout(() => this.escalate(job, bash, step + 1), next * this.options.interruptGraceMs),
+      setTimeout(
+        () => this.escalate(job, bash, step + 1),
+        Math.min(next * this.options.interruptGraceMs, MAX_TIMER_MS),
+      ),
     );
   }
 
@@ -310,7 +319,7 @@ export class Shell {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () => reject(new Error(`bash did not start within ${this.options.startTimeoutMs} ms`)),
-        this.options.startTimeoutMs,
+        Math.min(this.options.startTimeoutMs, MAX_TIMER_MS),
       );
     });
     try {
@@ -345,7 +354,7 @@ export class Shell {
     await Promise.race([
       bash.exited,
       new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, this.options.startTimeoutMs);
+        timer = setTimeout(resolve, Math.min(this.options.startTimeoutMs, MAX_TIMER_MS));
       }),
     ]);
     clearTimeout(timer);

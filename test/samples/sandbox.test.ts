@@ -12,6 +12,7 @@ import {
   chmodSync,
   lstatSync,
 } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PathEscapeError, Sandbox } from '../../samples/fs/sandbox';
@@ -33,6 +34,21 @@ beforeEach(async () => {
 });
 
 afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+describe('special files', () => {
+  // A named pipe would make a plain open wait for the other end forever.
+  beforeEach(() => {
+    execFileSync('mkfifo', [join(root, 'pipe')]);
+  });
+
+  it('refuses to read a named pipe instead of waiting for a writer', async () => {
+    await expect(sandbox.read('pipe')).rejects.toThrow(/not a regular file/);
+  });
+
+  it('refuses to append to a named pipe instead of waiting for a reader', async () => {
+    await expect(sandbox.append('pipe', 'x')).rejects.toThrow(/append to "pipe"/);
+  });
+});
 
 /** Every entry under a directory, recursively, to show that a refusal touched nothing. */
 function tree(dir: string): string[] {

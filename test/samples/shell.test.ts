@@ -257,6 +257,13 @@ describe('Shell: interrupts', () => {
     expect(result.output).toBe('waiting\n');
   });
 
+  it('treats a timeout longer than a timer can hold as no timeout', async () => {
+    const shell = newShell();
+    const result = await shell.run('sleep 0.2; echo done', { timeoutMs: 2147484 * 1000 });
+    expect(result).toMatchObject({ exitCode: 0, interrupted: false, timedOut: false });
+    expect(result.output).toBe('done\n');
+  });
+
   it('runs nothing when the signal is already aborted', async () => {
     const shell = newShell();
     const result = await shell.run('touch ran', { signal: AbortSignal.abort() });

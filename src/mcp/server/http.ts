@@ -223,7 +223,8 @@ class HttpHandler {
     const idle = this.#options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
     if (idle <= 0 || session.inFlight > 0) return;
     clearTimeout(session.timer);
-    session.timer = setTimeout(() => void session.transport.close(), idle);
+    // A delay past 2^31-1 ms would fire at once: clamp it (about 24.8 days).
+    session.timer = setTimeout(() => void session.transport.close(), Math.min(idle, 2 ** 31 - 1));
     session.timer.unref();
   }
 

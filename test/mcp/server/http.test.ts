@@ -150,6 +150,20 @@ describe('Streamable HTTP, stateful (the default)', () => {
     await hooked.close();
   });
 
+  test('an idle timeout longer than a timer can hold keeps the session', async () => {
+    const server = serveTools([echo]);
+    const listener = await server.listenHttp({ idleTimeoutMs: 30 * 24 * 60 * 60 * 1000 });
+    try {
+      const opened = await raw(listener, { body: INITIALIZE });
+      expect(opened.status).toBe(200);
+      // Let timers of up to a few milliseconds run: a clamp gone wrong fires at once.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(server.sessions).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('binding a non-loopback address needs allowed hosts', async () => {
     await expect(serveTools([echo]).listenHttp({ host: '0.0.0.0' })).rejects.toThrow(
       'mcp: http: binding 0.0.0.0 with DNS-rebinding protection needs allowedHosts',
