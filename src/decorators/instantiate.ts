@@ -273,7 +273,12 @@ function toBuffer(value: unknown): Buffer {
   if (!BASE64.test(value as string)) {
     throw new ConvertFailure(`expected base64 text, got ${JSON.stringify(value)}`);
   }
-  return Buffer.from(value as string, 'base64');
+  // Small decodes come from Node's shared pool; a copy of their own keeps a tool that
+  // reads `.buffer` from seeing other data of the process.
+  const pooled = Buffer.from(value as string, 'base64');
+  const own = Buffer.allocUnsafeSlow(pooled.length);
+  pooled.copy(own);
+  return own;
 }
 
 function toUint8Array(value: unknown): Uint8Array {

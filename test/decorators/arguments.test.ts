@@ -141,6 +141,9 @@ describe('instantiation', () => {
     expect([...args.blob!]).toEqual([1, 2, 3]);
     expect(args.bytes).toBeInstanceOf(Uint8Array);
     expect([...args.bytes!]).toEqual([9]);
+    // Their memory is their own, not a view on Node's shared pool.
+    expect(args.bytes!.buffer.byteLength).toBe(1);
+    expect(args.blob!.buffer.byteLength).toBe(3);
   });
 
   it('rejects a date or base64 value that does not decode, with its path', async () => {

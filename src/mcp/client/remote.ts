@@ -37,6 +37,9 @@ import { type HttpTarget, type McpTarget, transportFor } from './transport';
 /** How long a call waits for a late `tools/list_changed` by default, in milliseconds. */
 export const DEFAULT_NOTIFICATION_GRACE = 50;
 
+/** How long a call's progress token stays routable after the call returns. */
+const PROGRESS_LINGER_MS = 1000;
+
 /** What {@link connectMcp} takes. Only `transport` is required. */
 export interface ConnectOptions extends Declarations {
   /** A command (stdio), a URL (Streamable HTTP), or an MCP transport. */
@@ -350,7 +353,11 @@ export class RemoteTools {
       linked.dispose();
       ended.abort();
       this.inFlight.delete(entry);
-      if (token !== undefined) this.progress.delete(token);
+      // The token stays routable a second after the call returns, as the contract says,
+      // so progress that raced the result over another stream still arrives.
+      if (token !== undefined) {
+        setTimeout(() => this.progress.delete(token), PROGRESS_LINGER_MS).unref();
+      }
     }
     await this.afterCall(seenBefore, readOnly, ctx.signal);
     return resultOf(raw);

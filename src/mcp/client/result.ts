@@ -22,7 +22,8 @@ const AUDIO_EXTENSIONS: Readonly<Record<string, string>> = {
  */
 export function audioName(mimeType: string | undefined): string {
   const type = (mimeType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  return `audio${AUDIO_EXTENSIONS[type] ?? ''}`;
+  // Own keys only: a server's media type must not reach Object.prototype members.
+  return `audio${Object.hasOwn(AUDIO_EXTENSIONS, type) ? AUDIO_EXTENSIONS[type] : ''}`;
 }
 
 type Mapped = { kind: 'text'; text: string } | { kind: 'part'; part: ContentPart };

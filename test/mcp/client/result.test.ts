@@ -49,6 +49,9 @@ describe('resultOf', () => {
     ['audio/mp4', 'audio.m4a'],
     ['audio/ogg', 'audio.ogg'],
     ['audio/flac', 'audio.flac'],
+    ['constructor', 'audio'],
+    ['__proto__', 'audio'],
+    ['toString', 'audio'],
   ])('names audio of type %p as %p', (mime, name) => {
     expect(audioName(mime)).toBe(name);
   });
