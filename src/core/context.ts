@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Answer, CANCELLED_ANSWER, type Elicitation } from './elicitation';
 import { AgentToolError } from './errors';
 import { type JsonValue } from './json';
-import { isRecordable, recordOf, type ToolRecord } from './records';
+import { isRecordable, type Recordable, recordOf, type ToolRecord } from './records';
 import { ProgressInfo, type Result } from './result';
 import { type LogLevel, type LogSink, type Session } from './session';
 
@@ -76,7 +76,7 @@ export interface ToolContext {
    * value is not recordable, has an empty namespace or cannot be written as JSON; a
    * no-op when no recorder is installed; otherwise the recorder's failure is thrown.
    */
-  record(details: unknown): Promise<void>;
+  record(details: Recordable | null | undefined): Promise<void>;
   /** Asks the user; with no elicitor installed the answer is `cancel`. */
   ask(question: Elicitation): Promise<Answer>;
   /** Sends a log line to the client, when one listens (MCP `notifications/message`). */
@@ -113,7 +113,7 @@ class CallContext implements ToolContext {
     else onUpdate(update);
   }
 
-  async record(details: unknown): Promise<void> {
+  async record(details: Recordable | null | undefined): Promise<void> {
     if (details === undefined || details === null) return;
     if (!isRecordable(details)) {
       throw new AgentToolError(

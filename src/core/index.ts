@@ -73,7 +73,9 @@ export {
 } from './schema';
 export {
   type Validator,
+  asWritten,
   compileSchema,
+  goQuote,
   describe as describeValue,
   parseArguments,
   validateArguments,

@@ -1,6 +1,7 @@
 import { ValidationError } from './errors';
 import { type JsonValue } from './json';
 import { type Schema } from './schema';
+import { rawTextAt } from './raw-json';
 import { generateFastCheck, jsonEqual } from './validate-fast';
 
 /** Checks a decoded value; returns the first problem, or undefined when it is valid. */
@@ -10,7 +11,12 @@ interface Failure {
   /** Path segments from the deepest outwards: a property name or an array index. */
   readonly segments: (string | number)[];
   readonly detail: string;
+  /** The number the detail ends with (`got <n>`), to be shown as it was written. */
+  readonly got?: number;
 }
+
+/** Where each error came from, for {@link asWritten}. */
+const failures = new WeakMap<ValidationError, Failure>();
 
 type Check = (value: unknown) => Failure | undefined;
 
@@ -68,7 +74,7 @@ export function parseArguments(raw: string): JsonValue {
 export function validateArguments(validator: Validator, raw: string): JsonValue {
   const value = parseArguments(raw);
   const error = validator(value);
-  if (error !== undefined) throw error;
+  if (error !== undefined) throw asWritten(error, raw);
   return value;
 }
 
@@ -79,11 +85,32 @@ function toError(failure: Failure): ValidationError {
     if (typeof segment === 'number') path += `[${segment}]`;
     else path += path === '' ? segment : `.${segment}`;
   }
-  return new ValidationError(path, failure.detail);
+  const error = new ValidationError(path, failure.detail);
+  failures.set(error, failure);
+  return error;
 }
 
-function fail(detail: string): Failure {
-  return { segments: [], detail };
+/**
+ * The error as the contract phrases it for the arguments as written: a number it
+ * describes is shown as the model wrote it (`got 1.0`, `got 1e2`), where decoding kept
+ * only its value. Returns the same error when there is nothing to change.
+ */
+export function asWritten(error: ValidationError, raw: string): ValidationError {
+  const failure = failures.get(error);
+  if (failure?.got === undefined) return error;
+  const written = rawTextAt(raw, [...failure.segments].reverse());
+  const shown = describe(failure.got);
+  if (written === undefined || written === shown || !failure.detail.endsWith(`got ${shown}`)) {
+    return error;
+  }
+  const detail = `${failure.detail.slice(0, -shown.length)}${written}`;
+  const rephrased = new ValidationError(error.path, detail);
+  failures.set(rephrased, { ...failure, detail });
+  return rephrased;
+}
+
+function fail(detail: string, got?: unknown): Failure {
+  return typeof got === 'number' ? { segments: [], detail, got } : { segments: [], detail };
 }
 
 function within(failure: Failure | undefined, segment: string | number): Failure | undefined {
@@ -111,7 +138,7 @@ function compileNode(schema: Schema): Check {
       return undefined;
     }
     if (enumValues !== undefined && !enumValues.some((allowed) => jsonEqual(allowed, value))) {
-      return fail(`${enumText}, got ${describe(value)}`);
+      return fail(`${enumText}, got ${describe(value)}`, value);
     }
     return typeCheck(value);
   };
@@ -125,20 +152,20 @@ function compileType(schema: Schema): Check {
       return () => undefined;
     case 'string':
       return (v) =>
-        typeof v === 'string' ? undefined : fail(`expected string, got ${describe(v)}`);
+        typeof v === 'string' ? undefined : fail(`expected string, got ${describe(v)}`, v);
     case 'boolean':
       return (v) =>
-        typeof v === 'boolean' ? undefined : fail(`expected boolean, got ${describe(v)}`);
+        typeof v === 'boolean' ? undefined : fail(`expected boolean, got ${describe(v)}`, v);
     case 'number':
       return (v) =>
-        typeof v === 'number' ? undefined : fail(`expected number, got ${describe(v)}`);
+        typeof v === 'number' ? undefined : fail(`expected number, got ${describe(v)}`, v);
     case 'integer':
       return (v) =>
         typeof v === 'number' && Number.isInteger(v)
           ? undefined
-          : fail(`expected integer, got ${describe(v)}`);
+          : fail(`expected integer, got ${describe(v)}`, v);
     case 'null':
-      return (v) => (v === null ? undefined : fail(`expected null, got ${describe(v)}`));
+      return (v) => (v === null ? undefined : fail(`expected null, got ${describe(v)}`, v));
     case 'array':
       return compileArray(schema);
     case 'object':
@@ -151,7 +178,7 @@ function compileType(schema: Schema): Check {
 function compileArray(schema: Schema): Check {
   const items = schema.items === undefined ? undefined : compileNode(schema.items);
   return (v) => {
-    if (!Array.isArray(v)) return fail(`expected array, got ${describe(v)}`);
+    if (!Array.isArray(v)) return fail(`expected array, got ${describe(v)}`, v);
     if (items === undefined) return undefined;
     for (let i = 0; i < v.length; i++) {
       const failure = items(v[i]);
@@ -183,7 +210,7 @@ function compileObject(schema: Schema): Check {
 
   return (v) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-      return fail(`expected object, got ${describe(v)}`);
+      return fail(`expected object, got ${describe(v)}`, v);
     }
     const object = v as Record<string, unknown>;
     for (const name of required) {
@@ -216,9 +243,49 @@ function compareKeys(a: string, b: string): number {
 /** Describes a value in a message: strings quoted, numbers as written, `object`, `array`. */
 export function describe(value: unknown): string {
   if (value === null) return 'null';
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'object') return 'object';
   return typeof value;
+}
+
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+const SHORT_ESCAPES: Readonly<Record<string, string>> = {
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+  '"': '\\"',
+  '\\': '\\\\',
+};
+
+/**
+ * A string quoted as Go's `%q` quotes it, so messages read the same in both bindings:
+ * printable characters as they are, the usual short escapes, other bytes below 0x80 as
+ * `\xNN`, other characters as `\uNNNN` or `\UNNNNNNNN`.
+ */
+export function goQuote(text: string): string {
+  let out = '"';
+  for (const char of text) {
+    const short = SHORT_ESCAPES[char];
+    if (short !== undefined) {
+      out += short;
+      continue;
+    }
+    if (PRINTABLE.test(char)) {
+      out += char;
+      continue;
+    }
+    const code = char.codePointAt(0) ?? 0;
+    if (code < 0x80) out += `\\x${code.toString(16).padStart(2, '0')}`;
+    // A lone surrogate decodes as U+FFFD in Go, which prints it as it is.
+    else if (code >= 0xd800 && code <= 0xdfff) out += '\ufffd';
+    else if (code <= 0xffff) out += `\\u${code.toString(16).padStart(4, '0')}`;
+    else out += `\\U${code.toString(16).padStart(8, '0')}`;
+  }
+  return `${out}"`;
 }

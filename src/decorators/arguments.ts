@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import {
+  asWritten,
   compileSchema,
   describeValue,
   isJsonObject,
@@ -97,11 +98,20 @@ function buildPipeline(argsClass: Constructor, strict: boolean): Pipeline<object
     };
   }
   return {
-    decode: (raw) => fromValue(parseArguments(raw)),
+    decode: (raw) => decodeAsWritten(raw, fromValue),
     decodeValue: fromValue,
     check,
     parameters: built.json,
   };
+}
+
+/** Decodes raw arguments; an error shows numbers as the model wrote them. */
+function decodeAsWritten<T>(raw: string, fromValue: (value: JsonValue) => T): T {
+  try {
+    return fromValue(parseArguments(raw));
+  } catch (error) {
+    throw error instanceof ValidationError ? asWritten(error, raw) : error;
+  }
 }
 
 const noArgs: { strict?: Pipeline<object>; loose?: Pipeline<object> } = {};
@@ -118,7 +128,7 @@ function noArgsPipeline(strict: boolean): Pipeline<object> {
     return {};
   };
   const pipeline: Pipeline<object> = {
-    decode: (raw) => fromValue(parseArguments(raw)),
+    decode: (raw) => decodeAsWritten(raw, fromValue),
     decodeValue: fromValue,
     check: undefined,
     parameters: schemaToJson(model),

@@ -3,6 +3,7 @@ import {
   CANCELLED_ANSWER,
   currentContext,
   type Elicitation,
+  type Recordable,
   type Session,
 } from '../core';
 
@@ -13,7 +14,7 @@ import {
  */
 export class CallRecorder {
   /** Writes a recordable value now, durably, for the current call. */
-  async write(details: unknown): Promise<void> {
+  async write(details: Recordable): Promise<void> {
     const ctx = currentContext();
     if (ctx === undefined) return;
     await ctx.record(details);

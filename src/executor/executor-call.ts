@@ -1,4 +1,4 @@
-import { type Call, type Result, type ToolContext } from '../core';
+import { type Call, type JsonValue, type Result, type ToolContext } from '../core';
 
 /** Where a call's undelivered progress is counted: the batch run. */
 export interface DrainSource {
@@ -11,19 +11,27 @@ export interface DrainSource {
  */
 export class ExecutorCall implements Call {
   readonly id: string;
-  readonly args: string;
   readonly idempotencyKey?: string;
+  readonly value?: JsonValue;
   readonly onUpdate: (update: Result) => void;
+  readonly #call: Call;
   readonly #run: DrainSource;
   readonly #index: number;
 
   constructor(call: Call, run: DrainSource, index: number, onUpdate: (update: Result) => void) {
     this.id = call.id;
-    this.args = call.args;
+    this.#call = call;
     if (call.idempotencyKey !== undefined) this.idempotencyKey = call.idempotencyKey;
+    // Arguments a harness already decoded pass on as they are; their text is built
+    // only if someone reads it.
+    if (call.value !== undefined) this.value = call.value;
     this.onUpdate = onUpdate;
     this.#run = run;
     this.#index = index;
+  }
+
+  get args(): string {
+    return this.#call.args;
   }
 
   /** The executor's drain promise for this call, or undefined for any other call. */

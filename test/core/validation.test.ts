@@ -147,3 +147,28 @@ describe('validation, as the contract phrases it', () => {
     expect(map({ a: 'x', b: 2 })?.message).toBe('invalid arguments: b: expected string, got 2');
   });
 });
+
+describe('values described as the model wrote them', () => {
+  it.each<[string, string]>([
+    ['{"path":1.0}', 'invalid arguments: path: expected string, got 1.0'],
+    ['{"path":1e2}', 'invalid arguments: path: expected string, got 1e2'],
+    [
+      '{"path":12345678901234567890}',
+      'invalid arguments: path: expected string, got 12345678901234567890',
+    ],
+    ['{"path":"/x","count":2.50}', 'invalid arguments: count: expected one of [1, 2], got 2.50'],
+    ['{"path":"/x","tags":["a", -0.0]}', 'invalid arguments: tags[1]: expected string, got -0.0'],
+    [
+      '{"path":"/x","nested":{"deep":1E+2},"nested":{"deep":3.0}}',
+      'invalid arguments: nested.deep: expected boolean, got 3.0',
+    ],
+  ])('%s', (raw, expected) => {
+    expect(errorOf(loose, raw)).toBe(expected);
+  });
+
+  it('quotes strings as Go does', () => {
+    expect(errorOf(loose, '{"path":"/x","ratio":"a\\u0000b\\u00a0\\u2028\\t\\"é"}')).toBe(
+      'invalid arguments: ratio: expected number, got "a\\x00b\\u00a0\\u2028\\t\\"é"',
+    );
+  });
+});

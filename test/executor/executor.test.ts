@@ -254,3 +254,25 @@ describe('the job context', () => {
     expect(got).toEqual({ id: 'x', args: '{"a":1}', key: 'k' });
   });
 });
+
+describe('the call a tool receives', () => {
+  it('carries decoded arguments on, and their text when read', async () => {
+    const seen: { value: unknown; args: string }[] = [];
+    const tool = newTool({
+      name: 'look',
+      execute: (call) => {
+        seen.push({ value: call.value, args: call.args });
+        return text('');
+      },
+    });
+    const value = Object.freeze({ n: 1 });
+    await new Executor().results([
+      { tool, call: { id: 'a', args: '{"n":1}', value } },
+      { tool, call: { id: 'b', args: '{"n":2}' } },
+    ]);
+    expect(seen).toEqual([
+      { value, args: '{"n":1}' },
+      { value: undefined, args: '{"n":2}' },
+    ]);
+  });
+});
