@@ -185,7 +185,8 @@ function progressText(update: Result): string {
   const text = outputText(update.output).trim();
   if (!(info instanceof ProgressInfo)) return text;
   const of = info.total > 0 ? `${info.progress}/${info.total}` : `${info.progress}`;
-  return `${of} ${info.message || text}`.trim();
+  // One line per update: a command's output may span several.
+  return `${of} ${info.message || text}`.trim().replace(/\s*\n\s*/g, ' | ');
 }
 
 // A result whose details are recordable is the call's record as it ended.
