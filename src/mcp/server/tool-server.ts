@@ -3,6 +3,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type * as ServerStdio from '@modelcontextprotocol/sdk/server/stdio.js';
 import { type Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  type CallToolResult,
   CallToolRequestSchema,
   ListToolsRequestSchema,
   SetLevelRequestSchema,
@@ -232,19 +233,22 @@ export class McpToolServer {
       if (isLogLevel(request.params.level)) session.setLogLevel(request.params.level);
       return {};
     });
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    // Once the session's setup has succeeded, a call no longer waits a turn for it.
+    let setUp = false;
+    void ready.then(
+      () => (setUp = true),
+      () => undefined,
+    );
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
       const { name, arguments: args } = request.params;
-      try {
-        await ready;
-      } catch (error) {
-        return sessionFailure(error);
-      }
-      return serveCall(name, this.#tools.get(name), args, extra, {
-        session,
-        capabilities: server.getClientCapabilities(),
-        report: this.#report,
-        recorder: this.#options.recorder,
-      });
+      const serve = (): Promise<CallToolResult> =>
+        serveCall(name, this.#tools.get(name), args, extra, {
+          session,
+          capabilities: server.getClientCapabilities(),
+          report: this.#report,
+          recorder: this.#options.recorder,
+        });
+      return setUp ? serve() : ready.then(serve, sessionFailure);
     });
     return server;
   }
