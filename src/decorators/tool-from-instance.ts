@@ -63,7 +63,9 @@ export function toolFromInstance(instance: object): CoreTool {
       // A harness that has the arguments decoded hands them over; nothing to parse then.
       const args = call.value === undefined ? decode(call.args) : decodeValue(call.value);
       if (check !== undefined) await check(args);
-      return toResult(await target.execute(args, ctx));
+      const returned = target.execute(args, ctx);
+      // Most tools return at once; awaiting a plain value would cost a promise and a turn.
+      return toResult(isThenable(returned) ? await returned : returned);
     } catch (error) {
       throw toolFailure(name, error);
     }
@@ -99,6 +101,14 @@ export function toolFromInstance(instance: object): CoreTool {
     };
   }
   return tool;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 function tryDecode(decode: (raw: string) => object, raw: string): object | undefined {
