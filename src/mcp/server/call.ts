@@ -141,16 +141,30 @@ function servedCall(
     const args = JSON.stringify(value);
     return onUpdate === undefined ? { id, args } : { id, args, onUpdate };
   }
-  let text: string | undefined;
-  const call = {
-    id,
-    get args(): string {
-      return (text ??= JSON.stringify(flat));
-    },
-    value: flat,
-  };
-  return onUpdate === undefined ? call : Object.assign(call, { onUpdate });
+  const call = Object.defineProperty({ id }, 'args', ARGS_FROM_VALUE) as DecodedCall;
+  call.value = flat;
+  if (onUpdate !== undefined) call.onUpdate = onUpdate;
+  return call;
 }
+
+type DecodedCall = { -readonly [K in 'value' | 'onUpdate']?: Call[K] } & Pick<Call, 'id' | 'args'>;
+
+// `args` of a call handed over decoded: an own, enumerable getter (a spread copies the
+// text) shared by every call, written from the frozen `value` on first read. A getter in
+// an object literal would cost a closure and a runtime call per call.
+const texts = new WeakMap<object, string>();
+const ARGS_FROM_VALUE: PropertyDescriptor = {
+  get(this: { readonly value: JsonObject }): string {
+    let text = texts.get(this);
+    if (text === undefined) {
+      text = JSON.stringify(this.value);
+      texts.set(this, text);
+    }
+    return text;
+  },
+  enumerable: true,
+  configurable: true,
+};
 
 function flatCopy(value: Record<string, unknown>): JsonObject | undefined {
   const copy: JsonObject = {};
