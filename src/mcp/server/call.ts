@@ -196,7 +196,8 @@ function successOf(tool: Tool, result: Result): CallToolResult {
     }
     served.structuredContent = structured;
   }
-  const meta = recordMeta(result.details);
+  // Most results carry no details; recordMeta's guard costs a try block per call.
+  const meta = result.details === undefined ? undefined : recordMeta(result.details);
   if (meta !== undefined) served._meta = meta;
   return served;
 }

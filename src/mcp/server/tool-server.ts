@@ -1,10 +1,14 @@
 import { type Readable, type Writable } from 'node:stream';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type * as ServerStdio from '@modelcontextprotocol/sdk/server/stdio.js';
 import { type Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  type CallToolRequest,
   type CallToolResult,
   CallToolRequestSchema,
+  type ServerNotification,
+  type ServerRequest,
   ListToolsRequestSchema,
   SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -15,6 +19,8 @@ import { mcpDefinition } from './definition';
 import type * as Http from './http';
 import { type HttpListener, type HttpServeOptions } from './http';
 import { type ErrorReporter, isLogLevel, McpSession } from './session';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** How a served set is described and what it hooks into. */
 export interface McpServerOptions {
@@ -239,17 +245,18 @@ export class McpToolServer {
       () => (setUp = true),
       () => undefined,
     );
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const serve = (request: CallToolRequest, extra: Extra): Promise<CallToolResult> => {
       const { name, arguments: args } = request.params;
-      const serve = (): Promise<CallToolResult> =>
-        serveCall(name, this.#tools.get(name), args, extra, {
-          session,
-          capabilities: server.getClientCapabilities(),
-          report: this.#report,
-          recorder: this.#options.recorder,
-        });
-      return setUp ? serve() : ready.then(serve, sessionFailure);
-    });
+      return serveCall(name, this.#tools.get(name), args, extra, {
+        session,
+        capabilities: server.getClientCapabilities(),
+        report: this.#report,
+        recorder: this.#options.recorder,
+      });
+    };
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+      setUp ? serve(request, extra) : ready.then(() => serve(request, extra), sessionFailure),
+    );
     return server;
   }
 
