@@ -171,14 +171,14 @@ function checkEnum(
     integer: (v) => typeof v === 'number' && Number.isInteger(v),
     boolean: (v) => typeof v === 'boolean',
   };
-  const fit = fits[shape.kind];
-  if (fit === undefined) {
+  const fitsKind = fits[shape.kind];
+  if (fitsKind === undefined) {
     problems.push(
       `${where}: enum on a field of type ${shape.kind} cannot be expressed; enum applies to string, number, integer and boolean fields`,
     );
     return;
   }
-  const wrong = values.find((v) => !fit(v));
+  const wrong = values.find((v) => !fitsKind(v));
   if (wrong !== undefined) {
     problems.push(
       `${where}: enum value ${describeValue(wrong)} is not of type ${shape.kind}; make every enum value of type ${shape.kind} or change the field's type`,
