@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { AgentToolError } from './errors';
 import { isJsonObject, type JsonObject } from './json';
+import { goQuote } from './quote';
 import { noArgsSchema } from './schema';
 import { isStrict, type Tool } from './tool';
 
@@ -48,7 +49,7 @@ export function canonicalDefinition(toolOrDefinition: Tool | FunctionToolDefinit
   if (!isJsonObject(parameters)) {
     throw new AgentToolError(
       'INVALID_DEFINITION',
-      `definition ${JSON.stringify(definition.name)}: parameters must be an object schema`,
+      `definition ${goQuote(definition.name)}: parameters must be an object schema`,
     );
   }
   const canonical: Record<string, unknown> = {
@@ -62,7 +63,7 @@ export function canonicalDefinition(toolOrDefinition: Tool | FunctionToolDefinit
   if (text === undefined) {
     throw new AgentToolError(
       'INVALID_DEFINITION',
-      `definition ${JSON.stringify(definition.name)}: cannot be canonicalised`,
+      `definition ${goQuote(definition.name)}: cannot be canonicalised`,
     );
   }
   return text;

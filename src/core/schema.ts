@@ -1,5 +1,6 @@
 import { AgentToolError } from './errors';
 import { isJsonObject, type JsonObject, type JsonValue } from './json';
+import { goQuote } from './quote';
 
 /** A named property of an object schema, in field order. */
 export interface SchemaProperty {
@@ -165,7 +166,7 @@ export function assertParametersSchema(toolName: string, json: unknown): void {
   if (!isJsonObject(json)) {
     throw new AgentToolError(
       'INVALID_SCHEMA',
-      `tool ${JSON.stringify(toolName)}: parameters must be a JSON Schema object, got ${Array.isArray(json) ? 'array' : typeof json}`,
+      `tool ${goQuote(toolName)}: parameters must be a JSON Schema object, got ${Array.isArray(json) ? 'array' : typeof json}`,
     );
   }
 }

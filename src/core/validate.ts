@@ -3,6 +3,9 @@ import { type JsonValue } from './json';
 import { type Schema } from './schema';
 import { rawTextAt } from './raw-json';
 import { generateFastCheck, jsonEqual } from './validate-fast';
+import { goQuote } from './quote';
+
+export { goQuote };
 
 /** Checks a decoded value; returns the first problem, or undefined when it is valid. */
 export type Validator = (value: unknown) => ValidationError | undefined;
@@ -171,7 +174,7 @@ function compileType(schema: Schema): Check {
     case 'object':
       return compileObject(schema);
     default:
-      return () => fail(`schema type ${JSON.stringify(type)} is not a JSON Schema type`);
+      return () => fail(`schema type ${goQuote(type)} is not a JSON Schema type`);
   }
 }
 
@@ -203,7 +206,7 @@ function compileObject(schema: Schema): Check {
   const checkKey = (object: Record<string, unknown>, key: string): Failure | undefined => {
     const check = known.get(key);
     if (check !== undefined) return within(check(object[key]), key);
-    if (noAdditional) return fail(`unexpected property ${JSON.stringify(key)}`);
+    if (noAdditional) return fail(`unexpected property ${goQuote(key)}`);
     if (additional !== undefined) return within(additional(object[key]), key);
     return undefined;
   };
@@ -214,7 +217,7 @@ function compileObject(schema: Schema): Check {
     }
     const object = v as Record<string, unknown>;
     for (const name of required) {
-      if (!hasOwn(object, name)) return fail(`missing required property ${JSON.stringify(name)}`);
+      if (!hasOwn(object, name)) return fail(`missing required property ${goQuote(name)}`);
     }
     // Valid input (the common case) is checked in insertion order; only when something
     // fails are the keys walked again in sorted order, so the first error reported is
@@ -248,44 +251,4 @@ export function describe(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'object') return 'object';
   return typeof value;
-}
-
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-const SHORT_ESCAPES: Readonly<Record<string, string>> = {
-  '\x07': '\\a',
-  '\b': '\\b',
-  '\f': '\\f',
-  '\n': '\\n',
-  '\r': '\\r',
-  '\t': '\\t',
-  '\v': '\\v',
-  '"': '\\"',
-  '\\': '\\\\',
-};
-
-/**
- * A string quoted as Go's `%q` quotes it, so messages read the same in both bindings:
- * printable characters as they are, the usual short escapes, other bytes below 0x80 as
- * `\xNN`, other characters as `\uNNNN` or `\UNNNNNNNN`.
- */
-export function goQuote(text: string): string {
-  let out = '"';
-  for (const char of text) {
-    const short = SHORT_ESCAPES[char];
-    if (short !== undefined) {
-      out += short;
-      continue;
-    }
-    if (PRINTABLE.test(char)) {
-      out += char;
-      continue;
-    }
-    const code = char.codePointAt(0) ?? 0;
-    if (code < 0x80) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    // A lone surrogate decodes as U+FFFD in Go, which prints it as it is.
-    else if (code >= 0xd800 && code <= 0xdfff) out += '\ufffd';
-    else if (code <= 0xffff) out += `\\u${code.toString(16).padStart(4, '0')}`;
-    else out += `\\U${code.toString(16).padStart(8, '0')}`;
-  }
-  return `${out}"`;
 }
