@@ -1,5 +1,6 @@
 import { type ContentPart, isContentPart, type Output } from './content';
 import { AgentToolError, errorMessage } from './errors';
+import { DEPTH_EXCEEDED, depthExceeded, textDepthExceeded } from './json';
 
 /**
  * What a call produced. `output` is what the model sees; `details` never reach the
@@ -62,7 +63,8 @@ function isPartsArray(value: unknown): value is ContentPart[] {
  * The output conversion a typed tool applies to what its function returned:
  * a {@link Result} as is; a string as text; a non-empty array of content parts as parts;
  * `undefined`/`null` as the empty text; anything else as its JSON text. A value JSON
- * cannot encode fails with `encode result: <reason>`.
+ * cannot encode fails with `encode result: <reason>`, one nested deeper than
+ * `MAX_JSON_DEPTH` with `encode result: json: exceeded max depth of 1000`.
  */
 export function toResult(value: unknown): Result {
   if (value === undefined || value === null) return { output: '' };
@@ -73,12 +75,18 @@ export function toResult(value: unknown): Result {
   try {
     json = JSON.stringify(value);
   } catch (error) {
-    throw new AgentToolError('INVALID_OUTPUT', `encode result: ${errorMessage(error)}`, {
-      cause: error,
-    });
+    // JSON.stringify recurses: a value nested too deeply overflows the stack.
+    const reason =
+      error instanceof RangeError && depthExceeded(value) !== undefined
+        ? `json: ${DEPTH_EXCEEDED}`
+        : errorMessage(error);
+    throw new AgentToolError('INVALID_OUTPUT', `encode result: ${reason}`, { cause: error });
   }
   if (json === undefined) {
     throw new AgentToolError('INVALID_OUTPUT', `encode result: ${typeof value} is not JSON`);
+  }
+  if (textDepthExceeded(json) !== undefined) {
+    throw new AgentToolError('INVALID_OUTPUT', `encode result: json: ${DEPTH_EXCEEDED}`);
   }
   return { output: json };
 }
