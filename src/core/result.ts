@@ -1,5 +1,6 @@
 import { type ContentPart, isContentPart, type Output } from './content';
 import { AgentToolError, errorMessage } from './errors';
+import { goMarshalText } from './go-json';
 import { DEPTH_EXCEEDED, depthExceeded, textDepthExceeded } from './json';
 
 /**
@@ -62,9 +63,11 @@ function isPartsArray(value: unknown): value is ContentPart[] {
 /**
  * The output conversion a typed tool applies to what its function returned:
  * a {@link Result} as is; a string as text; a non-empty array of content parts as parts;
- * `undefined`/`null` as the empty text; anything else as its JSON text. A value JSON
- * cannot encode fails with `encode result: <reason>`, one nested deeper than
- * `MAX_JSON_DEPTH` with `encode result: json: exceeded max depth of 1000`.
+ * `undefined`/`null` as the empty text; anything else as its JSON text, in the bytes
+ * the Go binding's `Output` (`json.Marshal`) writes: `<`, `>`, `&`, U+2028 and U+2029
+ * escaped (`\u003c`, ...). A value JSON cannot encode fails with `encode result:
+ * <reason>`, one nested deeper than `MAX_JSON_DEPTH` with `encode result: json:
+ * exceeded max depth of 1000`.
  */
 export function toResult(value: unknown): Result {
   if (value === undefined || value === null) return { output: '' };
@@ -88,5 +91,5 @@ export function toResult(value: unknown): Result {
   if (textDepthExceeded(json) !== undefined) {
     throw new AgentToolError('INVALID_OUTPUT', `encode result: json: ${DEPTH_EXCEEDED}`);
   }
-  return { output: json };
+  return { output: goMarshalText(json) };
 }
