@@ -123,7 +123,7 @@ function checkArguments(tool: Tool, raw: string): string {
   } catch (error) {
     throw new CliError(
       ExitCode.BAD_ARGUMENTS,
-      `agenttool: the arguments for ${tool.name} are not JSON (${errorMessage(error).replace(/^invalid arguments: not valid JSON: /, '')}); give one JSON object in single quotes, e.g. '{"path": "notes.txt"}'`,
+      `agenttool: the arguments for ${tool.name} are not JSON (${errorMessage(error).replace(/^invalid arguments: (?:not valid JSON: )?/, '')}); give one JSON object in single quotes, e.g. '{"path": "notes.txt"}'`,
     );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

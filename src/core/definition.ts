@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { AgentToolError } from './errors';
-import { isJsonObject, type JsonObject } from './json';
+import { DEPTH_EXCEEDED, depthExceeded, isJsonObject, type JsonObject } from './json';
+import { goQuote } from './quote';
 import { noArgsSchema } from './schema';
 import { isStrict, type Tool } from './tool';
 
@@ -40,7 +41,11 @@ export function definitionHash(toolOrDefinition: Tool | FunctionToolDefinition):
   return `sha256:${createHash('sha256').update(canonicalDefinition(toolOrDefinition)).digest('hex')}`;
 }
 
-/** The canonical JSON text that {@link definitionHash} hashes. */
+/**
+ * The canonical JSON text that {@link definitionHash} hashes. Parameters nested deeper
+ * than `MAX_JSON_DEPTH` throw `definition "<name>": parameters: exceeded max depth of
+ * 1000` (code `INVALID_DEFINITION`).
+ */
 export function canonicalDefinition(toolOrDefinition: Tool | FunctionToolDefinition): string {
   const definition =
     'execute' in toolOrDefinition ? definitionOf(toolOrDefinition) : toolOrDefinition;
@@ -48,7 +53,14 @@ export function canonicalDefinition(toolOrDefinition: Tool | FunctionToolDefinit
   if (!isJsonObject(parameters)) {
     throw new AgentToolError(
       'INVALID_DEFINITION',
-      `definition ${JSON.stringify(definition.name)}: parameters must be an object schema`,
+      `definition ${goQuote(definition.name)}: parameters must be an object schema`,
+    );
+  }
+  // Canonical JSON is written by a recursive walk: refuse what would overflow it.
+  if (depthExceeded(parameters) !== undefined) {
+    throw new AgentToolError(
+      'INVALID_DEFINITION',
+      `definition ${goQuote(definition.name)}: parameters: ${DEPTH_EXCEEDED}`,
     );
   }
   const canonical: Record<string, unknown> = {
@@ -62,7 +74,7 @@ export function canonicalDefinition(toolOrDefinition: Tool | FunctionToolDefinit
   if (text === undefined) {
     throw new AgentToolError(
       'INVALID_DEFINITION',
-      `definition ${JSON.stringify(definition.name)}: cannot be canonicalised`,
+      `definition ${goQuote(definition.name)}: cannot be canonicalised`,
     );
   }
   return text;

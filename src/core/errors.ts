@@ -1,3 +1,5 @@
+import { goQuote } from './quote';
+
 /**
  * The codes of {@link AgentToolError}. Each names one kind of mistake so a caller can
  * branch on `error.code` rather than on message text.
@@ -67,7 +69,7 @@ export class PanicError extends Error {
   readonly value: unknown;
 
   constructor(tool: string, value: unknown) {
-    super(`tool ${JSON.stringify(tool)} panicked: ${oneLine(describeThrown(value))}`);
+    super(`tool ${goQuote(tool)} panicked: ${oneLine(describeThrown(value))}`);
     this.name = 'PanicError';
     this.tool = tool;
     this.value = value;
@@ -77,11 +79,17 @@ export class PanicError extends Error {
   }
 }
 
-/** The error thrown for a job or call that was cancelled before or while it ran. */
+/**
+ * The error thrown for a job or call that was cancelled before or while it ran. `cause`
+ * holds the abort reason; `callId`, when set, names the call that never ran.
+ */
 export class CancelledError extends AgentToolError {
-  constructor(message = 'cancelled', options?: { cause?: unknown }) {
-    super('CANCELLED', message, options);
+  readonly callId?: string;
+
+  constructor(message = 'cancelled', options?: { cause?: unknown; callId?: string }) {
+    super('CANCELLED', message, options?.cause === undefined ? {} : { cause: options.cause });
     this.name = 'CancelledError';
+    if (options?.callId !== undefined) this.callId = options.callId;
   }
 }
 

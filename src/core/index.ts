@@ -1,4 +1,11 @@
-export { type JsonObject, type JsonValue, isJsonObject } from './json';
+export {
+  type JsonObject,
+  type JsonValue,
+  MAX_JSON_DEPTH,
+  depthExceeded,
+  depthExceededText,
+  isJsonObject,
+} from './json';
 export {
   AgentToolError,
   type AgentToolErrorCode,
@@ -75,6 +82,7 @@ export {
   type Validator,
   asWritten,
   compileSchema,
+  decodeArguments,
   goQuote,
   describe as describeValue,
   parseArguments,

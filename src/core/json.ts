@@ -10,3 +10,88 @@ export interface JsonObject {
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * How deeply JSON may nest (objects and arrays inside one another) wherever agenttool
+ * reads or writes it: arguments, records, results, definitions. Deeper input is
+ * refused with an error naming this limit. The walks that need it (`JSON.stringify`,
+ * `structuredClone`, canonical JSON, schema compilation) are recursive, and on Node's
+ * default stack they overflow between about 2,000 and 4,000 levels, fewer when the
+ * caller is itself deep; 1000 leaves them room while being far beyond any real tool
+ * arguments. (Go's encoding/json stops at 10000.)
+ */
+export const MAX_JSON_DEPTH = 1000;
+
+/** What is wrong with JSON nested too deeply: `exceeded max depth of 1000`. */
+export const DEPTH_EXCEEDED = `exceeded max depth of ${MAX_JSON_DEPTH}`;
+
+/**
+ * The phrase of refused JSON text or arguments, naming the character that opened the
+ * level too many: Go's scanner phrase (`invalid character '[' exceeded max depth`)
+ * with the limit named.
+ */
+export function depthExceededText(opening: '{' | '['): string {
+  return `invalid character '${opening}' ${DEPTH_EXCEEDED}`;
+}
+
+/**
+ * Whether a decoded value nests objects and arrays more than {@link MAX_JSON_DEPTH}
+ * deep: the opening character of the first level too many, or undefined. The walk
+ * stops at the first level too many, so it never recurses deeper than the limit
+ * however deep the value is (and a cycle counts as too deep).
+ */
+export function depthExceeded(value: unknown): '{' | '[' | undefined {
+  return typeof value === 'object' && value !== null ? walkDepth(value, 1) : undefined;
+}
+
+function walkDepth(container: object, depth: number): '{' | '[' | undefined {
+  const array = Array.isArray(container);
+  if (depth > MAX_JSON_DEPTH) return array ? '[' : '{';
+  if (array) {
+    const items = container as unknown[];
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (typeof item === 'object' && item !== null) {
+        const found = walkDepth(item, depth + 1);
+        if (found !== undefined) return found;
+      }
+    }
+    return undefined;
+  }
+  const members = container as Record<string, unknown>;
+  // for-in walks no array of keys; an inherited enumerable member is only walked too.
+  for (const key in members) {
+    const item = members[key];
+    if (typeof item === 'object' && item !== null) {
+      const found = walkDepth(item, depth + 1);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether JSON text nests more than {@link MAX_JSON_DEPTH} deep: the opening character
+ * of the first level too many, or undefined. Text no longer than the limit cannot, so
+ * it is not read; longer text is scanned once, strings skipped.
+ */
+export function textDepthExceeded(text: string): '{' | '[' | undefined {
+  if (text.length <= MAX_JSON_DEPTH) return undefined;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip the string: to its closing quote, past escaped characters.
+      for (i++; i < text.length; i++) {
+        const s = text.charCodeAt(i);
+        if (s === 0x5c) i++;
+        else if (s === 0x22) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > MAX_JSON_DEPTH) return c === 0x7b ? '{' : '[';
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return undefined;
+}

@@ -1,8 +1,11 @@
+import { MAX_JSON_DEPTH } from './json';
+
 /**
  * Finds the text of the value at a path in JSON text, as it was written (`1.0`, `1e2`,
  * `12345678901234567890`), where `JSON.parse` keeps only the number. Only used to phrase
  * an error, so it may be slow; it returns undefined for text it cannot follow.
- * A repeated key resolves to its last occurrence, as `JSON.parse` does.
+ * A repeated key resolves to its last occurrence, as `JSON.parse` does. Text nested
+ * deeper than {@link MAX_JSON_DEPTH} is not followed (undefined).
  */
 export function rawTextAt(text: string, path: readonly (string | number)[]): string | undefined {
   const scanner = new Scanner(text);
@@ -15,7 +18,13 @@ export function rawTextAt(text: string, path: readonly (string | number)[]): str
 
 class Scanner {
   pos = 0;
+  /** Containers open around the position: the walk is recursive, so it is bounded. */
+  private depth = 0;
   constructor(private readonly text: string) {}
+
+  private enter(): void {
+    if (++this.depth > MAX_JSON_DEPTH) throw new Error('too deep');
+  }
 
   find(path: readonly (string | number)[], depth: number): string | undefined {
     this.space();
@@ -28,6 +37,7 @@ class Scanner {
     const c = this.text[this.pos];
     if (c === '{' && typeof segment === 'string') {
       let found: string | undefined;
+      // members() enters the object.
       this.members((key) => {
         if (key === segment) found = this.find(path, depth + 1) ?? found;
         else this.skipValue();
@@ -37,10 +47,12 @@ class Scanner {
     if (c === '[' && typeof segment === 'number') {
       let found: string | undefined;
       let index = 0;
+      this.enter();
       this.pos++;
       this.space();
       if (this.text[this.pos] === ']') {
         this.pos++;
+        this.depth--;
         return undefined;
       }
       for (;;) {
@@ -53,6 +65,7 @@ class Scanner {
           continue;
         }
         this.expect(']');
+        this.depth--;
         return found;
       }
     }
@@ -62,10 +75,12 @@ class Scanner {
   }
 
   members(onMember: (key: string) => void): void {
+    this.enter();
     this.pos++;
     this.space();
     if (this.text[this.pos] === '}') {
       this.pos++;
+      this.depth--;
       return;
     }
     for (;;) {
@@ -83,6 +98,7 @@ class Scanner {
         continue;
       }
       this.expect('}');
+      this.depth--;
       return;
     }
   }
@@ -93,10 +109,12 @@ class Scanner {
     if (c === '"') return this.skipString();
     if (c === '{') return this.members(() => this.skipValue());
     if (c === '[') {
+      this.enter();
       this.pos++;
       this.space();
       if (this.text[this.pos] === ']') {
         this.pos++;
+        this.depth--;
         return;
       }
       for (;;) {
@@ -107,6 +125,7 @@ class Scanner {
           continue;
         }
         this.expect(']');
+        this.depth--;
         return;
       }
     }

@@ -1,9 +1,12 @@
 import { AgentToolError, errorMessage } from './errors';
+import { goCompact, goMarshalText } from './go-json';
+import { DEPTH_EXCEEDED, depthExceeded, textDepthExceeded } from './json';
 
 /**
  * A details value meant to outlive the run. `recordNS()` names its namespace,
  * `"owner:kind"` by convention, never empty; its data is the value's JSON as
- * `JSON.stringify` writes it (so `toJSON` shapes it, as anywhere else).
+ * `JSON.stringify` writes it (so `toJSON` shapes it, as anywhere else), in the bytes
+ * Go's `json.Marshal` writes.
  */
 export interface Recordable {
   recordNS(): string;
@@ -27,10 +30,16 @@ export function isRecordable(value: unknown): value is Recordable {
 
 /**
  * The record a details value makes: `undefined` when it is not {@link Recordable}
- * (progress info, plain values, live handles); otherwise its namespace and JSON (the
- * text its `rawJson()` returns, when it has that method, else `JSON.stringify`).
- * Throws `agenttool: record <type>: empty namespace` for an empty namespace and
- * `agenttool: record <ns>: <reason>` when the value cannot be written as JSON.
+ * (progress info, plain values, live handles); otherwise its namespace and JSON, in the
+ * bytes the Go binding's `RecordOf` (`json.Marshal`) writes for the same value, so a
+ * record is the same bytes from either binding: `<`, `>`, `&`, U+2028 and U+2029
+ * escaped as `\u003c`, `\u003e`, `\u0026`, `\u2028`, `\u2029`. A value holding JSON
+ * text it passes on as is (a record that crossed MCP) hands it over with `rawJson()`;
+ * that text is checked and compacted as Go compacts a `MarshalJSON` result, its key
+ * order and numbers kept. Throws `agenttool: record <type>: empty namespace` for an
+ * empty namespace, `agenttool: record <ns>: <reason>` when the value cannot be written
+ * as JSON, and `agenttool: record <ns>: json: exceeded max depth of 1000` for data
+ * nested deeper than `MAX_JSON_DEPTH`.
  */
 export function recordOf(details: unknown): ToolRecord | undefined {
   if (!isRecordable(details)) return undefined;
@@ -41,27 +50,62 @@ export function recordOf(details: unknown): ToolRecord | undefined {
       `agenttool: record ${typeName(details)}: empty namespace`,
     );
   }
-  let data: string | undefined;
+  const raw = (details as { rawJson?: unknown }).rawJson;
+  const data =
+    typeof raw === 'function'
+      ? rawRecordData(ns, () => String((raw as () => unknown).call(details)))
+      : recordData(ns, details);
+  return { ns, data };
+}
+
+function recordData(ns: string, details: object): string {
+  let json: string | undefined;
   try {
-    // A value holding JSON text it must pass on byte for byte (a record that crossed
-    // MCP) says so with rawJson(); re-serialising would round big integers.
-    const raw = (details as { rawJson?: unknown }).rawJson;
-    data =
-      typeof raw === 'function'
-        ? String((raw as () => unknown).call(details))
-        : JSON.stringify(details);
+    json = JSON.stringify(details);
   } catch (error) {
+    // JSON.stringify recurses: data nested too deeply overflows the stack.
+    if (error instanceof RangeError && depthExceeded(details) !== undefined) {
+      throw tooDeep(ns, error);
+    }
     throw new AgentToolError('INVALID_RECORD', `agenttool: record ${ns}: ${errorMessage(error)}`, {
       cause: error,
     });
   }
-  if (data === undefined) {
+  if (json === undefined) {
     throw new AgentToolError(
       'INVALID_RECORD',
       `agenttool: record ${ns}: not representable as JSON`,
     );
   }
-  return { ns, data };
+  if (textDepthExceeded(json) !== undefined) throw tooDeep(ns);
+  return goMarshalText(json);
+}
+
+function rawRecordData(ns: string, rawJson: () => string): string {
+  let text: string;
+  try {
+    text = rawJson();
+  } catch (error) {
+    throw new AgentToolError('INVALID_RECORD', `agenttool: record ${ns}: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+  const compact = goCompact(text);
+  if (!compact.ok) {
+    throw new AgentToolError(
+      'INVALID_RECORD',
+      `agenttool: record ${ns}: json: error calling rawJson: ${compact.message}`,
+    );
+  }
+  return compact.text;
+}
+
+function tooDeep(ns: string, cause?: unknown): AgentToolError {
+  return new AgentToolError(
+    'INVALID_RECORD',
+    `agenttool: record ${ns}: json: ${DEPTH_EXCEEDED}`,
+    cause === undefined ? {} : { cause },
+  );
 }
 
 /**

@@ -1,5 +1,7 @@
 import { type ContentPart, isContentPart, type Output } from './content';
 import { AgentToolError, errorMessage } from './errors';
+import { goMarshalText } from './go-json';
+import { DEPTH_EXCEEDED, depthExceeded, textDepthExceeded } from './json';
 
 /**
  * What a call produced. `output` is what the model sees; `details` never reach the
@@ -61,8 +63,11 @@ function isPartsArray(value: unknown): value is ContentPart[] {
 /**
  * The output conversion a typed tool applies to what its function returned:
  * a {@link Result} as is; a string as text; a non-empty array of content parts as parts;
- * `undefined`/`null` as the empty text; anything else as its JSON text. A value JSON
- * cannot encode fails with `encode result: <reason>`.
+ * `undefined`/`null` as the empty text; anything else as its JSON text, in the bytes
+ * the Go binding's `Output` (`json.Marshal`) writes: `<`, `>`, `&`, U+2028 and U+2029
+ * escaped (`\u003c`, ...). A value JSON cannot encode fails with `encode result:
+ * <reason>`, one nested deeper than `MAX_JSON_DEPTH` with `encode result: json:
+ * exceeded max depth of 1000`.
  */
 export function toResult(value: unknown): Result {
   if (value === undefined || value === null) return { output: '' };
@@ -73,12 +78,18 @@ export function toResult(value: unknown): Result {
   try {
     json = JSON.stringify(value);
   } catch (error) {
-    throw new AgentToolError('INVALID_OUTPUT', `encode result: ${errorMessage(error)}`, {
-      cause: error,
-    });
+    // JSON.stringify recurses: a value nested too deeply overflows the stack.
+    const reason =
+      error instanceof RangeError && depthExceeded(value) !== undefined
+        ? `json: ${DEPTH_EXCEEDED}`
+        : errorMessage(error);
+    throw new AgentToolError('INVALID_OUTPUT', `encode result: ${reason}`, { cause: error });
   }
   if (json === undefined) {
     throw new AgentToolError('INVALID_OUTPUT', `encode result: ${typeof value} is not JSON`);
   }
-  return { output: json };
+  if (textDepthExceeded(json) !== undefined) {
+    throw new AgentToolError('INVALID_OUTPUT', `encode result: json: ${DEPTH_EXCEEDED}`);
+  }
+  return { output: goMarshalText(json) };
 }

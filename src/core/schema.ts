@@ -1,5 +1,6 @@
 import { AgentToolError } from './errors';
-import { isJsonObject, type JsonObject, type JsonValue } from './json';
+import { depthExceeded, isJsonObject, type JsonObject, type JsonValue } from './json';
+import { goQuote } from './quote';
 
 /** A named property of an object schema, in field order. */
 export interface SchemaProperty {
@@ -93,10 +94,17 @@ const SUPPORTED_KEYWORDS: ReadonlySet<string> = new Set([
 /**
  * Reads a JSON Schema written in the contract's subset back into the model, so it can
  * be validated with the contract's messages. Returns undefined when the schema uses a
- * keyword outside the subset (the caller then needs a general validator). Annotations
- * that do not constrain (`title`, `default`, `examples`, `$schema`) are dropped.
+ * keyword outside the subset (the caller then needs a general validator), and for a
+ * schema nested deeper than `MAX_JSON_DEPTH`, which the model's recursive compiler
+ * would refuse. Annotations that do not constrain (`title`, `default`, `examples`,
+ * `$schema`) are dropped.
  */
 export function schemaFromJson(json: JsonValue): Schema | undefined {
+  if (depthExceeded(json) !== undefined) return undefined;
+  return readSchema(json);
+}
+
+function readSchema(json: JsonValue): Schema | undefined {
   if (json === true) return {};
   if (!isJsonObject(json)) return undefined;
   for (const key of Object.keys(json)) if (!SUPPORTED_KEYWORDS.has(key)) return undefined;
@@ -131,7 +139,7 @@ export function schemaFromJson(json: JsonValue): Schema | undefined {
     if (!isJsonObject(json.properties)) return undefined;
     const properties: SchemaProperty[] = [];
     for (const [name, sub] of Object.entries(json.properties)) {
-      const parsed = schemaFromJson(sub);
+      const parsed = readSchema(sub);
       if (parsed === undefined) return undefined;
       properties.push({ name, schema: parsed });
     }
@@ -144,14 +152,14 @@ export function schemaFromJson(json: JsonValue): Schema | undefined {
     schema.required = json.required;
   }
   if (json.items !== undefined) {
-    const items = schemaFromJson(json.items);
+    const items = readSchema(json.items);
     if (items === undefined) return undefined;
     schema.items = items;
   }
   if (json.additionalProperties !== undefined) {
     if (json.additionalProperties === false) schema.noAdditional = true;
     else if (json.additionalProperties !== true) {
-      const additional = schemaFromJson(json.additionalProperties);
+      const additional = readSchema(json.additionalProperties);
       if (additional === undefined) return undefined;
       schema.additionalProperties = additional;
     }
@@ -165,7 +173,7 @@ export function assertParametersSchema(toolName: string, json: unknown): void {
   if (!isJsonObject(json)) {
     throw new AgentToolError(
       'INVALID_SCHEMA',
-      `tool ${JSON.stringify(toolName)}: parameters must be a JSON Schema object, got ${Array.isArray(json) ? 'array' : typeof json}`,
+      `tool ${goQuote(toolName)}: parameters must be a JSON Schema object, got ${Array.isArray(json) ? 'array' : typeof json}`,
     );
   }
 }

@@ -1,5 +1,6 @@
 import { AgentToolError } from './errors';
 import { definitionOf, type FunctionToolDefinition } from './definition';
+import { goQuote } from './quote';
 import { isCloser, type Tool } from './tool';
 
 /**
@@ -41,10 +42,7 @@ export class ToolSet implements Iterable<Tool> {
         throw new AgentToolError('INVALID_TOOL_SET', `tool[${i}]: empty name`);
       }
       if (seen.has(tool.name)) {
-        throw new AgentToolError(
-          'INVALID_TOOL_SET',
-          `tool ${JSON.stringify(tool.name)}: duplicate name`,
-        );
+        throw new AgentToolError('INVALID_TOOL_SET', `tool ${goQuote(tool.name)}: duplicate name`);
       }
       seen.add(tool.name);
     });

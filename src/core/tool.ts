@@ -1,6 +1,7 @@
 import { type Call, type ToolContext } from './context';
 import { AgentToolError } from './errors';
 import { type JsonObject } from './json';
+import { goQuote } from './quote';
 import { type Result } from './result';
 
 /**
@@ -158,7 +159,7 @@ export function newTool(init: ToolInit): Tool {
   if (typeof init.execute !== 'function') {
     throw new AgentToolError(
       'INVALID_TOOL',
-      `agenttool.newTool(${JSON.stringify(init.name)}): execute must be a function`,
+      `agenttool.newTool(${goQuote(String(init.name))}): execute must be a function`,
     );
   }
   const { confined, replay, close, execute } = init;
@@ -199,7 +200,7 @@ export function wrap(
   if (typeof execute !== 'function') {
     throw new AgentToolError(
       'INVALID_TOOL',
-      `agenttool.wrap(${JSON.stringify(tool.name)}): execute must be a function`,
+      `agenttool.wrap(${goQuote(String(tool.name))}): execute must be a function`,
     );
   }
   const wrapper: Tool = {

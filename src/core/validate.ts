@@ -1,8 +1,18 @@
-import { ValidationError } from './errors';
-import { type JsonValue } from './json';
+import { AgentToolError, ValidationError } from './errors';
+import { goCheckValid, goDecode } from './go-json';
+import {
+  depthExceeded,
+  depthExceededText,
+  type JsonValue,
+  MAX_JSON_DEPTH,
+  textDepthExceeded,
+} from './json';
 import { type Schema } from './schema';
 import { rawTextAt } from './raw-json';
 import { generateFastCheck, jsonEqual } from './validate-fast';
+import { goQuote } from './quote';
+
+export { goQuote };
 
 /** Checks a decoded value; returns the first problem, or undefined when it is valid. */
 export type Validator = (value: unknown) => ValidationError | undefined;
@@ -21,11 +31,18 @@ const failures = new WeakMap<ValidationError, Failure>();
 type Check = (value: unknown) => Failure | undefined;
 
 const compiled = new WeakMap<Schema, Validator>();
+/** A compiled validator's check without the depth walk, for text already measured. */
+const SHALLOW = Symbol('agenttool.validator.shallow');
+type CompiledValidator = Validator & { [SHALLOW]?: Validator };
 
 /**
  * Compiles a schema into a validator with the contract's rules and messages: per node,
  * null handling, then enum, then type; objects check `required` in order, then their
- * keys in sorted order; the first error only. Compiled once per schema object.
+ * keys in sorted order; the first error only. Compiled once per schema object. A value
+ * nested deeper than {@link MAX_JSON_DEPTH}, where the schema looks or not, is refused
+ * first (`invalid arguments: not valid JSON: invalid character '{' exceeded max depth
+ * of 1000`), so nothing downstream walks it. A schema model nested deeper than that
+ * throws an `INVALID_SCHEMA` error.
  */
 export function compileSchema(schema: Schema): Validator {
   let validator = compiled.get(schema);
@@ -33,18 +50,26 @@ export function compileSchema(schema: Schema): Validator {
     const walk = compileInterpreted(schema);
     const fast = generateFastCheck(schema);
     // The generated predicate answers valid input; the walk phrases the first error.
-    validator = fast === undefined ? walk : (value) => (fast(value) ? undefined : walk(value));
+    const check: Validator =
+      fast === undefined ? walk : (value) => (fast(value) ? undefined : walk(value));
+    const checked: CompiledValidator = (value) => {
+      const opening = depthExceeded(value);
+      return opening === undefined ? check(value) : tooDeep(opening);
+    };
+    checked[SHALLOW] = check;
+    validator = checked;
     compiled.set(schema, validator);
   }
   return validator;
 }
 
 /**
- * The schema walk alone, without the generated fast path: the reference that phrases
- * every error. Exported for the tests that hold the two paths to the same verdicts.
+ * The schema walk alone, without the generated fast path (and without the depth check
+ * of {@link compileSchema}): the reference that phrases every error. Exported for the
+ * tests that hold the two paths to the same verdicts.
  */
 export function compileInterpreted(schema: Schema): Validator {
-  const check = compileNode(schema);
+  const check = compileNode(schema, 1);
   return (value) => {
     const failure = check(value);
     return failure === undefined ? undefined : toError(failure);
@@ -56,26 +81,101 @@ export function validateValue(schema: Schema, value: unknown): ValidationError |
   return compileSchema(schema)(value);
 }
 
+/** Arguments read from their text: the first JSON value, and the error of what follows it. */
+interface ReadArguments {
+  readonly value: JsonValue;
+  /** Data after the value: reported only once the value itself passed validation, as Go does. */
+  readonly trailing?: ValidationError;
+}
+
 /**
- * Decodes raw arguments: empty text is `{}`; text that is not JSON throws
- * `invalid arguments: not valid JSON: <reason>`. Keys such as `__proto__` stay plain own
+ * Reads raw arguments as the Go binding's validator does (`json.Decoder` on the
+ * text): empty text is `{}`; a first value that is not JSON, or is cut short, fails
+ * `not valid JSON: <what encoding/json says>`; text after the value is kept as the
+ * error Go's decoding reports next (`invalid character 'x' after top-level value`).
+ * The Go phrasing is worked out only once `JSON.parse` has failed.
+ */
+function readArguments(raw: string): ReadArguments {
+  if (raw === '') return { value: {} };
+  let value: JsonValue;
+  try {
+    value = JSON.parse(raw) as JsonValue;
+  } catch (error) {
+    return readInvalid(raw, error);
+  }
+  const opening = textDepthExceeded(raw);
+  if (opening !== undefined) throw tooDeep(opening);
+  return { value };
+}
+
+function readInvalid(raw: string, error: unknown): ReadArguments {
+  const decoded = goDecode(raw);
+  if (!decoded.ok) throw new ValidationError('', `not valid JSON: ${decoded.message}`);
+  let value: JsonValue;
+  try {
+    value = JSON.parse(raw.slice(0, decoded.end)) as JsonValue;
+  } catch {
+    // Go's scanner and JSON.parse disagree: say what V8 says.
+    throw new ValidationError('', `not valid JSON: ${(error as Error).message}`);
+  }
+  const trailing = goCheckValid(raw) ?? (error as Error).message;
+  return { value, trailing: new ValidationError('', trailing) };
+}
+
+/**
+ * Decodes raw arguments as the Go binding's validator reads them: empty text is `{}`;
+ * text that is not JSON throws `invalid arguments: not valid JSON: <reason>` with
+ * encoding/json's words (`unexpected EOF`, `EOF` for spaces only, `invalid character
+ * '}' looking for beginning of object key string`, ...); data after the value throws
+ * `invalid arguments: invalid character 'x' after top-level value`; JSON nested deeper
+ * than {@link MAX_JSON_DEPTH} throws `invalid arguments: not valid JSON: invalid
+ * character '[' exceeded max depth of 1000`. Keys such as `__proto__` stay plain own
  * properties of the result.
  */
 export function parseArguments(raw: string): JsonValue {
-  if (raw === '' || raw.trim() === '') return {};
-  try {
-    return JSON.parse(raw) as JsonValue;
-  } catch (error) {
-    throw new ValidationError('', `not valid JSON: ${(error as Error).message}`);
-  }
+  const read = readArguments(raw);
+  if (read.trailing !== undefined) throw read.trailing;
+  return read.value;
 }
 
-/** Decodes raw arguments and validates them; throws the first {@link ValidationError}. */
+/**
+ * Decodes raw arguments and validates them; throws the first {@link ValidationError}.
+ * The order is the Go binding's: a first value that is not JSON, then the value
+ * against the schema, then data after the value.
+ */
 export function validateArguments(validator: Validator, raw: string): JsonValue {
-  const value = parseArguments(raw);
-  const error = validator(value);
+  const read = readArguments(raw);
+  // The text's depth is measured already: a compiled validator need not walk it again.
+  const error = ((validator as CompiledValidator)[SHALLOW] ?? validator)(read.value);
   if (error !== undefined) throw asWritten(error, raw);
+  if (read.trailing !== undefined) throw read.trailing;
+  return read.value;
+}
+
+/**
+ * Decodes raw arguments as Go's `agenttool.Decode` (`json.Unmarshal`) does, for a tool
+ * whose arguments are not validated: empty text is `{}`; any other text that is not
+ * one JSON value throws `invalid arguments: <what json.Unmarshal says>` (`unexpected
+ * end of JSON input`, `invalid character 'x' after top-level value`, ...), without the
+ * validator's `not valid JSON:`; JSON nested deeper than {@link MAX_JSON_DEPTH} throws
+ * `invalid arguments: invalid character '[' exceeded max depth of 1000`.
+ */
+export function decodeArguments(raw: string): JsonValue {
+  if (raw === '') return {};
+  let value: JsonValue;
+  try {
+    value = JSON.parse(raw) as JsonValue;
+  } catch (error) {
+    throw new ValidationError('', goCheckValid(raw) ?? (error as Error).message);
+  }
+  const opening = textDepthExceeded(raw);
+  if (opening !== undefined) throw new ValidationError('', depthExceededText(opening));
   return value;
+}
+
+/** The refusal of arguments nested too deeply, as the validator reads them. */
+function tooDeep(opening: '{' | '['): ValidationError {
+  return new ValidationError('', `not valid JSON: ${depthExceededText(opening)}`);
 }
 
 function toError(failure: Failure): ValidationError {
@@ -118,8 +218,14 @@ function within(failure: Failure | undefined, segment: string | number): Failure
   return failure;
 }
 
-function compileNode(schema: Schema): Check {
-  const typeCheck = compileType(schema);
+function compileNode(schema: Schema, depth: number): Check {
+  if (depth > MAX_JSON_DEPTH || depthExceeded(schema.enum) !== undefined) {
+    throw new AgentToolError(
+      'INVALID_SCHEMA',
+      `schema: exceeded max depth of ${MAX_JSON_DEPTH}: the schema cannot be compiled`,
+    );
+  }
+  const typeCheck = compileType(schema, depth);
   const enumValues = schema.enum;
   const acceptsNull =
     schema.nullable === true ||
@@ -144,7 +250,7 @@ function compileNode(schema: Schema): Check {
   };
 }
 
-function compileType(schema: Schema): Check {
+function compileType(schema: Schema, depth: number): Check {
   const type = schema.type;
   switch (type) {
     case undefined:
@@ -167,16 +273,16 @@ function compileType(schema: Schema): Check {
     case 'null':
       return (v) => (v === null ? undefined : fail(`expected null, got ${describe(v)}`, v));
     case 'array':
-      return compileArray(schema);
+      return compileArray(schema, depth);
     case 'object':
-      return compileObject(schema);
+      return compileObject(schema, depth);
     default:
-      return () => fail(`schema type ${JSON.stringify(type)} is not a JSON Schema type`);
+      return () => fail(`schema type ${goQuote(type)} is not a JSON Schema type`);
   }
 }
 
-function compileArray(schema: Schema): Check {
-  const items = schema.items === undefined ? undefined : compileNode(schema.items);
+function compileArray(schema: Schema, depth: number): Check {
+  const items = schema.items === undefined ? undefined : compileNode(schema.items, depth + 1);
   return (v) => {
     if (!Array.isArray(v)) return fail(`expected array, got ${describe(v)}`, v);
     if (items === undefined) return undefined;
@@ -190,20 +296,20 @@ function compileArray(schema: Schema): Check {
 
 const hasOwn = (object: object, key: string): boolean => Object.hasOwn(object, key);
 
-function compileObject(schema: Schema): Check {
+function compileObject(schema: Schema, depth: number): Check {
   const known = new Map<string, Check>();
-  for (const p of schema.properties ?? []) known.set(p.name, compileNode(p.schema));
+  for (const p of schema.properties ?? []) known.set(p.name, compileNode(p.schema, depth + 1));
   const required = schema.required ?? [];
   const noAdditional = schema.noAdditional === true;
   const additional =
     !noAdditional && schema.additionalProperties !== undefined
-      ? compileNode(schema.additionalProperties)
+      ? compileNode(schema.additionalProperties, depth + 1)
       : undefined;
 
   const checkKey = (object: Record<string, unknown>, key: string): Failure | undefined => {
     const check = known.get(key);
     if (check !== undefined) return within(check(object[key]), key);
-    if (noAdditional) return fail(`unexpected property ${JSON.stringify(key)}`);
+    if (noAdditional) return fail(`unexpected property ${goQuote(key)}`);
     if (additional !== undefined) return within(additional(object[key]), key);
     return undefined;
   };
@@ -214,7 +320,7 @@ function compileObject(schema: Schema): Check {
     }
     const object = v as Record<string, unknown>;
     for (const name of required) {
-      if (!hasOwn(object, name)) return fail(`missing required property ${JSON.stringify(name)}`);
+      if (!hasOwn(object, name)) return fail(`missing required property ${goQuote(name)}`);
     }
     // Valid input (the common case) is checked in insertion order; only when something
     // fails are the keys walked again in sorted order, so the first error reported is
@@ -248,44 +354,4 @@ export function describe(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'object') return 'object';
   return typeof value;
-}
-
-const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-const SHORT_ESCAPES: Readonly<Record<string, string>> = {
-  '\x07': '\\a',
-  '\b': '\\b',
-  '\f': '\\f',
-  '\n': '\\n',
-  '\r': '\\r',
-  '\t': '\\t',
-  '\v': '\\v',
-  '"': '\\"',
-  '\\': '\\\\',
-};
-
-/**
- * A string quoted as Go's `%q` quotes it, so messages read the same in both bindings:
- * printable characters as they are, the usual short escapes, other bytes below 0x80 as
- * `\xNN`, other characters as `\uNNNN` or `\UNNNNNNNN`.
- */
-export function goQuote(text: string): string {
-  let out = '"';
-  for (const char of text) {
-    const short = SHORT_ESCAPES[char];
-    if (short !== undefined) {
-      out += short;
-      continue;
-    }
-    if (PRINTABLE.test(char)) {
-      out += char;
-      continue;
-    }
-    const code = char.codePointAt(0) ?? 0;
-    if (code < 0x80) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    // A lone surrogate decodes as U+FFFD in Go, which prints it as it is.
-    else if (code >= 0xd800 && code <= 0xdfff) out += '\ufffd';
-    else if (code <= 0xffff) out += `\\u${code.toString(16).padStart(4, '0')}`;
-    else out += `\\U${code.toString(16).padStart(8, '0')}`;
-  }
-  return `${out}"`;
 }

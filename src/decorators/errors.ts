@@ -1,4 +1,4 @@
-import { AgentToolError } from '../core';
+import { AgentToolError, goQuote } from '../core';
 
 /**
  * A class that cannot be used as a tool or as arguments: every problem of the class,
@@ -15,7 +15,7 @@ export class DecoratorError extends AgentToolError {
     const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
     super(
       'INVALID_DECORATOR',
-      `agenttool: ${what} ${JSON.stringify(className)} has ${count}:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+      `agenttool: ${what} ${goQuote(className)} has ${count}:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
     );
     this.name = 'DecoratorError';
     this.className = className;

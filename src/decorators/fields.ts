@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from '../core';
+import { goQuote, isJsonObject, type JsonObject } from '../core';
 import {
   classConstraints,
   type ClassConstraints,
@@ -87,7 +87,7 @@ function readClassPlan(cls: Constructor): ClassPlan {
     }
     seen.add(name);
     if (name === '__proto__' || name === 'constructor') {
-      problems.push(`${where}: "${name}" cannot be an argument name; rename the field`);
+      problems.push(`${where}: ${goQuote(name)} cannot be an argument name; rename the field`);
       continue;
     }
     const field = readField(name, record, constraints, where, problems);
@@ -225,7 +225,7 @@ function resolveType(
     const named = NAMES[type];
     if (named === undefined) {
       problems.push(
-        `${where}: unknown type ${JSON.stringify(type)}; use one of ${Object.keys(NAMES).join(', ')}, a class, or [T] for an array`,
+        `${where}: unknown type ${goQuote(type)}; use one of ${Object.keys(NAMES).join(', ')}, a class, or [T] for an array`,
       );
     }
     return named;
@@ -363,7 +363,7 @@ function enumKind(values: readonly EnumValue[]): Shape | undefined {
 }
 
 function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'string') return goQuote(value);
   if (typeof value === 'function') return `function ${value.name}`;
   try {
     return JSON.stringify(value) ?? String(value);

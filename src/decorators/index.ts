@@ -24,6 +24,12 @@ export {
 } from './metadata';
 export { type EnumValue, type FieldPlan, type Shape } from './fields';
 export { DecoratorError } from './errors';
-export { type ArgumentsParser, type SchemaOptions, argumentsParser, schemaOf } from './arguments';
+export {
+  type ArgumentsOptions,
+  type ArgumentsParser,
+  type SchemaOptions,
+  argumentsParser,
+  schemaOf,
+} from './arguments';
 export { type PerCall, type ToolMetadata, isToolClass } from './tool-reader';
 export { toolFromInstance, toolMetadataOf } from './tool-from-instance';

@@ -1,6 +1,6 @@
 import { plainToInstance, TransformationType } from 'class-transformer';
 import { type MetadataStorage } from 'class-transformer/types/MetadataStorage';
-import { ValidationError } from '../core';
+import { goQuote, ValidationError } from '../core';
 import { classPlan, type Shape } from './fields';
 import { type Constructor } from './metadata';
 
@@ -190,7 +190,7 @@ function toDate(value: unknown): Date {
   const time = rfc3339Time(value as string);
   if (time === undefined) {
     throw new ConvertFailure(
-      `cannot parse ${JSON.stringify(value)} as a date-time (RFC 3339, e.g. "2024-05-01T12:00:00Z")`,
+      `cannot parse ${goQuote(value as string)} as a date-time (RFC 3339, e.g. "2024-05-01T12:00:00Z")`,
     );
   }
   return new Date(time);
@@ -271,7 +271,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 
 function toBuffer(value: unknown): Buffer {
   if (!BASE64.test(value as string)) {
-    throw new ConvertFailure(`expected base64 text, got ${JSON.stringify(value)}`);
+    throw new ConvertFailure(`expected base64 text, got ${goQuote(value as string)}`);
   }
   // Small decodes come from Node's shared pool; a copy of their own keeps a tool that
   // reads `.buffer` from seeing other data of the process.

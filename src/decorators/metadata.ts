@@ -1,5 +1,11 @@
 import 'reflect-metadata';
-import { type Annotations, type Confinement, type Replay, type ToolContext } from '../core';
+import {
+  type Annotations,
+  type Confinement,
+  type JsonObject,
+  type Replay,
+  type ToolContext,
+} from '../core';
 
 /** Any class: what decorators are applied to and what readers read. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- constructors of any arity
@@ -62,6 +68,24 @@ export interface ToolOptions {
   readonly args?: Constructor;
   /** Generate and serve a strict schema (same as `@Strict()`). */
   readonly strict?: boolean;
+  /**
+   * `false` serves the generated schema but does not validate arguments against it
+   * (Go's `WithoutValidation`): they are only decoded, each value checked to have its
+   * field's JSON type so the instance holds what the class declares; a missing field,
+   * a value outside an enum, an unknown property and class-validator constraints are
+   * not checked. Text that is not JSON reads as Go's decoder says it
+   * (`invalid arguments: unexpected end of JSON input`). Default `true`.
+   */
+  readonly validate?: boolean;
+  /**
+   * A parameters schema to serve instead of the generated one, verbatim (Go's
+   * `WithParameters`): arguments are then not validated, only decoded, since the
+   * schema's promises are not the class's. The arguments class is not read for a
+   * schema; when it can be expressed it decodes the arguments as with `validate:
+   * false`, otherwise class-transformer's `plainToInstance` builds it. Without an
+   * arguments class `execute` receives the decoded arguments object.
+   */
+  readonly parameters?: JsonObject;
 }
 
 /** The class-level records, each under its own namespaced key. */

@@ -85,16 +85,12 @@ class Builder {
       this.reported.add(cls);
       this.problems.push(...plan.problems);
     }
+    // A nested class without @Param fields is an empty object,
+    // {"type":"object","properties":{},"required":[]}, as Go reflects struct{}.
     if (stack.length > 0) {
       if (plan.supplied !== undefined) {
         this.problems.push(
           `${via}: ${cls.name} supplies its own schema, which cannot be nested; declare the field { type: 'any' }`,
-        );
-        return undefined;
-      }
-      if (plan.fields.length === 0 && plan.problems.length === 0) {
-        this.problems.push(
-          `${via}: ${cls.name} has no @Param fields, so it cannot be a nested argument; give its fields @Param or declare the field { type: 'any' }`,
         );
         return undefined;
       }

@@ -10,7 +10,7 @@ import {
   toolFailure,
   toResult,
 } from '../core';
-import { pipelineOf } from './arguments';
+import { parametersPipeline, pipelineOf } from './arguments';
 import { DecoratorError } from './errors';
 import { type Constructor } from './metadata';
 import { type ToolMetadata, toolPlan } from './tool-reader';
@@ -35,8 +35,9 @@ export function toolMetadataOf(cls: Constructor): ToolMetadata {
 
 /**
  * A core `Tool` around an instance of a `@Tool` class. Its parameters are the
- * generated schema (the no-arguments schema without an arguments class). `execute`
- * runs the argument pipeline, then `instance.execute(args, ctx)` with the current call
+ * generated schema (the no-arguments schema without an arguments class), or the
+ * `parameters` its `@Tool` gives, verbatim. `execute` runs the argument pipeline
+ * (validation skipped for `validate: false` and for given `parameters`), then `instance.execute(args, ctx)` with the current call
  * context installed, and converts what it returns with `toResult`; invalid arguments
  * throw the contract's `ValidationError`, a tool's own error propagates as is, and a
  * programming fault becomes a `PanicError`. The per-call readers (`@Confined`,
@@ -55,7 +56,11 @@ export function toolFromInstance(instance: object): CoreTool {
   const metadata = toolMetadataOf(cls);
   const target = instance as ToolInstance;
   const { name, properties } = metadata;
-  const pipeline = pipelineOf(metadata.args as Constructor<object> | undefined, properties.strict);
+  const argsClass = metadata.args as Constructor<object> | undefined;
+  const pipeline =
+    metadata.parameters !== undefined
+      ? parametersPipeline(argsClass, metadata.parameters)
+      : pipelineOf(argsClass, properties.strict, metadata.validate ? 'validated' : 'unvalidated');
   const { decode, decodeValue, check } = pipeline;
 
   const run = async (call: Call, ctx: ToolContext): Promise<Result> => {

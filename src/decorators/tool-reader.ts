@@ -1,4 +1,11 @@
-import { type Annotations, type Confinement, type Replay, type ToolContext } from '../core';
+import {
+  type Annotations,
+  type Confinement,
+  isJsonObject,
+  type JsonObject,
+  type Replay,
+  type ToolContext,
+} from '../core';
 import { type FieldPlan, classPlan } from './fields';
 import { type Constructor, ownDuplicates, readClass } from './metadata';
 import { buildSchema } from './schema-builder';
@@ -14,6 +21,10 @@ export interface ToolMetadata {
   readonly args: Constructor | undefined;
   /** The argument fields, ancestors first (empty without an arguments class). */
   readonly fields: readonly FieldPlan[];
+  /** Whether arguments are validated against the schema (`@Tool({ validate })`, default true). */
+  readonly validate: boolean;
+  /** The parameters served verbatim instead of the generated schema (`@Tool({ parameters })`). */
+  readonly parameters: JsonObject | undefined;
   /** The tool's optional properties as declared (absent members are unstated). */
   readonly properties: {
     readonly strict: boolean;
@@ -75,9 +86,17 @@ function readToolPlan(cls: Constructor): ToolPlan {
     problems.push(`${where}: @Tool args must be a class`);
   }
   const strict = options.strict === true || readClass(cls, 'strict') === true;
+  if (options.validate !== undefined && typeof options.validate !== 'boolean') {
+    problems.push(`${where}: @Tool validate must be true or false`);
+  }
+  const parameters = options.parameters;
+  if (parameters !== undefined && !isJsonObject(parameters)) {
+    problems.push(`${where}: @Tool parameters must be a JSON Schema object`);
+  }
   let fields: readonly FieldPlan[] = [];
   if (typeof args === 'function') {
-    problems.push(...buildSchema(args, strict).problems);
+    // Served parameters replace the generated schema: the class is not read for one.
+    if (parameters === undefined) problems.push(...buildSchema(args, strict).problems);
     fields = classPlan(args).fields;
   }
   const resource = readClass(cls, 'resource');
@@ -96,6 +115,8 @@ function readToolPlan(cls: Constructor): ToolPlan {
       description: typeof options.description === 'string' ? options.description : '',
       args: typeof args === 'function' ? args : undefined,
       fields,
+      validate: options.validate !== false,
+      parameters: isJsonObject(parameters) ? parameters : undefined,
       properties: {
         strict,
         sequential: readClass(cls, 'sequential') === true,

@@ -2,6 +2,7 @@ import {
   AgentToolError,
   type Call,
   CancelledError,
+  goQuote,
   PanicError,
   type Result,
   type Tool,
@@ -45,9 +46,11 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value:
 
 /**
  * One batch being run: an async iterator of its events for one `for await` loop. It
- * starts on the first `next()`, and acknowledges the final event it delivered last on
- * the following `next()`: that is when the job's slot is released and the next job of
- * its chain may be handed to its tool.
+ * starts on the first `next()`. A final event is handed over when the `next()` that
+ * carries it resolves; right after the consumer's continuation has had its turn, the
+ * job's slot is released and the next job of its chain may be handed to its tool, as
+ * the Go binding releases them once the consumer has received the final, while its loop
+ * body still runs.
  */
 export class BatchRun implements ExecutorRun, DrainSource {
   readonly #plan: BatchPlan;
@@ -70,7 +73,6 @@ export class BatchRun implements ExecutorRun, DrainSource {
 
   readonly #ready = new Fifo<QueuedEvent>();
   #finalsDelivered = 0;
-  #toAcknowledge: QueuedEvent | undefined;
   /** The consumer's pending next(), when it waits for an event. */
   #waiter: ((step: Step | Promise<Step>) => void) | undefined;
   #waiting: Promise<Step> | undefined;
@@ -105,7 +107,6 @@ export class BatchRun implements ExecutorRun, DrainSource {
     const waiting = this.#waiting;
     if (waiting !== undefined) return waiting.then(() => this.next());
     if (this.#state === NEW) this.#start();
-    else this.#acknowledge();
     const step = this.#take();
     if (step === undefined) return this.#wait();
     return isThenable(step) ? step : Promise.resolve(step);
@@ -130,7 +131,7 @@ export class BatchRun implements ExecutorRun, DrainSource {
       this.#idle ??= new Promise<void>((resolve) => (this.#onIdle = resolve));
       await this.#idle;
     }
-    this.#release();
+    this.#unlinkSignals();
     return DONE;
   }
 
@@ -149,7 +150,7 @@ export class BatchRun implements ExecutorRun, DrainSource {
     if (event !== undefined) return this.#deliver(event);
     if (this.#finalsDelivered === this.#n) {
       this.#close();
-      this.#release();
+      this.#unlinkSignals();
       return DONE;
     }
     return undefined;
@@ -165,7 +166,7 @@ export class BatchRun implements ExecutorRun, DrainSource {
   #deliver(event: QueuedEvent): Step | Promise<Step> {
     if (event.final) {
       this.#finalsDelivered++;
-      this.#toAcknowledge = event;
+      this.#handedOver(event.index);
     } else {
       this.#took(event);
       const onUpdate = this.#plan.jobs[event.index]?.call.onUpdate;
@@ -196,12 +197,20 @@ export class BatchRun implements ExecutorRun, DrainSource {
     this.#pump();
   }
 
-  /** The consumer came back after a final: release its slot and move its chain on. */
-  #acknowledge(): void {
-    const event = this.#toAcknowledge;
-    if (event === undefined || this.#state !== RUNNING) return;
-    this.#toAcknowledge = undefined;
-    const i = event.index;
+  /**
+   * Job `i`'s final is being handed over: the `next()` carrying it resolves now. Its
+   * slot and its chain's turn are released two microtask hops later, after the
+   * continuation the consumer attached to that `next()` (a `for await` loop's body up to
+   * its first `await`, or a `.then`), so the next job is never handed to its tool before
+   * the consumer has the final, and never waits for a loop body that awaits.
+   */
+  #handedOver(i: number): void {
+    queueMicrotask(() => queueMicrotask(() => this.#release(i)));
+  }
+
+  /** The consumer has job `i`'s final: release its slot and move its chain on. */
+  #release(i: number): void {
+    if (this.#state !== RUNNING) return;
     if (this.#holdsSlot[i] === 1) {
       this.#holdsSlot[i] = 0;
       this.#active--;
@@ -243,10 +252,7 @@ export class BatchRun implements ExecutorRun, DrainSource {
     if (this.#aborted) return this.#complete(i, undefined, undefined);
     const tool = job.tool;
     if (tool === undefined || tool === null) {
-      const error = new AgentToolError(
-        'NO_TOOL',
-        `no tool for call ${JSON.stringify(job.call.id)}`,
-      );
+      const error = new AgentToolError('NO_TOOL', `no tool for call ${goQuote(job.call.id)}`);
       return this.#complete(i, undefined, error);
     }
     const call = new ExecutorCall(job.call, this, i, (update) => this.#progress(i, update));
@@ -372,7 +378,6 @@ export class BatchRun implements ExecutorRun, DrainSource {
   #close(): void {
     this.#state = CLOSED;
     this.#ready.clear();
-    this.#toAcknowledge = undefined;
     for (let i = 0; i < this.#drainWaiters.length; i++) this.#resolveDrained(i);
     const waiter = this.#waiter;
     this.#waiter = undefined;
@@ -380,7 +385,7 @@ export class BatchRun implements ExecutorRun, DrainSource {
     waiter?.(DONE);
   }
 
-  #release(): void {
+  #unlinkSignals(): void {
     for (const unlink of this.#unlink) unlink();
     this.#unlink = [];
   }

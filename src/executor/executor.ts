@@ -60,11 +60,14 @@ export class Executor {
    *   `progressBuffer` per job: beyond that the newest replaces the last one waiting, so
    *   a slow consumer costs no memory. A tool that must not lose updates awaits
    *   {@link progressTaken} and so goes at its consumer's pace.
-   * - A chain's next job, and a job waiting for a slot, start only once the consumer has
-   *   taken the previous final event: when it asks for the event after it.
+   * - A chain's next job, and a job waiting for a slot, start once the consumer has
+   *   received the previous final event (the `next()` carrying it resolved), never
+   *   before; a loop body that awaits does not hold them back.
    * - Cancellation: aborting `options.signal` (or the context's signal) aborts every
    *   running call's signal and completes each unstarted job with a
-   *   {@link CancelledError}, without calling onStart. Leaving the loop early does the
+   *   {@link CancelledError} reading as Go's `ctx.Err()`: `context canceled`, or
+   *   `context deadline exceeded` when the signal timed out (`AbortSignal.timeout`);
+   *   onStart is not called for them. Leaving the loop early does the
    *   same, yields nothing more, and the loop's exit waits until every running tool
    *   has returned, so nothing of the batch runs after it.
    */

@@ -1,4 +1,4 @@
-import { AgentToolError, CancelledError, isProgrammingFault } from '../core';
+import { AgentToolError, CancelledError, goQuote, isProgrammingFault } from '../core';
 
 /** True for a promise or any object with a `then` method (a tool may return either). */
 export function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
@@ -9,11 +9,24 @@ export function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
   );
 }
 
-/** The error of a job cancelled before it was handed to its tool. */
+/**
+ * The error of a job cancelled before it was handed to its tool. The message is what
+ * the Go binding's job completes with, `ctx.Err()`: `context deadline exceeded` when the
+ * signal was aborted by a timeout (`AbortSignal.timeout`), else `context canceled`. The
+ * signal's reason stays on `cause` and the call on `callId`, for hosts.
+ */
 export function cancelled(id: string, signal: AbortSignal): CancelledError {
-  return new CancelledError(`call ${JSON.stringify(id)} was cancelled before it started`, {
-    cause: signal.reason,
-  });
+  const reason: unknown = signal.reason;
+  const message = isTimeout(reason) ? 'context deadline exceeded' : 'context canceled';
+  return new CancelledError(message, { cause: reason, callId: id });
+}
+
+function isTimeout(reason: unknown): boolean {
+  return (
+    typeof reason === 'object' &&
+    reason !== null &&
+    (reason as { name?: unknown }).name === 'TimeoutError'
+  );
 }
 
 /** onStart's own failure: its error as is, a programming fault named as onStart's. */
@@ -22,7 +35,7 @@ export function onStartFailure(id: string, thrown: unknown): Error {
   const value = thrown instanceof Error ? String(thrown) : describe(thrown);
   const error = new AgentToolError(
     'ON_START',
-    `agenttool: OnStart for call ${JSON.stringify(id)} panicked: ${value.replace(/\s*[\r\n]+\s*/g, ' ')}`,
+    `agenttool: OnStart for call ${goQuote(id)} panicked: ${value.replace(/\s*[\r\n]+\s*/g, ' ')}`,
     { cause: thrown },
   );
   return error;

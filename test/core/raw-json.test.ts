@@ -41,3 +41,16 @@ describe('rawTextAt', () => {
     expect(rawTextAt('[1,2]', ['x'])).toBeUndefined();
   });
 });
+
+describe('rawTextAt on text nested too deeply', () => {
+  it.each([5_000, 100_000])('gives up at %i levels instead of overflowing the stack', (depth) => {
+    const text = `{"n":1,"deep":${'['.repeat(depth)}${']'.repeat(depth)},"m":2}`;
+    expect(rawTextAt(text, ['n'])).toBeUndefined();
+    expect(rawTextAt(text, ['m'])).toBeUndefined();
+  });
+
+  it('follows text as deep as the limit', () => {
+    const text = `{"m":2.0,"d":${'['.repeat(999)}${']'.repeat(999)}}`;
+    expect(rawTextAt(text, ['m'])).toBe('2.0');
+  });
+});

@@ -18,6 +18,10 @@ describe('output conversion', () => {
 
   it('an object is its JSON text', () => {
     expect(toResult({ doubled: 4 })).toEqual({ output: '{"doubled":4}' });
+    // Go: typed.go Output marshals with json.Marshal, which escapes <, > and &.
+    expect(toResult({ html: '<b> & </b>' })).toEqual({
+      output: '{"html":"\\u003cb\\u003e \\u0026 \\u003c/b\\u003e"}',
+    });
   });
 
   it('content parts are parts', () => {

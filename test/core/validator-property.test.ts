@@ -265,10 +265,12 @@ describe('hostile input', () => {
     expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
   });
 
-  it('handles deep nesting without a stack overflow in the parser', () => {
+  it('refuses deep nesting with the depth limit, without a stack overflow', () => {
     const depth = 5000;
     const raw = `{"a":"x","inner":${'['.repeat(depth)}${']'.repeat(depth)}}`;
-    const parsed = parseArguments(raw);
-    expect(validate(parsed)?.message).toBe('invalid arguments: inner: expected object, got array');
+    const refusal =
+      "invalid arguments: not valid JSON: invalid character '[' exceeded max depth of 1000";
+    expect(() => parseArguments(raw)).toThrow(refusal);
+    expect(validate(JSON.parse(raw))?.message).toBe(refusal);
   });
 });

@@ -162,7 +162,8 @@ describe('execute', () => {
     const tool = toolFromInstance(new Echo('> '));
     const ctx = createContext({ call: call('{"message":"hi","times":2}') });
     const result = await tool.execute(call('{"message":"hi","times":2}'), ctx);
-    expect(result).toEqual(text('{"said":"> hihi"}'));
+    // Go: typed.go Output marshals the returned value with json.Marshal (`>` as \u003e).
+    expect(result).toEqual(text('{"said":"\\u003e hihi"}'));
     expect(seen!.args).toBeInstanceOf(EchoArgs);
     expect(seen!.args).toEqual(Object.assign(new EchoArgs(), { message: 'hi', times: 2 }));
     expect(seen!.ctx).toBe(ctx);
