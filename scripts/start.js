@@ -7,13 +7,19 @@ const path = require('node:path');
 const { Writable } = require('node:stream');
 const { ensureBuilt, ROOT } = require('./start-build');
 
+/** `text` as one word for a POSIX shell: as it is when it is plain, else single-quoted. */
+function shellWord(text) {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
 function inspectorCommand(url) {
   // The Inspector CLI 1.0.3 reads its own package.json through `../package.json` from
-  // the working directory, so it runs from a folder one level below a package.
+  // the working directory, so it must run one level below a package: the subshell
+  // enters samples/ for it and leaves the user's shell where it stands.
   const samples = path.join(ROOT, 'samples');
   return (
-    `cd ${samples} && npx mcp-inspector-cli --cli ${url} --transport http` +
-    ` --method tools/call --tool-name bash --tool-arg 'command=echo hello from $(pwd)'`
+    `(cd ${shellWord(samples)} && npx mcp-inspector-cli --cli ${url} --transport http` +
+    ` --method tools/call --tool-name bash --tool-arg 'command=echo hello from $(pwd)')`
   );
 }
 

@@ -241,7 +241,7 @@ function resolveType(
   if (typeof type !== 'function') {
     problems.push(
       type === undefined
-        ? `${where}: no type metadata; compile with emitDecoratorMetadata or give @Param a type`
+        ? `${where}: TypeScript emitted no type for the field; compile with "emitDecoratorMetadata": true, or give @Param a type ({ type: 'string' }, a class, or () => SomeClass)`
         : `${where}: ${describeValue(type)} is not a type; ${HOW}`,
     );
     return undefined;

@@ -308,7 +308,10 @@ export function linkGraph(graph: AppGraph): void {
         if (parameter.token === undefined) {
           problems.push({
             code: 'MISSING_PROVIDER',
-            message: `${where} has no injection token (its type is an interface, a primitive or was not emitted); add @Inject(token) to the parameter`,
+            message:
+              parameter.typesMissing === true
+                ? `${where} has no injection token: TypeScript emitted no constructor parameter types for ${node.label}; compile with "emitDecoratorMetadata": true and decorate the class (@Tool, @Injectable()), or add @Inject(token) to the parameter`
+                : `${where} has no injection token (its type is an interface, a union or a primitive); add @Inject(token) to the parameter`,
           });
           continue;
         }

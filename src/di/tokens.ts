@@ -90,6 +90,12 @@ export function declaredScope(cls: object): Scope | undefined {
 export interface ParameterToken {
   readonly index: number;
   readonly token: Token | undefined;
+  /**
+   * True when TypeScript emitted no parameter types for the class at all: compiled
+   * without `emitDecoratorMetadata` (or by a tool that never emits them), or a class
+   * without a decorator. Tells that cause apart from a type that names no token.
+   */
+  readonly typesMissing?: boolean;
 }
 
 /**
@@ -98,7 +104,8 @@ export interface ParameterToken {
  * TypeScript emits for interfaces, unions and primitives' wrappers it cannot name).
  */
 export function constructorTokens(cls: Constructor): ParameterToken[] {
-  const types = (Reflect.getMetadata('design:paramtypes', cls) ?? []) as unknown[];
+  const emitted = Reflect.getMetadata('design:paramtypes', cls) as unknown[] | undefined;
+  const types = emitted ?? [];
   const ours = (Reflect.getOwnMetadata(INJECT_KEY, cls) ?? {}) as Record<number, Token>;
   const theirs = (Reflect.getOwnMetadata(TSYRINGE_INJECT_KEY, cls) ?? {}) as Record<
     number,
@@ -122,7 +129,8 @@ export function constructorTokens(cls: Constructor): ParameterToken[] {
       type !== Array &&
       type !== Function &&
       type !== Promise;
-    tokens.push({ index, token: usable ? (type as Constructor) : undefined });
+    if (usable) tokens.push({ index, token: type as Constructor });
+    else tokens.push({ index, token: undefined, typesMissing: emitted === undefined });
   }
   return tokens;
 }

@@ -341,7 +341,7 @@ describe('creation errors', () => {
     @Module({ tools: [ClockTool] })
     class M {}
     await expect(ToolApp.create(M)).rejects.toThrow(
-      "ToolApp.create(M): M: ClockTool's constructor parameter #0 has no injection token (its type is an interface, a primitive or was not emitted); add @Inject(token) to the parameter",
+      "ToolApp.create(M): M: ClockTool's constructor parameter #0 has no injection token (its type is an interface, a union or a primitive); add @Inject(token) to the parameter",
     );
   });
 

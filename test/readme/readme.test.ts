@@ -2,9 +2,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { createContext, recordOf, toolFromInstance } from 'agenttool';
 import { runBatch } from '../../samples/readme/batch';
+import { importAsHost } from '../../samples/readme/context';
 import { serveGreeter } from '../../samples/readme/greet';
 import { greetRemotely } from '../../samples/readme/remote';
+import { Chart, CountWords, ExportCsv, Finish } from '../../samples/readme/results';
 
 const ROOT = path.join(__dirname, '../..');
 
@@ -20,12 +23,28 @@ describe('the README', () => {
         'samples/readme/greet.ts',
         'samples/readme/batch.ts',
         'samples/readme/remote.ts',
+        'samples/readme/context.ts',
+        'samples/readme/results.ts',
       ]),
     );
   });
 
   it.each(blocks.map((b) => [b[1]!, b[2]!]))('shows %s as it is', async (file, shown) => {
     expect(shown).toBe(await readFile(path.join(ROOT, file), 'utf8'));
+  });
+
+  it('lists every member of the call context in the Writing a tool table', () => {
+    const table = /\| member of `ctx: ToolContext` [^\n]*\n((?:\|[^\n]*\n)+)/.exec(readme)?.[1];
+    const listed = (table ?? '')
+      .split('\n')
+      .slice(1)
+      .flatMap((row) => [...(row.split('|')[1] ?? '').matchAll(/`(\w+)/g)].map((m) => m[1]!));
+    const context = createContext();
+    const members = [
+      ...Object.keys(context),
+      ...Object.getOwnPropertyNames(Object.getPrototypeOf(context)),
+    ].filter((name) => name !== 'constructor');
+    expect(listed.sort()).toEqual(members.sort());
   });
 });
 
@@ -59,5 +78,64 @@ describe('the README examples run', () => {
     expect(outputs[2]).toContain(path.join(root, 'logs'));
     expect(await readFile(path.join(root, 'hello.txt'), 'utf8')).toBe('hello\n');
     expect(records.filter((r) => r.ns === 'shell:process-group')).toHaveLength(2);
+  });
+});
+
+describe('the Writing a tool examples run', () => {
+  it('imports with every member of the context in use, asking first for a large import', async () => {
+    const run = await importAsHost(120, true);
+    expect(run.questions).toEqual(['Import 120 rows?']);
+    expect(run.output).toBe('Imported 120 rows');
+    expect(run.progress).toEqual([
+      'Checking the table',
+      '0 of 120 rows',
+      '50 of 120 rows',
+      '100 of 120 rows',
+      'All rows written; indexing',
+    ]);
+    expect(run.records).toEqual([{ ns: 'import:rows', data: '{"rows":120,"session":""}' }]);
+    // The batches log through currentContext(), reaching the host's sink like the tool's own.
+    expect(run.log).toEqual([
+      'info: call_1: 120 rows',
+      'debug: batch of 50',
+      'debug: batch of 50',
+      'debug: batch of 20',
+    ]);
+  });
+
+  it('does not ask for a small import, and imports nothing when the user says no', async () => {
+    const small = await importAsHost(20, false);
+    expect(small.questions).toEqual([]);
+    expect(small.output).toBe('Imported 20 rows');
+    const refused = await importAsHost(500, false);
+    expect(refused.output).toBe('Not imported: the user said no');
+    expect(refused.progress).toEqual([]);
+    expect(refused.records).toEqual([]);
+  });
+
+  it('returns each kind of output', async () => {
+    const run = (instance: object, args = '') =>
+      toolFromInstance(instance).execute({ id: 'call_1', args }, createContext());
+    expect(await run(new CountWords(), '{"text":"one two  three"}')).toEqual({
+      output: '{"words":3}',
+    });
+    const chart = await run(new Chart(), '{"title":"Sales"}');
+    expect(chart.output).toEqual([
+      { type: 'input_text', text: 'Chart "Sales"' },
+      { type: 'input_image', image_url: expect.stringMatching(/^data:image\/png;base64,iVBOR/) },
+    ]);
+    expect(recordOf(chart.details)).toEqual({
+      ns: 'chart:drawn',
+      data: '{"title":"Sales","points":1}',
+    });
+    expect((await run(new ExportCsv())).output).toEqual([
+      { type: 'input_text', text: 'Exported 1 table' },
+      {
+        type: 'input_file',
+        filename: 'tables.csv',
+        file_data: Buffer.from('name,rows\norders,2\n').toString('base64'),
+      },
+    ]);
+    expect(await run(new Finish())).toEqual({ output: 'Done', terminate: true });
   });
 });

@@ -1,0 +1,94 @@
+/**
+ * Classes compiled without `emitDecoratorMetadata` (as tsc does when the flag is off, and
+ * as esbuild-based runners always do) have no constructor parameter types, so nothing
+ * names what to inject: the error says so and names the flag, unlike the error for a
+ * parameter whose emitted type names no token (an interface).
+ */
+import { ModuleError, ToolApp } from 'agenttool/di';
+import { compileDecorated, removeCompiled } from '../support/compile-decorated';
+
+const SOURCE = `
+import { Tool } from 'agenttool';
+import { Injectable, Module } from 'agenttool/di';
+
+@Injectable()
+export class Clock {
+  now(): string {
+    return 'noon';
+  }
+}
+
+@Tool({ name: 'time', description: 'Tell the time' })
+export class TimeTool {
+  constructor(private readonly clock: Clock) {}
+  execute(): string {
+    return this.clock.now();
+  }
+}
+
+@Module({ tools: [TimeTool], providers: [Clock] })
+export class TimeModule {}
+`;
+
+afterAll(removeCompiled);
+
+async function creationError(module: unknown): Promise<ModuleError> {
+  const error: unknown = await ToolApp.create(module as new () => object).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ModuleError);
+  return error as ModuleError;
+}
+
+describe('constructor injection without emitted parameter types', () => {
+  it('names emitDecoratorMetadata when a tool class was compiled without it', async () => {
+    const { TimeModule } = compileDecorated(SOURCE, { emitDecoratorMetadata: false });
+    const error = await creationError(TimeModule);
+    expect(error.code).toBe('MISSING_PROVIDER');
+    expect(error.message).toBe(
+      `ToolApp.create(TimeModule): TimeModule: TimeTool's constructor parameter #0 has no injection token: TypeScript emitted no constructor parameter types for TimeTool; compile with "emitDecoratorMetadata": true and decorate the class (@Tool, @Injectable()), or add @Inject(token) to the parameter`,
+    );
+  });
+
+  it('names it for a provider class without a decorator, even when the flag is on', async () => {
+    const { HoursModule } = compileDecorated(
+      `
+import { Tool } from 'agenttool';
+import { Module } from 'agenttool/di';
+
+export class Clock {}
+
+export class Hours {
+  constructor(readonly clock: Clock) {}
+}
+
+@Tool({ name: 'hours', description: 'Count the hours' })
+export class HoursTool {
+  constructor(private readonly hours: Hours) {}
+  execute(): string {
+    return String(this.hours);
+  }
+}
+
+@Module({ tools: [HoursTool], providers: [Clock, Hours] })
+export class HoursModule {}
+`,
+      { emitDecoratorMetadata: true },
+    );
+    const error = await creationError(HoursModule);
+    // HoursTool has a decorator, so its parameter types were emitted; Hours has none.
+    expect(error.message).toBe(
+      `ToolApp.create(HoursModule): HoursModule: Hours's constructor parameter #0 has no injection token: TypeScript emitted no constructor parameter types for Hours; compile with "emitDecoratorMetadata": true and decorate the class (@Tool, @Injectable()), or add @Inject(token) to the parameter`,
+    );
+  });
+
+  it('injects once the same classes are compiled with emitDecoratorMetadata', async () => {
+    const { TimeModule } = compileDecorated(SOURCE, { emitDecoratorMetadata: true });
+    const app = await ToolApp.create(TimeModule as new () => object);
+    try {
+      const [outcome] = await app.results([app.job('time', {})]);
+      expect(outcome?.error).toBeUndefined();
+      expect(outcome?.result?.output).toBe('noon');
+    } finally {
+      await app.close();
+    }
+  });
+});

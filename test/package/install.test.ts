@@ -1,0 +1,370 @@
+/**
+ * The package as a user gets it. It is packed from a copy of this checkout, so that
+ * `prepack` builds it as it would from a fresh clone, and installed with
+ * `npm install <tarball>` into new projects, one CommonJS and one ES module, where the
+ * README's examples compile with the README's tsconfig.json and run. npm and tsc make it
+ * slow: an integration test, self-contained so that it can run in a project of its own.
+ */
+import { execFile } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const OURS = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  exports: Record<string, string | { types: string; default: string }>;
+  main: string;
+  types: string;
+  bin: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+// The TypeScript this repository builds with, and the newest major that
+// `npm install typescript` gives today: the CommonJS project uses one, the ES module
+// project the other.
+const OUR_TYPESCRIPT = OURS.devDependencies.typescript!;
+const NEWEST_TYPESCRIPT = '7.0.2';
+const TYPES_NODE = OURS.devDependencies['@types/node']!;
+const MINUTES = 60_000;
+
+interface Ran {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+// The variables npm sets for the script that runs this test describe this package; a
+// child npm working on another project must not see them.
+const env = Object.fromEntries(
+  Object.entries(process.env).filter(
+    ([key]) =>
+      !/^npm_(package|lifecycle)_/.test(key) &&
+      !['npm_config_local_prefix', 'npm_command', 'npm_config_call', 'INIT_CWD'].includes(key),
+  ),
+);
+
+function run(command: string, args: readonly string[], cwd: string): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(
+      command,
+      args,
+      { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: 8 * MINUTES },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** Runs a command that must succeed; its output is in the error when it does not. */
+async function succeed(command: string, args: readonly string[], cwd: string): Promise<string> {
+  const ran = await run(command, args, cwd);
+  if (ran.code !== 0) {
+    throw new Error(
+      `${command} ${args.join(' ')} (in ${cwd}) exited ${ran.code}\n${ran.stdout}\n${ran.stderr}`,
+    );
+  }
+  return ran.stdout;
+}
+
+const npm = (args: readonly string[], cwd: string) =>
+  succeed('npm', [...args, '--prefer-offline', '--no-audit', '--no-fund'], cwd);
+/** Runs the project's own tsc, in `cwd` (the project by default). */
+const tsc = (project: string, args: readonly string[], cwd = project) =>
+  run(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), ...args], cwd);
+
+/** A code block of the README, as the `<!-- marker -->` before it names it. */
+function readmeBlock(marker: string, language: string): string {
+  const escaped = marker.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const block = new RegExp(`<!-- ${escaped} -->\\n+\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(
+    README,
+  )?.[1];
+  if (block === undefined) throw new Error(`the README has no block after <!-- ${marker} -->`);
+  return block;
+}
+
+function write(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text);
+}
+
+let work: string;
+let tarball: string;
+let packed: string[];
+
+/** Copies what a clone holds (tracked files and new ones not ignored) and packs it. */
+async function packCheckout(): Promise<void> {
+  const listed = await succeed('git', ['ls-files', '-z', '-co', '--exclude-standard'], ROOT);
+  const checkout = join(work, 'checkout');
+  for (const file of listed.split('\0')) {
+    if (file !== '' && existsSync(join(ROOT, file))) {
+      cpSync(join(ROOT, file), join(checkout, file));
+    }
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(checkout, 'node_modules'), 'dir');
+  const out = await npm(['pack', '--json', '--pack-destination', work], checkout);
+  const [result] = JSON.parse(out.slice(out.indexOf('['))) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
+  tarball = join(work, result!.filename);
+  packed = result!.files.map((f) => f.path).sort();
+}
+
+/** A new project with the package installed as the README's Install section says. */
+async function newProject(
+  name: string,
+  manifest: Record<string, unknown>,
+  typescript: string,
+): Promise<string> {
+  const dir = join(work, name);
+  write(join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', ...manifest }));
+  await npm(['install', tarball, 'reflect-metadata'], dir);
+  await npm(
+    ['install', '--save-dev', `typescript@${typescript}`, `@types/node@${TYPES_NODE}`],
+    dir,
+  );
+  write(join(dir, 'tsconfig.json'), readmeBlock('install: tsconfig.json', 'json'));
+  return dir;
+}
+
+/** Compiles the README's greeter alone with the config that `tsc --init` writes. */
+async function compileWithInitConfig(project: string, flags: readonly string[]): Promise<Ran> {
+  const dir = join(project, 'init-config');
+  if (!existsSync(join(dir, 'tsconfig.json'))) {
+    mkdirSync(dir, { recursive: true });
+    await tsc(project, ['--init'], dir);
+    write(join(dir, 'greet.ts'), readmeBlock('file: samples/readme/greet.ts', 'ts'));
+  }
+  return tsc(project, ['-p', dir, '--noEmit', ...flags]);
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'agenttool-package-'));
+  await packCheckout();
+}, 10 * MINUTES);
+
+afterAll(() => {
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed package', () => {
+  it('holds the compiled code, its declarations, the README and the LICENSE, and nothing else', () => {
+    const unexpected = packed.filter(
+      (file) =>
+        !/^dist\/src\/.+\.(js|d\.ts)$/.test(file) &&
+        !['LICENSE', 'README.md', 'package.json'].includes(file),
+    );
+    expect(unexpected).toEqual([]);
+    expect(packed).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));
+    const targets = [
+      OURS.main,
+      OURS.types,
+      ...Object.values(OURS.bin),
+      ...Object.values(OURS.exports).flatMap((t) =>
+        typeof t === 'string' ? [] : [t.types, t.default],
+      ),
+    ].map((target) => target.replace(/^\.\//, ''));
+    expect(packed).toEqual(expect.arrayContaining(targets));
+    // Every module ships with its declarations.
+    const modules = packed.filter((f) => f.endsWith('.js')).map((f) => f.replace(/\.js$/, ''));
+    expect(packed.filter((f) => f.endsWith('.d.ts')).map((f) => f.replace(/\.d\.ts$/, ''))).toEqual(
+      modules,
+    );
+  });
+});
+
+describe('a CommonJS project', () => {
+  let project: string;
+
+  beforeAll(async () => {
+    project = await newProject('greeter-cjs', {}, OUR_TYPESCRIPT);
+    for (const example of ['greet', 'remote', 'context', 'results']) {
+      const source = readmeBlock(`file: samples/readme/${example}.ts`, 'ts');
+      write(join(project, 'src', `${example}.ts`), source);
+    }
+    write(
+      join(project, 'src', 'main.ts'),
+      `import { importAsHost } from './context';
+import { serveGreeter } from './greet';
+import { greetRemotely } from './remote';
+
+async function main(): Promise<void> {
+  const greeter = await serveGreeter();
+  try {
+    console.log(await greetRemotely(greeter.url, 'Ada'));
+  } finally {
+    await greeter.stop();
+  }
+  console.log((await importAsHost(120, true)).output);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
+`,
+    );
+    // Decorators of the project's own class-transformer and class-validator, which must
+    // be the copies agenttool uses.
+    write(
+      join(project, 'src', 'peers.ts'),
+      `import { createContext, Param, Tool, toolFromInstance } from 'agenttool';
+import { Transform } from 'class-transformer';
+import { MinLength } from 'class-validator';
+
+class ShoutArgs {
+  @Param('What to shout')
+  @Transform(({ value }: { value: string }) => value.toUpperCase())
+  @MinLength(3)
+  words!: string;
+}
+
+@Tool({ name: 'shout', description: 'Shout', args: ShoutArgs })
+class Shout {
+  execute(args: ShoutArgs): string {
+    return args.words;
+  }
+}
+
+async function main(): Promise<void> {
+  const tool = toolFromInstance(new Shout());
+  for (const words of ['hey', 'no']) {
+    const call = { id: words, args: JSON.stringify({ words }) };
+    try {
+      console.log((await tool.execute(call, createContext())).output);
+    } catch (error) {
+      console.log((error as Error).message);
+    }
+  }
+}
+
+void main();
+`,
+    );
+  }, 10 * MINUTES);
+
+  it('gets one copy of each peer dependency, shared with the project', () => {
+    const peers = ['reflect-metadata', 'class-validator', 'class-transformer'];
+    for (const peer of peers) {
+      expect(existsSync(join(project, 'node_modules', peer, 'package.json'))).toBe(true);
+    }
+    const nested = join(project, 'node_modules', 'agenttool', 'node_modules');
+    const own = existsSync(nested) ? readdirSync(nested) : [];
+    expect(own.filter((name) => peers.includes(name))).toEqual([]);
+  });
+
+  it('fails to compile with the tsc --init config as the README says', async () => {
+    const ran = await compileWithInitConfig(project, []);
+    expect(ran.code).not.toBe(0);
+    for (const code of ['TS1240', 'TS1295', 'TS1287']) expect(ran.stdout).toContain(code);
+  });
+
+  it('compiles the README examples with the README tsconfig and runs them', async () => {
+    const compiled = await tsc(project, ['-p', '.']);
+    expect(compiled.stdout).toBe('');
+    expect(compiled.code).toBe(0);
+    const ran = await run(process.execPath, ['dist/main.js'], project);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('Hello, Ada!\nImported 120 rows\n');
+  });
+
+  it("applies the project's own class-transformer and class-validator decorators", async () => {
+    const ran = await run(process.execPath, ['dist/peers.js'], project);
+    expect(ran.stdout).toBe(
+      'HEY\ninvalid arguments: words: words must be longer than or equal to 3 characters\n',
+    );
+  });
+
+  it('runs the agenttool command on the compiled module', async () => {
+    const listed = await succeed('npx', ['--no', 'agenttool', 'list', 'dist/greet.js'], project);
+    expect(listed).toMatch(/^greet +sha256:[0-9a-f]{64} /m);
+    const called = await succeed(
+      'npx',
+      ['--no', 'agenttool', 'call', 'dist/greet.js', 'greet', '{"name":"Ada"}'],
+      project,
+    );
+    expect(called).toBe('Hello, Ada!\n');
+  });
+});
+
+describe('an ES module project', () => {
+  let project: string;
+
+  beforeAll(async () => {
+    project = await newProject('greeter-esm', { type: 'module' }, NEWEST_TYPESCRIPT);
+    for (const example of ['greet', 'remote']) {
+      const source = readmeBlock(`file: samples/readme/${example}.ts`, 'ts');
+      write(join(project, 'src', `${example}.ts`), source);
+    }
+    write(
+      join(project, 'src', 'main.ts'),
+      `import { serveGreeter } from './greet.js';
+import { greetRemotely } from './remote.js';
+
+const greeter = await serveGreeter();
+try {
+  console.log(await greetRemotely(greeter.url, 'Ada'));
+} finally {
+  await greeter.stop();
+}
+`,
+    );
+    // Every export that require() sees, under the same name through import.
+    write(
+      join(project, 'exports.js'),
+      `import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const missing = [];
+for (const entry of ['agenttool', 'agenttool/di', 'agenttool/mcp']) {
+  const esm = await import(entry);
+  const cjs = require(entry);
+  if (esm.default !== cjs) missing.push(entry + ': default');
+  for (const name of Object.keys(cjs)) {
+    if (esm[name] !== cjs[name]) missing.push(entry + ': ' + name);
+  }
+}
+console.log(JSON.stringify({ missing }));
+`,
+    );
+  }, 10 * MINUTES);
+
+  it('compiles the greeter with the README tsconfig and runs it', async () => {
+    const compiled = await tsc(project, ['-p', '.']);
+    expect(compiled.stdout).toBe('');
+    expect(compiled.code).toBe(0);
+    const ran = await run(process.execPath, ['dist/main.js'], project);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('Hello, Ada!\n');
+  });
+
+  it('imports every export of every entry by name', async () => {
+    const ran = await run(process.execPath, ['exports.js'], project);
+    expect(ran.stderr).toBe('');
+    expect(JSON.parse(ran.stdout)).toEqual({ missing: [] });
+  });
+
+  it('compiles with the tsc --init config once the two decorator settings are added', async () => {
+    const bare = await compileWithInitConfig(project, []);
+    expect(bare.stdout).toContain('TS1240');
+    expect(bare.stdout).not.toContain('TS1295');
+    const fixed = await compileWithInitConfig(project, [
+      '--experimentalDecorators',
+      '--emitDecoratorMetadata',
+    ]);
+    expect(fixed.stdout).toBe('');
+    expect(fixed.code).toBe(0);
+  });
+});
