@@ -70,8 +70,8 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
   let listener: HttpListener | undefined;
   try {
     if (address === undefined) {
-      const session = await server.serveStdio();
-      session.onClose(() => void stop());
+      const connection = await server.serveStdio();
+      void connection.closed.then(() => stop());
     } else {
       listener = await server.listenHttp({ ...address, stateless: options.stateless === true });
     }

@@ -1,10 +1,11 @@
 import {
   type ElicitRequest,
+  type ElicitRequestFormParams,
+  type ElicitRequestURLParams,
   type ElicitResult,
-  McpError,
-  ErrorCode,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import {
+  AgentToolError,
   type Answer,
   CANCELLED_ANSWER,
   type Elicitation,
@@ -21,10 +22,19 @@ export interface CallInFlight {
   readonly ended: AbortSignal;
 }
 
+/** The question of a server's `elicitation/create`, however it arrived. */
+export type ElicitParams = ElicitRequestFormParams | ElicitRequestURLParams;
+
+/** A caller's own answerer of server questions (it wins over routing to the call's elicitor). */
+export type ElicitationHandler = (
+  request: ElicitRequest,
+  extra: { signal: AbortSignal },
+) => ElicitResult | Promise<ElicitResult>;
+
 const CANCEL: ElicitResult = { action: 'cancel' };
 
 /** The question a server's `elicitation/create` puts, in core terms. */
-export function elicitationOf(params: ElicitRequest['params']): Elicitation {
+export function elicitationOf(params: ElicitParams): Elicitation {
   if (params.mode === 'url') return { message: params.message, url: params.url };
   const schema = params.requestedSchema as unknown;
   return isJsonObject(schema) ? { message: params.message, schema } : { message: params.message };
@@ -39,53 +49,65 @@ export function elicitResultOf(answer: Answer, form: boolean): ElicitResult {
     case 'accept': {
       if (!form || answer.content === undefined) return { action: 'accept' };
       if (!isJsonObject(answer.content)) {
-        throw new McpError(
-          ErrorCode.InvalidParams,
+        throw new AgentToolError(
+          'PROTOCOL',
           `mcp: elicitation answer: content is not an object: ${JSON.stringify(answer.content)}`,
         );
       }
       return { action: 'accept', content: answer.content as ElicitResult['content'] };
     }
     default:
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new AgentToolError(
+        'PROTOCOL',
         `mcp: elicitation answer: unknown action ${JSON.stringify((answer as { action: unknown }).action)}`,
       );
   }
 }
 
 /**
- * The handler for a server's `elicitation/create`: the question goes to the elicitor of
- * the one call in flight (its context's `ask`). With no call, or more than one (the
- * question cannot be tied to a call), or no elicitor, the answer is `cancel`; when the
- * call ends or the server withdraws the question first, the answer is `cancel` at once.
- * An elicitor that throws fails the server's request with `mcp: elicitation: <reason>`.
+ * Puts one server question to a call's elicitor (its context's `ask`), answering
+ * `cancel` at once when the call ends or `signal` aborts first. An elicitor that throws
+ * fails with `mcp: elicitation: <reason>`.
+ */
+export async function askCall(
+  call: CallInFlight,
+  params: ElicitParams,
+  signal: AbortSignal,
+): Promise<ElicitResult> {
+  if (call.ctx.elicitor === undefined || call.ended.aborted || signal.aborted) return CANCEL;
+  const linked = linkedSignal(call.ended, signal);
+  const ctx = call.ctx.with({ signal: linked.signal });
+  let stop: (() => void) | undefined;
+  const stopped = new Promise<Answer>((resolve) => {
+    stop = () => resolve(CANCELLED_ANSWER);
+    linked.signal.addEventListener('abort', stop, { once: true });
+  });
+  let answer: Answer;
+  try {
+    answer = await Promise.race([ctx.ask(elicitationOf(params)), stopped]);
+  } catch (error) {
+    throw new AgentToolError('PROTOCOL', `mcp: elicitation: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  } finally {
+    if (stop !== undefined) linked.signal.removeEventListener('abort', stop);
+    linked.dispose();
+  }
+  return elicitResultOf(answer, params.mode !== 'url');
+}
+
+/**
+ * The handler for a 2025-era server's `elicitation/create`: the question goes to the
+ * elicitor of the one call in flight. With no call, or more than one (the question
+ * cannot be tied to a call), the answer is `cancel`.
  */
 export function elicitationHandler(
   callsInFlight: () => readonly CallInFlight[],
-): (request: ElicitRequest, extra: { signal: AbortSignal }) => Promise<ElicitResult> {
-  return async (request, extra) => {
+): (request: ElicitRequest, ctx: { mcpReq: { signal: AbortSignal } }) => Promise<ElicitResult> {
+  return (request, ctx) => {
     const calls = callsInFlight();
     const only = calls.length === 1 ? calls[0] : undefined;
-    if (only === undefined || only.ctx.elicitor === undefined || only.ended.aborted) return CANCEL;
-    const linked = linkedSignal(only.ended, extra.signal);
-    const signal = linked.signal;
-    const ctx = only.ctx.with({ signal });
-    const form = request.params.mode !== 'url';
-    let stop: (() => void) | undefined;
-    const stopped = new Promise<Answer>((resolve) => {
-      stop = () => resolve(CANCELLED_ANSWER);
-      signal.addEventListener('abort', stop, { once: true });
-    });
-    let answer: Answer;
-    try {
-      answer = await Promise.race([ctx.ask(elicitationOf(request.params)), stopped]);
-    } catch (error) {
-      throw new McpError(ErrorCode.InternalError, `mcp: elicitation: ${errorMessage(error)}`);
-    } finally {
-      if (stop !== undefined) signal.removeEventListener('abort', stop);
-      linked.dispose();
-    }
-    return elicitResultOf(answer, form);
+    if (only === undefined) return Promise.resolve(CANCEL);
+    return askCall(only, request.params, ctx.mcpReq.signal);
   };
 }

@@ -1,7 +1,11 @@
-import { type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { type FetchLike, type Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  type AuthProvider,
+  type FetchLike,
+  type OAuthClientProvider,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { AgentToolError } from '../../core';
-import { clientHttp, clientStdio } from './sdk-modules';
+import { clientSdk, clientStdio } from './sdk-modules';
 
 /** A server started as a child process, spoken to over its stdin and stdout. */
 export interface StdioTarget {
@@ -19,8 +23,11 @@ export interface HttpTarget {
   readonly url: string | URL;
   /** Sent with every request (e.g. an API key). */
   readonly headers?: Readonly<Record<string, string>>;
-  /** OAuth through the SDK's client auth, e.g. a {@link StoredAuthProvider}. */
-  readonly authProvider?: OAuthClientProvider;
+  /**
+   * OAuth through the SDK's client auth (e.g. a {@link StoredAuthProvider}), or any
+   * bearer-token provider (`{ token() }`).
+   */
+  readonly authProvider?: OAuthClientProvider | AuthProvider;
   /** The fetch to use; the global fetch by default. */
   readonly fetch?: FetchLike;
 }
@@ -58,7 +65,7 @@ export function transportFor(target: McpTarget): Transport {
           `mcp: connect: ${JSON.stringify(String(target.url))} is not a URL; give the server's Streamable HTTP endpoint, e.g. "http://127.0.0.1:3000/mcp"`,
         );
       }
-      return new (clientHttp().StreamableHTTPClientTransport)(url, {
+      return new (clientSdk().StreamableHTTPClientTransport)(url, {
         ...(target.headers !== undefined
           ? { requestInit: { headers: { ...target.headers } } }
           : {}),

@@ -1,15 +1,16 @@
-import { type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   type CallToolResult,
-  type ClientCapabilities,
+  type LoggingLevel,
+  type ProgressToken,
   type ServerNotification,
-  type ServerRequest,
   type Tool as McpTool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import {
   type Call,
   createContext,
+  type Elicitor,
   errorMessage,
+  goQuote,
   isJsonObject,
   isResult,
   type JsonObject,
@@ -27,11 +28,8 @@ import {
 import { type ArgumentsCheck } from './arguments';
 import { contentOf } from './content';
 import { outputSchemaOf } from './definition';
-import { elicitorFor } from './elicit';
 import { recordMeta } from './record-meta';
 import { type ErrorReporter, type McpSession } from './session';
-
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** A tool as the server keeps it: the tool, its compiled arguments check, its definition. */
 export interface ServedTool {
@@ -40,87 +38,128 @@ export interface ServedTool {
   readonly definition: McpTool;
 }
 
-/** What a call is served with besides the request. */
-export interface CallEnvironment {
+/**
+ * The request that carries a call now: where its progress and log lines go. A 2025-era
+ * call has one for its whole life; a 2026-07-28 call that asks questions is carried by
+ * each request the client makes of it in turn, and by none between them.
+ */
+export interface CallRoute {
+  /** The request's progress token; progress is sent only when there is one. */
+  readonly progressToken: ProgressToken | undefined;
+  /** Sends a notification related to the request. */
+  notify(notification: ServerNotification): Promise<void>;
+  /** Sends a log line, filtered at the level the client asked for. */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+}
+
+/** What a call runs with besides its tool and arguments. */
+export interface CallSetup {
   readonly session: McpSession;
-  readonly capabilities: ClientCapabilities | undefined;
-  readonly report: ErrorReporter;
+  readonly signal: AbortSignal;
+  readonly elicitor: Elicitor | undefined;
   readonly recorder: RecordFunc | undefined;
+  readonly report: ErrorReporter;
+  /** The request carrying the call now, if any. */
+  route(): CallRoute | undefined;
+}
+
+/** A call that runs: its result, and a way to wait for what it has sent so far. */
+export interface RunningCall {
+  readonly result: Promise<CallToolResult>;
+  /** Resolves once every notification sent so far has gone out (or failed to). */
+  flush(): Promise<void>;
 }
 
 // Process-wide, as in the Go binding: call ids are `mcp_1`, `mcp_2`, …
 let calls = 0;
 
 /**
- * Serves one `tools/call`. Every failure a tool can cause (unknown tool, invalid
- * arguments, a thrown error, a panic-equivalent) is an `isError` result whose one text
- * block is the message once, without an `Error:` prefix: the consumer's harness adds it.
- * A panic-equivalent's stack goes to the error reporter only.
+ * The tool a call may run with, or the failure result when it cannot run: unknown tool,
+ * invalid arguments, or a validator that crashed (reported like a panic).
  */
-export async function serveCall(
+export function admit(
   name: string,
   served: ServedTool | undefined,
-  args: Record<string, unknown> | undefined,
-  extra: Extra,
-  env: CallEnvironment,
-): Promise<CallToolResult> {
-  if (served === undefined) return failure(`unknown tool ${JSON.stringify(name)}`);
-  const value = args ?? {};
+  args: Record<string, unknown>,
+  report: ErrorReporter,
+): ServedTool | CallToolResult {
+  if (served === undefined) return failure(`unknown tool ${goQuote(name)}`);
   let invalid;
   try {
-    invalid = served.check(value);
+    invalid = served.check(args);
   } catch (thrown) {
     // A validator that crashes is a fault of ours, reported like a tool's panic.
     const error = toolFailure(served.tool.name, thrown);
-    env.report(error.message, error);
+    report(error.message, error);
     return failure(errorMessage(error));
   }
-  if (invalid !== undefined) return failure(invalid.message);
+  return invalid === undefined ? served : failure(invalid.message);
+}
 
-  const pending: Promise<void>[] = [];
-  const send = (notification: ServerNotification): void => {
-    // Best effort: a notification the client cannot take does not fail the call.
-    pending.push(extra.sendNotification(notification).catch(() => undefined));
-  };
+/** True for a tool {@link admit} let through, false for its failure result. */
+export function isAdmitted(admitted: ServedTool | CallToolResult): admitted is ServedTool {
+  return 'check' in admitted;
+}
+
+/**
+ * Runs one `tools/call` that {@link admit} let through. Every failure a tool
+ * can cause (a thrown error, a panic-equivalent) is an `isError` result whose one text
+ * block is the message once, without an `Error:` prefix: the consumer's harness adds
+ * it. A panic-equivalent's stack goes to the error reporter only.
+ */
+export function runCall(
+  served: ServedTool,
+  args: Record<string, unknown>,
+  setup: CallSetup,
+): RunningCall {
+  const pending = new Set<Promise<void>>();
   let finished = false;
-  const token = extra._meta?.progressToken;
-  const call = servedCall(
-    `mcp_${++calls}`,
-    value,
-    token === undefined ? undefined : progressForwarder(token, (n) => !finished && send(n)),
-  );
-  const log: LogSink = (level, data, logger) => {
-    if (finished || !env.session.logs(level)) return;
-    send({
-      method: 'notifications/message',
-      params: { level, data, ...(logger === undefined ? {} : { logger }) },
-    });
+  const send = (deliver: (route: CallRoute) => Promise<void>): void => {
+    const route = finished ? undefined : setup.route();
+    if (route === undefined) return;
+    // Best effort: a notification the client cannot take does not fail the call.
+    const sent = deliver(route).catch(() => undefined);
+    pending.add(sent);
+    void sent.then(() => pending.delete(sent));
   };
+  const progress = progressForwarder((params) =>
+    send((route) =>
+      route.progressToken === undefined
+        ? Promise.resolve()
+        : route.notify({
+            method: 'notifications/progress',
+            params: { progressToken: route.progressToken, ...params },
+          }),
+    ),
+  );
+  const log: LogSink = (level, data, logger) => send((route) => route.log(level, data, logger));
+  const call = servedCall(`mcp_${++calls}`, args, progress);
   const ctx = createContext({
-    signal: extra.signal,
+    signal: setup.signal,
     call,
-    session: env.session,
-    elicitor: elicitorFor(env.capabilities, extra),
-    recorder: env.recorder,
+    session: setup.session,
+    elicitor: setup.elicitor,
+    recorder: setup.recorder,
     log,
   });
 
   const tool = served.tool;
-  let result: CallToolResult;
-  try {
-    const returned: unknown = await runWithContext(ctx, () => tool.execute(call, ctx));
-    result = successOf(tool, isResult(returned) ? returned : toResult(returned));
-  } catch (thrown) {
-    const error = toolFailure(tool.name, thrown);
-    if (error instanceof PanicError) env.report(error.message, error);
-    result = failure(errorMessage(error), (error as { details?: unknown }).details);
-  } finally {
-    finished = true;
-  }
-  // Progress and log lines go out before the result; most calls send none, and an
-  // await of nothing still costs a turn of the microtask queue.
-  if (pending.length > 0) await Promise.all(pending);
-  return result;
+  const result = (async (): Promise<CallToolResult> => {
+    try {
+      const returned: unknown = await runWithContext(ctx, () => tool.execute(call, ctx));
+      return successOf(tool, isResult(returned) ? returned : toResult(returned));
+    } catch (thrown) {
+      const error = toolFailure(tool.name, thrown);
+      if (error instanceof PanicError) setup.report(error.message, error);
+      return failure(errorMessage(error), (error as { details?: unknown }).details);
+    } finally {
+      finished = true;
+    }
+  })();
+  // Most calls send nothing, and an await of nothing still costs a microtask turn.
+  const flush = (): Promise<void> =>
+    pending.size === 0 ? Promise.resolve() : Promise.all(pending).then(() => undefined);
+  return { result, flush };
 }
 
 /**
@@ -134,16 +173,13 @@ export async function serveCall(
 function servedCall(
   id: string,
   value: Record<string, unknown>,
-  onUpdate: ((update: Result) => void) | undefined,
+  onUpdate: (update: Result) => void,
 ): Call {
   const flat = flatCopy(value);
-  if (flat === undefined) {
-    const args = JSON.stringify(value);
-    return onUpdate === undefined ? { id, args } : { id, args, onUpdate };
-  }
+  if (flat === undefined) return { id, args: JSON.stringify(value), onUpdate };
   const call = Object.defineProperty({ id }, 'args', ARGS_FROM_VALUE) as DecodedCall;
   call.value = flat;
-  if (onUpdate !== undefined) call.onUpdate = onUpdate;
+  call.onUpdate = onUpdate;
   return call;
 }
 
@@ -190,7 +226,7 @@ function successOf(tool: Tool, result: Result): CallToolResult {
     const structured = structuredOf(result);
     if (structured === undefined) {
       return failure(
-        `mcp: tool ${JSON.stringify(tool.name)} declares an output schema and returned no JSON object`,
+        `mcp: tool ${goQuote(tool.name)} declares an output schema and returned no JSON object`,
         result.details,
       );
     }
@@ -216,22 +252,22 @@ export function sessionFailure(error: unknown): CallToolResult {
   return failure(`mcp: session setup failed: ${errorMessage(error)}`);
 }
 
-function failure(message: string, details?: unknown): CallToolResult {
+/** An `isError` result whose one text block is `message`, with the record of `details`. */
+export function failure(message: string, details?: unknown): CallToolResult {
   const result: CallToolResult = { content: [{ type: 'text', text: message }], isError: true };
   const meta = recordMeta(details);
   if (meta !== undefined) result._meta = meta;
   return result;
 }
 
+type ProgressParams = { progress: number; total?: number; message?: string };
+
 /**
- * Turns a call's progress updates into `notifications/progress`: progress 1, 2, 3, …
- * with the update's text as the message, or the numbers (and message, when it has
- * one) of a {@link ProgressInfo} in the update's details. A total of 0 is not sent.
+ * Turns a call's progress updates into `notifications/progress` parameters: progress 1,
+ * 2, 3, … with the update's text as the message, or the numbers (and message, when it
+ * has one) of a {@link ProgressInfo} in the update's details. A total of 0 is not sent.
  */
-function progressForwarder(
-  token: string | number,
-  send: (notification: ServerNotification) => void,
-): (update: Result) => void {
+function progressForwarder(send: (params: ProgressParams) => void): (update: Result) => void {
   let count = 0;
   return (update) => {
     count++;
@@ -243,14 +279,9 @@ function progressForwarder(
       if (update.details.total > 0) total = update.details.total;
       if (update.details.message !== '') message = update.details.message;
     }
-    send({
-      method: 'notifications/progress',
-      params: {
-        progressToken: token,
-        progress,
-        ...(total === undefined ? {} : { total }),
-        ...(message === '' ? {} : { message }),
-      },
-    });
+    const params: ProgressParams = { progress };
+    if (total !== undefined) params.total = total;
+    if (message !== '') params.message = message;
+    send(params);
   };
 }

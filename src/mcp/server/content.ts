@@ -1,4 +1,4 @@
-import { type ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import { type ContentBlock } from '@modelcontextprotocol/server';
 import { type ContentPart, type FilePart, type ImagePart, type Output } from '../../core';
 
 /**

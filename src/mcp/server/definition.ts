@@ -1,4 +1,4 @@
-import { type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { type Tool as McpTool } from '@modelcontextprotocol/server';
 import { annotationsOf, isJsonObject, type JsonObject, noArgsSchema, type Tool } from '../../core';
 
 /**
@@ -17,7 +17,7 @@ export function mcpDefinition(tool: Tool): McpTool {
   };
   const outputSchema = outputSchemaOf(tool);
   if (outputSchema !== undefined) {
-    definition.outputSchema = outputSchema as McpTool['outputSchema'];
+    definition.outputSchema = outputSchema;
   }
   const stated = annotationsOf(tool);
   if (stated !== undefined) {

@@ -1,16 +1,15 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   type ClientCapabilities,
-  ElicitResultSchema,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
-import { type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+  type ElicitRequestFormParams,
+  type ElicitRequestURLParams,
+} from '@modelcontextprotocol/server';
 import {
   AgentToolError,
   type Answer,
   CANCELLED_ANSWER,
   compileSchema,
+  describeValue,
   type Elicitation,
   type Elicitor,
   errorMessage,
@@ -20,49 +19,122 @@ import {
 } from '../../core';
 import { type ArgumentsCheck, compileGeneral } from './arguments';
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** What a client offered for elicitation (`capabilities.elicitation`), when it offered any. */
+export type ElicitationOffer = NonNullable<ClientCapabilities['elicitation']>;
+
+/** An elicitation as MCP carries it, with the check its answer must pass. */
+export interface Question {
+  readonly params: ElicitRequestFormParams | ElicitRequestURLParams;
+  readonly check: ArgumentsCheck | undefined;
+}
+
+// A question with no fields is a confirmation, which MCP asks as a form with none: the
+// schema is required in form mode, and a client may refuse a form without one.
+const NO_FIELDS: JsonObject = { type: 'object', properties: {} };
 
 /**
- * The elicitor of one served call, or undefined when the client did not declare the
- * elicitation capability (the call's questions are then answered `cancel`).
- *
- * A form question (`schema`, or neither schema nor URL) is sent as `elicitation/create`
- * with `requestedSchema` (`{"type":"object","properties":{}}` when the question has
- * none); a URL question in URL mode with a fresh `elicitationId`. A mode the client did
- * not offer is answered `cancel` without asking. An accepted form's content is checked
- * against the schema. The request travels with the call (related to it), so over HTTP
- * it reaches the client on the call's own stream.
+ * Maps a tool's question to MCP's: a URL makes it a URL question (mode `url`, a fresh
+ * `elicitationId`); anything else is a form, with `{"type":"object","properties":{}}`
+ * when it has no schema. Throws `mcpserver: elicitation schema: <why>` for a schema
+ * that cannot be used.
  */
-export function elicitorFor(
-  capabilities: ClientCapabilities | undefined,
-  extra: Extra,
-): Elicitor | undefined {
-  const offered = capabilities?.elicitation;
-  if (offered === undefined || offered === null) return undefined;
-  const url = offered.url !== undefined;
-  // An empty capability object (older clients) means form.
-  const form = offered.form !== undefined || !url;
-  return async (question: Elicitation): Promise<Answer> => {
-    const isUrl = question.url !== undefined && question.url !== '';
-    if (isUrl ? !url : !form) return CANCELLED_ANSWER;
-    const schema = isUrl ? undefined : (question.schema ?? { type: 'object', properties: {} });
-    const check = schema === undefined ? undefined : compileForm(schema);
-    const params = isUrl
-      ? { mode: 'url', message: question.message, url: question.url, elicitationId: randomUUID() }
-      : { message: question.message, requestedSchema: schema };
-    let result;
-    try {
-      result = await extra.sendRequest(
-        { method: 'elicitation/create', params } as ServerRequest,
-        ElicitResultSchema,
-        { signal: extra.signal },
+export function questionOf(question: Elicitation): Question {
+  if (question.url !== undefined && question.url !== '') {
+    return {
+      params: {
+        mode: 'url',
+        message: question.message,
+        url: question.url,
+        elicitationId: randomBytes(16).toString('hex'),
+      },
+      check: undefined,
+    };
+  }
+  const schema = question.schema ?? NO_FIELDS;
+  return {
+    params: {
+      mode: 'form',
+      message: question.message,
+      requestedSchema: schema as ElicitRequestFormParams['requestedSchema'],
+    },
+    check: question.schema === undefined ? undefined : compileForm(question.schema),
+  };
+}
+
+/** True when the client takes a question of this mode (a client naming neither takes forms). */
+export function offers(offer: ElicitationOffer, question: Question): boolean {
+  if (question.params.mode === 'url') return offer.url !== undefined;
+  return offer.form !== undefined || offer.url === undefined;
+}
+
+/**
+ * The client's answer in core terms. An accepted form's content is checked against the
+ * question's schema: the client is meant to, and the tool should not have to trust that
+ * it did. Throws `mcpserver: elicitation answer: <why>` for an answer that is off the
+ * schema or has an unknown action.
+ */
+export function answerOf(question: Question, result: unknown): Answer {
+  if (!isJsonObject(result) || typeof result.action !== 'string') {
+    throw new AgentToolError(
+      'PROTOCOL',
+      `mcpserver: elicitation answer: the client answered with ${describeValue(result)}, not an elicitation result`,
+    );
+  }
+  switch (result.action) {
+    case 'decline':
+      return { action: 'decline' };
+    case 'cancel':
+      return CANCELLED_ANSWER;
+    case 'accept':
+      break;
+    default:
+      throw new AgentToolError(
+        'PROTOCOL',
+        `mcpserver: elicitation answer: unknown action ${JSON.stringify(result.action)}`,
       );
+  }
+  const content = result.content;
+  if (content === undefined || content === null) return { action: 'accept' };
+  if (!isJsonObject(content)) {
+    throw new AgentToolError(
+      'PROTOCOL',
+      `mcpserver: elicitation answer: content is ${describeValue(content)}, not an object`,
+    );
+  }
+  const problem = question.check?.(content);
+  if (problem !== undefined) {
+    throw new AgentToolError(
+      'PROTOCOL',
+      `mcpserver: elicitation answer: ${problem.message.replace(/^invalid arguments: /, '')}`,
+    );
+  }
+  return { action: 'accept', content };
+}
+
+/**
+ * The elicitor of a call served to a 2025-era client, which the server asks with a
+ * request of its own while the call runs (`ask` sends `elicitation/create` on the
+ * call's stream). Undefined when the client offered no elicitation: the call's
+ * questions are then answered `cancel`. A mode the client did not offer is answered
+ * `cancel` without asking.
+ */
+export function directElicitor(
+  offer: ElicitationOffer | undefined,
+  ask: (params: Question['params']) => Promise<unknown>,
+): Elicitor | undefined {
+  if (offer === undefined || offer === null) return undefined;
+  return async (elicitation: Elicitation): Promise<Answer> => {
+    const question = questionOf(elicitation);
+    if (!offers(offer, question)) return CANCELLED_ANSWER;
+    let result: unknown;
+    try {
+      result = await ask(question.params);
     } catch (error) {
-      throw new AgentToolError('PROTOCOL', `mcp: elicitation: ${errorMessage(error)}`, {
+      throw new AgentToolError('PROTOCOL', `mcpserver: elicitation: ${errorMessage(error)}`, {
         cause: error,
       });
     }
-    return answerOf(result, check);
+    return answerOf(question, result);
   };
 }
 
@@ -72,36 +144,6 @@ function compileForm(schema: JsonObject): ArgumentsCheck {
   return compileGeneral(
     schema,
     (reason, cause) =>
-      new AgentToolError('INVALID_SCHEMA', `mcp: elicitation schema: ${reason}`, { cause }),
+      new AgentToolError('INVALID_SCHEMA', `mcpserver: elicitation schema: ${reason}`, { cause }),
   );
-}
-
-function answerOf(
-  result: { action: string; content?: Record<string, unknown> | undefined },
-  check: ArgumentsCheck | undefined,
-): Answer {
-  switch (result.action) {
-    case 'accept': {
-      const content = isJsonObject(result.content) ? result.content : undefined;
-      if (check !== undefined) {
-        const problem = check(content ?? {});
-        if (problem !== undefined) {
-          throw new AgentToolError(
-            'PROTOCOL',
-            `mcp: elicitation answer: ${problem.message.replace(/^invalid arguments: /, '')}`,
-          );
-        }
-      }
-      return content === undefined ? { action: 'accept' } : { action: 'accept', content };
-    }
-    case 'decline':
-      return { action: 'decline' };
-    case 'cancel':
-      return CANCELLED_ANSWER;
-    default:
-      throw new AgentToolError(
-        'PROTOCOL',
-        `mcp: elicitation answer: unknown action ${JSON.stringify(result.action)}`,
-      );
-  }
 }

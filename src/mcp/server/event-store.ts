@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type EventStore, type JSONRPCMessage } from '@modelcontextprotocol/server';
 
 interface StoredEvent {
   readonly id: string;

@@ -1,78 +1,47 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type AuthInfo,
+  type ClientCapabilities,
+  createMcpHandler,
+  isInitializeRequest,
+  isJsonContentType,
+  isLegacyRequest,
+  type McpHttpHandler,
+  type ServerContext,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { AgentToolError, errorMessage } from '../../core';
 import { SessionEventStore } from './event-store';
-import { type McpToolServer } from './tool-server';
-
-/** How a server is served over Streamable HTTP. */
-export interface HttpServeOptions {
-  /** The address to bind (default `127.0.0.1`: loopback only). */
-  readonly host?: string;
-  /** The port (default 0: any free port; read the listener's `port`). */
-  readonly port?: number;
-  /** The MCP endpoint's path (default `/mcp`); other paths answer 404. */
-  readonly path?: string;
-  /**
-   * Stateless mode: no sessions; every POST is served by a fresh server and ends with
-   * its response. For horizontally scaled deployments. No GET stream, no DELETE, no
-   * server-to-client requests the client has not declared capabilities for in the
-   * same request (elicitation answers `cancel`), no `logging/setLevel` memory.
-   */
-  readonly stateless?: boolean;
-  /**
-   * DNS-rebinding protection (default on): requests whose `Host` is not in
-   * {@link allowedHosts}, or whose `Origin` (when sent) is not in
-   * {@link allowedOrigins}, are refused with 403.
-   */
-  readonly dnsRebindingProtection?: boolean;
-  /** Allowed `Host` values (default for loopback: localhost, 127.0.0.1, [::1], with the port). */
-  readonly allowedHosts?: readonly string[];
-  /** Allowed `Origin` values (default for loopback: http(s)://localhost, 127.0.0.1, [::1] with the port). */
-  readonly allowedOrigins?: readonly string[];
-  /** The largest request body accepted, in bytes (default 4 MiB); larger ones get 413. */
-  readonly maxBodyBytes?: number;
-  /**
-   * A stateful session with no request for this long ends (default 30 minutes; 0
-   * never). A session with a call in flight is not idle.
-   */
-  readonly idleTimeoutMs?: number;
-  /**
-   * Makes a stateful session's SSE streams resumable (`Last-Event-ID`), keeping its
-   * last 1000 events in memory until the session ends (default off). Clients of
-   * protocol 2025-11-25 or later then get a priming event first.
-   */
-  readonly resumable?: boolean;
-  /** The `retry` a resumable stream's priming event suggests to clients, in milliseconds. */
-  readonly retryIntervalMs?: number;
-}
-
-/** A running HTTP listener. */
-export interface HttpListener {
-  /** The endpoint's URL, e.g. `http://127.0.0.1:41234/mcp`. */
-  readonly url: string;
-  readonly host: string;
-  readonly port: number;
-  /** Stops listening and ends every session it opened. */
-  close(): Promise<void>;
-}
+import {
+  type HttpHandler,
+  type HttpListener,
+  type HttpRequestExtras,
+  type HttpServeOptions,
+} from './http-options';
+import {
+  buildInstance,
+  requestHandle,
+  SESSIONS_EXTENSION,
+  type SessionBinding,
+  type SessionLease,
+} from './instance';
+import { type McpToolServer, type OpenedSession } from './tool-server';
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 const DEFAULT_IDLE_MS = 30 * 60 * 1000;
 const LOOPBACK: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
-interface HttpSession {
-  readonly transport: StreamableHTTPServerTransport;
-  inFlight: number;
-  timer: NodeJS.Timeout | undefined;
-}
+/** What a request brings besides its headers: its body, read and parsed once. */
+type Body = { readonly parsed: unknown } | undefined;
 
 /**
- * Serves `server` over Streamable HTTP on node's `http` server. Stateful by default:
- * `initialize` opens a session (`Mcp-Session-Id`), which ends on DELETE, on idle
- * timeout, or when the listener closes.
+ * Serves `server` over Streamable HTTP on node's `http` server, both protocol eras on
+ * one endpoint. A 2025-era client opens a session with `initialize` (`Mcp-Session-Id`),
+ * which ends on DELETE, on idle timeout, or when the listener closes; a 2026-07-28
+ * client's requests each stand alone.
  */
 export async function listenHttp(
   server: McpToolServer,
@@ -95,14 +64,8 @@ export async function listenHttp(
     });
   });
   const port = (http.address() as AddressInfo).port;
-  const handler = new HttpHandler(server, options, port);
-  http.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    handler.handle(req, res).catch((error: unknown) => {
-      server.report('mcp: http: request failed', error);
-      if (!res.headersSent) reply(res, 500, -32603, 'Internal error');
-      else res.end();
-    });
-  });
+  const handler = httpHandler(server, options, port);
+  http.on('request', (req: IncomingMessage, res: ServerResponse) => void handler.node(req, res));
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
@@ -116,137 +79,271 @@ export async function listenHttp(
   return { url: `http://${shown}:${port}${options.path ?? '/mcp'}`, host, port, close };
 }
 
-class HttpHandler {
+/**
+ * `server` as an HTTP handler (see {@link HttpHandler}). `port`, when known, narrows the
+ * default allowed hosts to the loopback names with that port.
+ */
+export function httpHandler(
+  server: McpToolServer,
+  options: HttpServeOptions,
+  port: number | undefined,
+): HttpHandler {
+  const endpoint = new HttpEndpoint(server, options, port);
+  const unregister = server.addCloser(() => endpoint.close());
+  return {
+    fetch: (request, extras) => endpoint.fetch(request, extras),
+    node: (req, res, parsedBody) => endpoint.node(req, res, parsedBody),
+    close: async () => {
+      unregister();
+      await endpoint.close();
+    },
+  };
+}
+
+interface LegacySession {
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly idle: IdleClock;
+}
+
+class HttpEndpoint {
   readonly #server: McpToolServer;
   readonly #options: HttpServeOptions;
   readonly #path: string;
+  readonly #limit: number;
   readonly #hosts: ReadonlySet<string> | undefined;
   readonly #origins: ReadonlySet<string> | undefined;
-  readonly #sessions = new Map<string, HttpSession>();
-  readonly #stateless = new Set<StreamableHTTPServerTransport>();
+  readonly #legacy = new Map<string, LegacySession>();
+  readonly #stateless = new Set<WebStandardStreamableHTTPServerTransport>();
+  readonly #handles: HandleSessions;
+  readonly #modern: McpHttpHandler;
+  readonly #unlisten: () => void;
+  #closing: Promise<void> | undefined;
 
-  constructor(server: McpToolServer, options: HttpServeOptions, port: number) {
+  constructor(server: McpToolServer, options: HttpServeOptions, port: number | undefined) {
     this.#server = server;
     this.#options = options;
     this.#path = options.path ?? '/mcp';
+    this.#limit = options.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
     if (options.dnsRebindingProtection ?? true) {
-      const names = ['localhost', '127.0.0.1', '[::1]'];
-      this.#hosts = lower(options.allowedHosts ?? names.flatMap((n) => [n, `${n}:${port}`]));
+      const names = port === undefined ? LOOPBACK_NAMES : LOOPBACK_NAMES.map((n) => `${n}:${port}`);
+      this.#hosts = lower(options.allowedHosts ?? [...LOOPBACK_NAMES, ...names]);
       this.#origins = lower(
-        options.allowedOrigins ??
-          names.flatMap((n) => [`http://${n}:${port}`, `https://${n}:${port}`]),
+        options.allowedOrigins ?? names.flatMap((n) => [`http://${n}`, `https://${n}`]),
       );
     }
+    this.#handles = new HandleSessions(
+      server,
+      options.idleTimeoutMs ?? DEFAULT_IDLE_MS,
+      options.stateless === true,
+    );
+    this.#modern = createMcpHandler(() => buildInstance(server.host, this.#handles, 'modern'), {
+      legacy: 'reject',
+      onerror: (error) => server.host.report('mcp: http', error),
+      maxRequestBodySize: this.#limit,
+    });
+    this.#unlisten = server.onListChanged(() => this.#modern.notify.toolsChanged());
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== this.#path) return reply(res, 404, -32000, 'Not found');
-    const refused = this.#refusal(req);
-    if (refused !== undefined) return reply(res, 403, -32000, refused);
+  async fetch(request: Request, extras: HttpRequestExtras = {}): Promise<Response> {
+    const early = this.#screen(request.url, request.method, request.headers);
+    if (early !== undefined) return early;
+    let body: Body;
+    if (request.method === 'POST') {
+      const read = await readLimited(request, this.#limit);
+      if (read === undefined) return tooLarge(this.#limit);
+      const parsed = parseBody(read);
+      if (parsed instanceof Response) return parsed;
+      body = parsed;
+    }
+    return this.#route(request, body, extras.authInfo);
+  }
 
-    let body: unknown;
-    if (req.method === 'POST') {
-      const read = await readBody(req, this.#options.maxBodyBytes ?? DEFAULT_BODY_LIMIT);
-      if (read.tooLarge) return reply(res, 413, -32000, 'Request body too large');
-      try {
-        body = JSON.parse(read.text);
-      } catch (error) {
-        return reply(res, 400, -32700, `Parse error: ${errorMessage(error)}`);
+  async node(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
+    const abort = new AbortController();
+    let finished = false;
+    res.once('close', () => {
+      if (!finished) abort.abort();
+    });
+    let response: Response;
+    try {
+      response = await this.#nodeResponse(req, parsedBody, abort.signal);
+    } catch (error) {
+      this.#server.host.report('mcp: http: request failed', error);
+      response = jsonRpcError(500, -32603, 'Internal error');
+    }
+    await writeResponse(res, response, abort.signal);
+    finished = true;
+  }
+
+  async #nodeResponse(
+    req: IncomingMessage,
+    parsedBody: unknown,
+    signal: AbortSignal,
+  ): Promise<Response> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const headers = headersOf(req);
+    const url = `http://${headers.get('host') ?? 'localhost'}${req.url ?? '/'}`;
+    const early = this.#screen(url, method, headers);
+    if (early !== undefined) {
+      req.resume();
+      return early;
+    }
+    let body: Body;
+    if (method === 'POST') {
+      if (parsedBody !== undefined && typeof parsedBody !== 'function') {
+        body = { parsed: parsedBody };
+      } else {
+        const text = await readNodeBody(req, this.#limit);
+        if (text === undefined) return tooLarge(this.#limit);
+        const parsed = parseBody(text);
+        if (parsed instanceof Response) return parsed;
+        body = parsed;
       }
     }
-    if (this.#options.stateless === true) return this.#stateless1(req, res, body);
+    const request = new Request(url, { method, headers, signal });
+    const auth = (req as { auth?: AuthInfo }).auth;
+    return this.#route(request, body, auth);
+  }
 
-    const id = req.headers['mcp-session-id'];
-    if (typeof id === 'string' && id !== '') {
-      const session = this.#sessions.get(id);
-      if (session === undefined) return reply(res, 404, -32001, 'Session not found');
-      return this.#serve(session, req, res, body);
+  /** The answer to a request refused before its body is read, if it is. */
+  #screen(url: string, method: string, headers: Headers): Response | undefined {
+    if (this.#closing !== undefined) {
+      return jsonRpcError(503, -32000, 'Service unavailable: the server is shutting down');
     }
-    if (req.method === 'POST' && isInitialize(body)) return this.#open(req, res, body);
-    return reply(res, 400, -32000, 'Bad Request: No valid session ID provided');
+    if (new URL(url).pathname !== this.#path) return jsonRpcError(404, -32000, 'Not found');
+    const refused = this.#refusal(headers);
+    if (refused !== undefined) return jsonRpcError(403, -32000, refused);
+    if (method === 'POST' && !isJsonContentType(headers.get('content-type') ?? '')) {
+      return jsonRpcError(
+        415,
+        -32000,
+        'Unsupported Media Type: Content-Type must be application/json',
+      );
+    }
+    return undefined;
+  }
+
+  async #route(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {
+    const parsed = body?.parsed;
+    if (!(await isLegacyRequest(request, parsed, { maxRequestBodySize: this.#limit }))) {
+      return this.#modern.fetch(request, {
+        ...(authInfo === undefined ? {} : { authInfo }),
+        ...(body === undefined ? {} : { parsedBody: parsed }),
+      });
+    }
+    if (this.#options.stateless === true) return this.#serveStateless(request, body, authInfo);
+    const id = request.headers.get('mcp-session-id');
+    if (id !== null && id !== '') {
+      const session = this.#legacy.get(id);
+      if (session === undefined) return jsonRpcError(404, -32001, 'Session not found');
+      return this.#serveLegacy(session, request, body, authInfo);
+    }
+    if (request.method === 'POST' && isInitialize(parsed)) {
+      return this.#open(request, body, authInfo);
+    }
+    return jsonRpcError(400, -32000, 'Bad Request: No valid session ID provided');
   }
 
   async close(): Promise<void> {
-    const transports = [
-      ...this.#stateless,
-      ...[...this.#sessions.values()].map((s) => s.transport),
-    ];
-    await Promise.allSettled(transports.map((t) => t.close()));
+    this.#closing ??= (async () => {
+      this.#unlisten();
+      await Promise.allSettled([
+        this.#modern.close(),
+        ...[...this.#stateless].map((t) => t.close()),
+        ...[...this.#legacy.values()].map((s) => s.transport.close()),
+        this.#handles.close(),
+      ]);
+    })();
+    return this.#closing;
   }
 
-  #refusal(req: IncomingMessage): string | undefined {
+  #refusal(headers: Headers): string | undefined {
     if (this.#hosts === undefined) return undefined;
-    const host = req.headers.host?.toLowerCase();
-    if (host === undefined || !this.#hosts.has(host)) return `Invalid Host header: ${host ?? ''}`;
-    const origin = req.headers.origin;
-    if (origin !== undefined && !this.#origins?.has(origin.toLowerCase())) {
+    const host = headers.get('host')?.toLowerCase();
+    if (host === undefined || !allowedHost(this.#hosts, host)) {
+      return `Invalid Host header: ${host ?? ''}`;
+    }
+    const origin = headers.get('origin');
+    if (origin !== null && !this.#origins?.has(origin.toLowerCase())) {
       return `Invalid Origin header: ${origin}`;
     }
     return undefined;
   }
 
-  async #open(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  async #open(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {
     const sessionId = randomUUID();
     const transport = this.#transport(() => sessionId);
-    const session: HttpSession = { transport, inFlight: 0, timer: undefined };
-    const connection = this.#server.openConnection(sessionId);
-    this.#sessions.set(sessionId, session);
-    const closed = connection.server.onclose;
-    connection.server.onclose = () => {
-      this.#sessions.delete(sessionId);
-      clearTimeout(session.timer);
-      closed?.();
-    };
-    await connection.server.connect(transport);
-    await this.#serve(session, req, res, body);
-  }
-
-  async #serve(
-    session: HttpSession,
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: unknown,
-  ): Promise<void> {
-    session.inFlight++;
-    clearTimeout(session.timer);
-    // A response streamed over SSE ends after handleRequest returns; the request is in
-    // flight until the response is done.
-    res.once('close', () => {
-      session.inFlight--;
-      this.#arm(session);
-    });
-    await session.transport.handleRequest(req, res, body);
-  }
-
-  #arm(session: HttpSession): void {
-    const idle = this.#options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
-    if (idle <= 0 || session.inFlight > 0) return;
-    clearTimeout(session.timer);
-    // A delay past 2^31-1 ms would fire at once: clamp it (about 24.8 days).
-    session.timer = setTimeout(() => void session.transport.close(), Math.min(idle, 2 ** 31 - 1));
-    session.timer.unref();
-  }
-
-  async #stateless1(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    if (req.method !== 'POST') {
-      res.setHeader('Allow', 'POST');
-      return reply(res, 405, -32000, 'Method not allowed: the server is stateless');
-    }
-    const transport = this.#transport(undefined);
-    const connection = this.#server.openConnection('');
-    this.#stateless.add(transport);
-    res.once('close', () => {
-      this.#stateless.delete(transport);
+    const idle = new IdleClock(this.#options.idleTimeoutMs ?? DEFAULT_IDLE_MS, () => {
       void transport.close();
     });
-    await connection.server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    const session: LegacySession = { transport, idle };
+    const instance = this.#server.pinnedInstance('legacy', sessionId);
+    const closed = instance.onclose;
+    instance.onclose = () => {
+      this.#legacy.delete(sessionId);
+      idle.stop();
+      closed?.();
+    };
+    await instance.connect(transport);
+    const response = await this.#serveLegacy(session, request, body, authInfo);
+    // Only a session the SDK accepted is kept: a refused initialize leaves nothing behind.
+    if (transport.sessionId === sessionId) this.#legacy.set(sessionId, session);
+    else void transport.close();
+    return response;
   }
 
-  #transport(sessionIdGenerator: (() => string) | undefined): StreamableHTTPServerTransport {
-    return new StreamableHTTPServerTransport({
+  async #serveLegacy(
+    session: LegacySession,
+    request: Request,
+    body: Body,
+    authInfo: AuthInfo | undefined,
+  ): Promise<Response> {
+    session.idle.busy();
+    let response: Response;
+    try {
+      response = await session.transport.handleRequest(request, handleOptions(body, authInfo));
+    } catch (error) {
+      session.idle.done();
+      throw error;
+    }
+    // A response streamed over SSE ends after handleRequest returns; the request is in
+    // flight until the response is done.
+    return whenDone(response, () => session.idle.done());
+  }
+
+  async #serveStateless(
+    request: Request,
+    body: Body,
+    authInfo: AuthInfo | undefined,
+  ): Promise<Response> {
+    if (request.method !== 'POST') {
+      return jsonRpcError(405, -32000, 'Method not allowed: the server is stateless', {
+        Allow: 'POST',
+      });
+    }
+    const transport = this.#transport(undefined);
+    const instance = this.#server.pinnedInstance('legacy', '');
+    this.#stateless.add(transport);
+    const end = (): void => {
+      this.#stateless.delete(transport);
+      void transport.close();
+    };
+    try {
+      await instance.connect(transport);
+      const response = await transport.handleRequest(request, handleOptions(body, authInfo));
+      return whenDone(response, end);
+    } catch (error) {
+      end();
+      throw error;
+    }
+  }
+
+  #transport(
+    sessionIdGenerator: (() => string) | undefined,
+  ): WebStandardStreamableHTTPServerTransport {
+    return new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator,
+      maxRequestBodySize: this.#limit,
       ...(this.#options.resumable === true && sessionIdGenerator !== undefined
         ? { eventStore: new SessionEventStore() }
         : {}),
@@ -255,6 +352,160 @@ class HttpHandler {
         : { retryInterval: this.#options.retryIntervalMs }),
     });
   }
+}
+
+/**
+ * The sessions of 2026-07-28 clients over HTTP. A client that declares the sessions
+ * extension gets a handle with its first call's result and carries it on later
+ * requests, which then share one session (and its session-scoped providers) until it
+ * ends: after the idle timeout, or when the server closes. Any other request's call
+ * runs in a session of its own that ends with the call. A handle the server does not
+ * know (it ended, or another instance made it) starts a new session with a new handle.
+ */
+class HandleSessions implements SessionBinding {
+  readonly #live = new Map<string, { opened: OpenedSession; idle: IdleClock }>();
+  readonly #server: McpToolServer;
+  readonly #idleMs: number;
+  readonly #stateless: boolean;
+
+  constructor(server: McpToolServer, idleMs: number, stateless: boolean) {
+    this.#server = server;
+    this.#idleMs = idleMs;
+    this.#stateless = stateless;
+  }
+
+  lease(ctx: ServerContext, capabilities: ClientCapabilities | undefined): SessionLease {
+    if (!this.#stateless) {
+      const handle = requestHandle(ctx);
+      const known = handle === undefined ? undefined : this.#live.get(handle);
+      if (handle !== undefined && known !== undefined) return this.#hold(handle, known);
+      if (capabilities?.extensions?.[SESSIONS_EXTENSION] !== undefined) {
+        const fresh = randomBytes(16).toString('hex');
+        const opened = this.#server.openSession(fresh);
+        const idle = new IdleClock(this.#idleMs, () => void opened.session.close());
+        const entry = { opened, idle };
+        this.#live.set(fresh, entry);
+        opened.session.onClose(() => {
+          idle.stop();
+          this.#live.delete(fresh);
+        });
+        return this.#hold(fresh, entry);
+      }
+    }
+    const { session, ready } = this.#server.openSession('');
+    return { session, ready, release: () => void session.close() };
+  }
+
+  #hold(handle: string, entry: { opened: OpenedSession; idle: IdleClock }): SessionLease {
+    entry.idle.busy();
+    let held = true;
+    return {
+      ...entry.opened,
+      handle,
+      release: () => {
+        if (!held) return;
+        held = false;
+        entry.idle.done();
+      },
+    };
+  }
+
+  owner(): string {
+    return '';
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#live.values()].map((entry) => entry.opened.session.close()));
+  }
+}
+
+/** Ends something after `idleMs` with nothing in flight (0 or less: never). */
+class IdleClock {
+  #inFlight = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly idleMs: number,
+    private readonly expire: () => void,
+  ) {
+    this.#arm();
+  }
+
+  busy(): void {
+    this.#inFlight++;
+    clearTimeout(this.#timer);
+  }
+
+  done(): void {
+    this.#inFlight--;
+    this.#arm();
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+  }
+
+  #arm(): void {
+    if (this.idleMs <= 0 || this.#inFlight > 0) return;
+    clearTimeout(this.#timer);
+    // A delay past 2^31-1 ms would fire at once: clamp it (about 24.8 days).
+    this.#timer = setTimeout(this.expire, Math.min(this.idleMs, 2 ** 31 - 1));
+    this.#timer.unref();
+  }
+}
+
+function handleOptions(
+  body: Body,
+  authInfo: AuthInfo | undefined,
+): { parsedBody?: unknown; authInfo?: AuthInfo } {
+  return {
+    ...(body === undefined ? {} : { parsedBody: body.parsed }),
+    ...(authInfo === undefined ? {} : { authInfo }),
+  };
+}
+
+/** `response`, calling `done` once its body has been read to the end or cancelled. */
+function whenDone(response: Response, done: () => void): Response {
+  const source = response.body;
+  if (source === null || !response.headers.get('content-type')?.includes('text/event-stream')) {
+    done();
+    return response;
+  }
+  let finished = false;
+  const finish = (): void => {
+    if (finished) return;
+    finished = true;
+    done();
+  };
+  const reader = bytes(source).getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await reader.read();
+        if (next.done) {
+          controller.close();
+          finish();
+        } else controller.enqueue(next.value);
+      } catch (error) {
+        finish();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      finish();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+// Node's fetch types a body's chunks as `any`; they are bytes.
+function bytes(stream: ReadableStream): ReadableStream<Uint8Array> {
+  return stream as ReadableStream<Uint8Array>;
 }
 
 function isInitialize(body: unknown): boolean {
@@ -266,12 +517,47 @@ function lower(values: readonly string[]): ReadonlySet<string> {
   return new Set(values.map((v) => v.toLowerCase()));
 }
 
+// An allowed host without a port allows that name with any port.
+function allowedHost(allowed: ReadonlySet<string>, host: string): boolean {
+  if (allowed.has(host)) return true;
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
+  return name !== undefined && allowed.has(name);
+}
+
+function parseBody(text: string): Body | Response {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return jsonRpcError(400, -32700, `Parse error: ${errorMessage(error)}`);
+  }
+  if (Array.isArray(parsed) && parsed.length === 0) {
+    return jsonRpcError(400, -32600, 'Invalid Request: an empty batch');
+  }
+  return { parsed };
+}
+
+/** The body of a web request as text, or undefined past `limit` bytes. */
+async function readLimited(request: Request, limit: number): Promise<string | undefined> {
+  const declared = Number(request.headers.get('content-length'));
+  if (declared > limit) return undefined;
+  if (request.body === null) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of bytes(request.body)) {
+    size += chunk.byteLength;
+    if (size > limit) {
+      await request.body.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 // Reads the whole body, keeping at most `limit` bytes: past it the rest is drained and
 // dropped, so the client still gets the 413 rather than a reset connection.
-function readBody(
-  req: IncomingMessage,
-  limit: number,
-): Promise<{ text: string; tooLarge: boolean }> {
+function readNodeBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -280,13 +566,66 @@ function readBody(
       if (size <= limit) chunks.push(chunk);
     });
     req.once('end', () =>
-      resolve({ text: Buffer.concat(chunks).toString('utf8'), tooLarge: size > limit }),
+      resolve(size > limit ? undefined : Buffer.concat(chunks).toString('utf8')),
     );
     req.once('error', reject);
   });
 }
 
-function reply(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+function headersOf(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(':')) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  return headers;
+}
+
+/** Writes `response` to `res`, honouring back-pressure, until its body ends or `signal` aborts. */
+async function writeResponse(
+  res: ServerResponse,
+  response: Response,
+  signal: AbortSignal,
+): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  res.writeHead(response.status, headers);
+  const body = response.body;
+  if (body === null) {
+    res.end();
+    return;
+  }
+  const reader = body.getReader();
+  const aborted = new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), aborted.then(() => undefined)]);
+      if (next === undefined || next.done) break;
+      if (!res.write(next.value)) {
+        await Promise.race([new Promise((resolve) => res.once('drain', resolve)), aborted]);
+      }
+    }
+  } catch {
+    // The body failed or the client left: end what was written.
+  } finally {
+    if (signal.aborted) await reader.cancel().catch(() => undefined);
+    res.end();
+  }
+}
+
+function tooLarge(limit: number): Response {
+  return jsonRpcError(413, -32000, `Request body too large: the limit is ${limit} bytes`);
+}
+
+function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
 }

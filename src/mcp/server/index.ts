@@ -1,7 +1,24 @@
-/** The MCP server adapter: serve tools (or an app's tools) over MCP. */
+/** The MCP server adapter: serve tools (or an app's tools) over MCP, both protocol eras. */
 export { RECORD_META_KEY, type RecordMeta } from './record-meta';
 export { contentOf, type DataUrl, parseDataUrl } from './content';
 export { mcpDefinition } from './definition';
-export { McpToolServer, type McpServerOptions, type ServeSource, serveTools } from './tool-server';
+export {
+  McpToolServer,
+  type McpServerOptions,
+  type ServeSource,
+  type StdioConnection,
+  serveTools,
+} from './tool-server';
 export { type ErrorReporter } from './session';
-export { type HttpListener, type HttpServeOptions } from './http';
+export {
+  type HttpHandler,
+  type HttpListener,
+  type HttpRequestExtras,
+  type HttpServeOptions,
+} from './http-options';
+export { SESSION_META_KEY, SESSIONS_EXTENSION } from './instance';
+export {
+  DEFAULT_ABANDON_AFTER_MS,
+  DEFAULT_MAX_REQUESTS,
+  type RoundTripOptions,
+} from './round-trips';

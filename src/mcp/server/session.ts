@@ -1,41 +1,40 @@
-import { type LogLevel, type Session } from '../../core';
+import { type Session } from '../../core';
 
 /** Reports a failure the server cannot hand to anyone else (stderr by default). */
 export type ErrorReporter = (message: string, error: unknown) => void;
 
-/** MCP's log levels, least severe first. */
-const LEVELS: readonly LogLevel[] = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-];
+/** A client's name and version, as it introduced itself. */
+export interface ClientInfo {
+  readonly name: string;
+  readonly version: string;
+}
 
 /**
- * One MCP session: one object per connected client for its whole life, so per-client
- * state can be keyed on it. Its `onClose` listeners run once when the session ends
- * (transport closed, HTTP DELETE, idle timeout, server closed).
+ * One MCP session: one object per client for its whole life, so per-client state can be
+ * keyed on it. A 2025-era client's session is its connection (`initialize` to
+ * transport close, HTTP DELETE or idle timeout); a 2026-07-28 client's is the session
+ * handle it carries (see the server README). Its `onClose` listeners run once when the
+ * session ends.
  */
 export class McpSession implements Session {
   readonly id: string;
-  #client: (() => { name: string; version: string } | undefined) | undefined;
-  #listeners: (() => void | Promise<void>)[] = [];
+  #client: (() => ClientInfo | undefined) | undefined;
+  #seen: ClientInfo | undefined;
+  #listeners = new Set<() => void | Promise<void>>();
   #closed: Promise<void> | undefined;
-  #logLevel: LogLevel | undefined;
   readonly #report: ErrorReporter;
+  readonly #ending: (() => void) | undefined;
 
-  constructor(id: string, report: ErrorReporter) {
+  /** `ending` runs first when the session ends, before any `onClose` listener. */
+  constructor(id: string, report: ErrorReporter, ending?: () => void) {
     this.id = id;
     this.#report = report;
+    this.#ending = ending;
   }
 
-  /** The client's name and version from `initialize`; undefined before it. */
-  get client(): { readonly name: string; readonly version: string } | undefined {
-    const info = this.#client?.();
+  /** The client's name and version, once it has said them; undefined before. */
+  get client(): ClientInfo | undefined {
+    const info = this.#client?.() ?? this.#seen;
     return info === undefined ? undefined : { name: info.name, version: info.version };
   }
 
@@ -44,37 +43,35 @@ export class McpSession implements Session {
     return this.#closed !== undefined;
   }
 
-  /** The level the client set with `logging/setLevel`; undefined until it sets one. */
-  get logLevel(): LogLevel | undefined {
-    return this.#logLevel;
-  }
-
   /**
    * Registers a listener run once when the session ends. On a session that already
    * ended it runs at once, so nothing registered late is leaked.
    */
   onClose(listener: () => void | Promise<void>): void {
     if (this.#closed === undefined) {
-      this.#listeners.push(listener);
+      this.#listeners.add(listener);
       return;
     }
     void this.#run(listener);
   }
 
-  /** @internal Where the client's info comes from (the session's SDK server). */
-  bindClient(source: () => { name: string; version: string } | undefined): void {
+  /**
+   * @internal Like {@link onClose} for something shorter-lived than the session (one
+   * call): returns a function that withdraws the listener.
+   */
+  whileOpen(listener: () => void): () => void {
+    this.onClose(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** @internal Where the client's info comes from (the latest request's, or `initialize`'s). */
+  bindClient(source: () => ClientInfo | undefined): void {
     this.#client = source;
   }
 
-  /** @internal Records the client's `logging/setLevel`. */
-  setLogLevel(level: LogLevel): void {
-    this.#logLevel = level;
-  }
-
-  /** True when a line at `level` reaches the client (every line until it sets a level). */
-  logs(level: LogLevel): boolean {
-    if (this.#logLevel === undefined) return true;
-    return LEVELS.indexOf(level) >= LEVELS.indexOf(this.#logLevel);
+  /** @internal Records the client info a 2026-07-28 request carried (it has no `initialize`). */
+  sawClient(info: ClientInfo | undefined): void {
+    if (info !== undefined) this.#seen = info;
   }
 
   /**
@@ -84,8 +81,9 @@ export class McpSession implements Session {
    */
   close(): Promise<void> {
     this.#closed ??= (async () => {
-      const listeners = this.#listeners.reverse();
-      this.#listeners = [];
+      this.#ending?.();
+      const listeners = [...this.#listeners].reverse();
+      this.#listeners.clear();
       for (const listener of listeners) await this.#run(listener);
     })();
     return this.#closed;
@@ -98,9 +96,4 @@ export class McpSession implements Session {
       this.#report(`mcp: session ${JSON.stringify(this.id)}: onClose listener failed`, error);
     }
   }
-}
-
-/** True for one of MCP's log level names. */
-export function isLogLevel(value: unknown): value is LogLevel {
-  return typeof value === 'string' && (LEVELS as readonly string[]).includes(value);
 }

@@ -1,34 +1,34 @@
+import { randomBytes } from 'node:crypto';
 import { type Readable, type Writable } from 'node:stream';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { type RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type * as ServerStdio from '@modelcontextprotocol/sdk/server/stdio.js';
-import { type Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  type CallToolRequest,
-  type CallToolResult,
-  CallToolRequestSchema,
-  type ServerNotification,
-  type ServerRequest,
-  ListToolsRequestSchema,
-  SetLevelRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
-import { AgentToolError, type RecordFunc, type Session, type Tool } from '../../core';
+  type Implementation,
+  type Server,
+  type Tool as McpTool,
+  type Transport,
+} from '@modelcontextprotocol/server';
+import type * as ServerStdio from '@modelcontextprotocol/server/stdio';
+import { AgentToolError, goQuote, type RecordFunc, type Session, type Tool } from '../../core';
 import { compileArgumentsCheck } from './arguments';
-import { serveCall, type ServedTool, sessionFailure } from './call';
+import { type ServedTool } from './call';
 import { mcpDefinition } from './definition';
 import type * as Http from './http';
-import { type HttpListener, type HttpServeOptions } from './http';
-import { type ErrorReporter, isLogLevel, McpSession } from './session';
-
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+import { type HttpHandler, type HttpListener, type HttpServeOptions } from './http-options';
+import {
+  buildInstance,
+  type InstanceHost,
+  type SessionBinding,
+  type SessionLease,
+} from './instance';
+import { type RoundTripOptions, RoundTrips } from './round-trips';
+import { type ErrorReporter, McpSession } from './session';
 
 /** How a served set is described and what it hooks into. */
-export interface McpServerOptions {
-  /** The server's name in `initialize` (default `agenttool`). */
+export interface McpServerOptions extends RoundTripOptions {
+  /** The server's name (`initialize`, `server/discover`); `agenttool` by default. */
   readonly name?: string;
-  /** The server's version in `initialize` (default `0`). */
+  /** The server's version; `0` by default. */
   readonly version?: string;
-  /** Instructions for the client, sent in `initialize`. */
+  /** Instructions for the client. */
   readonly instructions?: string;
   /**
    * Runs when a session opens, before any of its calls (calls wait for it). Per-session
@@ -56,9 +56,16 @@ export type ServeSource =
       onSession?(session: Session): void | Promise<void>;
     };
 
-/** One live MCP connection: its SDK server and its session. */
-interface Connection {
-  readonly server: Server;
+/** A connection served over stdio. */
+export interface StdioConnection {
+  /** Resolves when the connection has ended (stdin ended, or {@link close}). */
+  readonly closed: Promise<void>;
+  /** Ends the connection and its session. */
+  close(): Promise<void>;
+}
+
+/** A session being set up: the session, and its `onSession` hook's outcome. */
+export interface OpenedSession {
   readonly session: McpSession;
   readonly ready: Promise<void>;
 }
@@ -69,26 +76,43 @@ const defaultReporter: ErrorReporter = (message, error) => {
 };
 
 /**
- * Serves a set of tools over MCP, on any number of connections at once (in-memory,
- * stdio, Streamable HTTP); each connection is one session. The set may change while
- * it is served ({@link addTools}, {@link removeTools}); every connected client is then
- * sent `notifications/tools/list_changed`.
+ * Serves a set of tools over MCP, to clients of the 2026-07-28 protocol and of the 2025
+ * era alike, on any number of connections at once (stdio, Streamable HTTP, in-memory).
+ * The set may change while it is served ({@link addTools}, {@link removeTools}); every
+ * client that listens is then told the list changed.
  *
  * The server does not close the tools: whoever built them does.
  */
 export class McpToolServer {
   readonly #tools = new Map<string, ServedTool>();
-  readonly #connections = new Set<Connection>();
+  readonly #sessions = new Set<McpSession>();
+  /** SDK instances pinned to a connection, told when the tool list changes. */
+  readonly #connections = new Set<Server>();
   readonly #closers = new Set<() => Promise<void>>();
-  readonly #options: McpServerOptions;
-  readonly #report: ErrorReporter;
+  readonly #listeners = new Set<() => void>();
   readonly #onSession: ((session: Session) => void | Promise<void>) | undefined;
+  /** @internal What every SDK instance of this server shares. */
+  readonly host: InstanceHost;
 
   constructor(source: ServeSource, options: McpServerOptions = {}) {
-    this.#options = options;
-    this.#report = options.onError ?? defaultReporter;
     const { tools, onSession } = readSource(source);
     this.#onSession = composeHooks(onSession, options.onSession);
+    const info: Implementation = {
+      name: options.name ?? 'agenttool',
+      version: options.version ?? '0',
+    };
+    let definitions: McpTool[] | undefined;
+    this.#listeners.add(() => (definitions = undefined));
+    this.host = {
+      info,
+      instructions: options.instructions,
+      recorder: options.recorder,
+      report: options.onError ?? defaultReporter,
+      trips: new RoundTrips(options),
+      definitions: () =>
+        (definitions ??= [...this.#tools.values()].map((served) => served.definition)),
+      served: (name) => this.#tools.get(name),
+    };
     this.addTools(...tools);
   }
 
@@ -99,13 +123,13 @@ export class McpToolServer {
 
   /** The sessions currently open. */
   get sessions(): readonly Session[] {
-    return [...this.#connections].map((connection) => connection.session);
+    return [...this.#sessions];
   }
 
   /**
    * Adds tools to the served set. Each tool's schema is compiled first; if any tool
    * is invalid (empty or duplicate name, unusable schema) nothing is added and the
-   * error says which and why. Connected clients are told the list changed.
+   * error says which and why. Clients that listen are told the list changed.
    */
   addTools(...tools: Tool[]): void {
     const added = new Map<string, ServedTool>();
@@ -116,7 +140,7 @@ export class McpToolServer {
       if (this.#tools.has(tool.name) || added.has(tool.name)) {
         throw new AgentToolError(
           'INVALID_TOOL_SET',
-          `mcp: tool ${JSON.stringify(tool.name)}: duplicate name; remove the served tool first`,
+          `mcp: tool ${goQuote(tool.name)}: duplicate name; remove the served tool first`,
         );
       }
       added.set(tool.name, {
@@ -130,7 +154,7 @@ export class McpToolServer {
     this.#listChanged();
   }
 
-  /** Removes tools by name; returns how many were served. Clients are told the list changed. */
+  /** Removes tools by name; returns how many were served. Listening clients are told. */
   removeTools(...names: string[]): number {
     let removed = 0;
     for (const name of names) if (this.#tools.delete(name)) removed++;
@@ -139,30 +163,56 @@ export class McpToolServer {
   }
 
   /**
-   * Serves one connection over an SDK transport (e.g. one end of
-   * `InMemoryTransport.createLinkedPair()`). Resolves with its session once the
-   * transport has started; the session ends when the transport closes.
+   * Serves one 2025-era connection over an SDK transport (e.g. one end of
+   * `InMemoryTransport.createLinkedPair()`). Resolves once the transport has started;
+   * the connection is one session, which ends when the transport closes.
    */
-  async connect(transport: Transport): Promise<Session> {
-    const connection = this.openConnection(transport.sessionId ?? '');
-    await connection.server.connect(transport);
-    return connection.session;
+  async connect(transport: Transport): Promise<void> {
+    const server = this.pinnedInstance('legacy', transport.sessionId ?? '');
+    await server.connect(transport);
   }
 
   /**
-   * Serves one session over stdio (the process's own stdin and stdout unless given).
-   * The session ends when stdin ends. Nothing else may write to stdout meanwhile.
+   * Serves one connection over stdio (the process's own stdin and stdout unless given),
+   * in whichever era the client opens with. The connection is one session, which ends
+   * when stdin ends (`closed` resolves then). Nothing else may write to stdout meanwhile.
    */
-  async serveStdio(io: { stdin?: Readable; stdout?: Writable } = {}): Promise<Session> {
-    const stdin = io.stdin ?? process.stdin;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand
-    const stdio = require('@modelcontextprotocol/sdk/server/stdio.js') as typeof ServerStdio;
-    const transport = new stdio.StdioServerTransport(stdin, io.stdout ?? process.stdout);
-    const session = await this.connect(transport);
-    const end = (): void => void transport.close();
-    stdin.once('end', end);
-    stdin.once('close', end);
-    return session;
+  serveStdio(io: { stdin?: Readable; stdout?: Writable } = {}): Promise<StdioConnection> {
+    /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand */
+    const stdio = require('@modelcontextprotocol/server/stdio') as typeof ServerStdio;
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    const transport = new stdio.StdioServerTransport(
+      io.stdin ?? process.stdin,
+      io.stdout ?? process.stdout,
+    );
+    let ended!: () => void;
+    const closed = new Promise<void>((resolve) => (ended = resolve));
+    const handle = stdio.serveStdio(({ era }) => this.pinnedInstance(era, ''), {
+      transport,
+      onerror: (error) => this.host.report('mcp: stdio', error),
+    });
+    const close = async (): Promise<void> => {
+      await handle.close();
+      ended();
+    };
+    const unregister = this.addCloser(close);
+    // The entry owns the transport; its close (stdin ended, or close()) ends the connection.
+    const previous = transport.onclose;
+    transport.onclose = () => {
+      previous?.();
+      unregister();
+      ended();
+    };
+    return Promise.resolve({ closed, close });
+  }
+
+  /**
+   * The server as an HTTP handler for both protocol eras, to mount in an HTTP server of
+   * one's own: a web-standard `fetch(request)` and a Node `node(req, res)` listener,
+   * with the same protections as {@link listenHttp} (see {@link HttpServeOptions}).
+   */
+  handler(options: HttpServeOptions = {}): HttpHandler {
+    return loadHttp().httpHandler(this, options, undefined);
   }
 
   /**
@@ -170,45 +220,55 @@ export class McpToolServer {
    * told otherwise, with DNS-rebinding protection on (see {@link HttpServeOptions}).
    */
   listenHttp(options: HttpServeOptions = {}): Promise<HttpListener> {
-    // The SDK's Streamable HTTP transport takes a fresh process ~120 ms to load: only
-    // a server that listens loads it.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand
-    const http = require('./http') as typeof Http;
-    return http.listenHttp(this, options);
+    return loadHttp().listenHttp(this, options);
   }
 
   /**
-   * Ends every session (running its `onClose` listeners) and stops every HTTP
-   * listener. The tools are not closed.
+   * Ends every session (running its `onClose` listeners), stops every call waiting for
+   * its client's answers, and stops every HTTP listener. The tools are not closed.
    */
   async close(): Promise<void> {
-    const open = [...this.#connections];
+    const open = [...this.#sessions];
+    this.host.trips.stopAll(new AgentToolError('CONNECTION', 'mcp: the server is closing'));
     const closing: Promise<void>[] = [];
     for (const closer of this.#closers) closing.push(closer());
-    for (const { server } of open) closing.push(server.close());
+    for (const server of this.#connections) closing.push(server.close());
     await Promise.allSettled(closing);
     // Whichever way each transport closed, every session's listeners have run when this returns.
-    await Promise.all(open.map(({ session }) => session.close()));
+    await Promise.all([...open, ...this.#sessions].map((session) => session.close()));
   }
 
   /**
-   * @internal A new session with its own SDK server, not yet connected. The
-   * connection ends (and the session closes) when its transport closes.
+   * @internal Opens a session: runs the `onSession` hook (calls wait for it), and keeps
+   * the session in {@link sessions} until it closes.
    */
-  openConnection(sessionId: string): Connection {
-    const session = new McpSession(sessionId, this.#report);
-    const ready = Promise.resolve().then(() => this.#onSession?.(session));
+  openSession(id: string): OpenedSession {
+    const session: McpSession = new McpSession(id, this.host.report, () =>
+      this.#sessions.delete(session),
+    );
+    this.#sessions.add(session);
+    const hook = this.#onSession;
+    const ready =
+      hook === undefined ? Promise.resolve() : Promise.resolve().then(() => hook(session));
     // A failing hook fails the session's calls; keep it from being unhandled meanwhile.
     ready.catch(() => undefined);
-    const server = this.#newServer(session, ready);
-    session.bindClient(() => server.getClientVersion());
-    const connection: Connection = { server, session, ready };
-    this.#connections.add(connection);
+    return { session, ready };
+  }
+
+  /**
+   * @internal An SDK instance pinned to one connection, which is one session, opened
+   * now and closed with the connection.
+   */
+  pinnedInstance(era: 'legacy' | 'modern', sessionId: string): Server {
+    const opened = this.openSession(sessionId);
+    const server = buildInstance(this.host, new ConnectionSession(opened), era);
+    opened.session.bindClient(() => server.getClientVersion());
+    this.#connections.add(server);
     server.onclose = () => {
-      this.#connections.delete(connection);
-      void session.close();
+      this.#connections.delete(server);
+      void opened.session.close();
     };
-    return connection;
+    return server;
   }
 
   /** @internal Registers something {@link close} stops (an HTTP listener). */
@@ -217,63 +277,52 @@ export class McpToolServer {
     return () => this.#closers.delete(closer);
   }
 
-  /** @internal The reporter for failures nobody else receives. */
-  get report(): ErrorReporter {
-    return this.#report;
-  }
-
-  #newServer(session: McpSession, ready: Promise<void>): Server {
-    const server = new Server(
-      { name: this.#options.name ?? 'agenttool', version: this.#options.version ?? '0' },
-      {
-        capabilities: { tools: { listChanged: true }, logging: {} },
-        ...(this.#options.instructions === undefined
-          ? {}
-          : { instructions: this.#options.instructions }),
-      },
-    );
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: [...this.#tools.values()].map((served) => served.definition),
-    }));
-    server.setRequestHandler(SetLevelRequestSchema, (request) => {
-      if (isLogLevel(request.params.level)) session.setLogLevel(request.params.level);
-      return {};
-    });
-    // Once the session's setup has succeeded, a call no longer waits a turn for it.
-    let setUp = false;
-    void ready.then(
-      () => (setUp = true),
-      () => undefined,
-    );
-    const serve = (request: CallToolRequest, extra: Extra): Promise<CallToolResult> => {
-      const { name, arguments: args } = request.params;
-      return serveCall(name, this.#tools.get(name), args, extra, {
-        session,
-        capabilities: server.getClientCapabilities(),
-        report: this.#report,
-        recorder: this.#options.recorder,
-      });
-    };
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      setUp ? serve(request, extra) : ready.then(() => serve(request, extra), sessionFailure),
-    );
-    return server;
+  /** @internal Runs `listener` whenever the tool list changes; returns its remover. */
+  onListChanged(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   #listChanged(): void {
-    for (const { server } of this.#connections) {
+    for (const listener of this.#listeners) listener();
+    for (const server of this.#connections) {
       if (server.transport === undefined) continue;
       server.sendToolListChanged().catch(() => undefined);
     }
   }
 }
 
+/** A connection's one session, opened with the connection. */
+class ConnectionSession implements SessionBinding {
+  readonly #lease: SessionLease;
+  // Parked calls of one connection are answered by that connection only.
+  readonly #owner = randomBytes(8).toString('hex');
+
+  constructor(opened: OpenedSession) {
+    this.#lease = { ...opened, release: () => undefined };
+  }
+
+  lease(): SessionLease {
+    return this.#lease;
+  }
+
+  owner(): string {
+    return this.#owner;
+  }
+}
+
 /**
- * A server for `source` (see {@link McpToolServer}). Serve it with `connect`,
- * `serveStdio` or `listenHttp`.
+ * A server for `source` (see {@link McpToolServer}). Serve it with `serveStdio`,
+ * `listenHttp`, `handler` or `connect`.
  */
 export function serveTools(source: ServeSource, options: McpServerOptions = {}): McpToolServer {
   return new McpToolServer(source, options);
+}
+
+// The HTTP side is loaded only by a server that serves HTTP.
+function loadHttp(): typeof Http {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand
+  return require('./http') as typeof Http;
 }
 
 function readSource(source: ServeSource): {

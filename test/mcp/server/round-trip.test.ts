@@ -206,6 +206,7 @@ describe.each<[string, Connect]>([
       { capabilities: { elicitation: { form: {}, url: {} } } },
     );
     expect(asked[0]).toEqual({
+      mode: 'form',
       message: 'Confirm?',
       requestedSchema: {
         type: 'object',
@@ -231,7 +232,7 @@ describe.each<[string, Connect]>([
         const result = await client.callTool({ name: 'ask', arguments: {} });
         expect(result.isError).toBe(true);
         expect(firstText(result)).toBe(
-          'mcp: elicitation answer: confirm: expected boolean, got "yes"',
+          'mcpserver: elicitation answer: confirm: expected boolean, got "yes"',
         );
       },
       { capabilities: { elicitation: {} } },

@@ -171,7 +171,9 @@ describe('tools/list_changed', () => {
         ok,
         newTool({ name: 'bad', parameters: { type: 5 }, execute: () => ({ output: '' }) }),
       ),
-    ).toThrow('mcp: tool "bad": schema: type must be JSONType or JSONType[]: 5');
+    ).toThrow(
+      'mcp: tool "bad": schema: schema is invalid: data/type must be equal to one of the allowed values',
+    );
     expect(() =>
       server.addTools(
         newTool({

@@ -1,12 +1,11 @@
 import {
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-} from '@modelcontextprotocol/sdk/client/auth.js';
-import {
   type OAuthClientInformationMixed,
   type OAuthClientMetadata,
-  type OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
 import { AgentToolError, errorMessage } from '../../../core';
 import { type StoredGrant, type TokenKey, tokenKey, type TokenStore } from './token-store';
 
@@ -23,11 +22,12 @@ export interface StoredAuthProviderOptions {
   /** A registration made beforehand; without one the client registers itself. */
   readonly clientInformation?: OAuthClientInformationMixed;
   /**
-   * Sends the user to the authorization page and resolves with the authorization code
-   * the redirect brought back. Without it, a connection that needs the user fails and
-   * says which page to open.
+   * Sends the user to the authorization page and resolves with what the redirect brought
+   * back: the callback URL, or its query (so the issuer it names is checked, RFC 9207),
+   * or the bare authorization code. Without it, a connection that needs the user fails
+   * and says which page to open.
    */
-  readonly authorize?: (authorizationUrl: URL) => Promise<string>;
+  readonly authorize?: (authorizationUrl: URL) => Promise<string | URL | URLSearchParams>;
   /**
    * Receives a failed save. Required: a failed save of a rotated refresh token would
    * otherwise lose the grant unseen. The request goes on; the save is retried.
@@ -52,7 +52,7 @@ export class StoredAuthProvider implements OAuthClientProvider {
   private unsaved = false;
   private verifier: string | undefined;
   private discovery: OAuthDiscoveryState | undefined;
-  private pendingCode: string | undefined;
+  private pendingCode: string | URLSearchParams | undefined;
 
   constructor(private readonly options: StoredAuthProviderOptions) {
     if (options?.store === undefined || options.clientMetadata === undefined) {
@@ -78,24 +78,24 @@ export class StoredAuthProvider implements OAuthClientProvider {
     return this.options.clientMetadata;
   }
 
-  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+  async clientInformation(): Promise<StoredOAuthClientInformation | undefined> {
     await this.load();
     return this.grant.clientInformation ?? this.options.clientInformation;
   }
 
-  async saveClientInformation(clientInformation: OAuthClientInformationMixed): Promise<void> {
+  async saveClientInformation(clientInformation: StoredOAuthClientInformation): Promise<void> {
     await this.load();
     this.grant = { ...this.grant, clientInformation };
     await this.persist();
   }
 
-  async tokens(): Promise<OAuthTokens | undefined> {
+  async tokens(): Promise<StoredOAuthTokens | undefined> {
     await this.load();
     if (this.unsaved) await this.persist();
     return this.grant.tokens;
   }
 
-  async saveTokens(tokens: OAuthTokens): Promise<void> {
+  async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
     await this.load();
     this.grant = { ...this.grant, tokens, savedAt: new Date().toISOString() };
     await this.persist();
@@ -108,11 +108,12 @@ export class StoredAuthProvider implements OAuthClientProvider {
         `mcp: ${this.key.endpoint} needs the user to authorize at ${authorizationUrl.href}; give StoredAuthProvider an authorize callback, or store a grant first`,
       );
     }
-    this.pendingCode = await this.options.authorize(authorizationUrl);
+    const back = await this.options.authorize(authorizationUrl);
+    this.pendingCode = back instanceof URL ? back.searchParams : back;
   }
 
-  /** The code the last authorization brought back, once; used by `connectMcp`. */
-  takeAuthorizationCode(): string | undefined {
+  /** What the last authorization brought back, once; used by `connectMcp`. */
+  takeAuthorizationCode(): string | URLSearchParams | undefined {
     const code = this.pendingCode;
     this.pendingCode = undefined;
     return code;

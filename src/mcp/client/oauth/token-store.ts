@@ -1,7 +1,7 @@
 import {
-  type OAuthClientInformationMixed,
-  type OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
 import { AgentToolError } from '../../../core';
 
 /**
@@ -19,8 +19,8 @@ export interface TokenKey {
  * needs both.
  */
 export interface StoredGrant {
-  readonly tokens?: OAuthTokens;
-  readonly clientInformation?: OAuthClientInformationMixed;
+  readonly tokens?: StoredOAuthTokens;
+  readonly clientInformation?: StoredOAuthClientInformation;
   /** When the tokens were saved (ISO 8601), for a host that wants to expire them early. */
   readonly savedAt?: string;
 }

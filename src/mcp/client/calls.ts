@@ -1,0 +1,231 @@
+import {
+  type Client,
+  type ElicitResult,
+  type StandardSchemaV1,
+} from '@modelcontextprotocol/client';
+import {
+  AgentToolError,
+  type Call,
+  CancelledError,
+  describeValue,
+  errorMessage,
+  goQuote,
+  isJsonObject,
+  type JsonObject,
+  parseArguments,
+  ProgressInfo,
+  type Result,
+  type ToolContext,
+  ValidationError,
+} from '../../core';
+import { connectionClosedError } from './errors';
+import {
+  askCall,
+  type CallInFlight,
+  type ElicitationHandler,
+  type ElicitParams,
+} from './elicitation';
+import { clientSdk } from './sdk-modules';
+import { SESSION_META_KEY } from './session-extension';
+import { linkedSignal } from './signals';
+
+/** How long a call's progress token stays routable after the call returns. */
+const PROGRESS_LINGER_MS = 1000;
+
+/** The most requests made of one call (the first and its answered retries), as the SDKs do. */
+const MAX_REQUESTS = 10;
+
+/** A result schema that takes a result as it came (the adapter maps it itself). */
+export const RAW_RESULT: StandardSchemaV1<unknown, JsonObject> = {
+  '~standard': {
+    version: 1,
+    vendor: 'agenttool',
+    validate: (value) =>
+      isJsonObject(value)
+        ? { value }
+        : { issues: [{ message: `the result is ${describeValue(value)}, not an object` }] },
+  },
+};
+
+/** How calls reach the server, as the connection set them up. */
+export interface CallOptions {
+  /** Questions are answered (by the call's elicitor, or the caller's handler). */
+  readonly elicitation: boolean;
+  /** The caller's own answerer of questions; it wins over the call's elicitor. */
+  readonly elicitationHandler: ElicitationHandler | undefined;
+  /** A limit on each call, in milliseconds. */
+  readonly timeout: number;
+}
+
+/**
+ * The calls of one connection: their progress tokens, the calls in flight (a 2025-era
+ * server's questions go to the sole one), the session handle a 2026-07-28 server gave,
+ * and the round trips that answer a 2026-07-28 server's questions.
+ */
+export class RemoteCalls {
+  readonly #inFlight = new Set<CallInFlight>();
+  readonly #progress = new Map<string, (update: Result) => void>();
+  #progressCounter = 0;
+  #handle: string | undefined;
+
+  constructor(
+    private readonly client: () => Client,
+    private readonly options: CallOptions,
+    /** Aborted (with the reason) when the connection closes. */
+    private readonly closing: AbortSignal,
+  ) {}
+
+  /** The calls in flight, for a 2025-era server's questions. */
+  inFlight(): CallInFlight[] {
+    return [...this.#inFlight];
+  }
+
+  /** A `notifications/progress` arrived: hand it to the call whose token it names. */
+  progressed(params: {
+    progressToken: unknown;
+    progress: number;
+    total?: number;
+    message?: string;
+  }): void {
+    if (typeof params.progressToken !== 'string') return;
+    const onUpdate = this.#progress.get(params.progressToken);
+    if (onUpdate === undefined) return;
+    const text = params.message ?? '';
+    try {
+      onUpdate({
+        output: text,
+        details: new ProgressInfo(params.progress, params.total ?? 0, text),
+      });
+    } catch {
+      // A failing progress listener must not break the connection.
+    }
+  }
+
+  /**
+   * Calls `remote` with the call's arguments and resolves with the raw result. A
+   * 2026-07-28 server's questions come back with the call: each is put to the call's
+   * elicitor (all of one round at once) and the answers go back with the request state,
+   * until the server returns the result.
+   */
+  async call(remote: string, call: Call, ctx: ToolContext): Promise<JsonObject> {
+    if (this.closing.aborted) throw connectionClosedError(remote);
+    if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
+    const args = call.value === undefined ? parseArguments(call.args) : call.value;
+    if (!isJsonObject(args)) {
+      throw new ValidationError('', `expected object, got ${describeValue(args)}`);
+    }
+    const ended = new AbortController();
+    const entry: CallInFlight = { ctx, ended: ended.signal };
+    const token = call.onUpdate !== undefined ? `agenttool-${++this.#progressCounter}` : undefined;
+    if (token !== undefined && call.onUpdate !== undefined)
+      this.#progress.set(token, call.onUpdate);
+    this.#inFlight.add(entry);
+    const linked = linkedSignal(ctx.signal, this.closing);
+    try {
+      return await this.#rounds(remote, args, token, entry, linked.signal);
+    } catch (error) {
+      if (this.closing.aborted) throw connectionClosedError(remote);
+      if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
+      if (error instanceof AgentToolError) throw error;
+      throw new AgentToolError(
+        clientSdk().ProtocolError.isInstance(error) ? 'PROTOCOL' : 'CONNECTION',
+        `mcp: call ${goQuote(remote)}: ${errorMessage(error)}`,
+        { cause: error },
+      );
+    } finally {
+      linked.dispose();
+      ended.abort();
+      this.#inFlight.delete(entry);
+      // The token stays routable a second after the call returns, as the contract says,
+      // so progress that raced the result over another stream still arrives.
+      if (token !== undefined) {
+        setTimeout(() => this.#progress.delete(token), PROGRESS_LINGER_MS).unref();
+      }
+    }
+  }
+
+  async #rounds(
+    remote: string,
+    args: JsonObject,
+    token: string | undefined,
+    entry: CallInFlight,
+    signal: AbortSignal,
+  ): Promise<JsonObject> {
+    let retry: { inputResponses: Record<string, unknown>; requestState?: string } | undefined;
+    for (let requests = 1; ; requests++) {
+      const meta: Record<string, unknown> = {};
+      if (token !== undefined) meta.progressToken = token;
+      if (this.#handle !== undefined) meta[SESSION_META_KEY] = this.#handle;
+      const result = await this.client().request(
+        {
+          method: 'tools/call',
+          params: {
+            name: remote,
+            arguments: args,
+            ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }),
+            ...retry,
+          },
+        },
+        RAW_RESULT,
+        { signal, timeout: this.options.timeout, allowInputRequired: true },
+      );
+      this.#noteHandle(result);
+      if (result.resultType !== 'input_required') return result;
+      if (!this.options.elicitation) {
+        throw new AgentToolError(
+          'PROTOCOL',
+          `mcp: call ${goQuote(remote)}: the server needs input the client did not give; multi round-trip handling is off`,
+        );
+      }
+      if (requests >= MAX_REQUESTS) {
+        throw new AgentToolError(
+          'PROTOCOL',
+          `mcp: call ${goQuote(remote)}: the server still needs input after ${MAX_REQUESTS} requests`,
+        );
+      }
+      const inputRequests = isJsonObject(result.inputRequests) ? result.inputRequests : {};
+      const answered = await Promise.all(
+        Object.entries(inputRequests).map(
+          async ([id, request]) =>
+            [id, await this.#answer(remote, request, entry, signal)] as const,
+        ),
+      );
+      retry = { inputResponses: Object.fromEntries(answered) };
+      if (typeof result.requestState === 'string') retry.requestState = result.requestState;
+    }
+  }
+
+  /** The answer to one question a 2026-07-28 server sent back with the call. */
+  async #answer(
+    remote: string,
+    request: unknown,
+    entry: CallInFlight,
+    signal: AbortSignal,
+  ): Promise<ElicitResult> {
+    if (!isJsonObject(request) || request.method !== 'elicitation/create') {
+      const method = isJsonObject(request) ? request.method : undefined;
+      throw new AgentToolError(
+        'PROTOCOL',
+        `mcp: call ${goQuote(remote)}: the server asked for ${typeof method === 'string' ? goQuote(method) : describeValue(request)}, which this client does not offer`,
+      );
+    }
+    const params = request.params as ElicitParams;
+    const own = this.options.elicitationHandler;
+    if (own !== undefined) {
+      return own({ method: 'elicitation/create', params }, { signal });
+    }
+    return askCall(entry, params, signal);
+  }
+
+  // A 2026-07-28 server hands its session handle back with results: carry it on.
+  #noteHandle(result: JsonObject): void {
+    const meta = result._meta;
+    if (!isJsonObject(meta)) return;
+    const handle = meta[SESSION_META_KEY];
+    if (typeof handle === 'string' && handle !== '') this.#handle = handle;
+  }
+}
+
+function cancelled(remote: string, signal: AbortSignal): CancelledError {
+  return new CancelledError(`mcp: call ${goQuote(remote)}: cancelled`, { cause: signal.reason });
+}

@@ -1,0 +1,41 @@
+import { type Client } from '@modelcontextprotocol/client';
+import { AgentToolError, goQuote, isJsonObject, type JsonObject } from '../../core';
+import { RAW_RESULT } from './calls';
+
+/**
+ * Every tool the server lists, page by page as it pages them, as raw definitions. A
+ * page without a `tools` array, a listed tool that is not an object, or a cursor the
+ * server repeats (it would page forever) fails the listing.
+ */
+export async function listAllTools(client: Client, signal?: AbortSignal): Promise<JsonObject[]> {
+  const raws: JsonObject[] = [];
+  const cursors = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const page = await client.request(
+      { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+      RAW_RESULT,
+      signal === undefined ? {} : { signal },
+    );
+    const tools = page.tools;
+    if (!Array.isArray(tools)) throw listingError('the result has no "tools" array');
+    for (const tool of tools as unknown[]) {
+      if (!isJsonObject(tool)) {
+        throw listingError(`a listed tool is not an object: ${JSON.stringify(tool)}`);
+      }
+      raws.push(tool);
+    }
+    const next = page.nextCursor;
+    cursor = typeof next === 'string' && next !== '' ? next : undefined;
+    if (cursor !== undefined) {
+      if (cursors.has(cursor))
+        throw listingError(`the server repeated the cursor ${goQuote(cursor)}`);
+      cursors.add(cursor);
+    }
+  } while (cursor !== undefined);
+  return raws;
+}
+
+function listingError(reason: string): AgentToolError {
+  return new AgentToolError('PROTOCOL', reason);
+}

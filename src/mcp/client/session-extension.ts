@@ -1,0 +1,9 @@
+/**
+ * The `_meta` key of the session handle a 2026-07-28 agenttool server gives a client
+ * with a call's result; the client carries it on its later requests, which then share
+ * the server's session-scoped state. The same string as the server's spelling.
+ */
+export const SESSION_META_KEY = 'io.github.christopherdavenport.agenttool/session';
+
+/** The client capability (under `extensions`) that says the client carries the handle. */
+export const SESSIONS_EXTENSION = 'io.github.christopherdavenport.agenttool/sessions';

@@ -1,0 +1,81 @@
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { type AuthInfo } from '@modelcontextprotocol/server';
+
+/** How a server is served over Streamable HTTP (both protocol eras on one endpoint). */
+export interface HttpServeOptions {
+  /** The address to bind (default `127.0.0.1`: loopback only). `listenHttp` only. */
+  readonly host?: string;
+  /** The port (default 0: any free port; read the listener's `port`). `listenHttp` only. */
+  readonly port?: number;
+  /** The MCP endpoint's path (default `/mcp`); other paths answer 404. */
+  readonly path?: string;
+  /**
+   * Stateless mode: the server keeps no session between requests. A 2025-era client's
+   * every POST is served by a fresh server and ends with its response (no GET stream,
+   * no DELETE, no server-to-client requests: elicitation answers `cancel`); a
+   * 2026-07-28 client gets no session handle. For horizontally scaled deployments.
+   */
+  readonly stateless?: boolean;
+  /**
+   * DNS-rebinding protection (default on): requests whose `Host` is not in
+   * {@link allowedHosts}, or whose `Origin` (when sent) is not in
+   * {@link allowedOrigins}, are refused with 403.
+   */
+  readonly dnsRebindingProtection?: boolean;
+  /**
+   * Allowed `Host` values: a name (any port) or `name:port`. Default: localhost,
+   * 127.0.0.1 and [::1] with the listener's port (`listenHttp`), or with any port (a
+   * mounted {@link HttpHandler}).
+   */
+  readonly allowedHosts?: readonly string[];
+  /** Allowed `Origin` values (default: http(s) origins of the allowed loopback hosts). */
+  readonly allowedOrigins?: readonly string[];
+  /** The largest request body accepted, in bytes (default 4 MiB); larger ones get 413. */
+  readonly maxBodyBytes?: number;
+  /**
+   * A session with no request for this long ends (default 30 minutes; 0 never). A
+   * session with a call in flight is not idle. Applies to 2025-era sessions and to the
+   * sessions 2026-07-28 clients hold by handle.
+   */
+  readonly idleTimeoutMs?: number;
+  /**
+   * Makes a 2025-era session's SSE streams resumable (`Last-Event-ID`), keeping its
+   * last 1000 events in memory until the session ends (default off). Clients of
+   * protocol 2025-11-25 or later then get a priming event first.
+   */
+  readonly resumable?: boolean;
+  /** The `retry` a resumable stream's priming event suggests to clients, in milliseconds. */
+  readonly retryIntervalMs?: number;
+}
+
+/** A request's extras, as an HTTP framework in front of the handler knows them. */
+export interface HttpRequestExtras {
+  /** The caller, as the framework's authentication verified it. */
+  readonly authInfo?: AuthInfo;
+}
+
+/**
+ * The server as an HTTP handler for both protocol eras, to mount in an HTTP server of
+ * one's own (Express, Fastify, Hono, `node:http`, a fetch runtime).
+ */
+export interface HttpHandler {
+  /** Serves one web-standard request. */
+  fetch(request: Request, extras?: HttpRequestExtras): Promise<Response>;
+  /**
+   * Serves one Node request. `parsedBody` is the body a body parser already read
+   * (Express's `req.body`); without it the body is read from `req`.
+   */
+  node(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
+  /** Ends every session the handler opened and stops its calls. */
+  close(): Promise<void>;
+}
+
+/** A running HTTP listener. */
+export interface HttpListener {
+  /** The endpoint's URL, e.g. `http://127.0.0.1:41234/mcp`. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** Stops listening and ends every session it opened. */
+  close(): Promise<void>;
+}

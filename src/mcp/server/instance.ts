@@ -1,0 +1,229 @@
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  type CallToolRequest,
+  type CallToolResult,
+  type ClientCapabilities,
+  type InputRequiredResult,
+  type Implementation,
+  Server,
+  type ServerContext,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/server';
+import { type RecordFunc } from '../../core';
+import {
+  admit,
+  type CallRoute,
+  isAdmitted,
+  runCall,
+  type ServedTool,
+  sessionFailure,
+} from './call';
+import { directElicitor, type ElicitationOffer } from './elicit';
+import { RoundTripRun, type RoundTrips } from './round-trips';
+import { type ClientInfo, type ErrorReporter, type McpSession } from './session';
+
+/** The `_meta` key of a 2026-07-28 client's session handle, on requests and results alike. */
+export const SESSION_META_KEY = 'io.github.christopherdavenport.agenttool/session';
+
+/**
+ * The client capability (under `extensions`) by which a 2026-07-28 client says it
+ * carries the session handle a server gives it; see the server README.
+ */
+export const SESSIONS_EXTENSION = 'io.github.christopherdavenport.agenttool/sessions';
+
+/** What every SDK server instance of one tool server shares. */
+export interface InstanceHost {
+  readonly info: Implementation;
+  readonly instructions: string | undefined;
+  readonly recorder: RecordFunc | undefined;
+  readonly report: ErrorReporter;
+  readonly trips: RoundTrips;
+  definitions(): McpTool[];
+  served(name: string): ServedTool | undefined;
+}
+
+/** The session a call runs in, held for the call's whole life. */
+export interface SessionLease {
+  readonly session: McpSession;
+  /** Resolves once the session's `onSession` hook has run; rejects when it failed. */
+  readonly ready: Promise<void>;
+  /** The handle to hand back to a 2026-07-28 client, when the session has one. */
+  readonly handle?: string;
+  /** Ends the lease (an ephemeral session ends with its one call). */
+  release(): void;
+}
+
+/** How an instance finds the session of a call: pinned to its connection, or per request. */
+export interface SessionBinding {
+  /** The session of a new call made by the request `ctx`. */
+  lease(ctx: ServerContext, client: ClientCapabilities | undefined): SessionLease;
+  /**
+   * Who may answer a parked call's questions: requests with the same owner (the session
+   * a handle names, "" without one).
+   */
+  owner(ctx: ServerContext): string;
+}
+
+type Era = 'legacy' | 'modern';
+
+/**
+ * A low-level SDK `Server` serving `host`'s tools to one connection (2025 era, or a
+ * 2026-07-28 stdio connection) or one request (2026-07-28 over HTTP, 2025 stateless):
+ * `tools/list` with the definitions verbatim, `tools/call` through the tool, and
+ * logging. `era` is the era the instance serves; 2025 when the entry does not say.
+ */
+export function buildInstance(host: InstanceHost, binding: SessionBinding, era: Era): Server {
+  const server = new Server(host.info, {
+    capabilities: { tools: { listChanged: true }, logging: {} },
+    ...(host.instructions === undefined ? {} : { instructions: host.instructions }),
+  });
+  server.setRequestHandler('tools/list', () => ({ tools: host.definitions() }));
+  server.setRequestHandler('tools/call', (request, ctx) =>
+    era === 'modern'
+      ? serveModern(host, binding, request, ctx)
+      : serveLegacy(host, binding, server, request, ctx),
+  );
+  return server;
+}
+
+async function serveLegacy(
+  host: InstanceHost,
+  binding: SessionBinding,
+  server: Server,
+  request: CallToolRequest,
+  ctx: ServerContext,
+): Promise<CallToolResult> {
+  const { name } = request.params;
+  const args = request.params.arguments ?? {};
+  const served = admit(name, host.served(name), args, host.report);
+  if (!isAdmitted(served)) return served;
+  const capabilities = server.getClientCapabilities();
+  const lease = binding.lease(ctx, capabilities);
+  try {
+    await lease.ready;
+  } catch (error) {
+    lease.release();
+    return sessionFailure(error);
+  }
+  const signal = ctx.mcpReq.signal;
+  const route = routeOf(ctx);
+  const running = runCall(served, args, {
+    session: lease.session,
+    signal,
+    elicitor: directElicitor(capabilities?.elicitation, (params) =>
+      ctx.mcpReq.send({ method: 'elicitation/create', params }, { signal }),
+    ),
+    recorder: host.recorder,
+    report: host.report,
+    route: () => route,
+  });
+  try {
+    const result = await running.result;
+    // Progress and log lines go out before the result.
+    await running.flush();
+    return result;
+  } finally {
+    lease.release();
+  }
+}
+
+async function serveModern(
+  host: InstanceHost,
+  binding: SessionBinding,
+  request: CallToolRequest,
+  ctx: ServerContext,
+): Promise<CallToolResult | InputRequiredResult> {
+  const { name } = request.params;
+  const signal = ctx.mcpReq.signal;
+  const state = ctx.mcpReq.requestState<unknown>();
+  if (typeof state === 'string') {
+    return host.trips.resume(
+      name,
+      state,
+      binding.owner(ctx),
+      ctx.mcpReq.inputResponses,
+      routeOf(ctx),
+      signal,
+    );
+  }
+  const args = request.params.arguments ?? {};
+  const served = admit(name, host.served(name), args, host.report);
+  if (!isAdmitted(served)) return served;
+  const capabilities = envelopeCapabilities(ctx);
+  const lease = binding.lease(ctx, capabilities);
+  lease.session.sawClient(envelopeClient(ctx));
+  try {
+    await lease.ready;
+  } catch (error) {
+    lease.release();
+    return withHandle(sessionFailure(error), lease.handle);
+  }
+  const run = new RoundTripRun(binding.owner(ctx), elicitationOffer(capabilities));
+  // A run stops when its session ends: no answer can come back on it.
+  const unwatch = lease.session.whileOpen(() => run.stop(new Error('mcp: the session ended')));
+  run.onOver(() => {
+    unwatch();
+    lease.release();
+  });
+  const route = routeOf(ctx);
+  // The tool may report progress before it first awaits: the request carries it already.
+  run.route = route;
+  run.running = runCall(served, args, {
+    session: lease.session,
+    signal: run.controller.signal,
+    elicitor: run.elicitor,
+    recorder: host.recorder,
+    report: host.report,
+    route: () => run.route,
+  });
+  return withHandle(await run.wait(route, signal, host.trips), lease.handle);
+}
+
+/** The request `ctx` as the route of the call it carries. */
+function routeOf(ctx: ServerContext): CallRoute {
+  return {
+    progressToken: ctx.mcpReq._meta?.progressToken,
+    notify: (notification) => ctx.mcpReq.notify(notification),
+    log: (level, data, logger) => ctx.mcpReq.log(level, data, logger),
+  };
+}
+
+function withHandle<T extends CallToolResult | InputRequiredResult>(
+  result: T,
+  handle: string | undefined,
+): T {
+  if (handle === undefined) return result;
+  return { ...result, _meta: { ...result._meta, [SESSION_META_KEY]: handle } };
+}
+
+function elicitationOffer(
+  capabilities: ClientCapabilities | undefined,
+): ElicitationOffer | undefined {
+  const offer = capabilities?.elicitation;
+  return offer === undefined || offer === null ? undefined : offer;
+}
+
+/** The per-request envelope's member `key` (2026-07-28), when the request carries one. */
+function envelopeMember(ctx: ServerContext, key: string): unknown {
+  const envelope = ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined;
+  return envelope?.[key];
+}
+
+/** The capabilities a 2026-07-28 request declares in its envelope. */
+export function envelopeCapabilities(ctx: ServerContext): ClientCapabilities | undefined {
+  return envelopeMember(ctx, CLIENT_CAPABILITIES_META_KEY) as ClientCapabilities | undefined;
+}
+
+/** The client info a 2026-07-28 request carries in its envelope. */
+export function envelopeClient(ctx: ServerContext): ClientInfo | undefined {
+  const info = envelopeMember(ctx, CLIENT_INFO_META_KEY) as Partial<ClientInfo> | undefined;
+  if (typeof info?.name !== 'string' || typeof info.version !== 'string') return undefined;
+  return { name: info.name, version: info.version };
+}
+
+/** The session handle a 2026-07-28 request carries, if any. */
+export function requestHandle(ctx: ServerContext): string | undefined {
+  const handle = ctx.mcpReq._meta?.[SESSION_META_KEY];
+  return typeof handle === 'string' && handle !== '' ? handle : undefined;
+}

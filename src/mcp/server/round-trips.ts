@@ -1,0 +1,308 @@
+import { randomBytes } from 'node:crypto';
+import {
+  type CallToolResult,
+  type InputRequests,
+  type InputRequiredResult,
+  inputRequired,
+} from '@modelcontextprotocol/server';
+import {
+  AgentToolError,
+  type Answer,
+  CANCELLED_ANSWER,
+  type Elicitation,
+  type Elicitor,
+  goQuote,
+} from '../../core';
+import { type CallRoute, failure, type RunningCall } from './call';
+import { answerOf, type ElicitationOffer, offers, type Question, questionOf } from './elicit';
+
+/**
+ * How long a call waits for the client to come back with the answers to its questions
+ * before it is stopped (30 minutes): the client comes back once the user has answered,
+ * so this is human time.
+ */
+export const DEFAULT_ABANDON_AFTER_MS = 30 * 60 * 1000;
+
+/**
+ * How many requests a client makes of one call at most (10): the MCP SDKs' clients give
+ * up on a call whose tenth request brings back a question rather than a result.
+ */
+export const DEFAULT_MAX_REQUESTS = 10;
+
+/** How a server treats calls that ask questions of a 2026-07-28 client. */
+export interface RoundTripOptions {
+  /** Stop a call whose client has not come back with answers after this long (ms). */
+  readonly abandonAfterMs?: number;
+  /** The most requests a client makes of one call; a negative number means no limit. */
+  readonly maxRequests?: number;
+}
+
+interface Ask {
+  readonly question: Question;
+  readonly resolve: (answer: Answer) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * One call served to a client that takes questions as the call's result. MCP ends the
+ * request when a question goes back, and the client answers by calling again, so the
+ * tool runs on detached from the request that started it, and is parked between
+ * requests under a request state the client echoes.
+ */
+export class RoundTripRun {
+  /** Aborted when the run is stopped (its request cancelled, abandoned, its session ended). */
+  readonly controller = new AbortController();
+  /** The run's elicitor: undefined when the client offered no elicitation. */
+  readonly elicitor: Elicitor | undefined;
+  /** The request carrying the run now; none between requests. */
+  route: CallRoute | undefined;
+  running: RunningCall | undefined;
+  /** Who may answer: a request state is answered only by requests of the same owner. */
+  readonly owner: string;
+  #asks: Ask[] = [];
+  #wake: (() => void) | undefined;
+  #pending: Map<string, Ask> | undefined;
+  #seq = 0;
+  #requests = 0;
+  #state: string | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #over = false;
+  readonly #onOver: (() => void)[] = [];
+
+  constructor(owner: string, offer: ElicitationOffer | undefined) {
+    this.owner = owner;
+    this.elicitor = offer === undefined ? undefined : (q) => this.#ask(q, offer);
+  }
+
+  /** Runs `listener` once when nobody can collect the run's result any more. */
+  onOver(listener: () => void): void {
+    if (this.#over) listener();
+    else this.#onOver.push(listener);
+  }
+
+  /** Stops the tool (its signal aborts with `reason`) and ends the run. */
+  stop(reason: unknown): void {
+    this.controller.abort(reason);
+    for (const ask of this.#asks.splice(0)) ask.reject(reason);
+    this.#finish();
+  }
+
+  #finish(): void {
+    if (this.#over) return;
+    this.#over = true;
+    clearTimeout(this.#timer);
+    for (const listener of this.#onOver.splice(0)) listener();
+  }
+
+  async #ask(elicitation: Elicitation, offer: ElicitationOffer): Promise<Answer> {
+    const question = questionOf(elicitation);
+    if (!offers(offer, question)) return CANCELLED_ANSWER;
+    const signal = this.controller.signal;
+    if (signal.aborted) throw signal.reason;
+    return new Promise<Answer>((resolve, reject) => {
+      this.#asks.push({ question, resolve, reject });
+      this.#wake?.();
+    });
+  }
+
+  /** Resolves once the tool has asked something not yet sent. */
+  #asked(): Promise<void> {
+    if (this.#asks.length > 0) return Promise.resolve();
+    return new Promise((resolve) => (this.#wake = resolve));
+  }
+
+  /**
+   * Holds the request until the tool asks or returns. A question goes back as the
+   * call's result, with any others the tool asked in the same turn, and the run is
+   * parked for the answers; the tool's result goes back as the call's. A request
+   * cancelled while it waits stops the tool. On the client's last allowed request a
+   * question cannot go back (the client would give up on the call rather than answer),
+   * so it is answered with an error at once and the request waits on.
+   */
+  async wait(
+    route: CallRoute,
+    signal: AbortSignal,
+    trips: RoundTrips,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const running = this.running;
+    if (running === undefined) throw new Error('mcp: a round-trip run was not started');
+    this.#requests++;
+    this.route = route;
+    const cancelled = new Promise<'cancelled'>((resolve) => {
+      if (signal.aborted) resolve('cancelled');
+      else signal.addEventListener('abort', () => resolve('cancelled'), { once: true });
+    });
+    try {
+      for (;;) {
+        const outcome = await Promise.race([
+          running.result.then(() => 'done' as const),
+          this.#asked().then(() => 'asked' as const),
+          cancelled,
+        ]);
+        if (outcome === 'cancelled') {
+          this.stop(new AgentToolError('CANCELLED', 'mcp: the request was cancelled'));
+          return failure('mcp: the request was cancelled');
+        }
+        if (outcome === 'done') {
+          const result = await running.result;
+          await running.flush();
+          this.#finish();
+          return result;
+        }
+        // Questions asked in the same turn go back together.
+        await new Promise((resolve) => setImmediate(resolve));
+        const asks = this.#asks.splice(0);
+        if (asks.length === 0) continue;
+        const limit = trips.maxRequests;
+        if (limit > 0 && this.#requests >= limit) {
+          const error = new AgentToolError(
+            'PROTOCOL',
+            `mcpserver: elicitation: the client makes ${limit} requests of a call at most and this question would need one more; ask fewer questions, or ask them together`,
+          );
+          for (const ask of asks) ask.reject(error);
+          continue;
+        }
+        const requests: InputRequests = {};
+        this.#pending = new Map();
+        for (const ask of asks) {
+          const id = `elicit_${++this.#seq}`;
+          this.#pending.set(id, ask);
+          requests[id] = { method: 'elicitation/create', params: inlineParams(ask.question) };
+        }
+        const state = trips.park(this);
+        await running.flush();
+        return inputRequired({ inputRequests: requests, requestState: state });
+      }
+    } finally {
+      this.route = undefined;
+    }
+  }
+
+  /** @internal Files the run under `state` and starts the clock on the client's answer. */
+  parkAs(state: string, abandonAfterMs: number, abandon: () => void): void {
+    this.#state = state;
+    clearTimeout(this.#timer);
+    if (abandonAfterMs > 0) {
+      // A delay past 2^31-1 ms would fire at once: clamp it (about 24.8 days).
+      this.#timer = setTimeout(abandon, Math.min(abandonAfterMs, 2 ** 31 - 1));
+      this.#timer.unref();
+    }
+  }
+
+  /** @internal The state the run is parked under. */
+  get state(): string | undefined {
+    return this.#state;
+  }
+
+  /**
+   * @internal Hands the client's answers to the questions they belong to: a question
+   * left out is answered `cancel` (nobody chose); an answer off its schema, or that is
+   * not an elicitation result, fails that question.
+   */
+  answer(responses: Readonly<Record<string, unknown>> | undefined): void {
+    clearTimeout(this.#timer);
+    const pending = this.#pending;
+    this.#pending = undefined;
+    if (pending === undefined) return;
+    for (const [id, ask] of pending) {
+      const response = responses?.[id];
+      if (response === undefined || response === null) {
+        ask.resolve(CANCELLED_ANSWER);
+        continue;
+      }
+      try {
+        ask.resolve(answerOf(ask.question, response));
+      } catch (error) {
+        ask.reject(error);
+      }
+    }
+  }
+}
+
+/**
+ * The calls of one server whose questions are with a 2026-07-28 client, by the request
+ * state the client will echo. A state is random (128 bits), names a run only this
+ * process holds, and answers once.
+ */
+export class RoundTrips {
+  readonly #runs = new Map<string, RoundTripRun>();
+  readonly abandonAfterMs: number;
+  readonly maxRequests: number;
+
+  constructor(options: RoundTripOptions = {}) {
+    this.abandonAfterMs = positiveOr(options.abandonAfterMs, DEFAULT_ABANDON_AFTER_MS);
+    this.maxRequests = options.maxRequests ?? DEFAULT_MAX_REQUESTS;
+  }
+
+  /** @internal Parks `run` under a new request state. */
+  park(run: RoundTripRun): string {
+    const state = randomBytes(16).toString('hex');
+    this.#runs.set(state, run);
+    run.parkAs(state, this.abandonAfterMs, () => {
+      if (this.#runs.get(state) !== run) return;
+      this.#runs.delete(state);
+      run.stop(
+        new AgentToolError('CANCELLED', 'mcp: the client did not come back with the answers'),
+      );
+    });
+    run.onOver(() => {
+      if (this.#runs.get(state) === run) this.#runs.delete(state);
+    });
+    return state;
+  }
+
+  /**
+   * Takes the answers a client came back with to the run they belong to and waits on it
+   * again. A state that names no waiting run of this owner (unknown, spent, abandoned)
+   * is the Go binding's isError result saying so.
+   */
+  resume(
+    toolName: string,
+    state: string,
+    owner: string,
+    responses: Readonly<Record<string, unknown>> | undefined,
+    route: CallRoute,
+    signal: AbortSignal,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const run = this.#runs.get(state);
+    if (run === undefined || run.owner !== owner) {
+      return Promise.resolve(
+        failure(
+          `mcpserver: tool ${goQuote(toolName)}: the call these answers belong to is no longer waiting for them; call the tool again`,
+        ),
+      );
+    }
+    this.#runs.delete(state);
+    run.answer(responses);
+    return run.wait(route, signal, this);
+  }
+
+  /** Stops every parked run (the server is closing). */
+  stopAll(reason: unknown): void {
+    for (const run of [...this.#runs.values()]) run.stop(reason);
+    this.#runs.clear();
+  }
+
+  /** How many runs wait for their client. */
+  get parked(): number {
+    return this.#runs.size;
+  }
+}
+
+// The 2026-07-28 in-band question carries no elicitationId (the 2025 wire needs one).
+function inlineParams(question: Question): Question['params'] {
+  if (question.params.mode !== 'url') return question.params;
+  const { elicitationId: _omitted, ...params } = question.params;
+  return params as Question['params'];
+}
+
+function positiveOr(value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value)) {
+    throw new AgentToolError(
+      'INVALID_TOOL_SET',
+      `mcp: abandonAfterMs must be a number of milliseconds (0 or less: never), got ${String(value)}`,
+    );
+  }
+  return value;
+}
