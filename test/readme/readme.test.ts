@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { runBatch } from '../../samples/readme/batch';
 import { serveGreeter } from '../../samples/readme/greet';
 import { greetRemotely } from '../../samples/readme/remote';
+import { DEFAULT_WORKSPACE_FOLDER } from '../../samples/workspace/config';
 
 const ROOT = path.join(__dirname, '../..');
 
@@ -26,6 +27,23 @@ describe('the README', () => {
 
   it.each(blocks.map((b) => [b[1]!, b[2]!]))('shows %s as it is', async (file, shown) => {
     expect(shown).toBe(await readFile(path.join(ROOT, file), 'utf8'));
+  });
+});
+
+describe('the default workspace root', () => {
+  it('is told alike by the README and samples/README, as the code has it', () => {
+    // The module's own default, and the one `npm start` sets when WORKSPACE_ROOT is unset.
+    expect(DEFAULT_WORKSPACE_FOLDER).toBe('workspace');
+    const start = fs.readFileSync(path.join(ROOT, 'scripts/start.js'), 'utf8');
+    expect(start).toContain("process.env.WORKSPACE_ROOT = path.join(ROOT, '.tmp', 'workspace')");
+    for (const file of ['README.md', 'samples/README.md']) {
+      const text = fs.readFileSync(path.join(ROOT, file), 'utf8').replace(/\s+/g, ' ');
+      expect({
+        file,
+        moduleDefault: text.includes('`./workspace` under'),
+        npmStartDefault: /`npm start` (uses|sets it, when unset, to) `\.tmp\/workspace`/.test(text),
+      }).toEqual({ file, moduleDefault: true, npmStartDefault: true });
+    }
   });
 });
 
