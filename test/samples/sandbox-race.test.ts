@@ -16,7 +16,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PathEscapeError, Sandbox } from '../../samples/fs/sandbox';
 
-/** Swaps `dir` for a link to `outside` and back, in a loop, until killed. */
+/**
+ * Swaps `dir` for a link to `outside` and back, in a loop, until killed. A write may
+ * re-create `dir` while it is away; that copy is dropped and the parked one put back.
+ */
 const SWAPPER = `
 const fs = require('node:fs');
 const [dir, parked, outside] = process.argv.slice(1);
@@ -25,9 +28,18 @@ for (;;) {
   try {
     fs.renameSync(dir, parked);
     fs.symlinkSync(outside, dir);
+    // Leave the link in place for a few system calls, so that calls meet it.
+    for (let i = 0; i < 5; i += 1) fs.lstatSync(dir);
     fs.unlinkSync(dir);
     fs.renameSync(parked, dir);
-  } catch {}
+  } catch {
+    try {
+      if (fs.existsSync(parked)) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        fs.renameSync(parked, dir);
+      }
+    } catch {}
+  }
   if (++swaps === 1) process.stdout.write('swapping\\n');
 }
 `;
@@ -82,7 +94,7 @@ describe('Sandbox under a directory swapped for a link', () => {
       }
     };
     // Rounds of concurrent operations until the race has been seen both ways (bounded).
-    for (let round = 0; round < 200; round += 1) {
+    for (let round = 0; round < 400; round += 1) {
       await Promise.all(
         Array.from({ length: 8 }, async (_, k) => {
           const i = round * 8 + k;
