@@ -1,6 +1,12 @@
 // `npm start`: builds as needed, then serves the workspace app (samples/workspace) over
 // Streamable HTTP on 127.0.0.1 (port from PORT, default 3333) and prints a one-line MCP
 // Inspector command to call one of its tools from a second terminal. Ctrl-C stops it.
+//
+// package.json runs it as `exec node scripts/start.js`, so that this process is npm's
+// own child: npm passes a SIGINT or SIGTERM it receives on to its child, and a shell
+// between the two would keep it (SIGINT) or die alone (SIGTERM), leaving the server
+// running. A Ctrl-C at a terminal then arrives twice, from the terminal and from npm: a
+// repeat within a second of the first is the same interrupt; a later one stops at once.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -11,6 +17,9 @@ const { ensureBuilt, ROOT } = require('./start-build');
 function shellWord(text) {
   return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
 }
+
+/** A signal this long after the first is a second interrupt, not the first one again. */
+const REPEAT_AFTER_MS = 1000;
 
 function inspectorCommand(url) {
   // The Inspector CLI 1.0.3 reads its own package.json through `../package.json` from
@@ -36,11 +45,11 @@ async function main() {
     process.env.WORKSPACE_ROOT = path.join(ROOT, '.tmp', 'workspace');
     fs.mkdirSync(process.env.WORKSPACE_ROOT, { recursive: true });
   }
-  const { runCli } = require(path.join(ROOT, 'dist/src/cli/program.js'));
+  const { serveModule } = require(path.join(ROOT, 'dist/src/cli/serve.js'));
   const moduleFile = path.join(ROOT, 'dist/samples/workspace/workspace.module.js');
   let hinted = false;
   // Passes the server's text through and, once it says where it listens, adds the hint.
-  const stderr = new Writable({
+  const log = new Writable({
     write(chunk, _encoding, done) {
       const text = chunk.toString();
       process.stderr.write(text);
@@ -56,11 +65,29 @@ async function main() {
       done();
     },
   });
-  return runCli(['serve', moduleFile, '--http', `127.0.0.1:${port}`], {
-    stdin: process.stdin,
-    stdout: process.stdout,
-    stderr,
-  });
+  let serving;
+  try {
+    serving = await serveModule({ moduleFile, http: `127.0.0.1:${port}`, log });
+  } catch (error) {
+    process.stderr.write(`${error.message}\n`);
+    return typeof error.exitCode === 'number' ? error.exitCode : 1;
+  }
+  let firstSignalAt;
+  const onSignal = () => {
+    if (firstSignalAt === undefined) {
+      firstSignalAt = Date.now();
+      process.stderr.write('agenttool: stopping: closing sessions and the app\n');
+      void serving.stop();
+    } else if (Date.now() - firstSignalAt >= REPEAT_AFTER_MS) {
+      process.stderr.write('agenttool: stopping at once\n');
+      process.exit(130);
+    }
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  await serving.closed;
+  process.stderr.write('agenttool: stopped\n');
+  return 0;
 }
 
 main().then((code) => process.exit(code));

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { type Writable } from 'node:stream';
@@ -24,7 +24,10 @@ export interface DemoOptions {
   readonly moduleFile: string;
   /** Where the demo tells what happens. */
   readonly out: Writable;
-  /** The JSON-lines file every record is appended to; by default in the demo's temp folder. */
+  /**
+   * The JSON-lines file every record is appended to; by default in the demo's temp
+   * folder, removed with it at the end.
+   */
   readonly recordsFile?: string;
   /** Shown as the command's path; by default the absolute paths. */
   readonly cwd?: string;
@@ -32,6 +35,7 @@ export interface DemoOptions {
 
 /** What a demo run did. */
 export interface DemoRun {
+  /** The workspace the batch ran in: inside the temp folder, removed by the time the run ends. */
   readonly root: string;
   readonly recordsFile: string;
   readonly outcomes: readonly JobOutcome[];
@@ -48,12 +52,30 @@ const SHELL = 'shell:session';
  * resource, a file write. Each call is shown live as it starts, reports progress and
  * ends; every record (the server's, written as each command starts, and the client's)
  * is appended durably to one JSON-lines file; the batch's timeline is printed at the
- * end. The workspace is a fresh temporary folder, so nothing else is touched.
+ * end. The workspace is a fresh temporary folder, so nothing else is touched; the folder
+ * is removed at the end, whether the run succeeded or not.
  */
 export async function runDemo(options: DemoOptions): Promise<DemoRun> {
   const say = (line = ''): void => void options.out.write(`${line}\n`);
   const base = await mkdtemp(join(tmpdir(), 'agenttool-demo-'));
+  try {
+    return await runIn(base, options, say);
+  } finally {
+    await rm(base, { recursive: true, force: true });
+    say(
+      `Removed the temporary folder ${base}${options.recordsFile === undefined ? ' (and the records in it; give a records file to keep them)' : ''}.`,
+    );
+  }
+}
+
+async function runIn(
+  base: string,
+  options: DemoOptions,
+  say: (line?: string) => void,
+): Promise<DemoRun> {
   const root = join(base, 'workspace');
+  const recordsFile = options.recordsFile ?? join(base, 'records.jsonl');
+  const records = new RecordFile(recordsFile);
   await mkdir(join(root, 'notes'), { recursive: true });
   await writeFile(
     join(root, 'notes/todo.txt'),
@@ -63,8 +85,6 @@ export async function runDemo(options: DemoOptions): Promise<DemoRun> {
     join(root, 'notes/ideas.md'),
     '# Ideas\n\n- tools as classes\n- batches with chains\n',
   );
-  const recordsFile = options.recordsFile ?? join(base, 'records.jsonl');
-  const records = new RecordFile(recordsFile);
   await records.open();
 
   const show = (path: string): string =>

@@ -1,11 +1,26 @@
 import { randomBytes } from 'node:crypto';
-import { constants as fsConstants, realpathSync, statSync } from 'node:fs';
-import { lstat, mkdir, open, readlink, realpath, rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { constants as fsConstants, existsSync, realpathSync, statSync } from 'node:fs';
+import {
+  type FileHandle,
+  lstat,
+  mkdir,
+  open,
+  readlink,
+  rename,
+  rmdir,
+  unlink,
+} from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { landingOf } from './landing';
+import { quotePath } from './short-path';
+
+const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } =
+  fsConstants;
 
 /**
  * A path that would reach outside the root: through `..`, as an absolute path elsewhere,
- * or through a symbolic link. Nothing was touched when it is thrown.
+ * through a symbolic link, or through a directory moved while the call ran. Thrown
+ * before anything outside was touched, or after what the call made there was removed.
  */
 export class PathEscapeError extends Error {
   constructor(
@@ -18,7 +33,7 @@ export class PathEscapeError extends Error {
     how: string,
   ) {
     super(
-      `the path ${JSON.stringify(path)} is outside the root directory ${JSON.stringify(root)}: ${how} it leads to ${JSON.stringify(resolved)}; give a path inside the root, relative to it or absolute under it`,
+      `the path ${quotePath(path)} is outside the root directory ${quotePath(root)}: ${how} it leads to ${quotePath(resolved)}; give a path inside the root, relative to it or absolute under it`,
     );
     this.name = 'PathEscapeError';
   }
@@ -32,23 +47,54 @@ export interface ReadResult {
   readonly truncated: boolean;
 }
 
+/** The longest path accepted, in characters (Linux's PATH_MAX). */
+export const MAX_PATH_LENGTH = 4096;
+
 /** Symbolic links followed for one path before giving up, as the OS does (ELOOP). */
 const MAX_LINKS = 40;
 
 /**
- * File access confined to one root directory. Every path is resolved against the root
- * and refused, before anything is opened, created or changed, when it would land
- * outside: `..` that climbs out, an absolute path elsewhere, or a symbolic link (in any
- * component, dangling or not) that points out.
+ * Where Linux shows a process's descriptors. `<FD_DIR>/<fd>/<name>` opens `name` in the
+ * directory open as `fd`, whatever path now leads there (openat, for Node), and
+ * reading the link `<FD_DIR>/<fd>` tells where that file or directory is now.
+ */
+const FD_DIR = '/proc/self/fd';
+
+/** One operation's path, as given, and what it has followed so far. */
+interface Op {
+  readonly path: string;
+  readonly verb: string;
+  links: number;
+}
+
+/** A directory opened during a walk, and the path it was reached by. */
+interface Dir {
+  readonly handle: FileHandle;
+  readonly path: string;
+}
+
+/**
+ * File access confined to one root directory. Every path is refused, before anything
+ * is opened, created or changed, when it would land outside: `..` that climbs out, an
+ * absolute path elsewhere, or a symbolic link (in any component, dangling or not) that
+ * points out.
  *
- * This is a check made by this process, not an OS sandbox: a link swapped in between
- * the check and the use is not caught. Run the host in a container when that matters.
+ * The path is walked from the root one component at a time, each directory opened with
+ * `O_NOFOLLOW` and the next one opened inside it (through `/proc/self/fd`, Linux's
+ * openat for Node), so a directory swapped for a link while a call runs cannot lead it
+ * out. Links are read and followed by hand and checked like the path itself. Where the
+ * opened directory and file really are is checked again before the data goes in; what
+ * the call created outside (a directory moved out of the root meanwhile) is removed
+ * through the handle it was made with. Without `/proc` (not Linux), the walk opens
+ * each component by its path, which a swap between two steps can still redirect.
  */
 export class Sandbox {
   /** The root as configured, made absolute. */
   readonly root: string;
   /** The root with its own symbolic links resolved. */
   readonly realRoot: string;
+  /** Whether directories are walked through their handles (Linux's /proc). */
+  private readonly anchored: boolean;
 
   /** A sandbox on `root`, which must be an existing directory (checked now). */
   constructor(root: string) {
@@ -60,13 +106,14 @@ export class Sandbox {
       this.realRoot = realpathSync(this.root);
     } catch (error) {
       throw new Error(
-        `the root directory ${JSON.stringify(this.root)} does not exist; create it or configure another`,
+        `the root directory ${quotePath(this.root)} does not exist; create it or configure another`,
         { cause: error },
       );
     }
     if (!statSync(this.realRoot).isDirectory()) {
-      throw new Error(`the root ${JSON.stringify(this.root)} is not a directory`);
+      throw new Error(`the root ${quotePath(this.root)} is not a directory`);
     }
+    this.anchored = existsSync(FD_DIR);
   }
 
   /**
@@ -74,48 +121,37 @@ export class Sandbox {
    * real root. Throws {@link PathEscapeError} when it leads outside. Touches nothing.
    */
   async resolve(path: string): Promise<string> {
-    if (typeof path !== 'string' || path === '') {
-      throw new Error('the path is empty; give a file path inside the root');
+    const op = this.op(path, 'resolve');
+    let components = this.componentsOf(op);
+    for (;;) {
+      const { dir, rest } = await this.walk(op, components, 'resolve');
+      try {
+        const [name, ...missing] = rest;
+        const target = name === undefined ? undefined : await this.linkAt(dir, name);
+        if (target === undefined) return join(dir.path, ...rest);
+        components = await this.follow(op, dir.path, target, missing);
+      } finally {
+        await dir.handle.close();
+      }
     }
-    if (path.includes('\0')) {
-      throw new Error(`the path ${JSON.stringify(path)} contains a NUL character`);
-    }
-    const lexical = this.lexical(path);
-    if (lexical === undefined) {
-      const resolved = resolve(this.root, path);
-      const how = isAbsolute(path) ? 'it is absolute and' : 'its ".." climbs out, and';
-      throw new PathEscapeError(path, this.root, resolved, how);
-    }
-    const landing = await landingOf(lexical, 0).catch((error: unknown) => {
-      throw describeFailure('resolve', path, error);
-    });
-    if (!inside(this.realRoot, landing)) {
-      throw new PathEscapeError(path, this.root, landing, 'through a symbolic link,');
-    }
-    return landing;
   }
 
   /** Reads at most `maxBytes` bytes of a file inside the root. */
   async read(path: string, options: { maxBytes?: number } = {}): Promise<ReadResult> {
-    const target = await this.resolve(path);
+    const op = this.op(path, 'read');
     const maxBytes = options.maxBytes ?? Number.MAX_SAFE_INTEGER;
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
       throw new Error(`maxBytes must be a non-negative integer, got ${maxBytes}`);
     }
     // O_NONBLOCK: opening a named pipe must not wait for a writer (it would hang the
     // call and hold a thread of the pool); what is opened is then checked to be a file.
-    const handle = await open(target, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK).catch(
-      (error: unknown) => {
-        throw describeFailure('read', path, error);
-      },
-    );
+    const handle = await this.openFinal(op, O_RDONLY | O_NONBLOCK, 'open');
     try {
       const info = await handle.stat();
-      if (info.isDirectory())
-        throw new Error(`cannot read ${JSON.stringify(path)}: it is a directory`);
+      if (info.isDirectory()) throw new Error(`cannot read ${quotePath(path)}: it is a directory`);
       if (!info.isFile()) {
         throw new Error(
-          `cannot read ${JSON.stringify(path)}: it is not a regular file (a pipe, socket or device)`,
+          `cannot read ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
         );
       }
       const want = Math.min(maxBytes, info.size);
@@ -144,35 +180,32 @@ export class Sandbox {
    * link stays. Returns the number of bytes written.
    */
   async write(path: string, data: string | Uint8Array): Promise<number> {
-    const target = await this.resolve(path);
+    const op = this.op(path, 'write');
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    const existing = await stat(target).catch(() => undefined);
-    if (existing?.isDirectory() === true) {
-      throw new Error(`cannot write ${JSON.stringify(path)}: it is a directory`);
-    }
-    await makeParents(target, 'write', path);
-    const temporary = join(
-      dirname(target),
-      `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`,
-    );
-    try {
-      const handle = await open(
-        temporary,
-        'wx',
-        existing === undefined ? 0o666 : existing.mode & 0o7777,
-      );
+    let components = this.componentsOf(op);
+    for (;;) {
+      const { dir, rest } = await this.walk(op, components, 'create');
       try {
-        await handle.writeFile(bytes);
-        await handle.sync();
+        const name = rest[0];
+        if (name === undefined)
+          throw new Error(`cannot write ${quotePath(path)}: it is a directory`);
+        const existing = await lstat(this.at(dir, name)).catch((error: unknown) => {
+          if (isCode(error, 'ENOENT')) return undefined;
+          throw describeFailure(op, error);
+        });
+        if (existing?.isSymbolicLink() === true) {
+          components = await this.follow(op, dir.path, await readlink(this.at(dir, name)), []);
+          continue;
+        }
+        if (existing?.isDirectory() === true) {
+          throw new Error(`cannot write ${quotePath(path)}: it is a directory`);
+        }
+        await this.replace(op, dir, name, bytes, existing === undefined ? 0o666 : existing.mode);
+        return bytes.length;
       } finally {
-        await handle.close();
+        await dir.handle.close();
       }
-      await rename(temporary, target);
-    } catch (error) {
-      await unlink(temporary).catch(() => undefined);
-      throw describeFailure('write', path, error);
     }
-    return bytes.length;
   }
 
   /**
@@ -180,35 +213,290 @@ export class Sandbox {
    * directories) when absent. Returns the number of bytes appended.
    */
   async append(path: string, data: string | Uint8Array): Promise<number> {
-    const target = await this.resolve(path);
+    const op = this.op(path, 'append to');
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    await makeParents(target, 'append to', path);
+    const handle = await this.openFinal(op, O_WRONLY | O_APPEND | O_NONBLOCK, 'create');
     try {
-      const flags =
-        fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NONBLOCK;
-      const handle = await open(target, flags);
-      try {
-        if (!(await handle.stat()).isFile()) {
-          throw new Error('it is not a regular file (a pipe, socket or device)');
-        }
-        await handle.writeFile(bytes);
-      } finally {
-        await handle.close();
+      if (!(await handle.stat()).isFile()) {
+        throw new Error(
+          `cannot append to ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
+        );
       }
-    } catch (error) {
-      throw describeFailure('append to', path, error);
+      await handle.writeFile(bytes).catch((error: unknown) => {
+        throw describeFailure(op, error);
+      });
+    } finally {
+      await handle.close();
     }
     return bytes.length;
   }
 
-  /** The absolute path `path` names, without following links; undefined when outside. */
-  private lexical(path: string): string | undefined {
+  private op(path: string, verb: string): Op {
+    return { path, verb, links: 0 };
+  }
+
+  /** The components of `path` under the real root, once checked; no link is followed. */
+  private componentsOf(op: Op): string[] {
+    const { path } = op;
+    if (typeof path !== 'string' || path === '') {
+      throw new Error('the path is empty; give a file path inside the root');
+    }
+    if (path.length > MAX_PATH_LENGTH) {
+      throw new Error(
+        `the path ${quotePath(path)} is ${path.length} characters long; the limit is ${MAX_PATH_LENGTH}`,
+      );
+    }
+    if (path.includes('\0')) {
+      throw new Error(`the path ${quotePath(path)} contains a NUL character`);
+    }
     for (const base of [this.root, this.realRoot]) {
       const candidate = resolve(base, path);
-      if (inside(base, candidate)) return join(this.realRoot, relative(base, candidate));
+      if (inside(base, candidate)) return splitPath(relative(base, candidate));
     }
-    return undefined;
+    const how = isAbsolute(path) ? 'it is absolute and' : 'its ".." climbs out, and';
+    throw new PathEscapeError(path, this.root, resolve(this.root, path), how);
   }
+
+  /**
+   * Opens the file `op.path` names with `flags` plus O_NOFOLLOW, following links by
+   * hand; with `create`, a missing file (and missing directories) is created. The file
+   * is checked to be inside the root before it is returned; one it created outside is
+   * removed.
+   */
+  private async openFinal(op: Op, flags: number, mode: 'open' | 'create'): Promise<FileHandle> {
+    let components = this.componentsOf(op);
+    for (;;) {
+      const { dir, rest } = await this.walk(op, components, mode);
+      try {
+        const name = rest[0];
+        if (name === undefined) {
+          throw new Error(`cannot ${op.verb} ${quotePath(op.path)}: it is a directory`);
+        }
+        const opened = await this.openIn(op, dir, name, flags, mode === 'create');
+        if ('link' in opened) {
+          components = await this.follow(op, dir.path, opened.link, []);
+          continue;
+        }
+        await this.checkInside(op, opened.handle, join(dir.path, name), async () => {
+          await opened.handle.close();
+          if (opened.created) await unlink(this.at(dir, name));
+        });
+        return opened.handle;
+      } finally {
+        await dir.handle.close();
+      }
+    }
+  }
+
+  /** Opens `name` in `dir` without following it: a handle, or the link it is. */
+  private async openIn(
+    op: Op,
+    dir: Dir,
+    name: string,
+    flags: number,
+    create: boolean,
+  ): Promise<{ handle: FileHandle; created: boolean } | { link: string }> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return { handle: await open(this.at(dir, name), flags | O_NOFOLLOW), created: false };
+      } catch (error) {
+        if (isCode(error, 'ELOOP')) {
+          const link = await this.linkAt(dir, name);
+          if (link !== undefined) return { link };
+        }
+        if (!create || !isCode(error, 'ENOENT') || attempt >= MAX_LINKS) {
+          throw describeFailure(op, error);
+        }
+      }
+      // Missing: create it, exclusively, so that we know it is ours to remove.
+      try {
+        const flagsCreate = flags | O_NOFOLLOW | O_CREAT | O_EXCL;
+        return { handle: await open(this.at(dir, name), flagsCreate, 0o666), created: true };
+      } catch (error) {
+        if (!isCode(error, 'EEXIST')) throw describeFailure(op, error);
+      }
+    }
+  }
+
+  /**
+   * Writes `bytes` to a temporary file in `dir` and renames it over `name`. The
+   * temporary file is made, and removed on failure, through the directory's handle.
+   */
+  private async replace(op: Op, dir: Dir, name: string, bytes: Uint8Array, mode: number) {
+    const temporary = `.${name.slice(0, 100)}.${randomBytes(6).toString('hex')}.tmp`;
+    const removeTemporary = () => unlink(this.at(dir, temporary)).catch(() => undefined);
+    let handle: FileHandle;
+    try {
+      handle = await open(
+        this.at(dir, temporary),
+        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+        mode & 0o7777,
+      );
+    } catch (error) {
+      throw describeFailure(op, error);
+    }
+    try {
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await this.checkInside(op, dir.handle, dir.path, removeTemporary);
+      await rename(this.at(dir, temporary), this.at(dir, name));
+    } catch (error) {
+      await removeTemporary();
+      throw error instanceof PathEscapeError ? error : describeFailure(op, error);
+    }
+    // Moved out between the check and the rename: take back what landed there.
+    await this.checkInside(op, dir.handle, dir.path, () =>
+      unlink(this.at(dir, name)).catch(() => undefined),
+    );
+  }
+
+  /**
+   * Opens, from the root, each directory `components` passes through but the last
+   * component, each with O_NOFOLLOW and inside the one before; a link is read and
+   * followed by hand from the root. A missing directory is created (`create`), or ends
+   * the walk (`resolve`), or is an error (`open`). Returns the last directory opened and
+   * the components left: the last name, or more when `resolve` met a missing one.
+   */
+  private async walk(
+    op: Op,
+    components: readonly string[],
+    mode: 'open' | 'create' | 'resolve',
+  ): Promise<{ dir: Dir; rest: string[] }> {
+    let dir = await this.openRoot(op);
+    const queue = [...components];
+    let creations = 0;
+    try {
+      while (queue.length > 1) {
+        const name = queue[0]!;
+        let handle: FileHandle;
+        let created = false;
+        try {
+          handle = await open(this.at(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        } catch (error) {
+          if (isCode(error, 'ELOOP', 'ENOTDIR')) {
+            const link = await this.linkAt(dir, name);
+            if (link !== undefined) {
+              const next = await this.follow(op, dir.path, link, queue.slice(1));
+              await dir.handle.close();
+              dir = await this.openRoot(op);
+              queue.splice(0, queue.length, ...next);
+              continue;
+            }
+          }
+          if (isCode(error, 'ENOENT', 'ENOTDIR') && mode === 'resolve') return { dir, rest: queue };
+          if (!isCode(error, 'ENOENT') || mode === 'open' || creations >= MAX_LINKS) {
+            throw isCode(error, 'ENOTDIR', 'EEXIST')
+              ? new Error(`cannot ${op.verb} ${quotePath(op.path)}: a parent is not a directory`, {
+                  cause: error,
+                })
+              : describeFailure(op, error);
+          }
+          creations += 1;
+          await mkdir(this.at(dir, name)).catch((e: unknown) => {
+            if (!isCode(e, 'EEXIST')) throw describeFailure(op, e);
+          });
+          created = true;
+          handle = await open(this.at(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch(
+            (e: unknown) => {
+              throw describeFailure(op, e);
+            },
+          );
+        }
+        const parent = dir;
+        dir = { handle, path: join(parent.path, name) };
+        queue.shift();
+        try {
+          await this.checkInside(op, handle, dir.path, async () => {
+            if (created) await rmdir(this.at(parent, name)).catch(() => undefined);
+          });
+        } finally {
+          await parent.handle.close();
+        }
+      }
+      return { dir, rest: queue };
+    } catch (error) {
+      await dir.handle.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async openRoot(op: Op): Promise<Dir> {
+    try {
+      const handle = await open(this.realRoot, O_RDONLY | O_DIRECTORY);
+      return { handle, path: this.realRoot };
+    } catch (error) {
+      throw describeFailure(op, error);
+    }
+  }
+
+  /** The target of `name` in `dir` when it is a symbolic link; undefined when not. */
+  private async linkAt(dir: Dir, name: string): Promise<string | undefined> {
+    const info = await lstat(this.at(dir, name)).catch(() => undefined);
+    if (info?.isSymbolicLink() !== true) return undefined;
+    return readlink(this.at(dir, name)).catch(() => undefined);
+  }
+
+  /**
+   * The components, under the real root, of where the link `target` (found in the
+   * directory `dirPath`) leads with `rest` after it. A target outside the root by its
+   * words is looked at once more with its links resolved (a link to the root under
+   * another name); one that still lands outside is refused.
+   */
+  private async follow(
+    op: Op,
+    dirPath: string,
+    target: string,
+    rest: readonly string[],
+  ): Promise<string[]> {
+    op.links += 1;
+    if (op.links > MAX_LINKS) {
+      throw new Error(`cannot ${op.verb} ${quotePath(op.path)}: too many symbolic links`);
+    }
+    let landing = resolve(dirPath, target, ...rest);
+    if (!inside(this.realRoot, landing)) {
+      landing = await landingOf(landing).catch(() => landing);
+      if (!inside(this.realRoot, landing)) {
+        throw new PathEscapeError(op.path, this.root, landing, 'through a symbolic link,');
+      }
+    }
+    return splitPath(relative(this.realRoot, landing));
+  }
+
+  /** The path that opens `name` in `dir`: through its handle where /proc allows. */
+  private at(dir: Dir, name: string): string {
+    return this.anchored ? `${FD_DIR}/${dir.handle.fd}/${name}` : join(dir.path, name);
+  }
+
+  /**
+   * Throws {@link PathEscapeError}, after `undo`, when what `handle` has open is no
+   * longer inside the root (a directory on its way was moved out while the call ran).
+   */
+  private async checkInside(
+    op: Op,
+    handle: FileHandle,
+    path: string,
+    undo: () => Promise<unknown>,
+  ): Promise<void> {
+    if (!this.anchored) return;
+    const where = await readlink(`${FD_DIR}/${handle.fd}`).catch(() => path);
+    if (inside(this.realRoot, where)) return;
+    await undo();
+    throw new PathEscapeError(
+      op.path,
+      this.root,
+      where,
+      'a directory on its way was moved or removed while the call ran, and',
+    );
+  }
+}
+
+/** The components of a relative path; none for "". */
+function splitPath(path: string): string[] {
+  return path.split(sep).filter((part) => part !== '');
 }
 
 /** True when `path` is `root` or below it (both absolute and normalised). */
@@ -217,64 +505,31 @@ function inside(root: string, path: string): boolean {
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
-/**
- * Where an operation on `path` would land: the real path of its deepest existing
- * ancestor, with the missing rest appended. A link among the existing components is
- * resolved by realpath; a dangling link is followed by hand, since creating a file
- * through it would create its target.
- */
-async function landingOf(path: string, links: number): Promise<string> {
-  if (links > MAX_LINKS) throw new Error(`too many symbolic links`);
-  const missing: string[] = [];
-  let current = path;
-  for (;;) {
-    let isLink: boolean;
-    try {
-      isLink = (await lstat(current)).isSymbolicLink();
-    } catch (error) {
-      if (!isCode(error, 'ENOENT', 'ENOTDIR')) throw error;
-      const parent = dirname(current);
-      if (parent === current) return path;
-      missing.unshift(basename(current));
-      current = parent;
-      continue;
-    }
-    try {
-      return join(await realpath(current), ...missing);
-    } catch (error) {
-      if (!isLink || !isCode(error, 'ENOENT', 'ENOTDIR')) throw error;
-      const target = await readlink(current);
-      return landingOf(resolve(dirname(current), target, ...missing), links + 1);
-    }
-  }
-}
-
-async function makeParents(target: string, verb: string, path: string): Promise<void> {
-  try {
-    await mkdir(dirname(target), { recursive: true });
-  } catch (error) {
-    const reason = isCode(error, 'EEXIST', 'ENOTDIR') ? 'a parent is not a directory' : '';
-    throw reason === ''
-      ? describeFailure(verb, path, error)
-      : new Error(`cannot ${verb} ${JSON.stringify(path)}: ${reason}`, { cause: error });
-  }
-}
-
 function isCode(error: unknown, ...codes: string[]): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && codes.includes(code);
 }
 
-function describeFailure(verb: string, path: string, error: unknown): Error {
-  if (isCode(error, 'ENOENT')) {
-    return new Error(`cannot ${verb} ${JSON.stringify(path)}: no such file`, { cause: error });
-  }
-  if (isCode(error, 'EISDIR')) {
-    return new Error(`cannot ${verb} ${JSON.stringify(path)}: it is a directory`, { cause: error });
-  }
+/**
+ * A clear error for a failed file operation. The system's own message names the
+ * path it was given (here a /proc path of no use to the reader, and maybe huge), so
+ * only its first part is kept.
+ */
+function describeFailure(op: Op, error: unknown): Error {
+  const what = `cannot ${op.verb} ${quotePath(op.path)}`;
+  if (error instanceof PathEscapeError) return error;
+  if (isCode(error, 'ENOENT')) return new Error(`${what}: no such file`, { cause: error });
+  if (isCode(error, 'EISDIR')) return new Error(`${what}: it is a directory`, { cause: error });
   if (isCode(error, 'EACCES', 'EPERM')) {
-    return new Error(`cannot ${verb} ${JSON.stringify(path)}: permission denied`, { cause: error });
+    return new Error(`${what}: permission denied`, { cause: error });
+  }
+  if (isCode(error, 'ENAMETOOLONG')) {
+    return new Error(`${what}: a name in it is longer than the file system allows`, {
+      cause: error,
+    });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new Error(`cannot ${verb} ${JSON.stringify(path)}: ${message}`, { cause: error });
+  const code = (error as { code?: unknown } | null)?.code;
+  const shown = typeof code === 'string' ? (message.split(', ')[0] ?? message) : message;
+  return new Error(`${what}: ${shown.slice(0, 200)}`, { cause: error });
 }

@@ -1,8 +1,15 @@
 import { Annotations, Param, Replay, Tool } from 'agenttool';
 import { Sandbox } from './sandbox';
+import { shortPath } from './short-path';
 
 /** How much `read_file` returns when the call does not say. */
 export const DEFAULT_READ_BYTES = 256 * 1024;
+
+/**
+ * The most `read_file` reads in one call (4 MiB): a larger `max_bytes` is refused, so
+ * that one call can never hold a huge file in memory.
+ */
+export const MAX_READ_BYTES = 4 * 1024 * 1024;
 
 const PATH_DESCRIPTION =
   'Path of the file, relative to the workspace root (or absolute under it); paths that lead outside the root are refused';
@@ -11,10 +18,10 @@ export class ReadFileArgs {
   @Param(PATH_DESCRIPTION)
   path!: string;
 
-  @Param(`Stop after this many bytes (default ${DEFAULT_READ_BYTES})`, {
-    optional: true,
-    type: 'integer',
-  })
+  @Param(
+    `Stop after this many bytes (default ${DEFAULT_READ_BYTES}, at most ${MAX_READ_BYTES}, i.e. 4 MiB)`,
+    { optional: true, type: 'integer' },
+  )
   max_bytes?: number;
 }
 
@@ -48,11 +55,20 @@ export class ReadFileTool {
   async execute(args: ReadFileArgs): Promise<string> {
     const maxBytes = args.max_bytes ?? DEFAULT_READ_BYTES;
     if (maxBytes < 0) throw new Error(`max_bytes must not be negative, got ${maxBytes}`);
+    if (maxBytes > MAX_READ_BYTES) {
+      throw new Error(
+        `max_bytes must be at most ${MAX_READ_BYTES} (4 MiB), got ${maxBytes}: read_file reads no more than that in one call`,
+      );
+    }
     const { content, size, truncated } = await this.sandbox.read(args.path, { maxBytes });
     const text = content.toString('utf8');
     if (!truncated) return text;
     const separator = text.endsWith('\n') ? '' : '\n';
-    return `${text}${separator}[truncated: showed ${content.length} of ${size} bytes; read with a larger max_bytes for more]`;
+    const more =
+      maxBytes < MAX_READ_BYTES
+        ? 'read with a larger max_bytes for more'
+        : `read_file reads at most ${MAX_READ_BYTES} bytes`;
+    return `${text}${separator}[truncated: showed ${content.length} of ${size} bytes; ${more}]`;
   }
 }
 
@@ -73,7 +89,7 @@ export class WriteFileTool {
 
   async execute(args: WriteFileArgs): Promise<string> {
     const bytes = await this.sandbox.write(args.path, args.content);
-    return `Wrote ${bytes} bytes to ${args.path}.`;
+    return `Wrote ${bytes} bytes to ${shortPath(args.path)}.`;
   }
 }
 
@@ -92,6 +108,6 @@ export class AppendFileTool {
 
   async execute(args: AppendFileArgs): Promise<string> {
     const bytes = await this.sandbox.append(args.path, args.content);
-    return `Appended ${bytes} bytes to ${args.path}.`;
+    return `Appended ${bytes} bytes to ${shortPath(args.path)}.`;
   }
 }

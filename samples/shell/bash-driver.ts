@@ -13,8 +13,19 @@
  * replaced atomically, so a command killed outright leaves the state as it was before it.
  *
  * Everything the shell tells us travels on stdout, in lines that start with a marker
- * made of random bytes (`<marker> R`, `<marker> S <pgid>`, `<marker> E <status>`), so
- * the order of output and "the command ended" is the order of the one pipe.
+ * (`<marker> R`, `<marker> S <pgid>`, `<marker> E <status>`), so the order of output and
+ * "the command ended" is the order of the one pipe. Each marker is random, used once,
+ * and never visible to a command before it matters: the start marker is the first thing
+ * the job prints, before the command exists, and the end marker is read by bash from its
+ * input only after the job has ended. Bash reads its input from a pipe one byte at a
+ * time (POSIX requires a shell not to read ahead of the command it runs), so the end
+ * marker is not in the memory the job was forked with. A command's output can therefore
+ * neither end its own call early nor fake the start of another.
+ *
+ * File descriptor 3, when open, is a pipe whose other end only the server holds: a
+ * watchdog started at init waits for its end of file (the server exited or was killed
+ * outright) and then kills every process of bash's session, so neither bash nor a
+ * running command outlives the server.
  */
 
 /** Variables bash maintains itself: never saved, restored or unset. */
@@ -70,13 +81,57 @@ export function bashQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The script the persistent bash runs once; it ends by printing `<marker> R`. */
-export function initScript(marker: string, stateFile: string): string {
+/**
+ * Started at init when descriptor 3 is open: waits for its end of file, then kills every
+ * process of this session (bash leads it), group by group, repeating while any is left.
+ * It runs in a process group of its own, ignores interrupts, and holds nothing else of
+ * the shell's; bash then closes descriptor 3, so no command inherits it.
+ */
+const WATCHDOG = `
+__agenttool_kill_session() {
+  local __agenttool_l __agenttool_f __agenttool_p __agenttool_found __agenttool_round
+  local __agenttool_me=$BASHPID __agenttool_sid
+  IFS= read -r __agenttool_l </proc/$BASHPID/stat || return 0
+  # The fields after the name are letters and numbers: no glob to fear in the split.
+  __agenttool_l=\${__agenttool_l##*) }
+  set -- $__agenttool_l
+  __agenttool_sid=$4
+  for __agenttool_round in 1 2 3 4 5 6 7 8 9 10; do
+    __agenttool_found=
+    for __agenttool_f in /proc/[0-9]*/stat; do
+      IFS= read -r __agenttool_l <"$__agenttool_f" 2>/dev/null || continue
+      __agenttool_l=\${__agenttool_l##*) }
+      set -- $__agenttool_l
+      # state ppid pgrp session: a zombie is already dead.
+      [ "$4" = "$__agenttool_sid" ] && [ "$1" != Z ] || continue
+      __agenttool_p=\${__agenttool_f#/proc/}
+      __agenttool_p=\${__agenttool_p%/stat}
+      [ "$__agenttool_p" = "$__agenttool_me" ] && continue
+      __agenttool_found=1
+      [ "$3" = "$__agenttool_me" ] || kill -KILL -- "-$3"
+      kill -KILL "$__agenttool_p"
+    done 2>/dev/null
+    [ -n "$__agenttool_found" ] || return 0
+  done
+}
+if { : <&3; } 2>/dev/null; then
+  (
+    trap '' INT HUP
+    while IFS= read -r -u 3 _; do :; done
+    __agenttool_kill_session
+  ) </dev/null >/dev/null 2>&1 &
+  exec 3<&-
+fi`;
+
+/**
+ * The script the persistent bash runs once: it defines the helpers, starts the watchdog
+ * when descriptor 3 is open, and ends by printing `<readyMarker> R`.
+ */
+export function initScript(readyMarker: string, stateFile: string): string {
   return `
 set -m
 set +o history 2>/dev/null
 shopt -s expand_aliases
-__agenttool_m=${bashQuote(marker)}
 __agenttool_state=${bashQuote(stateFile)}
 __agenttool_last=0
 __agenttool_special=${bashQuote(` ${SPECIAL_VARIABLES.join(' ')} `)}
@@ -149,26 +204,31 @@ __agenttool_save() {
     builtin printf '__agenttool_opts %q %q\\n' "$__agenttool_so" "$__agenttool_bo"
   } >|"$__agenttool_state.tmp" 2>/dev/null && command mv -f "$__agenttool_state.tmp" "$__agenttool_state"
 }
-printf '%s R\\n' "$__agenttool_m"
+${WATCHDOG}
+builtin printf '%s R\\n' ${bashQuote(readyMarker)}
 `;
 }
 
 /**
  * The snippet that runs one command as a job in its own process group. The job prints
- * `<marker> S <pgid>` as its first act: by then its signal handling is its own, so an
- * interrupt sent on that news is not lost (one sent between fork and that point can
+ * `<startMarker> S <pgid>` as its first act: by then its signal handling is its own, so
+ * an interrupt sent on that news is not lost (one sent between fork and that point can
  * be). The state is restored before the traps are set, so an interrupt during the
  * restore saves nothing rather than a half-restored state. After that, SIGINT and
  * SIGTERM end the command line through `exit`, so its state is saved; bash alone would
  * go on with the next command when the foreground program survived the signal (an
- * interrupt that landed while it was starting is lost that way). The shell prints
- * `<marker> E <status>` when the job ends. Standard error is merged into standard
- * output; standard input is /dev/null, since the shell's own input is this channel.
+ * interrupt that landed while it was starting is lost that way). When the job has ended
+ * the shell reads the end marker, the line the driver writes right after this snippet
+ * (see {@link endMarkerLine}), and prints `<endMarker> E <status>`; `read` and `printf`
+ * share the snippet's last line, since bash runs a line only once it has read all of
+ * it, and `read` takes the line that follows. Standard error is
+ * merged into standard output; standard input is /dev/null, since the shell's own input
+ * is this channel.
  */
-export function commandSnippet(command: string): string {
+export function commandSnippet(command: string, startMarker: string): string {
   return `__agenttool_cmd=${bashQuote(command)}
 (
-  printf '%s S %d\\n' "$__agenttool_m" "$BASHPID"
+  builtin printf '%s S %d\\n' ${bashQuote(startMarker)} "$BASHPID"
   if [ -r "$__agenttool_state" ]; then . "$__agenttool_state" 2>/dev/null; fi
   builtin trap 'exit 130' INT
   builtin trap 'exit 143' TERM
@@ -178,6 +238,11 @@ export function commandSnippet(command: string): string {
 ) </dev/null 2>&1 &
 wait "$!"
 __agenttool_last=$?
-printf '%s E %d\\n' "$__agenttool_m" "$__agenttool_last"
+IFS= read -r __agenttool_end; builtin printf '%s E %d\\n' "$__agenttool_end" "$__agenttool_last"; __agenttool_end=
 `;
+}
+
+/** The line that follows a {@link commandSnippet}: the end marker, read once the job ended. */
+export function endMarkerLine(endMarker: string): string {
+  return `${endMarker}\n`;
 }

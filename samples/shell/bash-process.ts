@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { commandSnippet, initScript } from './bash-driver';
+import { commandSnippet, endMarkerLine, initScript } from './bash-driver';
 import { ControlStream } from './control-stream';
 
 /** What a {@link BashProcess} reports; set by its owner, one command at a time. */
@@ -23,10 +23,20 @@ export interface BashSpawnOptions {
 
 const STDERR_TAIL = 2048;
 
+/** A fresh marker for one control line: random, so that no output can guess it. */
+function newMarker(): string {
+  return `__AGENTTOOL_${randomBytes(16).toString('hex')}`;
+}
+
 /**
  * One bash process driven over pipes (see bash-driver.ts). It runs in a session and
  * process group of its own (`detached`), so a signal meant for a command's group, or a
- * Ctrl-C at the host's terminal, never reaches it.
+ * Ctrl-C at the host's terminal, never reaches it. A fourth pipe, which only this
+ * process holds the other end of, lets bash's watchdog kill the session when this
+ * process is gone, however it ended.
+ *
+ * Its state file lives in a directory of its own (mode 0700: only its owner reads it),
+ * removed when bash exits and again by {@link BashProcess.close}.
  */
 export class BashProcess {
   /** Resolves when bash has run the init script; rejects if it exits or fails first. */
@@ -38,13 +48,16 @@ export class BashProcess {
   private readonly child: ChildProcess;
   private readonly stateDir: string;
   private readonly stream: ControlStream;
+  /** The markers of the command running now, until its end line. */
+  private command: { readonly start: string; readonly end: string } | undefined;
   private exitReason: string | undefined;
   private stderrTail = '';
   private resolveReady!: () => void;
   private rejectReady!: (error: Error) => void;
 
   constructor(options: BashSpawnOptions) {
-    const marker = `__AGENTTOOL_${randomBytes(16).toString('hex')}`;
+    const readyMarker = newMarker();
+    // mkdtemp makes the directory with mode 0700.
     this.stateDir = mkdtempSync(join(tmpdir(), 'agenttool-shell-'));
     this.ready = new Promise<void>((resolve, reject) => {
       this.resolveReady = resolve;
@@ -53,30 +66,36 @@ export class BashProcess {
     // A failed start is also reported to whoever awaits `ready`; never unhandled.
     this.ready.catch(() => undefined);
     this.stream = new ControlStream(
-      marker,
       (chunk) => this.listener?.onData(chunk),
       (line) => {
-        if (line.kind === 'R') this.resolveReady();
-        else if (line.kind === 'S') this.listener?.onStart(Number(line.value));
-        else if (line.kind === 'E') this.listener?.onEnd(Number(line.value));
+        const command = this.command;
+        if (line.marker === readyMarker && line.kind === 'R') this.resolveReady();
+        else if (line.marker === command?.start && line.kind === 'S') {
+          this.listener?.onStart(Number(line.value));
+        } else if (line.marker === command?.end && line.kind === 'E') {
+          this.command = undefined;
+          this.stream.forget(command.start);
+          this.listener?.onEnd(Number(line.value));
+        }
       },
     );
+    this.stream.expect(readyMarker);
     const [file, ...args] = options.command;
     this.child = spawn(file, args, {
       cwd: options.cwd,
       env: options.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      // fd 3: the watchdog's pipe; we never write to it, its end of file is our end.
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
       detached: true,
     });
     this.exited = new Promise<void>((resolve) => {
       const finish = (reason: string) => {
         if (this.exitReason !== undefined) return;
         this.exitReason = reason;
-        rmSync(this.stateDir, { recursive: true, force: true });
+        this.removeState();
         // A process the command left behind may hold the pipes open; we are done reading.
-        this.child.stdin?.destroy();
-        this.child.stdout?.destroy();
-        this.child.stderr?.destroy();
+        // Closing the watchdog's pipe has it kill what is left of the session.
+        for (const stream of this.child.stdio) stream?.destroy();
         this.rejectReady(new Error(`bash could not start: ${reason}`));
         this.listener?.onExit(reason);
         resolve();
@@ -92,7 +111,7 @@ export class BashProcess {
     });
     // Writing to a bash that just died fails with EPIPE; the exit handler reports it.
     this.child.stdin?.on('error', () => undefined);
-    this.write(initScript(marker, join(this.stateDir, 'state')));
+    this.write(initScript(readyMarker, join(this.stateDir, 'state')));
   }
 
   /** The process id of bash, which is also its process group id. */
@@ -105,9 +124,17 @@ export class BashProcess {
     return this.exitReason;
   }
 
-  /** Starts a command; the listener hears its start, output and end. */
+  /**
+   * Starts a command; the listener hears its start, output and end. Each command gets
+   * two fresh markers: the end marker follows the snippet on bash's input, where bash
+   * reads it only after the command's job has ended.
+   */
   send(command: string): void {
-    this.write(commandSnippet(command));
+    const markers = { start: newMarker(), end: newMarker() };
+    this.command = markers;
+    this.stream.expect(markers.start);
+    this.stream.expect(markers.end);
+    this.write(commandSnippet(command, markers.start) + endMarkerLine(markers.end));
   }
 
   /**
@@ -119,6 +146,29 @@ export class BashProcess {
     if (sid === undefined) return;
     for (const pid of sessionMembers(sid)) signalProcess(pid, 'SIGKILL');
     signalGroup(sid, 'SIGKILL');
+  }
+
+  /**
+   * Kills bash and its session, waits up to `timeoutMs` for bash to exit, and removes
+   * the state directory whatever happened, so that nothing of the session's state is
+   * left once this resolves.
+   */
+  async close(timeoutMs: number): Promise<void> {
+    this.kill();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.exited,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    this.removeState();
+  }
+
+  private removeState(): void {
+    // Retries: a killed job's last rename may land while the directory is being emptied.
+    rmSync(this.stateDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 10 });
   }
 
   private write(text: string): void {

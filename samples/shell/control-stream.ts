@@ -1,5 +1,7 @@
 /** A control line the driver printed: `<marker> <kind>[ <value>]`. */
 export interface ControlLine {
+  /** The marker the line started with (see {@link ControlStream.expect}). */
+  readonly marker: string;
   readonly kind: string;
   readonly value: string;
 }
@@ -11,31 +13,42 @@ const CONTROL_LINE = /^([A-Z])(?: (-?\d+))?$/;
 
 /**
  * Splits the shell's stdout into command output and control lines. A control line
- * starts with the marker (random bytes the command cannot guess) and ends at a newline;
- * it may land anywhere, even inside a line of output, since the shell prints it while
- * the command runs. Output is passed on as soon as it cannot be the start of a marker.
+ * starts with a marker the driver announced with {@link ControlStream.expect} and ends
+ * at a newline; it may land anywhere, even inside a line of output, since the shell
+ * prints it while the command runs. Each marker is good for one line: once seen it is
+ * forgotten, so a copy printed later is output like any other. Output is passed on as
+ * soon as it cannot be the start of an expected marker.
  */
 export class ControlStream {
-  private readonly marker: Buffer;
+  private readonly markers = new Map<string, Buffer>();
   private pending: Buffer = Buffer.alloc(0);
 
   constructor(
-    marker: string,
     private readonly onData: (chunk: Buffer) => void,
     private readonly onControl: (line: ControlLine) => void,
-  ) {
-    this.marker = Buffer.from(`${marker} `, 'utf8');
+  ) {}
+
+  /** Looks out for one control line that starts with `marker`. */
+  expect(marker: string): void {
+    this.markers.set(marker, Buffer.from(`${marker} `, 'utf8'));
+  }
+
+  /** Stops looking out for `marker`; bytes held back for it are output again. */
+  forget(marker: string): void {
+    this.markers.delete(marker);
+    this.push(Buffer.alloc(0));
   }
 
   push(chunk: Buffer): void {
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
     for (;;) {
-      const at = this.pending.indexOf(this.marker);
-      if (at === -1) {
+      const found = this.firstMarker();
+      if (found === undefined) {
         this.flushUpTo(this.pending.length - this.partialMarkerLength());
         return;
       }
-      const end = this.pending.indexOf(0x0a, at + this.marker.length);
+      const { at, marker, bytes } = found;
+      const end = this.pending.indexOf(0x0a, at + bytes.length);
       if (end === -1 && this.pending.length - at <= MAX_CONTROL_LINE) {
         this.flushUpTo(at);
         return;
@@ -43,16 +56,27 @@ export class ControlStream {
       const match =
         end === -1 || end - at > MAX_CONTROL_LINE
           ? null
-          : CONTROL_LINE.exec(this.pending.subarray(at + this.marker.length, end).toString());
+          : CONTROL_LINE.exec(this.pending.subarray(at + bytes.length, end).toString());
       if (match === null) {
         // Not a line we printed: let it through as output.
-        this.flushUpTo(at + this.marker.length);
+        this.flushUpTo(at + bytes.length);
         continue;
       }
       this.flushUpTo(at);
       this.pending = this.pending.subarray(end - at + 1);
-      this.onControl({ kind: match[1] ?? '', value: match[2] ?? '' });
+      this.markers.delete(marker);
+      this.onControl({ marker, kind: match[1] ?? '', value: match[2] ?? '' });
     }
+  }
+
+  /** The earliest expected marker in `pending`. */
+  private firstMarker(): { at: number; marker: string; bytes: Buffer } | undefined {
+    let first: { at: number; marker: string; bytes: Buffer } | undefined;
+    for (const [marker, bytes] of this.markers) {
+      const at = this.pending.indexOf(bytes);
+      if (at !== -1 && (first === undefined || at < first.at)) first = { at, marker, bytes };
+    }
+    return first;
   }
 
   private flushUpTo(index: number): void {
@@ -62,13 +86,19 @@ export class ControlStream {
     this.onData(out);
   }
 
-  /** How many bytes at the end of `pending` could be the start of the marker. */
+  /** How many bytes at the end of `pending` could be the start of an expected marker. */
   private partialMarkerLength(): number {
-    const max = Math.min(this.marker.length - 1, this.pending.length);
-    for (let n = max; n > 0; n -= 1) {
-      const tail = this.pending.subarray(this.pending.length - n);
-      if (tail.equals(this.marker.subarray(0, n))) return n;
+    let longest = 0;
+    for (const bytes of this.markers.values()) {
+      const max = Math.min(bytes.length - 1, this.pending.length);
+      for (let n = max; n > longest; n -= 1) {
+        const tail = this.pending.subarray(this.pending.length - n);
+        if (tail.equals(bytes.subarray(0, n))) {
+          longest = n;
+          break;
+        }
+      }
     }
-    return 0;
+    return longest;
   }
 }

@@ -1,13 +1,23 @@
 import { StringDecoder } from 'node:string_decoder';
 import { BashProcess, signalGroup } from './bash-process';
 import { BoundedOutput } from './bounded-output';
+import { shellEnvironment } from './environment';
 
 /** How a {@link Shell} starts bash and bounds its commands. */
 export interface ShellOptions {
   /** The directory the shell starts in; the host's working directory by default. */
   readonly cwd?: string;
-  /** The environment bash starts with; the host's by default. */
+  /**
+   * The environment bash starts with, exactly. By default only `PATH`, `HOME`, `LANG`
+   * and `TERM` of the host's (see {@link shellEnvironment}), never the whole of it: a
+   * server's environment holds credentials a command has no business reading.
+   */
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * How long a command may run when its `run` gives no `timeoutMs`: after this many
+   * milliseconds it is interrupted as an abort would. 600000 (10 minutes) by default.
+   */
+  readonly defaultTimeoutMs?: number;
   /**
    * The most bytes of a command's output a result keeps (64 KiB by default): the first
    * and the last half, with a truncation line between them.
@@ -50,7 +60,10 @@ export interface ShellResult {
 export interface RunOptions {
   /** Aborting it interrupts the command (SIGINT to its process group); the shell stays. */
   readonly signal?: AbortSignal;
-  /** Interrupts the command after this many milliseconds, as an abort would. */
+  /**
+   * Interrupts the command after this many milliseconds, as an abort would; the shell's
+   * `defaultTimeoutMs` (10 minutes unless configured) when absent.
+   */
   readonly timeoutMs?: number;
   /**
    * Called with the command's process group id as soon as the command exists. If it
@@ -67,8 +80,12 @@ export interface RunOptions {
 /** The longest delay a timer takes; a longer one would fire at once (about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** How long a command runs, by default, before it is interrupted: 10 minutes. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 600_000;
+
 const DEFAULTS = {
   maxOutputBytes: 64 * 1024,
+  defaultTimeoutMs: DEFAULT_COMMAND_TIMEOUT_MS,
   interruptGraceMs: 2000,
   startTimeoutMs: 10_000,
   command: ['bash', '--noprofile', '--norc'] as const,
@@ -111,17 +128,22 @@ interface Job {
  * The shell owns a process: {@link Shell.close} ends it, and is safe to call twice.
  */
 export class Shell {
-  private readonly options: Required<Omit<ShellOptions, 'cwd' | 'env'>> &
-    Pick<ShellOptions, 'cwd' | 'env'>;
+  private readonly options: Required<Omit<ShellOptions, 'cwd'>> & Pick<ShellOptions, 'cwd'>;
   private bash: BashProcess | undefined;
   private job: Job | undefined;
   private closed = false;
   private closing: Promise<void> | undefined;
 
   constructor(options: ShellOptions = {}) {
-    this.options = { ...DEFAULTS, ...options };
-    // Fail on a bad cap here rather than at the first command.
+    this.options = { ...DEFAULTS, ...options, env: options.env ?? shellEnvironment() };
+    // Fail on a bad cap or default timeout here rather than at the first command.
     new BoundedOutput(this.options.maxOutputBytes);
+    checkTimeout('defaultTimeoutMs', this.options.defaultTimeoutMs);
+  }
+
+  /** How long a command runs when its `run` gives no `timeoutMs`, in milliseconds. */
+  get defaultTimeoutMs(): number {
+    return this.options.defaultTimeoutMs;
   }
 
   /** True while a command runs. */
@@ -145,10 +167,8 @@ export class Shell {
     if (typeof command !== 'string' || command.includes('\0')) {
       throw new Error('the command must be a string without NUL characters');
     }
-    const timeoutMs = options.timeoutMs;
-    if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-      throw new Error(`timeoutMs must be a positive number of milliseconds, got ${timeoutMs}`);
-    }
+    if (options.timeoutMs !== undefined) checkTimeout('timeoutMs', options.timeoutMs);
+    const timeoutMs = options.timeoutMs ?? this.options.defaultTimeoutMs;
     let settle!: Job['settle'];
     const done = new Promise<{ exitCode: number | null }>((resolve, reject) => {
       settle = (outcome) => ('error' in outcome ? reject(outcome.error) : resolve(outcome));
@@ -184,15 +204,13 @@ export class Shell {
       }
       this.attach(job, bash, options);
       signal?.addEventListener('abort', onAbort, { once: true });
-      if (timeoutMs !== undefined) {
+      // A timeout longer than a timer can hold is no timeout.
+      if (timeoutMs <= MAX_TIMER_MS) {
         job.timers.push(
-          setTimeout(
-            () => {
-              job.timedOut = true;
-              this.interrupt(job);
-            },
-            Math.min(timeoutMs, MAX_TIMER_MS),
-          ),
+          setTimeout(() => {
+            job.timedOut = true;
+            this.interrupt(job);
+          }, timeoutMs),
         );
       }
       bash.send(command);
@@ -349,17 +367,15 @@ export class Shell {
       job?.settle({ exitCode: null });
       return;
     }
-    bash.kill();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      bash.exited,
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, Math.min(this.options.startTimeoutMs, MAX_TIMER_MS));
-      }),
-    ]);
-    clearTimeout(timer);
+    await bash.close(Math.min(this.options.startTimeoutMs, MAX_TIMER_MS));
     // A job still unsettled here had a bash that never reported its exit.
     job?.settle({ exitCode: null });
+  }
+}
+
+function checkTimeout(name: string, ms: number): void {
+  if (!(Number.isFinite(ms) && ms > 0)) {
+    throw new Error(`${name} must be a positive number of milliseconds, got ${ms}`);
   }
 }
 

@@ -11,7 +11,7 @@ import {
   errorMessage,
   recordable,
 } from 'agenttool';
-import { Shell, type ShellResult } from './shell';
+import { DEFAULT_COMMAND_TIMEOUT_MS, Shell, type ShellResult } from './shell';
 
 /** The resource both shell tools name, so that one batch runs their calls in order. */
 export const SHELL_RESOURCE = 'shell:session';
@@ -38,15 +38,16 @@ export class BashArgs {
   )
   command!: string;
 
-  @Param('Interrupt the command after this many seconds; by default it runs until it ends', {
-    optional: true,
-    type: 'integer',
-  })
+  @Param(
+    `Interrupt the command after this many seconds (default ${DEFAULT_COMMAND_TIMEOUT_MS / 1000}, i.e. ${DEFAULT_COMMAND_TIMEOUT_MS / 60_000} minutes); give more for a command that needs longer`,
+    { optional: true, type: 'integer' },
+  )
   timeout_seconds?: number;
 }
 
 /**
- * Runs a command in the persistent shell. Interrupting the call (aborting its signal)
+ * Runs a command in the persistent shell. Interrupting the call (aborting its signal),
+ * or its timeout passing (`timeout_seconds`, else the shell's default, 10 minutes unless configured),
  * interrupts the command and keeps the shell; a call while another command runs is
  * refused with `the previous command is still running`. The command's process group is
  * recorded (`shell:process-group`, `{"pgid": N}`) as it starts, so a host that loses the
@@ -65,17 +66,19 @@ export class BashTool {
   constructor(private readonly shell: Shell) {}
 
   async execute(args: BashArgs, ctx: ToolContext): Promise<Result> {
-    const timeout = args.timeout_seconds;
-    if (timeout !== undefined && timeout <= 0) {
-      throw new Error(`timeout_seconds must be a positive number of seconds, got ${timeout}`);
+    if (args.timeout_seconds !== undefined && args.timeout_seconds <= 0) {
+      throw new Error(
+        `timeout_seconds must be a positive number of seconds, got ${args.timeout_seconds}`,
+      );
     }
+    const timeout = args.timeout_seconds ?? this.shell.defaultTimeoutMs / 1000;
     // A process group nobody could record is one nobody could stop after a crash.
     const recordFailed = new AbortController();
     let recording: Promise<void> = Promise.resolve();
     let recordError: { error: unknown } | undefined;
     const result = await this.shell.run(args.command, {
       signal: AbortSignal.any([ctx.signal, recordFailed.signal]),
-      ...(timeout === undefined ? {} : { timeoutMs: timeout * 1000 }),
+      timeoutMs: timeout * 1000,
       // What the command prints reaches the caller as progress while it runs.
       onOutput: (text) => ctx.progress(text),
       onStart: (pgid) => {

@@ -70,6 +70,8 @@ export class ToolApp {
   readonly #appScope: InstanceScope;
   readonly #sessions: WeakMap<Session, InstanceScope>;
   readonly #liveSessions = new Set<InstanceScope>();
+  /** The closes of sessions that ended and are still closing. */
+  readonly #endingSessions = new Set<Promise<void>>();
   readonly #defaultSession: InstanceScope;
   readonly #scopes: ReadonlyMap<ProviderNode, Scope>;
   readonly #closedObjects: WeakSet<object>;
@@ -218,7 +220,14 @@ export class ToolApp {
       this.#liveSessions.add(created);
       session.onClose(async () => {
         this.#liveSessions.delete(created);
-        await created.close();
+        // Kept until closed, so that app.close() waits for it; its errors go to this caller.
+        const closing = created.close();
+        this.#endingSessions.add(closing);
+        try {
+          await closing;
+        } finally {
+          this.#endingSessions.delete(closing);
+        }
       });
     }
     return scope;
@@ -228,7 +237,9 @@ export class ToolApp {
    * Closes, once, everything the app created: the instances of every live session,
    * then the app's own providers and tools in reverse order of creation (a provider
    * several tools share is closed once). Values given with `useValue` are the giver's
-   * to close. Failures are joined into one `AggregateError`. Closing again is harmless.
+   * to close. Failures are joined into one `AggregateError`. Closing again is harmless:
+   * it returns the same promise. It resolves only once sessions that ended before it
+   * have finished closing too (their failures went to whoever ended them).
    */
   close(): Promise<void> {
     this.#closing ??= this.#closeAll();
@@ -237,13 +248,17 @@ export class ToolApp {
 
   async #closeAll(): Promise<void> {
     const errors: unknown[] = [];
-    for (const scope of [...this.#liveSessions, this.#defaultSession, this.#appScope]) {
+    const closeScope = async (scope: InstanceScope): Promise<void> => {
       try {
         await scope.close();
       } catch (error) {
         errors.push(...(error instanceof AggregateError ? (error.errors as unknown[]) : [error]));
       }
-    }
+    };
+    for (const scope of [...this.#liveSessions, this.#defaultSession]) await closeScope(scope);
+    // Sessions that ended are closing already; the app's own instances close after them.
+    await Promise.allSettled(this.#endingSessions);
+    await closeScope(this.#appScope);
     this.#liveSessions.clear();
     this.container.clearInstances();
     if (errors.length > 0)

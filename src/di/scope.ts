@@ -29,6 +29,7 @@ export class InstanceScope {
   readonly #instances = new Map<ProviderNode, Promise<unknown>>();
   readonly #created: { node: ProviderNode; instance: unknown }[] = [];
   #closed = false;
+  #closing: Promise<void> | undefined;
 
   constructor(
     readonly kind: Scope,
@@ -76,9 +77,17 @@ export class InstanceScope {
     return instance;
   }
 
-  /** Closes every instance this scope created, newest first, each once; errors joined. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /**
+   * Closes every instance this scope created, newest first, each once; errors joined.
+   * Every call returns the first call's promise, so a second caller waits until the
+   * scope is closed rather than returning while the first is still closing.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#closeAll();
+    return this.#closing;
+  }
+
+  async #closeAll(): Promise<void> {
     this.#closed = true;
     // Let builds still under way finish, so what they create is closed too.
     await Promise.allSettled(this.#instances.values());

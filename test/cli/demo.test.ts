@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureBuilt, killChildren, ROOT, tempDir } from './helpers';
 
@@ -7,9 +7,13 @@ beforeAll(() => ensureBuilt(), 300_000);
 afterAll(() => killChildren());
 
 function runDemo(
-  records: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['scripts/start-demo.js', records], { cwd: ROOT });
+  const child = spawn(process.execPath, ['scripts/start-demo.js', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -20,7 +24,7 @@ function runDemo(
 describe('npm run demo', () => {
   it('runs the batch against the workspace server process, appends its records and prints the timeline', async () => {
     const records = join(tempDir(), 'demo-records.jsonl');
-    const ran = await runDemo(records);
+    const ran = await runDemo([records]);
     expect(ran.code).toBe(0);
     // The server is a separate process, started by our command.
     expect(ran.stderr).toContain('agenttool: serving WorkspaceModule over stdio');
@@ -50,5 +54,14 @@ describe('npm run demo', () => {
       expect(group.moment).toBe('during');
       expect(typeof group.data.pgid).toBe('number');
     }
+  });
+
+  it('leaves nothing in the temp folder: its workspace and default records file are removed', async () => {
+    const temp = tempDir();
+    const ran = await runDemo([], { TMPDIR: temp });
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toMatch(/^ {2}workspace: .*agenttool-demo-/m);
+    expect(readdirSync(temp)).toEqual([]);
+    expect(ran.stdout).toContain(`Removed the temporary folder ${temp}/agenttool-demo-`);
   });
 });

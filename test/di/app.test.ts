@@ -263,6 +263,67 @@ describe('session scope', () => {
     expect(events).toEqual(['open 1', 'open 2', 'close 1', 'close 2']);
   });
 
+  describe('a close under way', () => {
+    /** A session-scoped instance whose close waits until the test opens the gate. */
+    const order: string[] = [];
+    let openGate!: () => void;
+
+    @Injectable({ scope: 'session' })
+    class SlowToClose {
+      async close(): Promise<void> {
+        order.push('closing');
+        await new Promise<void>((resolve) => (openGate = resolve));
+        order.push('closed');
+      }
+    }
+
+    @Tool({ name: 'use', description: 'Uses the slow instance' })
+    class Use {
+      constructor(private readonly _slow: SlowToClose) {}
+      execute(): string {
+        return 'used';
+      }
+    }
+
+    @Module({ tools: [Use], providers: [SlowToClose] })
+    class SlowModule {}
+
+    /** Lets every promise callback already queued run (the closes here are promise chains). */
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+    beforeEach(() => order.splice(0));
+
+    it('app.close() waits for the close a session end started', async () => {
+      const app = await ToolApp.create(SlowModule);
+      const session = new FakeSession('ending');
+      await app.results([app.job('use')], { session });
+      const ended = session.end();
+      await settle();
+      expect(order).toEqual(['closing']);
+      const closed = app.close().then(() => order.push('app closed'));
+      await settle();
+      expect(order).toEqual(['closing']);
+      openGate();
+      await Promise.all([ended, closed]);
+      expect(order).toEqual(['closing', 'closed', 'app closed']);
+    });
+
+    it('a session end during app.close() waits for the close under way', async () => {
+      const app = await ToolApp.create(SlowModule);
+      const session = new FakeSession('late');
+      await app.results([app.job('use')], { session });
+      const closed = app.close();
+      await settle();
+      expect(order).toEqual(['closing']);
+      const ended = session.end().then(() => order.push('session ended'));
+      await settle();
+      expect(order).toEqual(['closing']);
+      openGate();
+      await Promise.all([ended, closed]);
+      expect(order).toEqual(['closing', 'closed', 'session ended']);
+    });
+  });
+
   it('serves the session through the tool context as well', async () => {
     const app = await ToolApp.create(SessionModule);
     const session = new FakeSession('ctx');

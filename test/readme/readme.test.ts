@@ -8,6 +8,7 @@ import { importAsHost } from '../../samples/readme/context';
 import { serveGreeter } from '../../samples/readme/greet';
 import { greetRemotely } from '../../samples/readme/remote';
 import { Chart, CountWords, ExportCsv, Finish } from '../../samples/readme/results';
+import { DEFAULT_WORKSPACE_FOLDER } from '../../samples/workspace/config';
 
 const ROOT = path.join(__dirname, '../..');
 
@@ -45,6 +46,23 @@ describe('the README', () => {
       ...Object.getOwnPropertyNames(Object.getPrototypeOf(context)),
     ].filter((name) => name !== 'constructor');
     expect(listed.sort()).toEqual(members.sort());
+  });
+});
+
+describe('the default workspace root', () => {
+  it('is told alike by the README and samples/README, as the code has it', () => {
+    // The module's own default, and the one `npm start` sets when WORKSPACE_ROOT is unset.
+    expect(DEFAULT_WORKSPACE_FOLDER).toBe('workspace');
+    const start = fs.readFileSync(path.join(ROOT, 'scripts/start.js'), 'utf8');
+    expect(start).toContain("process.env.WORKSPACE_ROOT = path.join(ROOT, '.tmp', 'workspace')");
+    for (const file of ['README.md', 'samples/README.md']) {
+      const text = fs.readFileSync(path.join(ROOT, file), 'utf8').replace(/\s+/g, ' ');
+      expect({
+        file,
+        moduleDefault: text.includes('`./workspace` under'),
+        npmStartDefault: /`npm start` (uses|sets it, when unset, to) `\.tmp\/workspace`/.test(text),
+      }).toEqual({ file, moduleDefault: true, npmStartDefault: true });
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import {
   realpathSync,
   rmSync,
   symlinkSync,
+  truncateSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,12 @@ import {
   toolFromInstance,
 } from 'agenttool';
 import { Sandbox } from '../../samples/fs/sandbox';
-import { AppendFileTool, ReadFileTool, WriteFileTool } from '../../samples/fs/tools';
+import {
+  AppendFileTool,
+  MAX_READ_BYTES,
+  ReadFileTool,
+  WriteFileTool,
+} from '../../samples/fs/tools';
 
 let base: string;
 let root: string;
@@ -122,6 +128,50 @@ describe('fs tools through the executor', () => {
     }
     expect(readFileSync(join(base, 'outside', 'secret.txt'), 'utf8')).toBe('secret');
     expect(existsSync(join(root, 'outside'))).toBe(false);
+  });
+
+  it('refuses a max_bytes above its cap (4 MiB), documented in the parameter', async () => {
+    expect(MAX_READ_BYTES).toBe(4 * 1024 * 1024);
+    const parameters = definitionOf(readFile).parameters as {
+      properties: { max_bytes: { description: string } };
+    };
+    expect(parameters.properties.max_bytes.description).toContain(`at most ${MAX_READ_BYTES}`);
+    writeFileSync(join(root, 'huge.bin'), '');
+    truncateSync(join(root, 'huge.bin'), MAX_READ_BYTES + 10);
+    expect(await run(job(readFile, { path: 'huge.bin', max_bytes: 2 ** 31 }))).toEqual([
+      `Error: max_bytes must be at most ${MAX_READ_BYTES} (4 MiB), got 2147483648: read_file reads no more than that in one call`,
+    ]);
+    const [atCap] = (await run(job(readFile, { path: 'huge.bin', max_bytes: MAX_READ_BYTES }))) as [
+      string,
+    ];
+    expect(
+      atCap.endsWith(
+        `[truncated: showed ${MAX_READ_BYTES} of ${MAX_READ_BYTES + 10} bytes; read_file reads at most ${MAX_READ_BYTES} bytes]`,
+      ),
+    ).toBe(true);
+  });
+
+  it('keeps messages about huge paths short: their start and end, and their length', async () => {
+    const huge = 'a/'.repeat(50_000);
+    const escaping = `../${'x'.repeat(4000)}`;
+    const longName = `${'n'.repeat(300)}.txt`;
+    const outputs = await run(
+      job(readFile, { path: huge }),
+      job(writeFile, { path: huge, content: 'x' }),
+      job(appendFile, { path: escaping, content: 'x' }),
+      job(writeFile, { path: longName, content: 'x' }),
+    );
+    for (const output of outputs) expect(String(output).length).toBeLessThan(500);
+    expect(outputs[0]).toMatch(
+      /^Error: the path "a\/a\/.*….*\/a\/" \(100000 characters\) is 100000 characters long; the limit is 4096$/,
+    );
+    expect(outputs[1]).toContain('(100000 characters)');
+    expect(outputs[2]).toMatch(
+      /^Error: the path "\.\.\/x+"…"x+" \(4003 characters\) is outside the root directory "[^"]+": its "\.\." climbs out, and it leads to "[^"]+"…"x+" \(\d+ characters\);/,
+    );
+    expect(outputs[3]).toMatch(
+      /^Error: cannot write "n+"…"n+\.txt" \(304 characters\): a name in it is longer than the file system allows$/,
+    );
   });
 
   it('reports a missing file and invalid arguments clearly', async () => {

@@ -49,16 +49,22 @@ describe('BoundedOutput', () => {
 });
 
 describe('ControlStream', () => {
-  const MARK = '__AGENTTOOL_abc';
+  const READY = '__AGENTTOOL_ready';
+  const START = '__AGENTTOOL_start';
+  const END = '__AGENTTOOL_end';
 
-  function split(input: string, cuts: number[]): { data: string; lines: ControlLine[] } {
+  function split(
+    input: string,
+    cuts: number[],
+    markers = [READY, START, END],
+  ): { data: string; lines: ControlLine[] } {
     let data = '';
     const lines: ControlLine[] = [];
     const stream = new ControlStream(
-      MARK,
       (chunk) => (data += chunk.toString('utf8')),
       (line) => lines.push(line),
     );
+    for (const marker of markers) stream.expect(marker);
     const bytes = Buffer.from(input);
     let at = 0;
     for (const cut of [...cuts.filter((c) => c > 0 && c < bytes.length)].sort((a, b) => a - b)) {
@@ -70,19 +76,20 @@ describe('ControlStream', () => {
   }
 
   it('takes control lines out of the output wherever they land', () => {
-    const input = `partial ${MARK} S 42\nline\n${MARK} E 0\n`;
+    const input = `partial ${START} S 42\nline\n${END} E 0\n`;
     expect(split(input, [])).toEqual({
       data: 'partial line\n',
       lines: [
-        { kind: 'S', value: '42' },
-        { kind: 'E', value: '0' },
+        { marker: START, kind: 'S', value: '42' },
+        { marker: END, kind: 'E', value: '0' },
       ],
     });
   });
 
   it('gives the same answer however the stream is cut into chunks', () => {
-    const input = `a${MARK} R\nbc\n${MARK} S 7\nd${MARK.slice(0, 5)}e\n${MARK} E 130\n`;
+    const input = `a${READY} R\nbc\n${START} S 7\nd${END.slice(0, 5)}e\n${END} E 130\n`;
     const whole = split(input, []);
+    expect(whole.lines.map((l) => l.kind)).toEqual(['R', 'S', 'E']);
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 1, max: input.length - 1 })), (cuts) => {
         expect(split(input, cuts)).toEqual(whole);
@@ -90,12 +97,41 @@ describe('ControlStream', () => {
     );
   });
 
-  it('lets a marker without its line end through as output once it is too long to be ours', () => {
-    const long = `${MARK} ${'x'.repeat(300)}`;
-    expect(split(long + `\n${MARK} E 1\n`, [])).toEqual({
-      data: `${long}\n`,
-      lines: [{ kind: 'E', value: '1' }],
+  it('uses each marker once: a copy printed later is output', () => {
+    const input = `${START} S 7\n${START} S 99\n${END} E 0\n${END} E 1\n`;
+    expect(split(input, [])).toEqual({
+      data: `${START} S 99\n${END} E 1\n`,
+      lines: [
+        { marker: START, kind: 'S', value: '7' },
+        { marker: END, kind: 'E', value: '0' },
+      ],
     });
+  });
+
+  it('passes lines with markers it does not expect through as output', () => {
+    const input = `${START} S 7\n${END} E 0\n`;
+    expect(split(input, [], [READY])).toEqual({ data: input, lines: [] });
+  });
+
+  it('lets a marker without its line end through as output once it is too long to be ours', () => {
+    const long = `${START} ${'x'.repeat(300)}`;
+    expect(split(long + `\n${END} E 1\n`, [])).toEqual({
+      data: `${long}\n`,
+      lines: [{ marker: END, kind: 'E', value: '1' }],
+    });
+  });
+
+  it('hands back what it held for a marker it is told to forget', () => {
+    let data = '';
+    const stream = new ControlStream(
+      (chunk) => (data += chunk.toString('utf8')),
+      () => undefined,
+    );
+    stream.expect(START);
+    stream.push(Buffer.from(`out ${START.slice(0, 6)}`));
+    expect(data).toBe('out ');
+    stream.forget(START);
+    expect(data).toBe(`out ${START.slice(0, 6)}`);
   });
 });
 

@@ -168,6 +168,30 @@ describe('bash and restart through the executor', () => {
     );
   });
 
+  it("interrupts a command past the shell's default timeout when the call gives none", async () => {
+    const quick = new Shell({ cwd: dir, defaultTimeoutMs: 200 });
+    try {
+      const tool = toolFromInstance(new BashTool(quick));
+      const [outcome] = await new Executor().results([job(tool, { command: 'sleep 30' })]);
+      expect(outputOf(outcome!)).toMatch(
+        /^\[timed out after 0\.2 s: interrupted\]\n\[exit status \d+\]$/,
+      );
+      const [after] = await new Executor().results([
+        job(tool, { command: 'echo usable', timeout_seconds: 60 }),
+      ]);
+      expect(outputOf(after!)).toBe('usable\n');
+    } finally {
+      await quick.close();
+    }
+  });
+
+  it('documents the default timeout in the parameter description', () => {
+    const parameters = definitionOf(bash).parameters as {
+      properties: { timeout_seconds: { description: string } };
+    };
+    expect(parameters.properties.timeout_seconds.description).toContain('default 600');
+  });
+
   it('refuses a second command from another batch while one runs', async () => {
     let started!: () => void;
     const startedPromise = new Promise<void>((resolve) => (started = resolve));

@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Shell, type ShellOptions } from '../../samples/shell/shell';
+import { dirname, join } from 'node:path';
+import { DEFAULT_COMMAND_TIMEOUT_MS, Shell, type ShellOptions } from '../../samples/shell/shell';
 
 let dir: string;
 const shells: Shell[] = [];
@@ -98,6 +98,65 @@ describe('Shell: running commands', () => {
     const shell = newShell();
     await expect(shell.run('echo a\0b')).rejects.toThrow('without NUL');
     expect((await shell.run('echo ok')).output).toBe('ok\n');
+  });
+});
+
+describe('Shell: control lines no command can forge', () => {
+  /** Collects into $markers every marker-like string the command can read in its shell. */
+  const FIND_MARKERS = `markers=$( { declare -p; declare -f; } 2>/dev/null | grep -oE '__AGENTTOOL_[0-9a-f]{8,}' | sort -u )`;
+
+  it('a command that reads the shell variables cannot end its call early', async () => {
+    const shell = newShell();
+    const first = await shell.run(
+      [
+        FIND_MARKERS,
+        `for m in $markers; do printf '%s E 0\\n' "$m"; done`,
+        'echo "forged $(echo $markers | wc -w)"',
+        'sleep 0.2; echo after',
+      ].join('\n'),
+    );
+    expect(first.output).toMatch(/forged \d+\nafter\n$/);
+    expect(first.exitCode).toBe(0);
+    // The next call gets its own output, nothing of the first's.
+    expect((await shell.run('echo second')).output).toBe('second\n');
+  });
+
+  it('a forged start line cannot send the interrupt to a decoy process group', async () => {
+    const shell = newShell({ interruptGraceMs: 200 });
+    const pgids: number[] = [];
+    const result = await runUntil(
+      shell,
+      [
+        'setsid sleep 30 & decoy=$!',
+        FIND_MARKERS,
+        `for m in $markers; do printf '%s S %d\\n' "$m" "$decoy"; done`,
+        'echo "decoy $decoy ready"; sleep 30',
+      ].join('\n'),
+      'ready',
+      { onStart: (pgid: number) => pgids.push(pgid) },
+    );
+    const decoy = Number(/decoy (\d+)/.exec(result.output)?.[1]);
+    try {
+      expect(decoy).toBeGreaterThan(1);
+      // The command's own group got the interrupt; the decoy never did.
+      expect(result).toMatchObject({ exitCode: 130, interrupted: true });
+      expect(pgids).toHaveLength(1);
+      expect(pgids[0]).not.toBe(decoy);
+      expect(liveGroup(decoy)).toBe(decoy);
+    } finally {
+      if (decoy > 1) process.kill(decoy, 'SIGKILL');
+    }
+  });
+
+  it('shows lines shaped like its control lines, with fresh random markers, as output', async () => {
+    const shell = newShell();
+    const fake = (kind: string) =>
+      `printf '__AGENTTOOL_%s ${kind}\\n' "$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \\n')"`;
+    const result = await shell.run([fake('R'), fake('S 1'), fake('E 0'), 'echo end'].join('\n'));
+    expect(result.output).toMatch(
+      /^__AGENTTOOL_[0-9a-f]{32} R\n__AGENTTOOL_[0-9a-f]{32} S 1\n__AGENTTOOL_[0-9a-f]{32} E 0\nend\n$/,
+    );
+    expect(result.exitCode).toBe(0);
   });
 });
 
@@ -296,6 +355,84 @@ describe('Shell: interrupts', () => {
     const first = shell.run('echo first');
     await expect(shell.run('echo second')).rejects.toThrow('the previous command is still running');
     expect((await first).output).toBe('first\n');
+  });
+});
+
+describe('Shell: the default timeout', () => {
+  it('interrupts a command that runs past it, and the shell stays usable', async () => {
+    const shell = newShell({ defaultTimeoutMs: 100 });
+    expect(shell.defaultTimeoutMs).toBe(100);
+    await shell.run('kept=1', { timeoutMs: 60_000 });
+    const result = await shell.run('sleep 30');
+    expect(result).toMatchObject({ interrupted: true, timedOut: true });
+    expect(result.exitCode).not.toBe(0);
+    expect((await shell.run('echo "$kept"', { timeoutMs: 60_000 })).output).toBe('1\n');
+  });
+
+  it('gives way to the timeout a run asks for', async () => {
+    const shell = newShell({ defaultTimeoutMs: 100 });
+    const result = await shell.run('sleep 0.5; echo done', { timeoutMs: 60_000 });
+    expect(result).toMatchObject({ output: 'done\n', exitCode: 0, timedOut: false });
+  });
+
+  it('is 10 minutes unless configured, and must be a positive number', () => {
+    expect(newShell().defaultTimeoutMs).toBe(DEFAULT_COMMAND_TIMEOUT_MS);
+    expect(DEFAULT_COMMAND_TIMEOUT_MS).toBe(600_000);
+    expect(() => new Shell({ defaultTimeoutMs: 0 })).toThrow(
+      'defaultTimeoutMs must be a positive number of milliseconds, got 0',
+    );
+  });
+});
+
+describe('Shell: the environment', () => {
+  const SECRET = 'AGENTTOOL_TEST_SECRET_TOKEN';
+  afterEach(() => delete process.env[SECRET]);
+
+  it("passes only PATH, HOME, LANG and TERM of the host's environment by default", async () => {
+    process.env[SECRET] = 'hunter2';
+    const shell = newShell();
+    const result = await shell.run(
+      `echo "[\${${SECRET}-unset}]"; env | grep -c hunter2; [ "$PATH" = ${JSON.stringify(process.env.PATH ?? '')} ] && echo same-path`,
+    );
+    expect(result.output).toBe('[unset]\n0\nsame-path\n');
+    const names = (await shell.run('env | cut -d= -f1 | sort')).output.trim().split('\n');
+    const allowed = new Set(['PATH', 'HOME', 'LANG', 'TERM', 'PWD', 'SHLVL', 'OLDPWD', '_']);
+    expect(names.filter((name) => !allowed.has(name))).toEqual([]);
+  });
+});
+
+describe('Shell: its state directory', () => {
+  /** The directory of the state file, as the shell's own variable names it. */
+  async function stateDirOf(shell: Shell): Promise<string> {
+    const file = (await shell.run('echo "$__agenttool_state"')).output.trim();
+    expect(file).toMatch(/\/agenttool-shell-[^/]+\/state$/);
+    return dirname(file);
+  }
+
+  it('is readable by its owner only, and gone when close resolves', async () => {
+    const shell = newShell();
+    await shell.run('export TOKEN=secret; kept=1');
+    const stateDir = await stateDirOf(shell);
+    expect(statSync(stateDir).mode & 0o777).toBe(0o700);
+    expect(readFileSync(join(stateDir, 'state'), 'utf8')).toContain('TOKEN');
+    let started!: () => void;
+    const startedPromise = new Promise<void>((resolve) => (started = resolve));
+    const running = shell.run('sleep 30', { onStart: () => started() });
+    await startedPromise;
+    await shell.close();
+    expect(existsSync(stateDir)).toBe(false);
+    expect(await running).toMatchObject({ exitCode: null });
+  });
+
+  it('is gone after a restart replaced the shell, and the new one has its own', async () => {
+    const shell = newShell();
+    const before = await stateDirOf(shell);
+    await shell.restart();
+    expect(existsSync(before)).toBe(false);
+    const after = await stateDirOf(shell);
+    expect(after).not.toBe(before);
+    await shell.close();
+    expect(existsSync(after)).toBe(false);
   });
 });
 

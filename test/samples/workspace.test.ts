@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type JobOutcome, type Session, type ToolRecord, resourceOf } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
 import { FsModule } from '../../samples/fs/fs.module';
@@ -8,6 +8,7 @@ import { ShellModule } from '../../samples/shell/shell.module';
 import {
   DEFAULT_WORKSPACE_FOLDER,
   WORKSPACE_ROOT_ENV,
+  WORKSPACE_SHELL_ENV,
   workspaceConfigFromEnvironment,
 } from '../../samples/workspace/config';
 import { WorkspaceModule } from '../../samples/workspace/workspace.module';
@@ -166,6 +167,43 @@ describe('WorkspaceModule', () => {
     expect(await gone(secondPid)).toBe(true);
   });
 
+  it("leaves no shell state behind when app.close() follows a session's end at once", async () => {
+    const app = await create();
+    const client = session('leaving');
+    const [outcome] = await app.results(
+      [app.job('bash', { command: 'export TOKEN=secret; echo "$__agenttool_state"' })],
+      { session: client },
+    );
+    const stateDir = dirname(String(outputOf(outcome)).trim());
+    expect(existsSync(join(stateDir, 'state'))).toBe(true);
+    const ended = client.end();
+    await app.close();
+    expect(existsSync(stateDir)).toBe(false);
+    await ended;
+  });
+
+  it("gives the shell an allow-listed environment, never the server's secrets", async () => {
+    const saved = { ...process.env };
+    process.env.AGENTTOOL_TEST_SECRET = 'hunter2';
+    process.env.AGENTTOOL_TEST_EXTRA = 'wanted';
+    process.env[WORKSPACE_SHELL_ENV] = 'AGENTTOOL_TEST_EXTRA';
+    try {
+      const app = await create();
+      const [outcome] = await app.results([
+        app.job('bash', {
+          command:
+            'echo "[${AGENTTOOL_TEST_SECRET-unset}] [${AGENTTOOL_TEST_EXTRA-unset}]"; env | grep -c hunter2',
+        }),
+      ]);
+      expect(outputOf(outcome)).toBe('[unset] [wanted]\n0\n[exit status 1]');
+    } finally {
+      for (const name of ['AGENTTOOL_TEST_SECRET', 'AGENTTOOL_TEST_EXTRA', WORKSPACE_SHELL_ENV]) {
+        if (saved[name] === undefined) delete process.env[name];
+        else process.env[name] = saved[name];
+      }
+    }
+  });
+
   it('fails to start, naming the variable, when the configured root does not exist', async () => {
     process.env[WORKSPACE_ROOT_ENV] = join(root, 'missing');
     await expect(ToolApp.create(WorkspaceModule)).rejects.toThrow(
@@ -195,6 +233,17 @@ describe('workspaceConfigFromEnvironment', () => {
     const config = await workspaceConfigFromEnvironment({}, root);
     expect(config.root).toBe(join(root, DEFAULT_WORKSPACE_FOLDER));
     expect(existsSync(config.root)).toBe(true);
+  });
+
+  it('reads the names WORKSPACE_SHELL_ENV adds to the shell environment', async () => {
+    const config = await workspaceConfigFromEnvironment(
+      { [WORKSPACE_ROOT_ENV]: '.', [WORKSPACE_SHELL_ENV]: ' GOPATH, NODE_ENV  EDITOR' },
+      root,
+    );
+    expect(config.shellEnv).toEqual(['GOPATH', 'NODE_ENV', 'EDITOR']);
+    await expect(
+      workspaceConfigFromEnvironment({ [WORKSPACE_SHELL_ENV]: 'OK,NOT-A-NAME' }, root),
+    ).rejects.toThrow(`${WORKSPACE_SHELL_ENV}: "NOT-A-NAME" is not an environment variable name`);
   });
 
   it('takes WORKSPACE_ROOT relative to the working directory', async () => {
