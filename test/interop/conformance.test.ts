@@ -1,8 +1,9 @@
 /**
- * The MCP conformance suite (@modelcontextprotocol/conformance 0.1.13, server mode)
- * against the conformance fixture app served over Streamable HTTP, through
- * `scripts/conformance.js` (what `npm run conformance` runs). The fixture app and src
- * are compiled into dist/ first (scripts/conformance-fixtures.js).
+ * The MCP conformance suite in server mode against the conformance fixture app served
+ * over Streamable HTTP (one endpoint, both eras), through `scripts/conformance.js` (what
+ * `npm run conformance` runs): @modelcontextprotocol/conformance 0.1.13 for the 2025 era
+ * and 0.2.0-alpha.12 for the 2026-07-28 requirements (on Node 24). The fixture app and
+ * src are compiled into dist/ first (scripts/conformance-fixtures.js).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -13,8 +14,8 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const root = join(__dirname, '..', '..');
 
-/** The scenarios the issue names: each must pass with no failure and no warning. */
-const REQUIRED = [
+/** 2025-era scenarios: each must pass with no failure and no warning. */
+const REQUIRED_2025 = [
   'server-initialize',
   'ping',
   'logging-set-level',
@@ -33,6 +34,29 @@ const REQUIRED = [
   'json-schema-2020-12',
   'server-sse-multiple-streams',
   'dns-rebinding-protection',
+];
+
+/** 2026-07-28 scenarios: each must pass with no failure and no warning. */
+const REQUIRED_2026 = [
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'json-schema-2020-12',
+  'server-sse-multiple-streams',
+  'dns-rebinding-protection',
+  'http-header-validation',
+  'http-custom-header-server-validation',
+  'input-required-result-request-state',
+  'input-required-result-multi-round',
+  'input-required-result-missing-input-response',
+  'input-required-result-result-type',
+  'input-required-result-unsupported-methods',
+  'input-required-result-validate-input',
 ];
 
 interface Check {
@@ -66,16 +90,24 @@ test('npm run conformance passes against the baseline and prints the summary', a
       `conformance failed:\n${(error as { stdout?: string }).stdout ?? String(error)}`,
     );
   }
-  expect(output).toContain('=== SUMMARY ===');
-  expect(output).toMatch(/Total: \d+ passed, \d+ failed/);
-  expect(output).toContain('Baseline check passed: all failures are expected.');
-}, 300_000);
+  expect(output).toMatch(/##### protocol 2025 era\n=== SUMMARY ===/);
+  expect(output).toMatch(/##### protocol 2026-07-28\n=== SUMMARY ===/);
+  expect(output.match(/Baseline check passed: all failures are expected\./g)).toHaveLength(2);
+  expect(output).toContain('conformance 2025: passed');
+  expect(output).toContain('conformance 2026: passed');
+}, 600_000);
 
-test.each(REQUIRED)('scenario %s passes with no failure or warning', (scenario) => {
-  const dir = readdirSync(results).find((name) => name.startsWith(`server-${scenario}-`));
-  expect(dir).toBeDefined();
-  const checks = JSON.parse(readFileSync(join(results, dir!, 'checks.json'), 'utf8')) as Check[];
-  const bad = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
-  expect(bad).toEqual([]);
-  expect(checks.some((c) => c.status === 'SUCCESS')).toBe(true);
+describe.each([
+  ['2025', REQUIRED_2025],
+  ['2026', REQUIRED_2026],
+])('protocol %s', (era, required) => {
+  test.each(required)('scenario %s passes with no failure or warning', (scenario) => {
+    const folder = join(results, `era-${era}`);
+    const dir = readdirSync(folder).find((name) => name.startsWith(`server-${scenario}-`));
+    expect(dir).toBeDefined();
+    const checks = JSON.parse(readFileSync(join(folder, dir!, 'checks.json'), 'utf8')) as Check[];
+    const bad = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
+    expect(bad).toEqual([]);
+    expect(checks.some((c) => c.status === 'SUCCESS')).toBe(true);
+  });
 });

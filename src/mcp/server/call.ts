@@ -28,14 +28,19 @@ import {
 import { type ArgumentsCheck } from './arguments';
 import { contentOf } from './content';
 import { outputSchemaOf } from './definition';
+import { type ParamHeader } from './param-headers';
 import { recordMeta } from './record-meta';
 import { type ErrorReporter, type McpSession } from './session';
 
-/** A tool as the server keeps it: the tool, its compiled arguments check, its definition. */
+/**
+ * A tool as the server keeps it: the tool, its compiled arguments check, its
+ * definition, and the arguments a 2026-07-28 client mirrors into HTTP headers.
+ */
 export interface ServedTool {
   readonly tool: Tool;
   readonly check: ArgumentsCheck;
   readonly definition: McpTool;
+  readonly paramHeaders: readonly ParamHeader[];
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   type ServerContext,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { AgentToolError, errorMessage } from '../../core';
+import { AgentToolError, errorMessage, isJsonObject } from '../../core';
 import { SessionEventStore } from './event-store';
 import {
   type HttpHandler,
@@ -27,6 +27,7 @@ import {
   type SessionBinding,
   type SessionLease,
 } from './instance';
+import { paramHeaderMismatch } from './param-headers';
 import { type McpToolServer, type OpenedSession } from './tool-server';
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
@@ -226,6 +227,8 @@ class HttpEndpoint {
   async #route(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {
     const parsed = body?.parsed;
     if (!(await isLegacyRequest(request, parsed, { maxRequestBodySize: this.#limit }))) {
+      const mismatch = this.#paramHeaders(parsed, request.headers);
+      if (mismatch !== undefined) return mismatch;
       return this.#modern.fetch(request, {
         ...(authInfo === undefined ? {} : { authInfo }),
         ...(body === undefined ? {} : { parsedBody: parsed }),
@@ -242,6 +245,34 @@ class HttpEndpoint {
       return this.#open(request, body, authInfo);
     }
     return jsonRpcError(400, -32000, 'Bad Request: No valid session ID provided');
+  }
+
+  /**
+   * A 2026-07-28 `tools/call` whose `Mcp-Param-*` headers disagree with its arguments
+   * is refused (400, `-32020`): a proxy may have routed on the headers.
+   */
+  #paramHeaders(body: unknown, headers: Headers): Response | undefined {
+    if (!isJsonObject(body) || body.method !== 'tools/call' || !isJsonObject(body.params)) {
+      return undefined;
+    }
+    const name = body.params.name;
+    const served = typeof name === 'string' ? this.#server.host.served(name) : undefined;
+    if (served === undefined || served.paramHeaders.length === 0) return undefined;
+    const mismatch = paramHeaderMismatch(served.paramHeaders, body.params.arguments, headers);
+    if (mismatch === undefined) return undefined;
+    const id = typeof body.id === 'string' || typeof body.id === 'number' ? body.id : null;
+    return Response.json(
+      {
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: -32020,
+          message: mismatch.message,
+          data: { mismatch: { header: mismatch.header } },
+        },
+      },
+      { status: 400 },
+    );
   }
 
   async close(): Promise<void> {

@@ -11,6 +11,7 @@ import { AgentToolError, goQuote, type RecordFunc, type Session, type Tool } fro
 import { compileArgumentsCheck } from './arguments';
 import { type ServedTool } from './call';
 import { mcpDefinition } from './definition';
+import { paramHeadersOf } from './param-headers';
 import type * as Http from './http';
 import { type HttpHandler, type HttpListener, type HttpServeOptions } from './http-options';
 import {
@@ -147,6 +148,7 @@ export class McpToolServer {
         tool,
         check: compileArgumentsCheck(tool.name, tool.parameters),
         definition: mcpDefinition(tool),
+        paramHeaders: paramHeadersOf(tool.parameters),
       });
     });
     if (added.size === 0) return;
