@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from '../../core';
+import { isJsonObject } from '../../core';
 
 /**
  * An argument a 2026-07-28 client mirrors into an `Mcp-Param-<name>` HTTP header
@@ -92,7 +92,7 @@ function valueAt(root: unknown, path: readonly string[]): unknown {
   let node = root;
   for (const key of path) {
     if (!isJsonObject(node)) return undefined;
-    node = (node as JsonObject)[key];
+    node = node[key];
   }
   return node;
 }
