@@ -146,7 +146,9 @@ class HttpEndpoint {
   }
 
   async fetch(request: Request, extras: HttpRequestExtras = {}): Promise<Response> {
-    const early = this.#screen(request.url, request.method, request.headers);
+    // A web-standard request built in process may carry its host in its URL only.
+    const url = new URL(request.url);
+    const early = this.#screen(url, request.method, request.headers, url.host);
     if (early !== undefined) return early;
     let body: Body;
     if (request.method === 'POST') {
@@ -183,8 +185,15 @@ class HttpEndpoint {
   ): Promise<Response> {
     const method = (req.method ?? 'GET').toUpperCase();
     const headers = headersOf(req);
-    const url = `http://${headers.get('host') ?? 'localhost'}${req.url ?? '/'}`;
-    const early = this.#screen(url, method, headers);
+    let url: URL;
+    try {
+      url = new URL(`http://${headers.get('host') ?? 'localhost'}${req.url ?? '/'}`);
+    } catch {
+      req.resume();
+      return jsonRpcError(400, -32000, 'Bad Request: the Host header or the path is not valid');
+    }
+    // A Node request without a Host header has no host at all.
+    const early = this.#screen(url, method, headers, '');
     if (early !== undefined) {
       req.resume();
       return early;
@@ -207,12 +216,12 @@ class HttpEndpoint {
   }
 
   /** The answer to a request refused before its body is read, if it is. */
-  #screen(url: string, method: string, headers: Headers): Response | undefined {
+  #screen(target: URL, method: string, headers: Headers, urlHost: string): Response | undefined {
     if (this.#closing !== undefined) {
       return jsonRpcError(503, -32000, 'Service unavailable: the server is shutting down');
     }
-    if (new URL(url).pathname !== this.#path) return jsonRpcError(404, -32000, 'Not found');
-    const refused = this.#refusal(headers);
+    if (target.pathname !== this.#path) return jsonRpcError(404, -32000, 'Not found');
+    const refused = this.#refusal(headers, urlHost);
     if (refused !== undefined) return jsonRpcError(403, -32000, refused);
     if (method === 'POST' && !isJsonContentType(headers.get('content-type') ?? '')) {
       return jsonRpcError(
@@ -288,12 +297,10 @@ class HttpEndpoint {
     return this.#closing;
   }
 
-  #refusal(headers: Headers): string | undefined {
+  #refusal(headers: Headers, urlHost: string): string | undefined {
     if (this.#hosts === undefined) return undefined;
-    const host = headers.get('host')?.toLowerCase();
-    if (host === undefined || !allowedHost(this.#hosts, host)) {
-      return `Invalid Host header: ${host ?? ''}`;
-    }
+    const host = (headers.get('host') ?? urlHost).toLowerCase();
+    if (!allowedHost(this.#hosts, host)) return `Invalid Host header: ${host}`;
     const origin = headers.get('origin');
     if (origin !== null && !this.#origins?.has(origin.toLowerCase())) {
       return `Invalid Origin header: ${origin}`;

@@ -83,7 +83,10 @@ export class RoundTripRun {
   /** Stops the tool (its signal aborts with `reason`) and ends the run. */
   stop(reason: unknown): void {
     this.controller.abort(reason);
-    for (const ask of this.#asks.splice(0)) ask.reject(reason);
+    // Questions not yet sent, and those waiting for answers, end with the run.
+    const open = [...this.#asks.splice(0), ...(this.#pending?.values() ?? [])];
+    this.#pending = undefined;
+    for (const ask of open) ask.reject(reason);
     this.#finish();
   }
 

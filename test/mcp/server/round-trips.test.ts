@@ -1,0 +1,470 @@
+/**
+ * Questions a served tool asks a 2026-07-28 client: they go back as the call's result
+ * (`inputRequests` named `elicit_<n>`, with a request state) while the tool runs on,
+ * and the client's next request with that state resumes the same run. The cases and
+ * texts are the Go binding's (mcpserver/elicit.go, mcpserver/elicit_test.go).
+ */
+import { PassThrough } from 'node:stream';
+import {
+  Client,
+  type ClientCapabilities,
+  type JSONRPCMessage,
+  ReadBuffer,
+  serializeMessage,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import {
+  createContext,
+  type Elicitation,
+  newTool,
+  outputText,
+  type Tool,
+  type ToolContext,
+} from 'agenttool';
+import { connectMcp, McpToolServer, type McpServerOptions } from 'agenttool/mcp';
+import { deferred } from './helpers';
+
+const confirmSchema = {
+  type: 'object',
+  properties: { confirm: { type: 'boolean' } },
+  required: ['confirm'],
+};
+const confirm: Elicitation = { message: 'deploy to production?', schema: confirmSchema };
+
+/** Go's asker: asks each question in turn and reports every answer. */
+function asker(...questions: Elicitation[]): Tool {
+  return newTool({
+    name: 'deploy',
+    description: 'asks before it deploys',
+    execute: async (call, ctx) => {
+      if (ctx.elicitor === undefined) return { output: 'nobody to ask' };
+      const out: string[] = [];
+      for (const question of questions) {
+        const answer = await ctx.ask(question);
+        out.push(
+          `${answer.action} ${answer.content === undefined ? '' : JSON.stringify(answer.content)}`,
+        );
+      }
+      if (ctx.call.id !== call.id) throw new Error('the call on the context changed');
+      return { output: out.join('; ') };
+    },
+  });
+}
+
+/** A tool that asks once and reports what its question ended with. */
+function askAndWait(): { tool: Tool; stopped: Promise<string> } {
+  const stopped = deferred<string>();
+  const tool = newTool({
+    name: 'deploy',
+    description: 'asks and waits',
+    execute: async (_call, ctx: ToolContext) => {
+      try {
+        await ctx.ask(confirm);
+        stopped.resolve('answered');
+      } catch (error) {
+        stopped.resolve(
+          `stopped: ${ctx.signal.aborted ? 'signal aborted' : 'signal live'}: ${String(error)}`,
+        );
+        throw error;
+      }
+      return { output: 'done' };
+    },
+  });
+  return { tool, stopped: stopped.promise };
+}
+
+interface Manual {
+  readonly client: Client;
+  call(params?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+/**
+ * A 2026-07-28 client that answers questions itself (round trips by hand), over the
+ * server's fetch handler in process.
+ */
+async function manual(
+  server: McpToolServer,
+  elicitation: ClientCapabilities['elicitation'] = { form: {}, url: {} },
+): Promise<Manual> {
+  const handler = server.handler();
+  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const client = new Client(
+    { name: 'manual', version: '1' },
+    { capabilities: { elicitation }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), {
+      fetch: (url, init) => handler.fetch(new Request(url, init)),
+    }),
+  );
+  return {
+    client,
+    call: (params = {}) =>
+      client.request(
+        { method: 'tools/call', params: { name: 'deploy', arguments: {}, ...params } },
+        { allowInputRequired: true },
+      ),
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+function text(result: Record<string, unknown>): string {
+  const content = result.content as { type: string; text: string }[] | undefined;
+  return content?.[0]?.text ?? '';
+}
+
+function onlyKey(result: Record<string, unknown>): string {
+  const keys = Object.keys(result.inputRequests ?? {});
+  if (keys.length !== 1) throw new Error(`expected one question, got ${keys.join(', ')}`);
+  return keys[0]!;
+}
+
+function serve(tool: Tool, options: McpServerOptions = {}): McpToolServer {
+  return new McpToolServer([tool], { name: 'deployer', version: '1', ...options });
+}
+
+describe('a 2026-07-28 client answering by hand', () => {
+  test('a question goes back with the call as elicit_1, with a request state', async () => {
+    const m = await manual(serve(asker(confirm)));
+    try {
+      const first = await m.call();
+      expect(first.resultType).toBe('input_required');
+      expect(first.inputRequests).toEqual({
+        elicit_1: {
+          method: 'elicitation/create',
+          params: {
+            mode: 'form',
+            message: 'deploy to production?',
+            requestedSchema: confirmSchema,
+          },
+        },
+      });
+      expect(first.requestState).toMatch(/^[0-9a-f]{32}$/);
+    } finally {
+      await m.close();
+    }
+  });
+
+  test('two questions asked together go back together, answered in one request', async () => {
+    const asked = newTool({
+      name: 'deploy',
+      description: 'asks two things at once',
+      execute: async (_call, ctx) => {
+        const [a, b] = await Promise.all([
+          ctx.ask({
+            message: 'us',
+            schema: { type: 'object', properties: { r: { type: 'string' } } },
+          }),
+          ctx.ask({
+            message: 'eu',
+            schema: { type: 'object', properties: { r: { type: 'string' } } },
+          }),
+        ]);
+        return { output: `${JSON.stringify(a.content)} ${JSON.stringify(b.content)}` };
+      },
+    });
+    const m = await manual(serve(asked));
+    try {
+      const first = await m.call();
+      expect(Object.keys(first.inputRequests as object).sort()).toEqual(['elicit_1', 'elicit_2']);
+      const second = await m.call({
+        inputResponses: {
+          elicit_1: { action: 'accept', content: { r: 'us' } },
+          elicit_2: { action: 'accept', content: { r: 'eu' } },
+        },
+        requestState: first.requestState,
+      });
+      expect(text(second)).toBe('{"r":"us"} {"r":"eu"}');
+    } finally {
+      await m.close();
+    }
+  });
+
+  // Go: TestElicitationAnswers
+  test.each<[string, Record<string, unknown> | undefined, string, boolean]>([
+    [
+      'accepted',
+      { action: 'accept', content: { confirm: true } },
+      'accept {"confirm":true}',
+      false,
+    ],
+    ['left out', undefined, 'cancel ', false],
+    [
+      'off the schema',
+      { action: 'accept', content: { confirm: 'yes' } },
+      'elicitation answer',
+      true,
+    ],
+    ['unknown action', { action: 'maybe' }, 'unknown action "maybe"', true],
+  ])('answers are checked: %s', async (_, answer, want, isError) => {
+    const m = await manual(serve(asker(confirm)));
+    try {
+      const first = await m.call();
+      const responses = answer === undefined ? {} : { [onlyKey(first)]: answer };
+      const res = await m.call({ inputResponses: responses, requestState: first.requestState });
+      if (isError) {
+        expect(res.isError).toBe(true);
+        expect(text(res)).toContain(want);
+      } else {
+        expect(res.isError).toBeUndefined();
+        expect(text(res)).toBe(want);
+      }
+    } finally {
+      await m.close();
+    }
+  });
+
+  // Go: TestElicitationStateAnswersOnce
+  test('a request state answers once: a replayed or invented one reaches no call', async () => {
+    const m = await manual(serve(asker(confirm)));
+    try {
+      const first = await m.call();
+      const answer = { [onlyKey(first)]: { action: 'decline' } };
+      const states = [first.requestState, first.requestState, 'invented'];
+      const results = [];
+      for (const state of states) {
+        results.push(await m.call({ inputResponses: answer, requestState: state }));
+      }
+      expect(results[0]?.isError).toBeUndefined();
+      expect(text(results[0]!)).toBe('decline ');
+      for (const refused of results.slice(1)) {
+        expect(refused).toMatchObject({ isError: true });
+        expect(text(refused)).toBe(
+          'mcpserver: tool "deploy": the call these answers belong to is no longer waiting for them; call the tool again',
+        );
+      }
+    } finally {
+      await m.close();
+    }
+  });
+
+  // Go: TestElicitationAbandoned
+  test('a call whose client never comes back is stopped after abandonAfterMs', async () => {
+    const { tool, stopped } = askAndWait();
+    const m = await manual(serve(tool, { abandonAfterMs: 20 }));
+    try {
+      await m.call();
+      expect(await stopped).toMatch(
+        /^stopped: signal aborted: .*did not come back with the answers/,
+      );
+    } finally {
+      await m.close();
+    }
+  });
+
+  test('a parked call is stopped when the server closes', async () => {
+    const { tool, stopped } = askAndWait();
+    const m = await manual(serve(tool));
+    await m.call();
+    await m.close();
+    expect(await stopped).toMatch(/^stopped: signal aborted: .*the server is closing/);
+  });
+
+  // Go: TestElicitationModeNotOffered; TestElicitationNotOffered
+  test('a client that takes forms alone is not sent a URL question: the tool hears cancel', async () => {
+    const m = await manual(serve(asker({ message: 'sign in', url: 'https://example.com/auth' })), {
+      form: {},
+    });
+    try {
+      const res = await m.call();
+      expect(res.resultType).toBeUndefined();
+      expect(text(res)).toBe('cancel ');
+    } finally {
+      await m.close();
+    }
+  });
+
+  test('a client that offers no elicitation is asked nothing', async () => {
+    const server = serve(asker(confirm));
+    const handler = server.handler();
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+    const client = new Client(
+      { name: 'plain', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), {
+        fetch: (url, init) => handler.fetch(new Request(url, init)),
+      }),
+    );
+    try {
+      const res = await client.request({ method: 'tools/call', params: { name: 'deploy' } });
+      expect(text(res as Record<string, unknown>)).toBe('nobody to ask');
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+});
+
+describe('through our client', () => {
+  // Go: TestElicitationLastRequest
+  test("a tenth question is answered with an error at once: the client's last request", async () => {
+    const tool = newTool({
+      name: 'deploy',
+      description: 'asks one step at a time',
+      execute: async (_call, ctx) => {
+        const out: string[] = [];
+        for (let i = 0; i < 10; i++) {
+          try {
+            out.push((await ctx.ask(confirm)).action);
+          } catch (error) {
+            out.push(`error: ${(error as Error).message}`);
+            break;
+          }
+        }
+        return { output: out.join('; ') };
+      },
+    });
+    const server = serve(tool);
+    const listener = await server.listenHttp();
+    const remote = await connectMcp({ transport: { url: listener.url }, elicitation: true });
+    try {
+      const asked: string[] = [];
+      const deploy = remote.tools()[0]!;
+      const call = { id: 'call_1', args: '{}' };
+      const result = await deploy.execute(
+        call,
+        createContext({
+          call,
+          elicitor: (q) => (
+            asked.push(q.message),
+            { action: 'accept', content: { confirm: true } }
+          ),
+        }),
+      );
+      expect(asked).toHaveLength(9);
+      expect(outputText(result.output)).toMatch(
+        new RegExp(
+          `^${'accept; '.repeat(9)}error: mcpserver: elicitation: the client makes 10 requests of a call at most and this question would need one more; ask fewer questions, or ask them together$`,
+        ),
+      );
+    } finally {
+      await remote.close();
+      await server.close();
+    }
+  });
+
+  // Go: TestElicitationStatelessHTTP
+  test('over stateless HTTP the run is resumed all the same', async () => {
+    const server = serve(asker(confirm));
+    const listener = await server.listenHttp({ stateless: true });
+    const remote = await connectMcp({ transport: { url: listener.url }, elicitation: true });
+    try {
+      expect(remote.era).toBe('modern');
+      const deploy = remote.tools()[0]!;
+      const call = { id: 'call_1', args: '{}' };
+      const result = await deploy.execute(
+        call,
+        createContext({ call, elicitor: () => ({ action: 'accept', content: { confirm: true } }) }),
+      );
+      expect(result.output).toBe('accept {"confirm":true}');
+    } finally {
+      await remote.close();
+      await server.close();
+    }
+  });
+
+  // Go: TestElicitationCancelled
+  test('a call the client cancels while the tool runs stops the tool, though it runs detached', async () => {
+    const started = deferred();
+    const stopped = deferred<string>();
+    const tool = newTool({
+      name: 'deploy',
+      description: 'runs until stopped',
+      execute: (_call, ctx) =>
+        new Promise((_resolve, reject) => {
+          started.resolve();
+          ctx.signal.addEventListener('abort', () => {
+            stopped.resolve(String(ctx.signal.reason));
+            reject(new Error('stopped'));
+          });
+        }),
+    });
+    const server = serve(tool);
+    const listener = await server.listenHttp();
+    const remote = await connectMcp({ transport: { url: listener.url }, protocol: 'modern' });
+    try {
+      const interrupt = new AbortController();
+      const call = { id: 'call_1', args: '{}' };
+      const running = remote
+        .tools()[0]!
+        .execute(call, createContext({ call, signal: interrupt.signal }));
+      await started.promise;
+      interrupt.abort(new Error('user pressed Esc'));
+      await expect(running).rejects.toThrow('mcp: call "deploy": cancelled');
+      expect(await stopped.promise).toContain('cancelled');
+    } finally {
+      await remote.close();
+      await server.close();
+    }
+  });
+});
+
+/** The client end of a stdio pipe pair, in process. */
+class PipeClientTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  readonly #buffer = new ReadBuffer();
+
+  constructor(
+    private readonly toServer: PassThrough,
+    private readonly fromServer: PassThrough,
+  ) {}
+
+  start(): Promise<void> {
+    this.fromServer.on('data', (chunk: Buffer) => {
+      this.#buffer.append(chunk);
+      for (let m = this.#buffer.readMessage(); m !== null; m = this.#buffer.readMessage()) {
+        this.onmessage?.(m);
+      }
+    });
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    this.toServer.write(serializeMessage(message));
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    this.toServer.end();
+    this.onclose?.();
+    return Promise.resolve();
+  }
+}
+
+// Go: TestElicitationSessionClosed
+test('over stdio, a call parked on a question is stopped when the connection ends', async () => {
+  const { tool, stopped } = askAndWait();
+  const server = serve(tool);
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const connection = await server.serveStdio({ stdin, stdout });
+  const client = new Client(
+    { name: 'pipe', version: '1' },
+    {
+      capabilities: { elicitation: { form: {} } },
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+    },
+  );
+  await client.connect(new PipeClientTransport(stdin, stdout));
+  try {
+    expect(client.getProtocolEra()).toBe('modern');
+    const first = await client.request(
+      { method: 'tools/call', params: { name: 'deploy', arguments: {} } },
+      { allowInputRequired: true },
+    );
+    expect((first as Record<string, unknown>).resultType).toBe('input_required');
+    await client.close();
+    await connection.closed;
+    expect(await stopped).toMatch(/^stopped: signal aborted: .*the session ended/);
+  } finally {
+    await server.close();
+  }
+});
