@@ -1,23 +1,23 @@
 // What a server that serves decorated tools in memory must not load: class-validator
-// (no class here carries its decorators), the SDK's Streamable HTTP transports and its
-// client auth. Each is replaced by a module that fails when loaded.
+// (no class here carries its decorators), the SDK's client (a server has no use for
+// it), our HTTP endpoint and ajv (every schema here is in the contract's subset). Each
+// is replaced by a module that fails when loaded.
 jest.mock('class-validator', () => {
   throw new Error('class-validator was loaded');
 });
-jest.mock('@modelcontextprotocol/sdk/server/streamableHttp.js', () => {
-  throw new Error('the server HTTP transport was loaded');
+jest.mock('@modelcontextprotocol/client', () => {
+  throw new Error('the SDK client was loaded');
 });
-jest.mock('@modelcontextprotocol/sdk/client/streamableHttp.js', () => {
-  throw new Error('the client HTTP transport was loaded');
+jest.mock('../../../src/mcp/server/http', () => {
+  throw new Error('the HTTP endpoint was loaded');
 });
-jest.mock('@modelcontextprotocol/sdk/client/auth.js', () => {
-  throw new Error('the client auth was loaded');
+jest.mock('ajv', () => {
+  throw new Error('ajv was loaded');
 });
 
+import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { Param, Tool, toolFromInstance } from 'agenttool';
 import { serveTools } from 'agenttool/mcp';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 
 class GreetArgs {
   @Param('Who') name!: string;
@@ -30,22 +30,44 @@ class Greet {
   }
 }
 
-test('serving decorated tools in memory loads neither class-validator nor HTTP nor auth', async () => {
+test('start-up promise: serving decorated tools in memory loads neither class-validator, nor the SDK client, nor HTTP, nor ajv', async () => {
   const server = serveTools([toolFromInstance(new Greet())]);
   const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
   await server.connect(serverEnd);
-  const client = new Client({ name: 'lazy', version: '0' });
-  await client.connect(clientEnd);
-  try {
-    expect(await client.callTool({ name: 'greet', arguments: { name: 'x' } })).toEqual({
-      content: [{ type: 'text', text: 'hello x' }],
+  // The client is a bare JSON-RPC peer: any SDK client would load what is mocked away.
+  const answers = new Map<number, (message: JSONRPCMessage) => void>();
+  clientEnd.onmessage = (message) => {
+    const id = (message as { id?: unknown }).id;
+    if (typeof id === 'number') answers.get(id)?.(message);
+  };
+  await clientEnd.start();
+  const request = (id: number, method: string, params: Record<string, unknown>) =>
+    new Promise<JSONRPCMessage>((resolve) => {
+      answers.set(id, resolve);
+      void clientEnd.send({ jsonrpc: '2.0', id, method, params });
     });
-    expect(await client.callTool({ name: 'greet', arguments: {} })).toEqual({
-      content: [{ type: 'text', text: 'invalid arguments: missing required property "name"' }],
-      isError: true,
+  try {
+    await request(1, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'bare', version: '0' },
+    });
+    await clientEnd.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(await request(2, 'tools/call', { name: 'greet', arguments: { name: 'x' } })).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      result: { content: [{ type: 'text', text: 'hello x' }] },
+    });
+    expect(await request(3, 'tools/call', { name: 'greet', arguments: {} })).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      result: {
+        content: [{ type: 'text', text: 'invalid arguments: missing required property "name"' }],
+        isError: true,
+      },
     });
   } finally {
-    await client.close();
+    await clientEnd.close();
     await server.close();
   }
 });
