@@ -1,23 +1,33 @@
 /**
- * The contenders of the `tools/call` benchmark, each one server connected to the SDK
- * `Client` over `InMemoryTransport.createLinkedPair()`, checked to answer the no-op call
- * and to refuse a bad argument before it is measured.
+ * The contenders of the `tools/call` benchmark, each one server and the SDK v2 `Client`
+ * that calls it, checked to answer the no-op call and to refuse a bad argument before
+ * it is measured. In the 2025 era the client is connected over the SDK's in-memory
+ * pair; in the 2026-07-28 era it speaks to the server's web-standard handler, called in
+ * process through the Streamable HTTP client transport's `fetch` (the SDK's own
+ * in-process recipe), so each request is served as over HTTP, without sockets.
  */
 import Ajv from 'ajv';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
-  CallToolRequestSchema,
   type CallToolResult,
-  ListToolsRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+  createMcpHandler,
+  InMemoryTransport,
+  McpServer,
+  Server,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { toolFromInstance } from 'agenttool';
 import { serveTools } from 'agenttool/mcp';
-import { AGENTTOOL, FASTMCP, FLOOR, FLOOR_HOOKS, MCP_SERVER } from './mcp-call-plan';
+import {
+  AGENTTOOL,
+  contenderKey,
+  type Era,
+  FASTMCP,
+  FLOOR,
+  FLOOR_HOOKS,
+  MCP_SERVER,
+} from './mcp-call-plan';
 import { NOOP_ARGS, NOOP_DESCRIPTION, noopJsonSchema } from './mcp-noop';
 import { decoratedNoop } from './mcp-noop-decorated';
 import { noopZodShape } from './mcp-noop-zod';
@@ -31,20 +41,15 @@ export interface Contender {
   readonly close: () => Promise<void>;
 }
 
-async function linked(
+/** Checks that the contender answers the no-op call and refuses a bad argument. */
+async function checked(
   name: string,
-  serve: (transport: InMemoryTransport) => Promise<unknown>,
+  client: Client,
   close: () => Promise<unknown>,
 ): Promise<Contender> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'bench', version: '0' });
-  // fastmcp's connect waits for the client's initialize, so both sides start together.
-  await Promise.all([serve(serverSide), client.connect(clientSide)]);
-  const result = (await client.callTool({ name: NAME, arguments: { ...NOOP_ARGS } })) as {
-    content?: { text?: string }[];
-    isError?: boolean;
-  };
-  if (result.isError === true || result.content?.[0]?.text !== 'ok') {
+  const result = await client.callTool({ name: NAME, arguments: { ...NOOP_ARGS } });
+  const first = (result.content as { text?: string }[] | undefined)?.[0];
+  if (result.isError === true || first?.text !== 'ok') {
     throw new Error(`${name}: the no-op call did not answer ok: ${JSON.stringify(result)}`);
   }
   // Each contender validates: a bad argument is refused (an error result or, for fastmcp,
@@ -64,14 +69,44 @@ async function linked(
   };
 }
 
-/** The floor: the low-level SDK server, a Map lookup and a precompiled ajv validator. */
-function floor(name = FLOOR): Promise<Contender> {
-  const validate = new Ajv().compile(noopJsonSchema());
+/** A 2025-era contender over the in-memory pair. */
+async function linked(
+  name: string,
+  serve: (transport: InMemoryTransport) => Promise<unknown>,
+  close: () => Promise<unknown>,
+): Promise<Contender> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'bench', version: '0' });
+  // fastmcp's connect waits for the client's initialize, so both sides start together.
+  await Promise.all([serve(serverSide), client.connect(clientSide)]);
+  return checked(name, client, close);
+}
+
+/** A 2026-07-28 contender: its fetch handler, called in process. */
+async function fetched(
+  name: string,
+  handler: { fetch(request: Request): Promise<Response> },
+  close: () => Promise<unknown>,
+): Promise<Contender> {
+  const client = new Client(
+    { name: 'bench', version: '0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), {
+      fetch: (url, init) => handler.fetch(new Request(url, init)),
+    }),
+  );
+  return checked(name, client, close);
+}
+
+/** The floor's server: the low-level SDK server, a Map lookup and a precompiled ajv validator. */
+function floorServer(validate: (value: unknown) => boolean): Server {
   const definition = { name: NAME, description: NOOP_DESCRIPTION, inputSchema: noopJsonSchema() };
   const tools = new Map([[NAME, () => OK]]);
   const server = new Server({ name: 'floor', version: '0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [definition] }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
+  server.setRequestHandler('tools/list', () => ({ tools: [definition] }));
+  server.setRequestHandler('tools/call', (request) => {
     const run = tools.get(request.params.name);
     if (run === undefined) {
       return { content: [{ type: 'text', text: 'unknown tool' }], isError: true };
@@ -81,35 +116,58 @@ function floor(name = FLOOR): Promise<Contender> {
     }
     return run();
   });
-  return linked(
-    name,
-    (t) => server.connect(t),
-    () => server.close(),
-  );
+  return server;
 }
 
-function agenttool(): Promise<Contender> {
-  const Noop = decoratedNoop(NAME);
-  const server = serveTools([toolFromInstance(new Noop())]);
-  return linked(
-    AGENTTOOL,
-    (t) => server.connect(t),
-    () => server.close(),
-  );
-}
-
-function mcpServer(): Promise<Contender> {
+function mcpServer(): McpServer {
   const server = new McpServer({ name: 'mcpserver', version: '0' });
   server.registerTool(
     NAME,
-    { description: NOOP_DESCRIPTION, inputSchema: noopZodShape() },
+    { description: NOOP_DESCRIPTION, inputSchema: z.object(noopZodShape()) },
     () => OK,
   );
-  return linked(
-    MCP_SERVER,
-    (t) => server.connect(t),
-    () => server.close(),
-  );
+  return server;
+}
+
+function floor(era: Era, name = FLOOR): Promise<Contender> {
+  const validate = new Ajv().compile(noopJsonSchema());
+  if (era === '2025') {
+    const server = floorServer(validate);
+    return linked(
+      name,
+      (t) => server.connect(t),
+      () => server.close(),
+    );
+  }
+  // The 2026-07-28 entry builds a server per request from the factory.
+  const handler = createMcpHandler(() => floorServer(validate), { legacy: 'reject' });
+  return fetched(name, handler, () => handler.close());
+}
+
+function agenttool(era: Era): Promise<Contender> {
+  const Noop = decoratedNoop(NAME);
+  const server = serveTools([toolFromInstance(new Noop())]);
+  if (era === '2025') {
+    return linked(
+      AGENTTOOL,
+      (t) => server.connect(t),
+      () => server.close(),
+    );
+  }
+  return fetched(AGENTTOOL, server.handler(), () => server.close());
+}
+
+function sdkMcpServer(era: Era): Promise<Contender> {
+  if (era === '2025') {
+    const server = mcpServer();
+    return linked(
+      MCP_SERVER,
+      (t) => server.connect(t),
+      () => server.close(),
+    );
+  }
+  const handler = createMcpHandler(() => mcpServer(), { legacy: 'reject' });
+  return fetched(MCP_SERVER, handler, () => handler.close());
 }
 
 const quiet = (): void => undefined;
@@ -132,7 +190,8 @@ async function fastmcp(): Promise<Contender> {
   let session: { close(): Promise<void> } | undefined;
   return linked(
     FASTMCP,
-    async (t) => (session = await server.connect(t)),
+    // fastmcp builds on the v1 SDK; its connect takes any transport of the same shape.
+    async (t) => (session = await server.connect(t as never)),
     async () => session?.close(),
   );
 }
@@ -144,14 +203,17 @@ async function fastmcp(): Promise<Contender> {
  */
 function floorHooksOn(): Promise<Contender> {
   new AsyncLocalStorage<number>().run(0, () => undefined);
-  return floor(FLOOR_HOOKS);
+  return floor('2025', FLOOR_HOOKS);
 }
 
-/** Every contender by its name in the tables. */
+/** Every contender by its key, `<era>/<name>`. */
 export const CONTENDERS: ReadonlyMap<string, () => Promise<Contender>> = new Map([
-  [FLOOR, () => floor()],
-  [FLOOR_HOOKS, floorHooksOn],
-  [AGENTTOOL, agenttool],
-  [MCP_SERVER, mcpServer],
-  [FASTMCP, fastmcp],
+  [contenderKey('2025', FLOOR), () => floor('2025')],
+  [contenderKey('2025', FLOOR_HOOKS), floorHooksOn],
+  [contenderKey('2025', AGENTTOOL), () => agenttool('2025')],
+  [contenderKey('2025', MCP_SERVER), () => sdkMcpServer('2025')],
+  [contenderKey('2025', FASTMCP), fastmcp],
+  [contenderKey('2026-07-28', FLOOR), () => floor('2026-07-28')],
+  [contenderKey('2026-07-28', AGENTTOOL), () => agenttool('2026-07-28')],
+  [contenderKey('2026-07-28', MCP_SERVER), () => sdkMcpServer('2026-07-28')],
 ]);

@@ -2,14 +2,27 @@
 
 export const IN_FLIGHT = 32;
 
-export const FLOOR = 'floor: SDK Server + ajv';
+/** The protocol eras a contender is measured in. */
+export const ERAS = ['2025', '2026-07-28'] as const;
+export type Era = (typeof ERAS)[number];
+
+export const FLOOR = 'floor: SDK low-level Server + ajv';
 export const FLOOR_HOOKS = 'floor, ALS promise hooks on';
 export const AGENTTOOL = 'agenttool serveTools';
 export const MCP_SERVER = 'SDK McpServer + zod';
 export const FASTMCP = 'fastmcp';
 
-/** Every contender, in the order a pass runs them. */
-export const CONTENDER_NAMES = [FLOOR, FLOOR_HOOKS, AGENTTOOL, MCP_SERVER, FASTMCP] as const;
+/** The contenders of each era, in the order a pass runs them. */
+export const CONTENDER_NAMES: Readonly<Record<Era, readonly string[]>> = {
+  '2025': [FLOOR, FLOOR_HOOKS, AGENTTOOL, MCP_SERVER, FASTMCP],
+  // fastmcp serves the 2025 era only; on Node 24 the hooks row is the floor again.
+  '2026-07-28': [FLOOR, AGENTTOOL, MCP_SERVER],
+};
+
+/** A contender as the worker takes it on its command line: `<era>/<name>`. */
+export function contenderKey(era: Era, name: string): string {
+  return `${era}/${name}`;
+}
 
 /**
  * What a worker prints: ns per call, sequential and with IN_FLIGHT in flight, in wall

@@ -1,6 +1,6 @@
 // One contender of the tools/call benchmark in its own process: sequential and
 // IN_FLIGHT-in-flight figures, printed as one JSON line for mcp-call.bench.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { type Client } from '@modelcontextprotocol/client';
 import { measure } from './measure';
 import { median } from './mcp-child';
 import { CONTENDERS, NAME } from './mcp-call-contenders';
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   const contender = await make();
   // fastmcp waits 1 ms after every tool (`await delay(1)`), so fewer calls give it as
   // many milliseconds as the others get.
-  const slow = name === FASTMCP;
+  const slow = name.endsWith(`/${FASTMCP}`);
   const seq = await figure(name, sequential(contender.client), slow ? 60 : 700);
   const par = await figure(name, concurrent(contender.client), slow ? 500 : 1500);
   await contender.close();

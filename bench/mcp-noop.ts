@@ -20,7 +20,7 @@ export const NOOP_DESCRIPTION = 'Does nothing with five arguments.';
 /** The arguments' JSON Schema, as a hand-written server would serve and validate it. */
 export function noopJsonSchema(): {
   type: 'object';
-  properties: Record<string, object>;
+  properties: Record<string, Record<string, string | string[]>>;
   required: string[];
 } {
   return {

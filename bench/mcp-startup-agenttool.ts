@@ -9,10 +9,10 @@ runMain(async () => {
   const classes = Array.from({ length: TOOLS }, (_, i) => decoratedNoop(`tool_${i}`));
   const server = serveTools(classes.map((Class) => toolFromInstance(new Class())));
   const registered = performance.now();
-  await listOnce(
-    imported,
-    registered,
-    (transport) => server.connect(transport),
-    () => server.close(),
-  );
+  let handler: { fetch(request: Request): Promise<Response> } | undefined;
+  await listOnce(imported, registered, {
+    connect: (transport) => server.connect(transport),
+    fetch: (request) => (handler ??= server.handler()).fetch(request),
+    close: () => server.close(),
+  });
 });

@@ -1,10 +1,14 @@
-// The part of a start-up child every contender shares: connect the SDK Client over an
-// in-memory pair, complete the first tools/list, check it and print the timings.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+// The part of a start-up child every contender shares: connect the SDK v2 Client (2025
+// era: over an in-memory pair; 2026-07-28: through the server's fetch handler, called in
+// process), complete the first tools/list, check it and print the timings.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 
 /** How many tools each contender registers. */
 export const TOOLS = 200;
+
+/** The era a start-up child serves: `2025` or `2026-07-28` (its first argument). */
+export type StartupEra = '2025' | '2026-07-28';
 
 /** Milliseconds, as a start-up child prints them (performance.now(): since process start). */
 export interface StartupTimings {
@@ -12,7 +16,7 @@ export interface StartupTimings {
   readonly imported: number;
   /** Defining and constructing the tools and the server, registering the tools. */
   readonly register: number;
-  /** Connecting the client (initialize) over the in-memory pair. */
+  /** Connecting the client (initialize, or the server/discover probe). */
   readonly connect: number;
   /** The first tools/list. */
   readonly list: number;
@@ -22,20 +26,45 @@ export interface StartupTimings {
   readonly cpu: number;
 }
 
+/** How a contender is reached in each era. */
+export interface Served {
+  /** 2025: serves one connection over the transport. */
+  readonly connect: (transport: InMemoryTransport) => Promise<unknown>;
+  /** 2026-07-28: answers one request. */
+  readonly fetch: (request: Request) => Promise<Response>;
+  readonly close: () => Promise<unknown>;
+}
+
+/** The era named on the command line. */
+export function startupEra(): StartupEra {
+  return process.argv[2] === '2026-07-28' ? '2026-07-28' : '2025';
+}
+
 /**
- * Connects a client to the server `connect` serves, lists the tools once, checks the
- * list (TOOLS tools of five arguments each), prints the timings as one JSON line and
- * closes.
+ * Connects a client to the server, lists the tools once, checks the list (TOOLS tools
+ * of five arguments each), prints the timings as one JSON line and closes.
  */
 export async function listOnce(
   imported: number,
   registered: number,
-  connect: (transport: InMemoryTransport) => Promise<unknown>,
-  close: () => Promise<unknown>,
+  served: Served,
 ): Promise<void> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'bench', version: '0' });
-  await Promise.all([connect(serverSide), client.connect(clientSide)]);
+  let client: Client;
+  if (startupEra() === '2025') {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    client = new Client({ name: 'bench', version: '0' });
+    await Promise.all([served.connect(serverSide), client.connect(clientSide)]);
+  } else {
+    client = new Client(
+      { name: 'bench', version: '0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), {
+        fetch: (url, init) => served.fetch(new Request(url, init)),
+      }),
+    );
+  }
   const connected = performance.now();
   const { tools } = await client.listTools();
   const listed = performance.now();
@@ -53,7 +82,7 @@ export async function listOnce(
     cpu: (used.user + used.system) / 1000,
   };
   await client.close();
-  await close();
+  await served.close();
   console.log(JSON.stringify(timings));
 }
 

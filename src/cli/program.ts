@@ -10,6 +10,7 @@ interface TargetOptions {
   stdio?: string;
   http?: string;
   header?: string[];
+  protocol?: 'auto' | 'modern' | 'legacy';
 }
 
 /**
@@ -165,7 +166,15 @@ function targetOptions(command: Command): Command {
       ),
     )
     .option('--http <url>', "an MCP server's Streamable HTTP endpoint")
-    .option('--header <header...>', 'with --http: headers to send, "Name: value"');
+    .option('--header <header...>', 'with --http: headers to send, "Name: value"')
+    .addOption(
+      new Option(
+        '--protocol <era>',
+        'with --stdio or --http: the protocol to speak (auto: 2026-07-28 when the server serves it; over stdio that probes with a second, short-lived server process)',
+      )
+        .choices(['auto', 'modern', 'legacy'])
+        .default('auto'),
+    );
 }
 
 function targetSpec(moduleFile: string | undefined, options: TargetOptions): TargetSpec {
@@ -174,6 +183,7 @@ function targetSpec(moduleFile: string | undefined, options: TargetOptions): Tar
     ...(options.stdio === undefined ? {} : { stdio: options.stdio }),
     ...(options.http === undefined ? {} : { http: options.http }),
     ...(options.header === undefined ? {} : { headers: options.header }),
+    ...(options.protocol === undefined ? {} : { protocol: options.protocol }),
   };
 }
 

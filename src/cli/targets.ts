@@ -21,6 +21,8 @@ export interface TargetSpec {
   readonly http?: string;
   /** HTTP headers, `Name: value`. */
   readonly headers?: readonly string[];
+  /** The protocol era to speak to a remote target; `auto` by default. */
+  readonly protocol?: 'auto' | 'modern' | 'legacy';
 }
 
 /** What one batch runs with. */
@@ -113,11 +115,14 @@ async function openRemote(spec: TargetSpec): Promise<OpenTarget> {
     label = url;
     transport = { url, headers: parseHeaders(spec.headers ?? []) };
   }
-  const remote = await connectMcp({ transport, elicitation: true }).catch((error: unknown) => {
-    throw new CliError(ExitCode.CONNECTION, `agenttool: ${label}: ${errorMessage(error)}`, {
-      cause: error,
-    });
-  });
+  const protocol = spec.protocol ?? 'auto';
+  const remote = await connectMcp({ transport, elicitation: true, protocol }).catch(
+    (error: unknown) => {
+      throw new CliError(ExitCode.CONNECTION, `agenttool: ${label}: ${errorMessage(error)}`, {
+        cause: error,
+      });
+    },
+  );
   const executor = new Executor();
   return {
     label,

@@ -218,6 +218,29 @@ describe('agenttool call on an MCP server over stdio', () => {
     });
   });
 
+  it.each(['modern', 'legacy'])(
+    'speaks the era --protocol %s names, questions and all',
+    async (protocol) => {
+      const asked = await runAgenttool(
+        ['call', '--stdio', serveApp, '--protocol', protocol, 'ask'],
+        { input: 'Ada\n\n2\nyes\n' },
+      );
+      expect(asked.code).toBe(0);
+      expect(JSON.parse(asked.stdout)).toEqual({
+        action: 'accept',
+        content: { name: 'Ada', color: 'green', subscribe: true },
+      });
+    },
+  );
+
+  it('refuses a --protocol it does not know', async () => {
+    const wrong = await runAgenttool(['call', '--stdio', serveApp, '--protocol', 'v1', 'ask']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain(
+      "argument 'v1' is invalid. Allowed choices are auto, modern, legacy.",
+    );
+  });
+
   it('exits 1 for an error result and 3 when the server cannot be started', async () => {
     const failed = await runAgenttool(['call', '--stdio', serveApp, 'fail']);
     expect(failed.code).toBe(1);

@@ -1,11 +1,15 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
+import { type AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { createContext, recordOf, toolFromInstance } from 'agenttool';
+import { ToolApp } from 'agenttool/di';
+import { connectMcp, serveTools } from 'agenttool/mcp';
 import { runBatch } from '../../samples/readme/batch';
 import { importAsHost } from '../../samples/readme/context';
-import { serveGreeter } from '../../samples/readme/greet';
+import { GreetModule, serveGreeter } from '../../samples/readme/greet';
+import { mountTools } from '../../samples/readme/mount';
 import { greetRemotely } from '../../samples/readme/remote';
 import { Chart, CountWords, ExportCsv, Finish } from '../../samples/readme/results';
 import { DEFAULT_WORKSPACE_FOLDER } from '../../samples/workspace/config';
@@ -87,6 +91,35 @@ describe('the README examples run', () => {
       expect(await greetRemotely(greeter.url, 'Ada')).toBe('Hello, Ada!');
     } finally {
       await greeter.stop();
+    }
+  });
+
+  it('mounts the greeter beside a route of its own, for clients of both eras', async () => {
+    const app = await ToolApp.create(GreetModule);
+    const tools = serveTools(app, { name: 'greeter' });
+    const server = await mountTools(tools);
+    try {
+      const { port } = server.address() as AddressInfo;
+      expect(await (await fetch(`http://127.0.0.1:${port}/health`)).text()).toBe('ok');
+      for (const protocol of ['modern', 'legacy'] as const) {
+        const remote = await connectMcp({
+          transport: { url: `http://127.0.0.1:${port}/api/mcp` },
+          protocol,
+        });
+        try {
+          const call = { id: 'call_1', args: '{"name":"Ada"}' };
+          const greet = remote.tools()[0]!;
+          expect(remote.era).toBe(protocol);
+          expect((await greet.execute(call, createContext({ call }))).output).toBe('Hello, Ada!');
+        } finally {
+          await remote.close();
+        }
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await tools.close();
+      await app.close();
     }
   });
 

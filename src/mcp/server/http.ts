@@ -8,6 +8,7 @@ import {
   isInitializeRequest,
   isJsonContentType,
   isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
   type McpHttpHandler,
   type ServerContext,
   WebStandardStreamableHTTPServerTransport,
@@ -235,7 +236,10 @@ class HttpEndpoint {
 
   async #route(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {
     const parsed = body?.parsed;
-    if (!(await isLegacyRequest(request, parsed, { maxRequestBodySize: this.#limit }))) {
+    if (
+      claimsModern(parsed) ||
+      !(await isLegacyRequest(request, parsed, { maxRequestBodySize: this.#limit }))
+    ) {
       const mismatch = this.#paramHeaders(parsed, request.headers);
       if (mismatch !== undefined) return mismatch;
       return this.#modern.fetch(request, {
@@ -544,6 +548,17 @@ function whenDone(response: Response, done: () => void): Response {
 // Node's fetch types a body's chunks as `any`; they are bytes.
 function bytes(stream: ReadableStream): ReadableStream<Uint8Array> {
   return stream as ReadableStream<Uint8Array>;
+}
+
+/**
+ * True for a single request that carries the 2026-07-28 envelope's protocol-version
+ * claim: the SDK's classification routes every such request to the modern path (which
+ * answers a malformed or unserved claim itself), so it need not run twice for it.
+ */
+function claimsModern(body: unknown): boolean {
+  if (!isJsonObject(body) || !isJsonObject(body.params)) return false;
+  const meta = body.params._meta;
+  return isJsonObject(meta) && PROTOCOL_VERSION_META_KEY in meta;
 }
 
 function isInitialize(body: unknown): boolean {

@@ -46,8 +46,11 @@ export interface InstanceHost {
 /** The session a call runs in, held for the call's whole life. */
 export interface SessionLease {
   readonly session: McpSession;
-  /** Resolves once the session's `onSession` hook has run; rejects when it failed. */
-  readonly ready: Promise<void>;
+  /**
+   * Resolves once the session's `onSession` hook has run, rejects when it failed;
+   * undefined when there is no hook.
+   */
+  readonly ready: Promise<void> | undefined;
   /** The handle to hand back to a 2026-07-28 client, when the session has one. */
   readonly handle?: string;
   /** Ends the lease (an ephemeral session ends with its one call). */
@@ -101,7 +104,7 @@ async function serveLegacy(
   const capabilities = server.getClientCapabilities();
   const lease = binding.lease(ctx, capabilities);
   try {
-    await lease.ready;
+    if (lease.ready !== undefined) await lease.ready;
   } catch (error) {
     lease.release();
     return sessionFailure(error);
@@ -154,7 +157,7 @@ async function serveModern(
   const lease = binding.lease(ctx, capabilities);
   lease.session.sawClient(envelopeClient(ctx));
   try {
-    await lease.ready;
+    if (lease.ready !== undefined) await lease.ready;
   } catch (error) {
     lease.release();
     return withHandle(sessionFailure(error), lease.handle);
@@ -169,14 +172,16 @@ async function serveModern(
   const route = routeOf(ctx);
   // The tool may report progress before it first awaits: the request carries it already.
   run.route = route;
-  run.running = runCall(served, args, {
-    session: lease.session,
-    signal: run.controller.signal,
-    elicitor: run.elicitor,
-    recorder: host.recorder,
-    report: host.report,
-    route: () => run.route,
-  });
+  run.start(
+    runCall(served, args, {
+      session: lease.session,
+      signal: run.controller.signal,
+      elicitor: run.elicitor,
+      recorder: host.recorder,
+      report: host.report,
+      route: () => run.route,
+    }),
+  );
   return withHandle(await run.wait(route, signal, host.trips), lease.handle);
 }
 

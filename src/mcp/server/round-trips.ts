@@ -60,7 +60,9 @@ export class RoundTripRun {
   /** Who may answer: a request state is answered only by requests of the same owner. */
   readonly owner: string;
   #asks: Ask[] = [];
+  /** Wakes the request waiting on the run: the tool asked or returned, or the request ended. */
   #wake: (() => void) | undefined;
+  #returned = false;
   #pending: Map<string, Ask> | undefined;
   #seq = 0;
   #requests = 0;
@@ -97,6 +99,15 @@ export class RoundTripRun {
     for (const listener of this.#onOver.splice(0)) listener();
   }
 
+  /** Runs the tool's call; the run waits for it (see {@link wait}). */
+  start(running: RunningCall): void {
+    this.running = running;
+    void running.result.then(() => {
+      this.#returned = true;
+      this.#wake?.();
+    });
+  }
+
   async #ask(elicitation: Elicitation, offer: ElicitationOffer): Promise<Answer> {
     const question = questionOf(elicitation);
     if (!offers(offer, question)) return CANCELLED_ANSWER;
@@ -106,12 +117,6 @@ export class RoundTripRun {
       this.#asks.push({ question, resolve, reject });
       this.#wake?.();
     });
-  }
-
-  /** Resolves once the tool has asked something not yet sent. */
-  #asked(): Promise<void> {
-    if (this.#asks.length > 0) return Promise.resolve();
-    return new Promise((resolve) => (this.#wake = resolve));
   }
 
   /**
@@ -131,22 +136,18 @@ export class RoundTripRun {
     if (running === undefined) throw new Error('mcp: a round-trip run was not started');
     this.#requests++;
     this.route = route;
-    const cancelled = new Promise<'cancelled'>((resolve) => {
-      if (signal.aborted) resolve('cancelled');
-      else signal.addEventListener('abort', () => resolve('cancelled'), { once: true });
-    });
+    const wake = (): void => this.#wake?.();
+    signal.addEventListener('abort', wake, { once: true });
     try {
       for (;;) {
-        const outcome = await Promise.race([
-          running.result.then(() => 'done' as const),
-          this.#asked().then(() => 'asked' as const),
-          cancelled,
-        ]);
-        if (outcome === 'cancelled') {
+        if (!this.#returned && this.#asks.length === 0 && !signal.aborted) {
+          await new Promise<void>((resolve) => (this.#wake = resolve));
+        }
+        if (signal.aborted) {
           this.stop(new AgentToolError('CANCELLED', 'mcp: the request was cancelled'));
           return failure('mcp: the request was cancelled');
         }
-        if (outcome === 'done') {
+        if (this.#returned) {
           const result = await running.result;
           await running.flush();
           this.#finish();
@@ -177,6 +178,8 @@ export class RoundTripRun {
         return inputRequired({ inputRequests: requests, requestState: state });
       }
     } finally {
+      signal.removeEventListener('abort', wake);
+      this.#wake = undefined;
       this.route = undefined;
     }
   }

@@ -65,10 +65,13 @@ export interface StdioConnection {
   close(): Promise<void>;
 }
 
-/** A session being set up: the session, and its `onSession` hook's outcome. */
+/**
+ * A session being set up: the session, and its `onSession` hook's outcome (undefined
+ * when there is no hook: nothing to wait for).
+ */
 export interface OpenedSession {
   readonly session: McpSession;
-  readonly ready: Promise<void>;
+  readonly ready: Promise<void> | undefined;
 }
 
 const defaultReporter: ErrorReporter = (message, error) => {
