@@ -191,7 +191,7 @@ async function fastmcp(): Promise<Contender> {
   return linked(
     FASTMCP,
     // fastmcp builds on the v1 SDK; its connect takes any transport of the same shape.
-    async (t) => (session = await server.connect(t as never)),
+    async (t) => (session = await server.connect(t)),
     async () => session?.close(),
   );
 }
