@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import { goQuote } from './quote';
 
 /**
@@ -113,7 +114,8 @@ export function toolFailure(toolName: string, thrown: unknown): Error {
 
 /** The text of an error as the model sees it after `Error: ` (the message alone). */
 export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
+  // An Error from another realm (a vm context, a worker) is not an instance of ours.
+  if (error instanceof Error || types.isNativeError(error)) return error.message;
   return describeThrown(error);
 }
 

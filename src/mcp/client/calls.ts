@@ -127,11 +127,7 @@ export class RemoteCalls {
       if (this.closing.aborted) throw connectionClosedError(remote);
       if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
       if (error instanceof AgentToolError) throw error;
-      throw new AgentToolError(
-        clientSdk().ProtocolError.isInstance(error) ? 'PROTOCOL' : 'CONNECTION',
-        `mcp: call ${goQuote(remote)}: ${errorMessage(error)}`,
-        { cause: error },
-      );
+      throw this.#failure(remote, error);
     } finally {
       linked.dispose();
       ended.abort();
@@ -217,6 +213,25 @@ export class RemoteCalls {
     return askCall(entry, params, signal);
   }
 
+  /** A call's failure, saying what happened: a protocol error, no answer in time, a lost connection. */
+  #failure(remote: string, error: unknown): AgentToolError {
+    const sdk = clientSdk();
+    const where = `mcp: call ${goQuote(remote)}`;
+    if (sdk.ProtocolError.isInstance(error)) {
+      return new AgentToolError('PROTOCOL', `${where}: ${errorMessage(error)}`, { cause: error });
+    }
+    if (error instanceof sdk.SdkError && error.code === sdk.SdkErrorCode.RequestTimeout) {
+      return new AgentToolError(
+        'CONNECTION',
+        `${where}: no answer within ${this.options.timeout} ms (the callTimeout option)`,
+        { cause: error },
+      );
+    }
+    return new AgentToolError('CONNECTION', `${where}: connection lost: ${causes(error)}`, {
+      cause: error,
+    });
+  }
+
   // A 2026-07-28 server hands its session handle back with results: carry it on.
   #noteHandle(result: JsonObject): void {
     const meta = result._meta;
@@ -224,6 +239,17 @@ export class RemoteCalls {
     const handle = meta[SESSION_META_KEY];
     if (typeof handle === 'string' && handle !== '') this.#handle = handle;
   }
+}
+
+/** An error's message and those of its causes, as far as they add something. */
+function causes(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error, depth = 0; e !== undefined && depth < 4; depth++) {
+    const message = errorMessage(e);
+    if (message !== '' && message !== '{}' && !parts.includes(message)) parts.push(message);
+    e = typeof e === 'object' && e !== null ? (e as { cause?: unknown }).cause : undefined;
+  }
+  return parts.join(': ');
 }
 
 function cancelled(remote: string, signal: AbortSignal): CancelledError {

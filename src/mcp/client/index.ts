@@ -3,6 +3,7 @@
  */
 export {
   type ConnectOptions,
+  DEFAULT_CALL_TIMEOUT,
   DEFAULT_NOTIFICATION_GRACE,
   RemoteTools,
   type ServerInfo,

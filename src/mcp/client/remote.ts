@@ -18,6 +18,13 @@ import { type McpTarget } from './transport';
 /** How long a call waits for a late `tools/list_changed` by default, in milliseconds. */
 export const DEFAULT_NOTIFICATION_GRACE = 50;
 
+/**
+ * How long a tool call's request waits for its answer by default: 15 minutes, longer
+ * than a command of the sample shell may run (10 minutes), so a server's own timeout
+ * answers first.
+ */
+export const DEFAULT_CALL_TIMEOUT = 15 * 60 * 1000;
+
 /** What {@link connectMcp} takes. Only `transport` is required. */
 export interface ConnectOptions extends Declarations {
   /** A command (stdio), a URL (Streamable HTTP), or an MCP transport. */
@@ -51,7 +58,11 @@ export interface ConnectOptions extends Declarations {
   readonly clientInfo?: { readonly name: string; readonly version: string };
   /** Capabilities to declare besides those the options imply. */
   readonly capabilities?: ClientCapabilities;
-  /** A limit on each tool call, in milliseconds; none by default. */
+  /**
+   * A limit on each request a tool call makes, in milliseconds; 15 minutes by default
+   * (`DEFAULT_CALL_TIMEOUT`), 0 for none. A call past it fails with `mcp: call "<name>":
+   * no answer within <n> ms`.
+   */
   readonly callTimeout?: number;
   /** Bounds the connection and the first listing only. */
   readonly signal?: AbortSignal;
@@ -101,6 +112,13 @@ export class RemoteTools {
         `mcp: connect: notificationGrace must be a number of milliseconds >= 0 (0 disables), got ${String(grace)}`,
       );
     }
+    const timeout = options.callTimeout ?? DEFAULT_CALL_TIMEOUT;
+    if (typeof timeout !== 'number' || !(timeout >= 0)) {
+      throw new AgentToolError(
+        'INVALID_TOOL',
+        `mcp: connect: callTimeout must be a number of milliseconds >= 0 (0: none), got ${String(timeout)}`,
+      );
+    }
     const protocol = options.protocol ?? 'auto';
     if (!['auto', 'modern', 'legacy'].includes(protocol)) {
       throw new AgentToolError(
@@ -120,7 +138,7 @@ export class RemoteTools {
       {
         elicitation: options.elicitation === true || options.elicitationHandler !== undefined,
         elicitationHandler: options.elicitationHandler,
-        timeout: Math.min(options.callTimeout ?? NO_TIMEOUT, NO_TIMEOUT),
+        timeout: timeout === 0 ? NO_TIMEOUT : Math.min(timeout, NO_TIMEOUT),
       },
       this.#closing.signal,
     );
@@ -186,8 +204,13 @@ export class RemoteTools {
     if (this.#closeDone === undefined) {
       this.#markClosed();
       this.#closeDone = (async () => {
-        const transport = this.#client.transport as Partial<StreamableHTTPClientTransport>;
-        if (typeof transport.terminateSession === 'function' && transport.sessionId !== undefined) {
+        // The transport is gone when the connection closed first (the server went away).
+        const transport = this.#client.transport as
+          Partial<StreamableHTTPClientTransport> | undefined;
+        if (
+          typeof transport?.terminateSession === 'function' &&
+          transport.sessionId !== undefined
+        ) {
           await transport.terminateSession().catch(() => undefined);
         }
         await this.#client.close().catch(() => undefined);
