@@ -43,7 +43,7 @@ async function httpServer(): Promise<{ child: ChildProcess; url: string }> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise<string>((resolve) =>
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       if (line.startsWith('listening ')) resolve(line.slice('listening '.length));
     }),
   );
