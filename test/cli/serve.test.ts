@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createContext, type Tool } from 'agenttool';
+import { createContext, outputText, type Tool } from 'agenttool';
 import { connectMcp, type RemoteTools } from 'agenttool/mcp';
 import {
   APP,
@@ -96,6 +96,29 @@ describe('agenttool serve --http', () => {
     );
     expect(readFileSync(journal, 'utf8')).toBe('wait tool closed\njournal closed\n');
   });
+
+  it.each(['legacy', 'modern'] as const)(
+    'on SIGINT with a call in flight, the call is stopped and its answer reaches a %s client',
+    async (protocol) => {
+      const server = startAgenttool(['serve', APP, '--http', '127.0.0.1:0']);
+      const [, url] = await server.waitForStderr(/over Streamable HTTP at (http:\S+)\n/);
+      const remote = await connectMcp({ transport: { url: url! }, protocol });
+      remotes.push(remote);
+      let started!: () => void;
+      const progressed = new Promise<void>((resolve) => (started = resolve));
+      const call = { id: 'c1', args: '{}', onUpdate: () => started() };
+      const wait = remote.tools().find((t) => t.name === 'wait')!;
+      const answer = Promise.resolve(wait.execute(call, createContext({ call }))).then(
+        (r) => `answered: ${outputText(r.output)}`,
+        (error: Error) => `failed: ${error.message}`,
+      );
+      // The tool reports progress as it starts to wait: it is running.
+      await progressed;
+      server.process.kill('SIGINT');
+      expect(await answer).toBe('answered: interrupted');
+      expect((await server.done).code).toBe(0);
+    },
+  );
 
   it('serves statelessly with --stateless, and our call command works against it', async () => {
     const server = startAgenttool(['serve', APP, '--http', '0', '--stateless']);

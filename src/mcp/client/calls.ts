@@ -27,7 +27,7 @@ import {
 } from './elicitation';
 import { clientSdk } from './sdk-modules';
 import { SESSION_META_KEY } from './session-extension';
-import { linkedSignal } from './signals';
+import { linkedSignal } from '../signals';
 
 /** How long a call's progress token stays routable after the call returns. */
 const PROGRESS_LINGER_MS = 1000;

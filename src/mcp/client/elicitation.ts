@@ -13,7 +13,7 @@ import {
   isJsonObject,
   type ToolContext,
 } from '../../core';
-import { linkedSignal } from './signals';
+import { linkedSignal } from '../signals';
 
 /** A call in flight, as elicitation routing sees it. */
 export interface CallInFlight {

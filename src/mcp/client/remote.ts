@@ -11,7 +11,7 @@ import { elicitationHandler, type ElicitationHandler } from './elicitation';
 import { listAllTools } from './listing';
 import { ListRefresher } from './refresh';
 import { resultOf } from './result';
-import { untilAborted } from './signals';
+import { untilAborted } from '../signals';
 import { checkDeclarations, type Declarations, localName, remoteTool } from './tool-mapping';
 import { type McpTarget } from './transport';
 

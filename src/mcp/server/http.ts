@@ -76,7 +76,7 @@ export async function listenHttp(
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     })());
-  const unregister = server.addCloser(close);
+  const unregister = server.addCloser({ drain: () => handler.drain(), close });
   const shown = host.includes(':') ? `[${host}]` : host;
   return { url: `http://${shown}:${port}${options.path ?? '/mcp'}`, host, port, close };
 }
@@ -89,12 +89,13 @@ export function httpHandler(
   server: McpToolServer,
   options: HttpServeOptions,
   port: number | undefined,
-): HttpHandler {
+): HttpHandler & { drain(): Promise<void> } {
   const endpoint = new HttpEndpoint(server, options, port);
-  const unregister = server.addCloser(() => endpoint.close());
+  const unregister = server.addCloser(endpoint);
   return {
     fetch: (request, extras) => endpoint.fetch(request, extras),
     node: (req, res, parsedBody) => endpoint.node(req, res, parsedBody),
+    drain: () => endpoint.drain(),
     close: async () => {
       unregister();
       await endpoint.close();
@@ -120,6 +121,10 @@ class HttpEndpoint {
   readonly #modern: McpHttpHandler;
   readonly #unlisten: () => void;
   #closing: Promise<void> | undefined;
+  /** Requests that carry an answer (POSTs but `subscriptions/listen`) not yet answered. */
+  #answering = 0;
+  #draining: Promise<void> | undefined;
+  #drained: (() => void) | undefined;
 
   constructor(server: McpToolServer, options: HttpServeOptions, port: number | undefined) {
     this.#server = server;
@@ -159,7 +164,17 @@ class HttpEndpoint {
       if (parsed instanceof Response) return parsed;
       body = parsed;
     }
-    return this.#route(request, body, extras.authInfo);
+    if (!answers(body)) return this.#route(request, body, extras.authInfo);
+    // A drain waits for this answer: produced, and sent when it streams.
+    this.#answering++;
+    let response: Response;
+    try {
+      response = await this.#route(request, body, extras.authInfo);
+    } catch (error) {
+      this.#answered();
+      throw error;
+    }
+    return whenDone(response, () => this.#answered());
   }
 
   async node(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
@@ -168,21 +183,32 @@ class HttpEndpoint {
     res.once('close', () => {
       if (!finished) abort.abort();
     });
+    // A drain waits for this answer until it is written: counted once the body is read.
+    let counted = false;
+    const count = (): void => {
+      counted = true;
+      this.#answering++;
+    };
     let response: Response;
     try {
-      response = await this.#nodeResponse(req, parsedBody, abort.signal);
+      response = await this.#nodeResponse(req, parsedBody, abort.signal, count);
     } catch (error) {
       this.#server.host.report('mcp: http: request failed', error);
       response = jsonRpcError(500, -32603, 'Internal error');
     }
-    await writeResponse(res, response, abort.signal);
-    finished = true;
+    try {
+      await writeResponse(res, response, abort.signal);
+    } finally {
+      finished = true;
+      if (counted) this.#answered();
+    }
   }
 
   async #nodeResponse(
     req: IncomingMessage,
     parsedBody: unknown,
     signal: AbortSignal,
+    count: () => void,
   ): Promise<Response> {
     const method = (req.method ?? 'GET').toUpperCase();
     const headers = headersOf(req);
@@ -213,12 +239,13 @@ class HttpEndpoint {
     }
     const request = new Request(url, { method, headers, signal });
     const auth = (req as { auth?: AuthInfo }).auth;
+    if (answers(body)) count();
     return this.#route(request, body, auth);
   }
 
   /** The answer to a request refused before its body is read, if it is. */
   #screen(target: URL, method: string, headers: Headers, urlHost: string): Response | undefined {
-    if (this.#closing !== undefined) {
+    if (this.#closing !== undefined || this.#draining !== undefined) {
       return jsonRpcError(503, -32000, 'Service unavailable: the server is shutting down');
     }
     if (target.pathname !== this.#path) return jsonRpcError(404, -32000, 'Not found');
@@ -232,6 +259,23 @@ class HttpEndpoint {
       );
     }
     return undefined;
+  }
+
+  #answered(): void {
+    this.#answering--;
+    if (this.#answering === 0) this.#drained?.();
+  }
+
+  /**
+   * Refuses new requests (503) and resolves once every request in flight has been
+   * answered: the server's close waits for it before it closes the transports.
+   */
+  drain(): Promise<void> {
+    this.#draining ??=
+      this.#answering === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => (this.#drained = resolve));
+    return this.#draining;
   }
 
   async #route(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {
@@ -559,6 +603,15 @@ function claimsModern(body: unknown): boolean {
   if (!isJsonObject(body) || !isJsonObject(body.params)) return false;
   const meta = body.params._meta;
   return isJsonObject(meta) && PROTOCOL_VERSION_META_KEY in meta;
+}
+
+/**
+ * True for a request whose answer a drain waits for: a POST, but `subscriptions/listen`,
+ * whose stream lasts as long as its client.
+ */
+function answers(body: Body): boolean {
+  if (body === undefined) return false;
+  return !(isJsonObject(body.parsed) && body.parsed.method === 'subscriptions/listen');
 }
 
 function isInitialize(body: unknown): boolean {

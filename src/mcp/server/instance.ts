@@ -14,6 +14,7 @@ import { type RecordFunc } from '../../core';
 import {
   admit,
   type CallRoute,
+  failure,
   isAdmitted,
   runCall,
   type ServedTool,
@@ -21,6 +22,8 @@ import {
 } from './call';
 import { directElicitor, type ElicitationOffer } from './elicit';
 import { RoundTripRun, type RoundTrips } from './round-trips';
+import { type CallTracker, SHUTTING_DOWN } from './stopping';
+import { linkedSignal } from '../signals';
 import { type ClientInfo, type ErrorReporter, type McpSession } from './session';
 
 /** The `_meta` key of a 2026-07-28 client's session handle, on requests and results alike. */
@@ -39,6 +42,8 @@ export interface InstanceHost {
   readonly recorder: RecordFunc | undefined;
   readonly report: ErrorReporter;
   readonly trips: RoundTrips;
+  /** The calls in flight, and the signal that stops them when the server closes. */
+  readonly calls: CallTracker;
   definitions(): McpTool[];
   served(name: string): ServedTool | undefined;
 }
@@ -82,11 +87,14 @@ export function buildInstance(host: InstanceHost, binding: SessionBinding, era: 
     ...(host.instructions === undefined ? {} : { instructions: host.instructions }),
   });
   server.setRequestHandler('tools/list', () => ({ tools: host.definitions() }));
-  server.setRequestHandler('tools/call', (request, ctx) =>
-    era === 'modern'
-      ? serveModern(host, binding, request, ctx)
-      : serveLegacy(host, binding, server, request, ctx),
-  );
+  server.setRequestHandler('tools/call', (request, ctx) => {
+    if (host.calls.stopping) return failure(SHUTTING_DOWN);
+    const answer =
+      era === 'modern'
+        ? serveModern(host, binding, request, ctx)
+        : serveLegacy(host, binding, server, request, ctx);
+    return host.calls.track(answer.then((result) => stoppedAnswer(host.calls, result)));
+  });
   return server;
 }
 
@@ -109,7 +117,9 @@ async function serveLegacy(
     lease.release();
     return sessionFailure(error);
   }
-  const signal = ctx.mcpReq.signal;
+  // The call stops when its request is cancelled, or when the server closes.
+  const linked = linkedSignal(ctx.mcpReq.signal, host.calls.signal);
+  const signal = linked.signal;
   const route = routeOf(ctx);
   const running = runCall(served, args, {
     session: lease.session,
@@ -127,6 +137,7 @@ async function serveLegacy(
     await running.flush();
     return result;
   } finally {
+    linked.dispose();
     lease.release();
   }
 }
@@ -163,10 +174,13 @@ async function serveModern(
     return withHandle(sessionFailure(error), lease.handle);
   }
   const run = new RoundTripRun(binding.owner(ctx), elicitationOffer(capabilities));
-  // A run stops when its session ends: no answer can come back on it.
+  // A run stops when its session ends (no answer can come back on it), or the server closes.
   const unwatch = lease.session.whileOpen(() => run.stop(new Error('mcp: the session ended')));
+  const stop = (): void => run.stop(host.calls.signal.reason);
+  host.calls.signal.addEventListener('abort', stop, { once: true });
   run.onOver(() => {
     unwatch();
+    host.calls.signal.removeEventListener('abort', stop);
     lease.release();
   });
   const route = routeOf(ctx);
@@ -183,6 +197,18 @@ async function serveModern(
     }),
   );
   return withHandle(await run.wait(route, signal, host.trips), lease.handle);
+}
+
+/**
+ * A call's answer once the server has begun to close: a failure then says the server is
+ * shutting down (the tool was most likely stopped by it); a success stands.
+ */
+function stoppedAnswer<T extends CallToolResult | InputRequiredResult>(
+  calls: CallTracker,
+  result: T,
+): T | CallToolResult {
+  if (!calls.stopping || (result as CallToolResult).isError !== true) return result;
+  return failure(SHUTTING_DOWN);
 }
 
 /** The request `ctx` as the route of the call it carries. */

@@ -21,6 +21,7 @@ import {
   type SessionLease,
 } from './instance';
 import { type RoundTripOptions, RoundTrips } from './round-trips';
+import { bounded, CallTracker, DEFAULT_CLOSE_GRACE_MS } from './stopping';
 import { type ErrorReporter, McpSession } from './session';
 
 /** How a served set is described and what it hooks into. */
@@ -43,6 +44,18 @@ export interface McpServerOptions extends RoundTripOptions {
    * stack, a failing `onClose` listener). Default: stderr, never stdout.
    */
   readonly onError?: ErrorReporter;
+  /**
+   * How long {@link McpToolServer.close} waits for the calls it stopped to answer and for
+   * the answers to go out, before it closes the transports anyway (ms; default 5000).
+   */
+  readonly closeGraceMs?: number;
+}
+
+/** Something the server closes: an HTTP listener, a mounted handler, a stdio connection. */
+export interface Closer {
+  /** Refuses new requests and resolves once the answers in flight have gone out. */
+  drain?(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /**
@@ -92,7 +105,9 @@ export class McpToolServer {
   readonly #sessions = new Set<McpSession>();
   /** SDK instances pinned to a connection, told when the tool list changes. */
   readonly #connections = new Set<Server>();
-  readonly #closers = new Set<() => Promise<void>>();
+  readonly #closers = new Set<Closer>();
+  readonly #grace: number;
+  #closing: Promise<void> | undefined;
   readonly #listeners = new Set<() => void>();
   readonly #onSession: ((session: Session) => void | Promise<void>) | undefined;
   /** @internal What every SDK instance of this server shares. */
@@ -100,6 +115,7 @@ export class McpToolServer {
 
   constructor(source: ServeSource, options: McpServerOptions = {}) {
     const { tools, onSession } = readSource(source);
+    this.#grace = options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
     this.#onSession = composeHooks(onSession, options.onSession);
     const info: Implementation = {
       name: options.name ?? 'agenttool',
@@ -113,6 +129,7 @@ export class McpToolServer {
       recorder: options.recorder,
       report: options.onError ?? defaultReporter,
       trips: new RoundTrips(options),
+      calls: new CallTracker(),
       definitions: () =>
         (definitions ??= [...this.#tools.values()].map((served) => served.definition)),
       served: (name) => this.#tools.get(name),
@@ -200,7 +217,7 @@ export class McpToolServer {
       await handle.close();
       ended();
     };
-    const unregister = this.addCloser(close);
+    const unregister = this.addCloser({ close });
     // The entry owns the transport; its close (stdin ended, or close()) ends the connection.
     const previous = transport.onclose;
     transport.onclose = () => {
@@ -229,14 +246,32 @@ export class McpToolServer {
   }
 
   /**
-   * Ends every session (running its `onClose` listeners), stops every call waiting for
-   * its client's answers, and stops every HTTP listener. The tools are not closed.
+   * Stops serving, in this order: new calls are refused (an isError result saying the
+   * server is shutting down) and new HTTP requests get 503; running calls are aborted
+   * (their `ctx.signal`) and each answers (a failure then says the server is shutting
+   * down); calls waiting for a client's answers are stopped; once the answers have gone
+   * out, or after `closeGraceMs` (5 s) whichever comes first, every transport and HTTP
+   * listener is closed and every session ends (its `onClose` listeners have run when this
+   * resolves). Closing again returns the same promise. The tools are not closed: whoever
+   * built them closes them, after this.
    */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     const open = [...this.#sessions];
-    this.host.trips.stopAll(new AgentToolError('CONNECTION', 'mcp: the server is closing'));
+    const deadline = Date.now() + this.#grace;
+    const calls = this.host.calls;
+    calls.stop();
+    this.host.trips.stopAll(calls.signal.reason);
+    await bounded(calls.settled(), deadline - Date.now());
+    // The answers go out before the transports close.
+    const draining = [...this.#closers].map((closer) => closer.drain?.());
+    await bounded(Promise.allSettled(draining), deadline - Date.now());
     const closing: Promise<void>[] = [];
-    for (const closer of this.#closers) closing.push(closer());
+    for (const closer of this.#closers) closing.push(closer.close());
     for (const server of this.#connections) closing.push(server.close());
     await Promise.allSettled(closing);
     // Whichever way each transport closed, every session's listeners have run when this returns.
@@ -276,8 +311,8 @@ export class McpToolServer {
     return server;
   }
 
-  /** @internal Registers something {@link close} stops (an HTTP listener). */
-  addCloser(closer: () => Promise<void>): () => void {
+  /** @internal Registers something {@link close} drains and closes (an HTTP listener). */
+  addCloser(closer: Closer): () => void {
     this.#closers.add(closer);
     return () => this.#closers.delete(closer);
   }

@@ -1,0 +1,62 @@
+import { AgentToolError } from '../../core';
+
+/** The text of the answer a call gets when the server stops while it runs, or after. */
+export const SHUTTING_DOWN = 'mcp: the server is shutting down';
+
+/** How long a server's close waits for calls in flight to answer, by default (5 s). */
+export const DEFAULT_CLOSE_GRACE_MS = 5000;
+
+/**
+ * The calls a server is serving, and the signal that stops them all when it closes: a
+ * call that starts after it is refused, a running one is aborted, and the server waits
+ * for their answers before it closes its transports.
+ */
+export class CallTracker {
+  readonly #controller = new AbortController();
+  readonly #inFlight = new Set<Promise<unknown>>();
+
+  /** Aborted when the server begins to close. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** True once the server has begun to close. */
+  get stopping(): boolean {
+    return this.#controller.signal.aborted;
+  }
+
+  /** Keeps `work` among the calls in flight until it settles. */
+  track<T>(work: Promise<T>): Promise<T> {
+    this.#inFlight.add(work);
+    const forget = (): void => void this.#inFlight.delete(work);
+    work.then(forget, forget);
+    return work;
+  }
+
+  /** Aborts every running call (and refuses later ones). */
+  stop(): void {
+    this.#controller.abort(new AgentToolError('CONNECTION', SHUTTING_DOWN));
+  }
+
+  /** Resolves once every call in flight has settled, however it settled. */
+  async settled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  }
+
+  /** How many calls are in flight. */
+  get size(): number {
+    return this.#inFlight.size;
+  }
+}
+
+/** Resolves when `work` settles or `ms` have passed, whichever comes first. */
+export function bounded(work: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, Math.max(0, Math.min(ms, 2 ** 31 - 1)));
+    timer.unref();
+    void work.then(
+      () => (clearTimeout(timer), resolve()),
+      () => (clearTimeout(timer), resolve()),
+    );
+  });
+}
