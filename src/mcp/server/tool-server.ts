@@ -268,7 +268,7 @@ export class McpToolServer {
     this.host.trips.stopAll(calls.signal.reason);
     await bounded(calls.settled(), deadline - Date.now());
     // The answers go out before the transports close.
-    const draining = [...this.#closers].map((closer) => closer.drain?.());
+    const draining = [...this.#closers].flatMap((closer) => closer.drain?.() ?? []);
     await bounded(Promise.allSettled(draining), deadline - Date.now());
     const closing: Promise<void>[] = [];
     for (const closer of this.#closers) closing.push(closer.close());

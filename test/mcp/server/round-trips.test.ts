@@ -261,7 +261,7 @@ describe('a 2026-07-28 client answering by hand', () => {
     const m = await manual(serve(tool));
     await m.call();
     await m.close();
-    expect(await stopped).toMatch(/^stopped: signal aborted: .*the server is closing/);
+    expect(await stopped).toMatch(/^stopped: signal aborted: .*mcp: the server is shutting down$/);
   });
 
   // Go: TestElicitationModeNotOffered; TestElicitationNotOffered

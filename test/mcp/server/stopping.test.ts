@@ -5,7 +5,7 @@
  * signal holds the close up no longer than the grace period.
  */
 import { PassThrough } from 'node:stream';
-import { createContext, newTool, type Tool } from 'agenttool';
+import { createContext, newTool, outputText, type Tool } from 'agenttool';
 import { connectMcp, McpToolServer, type RemoteTools } from 'agenttool/mcp';
 import { deferred } from './helpers';
 
@@ -39,7 +39,7 @@ function callOf(remote: RemoteTools, name = 'wait'): Promise<string> {
   const tool = remote.tools().find((t) => t.name === name)!;
   const call = { id: 'call_1', args: '{}' };
   return Promise.resolve(tool.execute(call, createContext({ call }))).then(
-    (r) => `answered: ${String(r.output)}`,
+    (r) => `answered: ${outputText(r.output)}`,
     (error: Error) => `failed: ${error.message}`,
   );
 }
