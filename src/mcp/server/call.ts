@@ -27,6 +27,8 @@ import {
 } from '../../core';
 import { type ArgumentsCheck } from './arguments';
 import { contentOf } from './content';
+import { type Backlog } from './backlog';
+import { CallNotices } from './call-notices';
 import { outputSchemaOf } from './definition';
 import { type ParamHeader } from './param-headers';
 import { recordMeta } from './record-meta';
@@ -51,6 +53,8 @@ export interface ServedTool {
 export interface CallRoute {
   /** The request's progress token; progress is sent only when there is one. */
   readonly progressToken: ProgressToken | undefined;
+  /** How far the client lags behind the request's stream, when it is a streamed HTTP answer. */
+  readonly backlog?: Backlog | undefined;
   /** Sends a notification related to the request. */
   notify(notification: ServerNotification): Promise<void>;
   /** Sends a log line, filtered at the level the client asked for. */
@@ -64,6 +68,8 @@ export interface CallSetup {
   readonly elicitor: Elicitor | undefined;
   readonly recorder: RecordFunc | undefined;
   readonly report: ErrorReporter;
+  /** How much progress text the call sends at most (bytes). */
+  readonly progressBudget: number;
   /** The request carrying the call now, if any. */
   route(): CallRoute | undefined;
 }
@@ -117,28 +123,9 @@ export function runCall(
   args: Record<string, unknown>,
   setup: CallSetup,
 ): RunningCall {
-  const pending = new Set<Promise<void>>();
-  let finished = false;
-  const send = (deliver: (route: CallRoute) => Promise<void>): void => {
-    const route = finished ? undefined : setup.route();
-    if (route === undefined) return;
-    // Best effort: a notification the client cannot take does not fail the call.
-    const sent = deliver(route).catch(() => undefined);
-    pending.add(sent);
-    void sent.then(() => pending.delete(sent));
-  };
-  const progress = progressForwarder((params) =>
-    send((route) =>
-      route.progressToken === undefined
-        ? Promise.resolve()
-        : route.notify({
-            method: 'notifications/progress',
-            params: { progressToken: route.progressToken, ...params },
-          }),
-    ),
-  );
-  const log: LogSink = (level, data, logger) => send((route) => route.log(level, data, logger));
-  const call = servedCall(`mcp_${++calls}`, args, progress);
+  const notices = new CallNotices(() => setup.route(), setup.progressBudget);
+  const log: LogSink = (level, data, logger) => notices.log(level, data, logger);
+  const call = servedCall(`mcp_${++calls}`, args, notices.progress);
   const ctx = createContext({
     signal: setup.signal,
     call,
@@ -158,13 +145,10 @@ export function runCall(
       if (error instanceof PanicError) setup.report(error.message, error);
       return failure(errorMessage(error), (error as { details?: unknown }).details);
     } finally {
-      finished = true;
+      notices.finish();
     }
   })();
-  // Most calls send nothing, and an await of nothing still costs a microtask turn.
-  const flush = (): Promise<void> =>
-    pending.size === 0 ? Promise.resolve() : Promise.all(pending).then(() => undefined);
-  return { result, flush };
+  return { result, flush: () => notices.flush() };
 }
 
 /**
@@ -263,30 +247,4 @@ export function failure(message: string, details?: unknown): CallToolResult {
   const meta = recordMeta(details);
   if (meta !== undefined) result._meta = meta;
   return result;
-}
-
-type ProgressParams = { progress: number; total?: number; message?: string };
-
-/**
- * Turns a call's progress updates into `notifications/progress` parameters: progress 1,
- * 2, 3, … with the update's text as the message, or the numbers (and message, when it
- * has one) of a {@link ProgressInfo} in the update's details. A total of 0 is not sent.
- */
-function progressForwarder(send: (params: ProgressParams) => void): (update: Result) => void {
-  let count = 0;
-  return (update) => {
-    count++;
-    let progress = count;
-    let total: number | undefined;
-    let message = outputText(update.output);
-    if (update.details instanceof ProgressInfo) {
-      progress = update.details.progress;
-      if (update.details.total > 0) total = update.details.total;
-      if (update.details.message !== '') message = update.details.message;
-    }
-    const params: ProgressParams = { progress };
-    if (total !== undefined) params.total = total;
-    if (message !== '') params.message = message;
-    send(params);
-  };
 }

@@ -28,6 +28,7 @@ import {
   type SessionBinding,
   type SessionLease,
 } from './instance';
+import { Backlog, backlogs } from './backlog';
 import { paramHeaderMismatch } from './param-headers';
 import { type McpToolServer, type OpenedSession } from './tool-server';
 
@@ -278,7 +279,18 @@ class HttpEndpoint {
     return this.#draining;
   }
 
+  /**
+   * Routes a request. An answered one gets a backlog: how far the client lags behind
+   * the notifications its streamed answer carries (the calls' notices read it).
+   */
   async #route(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {
+    if (!answers(body)) return this.#dispatch(request, body, authInfo);
+    const backlog = new Backlog();
+    backlogs.set(request, backlog);
+    return whenDone(await this.#dispatch(request, body, authInfo), NOTHING, backlog);
+  }
+
+  async #dispatch(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {
     const parsed = body?.parsed;
     if (
       claimsModern(parsed) ||
@@ -550,8 +562,13 @@ function handleOptions(
   };
 }
 
-/** `response`, calling `done` once its body has been read to the end or cancelled. */
-function whenDone(response: Response, done: () => void): Response {
+const NOTHING = (): void => undefined;
+
+/**
+ * `response`, calling `done` once its body has been read to the end or cancelled, and
+ * telling the request's backlog of each chunk the client reads.
+ */
+function whenDone(response: Response, done: () => void, backlog?: Backlog): Response {
   const source = response.body;
   if (source === null || !response.headers.get('content-type')?.includes('text/event-stream')) {
     done();
@@ -571,7 +588,10 @@ function whenDone(response: Response, done: () => void): Response {
         if (next.done) {
           controller.close();
           finish();
-        } else controller.enqueue(next.value);
+        } else {
+          controller.enqueue(next.value);
+          backlog?.delivered();
+        }
       } catch (error) {
         finish();
         controller.error(error);

@@ -21,6 +21,7 @@ import {
   sessionFailure,
 } from './call';
 import { directElicitor, type ElicitationOffer } from './elicit';
+import { backlogs } from './backlog';
 import { RoundTripRun, type RoundTrips } from './round-trips';
 import { type CallTracker, SHUTTING_DOWN } from './stopping';
 import { linkedSignal } from '../signals';
@@ -41,6 +42,8 @@ export interface InstanceHost {
   readonly instructions: string | undefined;
   readonly recorder: RecordFunc | undefined;
   readonly report: ErrorReporter;
+  /** How much progress text a call sends at most (bytes). */
+  readonly progressBudget: number;
   readonly trips: RoundTrips;
   /** The calls in flight, and the signal that stops them when the server closes. */
   readonly calls: CallTracker;
@@ -129,6 +132,7 @@ async function serveLegacy(
     ),
     recorder: host.recorder,
     report: host.report,
+    progressBudget: host.progressBudget,
     route: () => route,
   });
   try {
@@ -193,6 +197,7 @@ async function serveModern(
       elicitor: run.elicitor,
       recorder: host.recorder,
       report: host.report,
+      progressBudget: host.progressBudget,
       route: () => run.route,
     }),
   );
@@ -213,8 +218,10 @@ function stoppedAnswer<T extends CallToolResult | InputRequiredResult>(
 
 /** The request `ctx` as the route of the call it carries. */
 function routeOf(ctx: ServerContext): CallRoute {
+  const request = ctx.http?.req;
   return {
     progressToken: ctx.mcpReq._meta?.progressToken,
+    backlog: request === undefined ? undefined : backlogs.get(request),
     notify: (notification) => ctx.mcpReq.notify(notification),
     log: (level, data, logger) => ctx.mcpReq.log(level, data, logger),
   };

@@ -10,6 +10,7 @@ import type * as ServerStdio from '@modelcontextprotocol/server/stdio';
 import { AgentToolError, goQuote, type RecordFunc, type Session, type Tool } from '../../core';
 import { compileArgumentsCheck } from './arguments';
 import { type ServedTool } from './call';
+import { DEFAULT_PROGRESS_BUDGET_BYTES } from './call-notices';
 import { mcpDefinition } from './definition';
 import { paramHeadersOf } from './param-headers';
 import type * as Http from './http';
@@ -44,6 +45,11 @@ export interface McpServerOptions extends RoundTripOptions {
    * stack, a failing `onClose` listener). Default: stderr, never stdout.
    */
   readonly onError?: ErrorReporter;
+  /**
+   * How much progress text one call sends at most, in bytes (default 64 KiB): past it
+   * one last update says `[output truncated]` and later updates carry numbers only.
+   */
+  readonly progressBudgetBytes?: number;
   /**
    * How long {@link McpToolServer.close} waits for the calls it stopped to answer and for
    * the answers to go out, before it closes the transports anyway (ms; default 5000).
@@ -128,6 +134,7 @@ export class McpToolServer {
       instructions: options.instructions,
       recorder: options.recorder,
       report: options.onError ?? defaultReporter,
+      progressBudget: options.progressBudgetBytes ?? DEFAULT_PROGRESS_BUDGET_BYTES,
       trips: new RoundTrips(options),
       calls: new CallTracker(),
       definitions: () =>
