@@ -17,7 +17,6 @@ import {
   type LogSink,
   outputText,
   PanicError,
-  ProgressInfo,
   type RecordFunc,
   type Result,
   runWithContext,

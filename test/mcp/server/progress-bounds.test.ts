@@ -4,7 +4,7 @@
  * that does not read its streamed answer gets the latest progress, not every update.
  */
 import { request } from 'node:http';
-import { createContext, newTool, ProgressInfo, type Result } from 'agenttool';
+import { createContext, newTool, outputText, ProgressInfo, type Result } from 'agenttool';
 import { connectMcp, McpToolServer } from 'agenttool/mcp';
 import { deferred } from './helpers';
 
@@ -28,7 +28,7 @@ test('progress text stops at the budget with one "[output truncated]" update; nu
     const updates: Result[] = [];
     const call = { id: 'call_1', args: '{}', onUpdate: (u: Result) => updates.push(u) };
     await remote.tools()[0]!.execute(call, createContext({ call }));
-    const texts = updates.map((u) => String(u.output));
+    const texts = updates.map((u) => outputText(u.output));
     const text = texts.join('');
     expect(Buffer.byteLength(text.replace('\n[output truncated]', ''))).toBeLessThanOrEqual(
       64 * 1024,
