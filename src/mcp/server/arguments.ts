@@ -2,6 +2,8 @@ import type * as AjvModule from 'ajv';
 import {
   AgentToolError,
   compileSchema,
+  depthExceeded,
+  depthExceededText,
   errorMessage,
   isJsonObject,
   type JsonObject,
@@ -65,6 +67,11 @@ export function compileGeneral(
     throw fail(errorMessage(error), error);
   }
   return (value) => {
+    // ajv's validator recurses: a value nested past the limit is refused before it.
+    const opening = depthExceeded(value);
+    if (opening !== undefined) {
+      return new ValidationError('', `not valid JSON: ${depthExceededText(opening)}`);
+    }
     if (validate(value)) return undefined;
     const first = validate.errors?.[0];
     if (first === undefined) return new ValidationError('', 'does not match the schema');

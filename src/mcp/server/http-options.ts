@@ -39,6 +39,13 @@ export interface HttpServeOptions {
    */
   readonly idleTimeoutMs?: number;
   /**
+   * The most sessions held at once (default 1000): 2025-era sessions and the
+   * 2026-07-28 sessions clients hold by handle together. Past it a 2025-era
+   * `initialize` gets 503, and a 2026-07-28 call runs in a session of its own that ends
+   * with it (no handle is given).
+   */
+  readonly maxSessions?: number;
+  /**
    * Makes a 2025-era session's SSE streams resumable (`Last-Event-ID`), keeping its
    * last 1000 events in memory until the session ends (default off). Clients of
    * protocol 2025-11-25 or later then get a priming event first.

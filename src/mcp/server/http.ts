@@ -1,19 +1,17 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import {
   type AuthInfo,
-  type ClientCapabilities,
   createMcpHandler,
   isInitializeRequest,
   isJsonContentType,
   isLegacyRequest,
   PROTOCOL_VERSION_META_KEY,
   type McpHttpHandler,
-  type ServerContext,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { AgentToolError, errorMessage, isJsonObject } from '../../core';
+import { AgentToolError, isJsonObject } from '../../core';
 import { SessionEventStore } from './event-store';
 import {
   type HttpHandler,
@@ -21,24 +19,29 @@ import {
   type HttpRequestExtras,
   type HttpServeOptions,
 } from './http-options';
-import {
-  buildInstance,
-  requestHandle,
-  SESSIONS_EXTENSION,
-  type SessionBinding,
-  type SessionLease,
-} from './instance';
+import { buildInstance } from './instance';
 import { Backlog, backlogs } from './backlog';
+import { HandleSessions, IdleClock } from './handle-sessions';
+import {
+  type Body,
+  headersOf,
+  jsonRpcError,
+  NOTHING,
+  parseBody,
+  readLimited,
+  readNodeBody,
+  tooLarge,
+  whenDone,
+  writeResponse,
+} from './http-io';
 import { paramHeaderMismatch } from './param-headers';
-import { type McpToolServer, type OpenedSession } from './tool-server';
+import { type McpToolServer } from './tool-server';
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 const DEFAULT_IDLE_MS = 30 * 60 * 1000;
+const DEFAULT_MAX_SESSIONS = 1000;
 const LOOPBACK: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
-
-/** What a request brings besides its headers: its body, read and parsed once. */
-type Body = { readonly parsed: unknown } | undefined;
 
 /**
  * Serves `server` over Streamable HTTP on node's `http` server, both protocol eras on
@@ -143,6 +146,7 @@ class HttpEndpoint {
       server,
       options.idleTimeoutMs ?? DEFAULT_IDLE_MS,
       options.stateless === true,
+      () => this.#room(),
     );
     this.#modern = createMcpHandler(() => buildInstance(server.host, this.#handles, 'modern'), {
       legacy: 'reject',
@@ -368,14 +372,32 @@ class HttpEndpoint {
     return undefined;
   }
 
+  /** True when another session may be held: the server's limit is not reached. */
+  #room(): boolean {
+    const limit = this.#options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    return this.#legacy.size + this.#handles.size < limit;
+  }
+
   async #open(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {
+    if (!this.#room()) {
+      const limit = this.#options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+      return jsonRpcError(
+        503,
+        -32000,
+        `Service unavailable: the server holds its limit of ${limit} sessions; end one (DELETE) or try again later`,
+      );
+    }
     const sessionId = randomUUID();
     const transport = this.#transport(() => sessionId);
     const idle = new IdleClock(this.#options.idleTimeoutMs ?? DEFAULT_IDLE_MS, () => {
       void transport.close();
     });
     const session: LegacySession = { transport, idle };
-    const instance = this.#server.pinnedInstance('legacy', sessionId);
+    const instance = this.#server.pinnedInstance(
+      'legacy',
+      sessionId,
+      this.#options.resumable === true,
+    );
     const closed = instance.onclose;
     instance.onclose = () => {
       this.#legacy.delete(sessionId);
@@ -452,106 +474,6 @@ class HttpEndpoint {
   }
 }
 
-/**
- * The sessions of 2026-07-28 clients over HTTP. A client that declares the sessions
- * extension gets a handle with its first call's result and carries it on later
- * requests, which then share one session (and its session-scoped providers) until it
- * ends: after the idle timeout, or when the server closes. Any other request's call
- * runs in a session of its own that ends with the call. A handle the server does not
- * know (it ended, or another instance made it) starts a new session with a new handle.
- */
-class HandleSessions implements SessionBinding {
-  readonly #live = new Map<string, { opened: OpenedSession; idle: IdleClock }>();
-  readonly #server: McpToolServer;
-  readonly #idleMs: number;
-  readonly #stateless: boolean;
-
-  constructor(server: McpToolServer, idleMs: number, stateless: boolean) {
-    this.#server = server;
-    this.#idleMs = idleMs;
-    this.#stateless = stateless;
-  }
-
-  lease(ctx: ServerContext, capabilities: ClientCapabilities | undefined): SessionLease {
-    if (!this.#stateless) {
-      const handle = requestHandle(ctx);
-      const known = handle === undefined ? undefined : this.#live.get(handle);
-      if (handle !== undefined && known !== undefined) return this.#hold(handle, known);
-      if (capabilities?.extensions?.[SESSIONS_EXTENSION] !== undefined) {
-        const fresh = randomBytes(16).toString('hex');
-        const opened = this.#server.openSession(fresh);
-        const idle = new IdleClock(this.#idleMs, () => void opened.session.close());
-        const entry = { opened, idle };
-        this.#live.set(fresh, entry);
-        opened.session.onClose(() => {
-          idle.stop();
-          this.#live.delete(fresh);
-        });
-        return this.#hold(fresh, entry);
-      }
-    }
-    const { session, ready } = this.#server.openSession('');
-    return { session, ready, release: () => void session.close() };
-  }
-
-  #hold(handle: string, entry: { opened: OpenedSession; idle: IdleClock }): SessionLease {
-    entry.idle.busy();
-    let held = true;
-    return {
-      ...entry.opened,
-      handle,
-      release: () => {
-        if (!held) return;
-        held = false;
-        entry.idle.done();
-      },
-    };
-  }
-
-  owner(): string {
-    return '';
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.#live.values()].map((entry) => entry.opened.session.close()));
-  }
-}
-
-/** Ends something after `idleMs` with nothing in flight (0 or less: never). */
-class IdleClock {
-  #inFlight = 0;
-  #timer: NodeJS.Timeout | undefined;
-
-  constructor(
-    private readonly idleMs: number,
-    private readonly expire: () => void,
-  ) {
-    this.#arm();
-  }
-
-  busy(): void {
-    this.#inFlight++;
-    clearTimeout(this.#timer);
-  }
-
-  done(): void {
-    this.#inFlight--;
-    this.#arm();
-  }
-
-  stop(): void {
-    clearTimeout(this.#timer);
-  }
-
-  #arm(): void {
-    if (this.idleMs <= 0 || this.#inFlight > 0) return;
-    clearTimeout(this.#timer);
-    // A delay past 2^31-1 ms would fire at once: clamp it (about 24.8 days).
-    this.#timer = setTimeout(this.expire, Math.min(this.idleMs, 2 ** 31 - 1));
-    this.#timer.unref();
-  }
-}
-
 function handleOptions(
   body: Body,
   authInfo: AuthInfo | undefined,
@@ -560,58 +482,6 @@ function handleOptions(
     ...(body === undefined ? {} : { parsedBody: body.parsed }),
     ...(authInfo === undefined ? {} : { authInfo }),
   };
-}
-
-const NOTHING = (): void => undefined;
-
-/**
- * `response`, calling `done` once its body has been read to the end or cancelled, and
- * telling the request's backlog of each chunk the client reads.
- */
-function whenDone(response: Response, done: () => void, backlog?: Backlog): Response {
-  const source = response.body;
-  if (source === null || !response.headers.get('content-type')?.includes('text/event-stream')) {
-    done();
-    return response;
-  }
-  let finished = false;
-  const finish = (): void => {
-    if (finished) return;
-    finished = true;
-    done();
-  };
-  const reader = bytes(source).getReader();
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const next = await reader.read();
-        if (next.done) {
-          controller.close();
-          finish();
-        } else {
-          controller.enqueue(next.value);
-          backlog?.delivered();
-        }
-      } catch (error) {
-        finish();
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
-      finish();
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
-}
-
-// Node's fetch types a body's chunks as `any`; they are bytes.
-function bytes(stream: ReadableStream): ReadableStream<Uint8Array> {
-  return stream as ReadableStream<Uint8Array>;
 }
 
 /**
@@ -648,110 +518,4 @@ function allowedHost(allowed: ReadonlySet<string>, host: string): boolean {
   if (allowed.has(host)) return true;
   const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
   return name !== undefined && allowed.has(name);
-}
-
-function parseBody(text: string): Body | Response {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    return jsonRpcError(400, -32700, `Parse error: ${errorMessage(error)}`);
-  }
-  if (Array.isArray(parsed) && parsed.length === 0) {
-    return jsonRpcError(400, -32600, 'Invalid Request: an empty batch');
-  }
-  return { parsed };
-}
-
-/** The body of a web request as text, or undefined past `limit` bytes. */
-async function readLimited(request: Request, limit: number): Promise<string | undefined> {
-  const declared = Number(request.headers.get('content-length'));
-  if (declared > limit) return undefined;
-  if (request.body === null) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of bytes(request.body)) {
-    size += chunk.byteLength;
-    if (size > limit) {
-      await request.body.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-// Reads the whole body, keeping at most `limit` bytes: past it the rest is drained and
-// dropped, so the client still gets the 413 rather than a reset connection.
-function readNodeBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-    });
-    req.once('end', () =>
-      resolve(size > limit ? undefined : Buffer.concat(chunks).toString('utf8')),
-    );
-    req.once('error', reject);
-  });
-}
-
-function headersOf(req: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || name.startsWith(':')) continue;
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else headers.set(name, value);
-  }
-  return headers;
-}
-
-/** Writes `response` to `res`, honouring back-pressure, until its body ends or `signal` aborts. */
-async function writeResponse(
-  res: ServerResponse,
-  response: Response,
-  signal: AbortSignal,
-): Promise<void> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of response.headers) headers[name] = value;
-  res.writeHead(response.status, headers);
-  const body = response.body;
-  if (body === null) {
-    res.end();
-    return;
-  }
-  const reader = body.getReader();
-  const aborted = new Promise<void>((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-  try {
-    for (;;) {
-      const next = await Promise.race([reader.read(), aborted.then(() => undefined)]);
-      if (next === undefined || next.done) break;
-      if (!res.write(next.value)) {
-        await Promise.race([new Promise((resolve) => res.once('drain', resolve)), aborted]);
-      }
-    }
-  } catch {
-    // The body failed or the client left: end what was written.
-  } finally {
-    if (signal.aborted) await reader.cancel().catch(() => undefined);
-    res.end();
-  }
-}
-
-function tooLarge(limit: number): Response {
-  return jsonRpcError(413, -32000, `Request body too large: the limit is ${limit} bytes`);
-}
-
-function jsonRpcError(
-  status: number,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
-): Response {
-  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
 }

@@ -74,6 +74,11 @@ export interface SessionBinding {
    * a handle names, "" without one).
    */
   owner(ctx: ServerContext): string;
+  /**
+   * True when a call goes on after the client drops its request's connection: its stream
+   * can be resumed (`Last-Event-ID`). Otherwise a dropped connection stops the call.
+   */
+  readonly resumable?: boolean;
 }
 
 type Era = 'legacy' | 'modern';
@@ -120,8 +125,13 @@ async function serveLegacy(
     lease.release();
     return sessionFailure(error);
   }
-  // The call stops when its request is cancelled, or when the server closes.
-  const linked = linkedSignal(ctx.mcpReq.signal, host.calls.signal);
+  // The call stops when its request is cancelled, when the client drops the request's
+  // connection (unless the stream can be resumed), or when the server closes.
+  const dropped = binding.resumable === true ? undefined : ctx.http?.req?.signal;
+  const linked =
+    dropped === undefined
+      ? linkedSignal(ctx.mcpReq.signal, host.calls.signal)
+      : linkedSignal(ctx.mcpReq.signal, host.calls.signal, dropped);
   const signal = linked.signal;
   const route = routeOf(ctx);
   const running = runCall(served, args, {

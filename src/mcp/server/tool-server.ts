@@ -306,9 +306,9 @@ export class McpToolServer {
    * @internal An SDK instance pinned to one connection, which is one session, opened
    * now and closed with the connection.
    */
-  pinnedInstance(era: 'legacy' | 'modern', sessionId: string): Server {
+  pinnedInstance(era: 'legacy' | 'modern', sessionId: string, resumable = false): Server {
     const opened = this.openSession(sessionId);
-    const server = buildInstance(this.host, new ConnectionSession(opened), era);
+    const server = buildInstance(this.host, new ConnectionSession(opened, resumable), era);
     opened.session.bindClient(() => server.getClientVersion());
     this.#connections.add(server);
     server.onclose = () => {
@@ -344,9 +344,11 @@ class ConnectionSession implements SessionBinding {
   readonly #lease: SessionLease;
   // Parked calls of one connection are answered by that connection only.
   readonly #owner = randomBytes(8).toString('hex');
+  readonly resumable: boolean;
 
-  constructor(opened: OpenedSession) {
+  constructor(opened: OpenedSession, resumable: boolean) {
     this.#lease = { ...opened, release: () => undefined };
+    this.resumable = resumable;
   }
 
   lease(): SessionLease {

@@ -1,0 +1,117 @@
+import { randomBytes } from 'node:crypto';
+import { type ClientCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  requestHandle,
+  SESSIONS_EXTENSION,
+  type SessionBinding,
+  type SessionLease,
+} from './instance';
+import { type McpToolServer, type OpenedSession } from './tool-server';
+
+/**
+ * The sessions of 2026-07-28 clients over HTTP. A client that declares the sessions
+ * extension gets a handle with its first call's result and carries it on later
+ * requests, which then share one session (and its session-scoped providers) until it
+ * ends: after the idle timeout, or when the server closes. Any other request's call
+ * runs in a session of its own that ends with the call. A handle the server does not
+ * know (it ended, or another instance made it) starts a new session with a new handle.
+ */
+export class HandleSessions implements SessionBinding {
+  readonly #live = new Map<string, { opened: OpenedSession; idle: IdleClock }>();
+  readonly #server: McpToolServer;
+  readonly #idleMs: number;
+  readonly #stateless: boolean;
+  readonly #room: () => boolean;
+
+  /** `room` says whether another session may be held now (the server's session limit). */
+  constructor(server: McpToolServer, idleMs: number, stateless: boolean, room: () => boolean) {
+    this.#server = server;
+    this.#idleMs = idleMs;
+    this.#stateless = stateless;
+    this.#room = room;
+  }
+
+  /** How many sessions are held by handle. */
+  get size(): number {
+    return this.#live.size;
+  }
+
+  lease(ctx: ServerContext, capabilities: ClientCapabilities | undefined): SessionLease {
+    if (!this.#stateless) {
+      const handle = requestHandle(ctx);
+      const known = handle === undefined ? undefined : this.#live.get(handle);
+      if (handle !== undefined && known !== undefined) return this.#hold(handle, known);
+      if (capabilities?.extensions?.[SESSIONS_EXTENSION] !== undefined && this.#room()) {
+        const fresh = randomBytes(16).toString('hex');
+        const opened = this.#server.openSession(fresh);
+        const idle = new IdleClock(this.#idleMs, () => void opened.session.close());
+        const entry = { opened, idle };
+        this.#live.set(fresh, entry);
+        opened.session.onClose(() => {
+          idle.stop();
+          this.#live.delete(fresh);
+        });
+        return this.#hold(fresh, entry);
+      }
+    }
+    const { session, ready } = this.#server.openSession('');
+    return { session, ready, release: () => void session.close() };
+  }
+
+  #hold(handle: string, entry: { opened: OpenedSession; idle: IdleClock }): SessionLease {
+    entry.idle.busy();
+    let held = true;
+    return {
+      ...entry.opened,
+      handle,
+      release: () => {
+        if (!held) return;
+        held = false;
+        entry.idle.done();
+      },
+    };
+  }
+
+  owner(): string {
+    return '';
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#live.values()].map((entry) => entry.opened.session.close()));
+  }
+}
+
+/** Ends something after `idleMs` with nothing in flight (0 or less: never). */
+export class IdleClock {
+  #inFlight = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly idleMs: number,
+    private readonly expire: () => void,
+  ) {
+    this.#arm();
+  }
+
+  busy(): void {
+    this.#inFlight++;
+    clearTimeout(this.#timer);
+  }
+
+  done(): void {
+    this.#inFlight--;
+    this.#arm();
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+  }
+
+  #arm(): void {
+    if (this.idleMs <= 0 || this.#inFlight > 0) return;
+    clearTimeout(this.#timer);
+    // A delay past 2^31-1 ms would fire at once: clamp it (about 24.8 days).
+    this.#timer = setTimeout(this.expire, Math.min(this.idleMs, 2 ** 31 - 1));
+    this.#timer.unref();
+  }
+}

@@ -1,0 +1,164 @@
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { errorMessage } from '../../core';
+import { type Backlog } from './backlog';
+
+/** What a request brings besides its headers: its body, read and parsed once. */
+export type Body = { readonly parsed: unknown } | undefined;
+
+export const NOTHING = (): void => undefined;
+
+/**
+ * `response`, calling `done` once its body has been read to the end or cancelled, and
+ * telling the request's backlog of each chunk the client reads.
+ */
+export function whenDone(response: Response, done: () => void, backlog?: Backlog): Response {
+  const source = response.body;
+  if (source === null || !response.headers.get('content-type')?.includes('text/event-stream')) {
+    done();
+    return response;
+  }
+  let finished = false;
+  const finish = (): void => {
+    if (finished) return;
+    finished = true;
+    done();
+  };
+  const reader = bytes(source).getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await reader.read();
+        if (next.done) {
+          controller.close();
+          finish();
+        } else {
+          controller.enqueue(next.value);
+          backlog?.delivered();
+        }
+      } catch (error) {
+        finish();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      finish();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+// Node's fetch types a body's chunks as `any`; they are bytes.
+function bytes(stream: ReadableStream): ReadableStream<Uint8Array> {
+  return stream as ReadableStream<Uint8Array>;
+}
+
+export function parseBody(text: string): Body | Response {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return jsonRpcError(400, -32700, `Parse error: ${errorMessage(error)}`);
+  }
+  if (Array.isArray(parsed) && parsed.length === 0) {
+    return jsonRpcError(400, -32600, 'Invalid Request: an empty batch');
+  }
+  return { parsed };
+}
+
+/** The body of a web request as text, or undefined past `limit` bytes. */
+export async function readLimited(request: Request, limit: number): Promise<string | undefined> {
+  const declared = Number(request.headers.get('content-length'));
+  if (declared > limit) return undefined;
+  if (request.body === null) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of bytes(request.body)) {
+    size += chunk.byteLength;
+    if (size > limit) {
+      await request.body.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+// Reads the whole body, keeping at most `limit` bytes: past it the rest is drained and
+// dropped, so the client still gets the 413 rather than a reset connection.
+export function readNodeBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+    });
+    req.once('end', () =>
+      resolve(size > limit ? undefined : Buffer.concat(chunks).toString('utf8')),
+    );
+    req.once('error', reject);
+  });
+}
+
+export function headersOf(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(':')) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  return headers;
+}
+
+/** Writes `response` to `res`, honouring back-pressure, until its body ends or `signal` aborts. */
+export async function writeResponse(
+  res: ServerResponse,
+  response: Response,
+  signal: AbortSignal,
+): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  res.writeHead(response.status, headers);
+  const body = response.body;
+  if (body === null) {
+    res.end();
+    return;
+  }
+  const reader = body.getReader();
+  const aborted = new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), aborted.then(() => undefined)]);
+      if (next === undefined || next.done) break;
+      if (!res.write(next.value)) {
+        await Promise.race([new Promise((resolve) => res.once('drain', resolve)), aborted]);
+      }
+    }
+  } catch {
+    // The body failed or the client left: end what was written.
+  } finally {
+    if (signal.aborted) await reader.cancel().catch(() => undefined);
+    res.end();
+  }
+}
+
+export function tooLarge(limit: number): Response {
+  return jsonRpcError(413, -32000, `Request body too large: the limit is ${limit} bytes`);
+}
+
+export function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
+}
