@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { AgentToolError } from '../../core';
 
 /** The text of the answer a call gets when the server stops while it runs, or after. */
@@ -14,6 +15,11 @@ export const DEFAULT_CLOSE_GRACE_MS = 5000;
 export class CallTracker {
   readonly #controller = new AbortController();
   readonly #inFlight = new Set<Promise<unknown>>();
+
+  constructor() {
+    // Every running call listens to this signal: many at once is the normal case.
+    setMaxListeners(0, this.#controller.signal);
+  }
 
   /** Aborted when the server begins to close. */
   get signal(): AbortSignal {

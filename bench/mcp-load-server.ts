@@ -1,0 +1,33 @@
+// The server of the load check (mcp-load.bench): one tool that writes 1 MiB of output as
+// progress in 1 KiB pieces, as the sample shell does for a chatty command, and returns
+// 64 KiB. Prints `listening <url>` and serves until it is killed.
+import { newTool } from 'agenttool';
+import { serveTools } from 'agenttool/mcp';
+
+const PIECE = 'z'.repeat(1023) + '\n';
+const RESULT = 'r'.repeat(64 * 1024);
+
+const chatty = newTool({
+  name: 'chatty',
+  description: 'Writes 1 MiB of progress, returns 64 KiB',
+  execute: async (_call, ctx) => {
+    for (let i = 0; i < 1024; i++) {
+      ctx.progress(PIECE);
+      if (i % 64 === 63) await new Promise((resolve) => setImmediate(resolve));
+    }
+    return { output: RESULT };
+  },
+});
+
+async function main(): Promise<void> {
+  // `unbounded` serves without a progress budget: the figure the budget is measured against.
+  const unbounded = process.argv.includes('unbounded');
+  const server = serveTools(chatty, unbounded ? { progressBudgetBytes: 1 << 30 } : {});
+  const listener = await server.listenHttp({ maxSessions: 100 });
+  process.stdout.write(`listening ${listener.url}\n`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
