@@ -1,3 +1,4 @@
+export { type Constructor } from './constructor';
 export {
   type JsonObject,
   type JsonValue,
@@ -67,6 +68,7 @@ export {
   replayOf,
   resourceOf,
   unwrap,
+  validatesOwnArguments,
   wrap,
 } from './tool';
 export {
@@ -96,4 +98,11 @@ export {
   definitionOf,
 } from './definition';
 export { ToolSet } from './tool-set';
+export {
+  type ConvertField,
+  type CopiedField,
+  type Instantiate,
+  generateInstantiator,
+  interpretInstantiator,
+} from './generated-code';
 export { RecordFile, type RecordMeta, type RecordMoment, recordLine } from './record-file';

@@ -9,7 +9,7 @@ import {
 } from './json';
 import { type Schema } from './schema';
 import { rawTextAt } from './raw-json';
-import { generateFastCheck, jsonEqual } from './validate-fast';
+import { generateFastCheck, jsonEqual } from './generated-code';
 import { goQuote } from './quote';
 
 export { goQuote };

@@ -10,7 +10,7 @@ import {
 } from 'agenttool';
 // Unit level: the generated fast path against the schema walk it stands in for.
 import { compileInterpreted } from '../../src/core/validate';
-import { generateFastCheck } from '../../src/core/validate-fast';
+import { generateFastCheck } from '../../src/core/generated-code';
 
 // Schemas in the contract's shape language: scalar types, any, arrays, maps (non-strict
 // only), objects with optional/nullable/enum fields, and the strict form.
