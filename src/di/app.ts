@@ -240,8 +240,13 @@ export class ToolApp {
       this.#sessions.set(session, created);
       this.#liveSessions.add(created);
       session.onClose(async () => {
-        this.#liveSessions.delete(created);
-        await created.close();
+        // Kept among the live sessions until closed, so that an app closing meanwhile
+        // waits for it (a second close() returns the first's promise).
+        try {
+          await created.close();
+        } finally {
+          this.#liveSessions.delete(created);
+        }
       });
     }
     return scope;
