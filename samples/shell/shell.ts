@@ -51,7 +51,7 @@ export interface RunOptions {
   /** Aborting it interrupts the command (SIGINT to its process group); the shell stays. */
   readonly signal?: AbortSignal;
   /** Interrupts the command after this many milliseconds, as an abort would. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /**
    * Called with the command's process group id as soon as the command exists. If it
    * throws, the command is interrupted and `run` rejects with what it threw.

@@ -75,7 +75,7 @@ export class BashTool {
     let recordError: { error: unknown } | undefined;
     const result = await this.shell.run(args.command, {
       signal: AbortSignal.any([ctx.signal, recordFailed.signal]),
-      ...(timeout === undefined ? {} : { timeoutMs: timeout * 1000 }),
+      timeoutMs: timeout === undefined ? undefined : timeout * 1000,
       // What the command prints reaches the caller as progress while it runs.
       onOutput: (text) => ctx.progress(text),
       onStart: (pgid) => {

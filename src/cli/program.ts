@@ -74,9 +74,9 @@ function buildProgram(io: CliIo, setCode: (code: ExitCode) => void): Command {
       ) => {
         const serving = await serveModule({
           moduleFile,
-          ...(options.http === undefined ? {} : { http: options.http }),
+          http: options.http,
           stateless: options.stateless === true,
-          ...(options.record === undefined ? {} : { record: options.record }),
+          record: options.record,
           log: io.stderr,
         });
         const release = onInterrupt(() => {
@@ -141,8 +141,8 @@ function buildProgram(io: CliIo, setCode: (code: ExitCode) => void): Command {
             target,
             {
               tool,
-              ...(args === undefined ? {} : { args }),
-              ...(options.record === undefined ? {} : { record: options.record }),
+              args,
+              record: options.record,
               signal: interrupt.signal,
             },
             io,
@@ -170,10 +170,10 @@ function targetOptions(command: Command): Command {
 
 function targetSpec(moduleFile: string | undefined, options: TargetOptions): TargetSpec {
   return {
-    ...(moduleFile === undefined ? {} : { moduleFile }),
-    ...(options.stdio === undefined ? {} : { stdio: options.stdio }),
-    ...(options.http === undefined ? {} : { http: options.http }),
-    ...(options.header === undefined ? {} : { headers: options.header }),
+    moduleFile,
+    stdio: options.stdio,
+    http: options.http,
+    headers: options.header,
   };
 }
 

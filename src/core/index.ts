@@ -1,3 +1,4 @@
+export { goQuote } from './quote';
 export { type Constructor } from './constructor';
 export {
   type JsonObject,
@@ -75,7 +76,6 @@ export {
   NO_ARGS_SCHEMA,
   type Schema,
   type SchemaProperty,
-  assertParametersSchema,
   noArgsSchema,
   schemaFromJson,
   schemaToJson,
@@ -85,11 +85,9 @@ export {
   asWritten,
   compileSchema,
   decodeArguments,
-  goQuote,
   describe as describeValue,
   parseArguments,
   validateArguments,
-  validateValue,
 } from './validate';
 export {
   type FunctionToolDefinition,

@@ -111,7 +111,7 @@ describe('the bound', () => {
     const lab = new Lab();
     const tool = quick('q', (id) => 1 + (Number(id.slice(1)) % 5), lab);
     const jobs = Array.from({ length: 25 }, (_, i) => job(tool, `c${i}`));
-    const executor = new Executor(maxParallel === undefined ? {} : { maxParallel });
+    const executor = new Executor({ maxParallel });
     await collect(executor.execute(jobs));
     expect(lab.peak).toBe(bound);
   });
