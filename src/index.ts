@@ -15,7 +15,8 @@ import {
   Annotations as AnnotationsDecorator,
   Replay as ReplayDecorator,
   Tool as ToolDecorator,
-} from './decorators';
+} from './decorators/decorators';
+import { type ReplayFn, type ToolOptions } from './decorators/metadata';
 
 // ── The contract: a tool and what it declares ────────────────────────────────────────
 
@@ -25,17 +26,19 @@ import {
  * decorator makes a class that {@link toolFromInstance} turns into a `Tool`, and the
  * two never stand in the same position.
  */
-export const Tool = ToolDecorator;
+export const Tool: (options: ToolOptions) => ClassDecorator = ToolDecorator;
 /** The contract every tool satisfies: a definition and `execute`, plus optional properties. */
 export type Tool = ToolContract;
 
 /** `@Annotations({...})` states a tool class's MCP hints; as a type, the hints themselves. */
-export const Annotations = AnnotationsDecorator;
+export const Annotations: (annotations: AnnotationsContract) => ClassDecorator =
+  AnnotationsDecorator;
 /** MCP's behaviour hints. A policy may use them to be stricter, never alone to allow. */
 export type Annotations = AnnotationsContract;
 
 /** `@Replay('safe' | 'keyed' | fn)` states whether re-running is safe; as a type, the answer. */
-export const Replay = ReplayDecorator;
+export const Replay: <A = never>(replay: 'safe' | 'keyed' | ReplayFn<A>) => ClassDecorator =
+  ReplayDecorator;
 /** Whether running a call again is safe: `unknown`, `safe` or `keyed`. */
 export type Replay = ReplayContract;
 

@@ -80,7 +80,7 @@ export interface Tool {
   readonly validatesArguments?: boolean | undefined;
 }
 
-/** The optional members of {@link Tool}: what a wrapper must forward. */
+/** The optional members of a `Tool`: what a wrapper must forward. */
 export const OPTIONAL_TOOL_PROPERTIES = [
   'strict',
   'sequential',
@@ -141,7 +141,7 @@ export function replayOf(tool: Tool, args: string, ctx: ToolContext): Replay {
 /**
  * True when the tool's `execute` validates its arguments against its `parameters` with
  * the contract's errors, so a host need not check them first (see
- * {@link Tool.validatesArguments}).
+ * `Tool.validatesArguments`).
  */
 export function validatesOwnArguments(tool: Tool): boolean {
   return tool.validatesArguments === true;
@@ -169,7 +169,7 @@ export interface ToolInit {
   readonly close?: (() => void | Promise<void>) | undefined;
   /**
    * `execute` validates the arguments against `parameters` itself (see
-   * {@link Tool.validatesArguments}); default false.
+   * `Tool.validatesArguments`); default false.
    */
   readonly validatesArguments?: boolean | undefined;
 }
