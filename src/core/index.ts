@@ -45,6 +45,9 @@ export { type LogLevel, type LogSink, type Session } from './session';
 export {
   type Call,
   type ContextInit,
+  type ContextRunner,
+  contextForCall,
+  contextRunner,
   type Elicitor,
   type RecordFunc,
   type ToolContext,

@@ -7,7 +7,9 @@ import {
   type Result,
   type Tool,
   type ToolContext,
-  runWithContext,
+  contextForCall,
+  contextRunner,
+  type ContextRunner,
   toolFailure,
 } from '../core';
 import { type ChainLinks } from './chains';
@@ -43,6 +45,7 @@ const CLOSED = 2;
 type Step = IteratorResult<ExecutorEvent, undefined>;
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+const RESOLVED = Promise.resolve();
 
 /**
  * One batch being run: an async iterator of its events for one `for await` loop. It
@@ -58,6 +61,8 @@ export class BatchRun implements ExecutorRun, DrainSource {
   readonly #controller = new AbortController();
   /** What every job's context is made from: the batch's context, signal and recorder. */
   readonly #jobBase: ToolContext;
+  /** Runs a job's onStart and tool with its context current (made where the batch was). */
+  readonly #runIn: ContextRunner = contextRunner();
   #state = NEW;
 
   /** Jobs that wait for a slot, having their turn in their chain, in the order they asked. */
@@ -73,6 +78,13 @@ export class BatchRun implements ExecutorRun, DrainSource {
 
   readonly #ready = new Fifo<QueuedEvent>();
   #finalsDelivered = 0;
+  /** Finals handed to the consumer whose slot and turn are not released yet, in order. */
+  readonly #handed = new Fifo<number>();
+  #handedCount = 0;
+  #releasedCount = 0;
+  /** A release pass is scheduled (see #handedOver), and what its second hop releases. */
+  #releasing = false;
+  #releaseUpToAtHop2 = 0;
   /** The consumer's pending next(), when it waits for an event. */
   #waiter: ((step: Step | Promise<Step>) => void) | undefined;
   #waiting: Promise<Step> | undefined;
@@ -107,8 +119,12 @@ export class BatchRun implements ExecutorRun, DrainSource {
     const waiting = this.#waiting;
     if (waiting !== undefined) return waiting.then(() => this.next());
     if (this.#state === NEW) this.#start();
+    // Back for more: the consumer has every final handed over so far.
+    else this.#releaseUpTo(this.#handedCount);
     const step = this.#take();
     if (step === undefined) return this.#wait();
+    // A final handed over here: the consumer attaches its continuation once this returns.
+    if (this.#releasedCount < this.#handedCount) this.#ensurePass(2);
     return isThenable(step) ? step : Promise.resolve(step);
   }
 
@@ -133,6 +149,11 @@ export class BatchRun implements ExecutorRun, DrainSource {
     }
     this.#unlinkSignals();
     return DONE;
+  }
+
+  /** A progress update of job `index`, from its call's `onUpdate`. */
+  progressOf(index: number, update: Result): void {
+    this.#progress(index, update);
   }
 
   /** See {@link progressTaken}. */
@@ -199,24 +220,64 @@ export class BatchRun implements ExecutorRun, DrainSource {
 
   /**
    * Job `i`'s final is being handed over: the `next()` carrying it resolves now. Its
-   * slot and its chain's turn are released two microtask hops later, after the
-   * continuation the consumer attached to that `next()` (a `for await` loop's body up to
-   * its first `await`, or a `.then`), so the next job is never handed to its tool before
-   * the consumer has the final, and never waits for a loop body that awaits.
+   * slot and its chain's turn are released once the consumer has it, never before: when
+   * the consumer calls `next()` again, or else when the continuation the consumer
+   * attached to that `next()` (a `for await` loop's body up to its first `await`, or a
+   * `.then`) has had its turn, so a loop body that awaits holds nothing back. That
+   * moment is a release pass (see #ensurePass), one for every final handed over before
+   * it.
    */
   #handedOver(i: number): void {
-    queueMicrotask(() => queueMicrotask(() => this.#release(i)));
+    this.#handed.push(i);
+    this.#handedCount++;
   }
 
-  /** The consumer has job `i`'s final: release its slot and move its chain on. */
-  #release(i: number): void {
-    if (this.#state !== RUNNING) return;
-    if (this.#holdsSlot[i] === 1) {
-      this.#holdsSlot[i] = 0;
-      this.#active--;
+  /**
+   * Schedules a release pass unless one is pending. Its microtask must run after the
+   * consumer's continuation: `hops` is 1 when that continuation was queued already (a
+   * waiting `next()` was resolved), 2 when the consumer has yet to attach it (`next()`
+   * returns a settled promise): the first hop then runs before the continuation and
+   * queues the second after it. The pass releases what was handed over before it was
+   * scheduled (one hop) or before its first hop (two).
+   */
+  #ensurePass(hops: 1 | 2): void {
+    if (this.#releasing) return;
+    this.#releasing = true;
+    if (hops === 2) {
+      void RESOLVED.then(this.#releaseHop1);
+    } else {
+      this.#releaseUpToAtHop2 = this.#handedCount;
+      void RESOLVED.then(this.#releaseHop2);
     }
-    const next = this.#plan.chains.next[i] as number;
-    if (next !== -1) this.#want(next);
+  }
+
+  // The pass's two hops, made once per batch: a pass is scheduled for most finals.
+  readonly #releaseHop1 = (): void => {
+    this.#releaseUpToAtHop2 = this.#handedCount;
+    void RESOLVED.then(this.#releaseHop2);
+  };
+
+  readonly #releaseHop2 = (): void => {
+    this.#releasing = false;
+    if (this.#state !== RUNNING) return;
+    this.#releaseUpTo(this.#releaseUpToAtHop2);
+    if (this.#releasedCount < this.#handedCount) this.#ensurePass(2);
+  };
+
+  /** The consumer has every final up to the `count`th handed over: release them, in order. */
+  #releaseUpTo(count: number): void {
+    if (this.#releasedCount >= count || this.#state !== RUNNING) return;
+    const chains = this.#plan.chains.next;
+    while (this.#releasedCount < count) {
+      const i = this.#handed.shift() as number;
+      this.#releasedCount++;
+      if (this.#holdsSlot[i] === 1) {
+        this.#holdsSlot[i] = 0;
+        this.#active--;
+      }
+      const next = chains[i] as number;
+      if (next !== -1) this.#want(next);
+    }
     this.#pump();
   }
 
@@ -255,14 +316,14 @@ export class BatchRun implements ExecutorRun, DrainSource {
       const error = new AgentToolError('NO_TOOL', `no tool for call ${goQuote(job.call.id)}`);
       return this.#complete(i, undefined, error);
     }
-    const call = new ExecutorCall(job.call, this, i, (update) => this.#progress(i, update));
-    const ctx = this.#jobBase.with({ call });
+    const call = new ExecutorCall(job.call, this, i);
+    const ctx = contextForCall(this.#jobBase, call);
     this.#inflight++;
     const onStart = this.#plan.onStart;
     if (onStart === undefined) return this.#execute(i, tool, call, ctx);
     let started: void | Promise<void>;
     try {
-      started = runWithContext(ctx, () => onStart({ tool, call }, ctx));
+      started = this.#runIn(ctx, () => onStart({ tool, call }, ctx));
     } catch (thrown) {
       return this.#settle(i, undefined, onStartFailure(call.id, thrown));
     }
@@ -279,7 +340,7 @@ export class BatchRun implements ExecutorRun, DrainSource {
   #execute(i: number, tool: Tool, call: Call, ctx: ToolContext): void {
     let out: Result | Promise<Result>;
     try {
-      out = runWithContext(ctx, () => tool.execute(call, ctx));
+      out = this.#runIn(ctx, () => tool.execute(call, ctx));
     } catch (thrown) {
       return this.#settle(i, undefined, toolFailure(tool.name, thrown));
     }
@@ -367,6 +428,7 @@ export class BatchRun implements ExecutorRun, DrainSource {
     if (event.final || this.#plan.jobs[event.index]?.call.onUpdate === undefined) {
       // The consumer is waiting and nothing of the caller's runs first: hand it over now.
       waiter(this.#deliver(event));
+      if (event.final) this.#ensurePass(1);
     } else {
       // The caller's callback runs when the consumer takes the event, not inside the
       // tool's progress() call.

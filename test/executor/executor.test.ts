@@ -241,6 +241,26 @@ describe('the job context', () => {
     expect(seen.sort()).toEqual(['a:a:a:true', 'b:b:b:true']);
   });
 
+  it("keeps a job's context to its job: the loop body and the code after see none", async () => {
+    const tool = newTool({
+      name: 'deep',
+      execute: async () => {
+        await Promise.resolve();
+        return text(currentContext()?.call.id ?? 'none');
+      },
+    });
+    const jobs = ['a', 'b', 'c', 'd'].map((id) => job(tool, id));
+    const inBody: (string | undefined)[] = [];
+    const outputs: unknown[] = [];
+    for await (const event of new Executor({ maxParallel: 2 }).execute(jobs)) {
+      inBody.push(currentContext()?.call.id);
+      if (event.final) outputs[event.index] = event.result?.output;
+    }
+    expect(outputs).toEqual(['a', 'b', 'c', 'd']);
+    expect(inBody).toEqual([undefined, undefined, undefined, undefined]);
+    expect(currentContext()).toBeUndefined();
+  });
+
   it('keeps the call id, arguments and idempotency key', async () => {
     let got: unknown;
     const tool = newTool({
