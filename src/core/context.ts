@@ -128,11 +128,6 @@ class CallContext implements ToolContext {
     this.log?.(level, data);
   }
 
-  /** This context for another call: what each job of a batch gets. */
-  forCall(call: Call): CallContext {
-    return new CallContext(this.signal, call, this.recorder, this.elicitor, this.session, this.log);
-  }
-
   with(changes: ContextInit): ToolContext {
     return contextFrom({
       signal: 'signal' in changes ? changes.signal : this.signal,
@@ -166,7 +161,8 @@ function contextFrom(init: ContextInit): CallContext {
  * what an executor does for every job.
  */
 export function contextForCall(ctx: ToolContext, call: Call): ToolContext {
-  return ctx instanceof CallContext ? ctx.forCall(call) : ctx.with({ call });
+  if (!(ctx instanceof CallContext)) return ctx.with({ call });
+  return new CallContext(ctx.signal, call, ctx.recorder, ctx.elicitor, ctx.session, ctx.log);
 }
 
 const storage = new AsyncLocalStorage<ToolContext>();
