@@ -16,6 +16,7 @@ import { type ChainLinks } from './chains';
 import { type DrainSource, ExecutorCall } from './executor-call';
 import { cancelled, isThenable, onStartFailure } from './failures';
 import { Fifo } from './fifo';
+import { Handover } from './handover';
 import { type ExecutorEvent, type ExecutorRun, type Job, type OnStart } from './types';
 
 /** What one batch runs with, settled by the executor before the run starts. */
@@ -45,7 +46,6 @@ const CLOSED = 2;
 type Step = IteratorResult<ExecutorEvent, undefined>;
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
-const RESOLVED = Promise.resolve();
 
 /**
  * One batch being run: an async iterator of its events for one `for await` loop. It
@@ -78,13 +78,12 @@ export class BatchRun implements ExecutorRun, DrainSource {
 
   readonly #ready = new Fifo<QueuedEvent>();
   #finalsDelivered = 0;
-  /** Finals handed to the consumer whose slot and turn are not released yet, in order. */
-  readonly #handed = new Fifo<number>();
-  #handedCount = 0;
-  #releasedCount = 0;
-  /** A release pass is scheduled (see #handedOver), and what its second hop releases. */
-  #releasing = false;
-  #releaseUpToAtHop2 = 0;
+  /** When a final's slot and turn are given back (see Handover). */
+  readonly #handover = new Handover({
+    isRunning: () => this.#state === RUNNING,
+    release: (i) => this.#release(i),
+    released: () => this.#pump(),
+  });
   /** The consumer's pending next(), when it waits for an event. */
   #waiter: ((step: Step | Promise<Step>) => void) | undefined;
   #waiting: Promise<Step> | undefined;
@@ -119,12 +118,11 @@ export class BatchRun implements ExecutorRun, DrainSource {
     const waiting = this.#waiting;
     if (waiting !== undefined) return waiting.then(() => this.next());
     if (this.#state === NEW) this.#start();
-    // Back for more: the consumer has every final handed over so far.
-    else this.#releaseUpTo(this.#handedCount);
+    else this.#handover.consumerReturned();
     const step = this.#take();
     if (step === undefined) return this.#wait();
     // A final handed over here: the consumer attaches its continuation once this returns.
-    if (this.#releasedCount < this.#handedCount) this.#ensurePass(2);
+    if (this.#handover.pending) this.#handover.ensurePass(2);
     return isThenable(step) ? step : Promise.resolve(step);
   }
 
@@ -187,7 +185,7 @@ export class BatchRun implements ExecutorRun, DrainSource {
   #deliver(event: QueuedEvent): Step | Promise<Step> {
     if (event.final) {
       this.#finalsDelivered++;
-      this.#handedOver(event.index);
+      this.#handover.handedOver(event.index);
     } else {
       this.#took(event);
       const onUpdate = this.#plan.jobs[event.index]?.call.onUpdate;
@@ -218,67 +216,14 @@ export class BatchRun implements ExecutorRun, DrainSource {
     this.#pump();
   }
 
-  /**
-   * Job `i`'s final is being handed over: the `next()` carrying it resolves now. Its
-   * slot and its chain's turn are released once the consumer has it, never before: when
-   * the consumer calls `next()` again, or else when the continuation the consumer
-   * attached to that `next()` (a `for await` loop's body up to its first `await`, or a
-   * `.then`) has had its turn, so a loop body that awaits holds nothing back. That
-   * moment is a release pass (see #ensurePass), one for every final handed over before
-   * it.
-   */
-  #handedOver(i: number): void {
-    this.#handed.push(i);
-    this.#handedCount++;
-  }
-
-  /**
-   * Schedules a release pass unless one is pending. Its microtask must run after the
-   * consumer's continuation: `hops` is 1 when that continuation was queued already (a
-   * waiting `next()` was resolved), 2 when the consumer has yet to attach it (`next()`
-   * returns a settled promise): the first hop then runs before the continuation and
-   * queues the second after it. The pass releases what was handed over before it was
-   * scheduled (one hop) or before its first hop (two).
-   */
-  #ensurePass(hops: 1 | 2): void {
-    if (this.#releasing) return;
-    this.#releasing = true;
-    if (hops === 2) {
-      void RESOLVED.then(this.#releaseHop1);
-    } else {
-      this.#releaseUpToAtHop2 = this.#handedCount;
-      void RESOLVED.then(this.#releaseHop2);
+  /** The consumer has job `i`'s final: free its slot and move its chain on. */
+  #release(i: number): void {
+    if (this.#holdsSlot[i] === 1) {
+      this.#holdsSlot[i] = 0;
+      this.#active--;
     }
-  }
-
-  // The pass's two hops, made once per batch: a pass is scheduled for most finals.
-  readonly #releaseHop1 = (): void => {
-    this.#releaseUpToAtHop2 = this.#handedCount;
-    void RESOLVED.then(this.#releaseHop2);
-  };
-
-  readonly #releaseHop2 = (): void => {
-    this.#releasing = false;
-    if (this.#state !== RUNNING) return;
-    this.#releaseUpTo(this.#releaseUpToAtHop2);
-    if (this.#releasedCount < this.#handedCount) this.#ensurePass(2);
-  };
-
-  /** The consumer has every final up to the `count`th handed over: release them, in order. */
-  #releaseUpTo(count: number): void {
-    if (this.#releasedCount >= count || this.#state !== RUNNING) return;
-    const chains = this.#plan.chains.next;
-    while (this.#releasedCount < count) {
-      const i = this.#handed.shift() as number;
-      this.#releasedCount++;
-      if (this.#holdsSlot[i] === 1) {
-        this.#holdsSlot[i] = 0;
-        this.#active--;
-      }
-      const next = chains[i] as number;
-      if (next !== -1) this.#want(next);
-    }
-    this.#pump();
+    const next = this.#plan.chains.next[i] as number;
+    if (next !== -1) this.#want(next);
   }
 
   /** Job `i` has its turn and asks for a slot; after cancellation it completes at once. */
@@ -428,7 +373,7 @@ export class BatchRun implements ExecutorRun, DrainSource {
     if (event.final || this.#plan.jobs[event.index]?.call.onUpdate === undefined) {
       // The consumer is waiting and nothing of the caller's runs first: hand it over now.
       waiter(this.#deliver(event));
-      if (event.final) this.#ensurePass(1);
+      if (event.final) this.#handover.ensurePass(1);
     } else {
       // The caller's callback runs when the consumer takes the event, not inside the
       // tool's progress() call.
