@@ -114,10 +114,9 @@ export function registerClass(
   const Build = function (): object {
     const from = resolving;
     if (from === undefined) {
-      throw new AgentToolError(
-        'INTERNAL',
-        'agenttool/di: a provider was built outside the app (resolve it through the app)',
-      );
+      // The app builds everything it serves when it is created; what is asked of its
+      // container later was built already, unless the app has closed since.
+      throw new AgentToolError('CLOSED', 'agenttool/di: the app is closed; it builds nothing more');
     }
     return build((dependency) => from.resolve(dependency));
   } as unknown as new () => object;

@@ -236,3 +236,17 @@ describe("the app's tsyringe container", () => {
     expect(first.container.resolve(Thing)).not.toBe(second.container.resolve(Thing));
   });
 });
+
+describe('after close', () => {
+  it("the app's container builds nothing more", async () => {
+    @Injectable()
+    class Thing {}
+    @Module({ providers: [Thing] })
+    class M {}
+    const app = await ToolApp.create(M);
+    await app.close();
+    expect(() => app.container.resolve(Thing)).toThrow(
+      expect.objectContaining({ code: 'CLOSED' }) as Error,
+    );
+  });
+});
