@@ -100,14 +100,14 @@ export class ToolApp {
     plan: AppPlan;
     appScope: InstanceScope;
     options: ToolAppOptions;
-    tools: (app: ToolApp) => Tool[];
+    tools: Tool[];
   }) {
     this.#graph = init.graph;
     this.#plan = init.plan;
     this.#appScope = init.appScope;
     this.#options = init.options;
     this.container = init.appScope.container;
-    this.tools = new ToolSet(init.tools(this));
+    this.tools = new ToolSet(init.tools);
     this.executor = new Executor({
       maxParallel: init.options.maxParallel,
       sequential: init.options.sequential,
@@ -120,8 +120,8 @@ export class ToolApp {
    * built: the modules, every dependency and every tool class, all problems reported
    * together in one {@link ModuleError}. Then tsyringe builds the app-scoped providers
    * and tools in dependency order in the app's container (an async factory is awaited
-   * before what needs it is built), `onModuleInit()` runs on each in NestJS's order,
-   * and the tool set is validated. A failure closes what was built and rejects:
+   * before what needs it is built), and `onModuleInit()` runs on each in NestJS's
+   * order. A failure closes what was built and rejects:
    * `PROVIDER_FAILED` when a constructor or factory threw, `HOOK_FAILED` when
    * `onModuleInit()` did.
    */
@@ -142,6 +142,7 @@ export class ToolApp {
     const container = appContainer();
     register(container, graph, plan);
     const appScope = new InstanceScope('app', container, plan, undefined, false);
+    let app: ToolApp | undefined;
     try {
       // Every app-scoped provider and tool is built now, in dependency order, and
       // initialized once all are built, as NestJS does.
@@ -155,13 +156,13 @@ export class ToolApp {
           tools.push(
             scopes.get(node) === 'app'
               ? toolFromInstance((await appScope.resolve(node)) as object)
-              : sessionTool(node, (ctx) => app.#scopeFor(ctx.session)),
+              : sessionTool(node, (ctx) => app!.#scopeFor(ctx.session)),
           );
         }
       }
       exposeRootTokens(container, graph, plan);
-      const app: ToolApp = new ToolApp({ graph, plan, appScope, options, tools: () => tools });
-      app.tools.validate();
+      // The tool set was validated with the modules (checkTools): same classes, same names.
+      app = new ToolApp({ graph, plan, appScope, options, tools });
       return app;
     } catch (error) {
       await appScope.close().catch(() => undefined);
@@ -311,7 +312,6 @@ function checkTools(graph: AppGraph): void {
       }
     }
   }
-  if (graph.problems.length > 0) return;
   try {
     new ToolSet(templates).validate();
   } catch (error) {
