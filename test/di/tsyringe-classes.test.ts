@@ -39,11 +39,13 @@ class ReportTool {
   constructor(
     private readonly report: Report,
     private readonly workspace: Workspace,
+    @inject('REGION') private readonly region: string,
   ) {}
   execute(): string {
     const { metrics, settings } = this.report;
     metrics.counts.set('report', (metrics.counts.get('report') ?? 0) + 1);
-    return `${settings.region} #${metrics.counts.get('report')} ws${this.workspace.n} ${String(this.report.missing)}`;
+    const where = settings.region === this.region ? this.region : 'mismatch';
+    return `${where} #${metrics.counts.get('report')} ws${this.workspace.n} ${String(this.report.missing)}`;
   }
 }
 
