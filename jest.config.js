@@ -1,17 +1,52 @@
-/** @type {import('jest').Config} */
-module.exports = {
+// Three projects, told apart by where a test file lives (see the README's
+// Development section):
+// - unit: no processes, no network (in-memory MCP transports included);
+// - integration: child processes, HTTP on loopback, shells, the packed package;
+// - interop: real MCP peers (the conformance suite, the Inspector, server-everything).
+// `npm test` runs all three; `npm run test:unit` the first.
+//
+// Tests run on ts-jest's transpile-only mode (tsconfig.jest.json sets isolatedModules):
+// `npm run check` type-checks everything once with tsc, and
+// scripts/check-decorator-metadata.js holds the decorator metadata that mode emits to
+// what tsc emits for the whole program.
+
+/** Unit test files: whole folders, and the files of other folders that start nothing. */
+const UNIT = [
+  '/test/(architecture|core|decorators|di|executor)/.*\\.test\\.ts$',
+  '/test/cli/parts\\.test\\.ts$',
+  '/test/samples/fs-tools\\.test\\.ts$',
+  '/test/mcp/client/(result|refresh|elicitation)\\.test\\.ts$',
+  '/test/mcp/server/(content|lazy-loading|record-key|stdio)\\.test\\.ts$',
+];
+const INTEROP = ['/test/interop/.*\\.test\\.ts$'];
+
+/** What every project shares: the transform and the public entries mapped to src/. */
+const shared = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': [
       'ts-jest',
-      { tsconfig: '<rootDir>/tsconfig.json', diagnostics: { ignoreCodes: [151002] } },
+      { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: { ignoreCodes: [151002] } },
     ],
   },
   moduleNameMapper: {
     '^agenttool$': '<rootDir>/src/index.ts',
     '^agenttool/(.*)$': '<rootDir>/src/$1/index.ts',
   },
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
   testTimeout: 30000,
+  projects: [
+    { ...shared, displayName: 'unit', testRegex: UNIT },
+    {
+      ...shared,
+      displayName: 'integration',
+      testRegex: ['\\.test\\.ts$'],
+      testPathIgnorePatterns: [...UNIT, ...INTEROP],
+    },
+    { ...shared, displayName: 'interop', testRegex: INTEROP },
+  ],
 };

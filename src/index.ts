@@ -2,6 +2,9 @@
  * agenttool: the tool contract, decorators that turn classes into tools, and the batch
  * executor. MCP adapters live in `agenttool/mcp`; modules and dependency injection in
  * `agenttool/di`.
+ *
+ * Every export is listed here by name: what is not listed is internal, however the
+ * layers below export it to one another.
  */
 import {
   type Annotations as AnnotationsContract,
@@ -12,26 +15,187 @@ import {
   Annotations as AnnotationsDecorator,
   Replay as ReplayDecorator,
   Tool as ToolDecorator,
-} from './decorators';
+} from './decorators/decorators';
+import { type ReplayFn, type ToolOptions } from './decorators/metadata';
 
-export * from './core';
-export * from './decorators';
-export * from './executor';
+// ── The contract: a tool and what it declares ────────────────────────────────────────
 
 /**
  * `@Tool({ name, description, args })` marks a class as a tool (see the decorators);
- * as a type, `Tool` is the contract every tool satisfies.
+ * as a type, `Tool` is the contract every tool satisfies. One name for both: the
+ * decorator makes a class that {@link toolFromInstance} turns into a `Tool`, and the
+ * two never stand in the same position.
  */
-export const Tool = ToolDecorator;
+export const Tool: (options: ToolOptions) => ClassDecorator = ToolDecorator;
 /** The contract every tool satisfies: a definition and `execute`, plus optional properties. */
 export type Tool = ToolContract;
 
 /** `@Annotations({...})` states a tool class's MCP hints; as a type, the hints themselves. */
-export const Annotations = AnnotationsDecorator;
+export const Annotations: (annotations: AnnotationsContract) => ClassDecorator =
+  AnnotationsDecorator;
 /** MCP's behaviour hints. A policy may use them to be stricter, never alone to allow. */
 export type Annotations = AnnotationsContract;
 
 /** `@Replay('safe' | 'keyed' | fn)` states whether re-running is safe; as a type, the answer. */
-export const Replay = ReplayDecorator;
+export const Replay: <A = never>(replay: 'safe' | 'keyed' | ReplayFn<A>) => ClassDecorator =
+  ReplayDecorator;
 /** Whether running a call again is safe: `unknown`, `safe` or `keyed`. */
 export type Replay = ReplayContract;
+
+export {
+  type Confinement,
+  OPTIONAL_TOOL_PROPERTIES,
+  type StatedAnnotations,
+  type ToolInit,
+  annotationsOf,
+  confinedBy,
+  isCloser,
+  isSequential,
+  isStrict,
+  newTool,
+  replayOf,
+  resourceOf,
+  unwrap,
+  validatesOwnArguments,
+  wrap,
+} from './core/tool';
+export { ToolSet } from './core/tool-set';
+export { type Constructor } from './core/constructor';
+
+// ── Calls, their context, results and records ────────────────────────────────────────
+
+export {
+  type Call,
+  type ContextInit,
+  type Elicitor,
+  type RecordFunc,
+  type ToolContext,
+  createContext,
+  currentContext,
+  runWithContext,
+} from './core/context';
+export {
+  type ContentPart,
+  type FilePart,
+  type ImagePart,
+  type Output,
+  type RefusalPart,
+  type TextPart,
+  type TextPartType,
+  filePart,
+  imagePart,
+  isContentPart,
+  isTextPart,
+  outputText,
+  textPart,
+} from './core/content';
+export {
+  ProgressInfo,
+  type Result,
+  errorResult,
+  isResult,
+  parts,
+  text,
+  toResult,
+} from './core/result';
+export {
+  type Recordable,
+  type ToolRecord,
+  isRecordable,
+  recordOf,
+  recordable,
+} from './core/records';
+export { RecordFile, type RecordMeta, type RecordMoment } from './core/record-file';
+export {
+  type Answer,
+  CANCELLED_ANSWER,
+  type Elicitation,
+  type ElicitationAction,
+} from './core/elicitation';
+export { type LogLevel, type LogSink, type Session } from './core/session';
+
+// ── Errors ───────────────────────────────────────────────────────────────────────────
+
+export {
+  AgentToolError,
+  type AgentToolErrorCode,
+  CancelledError,
+  PanicError,
+  ValidationError,
+  errorMessage,
+} from './core/errors';
+export { DecoratorError } from './decorators/errors';
+
+// ── JSON, schemas, arguments and definitions ─────────────────────────────────────────
+
+export { type JsonObject, type JsonValue, MAX_JSON_DEPTH, isJsonObject } from './core/json';
+export {
+  NO_ARGS_SCHEMA,
+  type Schema,
+  type SchemaProperty,
+  noArgsSchema,
+  schemaFromJson,
+  schemaToJson,
+} from './core/schema';
+export {
+  type Validator,
+  compileSchema,
+  decodeArguments,
+  parseArguments,
+  validateArguments,
+} from './core/validate';
+export {
+  type FunctionToolDefinition,
+  canonicalDefinition,
+  definitionHash,
+  definitionOf,
+} from './core/definition';
+
+// ── Decorators and the readers that turn a class into a tool ─────────────────────────
+
+export { Confined, Param, Resource, Sequential, Strict } from './decorators/decorators';
+export {
+  type ConfinedFn,
+  type ParamEnum,
+  type ParamOptions,
+  type ParamType,
+  type ParamTypeName,
+  type ReplayFn,
+  type ToolOptions,
+} from './decorators/metadata';
+export { type EnumValue, type FieldPlan, type Shape } from './decorators/class-plan';
+export {
+  type ArgumentsOptions,
+  type ArgumentsParser,
+  type ArgumentsPipeline,
+  type SchemaOptions,
+  argumentsParser,
+  schemaOf,
+} from './decorators/arguments';
+export { type ClassCheck } from './decorators/class-validation';
+export {
+  type PerCall,
+  type ToolDescriptor,
+  type ToolProperties,
+  isToolClass,
+  toolDescriptorOf,
+} from './decorators/descriptor';
+export { toolFromInstance } from './decorators/class-tool';
+
+// ── The executor ─────────────────────────────────────────────────────────────────────
+
+export { Executor } from './executor/executor';
+export { progressTaken } from './executor/executor-call';
+export {
+  DEFAULT_MAX_PARALLEL,
+  DEFAULT_PROGRESS_BUFFER,
+  type ExecuteOptions,
+  type ExecutorEvent,
+  type ExecutorFinalEvent,
+  type ExecutorOptions,
+  type ExecutorProgressEvent,
+  type ExecutorRun,
+  type Job,
+  type JobOutcome,
+  type OnStart,
+} from './executor/types';

@@ -221,7 +221,7 @@ async function recordEnd(
   const tool = toolOf(job.call.id);
   await records.write(record, {
     call: job.call.id,
-    ...(tool === undefined ? {} : { tool }),
+    tool,
     moment: 'end',
   });
 }

@@ -64,7 +64,7 @@ export interface RunOptions {
    * Interrupts the command after this many milliseconds, as an abort would; the shell's
    * `defaultTimeoutMs` (10 minutes unless configured) when absent.
    */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /**
    * Called with the command's process group id as soon as the command exists. If it
    * throws, the command is interrupted and `run` rejects with what it threw.

@@ -32,11 +32,11 @@ export interface CliIo {
 export interface CallOptions {
   readonly tool: string;
   /** The arguments as JSON text; absent means `{}`. */
-  readonly args?: string;
+  readonly args?: string | undefined;
   /** A file to append the call's records to, as JSON lines. */
-  readonly record?: string;
+  readonly record?: string | undefined;
   /** Aborted to interrupt the call (Ctrl-C). */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -64,8 +64,8 @@ export async function runCall(
   let outcome: { result: Result } | { error: Error } | undefined;
   try {
     const events = target.execute([job], {
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(records === undefined ? {} : { recorder: records.recorder(() => tool.name) }),
+      signal: options.signal,
+      recorder: records?.recorder(() => tool.name),
       elicitor: (question, ctx) => {
         display.clear();
         return prompter.elicitor(question, ctx);

@@ -1,3 +1,5 @@
+import { AgentToolError, type AgentToolErrorCode } from './public-api';
+
 /**
  * The exit codes of the `agenttool` command. A script can tell from the code alone
  * whether the tool ran and failed, the command line was wrong, or the tools could not
@@ -39,17 +41,28 @@ Exit codes:
   70   internal error (a bug in agenttool; the stack is printed)
   130  interrupted (Ctrl-C)`;
 
+/** The {@link AgentToolError} code of each exit code, so a CliError says what happened. */
+const CODES: Readonly<Record<ExitCode, AgentToolErrorCode>> = {
+  [ExitCode.OK]: 'INTERNAL',
+  [ExitCode.TOOL_ERROR]: 'TOOL_FAILED',
+  [ExitCode.BAD_ARGUMENTS]: 'INVALID_COMMAND',
+  [ExitCode.CONNECTION]: 'CONNECTION',
+  [ExitCode.INTERNAL]: 'INTERNAL',
+  [ExitCode.INTERRUPTED]: 'CANCELLED',
+};
+
 /**
  * A failure the command reports as one line on stderr and an exit code; the message
- * says what was wrong and how to fix it.
+ * says what was wrong and how to fix it. Its `code` follows the exit code
+ * (`INVALID_COMMAND` for bad arguments, `CONNECTION`, `TOOL_FAILED`, ...).
  */
-export class CliError extends Error {
+export class CliError extends AgentToolError {
   constructor(
     readonly exitCode: ExitCode,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(CODES[exitCode], message, options);
     this.name = 'CliError';
   }
 }

@@ -75,9 +75,9 @@ function buildProgram(io: CliIo, setCode: (code: ExitCode) => void): Command {
       ) => {
         const serving = await serveModule({
           moduleFile,
-          ...(options.http === undefined ? {} : { http: options.http }),
+          http: options.http,
           stateless: options.stateless === true,
-          ...(options.record === undefined ? {} : { record: options.record }),
+          record: options.record,
           log: io.stderr,
         });
         const release = onInterrupt(() => {
@@ -142,8 +142,8 @@ function buildProgram(io: CliIo, setCode: (code: ExitCode) => void): Command {
             target,
             {
               tool,
-              ...(args === undefined ? {} : { args }),
-              ...(options.record === undefined ? {} : { record: options.record }),
+              args,
+              record: options.record,
               signal: interrupt.signal,
             },
             io,
@@ -179,11 +179,11 @@ function targetOptions(command: Command): Command {
 
 function targetSpec(moduleFile: string | undefined, options: TargetOptions): TargetSpec {
   return {
-    ...(moduleFile === undefined ? {} : { moduleFile }),
-    ...(options.stdio === undefined ? {} : { stdio: options.stdio }),
-    ...(options.http === undefined ? {} : { http: options.http }),
-    ...(options.header === undefined ? {} : { headers: options.header }),
-    ...(options.protocol === undefined ? {} : { protocol: options.protocol }),
+    moduleFile,
+    stdio: options.stdio,
+    http: options.http,
+    headers: options.header,
+    protocol: options.protocol,
   };
 }
 

@@ -6,6 +6,7 @@
  */
 export {
   AgentToolError,
+  type AgentToolErrorCode,
   type Answer,
   annotationsOf,
   CANCELLED_ANSWER,

@@ -16,10 +16,10 @@ import { packageVersion } from './version';
 export interface ServeOptions {
   readonly moduleFile: string;
   /** `[host:]port` for Streamable HTTP; absent serves stdio. */
-  readonly http?: string;
-  readonly stateless?: boolean;
+  readonly http?: string | undefined;
+  readonly stateless?: boolean | undefined;
   /** A file every call's records are appended to, as JSON lines. */
-  readonly record?: string;
+  readonly record?: string | undefined;
   /** Human text goes here: stderr (under stdio, stdout carries the protocol alone). */
   readonly log: Writable;
 }

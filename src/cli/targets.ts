@@ -16,20 +16,20 @@ import { loadModuleFile } from './module-file';
 
 /** Where the tools are: a module file, a command that serves MCP over stdio, or a URL. */
 export interface TargetSpec {
-  readonly moduleFile?: string;
-  readonly stdio?: string;
-  readonly http?: string;
+  readonly moduleFile?: string | undefined;
+  readonly stdio?: string | undefined;
+  readonly http?: string | undefined;
   /** HTTP headers, `Name: value`. */
-  readonly headers?: readonly string[];
+  readonly headers?: readonly string[] | undefined;
   /** The protocol era to speak to a remote target; `auto` by default. */
-  readonly protocol?: 'auto' | 'modern' | 'legacy';
+  readonly protocol?: 'auto' | 'modern' | 'legacy' | undefined;
 }
 
 /** What one batch runs with. */
 export interface RunOptions {
-  readonly signal?: AbortSignal;
-  readonly recorder?: RecordFunc;
-  readonly elicitor?: Elicitor;
+  readonly signal?: AbortSignal | undefined;
+  readonly recorder?: RecordFunc | undefined;
+  readonly elicitor?: Elicitor | undefined;
 }
 
 /** Tools opened from a {@link TargetSpec}, ready to list and call; close it when done. */
@@ -129,7 +129,7 @@ async function openRemote(spec: TargetSpec): Promise<OpenTarget> {
     tools: remote.tools(),
     execute: (jobs, options) =>
       executor.execute(jobs, {
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        signal: options.signal,
         context: createContext({ recorder: options.recorder, elicitor: options.elicitor }),
       }),
     close: () => remote.close(),

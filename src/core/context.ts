@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { type Answer, CANCELLED_ANSWER, type Elicitation } from './elicitation';
 import { AgentToolError } from './errors';
 import { type JsonValue } from './json';
@@ -89,21 +89,14 @@ const NO_CALL: Call = Object.freeze({ id: '', args: '' });
 const NEVER_ABORTED = new AbortController().signal;
 
 class CallContext implements ToolContext {
-  readonly signal: AbortSignal;
-  readonly call: Call;
-  readonly recorder: RecordFunc | undefined;
-  readonly elicitor: Elicitor | undefined;
-  readonly session: Session | undefined;
-  readonly log: LogSink | undefined;
-
-  constructor(init: ContextInit) {
-    this.signal = init.signal ?? NEVER_ABORTED;
-    this.call = init.call ?? NO_CALL;
-    this.recorder = init.recorder;
-    this.elicitor = init.elicitor;
-    this.session = init.session;
-    this.log = init.log;
-  }
+  constructor(
+    readonly signal: AbortSignal,
+    readonly call: Call,
+    readonly recorder: RecordFunc | undefined,
+    readonly elicitor: Elicitor | undefined,
+    readonly session: Session | undefined,
+    readonly log: LogSink | undefined,
+  ) {}
 
   progress(update: Result | ProgressInfo | string): void {
     const onUpdate = this.call.onUpdate;
@@ -136,7 +129,7 @@ class CallContext implements ToolContext {
   }
 
   with(changes: ContextInit): ToolContext {
-    return new CallContext({
+    return contextFrom({
       signal: 'signal' in changes ? changes.signal : this.signal,
       call: 'call' in changes ? changes.call : this.call,
       recorder: 'recorder' in changes ? changes.recorder : this.recorder,
@@ -149,7 +142,27 @@ class CallContext implements ToolContext {
 
 /** A new call context. Without a signal it is never aborted; without a call, the call is empty. */
 export function createContext(init: ContextInit = {}): ToolContext {
-  return new CallContext(init);
+  return contextFrom(init);
+}
+
+function contextFrom(init: ContextInit): CallContext {
+  return new CallContext(
+    init.signal ?? NEVER_ABORTED,
+    init.call ?? NO_CALL,
+    init.recorder,
+    init.elicitor,
+    init.session,
+    init.log,
+  );
+}
+
+/**
+ * `ctx` for another call, as `ctx.with({ call })` makes it, without the changes object:
+ * what an executor does for every job.
+ */
+export function contextForCall(ctx: ToolContext, call: Call): ToolContext {
+  if (!(ctx instanceof CallContext)) return ctx.with({ call });
+  return new CallContext(ctx.signal, call, ctx.recorder, ctx.elicitor, ctx.session, ctx.log);
 }
 
 const storage = new AsyncLocalStorage<ToolContext>();
@@ -163,3 +176,30 @@ export function currentContext(): ToolContext | undefined {
 export function runWithContext<T>(ctx: ToolContext, fn: () => T): T {
   return storage.run(ctx, fn);
 }
+
+/** Runs `fn` with `ctx` as the {@link currentContext}; see {@link contextRunner}. */
+export type ContextRunner = <T>(ctx: ToolContext, fn: () => T) => T;
+
+function enterAndRun<T>(ctx: ToolContext, fn: () => T): T {
+  storage.enterWith(ctx);
+  return fn();
+}
+
+/**
+ * A {@link runWithContext} for many calls in a row, such as one batch's jobs: each call
+ * runs with `ctx` as the current context. Where AsyncLocalStorage is built on
+ * AsyncContextFrame (Node 24), `run()` copies the context twice per call and this
+ * once: `enterWith` inside `runInAsyncScope`, which restores the outer context after;
+ * each call then runs in the async context that was current when the runner was made
+ * (the other async-local state a call sees is the batch's, whatever path reaches it).
+ */
+export function contextRunner(): ContextRunner {
+  // Before Node 24, AsyncLocalStorage sits on async hooks, where run() is the cheaper.
+  if (!FRAMES) return runWithContext;
+  const scope = new AsyncResource('agenttool.batch');
+  return <T>(ctx: ToolContext, fn: () => T): T =>
+    scope.runInAsyncScope(enterAndRun<T>, null, ctx, fn);
+}
+
+/** Node 24 builds AsyncLocalStorage on AsyncContextFrame by default. */
+const FRAMES = Number(process.versions.node.split('.')[0]) >= 24;

@@ -2,8 +2,25 @@ import { types } from 'node:util';
 import { goQuote } from './quote';
 
 /**
- * The codes of {@link AgentToolError}. Each names one kind of mistake so a caller can
- * branch on `error.code` rather than on message text.
+ * The codes of {@link AgentToolError}. Each says what happened, so a caller can branch
+ * on `error.code` rather than on message text.
+ *
+ * - `INVALID_TOOL`, `INVALID_TOOL_SET`, `INVALID_SCHEMA`, `INVALID_DEFINITION`,
+ *   `INVALID_DECORATOR`, `INVALID_MODULE`, `MISSING_PROVIDER`, `CIRCULAR_DEPENDENCY`:
+ *   something given to agenttool cannot be used, found before anything runs;
+ * - `INVALID_ARGUMENTS`, `INVALID_RECORD`, `INVALID_OUTPUT`: a value met at run time
+ *   does not fit (a call's arguments, a record, a result);
+ * - `INVALID_OPTIONS`: options given to a function are wrong;
+ * - `NO_TOOL`: a call names no tool; `TOOL_FAILED`: a tool ran and failed (a remote
+ *   tool's error result); `PANIC`: a tool failed by a programming fault;
+ * - `PROVIDER_FAILED`: a provider's constructor or factory threw while an app or a
+ *   session built it; `HOOK_FAILED`: a lifecycle hook (`onModuleInit`, ...) threw;
+ *   `CLOSE_FAILED`: closing something failed; `CLOSED`: the app or session is closed;
+ *   `SESSION_SCOPED`: a session-scoped provider was asked for outside a session;
+ * - `CANCELLED`: a call or batch was cancelled; `ON_START`: a batch's onStart failed;
+ * - `CONNECTION`, `PROTOCOL`: talking to another process failed;
+ * - `INVALID_COMMAND`: the `agenttool` command line is wrong; `INTERNAL`: a fault in
+ *   agenttool itself.
  */
 export type AgentToolErrorCode =
   | 'INVALID_TOOL'
@@ -13,19 +30,30 @@ export type AgentToolErrorCode =
   | 'INVALID_DEFINITION'
   | 'INVALID_ARGUMENTS'
   | 'INVALID_OUTPUT'
+  | 'INVALID_OPTIONS'
   | 'INVALID_DECORATOR'
   | 'INVALID_MODULE'
   | 'MISSING_PROVIDER'
   | 'CIRCULAR_DEPENDENCY'
   | 'NO_TOOL'
+  | 'TOOL_FAILED'
+  | 'PANIC'
+  | 'PROVIDER_FAILED'
+  | 'HOOK_FAILED'
+  | 'CLOSE_FAILED'
+  | 'CLOSED'
+  | 'SESSION_SCOPED'
   | 'CANCELLED'
   | 'ON_START'
   | 'CONNECTION'
-  | 'PROTOCOL';
+  | 'PROTOCOL'
+  | 'INVALID_COMMAND'
+  | 'INTERNAL';
 
 /**
- * The one error base of agenttool: every error the framework raises for a mistake in
- * its input is an `AgentToolError` with a `code`. Errors a tool throws are its own.
+ * The one error base of agenttool: every error agenttool raises is an `AgentToolError`
+ * with a `code` saying what happened. Errors a tool throws are its own and pass through
+ * unchanged, except a programming fault, which becomes a {@link PanicError}.
  */
 export class AgentToolError extends Error {
   readonly code: AgentToolErrorCode;
@@ -65,12 +93,12 @@ export class ValidationError extends AgentToolError {
  * message is one line, `tool "<name>" panicked: <value>`; the original stack stays on
  * `stack` and `value` for the host and is never part of the message the model sees.
  */
-export class PanicError extends Error {
+export class PanicError extends AgentToolError {
   readonly tool: string;
   readonly value: unknown;
 
   constructor(tool: string, value: unknown) {
-    super(`tool ${goQuote(tool)} panicked: ${oneLine(describeThrown(value))}`);
+    super('PANIC', `tool ${goQuote(tool)} panicked: ${oneLine(describeThrown(value))}`);
     this.name = 'PanicError';
     this.tool = tool;
     this.value = value;

@@ -1,3 +1,5 @@
+export { goQuote } from './quote';
+export { type Constructor } from './constructor';
 export {
   type JsonObject,
   type JsonValue,
@@ -43,6 +45,9 @@ export { type LogLevel, type LogSink, type Session } from './session';
 export {
   type Call,
   type ContextInit,
+  type ContextRunner,
+  contextForCall,
+  contextRunner,
   type Elicitor,
   type RecordFunc,
   type ToolContext,
@@ -67,13 +72,13 @@ export {
   replayOf,
   resourceOf,
   unwrap,
+  validatesOwnArguments,
   wrap,
 } from './tool';
 export {
   NO_ARGS_SCHEMA,
   type Schema,
   type SchemaProperty,
-  assertParametersSchema,
   noArgsSchema,
   schemaFromJson,
   schemaToJson,
@@ -83,11 +88,9 @@ export {
   asWritten,
   compileSchema,
   decodeArguments,
-  goQuote,
   describe as describeValue,
   parseArguments,
   validateArguments,
-  validateValue,
 } from './validate';
 export {
   type FunctionToolDefinition,
@@ -96,4 +99,11 @@ export {
   definitionOf,
 } from './definition';
 export { ToolSet } from './tool-set';
+export {
+  type ConvertField,
+  type CopiedField,
+  type Instantiate,
+  generateInstantiator,
+  interpretInstantiator,
+} from './generated-code';
 export { RecordFile, type RecordMeta, type RecordMoment, recordLine } from './record-file';

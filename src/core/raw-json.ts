@@ -1,3 +1,4 @@
+import { AgentToolError } from './errors';
 import { MAX_JSON_DEPTH } from './json';
 
 /**
@@ -23,7 +24,7 @@ class Scanner {
   constructor(private readonly text: string) {}
 
   private enter(): void {
-    if (++this.depth > MAX_JSON_DEPTH) throw new Error('too deep');
+    if (++this.depth > MAX_JSON_DEPTH) throw unreadable('too deep');
   }
 
   find(path: readonly (string | number)[], depth: number): string | undefined {
@@ -132,7 +133,7 @@ class Scanner {
     const match = /^(?:-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(
       this.text.slice(this.pos, this.pos + 400),
     );
-    if (match === null) throw new Error('not JSON');
+    if (match === null) throw unreadable('not JSON');
     this.pos += match[0].length;
   }
 
@@ -140,7 +141,7 @@ class Scanner {
     this.expect('"');
     for (;;) {
       const c = this.text[this.pos++];
-      if (c === undefined) throw new Error('unterminated string');
+      if (c === undefined) throw unreadable('unterminated string');
       if (c === '\\') this.pos++;
       else if (c === '"') return;
     }
@@ -151,7 +152,12 @@ class Scanner {
   }
 
   expect(c: string): void {
-    if (this.text[this.pos] !== c) throw new Error(`expected ${c}`);
+    if (this.text[this.pos] !== c) throw unreadable(`expected ${c}`);
     this.pos++;
   }
+}
+
+/** Text the scanner cannot follow; `rawTextAt` answers undefined for it. */
+function unreadable(what: string): AgentToolError {
+  return new AgentToolError('INVALID_ARGUMENTS', `raw JSON: ${what}`);
 }

@@ -10,7 +10,7 @@ export interface RecordMeta {
   /** The call's id. */
   readonly call: string;
   /** The tool's name, when known. */
-  readonly tool?: string;
+  readonly tool?: string | undefined;
   readonly moment: RecordMoment;
 }
 
@@ -74,14 +74,12 @@ export class RecordFile {
 
   /** A recorder for a context: each record a tool writes is appended before it returns. */
   recorder(toolOf: (callId: string) => string | undefined = () => undefined): RecordFunc {
-    return (record, ctx) => {
-      const tool = toolOf(ctx.call.id);
-      return this.write(record, {
+    return (record, ctx) =>
+      this.write(record, {
         call: ctx.call.id,
-        ...(tool === undefined ? {} : { tool }),
+        tool: toolOf(ctx.call.id),
         moment: 'during',
       });
-    };
   }
 
   /** Waits for pending writes and closes the file. */
@@ -101,7 +99,8 @@ export function recordLine(record: ToolRecord, meta: RecordMeta): string {
   const head = {
     time: new Date().toISOString(),
     call: meta.call,
-    ...(meta.tool === undefined ? {} : { tool: meta.tool }),
+    // JSON.stringify leaves out a tool that is undefined.
+    tool: meta.tool,
     moment: meta.moment,
     ns: record.ns,
   };

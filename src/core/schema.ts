@@ -1,6 +1,4 @@
-import { AgentToolError } from './errors';
 import { depthExceeded, isJsonObject, type JsonObject, type JsonValue } from './json';
-import { goQuote } from './quote';
 
 /** A named property of an object schema, in field order. */
 export interface SchemaProperty {
@@ -165,15 +163,4 @@ function readSchema(json: JsonValue): Schema | undefined {
     }
   }
   return schema;
-}
-
-/** Throws a clear error unless `json` is an object schema a tool may serve as parameters. */
-export function assertParametersSchema(toolName: string, json: unknown): void {
-  if (json === undefined) return;
-  if (!isJsonObject(json)) {
-    throw new AgentToolError(
-      'INVALID_SCHEMA',
-      `tool ${goQuote(toolName)}: parameters must be a JSON Schema object, got ${Array.isArray(json) ? 'array' : typeof json}`,
-    );
-  }
 }

@@ -9,11 +9,11 @@ import { type Result } from './result';
  * `destructive` and `idempotent` mean something only when `readOnly` is false.
  */
 export interface Annotations {
-  readonly title?: string;
-  readonly readOnly?: boolean;
-  readonly destructive?: boolean;
-  readonly idempotent?: boolean;
-  readonly openWorld?: boolean;
+  readonly title?: string | undefined;
+  readonly readOnly?: boolean | undefined;
+  readonly destructive?: boolean | undefined;
+  readonly idempotent?: boolean | undefined;
+  readonly openWorld?: boolean | undefined;
 }
 
 /** Annotations as a reader reports them: every member present. */
@@ -55,22 +55,32 @@ export interface Tool {
   execute(call: Call, ctx: ToolContext): Result | Promise<Result>;
 
   /** The definition is strict (read with {@link isStrict}; default false). */
-  readonly strict?: boolean;
+  readonly strict?: boolean | undefined;
   /** Calls run alone, one batch at a time in model order (read with {@link isSequential}). */
-  readonly sequential?: boolean;
+  readonly sequential?: boolean | undefined;
   /** Calls naming the same resource run in model order (read with {@link resourceOf}). */
-  readonly resource?: string;
+  readonly resource?: string | undefined;
   /** MCP hints (read with {@link annotationsOf}; absent means unstated). */
-  readonly annotations?: Annotations;
+  readonly annotations?: Annotations | undefined;
   /** Per call: confined or not, and by what (read with {@link confinedBy}). */
   confined?(args: string, ctx: ToolContext): Confinement;
   /** Per call: whether re-running is safe (read with {@link replayOf}). */
   replay?(args: string, ctx: ToolContext): Replay;
   /** Present when the tool owns something; the host closes it, once. */
   close?(): void | Promise<void>;
+  /**
+   * True when `execute` itself validates each call's arguments against `parameters`
+   * before the tool's code runs, failing with the contract's `ValidationError`
+   * (`invalid arguments: <path>: <msg>`). A host that would check the arguments itself,
+   * an MCP server for one, may skip its own check and compilation for such a tool: the
+   * call fails with the same error either way. A tool made from a `@Tool` class says
+   * so unless it only decodes its arguments (`validate: false`, served `parameters`).
+   * Read with {@link validatesOwnArguments}; default false.
+   */
+  readonly validatesArguments?: boolean | undefined;
 }
 
-/** The optional members of {@link Tool}: what a wrapper must forward. */
+/** The optional members of a `Tool`: what a wrapper must forward. */
 export const OPTIONAL_TOOL_PROPERTIES = [
   'strict',
   'sequential',
@@ -79,6 +89,7 @@ export const OPTIONAL_TOOL_PROPERTIES = [
   'confined',
   'replay',
   'close',
+  'validatesArguments',
 ] as const satisfies readonly (keyof Tool)[];
 
 /** True when the tool declares a strict definition. */
@@ -127,6 +138,15 @@ export function replayOf(tool: Tool, args: string, ctx: ToolContext): Replay {
   return answer === 'safe' || answer === 'keyed' ? answer : 'unknown';
 }
 
+/**
+ * True when the tool's `execute` validates its arguments against its `parameters` with
+ * the contract's errors, so a host need not check them first (see
+ * `Tool.validatesArguments`).
+ */
+export function validatesOwnArguments(tool: Tool): boolean {
+  return tool.validatesArguments === true;
+}
+
 /** True when the tool owns something the host must close. */
 export function isCloser(tool: Tool): tool is Tool & { close(): void | Promise<void> } {
   return typeof tool.close === 'function';
@@ -135,18 +155,23 @@ export function isCloser(tool: Tool): tool is Tool & { close(): void | Promise<v
 /** What {@link newTool} takes: the definition, the function, and any optional property. */
 export interface ToolInit {
   readonly name: string;
-  readonly description?: string;
+  readonly description?: string | undefined;
   /** Served verbatim and never validated; undefined means no arguments. */
   readonly parameters?: JsonObject | undefined;
   readonly execute: (call: Call, ctx: ToolContext) => Result | Promise<Result>;
-  readonly strict?: boolean;
-  readonly sequential?: boolean;
-  readonly resource?: string;
-  readonly annotations?: Annotations;
-  readonly confined?: (args: string, ctx: ToolContext) => Confinement;
-  readonly replay?: (args: string, ctx: ToolContext) => Replay;
+  readonly strict?: boolean | undefined;
+  readonly sequential?: boolean | undefined;
+  readonly resource?: string | undefined;
+  readonly annotations?: Annotations | undefined;
+  readonly confined?: ((args: string, ctx: ToolContext) => Confinement) | undefined;
+  readonly replay?: ((args: string, ctx: ToolContext) => Replay) | undefined;
   /** Makes the tool a closer; absent means it owns nothing. */
-  readonly close?: () => void | Promise<void>;
+  readonly close?: (() => void | Promise<void>) | undefined;
+  /**
+   * `execute` validates the arguments against `parameters` itself (see
+   * `Tool.validatesArguments`); default false.
+   */
+  readonly validatesArguments?: boolean | undefined;
 }
 
 /**
@@ -178,6 +203,7 @@ export function newTool(init: ToolInit): Tool {
   if (init.resource !== undefined) tool.resource = init.resource;
   if (init.annotations !== undefined) tool.annotations = { ...init.annotations };
   if (close !== undefined) tool.close = () => close();
+  if (init.validatesArguments === true) tool.validatesArguments = true;
   return tool;
 }
 
@@ -188,7 +214,10 @@ const wrapped = new WeakMap<Tool, Tool>();
  * of `tool` unchanged: strict, sequential, annotations, confined and replay read the
  * same through their readers; `resource` is the raw declared value (so a sequential
  * tool with a resource still reports it here, while {@link resourceOf} says ""); it is a
- * closer exactly when `tool` is, and closing it closes `tool`. Wrappers chain.
+ * closer exactly when `tool` is, and closing it closes `tool`; it says it validates its
+ * arguments when `tool` does, since `execute` is expected to hand each call on to
+ * `tool.execute` (a wrapper that answers calls without it must not be served as
+ * validating). Wrappers chain.
  */
 export function wrap(
   tool: Tool,
@@ -228,6 +257,9 @@ export function wrap(
     },
     confined: (args, ctx) => confinedBy(tool, args, ctx),
     replay: (args, ctx) => replayOf(tool, args, ctx),
+    get validatesArguments() {
+      return validatesOwnArguments(tool);
+    },
   };
   if (isCloser(tool)) {
     Object.defineProperty(wrapper, 'close', {

@@ -9,10 +9,8 @@ import {
 } from './json';
 import { type Schema } from './schema';
 import { rawTextAt } from './raw-json';
-import { generateFastCheck, jsonEqual } from './validate-fast';
+import { generateFastCheck, jsonEqual } from './generated-code';
 import { goQuote } from './quote';
-
-export { goQuote };
 
 /** Checks a decoded value; returns the first problem, or undefined when it is valid. */
 export type Validator = (value: unknown) => ValidationError | undefined;
@@ -74,11 +72,6 @@ export function compileInterpreted(schema: Schema): Validator {
     const failure = check(value);
     return failure === undefined ? undefined : toError(failure);
   };
-}
-
-/** Validates a decoded value against a schema (compiled on first use). */
-export function validateValue(schema: Schema, value: unknown): ValidationError | undefined {
-  return compileSchema(schema)(value);
 }
 
 /** Arguments read from their text: the first JSON value, and the error of what follows it. */

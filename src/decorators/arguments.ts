@@ -2,6 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import {
   asWritten,
   compileSchema,
+  type Constructor,
   decodeArguments,
   depthExceeded,
   depthExceededText,
@@ -15,80 +16,88 @@ import {
   ValidationError,
   type Validator,
 } from '../core';
+import { ClassPlans, type FieldPlan } from './class-plan';
 import { classCheck, type ClassCheck } from './class-validation';
-import { type Constructor } from './metadata';
-import { type Instantiate, instantiate, instantiator } from './instantiate';
-import { assertSchema, buildSchema, noArgsModel } from './schema-builder';
-
-/** Options of the schema readers. */
-export interface SchemaOptions {
-  /** Strict rules: every field required, `additionalProperties: false`, maps rejected. */
-  readonly strict?: boolean;
-}
-
-/**
- * The parameters schema of an arguments class, as served (a fresh copy each call;
- * built once per class and strictness). A class with a static `jsonSchema()` supplies
- * its schema verbatim. Throws a {@link DecoratorError} listing every problem.
- */
-export function schemaOf(argsClass: Constructor, options: SchemaOptions = {}): JsonObject {
-  const built = buildSchema(argsClass, options.strict === true);
-  const model = assertSchema(argsClass, built);
-  return model === undefined ? structuredClone(built.json) : schemaToJson(model);
-}
-
-/** Turns raw arguments into the arguments instance: resolves directly unless class-validator runs asynchronously. */
-export type ArgumentsParser<T> = (raw: string) => T | Promise<T>;
+import { DecoratorError } from './errors';
+import { type Instantiate, Instantiators, instantiate } from './instantiate';
+import { buildSchema, noArgsModel } from './schema-builder';
 
 /**
  * How a tool's arguments are checked, as the Go binding's `New` options say:
  * `validated` against the generated schema (the default); `unvalidated` (Go's
- * `WithoutValidation`, and `WithParameters`), where only decoding guards them.
+ * `WithoutValidation`), where only decoding guards them.
  */
 export type ArgumentsMode = 'validated' | 'unvalidated';
 
-/** The two halves of the pipeline, built once per class, strictness and mode. */
-export interface Pipeline<T> {
+/**
+ * What one arguments class (under one strictness and mode) turns raw arguments into,
+ * built once: the served schema, and the steps from raw JSON to the instance `execute`
+ * receives. The validator and the instantiator are compiled on first use, so registering
+ * many tools compiles nothing that is never called.
+ */
+export interface ArgumentsPipeline<T extends object = object> {
   /** Raw JSON → checked → instance. Synchronous. */
   readonly decode: (raw: string) => T;
   /** The same from arguments already decoded (a call's `value`): checked → instance. */
   readonly decodeValue: (value: JsonValue) => T;
   /** class-validator over the instance, when the class carries constraints and is validated. */
   readonly check: ClassCheck | undefined;
-  /** The served parameters schema. */
+  /** The served parameters schema, deep-frozen. */
   readonly parameters: JsonObject;
+  /** The argument fields, ancestors first (empty without an arguments class). */
+  readonly fields: readonly FieldPlan[];
+  /** True when `decode` validates against `parameters` with the contract's messages. */
+  readonly validates: boolean;
 }
 
-type Cache = Partial<Record<`${'strict' | 'loose'}:${ArgumentsMode}`, Pipeline<object>>>;
+/** A pipeline, or every problem of the class that keeps it from being one. */
+export type BuiltArguments =
+  | { readonly pipeline: ArgumentsPipeline; readonly problems: readonly [] }
+  | { readonly pipeline: undefined; readonly problems: readonly string[] };
 
-const pipelines = new WeakMap<Constructor, Cache>();
-const noArgs: Cache = {};
+type ModeKey = `${'strict' | 'loose'}:${ArgumentsMode}`;
+
+// The one memo of argument pipelines: per arguments class, strictness and mode.
+const built = new WeakMap<Constructor, Map<ModeKey, BuiltArguments>>();
+const noArgs = new Map<ModeKey, BuiltArguments>();
 
 /**
- * The pipeline of an arguments class (undefined: a tool without arguments). The class's
- * problems are thrown here; the validator and the instantiator are compiled on first use,
- * so registering many tools compiles nothing that is never called.
+ * The pipeline of an arguments class (undefined: a tool without arguments), built once
+ * per class, strictness and mode; or every problem of the class.
  */
-export function pipelineOf<T extends object>(
-  argsClass: Constructor<T> | undefined,
+export function argumentsOf(
+  argsClass: Constructor | undefined,
   strict: boolean,
-  mode: ArgumentsMode = 'validated',
-): Pipeline<T> {
-  let cache = argsClass === undefined ? noArgs : pipelines.get(argsClass);
-  if (cache === undefined) {
-    cache = {};
-    pipelines.set(argsClass as Constructor, cache);
+  mode: ArgumentsMode,
+): BuiltArguments {
+  let byMode = argsClass === undefined ? noArgs : built.get(argsClass);
+  if (byMode === undefined) {
+    byMode = new Map();
+    built.set(argsClass!, byMode);
   }
-  const key = `${strict ? 'strict' : 'loose'}:${mode}` as const;
-  let pipeline = cache[key];
-  if (pipeline === undefined) {
-    pipeline =
+  const key: ModeKey = `${strict ? 'strict' : 'loose'}:${mode}`;
+  let result = byMode.get(key);
+  if (result === undefined) {
+    result =
       argsClass === undefined
         ? noArgsPipeline(strict, mode)
         : buildPipeline(argsClass, strict, mode);
-    cache[key] = pipeline;
+    byMode.set(key, result);
   }
-  return pipeline as Pipeline<T>;
+  return result;
+}
+
+/** The pipeline of an arguments class, or a {@link DecoratorError} listing every problem. */
+function pipelineOrThrow(
+  argsClass: Constructor,
+  strict: boolean,
+  mode: ArgumentsMode,
+): ArgumentsPipeline {
+  const result = argumentsOf(argsClass, strict, mode);
+  if (result.pipeline === undefined) {
+    throw new DecoratorError('arguments class', argsClass.name, result.problems);
+  }
+  return result.pipeline;
 }
 
 /**
@@ -100,25 +109,30 @@ export function pipelineOf<T extends object>(
  * is handed to class-transformer's `plainToInstance`. Without an arguments class the
  * tool receives the decoded arguments object itself.
  */
-export function parametersPipeline<T extends object>(
-  argsClass: Constructor<T> | undefined,
+export function parametersPipeline(
+  argsClass: Constructor | undefined,
   parameters: JsonObject,
-): Pipeline<T> {
+): ArgumentsPipeline {
   let fromValue: (value: JsonValue) => object;
+  let fields: readonly FieldPlan[] = [];
   if (argsClass === undefined) {
     fromValue = (value) => decodedObject(value);
   } else {
-    const built = buildSchema(argsClass, false);
+    const plans = new ClassPlans();
+    const schema = buildSchema(argsClass, false, plans);
+    fields = plans.of(argsClass).fields;
     fromValue =
-      built.problems.length === 0 && built.model !== undefined
-        ? unvalidatedFromValue(argsClass, built.model)
+      schema.problems.length === 0 && schema.model !== undefined
+        ? unvalidatedFromValue(argsClass, schema.model, plans)
         : plainFromValue(argsClass);
   }
   return {
-    decode: (raw) => decodeOnly(raw, fromValue) as T,
-    decodeValue: (value) => fromValue(value) as T,
+    decode: (raw) => decodeOnly(raw, fromValue),
+    decodeValue: fromValue,
     check: undefined,
-    parameters,
+    parameters: frozenCopy(parameters),
+    fields,
+    validates: false,
   };
 }
 
@@ -126,42 +140,62 @@ function buildPipeline(
   argsClass: Constructor,
   strict: boolean,
   mode: ArgumentsMode,
-): Pipeline<object> {
-  const built = buildSchema(argsClass, strict);
-  const model = assertSchema(argsClass, built);
+): BuiltArguments {
+  const plans = new ClassPlans();
+  const schema = buildSchema(argsClass, strict, plans);
+  if (schema.problems.length > 0) return { pipeline: undefined, problems: schema.problems };
+  const fields = plans.of(argsClass).fields;
+  const model = schema.model;
   if (model === undefined) {
     // A supplied schema is served verbatim and not validated (the contract's Schemer):
     // the arguments are only decoded, as Go's Decode does.
     const fromValue = plainFromValue(argsClass);
     return {
-      decode: (raw) => decodeOnly(raw, fromValue),
-      decodeValue: fromValue,
-      check: undefined,
-      parameters: built.json,
+      pipeline: {
+        decode: (raw) => decodeOnly(raw, fromValue),
+        decodeValue: fromValue,
+        check: undefined,
+        parameters: frozenCopy(schema.json),
+        fields,
+        validates: false,
+      },
+      problems: [],
     };
   }
+  const parameters = deepFreeze(schema.json);
   if (mode === 'unvalidated') {
-    const fromValue = unvalidatedFromValue(argsClass, model);
+    const fromValue = unvalidatedFromValue(argsClass, model, plans);
     return {
-      decode: (raw) => decodeOnly(raw, fromValue),
-      decodeValue: fromValue,
-      check: undefined,
-      parameters: built.json,
+      pipeline: {
+        decode: (raw) => decodeOnly(raw, fromValue),
+        decodeValue: fromValue,
+        check: undefined,
+        parameters,
+        fields,
+        validates: false,
+      },
+      problems: [],
     };
   }
   let validator: Validator | undefined;
   let make: Instantiate | undefined;
+  const instantiators = new Instantiators(plans);
   const build = (value: JsonValue): object =>
-    instantiate((make ??= instantiator(argsClass)), value as Record<string, unknown>);
+    instantiate((make ??= instantiators.of(argsClass)), value as Record<string, unknown>);
   return {
-    decode: (raw) => build(validateArguments((validator ??= compileSchema(model)), raw)),
-    decodeValue: (value) => {
-      const error = (validator ??= compileSchema(model))(value);
-      if (error !== undefined) throw error;
-      return build(value);
+    pipeline: {
+      decode: (raw) => build(validateArguments((validator ??= compileSchema(model)), raw)),
+      decodeValue: (value) => {
+        const error = (validator ??= compileSchema(model))(value);
+        if (error !== undefined) throw error;
+        return build(value);
+      },
+      check: classCheck(argsClass, plans),
+      parameters,
+      fields,
+      validates: true,
     },
-    check: classCheck(argsClass),
-    parameters: built.json,
+    problems: [],
   };
 }
 
@@ -172,14 +206,19 @@ function buildPipeline(
  * declares; a missing field, a value outside an enum and an unknown property are not
  * refused. `null` arguments are an empty object, as Go decodes `null` into a struct.
  */
-function unvalidatedFromValue(argsClass: Constructor, model: Schema): (value: JsonValue) => object {
+function unvalidatedFromValue(
+  argsClass: Constructor,
+  model: Schema,
+  plans: ClassPlans,
+): (value: JsonValue) => object {
   let decoder: Validator | undefined;
   let make: Instantiate | undefined;
+  const instantiators = new Instantiators(plans);
   return (value) => {
     const plain = value === null ? {} : value;
     const error = (decoder ??= compileSchema(decodingSchema(model)))(plain);
     if (error !== undefined) throw error;
-    return instantiate((make ??= instantiator(argsClass)), plain as Record<string, unknown>);
+    return instantiate((make ??= instantiators.of(argsClass)), plain as Record<string, unknown>);
   };
 }
 
@@ -218,8 +257,9 @@ function plainFromValue(argsClass: Constructor): (value: JsonValue) => object {
   return (value) => plainToInstance(cls, decodedObject(value));
 }
 
-function noArgsPipeline(strict: boolean, mode: ArgumentsMode): Pipeline<object> {
+function noArgsPipeline(strict: boolean, mode: ArgumentsMode): BuiltArguments {
   const model = noArgsModel(strict);
+  const parameters = deepFreeze(schemaToJson(model));
   if (mode === 'unvalidated') {
     // Go decodes into NoArgs (struct{}): any object, and null, is fine.
     const fromValue = (value: JsonValue): object => {
@@ -227,25 +267,35 @@ function noArgsPipeline(strict: boolean, mode: ArgumentsMode): Pipeline<object> 
       return {};
     };
     return {
-      decode: (raw) => decodeOnly(raw, fromValue),
-      decodeValue: fromValue,
-      check: undefined,
-      parameters: schemaToJson(model),
+      pipeline: {
+        decode: (raw) => decodeOnly(raw, fromValue),
+        decodeValue: fromValue,
+        check: undefined,
+        parameters,
+        fields: [],
+        validates: false,
+      },
+      problems: [],
     };
   }
   let validator: Validator | undefined;
   return {
-    decode: (raw) => {
-      validateArguments((validator ??= compileSchema(model)), raw);
-      return {};
+    pipeline: {
+      decode: (raw) => {
+        validateArguments((validator ??= compileSchema(model)), raw);
+        return {};
+      },
+      decodeValue: (value) => {
+        const error = (validator ??= compileSchema(model))(value);
+        if (error !== undefined) throw error;
+        return {};
+      },
+      check: undefined,
+      parameters,
+      fields: [],
+      validates: true,
     },
-    decodeValue: (value) => {
-      const error = (validator ??= compileSchema(model))(value);
-      if (error !== undefined) throw error;
-      return {};
-    },
-    check: undefined,
-    parameters: schemaToJson(model),
+    problems: [],
   };
 }
 
@@ -259,13 +309,47 @@ function decodedObject(value: JsonValue): JsonObject {
   return value;
 }
 
+/** A deep-frozen copy of a schema someone else owns. */
+function frozenCopy(json: JsonObject): JsonObject {
+  return deepFreeze(structuredClone(json));
+}
+
+/** Freezes a JSON value in place, all the way down, and returns it. */
+function deepFreeze<T extends JsonValue>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+/** Options of the schema readers. */
+export interface SchemaOptions {
+  /** Strict rules: every field required, `additionalProperties: false`, maps rejected. */
+  readonly strict?: boolean | undefined;
+}
+
+/**
+ * The parameters schema of an arguments class, as served (a fresh copy each call;
+ * built once per class and strictness). A class with a static `jsonSchema()` supplies
+ * its schema verbatim. Throws a {@link DecoratorError} listing every problem.
+ */
+export function schemaOf(argsClass: Constructor, options: SchemaOptions = {}): JsonObject {
+  return structuredClone(
+    pipelineOrThrow(argsClass, options.strict === true, 'validated').parameters,
+  );
+}
+
+/** Turns raw arguments into the arguments instance: resolves directly unless class-validator runs asynchronously. */
+export type ArgumentsParser<T> = (raw: string) => T | Promise<T>;
+
 /** Options of {@link argumentsParser}. */
 export interface ArgumentsOptions extends SchemaOptions {
   /**
    * `false` decodes without validating against the schema, as a `@Tool({ validate:
    * false })` does (Go's `WithoutValidation`). Default `true`.
    */
-  readonly validate?: boolean;
+  readonly validate?: boolean | undefined;
 }
 
 /**
@@ -284,10 +368,10 @@ export function argumentsParser<T extends object>(
   options: ArgumentsOptions = {},
 ): ArgumentsParser<T> {
   const mode = options.validate === false ? 'unvalidated' : 'validated';
-  const { decode, check } = pipelineOf(argsClass, options.strict === true, mode);
-  if (check === undefined) return decode;
+  const { decode, check } = pipelineOrThrow(argsClass, options.strict === true, mode);
+  if (check === undefined) return decode as (raw: string) => T;
   return (raw) => {
-    const instance = decode(raw);
+    const instance = decode(raw) as T;
     const checked = check(instance);
     return checked === undefined ? instance : checked.then(() => instance);
   };

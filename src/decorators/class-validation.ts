@@ -2,10 +2,9 @@ import {
   type ValidationError as ClassValidatorError,
   type ValidatorOptions,
 } from 'class-validator';
-import { ValidationError } from '../core';
-import { classValidator } from './class-validator-metadata';
-import { classPlan, type Shape } from './fields';
-import { type Constructor } from './metadata';
+import { type Constructor, ValidationError } from '../core';
+import { type ClassPlans, type Shape } from './class-plan';
+import { classValidator } from './class-validator-adapter';
 
 /** Runs class-validator over an arguments instance; throws the first failure. */
 export type ClassCheck = (instance: object) => void | Promise<void>;
@@ -33,40 +32,51 @@ const OPTIONS: ValidatorOptions = {
  * constraints, so nested classes need no `@ValidateNested`. Synchronous unless some
  * constraint is asynchronous.
  */
-export function classCheck(cls: Constructor): ClassCheck | undefined {
-  const classes = treeClasses(cls);
-  const running = classes.filter((c) => classPlan(c).constraints.mustRun);
+export function classCheck(cls: Constructor, plans: ClassPlans): ClassCheck | undefined {
+  const classes = treeClasses(cls, plans);
+  const running = classes.filter((c) => plans.of(c).constraints.mustRun);
   if (running.length === 0) return undefined;
   const runs = new Set(running);
-  const isAsync = running.some((c) => classPlan(c).constraints.async);
+  const isAsync = running.some((c) => plans.of(c).constraints.async);
   const { validate, validateSync } = classValidator();
+  const tree: Tree = { plans, runs };
   if (isAsync) {
     return async (instance) => {
-      for (const visit of visits(instance, cls, [], runs)) {
+      for (const visit of visits(instance, cls, [], tree)) {
         const errors = await validate(visit.instance, OPTIONS);
         if (errors.length > 0) throw toContractError(visit.path, errors);
       }
     };
   }
   return (instance) => {
-    for (const visit of visits(instance, cls, [], runs)) {
+    for (const visit of visits(instance, cls, [], tree)) {
       const errors = validateSync(visit.instance, OPTIONS);
       if (errors.length > 0) throw toContractError(visit.path, errors);
     }
   };
 }
 
+/** What a walk over an instance tree reads: the classes' plans, and which classes to check. */
+interface Tree {
+  readonly plans: ClassPlans;
+  readonly runs: ReadonlySet<Constructor>;
+}
+
 /** Every class reachable from `cls` through its fields (the schema ensures no cycles). */
-function treeClasses(cls: Constructor, seen = new Set<Constructor>()): Constructor[] {
+function treeClasses(
+  cls: Constructor,
+  plans: ClassPlans,
+  seen = new Set<Constructor>(),
+): Constructor[] {
   if (seen.has(cls)) return [];
   seen.add(cls);
   const out = [cls];
   const walk = (shape: Shape): void => {
-    if (shape.kind === 'object') out.push(...treeClasses(shape.cls, seen));
+    if (shape.kind === 'object') out.push(...treeClasses(shape.cls, plans, seen));
     else if (shape.kind === 'array') walk(shape.items);
     else if (shape.kind === 'map') walk(shape.values);
   };
-  for (const field of classPlan(cls).fields) walk(field.shape);
+  for (const field of plans.of(cls).fields) walk(field.shape);
   return out;
 }
 
@@ -75,12 +85,12 @@ function* visits(
   instance: object,
   cls: Constructor,
   path: readonly Segment[],
-  runs: ReadonlySet<Constructor>,
+  tree: Tree,
 ): Generator<Visit> {
-  if (runs.has(cls)) yield { instance, path };
+  if (tree.runs.has(cls)) yield { instance, path };
   const record = instance as Record<string, unknown>;
-  for (const field of classPlan(cls).fields) {
-    yield* nested(record[field.name], field.shape, [...path, field.name], runs);
+  for (const field of tree.plans.of(cls).fields) {
+    yield* nested(record[field.name], field.shape, [...path, field.name], tree);
   }
 }
 
@@ -88,16 +98,16 @@ function* nested(
   value: unknown,
   shape: Shape,
   path: readonly Segment[],
-  runs: ReadonlySet<Constructor>,
+  tree: Tree,
 ): Generator<Visit> {
   if (value === null || value === undefined) return;
-  if (shape.kind === 'object') yield* visits(value, shape.cls, path, runs);
+  if (shape.kind === 'object') yield* visits(value, shape.cls, path, tree);
   else if (shape.kind === 'array') {
     const items = value as unknown[];
-    for (let i = 0; i < items.length; i++) yield* nested(items[i], shape.items, [...path, i], runs);
+    for (let i = 0; i < items.length; i++) yield* nested(items[i], shape.items, [...path, i], tree);
   } else if (shape.kind === 'map') {
     for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-      yield* nested(v, shape.values, [...path, key], runs);
+      yield* nested(v, shape.values, [...path, key], tree);
     }
   }
 }

@@ -14,7 +14,6 @@ export {
 } from './decorators';
 export {
   type ConfinedFn,
-  type Constructor,
   type ParamEnum,
   type ParamOptions,
   type ParamType,
@@ -22,14 +21,22 @@ export {
   type ReplayFn,
   type ToolOptions,
 } from './metadata';
-export { type EnumValue, type FieldPlan, type Shape } from './fields';
+export { type EnumValue, type FieldPlan, type Shape } from './class-plan';
 export { DecoratorError } from './errors';
 export {
   type ArgumentsOptions,
   type ArgumentsParser,
+  type ArgumentsPipeline,
   type SchemaOptions,
   argumentsParser,
   schemaOf,
 } from './arguments';
-export { type PerCall, type ToolMetadata, isToolClass } from './tool-reader';
-export { toolFromInstance, toolMetadataOf } from './tool-from-instance';
+export { type ClassCheck } from './class-validation';
+export {
+  type PerCall,
+  type ToolDescriptor,
+  type ToolProperties,
+  isToolClass,
+  toolDescriptorOf,
+} from './descriptor';
+export { classTool, toolFromInstance } from './class-tool';

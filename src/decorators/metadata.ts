@@ -2,14 +2,11 @@ import 'reflect-metadata';
 import {
   type Annotations,
   type Confinement,
+  type Constructor,
   type JsonObject,
   type Replay,
   type ToolContext,
 } from '../core';
-
-/** Any class: what decorators are applied to and what readers read. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- constructors of any arity
-export type Constructor<T = unknown> = abstract new (...args: any[]) => T;
 
 /** The scalar type names a `@Param` may state explicitly. */
 export type ParamTypeName =
@@ -30,17 +27,17 @@ export type ParamEnum =
 /** What `@Param` takes besides the description. */
 export interface ParamOptions {
   /** Allowed values in declaration order: a list, or a TypeScript enum. */
-  readonly enum?: ParamEnum;
+  readonly enum?: ParamEnum | undefined;
   /** The field may be left out (not required in a non-strict schema). */
-  readonly optional?: boolean;
+  readonly optional?: boolean | undefined;
   /** The field may be null (written as `[type, "null"]` only under strict). */
-  readonly nullable?: boolean;
+  readonly nullable?: boolean | undefined;
   /** The field's type, where reflection is not enough. */
-  readonly type?: ParamType;
+  readonly type?: ParamType | undefined;
   /** The item type of an array field. */
-  readonly items?: ParamType;
+  readonly items?: ParamType | undefined;
   /** The value type of a string-keyed map field (`Record<string, T>`). */
-  readonly values?: ParamType;
+  readonly values?: ParamType | undefined;
 }
 
 /** One `@Param` as recorded: the raw decorator input, normalised later by the readers. */
@@ -63,11 +60,11 @@ export type ReplayFn<A = never> = (args: A, ctx: ToolContext) => Replay;
 export interface ToolOptions {
   /** Non-empty; unique within a tool set. */
   readonly name: string;
-  readonly description?: string;
+  readonly description?: string | undefined;
   /** The arguments class; absent means the tool takes no arguments. */
-  readonly args?: Constructor;
+  readonly args?: Constructor | undefined;
   /** Generate and serve a strict schema (same as `@Strict()`). */
-  readonly strict?: boolean;
+  readonly strict?: boolean | undefined;
   /**
    * `false` serves the generated schema but does not validate arguments against it
    * (Go's `WithoutValidation`): they are only decoded, each value checked to have its
@@ -76,7 +73,7 @@ export interface ToolOptions {
    * not checked. Text that is not JSON reads as Go's decoder says it
    * (`invalid arguments: unexpected end of JSON input`). Default `true`.
    */
-  readonly validate?: boolean;
+  readonly validate?: boolean | undefined;
   /**
    * A parameters schema to serve instead of the generated one, verbatim (Go's
    * `WithParameters`): arguments are then not validated, only decoded, since the
@@ -85,7 +82,7 @@ export interface ToolOptions {
    * false`, otherwise class-transformer's `plainToInstance` builds it. Without an
    * arguments class `execute` receives the decoded arguments object.
    */
-  readonly parameters?: JsonObject;
+  readonly parameters?: JsonObject | undefined;
 }
 
 /** The class-level records, each under its own namespaced key. */

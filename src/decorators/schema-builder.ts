@@ -1,9 +1,14 @@
-import { type JsonObject, type JsonValue, type Schema, schemaToJson } from '../core';
-import { DecoratorError } from './errors';
-import { classPlan, type FieldPlan, type Shape } from './fields';
-import { type Constructor } from './metadata';
+import {
+  type Constructor,
+  type JsonObject,
+  type JsonValue,
+  NO_ARGS_SCHEMA,
+  type Schema,
+  schemaToJson,
+} from '../core';
+import { type ClassPlans, type FieldPlan, type Shape } from './class-plan';
 
-/** The schema of an arguments class under one strictness, built once. */
+/** The schema of an arguments class under one strictness. */
 export interface BuiltSchema {
   /** The model validated at call time; undefined for a supplied schema (never validated). */
   readonly model: Schema | undefined;
@@ -20,49 +25,25 @@ const NO_ADDITIONAL_NO_ARGS: Schema = Object.freeze({
   noAdditional: true,
 });
 
-const built = new WeakMap<Constructor, { strict?: BuiltSchema; loose?: BuiltSchema }>();
+/** The no-arguments schema (`additionalProperties: false` under strict). */
+export function noArgsModel(strict: boolean): Schema {
+  return strict ? NO_ADDITIONAL_NO_ARGS : NO_ARGS_SCHEMA;
+}
 
 /**
  * The schema of an arguments class: read from its `@Param` fields (ancestors first),
- * or supplied by its static `jsonSchema()`. Built once per class and strictness.
+ * or supplied by its static `jsonSchema()`, with every problem of the classes it reads.
  */
-export function buildSchema(cls: Constructor, strict: boolean): BuiltSchema {
-  let entry = built.get(cls);
-  if (entry === undefined) {
-    entry = {};
-    built.set(cls, entry);
-  }
-  const cached = strict ? entry.strict : entry.loose;
-  if (cached !== undefined) return cached;
-  const result = build(cls, strict);
-  if (strict) entry.strict = result;
-  else entry.loose = result;
-  return result;
-}
-
-/** The no-arguments schema (`additionalProperties: false` under strict). */
-export function noArgsModel(strict: boolean): Schema {
-  return strict ? NO_ADDITIONAL_NO_ARGS : { type: 'object', properties: [], required: [] };
-}
-
-function build(cls: Constructor, strict: boolean): BuiltSchema {
+export function buildSchema(cls: Constructor, strict: boolean, plans: ClassPlans): BuiltSchema {
   const problems: string[] = [];
-  const plan = classPlan(cls);
+  const plan = plans.of(cls);
   if (plan.supplied !== undefined) {
     problems.push(...plan.problems);
     return { model: undefined, json: plan.supplied, problems };
   }
-  const model = new Builder(strict, problems).classSchema(cls, [], cls.name);
+  const model = new Builder(strict, problems, plans).classSchema(cls, [], cls.name);
   const json = model === undefined ? {} : schemaToJson(model);
   return { model: problems.length > 0 ? undefined : model, json, problems };
-}
-
-/** Throws every problem of the class as one {@link DecoratorError}. */
-export function assertSchema(cls: Constructor, result: BuiltSchema): Schema | undefined {
-  if (result.problems.length > 0) {
-    throw new DecoratorError('arguments class', cls.name, result.problems);
-  }
-  return result.model;
 }
 
 class Builder {
@@ -71,6 +52,7 @@ class Builder {
   constructor(
     private readonly strict: boolean,
     private readonly problems: string[],
+    private readonly plans: ClassPlans,
   ) {}
 
   classSchema(cls: Constructor, stack: readonly Constructor[], via: string): Schema | undefined {
@@ -80,7 +62,7 @@ class Builder {
       );
       return undefined;
     }
-    const plan = classPlan(cls);
+    const plan = this.plans.of(cls);
     if (!this.reported.has(cls)) {
       this.reported.add(cls);
       this.problems.push(...plan.problems);

@@ -1,19 +1,25 @@
 import 'reflect-metadata';
-import { container as globalContainer, type DependencyContainer } from 'tsyringe';
+import { type DependencyContainer } from 'tsyringe';
 import {
   AgentToolError,
   type Call,
+  type Constructor,
   createContext,
   type Elicitor,
   type FunctionToolDefinition,
-  newTool,
   type RecordFunc,
   type Session,
   type Tool,
   type ToolContext,
   ToolSet,
 } from '../core';
-import { isToolClass, toolFromInstance } from '../decorators';
+import {
+  classTool,
+  DecoratorError,
+  isToolClass,
+  toolDescriptorOf,
+  toolFromInstance,
+} from '../decorators';
 import {
   type ExecuteOptions,
   Executor,
@@ -22,115 +28,129 @@ import {
   type JobOutcome,
   type OnStart,
 } from '../executor';
-import { ModuleError } from './errors';
-import { type AppGraph, effectiveScopes, linkGraph, type ProviderNode, readModules } from './graph';
-import { InstanceScope } from './scope';
-import { type Constructor, type Scope, type Token, tokenName } from './tokens';
+import { ModuleError, type ModuleProblem } from './errors';
+import { type AppGraph, builtinFor, type ProviderNode, readModules } from './graph';
+import {
+  allNodes,
+  dependencyOrder,
+  effectiveScopes,
+  hierarchyLevels,
+  linkGraph,
+  visibleIn,
+} from './link';
+import { type AppPlan, InstanceScope } from './scope';
+import { type Token, tokenName } from './tokens';
+import { appContainer, registerAlias, registerClass, registerValue } from './tsyringe-adapter';
 
 /** How an app runs its tools. */
 export interface ToolAppOptions {
   /** The bound on tools running at once (default 8). */
-  readonly maxParallel?: number;
+  readonly maxParallel?: number | undefined;
   /** Run every batch one call at a time. */
-  readonly sequential?: boolean;
+  readonly sequential?: boolean | undefined;
   /** Where records go, for every batch that does not bring its own. */
-  readonly recorder?: RecordFunc;
+  readonly recorder?: RecordFunc | undefined;
   /** Who answers the tools' questions, for every batch that does not bring its own. */
-  readonly elicitor?: Elicitor;
+  readonly elicitor?: Elicitor | undefined;
   /** Called the moment each call is handed to its tool; a throw refuses the call. */
-  readonly onStart?: OnStart;
+  readonly onStart?: OnStart | undefined;
 }
 
 /** What one batch of an app runs with, besides its jobs. */
 export interface AppBatchOptions {
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** This batch's recorder; wins over the app's. */
-  readonly recorder?: RecordFunc;
+  readonly recorder?: RecordFunc | undefined;
   /** This batch's elicitor; wins over the app's. */
-  readonly elicitor?: Elicitor;
+  readonly elicitor?: Elicitor | undefined;
   /** The client session the batch serves (session-scoped providers are per session). */
-  readonly session?: Session;
+  readonly session?: Session | undefined;
 }
 
 let callCounter = 0;
 
 /**
- * An app: the tools of a root `@Module` and everything they inject, built in a
- * container of its own (never the global one, so two apps share nothing), with an
- * executor to run batches and `close()` to close what it created.
+ * An app: the tools of a root `@Module` and everything they inject, built by tsyringe
+ * in a child container of its own (never the global one, so two apps share nothing),
+ * with an executor to run batches and `close()` to close what it created.
  */
 export class ToolApp {
   /** The app's tools, validated (non-empty, unique names). */
   readonly tools: ToolSet;
   /** The executor batches run on, configured from the options. */
   readonly executor: Executor;
-  /** The app's own tsyringe container, holding every app-scoped instance the root module sees. */
+  /**
+   * The app's own tsyringe container (a child of tsyringe's global container). It
+   * holds every provider of the app under keys of its own, and resolves each app-scoped
+   * token the root module sees to the app's instance: `app.container.resolve(Config)`.
+   * Each session gets a child of it.
+   */
   readonly container: DependencyContainer;
   readonly #options: ToolAppOptions;
-  readonly #appScope: InstanceScope;
-  readonly #sessions: WeakMap<Session, InstanceScope>;
-  readonly #liveSessions = new Set<InstanceScope>();
-  /** The closes of sessions that ended and are still closing. */
-  readonly #endingSessions = new Set<Promise<void>>();
-  readonly #defaultSession: InstanceScope;
-  readonly #scopes: ReadonlyMap<ProviderNode, Scope>;
-  readonly #closedObjects: WeakSet<object>;
+  readonly #plan: AppPlan;
   readonly #graph: AppGraph;
+  readonly #appScope: InstanceScope;
+  readonly #sessions = new WeakMap<Session, InstanceScope>();
+  readonly #liveSessions = new Set<InstanceScope>();
+  #defaultSession: InstanceScope | undefined;
   #closing: Promise<void> | undefined;
 
   private constructor(init: {
     graph: AppGraph;
-    scopes: ReadonlyMap<ProviderNode, Scope>;
+    plan: AppPlan;
     appScope: InstanceScope;
-    closedObjects: WeakSet<object>;
-    tools: Tool[];
     options: ToolAppOptions;
-    container: DependencyContainer;
+    tools: Tool[];
   }) {
     this.#graph = init.graph;
-    this.#scopes = init.scopes;
+    this.#plan = init.plan;
     this.#appScope = init.appScope;
-    this.#closedObjects = init.closedObjects;
     this.#options = init.options;
-    this.#sessions = new WeakMap();
-    this.#defaultSession = new InstanceScope(
-      'session',
-      init.scopes,
-      init.appScope,
-      init.closedObjects,
-    );
+    this.container = init.appScope.container;
     this.tools = new ToolSet(init.tools);
-    this.container = init.container;
     this.executor = new Executor({
-      ...(init.options.maxParallel === undefined ? {} : { maxParallel: init.options.maxParallel }),
-      ...(init.options.sequential === undefined ? {} : { sequential: init.options.sequential }),
-      ...(init.options.onStart === undefined ? {} : { onStart: init.options.onStart }),
+      maxParallel: init.options.maxParallel,
+      sequential: init.options.sequential,
+      onStart: init.options.onStart,
     });
   }
 
   /**
-   * Builds the app of `rootModule`: reads its modules, checks every dependency (all
-   * problems reported together in one {@link ModuleError}), creates the app-scoped
-   * providers and tools, and validates the tool set.
+   * Builds the app of `rootModule`. Everything is checked first, before anything is
+   * built: the modules, every dependency and every tool class, all problems reported
+   * together in one {@link ModuleError}. Then tsyringe builds the app-scoped providers
+   * and tools in dependency order in the app's container (an async factory is awaited
+   * before what needs it is built), and `onModuleInit()` runs on each in NestJS's
+   * order. A failure closes what was built and rejects:
+   * `PROVIDER_FAILED` when a constructor or factory threw, `HOOK_FAILED` when
+   * `onModuleInit()` did.
    */
   static async create(rootModule: Constructor, options: ToolAppOptions = {}): Promise<ToolApp> {
     const graph = readModules(rootModule, isToolClass);
     linkGraph(graph);
+    checkTools(graph);
     if (graph.problems.length > 0) throw new ModuleError(rootModule.name, graph.problems);
 
     const scopes = effectiveScopes(graph);
-    const closedObjects = new WeakSet<object>();
-    const appScope = new InstanceScope('app', scopes, undefined, closedObjects);
-    const container = globalContainer.createChildContainer();
-    const tools: Tool[] = [];
+    const levels = hierarchyLevels(graph);
+    const plan: AppPlan = {
+      scopes,
+      closedObjects: new WeakSet(),
+      distanceOf: (node) => node.module?.distance ?? 0,
+      levelOf: (node) => levels.get(node) ?? 0,
+    };
+    const container = appContainer();
+    register(container, graph, plan);
+    const appScope = new InstanceScope('app', container, plan, undefined, false);
     let app: ToolApp | undefined;
     try {
-      // Every app-scoped provider is created now, in dependency order, as NestJS does.
-      for (const module of graph.modules) {
-        for (const node of module.own.values()) {
-          if (scopes.get(node) === 'app') await appScope.resolve(node);
-        }
+      // Every app-scoped provider and tool is built now, in dependency order, and
+      // initialized once all are built, as NestJS does.
+      for (const node of dependencyOrder(allNodes(graph))) {
+        if (scopes.get(node) === 'app') await appScope.resolve(node);
       }
+      await appScope.initialize();
+      const tools: Tool[] = [];
       for (const module of graph.modules) {
         for (const node of module.tools) {
           tools.push(
@@ -140,13 +160,9 @@ export class ToolApp {
           );
         }
       }
-      for (const [token, node] of graph.root.own) {
-        if (scopes.get(node) === 'app') {
-          container.registerInstance(token as never, await appScope.resolve(node));
-        }
-      }
-      app = new ToolApp({ graph, scopes, appScope, closedObjects, tools, options, container });
-      app.tools.validate();
+      exposeRootTokens(container, graph, plan);
+      // The tool set was validated with the modules (checkTools): same classes, same names.
+      app = new ToolApp({ graph, plan, appScope, options, tools });
       return app;
     } catch (error) {
       await appScope.close().catch(() => undefined);
@@ -161,19 +177,20 @@ export class ToolApp {
 
   /**
    * An app-scoped instance visible from the root module, by its token. Throws a clear
-   * error for a token the root module cannot see or that is session-scoped.
+   * error for a token the root module cannot see (`MISSING_PROVIDER`) or that is
+   * session-scoped (`SESSION_SCOPED`).
    */
   async get<T>(token: Token<T>): Promise<T> {
-    const node = this.#graph.root.own.get(token) ?? findExported(this.#graph, token);
+    const node = visibleIn(this.#graph.root, token);
     if (node === undefined) {
       throw new AgentToolError(
         'MISSING_PROVIDER',
         `ToolApp.get: no provider of ${tokenName(token)} is visible in ${this.#graph.root.name}`,
       );
     }
-    if (this.#scopes.get(node) === 'session') {
+    if (this.#plan.scopes.get(node) === 'session') {
       throw new AgentToolError(
-        'INVALID_MODULE',
+        'SESSION_SCOPED',
         `ToolApp.get: ${tokenName(token)} is session-scoped; it exists only while a call of a session runs`,
       );
     }
@@ -202,44 +219,54 @@ export class ToolApp {
       elicitor: options.elicitor ?? this.#options.elicitor,
       session: options.session,
     });
-    return { context, ...(options.signal === undefined ? {} : { signal: options.signal }) };
+    return { context, signal: options.signal };
   }
 
+  /**
+   * The scope of a session: one tsyringe child container per session, made on the
+   * session's first call and closed when it ends. Calls without a session share one.
+   */
   #scopeFor(session: Session | undefined): InstanceScope {
-    if (session === undefined) return this.#defaultSession;
+    if (this.#closing !== undefined) {
+      throw new AgentToolError('CLOSED', 'agenttool/di: the app is closed');
+    }
+    if (session === undefined) {
+      this.#defaultSession ??= this.#newSession();
+      return this.#defaultSession;
+    }
     let scope = this.#sessions.get(session);
     if (scope === undefined) {
-      const created = new InstanceScope(
-        'session',
-        this.#scopes,
-        this.#appScope,
-        this.#closedObjects,
-      );
+      const created = this.#newSession();
       scope = created;
       this.#sessions.set(session, created);
       this.#liveSessions.add(created);
       session.onClose(async () => {
-        this.#liveSessions.delete(created);
-        // Kept until closed, so that app.close() waits for it; its errors go to this caller.
-        const closing = created.close();
-        this.#endingSessions.add(closing);
+        // Kept among the live sessions until closed, so that an app closing meanwhile
+        // waits for it (a second close() returns the first's promise).
         try {
-          await closing;
+          await created.close();
         } finally {
-          this.#endingSessions.delete(closing);
+          this.#liveSessions.delete(created);
         }
       });
     }
     return scope;
   }
 
+  #newSession(): InstanceScope {
+    const container = this.container.createChildContainer();
+    return new InstanceScope('session', container, this.#plan, this.#appScope, true);
+  }
+
   /**
    * Closes, once, everything the app created: the instances of every live session,
-   * then the app's own providers and tools in reverse order of creation (a provider
-   * several tools share is closed once). Values given with `useValue` are the giver's
-   * to close. Failures are joined into one `AggregateError`. Closing again is harmless:
-   * it returns the same promise. It resolves only once sessions that ended before it
-   * have finished closing too (their failures went to whoever ended them).
+   * then the app's own providers and tools. Each scope first calls `onModuleDestroy()`
+   * and then `beforeApplicationShutdown()` on its instances in NestJS's order, then
+   * closes (`close()`, `dispose()`, `Symbol.asyncDispose`) what it built, newest first;
+   * a provider several tools share is closed once. Values given with `useValue` are the
+   * giver's to close. Failures (`HOOK_FAILED`, `CLOSE_FAILED`) are joined into one
+   * `AggregateError`. A second call returns the first's promise: it settles when closing
+   * is over.
    */
   close(): Promise<void> {
     this.#closing ??= this.#closeAll();
@@ -248,65 +275,117 @@ export class ToolApp {
 
   async #closeAll(): Promise<void> {
     const errors: unknown[] = [];
-    const closeScope = async (scope: InstanceScope): Promise<void> => {
+    const scopes = [...this.#liveSessions, this.#defaultSession, this.#appScope];
+    for (const scope of scopes) {
+      if (scope === undefined) continue;
       try {
         await scope.close();
       } catch (error) {
         errors.push(...(error instanceof AggregateError ? (error.errors as unknown[]) : [error]));
       }
-    };
-    for (const scope of [...this.#liveSessions, this.#defaultSession]) await closeScope(scope);
-    // Sessions that ended are closing already; the app's own instances close after them.
-    await Promise.allSettled(this.#endingSessions);
-    await closeScope(this.#appScope);
+    }
     this.#liveSessions.clear();
     this.container.clearInstances();
-    if (errors.length > 0)
+    if (errors.length > 0) {
       throw new AggregateError(errors, `ToolApp.close: ${errors.length} failed`);
+    }
   }
 }
 
-function findExported(graph: AppGraph, token: Token): ProviderNode | undefined {
-  for (const module of graph.root.imports) {
-    const node = module.own.get(token);
-    if (node !== undefined && module.options.exports.includes(token)) return node;
+/**
+ * Reads every tool class before anything is built, so a class that cannot be a tool
+ * (a bad `@Param`, a missing `execute`) or two tools with one name are reported with
+ * the module's other problems.
+ */
+function checkTools(graph: AppGraph): void {
+  const templates: Tool[] = [];
+  for (const module of graph.modules) {
+    for (const node of module.tools) {
+      try {
+        const descriptor = toolDescriptorOf(node.token as Constructor);
+        templates.push(classTool(descriptor.cls, unbuilt));
+      } catch (error) {
+        if (!(error instanceof DecoratorError)) throw error;
+        for (const problem of error.problems) {
+          graph.problems.push({ code: 'INVALID_DECORATOR', message: `${module.name}: ${problem}` });
+        }
+      }
+    }
   }
-  return undefined;
+  try {
+    new ToolSet(templates).validate();
+  } catch (error) {
+    const problem: ModuleProblem = {
+      code: 'INVALID_TOOL_SET',
+      message: error instanceof Error ? error.message : String(error),
+    };
+    graph.problems.push(problem);
+  }
+}
+
+function unbuilt(): never {
+  throw new AgentToolError('INTERNAL', 'agenttool/di: a tool was called before its app was built');
+}
+
+/** Registers every node of the app in its container, under the node's own key. */
+function register(container: DependencyContainer, graph: AppGraph, plan: AppPlan): void {
+  const registered = new Set<ProviderNode>();
+  const add = (node: ProviderNode): void => {
+    if (registered.has(node)) return;
+    registered.add(node);
+    switch (node.kind) {
+      case 'builtin':
+      case 'value':
+        registerValue(container, node.key, node.build([]));
+        break;
+      case 'alias':
+        registerAlias(container, node.key, node.deps[0]!.key);
+        break;
+      case 'class':
+      case 'tool': {
+        const scope = plan.scopes.get(node) ?? 'app';
+        registerClass(
+          container,
+          node.key,
+          scope,
+          (resolve) =>
+            node.build(
+              node.deps.map((dep) => (dep === undefined ? undefined : resolve(dep.key))),
+            ) as object,
+        );
+        break;
+      }
+      case 'factory':
+        // Registered once built: its value may come from a promise, which tsyringe cannot await.
+        break;
+    }
+    for (const dep of node.deps) if (dep !== undefined) add(dep);
+  };
+  for (const node of allNodes(graph)) add(node);
+}
+
+/**
+ * Makes `app.container.resolve(token)` answer, for each app-scoped token the root
+ * module sees, the app's instance.
+ */
+function exposeRootTokens(container: DependencyContainer, graph: AppGraph, plan: AppPlan): void {
+  const tokens = new Set<Token>(graph.modules.flatMap((module) => [...module.own.keys()]));
+  for (const token of tokens) {
+    const node = visibleIn(graph.root, token);
+    if (node === undefined || builtinFor(token) === node) continue;
+    if (plan.scopes.get(node) !== 'app') continue;
+    registerAlias(container, token, node.key);
+  }
 }
 
 /**
  * A tool whose class needs a session-scoped provider: one instance per session, made on
- * the session's first call. Its definition and properties come from the class, read once
- * through an instance that is never constructed (the decorators' metadata is on the
- * class); execute and the per-call readers go to the session's instance.
+ * the session's first call. Its definition and properties come from the class; execute
+ * goes to the session's instance.
  */
 function sessionTool(node: ProviderNode, scopeOf: (ctx: ToolContext) => InstanceScope): Tool {
-  const cls = node.token as Constructor;
-  const template = toolFromInstance(Object.create(cls.prototype as object) as object);
-  const perSession = new WeakMap<object, Tool>();
-  const toolFor = async (ctx: ToolContext): Promise<Tool> => {
-    const instance = (await scopeOf(ctx).resolve(node)) as object;
-    let tool = perSession.get(instance);
-    if (tool === undefined) {
-      tool = toolFromInstance(instance);
-      perSession.set(instance, tool);
-    }
-    return tool;
-  };
-  return newTool({
-    name: template.name,
-    description: template.description,
-    parameters: template.parameters,
-    ...(template.strict === undefined ? {} : { strict: template.strict }),
-    ...(template.sequential === undefined ? {} : { sequential: template.sequential }),
-    ...(template.resource === undefined ? {} : { resource: template.resource }),
-    ...(template.annotations === undefined ? {} : { annotations: template.annotations }),
-    ...(template.confined === undefined
-      ? {}
-      : { confined: (args, ctx) => template.confined!(args, ctx) }),
-    ...(template.replay === undefined
-      ? {}
-      : { replay: (args, ctx) => template.replay!(args, ctx) }),
-    execute: async (call, ctx) => (await toolFor(ctx)).execute(call, ctx),
-  });
+  return classTool(
+    node.token as Constructor,
+    async (ctx) => (await scopeOf(ctx).resolve(node)) as object,
+  );
 }

@@ -1,26 +1,30 @@
+import { type Constructor } from '../core';
 import { type ModuleProblem } from './errors';
 import { CallElicitor, CallRecorder, CallSession } from './facades';
-import { isModuleClass, moduleOptionsOf, type ModuleOptions, type Provider } from './module';
+import { isModuleClass, moduleOptionsOf, type ModuleRecord, type Provider } from './module';
 import {
-  type Constructor,
   constructorTokens,
   declaredScope,
+  isInjectableClass,
   isToken,
   type ParameterToken,
   type Scope,
   type Token,
   tokenName,
 } from './tokens';
+import { isContainerScoped, type NodeKey } from './tsyringe-adapter';
 
 /** A module of the app, once: its own providers and what it imports. */
 export interface ModuleNode {
   readonly cls: Constructor;
   readonly name: string;
-  readonly options: Required<ModuleOptions>;
+  readonly options: ModuleRecord;
   readonly imports: ModuleNode[];
   /** Own providers by token; a later entry for the same token replaces an earlier one. */
   readonly own: Map<Token, ProviderNode>;
   readonly tools: ProviderNode[];
+  /** The longest import path from the root module (0 for the root), as NestJS measures it. */
+  distance: number;
 }
 
 export type ProviderKind = 'class' | 'value' | 'factory' | 'alias' | 'builtin' | 'tool';
@@ -34,10 +38,20 @@ export interface ProviderNode {
   readonly label: string;
   readonly declaredScope: Scope;
   readonly parameters: readonly ParameterToken[];
-  /** Builds the instance from the resolved parameters, in order. */
+  /** Builds the instance (or the factory's value) from the dependencies, in order. */
   readonly build: (args: unknown[]) => unknown;
-  /** The nodes the parameters resolve to (same order); filled by {@link linkGraph}. */
-  deps: ProviderNode[];
+  /** The key it is registered under in the app's container: its own, never a user token. */
+  readonly key: NodeKey;
+  /**
+   * A provider class with no decorator of ours (`@Injectable`, `@Tool`): TypeScript
+   * emits no parameter types for such a class, so errors suggest `@Injectable()`.
+   */
+  readonly undecorated?: boolean;
+  /**
+   * The nodes the parameters resolve to (same order), undefined for an optional
+   * parameter nothing provides; filled by `linkGraph`.
+   */
+  deps: (ProviderNode | undefined)[];
 }
 
 const BUILTINS: ReadonlyMap<Token, ProviderNode> = new Map(
@@ -53,11 +67,17 @@ const BUILTINS: ReadonlyMap<Token, ProviderNode> = new Map(
         declaredScope: 'app',
         parameters: [],
         build: () => instance,
+        key: Symbol(cls.name),
         deps: [],
       },
     ];
   }),
 );
+
+/** The built-in facades every module sees (`CallRecorder`, `CallElicitor`, `CallSession`). */
+export function builtinFor(token: Token): ProviderNode | undefined {
+  return BUILTINS.get(token);
+}
 
 /** Everything found in the modules reachable from the root, and the problems on the way. */
 export interface AppGraph {
@@ -89,6 +109,7 @@ export function readModules(
       imports: [],
       own: new Map(),
       tools: [],
+      distance: 0,
     };
     nodes.set(cls, node);
     modules.push(node);
@@ -131,11 +152,25 @@ export function readModules(
       imports: [],
       own: new Map(),
       tools: [],
+      distance: 0,
     };
     return { root: empty, modules: [], problems };
   }
   const root = visit(rootCls);
+  measureDistances(root);
   return { root, modules, problems };
+}
+
+/** Each module's longest import path from the root, as NestJS orders its hooks by. */
+function measureDistances(root: ModuleNode): void {
+  const walk = (module: ModuleNode, distance: number, stack: readonly ModuleNode[]): void => {
+    for (const imported of module.imports) {
+      if (stack.includes(imported)) continue;
+      if (distance > imported.distance) imported.distance = distance;
+      walk(imported, distance + 1, [...stack, imported]);
+    }
+  };
+  walk(root, 1, [root]);
 }
 
 function describeEntry(entry: unknown): string {
@@ -143,6 +178,14 @@ function describeEntry(entry: unknown): string {
   if (entry === undefined) return 'undefined (a circular import of files?)';
   if (typeof entry === 'string') return JSON.stringify(entry);
   return typeof entry === 'object' && entry !== null ? 'an object' : typeof entry;
+}
+
+/**
+ * A class's scope: what `useClass` or `@Injectable` states, else `session` for a class
+ * tsyringe registered as container-scoped, else `app`.
+ */
+function classScope(cls: Constructor, stated: Scope | undefined): Scope {
+  return stated ?? declaredScope(cls) ?? (isContainerScoped(cls) ? 'session' : 'app');
 }
 
 function classNode(
@@ -158,9 +201,11 @@ function classNode(
     token,
     kind,
     label,
-    declaredScope: scope ?? declaredScope(cls) ?? 'app',
+    declaredScope: classScope(cls, scope),
     parameters: constructorTokens(cls),
-    build: (args) => new cls(...args),
+    build: (args) => Reflect.construct(cls, args) as unknown,
+    key: Symbol(label),
+    undecorated: kind === 'class' && !isInjectableClass(cls),
     deps: [],
   };
 }
@@ -211,11 +256,12 @@ function providerNode(
       declaredScope: 'app',
       parameters: [],
       build: () => value,
+      key: Symbol(`the value of ${name}`),
       deps: [],
     };
   }
   if ('useFactory' in provider && typeof provider.useFactory === 'function') {
-    const factory = provider.useFactory;
+    const factory = provider.useFactory as (...deps: unknown[]) => unknown;
     return {
       module,
       token,
@@ -227,6 +273,7 @@ function providerNode(
         token: isToken(dep) ? dep : undefined,
       })),
       build: (args) => factory(...args),
+      key: Symbol(`the factory of ${name}`),
       deps: [],
     };
   }
@@ -239,6 +286,7 @@ function providerNode(
       declaredScope: 'app',
       parameters: [{ index: 0, token: provider.useExisting }],
       build: (args) => args[0],
+      key: Symbol(`the alias ${name}`),
       deps: [],
     };
   }
@@ -247,155 +295,4 @@ function providerNode(
     message: `${where} (${name}) has none of useClass, useValue, useFactory or useExisting; give one of them`,
   });
   return undefined;
-}
-
-type Lookup = { node: ProviderNode } | { hidden: ModuleNode } | undefined;
-
-/** What `token` resolves to inside `module`: its own provider, an import's export, a built-in. */
-function lookup(module: ModuleNode, token: Token): Lookup {
-  const own = module.own.get(token);
-  if (own !== undefined) return { node: own };
-  for (const imported of module.imports) {
-    const found = exported(imported, token, new Set());
-    if (found !== undefined) return { node: found };
-  }
-  const builtin = BUILTINS.get(token);
-  if (builtin !== undefined) return { node: builtin };
-  for (const imported of module.imports) {
-    if (imported.own.has(token)) return { hidden: imported };
-  }
-  return undefined;
-}
-
-/** The provider `module` exports under `token`, directly or by re-exporting an import. */
-function exported(
-  module: ModuleNode,
-  token: Token,
-  seen: Set<ModuleNode>,
-): ProviderNode | undefined {
-  if (seen.has(module)) return undefined;
-  seen.add(module);
-  for (const entry of module.options.exports) {
-    if (entry === token) {
-      const own = module.own.get(token);
-      if (own !== undefined) return own;
-      for (const imported of module.imports) {
-        const found = exported(imported, token, seen);
-        if (found !== undefined) return found;
-      }
-    }
-    const reexported = module.imports.find((m) => m.cls === entry);
-    if (reexported !== undefined) {
-      const found = exported(reexported, token, seen);
-      if (found !== undefined) return found;
-    }
-  }
-  return undefined;
-}
-
-/**
- * Resolves every parameter of every provider and tool to a node, and reports what
- * cannot be: a parameter nothing names, a token nobody provides, a token an import
- * keeps private, an export of something the module does not have, and cycles.
- */
-export function linkGraph(graph: AppGraph): void {
-  const { problems } = graph;
-  for (const module of graph.modules) {
-    for (const node of [...module.own.values(), ...module.tools]) {
-      node.deps = [];
-      for (const parameter of node.parameters) {
-        const where = `${module.name}: ${node.label}${node.kind === 'factory' ? ' (inject' : "'s constructor parameter"} #${parameter.index}${node.kind === 'factory' ? ')' : ''}`;
-        if (parameter.token === undefined) {
-          problems.push({
-            code: 'MISSING_PROVIDER',
-            message:
-              parameter.typesMissing === true
-                ? `${where} has no injection token: TypeScript emitted no constructor parameter types for ${node.label}; compile with "emitDecoratorMetadata": true and decorate the class (@Tool, @Injectable()), or add @Inject(token) to the parameter`
-                : `${where} has no injection token (its type is an interface, a union or a primitive); add @Inject(token) to the parameter`,
-          });
-          continue;
-        }
-        const found = lookup(module, parameter.token);
-        const name = tokenName(parameter.token);
-        if (found === undefined) {
-          problems.push({
-            code: 'MISSING_PROVIDER',
-            message: `${where} needs ${name}, but no provider of it is visible in ${module.name}; add a provider of ${name} to ${module.name}'s providers, or import a module that exports it`,
-          });
-        } else if ('hidden' in found) {
-          problems.push({
-            code: 'MISSING_PROVIDER',
-            message: `${where} needs ${name}, which ${found.hidden.name} provides but does not export; add ${name} to ${found.hidden.name}'s exports`,
-          });
-        } else {
-          node.deps.push(found.node);
-        }
-      }
-    }
-    module.options.exports.forEach((entry, i) => {
-      if (module.imports.some((m) => m.cls === entry)) return;
-      if (!isToken(entry)) {
-        problems.push({
-          code: 'INVALID_MODULE',
-          message: `${module.name} exports[${i}] is not a token or an imported module`,
-        });
-        return;
-      }
-      if (module.own.has(entry) || module.imports.some((m) => exported(m, entry, new Set())))
-        return;
-      problems.push({
-        code: 'INVALID_MODULE',
-        message: `${module.name} exports ${tokenName(entry)}, but neither provides it nor imports a module that exports it; add it to ${module.name}'s providers or remove it from the exports`,
-      });
-    });
-  }
-  findCycles(graph);
-}
-
-function findCycles(graph: AppGraph): void {
-  const done = new Set<ProviderNode>();
-  const path: ProviderNode[] = [];
-  const reported = new Set<string>();
-  const visit = (node: ProviderNode) => {
-    if (done.has(node)) return;
-    const at = path.indexOf(node);
-    if (at >= 0) {
-      const cycle = [...path.slice(at), node].map((n) => n.label).join(' -> ');
-      if (!reported.has(cycle)) {
-        reported.add(cycle);
-        graph.problems.push({
-          code: 'CIRCULAR_DEPENDENCY',
-          message: `circular dependency: ${cycle} (in ${node.module?.name ?? 'the app'}); break the cycle, e.g. have one side take a factory or look the other up when it is first used`,
-        });
-      }
-      return;
-    }
-    path.push(node);
-    for (const dep of node.deps) visit(dep);
-    path.pop();
-    done.add(node);
-  };
-  for (const module of graph.modules) {
-    for (const node of [...module.own.values(), ...module.tools]) visit(node);
-  }
-}
-
-/** The scope a node effectively has: `session` when it or anything it needs is session-scoped. */
-export function effectiveScopes(graph: AppGraph): Map<ProviderNode, Scope> {
-  const scopes = new Map<ProviderNode, Scope>();
-  const scopeOf = (node: ProviderNode): Scope => {
-    const known = scopes.get(node);
-    if (known !== undefined) return known;
-    scopes.set(node, node.declaredScope);
-    const scope: Scope =
-      node.declaredScope === 'session' || node.deps.some((d) => scopeOf(d) === 'session')
-        ? 'session'
-        : 'app';
-    scopes.set(node, scope);
-    return scope;
-  };
-  for (const module of graph.modules) {
-    for (const node of [...module.own.values(), ...module.tools]) scopeOf(node);
-  }
-  return scopes;
 }

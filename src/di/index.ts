@@ -8,6 +8,11 @@ export { ToolApp, type AppBatchOptions, type ToolAppOptions } from './app';
 export { CallElicitor, CallRecorder, CallSession } from './facades';
 export { ModuleError, type ModuleProblem } from './errors';
 export {
+  type BeforeApplicationShutdown,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from './lifecycle';
+export {
   type AliasProvider,
   type ClassProvider,
   type FactoryProvider,
@@ -18,11 +23,12 @@ export {
   isModuleClass,
 } from './module';
 export {
-  type Constructor,
   Inject,
   Injectable,
+  type InjectableOptions,
   InjectionToken,
   type Scope,
   type Token,
   tokenName,
 } from './tokens';
+export { type Constructor } from '../core';

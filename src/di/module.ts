@@ -1,26 +1,34 @@
 import 'reflect-metadata';
-import { type Constructor, type Scope, type Token } from './tokens';
+import { type Constructor } from '../core';
+import { type Scope, type Token } from './tokens';
 
 /** A provider given as a class: registered under the class itself. */
 export interface ClassProvider<T = unknown> {
   readonly provide: Token<T>;
   readonly useClass: Constructor<T>;
-  readonly scope?: Scope;
+  readonly scope?: Scope | undefined;
 }
 
-/** A provider of a ready value. Values are never closed by the app: their owner closes them. */
+/**
+ * A provider of a ready value. Values are never closed by the app: their owner closes
+ * them. Their lifecycle hooks (`onModuleInit`, ...) are called, as NestJS calls them.
+ */
 export interface ValueProvider<T = unknown> {
   readonly provide: Token<T>;
   readonly useValue: T;
 }
 
-/** A provider built by a function, sync or async, from the tokens listed in `inject`. */
+/**
+ * A provider built by a function, sync or async, from the tokens listed in `inject`.
+ * The function runs, and its promise settles, before anything that needs the value is
+ * built.
+ */
 export interface FactoryProvider<T = unknown> {
   readonly provide: Token<T>;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the factory's parameters follow `inject`
-  readonly useFactory: (...deps: any[]) => T | Promise<T>;
-  readonly inject?: readonly Token[];
-  readonly scope?: Scope;
+  /** Takes the values of `inject`, in order (a parameter list of `never` accepts any). */
+  readonly useFactory: (...deps: never[]) => T | Promise<T>;
+  readonly inject?: readonly Token[] | undefined;
+  readonly scope?: Scope | undefined;
 }
 
 /** Another name for a token that is provided elsewhere. */
@@ -36,16 +44,24 @@ export type Provider<T = unknown> =
 /** What `@Module` takes. */
 export interface ModuleOptions {
   /** Modules whose exports this module's providers and tools may inject. */
-  readonly imports?: readonly Constructor[];
+  readonly imports?: readonly Constructor[] | undefined;
   /** Tool classes (each with `@Tool`) this module contributes to the app. */
-  readonly tools?: readonly Constructor[];
+  readonly tools?: readonly Constructor[] | undefined;
   /** Providers this module's tools and providers may inject. */
-  readonly providers?: readonly Provider[];
+  readonly providers?: readonly Provider[] | undefined;
   /**
    * What importers may inject: tokens this module provides or imports, or imported
    * modules (re-exporting all they export). What is not exported is private.
    */
-  readonly exports?: readonly (Token | Constructor)[];
+  readonly exports?: readonly Token[] | undefined;
+}
+
+/** The options of a module as the app reads them: every list present. */
+export interface ModuleRecord {
+  readonly imports: readonly Constructor[];
+  readonly tools: readonly Constructor[];
+  readonly providers: readonly Provider[];
+  readonly exports: readonly Token[];
 }
 
 const MODULE_KEY = 'io.github.christopherdavenport.agenttool/di:module';
@@ -56,23 +72,20 @@ const MODULE_KEY = 'io.github.christopherdavenport.agenttool/di:module';
  */
 export function Module(options: ModuleOptions): ClassDecorator {
   return (target) => {
-    Reflect.defineMetadata(
-      MODULE_KEY,
-      {
-        imports: [...(options.imports ?? [])],
-        tools: [...(options.tools ?? [])],
-        providers: [...(options.providers ?? [])],
-        exports: [...(options.exports ?? [])],
-      } satisfies Required<ModuleOptions>,
-      target,
-    );
+    const record: ModuleRecord = {
+      imports: [...(options.imports ?? [])],
+      tools: [...(options.tools ?? [])],
+      providers: [...(options.providers ?? [])],
+      exports: [...(options.exports ?? [])],
+    };
+    Reflect.defineMetadata(MODULE_KEY, record, target);
   };
 }
 
 /** The options a class declared with `@Module`, or undefined when it is not a module. */
-export function moduleOptionsOf(cls: unknown): Required<ModuleOptions> | undefined {
+export function moduleOptionsOf(cls: unknown): ModuleRecord | undefined {
   if (typeof cls !== 'function') return undefined;
-  return Reflect.getOwnMetadata(MODULE_KEY, cls) as Required<ModuleOptions> | undefined;
+  return Reflect.getOwnMetadata(MODULE_KEY, cls) as ModuleRecord | undefined;
 }
 
 /** True for a class decorated with `@Module`. */

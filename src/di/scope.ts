@@ -1,86 +1,130 @@
-import { AgentToolError } from '../core';
+import { type DependencyContainer } from 'tsyringe';
+import { AgentToolError, errorMessage } from '../core';
 import { type ProviderNode } from './graph';
+import { callHook, closeInstance, type Created, type HookOrder } from './lifecycle';
 import { type Scope } from './tokens';
+import { registerValue, resolveIn } from './tsyringe-adapter';
 
-/** The ways an instance says it owns something: `close()`, `dispose()`, or the dispose symbols. */
-export async function closeInstance(instance: unknown): Promise<boolean> {
-  if (typeof instance !== 'object' || instance === null) return false;
-  const target = instance as Record<string | symbol, unknown>;
-  const asyncDispose = (Symbol as { asyncDispose?: symbol }).asyncDispose;
-  const dispose = (Symbol as { dispose?: symbol }).dispose;
-  for (const key of ['close', 'dispose', asyncDispose, dispose]) {
-    if (key === undefined) continue;
-    const method = target[key];
-    if (typeof method === 'function') {
-      await (method as () => unknown).call(instance);
-      return true;
-    }
-  }
-  return false;
+/** What every scope of one app shares. */
+export interface AppPlan extends HookOrder {
+  /** Each node's effective scope. */
+  readonly scopes: ReadonlyMap<ProviderNode, Scope>;
+  /** Objects already closed app-wide, so a shared instance is closed once. */
+  readonly closedObjects: WeakSet<object>;
 }
 
+/** What the app closes: instances it built, not values it was given nor aliases. */
 const CLOSED_KINDS: ReadonlySet<ProviderNode['kind']> = new Set(['class', 'factory', 'tool']);
+/** What lifecycle hooks are called on: every provider and tool, as NestJS does, but aliases. */
+const HOOKED_KINDS: ReadonlySet<ProviderNode['kind']> = new Set([
+  'class',
+  'factory',
+  'tool',
+  'value',
+]);
 
 /**
- * The instances of one scope (the app's, or one session's): each built once, on first
- * use, after what it needs; closed in reverse order of creation.
+ * The instances of one scope, the app's or one session's, kept in its tsyringe
+ * container (the app's child container, or the session's child of it). Each node is
+ * built once, after what it needs: a factory is awaited and its value registered, a
+ * class is resolved from the container, which builds it. The scope keeps the order
+ * of creation, for the lifecycle hooks and for closing newest first.
  */
 export class InstanceScope {
-  readonly #instances = new Map<ProviderNode, Promise<unknown>>();
-  readonly #created: { node: ProviderNode; instance: unknown }[] = [];
-  #closed = false;
+  readonly #pending = new Map<ProviderNode, Promise<unknown>>();
+  readonly #created: Created[] = [];
+  /** Instances whose `onModuleInit` has run (or that have none): they get the shutdown hooks. */
+  readonly #initialized = new Set<Created>();
   #closing: Promise<void> | undefined;
 
   constructor(
     readonly kind: Scope,
-    private readonly scopes: ReadonlyMap<ProviderNode, Scope>,
+    readonly container: DependencyContainer,
+    private readonly plan: AppPlan,
     private readonly parent: InstanceScope | undefined,
-    /** Objects already closed app-wide, so a shared instance is closed once. */
-    private readonly closedObjects: WeakSet<object>,
+    /** Whether each instance's `onModuleInit` runs as soon as it is built (sessions). */
+    private readonly initEach: boolean,
   ) {}
 
-  /** The instance of `node` for this scope; app-scoped nodes come from the app's scope. */
+  /** True once `close()` has been called. */
+  get closed(): boolean {
+    return this.#closing !== undefined;
+  }
+
+  /**
+   * The instance of `node` in this scope, built on first use with what it needs; an
+   * app-scoped node asked of a session comes from the app. In a session the instance's
+   * `onModuleInit` has run when this resolves.
+   */
   resolve(node: ProviderNode): Promise<unknown> {
-    if (this.kind === 'session' && this.scopes.get(node) !== 'session' && this.parent) {
+    if (this.parent !== undefined && this.plan.scopes.get(node) !== 'session') {
       return this.parent.resolve(node);
     }
-    if (this.#closed) {
+    if (this.closed) {
       return Promise.reject(
         new AgentToolError(
-          'CANCELLED',
+          'CLOSED',
           `${node.label}: the ${this.kind === 'app' ? 'app is closed' : 'session has ended'}`,
         ),
       );
     }
-    let pending = this.#instances.get(node);
+    let pending = this.#pending.get(node);
     if (pending === undefined) {
       pending = this.#build(node);
-      this.#instances.set(node, pending);
+      this.#pending.set(node, pending);
     }
     return pending;
   }
 
   async #build(node: ProviderNode): Promise<unknown> {
     const args: unknown[] = [];
-    for (const dep of node.deps) args.push(await this.resolve(dep));
+    for (const dep of node.deps) args.push(dep === undefined ? undefined : await this.resolve(dep));
     let instance: unknown;
     try {
-      instance = await node.build(args);
+      if (node.kind === 'factory') {
+        // tsyringe has no asynchronous factories: the value is awaited, then registered.
+        instance = await node.build(args);
+        registerValue(this.container, node.key, instance);
+      } else {
+        instance = resolveIn(this.container, node.key);
+      }
     } catch (error) {
       throw new AgentToolError(
-        'INVALID_MODULE',
-        `${node.module?.name ?? 'app'}: creating ${node.label} failed: ${error instanceof Error ? error.message : String(error)}`,
+        'PROVIDER_FAILED',
+        `${node.module?.name ?? 'app'}: creating ${node.label} failed: ${errorMessage(error)}`,
         { cause: error },
       );
     }
-    if (CLOSED_KINDS.has(node.kind)) this.#created.push({ node, instance });
+    if (!HOOKED_KINDS.has(node.kind)) return instance;
+    const created: Created = { node, instance };
+    this.#created.push(created);
+    if (this.initEach) {
+      const [failure] = await callHook('onModuleInit', [created], this.plan);
+      if (failure !== undefined) throw failure.error;
+      this.#initialized.add(created);
+    }
     return instance;
   }
 
   /**
-   * Closes every instance this scope created, newest first, each once; errors joined.
-   * Every call returns the first call's promise, so a second caller waits until the
-   * scope is closed rather than returning while the first is still closing.
+   * Calls `onModuleInit` on every instance built so far whose hook has not run, in
+   * NestJS's order; throws the first failure once every call of its group settled.
+   */
+  async initialize(): Promise<void> {
+    const waiting = this.#created.filter((c) => !this.#initialized.has(c));
+    const failures = await callHook('onModuleInit', waiting, this.plan);
+    const failed = new Set(failures.map((f) => f.created));
+    for (const created of waiting) if (!failed.has(created)) this.#initialized.add(created);
+    if (failures[0] !== undefined) throw failures[0].error;
+  }
+
+  /**
+   * Closes the scope, once: builds still under way finish first; then, in NestJS's
+   * order, `onModuleDestroy()` and `beforeApplicationShutdown()` on each instance that
+   * was initialized; then every instance the scope built that has `close()`,
+   * `dispose()` or a dispose symbol is closed, newest first, each object once app-wide.
+   * Failures are joined into one `AggregateError`. A second call returns the first's
+   * promise, so it settles only when closing is over.
    */
   close(): Promise<void> {
     this.#closing ??= this.#closeAll();
@@ -88,23 +132,25 @@ export class InstanceScope {
   }
 
   async #closeAll(): Promise<void> {
-    this.#closed = true;
-    // Let builds still under way finish, so what they create is closed too.
-    await Promise.allSettled(this.#instances.values());
+    await Promise.allSettled(this.#pending.values());
+    const initialized = this.#created.filter((c) => this.#initialized.has(c));
     const errors: unknown[] = [];
+    for (const hook of ['onModuleDestroy', 'beforeApplicationShutdown'] as const) {
+      for (const failure of await callHook(hook, initialized, this.plan))
+        errors.push(failure.error);
+    }
     for (const { node, instance } of [...this.#created].reverse()) {
+      if (!CLOSED_KINDS.has(node.kind)) continue;
       if (typeof instance !== 'object' || instance === null) continue;
-      if (this.closedObjects.has(instance)) continue;
-      this.closedObjects.add(instance);
+      if (this.plan.closedObjects.has(instance)) continue;
+      this.plan.closedObjects.add(instance);
       try {
         await closeInstance(instance);
       } catch (error) {
         errors.push(
-          new AgentToolError(
-            'INVALID_MODULE',
-            `closing ${node.label}: ${error instanceof Error ? error.message : String(error)}`,
-            { cause: error },
-          ),
+          new AgentToolError('CLOSE_FAILED', `closing ${node.label}: ${errorMessage(error)}`, {
+            cause: error,
+          }),
         );
       }
     }

@@ -1,8 +1,6 @@
 import 'reflect-metadata';
-
-/** Any class that can be constructed. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- constructors of any arity
-export type Constructor<T = unknown> = new (...args: any[]) => T;
+import { type Constructor } from '../core';
+import { tsyringeParameters } from './tsyringe-adapter';
 
 /**
  * A token for a value that has no class of its own (a configuration object, a
@@ -20,15 +18,10 @@ export class InjectionToken<T = unknown> {
 }
 
 /**
- * What a provider is registered under and a dependency asks for: a class, a string, a
- * symbol, or an {@link InjectionToken}.
+ * What a provider is registered under and a dependency asks for: a class (abstract
+ * classes included), a string, a symbol, or an {@link InjectionToken}.
  */
-export type Token<T = unknown> =
-  Constructor<T> | AbstractConstructor<T> | InjectionToken<T> | string | symbol;
-
-/** An abstract class, usable as a token for its concrete provider. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- constructors of any arity
-export type AbstractConstructor<T = unknown> = abstract new (...args: any[]) => T;
+export type Token<T = unknown> = Constructor<T> | InjectionToken<T> | string | symbol;
 
 /** A token as errors name it: the class name, the string quoted, the symbol's description. */
 export function tokenName(token: unknown): string {
@@ -51,8 +44,6 @@ export function isToken(value: unknown): value is Token {
 
 const INJECT_KEY = 'io.github.christopherdavenport.agenttool/di:inject';
 const SCOPE_KEY = 'io.github.christopherdavenport.agenttool/di:scope';
-// tsyringe's own key for @inject(): honoured so tsyringe-decorated classes work as they are.
-const TSYRINGE_INJECT_KEY = 'injectionTokens';
 
 /**
  * Where a provider's instance lives: one per app (the default), or one per client
@@ -63,6 +54,7 @@ export type Scope = 'app' | 'session';
 /**
  * `@Inject(token)` on a constructor parameter: inject the provider of `token` there,
  * where the parameter's type cannot name it (an interface, a string or symbol token).
+ * tsyringe's own `@inject(token)` works the same.
  */
 export function Inject(token: Token): ParameterDecorator {
   return (target, _key, index) => {
@@ -71,11 +63,20 @@ export function Inject(token: Token): ParameterDecorator {
   };
 }
 
+/** What `@Injectable` takes. */
+export interface InjectableOptions {
+  /** `'session'`: one instance per client session; default `'app'`, one per app. */
+  readonly scope?: Scope | undefined;
+}
+
 /**
  * `@Injectable()` on a provider class: makes TypeScript emit its constructor's
- * parameter types, and optionally sets its scope (`{ scope: 'session' }`).
+ * parameter types (any class decorator does; a class without one has none, so its
+ * class dependencies cannot be found), and optionally sets its scope
+ * (`{ scope: 'session' }`). tsyringe's `@injectable()`, `@singleton()` and
+ * `@scoped(Lifecycle.ContainerScoped)` (a session-scoped provider) work as well.
  */
-export function Injectable(options: { scope?: Scope } = {}): ClassDecorator {
+export function Injectable(options: InjectableOptions = {}): ClassDecorator {
   return (target) => {
     Reflect.defineMetadata(SCOPE_KEY, options.scope ?? 'app', target);
   };
@@ -86,10 +87,19 @@ export function declaredScope(cls: object): Scope | undefined {
   return Reflect.getOwnMetadata(SCOPE_KEY, cls) as Scope | undefined;
 }
 
+/** True when the class carries `@Injectable` (its own, not an ancestor's). */
+export function isInjectableClass(cls: object): boolean {
+  return Reflect.hasOwnMetadata(SCOPE_KEY, cls);
+}
+
 /** One constructor parameter: the token to inject, or undefined when nothing names one. */
 export interface ParameterToken {
   readonly index: number;
   readonly token: Token | undefined;
+  /** tsyringe's `@inject(token, { isOptional: true })`: inject undefined when nothing provides it. */
+  readonly optional?: boolean;
+  /** A tsyringe decorator modules cannot honour (`@injectAll`, `@injectWithTransform`). */
+  readonly unsupported?: string | undefined;
   /**
    * True when TypeScript emitted no parameter types for the class at all: compiled
    * without `emitDecoratorMetadata` (or by a tool that never emits them), or a class
@@ -97,6 +107,16 @@ export interface ParameterToken {
    */
   readonly typesMissing?: boolean;
 }
+
+const NOT_A_TOKEN: ReadonlySet<unknown> = new Set<unknown>([
+  Object,
+  String,
+  Number,
+  Boolean,
+  Array,
+  Function,
+  Promise,
+]);
 
 /**
  * The tokens of a class's constructor parameters: `@Inject` (ours or tsyringe's) wins,
@@ -107,40 +127,37 @@ export function constructorTokens(cls: Constructor): ParameterToken[] {
   const emitted = Reflect.getMetadata('design:paramtypes', cls) as unknown[] | undefined;
   const types = emitted ?? [];
   const ours = (Reflect.getOwnMetadata(INJECT_KEY, cls) ?? {}) as Record<number, Token>;
-  const theirs = (Reflect.getOwnMetadata(TSYRINGE_INJECT_KEY, cls) ?? {}) as Record<
-    number,
-    unknown
-  >;
-  const count = Math.max(types.length, cls.length, ...Object.keys(ours).map((k) => Number(k) + 1));
+  const theirs = tsyringeParameters(cls);
+  const count = Math.max(
+    types.length,
+    cls.length,
+    ...Object.keys(ours).map((k) => Number(k) + 1),
+    ...[...theirs.keys()].map((k) => k + 1),
+  );
   const tokens: ParameterToken[] = [];
   for (let index = 0; index < count; index++) {
-    const explicit = ours[index] ?? tsyringeToken(theirs[index]);
-    if (explicit !== undefined) {
-      tokens.push({ index, token: explicit });
+    const own = ours[index];
+    if (own !== undefined) {
+      tokens.push({ index, token: own });
+      continue;
+    }
+    const tsyringe = theirs.get(index);
+    if (tsyringe !== undefined) {
+      const token = isToken(tsyringe.token) ? tsyringe.token : undefined;
+      tokens.push({
+        index,
+        token,
+        optional: tsyringe.optional,
+        unsupported: tsyringe.unsupported,
+      });
       continue;
     }
     const type = types[index];
-    const usable =
-      typeof type === 'function' &&
-      type !== Object &&
-      type !== String &&
-      type !== Number &&
-      type !== Boolean &&
-      type !== Array &&
-      type !== Function &&
-      type !== Promise;
-    if (usable) tokens.push({ index, token: type as Constructor });
-    else tokens.push({ index, token: undefined, typesMissing: emitted === undefined });
+    if (typeof type === 'function' && !NOT_A_TOKEN.has(type)) {
+      tokens.push({ index, token: type as Constructor });
+    } else {
+      tokens.push({ index, token: undefined, typesMissing: emitted === undefined });
+    }
   }
   return tokens;
-}
-
-function tsyringeToken(entry: unknown): Token | undefined {
-  if (entry === undefined) return undefined;
-  if (isToken(entry)) return entry;
-  if (typeof entry === 'object' && entry !== null && 'token' in entry) {
-    const token = entry.token;
-    return isToken(token) ? token : undefined;
-  }
-  return undefined;
 }

@@ -7,13 +7,16 @@ import {
   type Result,
   type Tool,
   type ToolContext,
-  runWithContext,
+  contextForCall,
+  contextRunner,
+  type ContextRunner,
   toolFailure,
 } from '../core';
 import { type ChainLinks } from './chains';
 import { type DrainSource, ExecutorCall } from './executor-call';
 import { cancelled, isThenable, onStartFailure } from './failures';
 import { Fifo } from './fifo';
+import { Handover } from './handover';
 import { type ExecutorEvent, type ExecutorRun, type Job, type OnStart } from './types';
 
 /** What one batch runs with, settled by the executor before the run starts. */
@@ -58,6 +61,8 @@ export class BatchRun implements ExecutorRun, DrainSource {
   readonly #controller = new AbortController();
   /** What every job's context is made from: the batch's context, signal and recorder. */
   readonly #jobBase: ToolContext;
+  /** Runs a job's onStart and tool with its context current (made where the batch was). */
+  readonly #runIn: ContextRunner = contextRunner();
   #state = NEW;
 
   /** Jobs that wait for a slot, having their turn in their chain, in the order they asked. */
@@ -73,6 +78,12 @@ export class BatchRun implements ExecutorRun, DrainSource {
 
   readonly #ready = new Fifo<QueuedEvent>();
   #finalsDelivered = 0;
+  /** When a final's slot and turn are given back (see Handover). */
+  readonly #handover = new Handover({
+    isRunning: () => this.#state === RUNNING,
+    release: (i) => this.#release(i),
+    released: () => this.#pump(),
+  });
   /** The consumer's pending next(), when it waits for an event. */
   #waiter: ((step: Step | Promise<Step>) => void) | undefined;
   #waiting: Promise<Step> | undefined;
@@ -107,8 +118,11 @@ export class BatchRun implements ExecutorRun, DrainSource {
     const waiting = this.#waiting;
     if (waiting !== undefined) return waiting.then(() => this.next());
     if (this.#state === NEW) this.#start();
+    else this.#handover.consumerReturned();
     const step = this.#take();
     if (step === undefined) return this.#wait();
+    // A final handed over here: the consumer attaches its continuation once this returns.
+    if (this.#handover.pending) this.#handover.ensurePass(2);
     return isThenable(step) ? step : Promise.resolve(step);
   }
 
@@ -133,6 +147,11 @@ export class BatchRun implements ExecutorRun, DrainSource {
     }
     this.#unlinkSignals();
     return DONE;
+  }
+
+  /** A progress update of job `index`, from its call's `onUpdate`. */
+  progressOf(index: number, update: Result): void {
+    this.#progress(index, update);
   }
 
   /** See {@link progressTaken}. */
@@ -166,7 +185,7 @@ export class BatchRun implements ExecutorRun, DrainSource {
   #deliver(event: QueuedEvent): Step | Promise<Step> {
     if (event.final) {
       this.#finalsDelivered++;
-      this.#handedOver(event.index);
+      this.#handover.handedOver(event.index);
     } else {
       this.#took(event);
       const onUpdate = this.#plan.jobs[event.index]?.call.onUpdate;
@@ -197,27 +216,14 @@ export class BatchRun implements ExecutorRun, DrainSource {
     this.#pump();
   }
 
-  /**
-   * Job `i`'s final is being handed over: the `next()` carrying it resolves now. Its
-   * slot and its chain's turn are released two microtask hops later, after the
-   * continuation the consumer attached to that `next()` (a `for await` loop's body up to
-   * its first `await`, or a `.then`), so the next job is never handed to its tool before
-   * the consumer has the final, and never waits for a loop body that awaits.
-   */
-  #handedOver(i: number): void {
-    queueMicrotask(() => queueMicrotask(() => this.#release(i)));
-  }
-
-  /** The consumer has job `i`'s final: release its slot and move its chain on. */
+  /** The consumer has job `i`'s final: free its slot and move its chain on. */
   #release(i: number): void {
-    if (this.#state !== RUNNING) return;
     if (this.#holdsSlot[i] === 1) {
       this.#holdsSlot[i] = 0;
       this.#active--;
     }
     const next = this.#plan.chains.next[i] as number;
     if (next !== -1) this.#want(next);
-    this.#pump();
   }
 
   /** Job `i` has its turn and asks for a slot; after cancellation it completes at once. */
@@ -255,14 +261,14 @@ export class BatchRun implements ExecutorRun, DrainSource {
       const error = new AgentToolError('NO_TOOL', `no tool for call ${goQuote(job.call.id)}`);
       return this.#complete(i, undefined, error);
     }
-    const call = new ExecutorCall(job.call, this, i, (update) => this.#progress(i, update));
-    const ctx = this.#jobBase.with({ call });
+    const call = new ExecutorCall(job.call, this, i);
+    const ctx = contextForCall(this.#jobBase, call);
     this.#inflight++;
     const onStart = this.#plan.onStart;
     if (onStart === undefined) return this.#execute(i, tool, call, ctx);
     let started: void | Promise<void>;
     try {
-      started = runWithContext(ctx, () => onStart({ tool, call }, ctx));
+      started = this.#runIn(ctx, () => onStart({ tool, call }, ctx));
     } catch (thrown) {
       return this.#settle(i, undefined, onStartFailure(call.id, thrown));
     }
@@ -279,7 +285,7 @@ export class BatchRun implements ExecutorRun, DrainSource {
   #execute(i: number, tool: Tool, call: Call, ctx: ToolContext): void {
     let out: Result | Promise<Result>;
     try {
-      out = runWithContext(ctx, () => tool.execute(call, ctx));
+      out = this.#runIn(ctx, () => tool.execute(call, ctx));
     } catch (thrown) {
       return this.#settle(i, undefined, toolFailure(tool.name, thrown));
     }
@@ -367,6 +373,7 @@ export class BatchRun implements ExecutorRun, DrainSource {
     if (event.final || this.#plan.jobs[event.index]?.call.onUpdate === undefined) {
       // The consumer is waiting and nothing of the caller's runs first: hand it over now.
       waiter(this.#deliver(event));
+      if (event.final) this.#handover.ensurePass(1);
     } else {
       // The caller's callback runs when the consumer takes the event, not inside the
       // tool's progress() call.

@@ -7,15 +7,6 @@ export function boundOf(maxParallel: number | undefined): number {
   return Math.floor(maxParallel);
 }
 
-/** True when the batch runs one job at a time in the model's order. */
-export function isSerialBatch(jobs: readonly Job[], bound: number, sequential: boolean): boolean {
-  if (sequential || bound === 1) return true;
-  for (const job of jobs) {
-    if (job.tool !== undefined && job.tool !== null && isSequential(job.tool)) return true;
-  }
-  return false;
-}
-
 /**
  * The chains of a batch as links: the first job of each chain, in the order the chains
  * are placed, and for each job the next job of its chain (-1 for the last). A serial
@@ -28,19 +19,22 @@ export interface ChainLinks {
   readonly next: Int32Array;
 }
 
-export function chainLinks(jobs: readonly Job[], serial: boolean): ChainLinks {
+function chainLinks(jobs: readonly Job[], serial: boolean): ChainLinks {
   const n = jobs.length;
   const next = new Int32Array(n).fill(-1);
   if (n === 0) return { heads: [], next };
-  if (serial) {
-    for (let i = 0; i < n - 1; i++) next[i] = i + 1;
-    return { heads: [0], next };
-  }
+  if (serial) return serialLinks(next);
   const heads: number[] = [];
   let lastOf: Map<string, number> | undefined;
   for (let i = 0; i < n; i++) {
     const tool = jobs[i]?.tool;
-    const resource = tool === undefined || tool === null ? '' : resourceOf(tool);
+    if (tool === undefined || tool === null) {
+      heads.push(i);
+      continue;
+    }
+    // One read of each tool: a sequential tool makes the whole batch serial.
+    if (isSequential(tool)) return serialLinks(next);
+    const resource = resourceOf(tool);
     if (resource === '') {
       heads.push(i);
       continue;
@@ -54,9 +48,24 @@ export function chainLinks(jobs: readonly Job[], serial: boolean): ChainLinks {
   return { heads, next };
 }
 
-/** The chains as lists of job indices in the model's order (see {@link chainLinks}). */
-export function chainsOf(jobs: readonly Job[], serial: boolean): number[][] {
-  const { heads, next } = chainLinks(jobs, serial);
+/** One chain of every job, in the model's order. */
+function serialLinks(next: Int32Array): ChainLinks {
+  next.fill(-1);
+  for (let i = 0; i < next.length - 1; i++) next[i] = i + 1;
+  return { heads: [0], next };
+}
+
+/**
+ * The links a batch runs by: serial when `sequential` or a bound of 1 says so, or when
+ * any job's tool is sequential (found in the same pass that groups resources).
+ */
+export function batchLinks(jobs: readonly Job[], bound: number, sequential: boolean): ChainLinks {
+  return chainLinks(jobs, sequential || bound === 1);
+}
+
+/** The chains as lists of job indices in the model's order (see {@link batchLinks}). */
+export function chainsOf(jobs: readonly Job[], bound: number, sequential: boolean): number[][] {
+  const { heads, next } = batchLinks(jobs, bound, sequential);
   return heads.map((head) => {
     const chain: number[] = [];
     for (let i = head; i !== -1; i = next[i] as number) chain.push(i);

@@ -1,8 +1,10 @@
 import { type Call, type JsonValue, type Result, type ToolContext } from '../core';
 
-/** Where a call's undelivered progress is counted: the batch run. */
+/** The batch run a call belongs to: where its progress goes and is counted. */
 export interface DrainSource {
   drained(index: number): Promise<void>;
+  /** A progress update of job `index`. */
+  progressOf(index: number, update: Result): void;
 }
 
 /**
@@ -13,21 +15,25 @@ export class ExecutorCall implements Call {
   readonly id: string;
   readonly idempotencyKey?: string;
   readonly value?: JsonValue;
-  readonly onUpdate: (update: Result) => void;
   readonly #call: Call;
   readonly #run: DrainSource;
   readonly #index: number;
+  #onUpdate: ((update: Result) => void) | undefined;
 
-  constructor(call: Call, run: DrainSource, index: number, onUpdate: (update: Result) => void) {
+  constructor(call: Call, run: DrainSource, index: number) {
     this.id = call.id;
     this.#call = call;
     if (call.idempotencyKey !== undefined) this.idempotencyKey = call.idempotencyKey;
     // Arguments a harness already decoded pass on as they are; their text is built
     // only if someone reads it.
     if (call.value !== undefined) this.value = call.value;
-    this.onUpdate = onUpdate;
     this.#run = run;
     this.#index = index;
+  }
+
+  /** The executor's progress forwarder (made when first asked for: most tools report none). */
+  get onUpdate(): (update: Result) => void {
+    return (this.#onUpdate ??= (update) => this.#run.progressOf(this.#index, update));
   }
 
   get args(): string {

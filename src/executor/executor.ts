@@ -1,6 +1,6 @@
 import { createContext } from '../core';
 import { BatchRun } from './batch';
-import { boundOf, chainLinks, chainsOf, isSerialBatch } from './chains';
+import { batchLinks, boundOf, chainsOf } from './chains';
 import {
   DEFAULT_PROGRESS_BUFFER,
   type ExecuteOptions,
@@ -79,7 +79,7 @@ export class Executor {
     const list = [...jobs];
     return new BatchRun({
       jobs: list,
-      chains: chainLinks(list, isSerialBatch(list, this.#limit, this.#sequential)),
+      chains: batchLinks(list, this.#limit, this.#sequential),
       limit: this.#limit,
       progressBuffer: this.#progressBuffer,
       context,
@@ -111,6 +111,6 @@ export class Executor {
    * own. No jobs, no chains. Reads the tools' properties and runs nothing.
    */
   chains(jobs: readonly Job[]): number[][] {
-    return chainsOf(jobs, isSerialBatch(jobs, this.#limit, this.#sequential));
+    return chainsOf(jobs, this.#limit, this.#sequential);
   }
 }

@@ -56,12 +56,12 @@ export interface ExecutorOptions {
    * At most this many tools run at once; a value that is not a positive number means
    * {@link DEFAULT_MAX_PARALLEL}. A bound of 1 makes every batch serial.
    */
-  readonly maxParallel?: number;
+  readonly maxParallel?: number | undefined;
   /**
    * Runs every batch one job at a time, in the model's order, ignoring resources. A batch
    * with any sequential tool runs that way regardless.
    */
-  readonly sequential?: boolean;
+  readonly sequential?: boolean | undefined;
   /**
    * Installed on every job's context, so a tool that writes a record while it runs
    * reaches the host. When unset, a recorder already on the batch's context is used.
@@ -82,7 +82,7 @@ export interface ExecutorOptions {
    * conflated (default {@link DEFAULT_PROGRESS_BUFFER}, at least 1). See
    * {@link Executor.execute} on back-pressure.
    */
-  readonly progressBuffer?: number;
+  readonly progressBuffer?: number | undefined;
 }
 
 /** What one batch runs under. */

@@ -3,8 +3,11 @@ import * as path from 'node:path';
 
 // The layer arrows of DESIGN.md, checked on the source: core imports nothing of ours;
 // decorators, executor and mcp import only core; di composes them; cli sits on top and
-// uses the public entries (`agenttool`, `agenttool/mcp`, `agenttool/di`) only.
+// uses the public entries (`agenttool`, `agenttool/mcp`, `agenttool/di`) only, as do the
+// samples.
 const SRC = path.join(__dirname, '../../src');
+const SAMPLES = path.join(__dirname, '../../samples');
+const PUBLIC = ['agenttool', 'agenttool/mcp', 'agenttool/di'];
 const ALLOWED: Record<string, readonly string[]> = {
   core: [],
   decorators: ['core'],
@@ -78,6 +81,29 @@ describe('layer arrows', () => {
       expect(offences).toEqual([]);
     });
   }
+});
+
+describe('the samples', () => {
+  it(`import agenttool only through its public entries (${PUBLIC.join(', ')})`, () => {
+    const offences: string[] = [];
+    const files = sourceFiles(SAMPLES);
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      for (const specifier of importsOf(file)) {
+        const where = path.relative(SAMPLES, file);
+        if (specifier.startsWith('agenttool')) {
+          if (!PUBLIC.includes(specifier)) offences.push(`${where} imports ${specifier}`);
+          continue;
+        }
+        if (!specifier.startsWith('.')) continue;
+        const target = path.resolve(path.dirname(file), specifier);
+        if (path.relative(SAMPLES, target).startsWith('..')) {
+          offences.push(`${where} imports ${specifier} (outside samples/)`);
+        }
+      }
+    }
+    expect(offences).toEqual([]);
+  });
 });
 
 describe('the root entry', () => {

@@ -7,7 +7,7 @@ import { splitCommandLine } from '../../src/cli/command-line';
 import { CliError } from '../../src/cli/exit-codes';
 import { ProgressDisplay, describeProgress } from '../../src/cli/progress';
 import { describeField } from '../../src/cli/prompts';
-import { recordLine } from 'agenttool';
+import { recordLine } from '../../src/core/record-file';
 import { parseAddress } from '../../src/cli/serve';
 
 function sink(isTTY: boolean): Writable & { text: string; isTTY: boolean; columns: number } {

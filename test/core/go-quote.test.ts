@@ -3,11 +3,12 @@ import {
   type Schema,
   ToolSet,
   compileSchema,
-  goQuote,
   newTool,
   text,
   validateArguments,
 } from 'agenttool';
+// Unit level: the quoting every message of ours uses.
+import { goQuote } from '../../src/core/quote';
 
 // Go quotes every name and value in these messages with %q, i.e. strconv.Quote: printable
 // runes as they are (unicode.IsPrint), \a \b \f \n \r \t \v \" \\, other runes below

@@ -7,9 +7,10 @@ import {
   parts,
   text,
   textPart,
-  toolFailure,
   toResult,
 } from 'agenttool';
+// Unit level: how the executor and the MCP server turn what a tool threw into its failure.
+import { toolFailure } from '../../src/core/errors';
 
 describe('output conversion', () => {
   it('a string is text', () => {

@@ -15,6 +15,7 @@ import {
   type Tool,
   ToolSet,
   unwrap,
+  validatesOwnArguments,
   wrap,
 } from 'agenttool';
 
@@ -41,6 +42,7 @@ function everythingTool(closed: string[]): Tool {
     close: () => {
       closed.push('everything');
     },
+    validatesArguments: true,
     execute: () => text('inner'),
   });
 }
@@ -49,6 +51,7 @@ describe('readers apply the defaults', () => {
   const plain: Tool = { name: 'plain', description: '', parameters: undefined, execute: noop };
 
   it('for a tool that declares nothing', () => {
+    expect(validatesOwnArguments(plain)).toBe(false);
     expect(isStrict(plain)).toBe(false);
     expect(isSequential(plain)).toBe(false);
     expect(resourceOf(plain)).toBe('');
@@ -132,6 +135,7 @@ describe('wrap and unwrap', () => {
       expect(confinedBy(wrapper, args, ctx)).toEqual(confinedBy(inner, args, ctx));
       expect(replayOf(wrapper, args, ctx)).toEqual(replayOf(inner, args, ctx));
     }
+    expect(validatesOwnArguments(wrapper)).toBe(true);
     expect(definitionOf(wrapper)).toEqual(definitionOf(inner));
     expect(await wrapper.execute({ id: '1', args: '' }, ctx)).toEqual(text('outer'));
     await wrapper.close?.();

@@ -8,7 +8,7 @@ import {
   schemaOf,
   Tool,
   toolFromInstance,
-  toolMetadataOf,
+  toolDescriptorOf,
 } from 'agenttool';
 
 function problemsOf(run: () => unknown): readonly string[] {
@@ -101,7 +101,7 @@ describe('registration errors', () => {
     @Confined(42 as unknown as () => boolean)
     @Replay('sometimes' as 'safe')
     class NoExecute {}
-    const problems = problemsOf(() => toolMetadataOf(NoExecute));
+    const problems = problemsOf(() => toolDescriptorOf(NoExecute));
     expect(problems.slice(0, 2)).toEqual([
       'NoExecute: @Tool needs a non-empty name',
       'NoExecute: a tool class needs an execute(args, ctx) method',

@@ -25,7 +25,7 @@ import {
   Tool,
   type ToolContext,
   toolFromInstance,
-  toolMetadataOf,
+  toolDescriptorOf,
   ValidationError,
 } from 'agenttool';
 
@@ -126,7 +126,7 @@ describe('each decorator read through the core readers', () => {
   it('exposes the metadata of a tool class', () => {
     expect(isToolClass(Everything)).toBe(true);
     expect(isToolClass(EchoArgs)).toBe(false);
-    const metadata = toolMetadataOf(Everything);
+    const metadata = toolDescriptorOf(Everything);
     expect(metadata.name).toBe('everything');
     expect(metadata.args).toBe(EchoArgs);
     expect(metadata.fields.map((f) => f.name)).toEqual(['message', 'times']);

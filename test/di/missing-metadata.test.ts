@@ -48,7 +48,7 @@ describe('constructor injection without emitted parameter types', () => {
     );
   });
 
-  it('names it for a provider class without a decorator, even when the flag is on', async () => {
+  it('suggests @Injectable() for a provider class without a decorator, even when the flag is on', async () => {
     const { HoursModule } = compileDecorated(
       `
 import { Tool } from 'agenttool';
@@ -74,9 +74,10 @@ export class HoursModule {}
       { emitDecoratorMetadata: true },
     );
     const error = await creationError(HoursModule);
-    // HoursTool has a decorator, so its parameter types were emitted; Hours has none.
+    // HoursTool has a decorator, so its parameter types were emitted; Hours has none. Its
+    // dependency is a class, so the fix is a decorator on Hours, not @Inject(token).
     expect(error.message).toBe(
-      `ToolApp.create(HoursModule): HoursModule: Hours's constructor parameter #0 has no injection token: TypeScript emitted no constructor parameter types for Hours; compile with "emitDecoratorMetadata": true and decorate the class (@Tool, @Injectable()), or add @Inject(token) to the parameter`,
+      `ToolApp.create(HoursModule): HoursModule: Hours's constructor parameter #0 has no injection token: Hours has no decorator, so TypeScript emitted no constructor parameter types for it; decorate Hours with @Injectable() (compiled with "emitDecoratorMetadata": true)`,
     );
   });
 

@@ -111,7 +111,7 @@ describe('the bound', () => {
     const lab = new Lab();
     const tool = quick('q', (id) => 1 + (Number(id.slice(1)) % 5), lab);
     const jobs = Array.from({ length: 25 }, (_, i) => job(tool, `c${i}`));
-    const executor = new Executor(maxParallel === undefined ? {} : { maxParallel });
+    const executor = new Executor({ maxParallel });
     await collect(executor.execute(jobs));
     expect(lab.peak).toBe(bound);
   });
@@ -239,6 +239,26 @@ describe('the job context', () => {
     });
     await new Executor().results([job(tool, 'a'), job(tool, 'b', { idempotencyKey: 'k1' })]);
     expect(seen.sort()).toEqual(['a:a:a:true', 'b:b:b:true']);
+  });
+
+  it("keeps a job's context to its job: the loop body and the code after see none", async () => {
+    const tool = newTool({
+      name: 'deep',
+      execute: async () => {
+        await Promise.resolve();
+        return text(currentContext()?.call.id ?? 'none');
+      },
+    });
+    const jobs = ['a', 'b', 'c', 'd'].map((id) => job(tool, id));
+    const inBody: (string | undefined)[] = [];
+    const outputs: unknown[] = [];
+    for await (const event of new Executor({ maxParallel: 2 }).execute(jobs)) {
+      inBody.push(currentContext()?.call.id);
+      if (event.final) outputs[event.index] = event.result?.output;
+    }
+    expect(outputs).toEqual(['a', 'b', 'c', 'd']);
+    expect(inBody).toEqual([undefined, undefined, undefined, undefined]);
+    expect(currentContext()).toBeUndefined();
   });
 
   it('keeps the call id, arguments and idempotency key', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type Job,
+  type JobOutcome,
   type Tool,
   type ToolRecord,
   Executor,
@@ -46,7 +47,7 @@ function job(tool: Tool, args: unknown = {}): Job {
   return { tool, call: { id: `call_${++ids}`, args: JSON.stringify(args) } };
 }
 
-function outputOf(outcome: { result?: { output: unknown }; error?: Error }): unknown {
+function outputOf(outcome: JobOutcome): unknown {
   if (outcome.error !== undefined) return `Error: ${outcome.error.message}`;
   return outcome.result?.output;
 }

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync }
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DEFAULT_COMMAND_TIMEOUT_MS, Shell, type ShellOptions } from '../../samples/shell/shell';
+import { gone, liveGroup } from '../support/processes';
 
 let dir: string;
 const shells: Shell[] = [];
@@ -20,26 +21,6 @@ afterEach(async () => {
   await Promise.all(shells.splice(0).map((shell) => shell.close()));
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** The process group of a live process, from /proc; undefined when it is gone or a zombie. */
-function liveGroup(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[0] === 'Z' ? undefined : Number(fields[2]);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Waits (boundedly) for a process to be gone: the OS tells no one when it is reaped. */
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 500; i += 1) {
-    if (liveGroup(pid) === undefined) return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return false;
-}
 
 /** Runs a command and aborts it as soon as its output contains `text`. */
 async function runUntil(shell: Shell, command: string, text: string, extra = {}) {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type JobOutcome, type Session, type ToolRecord, resourceOf } from 'agenttool';
@@ -12,6 +12,8 @@ import {
   workspaceConfigFromEnvironment,
 } from '../../samples/workspace/config';
 import { WorkspaceModule } from '../../samples/workspace/workspace.module';
+import { gone } from '../support/processes';
+import { testSession as session } from '../support/session';
 
 let root: string;
 let savedRoot: string | undefined;
@@ -39,34 +41,6 @@ afterEach(async () => {
 function outputOf(outcome: JobOutcome | undefined): unknown {
   if (outcome === undefined) return undefined;
   return outcome.error !== undefined ? `Error: ${outcome.error.message}` : outcome.result.output;
-}
-
-/** A session as a transport would give one: ending it runs its listeners. */
-function session(id: string): Session & { end(): Promise<void> } {
-  const listeners: (() => void | Promise<void>)[] = [];
-  return {
-    id,
-    onClose: (listener) => void listeners.push(listener),
-    end: async () => {
-      for (const listener of listeners.splice(0)) await listener();
-    },
-  };
-}
-
-/** Waits (boundedly) for a process to be gone: the OS tells no one when it is reaped. */
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 500; i += 1) {
-    let state: string | undefined;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-    } catch {
-      return true;
-    }
-    if (state === 'Z') return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return false;
 }
 
 describe('WorkspaceModule', () => {

@@ -11,6 +11,7 @@ import {
   type JSONRPCMessage,
   ReadBuffer,
   serializeMessage,
+  StreamableHTTPClientTransport,
   type Transport,
 } from '@modelcontextprotocol/client';
 import {
@@ -88,7 +89,6 @@ async function manual(
   elicitation: ClientCapabilities['elicitation'] = { form: {}, url: {} },
 ): Promise<Manual> {
   const handler = server.handler();
-  const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
   const client = new Client(
     { name: 'manual', version: '1' },
     { capabilities: { elicitation }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
@@ -281,7 +281,6 @@ describe('a 2026-07-28 client answering by hand', () => {
   test('a client that offers no elicitation is asked nothing', async () => {
     const server = serve(asker(confirm));
     const handler = server.handler();
-    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
     const client = new Client(
       { name: 'plain', version: '1' },
       { versionNegotiation: { mode: { pin: '2026-07-28' } } },

@@ -5,6 +5,7 @@
  * signal holds the close up no longer than the grace period.
  */
 import { PassThrough } from 'node:stream';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { createContext, newTool, outputText, type Tool } from 'agenttool';
 import { connectMcp, McpToolServer, type RemoteTools } from 'agenttool/mcp';
 import { deferred } from './helpers';
@@ -75,9 +76,7 @@ test('a call that arrives while the server stops is refused, and the close waits
     },
   });
   const server = new McpToolServer([tool, stubborn]);
-  const [clientEnd, serverEnd] = await import('@modelcontextprotocol/server').then((m) =>
-    m.InMemoryTransport.createLinkedPair(),
-  );
+  const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
   await server.connect(serverEnd);
   const remote = await connectMcp({ transport: clientEnd, protocol: 'legacy' });
   try {

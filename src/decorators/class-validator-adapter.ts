@@ -1,5 +1,16 @@
 import type * as ClassValidator from 'class-validator';
-import { type Constructor } from './metadata';
+import { type Constructor } from '../core';
+
+/*
+ * Everything agenttool relies on in class-validator beyond its documented API lives in
+ * this file, and test/decorators/dependency-adapters.test.ts fails when class-validator
+ * changes under it:
+ *
+ * - that its decorators register into `globalThis.classValidatorMetadataStorage`, which
+ *   tells whether any class uses class-validator without loading the package;
+ * - the shape of the records `getMetadataStorage().getTargetValidationMetadatas()`
+ *   returns (its storage is exported, its records' shape is not documented).
+ */
 
 let loaded: typeof ClassValidator | undefined;
 

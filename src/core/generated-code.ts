@@ -1,6 +1,15 @@
 import { type JsonValue } from './json';
 import { type Schema } from './schema';
 
+/*
+ * The generated-code fast paths, in one place. Each has an interpreter that is the
+ * reference (the validator's schema walk in validate.ts; interpretInstantiator below),
+ * and test/core/generated-code.test.ts holds each generated function to its
+ * interpreter's verdicts and results. Code is generated from JSON literals only (every
+ * name and value inlined with JSON.stringify), and where code generation is refused
+ * (`--disallow-code-generation-from-strings`) the interpreter runs instead.
+ */
+
 /** A predicate that says only whether a value is valid, for the common case. */
 export type FastCheck = (value: unknown) => boolean;
 
@@ -138,4 +147,93 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
       Object.hasOwn(b, k) &&
       jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
   );
+}
+
+/** One field an instantiator copies: its key and the conversion of its JSON value, if any. */
+export interface CopiedField {
+  readonly key: string;
+  /** Undefined when the JSON value is already the field's value. */
+  readonly convert: ((value: unknown) => unknown) | undefined;
+}
+
+/** Builds an instance from arguments the schema has already accepted. */
+export type Instantiate = (plain: Record<string, unknown>) => object;
+
+/** Runs one field's conversion; the caller's, so that it can say where a conversion failed. */
+export type ConvertField = (
+  convert: (value: unknown) => unknown,
+  value: unknown,
+  key: string,
+) => unknown;
+
+/**
+ * The instantiator of a class, interpreted: `new New()`, then each field the arguments
+ * have (a defined value; for a key every object inherits, such as `toString`, an own
+ * one), converted unless null. The reference the generated one is held to.
+ */
+export function interpretInstantiator(
+  New: new () => Record<string, unknown>,
+  fields: readonly CopiedField[],
+  convertField: ConvertField,
+): Instantiate {
+  const inherited = fields.map(({ key }) => key in Object.prototype);
+  return (plain) => {
+    const instance = new New();
+    for (let i = 0; i < fields.length; i++) {
+      const { key, convert } = fields[i]!;
+      const v = plain[key];
+      if (inherited[i] === true ? !Object.hasOwn(plain, key) : v === undefined) continue;
+      instance[key] = convert === undefined || v === null ? v : convertField(convert, v, key);
+    }
+    return instance;
+  };
+}
+
+/**
+ * The same instantiator as straight-line code: one constant-key store per field
+ * (generic keyed stores with changing keys cost V8 several times as much). Undefined
+ * when code generation is refused.
+ */
+export function generateInstantiator(
+  New: new () => Record<string, unknown>,
+  fields: readonly CopiedField[],
+  convertField: ConvertField,
+): Instantiate | undefined {
+  const lines = ['const instance = new New();', 'let v;'];
+  fields.forEach(({ key, convert }, i) => {
+    const k = JSON.stringify(key);
+    // JSON never yields undefined, so a defined value is present, unless the key names
+    // something every object inherits (toString, valueOf, ...).
+    const present = key in Object.prototype ? `hasOwn(plain, ${k})` : 'v !== undefined';
+    lines.push(`v = plain[${k}];`);
+    lines.push(
+      convert === undefined
+        ? `if (${present}) instance[${k}] = v;`
+        : `if (${present}) instance[${k}] = v === null ? null : convertField(converts[${i}], v, ${k});`,
+    );
+  });
+  lines.push('return instance;');
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from field names as JSON literals only
+    const factory = new Function(
+      'New',
+      'converts',
+      'convertField',
+      'hasOwn',
+      `return function instantiate(plain) {\n${lines.join('\n')}\n};`,
+    ) as (
+      New: new () => Record<string, unknown>,
+      converts: readonly (((value: unknown) => unknown) | undefined)[],
+      convertField: ConvertField,
+      hasOwn: typeof Object.hasOwn,
+    ) => Instantiate;
+    return factory(
+      New,
+      fields.map((f) => f.convert),
+      convertField,
+      Object.hasOwn,
+    );
+  } catch {
+    return undefined;
+  }
 }

@@ -1,10 +1,10 @@
-import { goQuote, isJsonObject, type JsonObject } from '../core';
+import { type Constructor, goQuote, isJsonObject, type JsonObject } from '../core';
 import {
   classConstraints,
   type ClassConstraints,
   fieldConstraints,
-} from './class-validator-metadata';
-import { type Constructor, type ParamRecord, readParams } from './metadata';
+} from './class-validator-adapter';
+import { type ParamRecord, readParams } from './metadata';
 
 /** A field's type, normalised: what the schema writer and the instantiator work from. */
 export type Shape =
@@ -38,16 +38,22 @@ export interface ClassPlan {
   readonly problems: readonly string[];
 }
 
-const plans = new WeakMap<Constructor, ClassPlan>();
+/**
+ * The classes of one arguments tree, each read once: what one descriptor build reads
+ * its classes through. Nothing is kept between builds; the descriptors are.
+ */
+export class ClassPlans {
+  readonly #plans = new Map<Constructor, ClassPlan>();
 
-/** The plan of an arguments class, read once and cached. */
-export function classPlan(cls: Constructor): ClassPlan {
-  let plan = plans.get(cls);
-  if (plan === undefined) {
-    plan = readClassPlan(cls);
-    plans.set(cls, plan);
+  /** The plan of `cls`, read on first use. */
+  of(cls: Constructor): ClassPlan {
+    let plan = this.#plans.get(cls);
+    if (plan === undefined) {
+      plan = readClassPlan(cls);
+      this.#plans.set(cls, plan);
+    }
+    return plan;
   }
-  return plan;
 }
 
 /** True when `cls` supplies its own schema through a static `jsonSchema()` method. */

@@ -1,0 +1,74 @@
+// The API report of each public entry (agenttool, agenttool/di, agenttool/mcp), written
+// by API Extractor from the declarations tsc emits, and kept under version control in
+// api/. `node scripts/api-report.js` fails when an entry's API differs from its report
+// (part of `npm run check`); `--update` (`npm run api:update`) rewrites the reports.
+'use strict';
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+const { Extractor, ExtractorConfig } = require('@microsoft/api-extractor');
+
+const root = path.resolve(__dirname, '..');
+const update = process.argv.includes('--update');
+
+// The di and mcp entries use the root entry's types (Tool, ToolContext, ...) without
+// exporting them again: there an unexported type is the root's, and named as such.
+const ENTRIES = [
+  { report: 'agenttool', declarations: 'dist/api/src/index.d.ts', ownsTypes: true },
+  { report: 'agenttool-di', declarations: 'dist/api/src/di/index.d.ts', ownsTypes: false },
+  { report: 'agenttool-mcp', declarations: 'dist/api/src/mcp/index.d.ts', ownsTypes: false },
+];
+
+const tsc = require.resolve('typescript/bin/tsc', { paths: [root] });
+const declarations = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.api.json'], {
+  cwd: root,
+  stdio: 'inherit',
+});
+if (declarations.status !== 0) process.exit(declarations.status ?? 1);
+
+let failed = 0;
+for (const entry of ENTRIES) {
+  const config = ExtractorConfig.prepare({
+    configObject: {
+      projectFolder: root,
+      mainEntryPointFilePath: `<projectFolder>/${entry.declarations}`,
+      compiler: { tsconfigFilePath: '<projectFolder>/tsconfig.api.json' },
+      apiReport: {
+        enabled: true,
+        reportFileName: `${entry.report}.api.md`,
+        reportFolder: '<projectFolder>/api/',
+        reportTempFolder: '<projectFolder>/dist/api/report/',
+      },
+      docModel: { enabled: false },
+      dtsRollup: { enabled: false },
+      tsdocMetadata: { enabled: false },
+      messages: {
+        compilerMessageReporting: { default: { logLevel: 'warning' } },
+        extractorMessageReporting: {
+          default: { logLevel: 'warning', addToApiReportFile: true },
+          // Release tags (@public, @beta) are not used: every export is public.
+          'ae-missing-release-tag': { logLevel: 'none', addToApiReportFile: false },
+          // The report marks each undocumented member "(undocumented)" already.
+          'ae-undocumented': { logLevel: 'none', addToApiReportFile: false },
+          'ae-forgotten-export': entry.ownsTypes
+            ? { logLevel: 'warning', addToApiReportFile: true }
+            : { logLevel: 'none', addToApiReportFile: false },
+        },
+        // Comments are TSDoc for editors; no documentation site is generated from them, so
+        // TSDoc's stricter syntax (a code span on one line, escaped braces) is not enforced.
+        tsdocMessageReporting: { default: { logLevel: 'none', addToApiReportFile: false } },
+      },
+    },
+    configObjectFullPath: undefined,
+    packageJsonFullPath: path.join(root, 'package.json'),
+  });
+  const result = Extractor.invoke(config, { localBuild: update, showVerboseMessages: false });
+  if (!result.succeeded) {
+    failed++;
+    console.error(
+      result.apiReportChanged
+        ? `api/${entry.report}.api.md: the API of ${entry.declarations} changed; if that is meant, run npm run api:update and commit the report`
+        : `api/${entry.report}.api.md: API Extractor reported ${result.errorCount} errors and ${result.warningCount} warnings`,
+    );
+  }
+}
+process.exit(failed === 0 ? 0 : 1);

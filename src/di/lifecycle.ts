@@ -1,0 +1,112 @@
+import { AgentToolError, errorMessage } from '../core';
+import { type ProviderNode } from './graph';
+
+/** `onModuleInit()`: called once the app (or the session) has built the instance. */
+export interface OnModuleInit {
+  onModuleInit(): unknown;
+}
+
+/** `onModuleDestroy()`: called first when the app (or the session) closes. */
+export interface OnModuleDestroy {
+  onModuleDestroy(): unknown;
+}
+
+/** `beforeApplicationShutdown()`: called after every `onModuleDestroy()`, before closing. */
+export interface BeforeApplicationShutdown {
+  beforeApplicationShutdown(signal?: string): unknown;
+}
+
+/** A hook that threw, and the instance it was called on. */
+export interface HookFailure {
+  readonly created: Created;
+  readonly error: AgentToolError;
+}
+
+export type LifecycleHook = 'onModuleInit' | 'onModuleDestroy' | 'beforeApplicationShutdown';
+
+/** One instance a scope built, as its hooks and closing need it. */
+export interface Created {
+  readonly node: ProviderNode;
+  readonly instance: unknown;
+}
+
+/** Where the hooks of an instance are ordered from: its module's distance and its level. */
+export interface HookOrder {
+  distanceOf(node: ProviderNode): number;
+  levelOf(node: ProviderNode): number;
+}
+
+/**
+ * Calls `hook` on every instance that has it, in NestJS's order
+ * (`NestApplicationContext.callInitHook` / `callDestroyHook` and
+ * `hooks/on-module-init.hook.ts` in @nestjs/core 11): module by module, the module
+ * farthest from the root first when starting and nearest first when shutting down;
+ * inside a module, level by level (an instance after what it depends on when starting,
+ * before it when shutting down), the instances of one level at once. An object is
+ * called once however often it was provided. Returns every failure, each as a
+ * `HOOK_FAILED` error; each group is settled before the next starts.
+ */
+export async function callHook(
+  hook: LifecycleHook,
+  created: readonly Created[],
+  order: HookOrder,
+): Promise<HookFailure[]> {
+  const starting = hook === 'onModuleInit';
+  const groups = new Map<string, { distance: number; level: number; members: Created[] }>();
+  const seen = new Set<object>();
+  for (const entry of created) {
+    const { instance } = entry;
+    if (typeof instance !== 'object' || instance === null || seen.has(instance)) continue;
+    if (typeof (instance as Record<string, unknown>)[hook] !== 'function') continue;
+    seen.add(instance);
+    const distance = order.distanceOf(entry.node);
+    const level = order.levelOf(entry.node);
+    const key = `${distance}:${level}`;
+    let group = groups.get(key);
+    if (group === undefined) {
+      group = { distance, level, members: [] };
+      groups.set(key, group);
+    }
+    group.members.push(entry);
+  }
+  const sign = starting ? 1 : -1;
+  const ordered = [...groups.values()].sort(
+    (a, b) => sign * (b.distance - a.distance) || sign * (a.level - b.level),
+  );
+  const failures: HookFailure[] = [];
+  for (const group of ordered) {
+    const results = await Promise.allSettled(
+      group.members.map(async ({ instance }) => {
+        await (instance as Record<LifecycleHook, () => unknown>)[hook]();
+      }),
+    );
+    results.forEach((result, i) => {
+      if (result.status === 'fulfilled') return;
+      const member = group.members[i]!;
+      const { node } = member;
+      failures.push({
+        created: member,
+        error: new AgentToolError(
+          'HOOK_FAILED',
+          `${node.module?.name ?? 'app'}: ${node.label}.${hook}() failed: ${errorMessage(result.reason)}`,
+          { cause: result.reason },
+        ),
+      });
+    });
+  }
+  return failures;
+}
+
+/** The ways an instance says it owns something: `close()`, `dispose()`, or the dispose symbols. */
+export async function closeInstance(instance: unknown): Promise<boolean> {
+  if (typeof instance !== 'object' || instance === null) return false;
+  const target = instance as Record<string | symbol, unknown>;
+  for (const key of ['close', 'dispose', Symbol.asyncDispose, Symbol.dispose]) {
+    const method = target[key];
+    if (typeof method === 'function') {
+      await (method as () => unknown).call(instance);
+      return true;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,220 @@
+import { type ModuleProblem } from './errors';
+import { type AppGraph, builtinFor, type ModuleNode, type ProviderNode } from './graph';
+import { isToken, type Scope, type Token, tokenName } from './tokens';
+
+type Lookup = { node: ProviderNode } | { hidden: ModuleNode } | undefined;
+
+/** What `token` resolves to inside `module`: its own provider, an import's export, a built-in. */
+function lookup(module: ModuleNode, token: Token): Lookup {
+  const own = module.own.get(token);
+  if (own !== undefined) return { node: own };
+  for (const imported of module.imports) {
+    const found = exported(imported, token, new Set());
+    if (found !== undefined) return { node: found };
+  }
+  const builtin = builtinFor(token);
+  if (builtin !== undefined) return { node: builtin };
+  for (const imported of module.imports) {
+    if (imported.own.has(token)) return { hidden: imported };
+  }
+  return undefined;
+}
+
+/** The provider `module` exports under `token`, directly or by re-exporting an import. */
+export function exported(
+  module: ModuleNode,
+  token: Token,
+  seen: Set<ModuleNode> = new Set(),
+): ProviderNode | undefined {
+  if (seen.has(module)) return undefined;
+  seen.add(module);
+  for (const entry of module.options.exports) {
+    if (entry === token) {
+      const own = module.own.get(token);
+      if (own !== undefined) return own;
+      for (const imported of module.imports) {
+        const found = exported(imported, token, seen);
+        if (found !== undefined) return found;
+      }
+    }
+    const reexported = module.imports.find((m) => m.cls === entry);
+    if (reexported !== undefined) {
+      const found = exported(reexported, token, seen);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/** The provider `module` sees under `token` (its own or an import's export), if any. */
+export function visibleIn(module: ModuleNode, token: Token): ProviderNode | undefined {
+  const found = lookup(module, token);
+  return found !== undefined && 'node' in found ? found.node : undefined;
+}
+
+/** Every provider and tool node of the app, module by module. */
+export function allNodes(graph: AppGraph): ProviderNode[] {
+  return graph.modules.flatMap((module) => [...module.own.values(), ...module.tools]);
+}
+
+function missingToken(where: string, node: ProviderNode, typesMissing: boolean): string {
+  if (!typesMissing) {
+    return `${where} has no injection token (its type is an interface, a union or a primitive); add @Inject(token) to the parameter`;
+  }
+  if (node.undecorated === true) {
+    return `${where} has no injection token: ${node.label} has no decorator, so TypeScript emitted no constructor parameter types for it; decorate ${node.label} with @Injectable() (compiled with "emitDecoratorMetadata": true)`;
+  }
+  return `${where} has no injection token: TypeScript emitted no constructor parameter types for ${node.label}; compile with "emitDecoratorMetadata": true and decorate the class (@Tool, @Injectable()), or add @Inject(token) to the parameter`;
+}
+
+/**
+ * Resolves every parameter of every provider and tool to a node, and reports what
+ * cannot be: a parameter nothing names, a token nobody provides, a token an import
+ * keeps private, an export of something the module does not have, and cycles.
+ */
+export function linkGraph(graph: AppGraph): void {
+  const { problems } = graph;
+  for (const module of graph.modules) {
+    for (const node of [...module.own.values(), ...module.tools]) {
+      node.deps = [];
+      for (const parameter of node.parameters) {
+        const where = `${module.name}: ${node.label}${node.kind === 'factory' ? ' (inject' : "'s constructor parameter"} #${parameter.index}${node.kind === 'factory' ? ')' : ''}`;
+        if (parameter.unsupported !== undefined) {
+          problems.push({
+            code: 'INVALID_MODULE',
+            message: `${where} uses tsyringe's ${parameter.unsupported}, which a module cannot satisfy (one provider per token, untransformed); inject one provider with @inject(token) or @Inject(token)`,
+          });
+          continue;
+        }
+        if (parameter.token === undefined) {
+          problems.push({
+            code: 'MISSING_PROVIDER',
+            message: missingToken(where, node, parameter.typesMissing === true),
+          });
+          continue;
+        }
+        const found = lookup(module, parameter.token);
+        const name = tokenName(parameter.token);
+        if (found === undefined) {
+          if (parameter.optional === true) {
+            node.deps.push(undefined);
+            continue;
+          }
+          problems.push({
+            code: 'MISSING_PROVIDER',
+            message: `${where} needs ${name}, but no provider of it is visible in ${module.name}; add a provider of ${name} to ${module.name}'s providers, or import a module that exports it`,
+          });
+        } else if ('hidden' in found) {
+          problems.push({
+            code: 'MISSING_PROVIDER',
+            message: `${where} needs ${name}, which ${found.hidden.name} provides but does not export; add ${name} to ${found.hidden.name}'s exports`,
+          });
+        } else {
+          node.deps.push(found.node);
+        }
+      }
+    }
+    module.options.exports.forEach((entry, i) => {
+      if (module.imports.some((m) => m.cls === entry)) return;
+      if (!isToken(entry)) {
+        problems.push({
+          code: 'INVALID_MODULE',
+          message: `${module.name} exports[${i}] is not a token or an imported module`,
+        });
+        return;
+      }
+      if (module.own.has(entry) || module.imports.some((m) => exported(m, entry) !== undefined))
+        return;
+      problems.push({
+        code: 'INVALID_MODULE',
+        message: `${module.name} exports ${tokenName(entry)}, but neither provides it nor imports a module that exports it; add it to ${module.name}'s providers or remove it from the exports`,
+      });
+    });
+  }
+  findCycles(graph);
+}
+
+function dependencies(node: ProviderNode): ProviderNode[] {
+  return node.deps.filter((dep): dep is ProviderNode => dep !== undefined);
+}
+
+function findCycles(graph: AppGraph): void {
+  const done = new Set<ProviderNode>();
+  const path: ProviderNode[] = [];
+  const reported = new Set<string>();
+  const visit = (node: ProviderNode) => {
+    if (done.has(node)) return;
+    const at = path.indexOf(node);
+    if (at >= 0) {
+      const cycle = [...path.slice(at), node].map((n) => n.label).join(' -> ');
+      if (!reported.has(cycle)) {
+        reported.add(cycle);
+        graph.problems.push({
+          code: 'CIRCULAR_DEPENDENCY',
+          message: `circular dependency: ${cycle} (in ${node.module?.name ?? 'the app'}); break the cycle, e.g. have one side take a factory or look the other up when it is first used`,
+        });
+      }
+      return;
+    }
+    path.push(node);
+    for (const dep of dependencies(node)) visit(dep);
+    path.pop();
+    done.add(node);
+  };
+  for (const node of allNodes(graph)) visit(node);
+}
+
+/** The scope a node effectively has: `session` when it or anything it needs is session-scoped. */
+export function effectiveScopes(graph: AppGraph): Map<ProviderNode, Scope> {
+  const scopes = new Map<ProviderNode, Scope>();
+  const scopeOf = (node: ProviderNode): Scope => {
+    const known = scopes.get(node);
+    if (known !== undefined) return known;
+    scopes.set(node, node.declaredScope);
+    const scope: Scope =
+      node.declaredScope === 'session' || dependencies(node).some((d) => scopeOf(d) === 'session')
+        ? 'session'
+        : 'app';
+    scopes.set(node, scope);
+    return scope;
+  };
+  for (const node of allNodes(graph)) scopeOf(node);
+  return scopes;
+}
+
+/**
+ * The nodes in an order where each comes after everything it needs (the graph has no
+ * cycles once linked without problems), module by module otherwise.
+ */
+export function dependencyOrder(nodes: Iterable<ProviderNode>): ProviderNode[] {
+  const ordered: ProviderNode[] = [];
+  const placed = new Set<ProviderNode>();
+  const place = (node: ProviderNode): void => {
+    if (placed.has(node)) return;
+    placed.add(node);
+    for (const dep of dependencies(node)) place(dep);
+    ordered.push(node);
+  };
+  for (const node of nodes) place(node);
+  return ordered;
+}
+
+/**
+ * How deep a node sits in its dependency tree: 0 for one that needs nothing, else one
+ * more than its deepest dependency. NestJS calls a module's lifecycle hooks level by
+ * level in this order (and in reverse when it shuts down).
+ */
+export function hierarchyLevels(graph: AppGraph): Map<ProviderNode, number> {
+  const levels = new Map<ProviderNode, number>();
+  const levelOf = (node: ProviderNode): number => {
+    const known = levels.get(node);
+    if (known !== undefined) return known;
+    const level = Math.max(-1, ...dependencies(node).map(levelOf)) + 1;
+    levels.set(node, level);
+    return level;
+  };
+  for (const node of allNodes(graph)) levelOf(node);
+  return levels;
+}
+
+export type { ModuleProblem };

@@ -1,0 +1,69 @@
+/**
+ * What agenttool relies on in class-transformer and class-validator beyond their
+ * documented API, held here so that an upgrade that changes it fails this file, by
+ * name, rather than a tool at run time. See src/decorators/class-transformer-adapter.ts
+ * and src/decorators/class-validator-adapter.ts.
+ */
+import 'reflect-metadata';
+import { Exclude, Expose, Transform, Type } from 'class-transformer';
+import { IsEmail, IsIn, IsInt, IsOptional, MinLength } from 'class-validator';
+import { usesTransformer } from '../../src/decorators/class-transformer-adapter';
+import { classConstraints } from '../../src/decorators/class-validator-adapter';
+
+describe("class-transformer's decorators, as the adapter reads them", () => {
+  it('are seen on a class and on its fields', () => {
+    class Nested {}
+    class ByType {
+      @Type(() => Nested) nested!: Nested;
+    }
+    class ByTransform {
+      @Transform(({ value }: { value: string }) => value.trim()) name!: string;
+    }
+    class ByExpose {
+      @Expose() shown!: string;
+    }
+    class ByExclude {
+      @Exclude() hidden!: string;
+    }
+    class None {
+      plain!: string;
+    }
+    expect(usesTransformer(ByType, ['nested'])).toBe(true);
+    expect(usesTransformer(ByTransform, ['name'])).toBe(true);
+    expect(usesTransformer(ByExpose, ['shown'])).toBe(true);
+    expect(usesTransformer(ByExclude, ['hidden'])).toBe(true);
+    expect(usesTransformer(None, ['plain'])).toBe(false);
+  });
+});
+
+describe("class-validator's constraints, as the adapter reads them", () => {
+  it('tells what the schema expresses from what class-validator must check', () => {
+    class Carried {
+      @IsInt() count!: number;
+      @IsIn(['a', 'b']) choice!: string;
+      @IsOptional() note?: string;
+    }
+    class Checked {
+      @IsEmail() email!: string;
+      @MinLength(3) name!: string;
+    }
+    const carried = classConstraints(Carried);
+    expect(carried.mustRun).toBe(false);
+    expect(carried.byField.get('count')).toEqual({
+      integer: true,
+      optional: false,
+      enum: undefined,
+    });
+    expect(carried.byField.get('choice')?.enum).toEqual(['a', 'b']);
+    expect(carried.byField.get('note')?.optional).toBe(true);
+    const checked = classConstraints(Checked);
+    expect(checked.mustRun).toBe(true);
+    expect(checked.async).toBe(false);
+  });
+
+  it('are registered in the global storage the adapter looks for before loading the package', () => {
+    expect(
+      (globalThis as { classValidatorMetadataStorage?: unknown }).classValidatorMetadataStorage,
+    ).toBeDefined();
+  });
+});
