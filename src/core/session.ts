@@ -6,7 +6,7 @@ export interface Session {
   /** The transport's session id; "" where the transport has none (stdio, in-memory). */
   readonly id: string;
   /** The client's name and version, as it introduced itself. */
-  readonly client?: { readonly name: string; readonly version: string };
+  readonly client?: { readonly name: string; readonly version: string } | undefined;
   /** Registers a listener run once when the session ends. */
   onClose(listener: () => void | Promise<void>): void;
 }

@@ -84,8 +84,8 @@ export class RemoteCalls {
   progressed(params: {
     progressToken: unknown;
     progress: number;
-    total?: number;
-    message?: string;
+    total?: number | undefined;
+    message?: string | undefined;
   }): void {
     if (typeof params.progressToken !== 'string') return;
     const onUpdate = this.#progress.get(params.progressToken);

@@ -13,7 +13,7 @@ export interface CallScope {
 
 export interface RawServerOptions {
   tools?: unknown[];
-  call?: (scope: CallScope) => unknown;
+  call?: ((scope: CallScope) => unknown) | undefined;
   capabilities?: Record<string, unknown>;
   serverInfo?: Record<string, unknown>;
   instructions?: string;

@@ -94,7 +94,7 @@ describe('a decorated tool given a decoded call', () => {
       get args(): string {
         throw new Error('args was parsed although value was given');
       },
-      value: value as Call['value'],
+      value: value as NonNullable<Call['value']>,
     };
   }
 

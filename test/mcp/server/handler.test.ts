@@ -11,7 +11,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { toNodeHandler } from '@modelcontextprotocol/node';
+import { type NodeIncomingMessageLike, toNodeHandler } from '@modelcontextprotocol/node';
 import { createContext, newTool, outputText } from 'agenttool';
 import { connectMcp, serveTools } from 'agenttool/mcp';
 
@@ -92,7 +92,11 @@ test("its fetch face mounts with the SDK's own Node adapter", async () => {
   const tools = serveTools([echo]);
   const mcp = tools.handler();
   const node = toNodeHandler(mcp);
-  const { server, port } = await listen((req, res) => void node(req, res));
+  // The SDK's request shape declares `method?: string`, which Node's `string | undefined`
+  // does not meet under exactOptionalPropertyTypes; the object is the same.
+  const { server, port } = await listen(
+    (req, res) => void node(req as NodeIncomingMessageLike, res),
+  );
   try {
     const url = `http://localhost:${port}/mcp`;
     expect(await echoed(url, 'legacy')).toBe('hi');
