@@ -16,11 +16,11 @@ export function connectionClosedError(remoteName: string): AgentToolError {
  * (`tool call failed` when it has none), and `details` is what a successful call's
  * details would have been (the raw result, or its {@link RemoteRecord}).
  */
-export class RemoteToolError extends Error {
+export class RemoteToolError extends AgentToolError {
   readonly details: unknown;
 
   constructor(message: string, details: unknown) {
-    super(message);
+    super('TOOL_FAILED', message);
     this.name = 'RemoteToolError';
     this.details = details;
   }

@@ -103,26 +103,26 @@ export class RemoteTools {
     checkDeclarations(options);
     const prefix = options.prefix ?? '';
     if (typeof prefix !== 'string') {
-      throw new AgentToolError('INVALID_TOOL', 'mcp: connect: prefix must be a string');
+      throw new AgentToolError('INVALID_OPTIONS', 'mcp: connect: prefix must be a string');
     }
     const grace = options.notificationGrace ?? DEFAULT_NOTIFICATION_GRACE;
     if (typeof grace !== 'number' || !(grace >= 0)) {
       throw new AgentToolError(
-        'INVALID_TOOL',
+        'INVALID_OPTIONS',
         `mcp: connect: notificationGrace must be a number of milliseconds >= 0 (0 disables), got ${String(grace)}`,
       );
     }
     const timeout = options.callTimeout ?? DEFAULT_CALL_TIMEOUT;
     if (typeof timeout !== 'number' || !(timeout >= 0)) {
       throw new AgentToolError(
-        'INVALID_TOOL',
+        'INVALID_OPTIONS',
         `mcp: connect: callTimeout must be a number of milliseconds >= 0 (0: none), got ${String(timeout)}`,
       );
     }
     const protocol = options.protocol ?? 'auto';
     if (!['auto', 'modern', 'legacy'].includes(protocol)) {
       throw new AgentToolError(
-        'INVALID_TOOL',
+        'INVALID_OPTIONS',
         `mcp: connect: protocol must be "auto", "modern" or "legacy", got ${JSON.stringify(protocol)}`,
       );
     }

@@ -50,7 +50,7 @@ export function checkDeclarations(d: Declarations): void {
   const names = (list: unknown, what: string): void => {
     if (!Array.isArray(list) || !list.every((n) => typeof n === 'string' && n !== '')) {
       throw new AgentToolError(
-        'INVALID_TOOL',
+        'INVALID_OPTIONS',
         `${where}: ${what} must be a list of non-empty tool names (remote or prefixed spelling)`,
       );
     }
@@ -59,7 +59,7 @@ export function checkDeclarations(d: Declarations): void {
   d.resources?.forEach((r, i) => {
     if (typeof r.resource !== 'string' || r.resource === '') {
       throw new AgentToolError(
-        'INVALID_TOOL',
+        'INVALID_OPTIONS',
         `${where}: resources[${i}].resource must be a non-empty string such as "shell:session"`,
       );
     }
@@ -68,7 +68,7 @@ export function checkDeclarations(d: Declarations): void {
   d.confined?.forEach((c, i) => {
     if (c.by !== null && typeof c.by !== 'string' && typeof c.by !== 'function') {
       throw new AgentToolError(
-        'INVALID_TOOL',
+        'INVALID_OPTIONS',
         `${where}: confined[${i}].by must be a sandbox name, a function, or null to withdraw`,
       );
     }

@@ -57,7 +57,7 @@ export async function listenHttp(
   const protect = options.dnsRebindingProtection ?? true;
   if (protect && !LOOPBACK.has(host) && options.allowedHosts === undefined) {
     throw new AgentToolError(
-      'INVALID_TOOL_SET',
+      'INVALID_OPTIONS',
       `mcp: http: binding ${host} with DNS-rebinding protection needs allowedHosts (the host names clients use); or set dnsRebindingProtection: false behind a proxy that checks them`,
     );
   }

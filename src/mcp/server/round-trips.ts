@@ -306,7 +306,7 @@ function positiveOr(value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || Number.isNaN(value)) {
     throw new AgentToolError(
-      'INVALID_TOOL_SET',
+      'INVALID_OPTIONS',
       `mcp: abandonAfterMs must be a number of milliseconds (0 or less: never), got ${String(value)}`,
     );
   }

@@ -191,6 +191,13 @@ describe('connectMcp: local declarations', () => {
     await expect(
       connectMcp({ transport: server.clientTransport, notificationGrace: -1 }),
     ).rejects.toThrow('notificationGrace must be a number of milliseconds >= 0');
+    // Bad options are INVALID_OPTIONS: the tools themselves are fine.
+    await expect(
+      connectMcp({ transport: server.clientTransport, callTimeout: -5 }),
+    ).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+    await expect(
+      connectMcp({ transport: server.clientTransport, sequential: [''] }),
+    ).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
   });
 
   it('maps annotations with MCP defaults, the tool title winning', async () => {

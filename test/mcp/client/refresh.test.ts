@@ -171,16 +171,25 @@ describe('tool-list changes', () => {
     });
 
     it('does not wait when the server does not announce list changes', async () => {
+      // The server says it sends no list_changed, then sends one just after the call:
+      // a client that waited anyway would see 'late' when the call returns.
+      const box: { server?: RawServer } = {};
       const server = await new RawServer({
-        tools: [tool('w')],
+        tools: [tool('w'), tool('r', { readOnlyHint: true })],
         capabilities: { tools: {} },
-        call: () => ({ content: [] }),
+        call: lateAnnouncer(() => box.server as RawServer),
       }).start();
+      box.server = server;
       const remote = await connectMcp({
         transport: server.clientTransport,
         notificationGrace: 60_000,
       });
-      await run(remote, 'w'); // with the grace applied this would take a minute
+      await run(remote, 'w');
+      expect(names(remote)).not.toContain('late');
+      await announced.promise;
+      await server.ping();
+      await remote.settled();
+      expect(names(remote)).toContain('late');
       await remote.close();
     });
   });

@@ -70,6 +70,9 @@ describe('resultOf', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(RemoteToolError);
+    // One error family: a host that handles AgentToolError by code handles this too.
+    expect(thrown).toBeInstanceOf(AgentToolError);
+    expect((thrown as RemoteToolError).code).toBe('TOOL_FAILED');
     expect((thrown as RemoteToolError).message).toBe('disk\non fire');
     expect((thrown as RemoteToolError).details).toBe(raw);
     expect(() => resultOf({ content: [], isError: true })).toThrow(
