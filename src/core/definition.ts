@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import type * as Crypto from 'node:crypto';
+import type Canonicalize from 'canonicalize';
 import { AgentToolError } from './errors';
 import { DEPTH_EXCEEDED, depthExceeded, isJsonObject, type JsonObject } from './json';
 import { goQuote } from './quote';
@@ -38,7 +38,7 @@ export function definitionOf(tool: Tool): FunctionToolDefinition {
  * Accepts a tool or a definition; `strict: false` counts as absent.
  */
 export function definitionHash(toolOrDefinition: Tool | FunctionToolDefinition): string {
-  return `sha256:${createHash('sha256').update(canonicalDefinition(toolOrDefinition)).digest('hex')}`;
+  return `sha256:${crypto().createHash('sha256').update(canonicalDefinition(toolOrDefinition)).digest('hex')}`;
 }
 
 /**
@@ -70,7 +70,7 @@ export function canonicalDefinition(toolOrDefinition: Tool | FunctionToolDefinit
     parameters,
   };
   if ((definition as { strict?: unknown }).strict === true) canonical.strict = true;
-  const text = canonicalize(canonical);
+  const text = canonicalize()(canonical);
   if (text === undefined) {
     throw new AgentToolError(
       'INVALID_DEFINITION',
@@ -79,3 +79,22 @@ export function canonicalDefinition(toolOrDefinition: Tool | FunctionToolDefinit
   }
   return text;
 }
+
+// node:crypto and canonicalize load on the first hash: serving tools or running a batch
+// never needs them, and together they cost several milliseconds of every start-up.
+let cryptoModule: typeof Crypto | undefined;
+let canonicalizeFunction: typeof Canonicalize | undefined;
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use */
+function crypto(): typeof Crypto {
+  return (cryptoModule ??= require('node:crypto') as typeof Crypto);
+}
+function canonicalize(): typeof Canonicalize {
+  if (canonicalizeFunction === undefined) {
+    // Its CommonJS build exports the function itself.
+    const loaded = require('canonicalize') as
+      typeof Canonicalize | { default: typeof Canonicalize };
+    canonicalizeFunction = typeof loaded === 'function' ? loaded : loaded.default;
+  }
+  return canonicalizeFunction;
+}
+/* eslint-enable @typescript-eslint/no-require-imports */

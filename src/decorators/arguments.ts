@@ -1,4 +1,3 @@
-import { plainToInstance } from 'class-transformer';
 import {
   asWritten,
   compileSchema,
@@ -17,6 +16,7 @@ import {
   type Validator,
 } from '../core';
 import { ClassPlans, type FieldPlan } from './class-plan';
+import { plainToInstance } from './class-transformer-adapter';
 import { classCheck, type ClassCheck } from './class-validation';
 import { DecoratorError } from './errors';
 import { type Instantiate, Instantiators, instantiate } from './instantiate';

@@ -1,4 +1,4 @@
-import { TransformationType } from 'class-transformer';
+import type * as ClassTransformer from 'class-transformer';
 import { type MetadataStorage } from 'class-transformer/types/MetadataStorage';
 import { type Constructor } from '../core';
 
@@ -11,14 +11,33 @@ import { type Constructor } from '../core';
  */
 
 type StorageModule = { defaultMetadataStorage: MetadataStorage };
+type EnumsModule = { TransformationType: typeof ClassTransformer.TransformationType };
 
 let storage: MetadataStorage | undefined;
+let plainToClass: ClassTransformer.TransformationType | undefined;
 
+// The storage and the enum, not the whole entry: the entry costs some 8 ms of start-up,
+// and only a call that builds its arguments with plainToInstance needs it.
+/* eslint-disable @typescript-eslint/no-require-imports -- not exported from the entry */
 function transformerStorage(): MetadataStorage {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- not exported from the entry
   storage ??= (require('class-transformer/cjs/storage') as StorageModule).defaultMetadataStorage;
   return storage;
 }
+
+function plainToClassType(): ClassTransformer.TransformationType {
+  plainToClass ??= (require('class-transformer/cjs/enums') as EnumsModule).TransformationType
+    .PLAIN_TO_CLASS;
+  return plainToClass;
+}
+
+let entry: typeof ClassTransformer | undefined;
+
+/** class-transformer's `plainToInstance`, its entry loaded on the first call. */
+export function plainToInstance<T>(cls: new () => T, plain: unknown): T {
+  entry ??= require('class-transformer') as typeof ClassTransformer;
+  return entry.plainToInstance<T, unknown>(cls, plain);
+}
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
  * True when class-transformer's decorators say something about `cls` or one of the
@@ -34,6 +53,6 @@ export function usesTransformer(cls: Constructor, keys: readonly string[]): bool
   return keys.some(
     (key) =>
       metadata.findTypeMetadata(target, key) !== undefined ||
-      metadata.findTransformMetadatas(target, key, TransformationType.PLAIN_TO_CLASS).length > 0,
+      metadata.findTransformMetadatas(target, key, plainToClassType()).length > 0,
   );
 }

@@ -1,4 +1,3 @@
-import { plainToInstance } from 'class-transformer';
 import {
   type Constructor,
   type CopiedField,
@@ -9,7 +8,7 @@ import {
   ValidationError,
 } from '../core';
 import { type ClassPlans, type Shape } from './class-plan';
-import { usesTransformer } from './class-transformer-adapter';
+import { plainToInstance, usesTransformer } from './class-transformer-adapter';
 import { base64Bytes, rfc3339Time } from './conversions';
 
 export { type Instantiate };

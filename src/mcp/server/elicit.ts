@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   type ClientCapabilities,
   type ElicitRequestFormParams,
@@ -17,6 +16,7 @@ import {
   type JsonObject,
   schemaFromJson,
 } from '../../core';
+import { randomHex } from '../random';
 import { type ArgumentsCheck, compileGeneral } from './arguments';
 
 /** What a client offered for elicitation (`capabilities.elicitation`), when it offered any. */
@@ -45,7 +45,7 @@ export function questionOf(question: Elicitation): Question {
         mode: 'url',
         message: question.message,
         url: question.url,
-        elicitationId: randomBytes(16).toString('hex'),
+        elicitationId: randomHex(16),
       },
       check: undefined,
     };

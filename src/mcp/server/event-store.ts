@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { type EventStore, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { randomUuid } from '../random';
 
 interface StoredEvent {
   readonly id: string;
@@ -21,7 +21,7 @@ export class SessionEventStore implements EventStore {
   }
 
   storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
-    const id = `${streamId}_${randomUUID()}`;
+    const id = `${streamId}_${randomUuid()}`;
     this.#events.push({ id, streamId, message });
     if (this.#events.length > this.#limit) this.#events.shift();
     return Promise.resolve(id);

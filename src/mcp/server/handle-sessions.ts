@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { type ClientCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import { randomHex } from '../random';
 import {
   requestHandle,
   SESSIONS_EXTENSION,
@@ -42,7 +42,7 @@ export class HandleSessions implements SessionBinding {
       const known = handle === undefined ? undefined : this.#live.get(handle);
       if (handle !== undefined && known !== undefined) return this.#hold(handle, known);
       if (capabilities?.extensions?.[SESSIONS_EXTENSION] !== undefined && this.#room()) {
-        const fresh = randomBytes(16).toString('hex');
+        const fresh = randomHex(16);
         const opened = this.#server.openSession(fresh);
         const idle = new IdleClock(this.#idleMs, () => void opened.session.close());
         const entry = { opened, idle };

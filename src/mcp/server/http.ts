@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import {
@@ -11,6 +10,7 @@ import {
   type McpHttpHandler,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import { randomUuid } from '../random';
 import { AgentToolError, isJsonObject } from '../../core';
 import { SessionEventStore } from './event-store';
 import {
@@ -387,7 +387,7 @@ class HttpEndpoint {
         `Service unavailable: the server holds its limit of ${limit} sessions; end one (DELETE) or try again later`,
       );
     }
-    const sessionId = randomUUID();
+    const sessionId = randomUuid();
     const transport = this.#transport(() => sessionId);
     const idle = new IdleClock(this.#options.idleTimeoutMs ?? DEFAULT_IDLE_MS, () => {
       void transport.close();

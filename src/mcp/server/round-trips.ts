@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import {
   type CallToolResult,
   type InputRequests,
   type InputRequiredResult,
   inputRequired,
 } from '@modelcontextprotocol/server';
+import { randomHex } from '../random';
 import {
   AgentToolError,
   type Answer,
@@ -242,7 +242,7 @@ export class RoundTrips {
 
   /** @internal Parks `run` under a new request state. */
   park(run: RoundTripRun): string {
-    const state = randomBytes(16).toString('hex');
+    const state = randomHex(16);
     this.#runs.set(state, run);
     run.parkAs(state, this.abandonAfterMs, () => {
       if (this.#runs.get(state) !== run) return;

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { type Readable, type Writable } from 'node:stream';
 import {
   type Implementation,
@@ -7,6 +6,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import type * as ServerStdio from '@modelcontextprotocol/server/stdio';
+import { randomHex } from '../random';
 import { AgentToolError, goQuote, type RecordFunc, type Session, type Tool } from '../../core';
 import { compileArgumentsCheck } from './arguments';
 import { type ServedTool } from './call';
@@ -343,7 +343,7 @@ export class McpToolServer {
 class ConnectionSession implements SessionBinding {
   readonly #lease: SessionLease;
   // Parked calls of one connection are answered by that connection only.
-  readonly #owner = randomBytes(8).toString('hex');
+  #owner: string | undefined;
   readonly resumable: boolean;
 
   constructor(opened: OpenedSession, resumable: boolean) {
@@ -356,6 +356,7 @@ class ConnectionSession implements SessionBinding {
   }
 
   owner(): string {
+    this.#owner ??= randomHex(8);
     return this.#owner;
   }
 }

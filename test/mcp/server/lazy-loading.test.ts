@@ -1,7 +1,9 @@
 // What a server that serves decorated tools in memory must not load: class-validator
-// (no class here carries its decorators), the SDK's client (a server has no use for
-// it), our HTTP endpoint and ajv (every schema here is in the contract's subset). Each
-// is replaced by a module that fails when loaded.
+// (no class here carries its decorators), class-transformer's entry (no class here
+// needs plainToInstance), the SDK's client (a server has no use for it), our HTTP
+// endpoint, ajv (every schema here is in the contract's subset), and what only a
+// definition hash or a random id needs (canonicalize, node:crypto). Each is replaced
+// by a module that fails when loaded.
 jest.mock('class-validator', () => {
   throw new Error('class-validator was loaded');
 });
@@ -13,6 +15,15 @@ jest.mock('../../../src/mcp/server/http', () => {
 });
 jest.mock('ajv', () => {
   throw new Error('ajv was loaded');
+});
+jest.mock('class-transformer', () => {
+  throw new Error("class-transformer's entry was loaded");
+});
+jest.mock('canonicalize', () => {
+  throw new Error('canonicalize was loaded');
+});
+jest.mock('node:crypto', () => {
+  throw new Error('node:crypto was loaded');
 });
 
 import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
@@ -30,7 +41,7 @@ class Greet {
   }
 }
 
-test('start-up promise: serving decorated tools in memory loads neither class-validator, nor the SDK client, nor HTTP, nor ajv', async () => {
+test('start-up promise: serving decorated tools in memory loads none of what it does not use', async () => {
   const server = serveTools([toolFromInstance(new Greet())]);
   const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
   await server.connect(serverEnd);
