@@ -53,6 +53,7 @@ export {
   isSequential,
   isStrict,
   newTool,
+  outputSchemaOf,
   replayOf,
   resourceOf,
   unwrap,
@@ -95,6 +96,7 @@ export {
   errorResult,
   isResult,
   parts,
+  structuredResult,
   text,
   toResult,
 } from './core/result';

@@ -33,7 +33,16 @@ export {
   outputText,
   textPart,
 } from './content';
-export { ProgressInfo, type Result, errorResult, isResult, parts, text, toResult } from './result';
+export {
+  ProgressInfo,
+  type Result,
+  errorResult,
+  isResult,
+  parts,
+  structuredResult,
+  text,
+  toResult,
+} from './result';
 export { type Recordable, type ToolRecord, isRecordable, recordOf, recordable } from './records';
 export {
   type Answer,
@@ -66,9 +75,11 @@ export {
   annotationsOf,
   confinedBy,
   isCloser,
+  isObjectSchema,
   isSequential,
   isStrict,
   newTool,
+  outputSchemaOf,
   replayOf,
   resourceOf,
   unwrap,
@@ -105,5 +116,6 @@ export {
   type Instantiate,
   generateInstantiator,
   interpretInstantiator,
+  jsonEqual,
 } from './generated-code';
 export { RecordFile, type RecordMeta, type RecordMoment, recordLine } from './record-file';
