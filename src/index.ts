@@ -124,6 +124,7 @@ export {
   CancelledError,
   PanicError,
   ValidationError,
+  type ValidationProblem,
   errorMessage,
 } from './core/errors';
 export { DecoratorError } from './decorators/errors';

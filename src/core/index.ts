@@ -14,6 +14,7 @@ export {
   CancelledError,
   PanicError,
   ValidationError,
+  type ValidationProblem,
   errorMessage,
   isProgrammingFault,
   toolFailure,
