@@ -135,6 +135,7 @@ export { type JsonObject, type JsonValue, MAX_JSON_DEPTH, isJsonObject } from '.
 export {
   NO_ARGS_SCHEMA,
   type Schema,
+  type SchemaConstraints,
   type SchemaProperty,
   noArgsSchema,
   schemaFromJson,
@@ -167,6 +168,7 @@ export {
   type ToolOptions,
 } from './decorators/metadata';
 export { type EnumValue, type FieldPlan, type Shape } from './decorators/class-plan';
+export { type FieldKeywords, type SchemaKeywords } from './decorators/constraint-keywords';
 export {
   type ArgumentsOptions,
   type ArgumentsParser,

@@ -88,8 +88,10 @@ export {
   wrap,
 } from './tool';
 export {
+  CONSTRAINT_KEYWORDS,
   NO_ARGS_SCHEMA,
   type Schema,
+  type SchemaConstraints,
   type SchemaProperty,
   noArgsSchema,
   schemaFromJson,
