@@ -15,7 +15,7 @@ const UNIT = [
   '/test/(architecture|core|decorators|di|executor)/.*\\.test\\.ts$',
   '/test/cli/parts\\.test\\.ts$',
   '/test/samples/fs-tools\\.test\\.ts$',
-  '/test/mcp/client/(result|refresh|elicitation)\\.test\\.ts$',
+  '/test/mcp/client/(result|refresh|elicitation|log)\\.test\\.ts$',
   '/test/mcp/server/(content|lazy-loading|record-key|stdio|output)\\.test\\.ts$',
 ];
 const INTEROP = ['/test/interop/.*\\.test\\.ts$'];
