@@ -15,8 +15,8 @@ const UNIT = [
   '/test/(architecture|core|decorators|di|executor)/.*\\.test\\.ts$',
   '/test/cli/parts\\.test\\.ts$',
   '/test/samples/fs-tools\\.test\\.ts$',
-  '/test/mcp/client/(result|refresh|elicitation|round-trips)\\.test\\.ts$',
-  '/test/mcp/server/(content|decoded-call|lazy-loading|record-key|stdio)\\.test\\.ts$',
+  '/test/mcp/client/(result|refresh|elicitation|log|round-trips)\\.test\\.ts$',
+  '/test/mcp/server/(content|decoded-call|lazy-loading|record-key|stdio|output)\\.test\\.ts$',
 ];
 const INTEROP = ['/test/interop/.*\\.test\\.ts$'];
 

@@ -53,6 +53,7 @@ export {
   isSequential,
   isStrict,
   newTool,
+  outputSchemaOf,
   replayOf,
   resourceOf,
   unwrap,
@@ -95,6 +96,7 @@ export {
   errorResult,
   isResult,
   parts,
+  structuredResult,
   text,
   toResult,
 } from './core/result';
@@ -122,6 +124,7 @@ export {
   CancelledError,
   PanicError,
   ValidationError,
+  type ValidationProblem,
   errorMessage,
 } from './core/errors';
 export { DecoratorError } from './decorators/errors';
@@ -132,6 +135,7 @@ export { type JsonObject, type JsonValue, MAX_JSON_DEPTH, isJsonObject } from '.
 export {
   NO_ARGS_SCHEMA,
   type Schema,
+  type SchemaConstraints,
   type SchemaProperty,
   noArgsSchema,
   schemaFromJson,
@@ -164,6 +168,7 @@ export {
   type ToolOptions,
 } from './decorators/metadata';
 export { type EnumValue, type FieldPlan, type Shape } from './decorators/class-plan';
+export { type FieldKeywords, type SchemaKeywords } from './decorators/constraint-keywords';
 export {
   type ArgumentsOptions,
   type ArgumentsParser,

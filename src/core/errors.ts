@@ -65,25 +65,48 @@ export class AgentToolError extends Error {
   }
 }
 
+/** One problem found validating arguments: where it is, and what is wrong. */
+export interface ValidationProblem {
+  /** Dotted with `[i]` for array elements (`tags[1]`, `nested.deep`); "" for the root. */
+  readonly path: string;
+  /** What is wrong, without the `invalid arguments:` prefix or the path. */
+  readonly detail: string;
+}
+
 /**
  * Arguments that do not satisfy the tool's schema. The message is the contract's:
  * `invalid arguments: <msg>` at the root, `invalid arguments: <path>: <msg>` below it,
  * where the path is dotted with `[i]` for array elements (`tags[1]`, `nested.deep`).
+ * The contract's validator reports the first problem only, as Go's does; a check that
+ * finds several (class-validator over an arguments class) reports each after the
+ * first, separated by `; `, and ends `; and <n> more` when it found more than it
+ * reports: `invalid arguments: name: <msg>; tags[0]: <msg>; and 2 more`.
  */
 export class ValidationError extends AgentToolError {
-  /** Where the problem is; "" for the arguments object itself. */
+  /** Where the (first) problem is; "" for the arguments object itself. */
   readonly path: string;
-  /** What is wrong, without the `invalid arguments:` prefix or the path. */
+  /** What is wrong there, without the `invalid arguments:` prefix or the path. */
   readonly detail: string;
+  /** Every problem the message reports, in order: the first is `path` and `detail`. */
+  readonly problems: readonly ValidationProblem[];
+  /** How many problems were found beyond those the message reports (0 for most). */
+  readonly unreported: number;
 
-  constructor(path: string, detail: string) {
-    super(
-      'INVALID_ARGUMENTS',
-      path === '' ? `invalid arguments: ${detail}` : `invalid arguments: ${path}: ${detail}`,
-    );
+  constructor(
+    path: string,
+    detail: string,
+    more: { readonly also?: readonly ValidationProblem[]; readonly unreported?: number } = {},
+  ) {
+    const problems = [{ path, detail }, ...(more.also ?? [])];
+    const unreported = more.unreported ?? 0;
+    const listed = problems.map((p) => (p.path === '' ? p.detail : `${p.path}: ${p.detail}`));
+    if (unreported > 0) listed.push(`and ${unreported} more`);
+    super('INVALID_ARGUMENTS', `invalid arguments: ${listed.join('; ')}`);
     this.name = 'ValidationError';
     this.path = path;
     this.detail = detail;
+    this.problems = problems;
+    this.unreported = unreported;
   }
 }
 

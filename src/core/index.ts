@@ -14,6 +14,7 @@ export {
   CancelledError,
   PanicError,
   ValidationError,
+  type ValidationProblem,
   errorMessage,
   isProgrammingFault,
   toolFailure,
@@ -33,7 +34,16 @@ export {
   outputText,
   textPart,
 } from './content';
-export { ProgressInfo, type Result, errorResult, isResult, parts, text, toResult } from './result';
+export {
+  ProgressInfo,
+  type Result,
+  errorResult,
+  isResult,
+  parts,
+  structuredResult,
+  text,
+  toResult,
+} from './result';
 export { type Recordable, type ToolRecord, isRecordable, recordOf, recordable } from './records';
 export {
   type Answer,
@@ -66,9 +76,11 @@ export {
   annotationsOf,
   confinedBy,
   isCloser,
+  isObjectSchema,
   isSequential,
   isStrict,
   newTool,
+  outputSchemaOf,
   replayOf,
   resourceOf,
   unwrap,
@@ -76,8 +88,10 @@ export {
   wrap,
 } from './tool';
 export {
+  CONSTRAINT_KEYWORDS,
   NO_ARGS_SCHEMA,
   type Schema,
+  type SchemaConstraints,
   type SchemaProperty,
   noArgsSchema,
   schemaFromJson,
@@ -105,5 +119,6 @@ export {
   type Instantiate,
   generateInstantiator,
   interpretInstantiator,
+  jsonEqual,
 } from './generated-code';
 export { RecordFile, type RecordMeta, type RecordMoment, recordLine } from './record-file';

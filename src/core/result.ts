@@ -1,17 +1,31 @@
 import { type ContentPart, isContentPart, type Output } from './content';
 import { AgentToolError, errorMessage } from './errors';
 import { goMarshalText } from './go-json';
-import { DEPTH_EXCEEDED, depthExceeded, textDepthExceeded } from './json';
+import {
+  DEPTH_EXCEEDED,
+  depthExceeded,
+  isJsonObject,
+  type JsonObject,
+  textDepthExceeded,
+} from './json';
 
 /**
  * What a call produced. `output` is what the model sees; `details` never reach the
  * model (a host, a recorder or a UI may read them); `terminate` asks the loop to stop,
- * honoured only when every result of the batch sets it.
+ * honoured only when every result of the batch sets it; `structured` is the result as
+ * a JSON object, for a tool that declares an output schema (MCP's `structuredContent`).
  */
 export interface Result {
   readonly output: Output;
   readonly details?: unknown;
   readonly terminate?: boolean;
+  /**
+   * The structured result: a JSON object that a tool's `outputSchema` describes. An MCP
+   * server sends it as `structuredContent` (checked against the output schema) beside
+   * `output` as content; an MCP client sets it from the server's `structuredContent`.
+   * The model reads `output`, never this member by itself.
+   */
+  readonly structured?: JsonObject;
 }
 
 /** A result whose output is the text `s`. */
@@ -41,17 +55,18 @@ export class ProgressInfo {
   ) {}
 }
 
-const RESULT_KEYS: ReadonlySet<string> = new Set(['output', 'details', 'terminate']);
+const RESULT_KEYS: ReadonlySet<string> = new Set(['output', 'details', 'terminate', 'structured']);
 
 /**
  * True for a value shaped as a {@link Result}: a plain object with an `output` that is
- * a string or an array of content parts, and no members besides `details` and
- * `terminate`.
+ * a string or an array of content parts, a `structured` member (if any) that is a JSON
+ * object, and no members besides `details`, `terminate` and `structured`.
  */
 export function isResult(value: unknown): value is Result {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const output = (value as { output?: unknown }).output;
+  const { output, structured } = value as { output?: unknown; structured?: unknown };
   if (typeof output !== 'string' && !isPartsArray(output)) return false;
+  if (structured !== undefined && !isJsonObject(structured)) return false;
   for (const key of Object.keys(value)) if (!RESULT_KEYS.has(key)) return false;
   return true;
 }
@@ -74,6 +89,37 @@ export function toResult(value: unknown): Result {
   if (typeof value === 'string') return { output: value };
   if (Array.isArray(value) && value.length > 0 && isPartsArray(value)) return { output: value };
   if (isResult(value)) return value;
+  return { output: goMarshalText(jsonText(value)) };
+}
+
+/**
+ * A structured result: `structured` is `value` as JSON (a plain object: a class
+ * instance's own enumerable fields, dates as their ISO text, as `JSON.stringify` writes
+ * them), and `output` is `text` when given, else that JSON in the bytes Go's
+ * `json.Marshal` writes, which is what MCP asks a tool with structured content to send
+ * as text too. A value whose JSON is not an object fails with `encode result: a
+ * structured result is a JSON object, got <kind>`; one JSON cannot encode fails as
+ * {@link toResult} does.
+ */
+export function structuredResult(value: object, text?: string): Result {
+  const json = jsonText(value);
+  const structured: unknown = JSON.parse(json);
+  if (!isJsonObject(structured)) {
+    const kind = Array.isArray(structured)
+      ? 'array'
+      : structured === null
+        ? 'null'
+        : typeof structured;
+    throw new AgentToolError(
+      'INVALID_OUTPUT',
+      `encode result: a structured result is a JSON object, got ${kind}`,
+    );
+  }
+  return { output: text ?? goMarshalText(json), structured };
+}
+
+/** `value` as JSON text, or the contract's `encode result:` error. */
+function jsonText(value: unknown): string {
   let json: string | undefined;
   try {
     json = JSON.stringify(value);
@@ -91,5 +137,5 @@ export function toResult(value: unknown): Result {
   if (textDepthExceeded(json) !== undefined) {
     throw new AgentToolError('INVALID_OUTPUT', `encode result: json: ${DEPTH_EXCEEDED}`);
   }
-  return { output: goMarshalText(json) };
+  return json;
 }

@@ -30,7 +30,50 @@ export interface Schema {
   readonly additionalProperties?: Schema;
   /** Written as `additionalProperties: false`: unknown properties are rejected. Wins over `additionalProperties`. */
   readonly noAdditional?: boolean;
+  /**
+   * Further JSON Schema keywords (`minimum`, `maxLength`, `pattern`, ...), written after
+   * the contract's members so that the model sees them. {@link compileSchema} does not
+   * check them: they come from class-validator constraints, which class-validator
+   * checks, and {@link schemaFromJson} reads no schema that has them.
+   */
+  readonly constraints?: SchemaConstraints;
 }
+
+/**
+ * JSON Schema keywords beyond the contract's subset, written in this order after the
+ * contract's members: `minimum`, `exclusiveMinimum`, `maximum`, `exclusiveMaximum`,
+ * `multipleOf` (numbers), `minLength`, `maxLength`, `pattern` (strings), `minItems`,
+ * `maxItems`, `uniqueItems` (arrays).
+ */
+export interface SchemaConstraints {
+  readonly minimum?: number;
+  readonly exclusiveMinimum?: number;
+  readonly maximum?: number;
+  readonly exclusiveMaximum?: number;
+  readonly multipleOf?: number;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  /** An ECMA-262 regular expression, read with the `u` flag; unanchored. */
+  readonly pattern?: string;
+  readonly minItems?: number;
+  readonly maxItems?: number;
+  readonly uniqueItems?: boolean;
+}
+
+/** The keywords of {@link SchemaConstraints}, in the order they are written. */
+export const CONSTRAINT_KEYWORDS = [
+  'minimum',
+  'exclusiveMinimum',
+  'maximum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+] as const satisfies readonly (keyof SchemaConstraints)[];
 
 /** The no-arguments schema, exactly `{"type":"object","properties":{},"required":[]}`. */
 export const NO_ARGS_SCHEMA: Schema = Object.freeze({
@@ -46,9 +89,10 @@ export function noArgsSchema(): JsonObject {
 
 /**
  * Writes a schema as JSON with members in the RFC order: type, description, format,
- * enum, properties, required, items, additionalProperties. `type` is `[type, "null"]`
- * when nullable; `enum`, `properties` and `required` are written whenever set, even
- * empty; `additionalProperties: false` when `noAdditional`.
+ * enum, properties, required, items, additionalProperties; then its constraints, in the
+ * order of {@link CONSTRAINT_KEYWORDS}. `type` is `[type, "null"]` when nullable;
+ * `enum`, `properties` and `required` are written whenever set, even empty;
+ * `additionalProperties: false` when `noAdditional`.
  */
 export function schemaToJson(schema: Schema): JsonObject {
   const out: JsonObject = {};
@@ -71,6 +115,13 @@ export function schemaToJson(schema: Schema): JsonObject {
   else if (schema.additionalProperties !== undefined) {
     out.additionalProperties = schemaToJson(schema.additionalProperties);
   }
+  const constraints = schema.constraints;
+  if (constraints !== undefined) {
+    for (const keyword of CONSTRAINT_KEYWORDS) {
+      const value = constraints[keyword];
+      if (value !== undefined) out[keyword] = value;
+    }
+  }
   return out;
 }
 
@@ -92,7 +143,8 @@ const SUPPORTED_KEYWORDS: ReadonlySet<string> = new Set([
 /**
  * Reads a JSON Schema written in the contract's subset back into the model, so it can
  * be validated with the contract's messages. Returns undefined when the schema uses a
- * keyword outside the subset (the caller then needs a general validator), and for a
+ * keyword outside the subset, constraints such as `minimum` included (the caller then
+ * needs a general validator, which checks them), and for a
  * schema nested deeper than `MAX_JSON_DEPTH`, which the model's recursive compiler
  * would refuse. Annotations that do not constrain (`title`, `default`, `examples`,
  * `$schema`) are dropped.

@@ -1,6 +1,6 @@
 import { type Call, type ToolContext } from './context';
 import { AgentToolError } from './errors';
-import { type JsonObject } from './json';
+import { isJsonObject, type JsonObject } from './json';
 import { goQuote } from './quote';
 import { type Result } from './result';
 
@@ -78,6 +78,14 @@ export interface Tool {
    * Read with {@link validatesOwnArguments}; default false.
    */
   readonly validatesArguments?: boolean | undefined;
+  /**
+   * The JSON Schema of the tool's structured result, an object schema (`"type":
+   * "object"`), when the tool declares one (read with {@link outputSchemaOf}). An MCP
+   * server serves it as the tool's `outputSchema` and checks each result's `structured`
+   * value against it. It is not part of the definition the model sees, nor of the
+   * definition hash.
+   */
+  readonly outputSchema?: JsonObject | undefined;
 }
 
 /** The optional members of a `Tool`: what a wrapper must forward. */
@@ -90,6 +98,7 @@ export const OPTIONAL_TOOL_PROPERTIES = [
   'replay',
   'close',
   'validatesArguments',
+  'outputSchema',
 ] as const satisfies readonly (keyof Tool)[];
 
 /** True when the tool declares a strict definition. */
@@ -147,6 +156,12 @@ export function validatesOwnArguments(tool: Tool): boolean {
   return tool.validatesArguments === true;
 }
 
+/** The tool's output schema when it declares one (a JSON object), else undefined. */
+export function outputSchemaOf(tool: Tool): JsonObject | undefined {
+  const schema: unknown = tool.outputSchema;
+  return isJsonObject(schema) ? schema : undefined;
+}
+
 /** True when the tool owns something the host must close. */
 export function isCloser(tool: Tool): tool is Tool & { close(): void | Promise<void> } {
   return typeof tool.close === 'function';
@@ -172,6 +187,11 @@ export interface ToolInit {
    * `Tool.validatesArguments`); default false.
    */
   readonly validatesArguments?: boolean | undefined;
+  /**
+   * The schema of the tool's structured result, an object schema (`"type": "object"`);
+   * see `Tool.outputSchema`. Kept as given.
+   */
+  readonly outputSchema?: JsonObject | undefined;
 }
 
 /**
@@ -185,6 +205,12 @@ export function newTool(init: ToolInit): Tool {
     throw new AgentToolError(
       'INVALID_TOOL',
       `agenttool.newTool(${goQuote(String(init.name))}): execute must be a function`,
+    );
+  }
+  if (init.outputSchema !== undefined && !isObjectSchema(init.outputSchema)) {
+    throw new AgentToolError(
+      'INVALID_TOOL',
+      `agenttool.newTool(${goQuote(String(init.name))}): outputSchema must be a JSON Schema object with "type": "object" (a structured result is a JSON object)`,
     );
   }
   const { confined, replay, close, execute } = init;
@@ -204,7 +230,13 @@ export function newTool(init: ToolInit): Tool {
   if (init.annotations !== undefined) tool.annotations = { ...init.annotations };
   if (close !== undefined) tool.close = () => close();
   if (init.validatesArguments === true) tool.validatesArguments = true;
+  if (init.outputSchema !== undefined) tool.outputSchema = init.outputSchema;
   return tool;
+}
+
+/** True for a JSON Schema object whose `type` is `"object"`, as MCP wants an output schema. */
+export function isObjectSchema(schema: unknown): schema is JsonObject {
+  return isJsonObject(schema) && schema.type === 'object';
 }
 
 const wrapped = new WeakMap<Tool, Tool>();
@@ -217,7 +249,7 @@ const wrapped = new WeakMap<Tool, Tool>();
  * closer exactly when `tool` is, and closing it closes `tool`; it says it validates its
  * arguments when `tool` does, since `execute` is expected to hand each call on to
  * `tool.execute` (a wrapper that answers calls without it must not be served as
- * validating). Wrappers chain.
+ * validating), and it declares `tool`'s output schema. Wrappers chain.
  */
 export function wrap(
   tool: Tool,
@@ -259,6 +291,9 @@ export function wrap(
     replay: (args, ctx) => replayOf(tool, args, ctx),
     get validatesArguments() {
       return validatesOwnArguments(tool);
+    },
+    get outputSchema() {
+      return outputSchemaOf(tool);
     },
   };
   if (isCloser(tool)) {

@@ -3,7 +3,9 @@ import {
   classConstraints,
   type ClassConstraints,
   fieldConstraints,
+  fieldValidators,
 } from './class-validator-adapter';
+import { type FieldKeywords, fieldKeywords } from './constraint-keywords';
 import { type ParamRecord, readParams } from './metadata';
 
 /** A field's type, normalised: what the schema writer and the instantiator work from. */
@@ -24,6 +26,8 @@ export interface FieldPlan {
   readonly enum: readonly EnumValue[] | undefined;
   readonly optional: boolean;
   readonly nullable: boolean;
+  /** JSON Schema keywords of its class-validator constraints (`minimum`, `format`, ...). */
+  readonly keywords: FieldKeywords | undefined;
 }
 
 /** An arguments class, normalised: its fields, or the schema it supplies, and its problems. */
@@ -129,6 +133,7 @@ function readField(
     enum: enumValues,
     optional: options.optional === true || carried.optional,
     nullable: options.nullable === true,
+    keywords: fieldKeywords(fieldValidators(constraints, name), shape),
   };
 }
 

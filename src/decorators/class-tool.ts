@@ -5,7 +5,9 @@ import {
   currentContext,
   type Replay,
   type Result,
+  isResult,
   runWithContext,
+  structuredResult,
   type Tool,
   type ToolContext,
   toolFailure,
@@ -25,7 +27,9 @@ interface ToolInstance {
  * `parameters` its `@Tool` gives, verbatim. `execute` runs the argument pipeline
  * (validation skipped for `validate: false` and for given `parameters`), then
  * `instance.execute(args, ctx)` with the current call context installed, and converts
- * what it returns with `toResult`; invalid arguments throw the contract's
+ * what it returns with `toResult` (for a tool with an output class, an object it
+ * returns is a structured result, made by `structuredResult`, and the tool declares the
+ * class's `outputSchema`); invalid arguments throw the contract's
  * `ValidationError`, a tool's own error propagates as is, and a programming fault
  * becomes a `PanicError`. A tool whose arguments are validated this way says so
  * (`validatesArguments: true`), so a host need not check them again. The per-call
@@ -73,8 +77,9 @@ function toolOf(
   descriptor: ToolDescriptor,
   invoke: (args: object, ctx: ToolContext) => unknown,
 ): Mutable<Tool> {
-  const { name, properties } = descriptor;
+  const { name, properties, output } = descriptor;
   const { decode, decodeValue, check } = descriptor.arguments;
+  const convert = output === undefined ? toResult : (value: unknown) => structured(value, output);
 
   const run = async (call: Call, ctx: ToolContext): Promise<Result> => {
     try {
@@ -83,7 +88,7 @@ function toolOf(
       if (check !== undefined) await check(args);
       const returned = invoke(args, ctx);
       // Most tools return at once; awaiting a plain value would cost a promise and a turn.
-      return toResult(isThenable(returned) ? await returned : returned);
+      return convert(isThenable(returned) ? await returned : returned);
     } catch (error) {
       throw toolFailure(name, error);
     }
@@ -97,6 +102,9 @@ function toolOf(
       currentContext() === ctx ? run(call, ctx) : runWithContext(ctx, () => run(call, ctx)),
   };
   if (descriptor.validatesArguments) tool.validatesArguments = true;
+  if (descriptor.outputSchema !== undefined) {
+    tool.outputSchema = structuredClone(descriptor.outputSchema);
+  }
   if (properties.strict) tool.strict = true;
   if (properties.sequential) tool.sequential = true;
   if (properties.resource !== undefined) tool.resource = properties.resource;
@@ -115,6 +123,18 @@ function toolOf(
     };
   }
   return tool;
+}
+
+/**
+ * What a tool with an output class returned, as its result: an instance of the class,
+ * or any other object that is not a `Result`, is a structured result (its JSON the
+ * output); a `Result`, a string, content parts and nothing convert as for any tool.
+ */
+function structured(value: unknown, output: Constructor): Result {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    if (value instanceof output || !isResult(value)) return structuredResult(value);
+  }
+  return toResult(value);
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

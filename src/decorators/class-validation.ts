@@ -2,12 +2,18 @@ import {
   type ValidationError as ClassValidatorError,
   type ValidatorOptions,
 } from 'class-validator';
-import { type Constructor, ValidationError } from '../core';
+import { type Constructor, ValidationError, type ValidationProblem } from '../core';
 import { type ClassPlans, type Shape } from './class-plan';
 import { classValidator } from './class-validator-adapter';
 
-/** Runs class-validator over an arguments instance; throws the first failure. */
+/** Runs class-validator over an arguments instance; throws every failure in one error. */
 export type ClassCheck = (instance: object) => void | Promise<void>;
+
+/**
+ * How many failing fields one error names at most; past it the message ends `; and <n>
+ * more` (the README says so).
+ */
+export const MAX_REPORTED_FAILURES = 10;
 
 type Segment = string | number;
 
@@ -17,7 +23,7 @@ interface Visit {
 }
 
 // The schema has already checked presence and nullability, so a missing or null value
-// is not class-validator's to judge; and only the first problem is reported.
+// is not class-validator's to judge; each field reports its first failing constraint.
 const OPTIONS: ValidatorOptions = {
   skipMissingProperties: true,
   forbidUnknownValues: false,
@@ -29,7 +35,10 @@ const OPTIONS: ValidatorOptions = {
  * The class-validator check of an arguments class, or undefined when no class in its
  * tree carries a constraint the schema does not already express. Every instance in the
  * tree (nested fields, array items, map values) is validated with its own class's
- * constraints, so nested classes need no `@ValidateNested`. Synchronous unless some
+ * constraints, so nested classes need no `@ValidateNested`. Every failing field is
+ * reported in one `ValidationError`, each path once with its first failing
+ * constraint's message, in field order, at most {@link MAX_REPORTED_FAILURES} of them:
+ * `invalid arguments: <path>: <message>; <path>: <message>`. Synchronous unless some
  * constraint is asynchronous.
  */
 export function classCheck(cls: Constructor, plans: ClassPlans): ClassCheck | undefined {
@@ -42,17 +51,19 @@ export function classCheck(cls: Constructor, plans: ClassPlans): ClassCheck | un
   const tree: Tree = { plans, runs };
   if (isAsync) {
     return async (instance) => {
+      const found = new Failures();
       for (const visit of visits(instance, cls, [], tree)) {
-        const errors = await validate(visit.instance, OPTIONS);
-        if (errors.length > 0) throw toContractError(visit.path, errors);
+        found.add(visit.path, await validate(visit.instance, OPTIONS));
       }
+      found.throwIfAny();
     };
   }
   return (instance) => {
+    const found = new Failures();
     for (const visit of visits(instance, cls, [], tree)) {
-      const errors = validateSync(visit.instance, OPTIONS);
-      if (errors.length > 0) throw toContractError(visit.path, errors);
+      found.add(visit.path, validateSync(visit.instance, OPTIONS));
     }
+    found.throwIfAny();
   };
 }
 
@@ -112,20 +123,42 @@ function* nested(
   }
 }
 
-/** class-validator's first failure as `invalid arguments: <path>: <message>`. */
-function toContractError(base: readonly Segment[], errors: readonly ClassValidatorError[]): Error {
-  const path = [...base];
-  let error: ClassValidatorError | undefined = errors[0];
-  let parentIsArray = false;
-  while (error !== undefined) {
-    const index = Number(error.property);
-    path.push(parentIsArray && Number.isInteger(index) ? index : error.property);
-    const messages = Object.values(error.constraints ?? {});
-    if (messages.length > 0) return new ValidationError(formatPath(path), messages[0]!);
-    parentIsArray = Array.isArray(error.value);
-    error = error.children?.[0];
+/** The failing fields of one check, each path once, in the order found. */
+class Failures {
+  readonly #byPath = new Map<string, string>();
+
+  /** class-validator's errors for the instance at `base`, nested errors included. */
+  add(
+    base: readonly Segment[],
+    errors: readonly ClassValidatorError[],
+    parentIsArray = false,
+  ): void {
+    for (const error of errors) {
+      const index = Number(error.property);
+      const path = [...base, parentIsArray && Number.isInteger(index) ? index : error.property];
+      const messages = Object.values(error.constraints ?? {});
+      const children = error.children ?? [];
+      if (messages.length > 0) this.#note(path, messages[0]!);
+      else if (children.length === 0) this.#note(path, 'is not valid');
+      this.add(path, children, Array.isArray(error.value));
+    }
   }
-  return new ValidationError(formatPath(path), 'is not valid');
+
+  throwIfAny(): void {
+    const found = [...this.#byPath].map(([path, detail]): ValidationProblem => ({ path, detail }));
+    const [first, ...rest] = found;
+    if (first === undefined) return;
+    const also = rest.slice(0, MAX_REPORTED_FAILURES - 1);
+    throw new ValidationError(first.path, first.detail, {
+      also,
+      unreported: rest.length - also.length,
+    });
+  }
+
+  #note(path: readonly Segment[], detail: string): void {
+    const key = formatPath(path);
+    if (!this.#byPath.has(key)) this.#byPath.set(key, detail);
+  }
 }
 
 function formatPath(segments: readonly Segment[]): string {

@@ -9,7 +9,9 @@ import { type Constructor } from '../core';
  * - that its decorators register into `globalThis.classValidatorMetadataStorage`, which
  *   tells whether any class uses class-validator without loading the package;
  * - the shape of the records `getMetadataStorage().getTargetValidationMetadatas()`
- *   returns (its storage is exported, its records' shape is not documented).
+ *   returns (its storage is exported, its records' shape is not documented): the
+ *   constraint's name and arguments, `each`, `groups`, `validateIf`, and `@ValidateIf`
+ *   as a conditional record without a name.
  */
 
 let loaded: typeof ClassValidator | undefined;
@@ -44,6 +46,19 @@ interface ValidatorRecord {
   readonly each: boolean;
   readonly groups: readonly string[] | undefined;
   readonly constraintCls?: () => void;
+  /** The per-decorator condition (`{ validateIf }` in a decorator's options). */
+  readonly validateIf?: unknown;
+}
+
+/**
+ * One of class-validator's built-in constraints on a field, as it always applies: its
+ * name (class-validator's own constant, `min`, `isEmail`, ...), the arguments it was
+ * given, and whether it applies to each item (`{ each: true }`).
+ */
+export interface FieldValidator {
+  readonly name: string;
+  readonly args: readonly unknown[];
+  readonly each: boolean;
 }
 
 /** What class-validator says about one field that has a JSON Schema counterpart. */
@@ -56,6 +71,12 @@ export interface CarriedConstraints {
 /** What class-validator says about one class. */
 export interface ClassConstraints {
   readonly byField: ReadonlyMap<string, CarriedConstraints>;
+  /**
+   * Per field, the constraints that always apply, in the order class-validator checks
+   * them: none of a field under `@ValidateIf`, none in a group, none with a `validateIf`
+   * option of its own. The readers find their JSON Schema counterparts in these.
+   */
+  readonly validators: ReadonlyMap<string, readonly FieldValidator[]>;
   /** True when some constraint is not fully expressed by the schema, so class-validator must run. */
   readonly mustRun: boolean;
   /** True when some constraint is asynchronous, so validation returns a promise. */
@@ -63,7 +84,12 @@ export interface ClassConstraints {
 }
 
 const NONE: CarriedConstraints = { integer: false, optional: false, enum: undefined };
-const NO_CONSTRAINTS: ClassConstraints = { byField: new Map(), mustRun: false, async: false };
+const NO_CONSTRAINTS: ClassConstraints = {
+  byField: new Map(),
+  validators: new Map(),
+  mustRun: false,
+  async: false,
+};
 
 function records(cls: Constructor): readonly ValidatorRecord[] {
   return classValidator()
@@ -88,10 +114,26 @@ function carried(record: ValidatorRecord): boolean {
 export function classConstraints(cls: Constructor): ClassConstraints {
   if (!anyMetadata()) return NO_CONSTRAINTS;
   const byField = new Map<string, CarriedConstraints>();
+  const validators = new Map<string, FieldValidator[]>();
+  const conditional = new Set<string>();
   let mustRun = false;
   let async = false;
-  const storage = classValidator().getMetadataStorage();
+  const { getMetadataStorage, ValidationTypes } = classValidator();
+  const storage = getMetadataStorage();
   for (const record of records(cls)) {
+    if (record.type === ValidationTypes.CONDITIONAL_VALIDATION && record.name !== 'isOptional') {
+      conditional.add(record.propertyName);
+    }
+    if (
+      record.type === ValidationTypes.CUSTOM_VALIDATION &&
+      typeof record.name === 'string' &&
+      (record.groups?.length ?? 0) === 0 &&
+      typeof record.validateIf !== 'function'
+    ) {
+      const list = validators.get(record.propertyName) ?? [];
+      list.push({ name: record.name, args: record.constraints ?? [], each: record.each });
+      validators.set(record.propertyName, list);
+    }
     if (!carried(record)) mustRun = true;
     if (
       typeof record.constraintCls === 'function' &&
@@ -111,10 +153,19 @@ export function classConstraints(cls: Constructor): ClassConstraints {
       });
     }
   }
-  return { byField, mustRun, async };
+  for (const field of conditional) validators.delete(field);
+  return { byField, validators, mustRun, async };
 }
 
 /** The carried constraints of one field (none when class-validator says nothing). */
 export function fieldConstraints(constraints: ClassConstraints, field: string): CarriedConstraints {
   return constraints.byField.get(field) ?? NONE;
+}
+
+/** The constraints that always apply to one field (see `ClassConstraints.validators`). */
+export function fieldValidators(
+  constraints: ClassConstraints,
+  field: string,
+): readonly FieldValidator[] {
+  return constraints.validators.get(field) ?? [];
 }

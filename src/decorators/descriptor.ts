@@ -12,6 +12,7 @@ import { type ArgumentsPipeline, argumentsOf, parametersPipeline } from './argum
 import { type FieldPlan } from './class-plan';
 import { DecoratorError } from './errors';
 import { ownDuplicates, readClass } from './metadata';
+import { buildOutputSchema } from './output';
 
 /** What a per-call reader of the tool's class answers from. */
 export type PerCall<T> = (args: never, ctx: ToolContext) => T;
@@ -63,8 +64,13 @@ export interface ToolDescriptor {
   readonly arguments: ArgumentsPipeline;
   /** The optional properties the decorators declare. */
   readonly properties: ToolProperties;
-  // Reserved: the result schema (`outputSchema`) joins here once tools declare what they
-  // return; the builder below would read it from @Tool like `parameters`.
+  /** The class of the structured result (`@Tool({ output })`); undefined without one. */
+  readonly output: Constructor | undefined;
+  /**
+   * The output schema generated from the output class, deep-frozen (non-strict, outside
+   * the definition and its hash); undefined for a tool without an output class.
+   */
+  readonly outputSchema: JsonObject | undefined;
 }
 
 /** A class's descriptor, or every problem found reading it. */
@@ -141,6 +147,12 @@ function readTool(cls: Constructor): Read {
     problems.push(...built.problems);
     pipeline = built.pipeline;
   }
+  const output = options.output;
+  let outputSchema: JsonObject | undefined;
+  if (output !== undefined) {
+    if (typeof output !== 'function') problems.push(`${where}: @Tool output must be a class`);
+    else outputSchema = buildOutputSchema(output, problems);
+  }
   const resource = readClass(cls, 'resource');
   if (resource !== undefined && typeof resource !== 'string') {
     problems.push(`${where}: @Resource takes a resource name (a string)`);
@@ -184,6 +196,8 @@ function readTool(cls: Constructor): Read {
       confined,
       replay,
     }),
+    output: typeof output === 'function' ? output : undefined,
+    outputSchema,
   };
   return { descriptor: Object.freeze(descriptor), problems: [] };
 }

@@ -22,6 +22,7 @@ export {
   type ToolOptions,
 } from './metadata';
 export { type EnumValue, type FieldPlan, type Shape } from './class-plan';
+export { type FieldKeywords, type SchemaKeywords } from './constraint-keywords';
 export { DecoratorError } from './errors';
 export {
   type ArgumentsOptions,

@@ -63,6 +63,16 @@ export interface ToolOptions {
   readonly description?: string | undefined;
   /** The arguments class; absent means the tool takes no arguments. */
   readonly args?: Constructor | undefined;
+  /**
+   * The class of the tool's structured result. Its `@Param` fields, read by the same
+   * rules as an arguments class (nested classes, arrays, maps, enums, class-validator
+   * constraints), make the tool's `outputSchema`, always non-strict; `Buffer` and
+   * `Uint8Array` fields are refused, since their JSON is not a string. `execute` returns
+   * an instance (or a plain object of its shape): it becomes the result's `structured`
+   * value, and its JSON the output the model reads. A `Result` returned as it is keeps
+   * its own `structured` value.
+   */
+  readonly output?: Constructor | undefined;
   /** Generate and serve a strict schema (same as `@Strict()`). */
   readonly strict?: boolean | undefined;
   /**

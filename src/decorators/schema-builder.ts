@@ -7,6 +7,7 @@ import {
   schemaToJson,
 } from '../core';
 import { type ClassPlans, type FieldPlan, type Shape } from './class-plan';
+import { type SchemaKeywords } from './constraint-keywords';
 
 /** The schema of an arguments class under one strictness. */
 export interface BuiltSchema {
@@ -101,12 +102,21 @@ class Builder {
     const nullable = this.strict && field.nullable && field.shape.kind !== 'any';
     const values: JsonValue[] | undefined = field.enum === undefined ? undefined : [...field.enum];
     if (values !== undefined && nullable) values.push(null);
-    return {
+    const schema: Schema = {
       ...base,
       ...(nullable ? { nullable: true } : {}),
       ...(field.description !== '' ? { description: field.description } : {}),
       ...(values !== undefined ? { enum: values } : {}),
     };
+    const keywords = field.keywords;
+    if (keywords === undefined) return schema;
+    const items = keywords.items;
+    return withKeywords(
+      items !== undefined && schema.items !== undefined
+        ? { ...schema, items: withKeywords(schema.items, items) }
+        : schema,
+      keywords.own,
+    );
   }
 
   private shapeSchema(
@@ -144,4 +154,18 @@ class Builder {
         return this.classSchema(shape.cls, stack, via);
     }
   }
+}
+
+/**
+ * A schema with a field's constraint keywords: the constraints, and the format unless
+ * the schema has one of its own (a date's `date-time`).
+ */
+function withKeywords(schema: Schema, keywords: SchemaKeywords | undefined): Schema {
+  if (keywords === undefined) return schema;
+  const { format, constraints } = keywords;
+  return {
+    ...schema,
+    ...(format !== undefined && schema.format === undefined ? { format } : {}),
+    ...(constraints !== undefined ? { constraints } : {}),
+  };
 }

@@ -3,8 +3,10 @@ import {
   errorResult,
   imagePart,
   outputText,
+  isResult,
   PanicError,
   parts,
+  structuredResult,
   text,
   textPart,
   toResult,
@@ -57,6 +59,50 @@ describe('output conversion', () => {
     circular.self = circular;
     expect(() => toResult(circular)).toThrow(/^encode result: /);
     expect(() => toResult(10n)).toThrow(AgentToolError);
+  });
+});
+
+describe('structured results', () => {
+  it('carry the value as plain JSON and its Go JSON text as output', () => {
+    class Reading {
+      constructor(
+        readonly celsius: number,
+        readonly at: Date,
+        readonly note: string,
+      ) {}
+    }
+    const result = structuredResult(new Reading(21.5, new Date(0), '<ok>'));
+    expect(result.structured).toEqual({
+      celsius: 21.5,
+      at: '1970-01-01T00:00:00.000Z',
+      note: '<ok>',
+    });
+    expect(Object.getPrototypeOf(result.structured)).toBe(Object.prototype);
+    expect(result.output).toBe(
+      '{"celsius":21.5,"at":"1970-01-01T00:00:00.000Z","note":"\\u003cok\\u003e"}',
+    );
+  });
+
+  it('take a text of their own for the model', () => {
+    expect(structuredResult({ n: 3 }, 'Three')).toEqual({ output: 'Three', structured: { n: 3 } });
+  });
+
+  it('refuse a value whose JSON is not an object', () => {
+    expect(() => structuredResult([1, 2])).toThrow(
+      'encode result: a structured result is a JSON object, got array',
+    );
+    expect(() => structuredResult({ toJSON: () => 'x' })).toThrow(
+      'encode result: a structured result is a JSON object, got string',
+    );
+    expect(() => structuredResult({ n: 1n })).toThrow(/^encode result: /);
+  });
+
+  it('are results; a structured member that is not an object makes a value data', () => {
+    expect(isResult({ output: 'x', structured: { n: 1 } })).toBe(true);
+    expect(isResult({ output: 'x', structured: [1] })).toBe(false);
+    expect(toResult({ output: 'x', structured: 'n' })).toEqual({
+      output: '{"output":"x","structured":"n"}',
+    });
   });
 });
 

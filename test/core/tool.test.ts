@@ -2,6 +2,7 @@ import {
   annotationsOf,
   confinedBy,
   createContext,
+  definitionHash,
   definitionOf,
   isCloser,
   isSequential,
@@ -9,6 +10,7 @@ import {
   newTool,
   noArgsSchema,
   OPTIONAL_TOOL_PROPERTIES,
+  outputSchemaOf,
   replayOf,
   resourceOf,
   text,
@@ -43,6 +45,7 @@ function everythingTool(closed: string[]): Tool {
       closed.push('everything');
     },
     validatesArguments: true,
+    outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
     execute: () => text('inner'),
   });
 }
@@ -59,6 +62,7 @@ describe('readers apply the defaults', () => {
     expect(confinedBy(plain, '{}', ctx)).toEqual({ confined: false, by: '' });
     expect(replayOf(plain, '{}', ctx)).toBe('unknown');
     expect(isCloser(plain)).toBe(false);
+    expect(outputSchemaOf(plain)).toBeUndefined();
   });
 
   it('unstated annotations differ from all false', () => {
@@ -112,6 +116,23 @@ describe('newTool', () => {
       'agenttool.newTool("broken"): execute must be a function',
     );
   });
+
+  it('keeps an output schema, which leaves the definition and its hash as they were', () => {
+    const outputSchema = { type: 'object', properties: { n: { type: 'integer' } } };
+    const plain = newTool({ name: 'count', description: 'Counts', execute: noop });
+    const typed = newTool({ name: 'count', description: 'Counts', execute: noop, outputSchema });
+    expect(outputSchemaOf(typed)).toBe(outputSchema);
+    expect(definitionOf(typed)).toEqual(definitionOf(plain));
+    expect(definitionHash(typed)).toBe(definitionHash(plain));
+  });
+
+  it('refuses an output schema that is not an object schema, naming the tool', () => {
+    for (const outputSchema of [{ type: 'array' }, { properties: {} }, 'object' as never]) {
+      expect(() => newTool({ name: 'odd', execute: noop, outputSchema })).toThrow(
+        'agenttool.newTool("odd"): outputSchema must be a JSON Schema object with "type": "object"',
+      );
+    }
+  });
 });
 
 describe('wrap and unwrap', () => {
@@ -136,6 +157,8 @@ describe('wrap and unwrap', () => {
       expect(replayOf(wrapper, args, ctx)).toEqual(replayOf(inner, args, ctx));
     }
     expect(validatesOwnArguments(wrapper)).toBe(true);
+    expect(outputSchemaOf(wrapper)).toEqual(outputSchemaOf(inner));
+    expect(outputSchemaOf(wrapper)).toBeDefined();
     expect(definitionOf(wrapper)).toEqual(definitionOf(inner));
     expect(await wrapper.execute({ id: '1', args: '' }, ctx)).toEqual(text('outer'));
     await wrapper.close?.();

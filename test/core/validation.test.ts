@@ -172,3 +172,26 @@ describe('values described as the model wrote them', () => {
     );
   });
 });
+
+describe('ValidationError', () => {
+  it('is one problem for the contract’s validator, which stops at the first', () => {
+    const error = compileSchema(validationSchema(false))({ path: 1, ratio: 'high' });
+    expect(error?.message).toBe('invalid arguments: path: expected string, got 1');
+    expect(error?.problems).toEqual([{ path: 'path', detail: 'expected string, got 1' }]);
+    expect(error?.unreported).toBe(0);
+  });
+
+  it('lists further problems after the first, and how many it leaves out', () => {
+    const error = new ValidationError('a', 'is wrong', {
+      also: [
+        { path: '', detail: 'the object is odd' },
+        { path: 'b[0]', detail: 'is short' },
+      ],
+      unreported: 3,
+    });
+    expect(error.message).toBe(
+      'invalid arguments: a: is wrong; the object is odd; b[0]: is short; and 3 more',
+    );
+    expect([error.path, error.detail, error.code]).toEqual(['a', 'is wrong', 'INVALID_ARGUMENTS']);
+  });
+});

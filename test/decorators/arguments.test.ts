@@ -1,12 +1,14 @@
 import 'reflect-metadata';
 import { Transform } from 'class-transformer';
 import {
+  ArrayMaxSize,
   IsEmail,
   IsIn,
   IsInt,
   IsOptional,
   Matches,
   Min,
+  MinLength,
   registerDecorator,
   type ValidationOptions,
 } from 'class-validator';
@@ -226,6 +228,9 @@ class Carried {
   @Param() @IsOptional() note?: string;
 }
 
+/** The most failing fields one error names, as the README states. */
+const MAX_REPORTED = 10;
+
 describe('class-validator', () => {
   const parse = argumentsParser(Signup);
   const valid = { age: 30, user: 'ann', contact: { email: 'ann@example.com' } };
@@ -248,6 +253,71 @@ describe('class-validator', () => {
     const items = { ...valid, others: [{ email: 'a@b.co' }, { email: 'x' }] };
     expect((await failure(() => parse(JSON.stringify(items)))).message).toBe(
       'invalid arguments: others[1].email: email must be an email',
+    );
+  });
+
+  it('reports every failing field in one error, in field order, each path once', async () => {
+    const several = {
+      age: 12,
+      user: 'A1',
+      contact: { email: 'nope' },
+      others: [{ email: 'a@b.co' }, { email: 'x' }, { email: 'y' }],
+    };
+    const error = await failure(() => parse(JSON.stringify(several)));
+    expect(error.message).toBe(
+      'invalid arguments: age: age must not be less than 18; ' +
+        'user: user must match /^[a-z]+$/ regular expression; ' +
+        'contact.email: email must be an email; ' +
+        'others[1].email: email must be an email; others[2].email: email must be an email',
+    );
+    expect(error.path).toBe('age');
+    expect(error.detail).toBe('age must not be less than 18');
+    expect(error.problems.map((p) => p.path)).toEqual([
+      'age',
+      'user',
+      'contact.email',
+      'others[1].email',
+      'others[2].email',
+    ]);
+    expect(error.unreported).toBe(0);
+  });
+
+  it('names a field failing several constraints once, with its first failure', async () => {
+    // Decorators apply from the field outwards: class-validator checks @Matches first.
+    class Name {
+      @Param() @MinLength(3) @Matches(/^[a-z]+$/) name!: string;
+    }
+    expect((await failure(() => argumentsParser(Name)('{"name":"A"}'))).message).toBe(
+      'invalid arguments: name: name must match /^[a-z]+$/ regular expression',
+    );
+  });
+
+  it(`names at most ${MAX_REPORTED} fields, then says how many more failed`, async () => {
+    class Twelve {
+      @Param('', { items: 'string' }) @ArrayMaxSize(0) list!: string[];
+    }
+    class Many {
+      @Param('', { items: () => Twelve }) rows!: Twelve[];
+    }
+    const rows = Array.from({ length: 12 }, () => ({ list: ['x'] }));
+    const error = await failure(() => argumentsParser(Many)(JSON.stringify({ rows })));
+    expect(error.problems).toHaveLength(MAX_REPORTED);
+    expect(error.unreported).toBe(2);
+    expect(error.message).toBe(
+      `invalid arguments: ${Array.from(
+        { length: MAX_REPORTED },
+        (_, i) => `rows[${i}].list: list must contain no more than 0 elements`,
+      ).join('; ')}; and 2 more`,
+    );
+  });
+
+  it('reports every failure of asynchronous constraints too', async () => {
+    class Pair {
+      @Param() @IsEven() a!: number;
+      @Param() @IsEven() b!: number;
+    }
+    expect((await failure(() => argumentsParser(Pair)('{"a":1,"b":3}'))).message).toBe(
+      'invalid arguments: a: a must be even; b: b must be even',
     );
   });
 

@@ -6,7 +6,17 @@
  */
 import 'reflect-metadata';
 import { Exclude, Expose, Transform, Type } from 'class-transformer';
-import { IsEmail, IsIn, IsInt, IsOptional, MinLength } from 'class-validator';
+import {
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsOptional,
+  Length,
+  Matches,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
 import { usesTransformer } from '../../src/decorators/class-transformer-adapter';
 import { classConstraints } from '../../src/decorators/class-validator-adapter';
 
@@ -59,6 +69,27 @@ describe("class-validator's constraints, as the adapter reads them", () => {
     const checked = classConstraints(Checked);
     expect(checked.mustRun).toBe(true);
     expect(checked.async).toBe(false);
+  });
+
+  it('give each constraint that always applies by name, with its arguments and each', () => {
+    const pattern = /^[a-z]+$/;
+    class Read {
+      @Min(1) @Length(2, 4, { each: true }) a!: number;
+      @Matches(pattern) @IsEmail() b!: string;
+      @ValidateIf(() => true) @Min(1) conditional!: number;
+      @Min(1, { groups: ['g'] }) grouped!: number;
+      @Min(1, { validateIf: () => true }) ownCondition!: number;
+    }
+    const { validators } = classConstraints(Read);
+    expect(validators.get('a')).toEqual([
+      { name: 'isLength', args: [2, 4], each: true },
+      { name: 'min', args: [1], each: false },
+    ]);
+    expect(validators.get('b')).toEqual([
+      { name: 'isEmail', args: [undefined], each: false },
+      { name: 'matches', args: [pattern, undefined], each: false },
+    ]);
+    expect([...validators.keys()].sort()).toEqual(['a', 'b']);
   });
 
   it('are registered in the global storage the adapter looks for before loading the package', () => {

@@ -11,6 +11,7 @@ import { importAsHost } from '../../samples/readme/context';
 import { GreetModule, serveGreeter } from '../../samples/readme/greet';
 import { mountTools } from '../../samples/readme/mount';
 import { greetRemotely } from '../../samples/readme/remote';
+import { readWeather } from '../../samples/readme/output';
 import { Chart, CountWords, ExportCsv, Finish } from '../../samples/readme/results';
 import { DEFAULT_WORKSPACE_FOLDER } from '../../samples/workspace/config';
 
@@ -30,6 +31,7 @@ describe('the README', () => {
         'samples/readme/remote.ts',
         'samples/readme/context.ts',
         'samples/readme/results.ts',
+        'samples/readme/output.ts',
       ]),
     );
   });
@@ -188,5 +190,34 @@ describe('the Writing a tool examples run', () => {
       },
     ]);
     expect(await run(new Finish())).toEqual({ output: 'Done', terminate: true });
+  });
+});
+
+describe('the Output example runs', () => {
+  it('serves the output schema and hands the structured results to the host', async () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        celsius: { type: 'number', description: 'Degrees Celsius' },
+        city: { type: 'string', description: 'The city it was read in' },
+        sky: { type: 'string', description: 'The sky', enum: ['clear', 'cloudy', 'rain'] },
+      },
+      required: ['celsius', 'city', 'sky'],
+    };
+    expect(await readWeather('Oslo')).toEqual([
+      {
+        tool: 'weather',
+        outputSchema: schema,
+        // The output is the JSON itself: the client does not append it a second time.
+        output: '{"celsius":21,"city":"Oslo","sky":"clear"}',
+        structured: { celsius: 21, city: 'Oslo', sky: 'clear' },
+      },
+      {
+        tool: 'forecast',
+        outputSchema: schema,
+        output: 'Rain in Oslo at 18 °C\n{"celsius":18,"city":"Oslo","sky":"rain"}',
+        structured: { celsius: 18, city: 'Oslo', sky: 'rain' },
+      },
+    ]);
   });
 });

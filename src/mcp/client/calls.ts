@@ -12,6 +12,8 @@ import {
   goQuote,
   isJsonObject,
   type JsonObject,
+  type LogLevel,
+  type LogSink,
   parseArguments,
   ProgressInfo,
   type Result,
@@ -55,7 +57,26 @@ export interface CallOptions {
   readonly elicitationHandler: ElicitationHandler | undefined;
   /** A limit on each call, in milliseconds. */
   readonly timeout: number;
+  /** Where a log line goes that belongs to no call with a log sink. */
+  readonly onLog: LogSink | undefined;
+  /** The least severe log line wanted; undefined: every line. */
+  readonly logLevel: LogLevel | undefined;
 }
+
+/** MCP's log levels, least severe first. */
+export const LOG_LEVELS: readonly LogLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
+
+/** The `_meta` key of a 2026-07-28 request's log level (the SDK's `LOG_LEVEL_META_KEY`). */
+const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
 
 /**
  * The calls of one connection: their progress tokens, the calls in flight (a 2025-era
@@ -98,6 +119,27 @@ export class RemoteCalls {
       });
     } catch {
       // A failing progress listener must not break the connection.
+    }
+  }
+
+  /**
+   * A `notifications/message` arrived. The protocol ties a log line to no request, and
+   * the SDK tells no client which request's stream carried one, so it goes to the log
+   * sink of the call in flight when there is exactly one and it has a sink, and to
+   * `onLog` otherwise (no call, several, or one without a sink). Lines below `logLevel`
+   * are dropped, whatever the server sends.
+   */
+  logged(params: { level: LogLevel; data?: unknown; logger?: string | undefined }): void {
+    const wanted = this.options.logLevel;
+    if (wanted !== undefined && LOG_LEVELS.indexOf(params.level) < LOG_LEVELS.indexOf(wanted)) {
+      return;
+    }
+    const only = this.#inFlight.size === 1 ? this.#inFlight.values().next().value : undefined;
+    const sink = only?.ctx.log ?? this.options.onLog;
+    try {
+      sink?.(params.level, params.data, params.logger);
+    } catch {
+      // A failing log sink must not break the connection.
     }
   }
 
@@ -148,9 +190,16 @@ export class RemoteCalls {
     signal: AbortSignal,
   ): Promise<JsonObject> {
     let retry: { inputResponses: Record<string, unknown>; requestState?: string } | undefined;
+    // A 2026-07-28 server sends a request's log lines only when the request names a level.
+    const logLevel =
+      this.client().getProtocolEra() === 'modern' &&
+      (entry.ctx.log !== undefined || this.options.onLog !== undefined)
+        ? (this.options.logLevel ?? 'debug')
+        : undefined;
     for (let requests = 1; ; requests++) {
       const meta: Record<string, unknown> = {};
       if (token !== undefined) meta.progressToken = token;
+      if (logLevel !== undefined) meta[LOG_LEVEL_META_KEY] = logLevel;
       if (this.#handle !== undefined) meta[SESSION_META_KEY] = this.#handle;
       const result = await this.client().request(
         {

@@ -3,8 +3,16 @@ import {
   type ClientCapabilities,
   type StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { AgentToolError, type Call, type Result, type Tool, type ToolContext } from '../../core';
-import { RemoteCalls } from './calls';
+import {
+  AgentToolError,
+  type Call,
+  type LogLevel,
+  type LogSink,
+  type Result,
+  type Tool,
+  type ToolContext,
+} from '../../core';
+import { LOG_LEVELS, RemoteCalls } from './calls';
 import { type ClientSetup, connectClient, type ProtocolChoice } from './connect';
 import { CONNECTION_CLOSED } from './errors';
 import { elicitationHandler, type ElicitationHandler } from './elicitation';
@@ -64,6 +72,22 @@ export interface ConnectOptions extends Declarations {
    * no answer within <n> ms`.
    */
   readonly callTimeout?: number;
+  /**
+   * Receives the server's log lines (`notifications/message`: level, data, logger) that
+   * go to no call's own sink. A line goes to the `ctx.log` of the remote tool's call
+   * when that call is the only one in flight and its context has a log sink (MCP ties a
+   * line to no request, so with several calls in flight no line can be told apart);
+   * every other line comes here. Without it those lines are dropped.
+   */
+  readonly onLog?: LogSink;
+  /**
+   * The least severe log line to receive, one of MCP's levels (`debug` to `emergency`);
+   * by default every line the server sends. A 2025-era server is told with
+   * `logging/setLevel` at connect; a 2026-07-28 server with each call (which asks for
+   * lines only when the call has a sink or `onLog` is set); lines below it are dropped
+   * whatever the server sends.
+   */
+  readonly logLevel?: LogLevel;
   /** Bounds the connection and the first listing only. */
   readonly signal?: AbortSignal;
 }
@@ -126,6 +150,19 @@ export class RemoteTools {
         `mcp: connect: protocol must be "auto", "modern" or "legacy", got ${JSON.stringify(protocol)}`,
       );
     }
+    const logLevel = options.logLevel;
+    if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel)) {
+      throw new AgentToolError(
+        'INVALID_TOOL',
+        `mcp: connect: logLevel must be one of ${LOG_LEVELS.map((l) => JSON.stringify(l)).join(', ')}, got ${JSON.stringify(logLevel)}`,
+      );
+    }
+    if (options.onLog !== undefined && typeof options.onLog !== 'function') {
+      throw new AgentToolError(
+        'INVALID_TOOL',
+        'mcp: connect: onLog must be a function (level, data, logger) => void',
+      );
+    }
     this.#options = options;
     this.#prefix = prefix;
     this.#grace = Math.min(grace, NO_TIMEOUT);
@@ -139,6 +176,8 @@ export class RemoteTools {
         elicitation: options.elicitation === true || options.elicitationHandler !== undefined,
         elicitationHandler: options.elicitationHandler,
         timeout: timeout === 0 ? NO_TIMEOUT : Math.min(timeout, NO_TIMEOUT),
+        onLog: options.onLog,
+        logLevel,
       },
       this.#closing.signal,
     );
@@ -248,6 +287,14 @@ export class RemoteTools {
     client.onclose = () => {
       if (this.#client === client) this.#markClosed();
     };
+    if (
+      o.logLevel !== undefined &&
+      client.getProtocolEra() !== 'modern' &&
+      client.getServerCapabilities()?.logging !== undefined
+    ) {
+      // Lines below the level are dropped here anyway: a refusal changes nothing.
+      await client.setLoggingLevel(o.logLevel).catch(() => undefined);
+    }
     const tools = client.getServerCapabilities()?.tools;
     if (tools === undefined) return;
     if (tools.listChanged === true && client.getProtocolEra() === 'modern') this.#listen(client);
@@ -269,6 +316,9 @@ export class RemoteTools {
     });
     client.setNotificationHandler('notifications/progress', (notification) => {
       this.#calls.progressed(notification.params);
+    });
+    client.setNotificationHandler('notifications/message', (notification) => {
+      this.#calls.logged(notification.params);
     });
     const own = this.#options.elicitationHandler;
     if (own !== undefined) {

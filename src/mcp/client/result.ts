@@ -1,4 +1,11 @@
-import { AgentToolError, type ContentPart, isJsonObject, type Result } from '../../core';
+import {
+  AgentToolError,
+  type ContentPart,
+  isJsonObject,
+  type JsonObject,
+  jsonEqual,
+  type Result,
+} from '../../core';
 import { RemoteToolError } from './errors';
 import { detailsOf } from './record';
 
@@ -82,9 +89,14 @@ function mapBlock(block: unknown): Mapped {
  * A raw MCP `tools/call` result as a {@link Result}, per the contract's ResultOf:
  * text blocks become text; images `input_image` data URLs; audio and embedded blobs
  * `input_file` parts; embedded text becomes text; resource links the text
- * `resource: <uri>`; any other block its JSON as text; `structuredContent` is appended
- * as JSON text. A text-only result is the texts joined with "\n"; otherwise parts, with
- * text as `{"type":"text"}` parts. Details are the raw result, or its {@link RemoteRecord}.
+ * `resource: <uri>`; any other block its JSON as text. A text-only result is the texts
+ * joined with "\n"; otherwise parts, with text as `{"type":"text"}` parts. Details are
+ * the raw result, or its {@link RemoteRecord}.
+ *
+ * `structuredContent` that is a JSON object is the result's `structured` value. It is
+ * also appended to the output as JSON text, as the Go binding does, unless a text block
+ * already holds the same JSON value (MCP asks a server to send it as text too, and the
+ * model should not read it twice).
  *
  * Throws {@link RemoteToolError} for `isError` (the joined text, `tool call failed` when
  * empty; details kept), and `mcp: empty result` for a missing result.
@@ -93,8 +105,9 @@ export function resultOf(raw: unknown): Result {
   if (!isJsonObject(raw)) throw new AgentToolError('PROTOCOL', 'mcp: empty result');
   const content = Array.isArray(raw['content']) ? (raw['content'] as unknown[]) : [];
   const mapped = content.map(mapBlock);
-  if (raw['structuredContent'] !== undefined) {
-    mapped.push({ kind: 'text', text: JSON.stringify(raw['structuredContent']) });
+  const structuredContent = raw['structuredContent'];
+  if (structuredContent !== undefined && !shownAsText(mapped, structuredContent)) {
+    mapped.push({ kind: 'text', text: JSON.stringify(structuredContent) });
   }
   const texts = mapped.flatMap((m) => (m.kind === 'text' ? [m.text] : []));
   const details = detailsOf(raw);
@@ -102,9 +115,26 @@ export function resultOf(raw: unknown): Result {
     const message = texts.join('\n');
     throw new RemoteToolError(message === '' ? 'tool call failed' : message, details);
   }
-  if (texts.length === mapped.length) return { output: texts.join('\n'), details };
+  const structured: { structured?: JsonObject } = isJsonObject(structuredContent)
+    ? { structured: structuredContent }
+    : {};
+  if (texts.length === mapped.length) return { output: texts.join('\n'), details, ...structured };
   const parts = mapped.map((m): ContentPart =>
     m.kind === 'text' ? { type: 'text', text: m.text } : m.part,
   );
-  return { output: parts, details };
+  return { output: parts, details, ...structured };
+}
+
+/** True when a text block is the JSON of `value` (same value; spacing and key order aside). */
+function shownAsText(mapped: readonly Mapped[], value: unknown): boolean {
+  return mapped.some((m) => {
+    if (m.kind !== 'text') return false;
+    const text = m.text.trim();
+    if (!text.startsWith('{') && !text.startsWith('[')) return false;
+    try {
+      return jsonEqual(JSON.parse(text), value);
+    } catch {
+      return false;
+    }
+  });
 }

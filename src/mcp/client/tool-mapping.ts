@@ -4,6 +4,7 @@ import {
   type Call,
   type Confinement,
   isJsonObject,
+  isObjectSchema,
   type JsonObject,
   newTool,
   type Result,
@@ -105,8 +106,9 @@ export type RemoteCaller = (
 
 /**
  * A listed MCP tool as a core tool: the local name, the description, the input schema
- * verbatim (`{"type":"object"}` when absent), never strict, not a closer, replay unknown,
- * annotations from the server, sequential/resource/confined from the host's declarations.
+ * verbatim (`{"type":"object"}` when absent), the output schema verbatim when it is an
+ * object schema, never strict, not a closer, replay unknown, annotations from the
+ * server, sequential/resource/confined from the host's declarations.
  */
 export function remoteTool(
   raw: JsonObject,
@@ -145,10 +147,12 @@ export function remoteTool(
     confined =
       by === null ? undefined : typeof by === 'string' ? () => ({ confined: true, by }) : by;
   }
+  const output = raw['outputSchema'];
   return newTool({
     name: local,
     description: typeof raw['description'] === 'string' ? raw['description'] : '',
     parameters,
+    ...(isObjectSchema(output) ? { outputSchema: output } : {}),
     execute: (call, ctx) => caller(remote, readOnly, call, ctx),
     ...(names(declarations.sequential ?? []) ? { sequential: true } : {}),
     ...(resource !== undefined ? { resource } : {}),

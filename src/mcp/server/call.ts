@@ -11,11 +11,9 @@ import {
   type Elicitor,
   errorMessage,
   goQuote,
-  isJsonObject,
   isResult,
   type JsonObject,
   type LogSink,
-  outputText,
   PanicError,
   type RecordFunc,
   type Result,
@@ -28,18 +26,20 @@ import { type ArgumentsCheck } from './arguments';
 import { contentOf } from './content';
 import { type Backlog } from './backlog';
 import { CallNotices } from './call-notices';
-import { outputSchemaOf } from './definition';
+import { type OutputCheck, structuredOf } from './output';
 import { type ParamHeader } from './param-headers';
 import { recordMeta } from './record-meta';
 import { type ErrorReporter, type McpSession } from './session';
 
 /**
- * A tool as the server keeps it: the tool, its compiled arguments check, its
- * definition, and the arguments a 2026-07-28 client mirrors into HTTP headers.
+ * A tool as the server keeps it: the tool, its compiled arguments check, the check of
+ * its structured results (when it declares an output schema), its definition, and the
+ * arguments a 2026-07-28 client mirrors into HTTP headers.
  */
 export interface ServedTool {
   readonly tool: Tool;
   readonly check: ArgumentsCheck;
+  readonly output?: OutputCheck | undefined;
   readonly definition: McpTool;
   readonly paramHeaders: readonly ParamHeader[];
 }
@@ -138,7 +138,7 @@ export function runCall(
   const result = (async (): Promise<CallToolResult> => {
     try {
       const returned: unknown = await runWithContext(ctx, () => tool.execute(call, ctx));
-      return successOf(tool, isResult(returned) ? returned : toResult(returned));
+      return successOf(served, isResult(returned) ? returned : toResult(returned));
     } catch (thrown) {
       const error = toolFailure(tool.name, thrown);
       if (error instanceof PanicError) setup.report(error.message, error);
@@ -208,31 +208,27 @@ function flatCopy(value: Record<string, unknown>): JsonObject | undefined {
   return Object.freeze(copy);
 }
 
-function successOf(tool: Tool, result: Result): CallToolResult {
-  const served: CallToolResult = { content: contentOf(result.output) };
-  if (outputSchemaOf(tool) !== undefined) {
-    const structured = structuredOf(result);
-    if (structured === undefined) {
-      return failure(
-        `mcp: tool ${goQuote(tool.name)} declares an output schema and returned no JSON object`,
-        result.details,
-      );
-    }
-    served.structuredContent = structured;
+/**
+ * The answer to a call that succeeded: its output as content and, when it has a
+ * structured result, that as `structuredContent`. A tool that declares an output schema
+ * must give one that fits it: no structured result, or one that does not fit, is an
+ * isError result saying so.
+ */
+function successOf(served: ServedTool, result: Result): CallToolResult {
+  const answer: CallToolResult = { content: contentOf(result.output) };
+  const structured = structuredOf(result, served.output !== undefined);
+  if (served.output !== undefined) {
+    const problem =
+      structured === undefined
+        ? `mcp: tool ${goQuote(served.tool.name)} declares an output schema and returned no JSON object`
+        : served.output(structured);
+    if (problem !== undefined) return failure(problem, result.details);
   }
+  if (structured !== undefined) answer.structuredContent = structured;
   // Most results carry no details; recordMeta's guard costs a try block per call.
   const meta = result.details === undefined ? undefined : recordMeta(result.details);
-  if (meta !== undefined) served._meta = meta;
-  return served;
-}
-
-function structuredOf(result: Result): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(outputText(result.output));
-    return isJsonObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
+  if (meta !== undefined) answer._meta = meta;
+  return answer;
 }
 
 /** The result of a call in a session whose `onSession` hook failed. */

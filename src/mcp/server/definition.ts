@@ -1,13 +1,13 @@
 import { type Tool as McpTool } from '@modelcontextprotocol/server';
-import { annotationsOf, isJsonObject, type JsonObject, noArgsSchema, type Tool } from '../../core';
+import { annotationsOf, noArgsSchema, outputSchemaOf, type Tool } from '../../core';
 
 /**
  * The MCP definition of a tool, as `tools/list` serves it: `name`, `description`
  * (always, "" when the tool has none), `inputSchema` (the parameters verbatim, or the
- * no-arguments schema `{"type":"object","properties":{},"required":[]}`), and, only when
- * the tool states annotations, `title` and the `annotations` block with every hint
- * stated. Strict does not cross. A tool that declares an `outputSchema` (an object
- * schema) serves it.
+ * no-arguments schema `{"type":"object","properties":{},"required":[]}`), the tool's
+ * `outputSchema` verbatim when it declares one, and, only when the tool states
+ * annotations, `title` and the `annotations` block with every hint stated. Strict does
+ * not cross.
  */
 export function mcpDefinition(tool: Tool): McpTool {
   const definition: McpTool = {
@@ -31,14 +31,4 @@ export function mcpDefinition(tool: Tool): McpTool {
     };
   }
   return definition;
-}
-
-/**
- * The output schema a tool declares, read structurally (`outputSchema`, an object
- * schema), or undefined. A tool with one gets `structuredContent` when its output is a
- * JSON object.
- */
-export function outputSchemaOf(tool: Tool): JsonObject | undefined {
-  const schema = (tool as { outputSchema?: unknown }).outputSchema;
-  return isJsonObject(schema) ? schema : undefined;
 }

@@ -12,6 +12,7 @@ import { compileArgumentsCheck } from './arguments';
 import { type ServedTool } from './call';
 import { DEFAULT_PROGRESS_BUDGET_BYTES } from './call-notices';
 import { mcpDefinition } from './definition';
+import { compileOutputCheck } from './output';
 import { paramHeadersOf } from './param-headers';
 import type * as Http from './http';
 import { type HttpHandler, type HttpListener, type HttpServeOptions } from './http-options';
@@ -155,8 +156,9 @@ export class McpToolServer {
   }
 
   /**
-   * Adds tools to the served set. Each tool's schema is compiled first; if any tool
-   * is invalid (empty or duplicate name, unusable schema) nothing is added and the
+   * Adds tools to the served set. Each tool's schemas (parameters, output schema) are
+   * compiled first; if any tool is invalid (empty or duplicate name, unusable schema,
+   * an output schema that is not an object schema) nothing is added and the
    * error says which and why. Clients that listen are told the list changed.
    */
   addTools(...tools: Tool[]): void {
@@ -174,6 +176,7 @@ export class McpToolServer {
       added.set(tool.name, {
         tool,
         check: compileArgumentsCheck(tool.name, tool.parameters),
+        output: compileOutputCheck(tool),
         definition: mcpDefinition(tool),
         paramHeaders: paramHeadersOf(tool.parameters),
       });

@@ -14,6 +14,21 @@ describe('resultOf', () => {
     expect(resultOf({}).output).toBe('');
   });
 
+  it('makes object structured content the structured result, its JSON shown once', () => {
+    const served = resultOf({
+      content: [text('{ "b": 2, "a": [1] }')],
+      structuredContent: { a: [1], b: 2 },
+    });
+    expect(served.structured).toEqual({ a: [1], b: 2 });
+    expect(served.output).toBe('{ "b": 2, "a": [1] }');
+    const alone = resultOf({ content: [], structuredContent: { n: 1 } });
+    expect(alone).toMatchObject({ output: '{"n":1}', structured: { n: 1 } });
+    // A value that is not an object (the 2026-07-28 era allows one) is only text.
+    const listed = resultOf({ content: [text('two')], structuredContent: [1, 2] });
+    expect(listed.output).toBe('two\n[1,2]');
+    expect('structured' in listed).toBe(false);
+  });
+
   it('maps images, audio, blobs, embedded text, links and unknown blocks to parts', () => {
     const out = resultOf({
       content: [
