@@ -55,6 +55,11 @@ export interface CallOptions {
   readonly elicitationHandler: ElicitationHandler | undefined;
   /** A limit on each call, in milliseconds. */
   readonly timeout: number;
+  /**
+   * Opens a new session after the server said (404) it does not know the stale
+   * client's 2025-era session; false when it cannot (the caller gave a transport).
+   */
+  readonly reinitialize?: (stale: Client) => Promise<boolean>;
 }
 
 /**
@@ -152,19 +157,26 @@ export class RemoteCalls {
       const meta: Record<string, unknown> = {};
       if (token !== undefined) meta.progressToken = token;
       if (this.#handle !== undefined) meta[SESSION_META_KEY] = this.#handle;
-      const result = await this.client().request(
-        {
-          method: 'tools/call',
-          params: {
-            name: remote,
-            arguments: args,
-            ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }),
-            ...retry,
-          },
+      const request = {
+        method: 'tools/call',
+        params: {
+          name: remote,
+          arguments: args,
+          ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }),
+          ...retry,
         },
-        RAW_RESULT,
-        { signal, timeout: this.options.timeout, allowInputRequired: true },
-      );
+      } as const;
+      const options = { signal, timeout: this.options.timeout, allowInputRequired: true };
+      const client = this.client();
+      let result: JsonObject;
+      try {
+        result = await client.request(request, RAW_RESULT, options);
+      } catch (error) {
+        // The server does not know the session (its instance went away): the call never
+        // ran there, so it is made once more, in a new session.
+        if (!sessionNotFound(error) || !(await this.options.reinitialize?.(client))) throw error;
+        result = await this.client().request(request, RAW_RESULT, options);
+      }
       this.#noteHandle(result);
       if (result.resultType !== 'input_required') return result;
       if (!this.options.elicitation) {
@@ -239,6 +251,12 @@ export class RemoteCalls {
     const handle = meta[SESSION_META_KEY];
     if (typeof handle === 'string' && handle !== '') this.#handle = handle;
   }
+}
+
+/** True for the HTTP 404 a server answers a request of a 2025-era session it does not know. */
+function sessionNotFound(error: unknown): boolean {
+  const sdk = clientSdk();
+  return error instanceof sdk.SdkHttpError && error.status === 404;
 }
 
 /** An error's message and those of its causes, as far as they add something. */

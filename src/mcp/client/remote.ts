@@ -98,6 +98,9 @@ export class RemoteTools {
   #closeDone: Promise<void> | undefined;
   /** Bounds listings while connecting only. */
   #listSignal: AbortSignal | undefined;
+  #setup: ClientSetup | undefined;
+  /** A new session being opened in place of a client's the server no longer knows. */
+  #reopening: { readonly stale: Client; readonly done: Promise<boolean> } | undefined;
 
   private constructor(options: ConnectOptions) {
     checkDeclarations(options);
@@ -139,6 +142,7 @@ export class RemoteTools {
         elicitation: options.elicitation === true || options.elicitationHandler !== undefined,
         elicitationHandler: options.elicitationHandler,
         timeout: timeout === 0 ? NO_TIMEOUT : Math.min(timeout, NO_TIMEOUT),
+        reinitialize: (stale) => this.#reinitialize(stale),
       },
       this.#closing.signal,
     );
@@ -241,13 +245,10 @@ export class RemoteTools {
       signal: o.signal,
       install: (client) => this.#install(client),
     };
+    this.#setup = setup;
     this.#client = await connectClient(o.transport, setup);
-    // Only the connection that came up closes this remote; a failed attempt (one that
-    // needed authorization first, say) closes just itself.
     const client = this.#client;
-    client.onclose = () => {
-      if (this.#client === client) this.#markClosed();
-    };
+    this.#watch(client);
     const tools = client.getServerCapabilities()?.tools;
     if (tools === undefined) return;
     if (tools.listChanged === true && client.getProtocolEra() === 'modern') this.#listen(client);
@@ -260,6 +261,52 @@ export class RemoteTools {
     } finally {
       this.#listSignal = undefined;
     }
+  }
+
+  /**
+   * Only the connection that came up closes this remote; a failed attempt (one that
+   * needed authorization first, say) or a replaced one closes just itself.
+   */
+  #watch(client: Client): void {
+    client.onclose = () => {
+      if (this.#client === client) this.#markClosed();
+    };
+  }
+
+  /**
+   * Opens a new 2025-era session in place of `stale`'s, which the server answered 404
+   * for (the instance that held it is gone, as the MCP spec has the client then
+   * re-initialize): once for all the calls that saw it, and only over HTTP to a URL.
+   * The tool list is listed again. False when it cannot or did not work.
+   */
+  #reinitialize(stale: Client): Promise<boolean> {
+    if (this.#client !== stale) return Promise.resolve(!this.#closed);
+    if (this.#reopening?.stale === stale) return this.#reopening.done;
+    const target = this.#options.transport as Partial<{ url: unknown; start: unknown }>;
+    const setup = this.#setup;
+    const http = target.url !== undefined && !('start' in target);
+    if (this.#closed || setup === undefined || !http || stale.getProtocolEra() === 'modern') {
+      return Promise.resolve(false);
+    }
+    const done = (async () => {
+      let fresh: Client;
+      try {
+        fresh = await connectClient(this.#options.transport, { ...setup, signal: undefined });
+      } catch {
+        return false;
+      }
+      if (this.#closed) {
+        await fresh.close().catch(() => undefined);
+        return false;
+      }
+      this.#client = fresh;
+      this.#watch(fresh);
+      await stale.close().catch(() => undefined);
+      this.#refresher.notified();
+      return true;
+    })();
+    this.#reopening = { stale, done };
+    return done;
   }
 
   /** The handlers of a new SDK client, installed before it connects. */
