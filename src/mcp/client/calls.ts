@@ -72,6 +72,9 @@ export class RemoteCalls {
   readonly #progress = new Map<string, (update: Result) => void>();
   #progressCounter = 0;
   #handle: string | undefined;
+  /** Aborted when the server lost the session the calls in flight were made in. */
+  #lost = new AbortController();
+  #lostClient: Client | undefined;
 
   constructor(
     private readonly client: () => Client,
@@ -79,6 +82,17 @@ export class RemoteCalls {
     /** Aborted (with the reason) when the connection closes. */
     private readonly closing: AbortSignal,
   ) {}
+
+  /**
+   * The server no longer knows `client`'s session: the calls in flight in it end with
+   * "connection lost" (their streams cannot be resumed); later calls go on.
+   */
+  sessionLost(client: Client): void {
+    if (this.client() !== client || this.#lostClient === client) return;
+    this.#lostClient = client;
+    this.#lost.abort(new Error('the server no longer knows the session (404)'));
+    this.#lost = new AbortController();
+  }
 
   /** The calls in flight, for a 2025-era server's questions. */
   inFlight(): CallInFlight[] {
@@ -125,12 +139,14 @@ export class RemoteCalls {
     if (token !== undefined && call.onUpdate !== undefined)
       this.#progress.set(token, call.onUpdate);
     this.#inFlight.add(entry);
-    const linked = linkedSignal(ctx.signal, this.closing);
+    const lost = this.#lost.signal;
+    const linked = linkedSignal(ctx.signal, this.closing, lost);
     try {
       return await this.#rounds(remote, args, token, entry, linked.signal);
     } catch (error) {
       if (this.closing.aborted) throw connectionClosedError(remote);
       if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
+      if (lost.aborted) throw this.#failure(remote, lost.reason);
       if (error instanceof AgentToolError) throw error;
       throw this.#failure(remote, error);
     } finally {
@@ -172,9 +188,11 @@ export class RemoteCalls {
       try {
         result = await client.request(request, RAW_RESULT, options);
       } catch (error) {
-        // The server does not know the session (its instance went away): the call never
-        // ran there, so it is made once more, in a new session.
-        if (!sessionNotFound(error) || !(await this.options.reinitialize?.(client))) throw error;
+        // The server does not know the session (its instance went away), or a new session
+        // replaced it while the request was out: the call never ran, so it is made once
+        // more, in the new session.
+        const stale = sessionNotFound(error) || client !== this.client();
+        if (!stale || signal.aborted || !(await this.options.reinitialize?.(client))) throw error;
         result = await this.client().request(request, RAW_RESULT, options);
       }
       this.#noteHandle(result);

@@ -11,6 +11,7 @@ import { elicitationHandler, type ElicitationHandler } from './elicitation';
 import { listAllTools } from './listing';
 import { ListRefresher } from './refresh';
 import { resultOf } from './result';
+import { clientSdk } from './sdk-modules';
 import { untilAborted } from '../signals';
 import { checkDeclarations, type Declarations, localName, remoteTool } from './tool-mapping';
 import { type McpTarget } from './transport';
@@ -24,6 +25,12 @@ export const DEFAULT_NOTIFICATION_GRACE = 50;
  * answers first.
  */
 export const DEFAULT_CALL_TIMEOUT = 15 * 60 * 1000;
+
+/** True for the 404 a server answers a stream of a 2025-era session it does not know. */
+function sessionGone(error: unknown): boolean {
+  const sdk = clientSdk();
+  return error instanceof sdk.SdkHttpError && error.status === 404;
+}
 
 /** What {@link connectMcp} takes. Only `transport` is required. */
 export interface ConnectOptions extends Declarations {
@@ -270,6 +277,13 @@ export class RemoteTools {
   #watch(client: Client): void {
     client.onclose = () => {
       if (this.#client === client) this.#markClosed();
+    };
+    // A stream that cannot be resumed because the server no longer knows the session
+    // (its instance is gone): the calls waiting on it are lost, and a new session opens.
+    client.onerror = (error) => {
+      if (this.#client !== client || !sessionGone(error)) return;
+      this.#calls.sessionLost(client);
+      void this.#reinitialize(client);
     };
   }
 
