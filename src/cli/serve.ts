@@ -129,7 +129,9 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
     // A refused option (a public host without allowed hosts) is the caller's to fix;
     // a port in use or a closed stdin is the place's.
     throw new CliError(
-      error instanceof AgentToolError ? ExitCode.BAD_ARGUMENTS : ExitCode.CONNECTION,
+      error instanceof AgentToolError && error.code !== 'CONNECTION'
+        ? ExitCode.BAD_ARGUMENTS
+        : ExitCode.CONNECTION,
       `agenttool: serve: ${errorMessage(error)}`,
       { cause: error },
     );

@@ -1,7 +1,8 @@
 // What a server that serves decorated tools in memory must not load: class-validator
 // (no class here carries its decorators), the SDK's client (a server has no use for
-// it), our HTTP endpoint and ajv (every schema here is in the contract's subset). Each
-// is replaced by a module that fails when loaded.
+// it), our HTTP endpoint, ajv (every schema here is in the contract's subset) and the
+// Redis client (the server does not scale out). Each is replaced by a module that fails
+// when loaded.
 jest.mock('class-validator', () => {
   throw new Error('class-validator was loaded');
 });
@@ -13,6 +14,9 @@ jest.mock('../../../src/mcp/server/http', () => {
 });
 jest.mock('ajv', () => {
   throw new Error('ajv was loaded');
+});
+jest.mock('ioredis', () => {
+  throw new Error('ioredis was loaded');
 });
 
 import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
@@ -30,7 +34,7 @@ class Greet {
   }
 }
 
-test('start-up promise: serving decorated tools in memory loads neither class-validator, nor the SDK client, nor HTTP, nor ajv', async () => {
+test('start-up promise: serving decorated tools in memory loads neither class-validator, nor the SDK client, nor HTTP, nor ajv, nor ioredis', async () => {
   const server = serveTools([toolFromInstance(new Greet())]);
   const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
   await server.connect(serverEnd);

@@ -27,15 +27,17 @@ export async function openRedis(url: string, role: string): Promise<RedisClient>
     retryStrategy: (times) => Math.min(times * 100, 1000),
   });
   // Connection errors surface on the commands that fail; the event would otherwise throw.
-  client.on('error', () => undefined);
+  let last: unknown;
+  client.on('error', (error) => (last = error));
   try {
     await client.connect();
   } catch (error) {
     client.disconnect();
+    const cause = last ?? error;
     throw new AgentToolError(
       'CONNECTION',
-      `mcp: scale-out: cannot reach Redis at ${shown(parsed)}: ${errorMessage(error)}`,
-      { cause: error },
+      `mcp: scale-out: cannot reach Redis at ${shown(parsed)}: ${errorMessage(cause)}`,
+      { cause },
     );
   }
   return client;
