@@ -69,8 +69,8 @@ function start(
       const match = ready.exec(seen);
       if (match !== null) resolve(Object.assign(match, { pid: child.pid ?? 0 }));
     };
-    createInterface({ input: child.stdout! }).on('line', watch);
-    createInterface({ input: child.stderr! }).on('line', watch);
+    createInterface({ input: child.stdout }).on('line', watch);
+    createInterface({ input: child.stderr }).on('line', watch);
     child.once('exit', (code) => reject(new Error(`${command} exited (${code}):\n${seen}`)));
   });
 }
