@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve } from 'node:path';
-import { type Constructor, errorMessage, isModuleClass } from './public-api';
+import { type Constructor, errorMessage, isModuleClass, type McpToolServer } from './public-api';
 import { CliError, ExitCode } from './exit-codes';
 
 /** A root `@Module` class found in a module file. */
@@ -10,6 +10,11 @@ export interface LoadedModule {
   readonly name: string;
   /** The absolute path of the file. */
   readonly file: string;
+  /**
+   * The file's `onServe` export, when it has one: `agenttool serve` calls it with the
+   * server once it serves, so the app can change the served tools at run time.
+   */
+  readonly onServe?: (server: McpToolServer) => void | Promise<void>;
 }
 
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx']);
@@ -53,9 +58,11 @@ export function loadModuleFile(spec: string, cwd: string = process.cwd()): Loade
     );
   }
   const modules = moduleExports(exported);
+  const hook = onServeExport(exported);
+  const extra = { file, ...(hook === undefined ? {} : { onServe: hook }) };
   if (wanted !== undefined) {
     const found = modules.find((m) => m.name === wanted);
-    if (found !== undefined) return { ...found, file };
+    if (found !== undefined) return { ...found, ...extra };
     throw new CliError(
       ExitCode.BAD_ARGUMENTS,
       `agenttool: ${shown} has no @Module export named ${wanted}${modules.length > 0 ? `; its modules: ${modules.map((m) => m.name).join(', ')}` : ''}`,
@@ -76,7 +83,17 @@ export function loadModuleFile(spec: string, cwd: string = process.cwd()): Loade
       `agenttool: ${shown} exports several @Module classes (${names.join(', ')}); pick the root with ${path}#${names[0]}`,
     );
   }
-  return { ...only, file };
+  return { ...only, ...extra };
+}
+
+function onServeExport(
+  exported: unknown,
+): ((server: McpToolServer) => void | Promise<void>) | undefined {
+  if (typeof exported !== 'object' || exported === null) return undefined;
+  const hook = (exported as { onServe?: unknown }).onServe;
+  return typeof hook === 'function'
+    ? (hook as (server: McpToolServer) => void | Promise<void>)
+    : undefined;
 }
 
 function moduleExports(exported: unknown): { module: Constructor; name: string }[] {

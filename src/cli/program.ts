@@ -6,6 +6,19 @@ import { serveModule } from './serve';
 import { openTarget, type TargetSpec } from './targets';
 import { packageVersion } from './version';
 
+interface ServeFlags {
+  http?: string;
+  stateless?: boolean;
+  record?: string;
+  resumable?: boolean;
+  allowedHost?: string[];
+  redis?: string;
+  instance?: string;
+  advertise?: string;
+  requestStateKeyFile?: string;
+  drainGrace?: string;
+}
+
 interface TargetOptions {
   stdio?: string;
   http?: string;
@@ -67,29 +80,57 @@ function buildProgram(io: CliIo, setCode: (code: ExitCode) => void): Command {
     .option('--http <[host:]port>', 'serve over Streamable HTTP (host defaults to 127.0.0.1)')
     .option('--stateless', 'with --http: no sessions, every request served on its own')
     .option('--record <file>', 'append every record the tools write to this file, as JSON lines')
+    .option('--resumable', 'with --http: 2025-era streams resume after a dropped connection')
+    .option(
+      '--allowed-host <host...>',
+      "with --http: Host names clients use, e.g. a load balancer's (name or name:port)",
+    )
+    .option(
+      '--redis <url>',
+      'with --http: one of several instances behind a load balancer, sharing this Redis (see docs/deploy.md)',
+    )
+    .option('--instance <name>', "with --redis: this instance's name (default: random)")
+    .option('--advertise <url>', 'with --redis: where the other instances reach this endpoint')
+    .option(
+      '--request-state-key-file <file>',
+      'with --redis: the key every instance shares (default: $AGENTTOOL_REQUEST_STATE_KEY)',
+    )
+    .option(
+      '--drain-grace <ms>',
+      'on SIGTERM, let the work in flight finish for this long (default 30000)',
+    )
     .addHelpText('after', EXIT_CODES_HELP)
-    .action(
-      async (
-        moduleFile: string,
-        options: { http?: string; stateless?: boolean; record?: string },
-      ) => {
-        const serving = await serveModule({
-          moduleFile,
-          http: options.http,
-          stateless: options.stateless === true,
-          record: options.record,
-          log: io.stderr,
-        });
-        const release = onInterrupt(() => {
+    .action(async (moduleFile: string, options: ServeFlags) => {
+      const serving = await serveModule({
+        moduleFile,
+        http: options.http,
+        stateless: options.stateless === true,
+        record: options.record,
+        resumable: options.resumable,
+        allowedHosts: options.allowedHost,
+        redis: options.redis,
+        instance: options.instance,
+        advertise: options.advertise,
+        requestStateKeyFile: options.requestStateKeyFile,
+        drainGraceMs: milliseconds('--drain-grace', options.drainGrace),
+        log: io.stderr,
+      });
+      const release = onStopSignals({
+        interrupt: () => {
           io.stderr.write('agenttool: stopping: closing sessions and the app\n');
           void serving.stop();
-        });
-        await serving.closed;
-        release();
-        io.stderr.write('agenttool: stopped\n');
-        setCode(ExitCode.OK);
-      },
-    );
+        },
+        // An orchestrator's stop: leave the balancer's pool, finish, then stop.
+        terminate: () => {
+          io.stderr.write('agenttool: draining: refusing new work, finishing the work in flight\n');
+          void serving.drain();
+        },
+      });
+      await serving.closed;
+      release();
+      io.stderr.write('agenttool: stopped\n');
+      setCode(ExitCode.OK);
+    });
 
   const list = program
     .command('list')
@@ -184,6 +225,40 @@ function targetSpec(moduleFile: string | undefined, options: TargetOptions): Tar
     http: options.http,
     headers: options.header,
     protocol: options.protocol,
+  };
+}
+
+/** `text` as a number of milliseconds >= 0, or undefined when not given. */
+function milliseconds(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isInteger(value) || value < 0) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: ${flag} ${JSON.stringify(text)}: give a whole number of milliseconds, e.g. ${flag} 30000`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Calls `interrupt` on the first SIGINT and `terminate` on the first SIGTERM; any
+ * signal after the first exits at once. Returns a function that removes the handlers.
+ */
+function onStopSignals(handlers: { interrupt: () => void; terminate: () => void }): () => void {
+  let signalled = false;
+  const on = (handler: () => void) => (): void => {
+    if (signalled) process.exit(ExitCode.INTERRUPTED);
+    signalled = true;
+    handler();
+  };
+  const interrupt = on(handlers.interrupt);
+  const terminate = on(handlers.terminate);
+  process.on('SIGINT', interrupt);
+  process.on('SIGTERM', terminate);
+  return () => {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', terminate);
   };
 }
 

@@ -45,4 +45,11 @@ export {
   ValidationError,
 } from 'agenttool';
 export { type Constructor, isModuleClass, ToolApp } from 'agenttool/di';
-export { connectMcp, type HttpListener, serveTools } from 'agenttool/mcp';
+export {
+  connectMcp,
+  DEFAULT_DRAIN_GRACE_MS,
+  type HttpListener,
+  type McpToolServer,
+  type ScaleOutOptions,
+  serveTools,
+} from 'agenttool/mcp';

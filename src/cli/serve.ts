@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { type Writable } from 'node:stream';
 import {
   AgentToolError,
+  DEFAULT_DRAIN_GRACE_MS,
   errorMessage,
   type HttpListener,
+  type ScaleOutOptions,
   serveTools,
   type Tool,
   RecordFile,
@@ -20,6 +23,22 @@ export interface ServeOptions {
   readonly stateless?: boolean | undefined;
   /** A file every call's records are appended to, as JSON lines. */
   readonly record?: string | undefined;
+  /** With `http`: resumable 2025-era streams (`Last-Event-ID`). */
+  readonly resumable?: boolean | undefined;
+  /** With `http`: the Host names clients use (DNS-rebinding protection). */
+  readonly allowedHosts?: readonly string[] | undefined;
+  /** With `http`: scale out over this Redis (needs the request-state key). */
+  readonly redis?: string | undefined;
+  /** With `redis`: this instance's name among its peers. */
+  readonly instance?: string | undefined;
+  /** With `redis`: the URL peers reach this endpoint at. */
+  readonly advertise?: string | undefined;
+  /** With `redis`: a file holding the shared request-state key. */
+  readonly requestStateKeyFile?: string | undefined;
+  /** How long a drain (SIGTERM) lets the work in flight finish, in ms. */
+  readonly drainGraceMs?: number | undefined;
+  /** The environment the request-state key may come from (`AGENTTOOL_REQUEST_STATE_KEY`). */
+  readonly env?: NodeJS.ProcessEnv | undefined;
   /** Human text goes here: stderr (under stdio, stdout carries the protocol alone). */
   readonly log: Writable;
 }
@@ -33,7 +52,15 @@ export interface Serving {
   readonly closed: Promise<void>;
   /** Ends every session, stops listening and closes the app (its shells), once. */
   stop(): Promise<void>;
+  /**
+   * Leaves the load balancer's pool: the health route fails, new work is refused, and
+   * the work in flight finishes within the drain grace; then {@link stop}.
+   */
+  drain(): Promise<void>;
 }
+
+/** The environment variable that holds the request-state key every instance shares. */
+export const REQUEST_STATE_KEY_ENV = 'AGENTTOOL_REQUEST_STATE_KEY';
 
 /**
  * Loads the module file, creates its app and serves its tools over stdio (until the
@@ -41,9 +68,23 @@ export interface Serving {
  */
 export async function serveModule(options: ServeOptions): Promise<Serving> {
   const address = options.http === undefined ? undefined : parseAddress(options.http);
-  if (options.stateless === true && address === undefined) {
-    throw new CliError(ExitCode.BAD_ARGUMENTS, 'agenttool: --stateless applies to --http only');
+  if (address === undefined) {
+    const httpOnly = (
+      [
+        ['--stateless', options.stateless],
+        ['--resumable', options.resumable],
+        ['--allowed-host', options.allowedHosts],
+        ['--redis', options.redis],
+      ] as const
+    ).find(([, value]) => value !== undefined && value !== false);
+    if (httpOnly !== undefined) {
+      throw new CliError(
+        ExitCode.BAD_ARGUMENTS,
+        `agenttool: ${httpOnly[0]} applies to --http only`,
+      );
+    }
   }
+  const scaleOut = scaleOutOptions(options);
   const loaded = loadModuleFile(options.moduleFile);
   const records = options.record === undefined ? undefined : new RecordFile(options.record);
   const app = await createApp(loaded.module);
@@ -51,6 +92,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
     name: loaded.name,
     version: packageVersion(),
     ...(records === undefined ? {} : { recorder: records.recorder() }),
+    ...(scaleOut === undefined ? {} : { scaleOut }),
   });
   let stopping: Promise<void> | undefined;
   let resolveClosed!: () => void;
@@ -73,14 +115,23 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       const connection = await server.serveStdio();
       void connection.closed.then(() => stop());
     } else {
-      listener = await server.listenHttp({ ...address, stateless: options.stateless === true });
+      listener = await server.listenHttp({
+        ...address,
+        stateless: options.stateless === true,
+        resumable: options.resumable === true,
+        ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+        ...(options.advertise === undefined ? {} : { advertiseUrl: options.advertise }),
+      });
     }
+    await loaded.onServe?.(server);
   } catch (error) {
     await stop();
     // A refused option (a public host without allowed hosts) is the caller's to fix;
     // a port in use or a closed stdin is the place's.
     throw new CliError(
-      error instanceof AgentToolError ? ExitCode.BAD_ARGUMENTS : ExitCode.CONNECTION,
+      error instanceof AgentToolError && error.code !== 'CONNECTION'
+        ? ExitCode.BAD_ARGUMENTS
+        : ExitCode.CONNECTION,
       `agenttool: serve: ${errorMessage(error)}`,
       { cause: error },
     );
@@ -91,7 +142,71 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       : `over Streamable HTTP at ${listener.url}${options.stateless === true ? ' (stateless)' : ''}`;
   options.log.write(`agenttool: serving ${loaded.name} ${how}\n${toolLines(tools)}`);
   if (records !== undefined) options.log.write(`  records: ${records.path}\n`);
-  return { url: listener?.url, tools, closed, stop };
+  if (server.instanceId !== undefined) {
+    options.log.write(`  instance: ${server.instanceId}, sharing ${redacted(options.redis)}\n`);
+  }
+  const grace = options.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS;
+  let draining: Promise<void> | undefined;
+  const drain = (): Promise<void> =>
+    (draining ??= (async () => {
+      await server.drain(grace);
+      await stop();
+    })());
+  return { url: listener?.url, tools, closed, stop, drain };
+}
+
+/** The scale-out options the command line gives, checked; undefined without --redis. */
+function scaleOutOptions(options: ServeOptions): ScaleOutOptions | undefined {
+  if (options.redis === undefined) {
+    const needsRedis = (
+      [
+        ['--instance', options.instance],
+        ['--advertise', options.advertise],
+        ['--request-state-key-file', options.requestStateKeyFile],
+      ] as const
+    ).find(([, value]) => value !== undefined);
+    if (needsRedis !== undefined) {
+      throw new CliError(
+        ExitCode.BAD_ARGUMENTS,
+        `agenttool: ${needsRedis[0]} applies to --redis only`,
+      );
+    }
+    return undefined;
+  }
+  let key = (options.env ?? process.env)[REQUEST_STATE_KEY_ENV];
+  if (options.requestStateKeyFile !== undefined) {
+    try {
+      key = readFileSync(options.requestStateKeyFile, 'utf8').trim();
+    } catch (error) {
+      throw new CliError(
+        ExitCode.BAD_ARGUMENTS,
+        `agenttool: --request-state-key-file: cannot read ${options.requestStateKeyFile}: ${errorMessage(error)}`,
+      );
+    }
+  }
+  if (key === undefined || key === '') {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: --redis needs the request-state key every instance shares: set ${REQUEST_STATE_KEY_ENV} or give --request-state-key-file (at least 32 bytes, e.g. openssl rand -hex 32)`,
+    );
+  }
+  return {
+    redisUrl: options.redis,
+    requestStateKey: key,
+    ...(options.instance === undefined ? {} : { instanceId: options.instance }),
+  };
+}
+
+// A Redis URL as it may be printed: without its password.
+function redacted(url: string | undefined): string {
+  if (url === undefined) return '';
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
 }
 
 /** The tools, one a line: name and the first line of the description. */

@@ -11,7 +11,12 @@ export const FIXTURES = join(ROOT, 'dist/test/cli/fixtures');
 export const APP = join(FIXTURES, 'cli-app.module.js');
 export const WORKSPACE = join(ROOT, 'dist/samples/workspace/workspace.module.js');
 
-const FIXTURE_SOURCES = ['cli-app.module.ts', 'no-module.ts', 'two-modules.ts'];
+const FIXTURE_SOURCES = [
+  'cli-app.module.ts',
+  'no-module.ts',
+  'two-modules.ts',
+  'scale-app.module.ts',
+];
 const LOCK = join(tmpdir(), 'agenttool-cli-tests.lock');
 
 /**

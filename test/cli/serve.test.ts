@@ -158,6 +158,37 @@ describe('agenttool serve: bad input', () => {
     expect(both.code).toBe(2);
   });
 
+  it('exits 2 for scale-out options that cannot work, and 3 for a Redis it cannot reach', async () => {
+    const noKey = await runAgenttool(
+      ['serve', APP, '--http', '0', '--redis', 'redis://127.0.0.1:1'],
+      {
+        env: { AGENTTOOL_REQUEST_STATE_KEY: '' },
+      },
+    );
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain(
+      'agenttool: --redis needs the request-state key every instance shares: set AGENTTOOL_REQUEST_STATE_KEY or give --request-state-key-file',
+    );
+    const alone = await runAgenttool(['serve', APP, '--http', '0', '--instance', 'a']);
+    expect(alone).toMatchObject({
+      code: 2,
+      stderr: 'agenttool: --instance applies to --redis only\n',
+    });
+    const stdio = await runAgenttool(['serve', APP, '--redis', 'redis://127.0.0.1:1']);
+    expect(stdio).toMatchObject({ code: 2, stderr: 'agenttool: --redis applies to --http only\n' });
+    const grace = await runAgenttool(['serve', APP, '--http', '0', '--drain-grace', 'soon']);
+    expect(grace.code).toBe(2);
+    expect(grace.stderr).toContain('--drain-grace "soon": give a whole number of milliseconds');
+    const unreachable = await runAgenttool(
+      ['serve', APP, '--http', '0', '--redis', 'redis://127.0.0.1:1'],
+      { env: { AGENTTOOL_REQUEST_STATE_KEY: 'k'.repeat(64) } },
+    );
+    expect(unreachable.code).toBe(3);
+    expect(unreachable.stderr).toContain(
+      'agenttool: serve: mcp: scale-out: cannot reach Redis at redis://127.0.0.1:1',
+    );
+  });
+
   it('refuses a public address without allowed hosts (DNS-rebinding protection)', async () => {
     const ran = await runAgenttool(['serve', APP, '--http', '0.0.0.0:0']);
     expect(ran.code).toBe(2);

@@ -61,6 +61,11 @@ export interface CallOptions {
   readonly onLog: LogSink | undefined;
   /** The least severe log line wanted; undefined: every line. */
   readonly logLevel: LogLevel | undefined;
+  /**
+   * Opens a new session after the server said (404) it does not know the stale
+   * client's 2025-era session; false when it cannot (the caller gave a transport).
+   */
+  readonly reinitialize?: (stale: Client) => Promise<boolean>;
 }
 
 /** MCP's log levels, least severe first. */
@@ -88,6 +93,9 @@ export class RemoteCalls {
   readonly #progress = new Map<string, (update: Result) => void>();
   #progressCounter = 0;
   #handle: string | undefined;
+  /** Aborted when the server lost the session the calls in flight were made in. */
+  #lost = new AbortController();
+  #lostClient: Client | undefined;
 
   constructor(
     private readonly client: () => Client,
@@ -95,6 +103,17 @@ export class RemoteCalls {
     /** Aborted (with the reason) when the connection closes. */
     private readonly closing: AbortSignal,
   ) {}
+
+  /**
+   * The server no longer knows `client`'s session: the calls in flight in it end with
+   * "connection lost" (their streams cannot be resumed); later calls go on.
+   */
+  sessionLost(client: Client): void {
+    if (this.client() !== client || this.#lostClient === client) return;
+    this.#lostClient = client;
+    this.#lost.abort(new Error('the server no longer knows the session (404)'));
+    this.#lost = new AbortController();
+  }
 
   /** The calls in flight, for a 2025-era server's questions. */
   inFlight(): CallInFlight[] {
@@ -162,12 +181,14 @@ export class RemoteCalls {
     if (token !== undefined && call.onUpdate !== undefined)
       this.#progress.set(token, call.onUpdate);
     this.#inFlight.add(entry);
-    const linked = linkedSignal(ctx.signal, this.closing);
+    const lost = this.#lost.signal;
+    const linked = linkedSignal(ctx.signal, this.closing, lost);
     try {
       return await this.#rounds(remote, args, token, entry, linked.signal);
     } catch (error) {
       if (this.closing.aborted) throw connectionClosedError(remote);
       if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
+      if (lost.aborted) throw this.#failure(remote, lost.reason);
       if (error instanceof AgentToolError) throw error;
       throw this.#failure(remote, error);
     } finally {
@@ -201,19 +222,28 @@ export class RemoteCalls {
       if (token !== undefined) meta.progressToken = token;
       if (logLevel !== undefined) meta[LOG_LEVEL_META_KEY] = logLevel;
       if (this.#handle !== undefined) meta[SESSION_META_KEY] = this.#handle;
-      const result = await this.client().request(
-        {
-          method: 'tools/call',
-          params: {
-            name: remote,
-            arguments: args,
-            ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }),
-            ...retry,
-          },
+      const request = {
+        method: 'tools/call',
+        params: {
+          name: remote,
+          arguments: args,
+          ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }),
+          ...retry,
         },
-        RAW_RESULT,
-        { signal, timeout: this.options.timeout, allowInputRequired: true },
-      );
+      } as const;
+      const options = { signal, timeout: this.options.timeout, allowInputRequired: true };
+      const client = this.client();
+      let result: JsonObject;
+      try {
+        result = await client.request(request, RAW_RESULT, options);
+      } catch (error) {
+        // The server does not know the session (its instance went away), or a new session
+        // replaced it while the request was out: the call never ran, so it is made once
+        // more, in the new session.
+        const stale = sessionNotFound(error) || client !== this.client();
+        if (!stale || signal.aborted || !(await this.options.reinitialize?.(client))) throw error;
+        result = await this.client().request(request, RAW_RESULT, options);
+      }
       this.#noteHandle(result);
       if (result.resultType !== 'input_required') return result;
       if (!this.options.elicitation) {
@@ -288,6 +318,12 @@ export class RemoteCalls {
     const handle = meta[SESSION_META_KEY];
     if (typeof handle === 'string' && handle !== '') this.#handle = handle;
   }
+}
+
+/** True for the HTTP 404 a server answers a request of a 2025-era session it does not know. */
+function sessionNotFound(error: unknown): boolean {
+  const sdk = clientSdk();
+  return error instanceof sdk.SdkHttpError && error.status === 404;
 }
 
 /** An error's message and those of its causes, as far as they add something. */

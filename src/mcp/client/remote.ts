@@ -19,6 +19,7 @@ import { elicitationHandler, type ElicitationHandler } from './elicitation';
 import { listAllTools } from './listing';
 import { ListRefresher } from './refresh';
 import { resultOf } from './result';
+import { clientSdk } from './sdk-modules';
 import { untilAborted } from '../signals';
 import { checkDeclarations, type Declarations, localName, remoteTool } from './tool-mapping';
 import { type McpTarget } from './transport';
@@ -32,6 +33,12 @@ export const DEFAULT_NOTIFICATION_GRACE = 50;
  * answers first.
  */
 export const DEFAULT_CALL_TIMEOUT = 15 * 60 * 1000;
+
+/** True for the 404 a server answers a stream of a 2025-era session it does not know. */
+function sessionGone(error: unknown): boolean {
+  const sdk = clientSdk();
+  return error instanceof sdk.SdkHttpError && error.status === 404;
+}
 
 /** What {@link connectMcp} takes. Only `transport` is required. */
 export interface ConnectOptions extends Declarations {
@@ -122,6 +129,9 @@ export class RemoteTools {
   #closeDone: Promise<void> | undefined;
   /** Bounds listings while connecting only. */
   #listSignal: AbortSignal | undefined;
+  #setup: ClientSetup | undefined;
+  /** A new session being opened in place of a client's the server no longer knows. */
+  #reopening: { readonly stale: Client; readonly done: Promise<boolean> } | undefined;
 
   private constructor(options: ConnectOptions) {
     checkDeclarations(options);
@@ -178,6 +188,7 @@ export class RemoteTools {
         timeout: timeout === 0 ? NO_TIMEOUT : Math.min(timeout, NO_TIMEOUT),
         onLog: options.onLog,
         logLevel,
+        reinitialize: (stale) => this.#reinitialize(stale),
       },
       this.#closing.signal,
     );
@@ -280,21 +291,11 @@ export class RemoteTools {
       signal: o.signal,
       install: (client) => this.#install(client),
     };
+    this.#setup = setup;
     this.#client = await connectClient(o.transport, setup);
-    // Only the connection that came up closes this remote; a failed attempt (one that
-    // needed authorization first, say) closes just itself.
     const client = this.#client;
-    client.onclose = () => {
-      if (this.#client === client) this.#markClosed();
-    };
-    if (
-      o.logLevel !== undefined &&
-      client.getProtocolEra() !== 'modern' &&
-      client.getServerCapabilities()?.logging !== undefined
-    ) {
-      // Lines below the level are dropped here anyway: a refusal changes nothing.
-      await client.setLoggingLevel(o.logLevel).catch(() => undefined);
-    }
+    this.#watch(client);
+    await this.#askLogLevel(client);
     const tools = client.getServerCapabilities()?.tools;
     if (tools === undefined) return;
     if (tools.listChanged === true && client.getProtocolEra() === 'modern') this.#listen(client);
@@ -306,6 +307,73 @@ export class RemoteTools {
       throw error;
     } finally {
       this.#listSignal = undefined;
+    }
+  }
+
+  /**
+   * Only the connection that came up closes this remote; a failed attempt (one that
+   * needed authorization first, say) or a replaced one closes just itself.
+   */
+  #watch(client: Client): void {
+    client.onclose = () => {
+      if (this.#client === client) this.#markClosed();
+    };
+    // A stream that cannot be resumed because the server no longer knows the session
+    // (its instance is gone): the calls waiting on it are lost, and a new session opens.
+    client.onerror = (error) => {
+      if (this.#client !== client || !sessionGone(error)) return;
+      this.#calls.sessionLost(client);
+      void this.#reinitialize(client);
+    };
+  }
+
+  /**
+   * Opens a new 2025-era session in place of `stale`'s, which the server answered 404
+   * for (the instance that held it is gone, as the MCP spec has the client then
+   * re-initialize): once for all the calls that saw it, and only over HTTP to a URL.
+   * The tool list is listed again. False when it cannot or did not work.
+   */
+  #reinitialize(stale: Client): Promise<boolean> {
+    if (this.#client !== stale) return Promise.resolve(!this.#closed);
+    if (this.#reopening?.stale === stale) return this.#reopening.done;
+    const target = this.#options.transport as Partial<{ url: unknown; start: unknown }>;
+    const setup = this.#setup;
+    const http = target.url !== undefined && !('start' in target);
+    if (this.#closed || setup === undefined || !http || stale.getProtocolEra() === 'modern') {
+      return Promise.resolve(false);
+    }
+    const done = (async () => {
+      let fresh: Client;
+      try {
+        fresh = await connectClient(this.#options.transport, { ...setup, signal: undefined });
+      } catch {
+        return false;
+      }
+      if (this.#closed) {
+        await fresh.close().catch(() => undefined);
+        return false;
+      }
+      this.#client = fresh;
+      this.#watch(fresh);
+      await this.#askLogLevel(fresh);
+      await stale.close().catch(() => undefined);
+      this.#refresher.notified();
+      return true;
+    })();
+    this.#reopening = { stale, done };
+    return done;
+  }
+
+  /** Tells a 2025-era server the least severe log line wanted (the `logLevel` option). */
+  async #askLogLevel(client: Client): Promise<void> {
+    const level = this.#options.logLevel;
+    if (
+      level !== undefined &&
+      client.getProtocolEra() !== 'modern' &&
+      client.getServerCapabilities()?.logging !== undefined
+    ) {
+      // Lines below the level are dropped here anyway: a refusal changes nothing.
+      await client.setLoggingLevel(level).catch(() => undefined);
     }
   }
 

@@ -14,7 +14,8 @@ import { type McpToolServer, type OpenedSession } from './tool-server';
  * requests, which then share one session (and its session-scoped providers) until it
  * ends: after the idle timeout, or when the server closes. Any other request's call
  * runs in a session of its own that ends with the call. A handle the server does not
- * know (it ended, or another instance made it) starts a new session with a new handle.
+ * know (it ended, or another instance made it) starts a new session with a new handle;
+ * instances that scale out forward a call carrying another live instance's handle there.
  */
 export class HandleSessions implements SessionBinding {
   readonly #live = new Map<string, { opened: OpenedSession; idle: IdleClock }>();
@@ -42,7 +43,8 @@ export class HandleSessions implements SessionBinding {
       const known = handle === undefined ? undefined : this.#live.get(handle);
       if (handle !== undefined && known !== undefined) return this.#hold(handle, known);
       if (capabilities?.extensions?.[SESSIONS_EXTENSION] !== undefined && this.#room()) {
-        const fresh = randomHex(16);
+        // Behind a load balancer the handle names its instance, which peers forward to.
+        const fresh = this.#server.handlePrefix + randomHex(16);
         const opened = this.#server.openSession(fresh);
         const idle = new IdleClock(this.#idleMs, () => void opened.session.close());
         const entry = { opened, idle };

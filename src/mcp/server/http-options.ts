@@ -53,6 +53,19 @@ export interface HttpServeOptions {
   readonly resumable?: boolean;
   /** The `retry` a resumable stream's priming event suggests to clients, in milliseconds. */
   readonly retryIntervalMs?: number;
+  /**
+   * The health route a load balancer polls (default `/healthz`; `false`: none). A GET
+   * answers 200 `{"status":"serving"}` while the server takes work and 503
+   * `{"status":"draining"}` from the moment it drains or closes. It is answered before
+   * the Host and Origin checks, and tells nothing but that.
+   */
+  readonly healthPath?: string | false;
+  /**
+   * Where the other instances reach this MCP endpoint when the server scales out
+   * (`scaleOut`), e.g. `http://10.0.0.5:3000/mcp`. Default: the listener's own URL
+   * (`listenHttp`); a mounted handler is reached by its peers only when it is given.
+   */
+  readonly advertiseUrl?: string;
 }
 
 /** A request's extras, as an HTTP framework in front of the handler knows them. */

@@ -3,6 +3,7 @@ import { type AddressInfo } from 'node:net';
 import {
   type AuthInfo,
   createMcpHandler,
+  type EventStore,
   isInitializeRequest,
   isJsonContentType,
   isLegacyRequest,
@@ -12,7 +13,8 @@ import {
 } from '@modelcontextprotocol/server';
 import { randomUuid } from '../random';
 import { AgentToolError, isJsonObject } from '../../core';
-import { SessionEventStore } from './event-store';
+import { bringsNewWork, drainingRefusal, HealthRoute } from './health';
+import { serveElsewhere } from './scale/forward';
 import {
   type HttpHandler,
   type HttpListener,
@@ -124,6 +126,7 @@ class HttpEndpoint {
   readonly #handles: HandleSessions;
   readonly #modern: McpHttpHandler;
   readonly #unlisten: () => void;
+  readonly #health: HealthRoute;
   #closing: Promise<void> | undefined;
   /** Requests that carry an answer (POSTs but `subscriptions/listen`) not yet answered. */
   #answering = 0;
@@ -135,6 +138,7 @@ class HttpEndpoint {
     this.#options = options;
     this.#path = options.path ?? '/mcp';
     this.#limit = options.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
+    this.#health = new HealthRoute(options.healthPath);
     if (options.dnsRebindingProtection ?? true) {
       const names = port === undefined ? LOOPBACK_NAMES : LOOPBACK_NAMES.map((n) => `${n}:${port}`);
       this.#hosts = lower(options.allowedHosts ?? [...LOOPBACK_NAMES, ...names]);
@@ -250,6 +254,9 @@ class HttpEndpoint {
 
   /** The answer to a request refused before its body is read, if it is. */
   #screen(target: URL, method: string, headers: Headers, urlHost: string): Response | undefined {
+    if (target.pathname === this.#health.path && (method === 'GET' || method === 'HEAD')) {
+      return this.#health.answer(!this.#leaving);
+    }
     if (this.#closing !== undefined || this.#draining !== undefined) {
       return jsonRpcError(503, -32000, 'Service unavailable: the server is shutting down');
     }
@@ -264,6 +271,16 @@ class HttpEndpoint {
       );
     }
     return undefined;
+  }
+
+  /** True once the server drains or closes: new work is refused, the health route fails. */
+  get #leaving(): boolean {
+    return this.#server.host.calls.refusing || this.#closing !== undefined;
+  }
+
+  /** True when nothing is in flight and a balancer polling the health route was told. */
+  quiet(): boolean {
+    return this.#answering === 0 && this.#health.told;
   }
 
   #answered(): void {
@@ -302,12 +319,19 @@ class HttpEndpoint {
     ) {
       const mismatch = this.#paramHeaders(parsed, request.headers);
       if (mismatch !== undefined) return mismatch;
+      if (this.#leaving && bringsNewWork(parsed)) return drainingRefusal();
+      const scale = this.#server.scaleOut;
+      const elsewhere = scale && (await serveElsewhere(scale, request, parsed));
+      if (elsewhere !== undefined) return elsewhere;
       return this.#modern.fetch(request, {
         ...(authInfo === undefined ? {} : { authInfo }),
         ...(body === undefined ? {} : { parsedBody: parsed }),
       });
     }
-    if (this.#options.stateless === true) return this.#serveStateless(request, body, authInfo);
+    if (this.#options.stateless === true) {
+      if (this.#leaving && request.method === 'POST') return drainingRefusal();
+      return this.#serveStateless(request, body, authInfo);
+    }
     const id = request.headers.get('mcp-session-id');
     if (id !== null && id !== '') {
       const session = this.#legacy.get(id);
@@ -315,6 +339,7 @@ class HttpEndpoint {
       return this.#serveLegacy(session, request, body, authInfo);
     }
     if (request.method === 'POST' && isInitialize(parsed)) {
+      if (this.#leaving) return drainingRefusal();
       return this.#open(request, body, authInfo);
     }
     return jsonRpcError(400, -32000, 'Bad Request: No valid session ID provided');
@@ -388,8 +413,13 @@ class HttpEndpoint {
       );
     }
     const sessionId = randomUuid();
-    const transport = this.#transport(() => sessionId);
-    const idle = new IdleClock(this.#options.idleTimeoutMs ?? DEFAULT_IDLE_MS, () => {
+    const idleMs = this.#options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
+    const events =
+      this.#options.resumable === true
+        ? await this.#server.eventStoreFor(sessionId, idleMs)
+        : undefined;
+    const transport = this.#transport(() => sessionId, events);
+    const idle = new IdleClock(idleMs, () => {
       void transport.close();
     });
     const session: LegacySession = { transport, idle };
@@ -402,6 +432,7 @@ class HttpEndpoint {
     instance.onclose = () => {
       this.#legacy.delete(sessionId);
       idle.stop();
+      void events?.dispose?.().catch(() => undefined);
       closed?.();
     };
     await instance.connect(transport);
@@ -460,13 +491,12 @@ class HttpEndpoint {
 
   #transport(
     sessionIdGenerator: (() => string) | undefined,
+    eventStore?: EventStore,
   ): WebStandardStreamableHTTPServerTransport {
     return new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator,
       maxRequestBodySize: this.#limit,
-      ...(this.#options.resumable === true && sessionIdGenerator !== undefined
-        ? { eventStore: new SessionEventStore() }
-        : {}),
+      ...(eventStore === undefined ? {} : { eventStore }),
       ...(this.#options.retryIntervalMs === undefined
         ? {}
         : { retryInterval: this.#options.retryIntervalMs }),

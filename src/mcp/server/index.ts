@@ -17,6 +17,9 @@ export {
   type HttpServeOptions,
 } from './http-options';
 export { SESSION_META_KEY, SESSIONS_EXTENSION } from './instance';
+export { type ScaleOutOptions } from './scale/options';
+export { DEFAULT_DRAIN_GRACE_MS } from './stopping';
+export { DEFAULT_HEALTH_PATH } from './health';
 export {
   DEFAULT_ABANDON_AFTER_MS,
   DEFAULT_MAX_REQUESTS,

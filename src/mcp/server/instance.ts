@@ -96,7 +96,9 @@ export function buildInstance(host: InstanceHost, binding: SessionBinding, era: 
   });
   server.setRequestHandler('tools/list', () => ({ tools: host.definitions() }));
   server.setRequestHandler('tools/call', (request, ctx) => {
-    if (host.calls.stopping) return failure(SHUTTING_DOWN);
+    // A draining server still takes the answers to the calls it runs, not new calls.
+    const resumes = era === 'modern' && ctx.mcpReq.requestState() !== undefined;
+    if (host.calls.stopping || (host.calls.refusing && !resumes)) return failure(SHUTTING_DOWN);
     const answer =
       era === 'modern'
         ? serveModern(host, binding, request, ctx)

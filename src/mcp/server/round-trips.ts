@@ -37,6 +37,27 @@ export interface RoundTripOptions {
   readonly maxRequests?: number;
 }
 
+/**
+ * How a parked run's request state is made and read back. By default the state is the
+ * run's key itself (128 random bits, meaningful to this process only); instances behind
+ * a load balancer sign it with a shared key instead (see `ScaleOutOptions`).
+ */
+export interface RequestStates {
+  /** The state a client echoes for the run parked under the local key `run`. */
+  mint(run: string): Promise<string>;
+  /**
+   * The local key of the run `state` names on this instance; undefined when it names
+   * none here (forged, expired, or another instance's).
+   */
+  read(state: string): Promise<string | undefined>;
+}
+
+/** The default: the state is the run's key. */
+const LOCAL_STATES: RequestStates = {
+  mint: (run) => Promise.resolve(run),
+  read: (state) => Promise.resolve(state),
+};
+
 interface Ask {
   readonly question: Question;
   readonly resolve: (answer: Answer) => void;
@@ -173,7 +194,7 @@ export class RoundTripRun {
           this.#pending.set(id, ask);
           requests[id] = { method: 'elicitation/create', params: inlineParams(ask.question) };
         }
-        const state = trips.park(this);
+        const state = await trips.park(this);
         await running.flush();
         return inputRequired({ inputRequests: requests, requestState: state });
       }
@@ -232,16 +253,18 @@ export class RoundTripRun {
  */
 export class RoundTrips {
   readonly #runs = new Map<string, RoundTripRun>();
+  readonly #states: RequestStates;
   readonly abandonAfterMs: number;
   readonly maxRequests: number;
 
-  constructor(options: RoundTripOptions = {}) {
+  constructor(options: RoundTripOptions = {}, states: RequestStates = LOCAL_STATES) {
     this.abandonAfterMs = positiveOr(options.abandonAfterMs, DEFAULT_ABANDON_AFTER_MS);
     this.maxRequests = options.maxRequests ?? DEFAULT_MAX_REQUESTS;
+    this.#states = states;
   }
 
-  /** @internal Parks `run` under a new request state. */
-  park(run: RoundTripRun): string {
+  /** @internal Parks `run` under a new key; resolves with the request state naming it. */
+  park(run: RoundTripRun): Promise<string> {
     const state = randomHex(16);
     this.#runs.set(state, run);
     run.parkAs(state, this.abandonAfterMs, () => {
@@ -254,15 +277,15 @@ export class RoundTrips {
     run.onOver(() => {
       if (this.#runs.get(state) === run) this.#runs.delete(state);
     });
-    return state;
+    return this.#states.mint(state);
   }
 
   /**
    * Takes the answers a client came back with to the run they belong to and waits on it
-   * again. A state that names no waiting run of this owner (unknown, spent, abandoned)
-   * is the Go binding's isError result saying so.
+   * again. A state that names no waiting run of this owner (unknown, spent, abandoned,
+   * forged, another instance's) is the Go binding's isError result saying so.
    */
-  resume(
+  async resume(
     toolName: string,
     state: string,
     owner: string,
@@ -270,15 +293,14 @@ export class RoundTrips {
     route: CallRoute,
     signal: AbortSignal,
   ): Promise<CallToolResult | InputRequiredResult> {
-    const run = this.#runs.get(state);
-    if (run === undefined || run.owner !== owner) {
-      return Promise.resolve(
-        failure(
-          `mcpserver: tool ${goQuote(toolName)}: the call these answers belong to is no longer waiting for them; call the tool again`,
-        ),
+    const key = await this.#states.read(state);
+    const run = key === undefined ? undefined : this.#runs.get(key);
+    if (key === undefined || run === undefined || run.owner !== owner) {
+      return failure(
+        `mcpserver: tool ${goQuote(toolName)}: the call these answers belong to is no longer waiting for them; call the tool again`,
       );
     }
-    this.#runs.delete(state);
+    this.#runs.delete(key);
     run.answer(responses);
     return run.wait(route, signal, this);
   }

@@ -8,6 +8,12 @@ export const SHUTTING_DOWN = 'mcp: the server is shutting down';
 export const DEFAULT_CLOSE_GRACE_MS = 5000;
 
 /**
+ * How long a server's drain lets the work in flight finish, by default (30 s, the grace
+ * most orchestrators give between SIGTERM and SIGKILL).
+ */
+export const DEFAULT_DRAIN_GRACE_MS = 30_000;
+
+/**
  * The calls a server is serving, and the signal that stops them all when it closes: a
  * call that starts after it is refused, a running one is aborted, and the server waits
  * for their answers before it closes its transports.
@@ -15,6 +21,7 @@ export const DEFAULT_CLOSE_GRACE_MS = 5000;
 export class CallTracker {
   readonly #controller = new AbortController();
   readonly #inFlight = new Set<Promise<unknown>>();
+  #refusing = false;
 
   constructor() {
     // Every running call listens to this signal: many at once is the normal case.
@@ -29,6 +36,16 @@ export class CallTracker {
   /** True once the server has begun to close. */
   get stopping(): boolean {
     return this.#controller.signal.aborted;
+  }
+
+  /** True once the server refuses new calls (it drains or closes). */
+  get refusing(): boolean {
+    return this.#refusing || this.stopping;
+  }
+
+  /** Refuses new calls from now on; running ones go on (the server drains). */
+  refuseNew(): void {
+    this.#refusing = true;
   }
 
   /** Keeps `work` among the calls in flight until it settles. */

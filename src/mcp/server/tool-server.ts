@@ -2,6 +2,7 @@ import { type Readable, type Writable } from 'node:stream';
 import {
   type Implementation,
   type Server,
+  type EventStore,
   type Tool as McpTool,
   type Transport,
 } from '@modelcontextprotocol/server';
@@ -23,8 +24,14 @@ import {
   type SessionLease,
 } from './instance';
 import { type RoundTripOptions, RoundTrips } from './round-trips';
-import { bounded, CallTracker, DEFAULT_CLOSE_GRACE_MS } from './stopping';
+import { SessionEventStore } from './event-store';
+import { type ScaleOutOptions } from './scale/options';
+import { ScaleOut } from './scale/scale-out';
+import { bounded, CallTracker, DEFAULT_CLOSE_GRACE_MS, DEFAULT_DRAIN_GRACE_MS } from './stopping';
 import { type ErrorReporter, McpSession } from './session';
+
+/** How often a drain looks whether the work in flight is done (ms). */
+const DRAIN_POLL_MS = 25;
 
 /** How a served set is described and what it hooks into. */
 export interface McpServerOptions extends RoundTripOptions {
@@ -56,12 +63,22 @@ export interface McpServerOptions extends RoundTripOptions {
    * the answers to go out, before it closes the transports anyway (ms; default 5000).
    */
   readonly closeGraceMs?: number;
+  /**
+   * Serve as one of several instances behind a load balancer, sharing a request-state
+   * key and a Redis (see {@link ScaleOutOptions} and docs/deploy.md).
+   */
+  readonly scaleOut?: ScaleOutOptions;
 }
 
 /** Something the server closes: an HTTP listener, a mounted handler, a stdio connection. */
 export interface Closer {
   /** Refuses new requests and resolves once the answers in flight have gone out. */
   drain?(): Promise<void>;
+  /**
+   * True when nothing is in flight and, if a load balancer polls the health route,
+   * it has been told the server is leaving: a drain may end.
+   */
+  quiet?(): boolean;
   close(): Promise<void>;
 }
 
@@ -114,7 +131,9 @@ export class McpToolServer {
   readonly #connections = new Set<Server>();
   readonly #closers = new Set<Closer>();
   readonly #grace: number;
+  readonly #scale: ScaleOut | undefined;
   #closing: Promise<void> | undefined;
+  #draining: Promise<void> | undefined;
   readonly #listeners = new Set<() => void>();
   readonly #onSession: ((session: Session) => void | Promise<void>) | undefined;
   /** @internal What every SDK instance of this server shares. */
@@ -130,13 +149,19 @@ export class McpToolServer {
     };
     let definitions: McpTool[] | undefined;
     this.#listeners.add(() => (definitions = undefined));
+    const report = options.onError ?? defaultReporter;
+    const trips = new RoundTrips(options);
+    this.#scale =
+      options.scaleOut === undefined
+        ? undefined
+        : new ScaleOut(options.scaleOut, trips.abandonAfterMs, report);
     this.host = {
       info,
       instructions: options.instructions,
       recorder: options.recorder,
-      report: options.onError ?? defaultReporter,
+      report,
       progressBudget: options.progressBudgetBytes ?? DEFAULT_PROGRESS_BUDGET_BYTES,
-      trips: new RoundTrips(options),
+      trips: this.#scale === undefined ? trips : new RoundTrips(options, this.#scale.states),
       calls: new CallTracker(),
       definitions: () =>
         (definitions ??= [...this.#tools.values()].map((served) => served.definition)),
@@ -244,15 +269,76 @@ export class McpToolServer {
    * with the same protections as {@link listenHttp} (see {@link HttpServeOptions}).
    */
   handler(options: HttpServeOptions = {}): HttpHandler {
-    return loadHttp().httpHandler(this, options, undefined);
+    const handler = loadHttp().httpHandler(this, options, undefined);
+    if (this.#scale !== undefined) {
+      const joined = this.#joinScaleOut().then(async () => {
+        if (options.advertiseUrl !== undefined) await this.#scale?.announce(options.advertiseUrl);
+      });
+      joined.catch((error: unknown) => this.host.report('mcp: scale-out: joining failed', error));
+    }
+    return handler;
   }
 
   /**
    * Serves over Streamable HTTP on node's `http` server, bound to 127.0.0.1 unless
    * told otherwise, with DNS-rebinding protection on (see {@link HttpServeOptions}).
+   * A server that scales out connects to its Redis first (and fails when it cannot),
+   * then announces the listener to its peers.
    */
-  listenHttp(options: HttpServeOptions = {}): Promise<HttpListener> {
-    return loadHttp().listenHttp(this, options);
+  async listenHttp(options: HttpServeOptions = {}): Promise<HttpListener> {
+    await this.#joinScaleOut();
+    const listener = await loadHttp().listenHttp(this, options);
+    try {
+      await this.#scale?.announce(options.advertiseUrl ?? listener.url);
+    } catch (error) {
+      await listener.close();
+      throw error;
+    }
+    return listener;
+  }
+
+  /** This instance's name among its peers; undefined when it does not scale out. */
+  get instanceId(): string | undefined {
+    return this.#scale?.instanceId;
+  }
+
+  #joinScaleOut(): Promise<void> {
+    return this.#scale?.start(() => this.#notifyListChanged()) ?? Promise.resolve();
+  }
+
+  /**
+   * Leaves the pool, for a load balancer's sake, without stopping anything: the health
+   * route answers 503, new calls are refused (new HTTP work gets 503, for the balancer
+   * to send elsewhere; a new call in a 2025-era session is an isError result saying the
+   * server is shutting down), while the calls running and those waiting for a client's
+   * answers go on, and their answers are taken. Resolves once they are all done and a
+   * balancer polling the health route has seen it fail, or after `graceMs` (default 30
+   * s, {@link DEFAULT_DRAIN_GRACE_MS}). Then {@link close} stops what is left. Draining
+   * again returns the same promise.
+   */
+  drain(graceMs: number = DEFAULT_DRAIN_GRACE_MS): Promise<void> {
+    this.#draining ??= this.#drain(graceMs);
+    return this.#draining;
+  }
+
+  async #drain(graceMs: number): Promise<void> {
+    this.host.calls.refuseNew();
+    await this.#scale
+      ?.drain()
+      .catch((error: unknown) =>
+        this.host.report('mcp: scale-out: marking draining failed', error),
+      );
+    const deadline = Date.now() + graceMs;
+    while (!this.#quiet() && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+    }
+  }
+
+  #quiet(): boolean {
+    const { calls, trips } = this.host;
+    return (
+      calls.size === 0 && trips.parked === 0 && [...this.#closers].every((c) => c.quiet?.() ?? true)
+    );
   }
 
   /**
@@ -286,6 +372,7 @@ export class McpToolServer {
     await Promise.allSettled(closing);
     // Whichever way each transport closed, every session's listeners have run when this returns.
     await Promise.all([...open, ...this.#sessions].map((session) => session.close()));
+    await this.#scale?.close();
   }
 
   /**
@@ -321,6 +408,29 @@ export class McpToolServer {
     return server;
   }
 
+  /** @internal What a new 2026-07-28 session handle starts with: its instance, when scaled out. */
+  get handlePrefix(): string {
+    return this.#scale?.handlePrefix ?? '';
+  }
+
+  /** @internal Where the server forwards requests that belong to a peer; none alone. */
+  get scaleOut(): ScaleOut | undefined {
+    return this.#scale;
+  }
+
+  /**
+   * @internal The event store of a resumable 2025-era session: in Redis when the server
+   * scales out (kept `idleMs` past its last event), else in this process's memory.
+   */
+  async eventStoreFor(
+    sessionId: string,
+    idleMs: number,
+  ): Promise<EventStore & { dispose?(): Promise<void> }> {
+    if (this.#scale === undefined) return new SessionEventStore();
+    const ttlSeconds = idleMs > 0 ? Math.ceil(idleMs / 1000) + 60 : 24 * 60 * 60;
+    return this.#scale.eventStore(sessionId, ttlSeconds);
+  }
+
   /** @internal Registers something {@link close} drains and closes (an HTTP listener). */
   addCloser(closer: Closer): () => void {
     this.#closers.add(closer);
@@ -334,6 +444,12 @@ export class McpToolServer {
   }
 
   #listChanged(): void {
+    this.#notifyListChanged();
+    this.#scale?.publishListChanged();
+  }
+
+  /** Tells this process's listening clients that the tool list changed. */
+  #notifyListChanged(): void {
     for (const listener of this.#listeners) listener();
     for (const server of this.#connections) {
       if (server.transport === undefined) continue;

@@ -1,9 +1,9 @@
 // What a server that serves decorated tools in memory must not load: class-validator
 // (no class here carries its decorators), class-transformer's entry (no class here
 // needs plainToInstance), the SDK's client (a server has no use for it), our HTTP
-// endpoint, ajv (every schema here is in the contract's subset), and what only a
-// definition hash or a random id needs (canonicalize, node:crypto). Each is replaced
-// by a module that fails when loaded.
+// endpoint, ajv (every schema here is in the contract's subset), the Redis client (the
+// server does not scale out), and what only a definition hash or a random id needs
+// (canonicalize, node:crypto). Each is replaced by a module that fails when loaded.
 jest.mock('class-validator', () => {
   throw new Error('class-validator was loaded');
 });
@@ -24,6 +24,9 @@ jest.mock('canonicalize', () => {
 });
 jest.mock('node:crypto', () => {
   throw new Error('node:crypto was loaded');
+});
+jest.mock('ioredis', () => {
+  throw new Error('ioredis was loaded');
 });
 
 import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';

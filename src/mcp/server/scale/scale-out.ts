@@ -1,0 +1,208 @@
+import { AgentToolError, isJsonObject } from '../../../core';
+import { randomHex } from '../../random';
+import { SESSION_META_KEY } from '../instance';
+import { type ErrorReporter } from '../session';
+import { RedisEventStore } from './event-store';
+import { type ScaleOutOptions } from './options';
+import { type Peer, Peers } from './peers';
+import { closeRedis, openRedis, type RedisClient } from './redis';
+import { SignedRequestStates } from './request-states';
+
+const DEFAULT_PREFIX = 'agenttool:';
+const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Where a request should be served instead of here, and why. */
+export interface Elsewhere {
+  readonly instance: string;
+  readonly url: string;
+  /** True for answers to a parked call; false for a call in a session held there. */
+  readonly continuation: boolean;
+}
+
+/** A Redis connection and its subscriber, once started. */
+interface Connected {
+  readonly redis: RedisClient;
+  readonly subscriber: RedisClient;
+  readonly peers: Peers;
+}
+
+/**
+ * One instance's part in a scaled-out deployment: the signed request states, the
+ * instance registry, `tools/list_changed` across instances and the shared event store,
+ * all over one Redis. Nothing connects until {@link start}.
+ */
+export class ScaleOut {
+  readonly instanceId: string;
+  readonly states: SignedRequestStates;
+  readonly #url: string;
+  readonly #prefix: string;
+  readonly #report: ErrorReporter;
+  #started: Promise<Connected> | undefined;
+  #closed = false;
+  #onPeerChange: (() => void) | undefined;
+
+  constructor(options: ScaleOutOptions, abandonAfterMs: number, report: ErrorReporter) {
+    if (typeof options !== 'object' || options === null) {
+      throw new AgentToolError(
+        'INVALID_TOOL_SET',
+        'mcp: scaleOut must be an object with requestStateKey and redisUrl',
+      );
+    }
+    const id = options.instanceId ?? randomHex(6);
+    if (typeof id !== 'string' || !INSTANCE_ID.test(id)) {
+      throw new AgentToolError(
+        'INVALID_TOOL_SET',
+        `mcp: scale-out: instanceId ${JSON.stringify(id)} must be 1 to 64 letters, digits, "_" or "-"`,
+      );
+    }
+    if (typeof options.redisUrl !== 'string' || options.redisUrl === '') {
+      throw new AgentToolError(
+        'INVALID_TOOL_SET',
+        'mcp: scale-out: redisUrl is required, e.g. "redis://127.0.0.1:6379"',
+      );
+    }
+    this.instanceId = id;
+    this.#url = options.redisUrl;
+    this.#prefix = options.redisPrefix ?? DEFAULT_PREFIX;
+    this.#report = report;
+    // A state outlives the wait for its answers by a minute; "never abandon" is ~68 years.
+    const ttl = abandonAfterMs > 0 ? Math.ceil(abandonAfterMs / 1000) + 60 : 2 ** 31 - 1;
+    this.states = new SignedRequestStates(options.requestStateKey, id, ttl);
+  }
+
+  /** The prefix of this instance's session handles: `<instance>.`. */
+  get handlePrefix(): string {
+    return `${this.instanceId}.`;
+  }
+
+  /**
+   * Connects to Redis and listens for list changes of the other instances (each runs
+   * `onPeerChange`); once, later calls return the same promise.
+   */
+  start(onPeerChange: () => void): Promise<void> {
+    this.#onPeerChange = onPeerChange;
+    this.#started ??= this.#connect();
+    return this.#started.then(() => undefined);
+  }
+
+  async #connect(): Promise<Connected> {
+    const redis = await openRedis(this.#url, this.instanceId);
+    let subscriber: RedisClient;
+    try {
+      subscriber = await openRedis(this.#url, `${this.instanceId}-sub`);
+    } catch (error) {
+      await closeRedis(redis);
+      throw error;
+    }
+    subscriber.on('message', (_channel: string, from: string) => {
+      if (from !== this.instanceId) this.#onPeerChange?.();
+    });
+    await subscriber.subscribe(this.#channel);
+    return {
+      redis,
+      subscriber,
+      peers: new Peers(redis, this.#prefix, this.instanceId, this.#report),
+    };
+  }
+
+  get #channel(): string {
+    return `${this.#prefix}tools-changed`;
+  }
+
+  /** Registers this instance's MCP endpoint, where peers forward to it. */
+  async announce(url: string): Promise<void> {
+    const { peers } = await this.#connected();
+    await peers.announce(url);
+  }
+
+  /** Tells the other instances' clients that the tool list changed here. */
+  publishListChanged(): void {
+    if (this.#started === undefined || this.#closed) return;
+    void this.#started
+      .then(({ redis }) => redis.publish(this.#channel, this.instanceId))
+      .catch((error: unknown) =>
+        this.#report('mcp: scale-out: publishing tools/list_changed failed', error),
+      );
+  }
+
+  /** A resumable session's event store in Redis (undefined before {@link start}). */
+  async eventStore(sessionId: string, ttlSeconds: number): Promise<RedisEventStore> {
+    const { redis } = await this.#connected();
+    return new RedisEventStore(
+      redis,
+      `${this.#prefix}events:${sessionId}:`,
+      ttlSeconds,
+      this.#report,
+    );
+  }
+
+  /**
+   * Where a request belongs when not here: answers to a call parked on another instance
+   * (its signed state names it), or a call in a session another instance holds (its
+   * handle names it, and the instance still takes work). Undefined: serve it here.
+   */
+  async elsewhere(body: unknown): Promise<Elsewhere | undefined> {
+    if (!isJsonObject(body) || body.method !== 'tools/call' || !isJsonObject(body.params)) {
+      return undefined;
+    }
+    const params = body.params;
+    if (typeof params.requestState === 'string') {
+      const owner = await this.states.ownerOf(params.requestState);
+      if (owner === undefined || owner === this.instanceId) return undefined;
+      const peer = await this.#peer(owner);
+      return peer === undefined
+        ? undefined
+        : { instance: owner, url: peer.url, continuation: true };
+    }
+    const meta = params._meta;
+    const handle = isJsonObject(meta) ? meta[SESSION_META_KEY] : undefined;
+    if (typeof handle !== 'string') return undefined;
+    const dot = handle.indexOf('.');
+    const owner = dot > 0 ? handle.slice(0, dot) : undefined;
+    if (owner === undefined || owner === this.instanceId) return undefined;
+    const peer = await this.#peer(owner);
+    if (peer === undefined || peer.draining) return undefined;
+    return { instance: owner, url: peer.url, continuation: false };
+  }
+
+  async #peer(id: string): Promise<Peer | undefined> {
+    if (!INSTANCE_ID.test(id)) return undefined;
+    try {
+      const { peers } = await this.#connected();
+      return await peers.find(id);
+    } catch (error) {
+      this.#report(`mcp: scale-out: looking up instance ${id} in Redis failed`, error);
+      return undefined;
+    }
+  }
+
+  /** Marks this instance as leaving: peers stop sending it calls of new work. */
+  async drain(): Promise<void> {
+    if (this.#started === undefined) return;
+    const { peers } = await this.#started;
+    await peers.drain();
+  }
+
+  /** Leaves the registry and closes the Redis connections. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const started = this.#started;
+    if (started === undefined) return;
+    let connected: Connected;
+    try {
+      connected = await started;
+    } catch {
+      return;
+    }
+    await connected.peers.leave().catch(() => undefined);
+    await Promise.all([closeRedis(connected.subscriber), closeRedis(connected.redis)]);
+  }
+
+  #connected(): Promise<Connected> {
+    if (this.#started === undefined) {
+      return Promise.reject(new Error('mcp: scale-out: not started'));
+    }
+    return this.#started;
+  }
+}
