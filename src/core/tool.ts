@@ -1,3 +1,4 @@
+import { accessOf, type ToolAccess } from './auth';
 import { type Call, type ToolContext } from './context';
 import { AgentToolError } from './errors';
 import { type JsonObject } from './json';
@@ -78,6 +79,12 @@ export interface Tool {
    * Read with {@link validatesOwnArguments}; default false.
    */
   readonly validatesArguments?: boolean | undefined;
+  /**
+   * Who may use the tool: scopes and guards a host that knows its caller (the MCP
+   * server) checks before listing or calling it (read with `accessOf`, checked with
+   * `checkAccess`; absent: open to every caller).
+   */
+  readonly access?: ToolAccess | undefined;
 }
 
 /** The optional members of a `Tool`: what a wrapper must forward. */
@@ -90,6 +97,7 @@ export const OPTIONAL_TOOL_PROPERTIES = [
   'replay',
   'close',
   'validatesArguments',
+  'access',
 ] as const satisfies readonly (keyof Tool)[];
 
 /** True when the tool declares a strict definition. */
@@ -172,6 +180,8 @@ export interface ToolInit {
    * `Tool.validatesArguments`); default false.
    */
   readonly validatesArguments?: boolean | undefined;
+  /** Who may use the tool (see `Tool.access`); absent: every caller. */
+  readonly access?: ToolAccess | undefined;
 }
 
 /**
@@ -204,15 +214,23 @@ export function newTool(init: ToolInit): Tool {
   if (init.annotations !== undefined) tool.annotations = { ...init.annotations };
   if (close !== undefined) tool.close = () => close();
   if (init.validatesArguments === true) tool.validatesArguments = true;
+  if (init.access !== undefined) tool.access = copyAccess(init.access);
   return tool;
+}
+
+function copyAccess(access: ToolAccess): ToolAccess {
+  return Object.freeze({
+    scopes: Object.freeze([...(access.scopes ?? [])]),
+    guards: Object.freeze([...(access.guards ?? [])]),
+  });
 }
 
 const wrapped = new WeakMap<Tool, Tool>();
 
 /**
  * A tool that runs `execute` instead of `tool.execute` and reports every other member
- * of `tool` unchanged: strict, sequential, annotations, confined and replay read the
- * same through their readers; `resource` is the raw declared value (so a sequential
+ * of `tool` unchanged: strict, sequential, annotations, confined, replay and access read
+ * the same through their readers; `resource` is the raw declared value (so a sequential
  * tool with a resource still reports it here, while {@link resourceOf} says ""); it is a
  * closer exactly when `tool` is, and closing it closes `tool`; it says it validates its
  * arguments when `tool` does, since `execute` is expected to hand each call on to
@@ -259,6 +277,9 @@ export function wrap(
     replay: (args, ctx) => replayOf(tool, args, ctx),
     get validatesArguments() {
       return validatesOwnArguments(tool);
+    },
+    get access() {
+      return accessOf(tool);
     },
   };
   if (isCloser(tool)) {
