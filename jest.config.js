@@ -20,6 +20,15 @@ const UNIT = [
 ];
 const INTEROP = ['/test/interop/.*\\.test\\.ts$'];
 
+/** How jose's ES modules are compiled for Jest (see the transform below). */
+const JOSE_TSCONFIG = {
+  allowJs: true,
+  module: 'commonjs',
+  moduleResolution: 'node10',
+  target: 'ES2022',
+  isolatedModules: true,
+};
+
 /** What every project shares: the transform and the public entries mapped to src/. */
 const shared = {
   testEnvironment: 'node',
@@ -29,7 +38,11 @@ const shared = {
       'ts-jest',
       { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: { ignoreCodes: [151002] } },
     ],
+    // jose ships ES modules only, which Node requires natively (20.19+) and Jest's module
+    // system does not before Node 24.9: compiled to CommonJS for the tests.
+    '/node_modules/jose/.+\\.js$': ['ts-jest', { tsconfig: JOSE_TSCONFIG }],
   },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   moduleNameMapper: {
     '^agenttool$': '<rootDir>/src/index.ts',
     '^agenttool/(.*)$': '<rootDir>/src/$1/index.ts',

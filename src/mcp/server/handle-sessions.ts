@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type ClientCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import { subjectOf } from './auth/caller';
 import {
   requestHandle,
   SESSIONS_EXTENSION,
@@ -14,10 +15,12 @@ import { type McpToolServer, type OpenedSession } from './tool-server';
  * requests, which then share one session (and its session-scoped providers) until it
  * ends: after the idle timeout, or when the server closes. Any other request's call
  * runs in a session of its own that ends with the call. A handle the server does not
- * know (it ended, or another instance made it) starts a new session with a new handle.
+ * know (it ended, or another instance made it) starts a new session with a new handle,
+ * and so does a handle another caller's session holds: a session belongs to the
+ * subject that opened it.
  */
 export class HandleSessions implements SessionBinding {
-  readonly #live = new Map<string, { opened: OpenedSession; idle: IdleClock }>();
+  readonly #live = new Map<string, HeldSession>();
   readonly #server: McpToolServer;
   readonly #idleMs: number;
   readonly #stateless: boolean;
@@ -39,13 +42,16 @@ export class HandleSessions implements SessionBinding {
   lease(ctx: ServerContext, capabilities: ClientCapabilities | undefined): SessionLease {
     if (!this.#stateless) {
       const handle = requestHandle(ctx);
+      const subject = subjectOf(ctx.http?.authInfo);
       const known = handle === undefined ? undefined : this.#live.get(handle);
-      if (handle !== undefined && known !== undefined) return this.#hold(handle, known);
+      if (handle !== undefined && known !== undefined && known.subject === subject) {
+        return this.#hold(handle, known);
+      }
       if (capabilities?.extensions?.[SESSIONS_EXTENSION] !== undefined && this.#room()) {
         const fresh = randomBytes(16).toString('hex');
         const opened = this.#server.openSession(fresh);
         const idle = new IdleClock(this.#idleMs, () => void opened.session.close());
-        const entry = { opened, idle };
+        const entry: HeldSession = { opened, idle, subject };
         this.#live.set(fresh, entry);
         opened.session.onClose(() => {
           idle.stop();
@@ -58,7 +64,7 @@ export class HandleSessions implements SessionBinding {
     return { session, ready, release: () => void session.close() };
   }
 
-  #hold(handle: string, entry: { opened: OpenedSession; idle: IdleClock }): SessionLease {
+  #hold(handle: string, entry: HeldSession): SessionLease {
     entry.idle.busy();
     let held = true;
     return {
@@ -72,13 +78,22 @@ export class HandleSessions implements SessionBinding {
     };
   }
 
-  owner(): string {
-    return '';
+  /** A parked call is answered by its caller's requests only (anyone's, without authorization). */
+  owner(ctx: ServerContext): string {
+    const subject = subjectOf(ctx.http?.authInfo);
+    return subject === undefined ? '' : `subject:${subject}`;
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.#live.values()].map((entry) => entry.opened.session.close()));
   }
+}
+
+/** A session held by handle, and the subject whose it is (undefined without authorization). */
+interface HeldSession {
+  readonly opened: OpenedSession;
+  readonly idle: IdleClock;
+  readonly subject: string | undefined;
 }
 
 /** Ends something after `idleMs` with nothing in flight (0 or less: never). */

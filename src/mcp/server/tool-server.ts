@@ -7,7 +7,15 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import type * as ServerStdio from '@modelcontextprotocol/server/stdio';
-import { AgentToolError, goQuote, type RecordFunc, type Session, type Tool } from '../../core';
+import {
+  accessOf,
+  AgentToolError,
+  type AuthInfo,
+  goQuote,
+  type RecordFunc,
+  type Session,
+  type Tool,
+} from '../../core';
 import { compileArgumentsCheck } from './arguments';
 import { type ServedTool } from './call';
 import { DEFAULT_PROGRESS_BUDGET_BYTES } from './call-notices';
@@ -55,6 +63,13 @@ export interface McpServerOptions extends RoundTripOptions {
    * the answers to go out, before it closes the transports anyway (ms; default 5000).
    */
   readonly closeGraceMs?: number;
+  /**
+   * The caller of connections that carry no credentials: stdio and `connect()` (MCP
+   * leaves stdio's authorization to the environment). Default: none, so the tools that
+   * require scopes or have guards that need a caller are not theirs. HTTP requests are
+   * authorized by the endpoint's own `auth` option instead.
+   */
+  readonly localAuth?: AuthInfo | undefined;
 }
 
 /** Something the server closes: an HTTP listener, a mounted handler, a stdio connection. */
@@ -128,7 +143,11 @@ export class McpToolServer {
       version: options.version ?? '0',
     };
     let definitions: McpTool[] | undefined;
-    this.#listeners.add(() => (definitions = undefined));
+    let served: ServedTool[] | undefined;
+    this.#listeners.add(() => {
+      definitions = undefined;
+      served = undefined;
+    });
     this.host = {
       info,
       instructions: options.instructions,
@@ -137,8 +156,9 @@ export class McpToolServer {
       progressBudget: options.progressBudgetBytes ?? DEFAULT_PROGRESS_BUDGET_BYTES,
       trips: new RoundTrips(options),
       calls: new CallTracker(),
-      definitions: () =>
-        (definitions ??= [...this.#tools.values()].map((served) => served.definition)),
+      localAuth: options.localAuth,
+      definitions: () => (definitions ??= [...this.#tools.values()].map((s) => s.definition)),
+      servedTools: () => (served ??= [...this.#tools.values()]),
       served: (name) => this.#tools.get(name),
     };
     this.addTools(...tools);
@@ -316,6 +336,12 @@ export class McpToolServer {
       void opened.session.close();
     };
     return server;
+  }
+
+  /** @internal The scopes the served tools require, each once. */
+  toolScopes(): string[] {
+    const scopes = [...this.#tools.values()].flatMap((s) => accessOf(s.tool)?.scopes ?? []);
+    return [...new Set(scopes)];
   }
 
   /** @internal Registers something {@link close} drains and closes (an HTTP listener). */
