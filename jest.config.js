@@ -20,15 +20,6 @@ const UNIT = [
 ];
 const INTEROP = ['/test/interop/.*\\.test\\.ts$'];
 
-/** How jose's ES modules are compiled for Jest (see the transform below). */
-const JOSE_TSCONFIG = {
-  allowJs: true,
-  module: 'commonjs',
-  moduleResolution: 'node10',
-  target: 'ES2022',
-  isolatedModules: true,
-};
-
 /** What every project shares: the transform and the public entries mapped to src/. */
 const shared = {
   testEnvironment: 'node',
@@ -40,7 +31,7 @@ const shared = {
     ],
     // jose ships ES modules only, which Node requires natively (20.19+) and Jest's module
     // system does not before Node 24.9: compiled to CommonJS for the tests.
-    '/node_modules/jose/.+\\.js$': ['ts-jest', { tsconfig: JOSE_TSCONFIG }],
+    '/node_modules/jose/.+\\.js$': '<rootDir>/scripts/jest-esm-transform.js',
   },
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   moduleNameMapper: {
