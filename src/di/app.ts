@@ -323,7 +323,8 @@ function checkTools(graph: AppGraph): void {
     for (const node of module.tools) {
       try {
         const descriptor = toolDescriptorOf(node.token as Constructor);
-        templates.push(classTool(descriptor.cls, unbuilt));
+        // Guard classes are the app's to build, later.
+        templates.push(classTool(descriptor.cls, unbuilt, { resolveGuard: () => UNBUILT_GUARD }));
       } catch (error) {
         if (!(error instanceof DecoratorError)) throw error;
         for (const problem of error.problems) {
@@ -342,6 +343,8 @@ function checkTools(graph: AppGraph): void {
     graph.problems.push(problem);
   }
 }
+
+const UNBUILT_GUARD: CanActivate = { canActivate: unbuilt };
 
 function unbuilt(): never {
   throw new AgentToolError('INTERNAL', 'agenttool/di: a tool was called before its app was built');

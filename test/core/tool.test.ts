@@ -1,4 +1,5 @@
 import {
+  accessOf,
   annotationsOf,
   confinedBy,
   createContext,
@@ -43,6 +44,7 @@ function everythingTool(closed: string[]): Tool {
       closed.push('everything');
     },
     validatesArguments: true,
+    access: { scopes: ['files:write'], guards: [(request) => request.auth?.subject === 'ada'] },
     execute: () => text('inner'),
   });
 }
@@ -59,6 +61,7 @@ describe('readers apply the defaults', () => {
     expect(confinedBy(plain, '{}', ctx)).toEqual({ confined: false, by: '' });
     expect(replayOf(plain, '{}', ctx)).toBe('unknown');
     expect(isCloser(plain)).toBe(false);
+    expect(accessOf(plain)).toBeUndefined();
   });
 
   it('unstated annotations differ from all false', () => {
@@ -136,6 +139,8 @@ describe('wrap and unwrap', () => {
       expect(replayOf(wrapper, args, ctx)).toEqual(replayOf(inner, args, ctx));
     }
     expect(validatesOwnArguments(wrapper)).toBe(true);
+    expect(accessOf(wrapper)).toEqual(accessOf(inner));
+    expect(accessOf(wrapper)?.guards).toEqual(inner.access?.guards);
     expect(definitionOf(wrapper)).toEqual(definitionOf(inner));
     expect(await wrapper.execute({ id: '1', args: '' }, ctx)).toEqual(text('outer'));
     await wrapper.close?.();
