@@ -1,7 +1,7 @@
 // What a server that serves decorated tools in memory must not load: class-validator
 // (no class here carries its decorators), the SDK's client (a server has no use for
-// it), our HTTP endpoint and ajv (every schema here is in the contract's subset). Each
-// is replaced by a module that fails when loaded.
+// it), our HTTP endpoint, ajv (every schema here is in the contract's subset) and jose
+// (only the JWT verifier uses it). Each is replaced by a module that fails when loaded.
 jest.mock('class-validator', () => {
   throw new Error('class-validator was loaded');
 });
@@ -13,6 +13,9 @@ jest.mock('../../../src/mcp/server/http', () => {
 });
 jest.mock('ajv', () => {
   throw new Error('ajv was loaded');
+});
+jest.mock('jose', () => {
+  throw new Error('jose was loaded');
 });
 
 import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
@@ -30,7 +33,7 @@ class Greet {
   }
 }
 
-test('start-up promise: serving decorated tools in memory loads neither class-validator, nor the SDK client, nor HTTP, nor ajv', async () => {
+test('start-up promise: serving decorated tools in memory loads neither class-validator, nor the SDK client, nor HTTP, nor ajv, nor jose', async () => {
   const server = serveTools([toolFromInstance(new Greet())]);
   const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
   await server.connect(serverEnd);
