@@ -45,4 +45,14 @@ export {
   ValidationError,
 } from 'agenttool';
 export { type Constructor, isModuleClass, ToolApp } from 'agenttool/di';
-export { connectMcp, type HttpListener, serveTools } from 'agenttool/mcp';
+export {
+  connectMcp,
+  FileTokenStore,
+  type HttpAuthOptions,
+  type HttpListener,
+  type HttpTarget,
+  jwtVerifier,
+  serveTools,
+  StoredAuthProvider,
+  type TokenVerifier,
+} from 'agenttool/mcp';

@@ -7,6 +7,7 @@ import {
   type Tool,
   RecordFile,
 } from './public-api';
+import { type ServeAuthSpec, serveAuth } from './auth';
 import { CliError, ExitCode } from './exit-codes';
 import { loadModuleFile } from './module-file';
 import { createApp } from './targets';
@@ -20,6 +21,8 @@ export interface ServeOptions {
   readonly stateless?: boolean | undefined;
   /** A file every call's records are appended to, as JSON lines. */
   readonly record?: string | undefined;
+  /** Bearer authorization of every HTTP request (the `--auth-*` options). */
+  readonly auth?: ServeAuthSpec | undefined;
   /** Human text goes here: stderr (under stdio, stdout carries the protocol alone). */
   readonly log: Writable;
 }
@@ -44,6 +47,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
   if (options.stateless === true && address === undefined) {
     throw new CliError(ExitCode.BAD_ARGUMENTS, 'agenttool: --stateless applies to --http only');
   }
+  const auth = serveAuth(options.auth ?? {}, address !== undefined);
   const loaded = loadModuleFile(options.moduleFile);
   const records = options.record === undefined ? undefined : new RecordFile(options.record);
   const app = await createApp(loaded.module);
@@ -73,7 +77,11 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       const connection = await server.serveStdio();
       void connection.closed.then(() => stop());
     } else {
-      listener = await server.listenHttp({ ...address, stateless: options.stateless === true });
+      listener = await server.listenHttp({
+        ...address,
+        stateless: options.stateless === true,
+        ...(auth === undefined ? {} : { auth }),
+      });
     }
   } catch (error) {
     await stop();
@@ -91,6 +99,11 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       : `over Streamable HTTP at ${listener.url}${options.stateless === true ? ' (stateless)' : ''}`;
   options.log.write(`agenttool: serving ${loaded.name} ${how}\n${toolLines(tools)}`);
   if (records !== undefined) options.log.write(`  records: ${records.path}\n`);
+  if (auth !== undefined) {
+    options.log.write(
+      `  authorization: bearer tokens from ${auth.authorizationServers.join(', ')} for ${auth.resource ?? listener?.url ?? ''}\n`,
+    );
+  }
   return { url: listener?.url, tools, closed, stop };
 }
 
