@@ -6,6 +6,7 @@ import { DecoratorError } from './errors';
  * `canActivate` decides whether the caller may use a tool. Only `true` allows.
  */
 export interface CanActivate {
+  /** True (or a promise of true) lets the caller use the tool; anything else refuses. */
   canActivate(request: AccessRequest): boolean | Promise<boolean>;
 }
 

@@ -62,10 +62,16 @@ export interface HttpAuthOptions {
 
 /** The protected resource metadata document (RFC 9728) the endpoint serves. */
 export interface ProtectedResourceMetadata {
+  /** The server's resource identifier: the audience of its tokens. */
   readonly resource: string;
+  /** Where clients get tokens: the issuer URLs of the authorization servers. */
   readonly authorization_servers: readonly string[];
+  /** How a token is sent: `header` (`Authorization: Bearer`) only. */
   readonly bearer_methods_supported: readonly string[];
+  /** The scopes a client may ask for. */
   readonly scopes_supported?: readonly string[];
+  /** A name for people. */
   readonly resource_name?: string;
+  /** A page about the server. */
   readonly resource_documentation?: string;
 }
