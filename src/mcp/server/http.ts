@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { AgentToolError, isJsonObject } from '../../core';
 import { subjectOf } from './auth/caller';
-import { AuthGate } from './auth/gate';
+import { type AuthGate, authGate } from './auth/gate';
 import { SessionEventStore } from './event-store';
 import {
   type HttpHandler,
@@ -159,17 +159,10 @@ class HttpEndpoint {
       maxRequestBodySize: this.#limit,
     });
     this.#unlisten = server.onListChanged(() => this.#modern.notify.toolsChanged());
-    const shown = (options.host ?? '127.0.0.1').includes(':')
-      ? `[${options.host ?? ''}]`
-      : (options.host ?? '127.0.0.1');
-    this.#gate =
-      options.auth === undefined
-        ? undefined
-        : new AuthGate(
-            options.auth,
-            port === undefined ? undefined : `http://${shown}:${port}${this.#path}`,
-            { toolScopes: () => server.toolScopes(), report: server.host.report },
-          );
+    this.#gate = authGate(options, this.#path, port, {
+      toolScopes: () => server.toolScopes(),
+      report: server.host.report,
+    });
   }
 
   /**

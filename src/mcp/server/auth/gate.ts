@@ -7,6 +7,7 @@ import {
   verifyBearerToken,
 } from '@modelcontextprotocol/server';
 import { AgentToolError, type AuthInfo } from '../../../core';
+import { type HttpServeOptions } from '../http-options';
 import { toSdkAuth } from './caller';
 import {
   type HttpAuthOptions,
@@ -14,6 +15,23 @@ import {
   type ProtectedResourceMetadata,
   type TokenVerifier,
 } from './options';
+
+/**
+ * The gate of an endpoint served with `options`, or undefined without `options.auth`.
+ * With a known port (`listenHttp`) the resource defaults to the listener's URL.
+ */
+export function authGate(
+  options: HttpServeOptions,
+  path: string,
+  port: number | undefined,
+  server: GuardedServer,
+): AuthGate | undefined {
+  if (options.auth === undefined) return undefined;
+  const host = options.host ?? '127.0.0.1';
+  const shown = host.includes(':') ? `[${host}]` : host;
+  const listening = port === undefined ? undefined : `http://${shown}:${port}${path}`;
+  return new AuthGate(options.auth, listening, server);
+}
 
 /** The scope-token grammar (RFC 6749 §3.3). */
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
