@@ -16,7 +16,7 @@ const UNIT = [
   '/test/cli/parts\\.test\\.ts$',
   '/test/samples/fs-tools\\.test\\.ts$',
   '/test/mcp/client/(result|refresh|elicitation|log|round-trips)\\.test\\.ts$',
-  '/test/mcp/server/(content|decoded-call|lazy-loading|record-key|stdio|output)\\.test\\.ts$',
+  '/test/mcp/server/(content|decoded-call|lazy-loading|lazy-jose|record-key|stdio|output)\\.test\\.ts$',
 ];
 const INTEROP = ['/test/interop/.*\\.test\\.ts$'];
 
@@ -29,7 +29,11 @@ const shared = {
       'ts-jest',
       { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: { ignoreCodes: [151002] } },
     ],
+    // jose ships ES modules only, which Node requires natively (20.19+) and Jest's module
+    // system does not before Node 24.9: compiled to CommonJS for the tests.
+    '/node_modules/jose/.+\\.js$': '<rootDir>/scripts/jest-esm-transform.js',
   },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   moduleNameMapper: {
     '^agenttool$': '<rootDir>/src/index.ts',
     '^agenttool/(.*)$': '<rootDir>/src/$1/index.ts',

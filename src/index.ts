@@ -116,6 +116,25 @@ export {
 } from './core/elicitation';
 export { type LogLevel, type LogSink, type Session } from './core/session';
 
+// ── Who may call: the verified caller and the rules of each tool ─────────────────────
+
+export {
+  type AccessRequest,
+  type AccessVerdict,
+  type AuthInfo,
+  type ToolAccess,
+  type ToolGuard,
+  accessOf,
+  checkAccess,
+} from './core/auth';
+export { Guard, Scopes } from './decorators/decorators';
+export {
+  type CanActivate,
+  type GuardLike,
+  type GuardResolver,
+  type ToolBuildOptions,
+} from './decorators/guards';
+
 // ── Errors ───────────────────────────────────────────────────────────────────────────
 
 export {

@@ -17,6 +17,11 @@ interface ServeFlags {
   advertise?: string;
   requestStateKeyFile?: string;
   drainGrace?: string;
+  authIssuer?: string;
+  authJwks?: string;
+  authVerifier?: string;
+  authAudience?: string;
+  authScopes?: string[];
 }
 
 interface TargetOptions {
@@ -24,6 +29,10 @@ interface TargetOptions {
   http?: string;
   header?: string[];
   protocol?: 'auto' | 'modern' | 'legacy';
+  token?: string;
+  oauth?: boolean;
+  tokenStore?: string;
+  oauthPort?: number;
 }
 
 /**
@@ -99,6 +108,20 @@ function buildProgram(io: CliIo, setCode: (code: ExitCode) => void): Command {
       '--drain-grace <ms>',
       'on SIGTERM, let the work in flight finish for this long (default 30000)',
     )
+    .option(
+      '--auth-issuer <url>',
+      'with --http: require bearer tokens from this authorization server (OAuth issuer)',
+    )
+    .option('--auth-jwks <url>', "with --auth-issuer: the issuer's signing keys (JWT tokens)")
+    .option(
+      '--auth-verifier <module.js>',
+      'with --auth-issuer: a module exporting verifyToken(token, request, resource), instead of --auth-jwks',
+    )
+    .option(
+      '--auth-audience <url>',
+      "the server's resource URL, which tokens must name as audience (default: its URL)",
+    )
+    .option('--auth-scopes <scopes...>', 'scopes every request must carry (else 403)')
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (moduleFile: string, options: ServeFlags) => {
       const serving = await serveModule({
@@ -113,6 +136,13 @@ function buildProgram(io: CliIo, setCode: (code: ExitCode) => void): Command {
         advertise: options.advertise,
         requestStateKeyFile: options.requestStateKeyFile,
         drainGraceMs: milliseconds('--drain-grace', options.drainGrace),
+        auth: {
+          issuer: options.authIssuer,
+          jwks: options.authJwks,
+          verifier: options.authVerifier,
+          audience: options.authAudience,
+          scopes: options.authScopes,
+        },
         log: io.stderr,
       });
       const release = onStopSignals({
@@ -142,7 +172,7 @@ function buildProgram(io: CliIo, setCode: (code: ExitCode) => void): Command {
   targetOptions(list)
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (moduleFile: string | undefined, options: TargetOptions & { json?: boolean }) => {
-      const target = await openTarget(targetSpec(moduleFile, options));
+      const target = await openTarget(targetSpec(moduleFile, options, io));
       try {
         const text =
           options.json === true
@@ -174,7 +204,7 @@ function buildProgram(io: CliIo, setCode: (code: ExitCode) => void): Command {
             : `agenttool: call: unexpected ${JSON.stringify(extra[0])}; give the arguments as one JSON object in single quotes`,
         );
       }
-      const target = await openTarget(targetSpec(moduleFile, options));
+      const target = await openTarget(targetSpec(moduleFile, options, io));
       const interrupt = new AbortController();
       const release = onInterrupt(() => interrupt.abort());
       try {
@@ -215,16 +245,50 @@ function targetOptions(command: Command): Command {
       )
         .choices(['auto', 'modern', 'legacy'])
         .default('auto'),
+    )
+    .option('--token <token>', 'with --http: send this bearer token (Authorization: Bearer)')
+    .addOption(
+      new Option(
+        '--oauth',
+        'with --http: use the stored OAuth grant for the server, logging in first when there is none',
+      ).conflicts('token'),
+    )
+    .option(
+      '--token-store <file>',
+      'with --oauth: where grants are kept (default: ~/.config/agenttool/tokens.json)',
+    )
+    .option(
+      '--oauth-port <port>',
+      'with --oauth: the loopback port the login redirects to (default 8976)',
+      parsePort,
     );
 }
 
-function targetSpec(moduleFile: string | undefined, options: TargetOptions): TargetSpec {
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port < 1 || port > 65535) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: --oauth-port ${JSON.stringify(text)}: give a port, 1 to 65535`,
+    );
+  }
+  return port;
+}
+
+function targetSpec(moduleFile: string | undefined, options: TargetOptions, io: CliIo): TargetSpec {
   return {
     moduleFile,
     stdio: options.stdio,
     http: options.http,
     headers: options.header,
     protocol: options.protocol,
+    auth: {
+      token: options.token,
+      oauth: options.oauth,
+      tokenStore: options.tokenStore,
+      oauthPort: options.oauthPort,
+    },
+    log: io.stderr,
   };
 }
 

@@ -48,8 +48,14 @@ export { type Constructor, isModuleClass, ToolApp } from 'agenttool/di';
 export {
   connectMcp,
   DEFAULT_DRAIN_GRACE_MS,
+  FileTokenStore,
+  type HttpAuthOptions,
   type HttpListener,
+  type HttpTarget,
+  jwtVerifier,
   type McpToolServer,
   type ScaleOutOptions,
   serveTools,
+  StoredAuthProvider,
+  type TokenVerifier,
 } from 'agenttool/mcp';

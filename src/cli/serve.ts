@@ -10,6 +10,7 @@ import {
   type Tool,
   RecordFile,
 } from './public-api';
+import { type ServeAuthSpec, serveAuth } from './auth';
 import { CliError, ExitCode } from './exit-codes';
 import { loadModuleFile } from './module-file';
 import { createApp } from './targets';
@@ -39,6 +40,8 @@ export interface ServeOptions {
   readonly drainGraceMs?: number | undefined;
   /** The environment the request-state key may come from (`AGENTTOOL_REQUEST_STATE_KEY`). */
   readonly env?: NodeJS.ProcessEnv | undefined;
+  /** Bearer authorization of every HTTP request (the `--auth-*` options). */
+  readonly auth?: ServeAuthSpec | undefined;
   /** Human text goes here: stderr (under stdio, stdout carries the protocol alone). */
   readonly log: Writable;
 }
@@ -85,6 +88,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
     }
   }
   const scaleOut = scaleOutOptions(options);
+  const auth = serveAuth(options.auth ?? {}, address !== undefined);
   const loaded = loadModuleFile(options.moduleFile);
   const records = options.record === undefined ? undefined : new RecordFile(options.record);
   const app = await createApp(loaded.module);
@@ -121,6 +125,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
         resumable: options.resumable === true,
         ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
         ...(options.advertise === undefined ? {} : { advertiseUrl: options.advertise }),
+        ...(auth === undefined ? {} : { auth }),
       });
     }
     await loaded.onServe?.(server);
@@ -144,6 +149,11 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
   if (records !== undefined) options.log.write(`  records: ${records.path}\n`);
   if (server.instanceId !== undefined) {
     options.log.write(`  instance: ${server.instanceId}, sharing ${redacted(options.redis)}\n`);
+  }
+  if (auth !== undefined) {
+    options.log.write(
+      `  authorization: bearer tokens from ${auth.authorizationServers.join(', ')} for ${auth.resource ?? listener?.url ?? ''}\n`,
+    );
   }
   const grace = options.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS;
   let draining: Promise<void> | undefined;

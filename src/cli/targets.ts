@@ -10,6 +10,8 @@ import {
   type Tool,
   ToolApp,
 } from './public-api';
+import { type Writable } from 'node:stream';
+import { type ClientAuthSpec, clientAuth } from './auth';
 import { splitCommandLine } from './command-line';
 import { CliError, ExitCode } from './exit-codes';
 import { loadModuleFile } from './module-file';
@@ -23,6 +25,10 @@ export interface TargetSpec {
   readonly headers?: readonly string[] | undefined;
   /** The protocol era to speak to a remote target; `auto` by default. */
   readonly protocol?: 'auto' | 'modern' | 'legacy' | undefined;
+  /** How to authorize to an HTTP target: a bearer token, or the stored OAuth grant. */
+  readonly auth?: ClientAuthSpec | undefined;
+  /** Where to show a person what they must do (the page to authorize at): stderr. */
+  readonly log?: Writable | undefined;
 }
 
 /** What one batch runs with. */
@@ -58,6 +64,13 @@ export async function openTarget(spec: TargetSpec): Promise<OpenTarget> {
       given.length === 0
         ? 'agenttool: no target; give a module file, --stdio "command args" or --http URL'
         : 'agenttool: more than one target; give only one of a module file, --stdio or --http',
+    );
+  }
+  const auth = spec.auth ?? {};
+  if (spec.http === undefined && (auth.token !== undefined || auth.oauth === true)) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      'agenttool: --token and --oauth apply to --http only',
     );
   }
   if (spec.moduleFile !== undefined) return openModule(spec.moduleFile);
@@ -113,12 +126,26 @@ async function openRemote(spec: TargetSpec): Promise<OpenTarget> {
       );
     }
     label = url;
-    transport = { url, headers: parseHeaders(spec.headers ?? []) };
+    const auth = clientAuth(spec.auth ?? {}, url, spec.log ?? process.stderr);
+    transport = {
+      url,
+      headers: { ...parseHeaders(spec.headers ?? []), ...auth.headers },
+      ...(auth.authProvider === undefined ? {} : { authProvider: auth.authProvider }),
+    };
   }
   const protocol = spec.protocol ?? 'auto';
   const remote = await connectMcp({ transport, elicitation: true, protocol }).catch(
     (error: unknown) => {
-      throw new CliError(ExitCode.CONNECTION, `agenttool: ${label}: ${errorMessage(error)}`, {
+      const message = errorMessage(error);
+      // A server that wants a token, asked without one: say how to give it.
+      const hint =
+        spec.http !== undefined &&
+        spec.auth?.token === undefined &&
+        spec.auth?.oauth !== true &&
+        /\b401\b/.test(message)
+          ? '; give --token <access token>, or --oauth to log in'
+          : '';
+      throw new CliError(ExitCode.CONNECTION, `agenttool: ${label}: ${message}${hint}`, {
         cause: error,
       });
     },

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import { type AuthInfo } from './auth';
 import { type Answer, CANCELLED_ANSWER, type Elicitation } from './elicitation';
 import { AgentToolError } from './errors';
 import { type JsonValue } from './json';
@@ -50,6 +51,7 @@ export interface ContextInit {
   readonly elicitor?: Elicitor | undefined;
   readonly session?: Session | undefined;
   readonly log?: LogSink | undefined;
+  readonly auth?: AuthInfo | undefined;
 }
 
 /**
@@ -66,6 +68,12 @@ export interface ToolContext {
   readonly elicitor: Elicitor | undefined;
   readonly session: Session | undefined;
   readonly log: LogSink | undefined;
+  /**
+   * The verified caller the call is served for (MCP over HTTP with authorization: the
+   * bearer token's subject, scopes, client and expiry); undefined where the host knows
+   * none.
+   */
+  readonly auth: AuthInfo | undefined;
   /**
    * Reports progress: a {@link Result}, a {@link ProgressInfo} (sent as the details of
    * a result whose text is its message) or a message. A no-op when nobody listens.
@@ -96,6 +104,7 @@ class CallContext implements ToolContext {
     readonly elicitor: Elicitor | undefined,
     readonly session: Session | undefined,
     readonly log: LogSink | undefined,
+    readonly auth: AuthInfo | undefined,
   ) {}
 
   progress(update: Result | ProgressInfo | string): void {
@@ -136,6 +145,7 @@ class CallContext implements ToolContext {
       elicitor: 'elicitor' in changes ? changes.elicitor : this.elicitor,
       session: 'session' in changes ? changes.session : this.session,
       log: 'log' in changes ? changes.log : this.log,
+      auth: 'auth' in changes ? changes.auth : this.auth,
     });
   }
 }
@@ -153,6 +163,7 @@ function contextFrom(init: ContextInit): CallContext {
     init.elicitor,
     init.session,
     init.log,
+    init.auth,
   );
 }
 
@@ -162,7 +173,15 @@ function contextFrom(init: ContextInit): CallContext {
  */
 export function contextForCall(ctx: ToolContext, call: Call): ToolContext {
   if (!(ctx instanceof CallContext)) return ctx.with({ call });
-  return new CallContext(ctx.signal, call, ctx.recorder, ctx.elicitor, ctx.session, ctx.log);
+  return new CallContext(
+    ctx.signal,
+    call,
+    ctx.recorder,
+    ctx.elicitor,
+    ctx.session,
+    ctx.log,
+    ctx.auth,
+  );
 }
 
 const storage = new AsyncLocalStorage<ToolContext>();

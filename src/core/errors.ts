@@ -19,6 +19,8 @@ import { goQuote } from './quote';
  *   `SESSION_SCOPED`: a session-scoped provider was asked for outside a session;
  * - `CANCELLED`: a call or batch was cancelled; `ON_START`: a batch's onStart failed;
  * - `CONNECTION`, `PROTOCOL`: talking to another process failed;
+ * - `INVALID_TOKEN`: a bearer token was refused (missing, expired, not for this
+ *   server, badly signed);
  * - `INVALID_COMMAND`: the `agenttool` command line is wrong; `INTERNAL`: a fault in
  *   agenttool itself.
  */
@@ -48,6 +50,7 @@ export type AgentToolErrorCode =
   | 'CONNECTION'
   | 'PROTOCOL'
   | 'INVALID_COMMAND'
+  | 'INVALID_TOKEN'
   | 'INTERNAL';
 
 /**

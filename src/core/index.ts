@@ -53,6 +53,15 @@ export {
 } from './elicitation';
 export { type LogLevel, type LogSink, type Session } from './session';
 export {
+  type AccessRequest,
+  type AccessVerdict,
+  type AuthInfo,
+  type ToolAccess,
+  type ToolGuard,
+  accessOf,
+  checkAccess,
+} from './auth';
+export {
   type Call,
   type ContextInit,
   type ContextRunner,

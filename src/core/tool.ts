@@ -1,3 +1,4 @@
+import { accessOf, type ToolAccess } from './auth';
 import { type Call, type ToolContext } from './context';
 import { AgentToolError } from './errors';
 import { isJsonObject, type JsonObject } from './json';
@@ -86,6 +87,12 @@ export interface Tool {
    * definition hash.
    */
   readonly outputSchema?: JsonObject | undefined;
+  /**
+   * Who may use the tool: scopes and guards a host that knows its caller (the MCP
+   * server) checks before listing or calling it (read with `accessOf`, checked with
+   * `checkAccess`; absent: open to every caller).
+   */
+  readonly access?: ToolAccess | undefined;
 }
 
 /** The optional members of a `Tool`: what a wrapper must forward. */
@@ -99,6 +106,7 @@ export const OPTIONAL_TOOL_PROPERTIES = [
   'close',
   'validatesArguments',
   'outputSchema',
+  'access',
 ] as const satisfies readonly (keyof Tool)[];
 
 /** True when the tool declares a strict definition. */
@@ -192,6 +200,8 @@ export interface ToolInit {
    * see `Tool.outputSchema`. Kept as given.
    */
   readonly outputSchema?: JsonObject | undefined;
+  /** Who may use the tool (see `Tool.access`); absent: every caller. */
+  readonly access?: ToolAccess | undefined;
 }
 
 /**
@@ -231,6 +241,7 @@ export function newTool(init: ToolInit): Tool {
   if (close !== undefined) tool.close = () => close();
   if (init.validatesArguments === true) tool.validatesArguments = true;
   if (init.outputSchema !== undefined) tool.outputSchema = init.outputSchema;
+  if (init.access !== undefined) tool.access = copyAccess(init.access);
   return tool;
 }
 
@@ -239,12 +250,19 @@ export function isObjectSchema(schema: unknown): schema is JsonObject {
   return isJsonObject(schema) && schema.type === 'object';
 }
 
+function copyAccess(access: ToolAccess): ToolAccess {
+  return Object.freeze({
+    scopes: Object.freeze([...(access.scopes ?? [])]),
+    guards: Object.freeze([...(access.guards ?? [])]),
+  });
+}
+
 const wrapped = new WeakMap<Tool, Tool>();
 
 /**
  * A tool that runs `execute` instead of `tool.execute` and reports every other member
- * of `tool` unchanged: strict, sequential, annotations, confined and replay read the
- * same through their readers; `resource` is the raw declared value (so a sequential
+ * of `tool` unchanged: strict, sequential, annotations, confined, replay and access read
+ * the same through their readers; `resource` is the raw declared value (so a sequential
  * tool with a resource still reports it here, while {@link resourceOf} says ""); it is a
  * closer exactly when `tool` is, and closing it closes `tool`; it says it validates its
  * arguments when `tool` does, since `execute` is expected to hand each call on to
@@ -294,6 +312,9 @@ export function wrap(
     },
     get outputSchema() {
       return outputSchemaOf(tool);
+    },
+    get access() {
+      return accessOf(tool);
     },
   };
   if (isCloser(tool)) {

@@ -15,6 +15,7 @@ import {
 } from '../core';
 import { type ToolDescriptor, toolDescriptorOf } from './descriptor';
 import { DecoratorError } from './errors';
+import { guardFunctions, type ToolBuildOptions } from './guards';
 
 interface ToolInstance {
   execute(args: object, ctx: ToolContext): unknown;
@@ -35,10 +36,11 @@ interface ToolInstance {
  * (`validatesArguments: true`), so a host need not check them again. The per-call
  * readers (`@Confined`, `@Replay`) receive the arguments checked against the schema
  * (class-validator does not run there) and answer the defaults when they are invalid.
- * A `close()` method makes the tool a closer. Every problem of the class is thrown at
- * once, here, never at call time.
+ * A `close()` method makes the tool a closer. `@Scopes` and `@Guard` become the tool's
+ * `access` (a guard class built as `options.resolveGuard` says, after `options.guards`).
+ * Every problem of the class is thrown at once, here, never at call time.
  */
-export function toolFromInstance(instance: object): Tool {
+export function toolFromInstance(instance: object, options: ToolBuildOptions = {}): Tool {
   if (typeof instance !== 'object' || instance === null) {
     throw new DecoratorError('tool instance', String(instance), [
       'toolFromInstance takes an instance of a @Tool class; construct the class first',
@@ -46,7 +48,7 @@ export function toolFromInstance(instance: object): Tool {
   }
   const target = instance as ToolInstance;
   const descriptor = toolDescriptorOf(instance.constructor as Constructor);
-  const tool = toolOf(descriptor, (args, ctx) => target.execute(args, ctx));
+  const tool = toolOf(descriptor, (args, ctx) => target.execute(args, ctx), options);
   if (typeof target.close === 'function') {
     tool.close = async () => {
       await target.close?.();
@@ -64,11 +66,16 @@ export function toolFromInstance(instance: object): Tool {
 export function classTool(
   cls: Constructor,
   instanceFor: (ctx: ToolContext) => object | Promise<object>,
+  options: ToolBuildOptions = {},
 ): Tool {
-  return toolOf(toolDescriptorOf(cls), async (args, ctx) => {
-    const instance = (await instanceFor(ctx)) as ToolInstance;
-    return instance.execute(args, ctx);
-  });
+  return toolOf(
+    toolDescriptorOf(cls),
+    async (args, ctx) => {
+      const instance = (await instanceFor(ctx)) as ToolInstance;
+      return instance.execute(args, ctx);
+    },
+    options,
+  );
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -76,6 +83,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 function toolOf(
   descriptor: ToolDescriptor,
   invoke: (args: object, ctx: ToolContext) => unknown,
+  options: ToolBuildOptions,
 ): Mutable<Tool> {
   const { name, properties, output } = descriptor;
   const { decode, decodeValue, check } = descriptor.arguments;
@@ -109,6 +117,16 @@ function toolOf(
   if (properties.sequential) tool.sequential = true;
   if (properties.resource !== undefined) tool.resource = properties.resource;
   if (properties.annotations !== undefined) tool.annotations = { ...properties.annotations };
+  const guards = [
+    ...(options.guards ?? []),
+    ...guardFunctions(properties.guards, descriptor.cls.name, options.resolveGuard),
+  ];
+  if (properties.scopes.length > 0 || guards.length > 0) {
+    tool.access = Object.freeze({
+      scopes: properties.scopes,
+      guards: Object.freeze(guards),
+    });
+  }
   const { confined, replay } = properties;
   if (confined !== undefined) {
     tool.confined = (raw, ctx): Confinement => {

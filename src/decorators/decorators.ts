@@ -1,4 +1,5 @@
 import { type Annotations as AnnotationsInit, type Replay as ReplayValue } from '../core';
+import { type GuardLike } from './guards';
 import {
   type ConfinedFn,
   type ParamOptions,
@@ -74,4 +75,24 @@ export function Replay<A = never>(
   replay: Exclude<ReplayValue, 'unknown'> | ReplayFn<A>,
 ): ClassDecorator {
   return (target) => recordClass(target, 'replay', replay);
+}
+
+/**
+ * The OAuth scopes a caller's token must all carry to use the tool. A caller without
+ * them does not see the tool in its list, and calling it is refused as if it did not
+ * exist. A caller without credentials (stdio, a server without authorization) holds no
+ * scopes. Annotations never stand in for a scope.
+ */
+export function Scopes(...scopes: string[]): ClassDecorator {
+  return (target) => recordClass(target, 'scopes', [...scopes]);
+}
+
+/**
+ * Guards that must all allow the caller, asked in order after `@Scopes`: functions
+ * `(request) => boolean`, objects with `canActivate(request)`, or classes of them (a
+ * `ToolApp` builds a guard class with its injected dependencies, as NestJS does). A
+ * tool a guard refuses is left out of the caller's list and refused when called.
+ */
+export function Guard(...guards: GuardLike[]): ClassDecorator {
+  return (target) => recordClass(target, 'guards', [...guards]);
 }

@@ -11,6 +11,7 @@ import {
 import { type ArgumentsPipeline, argumentsOf, parametersPipeline } from './arguments';
 import { type FieldPlan } from './class-plan';
 import { DecoratorError } from './errors';
+import { type GuardLike, guardProblem, isScopeToken } from './guards';
 import { ownDuplicates, readClass } from './metadata';
 import { buildOutputSchema } from './output';
 
@@ -25,6 +26,10 @@ export interface ToolProperties {
   readonly annotations: Annotations | undefined;
   readonly confined: PerCall<Confinement> | undefined;
   readonly replay: PerCall<Replay> | undefined;
+  /** The scopes `@Scopes` requires of a caller (empty: none). */
+  readonly scopes: readonly string[];
+  /** The guards `@Guard` names, in order (empty: none). */
+  readonly guards: readonly GuardLike[];
 }
 
 /**
@@ -163,6 +168,8 @@ function readTool(cls: Constructor): Read {
   }
   const confined = confinedOf(readClass(cls, 'confined'), where, problems);
   const replay = replayOf(readClass(cls, 'replay'), where, problems);
+  const scopes = scopesOf(readClass(cls, 'scopes'), where, problems);
+  const guards = guardsOf(readClass(cls, 'guards'), where, problems);
   if (problems.length > 0 || pipeline === undefined) return { descriptor: undefined, problems };
 
   const name = options.name;
@@ -195,6 +202,8 @@ function readTool(cls: Constructor): Read {
       annotations: annotations === undefined ? undefined : Object.freeze({ ...annotations }),
       confined,
       replay,
+      scopes,
+      guards,
     }),
     output: typeof output === 'function' ? output : undefined,
     outputSchema,
@@ -239,6 +248,31 @@ function replayOf(
     return undefined;
   }
   return declared as PerCall<Replay>;
+}
+
+function scopesOf(declared: unknown, where: string, problems: string[]): readonly string[] {
+  if (declared === undefined) return Object.freeze([]);
+  const scopes = declared as readonly unknown[];
+  if (scopes.length === 0) problems.push(`${where}: @Scopes needs at least one scope`);
+  for (const scope of scopes) {
+    if (!isScopeToken(scope)) {
+      problems.push(
+        `${where}: @Scopes takes OAuth scope names (printable, no spaces, quotes or backslashes); ${JSON.stringify(scope) ?? String(scope)} is not one`,
+      );
+    }
+  }
+  return Object.freeze([...new Set(scopes.filter(isScopeToken))]);
+}
+
+function guardsOf(declared: unknown, where: string, problems: string[]): readonly GuardLike[] {
+  if (declared === undefined) return Object.freeze([]);
+  const guards = declared as readonly unknown[];
+  if (guards.length === 0) problems.push(`${where}: @Guard needs at least one guard`);
+  guards.forEach((guard, i) => {
+    const problem = guardProblem(guard);
+    if (problem !== undefined) problems.push(`${where}: @Guard's guard #${i}: ${problem}`);
+  });
+  return Object.freeze([...(guards as GuardLike[])]);
 }
 
 function decoratorName(kind: string): string {

@@ -5,9 +5,11 @@
 export {
   Annotations,
   Confined,
+  Guard,
   Param,
   Replay,
   Resource,
+  Scopes,
   Sequential,
   Strict,
   Tool,
@@ -41,3 +43,12 @@ export {
   toolDescriptorOf,
 } from './descriptor';
 export { classTool, toolFromInstance } from './class-tool';
+export {
+  type CanActivate,
+  type GuardLike,
+  type GuardResolver,
+  type ToolBuildOptions,
+  guardFunctions,
+  guardProblem,
+  isGuardClass,
+} from './guards';

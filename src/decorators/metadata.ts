@@ -104,6 +104,8 @@ export interface ClassRecords {
   readonly annotations: Annotations;
   readonly strict: true;
   readonly replay: unknown;
+  readonly scopes: readonly unknown[];
+  readonly guards: readonly unknown[];
 }
 
 export type ClassRecordKind = keyof ClassRecords;

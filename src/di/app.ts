@@ -14,9 +14,12 @@ import {
   ToolSet,
 } from '../core';
 import {
+  type CanActivate,
   classTool,
   DecoratorError,
+  guardFunctions,
   isToolClass,
+  type ToolBuildOptions,
   toolDescriptorOf,
   toolFromInstance,
 } from '../decorators';
@@ -29,7 +32,14 @@ import {
   type OnStart,
 } from '../executor';
 import { ModuleError, type ModuleProblem } from './errors';
-import { type AppGraph, builtinFor, type ProviderNode, readModules } from './graph';
+import {
+  addGuardNodes,
+  type AppGraph,
+  builtinFor,
+  type ModuleNode,
+  type ProviderNode,
+  readModules,
+} from './graph';
 import {
   allNodes,
   dependencyOrder,
@@ -127,11 +137,13 @@ export class ToolApp {
    */
   static async create(rootModule: Constructor, options: ToolAppOptions = {}): Promise<ToolApp> {
     const graph = readModules(rootModule, isToolClass);
+    addGuardNodes(graph);
     linkGraph(graph);
     checkTools(graph);
+    const scopes = effectiveScopes(graph);
+    checkGuardScopes(graph, scopes);
     if (graph.problems.length > 0) throw new ModuleError(rootModule.name, graph.problems);
 
-    const scopes = effectiveScopes(graph);
     const levels = hierarchyLevels(graph);
     const plan: AppPlan = {
       scopes,
@@ -150,13 +162,21 @@ export class ToolApp {
         if (scopes.get(node) === 'app') await appScope.resolve(node);
       }
       await appScope.initialize();
+      const guards = new Map<ProviderNode, CanActivate>();
+      for (const module of graph.modules) {
+        for (const node of module.guards.values()) {
+          guards.set(node, (await appScope.resolve(node)) as CanActivate);
+        }
+      }
+      const guarding = new ModuleGuards(graph, guards);
       const tools: Tool[] = [];
       for (const module of graph.modules) {
+        const build = guarding.buildOptions(module);
         for (const node of module.tools) {
           tools.push(
             scopes.get(node) === 'app'
-              ? toolFromInstance((await appScope.resolve(node)) as object)
-              : sessionTool(node, (ctx) => app!.#scopeFor(ctx.session)),
+              ? toolFromInstance((await appScope.resolve(node)) as object, build)
+              : sessionTool(node, (ctx) => app!.#scopeFor(ctx.session), build),
           );
         }
       }
@@ -303,7 +323,8 @@ function checkTools(graph: AppGraph): void {
     for (const node of module.tools) {
       try {
         const descriptor = toolDescriptorOf(node.token as Constructor);
-        templates.push(classTool(descriptor.cls, unbuilt));
+        // Guard classes are the app's to build, later.
+        templates.push(classTool(descriptor.cls, unbuilt, { resolveGuard: () => UNBUILT_GUARD }));
       } catch (error) {
         if (!(error instanceof DecoratorError)) throw error;
         for (const problem of error.problems) {
@@ -322,6 +343,8 @@ function checkTools(graph: AppGraph): void {
     graph.problems.push(problem);
   }
 }
+
+const UNBUILT_GUARD: CanActivate = { canActivate: unbuilt };
 
 function unbuilt(): never {
   throw new AgentToolError('INTERNAL', 'agenttool/di: a tool was called before its app was built');
@@ -383,9 +406,81 @@ function exposeRootTokens(container: DependencyContainer, graph: AppGraph, plan:
  * the session's first call. Its definition and properties come from the class; execute
  * goes to the session's instance.
  */
-function sessionTool(node: ProviderNode, scopeOf: (ctx: ToolContext) => InstanceScope): Tool {
+function sessionTool(
+  node: ProviderNode,
+  scopeOf: (ctx: ToolContext) => InstanceScope,
+  options: ToolBuildOptions,
+): Tool {
   return classTool(
     node.token as Constructor,
     async (ctx) => (await scopeOf(ctx).resolve(node)) as object,
+    options,
   );
+}
+
+/**
+ * A guard decides for every caller of every session, so it is built once for the app:
+ * one that needs a session-scoped provider is a problem.
+ */
+function checkGuardScopes(graph: AppGraph, scopes: ReadonlyMap<ProviderNode, string>): void {
+  for (const module of graph.modules) {
+    for (const node of module.guards.values()) {
+      if (scopes.get(node) !== 'session') continue;
+      graph.problems.push({
+        code: 'INVALID_MODULE',
+        message: `${module.name}: ${node.label} needs a session-scoped provider, but a guard is built once for the app; inject CallAuth or CallSession to read the current caller instead`,
+      });
+    }
+  }
+}
+
+/** The guards each module's tools pass: every importing module's, the root's first, then its own. */
+class ModuleGuards {
+  readonly #importers = new Map<ModuleNode, ModuleNode[]>();
+  readonly #order: ReadonlyMap<ModuleNode, number>;
+
+  constructor(
+    graph: AppGraph,
+    private readonly instances: ReadonlyMap<ProviderNode, CanActivate>,
+  ) {
+    for (const module of graph.modules) {
+      for (const imported of module.imports) {
+        this.#importers.set(imported, [...(this.#importers.get(imported) ?? []), module]);
+      }
+    }
+    this.#order = new Map(graph.modules.map((module, i) => [module, i]));
+  }
+
+  /** How the tools of `module` are built: its guard classes from the app, its modules' guards first. */
+  buildOptions(module: ModuleNode): ToolBuildOptions {
+    const chain = [...this.#ancestors(module)].sort(
+      (a, b) => a.distance - b.distance || this.#order.get(a)! - this.#order.get(b)!,
+    );
+    const guards = [...chain, module].flatMap((m) =>
+      guardFunctions(m.options.guards, m.name, (cls) => this.#instance(m, cls)),
+    );
+    return { guards, resolveGuard: (cls) => this.#instance(module, cls) };
+  }
+
+  #instance(module: ModuleNode, cls: Constructor<CanActivate>): CanActivate {
+    const node = module.guards.get(cls);
+    const instance = node === undefined ? undefined : this.instances.get(node);
+    if (instance === undefined) {
+      throw new AgentToolError('INTERNAL', `agenttool/di: guard ${cls.name} was not built`);
+    }
+    return instance;
+  }
+
+  #ancestors(module: ModuleNode): Set<ModuleNode> {
+    const found = new Set<ModuleNode>();
+    const climb = (m: ModuleNode): void => {
+      for (const importer of this.#importers.get(m) ?? []) {
+        if (found.has(importer) || importer === module) continue;
+        found.add(importer);
+        climb(importer);
+      }
+    };
+    climb(module);
+    return found;
+  }
 }

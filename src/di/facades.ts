@@ -1,4 +1,5 @@
 import {
+  type AuthInfo,
   type Answer,
   CANCELLED_ANSWER,
   currentContext,
@@ -39,5 +40,28 @@ export class CallSession {
   /** The current call's session; undefined outside a call or where no transport has one. */
   get current(): Session | undefined {
     return currentContext()?.session;
+  }
+}
+
+/**
+ * Injectable by its class: the verified caller of the call being served (under MCP
+ * over HTTP with authorization: the bearer token's subject, scopes, client id and
+ * expiry). A service deep in a call reads who it acts for without threading it.
+ */
+export class CallAuth {
+  /** The current call's caller; undefined outside a call or where none was verified. */
+  get current(): AuthInfo | undefined {
+    return currentContext()?.auth;
+  }
+
+  /** The current caller's subject; undefined without a verified caller. */
+  get subject(): string | undefined {
+    return this.current?.subject;
+  }
+
+  /** True when the current caller's token carries every one of `scopes`. */
+  hasScopes(...scopes: string[]): boolean {
+    const held = this.current?.scopes ?? [];
+    return scopes.every((scope) => held.includes(scope));
   }
 }

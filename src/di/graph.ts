@@ -1,6 +1,7 @@
 import { type Constructor } from '../core';
+import { type CanActivate, guardProblem, isGuardClass, toolDescriptorOf } from '../decorators';
 import { type ModuleProblem } from './errors';
-import { CallElicitor, CallRecorder, CallSession } from './facades';
+import { CallAuth, CallElicitor, CallRecorder, CallSession } from './facades';
 import { isModuleClass, moduleOptionsOf, type ModuleRecord, type Provider } from './module';
 import {
   constructorTokens,
@@ -23,6 +24,11 @@ export interface ModuleNode {
   /** Own providers by token; a later entry for the same token replaces an earlier one. */
   readonly own: Map<Token, ProviderNode>;
   readonly tools: ProviderNode[];
+  /**
+   * The guard classes its `guards` and its tools' `@Guard`s name, one node each: its own
+   * provider of the class when it lists one, else an instance of its own.
+   */
+  readonly guards: Map<Constructor<CanActivate>, ProviderNode>;
   /** The longest import path from the root module (0 for the root), as NestJS measures it. */
   distance: number;
 }
@@ -55,7 +61,7 @@ export interface ProviderNode {
 }
 
 const BUILTINS: ReadonlyMap<Token, ProviderNode> = new Map(
-  [CallRecorder, CallElicitor, CallSession].map((cls): [Token, ProviderNode] => {
+  [CallRecorder, CallElicitor, CallSession, CallAuth].map((cls): [Token, ProviderNode] => {
     const instance = new cls();
     return [
       cls,
@@ -74,7 +80,10 @@ const BUILTINS: ReadonlyMap<Token, ProviderNode> = new Map(
   }),
 );
 
-/** The built-in facades every module sees (`CallRecorder`, `CallElicitor`, `CallSession`). */
+/**
+ * The built-in facades every module sees (`CallRecorder`, `CallElicitor`, `CallSession`,
+ * `CallAuth`).
+ */
 export function builtinFor(token: Token): ProviderNode | undefined {
   return BUILTINS.get(token);
 }
@@ -109,6 +118,7 @@ export function readModules(
       imports: [],
       own: new Map(),
       tools: [],
+      guards: new Map(),
       distance: 0,
     };
     nodes.set(cls, node);
@@ -148,10 +158,11 @@ export function readModules(
     const empty: ModuleNode = {
       cls: rootCls,
       name: describeEntry(rootCls),
-      options: { imports: [], tools: [], providers: [], exports: [] },
+      options: { imports: [], tools: [], providers: [], exports: [], guards: [] },
       imports: [],
       own: new Map(),
       tools: [],
+      guards: new Map(),
       distance: 0,
     };
     return { root: empty, modules: [], problems };
@@ -159,6 +170,40 @@ export function readModules(
   const root = visit(rootCls);
   measureDistances(root);
   return { root, modules, problems };
+}
+
+/**
+ * Adds a node for each guard class a module's `guards` or its tools' `@Guard`s name, and
+ * reports a module guard that is not one. A tool class that cannot be read is left to
+ * the tool checks.
+ */
+export function addGuardNodes(graph: AppGraph): void {
+  for (const module of graph.modules) {
+    const classes: Constructor<CanActivate>[] = [];
+    module.options.guards.forEach((guard, i) => {
+      const problem = guardProblem(guard);
+      if (problem !== undefined) {
+        graph.problems.push({
+          code: 'INVALID_MODULE',
+          message: `${module.name} guards[${i}]: ${problem}`,
+        });
+      } else if (isGuardClass(guard)) classes.push(guard);
+    });
+    for (const tool of module.tools) {
+      let guards: readonly unknown[];
+      try {
+        guards = toolDescriptorOf(tool.token as Constructor).properties.guards;
+      } catch {
+        continue;
+      }
+      for (const guard of guards) if (isGuardClass(guard)) classes.push(guard);
+    }
+    for (const cls of classes) {
+      if (module.guards.has(cls)) continue;
+      const own = module.own.get(cls);
+      module.guards.set(cls, own ?? classNode(module, cls, cls, 'class', `guard ${cls.name}`));
+    }
+  }
 }
 
 /** Each module's longest import path from the root, as NestJS orders its hooks by. */

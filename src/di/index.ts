@@ -5,7 +5,8 @@ import 'reflect-metadata';
  * container, an executor, and `close()`.
  */
 export { ToolApp, type AppBatchOptions, type ToolAppOptions } from './app';
-export { CallElicitor, CallRecorder, CallSession } from './facades';
+export { CallAuth, CallElicitor, CallRecorder, CallSession } from './facades';
+export { type CanActivate, type GuardLike } from '../decorators';
 export { ModuleError, type ModuleProblem } from './errors';
 export {
   type BeforeApplicationShutdown,

@@ -54,7 +54,11 @@ export function visibleIn(module: ModuleNode, token: Token): ProviderNode | unde
 
 /** Every provider and tool node of the app, module by module. */
 export function allNodes(graph: AppGraph): ProviderNode[] {
-  return graph.modules.flatMap((module) => [...module.own.values(), ...module.tools]);
+  return graph.modules.flatMap((module) => [
+    ...module.own.values(),
+    ...module.tools,
+    ...[...module.guards.values()].filter((node) => !module.own.has(node.token)),
+  ]);
 }
 
 function missingToken(where: string, node: ProviderNode, typesMissing: boolean): string {
@@ -75,7 +79,8 @@ function missingToken(where: string, node: ProviderNode, typesMissing: boolean):
 export function linkGraph(graph: AppGraph): void {
   const { problems } = graph;
   for (const module of graph.modules) {
-    for (const node of [...module.own.values(), ...module.tools]) {
+    const guards = [...module.guards.values()].filter((node) => !module.own.has(node.token));
+    for (const node of [...module.own.values(), ...module.tools, ...guards]) {
       node.deps = [];
       for (const parameter of node.parameters) {
         const where = `${module.name}: ${node.label}${node.kind === 'factory' ? ' (inject' : "'s constructor parameter"} #${parameter.index}${node.kind === 'factory' ? ')' : ''}`;

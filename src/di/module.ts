@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { type Constructor } from '../core';
+import { type GuardLike } from '../decorators';
 import { type Scope, type Token } from './tokens';
 
 /** A provider given as a class: registered under the class itself. */
@@ -54,6 +55,12 @@ export interface ModuleOptions {
    * modules (re-exporting all they export). What is not exported is private.
    */
   readonly exports?: readonly Token[] | undefined;
+  /**
+   * Guards every tool of this module and of the modules it imports must pass, asked
+   * before a tool's own `@Guard`s (the root module's first): functions, objects with
+   * `canActivate`, or classes of them, built with this module's providers injected.
+   */
+  readonly guards?: readonly GuardLike[] | undefined;
 }
 
 /** The options of a module as the app reads them: every list present. */
@@ -62,12 +69,13 @@ export interface ModuleRecord {
   readonly tools: readonly Constructor[];
   readonly providers: readonly Provider[];
   readonly exports: readonly Token[];
+  readonly guards: readonly GuardLike[];
 }
 
 const MODULE_KEY = 'io.github.christopherdavenport.agenttool/di:module';
 
 /**
- * `@Module({ imports, tools, providers, exports })` composes tools and providers, as
+ * `@Module({ imports, tools, providers, exports, guards })` composes tools and providers, as
  * NestJS modules do. It only records its options; `ToolApp.create` reads them.
  */
 export function Module(options: ModuleOptions): ClassDecorator {
@@ -77,6 +85,7 @@ export function Module(options: ModuleOptions): ClassDecorator {
       tools: [...(options.tools ?? [])],
       providers: [...(options.providers ?? [])],
       exports: [...(options.exports ?? [])],
+      guards: [...(options.guards ?? [])],
     };
     Reflect.defineMetadata(MODULE_KEY, record, target);
   };

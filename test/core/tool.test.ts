@@ -1,4 +1,5 @@
 import {
+  accessOf,
   annotationsOf,
   confinedBy,
   createContext,
@@ -46,6 +47,7 @@ function everythingTool(closed: string[]): Tool {
     },
     validatesArguments: true,
     outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+    access: { scopes: ['files:write'], guards: [(request) => request.auth?.subject === 'ada'] },
     execute: () => text('inner'),
   });
 }
@@ -63,6 +65,7 @@ describe('readers apply the defaults', () => {
     expect(replayOf(plain, '{}', ctx)).toBe('unknown');
     expect(isCloser(plain)).toBe(false);
     expect(outputSchemaOf(plain)).toBeUndefined();
+    expect(accessOf(plain)).toBeUndefined();
   });
 
   it('unstated annotations differ from all false', () => {
@@ -159,6 +162,8 @@ describe('wrap and unwrap', () => {
     expect(validatesOwnArguments(wrapper)).toBe(true);
     expect(outputSchemaOf(wrapper)).toEqual(outputSchemaOf(inner));
     expect(outputSchemaOf(wrapper)).toBeDefined();
+    expect(accessOf(wrapper)).toEqual(accessOf(inner));
+    expect(accessOf(wrapper)?.guards).toEqual(inner.access?.guards);
     expect(definitionOf(wrapper)).toEqual(definitionOf(inner));
     expect(await wrapper.execute({ id: '1', args: '' }, ctx)).toEqual(text('outer'));
     await wrapper.close?.();

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import { createContext, recordOf, toolFromInstance } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
 import { connectMcp, serveTools } from 'agenttool/mcp';
+import { serveNotes } from '../../samples/readme/auth';
 import { runBatch } from '../../samples/readme/batch';
 import { importAsHost } from '../../samples/readme/context';
 import { GreetModule, serveGreeter } from '../../samples/readme/greet';
@@ -14,6 +15,7 @@ import { greetRemotely } from '../../samples/readme/remote';
 import { readWeather } from '../../samples/readme/output';
 import { Chart, CountWords, ExportCsv, Finish } from '../../samples/readme/results';
 import { DEFAULT_WORKSPACE_FOLDER } from '../../samples/workspace/config';
+import { startJwtAuthorizationServer } from '../fixtures/oauth/jwt-authorization-server';
 
 const ROOT = path.join(__dirname, '../..');
 
@@ -32,6 +34,7 @@ describe('the README', () => {
         'samples/readme/context.ts',
         'samples/readme/results.ts',
         'samples/readme/output.ts',
+        'samples/readme/auth.ts',
       ]),
     );
   });
@@ -131,6 +134,41 @@ describe('the README examples run', () => {
     expect(outputs[2]).toContain(path.join(root, 'logs'));
     expect(await readFile(path.join(root, 'hello.txt'), 'utf8')).toBe('hello\n');
     expect(records.filter((r) => r.ns === 'shell:process-group')).toHaveLength(2);
+  });
+});
+
+describe('the Authorization example runs', () => {
+  it('lists and calls, for each caller, what its token and the guards allow', async () => {
+    const issuer = await startJwtAuthorizationServer({});
+    const notes = await serveNotes(issuer.issuer, issuer.jwksUrl);
+    const as = async (sub: string, scope: string, claims: Record<string, unknown> = {}) => {
+      const token = issuer.mint({ sub, scope, aud: notes.url, ...claims });
+      return connectMcp({
+        transport: { url: notes.url, headers: { Authorization: `Bearer ${token}` } },
+      });
+    };
+    try {
+      const ada = await as('ada', 'notes:read notes:write', { email_verified: true });
+      const bob = await as('bob', 'notes:read notes:write');
+      const eve = await as('eve', 'notes:read notes:write', { email_verified: true });
+      try {
+        expect(ada.tools().map((t) => t.name)).toEqual(['read_notes', 'add_note']);
+        expect(bob.tools().map((t) => t.name)).toEqual(['read_notes']);
+        expect(eve.tools().map((t) => t.name)).toEqual([]);
+        const call = { id: 'call_1', args: '{"text":"buy milk"}' };
+        const add = ada.tools()[1]!;
+        expect((await add.execute(call, createContext({ call }))).output).toBe(
+          'noted for ada: buy milk',
+        );
+        const read = bob.tools()[0]!;
+        expect((await read.execute(call, createContext({ call }))).output).toBe('the notes of bob');
+      } finally {
+        await Promise.all([ada.close(), bob.close(), eve.close()]);
+      }
+    } finally {
+      await notes.stop();
+      await issuer.close();
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
 import {
+  type AuthInfo,
   type Call,
   createContext,
   type Elicitor,
@@ -63,6 +64,8 @@ export interface CallRoute {
 /** What a call runs with besides its tool and arguments. */
 export interface CallSetup {
   readonly session: McpSession;
+  /** The verified caller, if any. */
+  readonly auth: AuthInfo | undefined;
   readonly signal: AbortSignal;
   readonly elicitor: Elicitor | undefined;
   readonly recorder: RecordFunc | undefined;
@@ -84,8 +87,9 @@ export interface RunningCall {
 let calls = 0;
 
 /**
- * The tool a call may run with, or the failure result when it cannot run: unknown tool,
- * invalid arguments, or a validator that crashed (reported like a panic).
+ * The tool a call may run with, or the failure result when it cannot run: unknown tool
+ * (or one the caller may not use: the same answer), invalid arguments, or a validator
+ * that crashed (reported like a panic).
  */
 export function admit(
   name: string,
@@ -132,6 +136,7 @@ export function runCall(
     elicitor: setup.elicitor,
     recorder: setup.recorder,
     log,
+    auth: setup.auth,
   });
 
   const tool = served.tool;

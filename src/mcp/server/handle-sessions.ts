@@ -1,4 +1,5 @@
 import { type ClientCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import { subjectOf } from './auth/caller';
 import { randomHex } from '../random';
 import {
   requestHandle,
@@ -14,11 +15,13 @@ import { type McpToolServer, type OpenedSession } from './tool-server';
  * requests, which then share one session (and its session-scoped providers) until it
  * ends: after the idle timeout, or when the server closes. Any other request's call
  * runs in a session of its own that ends with the call. A handle the server does not
- * know (it ended, or another instance made it) starts a new session with a new handle;
- * instances that scale out forward a call carrying another live instance's handle there.
+ * know (it ended, or another instance made it) starts a new session with a new handle,
+ * and so does a handle another caller's session holds: a session belongs to the
+ * subject that opened it. Instances that scale out forward a call carrying another
+ * live instance's handle there.
  */
 export class HandleSessions implements SessionBinding {
-  readonly #live = new Map<string, { opened: OpenedSession; idle: IdleClock }>();
+  readonly #live = new Map<string, HeldSession>();
   readonly #server: McpToolServer;
   readonly #idleMs: number;
   readonly #stateless: boolean;
@@ -40,14 +43,17 @@ export class HandleSessions implements SessionBinding {
   lease(ctx: ServerContext, capabilities: ClientCapabilities | undefined): SessionLease {
     if (!this.#stateless) {
       const handle = requestHandle(ctx);
+      const subject = subjectOf(ctx.http?.authInfo);
       const known = handle === undefined ? undefined : this.#live.get(handle);
-      if (handle !== undefined && known !== undefined) return this.#hold(handle, known);
+      if (handle !== undefined && known !== undefined && known.subject === subject) {
+        return this.#hold(handle, known);
+      }
       if (capabilities?.extensions?.[SESSIONS_EXTENSION] !== undefined && this.#room()) {
         // Behind a load balancer the handle names its instance, which peers forward to.
         const fresh = this.#server.handlePrefix + randomHex(16);
         const opened = this.#server.openSession(fresh);
         const idle = new IdleClock(this.#idleMs, () => void opened.session.close());
-        const entry = { opened, idle };
+        const entry: HeldSession = { opened, idle, subject };
         this.#live.set(fresh, entry);
         opened.session.onClose(() => {
           idle.stop();
@@ -60,7 +66,7 @@ export class HandleSessions implements SessionBinding {
     return { session, ready, release: () => void session.close() };
   }
 
-  #hold(handle: string, entry: { opened: OpenedSession; idle: IdleClock }): SessionLease {
+  #hold(handle: string, entry: HeldSession): SessionLease {
     entry.idle.busy();
     let held = true;
     return {
@@ -74,13 +80,22 @@ export class HandleSessions implements SessionBinding {
     };
   }
 
-  owner(): string {
-    return '';
+  /** A parked call is answered by its caller's requests only (anyone's, without authorization). */
+  owner(ctx: ServerContext): string {
+    const subject = subjectOf(ctx.http?.authInfo);
+    return subject === undefined ? '' : `subject:${subject}`;
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.#live.values()].map((entry) => entry.opened.session.close()));
   }
+}
+
+/** A session held by handle, and the subject whose it is (undefined without authorization). */
+interface HeldSession {
+  readonly opened: OpenedSession;
+  readonly idle: IdleClock;
+  readonly subject: string | undefined;
 }
 
 /** Ends something after `idleMs` with nothing in flight (0 or less: never). */

@@ -1,5 +1,6 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type AuthInfo } from '@modelcontextprotocol/server';
+import { type HttpAuthOptions } from './auth/options';
 
 /** How a server is served over Streamable HTTP (both protocol eras on one endpoint). */
 export interface HttpServeOptions {
@@ -66,11 +67,21 @@ export interface HttpServeOptions {
    * (`listenHttp`); a mounted handler is reached by its peers only when it is given.
    */
   readonly advertiseUrl?: string;
+  /**
+   * Authorization: every request must carry a bearer token `auth.verifyToken` accepts,
+   * and the protected resource metadata is served (see {@link HttpAuthOptions}). A
+   * session, in either era, belongs to the subject that opened it. Default: none.
+   */
+  readonly auth?: HttpAuthOptions;
 }
 
 /** A request's extras, as an HTTP framework in front of the handler knows them. */
 export interface HttpRequestExtras {
-  /** The caller, as the framework's authentication verified it. */
+  /**
+   * The caller, as the framework's authentication verified it, in the SDK's shape: its
+   * subject is `extra.sub` (or `extra.subject`) when a string, else the client id. Used
+   * when the handler has no `auth` option of its own (which verifies every request).
+   */
   readonly authInfo?: AuthInfo;
 }
 

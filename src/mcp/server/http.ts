@@ -13,6 +13,8 @@ import {
 } from '@modelcontextprotocol/server';
 import { randomUuid } from '../random';
 import { AgentToolError, isJsonObject } from '../../core';
+import { subjectOf } from './auth/caller';
+import { type AuthGate, authGate } from './auth/gate';
 import { bringsNewWork, drainingRefusal, HealthRoute } from './health';
 import { serveElsewhere } from './scale/forward';
 import {
@@ -112,6 +114,8 @@ export function httpHandler(
 interface LegacySession {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly idle: IdleClock;
+  /** The subject whose session it is; undefined without authorization. */
+  readonly owner: string | undefined;
 }
 
 class HttpEndpoint {
@@ -127,6 +131,7 @@ class HttpEndpoint {
   readonly #modern: McpHttpHandler;
   readonly #unlisten: () => void;
   readonly #health: HealthRoute;
+  readonly #gate: AuthGate | undefined;
   #closing: Promise<void> | undefined;
   /** Requests that carry an answer (POSTs but `subscriptions/listen`) not yet answered. */
   #answering = 0;
@@ -158,13 +163,32 @@ class HttpEndpoint {
       maxRequestBodySize: this.#limit,
     });
     this.#unlisten = server.onListChanged(() => this.#modern.notify.toolsChanged());
+    this.#gate = authGate(options, this.#path, port, {
+      toolScopes: () => server.toolScopes(),
+      report: server.host.report,
+    });
+  }
+
+  /**
+   * The caller of a request, or the answer that refuses it: with `auth`, every request
+   * is verified (see auth/gate); without, the caller a framework in front verified.
+   */
+  async #authorize(
+    request: Request,
+    given: AuthInfo | undefined,
+  ): Promise<AuthInfo | undefined | Response> {
+    return this.#gate === undefined ? given : this.#gate.authenticate(request);
   }
 
   async fetch(request: Request, extras: HttpRequestExtras = {}): Promise<Response> {
     // A web-standard request built in process may carry its host in its URL only.
     const url = new URL(request.url);
-    const early = this.#screen(url, request.method, request.headers, url.host);
+    const early =
+      this.#gate?.metadataResponse(url, request.method) ??
+      this.#screen(url, request.method, request.headers, url.host);
     if (early !== undefined) return early;
+    const authInfo = await this.#authorize(request, extras.authInfo);
+    if (authInfo instanceof Response) return authInfo;
     let body: Body;
     if (request.method === 'POST') {
       const read = await readLimited(request, this.#limit);
@@ -173,12 +197,12 @@ class HttpEndpoint {
       if (parsed instanceof Response) return parsed;
       body = parsed;
     }
-    if (!answers(body)) return this.#route(request, body, extras.authInfo);
+    if (!answers(body)) return this.#route(request, body, authInfo);
     // A drain waits for this answer: produced, and sent when it streams.
     this.#answering++;
     let response: Response;
     try {
-      response = await this.#route(request, body, extras.authInfo);
+      response = await this.#route(request, body, authInfo);
     } catch (error) {
       this.#answered();
       throw error;
@@ -229,10 +253,17 @@ class HttpEndpoint {
       return jsonRpcError(400, -32000, 'Bad Request: the Host header or the path is not valid');
     }
     // A Node request without a Host header has no host at all.
-    const early = this.#screen(url, method, headers, '');
+    const early =
+      this.#gate?.metadataResponse(url, method) ?? this.#screen(url, method, headers, '');
     if (early !== undefined) {
       req.resume();
       return early;
+    }
+    const request = new Request(url, { method, headers, signal });
+    const authInfo = await this.#authorize(request, (req as { auth?: AuthInfo }).auth);
+    if (authInfo instanceof Response) {
+      req.resume();
+      return authInfo;
     }
     let body: Body;
     if (method === 'POST') {
@@ -246,10 +277,8 @@ class HttpEndpoint {
         body = parsed;
       }
     }
-    const request = new Request(url, { method, headers, signal });
-    const auth = (req as { auth?: AuthInfo }).auth;
     if (answers(body)) count();
-    return this.#route(request, body, auth);
+    return this.#route(request, body, authInfo);
   }
 
   /** The answer to a request refused before its body is read, if it is. */
@@ -335,7 +364,10 @@ class HttpEndpoint {
     const id = request.headers.get('mcp-session-id');
     if (id !== null && id !== '') {
       const session = this.#legacy.get(id);
-      if (session === undefined) return jsonRpcError(404, -32001, 'Session not found');
+      // Another subject's session is not found either: it belongs to whoever opened it.
+      if (session === undefined || session.owner !== subjectOf(authInfo)) {
+        return jsonRpcError(404, -32001, 'Session not found');
+      }
       return this.#serveLegacy(session, request, body, authInfo);
     }
     if (request.method === 'POST' && isInitialize(parsed)) {
@@ -422,7 +454,7 @@ class HttpEndpoint {
     const idle = new IdleClock(idleMs, () => {
       void transport.close();
     });
-    const session: LegacySession = { transport, idle };
+    const session: LegacySession = { transport, idle, owner: subjectOf(authInfo) };
     const instance = this.#server.pinnedInstance(
       'legacy',
       sessionId,

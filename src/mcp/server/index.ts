@@ -25,3 +25,10 @@ export {
   DEFAULT_MAX_REQUESTS,
   type RoundTripOptions,
 } from './round-trips';
+export {
+  type HttpAuthOptions,
+  InvalidTokenError,
+  type ProtectedResourceMetadata,
+  type TokenVerifier,
+} from './auth/options';
+export { type JwtVerifierOptions, jwtVerifier } from './auth/jwt';

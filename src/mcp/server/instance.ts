@@ -10,7 +10,9 @@ import {
   type ServerContext,
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
-import { type RecordFunc } from '../../core';
+import { type AuthInfo, type RecordFunc } from '../../core';
+import { definitionsFor, permitted } from './auth/access';
+import { callerOf } from './auth/caller';
 import {
   admit,
   type CallRoute,
@@ -47,7 +49,14 @@ export interface InstanceHost {
   readonly trips: RoundTrips;
   /** The calls in flight, and the signal that stops them when the server closes. */
   readonly calls: CallTracker;
+  /**
+   * The caller of connections that carry no credentials (stdio, in memory); undefined:
+   * none, so tools that require scopes are not theirs.
+   */
+  readonly localAuth: AuthInfo | undefined;
   definitions(): McpTool[];
+  /** Every served tool, in the order of {@link definitions}. */
+  servedTools(): readonly ServedTool[];
   served(name: string): ServedTool | undefined;
 }
 
@@ -94,7 +103,10 @@ export function buildInstance(host: InstanceHost, binding: SessionBinding, era: 
     capabilities: { tools: { listChanged: true }, logging: {} },
     ...(host.instructions === undefined ? {} : { instructions: host.instructions }),
   });
-  server.setRequestHandler('tools/list', () => ({ tools: host.definitions() }));
+  // Each caller sees the tools it may use (see auth/access).
+  server.setRequestHandler('tools/list', async (_request, ctx) => ({
+    tools: await definitionsFor(host, callerOf(ctx, host.localAuth)),
+  }));
   server.setRequestHandler('tools/call', (request, ctx) => {
     // A draining server still takes the answers to the calls it runs, not new calls.
     const resumes = era === 'modern' && ctx.mcpReq.requestState() !== undefined;
@@ -117,7 +129,14 @@ async function serveLegacy(
 ): Promise<CallToolResult> {
   const { name } = request.params;
   const args = request.params.arguments ?? {};
-  const served = admit(name, host.served(name), args, host.report);
+  const auth = callerOf(ctx, host.localAuth);
+  const allowed = permitted(host, host.served(name), auth);
+  const served = admit(
+    name,
+    allowed instanceof Promise ? await allowed : allowed,
+    args,
+    host.report,
+  );
   if (!isAdmitted(served)) return served;
   const capabilities = server.getClientCapabilities();
   const lease = binding.lease(ctx, capabilities);
@@ -138,6 +157,7 @@ async function serveLegacy(
   const route = routeOf(ctx);
   const running = runCall(served, args, {
     session: lease.session,
+    auth,
     signal,
     elicitor: directElicitor(capabilities?.elicitation, (params) =>
       ctx.mcpReq.send({ method: 'elicitation/create', params }, { signal }),
@@ -178,7 +198,14 @@ async function serveModern(
     );
   }
   const args = request.params.arguments ?? {};
-  const served = admit(name, host.served(name), args, host.report);
+  const auth = callerOf(ctx, host.localAuth);
+  const allowed = permitted(host, host.served(name), auth);
+  const served = admit(
+    name,
+    allowed instanceof Promise ? await allowed : allowed,
+    args,
+    host.report,
+  );
   if (!isAdmitted(served)) return served;
   const capabilities = envelopeCapabilities(ctx);
   const lease = binding.lease(ctx, capabilities);
@@ -205,6 +232,7 @@ async function serveModern(
   run.start(
     runCall(served, args, {
       session: lease.session,
+      auth,
       signal: run.controller.signal,
       elicitor: run.elicitor,
       recorder: host.recorder,

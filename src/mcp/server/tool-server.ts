@@ -7,8 +7,16 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import type * as ServerStdio from '@modelcontextprotocol/server/stdio';
+import {
+  accessOf,
+  AgentToolError,
+  type AuthInfo,
+  goQuote,
+  type RecordFunc,
+  type Session,
+  type Tool,
+} from '../../core';
 import { randomHex } from '../random';
-import { AgentToolError, goQuote, type RecordFunc, type Session, type Tool } from '../../core';
 import { compileArgumentsCheck } from './arguments';
 import { type ServedTool } from './call';
 import { DEFAULT_PROGRESS_BUDGET_BYTES } from './call-notices';
@@ -68,6 +76,13 @@ export interface McpServerOptions extends RoundTripOptions {
    * key and a Redis (see {@link ScaleOutOptions} and docs/deploy.md).
    */
   readonly scaleOut?: ScaleOutOptions;
+  /**
+   * The caller of connections that carry no credentials: stdio and `connect()` (MCP
+   * leaves stdio's authorization to the environment). Default: none, so the tools that
+   * require scopes or have guards that need a caller are not theirs. HTTP requests are
+   * authorized by the endpoint's own `auth` option instead.
+   */
+  readonly localAuth?: AuthInfo | undefined;
 }
 
 /** Something the server closes: an HTTP listener, a mounted handler, a stdio connection. */
@@ -148,7 +163,11 @@ export class McpToolServer {
       version: options.version ?? '0',
     };
     let definitions: McpTool[] | undefined;
-    this.#listeners.add(() => (definitions = undefined));
+    let served: ServedTool[] | undefined;
+    this.#listeners.add(() => {
+      definitions = undefined;
+      served = undefined;
+    });
     const report = options.onError ?? defaultReporter;
     const trips = new RoundTrips(options);
     this.#scale =
@@ -163,8 +182,9 @@ export class McpToolServer {
       progressBudget: options.progressBudgetBytes ?? DEFAULT_PROGRESS_BUDGET_BYTES,
       trips: this.#scale === undefined ? trips : new RoundTrips(options, this.#scale.states),
       calls: new CallTracker(),
-      definitions: () =>
-        (definitions ??= [...this.#tools.values()].map((served) => served.definition)),
+      localAuth: options.localAuth,
+      definitions: () => (definitions ??= [...this.#tools.values()].map((s) => s.definition)),
+      servedTools: () => (served ??= [...this.#tools.values()]),
       served: (name) => this.#tools.get(name),
     };
     this.addTools(...tools);
@@ -429,6 +449,12 @@ export class McpToolServer {
     if (this.#scale === undefined) return new SessionEventStore();
     const ttlSeconds = idleMs > 0 ? Math.ceil(idleMs / 1000) + 60 : 24 * 60 * 60;
     return this.#scale.eventStore(sessionId, ttlSeconds);
+  }
+
+  /** @internal The scopes the served tools require, each once. */
+  toolScopes(): string[] {
+    const scopes = [...this.#tools.values()].flatMap((s) => accessOf(s.tool)?.scopes ?? []);
+    return [...new Set(scopes)];
   }
 
   /** @internal Registers something {@link close} drains and closes (an HTTP listener). */

@@ -2,8 +2,9 @@
 // (no class here carries its decorators), class-transformer's entry (no class here
 // needs plainToInstance), the SDK's client (a server has no use for it), our HTTP
 // endpoint, ajv (every schema here is in the contract's subset), the Redis client (the
-// server does not scale out), and what only a definition hash or a random id needs
-// (canonicalize, node:crypto). Each is replaced by a module that fails when loaded.
+// server does not scale out), jose (only the JWT verifier uses it), and what only a
+// definition hash or a random id needs (canonicalize, node:crypto). Each is replaced
+// by a module that fails when loaded.
 jest.mock('class-validator', () => {
   throw new Error('class-validator was loaded');
 });
@@ -27,6 +28,9 @@ jest.mock('node:crypto', () => {
 });
 jest.mock('ioredis', () => {
   throw new Error('ioredis was loaded');
+});
+jest.mock('jose', () => {
+  throw new Error('jose was loaded');
 });
 
 import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
