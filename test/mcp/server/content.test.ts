@@ -34,7 +34,7 @@ describe('contentOf (the Go binding ContentOf table)', () => {
       [
         {
           type: 'resource',
-          resource: { uri: 'test://a', mimeType: 'application/json', blob: 'e30=' },
+          resource: { uri: 'test://a', blob: 'e30=' },
         },
       ],
     ],
@@ -44,7 +44,7 @@ describe('contentOf (the Go binding ContentOf table)', () => {
       [
         {
           type: 'resource',
-          resource: { uri: 'file:///tmp/x.txt', mimeType: 'text/plain', blob: 'eA==' },
+          resource: { uri: 'file:///tmp/x.txt', blob: 'eA==' },
         },
       ],
     ],
@@ -71,6 +71,14 @@ describe('contentOf (the Go binding ContentOf table)', () => {
   ])('%s', (_name, output, expected) => {
     expect(contentOf(output)).toEqual(expected);
   });
+});
+
+test('an embedded file is {uri, blob} without a media type, as mcpserver/mcp.go fileContent serves it', () => {
+  // The picture fixture of mcpserver/mcp_test.go: Filename "notes.bin", FileData "CQ==".
+  const content = contentOf([{ type: 'input_file', filename: 'notes.bin', file_data: 'CQ==' }]);
+  expect(JSON.stringify(content)).toBe(
+    '[{"type":"resource","resource":{"uri":"file:///notes.bin","blob":"CQ=="}}]',
+  );
 });
 
 test.each<[string, unknown]>([
