@@ -16,7 +16,7 @@ const UNIT = [
   '/test/cli/parts\\.test\\.ts$',
   '/test/samples/fs-tools\\.test\\.ts$',
   '/test/mcp/client/(result|refresh|elicitation)\\.test\\.ts$',
-  '/test/mcp/server/(content|lazy-loading|record-key|stdio)\\.test\\.ts$',
+  '/test/mcp/server/(app-records|argument-check|content|go-format|lazy-loading|record-key|stdio)\\.test\\.ts$',
 ];
 const INTEROP = ['/test/interop/.*\\.test\\.ts$'];
 
