@@ -17,6 +17,7 @@ const UNIT = [
   '/test/samples/fs-tools\\.test\\.ts$',
   '/test/mcp/client/(result|refresh|elicitation)\\.test\\.ts$',
   '/test/mcp/server/(app-records|argument-check|content|go-format|lazy-loading|record-key|stdio)\\.test\\.ts$',
+  '/test/mcp/quoting\\.test\\.ts$',
 ];
 const INTEROP = ['/test/interop/.*\\.test\\.ts$'];
 

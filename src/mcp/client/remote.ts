@@ -3,7 +3,14 @@ import {
   type ClientCapabilities,
   type StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { AgentToolError, type Call, type Result, type Tool, type ToolContext } from '../../core';
+import {
+  AgentToolError,
+  type Call,
+  goQuote,
+  type Result,
+  type Tool,
+  type ToolContext,
+} from '../../core';
 import { RemoteCalls } from './calls';
 import { type ClientSetup, connectClient, type ProtocolChoice } from './connect';
 import { CONNECTION_CLOSED } from './errors';
@@ -123,7 +130,7 @@ export class RemoteTools {
     if (!['auto', 'modern', 'legacy'].includes(protocol)) {
       throw new AgentToolError(
         'INVALID_TOOL',
-        `mcp: connect: protocol must be "auto", "modern" or "legacy", got ${JSON.stringify(protocol)}`,
+        `mcp: connect: protocol must be "auto", "modern" or "legacy", got ${typeof protocol === 'string' ? goQuote(protocol) : String(protocol)}`,
       );
     }
     this.#options = options;

@@ -3,6 +3,7 @@ import {
   type Annotations,
   type Call,
   type Confinement,
+  goQuote,
   isJsonObject,
   type JsonObject,
   newTool,
@@ -129,7 +130,7 @@ export function remoteTool(
     if (!isJsonObject(input)) {
       throw new AgentToolError(
         'PROTOCOL',
-        `mcp: tool ${JSON.stringify(remote)}: input schema: expected a JSON object, got ${JSON.stringify(input)}`,
+        `mcp: tool ${goQuote(remote)}: input schema: expected a JSON object, got ${JSON.stringify(input)}`,
       );
     }
     parameters = input;
