@@ -53,9 +53,9 @@ describe("a call its context ends reads Go's ctx.Err() (the Go SDK's CallTool re
     try {
       const interrupt = new AbortController();
       const call = { id: 'call_1', args: '{}' };
-      const running = remote
-        .tools()[0]!
-        .execute(call, createContext({ call, signal: interrupt.signal }));
+      const running = Promise.resolve(
+        remote.tools()[0]!.execute(call, createContext({ call, signal: interrupt.signal })),
+      );
       await server.waitFor((m) => (m as { method?: string }).method === 'tools/call');
       interrupt.abort(reason);
       return await running.then(
