@@ -205,8 +205,17 @@ function locate(
   if (jump >= 0) {
     const after = structure.slice(jump + 1).filter((s) => CONSUMING.has(s.keyword)).length;
     const led = instanceSegments.slice(0, Math.max(0, instanceSegments.length - after));
-    const referrer = stepsToReference(root, index, led, structure[jump]!);
+    const referrer = stepsToReference(root, index, led, structure[jump]!.schema);
     structure.splice(0, jump, ...(referrer ?? []));
+  } else {
+    // Members of the arguments no step accounts for: the schema was entered again from the
+    // root, through a reference to it (`"$ref": "#"`).
+    const after = structure.filter((s) => CONSUMING.has(s.keyword)).length;
+    const led = instanceSegments.slice(0, Math.max(0, instanceSegments.length - after));
+    const referrer = led.length === 0 ? undefined : stepsToReference(root, index, led, root);
+    if (referrer !== undefined) {
+      structure.unshift(...referrer, { keyword: '$ref', schema: root, path: 'root' });
+    }
   }
   const lead = Math.max(
     0,
@@ -284,16 +293,17 @@ function structureAt(
 }
 
 /**
- * The steps from the root to the schema whose `$ref` names `target` (by JSON Pointer or
- * `$id`), following the arguments' path through `properties`, `items` and
- * `additionalProperties` and the references met on the way; undefined when the path
- * does not lead there.
+ * The steps from the root to the schema whose `$ref` leads to `target`, following the
+ * arguments' path through `properties`, `items` and `additionalProperties` and the
+ * references met on the way, then the subschemas that apply to the same value
+ * (`allOf`, `then`, `else`, `dependentSchemas`); undefined when the path does not lead
+ * there.
  */
 function stepsToReference(
   root: JsonObject,
   index: SchemaIndex,
   path: readonly string[],
-  target: Structure,
+  target: JsonObject | boolean,
 ): Structure[] | undefined {
   const steps: Structure[] = [];
   let node: unknown = root;
@@ -312,8 +322,49 @@ function stepsToReference(
       node = node.additionalProperties;
     } else return undefined;
   }
-  if (!isJsonObject(node) || typeof node.$ref !== 'string') return undefined;
-  return resolveReference(root, index, node.$ref)?.schema === target.schema ? steps : undefined;
+  const applied = referrerAmong(root, index, node, target, APPLICATOR_DEPTH);
+  return applied === undefined ? undefined : [...steps, ...applied];
+}
+
+// How deep the subschemas applied to one value are searched for a reference.
+const APPLICATOR_DEPTH = 4;
+
+/** The steps from `node` through subschemas applied to its value to a `$ref` to `target`. */
+function referrerAmong(
+  root: JsonObject,
+  index: SchemaIndex,
+  node: unknown,
+  target: JsonObject | boolean,
+  depth: number,
+): Structure[] | undefined {
+  if (!isJsonObject(node)) return undefined;
+  if (
+    typeof node.$ref === 'string' &&
+    resolveReference(root, index, node.$ref)?.schema === target
+  ) {
+    return [];
+  }
+  if (depth === 0) return undefined;
+  const children: Structure[] = [];
+  if (Array.isArray(node.allOf)) {
+    node.allOf.forEach((child, i) => {
+      if (isSchema(child)) children.push({ keyword: 'allOf', name: String(i), schema: child });
+    });
+  }
+  for (const keyword of ['then', 'else'] as const) {
+    const child = node[keyword];
+    if (isSchema(child)) children.push({ keyword, schema: child });
+  }
+  if (isJsonObject(node.dependentSchemas)) {
+    for (const [name, child] of Object.entries(node.dependentSchemas)) {
+      if (isSchema(child)) children.push({ keyword: 'dependentSchemas', name, schema: child });
+    }
+  }
+  for (const child of children) {
+    const below = referrerAmong(root, index, child.schema, target, depth - 1);
+    if (below !== undefined) return [child, ...below];
+  }
+  return undefined;
 }
 
 /** The schema a `$ref` leads to (a step into it added), or the schema itself. */

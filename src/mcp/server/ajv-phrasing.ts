@@ -82,7 +82,8 @@ function phrase(entry: Located, from: number, all: readonly Located[]): string {
 function stepPath(parent: string, step: Step): string {
   if (step.path !== undefined) return step.path;
   const name = step.name === undefined ? '' : `/${pointerSegment(step.name)}`;
-  return `${parent}/${step.keyword}${name}`;
+  // Below the root (entered again through `"$ref": "#"`), paths start at "".
+  return `${parent === 'root' ? '' : parent}/${step.keyword}${name}`;
 }
 
 /** How jsonschema-go names a schema in `validating …`: its `$id`, else its path. */

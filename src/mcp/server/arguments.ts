@@ -111,8 +111,23 @@ function compileGeneral(
     everyError ??= validatorFor(draft07, true).compile(schema);
     everyError(value);
     const errors = everyError.errors ?? validate.errors ?? [];
-    return new ValidationError('', goPhrasing(schema, value, errors, draft07));
+    return new ValidationError('', phrased(schema, value, errors, draft07));
   };
+}
+
+/** jsonschema-go's words for ajv's refusal; ajv's own for the first error if they fail. */
+function phrased(
+  schema: JsonObject,
+  value: unknown,
+  errors: readonly AjvModule.ErrorObject[],
+  draft07: boolean,
+): string {
+  try {
+    return goPhrasing(schema, value, errors, draft07);
+  } catch {
+    const first = errors[0];
+    return `validating root: ${first === undefined ? 'invalid' : `${first.keyword}: ${first.message ?? 'invalid'}`}`;
+  }
 }
 
 // ajv loads in some 40 ms: only a server with a schema outside the subset pays for it.

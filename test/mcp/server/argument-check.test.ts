@@ -362,6 +362,95 @@ describe('schemas outside the subset: validated as Go validates them, in its wor
       { n: -2 },
       'validating root: validating /properties/n: validating urn:pos: minimum: -2/1 is less than 1.000000',
     ],
+    [
+      'patternProperties enters the pattern',
+      { type: 'object', patternProperties: { '^x': { type: 'string' } } },
+      { xa: 1, b: 2 },
+      'validating root: validating /patternProperties/^x: type: 1 has type "integer", want "string"',
+    ],
+    [
+      'propertyNames checks each name as a string',
+      { type: 'object', propertyNames: { pattern: '^[a-z]+$' } },
+      { ok: 1, Bad: 2 },
+      'validating root: validating /propertyNames: pattern: "Bad" does not match regular expression "^[a-z]+$"',
+    ],
+    [
+      'unevaluatedProperties: false is {"not": {}}',
+      { type: 'object', properties: { a: {} }, unevaluatedProperties: false },
+      { a: 1, b: 2 },
+      'validating root: validating /unevaluatedProperties: not: validated against <anonymous schema>',
+    ],
+    [
+      'contains prints the array with %s',
+      { type: 'object', properties: { a: { type: 'array', contains: { type: 'string' } } } },
+      { a: [1, 2] },
+      'validating root: validating /properties/a: contains: [%!s(float64=1) %!s(float64=2)] does not have an item matching <anonymous schema>',
+    ],
+    [
+      'minContains counts the items that match',
+      {
+        type: 'object',
+        properties: { a: { type: 'array', contains: { type: 'string' }, minContains: 2 } },
+      },
+      { a: ['a', 2] },
+      'validating root: validating /properties/a: minContains: contains validated 1 items, less than 2',
+    ],
+    [
+      'draft-07 dependencies',
+      {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        dependencies: { a: ['b'] },
+      },
+      { a: 1 },
+      'validating root: dependentRequired["a"]: missing properties ["b"]',
+    ],
+    [
+      'draft-07 additionalItems: false',
+      {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        properties: { a: { type: 'array', items: [{ type: 'string' }], additionalItems: false } },
+      },
+      { a: ['a', 1] },
+      'validating root: validating /properties/a: validating /properties/a/additionalItems: not: validated against <anonymous schema>',
+    ],
+    [
+      'enum values print with %v',
+      { type: 'object', properties: { e: { enum: [{ a: 1 }, null, 2] } } },
+      { e: 3 },
+      'validating root: validating /properties/e: enum: 3 does not equal any of: [map[a:1] <nil> 2]',
+    ],
+    [
+      'multipleOf: the exact rational of the number',
+      { type: 'object', properties: { m: { type: 'number', multipleOf: 0.1 } } },
+      { m: 0.35 },
+      'validating root: validating /properties/m: multipleOf: 3152519739159347/9007199254740992 is not a multiple of 0.100000',
+    ],
+    [
+      'a root with an $id is named by it',
+      { $id: 'https://example.com/s', type: 'object', required: ['a'] },
+      {},
+      'validating https://example.com/s: required: missing properties: ["a"]',
+    ],
+    [
+      'a reference to the root enters the root again',
+      { type: 'object', properties: { self: { $ref: '#' }, n: { type: 'integer' } } },
+      { self: { self: { n: 'x' } } },
+      'validating root: validating /properties/self: validating root: validating /properties/self: validating root: validating /properties/n: type: x has type "string", want "integer"',
+    ],
+    [
+      'a reference under allOf',
+      { allOf: [{ $ref: '#/$defs/a' }], $defs: { a: { required: ['z'] } } },
+      {},
+      'validating root: validating /allOf/0: validating /$defs/a: required: missing properties: ["z"]',
+    ],
+    [
+      'const null is <nil>',
+      { type: 'object', properties: { n: { const: null } } },
+      { n: 1 },
+      'validating root: validating /properties/n: const: 1 does not equal <nil>',
+    ],
   ])('%s', async (_name, schema, args, expected) => {
     expect(await served(echo('general', schema), args)).toBe(`invalid arguments: ${expected}`);
   });
