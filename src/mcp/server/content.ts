@@ -8,9 +8,10 @@ import { type ContentPart, type FilePart, type ImagePart, type Output } from '..
  * - `input_image` with a base64 data URL: an image block (no media type reads
  *   `application/octet-stream`); any other image URL: a resource link named `image`;
  * - `input_file` with `file_data`: an audio block when the file name has an audio
- *   extension (`.wav`, `.mp3`, …), else an embedded resource `{uri, blob}` whose URI is
- *   the `file_url` or `file:///<filename>`, without a media type, as the Go binding
- *   serves it (MCP makes `mimeType` optional; bad base64 reads as text); with only a
+ *   extension (`.wav`, `.mp3`, …), else an embedded resource whose URI is the
+ *   `file_url` or `file:///<filename>` with a media type guessed from the name (bad
+ *   base64 reads as text); the Go binding serves `{uri, blob}` alone, but MCP's own
+ *   conformance suite refuses an embedded resource without `mimeType`; with only a
  *   `file_url`: a resource link; with only a name: the name as text;
  * - any other part: its JSON as text.
  */
@@ -50,7 +51,10 @@ function fileBlock(part: FilePart): ContentBlock {
       part.file_url !== undefined && part.file_url !== ''
         ? part.file_url
         : `file:///${filename.replace(/^\/+/, '')}`;
-    return { type: 'resource', resource: { uri, blob: part.file_data } };
+    return {
+      type: 'resource',
+      resource: { uri, mimeType: mediaTypeOf(filename || uri), blob: part.file_data },
+    };
   }
   if (part.file_url !== undefined && part.file_url !== '') {
     return { type: 'resource_link', uri: part.file_url, name: filename };
@@ -99,3 +103,24 @@ const AUDIO_TYPES: ReadonlyMap<string, string> = new Map([
   ['flac', 'audio/flac'],
   ['webm', 'audio/webm'],
 ]);
+
+const MEDIA_TYPES: ReadonlyMap<string, string> = new Map([
+  ['txt', 'text/plain'],
+  ['md', 'text/markdown'],
+  ['csv', 'text/csv'],
+  ['html', 'text/html'],
+  ['json', 'application/json'],
+  ['xml', 'application/xml'],
+  ['pdf', 'application/pdf'],
+  ['zip', 'application/zip'],
+  ['png', 'image/png'],
+  ['jpg', 'image/jpeg'],
+  ['jpeg', 'image/jpeg'],
+  ['gif', 'image/gif'],
+  ['webp', 'image/webp'],
+  ['svg', 'image/svg+xml'],
+]);
+
+function mediaTypeOf(name: string): string {
+  return MEDIA_TYPES.get(extensionOf(name)) ?? 'application/octet-stream';
+}

@@ -34,7 +34,7 @@ describe('contentOf (the Go binding ContentOf table)', () => {
       [
         {
           type: 'resource',
-          resource: { uri: 'test://a', blob: 'e30=' },
+          resource: { uri: 'test://a', mimeType: 'application/json', blob: 'e30=' },
         },
       ],
     ],
@@ -44,7 +44,7 @@ describe('contentOf (the Go binding ContentOf table)', () => {
       [
         {
           type: 'resource',
-          resource: { uri: 'file:///tmp/x.txt', blob: 'eA==' },
+          resource: { uri: 'file:///tmp/x.txt', mimeType: 'text/plain', blob: 'eA==' },
         },
       ],
     ],
@@ -73,11 +73,14 @@ describe('contentOf (the Go binding ContentOf table)', () => {
   });
 });
 
-test('an embedded file is {uri, blob} without a media type, as mcpserver/mcp.go fileContent serves it', () => {
-  // The picture fixture of mcpserver/mcp_test.go: Filename "notes.bin", FileData "CQ==".
+test('an embedded file: uri and blob as the Go binding serves them, and a media type', () => {
+  // The picture fixture of mcpserver/mcp_test.go (Filename "notes.bin", FileData "CQ==")
+  // served by mcpserver/mcp.go fileContent is {"uri":"file:///notes.bin","blob":"CQ=="};
+  // the mimeType is kept because modelcontextprotocol/conformance (scenario
+  // tools-call-embedded-resource) fails a resource without one.
   const content = contentOf([{ type: 'input_file', filename: 'notes.bin', file_data: 'CQ==' }]);
   expect(JSON.stringify(content)).toBe(
-    '[{"type":"resource","resource":{"uri":"file:///notes.bin","blob":"CQ=="}}]',
+    '[{"type":"resource","resource":{"uri":"file:///notes.bin","mimeType":"application/octet-stream","blob":"CQ=="}}]',
   );
 });
 

@@ -126,8 +126,14 @@ describe.each<[string, Connect]>([
       expect(result.content).toEqual([
         { type: 'text', text: 'caption' },
         { type: 'image', data: 'AQID', mimeType: 'image/png' },
-        // mcpserver/mcp.go fileContent: {uri, blob}, no media type.
-        { type: 'resource', resource: { uri: 'file:///notes.bin', blob: 'CQ==' } },
+        {
+          type: 'resource',
+          resource: {
+            uri: 'file:///notes.bin',
+            mimeType: 'application/octet-stream',
+            blob: 'CQ==',
+          },
+        },
         { type: 'audio', data: 'UklGRg==', mimeType: 'audio/wav' },
         { type: 'resource_link', uri: 'https://example.com/r.pdf', name: 'report.pdf' },
         { type: 'resource_link', uri: 'https://example.com/cat.png', name: 'image' },
