@@ -16,7 +16,8 @@ const UNIT = [
   '/test/cli/parts\\.test\\.ts$',
   '/test/samples/fs-tools\\.test\\.ts$',
   '/test/mcp/client/(result|refresh|elicitation|log|round-trips)\\.test\\.ts$',
-  '/test/mcp/server/(content|decoded-call|lazy-loading|lazy-jose|record-key|stdio|output)\\.test\\.ts$',
+  '/test/mcp/server/(app-records|argument-check|content|decoded-call|go-format|lazy-loading|lazy-jose|record-key|stdio|output)\\.test\\.ts$',
+  '/test/mcp/quoting\\.test\\.ts$',
 ];
 const INTEROP = ['/test/interop/.*\\.test\\.ts$'];
 

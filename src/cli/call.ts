@@ -76,8 +76,14 @@ export async function runCall(
       else outcome = event.error === undefined ? { result: event.result } : { error: event.error };
     }
     display.clear();
-    if (outcome !== undefined && 'result' in outcome && records !== undefined) {
-      await recordFinal(records, outcome.result, tool.name, io);
+    if (outcome !== undefined && records !== undefined) {
+      // The final record: the details of the result, or of the failure (what a remote
+      // tool's result carries under the record key, success or error, arrives as them).
+      const details =
+        'result' in outcome
+          ? outcome.result.details
+          : (outcome.error as { details?: unknown }).details;
+      await recordFinal(records, details, tool.name, io);
     }
   } finally {
     display.clear();
@@ -145,12 +151,12 @@ function checkArguments(tool: Tool, raw: string): string {
 
 async function recordFinal(
   records: RecordFile,
-  result: Result,
+  details: unknown,
   tool: string,
   io: CliIo,
 ): Promise<void> {
   try {
-    const record = recordOf(result.details);
+    const record = recordOf(details);
     if (record !== undefined) await records.write(record, { call: 'call_1', tool, moment: 'end' });
   } catch (error) {
     io.stderr.write(

@@ -190,6 +190,15 @@ export class ToolApp {
     }
   }
 
+  /**
+   * Where the app's records go: the `recorder` it was created with. Every host that runs
+   * the app's tools uses it unless given another: a batch (`execute`, `results`), and
+   * `serveTools(app)` for every call it serves.
+   */
+  get recorder(): RecordFunc | undefined {
+    return this.#options.recorder;
+  }
+
   /** The definitions of the app's tools, in order. */
   definitions(): FunctionToolDefinition[] {
     return this.tools.definitions();

@@ -104,6 +104,20 @@ describe('agenttool call on a module file', () => {
     expect(Number.isNaN(Date.parse(String(lines[0]?.['time'])))).toBe(false);
   });
 
+  it("appends a failure's recordable details with --record, as the end of the call", async () => {
+    const file = join(tempDir(), 'failure.jsonl');
+    const ran = await runAgenttool(['call', APP, 'fail', '--record', file]);
+    expect(ran.code).toBe(1);
+    const line = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    expect(line).toMatchObject({
+      call: 'call_1',
+      tool: 'fail',
+      moment: 'end',
+      ns: 'fixture:failure',
+      data: { why: 'on purpose' },
+    });
+  });
+
   it('exits 70, saying why, when a tool awaits what nothing will settle', async () => {
     const ran = await runAgenttool(['call', APP, 'stall']);
     expect(ran.code).toBe(70);
@@ -250,5 +264,50 @@ describe('agenttool call on an MCP server over stdio', () => {
     expect(missing.stderr).toMatch(
       /^agenttool: stdio agenttool-no-such-command: mcp: connect: .*ENOENT/m,
     );
+  });
+});
+
+describe('agenttool call --record on a served tool', () => {
+  // What crosses MCP as a record is the record of the result's details (mcpserver/mcp.go
+  // puts it under _meta[RecordMetaKey], on success and error results; mcpclient makes it
+  // the details): the file gets it as the end of the call, the line a module file's call
+  // writes. What the tool records while it runs stays with the server's recorder.
+  it('appends the record of the result and of a failure, as the end of the call', async () => {
+    const server = startAgenttool(['serve', APP, '--http', '0']);
+    const [, url] = await server.waitForStderr(/at (http:\S+)\n/);
+    const file = join(tempDir(), 'remote.jsonl');
+    const noted = await runAgenttool([
+      'call',
+      '--http',
+      url!,
+      'note',
+      '{"text":"remote"}',
+      '--record',
+      file,
+    ]);
+    const failed = await runAgenttool(['call', '--http', url!, 'fail', '--record', file]);
+    server.process.kill('SIGTERM');
+    await server.done;
+    expect([noted.code, failed.code]).toEqual([0, 1]);
+    const lines = readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        call: 'call_1',
+        tool: 'note',
+        moment: 'end',
+        ns: 'fixture:noted',
+        data: { text: 'remote', done: true },
+      }),
+      expect.objectContaining({
+        call: 'call_1',
+        tool: 'fail',
+        moment: 'end',
+        ns: 'fixture:failure',
+        data: { why: 'on purpose' },
+      }),
+    ]);
   });
 });

@@ -337,6 +337,17 @@ function causes(error: unknown): string {
   return parts.join(': ');
 }
 
+/**
+ * A call its context ended: `mcp: call "<remote>": context canceled` (`context deadline
+ * exceeded` when the signal timed out), as the Go binding's client reads (the Go SDK's
+ * `CallTool` returns `ctx.Err()`). The signal's reason stays on `cause`.
+ */
 function cancelled(remote: string, signal: AbortSignal): CancelledError {
-  return new CancelledError(`mcp: call ${goQuote(remote)}: cancelled`, { cause: signal.reason });
+  const reason: unknown = signal.reason;
+  const timedOut =
+    typeof reason === 'object' &&
+    reason !== null &&
+    (reason as { name?: unknown }).name === 'TimeoutError';
+  const why = timedOut ? 'context deadline exceeded' : 'context canceled';
+  return new CancelledError(`mcp: call ${goQuote(remote)}: ${why}`, { cause: reason });
 }

@@ -10,6 +10,7 @@ import {
   CANCELLED_ANSWER,
   type Elicitation,
   errorMessage,
+  goQuote,
   isJsonObject,
   type ToolContext,
 } from '../../core';
@@ -59,7 +60,7 @@ export function elicitResultOf(answer: Answer, form: boolean): ElicitResult {
     default:
       throw new AgentToolError(
         'PROTOCOL',
-        `mcp: elicitation answer: unknown action ${JSON.stringify((answer as { action: unknown }).action)}`,
+        `mcp: elicitation answer: unknown action ${quotedValue((answer as { action: unknown }).action)}`,
       );
   }
 }
@@ -110,4 +111,9 @@ export function elicitationHandler(
     if (only === undefined) return Promise.resolve(CANCEL);
     return askCall(only, request.params, ctx.mcpReq.signal);
   };
+}
+
+/** A value in a message: a string quoted as Go's `%q`, anything else as its JSON. */
+function quotedValue(value: unknown): string {
+  return typeof value === 'string' ? goQuote(value) : (JSON.stringify(value) ?? String(value));
 }

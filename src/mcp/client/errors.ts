@@ -1,14 +1,11 @@
-import { AgentToolError } from '../../core';
+import { AgentToolError, goQuote } from '../../core';
 
 /** The text of the error for calls in flight when the connection closes, and calls after. */
 export const CONNECTION_CLOSED = 'mcp: connection closed';
 
 /** `mcp: call "<remote>": mcp: connection closed`, code `CONNECTION`. */
 export function connectionClosedError(remoteName: string): AgentToolError {
-  return new AgentToolError(
-    'CONNECTION',
-    `mcp: call ${JSON.stringify(remoteName)}: ${CONNECTION_CLOSED}`,
-  );
+  return new AgentToolError('CONNECTION', `mcp: call ${goQuote(remoteName)}: ${CONNECTION_CLOSED}`);
 }
 
 /**

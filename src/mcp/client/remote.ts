@@ -6,6 +6,7 @@ import {
 import {
   AgentToolError,
   type Call,
+  goQuote,
   type LogLevel,
   type LogSink,
   type Result,
@@ -157,7 +158,7 @@ export class RemoteTools {
     if (!['auto', 'modern', 'legacy'].includes(protocol)) {
       throw new AgentToolError(
         'INVALID_OPTIONS',
-        `mcp: connect: protocol must be "auto", "modern" or "legacy", got ${JSON.stringify(protocol)}`,
+        `mcp: connect: protocol must be "auto", "modern" or "legacy", got ${typeof protocol === 'string' ? goQuote(protocol) : String(protocol)}`,
       );
     }
     const logLevel = options.logLevel;

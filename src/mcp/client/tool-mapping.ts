@@ -3,6 +3,7 @@ import {
   type Annotations,
   type Call,
   type Confinement,
+  goQuote,
   isJsonObject,
   isObjectSchema,
   type JsonObject,
@@ -131,7 +132,7 @@ export function remoteTool(
     if (!isJsonObject(input)) {
       throw new AgentToolError(
         'PROTOCOL',
-        `mcp: tool ${JSON.stringify(remote)}: input schema: expected a JSON object, got ${JSON.stringify(input)}`,
+        `mcp: tool ${goQuote(remote)}: input schema: expected a JSON object, got ${JSON.stringify(input)}`,
       );
     }
     parameters = input;

@@ -4,7 +4,7 @@ import {
   type OAuthClientProvider,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { AgentToolError } from '../../core';
+import { AgentToolError, goQuote } from '../../core';
 import { clientSdk, clientStdio } from './sdk-modules';
 
 /** A server started as a child process, spoken to over its stdin and stdout. */
@@ -62,7 +62,7 @@ export function transportFor(target: McpTarget): Transport {
       } catch {
         throw new AgentToolError(
           'CONNECTION',
-          `mcp: connect: ${JSON.stringify(String(target.url))} is not a URL; give the server's Streamable HTTP endpoint, e.g. "http://127.0.0.1:3000/mcp"`,
+          `mcp: connect: ${goQuote(String(target.url))} is not a URL; give the server's Streamable HTTP endpoint, e.g. "http://127.0.0.1:3000/mcp"`,
         );
       }
       return new (clientSdk().StreamableHTTPClientTransport)(url, {

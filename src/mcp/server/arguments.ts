@@ -5,12 +5,16 @@ import {
   depthExceeded,
   depthExceededText,
   errorMessage,
+  goQuote,
   isJsonObject,
   type JsonObject,
   NO_ARGS_SCHEMA,
+  type Schema,
   schemaFromJson,
   ValidationError,
 } from '../../core';
+import { goPhrasing } from './ajv-phrasing';
+import { compileSubsetWalk, sameVerdicts } from './subset-check';
 
 /** Checks decoded arguments; returns the first problem, or undefined when they are valid. */
 export type ArgumentsCheck = (value: unknown) => ValidationError | undefined;
@@ -22,92 +26,158 @@ const DRAFT_07: ReadonlySet<string> = new Set([
 const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
 type Ajv = AjvModule.default;
-let draft07: Ajv | undefined;
-let draft2020: Ajv | undefined;
+/** One ajv per dialect, and per mode: the first error only (the verdict), or all of them. */
+const validators = new Map<string, Ajv>();
 
 /**
- * Compiles the check a served tool's arguments go through before the tool runs. A
- * schema in the contract's subset is checked with the contract's own validator and
- * messages (`invalid arguments: <path>: <msg>`); any other schema (`$ref`, `oneOf`, …)
- * with a general JSON Schema validator (ajv, draft-07 or 2020-12 as `$schema` says;
- * 2020-12 without one), its message after `invalid arguments: `. Throws an
- * `INVALID_SCHEMA` error naming the tool when the schema cannot be used, so a bad tool
- * fails when it is added, never when it is called; what cannot fail (the subset's
- * compilation) is deferred to the first call.
+ * Compiles the check a served tool's arguments go through before the tool runs, as the
+ * Go binding's server checks them (google/jsonschema-go), with its words after
+ * `invalid arguments: `: `invalid arguments: validating root: validating
+ * /properties/text: type: 1 has type "integer", want "string"`. A schema in the
+ * contract's subset is checked by a walk in jsonschema-go's order, any other (`$ref`,
+ * `oneOf`, `minimum`, …) by ajv (draft-07 or 2020-12 as `$schema` says; 2020-12 without
+ * one), its refusal phrased as jsonschema-go phrases it. Throws an `INVALID_SCHEMA`
+ * error, `mcpserver: tool "<name>": schema: <why>`, when the schema cannot be used, so a
+ * bad tool fails when it is added, never when it is called; what cannot fail (the
+ * subset's compilation) is deferred to the first call.
  */
 export function compileArgumentsCheck(toolName: string, parameters: unknown): ArgumentsCheck {
-  if (parameters === undefined || parameters === null) return compileSchema(NO_ARGS_SCHEMA);
+  if (parameters === undefined || parameters === null) return deferred(NO_ARGS_SCHEMA);
   if (!isJsonObject(parameters)) {
     throw schemaError(toolName, 'parameters must be a JSON Schema object');
   }
-  checkDialect(toolName, parameters);
-  const subset = schemaFromJson(parameters);
-  if (subset === undefined) {
-    return compileGeneral(parameters, (reason, cause) => schemaError(toolName, reason, cause));
-  }
-  // A schema in the subset cannot fail to compile: compile it on the first call, so
-  // that registering many tools compiles nothing that is never called.
-  let check: ArgumentsCheck | undefined;
-  return (value) => (check ??= compileSchema(subset))(value);
+  return compileServedCheck(parameters, (reason, cause) => schemaError(toolName, reason, cause));
 }
 
 /**
- * Compiles a general JSON Schema (draft-07 / 2020-12) check, for forms and wider
- * schemas; `fail` builds the error thrown when the schema cannot be compiled. Formats
- * are annotations, as JSON Schema 2020-12 makes them by default.
+ * The served check of a JSON Schema (tool arguments, a form's answer): the dialect is
+ * checked, then the schema compiled as {@link compileArgumentsCheck} says; `fail` builds
+ * the error thrown when the schema cannot be used.
  */
-export function compileGeneral(
+export function compileServedCheck(
   schema: JsonObject,
-  fail: (reason: string, cause: unknown) => Error,
+  fail: (reason: string, cause?: unknown) => Error,
 ): ArgumentsCheck {
-  let validate: AjvModule.ValidateFunction;
-  try {
-    validate = validatorFor(schema).compile(schema);
-  } catch (error) {
-    throw fail(errorMessage(error), error);
-  }
+  checkDialect(schema, fail);
+  const subset = schemaFromJson(schema);
+  if (subset !== undefined) return deferred(subset);
+  return compileGeneral(schema, fail);
+}
+
+// A schema in the subset cannot fail to compile: compile it on the first call, so that
+// registering many tools compiles nothing that is never called.
+function deferred(schema: Schema): ArgumentsCheck {
+  let check: ArgumentsCheck | undefined;
+  return (value) => (check ??= compileSubset(schema))(value);
+}
+
+function compileSubset(schema: Schema): ArgumentsCheck {
+  const walk = compileSubsetWalk(schema);
+  // Where both say the same, the contract's generated check answers valid arguments fast;
+  // the walk runs only to phrase a refusal.
+  const verdict = sameVerdicts(schema) ? compileSchema(schema) : undefined;
   return (value) => {
-    // ajv's validator recurses: a value nested past the limit is refused before it.
+    if (verdict !== undefined && verdict(value) === undefined) return undefined;
     const opening = depthExceeded(value);
-    if (opening !== undefined) {
-      return new ValidationError('', `not valid JSON: ${depthExceededText(opening)}`);
-    }
-    if (validate(value)) return undefined;
-    const first = validate.errors?.[0];
-    if (first === undefined) return new ValidationError('', 'does not match the schema');
-    return new ValidationError('', `data${first.instancePath} ${first.message ?? 'is invalid'}`);
+    if (opening !== undefined) return tooDeep(opening);
+    const failure = walk(value);
+    return failure === undefined ? undefined : new ValidationError('', failure);
   };
 }
 
-// ajv loads in some 40 ms: only a server with a schema outside the subset pays for it.
-function validatorFor(schema: JsonObject): Ajv {
-  const dialect = schema.$schema;
-  const options: AjvModule.Options = { strict: false, validateFormats: false, allErrors: false };
-  /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand */
-  if (typeof dialect === 'string' && DRAFT_07.has(dialect)) {
-    draft07 ??= new (require('ajv') as typeof AjvModule).default(options);
-    return draft07;
+/**
+ * Compiles a JSON Schema outside the contract's subset with ajv. ajv's first error gives
+ * the verdict; a refusal is looked at again with every error, to phrase the one
+ * jsonschema-go meets first. Formats are annotations, as JSON Schema 2020-12 makes them
+ * by default and jsonschema-go reads them.
+ */
+export function compileGeneral(
+  schema: JsonObject,
+  fail: (reason: string, cause?: unknown) => Error,
+): ArgumentsCheck {
+  const draft07 = isDraft07(schema);
+  let validate: AjvModule.ValidateFunction;
+  try {
+    validate = validatorFor(draft07, false).compile(schema);
+  } catch (error) {
+    throw fail(errorMessage(error), error);
   }
-  draft2020 ??= new (require('ajv/dist/2020') as typeof AjvModule).default(options);
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  return draft2020;
+  let everyError: AjvModule.ValidateFunction | undefined;
+  return (value) => {
+    // ajv's validator recurses: a value nested past the limit is refused before it.
+    const opening = depthExceeded(value);
+    if (opening !== undefined) return tooDeep(opening);
+    if (validate(value)) return undefined;
+    everyError ??= validatorFor(draft07, true).compile(schema);
+    everyError(value);
+    const errors = everyError.errors ?? validate.errors ?? [];
+    return new ValidationError('', phrased(schema, value, errors, draft07));
+  };
 }
 
-function checkDialect(toolName: string, schema: JsonObject): void {
+/** jsonschema-go's words for ajv's refusal; ajv's own for the first error if they fail. */
+function phrased(
+  schema: JsonObject,
+  value: unknown,
+  errors: readonly AjvModule.ErrorObject[],
+  draft07: boolean,
+): string {
+  try {
+    return goPhrasing(schema, value, errors, draft07);
+  } catch {
+    const first = errors[0];
+    return `validating root: ${first === undefined ? 'invalid' : `${first.keyword}: ${first.message ?? 'invalid'}`}`;
+  }
+}
+
+// ajv loads in some 40 ms: only a server with a schema outside the subset pays for it.
+function validatorFor(draft07: boolean, allErrors: boolean): Ajv {
+  const key = `${draft07 ? '07' : '2020'}:${allErrors ? 'all' : 'first'}`;
+  let ajv = validators.get(key);
+  if (ajv === undefined) {
+    // Every error comes with the schema that failed (`verbose`), to be named as Go names it.
+    const options: AjvModule.Options = {
+      strict: false,
+      validateFormats: false,
+      allErrors,
+      verbose: allErrors,
+    };
+    /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand */
+    ajv = draft07
+      ? new (require('ajv') as typeof AjvModule).default(options)
+      : new (require('ajv/dist/2020') as typeof AjvModule).default(options);
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    validators.set(key, ajv);
+  }
+  return ajv;
+}
+
+function isDraft07(schema: JsonObject): boolean {
+  return typeof schema.$schema === 'string' && DRAFT_07.has(schema.$schema);
+}
+
+function checkDialect(schema: JsonObject, fail: (reason: string) => Error): void {
   const dialect = schema.$schema;
   if (dialect === undefined || dialect === '') return;
-  if (typeof dialect !== 'string' || !(DRAFT_07.has(dialect) || dialect === DRAFT_2020_12)) {
-    throw schemaError(
-      toolName,
-      `unsupported $schema ${JSON.stringify(dialect)}: the validator handles draft-07 and 2020-12`,
+  if (typeof dialect !== 'string') {
+    throw fail(`$schema must be a string, got ${JSON.stringify(dialect)}`);
+  }
+  if (!(DRAFT_07.has(dialect) || dialect === DRAFT_2020_12)) {
+    throw fail(
+      `unsupported $schema ${goQuote(dialect)}: the validator handles draft-07 and 2020-12`,
     );
   }
+}
+
+/** The refusal of arguments nested too deeply for the validators' recursion. */
+function tooDeep(opening: '{' | '['): ValidationError {
+  return new ValidationError('', `not valid JSON: ${depthExceededText(opening)}`);
 }
 
 function schemaError(toolName: string, reason: string, cause?: unknown): AgentToolError {
   return new AgentToolError(
     'INVALID_SCHEMA',
-    `mcp: tool ${JSON.stringify(toolName)}: schema: ${reason}`,
+    `mcpserver: tool ${goQuote(toolName)}: schema: ${reason}`,
     cause === undefined ? undefined : { cause },
   );
 }

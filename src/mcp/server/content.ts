@@ -10,8 +10,9 @@ import { type ContentPart, type FilePart, type ImagePart, type Output } from '..
  * - `input_file` with `file_data`: an audio block when the file name has an audio
  *   extension (`.wav`, `.mp3`, …), else an embedded resource whose URI is the
  *   `file_url` or `file:///<filename>` with a media type guessed from the name (bad
- *   base64 reads as text); with only a `file_url`: a resource link; with only a name:
- *   the name as text;
+ *   base64 reads as text); the Go binding serves `{uri, blob}` alone, but MCP's own
+ *   conformance suite refuses an embedded resource without `mimeType`; with only a
+ *   `file_url`: a resource link; with only a name: the name as text;
  * - any other part: its JSON as text.
  */
 export function contentOf(output: Output): ContentBlock[] {

@@ -7,17 +7,16 @@ import {
   AgentToolError,
   type Answer,
   CANCELLED_ANSWER,
-  compileSchema,
   describeValue,
   type Elicitation,
   type Elicitor,
   errorMessage,
+  goQuote,
   isJsonObject,
   type JsonObject,
-  schemaFromJson,
 } from '../../core';
 import { randomHex } from '../random';
-import { type ArgumentsCheck, compileGeneral } from './arguments';
+import { type ArgumentsCheck, compileServedCheck } from './arguments';
 
 /** What a client offered for elicitation (`capabilities.elicitation`), when it offered any. */
 export type ElicitationOffer = NonNullable<ClientCapabilities['elicitation']>;
@@ -90,7 +89,7 @@ export function answerOf(question: Question, result: unknown): Answer {
     default:
       throw new AgentToolError(
         'PROTOCOL',
-        `mcpserver: elicitation answer: unknown action ${JSON.stringify(result.action)}`,
+        `mcpserver: elicitation answer: unknown action ${typeof result.action === 'string' ? goQuote(result.action) : JSON.stringify(result.action)}`,
       );
   }
   const content = result.content;
@@ -139,9 +138,8 @@ export function directElicitor(
 }
 
 function compileForm(schema: JsonObject): ArgumentsCheck {
-  const subset = schemaFromJson(schema);
-  if (subset !== undefined) return compileSchema(subset);
-  return compileGeneral(
+  // Checked as the Go binding checks it (google/jsonschema-go), in its words.
+  return compileServedCheck(
     schema,
     (reason, cause) =>
       new AgentToolError('INVALID_SCHEMA', `mcpserver: elicitation schema: ${reason}`, { cause }),

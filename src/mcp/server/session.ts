@@ -1,4 +1,4 @@
-import { type Session } from '../../core';
+import { goQuote, type Session } from '../../core';
 
 /** Reports a failure the server cannot hand to anyone else (stderr by default). */
 export type ErrorReporter = (message: string, error: unknown) => void;
@@ -93,7 +93,7 @@ export class McpSession implements Session {
     try {
       await listener();
     } catch (error) {
-      this.#report(`mcp: session ${JSON.stringify(this.id)}: onClose listener failed`, error);
+      this.#report(`mcp: session ${goQuote(this.id)}: onClose listener failed`, error);
     }
   }
 }

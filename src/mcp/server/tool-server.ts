@@ -54,7 +54,13 @@ export interface McpServerOptions extends RoundTripOptions {
    * state is set up here and torn down with `session.onClose`.
    */
   readonly onSession?: (session: Session) => void | Promise<void>;
-  /** A recorder installed on every call's context (records are written before it returns). */
+  /**
+   * A recorder installed on every call's context (records are written before it returns).
+   * Default: the served app's own (`recorder` of an app-like source, such as a `ToolApp`
+   * created with one). What a call records goes to this recorder, on the server's side;
+   * what crosses to the client is the record of the result's details, under
+   * `_meta[RECORD_META_KEY]`.
+   */
   readonly recorder?: RecordFunc;
   /**
    * Where failures that have nobody else to go to are reported (a panic-equivalent's
@@ -99,7 +105,8 @@ export interface Closer {
 
 /**
  * What can be served: a tool, tools (an array, a `ToolSet`), or an app-like object with
- * `tools` and, optionally, an `onSession` hook (run as {@link McpServerOptions.onSession}).
+ * `tools` and, optionally, an `onSession` hook (run as {@link McpServerOptions.onSession})
+ * and a `recorder` (used unless {@link McpServerOptions.recorder} names another).
  */
 export type ServeSource =
   | Tool
@@ -107,6 +114,7 @@ export type ServeSource =
   | {
       readonly tools: Iterable<Tool>;
       onSession?(session: Session): void | Promise<void>;
+      readonly recorder?: RecordFunc | undefined;
     };
 
 /** A connection served over stdio. */
@@ -155,7 +163,7 @@ export class McpToolServer {
   readonly host: InstanceHost;
 
   constructor(source: ServeSource, options: McpServerOptions = {}) {
-    const { tools, onSession } = readSource(source);
+    const { tools, onSession, recorder } = readSource(source);
     this.#grace = options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
     this.#onSession = composeHooks(onSession, options.onSession);
     const info: Implementation = {
@@ -177,7 +185,7 @@ export class McpToolServer {
     this.host = {
       info,
       instructions: options.instructions,
-      recorder: options.recorder,
+      recorder: options.recorder ?? recorder,
       report,
       progressBudget: options.progressBudgetBytes ?? DEFAULT_PROGRESS_BUDGET_BYTES,
       trips: this.#scale === undefined ? trips : new RoundTrips(options, this.#scale.states),
@@ -523,6 +531,7 @@ function loadHttp(): typeof Http {
 function readSource(source: ServeSource): {
   tools: Tool[];
   onSession: ((session: Session) => void | Promise<void>) | undefined;
+  recorder?: RecordFunc | undefined;
 } {
   if (source === null || typeof source !== 'object') {
     throw new AgentToolError(
@@ -539,12 +548,18 @@ function readSource(source: ServeSource): {
     return { tools: [source], onSession: undefined };
   }
   if ('tools' in source && source.tools !== undefined && !isToolSetLike(source)) {
-    const app = source as { tools: Iterable<Tool>; onSession?(session: Session): unknown };
+    const app = source as {
+      tools: Iterable<Tool>;
+      onSession?(session: Session): unknown;
+      recorder?: unknown;
+    };
     const onSession =
       typeof app.onSession === 'function'
         ? (session: Session) => app.onSession?.(session) as void | Promise<void>
         : undefined;
-    return { tools: [...app.tools], onSession };
+    // The app's own recorder, where its tools run.
+    const recorder = typeof app.recorder === 'function' ? (app.recorder as RecordFunc) : undefined;
+    return { tools: [...app.tools], onSession, recorder };
   }
   if (Symbol.iterator in source)
     return { tools: [...(source as Iterable<Tool>)], onSession: undefined };

@@ -215,7 +215,7 @@ describe('a 2026-07-28 server that asks with the call', () => {
         },
         interrupt.signal,
       );
-      await expect(pending).rejects.toThrow('mcp: call "ask": cancelled');
+      await expect(pending).rejects.toThrow('mcp: call "ask": context canceled');
     } finally {
       await stop();
     }

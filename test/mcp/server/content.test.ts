@@ -73,6 +73,17 @@ describe('contentOf (the Go binding ContentOf table)', () => {
   });
 });
 
+test('an embedded file: uri and blob as the Go binding serves them, and a media type', () => {
+  // The picture fixture of mcpserver/mcp_test.go (Filename "notes.bin", FileData "CQ==")
+  // served by mcpserver/mcp.go fileContent is {"uri":"file:///notes.bin","blob":"CQ=="};
+  // the mimeType is kept because modelcontextprotocol/conformance (scenario
+  // tools-call-embedded-resource) fails a resource without one.
+  const content = contentOf([{ type: 'input_file', filename: 'notes.bin', file_data: 'CQ==' }]);
+  expect(JSON.stringify(content)).toBe(
+    '[{"type":"resource","resource":{"uri":"file:///notes.bin","mimeType":"application/octet-stream","blob":"CQ=="}}]',
+  );
+});
+
 test.each<[string, unknown]>([
   ['data:image/png;base64,AQID', { mediaType: 'image/png', data: 'AQID' }],
   ['data:image/png;charset=x;base64,AQID', { mediaType: 'image/png', data: 'AQID' }],

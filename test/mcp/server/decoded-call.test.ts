@@ -81,7 +81,9 @@ describe('the call a served tool receives', () => {
 
   test('a decorated tool runs on the decoded arguments and still validates', async () => {
     expect(await call('echo', { text: 'ab', times: 3 })).toBe('ababab');
-    expect(await call('echo', { text: 'ab', times: 1.5 })).toMatch(/^invalid arguments: times: /);
+    expect(await call('echo', { text: 'ab', times: 1.5 })).toMatch(
+      /^invalid arguments: validating root: validating \/properties\/times: /,
+    );
   });
 });
 

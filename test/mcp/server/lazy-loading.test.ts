@@ -80,7 +80,12 @@ test('start-up promise: serving decorated tools in memory loads none of what it 
       jsonrpc: '2.0',
       id: 3,
       result: {
-        content: [{ type: 'text', text: 'invalid arguments: missing required property "name"' }],
+        content: [
+          {
+            type: 'text',
+            text: 'invalid arguments: validating root: required: missing properties: ["name"]',
+          },
+        ],
         isError: true,
       },
     });

@@ -83,10 +83,17 @@ describe.each<[string, Connect]>([
       const invalid = await client.callTool({ name: 'upper', arguments: { text: 1 } });
       expect(invalid).toEqual({
         isError: true,
-        content: [{ type: 'text', text: 'invalid arguments: text: expected string, got 1' }],
+        content: [
+          {
+            type: 'text',
+            text: 'invalid arguments: validating root: validating /properties/text: type: 1 has type "integer", want "string"',
+          },
+        ],
       });
       const missing = await client.callTool({ name: 'upper', arguments: {} });
-      expect(firstText(missing)).toBe('invalid arguments: missing required property "text"');
+      expect(firstText(missing)).toBe(
+        'invalid arguments: validating root: required: missing properties: ["text"]',
+      );
       const unknown = await client.callTool({ name: 'nope', arguments: {} });
       expect(unknown).toEqual({
         isError: true,
@@ -232,7 +239,7 @@ describe.each<[string, Connect]>([
         const result = await client.callTool({ name: 'ask', arguments: {} });
         expect(result.isError).toBe(true);
         expect(firstText(result)).toBe(
-          'mcpserver: elicitation answer: confirm: expected boolean, got "yes"',
+          'mcpserver: elicitation answer: validating root: validating /properties/confirm: type: yes has type "string", want "boolean"',
         );
       },
       { capabilities: { elicitation: {} } },

@@ -395,7 +395,7 @@ describe('through our client', () => {
         .execute(call, createContext({ call, signal: interrupt.signal }));
       await started.promise;
       interrupt.abort(new Error('user pressed Esc'));
-      await expect(running).rejects.toThrow('mcp: call "deploy": cancelled');
+      await expect(running).rejects.toThrow('mcp: call "deploy": context canceled');
       expect(await stopped.promise).toContain('cancelled');
     } finally {
       await remote.close();

@@ -176,7 +176,7 @@ describe('tools/list_changed', () => {
         newTool({ name: 'bad', parameters: { type: 5 }, execute: () => ({ output: '' }) }),
       ),
     ).toThrow(
-      'mcp: tool "bad": schema: schema is invalid: data/type must be equal to one of the allowed values',
+      'mcpserver: tool "bad": schema: schema is invalid: data/type must be equal to one of the allowed values',
     );
     expect(() =>
       server.addTools(
@@ -187,13 +187,13 @@ describe('tools/list_changed', () => {
         }),
       ),
     ).toThrow(
-      'mcp: tool "dialect": schema: unsupported $schema "https://json-schema.org/draft/2019-09/schema": the validator handles draft-07 and 2020-12',
+      'mcpserver: tool "dialect": schema: unsupported $schema "https://json-schema.org/draft/2019-09/schema": the validator handles draft-07 and 2020-12',
     );
     expect(() =>
       server.addTools(
         newTool({ name: 'ref', parameters: { $ref: '#/nope' }, execute: () => ({ output: '' }) }),
       ),
-    ).toThrow(/mcp: tool "ref": schema: can't resolve reference #\/nope/);
+    ).toThrow(/mcpserver: tool "ref": schema: can't resolve reference #\/nope/);
     expect(() => server.addTools(ok, ok)).toThrow('mcp: tool "ok": duplicate name');
     expect(() => server.addTools(sessionTool([]))).toThrow('mcp: tool "whoami": duplicate name');
     expect(server.tools.map((t) => t.name)).toEqual(['whoami']);
@@ -222,7 +222,10 @@ test('arguments outside the contract subset are validated with the general valid
       arguments: { address: { city: 7 } },
     });
     expect(bad.isError).toBe(true);
-    expect(firstText(bad)).toBe('invalid arguments: data/address/city must be string');
+    // jsonschema-go's words (mcpserver/mcp.go validates with google/jsonschema-go).
+    expect(firstText(bad)).toBe(
+      'invalid arguments: validating root: validating /properties/address: validating /$defs/address: validating /$defs/address/properties/city: type: 7 has type "integer", want "string"',
+    );
     const good = await connected.client.callTool({
       name: 'address',
       arguments: { address: { city: 'Oslo' } },
