@@ -185,6 +185,12 @@ export { toolFromInstance } from './decorators/class-tool';
 // ── The executor ─────────────────────────────────────────────────────────────────────
 
 export { Executor } from './executor/executor';
+export {
+  CallBatcher,
+  type CallBatcherOptions,
+  type HandOver,
+  type RunBatch,
+} from './executor/call-batcher';
 export { progressTaken } from './executor/executor-call';
 export {
   DEFAULT_MAX_PARALLEL,
