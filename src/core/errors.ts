@@ -48,6 +48,7 @@ export type AgentToolErrorCode =
   | 'CONNECTION'
   | 'PROTOCOL'
   | 'INVALID_COMMAND'
+  | 'MISSING_PEER'
   | 'INTERNAL';
 
 /**
