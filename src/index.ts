@@ -180,7 +180,7 @@ export {
   isToolClass,
   toolDescriptorOf,
 } from './decorators/descriptor';
-export { toolFromInstance } from './decorators/class-tool';
+export { classTool, toolFromInstance } from './decorators/class-tool';
 
 // ── The executor ─────────────────────────────────────────────────────────────────────
 
