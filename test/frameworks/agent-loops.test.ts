@@ -7,6 +7,9 @@
  * model's order while the reads run together, and records, progress and a question
  * reach the host. The next step's call misses an argument.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type FunctionToolDefinition, type ToolRecord } from 'agenttool';
 import { buildFrameworkFixtures, killFixtures, runReport } from '../support/frameworks';
 
@@ -145,4 +148,37 @@ describe('agenttool/openai-agents in run() with ScriptedModel', () => {
       { name: 'finish', strict: true, parameters: PARAMETERS.finish },
     ]);
   });
+});
+
+describe('the README examples, over the sample workspace', () => {
+  interface Run {
+    text: string;
+    outputs: [string, string][];
+    records: string[];
+  }
+  let root: string;
+  let report: { aiSdk: Run; agents: Run };
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'agenttool-loops-'));
+    report = await runReport('readme-loops', [], { WORKSPACE_ROOT: root });
+  }, 120_000);
+
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it.each(['aiSdk', 'agents'] as const)(
+    '%s: runs the shell commands in order in one shell, the write alongside',
+    (loop) => {
+      expect(report[loop]).toEqual({
+        text: 'Done.',
+        outputs: [
+          ['call_1', '(no output)'],
+          ['call_2', `${join(root, 'logs')}\n`],
+          ['call_3', 'Wrote 6 bytes to hello.txt.'],
+        ],
+        records: ['shell:process-group', 'shell:process-group'],
+      });
+      expect(readFileSync(join(root, 'hello.txt'), 'utf8')).toBe('hello\n');
+    },
+  );
 });

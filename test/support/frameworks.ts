@@ -48,14 +48,19 @@ export interface RunningFixture {
   stdout(): string;
 }
 
-/** Starts `dist/test/fixtures/frameworks/<name>.js <args>` on `node` and returns at once. */
+/**
+ * Starts `dist/test/fixtures/frameworks/<name>.js <args>` on `node` (Node 24 unless
+ * given), with `env` added to the environment, and returns at once.
+ */
 export function startFixture(
   name: string,
   args: readonly string[] = [],
   node = NODE_24,
+  env: Record<string, string> = {},
 ): RunningFixture {
   const child = spawn(node, [join(FIXTURES, `${name}.js`), ...args], {
     cwd: ROOT,
+    env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   children.add(child);
@@ -99,13 +104,13 @@ export function startFixture(
   };
 }
 
-/** Runs a fixture to completion and parses the one JSON report it prints. */
+/** Runs a fixture to completion on Node 24 and parses the one JSON report it prints. */
 export async function runReport<T>(
   name: string,
   args: readonly string[] = [],
-  node = NODE_24,
+  env: Record<string, string> = {},
 ): Promise<T> {
-  const ran = await startFixture(name, args, node).done;
+  const ran = await startFixture(name, args, NODE_24, env).done;
   if (ran.code !== 0) throw new Error(`${name} exited ${ran.code}:\n${ran.stdout}\n${ran.stderr}`);
   return JSON.parse(ran.stdout) as T;
 }
