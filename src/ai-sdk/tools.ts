@@ -26,8 +26,11 @@ export type AiSdkToolSource = Tool | Iterable<Tool> | ToolApp;
 
 /** One progress update of a call, as a tool reported it. */
 export interface AiSdkProgress {
+  /** The call's id, as the SDK named it. */
   readonly toolCallId: string;
+  /** The tool's name. */
   readonly toolName: string;
+  /** The update: a message, numbers (`ProgressInfo` in `details`), or a whole result. */
   readonly result: Result;
 }
 

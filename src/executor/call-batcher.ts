@@ -48,7 +48,7 @@ interface Gathering {
  * resource chains in the model's order, sequential tools alone, the bound, records and
  * progress. Each call's promise resolves with its own outcome as soon as it completes.
  *
- * A batch is released as soon as every call {@link announce}d for its step has been
+ * A batch is released as soon as every call announced (`announce`) for its step has been
  * handed over, or else once the event loop has finished its current turn (the loop has
  * then handed over every call it hands over at once). Calls that arrive later form a
  * batch of their own: a batch orders nothing against another one.

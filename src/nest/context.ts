@@ -11,9 +11,13 @@ export const AGENTTOOL_CONTEXT_TYPE = 'agenttool';
  * the call came another way, e.g. over stdio).
  */
 export interface ToolCallContext {
+  /** The tool's name, as served. */
   readonly tool: string;
+  /** The call's arguments: the instance of the tool's arguments class, validated. */
   readonly args: object;
+  /** The call's context: its call (`ctx.call.id`), signal, session, `ask`, `record`. */
   readonly ctx: ToolContext;
+  /** The HTTP request that carried the call (Express's or Fastify's); undefined over stdio. */
   readonly request: unknown;
 }
 

@@ -20,7 +20,7 @@ interface FrameworkReply {
  * The module's MCP server: discovers the `@Tool` providers when the module initializes,
  * serves them on the app's HTTP adapter (Express or Fastify) at the module's path, for
  * clients of both protocol eras, and stops when the app closes. Inject it to reach the
- * {@link McpToolServer} (to serve stdio too, or add tools).
+ * `McpToolServer` of `agenttool/mcp` (to serve stdio too, or add tools).
  */
 @Injectable()
 export class AgentToolServer implements OnModuleInit, OnModuleDestroy {

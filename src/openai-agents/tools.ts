@@ -28,8 +28,11 @@ export type AgentsToolSource = Tool | Iterable<Tool> | ToolApp;
 
 /** One progress update of a call, as a tool reported it. */
 export interface AgentsProgress {
+  /** The call's id, as the SDK named it. */
   readonly callId: string;
+  /** The tool's name. */
   readonly toolName: string;
+  /** The update: a message, numbers (`ProgressInfo` in `details`), or a whole result. */
   readonly result: Result;
 }
 
