@@ -106,7 +106,7 @@ describe.each(['express', 'fastify'])('a NestJS app on %s', (adapter) => {
     expect(app.stdout()).toContain('CALL agenttool greet true\n');
   });
 
-  it('refuses a foreign Origin with 403', async () => {
+  it("runs Nest middleware bound to the endpoint's path, and refuses a foreign Origin with 403", async () => {
     const response = await fetch(url, {
       method: 'POST',
       headers: {
@@ -118,6 +118,7 @@ describe.each(['express', 'fastify'])('a NestJS app on %s', (adapter) => {
     });
     expect(response.status).toBe(403);
     expect(await response.text()).toContain('Invalid Origin header: http://evil.example');
+    expect(response.headers.get('x-endpoint-middleware')).toBe('ran');
   });
 
   it('closes on app.close() with a session open: the session ends, Nest hooks run, the closer is closed once', async () => {

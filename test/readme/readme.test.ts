@@ -30,6 +30,12 @@ describe('the README', () => {
         'samples/readme/remote.ts',
         'samples/readme/context.ts',
         'samples/readme/results.ts',
+        'samples/readme/mount-express.ts',
+        'samples/readme/mount-fastify.ts',
+        'samples/readme/mount-hono.ts',
+        'samples/readme/nest.ts',
+        'samples/readme/ai-sdk.ts',
+        'samples/readme/openai-agents.ts',
       ]),
     );
   });
