@@ -68,13 +68,8 @@ export function discoverTools(
     const cls = toolClassOf(provider);
     if (cls === undefined) continue;
     const origin = `${provider.host?.name ?? 'unknown module'}.${cls.name}`;
+    // A factory or value provider is served only as a singleton (toolClassOf).
     const perCall = !provider.isDependencyTreeStatic() || provider.isTransient;
-    if (perCall && provider.isNotMetatype) {
-      throw new AgentToolError(
-        'INVALID_TOOL',
-        `agenttool/nest: ${origin}: a request-scoped factory or value provider cannot be served as a tool; provide the @Tool class itself`,
-      );
-    }
     found.push(
       perCall
         ? perCallTool(nest, provider, cls, origin)
