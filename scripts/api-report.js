@@ -1,4 +1,5 @@
-// The API report of each public entry (agenttool, agenttool/di, agenttool/mcp), written
+// The API report of each public entry (agenttool, agenttool/di, agenttool/mcp, and the
+// framework adapters agenttool/nest, agenttool/ai-sdk, agenttool/openai-agents), written
 // by API Extractor from the declarations tsc emits, and kept under version control in
 // api/. `node scripts/api-report.js` fails when an entry's API differs from its report
 // (part of `npm run check`); `--update` (`npm run api:update`) rewrites the reports.
@@ -10,12 +11,20 @@ const { Extractor, ExtractorConfig } = require('@microsoft/api-extractor');
 const root = path.resolve(__dirname, '..');
 const update = process.argv.includes('--update');
 
-// The di and mcp entries use the root entry's types (Tool, ToolContext, ...) without
-// exporting them again: there an unexported type is the root's, and named as such.
+// The other entries use the root entry's types (Tool, ToolContext, ...) and their
+// framework's without exporting them again: there an unexported type is the root's or the
+// framework's, and named as such.
 const ENTRIES = [
   { report: 'agenttool', declarations: 'dist/api/src/index.d.ts', ownsTypes: true },
   { report: 'agenttool-di', declarations: 'dist/api/src/di/index.d.ts', ownsTypes: false },
   { report: 'agenttool-mcp', declarations: 'dist/api/src/mcp/index.d.ts', ownsTypes: false },
+  { report: 'agenttool-nest', declarations: 'dist/api/src/nest/index.d.ts', ownsTypes: false },
+  { report: 'agenttool-ai-sdk', declarations: 'dist/api/src/ai-sdk/index.d.ts', ownsTypes: false },
+  {
+    report: 'agenttool-openai-agents',
+    declarations: 'dist/api/src/openai-agents/index.d.ts',
+    ownsTypes: false,
+  },
 ];
 
 const tsc = require.resolve('typescript/bin/tsc', { paths: [root] });
@@ -31,7 +40,9 @@ for (const entry of ENTRIES) {
     configObject: {
       projectFolder: root,
       mainEntryPointFilePath: `<projectFolder>/${entry.declarations}`,
-      compiler: { tsconfigFilePath: '<projectFolder>/tsconfig.api.json' },
+      // The adapters import the other entries by name: analysed, those names resolve to
+      // the emitted declarations (tsconfig.api-extractor.json), not to the sources.
+      compiler: { tsconfigFilePath: '<projectFolder>/tsconfig.api-extractor.json' },
       apiReport: {
         enabled: true,
         reportFileName: `${entry.report}.api.md`,

@@ -204,11 +204,17 @@ export {
   isToolClass,
   toolDescriptorOf,
 } from './decorators/descriptor';
-export { toolFromInstance } from './decorators/class-tool';
+export { classTool, toolFromInstance } from './decorators/class-tool';
 
 // ── The executor ─────────────────────────────────────────────────────────────────────
 
 export { Executor } from './executor/executor';
+export {
+  CallBatcher,
+  type CallBatcherOptions,
+  type HandOver,
+  type RunBatch,
+} from './executor/call-batcher';
 export { progressTaken } from './executor/executor-call';
 export {
   DEFAULT_MAX_PARALLEL,

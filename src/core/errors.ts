@@ -21,6 +21,8 @@ import { goQuote } from './quote';
  * - `CONNECTION`, `PROTOCOL`: talking to another process failed;
  * - `INVALID_TOKEN`: a bearer token was refused (missing, expired, not for this
  *   server, badly signed);
+ * - `MISSING_PEER`: an optional entry (`agenttool/nest`, ...) needs a framework package
+ *   the app has not installed;
  * - `INVALID_COMMAND`: the `agenttool` command line is wrong; `INTERNAL`: a fault in
  *   agenttool itself.
  */
@@ -51,6 +53,7 @@ export type AgentToolErrorCode =
   | 'PROTOCOL'
   | 'INVALID_COMMAND'
   | 'INVALID_TOKEN'
+  | 'MISSING_PEER'
   | 'INTERNAL';
 
 /**

@@ -1,4 +1,5 @@
 export { Executor } from './executor';
+export { CallBatcher, type CallBatcherOptions, type HandOver, type RunBatch } from './call-batcher';
 export { progressTaken } from './executor-call';
 export {
   DEFAULT_MAX_PARALLEL,

@@ -2,12 +2,19 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 // The layer arrows of DESIGN.md, checked on the source: core imports nothing of ours;
-// decorators, executor and mcp import only core; di composes them; cli sits on top and
-// uses the public entries (`agenttool`, `agenttool/mcp`, `agenttool/di`) only, as do the
-// samples.
+// decorators, executor and mcp import only core; di composes them; cli and the framework
+// adapters (nest, ai-sdk, openai-agents) sit on top and use the public entries
+// (`agenttool`, `agenttool/mcp`, `agenttool/di`) only, as do the samples; nothing imports
+// an adapter, and no layer below the adapters reaches a framework.
 const SRC = path.join(__dirname, '../../src');
 const SAMPLES = path.join(__dirname, '../../samples');
 const PUBLIC = ['agenttool', 'agenttool/mcp', 'agenttool/di'];
+const ADAPTERS = ['nest', 'ai-sdk', 'openai-agents'];
+/** The entries a user imports: the layers' and the adapters'. */
+const USER_ENTRIES = [...PUBLIC, ...ADAPTERS.map((adapter) => `agenttool/${adapter}`)];
+/** The packages only an adapter (or a sample, or a test) may load. */
+const FRAMEWORKS =
+  /^(@nestjs\/|ai$|ai\/|@ai-sdk\/|@openai\/agents|express$|fastify$|hono$|@hono\/|@modelcontextprotocol\/(express|fastify|hono)$)/;
 const ALLOWED: Record<string, readonly string[]> = {
   core: [],
   decorators: ['core'],
@@ -15,9 +22,15 @@ const ALLOWED: Record<string, readonly string[]> = {
   mcp: ['core'],
   di: ['core', 'decorators', 'executor', 'mcp'],
   cli: [],
+  nest: [],
+  'ai-sdk': [],
+  'openai-agents': [],
 };
 const PUBLIC_ENTRIES: Record<string, readonly string[]> = {
-  cli: ['agenttool', 'agenttool/mcp', 'agenttool/di'],
+  cli: PUBLIC,
+  nest: PUBLIC,
+  'ai-sdk': PUBLIC,
+  'openai-agents': PUBLIC,
 };
 
 function sourceFiles(dir: string): string[] {
@@ -83,8 +96,38 @@ describe('layer arrows', () => {
   }
 });
 
+describe('the adapters', () => {
+  it('are imported by nothing of the library, and no other layer loads a framework', () => {
+    const offences: string[] = [];
+    for (const layer of Object.keys(ALLOWED).filter((l) => !ADAPTERS.includes(l))) {
+      for (const file of sourceFiles(path.join(SRC, layer))) {
+        for (const specifier of importsOf(file)) {
+          const where = path.relative(SRC, file);
+          if (FRAMEWORKS.test(specifier)) offences.push(`${where} imports ${specifier}`);
+          if (ADAPTERS.some((adapter) => specifier === `agenttool/${adapter}`)) {
+            offences.push(`${where} imports ${specifier}`);
+          }
+        }
+      }
+    }
+    for (const file of sourceFiles(SRC).filter((f) => layerOf(f) === undefined)) {
+      for (const specifier of importsOf(file)) {
+        if (FRAMEWORKS.test(specifier))
+          offences.push(`${path.relative(SRC, file)} imports ${specifier}`);
+      }
+    }
+    expect(offences).toEqual([]);
+  });
+
+  it('each has a folder of its own, loaded through its own entry', () => {
+    for (const adapter of ADAPTERS) {
+      expect(fs.existsSync(path.join(SRC, adapter, 'index.ts'))).toBe(true);
+    }
+  });
+});
+
 describe('the samples', () => {
-  it(`import agenttool only through its public entries (${PUBLIC.join(', ')})`, () => {
+  it(`import agenttool only through its entries (${USER_ENTRIES.join(', ')})`, () => {
     const offences: string[] = [];
     const files = sourceFiles(SAMPLES);
     expect(files.length).toBeGreaterThan(0);
@@ -92,7 +135,7 @@ describe('the samples', () => {
       for (const specifier of importsOf(file)) {
         const where = path.relative(SAMPLES, file);
         if (specifier.startsWith('agenttool')) {
-          if (!PUBLIC.includes(specifier)) offences.push(`${where} imports ${specifier}`);
+          if (!USER_ENTRIES.includes(specifier)) offences.push(`${where} imports ${specifier}`);
           continue;
         }
         if (!specifier.startsWith('.')) continue;

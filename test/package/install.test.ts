@@ -287,6 +287,36 @@ void main();
     );
   });
 
+  it('installs no framework, and each adapter entry resolves and names the peer it needs', async () => {
+    // The frameworks are optional peers: npm installs none of them with agenttool.
+    for (const peer of ['@nestjs/common', '@nestjs/core', 'ai', '@openai/agents']) {
+      expect({ peer, installed: existsSync(join(project, 'node_modules', peer)) }).toEqual({
+        peer,
+        installed: false,
+      });
+    }
+    write(
+      join(project, 'adapters.js'),
+      `for (const entry of ['agenttool/nest', 'agenttool/ai-sdk', 'agenttool/openai-agents']) {
+  require.resolve(entry);
+  try {
+    require(entry);
+    console.log(entry + ': loaded');
+  } catch (error) {
+    console.log(entry + ': ' + error.code + ': ' + error.message);
+  }
+}
+`,
+    );
+    const ran = await run(process.execPath, ['adapters.js'], project);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout.trimEnd().split('\n')).toEqual([
+      'agenttool/nest: MISSING_PEER: agenttool/nest: the package "@nestjs/common" is not installed; it is a peer dependency of this entry: npm install @nestjs/common@12 @nestjs/core@12 rxjs',
+      'agenttool/ai-sdk: MISSING_PEER: agenttool/ai-sdk: the package "ai" is not installed; it is a peer dependency of this entry: npm install ai@7',
+      'agenttool/openai-agents: MISSING_PEER: agenttool/openai-agents: the package "@openai/agents" is not installed; it is a peer dependency of this entry: npm install @openai/agents@0.20 zod@4',
+    ]);
+  });
+
   it('runs the agenttool command on the compiled module', async () => {
     const listed = await succeed('npx', ['--no', 'agenttool', 'list', 'dist/greet.js'], project);
     expect(listed).toMatch(/^greet +sha256:[0-9a-f]{64} /m);

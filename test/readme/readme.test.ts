@@ -35,6 +35,12 @@ describe('the README', () => {
         'samples/readme/results.ts',
         'samples/readme/output.ts',
         'samples/readme/auth.ts',
+        'samples/readme/mount-express.ts',
+        'samples/readme/mount-fastify.ts',
+        'samples/readme/mount-hono.ts',
+        'samples/readme/nest.ts',
+        'samples/readme/ai-sdk.ts',
+        'samples/readme/openai-agents.ts',
       ]),
     );
   });

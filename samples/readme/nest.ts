@@ -1,0 +1,45 @@
+import { Injectable, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Param, Tool } from 'agenttool';
+import { AgentToolModule } from 'agenttool/nest';
+
+@Injectable()
+export class Greetings {
+  phrase(name: string): string {
+    return `Hello, ${name}!`;
+  }
+}
+
+class GreetArgs {
+  @Param('Who to greet') name!: string;
+}
+
+/** A tool is an ordinary provider: Nest builds it and injects what its constructor needs. */
+@Tool({ name: 'greet', description: 'Greet someone by name', args: GreetArgs })
+export class Greet {
+  constructor(private readonly greetings: Greetings) {}
+
+  execute(args: GreetArgs): string {
+    return this.greetings.phrase(args.name);
+  }
+}
+
+@Module({
+  imports: [AgentToolModule.forRoot({ name: 'greeter', version: '1.0.0', path: '/mcp' })],
+  providers: [Greetings, Greet],
+})
+export class GreeterAppModule {}
+
+/**
+ * Starts the app on Express (Nest's default) or Fastify, on 127.0.0.1; its tools are
+ * at `/mcp` beside the app's own routes. `app.close()` stops them.
+ */
+export async function startNestGreeter(adapter: 'express' | 'fastify' = 'express', port = 0) {
+  const app =
+    adapter === 'fastify'
+      ? await NestFactory.create(GreeterAppModule, new FastifyAdapter(), { logger: false })
+      : await NestFactory.create(GreeterAppModule, { logger: false });
+  await app.listen(port, '127.0.0.1');
+  return app;
+}

@@ -1,0 +1,158 @@
+import { AgentToolError, errorMessage, goQuote } from '../core';
+import { Executor } from './executor';
+import { type ExecutorEvent, type Job, type JobOutcome } from './types';
+
+/** Runs one gathered batch: an executor's `execute`, or an app's. */
+export type RunBatch = (
+  jobs: readonly Job[],
+  signal: AbortSignal | undefined,
+) => AsyncIterable<ExecutorEvent>;
+
+/** How a {@link CallBatcher} runs the batches it gathers. */
+export interface CallBatcherOptions {
+  /** Runs a batch; by default a new `Executor()`'s `execute` (bound 8, no recorder). */
+  readonly run?: RunBatch | undefined;
+}
+
+/** What the loop knows about one call it hands over. */
+export interface HandOver {
+  /**
+   * The model turn the call belongs to: any object the loop gives every call of one
+   * turn (and a new one for the next). Calls of one step are batched together; without
+   * a step, calls handed over in the same turn of the event loop are.
+   */
+  readonly step?: object | undefined;
+  /** The call's own signal; the batch is cancelled when any of its calls' signals aborts. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+interface Waiting {
+  readonly job: Job;
+  readonly signal: AbortSignal | undefined;
+  readonly resolve: (outcome: JobOutcome) => void;
+}
+
+/** The calls of one step gathered so far, until the batch is released. */
+interface Gathering {
+  /** Call ids announced before their calls arrive, in the model's order. */
+  readonly announced: string[];
+  /** The calls handed over, in arrival order. */
+  readonly waiting: Waiting[];
+  released: boolean;
+  timer: NodeJS.Immediate | undefined;
+}
+
+/**
+ * Gathers the calls that an agent loop hands over one at a time (a tool's `execute` per
+ * call) back into the batch the model returned, so that they run by the executor's rules:
+ * resource chains in the model's order, sequential tools alone, the bound, records and
+ * progress. Each call's promise resolves with its own outcome as soon as it completes.
+ *
+ * A batch is released as soon as every call announced (`announce`) for its step has been
+ * handed over, or else once the event loop has finished its current turn (the loop has
+ * then handed over every call it hands over at once). Calls that arrive later form a
+ * batch of their own: a batch orders nothing against another one.
+ */
+export class CallBatcher {
+  readonly #steps = new WeakMap<object, Gathering>();
+  readonly #run: RunBatch;
+  /** The step of calls handed over without one. */
+  readonly #unnamed = {};
+
+  constructor(options: CallBatcherOptions = {}) {
+    const executor = options.run === undefined ? new Executor() : undefined;
+    this.#run = options.run ?? ((jobs, signal) => executor!.execute(jobs, { signal }));
+  }
+
+  /**
+   * Announces a call of `step` before the loop hands it over (a hook the loop calls for
+   * each call in the model's order, before it executes any). The batch then runs the
+   * calls in the order they were announced, and starts the moment the last announced
+   * call is handed over. An announced call that never arrives (the loop did not execute
+   * it) is left out.
+   */
+  announce(step: object, callId: string): void {
+    const gathering = this.#gathering(step);
+    if (!gathering.announced.includes(callId)) gathering.announced.push(callId);
+  }
+
+  /**
+   * Hands over one call and resolves with how it ended once it ran in its batch: its
+   * result, or the error it failed with (never a rejection for the tool's failure).
+   * Progress reaches the call's own `onUpdate`, as the executor delivers it.
+   */
+  run(job: Job, handOver: HandOver = {}): Promise<JobOutcome> {
+    const step = handOver.step ?? this.#unnamed;
+    const gathering = this.#gathering(step);
+    const outcome = new Promise<JobOutcome>((resolve) => {
+      gathering.waiting.push({ job, signal: handOver.signal, resolve });
+    });
+    if (everyAnnouncedArrived(gathering)) this.#release(step, gathering);
+    else gathering.timer ??= setImmediate(() => this.#release(step, gathering));
+    return outcome;
+  }
+
+  #gathering(step: object): Gathering {
+    const open = this.#steps.get(step);
+    if (open !== undefined && !open.released) return open;
+    const gathering: Gathering = { announced: [], waiting: [], released: false, timer: undefined };
+    this.#steps.set(step, gathering);
+    return gathering;
+  }
+
+  #release(step: object, gathering: Gathering): void {
+    if (gathering.released) return;
+    gathering.released = true;
+    if (gathering.timer !== undefined) clearImmediate(gathering.timer);
+    if (this.#steps.get(step) === gathering) this.#steps.delete(step);
+    // Announced calls in their announced order, then the others as they arrived.
+    const rank = (waiting: Waiting, arrival: number): number => {
+      const announced = gathering.announced.indexOf(waiting.job.call.id);
+      return announced >= 0 ? announced : gathering.announced.length + arrival;
+    };
+    const ordered = gathering.waiting
+      .map((waiting, arrival) => ({ waiting, rank: rank(waiting, arrival) }))
+      .sort((a, b) => a.rank - b.rank)
+      .map((entry) => entry.waiting);
+    void this.#drive(ordered);
+  }
+
+  async #drive(batch: readonly Waiting[]): Promise<void> {
+    const settled = new Set<number>();
+    const signals = [...new Set(batch.flatMap((w) => (w.signal === undefined ? [] : [w.signal])))];
+    const signal = signals.length <= 1 ? signals[0] : AbortSignal.any(signals);
+    let failure: unknown;
+    try {
+      const events = this.#run(
+        batch.map((w) => w.job),
+        signal,
+      );
+      for await (const event of events) {
+        const waiting = batch[event.index];
+        if (!event.final || waiting === undefined || settled.has(event.index)) continue;
+        settled.add(event.index);
+        waiting.resolve(
+          event.error === undefined ? { result: event.result } : { error: event.error },
+        );
+      }
+    } catch (error) {
+      failure = error;
+    }
+    batch.forEach((waiting, index) => {
+      if (settled.has(index)) return;
+      const reason = failure === undefined ? 'no final event for it' : errorMessage(failure);
+      waiting.resolve({
+        error: new AgentToolError(
+          'INTERNAL',
+          `agenttool: call ${goQuote(waiting.job.call.id)}: its batch ended without it: ${reason}`,
+        ),
+      });
+    });
+  }
+}
+
+function everyAnnouncedArrived(gathering: Gathering): boolean {
+  const { announced, waiting } = gathering;
+  if (announced.length === 0) return false;
+  return announced.every((id) => waiting.some((w) => w.job.call.id === id));
+}

@@ -1,0 +1,115 @@
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { type Tool } from 'agenttool';
+import { type HttpHandler, type McpToolServer, serveTools } from 'agenttool/mcp';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, ExternalContextCreator, HttpAdapterHost, ModuleRef } from '@nestjs/core';
+import { AGENTTOOL_MODULE_OPTIONS, type AgentToolModuleOptions } from './options';
+import { type DiscoveredTool, discoverTools, requests } from './tools';
+
+/** Express's request and response, or Fastify's (which wrap Node's as `raw`). */
+interface FrameworkRequest {
+  readonly raw?: IncomingMessage;
+  readonly body?: unknown;
+}
+interface FrameworkReply {
+  readonly raw?: ServerResponse;
+  hijack?(): void;
+}
+
+/**
+ * The module's MCP server: discovers the `@Tool` providers when the module initializes,
+ * serves them on the app's HTTP adapter (Express or Fastify) at the module's path, for
+ * clients of both protocol eras, and stops when the app closes. Inject it to reach the
+ * `McpToolServer` of `agenttool/mcp` (to serve stdio too, or add tools).
+ */
+@Injectable()
+export class AgentToolServer implements OnModuleInit, OnModuleDestroy {
+  #mcp: McpToolServer | undefined;
+  #handler: HttpHandler | undefined;
+  #served: DiscoveredTool[] = [];
+  #closing: Promise<void> | undefined;
+
+  constructor(
+    @Inject(AGENTTOOL_MODULE_OPTIONS) private readonly options: AgentToolModuleOptions,
+    private readonly discovery: DiscoveryService,
+    private readonly moduleRef: ModuleRef,
+    private readonly contextCreator: ExternalContextCreator,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  /** The MCP server of the app's tools; there once the module has initialized. */
+  get mcp(): McpToolServer {
+    if (this.#mcp === undefined) {
+      throw new Error('agenttool/nest: the MCP server exists once the module has initialized');
+    }
+    return this.#mcp;
+  }
+
+  /** The tools served, in discovery order. */
+  get tools(): readonly Tool[] {
+    return this.#served.map((found) => found.tool);
+  }
+
+  /** The endpoint's path on the app's HTTP adapter. */
+  get path(): string {
+    return this.options.path ?? '/mcp';
+  }
+
+  /**
+   * Discovers the tools and mounts the endpoint. Runs in Nest's `onModuleInit`, after
+   * every provider exists and before Nest adds its not-found handler to the adapter.
+   */
+  onModuleInit(): void {
+    const { path: _path, http, include, ...serverOptions } = this.options;
+    const nest = {
+      discovery: this.discovery,
+      moduleRef: this.moduleRef,
+      contextCreator: this.contextCreator,
+    };
+    this.#served = discoverTools(nest, include);
+    this.#mcp = serveTools(
+      this.#served.map((found) => found.tool),
+      serverOptions,
+    );
+    const adapter = this.adapterHost.httpAdapter as HttpAdapterHost['httpAdapter'] | undefined;
+    // An application context (no HTTP adapter) serves nothing over HTTP; stdio is the app's.
+    if (adapter === undefined) return;
+    const handler = this.#mcp.handler({ ...http, path: this.path });
+    this.#handler = handler;
+    const fastify = adapter.getType() === 'fastify';
+    adapter.all(this.path, (req: FrameworkRequest, res: FrameworkReply) => {
+      const raw = fastify ? req.raw! : (req as unknown as IncomingMessage);
+      const out = fastify ? res.raw! : (res as unknown as ServerResponse);
+      // Fastify would answer itself: the handler writes the raw response, streams included.
+      if (fastify) res.hijack?.();
+      void requests.run(req, () => handler.node(raw, out, req.body));
+    });
+  }
+
+  /**
+   * Stops serving when the app closes (Nest's `onModuleDestroy`): running calls are
+   * stopped and answered, sessions end, streams close, and then the tools that are
+   * closers (a singleton with `close()`) are closed, once. Nest's own hooks of the tool
+   * providers run as Nest runs them.
+   */
+  onModuleDestroy(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    await this.#mcp?.close();
+    await this.#handler?.close();
+    const errors: unknown[] = [];
+    for (const found of this.#served) {
+      try {
+        await found.close?.();
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+    if (errors.length > 0) {
+      throw new AggregateError(errors, `agenttool/nest: ${errors.length} tools failed to close`);
+    }
+  }
+}

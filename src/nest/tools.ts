@@ -1,0 +1,195 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  AgentToolError,
+  classTool,
+  type Constructor,
+  isToolClass,
+  type Tool,
+  type ToolContext,
+} from 'agenttool';
+import {
+  ContextIdFactory,
+  type DiscoveryService,
+  type ExternalContextCreator,
+  type ModuleRef,
+} from '@nestjs/core';
+import { type Type } from '@nestjs/common';
+import { AGENTTOOL_CONTEXT_TYPE } from './context';
+
+/** A provider as Nest's discovery lists it. */
+type Provider = ReturnType<DiscoveryService['getProviders']>[number];
+type ContextId = Parameters<ModuleRef['resolve']>[1];
+
+/** The HTTP request (Express's or Fastify's) a call came with, as the endpoint saw it. */
+export const requests = new AsyncLocalStorage<object>();
+
+/** What the discovery needs of Nest. */
+export interface NestParts {
+  readonly discovery: DiscoveryService;
+  readonly moduleRef: ModuleRef;
+  readonly contextCreator: ExternalContextCreator;
+}
+
+/** A `@Tool` provider, served. */
+export interface DiscoveredTool {
+  readonly tool: Tool;
+  /** Where it came from: `Module.Class`, for messages. */
+  readonly origin: string;
+  /** The singleton's `close()`, when it has one: the tool is a closer. */
+  readonly close: (() => Promise<void>) | undefined;
+}
+
+interface ToolInstance {
+  execute(args: object, ctx: ToolContext): unknown;
+  close?(): unknown;
+}
+
+// Guards and interceptors run around each call; exception filters do not (a tool's
+// failure is its call's isError result, not an HTTP response).
+const ENHANCERS = { guards: true, interceptors: true, filters: false };
+
+/**
+ * Every `@Tool` provider of the app (of the `include`d modules), as tools: a singleton
+ * calls Nest's instance; a request-scoped or transient provider (or one that depends on
+ * such) is resolved by Nest for each call, in the context of the HTTP request that
+ * carried it. Each call runs through Nest's guards and interceptors (global ones, and
+ * those of the tool class and its `execute`), as a route handler does.
+ */
+export function discoverTools(
+  nest: NestParts,
+  include: readonly Type<unknown>[] | undefined,
+): DiscoveredTool[] {
+  const providers = nest.discovery.getProviders(
+    include === undefined ? undefined : { include: [...include] },
+  );
+  const found: DiscoveredTool[] = [];
+  for (const provider of providers) {
+    if (provider.isAlias) continue;
+    const cls = toolClassOf(provider);
+    if (cls === undefined) continue;
+    const origin = `${provider.host?.name ?? 'unknown module'}.${cls.name}`;
+    // A factory or value provider is served only as a singleton (toolClassOf).
+    const perCall = !provider.isDependencyTreeStatic() || provider.isTransient;
+    found.push(
+      perCall
+        ? perCallTool(nest, provider, cls, origin)
+        : singletonTool(nest, provider, cls, origin),
+    );
+  }
+  checkNames(found);
+  return found;
+}
+
+/** Two providers serving one name: said with both, and how to fix it. */
+function checkNames(found: readonly DiscoveredTool[]): void {
+  const seen = new Map<string, string>();
+  for (const { tool, origin } of found) {
+    const first = seen.get(tool.name);
+    if (first !== undefined) {
+      throw new AgentToolError(
+        'INVALID_TOOL_SET',
+        `agenttool/nest: two providers serve the tool ${JSON.stringify(tool.name)}: ${first} and ${origin}; provide the class in one module (and export it where it is needed), or serve only some modules with the include option`,
+      );
+    }
+    seen.set(tool.name, origin);
+  }
+}
+
+/** The `@Tool` class a provider makes, if it makes one. */
+function toolClassOf(provider: Provider): Constructor | undefined {
+  if (!provider.isNotMetatype && isToolClass(provider.metatype)) return provider.metatype;
+  // A factory or value provider: its instance tells, when it is a singleton.
+  const instance: unknown = provider.isDependencyTreeStatic() ? provider.instance : undefined;
+  if (typeof instance !== 'object' || instance === null) return undefined;
+  const cls = instance.constructor;
+  return isToolClass(cls) ? cls : undefined;
+}
+
+function singletonTool(
+  nest: NestParts,
+  provider: Provider,
+  cls: Constructor,
+  origin: string,
+): DiscoveredTool {
+  const instance = provider.instance as ToolInstance;
+  const enhanced = enhance(nest, instance, cls, undefined, undefined);
+  const facade = {
+    execute: (args: object, ctx: ToolContext) => enhanced(requests.getStore(), args, ctx),
+  };
+  const close =
+    typeof instance.close === 'function'
+      ? async () => {
+          await instance.close?.();
+        }
+      : undefined;
+  return { tool: classTool(cls, () => facade), origin, close };
+}
+
+function perCallTool(
+  nest: NestParts,
+  provider: Provider,
+  cls: Constructor,
+  origin: string,
+): DiscoveredTool {
+  const tool = classTool(cls, async () => {
+    const request = requests.getStore();
+    const contextId =
+      request === undefined ? ContextIdFactory.create() : ContextIdFactory.getByRequest(request);
+    if (request !== undefined) nest.moduleRef.registerRequestByContextId(request, contextId);
+    const instance = await nest.moduleRef.resolve<ToolInstance>(
+      provider.token as Constructor,
+      contextId,
+      {
+        strict: false,
+      },
+    );
+    const enhanced = enhance(nest, instance, cls, contextId, provider.id);
+    return { execute: (args: object, ctx: ToolContext) => enhanced(request, args, ctx) };
+  });
+  return { tool, origin, close: undefined };
+}
+
+/** `instance.execute` wrapped in Nest's guards and interceptors, as a handler of context type `agenttool`. */
+function enhance(
+  nest: NestParts,
+  instance: ToolInstance,
+  cls: Constructor,
+  contextId: ContextId | undefined,
+  inquirerId: string | undefined,
+): (request: unknown, args: object, ctx: ToolContext) => Promise<unknown> {
+  return nest.contextCreator.create(
+    instance,
+    handlerOf(cls),
+    'execute',
+    undefined,
+    undefined,
+    contextId,
+    inquirerId,
+    ENHANCERS,
+    AGENTTOOL_CONTEXT_TYPE,
+  );
+}
+
+const handlers = new WeakMap<Constructor, (...args: unknown[]) => unknown>();
+
+/**
+ * The handler Nest calls with the execution context's arguments `[request, args, ctx]`:
+ * it calls `execute(args, ctx)`. It carries the metadata of `execute` (`@UseGuards`,
+ * `@SetMetadata`, ...), so `context.getHandler()` reads as the method.
+ */
+function handlerOf(cls: Constructor): (...args: unknown[]) => unknown {
+  let handler = handlers.get(cls);
+  if (handler !== undefined) return handler;
+  const method = (cls.prototype as Partial<ToolInstance>).execute;
+  handler = function (this: ToolInstance, ...args: unknown[]): unknown {
+    return this.execute(args[1] as object, args[2] as ToolContext);
+  };
+  if (typeof method === 'function') {
+    for (const key of Reflect.getMetadataKeys(method) as unknown[]) {
+      Reflect.defineMetadata(key, Reflect.getMetadata(key, method), handler);
+    }
+  }
+  Object.defineProperty(handler, 'name', { value: 'execute' });
+  handlers.set(cls, handler);
+  return handler;
+}

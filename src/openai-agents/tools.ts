@@ -1,0 +1,156 @@
+import type { FunctionTool, RunContext } from '@openai/agents';
+import {
+  type Call,
+  CallBatcher,
+  createContext,
+  definitionOf,
+  type Elicitor,
+  errorMessage,
+  Executor,
+  isStrict,
+  type RecordFunc,
+  recordOf,
+  type Result,
+  type Tool,
+  type ToolContext,
+} from 'agenttool';
+import type { ToolApp } from 'agenttool/di';
+import { type AgentsOutputItem, agentsOutput } from './output';
+import { loadAgents } from './peer';
+
+const agents = loadAgents();
+
+// Calls the SDK hands over without an id (none do today) are numbered.
+let unnamedCalls = 0;
+
+/** What can be given to an agent: a tool, tools (an array, a `ToolSet`), or an app. */
+export type AgentsToolSource = Tool | Iterable<Tool> | ToolApp;
+
+/** One progress update of a call, as a tool reported it. */
+export interface AgentsProgress {
+  /** The call's id, as the SDK named it. */
+  readonly callId: string;
+  /** The tool's name. */
+  readonly toolName: string;
+  /** The update: a message, numbers (`ProgressInfo` in `details`), or a whole result. */
+  readonly result: Result;
+}
+
+/** How the tools run inside the Agents SDK's loop. */
+export interface AgentsToolsOptions {
+  /**
+   * The executor each turn's calls run on: its bound, `sequential` and `onStart`.
+   * Default: an app's own executor, or `new Executor()`.
+   */
+  readonly executor?: Executor | undefined;
+  /** Where records go: those a tool writes while it runs, and Recordable details at the end. */
+  readonly recorder?: RecordFunc | undefined;
+  /** Who answers the tools' questions (`ctx.ask`); without one every answer is `cancel`. */
+  readonly elicitor?: Elicitor | undefined;
+  /** Each progress update of a call, in order, before the call's result. */
+  readonly onProgress?: ((progress: AgentsProgress) => void) | undefined;
+}
+
+/** A function tool of the Agents SDK made from one of ours. */
+export type AgentsFunctionTool = FunctionTool;
+
+/** What the SDK tells a function tool about the call it runs. */
+type CallDetails = Parameters<FunctionTool['invoke']>[2];
+type ToolOptions = Parameters<typeof agents.tool>[0];
+
+/**
+ * Tools as OpenAI Agents SDK function tools (`tool()` with the JSON Schema of the tool's
+ * definition, `strict` as the tool declares it), for `new Agent({ tools })`. The
+ * arguments reach the tool as the model wrote them, validated by the tool itself with
+ * the contract's messages; a failure reaches the model as `Error: <message>`.
+ *
+ * The calls of one turn run as one batch through the executor: resource chains in the
+ * model's order, sequential tools alone, the bound, records written, progress and
+ * questions reaching the host. The SDK has no hook that names a turn's calls before
+ * it runs them; it hands them all over at once, in the model's order, so the batch is
+ * the calls handed over in one turn of the event loop. With
+ * `toolExecution.maxFunctionToolConcurrency` the SDK holds calls back: each then runs
+ * in a smaller batch of its own, in the SDK's order.
+ */
+export function openAiAgentsTools(
+  source: AgentsToolSource,
+  options: AgentsToolsOptions = {},
+): AgentsFunctionTool[] {
+  const { tools, executor } = readSource(source, options.executor);
+  const context = createContext({ recorder: options.recorder, elicitor: options.elicitor });
+  const batcher = new CallBatcher({
+    run: (jobs, signal) => executor.execute(jobs, { signal, context }),
+  });
+  return tools.map((tool) => functionTool(tool, batcher, context, options));
+}
+
+function functionTool(
+  tool: Tool,
+  batcher: CallBatcher,
+  context: ToolContext,
+  options: AgentsToolsOptions,
+): AgentsFunctionTool {
+  const definition = definitionOf(tool);
+  const execute = async (
+    input: unknown,
+    runContext?: RunContext<unknown>,
+    details?: CallDetails,
+  ): Promise<string | AgentsOutputItem[]> => {
+    const id = details?.toolCall?.callId ?? `call_${++unnamedCalls}`;
+    const { onProgress } = options;
+    const call: Call = {
+      id,
+      // The arguments as the model wrote them, when the SDK hands them over.
+      args: details?.toolCall?.arguments ?? JSON.stringify(input ?? {}),
+      ...(onProgress === undefined
+        ? {}
+        : {
+            onUpdate: (result: Result) => onProgress({ callId: id, toolName: tool.name, result }),
+          }),
+    };
+    const outcome = await batcher.run(
+      { tool, call },
+      { step: runContext, signal: details?.signal },
+    );
+    if (outcome.error !== undefined) throw outcome.error;
+    await recordFinal(outcome.result, call, context);
+    return agentsOutput(outcome.result.output);
+  };
+  // The definition's schema, served as it is: strict when the tool is, else not.
+  const toolOptions = {
+    name: definition.name,
+    description: definition.description,
+    parameters: definition.parameters,
+    strict: isStrict(tool),
+    execute,
+    errorFunction: (_ctx: unknown, error: unknown) => `Error: ${errorMessage(error)}`,
+  } as unknown as ToolOptions;
+  return agents.tool(toolOptions) as AgentsFunctionTool;
+}
+
+/** Recordable details at the end of a call reach the recorder, as a host writes them. */
+async function recordFinal(result: Result, call: Call, context: ToolContext): Promise<void> {
+  const record = recordOf(result.details);
+  if (record === undefined || context.recorder === undefined) return;
+  await context.recorder(record, context.with({ call }));
+}
+
+function readSource(
+  source: AgentsToolSource,
+  executor: Executor | undefined,
+): { tools: Tool[]; executor: Executor } {
+  if (isApp(source)) return { tools: [...source.tools], executor: executor ?? source.executor };
+  const tools = isTool(source) ? [source] : [...source];
+  return { tools, executor: executor ?? new Executor() };
+}
+
+function isTool(source: AgentsToolSource): source is Tool {
+  return (
+    typeof (source as Tool).name === 'string' && typeof (source as Tool).execute === 'function'
+  );
+}
+
+// An app has tools and an executor (a ToolSet has tools too, but no executor).
+function isApp(source: AgentsToolSource): source is ToolApp {
+  return (source as ToolApp).executor instanceof Executor && 'tools' in source;
+}

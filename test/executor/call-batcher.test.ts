@@ -1,0 +1,178 @@
+import {
+  CallBatcher,
+  Executor,
+  type ExecutorEvent,
+  type Job,
+  type JobOutcome,
+  outputText,
+  ProgressInfo,
+  type RunBatch,
+  newTool,
+  text,
+} from 'agenttool';
+import { flush, job, Lab } from './lab';
+
+/** A batch runner that remembers the call ids of every batch it ran. */
+function recordingRun(executor = new Executor()): { run: RunBatch; batches: string[][] } {
+  const batches: string[][] = [];
+  const run: RunBatch = (jobs, signal) => {
+    batches.push(jobs.map((j) => j.call.id));
+    return executor.execute(jobs, { signal });
+  };
+  return { run, batches };
+}
+
+const outputOf = (outcome: JobOutcome): string =>
+  outcome.error === undefined
+    ? outputText(outcome.result.output)
+    : `Error: ${outcome.error.message}`;
+
+describe('CallBatcher', () => {
+  it('runs the calls handed over in one turn as one batch: a chain in order, the rest in parallel', async () => {
+    const lab = new Lab();
+    const bash = lab.tool('bash', { resource: 'shell:session' });
+    const read = lab.tool('read_file');
+    const { run, batches } = recordingRun();
+    const batcher = new CallBatcher({ run });
+    const ids = ['b1', 'r1', 'b2', 'r2', 'r3'];
+    const outcomes = ids.map((id) => batcher.run(job(id.startsWith('b') ? bash : read, id)));
+    await Promise.all(['b1', 'r1', 'r2', 'r3'].map((id) => lab.started(id)));
+    // The three reads run together, beside the first command; the second waits its turn.
+    expect(lab.running).toBe(4);
+    expect(lab.hasStarted('b2')).toBe(false);
+    for (const id of ['r3', 'r1', 'r2']) lab.finish(id);
+    await flush();
+    expect(lab.hasStarted('b2')).toBe(false);
+    lab.finish('b1');
+    await lab.started('b2');
+    lab.finish('b2');
+    expect((await Promise.all(outcomes)).map(outputOf)).toEqual(ids.map((id) => `done ${id}`));
+    expect(batches).toEqual([ids]);
+    expect(lab.log.indexOf('end b1')).toBeLessThan(lab.log.indexOf('start b2'));
+  });
+
+  it('orders a step by its announcements and starts it when the last announced call arrives', async () => {
+    const lab = new Lab();
+    const bash = lab.tool('bash', { sequential: true });
+    const { run, batches } = recordingRun();
+    const batcher = new CallBatcher({ run });
+    const step = {};
+    for (const id of ['first', 'second', 'third']) batcher.announce(step, id);
+    const outcomes = ['third', 'first', 'second'].map((id) => batcher.run(job(bash, id), { step }));
+    // Released at once, not at the end of the turn: the first call starts before a
+    // callback scheduled now for the next turn runs.
+    let nextTurn = false;
+    setImmediate(() => (nextTurn = true));
+    await lab.started('first');
+    expect(nextTurn).toBe(false);
+    expect(batches).toEqual([['first', 'second', 'third']]);
+    for (const id of ['first', 'second', 'third']) {
+      await lab.started(id);
+      lab.finish(id);
+    }
+    await Promise.all(outcomes);
+    expect(lab.log).toEqual([
+      'start first',
+      'end first',
+      'start second',
+      'end second',
+      'start third',
+      'end third',
+    ]);
+  });
+
+  it('leaves out an announced call that never arrives, and runs the others at the end of the turn', async () => {
+    const lab = new Lab();
+    const tool = lab.tool('t');
+    const { run, batches } = recordingRun();
+    const batcher = new CallBatcher({ run });
+    const step = {};
+    for (const id of ['a', 'denied', 'b']) batcher.announce(step, id);
+    const outcomes = ['b', 'a'].map((id) => batcher.run(job(tool, id), { step }));
+    await Promise.all([lab.started('a'), lab.started('b')]);
+    expect(batches).toEqual([['a', 'b']]);
+    lab.finish('a');
+    lab.finish('b');
+    expect((await Promise.all(outcomes)).map(outputOf)).toEqual(['done b', 'done a']);
+  });
+
+  it('puts calls of another step, or of a later turn, in batches of their own', async () => {
+    const lab = new Lab();
+    const tool = lab.tool('t', { resource: 'r' });
+    const { run, batches } = recordingRun();
+    const batcher = new CallBatcher({ run });
+    const [one, two] = [{}, {}];
+    const first = [batcher.run(job(tool, 'one-a'), { step: one })];
+    first.push(batcher.run(job(tool, 'two-a'), { step: two }));
+    first.push(batcher.run(job(tool, 'one-b'), { step: one }));
+    await Promise.all([lab.started('one-a'), lab.started('two-a')]);
+    const later = batcher.run(job(tool, 'one-c'), { step: one });
+    await lab.started('one-c');
+    expect(batches).toEqual([['one-a', 'one-b'], ['two-a'], ['one-c']]);
+    for (const id of ['one-a', 'two-a', 'one-c']) lab.finish(id);
+    await lab.started('one-b');
+    lab.finish('one-b');
+    await Promise.all([...first, later]);
+  });
+
+  it("resolves each call with its own outcome, a tool's failure as an error", async () => {
+    const lab = new Lab();
+    const tool = lab.tool('t');
+    const batcher = new CallBatcher();
+    const outcomes = ['ok', 'bad'].map((id) => batcher.run(job(tool, id)));
+    await Promise.all([lab.started('ok'), lab.started('bad')]);
+    lab.fail('bad', new Error('no such file'));
+    expect(outputOf(await outcomes[1]!)).toBe('Error: no such file');
+    lab.finish('ok');
+    expect(outputOf(await outcomes[0]!)).toBe('done ok');
+  });
+
+  it("cancels the batch when a call's signal aborts: running calls see it, unstarted ones complete cancelled", async () => {
+    const lab = new Lab();
+    const tool = lab.tool('t', { resource: 'r' });
+    const batcher = new CallBatcher();
+    const controller = new AbortController();
+    const outcomes = ['a', 'b'].map((id) =>
+      batcher.run(job(tool, id), { signal: id === 'a' ? controller.signal : undefined }),
+    );
+    const ctx = await lab.started('a');
+    controller.abort();
+    expect(ctx.signal.aborted).toBe(true);
+    lab.finish('a');
+    expect(outputOf(await outcomes[1]!)).toBe('Error: context canceled');
+    expect(lab.hasStarted('b')).toBe(false);
+  });
+
+  it("delivers progress to the call's onUpdate before its outcome", async () => {
+    const progress: string[] = [];
+    const tool = newTool({
+      name: 'count',
+      description: 'Counts',
+      execute: (_call, ctx) => {
+        ctx.progress(new ProgressInfo(1, 2, 'half'));
+        return text('counted');
+      },
+    });
+    const batcher = new CallBatcher();
+    const counted: Job = {
+      tool,
+      call: { id: 'c', args: '{}', onUpdate: (result) => progress.push(outputText(result.output)) },
+    };
+    const outcome = await batcher.run(counted);
+    expect(progress).toEqual(['half']);
+    expect(outputOf(outcome)).toBe('counted');
+  });
+
+  it('fails the calls of a batch whose runner throws, naming the call and the cause', async () => {
+    const failing: RunBatch = () => ({
+      [Symbol.asyncIterator]: (): AsyncIterator<ExecutorEvent> => ({
+        next: () => Promise.reject(new Error('runner broke')),
+      }),
+    });
+    const batcher = new CallBatcher({ run: failing });
+    const outcome = await batcher.run(job(undefined, 'x'));
+    expect(outputOf(outcome)).toBe(
+      'Error: agenttool: call "x": its batch ended without it: runner broke',
+    );
+  });
+});

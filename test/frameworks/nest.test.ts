@@ -1,0 +1,168 @@
+/**
+ * agenttool/nest in a real NestJS 12 app (test/fixtures/frameworks/nest-app.ts), on
+ * Express and on Fastify, run by the Node that runs Jest (NestJS 12 is an ES module,
+ * which Node loads from our CommonJS and Jest does not), with our client in both
+ * protocol eras: discovery of @Tool providers, Nest's injection, request-scoped and
+ * transient tools, guards and interceptors around each call, the Host and Origin checks,
+ * and `app.close()` with a session open.
+ */
+import { createContext, type JobOutcome, outputText, type Tool } from 'agenttool';
+import { connectMcp, type RemoteTools } from 'agenttool/mcp';
+import {
+  buildFrameworkFixtures,
+  killFixtures,
+  type RunningFixture,
+  startFixture,
+} from '../support/frameworks';
+
+let calls = 0;
+
+/** Calls a remote tool as the executor would, and gives its output or its error text. */
+async function call(remote: RemoteTools, name: string, args: object = {}): Promise<string> {
+  const tool: Tool | undefined = remote.tools().find((t) => t.name === name);
+  if (tool === undefined) throw new Error(`no tool ${name}`);
+  const id = `call_${++calls}`;
+  const payload = { id, args: JSON.stringify(args) };
+  let outcome: JobOutcome;
+  try {
+    outcome = { result: await tool.execute(payload, createContext({ call: payload })) };
+  } catch (error) {
+    outcome = { error: error as Error };
+  }
+  return outcome.error === undefined
+    ? outputText(outcome.result.output)
+    : `Error: ${outcome.error.message}`;
+}
+
+beforeAll(() => buildFrameworkFixtures(), 300_000);
+afterAll(() => killFixtures());
+
+describe.each(['express', 'fastify'])('a NestJS app on %s', (adapter) => {
+  let app: RunningFixture;
+  let url: string;
+  const open: RemoteTools[] = [];
+  const connect = async (
+    protocol: 'modern' | 'legacy',
+    headers: Record<string, string> = {},
+  ): Promise<RemoteTools> => {
+    const remote = await connectMcp({ transport: { url, headers }, protocol });
+    open.push(remote);
+    return remote;
+  };
+
+  beforeAll(async () => {
+    app = startFixture('nest-app', [adapter], process.execPath);
+    url = (await app.waitForStdout(/LISTENING (\S+)\n/))[1]!;
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.allSettled(open.map((remote) => remote.close()));
+    app.process.kill('SIGKILL');
+  });
+
+  it('discovers every @Tool provider, built by Nest with its dependencies, for clients of both eras', async () => {
+    for (const protocol of ['modern', 'legacy'] as const) {
+      const remote = await connect(protocol);
+      expect(remote.era).toBe(protocol);
+      expect(remote.tools().map((t) => t.name)).toEqual([
+        'greet',
+        'whoami',
+        'count',
+        'secret',
+        'shout',
+        'clock',
+      ]);
+      expect(await call(remote, 'greet', { name: 'Ada' })).toBe('Hello, Ada!');
+      expect(await call(remote, 'greet', {})).toBe(
+        // Served over MCP: the Go server's words (jsonschema-go's, mcpserver/mcp.go).
+        'Error: invalid arguments: validating root: required: missing properties: ["name"]',
+      );
+    }
+  });
+
+  it('resolves a request-scoped tool per HTTP request, with the request injected, and a transient one per call', async () => {
+    const remote = await connect('modern', { 'x-caller': 'ada' });
+    const first = JSON.parse(await call(remote, 'whoami')) as { caller: string; instance: number };
+    const second = JSON.parse(await call(remote, 'whoami')) as { caller: string; instance: number };
+    expect(first.caller).toBe('ada');
+    expect(second.caller).toBe('ada');
+    expect(second.instance).toBeGreaterThan(first.instance);
+    const counts = [await call(remote, 'count'), await call(remote, 'count')];
+    expect(counts[0]).toMatch(/^instance \d+$/);
+    expect(counts[1]).not.toBe(counts[0]);
+  });
+
+  it("runs a tool's guard around each call, reading the HTTP request as a route's guard does", async () => {
+    const stranger = await connect('legacy');
+    expect(await call(stranger, 'secret')).toBe('Error: Forbidden resource');
+    const friend = await connect('legacy', { 'x-api-key': 'open-sesame' });
+    expect(await call(friend, 'secret')).toBe('the secret is 42');
+    expect(app.stdout()).toContain('GUARD secret\n');
+  });
+
+  it("runs a tool's interceptor around its calls, and global interceptors as context type agenttool", async () => {
+    const remote = await connect('modern');
+    expect(await call(remote, 'shout', { words: 'hello' })).toBe('HELLO!');
+    expect(app.stdout()).toContain('CALL agenttool shout true\n');
+    expect(app.stdout()).toContain('CALL agenttool greet true\n');
+  });
+
+  it("runs Nest middleware bound to the endpoint's path, and refuses a foreign Origin with 403", async () => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        origin: 'http://evil.example',
+      },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain('Invalid Origin header: http://evil.example');
+    expect(response.headers.get('x-endpoint-middleware')).toBe('ran');
+  });
+
+  it('closes on app.close() with a session open: the session ends, Nest hooks run, the closer is closed once', async () => {
+    const remote = await connect('legacy');
+    expect(await call(remote, 'clock')).toBe('noon');
+    app.process.kill('SIGTERM');
+    const ran = await app.done;
+    expect(ran.code).toBe(0);
+    const lines = ran.stdout.split('\n').filter((line) => /^(HOOK|CLOSE|CLOSED)/.test(line));
+    expect(lines).toEqual([
+      'HOOK clock onModuleInit',
+      'HOOK clock onModuleDestroy',
+      'CLOSE clock',
+      'HOOK clock onApplicationShutdown',
+      'CLOSED',
+    ]);
+    expect(await call(remote, 'clock')).toMatch(/^Error: /);
+  });
+});
+
+describe.each(['express', 'fastify'])('on %s', (adapter) => {
+  it('fails to start, naming both, when two modules provide one tool', async () => {
+    const ran = await startFixture('nest-app', [adapter, 'duplicate'], process.execPath).done;
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(
+      'agenttool/nest: two providers serve the tool "greet": FixtureModule.Greet and SecondGreeterModule.Greet; provide the class in one module',
+    );
+  }, 60_000);
+
+  it("serves the README's greeter to clients of both eras and closes", async () => {
+    const greeter = startFixture('nest-greeter', [adapter], process.execPath);
+    const url = (await greeter.waitForStdout(/LISTENING (\S+)\n/))[1]!;
+    for (const protocol of ['modern', 'legacy'] as const) {
+      const remote = await connectMcp({ transport: { url }, protocol });
+      try {
+        expect(await call(remote, 'greet', { name: 'Ada' })).toBe('Hello, Ada!');
+      } finally {
+        await remote.close();
+      }
+    }
+    greeter.process.kill('SIGTERM');
+    const ran = await greeter.done;
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toContain('CLOSED\n');
+  }, 60_000);
+});
