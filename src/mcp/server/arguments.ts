@@ -50,6 +50,20 @@ export function compileArgumentsCheck(toolName: string, parameters: unknown): Ar
 }
 
 /**
+ * True when the contract's own validator gives the served check's verdict on every
+ * value for these parameters: none, or a schema in the contract's subset on which
+ * jsonschema-go and the contract agree (every schema a `@Tool` class generates). A tool
+ * that validates its own arguments against such parameters need not be checked first:
+ * it refuses exactly what the served check would.
+ */
+export function contractDecides(parameters: unknown): boolean {
+  if (parameters === undefined || parameters === null) return true;
+  if (!isJsonObject(parameters)) return false;
+  const subset = schemaFromJson(parameters);
+  return subset !== undefined && sameVerdicts(subset);
+}
+
+/**
  * The served check of a JSON Schema (tool arguments, a form's answer): the dialect is
  * checked, then the schema compiled as {@link compileArgumentsCheck} says; `fail` builds
  * the error thrown when the schema cannot be used.

@@ -22,6 +22,7 @@ import {
   type Tool,
   toolFailure,
   toResult,
+  ValidationError,
 } from '../../core';
 import { type ArgumentsCheck } from './arguments';
 import { contentOf } from './content';
@@ -40,6 +41,12 @@ import { type ErrorReporter, type McpSession } from './session';
 export interface ServedTool {
   readonly tool: Tool;
   readonly check: ArgumentsCheck;
+  /**
+   * True when the tool validates its own arguments and refuses exactly what `check`
+   * would: it is not checked before it runs (one check per call, not two), and a
+   * refusal of its arguments is phrased by `check` (the Go server's words).
+   */
+  readonly selfChecked: boolean;
   readonly output?: OutputCheck | undefined;
   readonly definition: McpTool;
   readonly paramHeaders: readonly ParamHeader[];
@@ -98,6 +105,7 @@ export function admit(
   report: ErrorReporter,
 ): ServedTool | CallToolResult {
   if (served === undefined) return failure(`unknown tool ${goQuote(name)}`);
+  if (served.selfChecked) return served;
   let invalid;
   try {
     invalid = served.check(args);
@@ -108,6 +116,15 @@ export function admit(
     return failure(errorMessage(error));
   }
   return invalid === undefined ? served : failure(invalid.message);
+}
+
+/** The served check's words for arguments a self-checked tool refused; undefined if it passes them. */
+function phrasedRefusal(served: ServedTool, args: Record<string, unknown>): string | undefined {
+  try {
+    return served.check(args)?.message;
+  } catch {
+    return undefined;
+  }
 }
 
 /** True for a tool {@link admit} let through, false for its failure result. */
@@ -147,6 +164,12 @@ export function runCall(
     } catch (thrown) {
       const error = toolFailure(tool.name, thrown);
       if (error instanceof PanicError) setup.report(error.message, error);
+      if (served.selfChecked && error instanceof ValidationError) {
+        // The tool refused its arguments where the served check would have: in its words,
+        // unless the refusal is the tool's own (class-validator), which the check passes.
+        const phrased = phrasedRefusal(served, args);
+        if (phrased !== undefined) return failure(phrased);
+      }
       return failure(errorMessage(error), (error as { details?: unknown }).details);
     } finally {
       notices.finish();

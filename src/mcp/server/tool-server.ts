@@ -15,9 +15,10 @@ import {
   type RecordFunc,
   type Session,
   type Tool,
+  validatesOwnArguments,
 } from '../../core';
 import { randomHex } from '../random';
-import { compileArgumentsCheck } from './arguments';
+import { compileArgumentsCheck, contractDecides } from './arguments';
 import { type ServedTool } from './call';
 import { DEFAULT_PROGRESS_BUDGET_BYTES } from './call-notices';
 import { mcpDefinition } from './definition';
@@ -229,6 +230,7 @@ export class McpToolServer {
       added.set(tool.name, {
         tool,
         check: compileArgumentsCheck(tool.name, tool.parameters),
+        selfChecked: validatesOwnArguments(tool) && contractDecides(tool.parameters),
         output: compileOutputCheck(tool),
         definition: mcpDefinition(tool),
         paramHeaders: paramHeadersOf(tool.parameters),

@@ -5,6 +5,7 @@ import {
   Tool,
   type Tool as AgentTool,
   toolFromInstance,
+  ValidationError,
 } from 'agenttool';
 import { serveTools } from 'agenttool/mcp';
 import { firstText, overMemory } from './helpers';
@@ -180,7 +181,7 @@ describe('the contract subset, in jsonschema-go order and words', () => {
   });
 });
 
-describe('a decorated tool, which checks its own arguments, is checked by the server first', () => {
+describe("a decorated tool checks its own arguments once, and the model reads the Go server's words", () => {
   class EchoArgs {
     @Param('Text') text!: string;
     @Param('Times', { type: 'integer' }) times!: number;
@@ -202,6 +203,43 @@ describe('a decorated tool, which checks its own arguments, is checked by the se
       'invalid arguments: validating root: unexpected additional properties ["x"]',
     );
     expect(await served(tool, { text: 'ab', times: 2 })).toBe('abab');
+  });
+
+  test('a tool that says it validates its own arguments is not checked before it runs', async () => {
+    // It says so and does not: the server trusts it, so the arguments reach it unchecked.
+    const seen: string[] = [];
+    const trusting = newTool({
+      name: 'trusting',
+      description: 'trusting',
+      parameters: text,
+      validatesArguments: true,
+      execute: (call) => {
+        seen.push(call.args);
+        return { output: 'ran' };
+      },
+    });
+    expect(await served(trusting, { text: 1 })).toBe('ran');
+    expect(seen).toEqual(['{"text":1}']);
+    // Without the claim, the server checks first and the tool never sees them.
+    expect(await served(echo('checked', text), { text: 1 })).toMatch(
+      /^invalid arguments: validating root: validating \/properties\/text: type/,
+    );
+  });
+
+  test("a refusal the served check would not make stays in the tool's own words", async () => {
+    const refusing = newTool({
+      name: 'refusing',
+      description: 'refusing',
+      parameters: text,
+      validatesArguments: true,
+      execute: () => {
+        // As class-validator's constraints refuse what the schema allows.
+        throw new ValidationError('text', 'must be an email');
+      },
+    });
+    expect(await served(refusing, { text: 'not-an-email' })).toBe(
+      'invalid arguments: text: must be an email',
+    );
   });
 });
 
