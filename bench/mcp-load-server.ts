@@ -1,6 +1,8 @@
 // The server of the load check (mcp-load.bench): one tool that writes 1 MiB of output as
 // progress in 1 KiB pieces, as the sample shell does for a chatty command, and returns
-// 64 KiB. Prints `listening <url>` and serves until it is killed.
+// 64 KiB. Prints `listening <url>` and serves until SIGTERM. With `retained` (and
+// node's --expose-gc) it collects garbage twice a second and, on SIGTERM, prints the
+// most memory it retained: live heap plus external memory after a full collection.
 import { newTool } from 'agenttool';
 import { serveTools } from 'agenttool/mcp';
 
@@ -25,6 +27,18 @@ async function main(): Promise<void> {
   const server = serveTools(chatty, unbounded ? { progressBudgetBytes: 1 << 30 } : {});
   const listener = await server.listenHttp({ maxSessions: 100 });
   process.stdout.write(`listening ${listener.url}\n`);
+  const gc = (globalThis as { gc?: () => void }).gc;
+  let retainedPeak = 0;
+  if (process.argv.includes('retained') && gc !== undefined) {
+    setInterval(() => {
+      gc();
+      const { heapUsed, external } = process.memoryUsage();
+      retainedPeak = Math.max(retainedPeak, heapUsed + external);
+    }, 500).unref();
+  }
+  process.on('SIGTERM', () => {
+    process.stdout.write(`retained ${retainedPeak}\n`, () => process.exit(0));
+  });
 }
 
 main().catch((error: unknown) => {

@@ -26,7 +26,6 @@ import { directElicitor, type ElicitationOffer } from './elicit';
 import { backlogs } from './backlog';
 import { RoundTripRun, type RoundTrips } from './round-trips';
 import { type CallTracker, SHUTTING_DOWN } from './stopping';
-import { linkedSignal } from '../signals';
 import { type ClientInfo, type ErrorReporter, type McpSession } from './session';
 
 /** The `_meta` key of a 2026-07-28 client's session handle, on requests and results alike. */
@@ -149,10 +148,7 @@ async function serveLegacy(
   // The call stops when its request is cancelled, when the client drops the request's
   // connection (unless the stream can be resumed), or when the server closes.
   const dropped = binding.resumable === true ? undefined : ctx.http?.req?.signal;
-  const linked =
-    dropped === undefined
-      ? linkedSignal(ctx.mcpReq.signal, host.calls.signal)
-      : linkedSignal(ctx.mcpReq.signal, host.calls.signal, dropped);
+  const linked = host.calls.callSignal(ctx.mcpReq.signal, dropped);
   const signal = linked.signal;
   const route = routeOf(ctx);
   const running = runCall(served, args, {
