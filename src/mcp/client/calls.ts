@@ -21,6 +21,7 @@ import {
   ValidationError,
 } from '../../core';
 import { connectionClosedError } from './errors';
+import { CALL_HEADER, LOG_CALL_META_KEY } from './log-routing';
 import {
   askCall,
   type CallInFlight,
@@ -62,6 +63,11 @@ export interface CallOptions {
   /** The least severe log line wanted; undefined: every line. */
   readonly logLevel: LogLevel | undefined;
   /**
+   * The transport is ours over HTTP: a call's requests can be marked so that the log
+   * lines on their response streams name the call (see `routingLogLines`).
+   */
+  readonly routesLogLines: boolean;
+  /**
    * Opens a new session after the server said (404) it does not know the stale
    * client's 2025-era session; false when it cannot (the caller gave a transport).
    */
@@ -90,6 +96,9 @@ const LOG_LEVEL_META_KEY = 'io.modelcontextprotocol/logLevel';
  */
 export class RemoteCalls {
   readonly #inFlight = new Set<CallInFlight>();
+  /** The calls in flight whose requests are marked, by their mark, for their log lines. */
+  readonly #marked = new Map<string, CallInFlight>();
+  #marks = 0;
   readonly #progress = new Map<string, (update: Result) => void>();
   #progressCounter = 0;
   #handle: string | undefined;
@@ -142,19 +151,31 @@ export class RemoteCalls {
   }
 
   /**
-   * A `notifications/message` arrived. The protocol ties a log line to no request, and
-   * the SDK tells no client which request's stream carried one, so it goes to the log
-   * sink of the call in flight when there is exactly one and it has a sink, and to
-   * `onLog` otherwise (no call, several, or one without a sink). Lines below `logLevel`
-   * are dropped, whatever the server sends.
+   * A `notifications/message` arrived. MCP ties a log line to no request; a line that came
+   * on a call's own response stream (HTTP, marked by our fetch) goes to that call's log
+   * sink, or to `onLog` when the call has none. Any other line goes to the sink of the
+   * call in flight when there is exactly one and it has a sink, and to `onLog` otherwise
+   * (no call, several, or one without a sink). Lines below `logLevel` are dropped,
+   * whatever the server sends.
    */
-  logged(params: { level: LogLevel; data?: unknown; logger?: string | undefined }): void {
+  logged(params: {
+    level: LogLevel;
+    data?: unknown;
+    logger?: string | undefined;
+    _meta?: Record<string, unknown> | undefined;
+  }): void {
     const wanted = this.options.logLevel;
     if (wanted !== undefined && LOG_LEVELS.indexOf(params.level) < LOG_LEVELS.indexOf(wanted)) {
       return;
     }
-    const only = this.#inFlight.size === 1 ? this.#inFlight.values().next().value : undefined;
-    const sink = only?.ctx.log ?? this.options.onLog;
+    const mark = params._meta?.[LOG_CALL_META_KEY];
+    const owner =
+      typeof mark === 'string'
+        ? this.#marked.get(mark)
+        : this.#inFlight.size === 1
+          ? this.#inFlight.values().next().value
+          : undefined;
+    const sink = owner?.ctx.log ?? this.options.onLog;
     try {
       sink?.(params.level, params.data, params.logger);
     } catch {
@@ -181,10 +202,14 @@ export class RemoteCalls {
     if (token !== undefined && call.onUpdate !== undefined)
       this.#progress.set(token, call.onUpdate);
     this.#inFlight.add(entry);
+    // Only a call with a sink of its own needs its lines told apart from the others'.
+    const mark =
+      this.options.routesLogLines && ctx.log !== undefined ? String(++this.#marks) : undefined;
+    if (mark !== undefined) this.#marked.set(mark, entry);
     const lost = this.#lost.signal;
     const linked = linkedSignal(ctx.signal, this.closing, lost);
     try {
-      return await this.#rounds(remote, args, token, entry, linked.signal);
+      return await this.#rounds(remote, args, token, entry, mark, linked.signal);
     } catch (error) {
       if (this.closing.aborted) throw connectionClosedError(remote);
       if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
@@ -195,6 +220,7 @@ export class RemoteCalls {
       linked.dispose();
       ended.abort();
       this.#inFlight.delete(entry);
+      if (mark !== undefined) this.#marked.delete(mark);
       // The token stays routable a second after the call returns, as the contract says,
       // so progress that raced the result over another stream still arrives.
       if (token !== undefined) {
@@ -208,6 +234,7 @@ export class RemoteCalls {
     args: JsonObject,
     token: string | undefined,
     entry: CallInFlight,
+    mark: string | undefined,
     signal: AbortSignal,
   ): Promise<JsonObject> {
     let retry: { inputResponses: Record<string, unknown>; requestState?: string } | undefined;
@@ -231,7 +258,12 @@ export class RemoteCalls {
           ...retry,
         },
       } as const;
-      const options = { signal, timeout: this.options.timeout, allowInputRequired: true };
+      const options = {
+        signal,
+        timeout: this.options.timeout,
+        allowInputRequired: true,
+        ...(mark === undefined ? {} : { headers: { [CALL_HEADER]: mark } }),
+      };
       const client = this.client();
       let result: JsonObject;
       try {

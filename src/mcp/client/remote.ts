@@ -23,7 +23,7 @@ import { resultOf } from './result';
 import { clientSdk } from './sdk-modules';
 import { untilAborted } from '../signals';
 import { checkDeclarations, type Declarations, localName, remoteTool } from './tool-mapping';
-import { type McpTarget } from './transport';
+import { type McpTarget, routesLogLinesByCall } from './transport';
 
 /** How long a call waits for a late `tools/list_changed` by default, in milliseconds. */
 export const DEFAULT_NOTIFICATION_GRACE = 50;
@@ -82,10 +82,11 @@ export interface ConnectOptions extends Declarations {
   readonly callTimeout?: number;
   /**
    * Receives the server's log lines (`notifications/message`: level, data, logger) that
-   * go to no call's own sink. A line goes to the `ctx.log` of the remote tool's call
-   * when that call is the only one in flight and its context has a log sink (MCP ties a
-   * line to no request, so with several calls in flight no line can be told apart);
-   * every other line comes here. Without it those lines are dropped.
+   * go to no call's own sink. MCP ties a line to no request, so a line goes to the
+   * `ctx.log` of the remote tool's call when it came on that call's response stream
+   * (Streamable HTTP, when the connection made the transport from a URL), or else when
+   * the call is the only one in flight; and only when that context has a log sink.
+   * Every other line comes here. Without it those lines are dropped.
    */
   readonly onLog?: LogSink;
   /**
@@ -164,13 +165,13 @@ export class RemoteTools {
     const logLevel = options.logLevel;
     if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel)) {
       throw new AgentToolError(
-        'INVALID_TOOL',
+        'INVALID_OPTIONS',
         `mcp: connect: logLevel must be one of ${LOG_LEVELS.map((l) => JSON.stringify(l)).join(', ')}, got ${JSON.stringify(logLevel)}`,
       );
     }
     if (options.onLog !== undefined && typeof options.onLog !== 'function') {
       throw new AgentToolError(
-        'INVALID_TOOL',
+        'INVALID_OPTIONS',
         'mcp: connect: onLog must be a function (level, data, logger) => void',
       );
     }
@@ -189,6 +190,7 @@ export class RemoteTools {
         timeout: timeout === 0 ? NO_TIMEOUT : Math.min(timeout, NO_TIMEOUT),
         onLog: options.onLog,
         logLevel,
+        routesLogLines: routesLogLinesByCall(options.transport),
         reinitialize: (stale) => this.#reinitialize(stale),
       },
       this.#closing.signal,

@@ -5,6 +5,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { AgentToolError, goQuote } from '../../core';
+import { routingLogLines } from './log-routing';
 import { clientSdk, clientStdio } from './sdk-modules';
 
 /** A server started as a child process, spoken to over its stdin and stdout. */
@@ -42,6 +43,14 @@ function isTransport(target: object): target is Transport {
   );
 }
 
+/**
+ * True when the transport made for `target` tells which call a log line belongs to (a
+ * URL: see {@link routingLogLines}); a command or the caller's own transport does not.
+ */
+export function routesLogLinesByCall(target: McpTarget): boolean {
+  return typeof target === 'object' && target !== null && !isTransport(target) && 'url' in target;
+}
+
 /** A fresh transport for the target (the caller's own transport as is). */
 export function transportFor(target: McpTarget): Transport {
   if (typeof target === 'object' && target !== null) {
@@ -70,7 +79,10 @@ export function transportFor(target: McpTarget): Transport {
           ? { requestInit: { headers: { ...target.headers } } }
           : {}),
         ...(target.authProvider !== undefined ? { authProvider: target.authProvider } : {}),
-        ...(target.fetch !== undefined ? { fetch: target.fetch } : {}),
+        // Our fetch tells the server's log lines apart by the call whose stream carried them.
+        fetch: routingLogLines(
+          target.fetch ?? ((url: string | URL, init?: RequestInit) => fetch(url, init)),
+        ),
       });
     }
   }

@@ -1,7 +1,8 @@
 /**
  * The server's log lines (`notifications/message`) as our client routes them, in both
- * protocol eras: to the log sink of the remote tool's call when it is the one call in
- * flight, to `onLog` otherwise, and filtered at `logLevel`.
+ * protocol eras: over HTTP to the log sink of the call whose response stream carried
+ * them; otherwise to the sink of the call when it is the one call in flight; to `onLog`
+ * when no call's sink takes them; and filtered at `logLevel`.
  */
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import {
@@ -54,14 +55,48 @@ interface Connected {
   readonly remote: RemoteTools;
   /** The `_meta` of each `tools/call` request, where the test can see them. */
   readonly metas: () => unknown[];
+  /** The names of the headers of every request that reached the server (HTTP only). */
+  readonly headerNames: () => string[];
   stop(): Promise<void>;
 }
 
 type Connect = (options: Partial<ConnectOptions>) => Promise<Connected>;
 
-const eras: [string, Connect][] = [
+/** Our HTTP client, in `protocol`'s era, against the server's fetch handler in memory. */
+function overHttp(protocol: 'modern' | 'legacy'): Connect {
+  return async (options) => {
+    const server = served();
+    const handler = server.handler();
+    const metas: unknown[] = [];
+    const headerNames: string[] = [];
+    const remote = await connectMcp({
+      ...options,
+      transport: {
+        url: 'http://localhost/mcp',
+        fetch: (url, init) => {
+          const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : {};
+          const message = body as { method?: string; params?: { _meta?: unknown } };
+          if (message.method === 'tools/call') metas.push(message.params?._meta);
+          headerNames.push(...new Headers(init?.headers).keys());
+          return handler.fetch(new Request(url, init));
+        },
+      },
+      protocol,
+      notificationGrace: 0,
+    });
+    return {
+      remote,
+      metas: () => metas,
+      headerNames: () => headerNames,
+      stop: async () => (await remote.close(), await server.close()),
+    };
+  };
+}
+
+/** Each era, and whether a line can be told to belong to its call (its response stream). */
+const eras: [string, Connect, boolean][] = [
   [
-    '2025 era',
+    '2025 era in memory',
     async (options) => {
       const server = served();
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -75,37 +110,14 @@ const eras: [string, Connect][] = [
       return {
         remote,
         metas: () => [],
+        headerNames: () => [],
         stop: async () => (await remote.close(), await server.close()),
       };
     },
+    false,
   ],
-  [
-    '2026-07-28',
-    async (options) => {
-      const server = served();
-      const handler = server.handler();
-      const metas: unknown[] = [];
-      const remote = await connectMcp({
-        ...options,
-        transport: {
-          url: 'http://localhost/mcp',
-          fetch: (url, init) => {
-            const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : {};
-            const message = body as { method?: string; params?: { _meta?: unknown } };
-            if (message.method === 'tools/call') metas.push(message.params?._meta);
-            return handler.fetch(new Request(url, init));
-          },
-        },
-        protocol: 'modern',
-        notificationGrace: 0,
-      });
-      return {
-        remote,
-        metas: () => metas,
-        stop: async () => (await remote.close(), await server.close()),
-      };
-    },
-  ],
+  ['2025 era over HTTP', overHttp('legacy'), true],
+  ['2026-07-28 over HTTP', overHttp('modern'), true],
 ];
 
 function find(remote: RemoteTools, name: string): Tool {
@@ -125,7 +137,7 @@ function collector(): { lines: Line[]; sink: LogSink } {
   return { lines, sink: (level, data, logger) => void lines.push([level, data, logger]) };
 }
 
-describe.each(eras)('log lines, %s', (era, connect) => {
+describe.each(eras)('log lines, %s', (era, connect, byStream) => {
   it('go to the log sink of the one call in flight, with level, data and logger', async () => {
     const own = collector();
     const fallback = collector();
@@ -154,8 +166,46 @@ describe.each(eras)('log lines, %s', (era, connect) => {
     }
   });
 
-  it('go to onLog while several calls are in flight, since no line names its call', async () => {
-    // Both calls stay in flight until two lines have arrived, wherever they went.
+  it(
+    byStream
+      ? 'go each to its own call while several are in flight, told apart by the stream that carried them'
+      : 'go to onLog while several calls are in flight, since no line names its call',
+    async () => {
+      // Both calls stay in flight until two lines have arrived, wherever they went.
+      let lines = 0;
+      const counted =
+        (sink: LogSink): LogSink =>
+        (level, data, logger) => {
+          sink(level, data, logger);
+          if (++lines === 2) openGate();
+        };
+      const fallback = collector();
+      const a = collector();
+      const b = collector();
+      const connected = await connect({ onLog: counted(fallback.sink) });
+      try {
+        const together = find(connected.remote, 'together');
+        await Promise.all([
+          call(together, '{"who":"a"}', counted(a.sink)),
+          call(together, '{"who":"b"}', counted(b.sink)),
+        ]);
+        if (byStream) {
+          expect(a.lines).toEqual([['info', 'from a', undefined]]);
+          expect(b.lines).toEqual([['info', 'from b', undefined]]);
+          expect(fallback.lines).toEqual([]);
+        } else {
+          expect(fallback.lines.map(([, data]) => data).sort()).toEqual(['from a', 'from b']);
+          expect([...a.lines, ...b.lines]).toEqual([]);
+        }
+        // The mark that tells the calls apart never reaches the server.
+        expect(connected.headerNames()).not.toContain('x-agenttool-call');
+      } finally {
+        await connected.stop();
+      }
+    },
+  );
+
+  it('of several calls in flight go to onLog for the one without a sink of its own', async () => {
     let lines = 0;
     const counted =
       (sink: LogSink): LogSink =>
@@ -165,16 +215,20 @@ describe.each(eras)('log lines, %s', (era, connect) => {
       };
     const fallback = collector();
     const a = collector();
-    const b = collector();
     const connected = await connect({ onLog: counted(fallback.sink) });
     try {
       const together = find(connected.remote, 'together');
       await Promise.all([
         call(together, '{"who":"a"}', counted(a.sink)),
-        call(together, '{"who":"b"}', counted(b.sink)),
+        call(together, '{"who":"b"}'),
       ]);
-      expect(fallback.lines.map(([, data]) => data).sort()).toEqual(['from a', 'from b']);
-      expect([...a.lines, ...b.lines]).toEqual([]);
+      if (byStream) {
+        expect(a.lines).toEqual([['info', 'from a', undefined]]);
+        expect(fallback.lines).toEqual([['info', 'from b', undefined]]);
+      } else {
+        expect(fallback.lines.map(([, data]) => data).sort()).toEqual(['from a', 'from b']);
+        expect(a.lines).toEqual([]);
+      }
     } finally {
       await connected.stop();
     }
@@ -186,7 +240,7 @@ describe.each(eras)('log lines, %s', (era, connect) => {
     try {
       await call(find(connected.remote, 'chatty'), '{}', own.sink);
       expect(own.lines.map(([level]) => level)).toEqual(['info', 'error']);
-      if (era === '2026-07-28') {
+      if (era === '2026-07-28 over HTTP') {
         expect(connected.metas()).toEqual([
           expect.objectContaining({ 'io.modelcontextprotocol/logLevel': 'info' }),
         ]);
@@ -207,7 +261,13 @@ describe.each(eras)('log lines, %s', (era, connect) => {
           (meta) =>
             (meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/logLevel'],
         );
-      expect(levels).toEqual(era === '2026-07-28' ? [undefined, 'debug'] : []);
+      expect(levels).toEqual(
+        era === '2026-07-28 over HTTP'
+          ? [undefined, 'debug']
+          : era === '2025 era over HTTP'
+            ? [undefined, undefined]
+            : [],
+      );
     } finally {
       await connected.stop();
     }
@@ -219,11 +279,16 @@ describe('the log options', () => {
     const [clientSide] = InMemoryTransport.createLinkedPair();
     await expect(
       connectMcp({ transport: clientSide, logLevel: 'verbose' as LogLevel }),
-    ).rejects.toThrow(
-      'mcp: connect: logLevel must be one of "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency", got "verbose"',
-    );
+    ).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      message:
+        'mcp: connect: logLevel must be one of "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency", got "verbose"',
+    });
     await expect(
       connectMcp({ transport: clientSide, onLog: 'console' as unknown as LogSink }),
-    ).rejects.toThrow('mcp: connect: onLog must be a function (level, data, logger) => void');
+    ).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      message: 'mcp: connect: onLog must be a function (level, data, logger) => void',
+    });
   });
 });
