@@ -1,9 +1,13 @@
 /**
- * The executor against two baselines in the same process: 10,000 no-op jobs (70%
+ * The executor against baselines in the same process: 10,000 no-op jobs (70%
  * independent, 30% spread over 10 resources), every event consumed. Baselines: p-limit
- * with a bound of 8 running the same no-op functions, and a minimal hand-written
- * bounded runner (a queue and 8 workers), the floor for scheduling in JavaScript.
+ * with a bound of 8 running the same no-op functions; a minimal hand-written bounded
+ * runner (a queue and 8 workers), the floor for scheduling in JavaScript; and that runner
+ * with the two things the executor's contract adds that no bookkeeping can avoid: each
+ * job's context made current for its function (`currentContext()`), and one event per
+ * job handed to a `for await` consumer.
  */
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { Executor, type Job, type Result, newTool } from 'agenttool';
 import { type Figure, measure, report } from './measure';
 
@@ -42,6 +46,69 @@ async function minimalRunner(
   await Promise.all(Array.from({ length: bound }, worker));
 }
 
+/** Node 24 builds AsyncLocalStorage on AsyncContextFrame (as `contextRunner` in core knows). */
+const FRAMES = Number(process.versions.node.split('.')[0]) >= 24;
+
+/**
+ * The minimal runner with a context current per job, made the cheapest way each Node
+ * allows (as the executor does), and each job's end handed to one `for await` consumer
+ * as an event; a slot is free again once the consumer took the event.
+ */
+function contextAndEventsRunner(
+  fns: readonly (() => Promise<Result>)[],
+  bound: number,
+): AsyncIterable<{ index: number; result: Result }> {
+  const storage = new AsyncLocalStorage<{ index: number }>();
+  const scope = new AsyncResource('bench.batch');
+  const enter = <T>(store: { index: number }, fn: () => T): T => {
+    storage.enterWith(store);
+    return fn();
+  };
+  const runIn = FRAMES
+    ? <T>(store: { index: number }, fn: () => T): T =>
+        scope.runInAsyncScope(enter<T>, null, store, fn)
+    : <T>(store: { index: number }, fn: () => T): T => storage.run(store, fn);
+  type Step = IteratorResult<{ index: number; result: Result }, undefined>;
+  const ready: { index: number; result: Result }[] = [];
+  let next = 0;
+  let active = 0;
+  let delivered = 0;
+  let waiter: ((step: Step) => void) | undefined;
+  const push = (event: { index: number; result: Result }): void => {
+    if (waiter === undefined) {
+      ready.push(event);
+      return;
+    }
+    const resolve = waiter;
+    waiter = undefined;
+    delivered++;
+    active--;
+    resolve({ done: false, value: event });
+  };
+  const start = (): void => {
+    while (active < bound && next < fns.length) {
+      const index = next++;
+      active++;
+      const fn = fns[index] as () => Promise<Result>;
+      void runIn({ index }, fn).then((result) => push({ index, result }));
+    }
+  };
+  const iterator: AsyncIterator<{ index: number; result: Result }, undefined> = {
+    next(): Promise<Step> {
+      start();
+      const event = ready.shift();
+      if (event !== undefined) {
+        delivered++;
+        active--;
+        return Promise.resolve({ done: false, value: event });
+      }
+      if (delivered === fns.length) return Promise.resolve({ done: true, value: undefined });
+      return new Promise<Step>((resolve) => (waiter = resolve));
+    },
+  };
+  return { [Symbol.asyncIterator]: () => iterator };
+}
+
 async function main(): Promise<void> {
   const { default: pLimit } = await import('p-limit');
   const jobs = makeJobs();
@@ -58,6 +125,10 @@ async function main(): Promise<void> {
     await Promise.all(fns.map((fn) => limit(fn)));
   };
   const runMinimal = (): Promise<void> => minimalRunner(fns, BOUND);
+  let floorEvents = 0;
+  const runFloor = async (): Promise<void> => {
+    for await (const event of contextAndEventsRunner(fns, BOUND)) if (event) floorEvents++;
+  };
 
   // The baselines run first: the executor runs each tool under AsyncLocalStorage, and on
   // Node 20 the first run() turns on promise hooks for the whole process, which taxes
@@ -68,8 +139,10 @@ async function main(): Promise<void> {
   figures.push(await measure('agenttool Executor', runExecutor, options));
   figures.push(await measure('p-limit(8), hooks on', runPLimit, options));
   figures.push(await measure('minimal runner, hooks on', runMinimal, options));
-  if (events !== JOBS * (options.rounds + options.warmup)) {
-    throw new Error(`executor delivered ${events} finals, expected ${JOBS} per round`);
+  figures.push(await measure('runner + context + events', runFloor, options));
+  const expected = JOBS * (options.rounds + options.warmup);
+  if (events !== expected || floorEvents !== expected) {
+    throw new Error(`delivered ${events} and ${floorEvents} finals, expected ${JOBS} per round`);
   }
   report(
     `executor: ${JOBS} no-op jobs, 30% on 10 resources, bound ${BOUND}`,
@@ -78,6 +151,11 @@ async function main(): Promise<void> {
   );
   report('against the floor', figures, 'minimal runner');
   report('against the floor with promise hooks on', figures, 'minimal runner, hooks on');
+  report(
+    "against the floor with the contract's unavoidable parts (a context current per job, an event per job)",
+    figures,
+    'runner + context + events',
+  );
 }
 
 main().catch((error: unknown) => {
