@@ -36,7 +36,7 @@ export function generateFastCheck(schema: Schema): FastCheck | undefined {
       jsonEqual: (a: unknown, b: unknown) => boolean,
       enums: (readonly JsonValue[])[],
     ) => FastCheck;
-    return factory((o, k) => Object.hasOwn(o, k), jsonEqual, state.enums);
+    return factory(Object.hasOwn, jsonEqual, state.enums);
   } catch {
     return undefined;
   }
@@ -106,14 +106,29 @@ function typeTest(schema: Schema, v: string, state: GenState): string {
 
 function objectTest(schema: Schema, v: string, state: GenState): string {
   let code = `if(typeof ${v}!=="object"||Array.isArray(${v}))return false;`;
-  for (const name of schema.required ?? []) {
-    code += `if(!hasOwn(${v},${JSON.stringify(name)}))return false;`;
-  }
+  const required = new Set(schema.required ?? []);
   const properties = schema.properties ?? [];
   for (const property of properties) {
-    const key = JSON.stringify(property.name);
+    const name = property.name;
+    const key = JSON.stringify(name);
     const value = `v${state.next++}`;
-    code += `if(hasOwn(${v},${key})){const ${value}=${v}[${key}];${node(property.schema, value, state)}}`;
+    const check = node(property.schema, value, state);
+    if (name in Object.prototype) {
+      // A read would find the prototype's member (or set nothing, for `__proto__`).
+      if (required.has(name)) code += `if(!hasOwn(${v},${key}))return false;`;
+      code += `if(hasOwn(${v},${key})){const ${value}=${v}[${key}];${check}}`;
+    } else {
+      // One read: a member read as undefined is absent (or, outside decoded JSON, an
+      // undefined the walk must judge, so the check says no and leaves it to the walk).
+      code += `{const ${value}=${v}[${key}];if(${value}!==undefined){${check}}`;
+      code += required.has(name)
+        ? 'else return false;}'
+        : `else if(hasOwn(${v},${key}))return false;}`;
+    }
+    required.delete(name);
+  }
+  for (const name of required) {
+    code += `if(!hasOwn(${v},${JSON.stringify(name)}))return false;`;
   }
   const noAdditional = schema.noAdditional === true;
   const additional = noAdditional ? undefined : schema.additionalProperties;
