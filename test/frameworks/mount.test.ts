@@ -126,5 +126,9 @@ describe.each(Object.keys(MOUNTS))('mounted in %s', (framework) => {
     const plain = await post(mounted.port, {});
     expect(plain.status).toBe(200);
     expect(plain.body).toContain('"serverInfo"');
+    // A local web client on a port of its own: the mounted handler knows no port, and a
+    // loopback Origin is taken on any.
+    const local = await post(mounted.port, { origin: 'http://localhost:6274' });
+    expect(local.status).toBe(200);
   });
 });

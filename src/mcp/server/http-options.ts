@@ -29,7 +29,11 @@ export interface HttpServeOptions {
    * mounted {@link HttpHandler}).
    */
   readonly allowedHosts?: readonly string[];
-  /** Allowed `Origin` values (default: http(s) origins of the allowed loopback hosts). */
+  /**
+   * Allowed `Origin` values, compared whole. By default any http(s) origin on a loopback
+   * host (`localhost`, `127.0.0.1`, `[::1]`), on any port, as the SDK's
+   * `localhostAllowedOrigins()`: a local web client runs on a port of its own.
+   */
   readonly allowedOrigins?: readonly string[];
   /** The largest request body accepted, in bytes (default 4 MiB); larger ones get 413. */
   readonly maxBodyBytes?: number;

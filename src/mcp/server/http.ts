@@ -47,6 +47,27 @@ const DEFAULT_MAX_SESSIONS = 1000;
 const LOOPBACK: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
+/** An http(s) origin whose host is a loopback name, on any port. */
+function isLoopbackOrigin(origin: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  // An Origin is scheme://host[:port] and nothing more.
+  return (
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    LOOPBACK_NAMES.includes(url.hostname) &&
+    url.username === '' &&
+    url.password === '' &&
+    url.pathname === '/' &&
+    url.search === '' &&
+    url.hash === '' &&
+    !origin.endsWith('/')
+  );
+}
+
 /**
  * Serves `server` over Streamable HTTP on node's `http` server, both protocol eras on
  * one endpoint. A 2025-era client opens a session with `initialize` (`Mcp-Session-Id`),
@@ -147,9 +168,10 @@ class HttpEndpoint {
     if (options.dnsRebindingProtection ?? true) {
       const names = port === undefined ? LOOPBACK_NAMES : LOOPBACK_NAMES.map((n) => `${n}:${port}`);
       this.#hosts = lower(options.allowedHosts ?? [...LOOPBACK_NAMES, ...names]);
-      this.#origins = lower(
-        options.allowedOrigins ?? names.flatMap((n) => [`http://${n}`, `https://${n}`]),
-      );
+      // Without a list, any http(s) origin on a loopback host, whatever its port (a web
+      // client such as the Inspector's runs on a port of its own), as the SDK's
+      // localhostAllowedOrigins() allows.
+      if (options.allowedOrigins !== undefined) this.#origins = lower(options.allowedOrigins);
     }
     this.#handles = new HandleSessions(
       server,
@@ -423,10 +445,12 @@ class HttpEndpoint {
     const host = (headers.get('host') ?? urlHost).toLowerCase();
     if (!allowedHost(this.#hosts, host)) return `Invalid Host header: ${host}`;
     const origin = headers.get('origin');
-    if (origin !== null && !this.#origins?.has(origin.toLowerCase())) {
-      return `Invalid Origin header: ${origin}`;
-    }
-    return undefined;
+    if (origin === null) return undefined;
+    const allowed =
+      this.#origins === undefined
+        ? isLoopbackOrigin(origin)
+        : this.#origins.has(origin.toLowerCase());
+    return allowed ? undefined : `Invalid Origin header: ${origin}`;
   }
 
   /** True when another session may be held: the server's limit is not reached. */

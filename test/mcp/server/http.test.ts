@@ -102,6 +102,25 @@ describe('Streamable HTTP, stateful (the default)', () => {
     expect(local.headers['mcp-session-id']).toEqual(expect.any(String));
   });
 
+  test('takes a loopback Origin on any port (a local web client), and nothing that only looks like one', async () => {
+    for (const origin of ['http://localhost:6274', 'https://127.0.0.1:5173', 'http://[::1]:8080']) {
+      const taken = await raw(listener, { headers: { Origin: origin }, body: INITIALIZE });
+      expect({ origin, status: taken.status }).toEqual({ origin, status: 200 });
+    }
+    for (const origin of [
+      'http://localhost.evil.example',
+      'http://127.0.0.1.nip.io:6274',
+      'http://evil.example@localhost:6274',
+      'http://localhost:6274/path',
+      'file://localhost',
+      'null',
+    ]) {
+      const refused = await raw(listener, { headers: { Origin: origin }, body: INITIALIZE });
+      expect({ origin, status: refused.status }).toEqual({ origin, status: 403 });
+      expect(refused.body).toContain(`Invalid Origin header: ${origin}`);
+    }
+  });
+
   test('a body over the limit is refused with 413, bad JSON with a parse error', async () => {
     const big = await raw(listener, { body: JSON.stringify({ pad: 'x'.repeat(2048) }) });
     expect(big.status).toBe(413);
