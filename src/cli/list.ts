@@ -6,6 +6,8 @@ import {
   isCloser,
   isSequential,
   isStrict,
+  type JsonObject,
+  outputSchemaOf,
   resourceOf,
   type StatedAnnotations,
   type Tool,
@@ -15,6 +17,8 @@ import {
 export interface ListedTool {
   readonly hash: string;
   readonly definition: FunctionToolDefinition;
+  /** The schema of the tool's structured results; null when it declares none. */
+  readonly outputSchema: JsonObject | null;
   readonly properties: {
     readonly sequential: boolean;
     /** "" for none. */
@@ -31,6 +35,7 @@ export function listTools(tools: readonly Tool[]): ListedTool[] {
   return tools.map((tool) => ({
     hash: definitionHash(tool),
     definition: definitionOf(tool),
+    outputSchema: outputSchemaOf(tool) ?? null,
     properties: {
       sequential: isSequential(tool),
       resource: resourceOf(tool),
@@ -43,24 +48,26 @@ export function listTools(tools: readonly Tool[]): ListedTool[] {
 
 /**
  * The tools as a table: name, definition hash, properties (sequential, resource,
- * strict, closer) and annotations (`unstated`, or the hints that are true).
+ * strict, closer, and `output` when it declares an output schema) and annotations
+ * (`unstated`, or the hints that are true).
  */
 export function toolTable(tools: readonly Tool[]): string {
   const rows = listTools(tools).map((t) => [
     t.definition.name,
     t.hash,
-    propertiesText(t.properties),
+    propertiesText(t.properties, t.outputSchema !== null),
     annotationsText(t.properties.annotations),
   ]);
   return table(['NAME', 'DEFINITION HASH', 'PROPERTIES', 'ANNOTATIONS'], rows);
 }
 
-function propertiesText(p: ListedTool['properties']): string {
+function propertiesText(p: ListedTool['properties'], output: boolean): string {
   const words: string[] = [];
   if (p.sequential) words.push('sequential');
   if (p.resource !== '') words.push(`resource=${p.resource}`);
   if (p.strict) words.push('strict');
   if (p.closer) words.push('closer');
+  if (output) words.push('output');
   return words.length === 0 ? '-' : words.join(' ');
 }
 

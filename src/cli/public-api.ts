@@ -30,6 +30,7 @@ export {
   type Job,
   type JsonObject,
   type JsonValue,
+  outputSchemaOf,
   outputText,
   parseArguments,
   ProgressInfo,

@@ -15,6 +15,7 @@ const FIXTURE_SOURCES = [
   'cli-app.module.ts',
   'no-module.ts',
   'two-modules.ts',
+  'output-app.module.ts',
   'scale-app.module.ts',
 ];
 const LOCK = join(tmpdir(), 'agenttool-cli-tests.lock');

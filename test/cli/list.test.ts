@@ -101,6 +101,37 @@ describe('agenttool list', () => {
     expect(listed[6]!.properties.resource).toBe('');
   });
 
+  it('shows the schema of structured results where a tool declares one, here and over MCP', async () => {
+    const app = APP.replace('cli-app.module.js', 'output-app.module.js');
+    const weather = {
+      type: 'object',
+      properties: {
+        celsius: { type: 'number', description: 'Degrees Celsius' },
+        sky: { type: 'string', description: 'The sky' },
+      },
+      required: ['celsius', 'sky'],
+    };
+    const local = await runAgenttool(['list', app, '--json']);
+    expect(local.code).toBe(0);
+    const listed = JSON.parse(local.stdout) as (Listed & { outputSchema: unknown })[];
+    expect(listed.map((t) => [t.definition.name, t.outputSchema])).toEqual([
+      ['weather', weather],
+      ['plain', null],
+    ]);
+    const table = await runAgenttool(['list', app]);
+    const rows = table.stdout.trimEnd().split('\n').slice(1);
+    expect(rows.map((row) => row.split(/ {2,}/)[2])).toEqual(['output', '-']);
+    const remote = await runAgenttool([
+      'list',
+      '--json',
+      '--stdio',
+      `"${process.execPath}" "${CLI}" serve "${app}"`,
+    ]);
+    expect(remote.code).toBe(0);
+    const served = JSON.parse(remote.stdout) as { outputSchema: unknown }[];
+    expect(served.map((t) => t.outputSchema)).toEqual([weather, null]);
+  });
+
   it('needs exactly one target', async () => {
     const none = await runAgenttool(['list']);
     expect(none.code).toBe(2);
