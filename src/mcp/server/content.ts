@@ -70,14 +70,17 @@ export interface DataUrl {
 
 /**
  * Parses a base64 data URL; undefined for anything else (not a data URL, not base64,
- * or data that is not valid base64). An empty media type reads `application/octet-stream`.
+ * or data that is not valid base64). The media type is what the URL says before
+ * `;base64`, parameters included; an empty one reads `application/octet-stream`.
  */
 export function parseDataUrl(url: string): DataUrl | undefined {
   const match = /^data:([^,]*?);base64,(.*)$/s.exec(url);
   if (match === null) return undefined;
   const data = match[2] ?? '';
   if (!isBase64(data)) return undefined;
-  const mediaType = (match[1] ?? '').split(';')[0]?.trim() ?? '';
+  // As written, parameters included (`image/svg+xml;charset=utf-8`), as the Go server
+  // serves it (mcpserver/mcp.go parseDataURL).
+  const mediaType = match[1] ?? '';
   return { mediaType: mediaType === '' ? 'application/octet-stream' : mediaType, data };
 }
 

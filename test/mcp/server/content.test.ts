@@ -86,7 +86,8 @@ test('an embedded file: uri and blob as the Go binding serves them, and a media 
 
 test.each<[string, unknown]>([
   ['data:image/png;base64,AQID', { mediaType: 'image/png', data: 'AQID' }],
-  ['data:image/png;charset=x;base64,AQID', { mediaType: 'image/png', data: 'AQID' }],
+  // mcpserver/mcp.go parseDataURL keeps what precedes ";base64", parameters included.
+  ['data:image/png;charset=x;base64,AQID', { mediaType: 'image/png;charset=x', data: 'AQID' }],
   ['data:;base64,', { mediaType: 'application/octet-stream', data: '' }],
   ['data:image/png;base64,AQI', undefined],
   ['https://example.com/a.png', undefined],
