@@ -7,7 +7,8 @@ import {
   type SessionBinding,
   type SessionLease,
 } from './instance';
-import { type McpToolServer, type OpenedSession } from './tool-server';
+import { type OpenedSession } from './server-options';
+import { type McpToolServer } from './tool-server';
 
 /**
  * The sessions of 2026-07-28 clients over HTTP. A client that declares the sessions

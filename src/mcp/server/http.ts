@@ -3,15 +3,12 @@ import { type AddressInfo } from 'node:net';
 import {
   type AuthInfo,
   createMcpHandler,
-  type EventStore,
   isInitializeRequest,
   isJsonContentType,
   isLegacyRequest,
   PROTOCOL_VERSION_META_KEY,
   type McpHttpHandler,
-  WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { randomUuid } from '../random';
 import { AgentToolError, isJsonObject } from '../../core';
 import { subjectOf } from './auth/caller';
 import { type AuthGate, authGate } from './auth/gate';
@@ -25,7 +22,7 @@ import {
 } from './http-options';
 import { buildInstance } from './instance';
 import { Backlog, backlogs } from './backlog';
-import { HandleSessions, IdleClock } from './handle-sessions';
+import { HandleSessions } from './handle-sessions';
 import {
   type Body,
   headersOf,
@@ -38,35 +35,12 @@ import {
   whenDone,
   writeResponse,
 } from './http-io';
+import { DEFAULT_IDLE_MS, DEFAULT_MAX_SESSIONS, LegacyLeg } from './legacy-leg';
 import { paramHeaderMismatch } from './param-headers';
+import { LOOPBACK_HOSTS, RebindingGuard } from './rebinding-guard';
 import { type McpToolServer } from './tool-server';
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
-const DEFAULT_IDLE_MS = 30 * 60 * 1000;
-const DEFAULT_MAX_SESSIONS = 1000;
-const LOOPBACK: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
-
-/** An http(s) origin whose host is a loopback name, on any port. */
-function isLoopbackOrigin(origin: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return false;
-  }
-  // An Origin is scheme://host[:port] and nothing more.
-  return (
-    (url.protocol === 'http:' || url.protocol === 'https:') &&
-    LOOPBACK_NAMES.includes(url.hostname) &&
-    url.username === '' &&
-    url.password === '' &&
-    url.pathname === '/' &&
-    url.search === '' &&
-    url.hash === '' &&
-    !origin.endsWith('/')
-  );
-}
 
 /**
  * Serves `server` over Streamable HTTP on node's `http` server, both protocol eras on
@@ -80,7 +54,7 @@ export async function listenHttp(
 ): Promise<HttpListener> {
   const host = options.host ?? '127.0.0.1';
   const protect = options.dnsRebindingProtection ?? true;
-  if (protect && !LOOPBACK.has(host) && options.allowedHosts === undefined) {
+  if (protect && !LOOPBACK_HOSTS.has(host) && options.allowedHosts === undefined) {
     throw new AgentToolError(
       'INVALID_OPTIONS',
       `mcp: http: binding ${host} with DNS-rebinding protection needs allowedHosts (the host names clients use); or set dnsRebindingProtection: false behind a proxy that checks them`,
@@ -132,22 +106,15 @@ export function httpHandler(
   };
 }
 
-interface LegacySession {
-  readonly transport: WebStandardStreamableHTTPServerTransport;
-  readonly idle: IdleClock;
-  /** The subject whose session it is; undefined without authorization. */
-  readonly owner: string | undefined;
-}
-
 class HttpEndpoint {
   readonly #server: McpToolServer;
   readonly #options: HttpServeOptions;
   readonly #path: string;
   readonly #limit: number;
-  readonly #hosts: ReadonlySet<string> | undefined;
-  readonly #origins: ReadonlySet<string> | undefined;
-  readonly #legacy = new Map<string, LegacySession>();
-  readonly #stateless = new Set<WebStandardStreamableHTTPServerTransport>();
+  /** The Host and Origin check; undefined when DNS-rebinding protection is off. */
+  readonly #guard: RebindingGuard | undefined;
+  /** The 2025-era leg: sessions by `Mcp-Session-Id`, and stateless requests. */
+  readonly #legacy: LegacyLeg;
   readonly #handles: HandleSessions;
   readonly #modern: McpHttpHandler;
   readonly #unlisten: () => void;
@@ -165,20 +132,14 @@ class HttpEndpoint {
     this.#path = options.path ?? '/mcp';
     this.#limit = options.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
     this.#health = new HealthRoute(options.healthPath);
-    if (options.dnsRebindingProtection ?? true) {
-      const names = port === undefined ? LOOPBACK_NAMES : LOOPBACK_NAMES.map((n) => `${n}:${port}`);
-      this.#hosts = lower(options.allowedHosts ?? [...LOOPBACK_NAMES, ...names]);
-      // Without a list, any http(s) origin on a loopback host, whatever its port (a web
-      // client such as the Inspector's runs on a port of its own), as the SDK's
-      // localhostAllowedOrigins() allows.
-      if (options.allowedOrigins !== undefined) this.#origins = lower(options.allowedOrigins);
-    }
+    if (options.dnsRebindingProtection ?? true) this.#guard = new RebindingGuard(options, port);
     this.#handles = new HandleSessions(
       server,
       options.idleTimeoutMs ?? DEFAULT_IDLE_MS,
       options.stateless === true,
       () => this.#room(),
     );
+    this.#legacy = new LegacyLeg(server, options, this.#limit, () => this.#room());
     this.#modern = createMcpHandler(() => buildInstance(server.host, this.#handles, 'modern'), {
       legacy: 'reject',
       onerror: (error) => server.host.report('mcp: http', error),
@@ -312,7 +273,7 @@ class HttpEndpoint {
       return jsonRpcError(503, -32000, 'Service unavailable: the server is shutting down');
     }
     if (target.pathname !== this.#path) return jsonRpcError(404, -32000, 'Not found');
-    const refused = this.#refusal(headers, urlHost);
+    const refused = this.#guard?.refusal(headers, urlHost);
     if (refused !== undefined) return jsonRpcError(403, -32000, refused);
     if (method === 'POST' && !isJsonContentType(headers.get('content-type') ?? '')) {
       return jsonRpcError(
@@ -381,7 +342,7 @@ class HttpEndpoint {
     }
     if (this.#options.stateless === true) {
       if (this.#leaving && request.method === 'POST') return drainingRefusal();
-      return this.#serveStateless(request, body, authInfo);
+      return this.#legacy.serveStateless(request, body, authInfo);
     }
     const id = request.headers.get('mcp-session-id');
     if (id !== null && id !== '') {
@@ -390,11 +351,11 @@ class HttpEndpoint {
       if (session === undefined || session.owner !== subjectOf(authInfo)) {
         return jsonRpcError(404, -32001, 'Session not found');
       }
-      return this.#serveLegacy(session, request, body, authInfo);
+      return this.#legacy.serve(session, request, body, authInfo);
     }
     if (request.method === 'POST' && isInitialize(parsed)) {
       if (this.#leaving) return drainingRefusal();
-      return this.#open(request, body, authInfo);
+      return this.#legacy.open(request, body, authInfo);
     }
     return jsonRpcError(400, -32000, 'Bad Request: No valid session ID provided');
   }
@@ -427,147 +388,19 @@ class HttpEndpoint {
     );
   }
 
-  async close(): Promise<void> {
-    this.#closing ??= (async () => {
-      this.#unlisten();
-      await Promise.allSettled([
-        this.#modern.close(),
-        ...[...this.#stateless].map((t) => t.close()),
-        ...[...this.#legacy.values()].map((s) => s.transport.close()),
-        this.#handles.close(),
-      ]);
-    })();
-    return this.#closing;
-  }
-
-  #refusal(headers: Headers, urlHost: string): string | undefined {
-    if (this.#hosts === undefined) return undefined;
-    const host = (headers.get('host') ?? urlHost).toLowerCase();
-    if (!allowedHost(this.#hosts, host)) return `Invalid Host header: ${host}`;
-    const origin = headers.get('origin');
-    if (origin === null) return undefined;
-    const allowed =
-      this.#origins === undefined
-        ? isLoopbackOrigin(origin)
-        : this.#origins.has(origin.toLowerCase());
-    return allowed ? undefined : `Invalid Origin header: ${origin}`;
-  }
-
   /** True when another session may be held: the server's limit is not reached. */
   #room(): boolean {
     const limit = this.#options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     return this.#legacy.size + this.#handles.size < limit;
   }
 
-  async #open(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {
-    if (!this.#room()) {
-      const limit = this.#options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-      return jsonRpcError(
-        503,
-        -32000,
-        `Service unavailable: the server holds its limit of ${limit} sessions; end one (DELETE) or try again later`,
-      );
-    }
-    const sessionId = randomUuid();
-    const idleMs = this.#options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
-    const events =
-      this.#options.resumable === true
-        ? await this.#server.eventStoreFor(sessionId, idleMs)
-        : undefined;
-    const transport = this.#transport(() => sessionId, events);
-    const idle = new IdleClock(idleMs, () => {
-      void transport.close();
-    });
-    const session: LegacySession = { transport, idle, owner: subjectOf(authInfo) };
-    const instance = this.#server.pinnedInstance(
-      'legacy',
-      sessionId,
-      this.#options.resumable === true,
-    );
-    const closed = instance.onclose;
-    instance.onclose = () => {
-      this.#legacy.delete(sessionId);
-      idle.stop();
-      void events?.dispose?.().catch(() => undefined);
-      closed?.();
-    };
-    await instance.connect(transport);
-    const response = await this.#serveLegacy(session, request, body, authInfo);
-    // Only a session the SDK accepted is kept: a refused initialize leaves nothing behind.
-    if (transport.sessionId === sessionId) this.#legacy.set(sessionId, session);
-    else void transport.close();
-    return response;
+  async close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#unlisten();
+      await Promise.allSettled([this.#modern.close(), this.#legacy.close(), this.#handles.close()]);
+    })();
+    return this.#closing;
   }
-
-  async #serveLegacy(
-    session: LegacySession,
-    request: Request,
-    body: Body,
-    authInfo: AuthInfo | undefined,
-  ): Promise<Response> {
-    session.idle.busy();
-    let response: Response;
-    try {
-      response = await session.transport.handleRequest(request, handleOptions(body, authInfo));
-    } catch (error) {
-      session.idle.done();
-      throw error;
-    }
-    // A response streamed over SSE ends after handleRequest returns; the request is in
-    // flight until the response is done.
-    return whenDone(response, () => session.idle.done());
-  }
-
-  async #serveStateless(
-    request: Request,
-    body: Body,
-    authInfo: AuthInfo | undefined,
-  ): Promise<Response> {
-    if (request.method !== 'POST') {
-      return jsonRpcError(405, -32000, 'Method not allowed: the server is stateless', {
-        Allow: 'POST',
-      });
-    }
-    const transport = this.#transport(undefined);
-    const instance = this.#server.pinnedInstance('legacy', '');
-    this.#stateless.add(transport);
-    const end = (): void => {
-      this.#stateless.delete(transport);
-      void transport.close();
-    };
-    try {
-      await instance.connect(transport);
-      const response = await transport.handleRequest(request, handleOptions(body, authInfo));
-      return whenDone(response, end);
-    } catch (error) {
-      end();
-      throw error;
-    }
-  }
-
-  #transport(
-    sessionIdGenerator: (() => string) | undefined,
-    eventStore?: EventStore,
-  ): WebStandardStreamableHTTPServerTransport {
-    return new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator,
-      maxRequestBodySize: this.#limit,
-      ...(eventStore === undefined ? {} : { eventStore }),
-      ...(this.#options.retryIntervalMs === undefined
-        ? {}
-        : { retryInterval: this.#options.retryIntervalMs }),
-    });
-  }
-}
-
-function handleOptions(
-  body: Body,
-  authInfo: AuthInfo | undefined,
-): { parsedBody?: unknown; authInfo?: AuthInfo } {
-  return {
-    ...(body === undefined ? {} : { parsedBody: body.parsed }),
-    ...(authInfo === undefined ? {} : { authInfo }),
-  };
 }
 
 /**
@@ -593,15 +426,4 @@ function answers(body: Body): boolean {
 function isInitialize(body: unknown): boolean {
   if (Array.isArray(body)) return body.some((message) => isInitializeRequest(message));
   return isInitializeRequest(body);
-}
-
-function lower(values: readonly string[]): ReadonlySet<string> {
-  return new Set(values.map((v) => v.toLowerCase()));
-}
-
-// An allowed host without a port allows that name with any port.
-function allowedHost(allowed: ReadonlySet<string>, host: string): boolean {
-  if (allowed.has(host)) return true;
-  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0];
-  return name !== undefined && allowed.has(name);
 }

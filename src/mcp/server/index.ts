@@ -2,13 +2,8 @@
 export { RECORD_META_KEY, type RecordMeta } from './record-meta';
 export { contentOf, type DataUrl, parseDataUrl } from './content';
 export { mcpDefinition } from './definition';
-export {
-  McpToolServer,
-  type McpServerOptions,
-  type ServeSource,
-  type StdioConnection,
-  serveTools,
-} from './tool-server';
+export { McpToolServer, serveTools } from './tool-server';
+export { type McpServerOptions, type ServeSource, type StdioConnection } from './server-options';
 export { type ErrorReporter } from './session';
 export {
   type HttpHandler,

@@ -10,9 +10,7 @@ import type * as ServerStdio from '@modelcontextprotocol/server/stdio';
 import {
   accessOf,
   AgentToolError,
-  type AuthInfo,
   goQuote,
-  type RecordFunc,
   type Session,
   type Tool,
   validatesOwnArguments,
@@ -32,108 +30,22 @@ import {
   type SessionBinding,
   type SessionLease,
 } from './instance';
-import { type RoundTripOptions, RoundTrips } from './round-trips';
+import { RoundTrips } from './round-trips';
 import { SessionEventStore } from './event-store';
-import { type ScaleOutOptions } from './scale/options';
 import { ScaleOut } from './scale/scale-out';
+import { composeHooks, readSource } from './serve-source';
+import {
+  type Closer,
+  type McpServerOptions,
+  type OpenedSession,
+  type ServeSource,
+  type StdioConnection,
+} from './server-options';
 import { bounded, CallTracker, DEFAULT_CLOSE_GRACE_MS, DEFAULT_DRAIN_GRACE_MS } from './stopping';
 import { type ErrorReporter, McpSession } from './session';
 
 /** How often a drain looks whether the work in flight is done (ms). */
 const DRAIN_POLL_MS = 25;
-
-/** How a served set is described and what it hooks into. */
-export interface McpServerOptions extends RoundTripOptions {
-  /** The server's name (`initialize`, `server/discover`); `agenttool` by default. */
-  readonly name?: string;
-  /** The server's version; `0` by default. */
-  readonly version?: string;
-  /** Instructions for the client. */
-  readonly instructions?: string;
-  /**
-   * Runs when a session opens, before any of its calls (calls wait for it). Per-session
-   * state is set up here and torn down with `session.onClose`.
-   */
-  readonly onSession?: (session: Session) => void | Promise<void>;
-  /**
-   * A recorder installed on every call's context (records are written before it returns).
-   * Default: the served app's own (`recorder` of an app-like source, such as a `ToolApp`
-   * created with one). What a call records goes to this recorder, on the server's side;
-   * what crosses to the client is the record of the result's details, under
-   * `_meta[RECORD_META_KEY]`.
-   */
-  readonly recorder?: RecordFunc;
-  /**
-   * Where failures that have nobody else to go to are reported (a panic-equivalent's
-   * stack, a failing `onClose` listener). Default: stderr, never stdout.
-   */
-  readonly onError?: ErrorReporter;
-  /**
-   * How much progress text one call sends at most, in bytes (default 64 KiB): past it
-   * one last update says `[output truncated]` and later updates carry numbers only.
-   */
-  readonly progressBudgetBytes?: number;
-  /**
-   * How long {@link McpToolServer.close} waits for the calls it stopped to answer and for
-   * the answers to go out, before it closes the transports anyway (ms; default 5000).
-   */
-  readonly closeGraceMs?: number;
-  /**
-   * Serve as one of several instances behind a load balancer, sharing a request-state
-   * key and a Redis (see {@link ScaleOutOptions} and docs/deploy.md).
-   */
-  readonly scaleOut?: ScaleOutOptions;
-  /**
-   * The caller of connections that carry no credentials: stdio and `connect()` (MCP
-   * leaves stdio's authorization to the environment). Default: none, so the tools that
-   * require scopes or have guards that need a caller are not theirs. HTTP requests are
-   * authorized by the endpoint's own `auth` option instead.
-   */
-  readonly localAuth?: AuthInfo | undefined;
-}
-
-/** Something the server closes: an HTTP listener, a mounted handler, a stdio connection. */
-export interface Closer {
-  /** Refuses new requests and resolves once the answers in flight have gone out. */
-  drain?(): Promise<void>;
-  /**
-   * True when nothing is in flight and, if a load balancer polls the health route,
-   * it has been told the server is leaving: a drain may end.
-   */
-  quiet?(): boolean;
-  close(): Promise<void>;
-}
-
-/**
- * What can be served: a tool, tools (an array, a `ToolSet`), or an app-like object with
- * `tools` and, optionally, an `onSession` hook (run as {@link McpServerOptions.onSession})
- * and a `recorder` (used unless {@link McpServerOptions.recorder} names another).
- */
-export type ServeSource =
-  | Tool
-  | Iterable<Tool>
-  | {
-      readonly tools: Iterable<Tool>;
-      onSession?(session: Session): void | Promise<void>;
-      readonly recorder?: RecordFunc | undefined;
-    };
-
-/** A connection served over stdio. */
-export interface StdioConnection {
-  /** Resolves when the connection has ended (stdin ended, or {@link close}). */
-  readonly closed: Promise<void>;
-  /** Ends the connection and its session. */
-  close(): Promise<void>;
-}
-
-/**
- * A session being set up: the session, and its `onSession` hook's outcome (undefined
- * when there is no hook: nothing to wait for).
- */
-export interface OpenedSession {
-  readonly session: McpSession;
-  readonly ready: Promise<void> | undefined;
-}
 
 const defaultReporter: ErrorReporter = (message, error) => {
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
@@ -528,62 +440,4 @@ export function serveTools(source: ServeSource, options: McpServerOptions = {}):
 function loadHttp(): typeof Http {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand
   return require('./http') as typeof Http;
-}
-
-function readSource(source: ServeSource): {
-  tools: Tool[];
-  onSession: ((session: Session) => void | Promise<void>) | undefined;
-  recorder?: RecordFunc | undefined;
-} {
-  if (source === null || typeof source !== 'object') {
-    throw new AgentToolError(
-      'INVALID_TOOL_SET',
-      'mcp: serve: give a tool, an iterable of tools, or an object with `tools`',
-    );
-  }
-  // A tool has a name; an app (which also has an `execute`, for batches) does not.
-  if (
-    'execute' in source &&
-    typeof source.execute === 'function' &&
-    typeof (source as { name?: unknown }).name === 'string'
-  ) {
-    return { tools: [source], onSession: undefined };
-  }
-  if ('tools' in source && source.tools !== undefined && !isToolSetLike(source)) {
-    const app = source as {
-      tools: Iterable<Tool>;
-      onSession?(session: Session): unknown;
-      recorder?: unknown;
-    };
-    const onSession =
-      typeof app.onSession === 'function'
-        ? (session: Session) => app.onSession?.(session) as void | Promise<void>
-        : undefined;
-    // The app's own recorder, where its tools run.
-    const recorder = typeof app.recorder === 'function' ? (app.recorder as RecordFunc) : undefined;
-    return { tools: [...app.tools], onSession, recorder };
-  }
-  if (Symbol.iterator in source)
-    return { tools: [...(source as Iterable<Tool>)], onSession: undefined };
-  throw new AgentToolError(
-    'INVALID_TOOL_SET',
-    'mcp: serve: give a tool, an iterable of tools, or an object with `tools`',
-  );
-}
-
-// A ToolSet has `tools` too; it is served as the iterable it is.
-function isToolSetLike(source: object): boolean {
-  return Symbol.iterator in source && !('onSession' in source);
-}
-
-function composeHooks(
-  first: ((session: Session) => void | Promise<void>) | undefined,
-  second: ((session: Session) => void | Promise<void>) | undefined,
-): ((session: Session) => void | Promise<void>) | undefined {
-  if (first === undefined) return second;
-  if (second === undefined) return first;
-  return async (session) => {
-    await first(session);
-    await second(session);
-  };
 }

@@ -1,0 +1,174 @@
+import {
+  type AuthInfo,
+  type EventStore,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import { randomUuid } from '../random';
+import { subjectOf } from './auth/caller';
+import { IdleClock } from './handle-sessions';
+import { type HttpServeOptions } from './http-options';
+import { type Body, jsonRpcError, whenDone } from './http-io';
+import { type McpToolServer } from './tool-server';
+
+/** How long a 2025-era session may sit unused before it ends, by default (30 min). */
+export const DEFAULT_IDLE_MS = 30 * 60 * 1000;
+
+/** How many sessions an endpoint holds at once, by default. */
+export const DEFAULT_MAX_SESSIONS = 1000;
+
+/** A 2025-era session: its transport, its idle clock, and whose it is. */
+export interface LegacySession {
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly idle: IdleClock;
+  /** The subject whose session it is; undefined without authorization. */
+  readonly owner: string | undefined;
+}
+
+/**
+ * The 2025-era leg of an HTTP endpoint: sessions opened by `initialize` and named by
+ * `Mcp-Session-Id` (one SDK transport each, ended on DELETE, on idle timeout, or when
+ * the endpoint closes), or, with `stateless`, a transport per request.
+ */
+export class LegacyLeg {
+  readonly #sessions = new Map<string, LegacySession>();
+  readonly #stateless = new Set<WebStandardStreamableHTTPServerTransport>();
+
+  /** `room` says whether another session may be held now (the endpoint's limit). */
+  constructor(
+    private readonly server: McpToolServer,
+    private readonly options: HttpServeOptions,
+    private readonly bodyLimit: number,
+    private readonly room: () => boolean,
+  ) {}
+
+  /** How many sessions are held. */
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /** The session named `id`, if it is held. */
+  get(id: string): LegacySession | undefined {
+    return this.#sessions.get(id);
+  }
+
+  /** Opens a session with an `initialize` request and answers it (kept if the SDK accepted it). */
+  async open(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {
+    if (!this.room()) {
+      const limit = this.options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+      return jsonRpcError(
+        503,
+        -32000,
+        `Service unavailable: the server holds its limit of ${limit} sessions; end one (DELETE) or try again later`,
+      );
+    }
+    const sessionId = randomUuid();
+    const idleMs = this.options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
+    const events =
+      this.options.resumable === true
+        ? await this.server.eventStoreFor(sessionId, idleMs)
+        : undefined;
+    const transport = this.#transport(() => sessionId, events);
+    const idle = new IdleClock(idleMs, () => {
+      void transport.close();
+    });
+    const session: LegacySession = { transport, idle, owner: subjectOf(authInfo) };
+    const instance = this.server.pinnedInstance(
+      'legacy',
+      sessionId,
+      this.options.resumable === true,
+    );
+    const closed = instance.onclose;
+    instance.onclose = () => {
+      this.#sessions.delete(sessionId);
+      idle.stop();
+      void events?.dispose?.().catch(() => undefined);
+      closed?.();
+    };
+    await instance.connect(transport);
+    const response = await this.serve(session, request, body, authInfo);
+    // Only a session the SDK accepted is kept: a refused initialize leaves nothing behind.
+    if (transport.sessionId === sessionId) this.#sessions.set(sessionId, session);
+    else void transport.close();
+    return response;
+  }
+
+  /** Answers a request of `session`; it is in flight until its response is done. */
+  async serve(
+    session: LegacySession,
+    request: Request,
+    body: Body,
+    authInfo: AuthInfo | undefined,
+  ): Promise<Response> {
+    session.idle.busy();
+    let response: Response;
+    try {
+      response = await session.transport.handleRequest(request, handleOptions(body, authInfo));
+    } catch (error) {
+      session.idle.done();
+      throw error;
+    }
+    // A response streamed over SSE ends after handleRequest returns; the request is in
+    // flight until the response is done.
+    return whenDone(response, () => session.idle.done());
+  }
+
+  /** Answers a request of a stateless endpoint on a transport of its own. */
+  async serveStateless(
+    request: Request,
+    body: Body,
+    authInfo: AuthInfo | undefined,
+  ): Promise<Response> {
+    if (request.method !== 'POST') {
+      return jsonRpcError(405, -32000, 'Method not allowed: the server is stateless', {
+        Allow: 'POST',
+      });
+    }
+    const transport = this.#transport(undefined);
+    const instance = this.server.pinnedInstance('legacy', '');
+    this.#stateless.add(transport);
+    const end = (): void => {
+      this.#stateless.delete(transport);
+      void transport.close();
+    };
+    try {
+      await instance.connect(transport);
+      const response = await transport.handleRequest(request, handleOptions(body, authInfo));
+      return whenDone(response, end);
+    } catch (error) {
+      end();
+      throw error;
+    }
+  }
+
+  #transport(
+    sessionIdGenerator: (() => string) | undefined,
+    eventStore?: EventStore,
+  ): WebStandardStreamableHTTPServerTransport {
+    return new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator,
+      maxRequestBodySize: this.bodyLimit,
+      ...(eventStore === undefined ? {} : { eventStore }),
+      ...(this.options.retryIntervalMs === undefined
+        ? {}
+        : { retryInterval: this.options.retryIntervalMs }),
+    });
+  }
+
+  /** Closes every session and stateless transport. */
+  async close(): Promise<void> {
+    await Promise.allSettled([
+      ...[...this.#stateless].map((t) => t.close()),
+      ...[...this.#sessions.values()].map((s) => s.transport.close()),
+    ]);
+  }
+}
+
+function handleOptions(
+  body: Body,
+  authInfo: AuthInfo | undefined,
+): { parsedBody?: unknown; authInfo?: AuthInfo } {
+  return {
+    ...(body === undefined ? {} : { parsedBody: body.parsed }),
+    ...(authInfo === undefined ? {} : { authInfo }),
+  };
+}

@@ -1,0 +1,97 @@
+import { type AuthInfo, type RecordFunc, type Session, type Tool } from '../../core';
+import { type RoundTripOptions } from './round-trips';
+import { type ScaleOutOptions } from './scale/options';
+import { type ErrorReporter, type McpSession } from './session';
+
+/** How a served set is described and what it hooks into. */
+export interface McpServerOptions extends RoundTripOptions {
+  /** The server's name (`initialize`, `server/discover`); `agenttool` by default. */
+  readonly name?: string;
+  /** The server's version; `0` by default. */
+  readonly version?: string;
+  /** Instructions for the client. */
+  readonly instructions?: string;
+  /**
+   * Runs when a session opens, before any of its calls (calls wait for it). Per-session
+   * state is set up here and torn down with `session.onClose`.
+   */
+  readonly onSession?: (session: Session) => void | Promise<void>;
+  /**
+   * A recorder installed on every call's context (records are written before it returns).
+   * Default: the served app's own (`recorder` of an app-like source, such as a `ToolApp`
+   * created with one). What a call records goes to this recorder, on the server's side;
+   * what crosses to the client is the record of the result's details, under
+   * `_meta[RECORD_META_KEY]`.
+   */
+  readonly recorder?: RecordFunc;
+  /**
+   * Where failures that have nobody else to go to are reported (a panic-equivalent's
+   * stack, a failing `onClose` listener). Default: stderr, never stdout.
+   */
+  readonly onError?: ErrorReporter;
+  /**
+   * How much progress text one call sends at most, in bytes (default 64 KiB): past it
+   * one last update says `[output truncated]` and later updates carry numbers only.
+   */
+  readonly progressBudgetBytes?: number;
+  /**
+   * How long {@link McpToolServer.close} waits for the calls it stopped to answer and for
+   * the answers to go out, before it closes the transports anyway (ms; default 5000).
+   */
+  readonly closeGraceMs?: number;
+  /**
+   * Serve as one of several instances behind a load balancer, sharing a request-state
+   * key and a Redis (see {@link ScaleOutOptions} and docs/deploy.md).
+   */
+  readonly scaleOut?: ScaleOutOptions;
+  /**
+   * The caller of connections that carry no credentials: stdio and `connect()` (MCP
+   * leaves stdio's authorization to the environment). Default: none, so the tools that
+   * require scopes or have guards that need a caller are not theirs. HTTP requests are
+   * authorized by the endpoint's own `auth` option instead.
+   */
+  readonly localAuth?: AuthInfo | undefined;
+}
+
+/** Something the server closes: an HTTP listener, a mounted handler, a stdio connection. */
+export interface Closer {
+  /** Refuses new requests and resolves once the answers in flight have gone out. */
+  drain?(): Promise<void>;
+  /**
+   * True when nothing is in flight and, if a load balancer polls the health route,
+   * it has been told the server is leaving: a drain may end.
+   */
+  quiet?(): boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * What can be served: a tool, tools (an array, a `ToolSet`), or an app-like object with
+ * `tools` and, optionally, an `onSession` hook (run as {@link McpServerOptions.onSession})
+ * and a `recorder` (used unless {@link McpServerOptions.recorder} names another).
+ */
+export type ServeSource =
+  | Tool
+  | Iterable<Tool>
+  | {
+      readonly tools: Iterable<Tool>;
+      onSession?(session: Session): void | Promise<void>;
+      readonly recorder?: RecordFunc | undefined;
+    };
+
+/** A connection served over stdio. */
+export interface StdioConnection {
+  /** Resolves when the connection has ended (stdin ended, or {@link close}). */
+  readonly closed: Promise<void>;
+  /** Ends the connection and its session. */
+  close(): Promise<void>;
+}
+
+/**
+ * A session being set up: the session, and its `onSession` hook's outcome (undefined
+ * when there is no hook: nothing to wait for).
+ */
+export interface OpenedSession {
+  readonly session: McpSession;
+  readonly ready: Promise<void> | undefined;
+}
