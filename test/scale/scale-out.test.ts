@@ -441,13 +441,6 @@ describe('an instance leaving', () => {
       worker('sdk-modern', (text) => sdkCall(sdkModern, 'note', { text }, 5000)),
     ]);
     expect(killed).toBe(true);
-    console.log(
-      JSON.stringify(
-        outcomes.filter((o) => o.error !== undefined && 1),
-        null,
-        1,
-      ),
-    );
     expect(outcomes).toHaveLength(48);
     // One clear error at most per call, saying what happened.
     for (const outcome of outcomes.filter((o) => o.error !== undefined)) {
