@@ -26,6 +26,7 @@ interface LoopReport {
 }
 
 interface AiSdkReport extends LoopReport {
+  modelCalls: { stream: number; generate: number };
   toolResults: { id: string; output: { type: string; value: string } }[];
   definitions: { name: string; strict?: boolean; inputSchema: unknown }[];
 }
@@ -94,13 +95,19 @@ function expectBatchRules(report: LoopReport): void {
 beforeAll(() => buildFrameworkFixtures(), 300_000);
 afterAll(() => killFixtures());
 
-describe('agenttool/ai-sdk in generateText with MockLanguageModelV4', () => {
+describe.each([
+  ['generateText', 'generate'],
+  ['streamText', 'stream'],
+])('agenttool/ai-sdk in %s with MockLanguageModelV4', (_loop, mode) => {
   let report: AiSdkReport;
   beforeAll(async () => {
-    report = await runReport<AiSdkReport>('ai-sdk-loop');
+    report = await runReport<AiSdkReport>('ai-sdk-loop', [mode]);
   }, 120_000);
 
   it("runs the step's calls by the batch rules, reaching the host", () => {
+    expect(report.modelCalls).toEqual(
+      mode === 'stream' ? { stream: 3, generate: 0 } : { stream: 0, generate: 3 },
+    );
     expectBatchRules(report);
   });
 
