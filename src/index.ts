@@ -20,26 +20,37 @@ import { type ReplayFn, type ToolOptions } from './decorators/metadata';
 
 // ── The contract: a tool and what it declares ────────────────────────────────────────
 
+// `Tool`, `Annotations` and `Replay` are each a decorator and a type. The types are also
+// exported under names of their own (`ToolContract`, `AnnotationsContract`,
+// `ReplayContract`), which the API report and the signatures that take them use.
+export { type AnnotationsContract, type ReplayContract, type ToolContract };
+
 /**
  * `@Tool({ name, description, args })` marks a class as a tool (see the decorators);
- * as a type, `Tool` is the contract every tool satisfies. One name for both: the
- * decorator makes a class that {@link toolFromInstance} turns into a `Tool`, and the
- * two never stand in the same position.
+ * as a type, `Tool` is the contract every tool satisfies ({@link ToolContract}). One
+ * name for both: the decorator makes a class that {@link toolFromInstance} turns into a
+ * `Tool`, and the two never stand in the same position.
  */
 export const Tool: (options: ToolOptions) => ClassDecorator = ToolDecorator;
-/** The contract every tool satisfies: a definition and `execute`, plus optional properties. */
+/** The contract every tool satisfies: {@link ToolContract}, by its shorter name. */
 export type Tool = ToolContract;
 
-/** `@Annotations({...})` states a tool class's MCP hints; as a type, the hints themselves. */
+/**
+ * `@Annotations({...})` states a tool class's MCP hints; as a type, the hints
+ * themselves ({@link AnnotationsContract}).
+ */
 export const Annotations: (annotations: AnnotationsContract) => ClassDecorator =
   AnnotationsDecorator;
-/** MCP's behaviour hints. A policy may use them to be stricter, never alone to allow. */
+/** MCP's behaviour hints: {@link AnnotationsContract}, by its shorter name. */
 export type Annotations = AnnotationsContract;
 
-/** `@Replay('safe' | 'keyed' | fn)` states whether re-running is safe; as a type, the answer. */
+/**
+ * `@Replay('safe' | 'keyed' | fn)` states whether re-running is safe; as a type, the
+ * answer ({@link ReplayContract}).
+ */
 export const Replay: <A = never>(replay: 'safe' | 'keyed' | ReplayFn<A>) => ClassDecorator =
   ReplayDecorator;
-/** Whether running a call again is safe: `unknown`, `safe` or `keyed`. */
+/** Whether running a call again is safe: {@link ReplayContract}, by its shorter name. */
 export type Replay = ReplayContract;
 
 export {

@@ -90,7 +90,7 @@ export function noArgsSchema(): JsonObject {
 /**
  * Writes a schema as JSON with members in the RFC order: type, description, format,
  * enum, properties, required, items, additionalProperties; then its constraints, in the
- * order of {@link CONSTRAINT_KEYWORDS}. `type` is `[type, "null"]` when nullable;
+ * order of `CONSTRAINT_KEYWORDS`. `type` is `[type, "null"]` when nullable;
  * `enum`, `properties` and `required` are written whenever set, even empty;
  * `additionalProperties: false` when `noAdditional`.
  */

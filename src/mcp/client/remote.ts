@@ -66,7 +66,7 @@ export interface ConnectOptions extends Declarations {
    * a call a 2026-07-28 server needs input for fails with a "needs input" error.
    */
   readonly elicitation?: boolean;
-  /** The caller's own answerer of server questions; it wins over {@link elicitation}. */
+  /** The caller's own answerer of server questions; it wins over {@link ConnectOptions.elicitation}. */
   readonly elicitationHandler?: ElicitationHandler;
   /** Receives the error of a failed background refresh (the old snapshot stays). */
   readonly onRefreshError?: (error: Error) => void;

@@ -86,7 +86,7 @@ function mapBlock(block: unknown): Mapped {
 }
 
 /**
- * A raw MCP `tools/call` result as a {@link Result}, per the contract's ResultOf:
+ * A raw MCP `tools/call` result as a `Result` (agenttool's), per the contract's ResultOf:
  * text blocks become text; images `input_image` data URLs; audio and embedded blobs
  * `input_file` parts; embedded text becomes text; resource links the text
  * `resource: <uri>`; any other block its JSON as text. A text-only result is the texts

@@ -19,8 +19,8 @@ export interface HttpServeOptions {
   readonly stateless?: boolean;
   /**
    * DNS-rebinding protection (default on): requests whose `Host` is not in
-   * {@link allowedHosts}, or whose `Origin` (when sent) is not in
-   * {@link allowedOrigins}, are refused with 403.
+   * {@link HttpServeOptions.allowedHosts}, or whose `Origin` (when sent) is not in
+   * {@link HttpServeOptions.allowedOrigins}, are refused with 403.
    */
   readonly dnsRebindingProtection?: boolean;
   /**

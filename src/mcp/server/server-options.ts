@@ -81,7 +81,7 @@ export type ServeSource =
 
 /** A connection served over stdio. */
 export interface StdioConnection {
-  /** Resolves when the connection has ended (stdin ended, or {@link close}). */
+  /** Resolves when the connection has ended (stdin ended, or {@link StdioConnection.close}). */
   readonly closed: Promise<void>;
   /** Ends the connection and its session. */
   close(): Promise<void>;

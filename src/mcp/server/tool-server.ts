@@ -55,7 +55,7 @@ const defaultReporter: ErrorReporter = (message, error) => {
 /**
  * Serves a set of tools over MCP, to clients of the 2026-07-28 protocol and of the 2025
  * era alike, on any number of connections at once (stdio, Streamable HTTP, in-memory).
- * The set may change while it is served ({@link addTools}, {@link removeTools}); every
+ * The set may change while it is served ({@link McpToolServer.addTools}, {@link McpToolServer.removeTools}); every
  * client that listens is then told the list changed.
  *
  * The server does not close the tools: whoever built them does.
@@ -208,7 +208,7 @@ export class McpToolServer {
   /**
    * The server as an HTTP handler for both protocol eras, to mount in an HTTP server of
    * one's own: a web-standard `fetch(request)` and a Node `node(req, res)` listener,
-   * with the same protections as {@link listenHttp} (see {@link HttpServeOptions}).
+   * with the same protections as {@link McpToolServer.listenHttp} (see {@link HttpServeOptions}).
    */
   handler(options: HttpServeOptions = {}): HttpHandler {
     const handler = loadHttp().httpHandler(this, options, undefined);
@@ -255,7 +255,7 @@ export class McpToolServer {
    * server is shutting down), while the calls running and those waiting for a client's
    * answers go on, and their answers are taken. Resolves once they are all done and a
    * balancer polling the health route has seen it fail, or after `graceMs` (default 30
-   * s, {@link DEFAULT_DRAIN_GRACE_MS}). Then {@link close} stops what is left. Draining
+   * s, {@link DEFAULT_DRAIN_GRACE_MS}). Then {@link McpToolServer.close} stops what is left. Draining
    * again returns the same promise.
    */
   drain(graceMs: number = DEFAULT_DRAIN_GRACE_MS): Promise<void> {
@@ -319,7 +319,7 @@ export class McpToolServer {
 
   /**
    * @internal Opens a session: runs the `onSession` hook (calls wait for it), and keeps
-   * the session in {@link sessions} until it closes.
+   * the session in {@link McpToolServer.sessions} until it closes.
    */
   openSession(id: string): OpenedSession {
     const session: McpSession = new McpSession(id, this.host.report, () =>
@@ -379,7 +379,7 @@ export class McpToolServer {
     return [...new Set(scopes)];
   }
 
-  /** @internal Registers something {@link close} drains and closes (an HTTP listener). */
+  /** @internal Registers something {@link McpToolServer.close} drains and closes (an HTTP listener). */
   addCloser(closer: Closer): () => void {
     this.#closers.add(closer);
     return () => this.#closers.delete(closer);
