@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { type Client, type FetchLike } from '@modelcontextprotocol/client';
 import { type Running, startAgenttool } from '../cli/helpers';
 
 /** The key the instances share in the tests (64 hex digits: 32 bytes). */
@@ -238,4 +239,28 @@ function adminCommand(socket: string, command: string): Promise<string> {
     connection.on('end', () => resolve(text));
     connection.on('error', reject);
   });
+}
+
+/** The text of a `tools/call` result's content blocks, joined. */
+export function textOf(result: Record<string, unknown>): string {
+  const content = (result.content ?? []) as { text?: string }[];
+  return content.map((part) => part.text ?? '').join('');
+}
+
+/** A raw 2026-07-28 `tools/call` through the SDK client, input-required results included. */
+export function rawCall(
+  client: Client,
+  params: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  return client.request({ method: 'tools/call', params } as never, { allowInputRequired: true });
+}
+
+/** Sends each `tools/call` to the next of `targets` (the last one from then on). */
+export function routedFetch(targets: readonly string[]): FetchLike {
+  let calls = 0;
+  return (_url, init) => {
+    const body = typeof init?.body === 'string' ? init.body : '';
+    const index = body.includes('"tools/call"') ? calls++ : 0;
+    return fetch(targets[Math.min(index, targets.length - 1)]!, init);
+  };
 }

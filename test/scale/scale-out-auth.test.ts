@@ -7,18 +7,22 @@
  * is not theirs, and the forwarding mark opens no door.
  */
 import { join } from 'node:path';
-import {
-  Client,
-  type FetchLike,
-  StreamableHTTPClientTransport,
-} from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SESSION_META_KEY, SESSIONS_EXTENSION } from 'agenttool/mcp';
 import {
   type JwtAuthorizationServer,
   startJwtAuthorizationServer,
 } from '../fixtures/oauth/jwt-authorization-server';
 import { ensureBuilt, FIXTURES } from '../cli/helpers';
-import { type Instance, startInstance, startRedis, stopAll } from './cluster';
+import {
+  type Instance,
+  rawCall,
+  routedFetch,
+  startInstance,
+  startRedis,
+  stopAll,
+  textOf,
+} from './cluster';
 
 const SCALE_APP = join(FIXTURES, 'scale-app.module.js');
 /** The URL clients know the service by; tokens name it as their audience. */
@@ -58,16 +62,6 @@ afterAll(async () => {
 const tokenOf = (subject: string): string =>
   issuer.mint({ sub: subject, aud: PUBLIC_URL, scope: 'tools' });
 
-/** Sends each `tools/call` to the next of `targets` (the last one from then on). */
-function routedFetch(targets: readonly string[]): FetchLike {
-  let calls = 0;
-  return (_url, init) => {
-    const body = typeof init?.body === 'string' ? init.body : '';
-    const index = body.includes('"tools/call"') ? calls++ : 0;
-    return fetch(targets[Math.min(index, targets.length - 1)]!, init);
-  };
-}
-
 /** An SDK client speaking 2026-07-28 as `subject`, its calls sent in turn to `targets`. */
 async function clientOf(subject: string, targets: readonly string[]): Promise<Client> {
   const client = new Client(
@@ -85,18 +79,6 @@ async function clientOf(subject: string, targets: readonly string[]): Promise<Cl
   );
   closers.push(() => client.close());
   return client;
-}
-
-function rawCall(
-  client: Client,
-  params: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
-  return client.request({ method: 'tools/call', params } as never, { allowInputRequired: true });
-}
-
-function textOf(result: Record<string, unknown>): string {
-  const content = (result.content ?? []) as { text?: string }[];
-  return content.map((part) => part.text ?? '').join('');
 }
 
 const ANSWERS = { elicit_1: { action: 'accept', content: { color: 'blue' } } };

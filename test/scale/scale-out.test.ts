@@ -20,10 +20,13 @@ import { ensureBuilt, FIXTURES } from '../cli/helpers';
 import {
   type Balancer,
   type Instance,
+  rawCall,
+  routedFetch,
   startBalancer,
   startInstance,
   startRedis,
   stopAll,
+  textOf,
 } from './cluster';
 
 const SCALE_APP = join(FIXTURES, 'scale-app.module.js');
@@ -104,11 +107,6 @@ async function call(
   return outputText((await tool.execute(c, ctx)).output);
 }
 
-function textOf(result: Record<string, unknown>): string {
-  const content = (result.content ?? []) as { text?: string }[];
-  return content.map((part) => part.text ?? '').join('');
-}
-
 async function sdkCall(
   client: Client,
   name: string,
@@ -121,24 +119,6 @@ async function sdkCall(
       timeout === undefined ? {} : { timeout },
     ),
   );
-}
-
-/** A raw 2026-07-28 `tools/call` through the SDK client, input-required results included. */
-function rawCall(
-  client: Client,
-  params: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
-  return client.request({ method: 'tools/call', params } as never, { allowInputRequired: true });
-}
-
-/** Sends each `tools/call` to the next of `targets` (the last one from then on). */
-function routedFetch(targets: readonly string[]): FetchLike {
-  let calls = 0;
-  return (_url, init) => {
-    const body = typeof init?.body === 'string' ? init.body : '';
-    const index = body.includes('"tools/call"') ? calls++ : 0;
-    return fetch(targets[Math.min(index, targets.length - 1)]!, init);
-  };
 }
 
 describe('2026-07-28 clients', () => {

@@ -137,6 +137,18 @@ function collector(): { lines: Line[]; sink: LogSink } {
   return { lines, sink: (level, data, logger) => void lines.push([level, data, logger]) };
 }
 
+/**
+ * Wraps sinks so that the calls of `together` stay in flight until two lines have
+ * arrived, wherever they went: then the gate opens.
+ */
+function gateAfterTwoLines(): (sink: LogSink) => LogSink {
+  let lines = 0;
+  return (sink) => (level, data, logger) => {
+    sink(level, data, logger);
+    if (++lines === 2) openGate();
+  };
+}
+
 describe.each(eras)('log lines, %s', (era, connect, byStream) => {
   it('go to the log sink of the one call in flight, with level, data and logger', async () => {
     const own = collector();
@@ -171,14 +183,7 @@ describe.each(eras)('log lines, %s', (era, connect, byStream) => {
       ? 'go each to its own call while several are in flight, told apart by the stream that carried them'
       : 'go to onLog while several calls are in flight, since no line names its call',
     async () => {
-      // Both calls stay in flight until two lines have arrived, wherever they went.
-      let lines = 0;
-      const counted =
-        (sink: LogSink): LogSink =>
-        (level, data, logger) => {
-          sink(level, data, logger);
-          if (++lines === 2) openGate();
-        };
+      const counted = gateAfterTwoLines();
       const fallback = collector();
       const a = collector();
       const b = collector();
@@ -206,13 +211,7 @@ describe.each(eras)('log lines, %s', (era, connect, byStream) => {
   );
 
   it('of several calls in flight go to onLog for the one without a sink of its own', async () => {
-    let lines = 0;
-    const counted =
-      (sink: LogSink): LogSink =>
-      (level, data, logger) => {
-        sink(level, data, logger);
-        if (++lines === 2) openGate();
-      };
+    const counted = gateAfterTwoLines();
     const fallback = collector();
     const a = collector();
     const connected = await connect({ onLog: counted(fallback.sink) });
