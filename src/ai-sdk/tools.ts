@@ -10,10 +10,8 @@ import {
   type JsonValue,
   type Output,
   type RecordFunc,
-  recordOf,
   type Result,
   type Tool,
-  type ToolContext,
 } from 'agenttool';
 import type { ToolApp } from 'agenttool/di';
 import { modelOutput } from './output';
@@ -68,20 +66,13 @@ export interface AiSdkToolsOptions {
 export function aiSdkTools(source: AiSdkToolSource, options: AiSdkToolsOptions = {}): AiToolSet {
   const { tools, executor } = readSource(source, options.executor);
   const context = createContext({ recorder: options.recorder, elicitor: options.elicitor });
-  const batcher = new CallBatcher({
-    run: (jobs, signal) => executor.execute(jobs, { signal, context }),
-  });
+  const batcher = new CallBatcher({ executor, context });
   const set: AiToolSet = {};
-  for (const tool of tools) set[tool.name] = aiTool(tool, batcher, context, options);
+  for (const tool of tools) set[tool.name] = aiTool(tool, batcher, options);
   return set;
 }
 
-function aiTool(
-  tool: Tool,
-  batcher: CallBatcher,
-  context: ToolContext,
-  options: AiSdkToolsOptions,
-): AiTool {
+function aiTool(tool: Tool, batcher: CallBatcher, options: AiSdkToolsOptions): AiTool {
   const definition = definitionOf(tool);
   return ai.tool({
     description: definition.description,
@@ -107,18 +98,10 @@ function aiTool(
       if (outcome.error !== undefined) {
         throw new Error(outcome.error.message, { cause: outcome.error });
       }
-      await recordFinal(outcome.result, call, context);
       return outcome.result.output;
     },
     toModelOutput: ({ output }: { output: Output }) => modelOutput(output),
   });
-}
-
-/** Recordable details at the end of a call reach the recorder, as a host writes them. */
-async function recordFinal(result: Result, call: Call, context: ToolContext): Promise<void> {
-  const record = recordOf(result.details);
-  if (record === undefined || context.recorder === undefined) return;
-  await context.recorder(record, context.with({ call }));
 }
 
 function readSource(

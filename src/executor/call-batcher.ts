@@ -1,4 +1,12 @@
-import { AgentToolError, errorMessage, goQuote } from '../core';
+import {
+  AgentToolError,
+  type Call,
+  errorMessage,
+  goQuote,
+  recordOf,
+  type Result,
+  type ToolContext,
+} from '../core';
 import { Executor } from './executor';
 import { type ExecutorEvent, type Job, type JobOutcome } from './types';
 
@@ -10,8 +18,17 @@ export type RunBatch = (
 
 /** How a {@link CallBatcher} runs the batches it gathers. */
 export interface CallBatcherOptions {
-  /** Runs a batch; by default a new `Executor()`'s `execute` (bound 8, no recorder). */
+  /** Runs a batch; by default `executor`'s `execute` with `context`. */
   readonly run?: RunBatch | undefined;
+  /** The executor of the default `run`; a new `Executor()` (bound 8) by default. */
+  readonly executor?: Executor | undefined;
+  /**
+   * The host's context: the calls run with it (default `run`: its recorder takes what a
+   * tool records, its elicitor the questions), and the Recordable details of each result
+   * are written through its recorder before the call's outcome is handed back, as a host
+   * writes them. A recorder that fails makes that failure the call's outcome.
+   */
+  readonly context?: ToolContext | undefined;
 }
 
 /** What the loop knows about one call it hands over. */
@@ -56,12 +73,20 @@ interface Gathering {
 export class CallBatcher {
   readonly #steps = new WeakMap<object, Gathering>();
   readonly #run: RunBatch;
+  readonly #context: ToolContext | undefined;
   /** The step of calls handed over without one. */
   readonly #unnamed = {};
 
   constructor(options: CallBatcherOptions = {}) {
-    const executor = options.run === undefined ? new Executor() : undefined;
-    this.#run = options.run ?? ((jobs, signal) => executor!.execute(jobs, { signal }));
+    const context = options.context;
+    this.#context = context;
+    if (options.run !== undefined) {
+      this.#run = options.run;
+    } else {
+      const executor = options.executor ?? new Executor();
+      this.#run = (jobs, signal) =>
+        executor.execute(jobs, context === undefined ? { signal } : { signal, context });
+    }
   }
 
   /**
@@ -117,6 +142,14 @@ export class CallBatcher {
     void this.#drive(ordered);
   }
 
+  /** Recordable details of a result reach the host's recorder, as a host writes them. */
+  async #recordFinal(result: Result, call: Call): Promise<void> {
+    const context = this.#context;
+    if (context?.recorder === undefined) return;
+    const record = recordOf(result.details);
+    if (record !== undefined) await context.recorder(record, context.with({ call }));
+  }
+
   async #drive(batch: readonly Waiting[]): Promise<void> {
     const settled = new Set<number>();
     const signals = [...new Set(batch.flatMap((w) => (w.signal === undefined ? [] : [w.signal])))];
@@ -131,9 +164,16 @@ export class CallBatcher {
         const waiting = batch[event.index];
         if (!event.final || waiting === undefined || settled.has(event.index)) continue;
         settled.add(event.index);
-        waiting.resolve(
-          event.error === undefined ? { result: event.result } : { error: event.error },
-        );
+        if (event.error !== undefined) {
+          waiting.resolve({ error: event.error });
+          continue;
+        }
+        try {
+          await this.#recordFinal(event.result, waiting.job.call);
+          waiting.resolve({ result: event.result });
+        } catch (error) {
+          waiting.resolve({ error: error instanceof Error ? error : new Error(String(error)) });
+        }
       }
     } catch (error) {
       failure = error;

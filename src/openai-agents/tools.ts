@@ -9,10 +9,8 @@ import {
   Executor,
   isStrict,
   type RecordFunc,
-  recordOf,
   type Result,
   type Tool,
-  type ToolContext,
 } from 'agenttool';
 import type { ToolApp } from 'agenttool/di';
 import { type AgentsOutputItem, agentsOutput } from './output';
@@ -78,16 +76,13 @@ export function openAiAgentsTools(
 ): AgentsFunctionTool[] {
   const { tools, executor } = readSource(source, options.executor);
   const context = createContext({ recorder: options.recorder, elicitor: options.elicitor });
-  const batcher = new CallBatcher({
-    run: (jobs, signal) => executor.execute(jobs, { signal, context }),
-  });
-  return tools.map((tool) => functionTool(tool, batcher, context, options));
+  const batcher = new CallBatcher({ executor, context });
+  return tools.map((tool) => functionTool(tool, batcher, options));
 }
 
 function functionTool(
   tool: Tool,
   batcher: CallBatcher,
-  context: ToolContext,
   options: AgentsToolsOptions,
 ): AgentsFunctionTool {
   const definition = definitionOf(tool);
@@ -113,7 +108,6 @@ function functionTool(
       { step: runContext, signal: details?.signal },
     );
     if (outcome.error !== undefined) throw outcome.error;
-    await recordFinal(outcome.result, call, context);
     return agentsOutput(outcome.result.output);
   };
   // The definition's schema, served as it is: strict when the tool is, else not.
@@ -126,13 +120,6 @@ function functionTool(
     errorFunction: (_ctx: unknown, error: unknown) => `Error: ${errorMessage(error)}`,
   } as unknown as ToolOptions;
   return agents.tool(toolOptions) as AgentsFunctionTool;
-}
-
-/** Recordable details at the end of a call reach the recorder, as a host writes them. */
-async function recordFinal(result: Result, call: Call, context: ToolContext): Promise<void> {
-  const record = recordOf(result.details);
-  if (record === undefined || context.recorder === undefined) return;
-  await context.recorder(record, context.with({ call }));
 }
 
 function readSource(

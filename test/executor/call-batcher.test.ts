@@ -1,14 +1,17 @@
 import {
   CallBatcher,
+  createContext,
   Executor,
   type ExecutorEvent,
   type Job,
   type JobOutcome,
   outputText,
   ProgressInfo,
+  recordable,
   type RunBatch,
   newTool,
   text,
+  type ToolRecord,
 } from 'agenttool';
 import { flush, job, Lab } from './lab';
 
@@ -161,6 +164,43 @@ describe('CallBatcher', () => {
     const outcome = await batcher.run(counted);
     expect(progress).toEqual(['half']);
     expect(outputOf(outcome)).toBe('counted');
+  });
+
+  it("writes through the host context's recorder what the tool records and its result's Recordable details, before the outcome", async () => {
+    const written: [ToolRecord, string][] = [];
+    const tool = newTool({
+      name: 'note',
+      description: 'Notes',
+      execute: async (_call, ctx) => {
+        await ctx.record(recordable('note:during', { step: 1 }));
+        return { output: 'noted', details: recordable('note:end', { ok: true }) };
+      },
+    });
+    const context = createContext({
+      recorder: (record, ctx) => void written.push([record, ctx.call.id]),
+    });
+    const batcher = new CallBatcher({ context });
+    const outcome = await batcher.run({ tool, call: { id: 'n1', args: '{}' } });
+    expect(outputOf(outcome)).toBe('noted');
+    expect(written).toEqual([
+      [{ ns: 'note:during', data: '{"step":1}' }, 'n1'],
+      [{ ns: 'note:end', data: '{"ok":true}' }, 'n1'],
+    ]);
+    // A recorder that fails makes that failure the call's outcome.
+    const failing = new CallBatcher({
+      context: createContext({
+        recorder: () => Promise.reject(new Error('disk full')),
+      }),
+    });
+    const refused = await failing.run({
+      tool: newTool({
+        name: 'end',
+        description: 'Ends',
+        execute: () => ({ output: 'x', details: recordable('end', {}) }),
+      }),
+      call: { id: 'e1', args: '{}' },
+    });
+    expect(outputOf(refused)).toBe('Error: disk full');
   });
 
   it('fails the calls of a batch whose runner throws, naming the call and the cause', async () => {
