@@ -98,6 +98,7 @@ export {
   imagePart,
   isContentPart,
   isTextPart,
+  mediaTypeOf,
   outputText,
   textPart,
 } from './core/content';

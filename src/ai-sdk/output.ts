@@ -1,5 +1,5 @@
 import type { Tool as AiTool } from 'ai';
-import { type ContentPart, isTextPart, type Output } from 'agenttool';
+import { type ContentPart, isTextPart, mediaTypeOf, type Output } from 'agenttool';
 
 /** What the SDK sends the model for a tool's result (its `ToolResultOutput`). */
 export type ModelOutput = Awaited<ReturnType<NonNullable<AiTool['toModelOutput']>>>;
@@ -36,7 +36,7 @@ function contentItem(part: ContentPart): ContentItem {
     }
     case 'input_file': {
       const filename = part.filename === undefined ? {} : { filename: part.filename };
-      const mediaType = mediaTypeOf(part.filename);
+      const mediaType = mediaTypeOf(part.filename ?? '');
       if (part.file_data !== undefined) {
         return {
           type: 'file',
@@ -64,25 +64,4 @@ function contentItem(part: ContentPart): ContentItem {
 function dataUrl(url: string): { mediaType: string; base64: string } | undefined {
   const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
   return match === null ? undefined : { mediaType: match[1]!, base64: match[2]! };
-}
-
-const MEDIA_TYPES: Readonly<Record<string, string>> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  pdf: 'application/pdf',
-  txt: 'text/plain',
-  csv: 'text/csv',
-  json: 'application/json',
-  md: 'text/markdown',
-  wav: 'audio/wav',
-  mp3: 'audio/mpeg',
-};
-
-/** The media type a file's name suggests; `application/octet-stream` when it says none. */
-function mediaTypeOf(filename: string | undefined): string {
-  const extension = filename?.split('.').pop()?.toLowerCase() ?? '';
-  return MEDIA_TYPES[extension] ?? 'application/octet-stream';
 }

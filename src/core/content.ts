@@ -93,3 +93,44 @@ export function imagePart(data: Uint8Array, mediaType: string): ImagePart {
 export function filePart(filename: string, data: Uint8Array): FilePart {
   return { type: 'input_file', filename, file_data: Buffer.from(data).toString('base64') };
 }
+
+/** The extension of a file name or path, lower-cased, without its dot; "" for none. */
+function extensionOf(name: string): string {
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  const dot = base.lastIndexOf('.');
+  return dot <= 0 ? '' : base.slice(dot + 1).toLowerCase();
+}
+
+/** Media types by file extension: common documents, images and audio. */
+const MEDIA_TYPES: ReadonlyMap<string, string> = new Map([
+  ['txt', 'text/plain'],
+  ['md', 'text/markdown'],
+  ['csv', 'text/csv'],
+  ['html', 'text/html'],
+  ['json', 'application/json'],
+  ['xml', 'application/xml'],
+  ['pdf', 'application/pdf'],
+  ['zip', 'application/zip'],
+  ['png', 'image/png'],
+  ['jpg', 'image/jpeg'],
+  ['jpeg', 'image/jpeg'],
+  ['gif', 'image/gif'],
+  ['webp', 'image/webp'],
+  ['svg', 'image/svg+xml'],
+  ['wav', 'audio/wav'],
+  ['mp3', 'audio/mpeg'],
+  ['m4a', 'audio/mp4'],
+  ['aac', 'audio/aac'],
+  ['ogg', 'audio/ogg'],
+  ['opus', 'audio/opus'],
+  ['flac', 'audio/flac'],
+  ['webm', 'audio/webm'],
+]);
+
+/**
+ * The media type a file part's name (or URL) suggests by its extension, as adapters that
+ * must state one give it; `application/octet-stream` when the name says none.
+ */
+export function mediaTypeOf(name: string): string {
+  return MEDIA_TYPES.get(extensionOf(name)) ?? 'application/octet-stream';
+}

@@ -31,6 +31,7 @@ export {
   imagePart,
   isContentPart,
   isTextPart,
+  mediaTypeOf,
   outputText,
   textPart,
 } from './content';

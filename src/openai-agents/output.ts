@@ -1,5 +1,5 @@
 import type { ToolOutputFileContent, ToolOutputImage, ToolOutputText } from '@openai/agents';
-import { type ContentPart, isTextPart, type Output } from 'agenttool';
+import { type ContentPart, isTextPart, mediaTypeOf, type Output } from 'agenttool';
 
 /** One item of a function tool's structured output, as the OpenAI Agents SDK takes it. */
 export type AgentsOutputItem = ToolOutputText | ToolOutputImage | ToolOutputFileContent;
@@ -39,22 +39,4 @@ function outputItem(part: ContentPart): AgentsOutputItem {
       // A refusal, or a part of a kind the SDK has no item for: its JSON, as text.
       return { type: 'text', text: JSON.stringify(part) };
   }
-}
-
-const MEDIA_TYPES: Readonly<Record<string, string>> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  pdf: 'application/pdf',
-  txt: 'text/plain',
-  csv: 'text/csv',
-  json: 'application/json',
-  md: 'text/markdown',
-};
-
-function mediaTypeOf(filename: string): string {
-  const extension = filename.split('.').pop()?.toLowerCase() ?? '';
-  return MEDIA_TYPES[extension] ?? 'application/octet-stream';
 }

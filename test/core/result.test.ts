@@ -10,6 +10,7 @@ import {
   text,
   textPart,
   toResult,
+  mediaTypeOf,
 } from 'agenttool';
 // Unit level: how the executor and the MCP server turn what a tool threw into its failure.
 import { toolFailure } from '../../src/core/errors';
@@ -154,5 +155,21 @@ describe('errors at the model boundary', () => {
     const own = new Error('disk on fire');
     expect(toolFailure('t', own)).toBe(own);
     expect(errorResult(toolFailure('t', own)).output).toBe('Error: disk on fire');
+  });
+});
+
+describe('media types of file parts', () => {
+  it.each([
+    ['notes.txt', 'text/plain'],
+    ['Report.PDF', 'application/pdf'],
+    ['dir.v2/photo.jpeg', 'image/jpeg'],
+    ['https://example.com/a/voice.mp3', 'audio/mpeg'],
+    ['clip.webm', 'audio/webm'],
+    ['archive.tar.gz', 'application/octet-stream'],
+    ['.env', 'application/octet-stream'],
+    ['dir.d/README', 'application/octet-stream'],
+    ['', 'application/octet-stream'],
+  ])('mediaTypeOf(%j) is %s', (name, expected) => {
+    expect(mediaTypeOf(name)).toBe(expected);
   });
 });

@@ -1,5 +1,11 @@
 import { type ContentBlock } from '@modelcontextprotocol/server';
-import { type ContentPart, type FilePart, type ImagePart, type Output } from '../../core';
+import {
+  type ContentPart,
+  type FilePart,
+  type ImagePart,
+  mediaTypeOf,
+  type Output,
+} from '../../core';
 
 /**
  * MCP content for a tool's output (the Go binding's `ContentOf`):
@@ -45,8 +51,8 @@ function fileBlock(part: FilePart): ContentBlock {
   const filename = part.filename ?? '';
   if (part.file_data !== undefined && part.file_data !== '') {
     if (!isBase64(part.file_data)) return { type: 'text', text: part.file_data };
-    const audio = AUDIO_TYPES.get(extensionOf(filename));
-    if (audio !== undefined) return { type: 'audio', data: part.file_data, mimeType: audio };
+    const mimeType = mediaTypeOf(filename);
+    if (mimeType.startsWith('audio/')) return { type: 'audio', data: part.file_data, mimeType };
     const uri =
       part.file_url !== undefined && part.file_url !== ''
         ? part.file_url
@@ -87,43 +93,4 @@ export function parseDataUrl(url: string): DataUrl | undefined {
 /** Standard base64 with padding, as Go's `base64.StdEncoding` accepts it. */
 function isBase64(text: string): boolean {
   return text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text);
-}
-
-function extensionOf(name: string): string {
-  const base = name.slice(name.lastIndexOf('/') + 1);
-  const dot = base.lastIndexOf('.');
-  return dot <= 0 ? '' : base.slice(dot + 1).toLowerCase();
-}
-
-// The inverse of the client's audio naming (audio/wav -> audio.wav, audio/mpeg -> .mp3, …).
-const AUDIO_TYPES: ReadonlyMap<string, string> = new Map([
-  ['wav', 'audio/wav'],
-  ['mp3', 'audio/mpeg'],
-  ['m4a', 'audio/mp4'],
-  ['aac', 'audio/aac'],
-  ['ogg', 'audio/ogg'],
-  ['opus', 'audio/opus'],
-  ['flac', 'audio/flac'],
-  ['webm', 'audio/webm'],
-]);
-
-const MEDIA_TYPES: ReadonlyMap<string, string> = new Map([
-  ['txt', 'text/plain'],
-  ['md', 'text/markdown'],
-  ['csv', 'text/csv'],
-  ['html', 'text/html'],
-  ['json', 'application/json'],
-  ['xml', 'application/xml'],
-  ['pdf', 'application/pdf'],
-  ['zip', 'application/zip'],
-  ['png', 'image/png'],
-  ['jpg', 'image/jpeg'],
-  ['jpeg', 'image/jpeg'],
-  ['gif', 'image/gif'],
-  ['webp', 'image/webp'],
-  ['svg', 'image/svg+xml'],
-]);
-
-function mediaTypeOf(name: string): string {
-  return MEDIA_TYPES.get(extensionOf(name)) ?? 'application/octet-stream';
 }

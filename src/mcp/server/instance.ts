@@ -129,13 +129,8 @@ async function serveLegacy(
   const { name } = request.params;
   const args = request.params.arguments ?? {};
   const auth = callerOf(ctx, host.localAuth);
-  const allowed = permitted(host, host.served(name), auth);
-  const served = admit(
-    name,
-    allowed instanceof Promise ? await allowed : allowed,
-    args,
-    host.report,
-  );
+  const verdict = admitted(host, name, args, auth);
+  const served = verdict instanceof Promise ? await verdict : verdict;
   if (!isAdmitted(served)) return served;
   const capabilities = server.getClientCapabilities();
   const lease = binding.lease(ctx, capabilities);
@@ -195,13 +190,8 @@ async function serveModern(
   }
   const args = request.params.arguments ?? {};
   const auth = callerOf(ctx, host.localAuth);
-  const allowed = permitted(host, host.served(name), auth);
-  const served = admit(
-    name,
-    allowed instanceof Promise ? await allowed : allowed,
-    args,
-    host.report,
-  );
+  const verdict = admitted(host, name, args, auth);
+  const served = verdict instanceof Promise ? await verdict : verdict;
   if (!isAdmitted(served)) return served;
   const capabilities = envelopeCapabilities(ctx);
   const lease = binding.lease(ctx, capabilities);
@@ -238,6 +228,22 @@ async function serveModern(
     }),
   );
   return withHandle(await run.wait(route, signal, host.trips), lease.handle);
+}
+
+/**
+ * The tool `name` as the caller may run it with `args`, or the refusal (see `admit`); a
+ * promise only when a guard answers asynchronously, so a call awaits nothing otherwise.
+ */
+function admitted(
+  host: InstanceHost,
+  name: string,
+  args: Record<string, unknown>,
+  auth: AuthInfo | undefined,
+): ServedTool | CallToolResult | Promise<ServedTool | CallToolResult> {
+  const allowed = permitted(host, host.served(name), auth);
+  return allowed instanceof Promise
+    ? allowed.then((tool) => admit(name, tool, args, host.report))
+    : admit(name, allowed, args, host.report);
 }
 
 /**
