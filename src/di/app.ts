@@ -17,7 +17,6 @@ import {
   type CanActivate,
   classTool,
   DecoratorError,
-  guardFunctions,
   isToolClass,
   type ToolBuildOptions,
   toolDescriptorOf,
@@ -32,14 +31,7 @@ import {
   type OnStart,
 } from '../executor';
 import { ModuleError, type ModuleProblem } from './errors';
-import {
-  addGuardNodes,
-  type AppGraph,
-  builtinFor,
-  type ModuleNode,
-  type ProviderNode,
-  readModules,
-} from './graph';
+import { addGuardNodes, type AppGraph, type ProviderNode, readModules } from './graph';
 import {
   allNodes,
   dependencyOrder,
@@ -50,7 +42,9 @@ import {
 } from './link';
 import { type AppPlan, InstanceScope } from './scope';
 import { type Token, tokenName } from './tokens';
-import { appContainer, registerAlias, registerClass, registerValue } from './tsyringe-adapter';
+import { checkGuardScopes, ModuleGuards } from './module-guards';
+import { exposeRootTokens, register } from './registration';
+import { appContainer } from './tsyringe-adapter';
 
 /** How an app runs its tools. */
 export interface ToolAppOptions {
@@ -359,57 +353,6 @@ function unbuilt(): never {
   throw new AgentToolError('INTERNAL', 'agenttool/di: a tool was called before its app was built');
 }
 
-/** Registers every node of the app in its container, under the node's own key. */
-function register(container: DependencyContainer, graph: AppGraph, plan: AppPlan): void {
-  const registered = new Set<ProviderNode>();
-  const add = (node: ProviderNode): void => {
-    if (registered.has(node)) return;
-    registered.add(node);
-    switch (node.kind) {
-      case 'builtin':
-      case 'value':
-        registerValue(container, node.key, node.build([]));
-        break;
-      case 'alias':
-        registerAlias(container, node.key, node.deps[0]!.key);
-        break;
-      case 'class':
-      case 'tool': {
-        const scope = plan.scopes.get(node) ?? 'app';
-        registerClass(
-          container,
-          node.key,
-          scope,
-          (resolve) =>
-            node.build(
-              node.deps.map((dep) => (dep === undefined ? undefined : resolve(dep.key))),
-            ) as object,
-        );
-        break;
-      }
-      case 'factory':
-        // Registered once built: its value may come from a promise, which tsyringe cannot await.
-        break;
-    }
-    for (const dep of node.deps) if (dep !== undefined) add(dep);
-  };
-  for (const node of allNodes(graph)) add(node);
-}
-
-/**
- * Makes `app.container.resolve(token)` answer, for each app-scoped token the root
- * module sees, the app's instance.
- */
-function exposeRootTokens(container: DependencyContainer, graph: AppGraph, plan: AppPlan): void {
-  const tokens = new Set<Token>(graph.modules.flatMap((module) => [...module.own.keys()]));
-  for (const token of tokens) {
-    const node = visibleIn(graph.root, token);
-    if (node === undefined || builtinFor(token) === node) continue;
-    if (plan.scopes.get(node) !== 'app') continue;
-    registerAlias(container, token, node.key);
-  }
-}
-
 /**
  * A tool whose class needs a session-scoped provider: one instance per session, made on
  * the session's first call. Its definition and properties come from the class; execute
@@ -425,71 +368,4 @@ function sessionTool(
     async (ctx) => (await scopeOf(ctx).resolve(node)) as object,
     options,
   );
-}
-
-/**
- * A guard decides for every caller of every session, so it is built once for the app:
- * one that needs a session-scoped provider is a problem.
- */
-function checkGuardScopes(graph: AppGraph, scopes: ReadonlyMap<ProviderNode, string>): void {
-  for (const module of graph.modules) {
-    for (const node of module.guards.values()) {
-      if (scopes.get(node) !== 'session') continue;
-      graph.problems.push({
-        code: 'INVALID_MODULE',
-        message: `${module.name}: ${node.label} needs a session-scoped provider, but a guard is built once for the app; inject CallAuth or CallSession to read the current caller instead`,
-      });
-    }
-  }
-}
-
-/** The guards each module's tools pass: every importing module's, the root's first, then its own. */
-class ModuleGuards {
-  readonly #importers = new Map<ModuleNode, ModuleNode[]>();
-  readonly #order: ReadonlyMap<ModuleNode, number>;
-
-  constructor(
-    graph: AppGraph,
-    private readonly instances: ReadonlyMap<ProviderNode, CanActivate>,
-  ) {
-    for (const module of graph.modules) {
-      for (const imported of module.imports) {
-        this.#importers.set(imported, [...(this.#importers.get(imported) ?? []), module]);
-      }
-    }
-    this.#order = new Map(graph.modules.map((module, i) => [module, i]));
-  }
-
-  /** How the tools of `module` are built: its guard classes from the app, its modules' guards first. */
-  buildOptions(module: ModuleNode): ToolBuildOptions {
-    const chain = [...this.#ancestors(module)].sort(
-      (a, b) => a.distance - b.distance || this.#order.get(a)! - this.#order.get(b)!,
-    );
-    const guards = [...chain, module].flatMap((m) =>
-      guardFunctions(m.options.guards, m.name, (cls) => this.#instance(m, cls)),
-    );
-    return { guards, resolveGuard: (cls) => this.#instance(module, cls) };
-  }
-
-  #instance(module: ModuleNode, cls: Constructor<CanActivate>): CanActivate {
-    const node = module.guards.get(cls);
-    const instance = node === undefined ? undefined : this.instances.get(node);
-    if (instance === undefined) {
-      throw new AgentToolError('INTERNAL', `agenttool/di: guard ${cls.name} was not built`);
-    }
-    return instance;
-  }
-
-  #ancestors(module: ModuleNode): Set<ModuleNode> {
-    const found = new Set<ModuleNode>();
-    const climb = (m: ModuleNode): void => {
-      for (const importer of this.#importers.get(m) ?? []) {
-        if (found.has(importer) || importer === module) continue;
-        found.add(importer);
-        climb(importer);
-      }
-    };
-    climb(module);
-    return found;
-  }
 }

@@ -1,0 +1,61 @@
+import { type DependencyContainer } from 'tsyringe';
+import { type AppGraph, builtinFor, type ProviderNode } from './graph';
+import { allNodes, visibleIn } from './link';
+import { type AppPlan } from './scope';
+import { type Token } from './tokens';
+import { registerAlias, registerClass, registerValue } from './tsyringe-adapter';
+
+/** Registers every node of the app in its container, under the node's own key. */
+export function register(container: DependencyContainer, graph: AppGraph, plan: AppPlan): void {
+  const registered = new Set<ProviderNode>();
+  const add = (node: ProviderNode): void => {
+    if (registered.has(node)) return;
+    registered.add(node);
+    switch (node.kind) {
+      case 'builtin':
+      case 'value':
+        registerValue(container, node.key, node.build([]));
+        break;
+      case 'alias':
+        registerAlias(container, node.key, node.deps[0]!.key);
+        break;
+      case 'class':
+      case 'tool': {
+        const scope = plan.scopes.get(node) ?? 'app';
+        registerClass(
+          container,
+          node.key,
+          scope,
+          (resolve) =>
+            node.build(
+              node.deps.map((dep) => (dep === undefined ? undefined : resolve(dep.key))),
+            ) as object,
+        );
+        break;
+      }
+      case 'factory':
+        // Registered once built: its value may come from a promise, which tsyringe cannot await.
+        break;
+    }
+    for (const dep of node.deps) if (dep !== undefined) add(dep);
+  };
+  for (const node of allNodes(graph)) add(node);
+}
+
+/**
+ * Makes `app.container.resolve(token)` answer, for each app-scoped token the root
+ * module sees, the app's instance.
+ */
+export function exposeRootTokens(
+  container: DependencyContainer,
+  graph: AppGraph,
+  plan: AppPlan,
+): void {
+  const tokens = new Set<Token>(graph.modules.flatMap((module) => [...module.own.keys()]));
+  for (const token of tokens) {
+    const node = visibleIn(graph.root, token);
+    if (node === undefined || builtinFor(token) === node) continue;
+    if (plan.scopes.get(node) !== 'app') continue;
+    registerAlias(container, token, node.key);
+  }
+}
