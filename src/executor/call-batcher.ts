@@ -1,12 +1,4 @@
-import {
-  AgentToolError,
-  type Call,
-  errorMessage,
-  goQuote,
-  recordOf,
-  type Result,
-  type ToolContext,
-} from '../core';
+import { AgentToolError, errorMessage, goQuote, recordOf, type ToolContext } from '../core';
 import { Executor } from './executor';
 import { type ExecutorEvent, type Job, type JobOutcome } from './types';
 
@@ -142,14 +134,6 @@ export class CallBatcher {
     void this.#drive(ordered);
   }
 
-  /** Recordable details of a result reach the host's recorder, as a host writes them. */
-  async #recordFinal(result: Result, call: Call): Promise<void> {
-    const context = this.#context;
-    if (context?.recorder === undefined) return;
-    const record = recordOf(result.details);
-    if (record !== undefined) await context.recorder(record, context.with({ call }));
-  }
-
   async #drive(batch: readonly Waiting[]): Promise<void> {
     const settled = new Set<number>();
     const signals = [...new Set(batch.flatMap((w) => (w.signal === undefined ? [] : [w.signal])))];
@@ -168,8 +152,16 @@ export class CallBatcher {
           waiting.resolve({ error: event.error });
           continue;
         }
+        const context = this.#context;
+        const recorder = context?.recorder;
+        const record = recorder === undefined ? undefined : recordOf(event.result.details);
+        if (context === undefined || recorder === undefined || record === undefined) {
+          waiting.resolve({ result: event.result });
+          continue;
+        }
+        // Recordable details reach the host's recorder before the outcome, as a host writes them.
         try {
-          await this.#recordFinal(event.result, waiting.job.call);
+          await recorder(record, context.with({ call: waiting.job.call }));
           waiting.resolve({ result: event.result });
         } catch (error) {
           waiting.resolve({ error: error instanceof Error ? error : new Error(String(error)) });
