@@ -6,6 +6,7 @@ import { type JsonValue } from './json';
 import { isRecordable, type Recordable, recordOf, type ToolRecord } from './records';
 import { ProgressInfo, type Result } from './result';
 import { type LogLevel, type LogSink, type Session } from './session';
+import { type Tool } from './tool';
 
 /**
  * One call of a tool, as the harness hands it over.
@@ -196,12 +197,29 @@ export function runWithContext<T>(ctx: ToolContext, fn: () => T): T {
   return storage.run(ctx, fn);
 }
 
-/** Runs `fn` with `ctx` as the {@link currentContext}; see {@link contextRunner}. */
-export type ContextRunner = <T>(ctx: ToolContext, fn: () => T) => T;
+/**
+ * Runs functions with a context as the {@link currentContext}, many in a row (such as
+ * one batch's jobs); see {@link contextRunner}.
+ */
+export interface ContextRunner {
+  /** Runs `fn` with `ctx` current. */
+  run<T>(ctx: ToolContext, fn: () => T): T;
+  /** `tool.execute(call, ctx)` with `ctx` current, without a closure per call. */
+  execute(ctx: ToolContext, tool: Tool, call: Call): Result | Promise<Result>;
+}
 
 function enterAndRun<T>(ctx: ToolContext, fn: () => T): T {
   storage.enterWith(ctx);
   return fn();
+}
+
+function enterAndExecute(ctx: ToolContext, tool: Tool, call: Call): Result | Promise<Result> {
+  storage.enterWith(ctx);
+  return tool.execute(call, ctx);
+}
+
+function executeIn(ctx: ToolContext, tool: Tool, call: Call): Result | Promise<Result> {
+  return tool.execute(call, ctx);
 }
 
 /**
@@ -214,10 +232,18 @@ function enterAndRun<T>(ctx: ToolContext, fn: () => T): T {
  */
 export function contextRunner(): ContextRunner {
   // Before Node 24, AsyncLocalStorage sits on async hooks, where run() is the cheaper.
-  if (!FRAMES) return runWithContext;
+  if (!FRAMES) {
+    return {
+      run: runWithContext,
+      execute: (ctx, tool, call) => storage.run(ctx, executeIn, ctx, tool, call),
+    };
+  }
   const scope = new AsyncResource('agenttool.batch');
-  return <T>(ctx: ToolContext, fn: () => T): T =>
-    scope.runInAsyncScope(enterAndRun<T>, null, ctx, fn);
+  return {
+    run: <T>(ctx: ToolContext, fn: () => T): T =>
+      scope.runInAsyncScope(enterAndRun<T>, null, ctx, fn),
+    execute: (ctx, tool, call) => scope.runInAsyncScope(enterAndExecute, null, ctx, tool, call),
+  };
 }
 
 /** Node 24 builds AsyncLocalStorage on AsyncContextFrame by default. */

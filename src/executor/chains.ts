@@ -1,4 +1,5 @@
-import { isSequential, resourceOf } from '../core';
+// Core's file, not its index: see batch.ts (read for every job of a batch).
+import { isSequential, resourceOf } from '../core/tool';
 import { DEFAULT_MAX_PARALLEL, type Job } from './types';
 
 /** The bound a batch runs under: `maxParallel` when it is a positive number, else the default. */
@@ -25,7 +26,7 @@ function chainLinks(jobs: readonly Job[], serial: boolean): ChainLinks {
   if (n === 0) return { heads: [], next };
   if (serial) return serialLinks(next);
   const heads: number[] = [];
-  let lastOf: Map<string, number> | undefined;
+  let lastOf: Map<string, { at: number }> | undefined;
   for (let i = 0; i < n; i++) {
     const tool = jobs[i]?.tool;
     if (tool === undefined || tool === null) {
@@ -39,11 +40,16 @@ function chainLinks(jobs: readonly Job[], serial: boolean): ChainLinks {
       heads.push(i);
       continue;
     }
+    // The chain's last job is kept in a holder, so a job joining a chain costs one lookup.
     lastOf ??= new Map();
     const last = lastOf.get(resource);
-    if (last === undefined) heads.push(i);
-    else next[last] = i;
-    lastOf.set(resource, i);
+    if (last === undefined) {
+      heads.push(i);
+      lastOf.set(resource, { at: i });
+    } else {
+      next[last.at] = i;
+      last.at = i;
+    }
   }
   return { heads, next };
 }
