@@ -229,6 +229,12 @@ export {
 } from './executor/call-batcher';
 export { progressTaken } from './executor/executor-call';
 export {
+  type ReadToolSource,
+  readToolSource,
+  type ToolHost,
+  type ToolSource,
+} from './executor/tool-source';
+export {
   DEFAULT_MAX_PARALLEL,
   DEFAULT_PROGRESS_BUFFER,
   type ExecuteOptions,

@@ -6,6 +6,7 @@ import {
   definitionOf,
   type Elicitor,
   Executor,
+  readToolSource,
   isStrict,
   type JsonValue,
   type Output,
@@ -64,7 +65,9 @@ export interface AiSdkToolsOptions {
  * reports a tool error and the model reads `Error: <message>`, as the contract says.
  */
 export function aiSdkTools(source: AiSdkToolSource, options: AiSdkToolsOptions = {}): AiToolSet {
-  const { tools, executor } = readSource(source, options.executor);
+  const read = readToolSource(source, 'aiSdkTools');
+  const tools = read.tools;
+  const executor = options.executor ?? read.executor ?? new Executor();
   const context = createContext({ recorder: options.recorder, elicitor: options.elicitor });
   const batcher = new CallBatcher({ executor, context });
   const set: AiToolSet = {};
@@ -102,24 +105,4 @@ function aiTool(tool: Tool, batcher: CallBatcher, options: AiSdkToolsOptions): A
     },
     toModelOutput: ({ output }: { output: Output }) => modelOutput(output),
   });
-}
-
-function readSource(
-  source: AiSdkToolSource,
-  executor: Executor | undefined,
-): { tools: Tool[]; executor: Executor } {
-  if (isApp(source)) return { tools: [...source.tools], executor: executor ?? source.executor };
-  const tools = isTool(source) ? [source] : [...source];
-  return { tools, executor: executor ?? new Executor() };
-}
-
-function isTool(source: AiSdkToolSource): source is Tool {
-  return (
-    typeof (source as Tool).name === 'string' && typeof (source as Tool).execute === 'function'
-  );
-}
-
-// An app has tools and an executor (a ToolSet has tools too, but no executor).
-function isApp(source: AiSdkToolSource): source is ToolApp {
-  return (source as ToolApp).executor instanceof Executor && 'tools' in source;
 }

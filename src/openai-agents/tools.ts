@@ -7,6 +7,7 @@ import {
   type Elicitor,
   errorMessage,
   Executor,
+  readToolSource,
   isStrict,
   type RecordFunc,
   type Result,
@@ -74,7 +75,9 @@ export function openAiAgentsTools(
   source: AgentsToolSource,
   options: AgentsToolsOptions = {},
 ): AgentsFunctionTool[] {
-  const { tools, executor } = readSource(source, options.executor);
+  const read = readToolSource(source, 'openAiAgentsTools');
+  const tools = read.tools;
+  const executor = options.executor ?? read.executor ?? new Executor();
   const context = createContext({ recorder: options.recorder, elicitor: options.elicitor });
   const batcher = new CallBatcher({ executor, context });
   return tools.map((tool) => functionTool(tool, batcher, options));
@@ -120,24 +123,4 @@ function functionTool(
     errorFunction: (_ctx: unknown, error: unknown) => `Error: ${errorMessage(error)}`,
   } as unknown as ToolOptions;
   return agents.tool(toolOptions) as AgentsFunctionTool;
-}
-
-function readSource(
-  source: AgentsToolSource,
-  executor: Executor | undefined,
-): { tools: Tool[]; executor: Executor } {
-  if (isApp(source)) return { tools: [...source.tools], executor: executor ?? source.executor };
-  const tools = isTool(source) ? [source] : [...source];
-  return { tools, executor: executor ?? new Executor() };
-}
-
-function isTool(source: AgentsToolSource): source is Tool {
-  return (
-    typeof (source as Tool).name === 'string' && typeof (source as Tool).execute === 'function'
-  );
-}
-
-// An app has tools and an executor (a ToolSet has tools too, but no executor).
-function isApp(source: AgentsToolSource): source is ToolApp {
-  return (source as ToolApp).executor instanceof Executor && 'tools' in source;
 }

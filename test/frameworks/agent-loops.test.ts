@@ -23,6 +23,8 @@ interface LoopReport {
   text: string;
   /** The contract's definitions of the same tools (`ToolSet.definitions()`). */
   contract: FunctionToolDefinition[];
+  /** What the adapter answered for sources that are none (see `refusalsOf`). */
+  refusals: string[];
 }
 
 interface AiSdkReport extends LoopReport {
@@ -34,6 +36,17 @@ interface AiSdkReport extends LoopReport {
 interface AgentsReport extends LoopReport {
   toolResults: { id: string; output: { type: string; text: string } }[];
   definitions: { name: string; strict: boolean; parameters: unknown }[];
+}
+
+/** The refusals of `refusalsOf`'s sources, by the adapter's entry. */
+function refusals(entry: string): string[] {
+  return [
+    `INVALID_TOOL_SET: ${entry}: give a tool, an iterable of tools, or an app, not null`,
+    `INVALID_TOOL_SET: ${entry}: give a tool, an iterable of tools, or an app, not number 42`,
+    `INVALID_TOOL_SET: ${entry}: tool[0]: not a tool (a tool has a string name and an execute function): an object`,
+    `INVALID_TOOL_SET: ${entry}: tool "finish": duplicate name`,
+    `INVALID_TOOL_SET: ${entry}: tool[1]: not a tool but the function or class Finish; a @Tool class becomes a tool with toolFromInstance(new Finish(…))`,
+  ];
 }
 
 const OUTPUTS = [
@@ -129,6 +142,10 @@ describe.each([
       { name: 'finish', strict: true, inputSchema: PARAMETERS.finish },
     ]);
   });
+
+  it('refuses what is not a tool source, naming aiSdkTools and the problem', () => {
+    expect(report.refusals).toEqual(refusals('aiSdkTools'));
+  });
 });
 
 describe('agenttool/openai-agents in run() with ScriptedModel', () => {
@@ -154,6 +171,10 @@ describe('agenttool/openai-agents in run() with ScriptedModel', () => {
       { name: 'read_file', strict: false, parameters: PARAMETERS.read_file },
       { name: 'finish', strict: true, parameters: PARAMETERS.finish },
     ]);
+  });
+
+  it('refuses what is not a tool source, naming openAiAgentsTools and the problem', () => {
+    expect(report.refusals).toEqual(refusals('openAiAgentsTools'));
   });
 });
 
