@@ -21,6 +21,7 @@ import {
   runCall,
   type ServedTool,
   sessionFailure,
+  unknownTool,
 } from './call';
 import { directElicitor, type ElicitationOffer } from './elicit';
 import { backlogs } from './backlog';
@@ -179,6 +180,8 @@ async function serveModern(
   const signal = ctx.mcpReq.signal;
   const state = ctx.mcpReq.requestState<unknown>();
   if (typeof state === 'string') {
+    // Answers sent under a name the server does not serve get the unknown tool's answer.
+    if (host.served(name) === undefined) return unknownTool(name);
     return host.trips.resume(
       name,
       state,
@@ -202,7 +205,7 @@ async function serveModern(
     lease.release();
     return withHandle(sessionFailure(error), lease.handle);
   }
-  const run = new RoundTripRun(binding.owner(ctx), elicitationOffer(capabilities));
+  const run = new RoundTripRun(name, binding.owner(ctx), elicitationOffer(capabilities));
   // A run stops when its session ends (no answer can come back on it), or the server closes.
   const unwatch = lease.session.whileOpen(() => run.stop(new Error('mcp: the session ended')));
   const stop = (): void => run.stop(host.calls.signal.reason);

@@ -80,6 +80,8 @@ export class RoundTripRun {
   running: RunningCall | undefined;
   /** Who may answer: a request state is answered only by requests of the same owner. */
   readonly owner: string;
+  /** The tool the run calls: its request state is answered only by calls of that tool. */
+  readonly tool: string;
   #asks: Ask[] = [];
   /** Wakes the request waiting on the run: the tool asked or returned, or the request ended. */
   #wake: (() => void) | undefined;
@@ -92,7 +94,8 @@ export class RoundTripRun {
   #over = false;
   readonly #onOver: (() => void)[] = [];
 
-  constructor(owner: string, offer: ElicitationOffer | undefined) {
+  constructor(tool: string, owner: string, offer: ElicitationOffer | undefined) {
+    this.tool = tool;
     this.owner = owner;
     this.elicitor = offer === undefined ? undefined : (q) => this.#ask(q, offer);
   }
@@ -282,8 +285,9 @@ export class RoundTrips {
 
   /**
    * Takes the answers a client came back with to the run they belong to and waits on it
-   * again. A state that names no waiting run of this owner (unknown, spent, abandoned,
-   * forged, another instance's) is the Go binding's isError result saying so.
+   * again. A state that names no waiting run of this owner and tool (unknown, spent,
+   * abandoned, forged, another instance's, another tool's) is the Go binding's isError
+   * result saying so; a run named under another owner or tool stays parked for its own.
    */
   async resume(
     toolName: string,
@@ -295,7 +299,7 @@ export class RoundTrips {
   ): Promise<CallToolResult | InputRequiredResult> {
     const key = await this.#states.read(state);
     const run = key === undefined ? undefined : this.#runs.get(key);
-    if (key === undefined || run === undefined || run.owner !== owner) {
+    if (key === undefined || run === undefined || run.owner !== owner || run.tool !== toolName) {
       return failure(
         `mcpserver: tool ${goQuote(toolName)}: the call these answers belong to is no longer waiting for them; call the tool again`,
       );
