@@ -6,6 +6,7 @@
  */
 import { type Elicitation, newTool, type Tool } from 'agenttool';
 import { McpToolServer, type McpServerOptions } from 'agenttool/mcp';
+import { deferred } from './helpers';
 import { manual, onlyKey, text } from './manual-client';
 
 const confirm: Elicitation = {
@@ -65,6 +66,54 @@ describe('a request state belongs to the tool that asked', () => {
       expect(text(resumed)).toBe('deploy: accept');
       expect(otherRan).toEqual([]);
     } finally {
+      await m.close();
+    }
+  });
+});
+
+describe('a server that closes while a call waits to start', () => {
+  test("a call admitted before close, waiting for its session's hook, is answered shutting down and its tool never starts", async () => {
+    const started = deferred();
+    const finish = deferred();
+    const tool = newTool({
+      name: 'deploy',
+      description: 'runs until stopped',
+      execute: (_call, ctx) =>
+        new Promise((resolve) => {
+          started.resolve();
+          ctx.signal.addEventListener('abort', () => resolve({ output: 'stopped' }));
+          void finish.promise.then(() => resolve({ output: 'finished' }));
+        }),
+    });
+    let armed = false;
+    const hookEntered = deferred();
+    const hookGate = deferred();
+    const server = serve([tool], {
+      // Far longer than the test may take: close must not wait for it.
+      closeGraceMs: 10 * 60 * 1000,
+      onSession: async () => {
+        if (!armed) return;
+        hookEntered.resolve();
+        await hookGate.promise;
+      },
+    });
+    const m = await manual(server);
+    try {
+      armed = true;
+      const answer = m.call();
+      // Awaited below; a test that fails first must not leave it unhandled.
+      answer.catch(() => undefined);
+      await hookEntered.promise;
+      const closed = server.close().then(() => 'closed');
+      hookGate.resolve();
+      const first = await Promise.race([closed, started.promise.then(() => 'the tool started')]);
+      expect(first).toBe('closed');
+      const result = await answer;
+      expect(result).toMatchObject({ isError: true });
+      expect(text(result)).toBe('mcp: the server is shutting down');
+    } finally {
+      // Lets a tool that started anyway return, so close can end.
+      finish.resolve();
       await m.close();
     }
   });
