@@ -167,10 +167,7 @@ export class RoundTripRun {
         if (!this.#returned && this.#asks.length === 0 && !signal.aborted) {
           await new Promise<void>((resolve) => (this.#wake = resolve));
         }
-        if (signal.aborted) {
-          this.stop(new AgentToolError('CANCELLED', 'mcp: the request was cancelled'));
-          return failure('mcp: the request was cancelled');
-        }
+        if (signal.aborted) return this.#cancelled();
         if (this.#returned) {
           const result = await running.result;
           await running.flush();
@@ -179,6 +176,9 @@ export class RoundTripRun {
         }
         // Questions asked in the same turn go back together.
         await new Promise((resolve) => setImmediate(resolve));
+        // A request cancelled while its questions are prepared stops the run: an answer
+        // to it would go nowhere, and a parked run would wait for answers nobody sends.
+        if (signal.aborted) return this.#cancelled();
         const asks = this.#asks.splice(0);
         if (asks.length === 0) continue;
         const limit = trips.maxRequests;
@@ -198,7 +198,9 @@ export class RoundTripRun {
           requests[id] = { method: 'elicitation/create', params: inlineParams(ask.question) };
         }
         const state = await trips.park(this);
+        if (signal.aborted) return this.#cancelled();
         await running.flush();
+        if (signal.aborted) return this.#cancelled();
         return inputRequired({ inputRequests: requests, requestState: state });
       }
     } finally {
@@ -206,6 +208,12 @@ export class RoundTripRun {
       this.#wake = undefined;
       this.route = undefined;
     }
+  }
+
+  /** Stops the run for its cancelled request (a parked run leaves its state with it). */
+  #cancelled(): CallToolResult {
+    this.stop(new AgentToolError('CANCELLED', 'mcp: the request was cancelled'));
+    return failure('mcp: the request was cancelled');
   }
 
   /** @internal Files the run under `state` and starts the clock on the client's answer. */

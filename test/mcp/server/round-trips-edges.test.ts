@@ -4,10 +4,12 @@
  * while its question is being prepared, and the request limit's option. The contract is
  * the Go binding's (mcpserver/elicit.go: each tool holds its own parked runs).
  */
+import { PassThrough } from 'node:stream';
+import { Client } from '@modelcontextprotocol/client';
 import { type Elicitation, newTool, type Tool } from 'agenttool';
 import { McpToolServer, type McpServerOptions } from 'agenttool/mcp';
 import { deferred } from './helpers';
-import { manual, onlyKey, text } from './manual-client';
+import { manual, onlyKey, PipeClientTransport, text } from './manual-client';
 
 const confirm: Elicitation = {
   message: 'deploy to production?',
@@ -115,6 +117,88 @@ describe('a server that closes while a call waits to start', () => {
       // Lets a tool that started anyway return, so close can end.
       finish.resolve();
       await m.close();
+    }
+  });
+});
+
+/**
+ * A server's stdout that holds back the first progress notification: the transport's
+ * send of it waits for `drain` until {@link held}'s `release`, so the call that sent it
+ * waits in its flush before its question goes back.
+ */
+function progressHeldBack(): { stdout: PassThrough; written: Promise<void>; release(): void } {
+  const stdout = new PassThrough();
+  const written = deferred();
+  const write = stdout.write.bind(stdout) as (chunk: string) => boolean;
+  let holding = true;
+  stdout.write = ((chunk: string) => {
+    const flowing = write(chunk);
+    if (!holding || !chunk.includes('notifications/progress')) return flowing;
+    holding = false;
+    written.resolve();
+    return false;
+  }) as typeof stdout.write;
+  return { stdout, written: written.promise, release: () => void stdout.emit('drain') };
+}
+
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('a request cancelled while its question is being prepared', () => {
+  test('the run is stopped, not parked for answers nobody will send', async () => {
+    const asked = deferred();
+    const outcome = deferred<string>();
+    const tool = newTool({
+      name: 'deploy',
+      description: 'reports progress, then asks',
+      execute: async (_call, ctx) => {
+        ctx.progress('checking the target');
+        const answer = ctx.ask(confirm);
+        asked.resolve();
+        try {
+          await answer;
+          outcome.resolve('answered');
+        } catch (error) {
+          outcome.resolve(`stopped: ${String(ctx.signal.reason)}`);
+          throw error;
+        }
+        return { output: 'deployed' };
+      },
+    });
+    const server = serve([tool]);
+    const stdin = new PassThrough();
+    const { stdout, written, release } = progressHeldBack();
+    await server.serveStdio({ stdin, stdout });
+    const client = new Client(
+      { name: 'pipe', version: '1' },
+      {
+        capabilities: { elicitation: { form: {} } },
+        versionNegotiation: { mode: { pin: '2026-07-28' } },
+      },
+    );
+    await client.connect(new PipeClientTransport(stdin, stdout));
+    try {
+      const cancel = new AbortController();
+      const call = client.request(
+        { method: 'tools/call', params: { name: 'deploy', arguments: {} } },
+        { allowInputRequired: true, onprogress: () => undefined, signal: cancel.signal },
+      );
+      call.catch(() => undefined);
+      await written;
+      await asked.promise;
+      // The request has taken the question and waits for its progress to go out.
+      await turn();
+      await turn();
+      cancel.abort(new Error('user pressed Esc'));
+      await expect(call).rejects.toThrow('user pressed Esc');
+      // The server handles messages in order: once a listing is answered, it has seen the cancel.
+      await client.listTools();
+      release();
+      await client.listTools();
+      const seen = await Promise.race([outcome.promise, Promise.resolve('still parked')]);
+      expect(seen).toBe('stopped: AgentToolError: mcp: the request was cancelled');
+    } finally {
+      await client.close();
+      await server.close();
     }
   });
 });
