@@ -33,7 +33,13 @@ export const DEFAULT_MAX_REQUESTS = 10;
 export interface RoundTripOptions {
   /** Stop a call whose client has not come back with answers after this long (ms). */
   readonly abandonAfterMs?: number;
-  /** The most requests a client makes of one call; a negative number means no limit. */
+  /**
+   * The most requests a client makes of one call (default {@link DEFAULT_MAX_REQUESTS},
+   * 10): on the last one a question is answered with an error at once instead of going
+   * back. A whole number; 0 means the default (as Go's zero value does), a negative
+   * number means no limit. Anything else (NaN, a fraction, not a number) is refused with
+   * an `INVALID_OPTIONS` error.
+   */
   readonly maxRequests?: number;
 }
 
@@ -270,7 +276,7 @@ export class RoundTrips {
 
   constructor(options: RoundTripOptions = {}, states: RequestStates = LOCAL_STATES) {
     this.abandonAfterMs = positiveOr(options.abandonAfterMs, DEFAULT_ABANDON_AFTER_MS);
-    this.maxRequests = options.maxRequests ?? DEFAULT_MAX_REQUESTS;
+    this.maxRequests = requestLimit(options.maxRequests);
     this.#states = states;
   }
 
@@ -341,8 +347,24 @@ function positiveOr(value: number | undefined, fallback: number): number {
   if (typeof value !== 'number' || Number.isNaN(value)) {
     throw new AgentToolError(
       'INVALID_OPTIONS',
-      `mcp: abandonAfterMs must be a number of milliseconds (0 or less: never), got ${String(value)}`,
+      `mcp: abandonAfterMs must be a number of milliseconds (0 or less: never), got ${shown(value)}`,
     );
   }
   return value;
+}
+
+function requestLimit(value: number | undefined): number {
+  if (value === undefined || value === 0) return DEFAULT_MAX_REQUESTS;
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw new AgentToolError(
+      'INVALID_OPTIONS',
+      `mcp: maxRequests must be a whole number of requests (0: the default, ${DEFAULT_MAX_REQUESTS}; negative: no limit), got ${shown(value)}`,
+    );
+  }
+  return value;
+}
+
+/** An option's value as an error shows it: a string quoted, so "10" is not read as 10. */
+function shown(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }

@@ -7,7 +7,7 @@
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/client';
 import { type Elicitation, newTool, type Tool } from 'agenttool';
-import { McpToolServer, type McpServerOptions } from 'agenttool/mcp';
+import { McpToolServer, type McpServerOptions, serveTools } from 'agenttool/mcp';
 import { deferred } from './helpers';
 import { manual, onlyKey, PipeClientTransport, text } from './manual-client';
 
@@ -200,5 +200,54 @@ describe('a request cancelled while its question is being prepared', () => {
       await client.close();
       await server.close();
     }
+  });
+});
+
+describe('maxRequests', () => {
+  /** Asks until a question fails; reports how many were answered, and the failure. */
+  const persistent = newTool({
+    name: 'deploy',
+    description: 'asks one step at a time',
+    execute: async (_call, ctx) => {
+      for (let answered = 0; ; answered++) {
+        try {
+          await ctx.ask(confirm);
+        } catch (error) {
+          return { output: `${answered} answered; ${(error as Error).message}` };
+        }
+      }
+    },
+  });
+
+  test('0 means the default: the question of the tenth request fails at once', async () => {
+    const m = await manual(serve([persistent], { maxRequests: 0 }));
+    try {
+      let result = await m.call();
+      for (let requests = 1; result.resultType === 'input_required' && requests < 20; requests++) {
+        result = await m.call({
+          inputResponses: { [onlyKey(result)]: { action: 'accept', content: { confirm: true } } },
+          requestState: result.requestState,
+        });
+      }
+      expect(text(result)).toBe(
+        '9 answered; mcpserver: elicitation: the client makes 10 requests of a call at most and this question would need one more; ask fewer questions, or ask them together',
+      );
+    } finally {
+      await m.close();
+    }
+  });
+
+  test.each<[string, unknown, string]>([
+    ['NaN', Number.NaN, 'NaN'],
+    ['a fraction', 2.5, '2.5'],
+    ['Infinity', Number.POSITIVE_INFINITY, 'Infinity'],
+    ['a string', '10', '"10"'],
+  ])('%s is refused with what was wrong', (_, maxRequests, got) => {
+    expect(() => serveTools([persistent], { maxRequests: maxRequests as number })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_OPTIONS',
+        message: `mcp: maxRequests must be a whole number of requests (0: the default, 10; negative: no limit), got ${got}`,
+      }),
+    );
   });
 });
