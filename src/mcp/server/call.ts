@@ -93,6 +93,11 @@ export interface RunningCall {
 // Process-wide, as in the Go binding: call ids are `mcp_1`, `mcp_2`, …
 let calls = 0;
 
+/** The answer to a call of a tool the server does not serve. */
+export function unknownTool(name: string): CallToolResult {
+  return failure(`unknown tool ${goQuote(name)}`);
+}
+
 /**
  * The tool a call may run with, or the failure result when it cannot run: unknown tool
  * (or one the caller may not use: the same answer), invalid arguments, or a validator
@@ -104,7 +109,7 @@ export function admit(
   args: Record<string, unknown>,
   report: ErrorReporter,
 ): ServedTool | CallToolResult {
-  if (served === undefined) return failure(`unknown tool ${goQuote(name)}`);
+  if (served === undefined) return unknownTool(name);
   if (served.selfChecked) return served;
   let invalid;
   try {

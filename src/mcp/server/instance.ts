@@ -21,6 +21,7 @@ import {
   runCall,
   type ServedTool,
   sessionFailure,
+  unknownTool,
 } from './call';
 import { directElicitor, type ElicitationOffer } from './elicit';
 import { backlogs } from './backlog';
@@ -179,6 +180,8 @@ async function serveModern(
   const signal = ctx.mcpReq.signal;
   const state = ctx.mcpReq.requestState<unknown>();
   if (typeof state === 'string') {
+    // Answers sent under a name the server does not serve get the unknown tool's answer.
+    if (host.served(name) === undefined) return unknownTool(name);
     return host.trips.resume(
       name,
       state,
@@ -193,6 +196,8 @@ async function serveModern(
   const verdict = admitted(host, name, args, auth);
   const served = verdict instanceof Promise ? await verdict : verdict;
   if (!isAdmitted(served)) return served;
+  // The server may have begun to close while a guard answered.
+  if (host.calls.stopping) return failure(SHUTTING_DOWN);
   const capabilities = envelopeCapabilities(ctx);
   const lease = binding.lease(ctx, capabilities);
   lease.session.sawClient(envelopeClient(ctx));
@@ -202,8 +207,14 @@ async function serveModern(
     lease.release();
     return withHandle(sessionFailure(error), lease.handle);
   }
-  const run = new RoundTripRun(binding.owner(ctx), elicitationOffer(capabilities));
+  // Or while the session's hook ran: the server's stop has passed, so the tool must not start.
+  if (host.calls.stopping) {
+    lease.release();
+    return withHandle(failure(SHUTTING_DOWN), lease.handle);
+  }
+  const run = new RoundTripRun(name, binding.owner(ctx), elicitationOffer(capabilities));
   // A run stops when its session ends (no answer can come back on it), or the server closes.
+  // Nothing is awaited from the check above to here: the server's signal is still live.
   const unwatch = lease.session.whileOpen(() => run.stop(new Error('mcp: the session ended')));
   const stop = (): void => run.stop(host.calls.signal.reason);
   host.calls.signal.addEventListener('abort', stop, { once: true });

@@ -33,7 +33,13 @@ export const DEFAULT_MAX_REQUESTS = 10;
 export interface RoundTripOptions {
   /** Stop a call whose client has not come back with answers after this long (ms). */
   readonly abandonAfterMs?: number;
-  /** The most requests a client makes of one call; a negative number means no limit. */
+  /**
+   * The most requests a client makes of one call (default {@link DEFAULT_MAX_REQUESTS},
+   * 10): on the last one a question is answered with an error at once instead of going
+   * back. A whole number; 0 means the default (as Go's zero value does), a negative
+   * number means no limit. Anything else (NaN, a fraction, not a number) is refused with
+   * an `INVALID_OPTIONS` error.
+   */
   readonly maxRequests?: number;
 }
 
@@ -80,6 +86,8 @@ export class RoundTripRun {
   running: RunningCall | undefined;
   /** Who may answer: a request state is answered only by requests of the same owner. */
   readonly owner: string;
+  /** The tool the run calls: its request state is answered only by calls of that tool. */
+  readonly tool: string;
   #asks: Ask[] = [];
   /** Wakes the request waiting on the run: the tool asked or returned, or the request ended. */
   #wake: (() => void) | undefined;
@@ -92,7 +100,8 @@ export class RoundTripRun {
   #over = false;
   readonly #onOver: (() => void)[] = [];
 
-  constructor(owner: string, offer: ElicitationOffer | undefined) {
+  constructor(tool: string, owner: string, offer: ElicitationOffer | undefined) {
+    this.tool = tool;
     this.owner = owner;
     this.elicitor = offer === undefined ? undefined : (q) => this.#ask(q, offer);
   }
@@ -164,10 +173,7 @@ export class RoundTripRun {
         if (!this.#returned && this.#asks.length === 0 && !signal.aborted) {
           await new Promise<void>((resolve) => (this.#wake = resolve));
         }
-        if (signal.aborted) {
-          this.stop(new AgentToolError('CANCELLED', 'mcp: the request was cancelled'));
-          return failure('mcp: the request was cancelled');
-        }
+        if (signal.aborted) return this.#cancelled();
         if (this.#returned) {
           const result = await running.result;
           await running.flush();
@@ -176,6 +182,9 @@ export class RoundTripRun {
         }
         // Questions asked in the same turn go back together.
         await new Promise((resolve) => setImmediate(resolve));
+        // A request cancelled while its questions are prepared stops the run: an answer
+        // to it would go nowhere, and a parked run would wait for answers nobody sends.
+        if (signal.aborted) return this.#cancelled();
         const asks = this.#asks.splice(0);
         if (asks.length === 0) continue;
         const limit = trips.maxRequests;
@@ -195,7 +204,9 @@ export class RoundTripRun {
           requests[id] = { method: 'elicitation/create', params: inlineParams(ask.question) };
         }
         const state = await trips.park(this);
+        if (signal.aborted) return this.#cancelled();
         await running.flush();
+        if (signal.aborted) return this.#cancelled();
         return inputRequired({ inputRequests: requests, requestState: state });
       }
     } finally {
@@ -203,6 +214,12 @@ export class RoundTripRun {
       this.#wake = undefined;
       this.route = undefined;
     }
+  }
+
+  /** Stops the run for its cancelled request (a parked run leaves its state with it). */
+  #cancelled(): CallToolResult {
+    this.stop(new AgentToolError('CANCELLED', 'mcp: the request was cancelled'));
+    return failure('mcp: the request was cancelled');
   }
 
   /** @internal Files the run under `state` and starts the clock on the client's answer. */
@@ -259,7 +276,7 @@ export class RoundTrips {
 
   constructor(options: RoundTripOptions = {}, states: RequestStates = LOCAL_STATES) {
     this.abandonAfterMs = positiveOr(options.abandonAfterMs, DEFAULT_ABANDON_AFTER_MS);
-    this.maxRequests = options.maxRequests ?? DEFAULT_MAX_REQUESTS;
+    this.maxRequests = requestLimit(options.maxRequests);
     this.#states = states;
   }
 
@@ -282,8 +299,9 @@ export class RoundTrips {
 
   /**
    * Takes the answers a client came back with to the run they belong to and waits on it
-   * again. A state that names no waiting run of this owner (unknown, spent, abandoned,
-   * forged, another instance's) is the Go binding's isError result saying so.
+   * again. A state that names no waiting run of this owner and tool (unknown, spent,
+   * abandoned, forged, another instance's, another tool's) is the Go binding's isError
+   * result saying so; a run named under another owner or tool stays parked for its own.
    */
   async resume(
     toolName: string,
@@ -295,7 +313,7 @@ export class RoundTrips {
   ): Promise<CallToolResult | InputRequiredResult> {
     const key = await this.#states.read(state);
     const run = key === undefined ? undefined : this.#runs.get(key);
-    if (key === undefined || run === undefined || run.owner !== owner) {
+    if (key === undefined || run === undefined || run.owner !== owner || run.tool !== toolName) {
       return failure(
         `mcpserver: tool ${goQuote(toolName)}: the call these answers belong to is no longer waiting for them; call the tool again`,
       );
@@ -329,8 +347,24 @@ function positiveOr(value: number | undefined, fallback: number): number {
   if (typeof value !== 'number' || Number.isNaN(value)) {
     throw new AgentToolError(
       'INVALID_OPTIONS',
-      `mcp: abandonAfterMs must be a number of milliseconds (0 or less: never), got ${String(value)}`,
+      `mcp: abandonAfterMs must be a number of milliseconds (0 or less: never), got ${shown(value)}`,
     );
   }
   return value;
+}
+
+function requestLimit(value: number | undefined): number {
+  if (value === undefined || value === 0) return DEFAULT_MAX_REQUESTS;
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw new AgentToolError(
+      'INVALID_OPTIONS',
+      `mcp: maxRequests must be a whole number of requests (0: the default, ${DEFAULT_MAX_REQUESTS}; negative: no limit), got ${shown(value)}`,
+    );
+  }
+  return value;
+}
+
+/** An option's value as an error shows it: a string quoted, so "10" is not read as 10. */
+function shown(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
