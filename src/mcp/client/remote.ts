@@ -175,6 +175,12 @@ export class RemoteTools {
         'mcp: connect: onLog must be a function (level, data, logger) => void',
       );
     }
+    if (options.onRefreshError !== undefined && typeof options.onRefreshError !== 'function') {
+      throw new AgentToolError(
+        'INVALID_OPTIONS',
+        'mcp: connect: onRefreshError must be a function',
+      );
+    }
     this.#options = options;
     this.#prefix = prefix;
     this.#grace = Math.min(grace, NO_TIMEOUT);
