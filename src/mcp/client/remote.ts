@@ -35,10 +35,15 @@ export const DEFAULT_NOTIFICATION_GRACE = 50;
  */
 export const DEFAULT_CALL_TIMEOUT = 15 * 60 * 1000;
 
-/** True for the 404 a server answers a stream of a 2025-era session it does not know. */
-function sessionGone(error: unknown): boolean {
+/**
+ * How a 404 for a 2025-era session the server does not know reached the connection:
+ * on a stream (the calls waiting on it are lost), on a POST (that request never ran,
+ * and its caller makes it again), or not at all.
+ */
+function sessionGone(error: unknown): 'stream' | 'post' | undefined {
   const sdk = clientSdk();
-  return error instanceof sdk.SdkHttpError && error.status === 404;
+  if (!(error instanceof sdk.SdkHttpError) || error.status !== 404) return undefined;
+  return error.code === sdk.SdkErrorCode.ClientHttpFailedToOpenStream ? 'stream' : 'post';
 }
 
 /** What {@link connectMcp} takes. Only `transport` is required. */
@@ -330,8 +335,9 @@ export class RemoteTools {
     // A stream that cannot be resumed because the server no longer knows the session
     // (its instance is gone): the calls waiting on it are lost, and a new session opens.
     client.onerror = (error) => {
-      if (this.#client !== client || !sessionGone(error)) return;
-      this.#calls.sessionLost(client);
+      const gone = sessionGone(error);
+      if (this.#client !== client || gone === undefined) return;
+      if (gone === 'stream') this.#calls.sessionLost(client);
       void this.#reinitialize(client);
     };
   }
@@ -354,9 +360,16 @@ export class RemoteTools {
     const done = (async () => {
       let fresh: Client;
       try {
-        fresh = await connectClient(this.#options.transport, { ...setup, signal: undefined });
+        // Bounded by the remote's life: close() ends an opening that gets no answer.
+        fresh = await connectClient(this.#options.transport, {
+          ...setup,
+          signal: this.#closing.signal,
+        });
       } catch {
         return false;
+      } finally {
+        // The calls still waiting in the old session will get no answer there.
+        this.#calls.sessionLost(stale);
       }
       if (this.#closed) {
         await fresh.close().catch(() => undefined);
