@@ -24,6 +24,7 @@ import { connectionClosedError } from './errors';
 import { CALL_HEADER, LOG_CALL_META_KEY } from './log-routing';
 import {
   askCall,
+  askHandler,
   type CallInFlight,
   type ElicitationHandler,
   type ElicitParams,
@@ -360,9 +361,7 @@ export class RemoteCalls {
     }
     const params = request.params as ElicitParams;
     const own = this.options.elicitationHandler;
-    if (own !== undefined) {
-      return own({ method: 'elicitation/create', params }, { signal });
-    }
+    if (own !== undefined) return askHandler(own, params, signal);
     return askCall(entry, params, signal);
   }
 

@@ -98,6 +98,32 @@ export async function askCall(
 }
 
 /**
+ * Puts one question a 2026-07-28 server sent back with a call to the caller's own
+ * handler, answering `cancel` at once when `signal` (the call's end, or the
+ * connection's close) aborts first, as a call's elicitor is.
+ */
+export async function askHandler(
+  handler: ElicitationHandler,
+  params: ElicitParams,
+  signal: AbortSignal,
+): Promise<ElicitResult> {
+  if (signal.aborted) return CANCEL;
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<ElicitResult>((resolve) => {
+    stop = () => resolve(CANCEL);
+    signal.addEventListener('abort', stop, { once: true });
+  });
+  try {
+    return await Promise.race([
+      handler({ method: 'elicitation/create', params }, { signal }),
+      stopped,
+    ]);
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
+}
+
+/**
  * The handler for a 2025-era server's `elicitation/create`: the question goes to the
  * elicitor of the one call in flight. With no call, or more than one (the question
  * cannot be tied to a call), the answer is `cancel`.

@@ -221,6 +221,36 @@ describe('a 2026-07-28 server that asks with the call', () => {
     }
   });
 
+  it("ending the call, or closing, while the caller's own handler is open ends the call at once", async () => {
+    let handlerSignal: AbortSignal | undefined;
+    let opened: () => void = () => undefined;
+    const open = (): Promise<void> => new Promise<void>((resolve) => (opened = resolve));
+    const { remote, stop } = await raw(askOnce, {
+      elicitationHandler: (_request, extra) => {
+        handlerSignal = extra.signal;
+        opened();
+        return new Promise(() => undefined); // nobody ever answers
+      },
+    });
+    try {
+      const interrupt = new AbortController();
+      let asked = open();
+      const aborted = run(remote.tools()[0]!, undefined, interrupt.signal);
+      await asked;
+      interrupt.abort();
+      await expect(aborted).rejects.toThrow('mcp: call "ask": context canceled');
+      expect(handlerSignal?.aborted).toBe(true);
+      asked = open();
+      const closed = run(remote.tools()[0]!);
+      await asked;
+      await remote.close();
+      await expect(closed).rejects.toThrow('mcp: call "ask": mcp: connection closed');
+      expect(handlerSignal?.aborted).toBe(true);
+    } finally {
+      await stop();
+    }
+  });
+
   it('gives up on a server that still needs input after ten requests', async () => {
     const { remote, received, stop } = await raw(() =>
       inputRequired({ inputRequests: { q: inputRequired.elicit(FORM) } }),
