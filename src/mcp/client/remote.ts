@@ -14,7 +14,7 @@ import {
   type ToolContext,
 } from '../../core';
 import { LOG_LEVELS, RemoteCalls } from './calls';
-import { type ClientSetup, connectClient, type ProtocolChoice } from './connect';
+import { type ClientSetup, connectClient, connectError, type ProtocolChoice } from './connect';
 import { CONNECTION_CLOSED } from './errors';
 import { elicitationHandler, type ElicitationHandler } from './elicitation';
 import { listAllTools } from './listing';
@@ -309,7 +309,11 @@ export class RemoteTools {
     this.#client = await connectClient(o.transport, setup);
     const client = this.#client;
     this.#watch(client);
-    await this.#askLogLevel(client);
+    await this.#askLogLevel(client, o.signal);
+    if (o.signal?.aborted === true) {
+      await this.close();
+      throw connectError(o.signal.reason);
+    }
     const tools = client.getServerCapabilities()?.tools;
     if (tools === undefined) return;
     if (tools.listChanged === true && client.getProtocolEra() === 'modern') this.#listen(client);
@@ -377,7 +381,7 @@ export class RemoteTools {
       }
       this.#client = fresh;
       this.#watch(fresh);
-      await this.#askLogLevel(fresh);
+      await this.#askLogLevel(fresh, this.#closing.signal);
       await stale.close().catch(() => undefined);
       this.#refresher.notified();
       return true;
@@ -386,8 +390,11 @@ export class RemoteTools {
     return done;
   }
 
-  /** Tells a 2025-era server the least severe log line wanted (the `logLevel` option). */
-  async #askLogLevel(client: Client): Promise<void> {
+  /**
+   * Tells a 2025-era server the least severe log line wanted (the `logLevel` option); an
+   * abort of `signal` stops waiting for the answer.
+   */
+  async #askLogLevel(client: Client, signal: AbortSignal | undefined): Promise<void> {
     const level = this.#options.logLevel;
     if (
       level !== undefined &&
@@ -395,7 +402,9 @@ export class RemoteTools {
       client.getServerCapabilities()?.logging !== undefined
     ) {
       // Lines below the level are dropped here anyway: a refusal changes nothing.
-      await client.setLoggingLevel(level).catch(() => undefined);
+      await client
+        .setLoggingLevel(level, signal === undefined ? {} : { signal })
+        .catch(() => undefined);
     }
   }
 
