@@ -130,11 +130,15 @@ export class ListRefresher {
       this.release((w) => w.want <= this.settledCount);
       return undefined;
     } catch (error) {
+      // A listing's errors are worded in full where they arise (`mcp: list tools: ...`,
+      // `mcp: tool "<name>": input schema: ...`, as the Go binding words them).
       const failure =
         this.closedError ??
-        new AgentToolError('CONNECTION', `mcp: list tools: ${errorMessage(error)}`, {
-          cause: error,
-        });
+        (error instanceof AgentToolError
+          ? error
+          : new AgentToolError('CONNECTION', `mcp: list tools: ${errorMessage(error)}`, {
+              cause: error,
+            }));
       this.lastError = failure;
       this.failedTarget = target;
       // Waiters this attempt was meant to satisfy learn of the failure now.
