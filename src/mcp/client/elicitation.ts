@@ -8,6 +8,7 @@ import {
   AgentToolError,
   type Answer,
   CANCELLED_ANSWER,
+  describeValue,
   type Elicitation,
   errorMessage,
   goQuote,
@@ -43,6 +44,12 @@ export function elicitationOf(params: ElicitParams): Elicitation {
 
 /** The core answer as MCP's `ElicitResult`; throws for an answer MCP cannot carry. */
 export function elicitResultOf(answer: Answer, form: boolean): ElicitResult {
+  if (!isJsonObject(answer)) {
+    throw new AgentToolError(
+      'PROTOCOL',
+      `mcp: elicitation answer: expected an object { action, content? }, got ${describeValue(answer)}`,
+    );
+  }
   switch (answer.action) {
     case 'decline':
     case 'cancel':
@@ -100,7 +107,9 @@ export async function askCall(
 /**
  * Puts one question a 2026-07-28 server sent back with a call to the caller's own
  * handler, answering `cancel` at once when `signal` (the call's end, or the
- * connection's close) aborts first, as a call's elicitor is.
+ * connection's close) aborts first, as a call's elicitor is. A handler that throws
+ * fails with `mcp: elicitation: <reason>`, one whose answer MCP cannot carry with
+ * `mcp: elicitation answer: <reason>`, as an elicitor does.
  */
 export async function askHandler(
   handler: ElicitationHandler,
@@ -113,14 +122,21 @@ export async function askHandler(
     stop = () => resolve(CANCEL);
     signal.addEventListener('abort', stop, { once: true });
   });
+  let result: ElicitResult;
   try {
-    return await Promise.race([
-      handler({ method: 'elicitation/create', params }, { signal }),
+    result = await Promise.race([
+      (async () => handler({ method: 'elicitation/create', params }, { signal }))(),
       stopped,
     ]);
+  } catch (error) {
+    throw new AgentToolError('PROTOCOL', `mcp: elicitation: ${errorMessage(error)}`, {
+      cause: error,
+    });
   } finally {
     signal.removeEventListener('abort', stop);
   }
+  // Checked as an elicitor's answer is, so the server gets nothing MCP cannot carry.
+  return elicitResultOf(result as Answer, params.mode !== 'url');
 }
 
 /**

@@ -5,6 +5,7 @@
  * their own questions. The cases are the Go binding's (mcpclient, CONTRACT 1.15).
  */
 import {
+  type ElicitResult,
   createMcpHandler,
   inputRequired,
   type InputRequiredResult,
@@ -12,7 +13,7 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { createContext, type Elicitor, type Tool } from 'agenttool';
+import { type Answer, createContext, type Elicitor, type Tool } from 'agenttool';
 import { connectMcp, type RemoteTools } from 'agenttool/mcp';
 
 type Handler = (
@@ -198,6 +199,47 @@ describe('a 2026-07-28 server that asks with the call', () => {
       await expect(
         run(tool, () => ({ action: 'maybe' }) as unknown as { action: 'accept' }),
       ).rejects.toThrow('mcp: elicitation answer: unknown action "maybe"');
+      for (const [answer, shown] of [
+        [undefined, 'undefined'],
+        ['yes', '"yes"'],
+      ] as const) {
+        await expect(run(tool, () => answer as unknown as Answer)).rejects.toMatchObject({
+          code: 'PROTOCOL',
+          message: `mcp: elicitation answer: expected an object { action, content? }, got ${shown}`,
+        });
+      }
+    } finally {
+      await stop();
+    }
+  });
+
+  it("fails the call when the caller's own handler throws or answers what MCP cannot carry", async () => {
+    let answer: () => unknown = () => {
+      throw new Error('handler broke');
+    };
+    const { remote, stop } = await raw(askOnce, {
+      elicitationHandler: () => answer() as ElicitResult,
+    });
+    try {
+      const tool = remote.tools()[0]!;
+      await expect(run(tool)).rejects.toMatchObject({
+        code: 'PROTOCOL',
+        message: 'mcp: elicitation: handler broke',
+      });
+      answer = () => undefined;
+      await expect(run(tool)).rejects.toMatchObject({
+        code: 'PROTOCOL',
+        message: 'mcp: elicitation answer: expected an object { action, content? }, got undefined',
+      });
+      answer = () => ({ action: 'maybe' });
+      await expect(run(tool)).rejects.toMatchObject({
+        code: 'PROTOCOL',
+        message: 'mcp: elicitation answer: unknown action "maybe"',
+      });
+      answer = () => ({ action: 'accept', content: { confirm: true } });
+      await expect(run(tool)).resolves.toBe(
+        's1 {"q":{"action":"accept","content":{"confirm":true}}}',
+      );
     } finally {
       await stop();
     }
