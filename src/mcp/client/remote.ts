@@ -6,15 +6,15 @@ import {
 import {
   AgentToolError,
   type Call,
-  goQuote,
   type LogLevel,
   type LogSink,
   type Result,
   type Tool,
   type ToolContext,
 } from '../../core';
-import { LOG_LEVELS, RemoteCalls } from './calls';
+import { RemoteCalls } from './calls';
 import { type ClientSetup, connectClient, connectError, type ProtocolChoice } from './connect';
+import { checkConnectOptions } from './connect-options';
 import { CONNECTION_CLOSED } from './errors';
 import { elicitationHandler, type ElicitationHandler } from './elicitation';
 import { listAllTools } from './listing';
@@ -22,7 +22,7 @@ import { ListRefresher } from './refresh';
 import { resultOf } from './result';
 import { clientSdk } from './sdk-modules';
 import { untilAborted } from '../signals';
-import { checkDeclarations, type Declarations, localName, remoteTool } from './tool-mapping';
+import { type Declarations, localName, remoteTool } from './tool-mapping';
 import { type McpTarget, routesLogLinesByCall } from './transport';
 
 /** How long a call waits for a late `tools/list_changed` by default, in milliseconds. */
@@ -141,51 +141,11 @@ export class RemoteTools {
   #reopening: { readonly stale: Client; readonly done: Promise<boolean> } | undefined;
 
   private constructor(options: ConnectOptions) {
-    checkDeclarations(options);
+    checkConnectOptions(options);
     const prefix = options.prefix ?? '';
-    if (typeof prefix !== 'string') {
-      throw new AgentToolError('INVALID_OPTIONS', 'mcp: connect: prefix must be a string');
-    }
     const grace = options.notificationGrace ?? DEFAULT_NOTIFICATION_GRACE;
-    if (typeof grace !== 'number' || !(grace >= 0)) {
-      throw new AgentToolError(
-        'INVALID_OPTIONS',
-        `mcp: connect: notificationGrace must be a number of milliseconds >= 0 (0 disables), got ${String(grace)}`,
-      );
-    }
     const timeout = options.callTimeout ?? DEFAULT_CALL_TIMEOUT;
-    if (typeof timeout !== 'number' || !(timeout >= 0)) {
-      throw new AgentToolError(
-        'INVALID_OPTIONS',
-        `mcp: connect: callTimeout must be a number of milliseconds >= 0 (0: none), got ${String(timeout)}`,
-      );
-    }
-    const protocol = options.protocol ?? 'auto';
-    if (!['auto', 'modern', 'legacy'].includes(protocol)) {
-      throw new AgentToolError(
-        'INVALID_OPTIONS',
-        `mcp: connect: protocol must be "auto", "modern" or "legacy", got ${typeof protocol === 'string' ? goQuote(protocol) : String(protocol)}`,
-      );
-    }
     const logLevel = options.logLevel;
-    if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel)) {
-      throw new AgentToolError(
-        'INVALID_OPTIONS',
-        `mcp: connect: logLevel must be one of ${LOG_LEVELS.map((l) => JSON.stringify(l)).join(', ')}, got ${JSON.stringify(logLevel)}`,
-      );
-    }
-    if (options.onLog !== undefined && typeof options.onLog !== 'function') {
-      throw new AgentToolError(
-        'INVALID_OPTIONS',
-        'mcp: connect: onLog must be a function (level, data, logger) => void',
-      );
-    }
-    if (options.onRefreshError !== undefined && typeof options.onRefreshError !== 'function') {
-      throw new AgentToolError(
-        'INVALID_OPTIONS',
-        'mcp: connect: onRefreshError must be a function',
-      );
-    }
     this.#options = options;
     this.#prefix = prefix;
     this.#grace = Math.min(grace, NO_TIMEOUT);

@@ -58,6 +58,19 @@ export function checkDeclarations(d: Declarations): void {
     }
   };
   if (d.sequential !== undefined) names(d.sequential, 'sequential');
+  const list = (value: unknown, what: string, shape: string): void => {
+    if (value === undefined) return;
+    if (!Array.isArray(value)) {
+      throw new AgentToolError('INVALID_OPTIONS', `${where}: ${what} must be a list of ${shape}`);
+    }
+    value.forEach((entry, i) => {
+      if (!isJsonObject(entry)) {
+        throw new AgentToolError('INVALID_OPTIONS', `${where}: ${what}[${i}] must be ${shape}`);
+      }
+    });
+  };
+  list(d.resources, 'resources', '{ resource, tools }');
+  list(d.confined, 'confined', '{ by, tools }');
   d.resources?.forEach((r, i) => {
     if (typeof r.resource !== 'string' || r.resource === '') {
       throw new AgentToolError(
