@@ -55,7 +55,9 @@ export function elicitResultOf(answer: Answer, form: boolean): ElicitResult {
     case 'cancel':
       return { action: answer.action };
     case 'accept': {
-      if (!form || answer.content === undefined) return { action: 'accept' };
+      // null content is none, as the Go binding's json.Unmarshal reads it.
+      const content: unknown = answer.content;
+      if (!form || content === undefined || content === null) return { action: 'accept' };
       if (!isJsonObject(answer.content)) {
         throw new AgentToolError(
           'PROTOCOL',

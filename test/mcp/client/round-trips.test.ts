@@ -213,6 +213,19 @@ describe('a 2026-07-28 server that asks with the call', () => {
     }
   });
 
+  it('takes an accept with null content as an accept with none', async () => {
+    const { remote, stop } = await raw(askOnce);
+    try {
+      const output = await run(
+        remote.tools()[0]!,
+        () => ({ action: 'accept', content: null }) as unknown as Answer,
+      );
+      expect(output).toBe('s1 {"q":{"action":"accept"}}');
+    } finally {
+      await stop();
+    }
+  });
+
   it("fails the call when the caller's own handler throws or answers what MCP cannot carry", async () => {
     let answer: () => unknown = () => {
       throw new Error('handler broke');
