@@ -73,7 +73,10 @@ export interface ConnectOptions extends Declarations {
   readonly elicitation?: boolean;
   /** The caller's own answerer of server questions; it wins over {@link ConnectOptions.elicitation}. */
   readonly elicitationHandler?: ElicitationHandler;
-  /** Receives the error of a failed background refresh (the old snapshot stays). */
+  /**
+   * Receives the error of a failed background refresh (the old snapshot stays). What it
+   * throws is ignored: refreshing goes on.
+   */
   readonly onRefreshError?: (error: Error) => void;
   /** How this client introduces itself; `{ name: "agenttool", version: "0" }` by default. */
   readonly clientInfo?: { readonly name: string; readonly version: string };
