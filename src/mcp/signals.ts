@@ -33,3 +33,21 @@ export function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<
     });
   });
 }
+
+/** Resolves with what `work` resolves with, or undefined when `signal` aborts first. */
+export async function unlessAborted<T>(
+  work: Promise<T>,
+  signal: AbortSignal,
+): Promise<T | undefined> {
+  if (signal.aborted) return undefined;
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}

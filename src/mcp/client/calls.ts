@@ -24,13 +24,14 @@ import { connectionClosedError } from './errors';
 import { CALL_HEADER, LOG_CALL_META_KEY } from './log-routing';
 import {
   askCall,
+  askHandler,
   type CallInFlight,
   type ElicitationHandler,
   type ElicitParams,
 } from './elicitation';
 import { clientSdk } from './sdk-modules';
 import { SESSION_META_KEY } from './session-extension';
-import { linkedSignal } from '../signals';
+import { linkedSignal, unlessAborted } from '../signals';
 
 /** How long a call's progress token stays routable after the call returns. */
 const PROGRESS_LINGER_MS = 1000;
@@ -74,6 +75,14 @@ export interface CallOptions {
   readonly reinitialize?: (stale: Client) => Promise<boolean>;
 }
 
+/** What each request of a call is sent with. */
+interface CallRequestOptions {
+  readonly signal: AbortSignal;
+  readonly timeout: number;
+  readonly allowInputRequired: boolean;
+  readonly headers?: Record<string, string>;
+}
+
 /** MCP's log levels, least severe first. */
 export const LOG_LEVELS: readonly LogLevel[] = [
   'debug',
@@ -102,9 +111,10 @@ export class RemoteCalls {
   readonly #progress = new Map<string, (update: Result) => void>();
   #progressCounter = 0;
   #handle: string | undefined;
-  /** Aborted when the server lost the session the calls in flight were made in. */
-  #lost = new AbortController();
-  #lostClient: Client | undefined;
+  /** Per SDK client: aborted when the server lost its session (calls waiting in it end). */
+  readonly #lost = new WeakMap<Client, AbortController>();
+  /** The clients whose session the server lost, each told once. */
+  readonly #lostOnce = new WeakSet<Client>();
 
   constructor(
     private readonly client: () => Client,
@@ -114,14 +124,24 @@ export class RemoteCalls {
   ) {}
 
   /**
-   * The server no longer knows `client`'s session: the calls in flight in it end with
-   * "connection lost" (their streams cannot be resumed); later calls go on.
+   * The server no longer knows `client`'s session: the calls waiting in it end with
+   * "connection lost" (their streams cannot be resumed); later calls go on. Once per
+   * client.
    */
   sessionLost(client: Client): void {
-    if (this.client() !== client || this.#lostClient === client) return;
-    this.#lostClient = client;
-    this.#lost.abort(new Error('the server no longer knows the session (404)'));
-    this.#lost = new AbortController();
+    if (this.#lostOnce.has(client)) return;
+    this.#lostOnce.add(client);
+    this.#lost.get(client)?.abort(new Error('the server no longer knows the session (404)'));
+    this.#lost.delete(client);
+  }
+
+  #lostSignal(client: Client): AbortSignal {
+    let lost = this.#lost.get(client);
+    if (lost === undefined) {
+      lost = new AbortController();
+      this.#lost.set(client, lost);
+    }
+    return lost.signal;
   }
 
   /** The calls in flight, for a 2025-era server's questions. */
@@ -206,14 +226,12 @@ export class RemoteCalls {
     const mark =
       this.options.routesLogLines && ctx.log !== undefined ? String(++this.#marks) : undefined;
     if (mark !== undefined) this.#marked.set(mark, entry);
-    const lost = this.#lost.signal;
-    const linked = linkedSignal(ctx.signal, this.closing, lost);
+    const linked = linkedSignal(ctx.signal, this.closing);
     try {
       return await this.#rounds(remote, args, token, entry, mark, linked.signal);
     } catch (error) {
       if (this.closing.aborted) throw connectionClosedError(remote);
       if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
-      if (lost.aborted) throw this.#failure(remote, lost.reason);
       if (error instanceof AgentToolError) throw error;
       throw this.#failure(remote, error);
     } finally {
@@ -264,18 +282,7 @@ export class RemoteCalls {
         allowInputRequired: true,
         ...(mark === undefined ? {} : { headers: { [CALL_HEADER]: mark } }),
       };
-      const client = this.client();
-      let result: JsonObject;
-      try {
-        result = await client.request(request, RAW_RESULT, options);
-      } catch (error) {
-        // The server does not know the session (its instance went away), or a new session
-        // replaced it while the request was out: the call never ran, so it is made once
-        // more, in the new session.
-        const stale = sessionNotFound(error) || client !== this.client();
-        if (!stale || signal.aborted || !(await this.options.reinitialize?.(client))) throw error;
-        result = await this.client().request(request, RAW_RESULT, options);
-      }
+      const result = await this.#request(remote, request, options);
       this.#noteHandle(result);
       if (result.resultType !== 'input_required') return result;
       if (!this.options.elicitation) {
@@ -302,6 +309,42 @@ export class RemoteCalls {
     }
   }
 
+  /**
+   * Sends one request of a call in the current session. When the server answers that it
+   * does not know the session (404: its instance went away), or a new session replaced
+   * it while the request was out, the call never ran, so it is made once more, in the
+   * new session. A call waiting in a session the server lost otherwise fails with
+   * "connection lost": it may have run.
+   */
+  async #request(
+    remote: string,
+    request: { readonly method: 'tools/call'; readonly params: { readonly name: string } },
+    options: CallRequestOptions,
+  ): Promise<JsonObject> {
+    for (let attempt = 1; ; attempt++) {
+      const client = this.client();
+      const lost = this.#lostSignal(client);
+      const linked = linkedSignal(options.signal, lost);
+      try {
+        return await client.request(request, RAW_RESULT, { ...options, signal: linked.signal });
+      } catch (error) {
+        if (options.signal.aborted) throw error;
+        // Its own POST answered 404. The SDK reports that to the connection before the
+        // request rejects; the session's other calls are marked lost once a new one is open.
+        const stale = sessionNotFound(error) || (!lost.aborted && client !== this.client());
+        if (!stale) throw lost.aborted ? this.#failure(remote, lost.reason) : error;
+        if (attempt > 1) throw error;
+        const reopened = await unlessAborted(
+          this.options.reinitialize?.(client) ?? Promise.resolve(false),
+          options.signal,
+        );
+        if (reopened !== true) throw error;
+      } finally {
+        linked.dispose();
+      }
+    }
+  }
+
   /** The answer to one question a 2026-07-28 server sent back with the call. */
   async #answer(
     remote: string,
@@ -318,9 +361,7 @@ export class RemoteCalls {
     }
     const params = request.params as ElicitParams;
     const own = this.options.elicitationHandler;
-    if (own !== undefined) {
-      return own({ method: 'elicitation/create', params }, { signal });
-    }
+    if (own !== undefined) return askHandler(own, params, signal);
     return askCall(entry, params, signal);
   }
 

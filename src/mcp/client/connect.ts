@@ -84,7 +84,8 @@ function negotiation(choice: ProtocolChoice): VersionNegotiationMode {
   }
 }
 
-function connectError(error: unknown): AgentToolError {
+/** `mcp: connect: <reason>`, code `CONNECTION` (an AgentToolError as it is). */
+export function connectError(error: unknown): AgentToolError {
   if (error instanceof AgentToolError) return error;
   return new AgentToolError('CONNECTION', `mcp: connect: ${errorMessage(error)}`, { cause: error });
 }

@@ -8,6 +8,7 @@ import {
   AgentToolError,
   type Answer,
   CANCELLED_ANSWER,
+  describeValue,
   type Elicitation,
   errorMessage,
   goQuote,
@@ -43,12 +44,20 @@ export function elicitationOf(params: ElicitParams): Elicitation {
 
 /** The core answer as MCP's `ElicitResult`; throws for an answer MCP cannot carry. */
 export function elicitResultOf(answer: Answer, form: boolean): ElicitResult {
+  if (!isJsonObject(answer)) {
+    throw new AgentToolError(
+      'PROTOCOL',
+      `mcp: elicitation answer: expected an object { action, content? }, got ${describeValue(answer)}`,
+    );
+  }
   switch (answer.action) {
     case 'decline':
     case 'cancel':
       return { action: answer.action };
     case 'accept': {
-      if (!form || answer.content === undefined) return { action: 'accept' };
+      // null content is none, as the Go binding's json.Unmarshal reads it.
+      const content: unknown = answer.content;
+      if (!form || content === undefined || content === null) return { action: 'accept' };
       if (!isJsonObject(answer.content)) {
         throw new AgentToolError(
           'PROTOCOL',
@@ -95,6 +104,41 @@ export async function askCall(
     linked.dispose();
   }
   return elicitResultOf(answer, params.mode !== 'url');
+}
+
+/**
+ * Puts one question a 2026-07-28 server sent back with a call to the caller's own
+ * handler, answering `cancel` at once when `signal` (the call's end, or the
+ * connection's close) aborts first, as a call's elicitor is. A handler that throws
+ * fails with `mcp: elicitation: <reason>`, one whose answer MCP cannot carry with
+ * `mcp: elicitation answer: <reason>`, as an elicitor does.
+ */
+export async function askHandler(
+  handler: ElicitationHandler,
+  params: ElicitParams,
+  signal: AbortSignal,
+): Promise<ElicitResult> {
+  if (signal.aborted) return CANCEL;
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<ElicitResult>((resolve) => {
+    stop = () => resolve(CANCEL);
+    signal.addEventListener('abort', stop, { once: true });
+  });
+  let result: ElicitResult;
+  try {
+    result = await Promise.race([
+      (async () => handler({ method: 'elicitation/create', params }, { signal }))(),
+      stopped,
+    ]);
+  } catch (error) {
+    throw new AgentToolError('PROTOCOL', `mcp: elicitation: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
+  // Checked as an elicitor's answer is, so the server gets nothing MCP cannot carry.
+  return elicitResultOf(result as Answer, params.mode !== 'url');
 }
 
 /**

@@ -1,13 +1,26 @@
 import { type Client } from '@modelcontextprotocol/client';
-import { AgentToolError, goQuote, isJsonObject, type JsonObject } from '../../core';
+import { AgentToolError, errorMessage, goQuote, isJsonObject, type JsonObject } from '../../core';
 import { RAW_RESULT } from './calls';
 
 /**
  * Every tool the server lists, page by page as it pages them, as raw definitions. A
  * page without a `tools` array, a listed tool that is not an object, or a cursor the
- * server repeats (it would page forever) fails the listing.
+ * server repeats (it would page forever) fails the listing. Every failure reads
+ * `mcp: list tools: <reason>` (code `PROTOCOL` for what the server sent, `CONNECTION`
+ * for a request that failed).
  */
 export async function listAllTools(client: Client, signal?: AbortSignal): Promise<JsonObject[]> {
+  try {
+    return await listPages(client, signal);
+  } catch (error) {
+    if (error instanceof AgentToolError) throw error;
+    throw new AgentToolError('CONNECTION', `mcp: list tools: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+async function listPages(client: Client, signal: AbortSignal | undefined): Promise<JsonObject[]> {
   const raws: JsonObject[] = [];
   const cursors = new Set<string>();
   let cursor: string | undefined;
@@ -37,5 +50,5 @@ export async function listAllTools(client: Client, signal?: AbortSignal): Promis
 }
 
 function listingError(reason: string): AgentToolError {
-  return new AgentToolError('PROTOCOL', reason);
+  return new AgentToolError('PROTOCOL', `mcp: list tools: ${reason}`);
 }

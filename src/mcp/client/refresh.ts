@@ -41,19 +41,27 @@ export class ListRefresher {
     for (const listener of [...this.listeners]) listener(true);
     if (this.backgroundQueued || this.closedError !== undefined) return;
     this.backgroundQueued = true;
-    this.tail = this.tail.then(async () => {
-      this.backgroundQueued = false;
-      if (this.settledCount >= this.seenCount || this.closedError !== undefined) return;
-      const error = await this.attempt();
-      if (error !== undefined) this.report(error);
-    });
+    this.tail = this.tail
+      .then(async () => {
+        this.backgroundQueued = false;
+        if (this.settledCount >= this.seenCount || this.closedError !== undefined) return;
+        const error = await this.attempt();
+        if (error !== undefined) this.reportQuietly(error);
+      })
+      // Neither step throws; should one ever do, the chain must stay usable, or every
+      // later listing would be skipped and settled() would never resolve.
+      .catch(() => undefined);
   }
 
   /** A forced listing, after any in progress; throws `mcp: list tools: <reason>`. */
   async refresh(): Promise<void> {
     if (this.closedError !== undefined) throw this.closedError;
     const run = this.tail.then(() => this.attempt());
-    this.tail = run.then(() => undefined);
+    // The chain must never stay rejected (see notified()).
+    this.tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
     const error = await run;
     if (error !== undefined) throw error;
   }
@@ -100,6 +108,19 @@ export class ListRefresher {
     this.release(() => true);
   }
 
+  /**
+   * Hands a background failure to the reporter. A reporter that throws is ignored, as
+   * the Go binding ignores its logger's failure: nobody is left to tell, and its throw
+   * must not stop later refreshes nor surface as an unhandled rejection.
+   */
+  private reportQuietly(error: Error): void {
+    try {
+      this.report(error);
+    } catch {
+      // See above: the failure is still what settled() and refresh() throw.
+    }
+  }
+
   private async attempt(): Promise<Error | undefined> {
     const target = this.seenCount;
     try {
@@ -109,11 +130,15 @@ export class ListRefresher {
       this.release((w) => w.want <= this.settledCount);
       return undefined;
     } catch (error) {
+      // A listing's errors are worded in full where they arise (`mcp: list tools: ...`,
+      // `mcp: tool "<name>": input schema: ...`, as the Go binding words them).
       const failure =
         this.closedError ??
-        new AgentToolError('CONNECTION', `mcp: list tools: ${errorMessage(error)}`, {
-          cause: error,
-        });
+        (error instanceof AgentToolError
+          ? error
+          : new AgentToolError('CONNECTION', `mcp: list tools: ${errorMessage(error)}`, {
+              cause: error,
+            }));
       this.lastError = failure;
       this.failedTarget = target;
       // Waiters this attempt was meant to satisfy learn of the failure now.

@@ -6,15 +6,15 @@ import {
 import {
   AgentToolError,
   type Call,
-  goQuote,
   type LogLevel,
   type LogSink,
   type Result,
   type Tool,
   type ToolContext,
 } from '../../core';
-import { LOG_LEVELS, RemoteCalls } from './calls';
-import { type ClientSetup, connectClient, type ProtocolChoice } from './connect';
+import { RemoteCalls } from './calls';
+import { type ClientSetup, connectClient, connectError, type ProtocolChoice } from './connect';
+import { checkConnectOptions } from './connect-options';
 import { CONNECTION_CLOSED } from './errors';
 import { elicitationHandler, type ElicitationHandler } from './elicitation';
 import { listAllTools } from './listing';
@@ -22,7 +22,7 @@ import { ListRefresher } from './refresh';
 import { resultOf } from './result';
 import { clientSdk } from './sdk-modules';
 import { untilAborted } from '../signals';
-import { checkDeclarations, type Declarations, localName, remoteTool } from './tool-mapping';
+import { type Declarations, localName, remoteTool } from './tool-mapping';
 import { type McpTarget, routesLogLinesByCall } from './transport';
 
 /** How long a call waits for a late `tools/list_changed` by default, in milliseconds. */
@@ -35,10 +35,15 @@ export const DEFAULT_NOTIFICATION_GRACE = 50;
  */
 export const DEFAULT_CALL_TIMEOUT = 15 * 60 * 1000;
 
-/** True for the 404 a server answers a stream of a 2025-era session it does not know. */
-function sessionGone(error: unknown): boolean {
+/**
+ * How a 404 for a 2025-era session the server does not know reached the connection:
+ * on a stream (the calls waiting on it are lost), on a POST (that request never ran,
+ * and its caller makes it again), or not at all.
+ */
+function sessionGone(error: unknown): 'stream' | 'post' | undefined {
   const sdk = clientSdk();
-  return error instanceof sdk.SdkHttpError && error.status === 404;
+  if (!(error instanceof sdk.SdkHttpError) || error.status !== 404) return undefined;
+  return error.code === sdk.SdkErrorCode.ClientHttpFailedToOpenStream ? 'stream' : 'post';
 }
 
 /** What {@link connectMcp} takes. Only `transport` is required. */
@@ -68,7 +73,10 @@ export interface ConnectOptions extends Declarations {
   readonly elicitation?: boolean;
   /** The caller's own answerer of server questions; it wins over {@link ConnectOptions.elicitation}. */
   readonly elicitationHandler?: ElicitationHandler;
-  /** Receives the error of a failed background refresh (the old snapshot stays). */
+  /**
+   * Receives the error of a failed background refresh (the old snapshot stays). What it
+   * throws is ignored: refreshing goes on.
+   */
   readonly onRefreshError?: (error: Error) => void;
   /** How this client introduces itself; `{ name: "agenttool", version: "0" }` by default. */
   readonly clientInfo?: { readonly name: string; readonly version: string };
@@ -136,45 +144,11 @@ export class RemoteTools {
   #reopening: { readonly stale: Client; readonly done: Promise<boolean> } | undefined;
 
   private constructor(options: ConnectOptions) {
-    checkDeclarations(options);
+    checkConnectOptions(options);
     const prefix = options.prefix ?? '';
-    if (typeof prefix !== 'string') {
-      throw new AgentToolError('INVALID_OPTIONS', 'mcp: connect: prefix must be a string');
-    }
     const grace = options.notificationGrace ?? DEFAULT_NOTIFICATION_GRACE;
-    if (typeof grace !== 'number' || !(grace >= 0)) {
-      throw new AgentToolError(
-        'INVALID_OPTIONS',
-        `mcp: connect: notificationGrace must be a number of milliseconds >= 0 (0 disables), got ${String(grace)}`,
-      );
-    }
     const timeout = options.callTimeout ?? DEFAULT_CALL_TIMEOUT;
-    if (typeof timeout !== 'number' || !(timeout >= 0)) {
-      throw new AgentToolError(
-        'INVALID_OPTIONS',
-        `mcp: connect: callTimeout must be a number of milliseconds >= 0 (0: none), got ${String(timeout)}`,
-      );
-    }
-    const protocol = options.protocol ?? 'auto';
-    if (!['auto', 'modern', 'legacy'].includes(protocol)) {
-      throw new AgentToolError(
-        'INVALID_OPTIONS',
-        `mcp: connect: protocol must be "auto", "modern" or "legacy", got ${typeof protocol === 'string' ? goQuote(protocol) : String(protocol)}`,
-      );
-    }
     const logLevel = options.logLevel;
-    if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel)) {
-      throw new AgentToolError(
-        'INVALID_OPTIONS',
-        `mcp: connect: logLevel must be one of ${LOG_LEVELS.map((l) => JSON.stringify(l)).join(', ')}, got ${JSON.stringify(logLevel)}`,
-      );
-    }
-    if (options.onLog !== undefined && typeof options.onLog !== 'function') {
-      throw new AgentToolError(
-        'INVALID_OPTIONS',
-        'mcp: connect: onLog must be a function (level, data, logger) => void',
-      );
-    }
     this.#options = options;
     this.#prefix = prefix;
     this.#grace = Math.min(grace, NO_TIMEOUT);
@@ -298,7 +272,11 @@ export class RemoteTools {
     this.#client = await connectClient(o.transport, setup);
     const client = this.#client;
     this.#watch(client);
-    await this.#askLogLevel(client);
+    await this.#askLogLevel(client, o.signal);
+    if (o.signal?.aborted === true) {
+      await this.close();
+      throw connectError(o.signal.reason);
+    }
     const tools = client.getServerCapabilities()?.tools;
     if (tools === undefined) return;
     if (tools.listChanged === true && client.getProtocolEra() === 'modern') this.#listen(client);
@@ -324,8 +302,9 @@ export class RemoteTools {
     // A stream that cannot be resumed because the server no longer knows the session
     // (its instance is gone): the calls waiting on it are lost, and a new session opens.
     client.onerror = (error) => {
-      if (this.#client !== client || !sessionGone(error)) return;
-      this.#calls.sessionLost(client);
+      const gone = sessionGone(error);
+      if (this.#client !== client || gone === undefined) return;
+      if (gone === 'stream') this.#calls.sessionLost(client);
       void this.#reinitialize(client);
     };
   }
@@ -348,9 +327,16 @@ export class RemoteTools {
     const done = (async () => {
       let fresh: Client;
       try {
-        fresh = await connectClient(this.#options.transport, { ...setup, signal: undefined });
+        // Bounded by the remote's life: close() ends an opening that gets no answer.
+        fresh = await connectClient(this.#options.transport, {
+          ...setup,
+          signal: this.#closing.signal,
+        });
       } catch {
         return false;
+      } finally {
+        // The calls still waiting in the old session will get no answer there.
+        this.#calls.sessionLost(stale);
       }
       if (this.#closed) {
         await fresh.close().catch(() => undefined);
@@ -358,7 +344,7 @@ export class RemoteTools {
       }
       this.#client = fresh;
       this.#watch(fresh);
-      await this.#askLogLevel(fresh);
+      await this.#askLogLevel(fresh, this.#closing.signal);
       await stale.close().catch(() => undefined);
       this.#refresher.notified();
       return true;
@@ -367,8 +353,11 @@ export class RemoteTools {
     return done;
   }
 
-  /** Tells a 2025-era server the least severe log line wanted (the `logLevel` option). */
-  async #askLogLevel(client: Client): Promise<void> {
+  /**
+   * Tells a 2025-era server the least severe log line wanted (the `logLevel` option); an
+   * abort of `signal` stops waiting for the answer.
+   */
+  async #askLogLevel(client: Client, signal: AbortSignal | undefined): Promise<void> {
     const level = this.#options.logLevel;
     if (
       level !== undefined &&
@@ -376,7 +365,9 @@ export class RemoteTools {
       client.getServerCapabilities()?.logging !== undefined
     ) {
       // Lines below the level are dropped here anyway: a refusal changes nothing.
-      await client.setLoggingLevel(level).catch(() => undefined);
+      await client
+        .setLoggingLevel(level, signal === undefined ? {} : { signal })
+        .catch(() => undefined);
     }
   }
 

@@ -33,7 +33,8 @@ export function audioName(mimeType: string | undefined): string {
   return `audio${Object.hasOwn(AUDIO_EXTENSIONS, type) ? AUDIO_EXTENSIONS[type] : ''}`;
 }
 
-type Mapped = { kind: 'text'; text: string } | { kind: 'part'; part: ContentPart };
+type Mapped =
+  { kind: 'text'; text: string } | { kind: 'part'; part: ContentPart } | { kind: 'none' };
 
 function str(value: unknown): string {
   return typeof value === 'string' ? value : '';
@@ -61,19 +62,21 @@ function mapBlock(block: unknown): Mapped {
       }
       break;
     case 'resource': {
+      // As the Go binding reads one: no resource is nothing; an empty blob is no blob;
+      // a resource without a blob is its text, "" when it has none.
       const resource = block['resource'];
+      if (resource === undefined || resource === null) return { kind: 'none' };
       if (isJsonObject(resource)) {
-        if (typeof resource['blob'] === 'string') {
+        const blob = resource['blob'];
+        if (typeof blob === 'string' && blob !== '') {
           return {
             kind: 'part',
-            part: {
-              type: 'input_file',
-              filename: str(resource['uri']),
-              file_data: resource['blob'],
-            },
+            part: { type: 'input_file', filename: str(resource['uri']), file_data: blob },
           };
         }
-        if (typeof resource['text'] === 'string') return { kind: 'text', text: resource['text'] };
+        const text = resource['text'];
+        if (text === undefined || text === null) return { kind: 'text', text: '' };
+        if (typeof text === 'string') return { kind: 'text', text };
       }
       break;
     }
@@ -104,9 +107,14 @@ function mapBlock(block: unknown): Mapped {
 export function resultOf(raw: unknown): Result {
   if (!isJsonObject(raw)) throw new AgentToolError('PROTOCOL', 'mcp: empty result');
   const content = Array.isArray(raw['content']) ? (raw['content'] as unknown[]) : [];
-  const mapped = content.map(mapBlock);
+  const mapped = content.map(mapBlock).filter((m) => m.kind !== 'none');
   const structuredContent = raw['structuredContent'];
-  if (structuredContent !== undefined && !shownAsText(mapped, structuredContent)) {
+  // null is no structured content, as the Go binding reads a nil one.
+  if (
+    structuredContent !== undefined &&
+    structuredContent !== null &&
+    !shownAsText(mapped, structuredContent)
+  ) {
     mapped.push({ kind: 'text', text: JSON.stringify(structuredContent) });
   }
   const texts = mapped.flatMap((m) => (m.kind === 'text' ? [m.text] : []));

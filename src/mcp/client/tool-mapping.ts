@@ -58,6 +58,19 @@ export function checkDeclarations(d: Declarations): void {
     }
   };
   if (d.sequential !== undefined) names(d.sequential, 'sequential');
+  const list = (value: unknown, what: string, shape: string): void => {
+    if (value === undefined) return;
+    if (!Array.isArray(value)) {
+      throw new AgentToolError('INVALID_OPTIONS', `${where}: ${what} must be a list of ${shape}`);
+    }
+    value.forEach((entry, i) => {
+      if (!isJsonObject(entry)) {
+        throw new AgentToolError('INVALID_OPTIONS', `${where}: ${what}[${i}] must be ${shape}`);
+      }
+    });
+  };
+  list(d.resources, 'resources', '{ resource, tools }');
+  list(d.confined, 'confined', '{ by, tools }');
   d.resources?.forEach((r, i) => {
     if (typeof r.resource !== 'string' || r.resource === '') {
       throw new AgentToolError(
@@ -107,7 +120,7 @@ export type RemoteCaller = (
 
 /**
  * A listed MCP tool as a core tool: the local name, the description, the input schema
- * verbatim (`{"type":"object"}` when absent), the output schema verbatim when it is an
+ * verbatim (`{"type":"object"}` when absent or null), the output schema verbatim when it is an
  * object schema, never strict, not a closer, replay unknown, annotations from the
  * server, sequential/resource/confined from the host's declarations.
  */
@@ -128,7 +141,8 @@ export function remoteTool(
   const names = (list: readonly string[]): boolean => list.includes(remote) || list.includes(local);
   let parameters: JsonObject = { type: 'object' };
   const input = raw['inputSchema'];
-  if (input !== undefined) {
+  // null is no schema, as the Go binding reads a nil one.
+  if (input !== undefined && input !== null) {
     if (!isJsonObject(input)) {
       throw new AgentToolError(
         'PROTOCOL',

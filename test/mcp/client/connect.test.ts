@@ -114,16 +114,46 @@ describe('connectMcp: listing', () => {
         throw new Error('list broke');
       },
     }).start();
-    await expect(connectMcp({ transport: server.clientTransport })).rejects.toThrow(
-      /^mcp: list tools: .*list broke/,
-    );
+    await expect(connectMcp({ transport: server.clientTransport })).rejects.toMatchObject({
+      code: 'CONNECTION',
+      message: 'mcp: list tools: list broke',
+    });
   });
 
   it('rejects a tool whose input schema is not an object', async () => {
     const server = await new RawServer({ tools: [{ name: 'bad', inputSchema: 5 }] }).start();
-    await expect(connectMcp({ transport: server.clientTransport })).rejects.toThrow(
-      'mcp: tool "bad": input schema: expected a JSON object, got 5',
-    );
+    await expect(connectMcp({ transport: server.clientTransport })).rejects.toMatchObject({
+      code: 'PROTOCOL',
+      message: 'mcp: tool "bad": input schema: expected a JSON object, got 5',
+    });
+  });
+
+  it('words each listing failure once', async () => {
+    const failures: [RawServerOptions, string][] = [
+      [
+        { tools: [{ inputSchema: { type: 'object' } }] },
+        'mcp: list tools: a tool has no name: {"inputSchema":{"type":"object"}}',
+      ],
+      [{ list: () => ({ tools: 'none' }) }, 'mcp: list tools: the result has no "tools" array'],
+      [{ tools: [5] }, 'mcp: list tools: a listed tool is not an object: 5'],
+      [
+        { list: () => ({ tools: [], nextCursor: 'again' }) },
+        'mcp: list tools: the server repeated the cursor "again"',
+      ],
+    ];
+    for (const [options, message] of failures) {
+      const server = await new RawServer(options).start();
+      await expect(connectMcp({ transport: server.clientTransport })).rejects.toMatchObject({
+        code: 'PROTOCOL',
+        message,
+      });
+    }
+  });
+
+  it('reads a null input schema as none', async () => {
+    const { remote } = await connect({ tools: [{ name: 'n', inputSchema: null }] });
+    expect(find(remote, 'n').parameters).toEqual({ type: 'object' });
+    await remote.close();
   });
 
   it('fails to connect, saying why, when the command cannot start', async () => {

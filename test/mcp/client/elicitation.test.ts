@@ -146,6 +146,10 @@ describe('elicitation', () => {
     const { remote, tool } = await asking(FORM);
     const output = await run(tool, () => ({ action: 'maybe' }) as unknown as Answer);
     expect(output).toMatch(/^failed: .*mcp: elicitation answer: unknown action \\"maybe\\"/);
+    const none = await run(tool, () => undefined as unknown as Answer);
+    expect(none).toMatch(
+      /^failed: .*mcp: elicitation answer: expected an object \{ action, content\? \}, got undefined/,
+    );
     await remote.close();
   });
 

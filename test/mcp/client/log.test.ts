@@ -15,6 +15,7 @@ import {
   type ToolContext,
 } from 'agenttool';
 import { type ConnectOptions, connectMcp, McpToolServer, type RemoteTools } from 'agenttool/mcp';
+import { RawServer } from './raw-server';
 
 type Line = [level: LogLevel, data: unknown, logger: string | undefined];
 
@@ -289,5 +290,35 @@ describe('the log options', () => {
       code: 'INVALID_OPTIONS',
       message: 'mcp: connect: onLog must be a function (level, data, logger) => void',
     });
+  });
+});
+
+describe('logLevel at connect', () => {
+  it('an abort of the connect signal ends a connect still waiting for logging/setLevel', async () => {
+    let asked: () => void = () => undefined;
+    const setLevelSent = new Promise<void>((resolve) => (asked = resolve));
+    const server = await new RawServer({
+      capabilities: { tools: {}, logging: {} },
+      answers: {
+        'logging/setLevel': () => {
+          asked();
+          return new Promise(() => undefined); // never answered
+        },
+      },
+    }).start();
+    const controller = new AbortController();
+    const connecting = connectMcp({
+      transport: server.clientTransport,
+      protocol: 'legacy',
+      logLevel: 'info',
+      signal: controller.signal,
+    });
+    await setLevelSent;
+    controller.abort(new Error('the user gave up'));
+    await expect(connecting).rejects.toMatchObject({
+      code: 'CONNECTION',
+      message: 'mcp: connect: the user gave up',
+    });
+    expect(server.count('tools/list')).toBe(0);
   });
 });

@@ -19,6 +19,8 @@ export interface RawServerOptions {
   instructions?: string;
   /** Replaces the tools/list answer (for pagination and failures). */
   list?: (params: Record<string, unknown>) => unknown;
+  /** Answers the requests of other methods, by method (a promise that never settles: no answer). */
+  answers?: Record<string, (params: Record<string, unknown>) => unknown>;
 }
 
 /**
@@ -161,8 +163,11 @@ export class RawServer {
           this.calls.delete(id);
         }
       }
-      default:
-        throw new Error(`method not found: ${method}`);
+      default: {
+        const answer = this.options.answers?.[method];
+        if (answer === undefined) throw new Error(`method not found: ${method}`);
+        return answer(params);
+      }
     }
   }
 

@@ -97,6 +97,70 @@ describe('tool-list changes', () => {
     await remote.close();
   });
 
+  it('a reporter that throws neither stops later refreshes nor leaves an unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    let fail = false;
+    let listed = [tool('t')];
+    const reported: string[] = [];
+    const { server, remote } = await connect(
+      {
+        list: () => {
+          if (fail) throw new Error('listing broke');
+          return { tools: listed };
+        },
+      },
+      {
+        onRefreshError: (e) => {
+          reported.push(e.message);
+          throw new Error('reporter broke');
+        },
+      },
+    );
+    try {
+      fail = true;
+      await server.notify(CHANGED);
+      await server.ping();
+      await expect(remote.settled()).rejects.toThrow(/^mcp: list tools: .*listing broke/);
+      // Unhandled rejections are told after the microtask queue drains.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(reported).toEqual([expect.stringMatching(/listing broke/)]);
+      expect(unhandled).toEqual([]);
+      fail = false;
+      listed = [tool('t'), tool('u')];
+      await expect(remote.refresh()).resolves.toBeUndefined();
+      expect(names(remote)).toEqual(['t', 'u']);
+      listed = [tool('v')];
+      await server.notify(CHANGED);
+      await server.ping();
+      await expect(remote.settled()).resolves.toBeUndefined();
+      expect(names(remote)).toEqual(['v']);
+      // A call during which the list changes returns once the refresh is in.
+      listed = [tool('v'), tool('w')];
+      const calling = server.waitFor((m) => (m as { method?: string }).method === 'tools/call');
+      const result = run(remote, 'v');
+      await calling;
+      await server.notify(CHANGED);
+      await result;
+      expect(names(remote)).toEqual(['v', 'w']);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await remote.close();
+    }
+  });
+
+  it('refuses an onRefreshError that is not a function', async () => {
+    const server = await new RawServer({ tools: [tool('t')] }).start();
+    await expect(
+      connectMcp({ transport: server.clientTransport, onRefreshError: 'log' as never }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      message: 'mcp: connect: onRefreshError must be a function',
+    });
+    expect(server.received).toEqual([]);
+  });
+
   it('a call during which the list changed returns only after the refresh', async () => {
     const { server, remote } = await connect({
       tools: [tool('adder')],

@@ -14,6 +14,27 @@ describe('resultOf', () => {
     expect(resultOf({}).output).toBe('');
   });
 
+  it('reads null structured content as none', () => {
+    const result = resultOf({ content: [text('hi')], structuredContent: null });
+    expect(result.output).toBe('hi');
+    expect('structured' in result).toBe(false);
+  });
+
+  it('reads embedded resources as the Go binding does: an empty blob is no blob, no resource is nothing', () => {
+    const result = resultOf({
+      content: [
+        text('a'),
+        { type: 'resource', resource: { uri: 'file:///empty.bin', blob: '' } },
+        { type: 'resource', resource: { uri: 'file:///both', blob: '', text: 'shown' } },
+        { type: 'resource', resource: { uri: 'file:///neither' } },
+        { type: 'resource' },
+        { type: 'resource', resource: null },
+        text('b'),
+      ],
+    });
+    expect(result.output).toBe('a\n\nshown\n\nb');
+  });
+
   it('makes object structured content the structured result, its JSON shown once', () => {
     const served = resultOf({
       content: [text('{ "b": 2, "a": [1] }')],

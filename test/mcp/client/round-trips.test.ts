@@ -5,6 +5,7 @@
  * their own questions. The cases are the Go binding's (mcpclient, CONTRACT 1.15).
  */
 import {
+  type ElicitResult,
   createMcpHandler,
   inputRequired,
   type InputRequiredResult,
@@ -12,7 +13,7 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { createContext, type Elicitor, type Tool } from 'agenttool';
+import { type Answer, createContext, type Elicitor, type Tool } from 'agenttool';
 import { connectMcp, type RemoteTools } from 'agenttool/mcp';
 
 type Handler = (
@@ -198,6 +199,60 @@ describe('a 2026-07-28 server that asks with the call', () => {
       await expect(
         run(tool, () => ({ action: 'maybe' }) as unknown as { action: 'accept' }),
       ).rejects.toThrow('mcp: elicitation answer: unknown action "maybe"');
+      for (const [answer, shown] of [
+        [undefined, 'undefined'],
+        ['yes', '"yes"'],
+      ] as const) {
+        await expect(run(tool, () => answer as unknown as Answer)).rejects.toMatchObject({
+          code: 'PROTOCOL',
+          message: `mcp: elicitation answer: expected an object { action, content? }, got ${shown}`,
+        });
+      }
+    } finally {
+      await stop();
+    }
+  });
+
+  it('takes an accept with null content as an accept with none', async () => {
+    const { remote, stop } = await raw(askOnce);
+    try {
+      const output = await run(
+        remote.tools()[0]!,
+        () => ({ action: 'accept', content: null }) as unknown as Answer,
+      );
+      expect(output).toBe('s1 {"q":{"action":"accept"}}');
+    } finally {
+      await stop();
+    }
+  });
+
+  it("fails the call when the caller's own handler throws or answers what MCP cannot carry", async () => {
+    let answer: () => unknown = () => {
+      throw new Error('handler broke');
+    };
+    const { remote, stop } = await raw(askOnce, {
+      elicitationHandler: () => answer() as ElicitResult,
+    });
+    try {
+      const tool = remote.tools()[0]!;
+      await expect(run(tool)).rejects.toMatchObject({
+        code: 'PROTOCOL',
+        message: 'mcp: elicitation: handler broke',
+      });
+      answer = () => undefined;
+      await expect(run(tool)).rejects.toMatchObject({
+        code: 'PROTOCOL',
+        message: 'mcp: elicitation answer: expected an object { action, content? }, got undefined',
+      });
+      answer = () => ({ action: 'maybe' });
+      await expect(run(tool)).rejects.toMatchObject({
+        code: 'PROTOCOL',
+        message: 'mcp: elicitation answer: unknown action "maybe"',
+      });
+      answer = () => ({ action: 'accept', content: { confirm: true } });
+      await expect(run(tool)).resolves.toBe(
+        's1 {"q":{"action":"accept","content":{"confirm":true}}}',
+      );
     } finally {
       await stop();
     }
@@ -216,6 +271,36 @@ describe('a 2026-07-28 server that asks with the call', () => {
         interrupt.signal,
       );
       await expect(pending).rejects.toThrow('mcp: call "ask": context canceled');
+    } finally {
+      await stop();
+    }
+  });
+
+  it("ending the call, or closing, while the caller's own handler is open ends the call at once", async () => {
+    let handlerSignal: AbortSignal | undefined;
+    let opened: () => void = () => undefined;
+    const open = (): Promise<void> => new Promise<void>((resolve) => (opened = resolve));
+    const { remote, stop } = await raw(askOnce, {
+      elicitationHandler: (_request, extra) => {
+        handlerSignal = extra.signal;
+        opened();
+        return new Promise(() => undefined); // nobody ever answers
+      },
+    });
+    try {
+      const interrupt = new AbortController();
+      let asked = open();
+      const aborted = run(remote.tools()[0]!, undefined, interrupt.signal);
+      await asked;
+      interrupt.abort();
+      await expect(aborted).rejects.toThrow('mcp: call "ask": context canceled');
+      expect(handlerSignal?.aborted).toBe(true);
+      asked = open();
+      const closed = run(remote.tools()[0]!);
+      await asked;
+      await remote.close();
+      await expect(closed).rejects.toThrow('mcp: call "ask": mcp: connection closed');
+      expect(handlerSignal?.aborted).toBe(true);
     } finally {
       await stop();
     }
