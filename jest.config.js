@@ -15,7 +15,7 @@ const UNIT = [
   '/test/(architecture|core|decorators|di|executor)/.*\\.test\\.ts$',
   '/test/cli/parts\\.test\\.ts$',
   '/test/samples/fs-tools\\.test\\.ts$',
-  '/test/mcp/client/(result|refresh|elicitation|log|log-routing|round-trips|lost-session|options)\\.test\\.ts$',
+  '/test/mcp/client/(result|refresh|elicitation|log|log-routing|round-trips|lost-session|options|exact-integers)\\.test\\.ts$',
   '/test/mcp/server/(app-records|argument-check|content|decoded-call|go-format|lazy-loading|lazy-jose|record-key|stdio|output)\\.test\\.ts$',
   '/test/mcp/quoting\\.test\\.ts$',
 ];

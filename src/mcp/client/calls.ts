@@ -21,6 +21,7 @@ import {
   ValidationError,
 } from '../../core';
 import { connectionClosedError } from './errors';
+import { argumentsToSend } from './exact-integers';
 import { CALL_HEADER, LOG_CALL_META_KEY } from './log-routing';
 import {
   askCall,
@@ -68,6 +69,11 @@ export interface CallOptions {
    * lines on their response streams name the call (see `routingLogLines`).
    */
   readonly routesLogLines: boolean;
+  /**
+   * The transport writes each message as JSON text (ours: a command or a URL), so an
+   * integer beyond 2^53 in a call's arguments can be sent as written.
+   */
+  readonly writesJsonText: boolean;
   /**
    * Opens a new session after the server said (404) it does not know the stale
    * client's 2025-era session; false when it cannot (the caller gave a transport).
@@ -212,7 +218,11 @@ export class RemoteCalls {
   async call(remote: string, call: Call, ctx: ToolContext): Promise<JsonObject> {
     if (this.closing.aborted) throw connectionClosedError(remote);
     if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
-    const args = call.value === undefined ? parseArguments(call.args) : call.value;
+    // Arguments given as text are sent as written, however long their integers (as Go).
+    const args =
+      call.value === undefined
+        ? argumentsToSend(remote, call.args, parseArguments(call.args), this.options.writesJsonText)
+        : call.value;
     if (!isJsonObject(args)) {
       throw new ValidationError('', `expected object, got ${describeValue(args)}`);
     }

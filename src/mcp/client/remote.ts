@@ -23,7 +23,7 @@ import { resultOf } from './result';
 import { clientSdk } from './sdk-modules';
 import { untilAborted } from '../signals';
 import { type Declarations, localName, remoteTool } from './tool-mapping';
-import { type McpTarget, routesLogLinesByCall } from './transport';
+import { type McpTarget, routesLogLinesByCall, writesJsonText } from './transport';
 
 /** How long a call waits for a late `tools/list_changed` by default, in milliseconds. */
 export const DEFAULT_NOTIFICATION_GRACE = 50;
@@ -165,6 +165,7 @@ export class RemoteTools {
         onLog: options.onLog,
         logLevel,
         routesLogLines: routesLogLinesByCall(options.transport),
+        writesJsonText: writesJsonText(options.transport),
         reinitialize: (stale) => this.#reinitialize(stale),
       },
       this.#closing.signal,

@@ -51,6 +51,14 @@ export function routesLogLinesByCall(target: McpTarget): boolean {
   return typeof target === 'object' && target !== null && !isTransport(target) && 'url' in target;
 }
 
+/**
+ * True when the transport made for `target` writes each message as JSON text (a command
+ * or a URL); the caller's own transport may hand objects over as they are.
+ */
+export function writesJsonText(target: McpTarget): boolean {
+  return typeof target === 'object' && target !== null && !isTransport(target);
+}
+
 /** A fresh transport for the target (the caller's own transport as is). */
 export function transportFor(target: McpTarget): Transport {
   if (typeof target === 'object' && target !== null) {
