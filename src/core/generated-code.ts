@@ -82,8 +82,9 @@ function typeTest(schema: Schema, v: string, state: GenState): string {
       return '';
     case 'string':
     case 'boolean':
-    case 'number':
       return `if(typeof ${v}!=="${schema.type}")return false;`;
+    case 'number':
+      return `if(!Number.isFinite(${v}))return false;`;
     case 'integer':
       return `if(!Number.isInteger(${v}))return false;`;
     case 'null':

@@ -256,8 +256,10 @@ function compileType(schema: Schema, depth: number): Check {
       return (v) =>
         typeof v === 'boolean' ? undefined : fail(`expected boolean, got ${describe(v)}`, v);
     case 'number':
+      // JSON.parse reads a number beyond float64's range (1e400) as Infinity; Go's
+      // json.Number.Float64 refuses it, so the model hears `got 1e400` (see asWritten).
       return (v) =>
-        typeof v === 'number' ? undefined : fail(`expected number, got ${describe(v)}`, v);
+        Number.isFinite(v) ? undefined : fail(`expected number, got ${describe(v)}`, v);
     case 'integer':
       return (v) =>
         typeof v === 'number' && Number.isInteger(v)
