@@ -86,7 +86,7 @@ function typeTest(schema: Schema, v: string, state: GenState): string {
     case 'number':
       return `if(!Number.isFinite(${v}))return false;`;
     case 'integer':
-      return `if(!Number.isInteger(${v}))return false;`;
+      return `if(!Number.isSafeInteger(${v}))return false;`;
     case 'null':
       return 'return false;';
     case 'array': {

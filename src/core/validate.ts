@@ -261,10 +261,10 @@ function compileType(schema: Schema, depth: number): Check {
       return (v) =>
         Number.isFinite(v) ? undefined : fail(`expected number, got ${describe(v)}`, v);
     case 'integer':
+      // Beyond 2^53 JSON.parse has rounded the integer (9007199254740993 reads as ...992):
+      // refused, as written, rather than handing the tool another number.
       return (v) =>
-        typeof v === 'number' && Number.isInteger(v)
-          ? undefined
-          : fail(`expected integer, got ${describe(v)}`, v);
+        Number.isSafeInteger(v) ? undefined : fail(`expected integer, got ${describe(v)}`, v);
     case 'null':
       return (v) => (v === null ? undefined : fail(`expected null, got ${describe(v)}`, v));
     case 'array':
