@@ -81,8 +81,9 @@ function isPartsArray(value: unknown): value is ContentPart[] {
  * `undefined`/`null` as the empty text; anything else as its JSON text, in the bytes
  * the Go binding's `Output` (`json.Marshal`) writes: `<`, `>`, `&`, U+2028 and U+2029
  * escaped (`\u003c`, ...). A value JSON cannot encode fails with `encode result:
- * <reason>`, one nested deeper than `MAX_JSON_DEPTH` with `encode result: json:
- * exceeded max depth of 1000`.
+ * <reason>`: one holding NaN or an infinite number with Go's `encode result: json:
+ * unsupported value: NaN` (`+Inf`, `-Inf`), one nested deeper than `MAX_JSON_DEPTH`
+ * with `encode result: json: exceeded max depth of 1000`.
  */
 export function toResult(value: unknown): Result {
   if (value === undefined || value === null) return { output: '' };
@@ -137,5 +138,27 @@ function jsonText(value: unknown): string {
   if (textDepthExceeded(json) !== undefined) {
     throw new AgentToolError('INVALID_OUTPUT', `encode result: json: ${DEPTH_EXCEEDED}`);
   }
+  // JSON.stringify writes NaN and ±Infinity as null, where Go's json.Marshal fails; only
+  // text with a null in it can hide one, so only then is the value walked again.
+  if (json.includes('null')) refuseNonFinite(value);
   return json;
+}
+
+/**
+ * Throws Go's `encode result: json: unsupported value: NaN` (`+Inf`, `-Inf`) for the
+ * first number JSON has no form for, as `JSON.stringify` meets it (after `toJSON`).
+ */
+function refuseNonFinite(value: unknown): void {
+  JSON.stringify(value, (_key, member: unknown) => {
+    const number =
+      typeof member === 'number' ? member : member instanceof Number ? member.valueOf() : 0;
+    if (!Number.isFinite(number)) {
+      const shown = Number.isNaN(number) ? 'NaN' : number > 0 ? '+Inf' : '-Inf';
+      throw new AgentToolError(
+        'INVALID_OUTPUT',
+        `encode result: json: unsupported value: ${shown}`,
+      );
+    }
+    return member;
+  });
 }

@@ -61,6 +61,39 @@ describe('output conversion', () => {
     expect(() => toResult(circular)).toThrow(/^encode result: /);
     expect(() => toResult(10n)).toThrow(AgentToolError);
   });
+
+  it.each<[string, unknown, string]>([
+    ['NaN', { x: NaN }, 'encode result: json: unsupported value: NaN'],
+    ['Infinity', { y: [1, Infinity] }, 'encode result: json: unsupported value: +Inf'],
+    ['-Infinity', -Infinity, 'encode result: json: unsupported value: -Inf'],
+    [
+      'a Number object',
+      { n: Object(NaN) as unknown },
+      'encode result: json: unsupported value: NaN',
+    ],
+    [
+      'what toJSON returns',
+      { toJSON: () => ({ v: Infinity }) },
+      'encode result: json: unsupported value: +Inf',
+    ],
+  ])("a number JSON has no form for (%s) fails as Go's json.Marshal does", (_, value, message) => {
+    let thrown: unknown;
+    try {
+      toResult(value);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(AgentToolError);
+    expect((thrown as AgentToolError).code).toBe('INVALID_OUTPUT');
+    expect((thrown as Error).message).toBe(message);
+  });
+
+  it('null written as null, and a date JSON writes as null, stay null', () => {
+    expect(toResult({ a: null, b: [null], null: 'null' })).toEqual({
+      output: '{"a":null,"b":[null],"null":"null"}',
+    });
+    expect(toResult({ at: new Date(NaN) })).toEqual({ output: '{"at":null}' });
+  });
 });
 
 describe('structured results', () => {
@@ -96,6 +129,12 @@ describe('structured results', () => {
       'encode result: a structured result is a JSON object, got string',
     );
     expect(() => structuredResult({ n: 1n })).toThrow(/^encode result: /);
+    expect(() => structuredResult({ ratio: 0 / 0 })).toThrow(
+      'encode result: json: unsupported value: NaN',
+    );
+    expect(() => structuredResult({ ratio: 1 / 0 }, 'text of its own')).toThrow(
+      'encode result: json: unsupported value: +Inf',
+    );
   });
 
   it('are results; a structured member that is not an object makes a value data', () => {

@@ -132,6 +132,25 @@ describe('@Tool({ output })', () => {
     expect(await run(new Words())).toEqual({ output: 'Rome' });
   });
 
+  it('fails a call whose result holds a number JSON has no form for, as Go does', async () => {
+    @Tool({ name: 'ratio', output: Forecast })
+    class Ratio {
+      execute(): Forecast {
+        return Object.assign(forecast(), { hourly: [3, 0 / 0] });
+      }
+    }
+    @Tool({ name: 'ratio_text' })
+    class RatioText {
+      execute(): object {
+        return { ratio: 1 / 0 };
+      }
+    }
+    await expect(run(new Ratio())).rejects.toThrow('encode result: json: unsupported value: NaN');
+    await expect(run(new RatioText())).rejects.toThrow(
+      'encode result: json: unsupported value: +Inf',
+    );
+  });
+
   it('refuses byte fields and what is not a class, naming each', () => {
     class Blob {
       @Param('The bytes') data!: Buffer;
