@@ -236,7 +236,8 @@ export function generateInstantiator(
       'converts',
       'convertField',
       'hasOwn',
-      `return function instantiate(plain) {\n${lines.join('\n')}\n};`,
+      // Strict, as the interpreted one is: a store the instance refuses throws in both.
+      `"use strict";return function instantiate(plain) {\n${lines.join('\n')}\n};`,
     ) as (
       New: new () => Record<string, unknown>,
       converts: readonly (((value: unknown) => unknown) | undefined)[],

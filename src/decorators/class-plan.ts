@@ -78,6 +78,12 @@ function suppliedSchema(cls: Constructor, problems: string[]): JsonObject | unde
   return schema;
 }
 
+const MISPLACED: Readonly<Record<NonNullable<ParamRecord['misplaced']>, string>> = {
+  static: '@Param on a static property; arguments are instance fields',
+  accessor: '@Param on an accessor; declare a field',
+  method: '@Param on a method; declare a field',
+};
+
 function readClassPlan(cls: Constructor): ClassPlan {
   const problems: string[] = [];
   const constraints = classConstraints(cls);
@@ -89,6 +95,10 @@ function readClassPlan(cls: Constructor): ClassPlan {
     const where = `${cls.name}.${name}`;
     if (typeof record.key === 'symbol') {
       problems.push(`${where}: a symbol-keyed property cannot be an argument; use a string name`);
+      continue;
+    }
+    if (record.misplaced !== undefined) {
+      problems.push(`${where}: ${MISPLACED[record.misplaced]}`);
       continue;
     }
     if (seen.has(name)) {

@@ -17,12 +17,24 @@ import {
  * `type`). Problems are reported when the class is read, naming the class and field.
  */
 export function Param(description?: string, options: ParamOptions = {}): PropertyDecorator {
-  return (target, key) => {
-    recordParam(target, {
+  return (target: object, key: string | symbol, descriptor?: PropertyDescriptor) => {
+    // A static member's target is the class, an instance member's its prototype; an
+    // accessor or a method comes with its descriptor. Each is recorded with the class's
+    // fields, so that reading the class reports it instead of losing it.
+    const isStatic = typeof target === 'function';
+    const misplaced = isStatic
+      ? 'static'
+      : descriptor === undefined
+        ? undefined
+        : descriptor.get !== undefined || descriptor.set !== undefined
+          ? 'accessor'
+          : 'method';
+    recordParam(isStatic ? (target as { prototype: object }).prototype : target, {
       key,
       description: description ?? '',
       options: { ...options },
       designType: Reflect.getMetadata('design:type', target, key) as unknown,
+      ...(misplaced === undefined ? {} : { misplaced }),
     });
   };
 }

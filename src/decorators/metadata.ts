@@ -47,6 +47,8 @@ export interface ParamRecord {
   readonly options: ParamOptions;
   /** What `emitDecoratorMetadata` wrote as `design:type` (undefined without it). */
   readonly designType: unknown;
+  /** Set when the decorated member is no instance field: it can hold no argument. */
+  readonly misplaced?: 'static' | 'accessor' | 'method';
 }
 
 /** `(args, ctx)` of the per-call readers: the arguments as the pipeline built them. */

@@ -152,4 +152,20 @@ describe('the generated instantiator and the interpreted one', () => {
       expect((make({ when: null }) as { when?: unknown }).when).toBeNull();
     }
   });
+
+  it('fail alike on a store the instance refuses (strict mode, as the module code is)', () => {
+    class ReadOnly {
+      get x(): string {
+        return 'getter';
+      }
+    }
+    const ReadOnlyNew = ReadOnly as unknown as new () => Record<string, unknown>;
+    const fields: CopiedField[] = [{ key: 'x', convert: undefined }];
+    for (const make of [
+      generateInstantiator(ReadOnlyNew, fields, convertField)!,
+      interpretInstantiator(ReadOnlyNew, fields, convertField),
+    ]) {
+      expect(() => make({ x: 'argument' })).toThrow(TypeError);
+    }
+  });
 });
