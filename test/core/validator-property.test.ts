@@ -5,6 +5,26 @@ import { shapeArb, toSchema, valueFor } from '../support/schema-arbitraries';
 
 const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false });
 
+/**
+ * The schema as ajv is to read it: an integer is also within ±(2^53 - 1), since the
+ * validator refuses a larger one (JSON.parse has rounded it) where ajv takes any whole
+ * number. Everything else is the schema as served.
+ */
+function withExactIntegers(json: unknown): unknown {
+  if (Array.isArray(json)) return json.map(withExactIntegers);
+  if (typeof json !== 'object' || json === null) return json;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(json)) {
+    out[key] = key === 'enum' ? value : withExactIntegers(value);
+  }
+  const type = out.type;
+  if (type === 'integer' || (Array.isArray(type) && type.includes('integer'))) {
+    out.minimum = Number.MIN_SAFE_INTEGER;
+    out.maximum = Number.MAX_SAFE_INTEGER;
+  }
+  return out;
+}
+
 describe('our validator and ajv (draft 2020-12) agree', () => {
   it.each([false, true])(
     'on accept/reject for generated schemas and values (strict=%s)',
@@ -15,7 +35,7 @@ describe('our validator and ajv (draft 2020-12) agree', () => {
       fc.assert(
         fc.property(pair, ([schema, value]) => {
           const ours = compileSchema(schema)(value) === undefined;
-          const theirs = ajv.validate(schemaToJson(schema), value);
+          const theirs = ajv.validate(withExactIntegers(schemaToJson(schema)) as object, value);
           expect({ schema: schemaToJson(schema), value, ours }).toEqual({
             schema: schemaToJson(schema),
             value,
