@@ -4,6 +4,7 @@ import {
   type ClassConstraints,
   fieldConstraints,
   fieldValidators,
+  NO_CONSTRAINTS,
 } from './class-validator-adapter';
 import { type FieldKeywords, fieldKeywords } from './constraint-keywords';
 import { type ParamRecord, readParams } from './metadata';
@@ -49,11 +50,17 @@ export interface ClassPlan {
 export class ClassPlans {
   readonly #plans = new Map<Constructor, ClassPlan>();
 
+  /**
+   * `role` says what the classes are read as: an arguments class is constructed for each
+   * call (`new Class()`), an output class (a structured result's) never is here.
+   */
+  constructor(private readonly role: 'arguments' | 'output' = 'arguments') {}
+
   /** The plan of `cls`, read on first use. */
   of(cls: Constructor): ClassPlan {
     let plan = this.#plans.get(cls);
     if (plan === undefined) {
-      plan = readClassPlan(cls);
+      plan = readClassPlan(cls, this.role);
       this.#plans.set(cls, plan);
     }
     return plan;
@@ -84,8 +91,22 @@ const MISPLACED: Readonly<Record<NonNullable<ParamRecord['misplaced']>, string>>
   method: '@Param on a method; declare a field',
 };
 
-function readClassPlan(cls: Constructor): ClassPlan {
+function readClassPlan(cls: Constructor, role: 'arguments' | 'output'): ClassPlan {
   const problems: string[] = [];
+  const notOne = notAClass(cls);
+  if (notOne !== undefined) {
+    const name = typeof cls === 'function' && cls.name !== '' ? `${cls.name}: ` : '';
+    problems.push(
+      notOne === 'no prototype'
+        ? `${name}arguments must be a class (got a function without a prototype; pass X, not () => X)`
+        : `${name}arguments must be a class of @Param fields, got ${notOne}`,
+    );
+    return { cls, fields: [], supplied: undefined, constraints: NO_CONSTRAINTS, problems };
+  }
+  if (role === 'arguments' && cls.length > 0) {
+    // Each call builds the instance with `new Class()`: a parameter would be undefined.
+    problems.push(`${cls.name}: an arguments class needs a constructor without parameters`);
+  }
   const constraints = classConstraints(cls);
   const supplied = suppliedSchema(cls, problems);
   const fields: FieldPlan[] = [];
@@ -220,7 +241,7 @@ const NAMES: Readonly<Record<string, Shape>> = {
   bytes: { kind: 'bytes', as: 'buffer' },
 };
 
-const UNSUPPORTED: ReadonlyMap<unknown, string> = new Map<unknown, string>([
+const UNSUPPORTED = new Map<unknown, string>([
   [Map, 'a Map; declare a Record<string, T> with { values: T }'],
   [Set, 'a Set; declare an array with { items: T }'],
   [Promise, 'a Promise'],
@@ -232,6 +253,57 @@ const UNSUPPORTED: ReadonlyMap<unknown, string> = new Map<unknown, string>([
   [WeakMap, 'a WeakMap'],
   [WeakSet, 'a WeakSet'],
 ]);
+
+const TYPED_ARRAYS: readonly [unknown, string][] = [
+  [Int8Array, 'integer'],
+  [Uint8ClampedArray, 'integer'],
+  [Int16Array, 'integer'],
+  [Uint16Array, 'integer'],
+  [Int32Array, 'integer'],
+  [Uint32Array, 'integer'],
+  [Float32Array, 'number'],
+  [Float64Array, 'number'],
+  [BigInt64Array, 'integer'],
+  [BigUint64Array, 'integer'],
+];
+
+for (const [type, item] of TYPED_ARRAYS) {
+  const name = (type as { name: string }).name;
+  const article = /^[AEIOU]/.test(name) ? 'an' : 'a';
+  UNSUPPORTED.set(type, `${article} ${name}; declare number[] with { items: '${item}' }`);
+}
+UNSUPPORTED.set(URL, 'a URL; use a string');
+UNSUPPORTED.set(ArrayBuffer, 'an ArrayBuffer; use Uint8Array or Buffer for bytes');
+UNSUPPORTED.set(SharedArrayBuffer, 'a SharedArrayBuffer; use Uint8Array or Buffer for bytes');
+UNSUPPORTED.set(DataView, 'a DataView; use Uint8Array or Buffer for bytes');
+
+/** Built-in types that are a field's type, or none, but never a class of arguments. */
+const BUILT_INS: ReadonlySet<unknown> = new Set<unknown>([
+  Object,
+  String,
+  Number,
+  Boolean,
+  Date,
+  Array,
+  Buffer,
+  Uint8Array,
+  URLSearchParams,
+  ...UNSUPPORTED.keys(),
+]);
+
+/**
+ * Why `cls` cannot be read as a class of `@Param` fields: `'no prototype'` for a
+ * function without one (an arrow function, `() => X` where `X` was meant), else the
+ * name of what it is (a built-in type's, as Go's `arguments must be a struct, got
+ * int` names the type); undefined when it can be read.
+ */
+export function notAClass(cls: unknown): string | undefined {
+  if (typeof cls !== 'function') return describeValue(cls);
+  const prototype: unknown = (cls as { prototype?: unknown }).prototype;
+  if (typeof prototype !== 'object' || prototype === null) return 'no prototype';
+  if (BUILT_INS.has(cls)) return cls.name;
+  return undefined;
+}
 
 const HOW =
   "state the type: { type: 'number' }, { type: Date }, { type: () => SomeClass } and so on where a union such as T | null hides it, { type: 'any' } for any JSON value, { values: T } for a map, or { enum: [...] } for a union of literals";
@@ -385,6 +457,8 @@ function enumKind(values: readonly EnumValue[]): Shape | undefined {
 
 function describeValue(value: unknown): string {
   if (typeof value === 'string') return goQuote(value);
+  // As written: JSON has no NaN or Infinity (it would say null).
+  if (typeof value === 'number') return String(value);
   if (typeof value === 'function') return `function ${value.name}`;
   try {
     return JSON.stringify(value) ?? String(value);

@@ -84,7 +84,8 @@ export interface ClassConstraints {
 }
 
 const NONE: CarriedConstraints = { integer: false, optional: false, enum: undefined };
-const NO_CONSTRAINTS: ClassConstraints = {
+/** What a class without class-validator constraints carries. */
+export const NO_CONSTRAINTS: ClassConstraints = {
   byField: new Map(),
   validators: new Map(),
   mustRun: false,

@@ -9,7 +9,7 @@ import {
   type ToolContext,
 } from '../core';
 import { type ArgumentsPipeline, argumentsOf, parametersPipeline } from './arguments';
-import { type FieldPlan } from './class-plan';
+import { type FieldPlan, notAClass } from './class-plan';
 import { DecoratorError } from './errors';
 import { type GuardLike, guardProblem, isScopeToken } from './guards';
 import { ownDuplicates, readClass } from './metadata';
@@ -130,10 +130,9 @@ function readTool(cls: Constructor): Read {
     problems.push(`${where}: a tool class needs an execute(args, ctx) method`);
   }
   const args = options.args;
-  if (args !== undefined && typeof args !== 'function') {
-    problems.push(`${where}: @Tool args must be a class`);
-  }
-  const argsClass = typeof args === 'function' ? args : undefined;
+  const argsProblem = args === undefined ? undefined : classProblem(args, 'args', 'arguments');
+  if (argsProblem !== undefined) problems.push(`${where}: ${argsProblem}`);
+  const argsClass = argsProblem === undefined ? args : undefined;
   const strict = options.strict === true || readClass(cls, 'strict') === true;
   if (options.validate !== undefined && typeof options.validate !== 'boolean') {
     problems.push(`${where}: @Tool validate must be true or false`);
@@ -154,10 +153,9 @@ function readTool(cls: Constructor): Read {
   }
   const output = options.output;
   let outputSchema: JsonObject | undefined;
-  if (output !== undefined) {
-    if (typeof output !== 'function') problems.push(`${where}: @Tool output must be a class`);
-    else outputSchema = buildOutputSchema(output, problems);
-  }
+  const outputProblem = output === undefined ? undefined : classProblem(output, 'output', 'output');
+  if (outputProblem !== undefined) problems.push(`${where}: ${outputProblem}`);
+  else if (output !== undefined) outputSchema = buildOutputSchema(output, problems);
   const resource = readClass(cls, 'resource');
   if (resource !== undefined && typeof resource !== 'string') {
     problems.push(`${where}: @Resource takes a resource name (a string)`);
@@ -209,6 +207,20 @@ function readTool(cls: Constructor): Read {
     outputSchema,
   };
   return { descriptor: Object.freeze(descriptor), problems: [] };
+}
+
+/** What is wrong with `@Tool`'s `args` or `output` as a class of `@Param` fields, if anything. */
+function classProblem(
+  value: unknown,
+  option: 'args' | 'output',
+  what: 'arguments' | 'output',
+): string | undefined {
+  if (typeof value !== 'function') return `@Tool ${option} must be a class`;
+  const notOne = notAClass(value);
+  if (notOne === undefined) return undefined;
+  return notOne === 'no prototype'
+    ? `@Tool ${option} must be a class (got a function without a prototype; write ${option}: X, not () => X)`
+    : `${what} must be a class of @Param fields, got ${notOne}`;
 }
 
 function confinedOf(

@@ -168,7 +168,10 @@ export function recordParam(target: object, record: ParamRecord): void {
 export function readParams(cls: Constructor): readonly ParamRecord[] {
   const chain: object[] = [];
   for (let c: unknown = cls; typeof c === 'function' && c !== Function.prototype;) {
-    chain.unshift((c as { prototype: object }).prototype);
+    const prototype: unknown = (c as { prototype?: unknown }).prototype;
+    // A function without a prototype (an arrow function) declares no fields.
+    if (typeof prototype !== 'object' || prototype === null) break;
+    chain.unshift(prototype);
     c = Object.getPrototypeOf(c);
   }
   const merged: ParamRecord[] = [];

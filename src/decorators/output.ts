@@ -14,7 +14,7 @@ export function buildOutputSchema(
   outputClass: Constructor,
   problems: string[],
 ): JsonObject | undefined {
-  const plans = new ClassPlans();
+  const plans = new ClassPlans('output');
   const built = buildSchema(outputClass, false, plans);
   const before = problems.length;
   problems.push(...built.problems.map((problem) => `output: ${problem}`));
