@@ -221,7 +221,16 @@ function checkEnum(
     return;
   }
   const wrong = values.find((v) => !fitsKind(v));
-  if (wrong !== undefined) {
+  const inexact =
+    shape.kind === 'integer'
+      ? values.find((v) => Number.isInteger(v) && !Number.isSafeInteger(v))
+      : undefined;
+  if (wrong === undefined && inexact !== undefined) {
+    // Arguments refuse such an integer (JSON.parse has rounded it): the value is unusable.
+    problems.push(
+      `${where}: enum value ${describeValue(inexact)} is beyond 2^53, where a number holds no exact integer; list it as a string`,
+    );
+  } else if (wrong !== undefined) {
     problems.push(
       `${where}: enum value ${describeValue(wrong)} is not of type ${shape.kind}; make every enum value of type ${shape.kind} or change the field's type`,
     );

@@ -157,3 +157,18 @@ describe('classes a schema cannot express, found when the class is read', () => 
     ]);
   });
 });
+
+describe('enum values a schema cannot hold', () => {
+  it('are named as written, not as their JSON', () => {
+    class Odd {
+      @Param('', { enum: [1, NaN] }) ratio!: number;
+      @Param('', { type: 'number', enum: [1, Infinity] }) cap!: number;
+      @Param('', { type: 'integer', enum: [1, 9007199254740993] }) id!: number;
+    }
+    expect(problemsOf(() => schemaOf(Odd))).toEqual([
+      "Odd.ratio: enum value NaN is not of type number; make every enum value of type number or change the field's type",
+      "Odd.cap: enum value Infinity is not of type number; make every enum value of type number or change the field's type",
+      'Odd.id: enum value 9007199254740992 is beyond 2^53, where a number holds no exact integer; list it as a string',
+    ]);
+  });
+});
