@@ -36,6 +36,13 @@ export interface HookOrder {
   levelOf(node: ProviderNode): number;
 }
 
+/** What {@link callHook} did: the failures, and the instances it did not get to. */
+export interface HookOutcome {
+  readonly failures: HookFailure[];
+  /** Instances of the groups after a failed `onModuleInit` group: never called. */
+  readonly unreached: Created[];
+}
+
 /**
  * Calls `hook` on every instance that has it, in NestJS's order
  * (`NestApplicationContext.callInitHook` / `callDestroyHook` and
@@ -43,22 +50,19 @@ export interface HookOrder {
  * farthest from the root first when starting and nearest first when shutting down;
  * inside a module, level by level (an instance after what it depends on when starting,
  * before it when shutting down), the instances of one level at once. An object is
- * called once however often it was provided. Returns every failure, each as a
- * `HOOK_FAILED` error; each group is settled before the next starts.
+ * called once however often it was provided. Each group is settled before the next
+ * starts. `onModuleInit` stops after the first group with a failure, as NestJS does
+ * (what needs a failed instance is not initialized against it); the shutdown hooks run
+ * on every group. Failures come back each as a `HOOK_FAILED` error.
  */
 export async function callHook(
   hook: LifecycleHook,
   created: readonly Created[],
   order: HookOrder,
-): Promise<HookFailure[]> {
+): Promise<HookOutcome> {
   const starting = hook === 'onModuleInit';
   const groups = new Map<string, { distance: number; level: number; members: Created[] }>();
-  const seen = new Set<object>();
   for (const entry of created) {
-    const { instance } = entry;
-    if (typeof instance !== 'object' || instance === null || seen.has(instance)) continue;
-    if (typeof (instance as Record<string, unknown>)[hook] !== 'function') continue;
-    seen.add(instance);
     const distance = order.distanceOf(entry.node);
     const level = order.levelOf(entry.node);
     const key = `${distance}:${level}`;
@@ -74,15 +78,25 @@ export async function callHook(
     (a, b) => sign * (b.distance - a.distance) || sign * (a.level - b.level),
   );
   const failures: HookFailure[] = [];
-  for (const group of ordered) {
+  const seen = new Set<object>();
+  for (const [at, group] of ordered.entries()) {
+    if (starting && failures.length > 0) {
+      return { failures, unreached: ordered.slice(at).flatMap((g) => g.members) };
+    }
+    const called = group.members.filter(({ instance }) => {
+      if (typeof instance !== 'object' || instance === null || seen.has(instance)) return false;
+      if (typeof (instance as Record<string, unknown>)[hook] !== 'function') return false;
+      seen.add(instance);
+      return true;
+    });
     const results = await Promise.allSettled(
-      group.members.map(async ({ instance }) => {
+      called.map(async ({ instance }) => {
         await (instance as Record<LifecycleHook, () => unknown>)[hook]();
       }),
     );
     results.forEach((result, i) => {
       if (result.status === 'fulfilled') return;
-      const member = group.members[i]!;
+      const member = called[i]!;
       const { node } = member;
       failures.push({
         created: member,
@@ -94,7 +108,7 @@ export async function callHook(
       });
     });
   }
-  return failures;
+  return { failures, unreached: [] };
 }
 
 /** The ways an instance says it owns something: `close()`, `dispose()`, or the dispose symbols. */

@@ -99,7 +99,9 @@ export class InstanceScope {
     const created: Created = { node, instance };
     this.#created.push(created);
     if (this.initEach) {
-      const [failure] = await callHook('onModuleInit', [created], this.plan);
+      const {
+        failures: [failure],
+      } = await callHook('onModuleInit', [created], this.plan);
       if (failure !== undefined) throw failure.error;
       this.#initialized.add(created);
     }
@@ -108,13 +110,15 @@ export class InstanceScope {
 
   /**
    * Calls `onModuleInit` on every instance built so far whose hook has not run, in
-   * NestJS's order; throws the first failure once every call of its group settled.
+   * NestJS's order, up to the first group with a failure; throws that failure once
+   * every call of its group settled. Instances whose hook did not run or failed are
+   * not initialized: they get no shutdown hooks, but are closed.
    */
   async initialize(): Promise<void> {
     const waiting = this.#created.filter((c) => !this.#initialized.has(c));
-    const failures = await callHook('onModuleInit', waiting, this.plan);
-    const failed = new Set(failures.map((f) => f.created));
-    for (const created of waiting) if (!failed.has(created)) this.#initialized.add(created);
+    const { failures, unreached } = await callHook('onModuleInit', waiting, this.plan);
+    const left = new Set([...failures.map((f) => f.created), ...unreached]);
+    for (const created of waiting) if (!left.has(created)) this.#initialized.add(created);
     if (failures[0] !== undefined) throw failures[0].error;
   }
 
@@ -136,8 +140,8 @@ export class InstanceScope {
     const initialized = this.#created.filter((c) => this.#initialized.has(c));
     const errors: unknown[] = [];
     for (const hook of ['onModuleDestroy', 'beforeApplicationShutdown'] as const) {
-      for (const failure of await callHook(hook, initialized, this.plan))
-        errors.push(failure.error);
+      const { failures } = await callHook(hook, initialized, this.plan);
+      for (const failure of failures) errors.push(failure.error);
     }
     for (const { node, instance } of [...this.#created].reverse()) {
       if (!CLOSED_KINDS.has(node.kind)) continue;

@@ -235,6 +235,76 @@ describe('hook failures', () => {
     ]);
   });
 
+  it('stop at the first level with a failure: what depends on it is not initialized', async () => {
+    const events: string[] = [];
+    @Injectable()
+    class Db {
+      onModuleInit(): void {
+        events.push('init Db');
+        throw new Error('no connection');
+      }
+      close(): void {
+        events.push('close Db');
+      }
+    }
+    @Injectable()
+    class Clock extends hooked(events, 'Clock') {}
+    @Injectable()
+    class Repo extends hooked(events, 'Repo') {
+      constructor(readonly db: Db) {
+        super();
+      }
+    }
+    @Tool({ name: 't', description: 'd' })
+    class T extends hooked(events, 'T') {
+      constructor(readonly repo: Repo) {
+        super();
+      }
+      execute(): string {
+        return '';
+      }
+    }
+    @Module({ tools: [T], providers: [Db, Clock, Repo] })
+    class M {}
+    const error = (await ToolApp.create(M).catch((e: unknown) => e)) as Error & { code?: string };
+    expect(error.code).toBe('HOOK_FAILED');
+    expect(error.message).toBe('M: Db.onModuleInit() failed: no connection');
+    // Clock is of Db's level, so its hook ran with Db's; Repo's and T's never ran. Only
+    // what was initialized gets the shutdown hooks; everything built is closed.
+    expect(events).toEqual([
+      'init Db',
+      'init Clock',
+      'destroy Clock',
+      'before-shutdown Clock',
+      'close T',
+      'close Repo',
+      'close Clock',
+      'close Db',
+    ]);
+  });
+
+  it('stop the modules after the failing one', async () => {
+    const events: string[] = [];
+    @Injectable()
+    class Far {
+      onModuleInit(): void {
+        events.push('init Far');
+        throw new Error('down');
+      }
+    }
+    @Injectable()
+    class Near extends hooked(events, 'Near') {}
+    @Module({ providers: [Far], exports: [Far] })
+    class Inner {}
+    @Module({ imports: [Inner], providers: [Near] })
+    class Root {}
+    const error = (await ToolApp.create(Root).catch((e: unknown) => e)) as Error & {
+      code?: string;
+    };
+    expect(error.message).toBe('Inner: Far.onModuleInit() failed: down');
+    expect(events).toEqual(['init Far', 'close Near']);
+  });
+
   it('of a shutdown hook are joined with the rest, and closing goes on', async () => {
     const events: string[] = [];
     @Injectable()
