@@ -139,10 +139,14 @@ export class ToolApp {
     if (graph.problems.length > 0) throw new ModuleError(rootModule.name, graph.problems);
 
     const levels = hierarchyLevels(graph);
+    // NestJS's order of modules for the hooks: by distance, farthest first, then as found.
+    const ranks = new Map(
+      [...graph.modules].sort((a, b) => b.distance - a.distance).map((m, i) => [m, i]),
+    );
     const plan: AppPlan = {
       scopes,
       closedObjects: new WeakSet(),
-      distanceOf: (node) => node.module?.distance ?? 0,
+      moduleRankOf: (node) => (node.module === undefined ? 0 : (ranks.get(node.module) ?? 0)),
       levelOf: (node) => levels.get(node) ?? 0,
     };
     const container = appContainer();

@@ -30,9 +30,14 @@ export interface Created {
   readonly instance: unknown;
 }
 
-/** Where the hooks of an instance are ordered from: its module's distance and its level. */
+/** Where the hooks of an instance are ordered from: its module's rank and its level. */
 export interface HookOrder {
-  distanceOf(node: ProviderNode): number;
+  /**
+   * Its module's place in the order `onModuleInit` goes through the modules: the
+   * farthest from the root first, modules at one distance in the order they were found.
+   */
+  moduleRankOf(node: ProviderNode): number;
+  /** How deep it sits in its dependency tree (0 for one that needs nothing). */
   levelOf(node: ProviderNode): number;
 }
 
@@ -47,8 +52,8 @@ export interface HookOutcome {
  * Calls `hook` on every instance that has it, in NestJS's order
  * (`NestApplicationContext.callInitHook` / `callDestroyHook` and
  * `hooks/on-module-init.hook.ts` in @nestjs/core 11): module by module, the module
- * farthest from the root first when starting and nearest first when shutting down;
- * inside a module, level by level (an instance after what it depends on when starting,
+ * farthest from the root first when starting (modules at one distance in the order
+ * they were found), and in the reverse order when shutting down; inside a module, level by level (an instance after what it depends on when starting,
  * before it when shutting down), the instances of one level at once. An object is
  * called once however often it was provided. Each group is settled before the next
  * starts. `onModuleInit` stops after the first group with a failure, as NestJS does
@@ -61,21 +66,21 @@ export async function callHook(
   order: HookOrder,
 ): Promise<HookOutcome> {
   const starting = hook === 'onModuleInit';
-  const groups = new Map<string, { distance: number; level: number; members: Created[] }>();
+  const groups = new Map<string, { rank: number; level: number; members: Created[] }>();
   for (const entry of created) {
-    const distance = order.distanceOf(entry.node);
+    const rank = order.moduleRankOf(entry.node);
     const level = order.levelOf(entry.node);
-    const key = `${distance}:${level}`;
+    const key = `${rank}:${level}`;
     let group = groups.get(key);
     if (group === undefined) {
-      group = { distance, level, members: [] };
+      group = { rank, level, members: [] };
       groups.set(key, group);
     }
     group.members.push(entry);
   }
   const sign = starting ? 1 : -1;
   const ordered = [...groups.values()].sort(
-    (a, b) => sign * (b.distance - a.distance) || sign * (a.level - b.level),
+    (a, b) => sign * (a.rank - b.rank) || sign * (a.level - b.level),
   );
   const failures: HookFailure[] = [];
   const seen = new Set<object>();

@@ -5,12 +5,13 @@
  * `callInitHook`, `callDestroyHook`, `callBeforeShutdownHook` and `close()`, with
  * hooks/on-module-init.hook.ts and on-module-destroy.hook.ts; nestjs/nest#14111,
  * #14267, #14900):
- * - `onModuleInit`: modules farthest from the root first (`distance`, the longest import
- *   path), and inside a module level by level, an instance after what it depends on;
- *   the instances of one level at once;
- * - on close, `onModuleDestroy` on every module, the root first, inside a module the
- *   dependents before their dependencies; then `beforeApplicationShutdown` in the same
- *   order; then NestJS disposes, which is where agenttool closes what it built, newest
+ * - `onModuleInit`: module by module (`getModulesToTriggerHooksOn`), the farthest from
+ *   the root first (`distance`, the longest import path), modules at one distance in the
+ *   order they were found; inside a module level by level, an instance after what it
+ *   depends on; the instances of one level at once; a failure stops what follows;
+ * - on close, `onModuleDestroy` module by module in the reverse order, inside a module
+ *   the dependents before their dependencies; then `beforeApplicationShutdown` in the
+ *   same order; then NestJS disposes, which is where agenttool closes what it built, newest
  *   first.
  */
 import 'reflect-metadata';
@@ -135,6 +136,63 @@ describe('lifecycle hooks, in NestJS order', () => {
     const app = await ToolApp.create(M);
     expect(events).toEqual(['start A', 'start B', 'end A', 'end B', 'start C', 'end C']);
     await app.close();
+  });
+
+  it('goes module by module among modules at one distance, in import order, and back', async () => {
+    const events: string[] = [];
+    const slow = (name: string) =>
+      class {
+        async onModuleInit(): Promise<void> {
+          events.push(`start ${name}`);
+          await tick();
+          events.push(`end ${name}`);
+        }
+        onModuleDestroy(): void {
+          events.push(`destroy ${name}`);
+        }
+        beforeApplicationShutdown(): void {
+          events.push(`before-shutdown ${name}`);
+        }
+      };
+    @Injectable()
+    class A0 extends slow('A0') {}
+    @Injectable()
+    class A1 extends slow('A1') {
+      constructor(readonly a0: A0) {
+        super();
+      }
+    }
+    @Injectable()
+    class B0 extends slow('B0') {}
+    @Module({ providers: [A0, A1], exports: [A1] })
+    class MA {}
+    @Module({ providers: [B0], exports: [B0] })
+    class MB {}
+    @Tool({ name: 't', description: 'd' })
+    class T {
+      constructor(
+        readonly a1: A1,
+        readonly b0: B0,
+      ) {}
+      execute(): string {
+        return '';
+      }
+    }
+    @Module({ imports: [MA, MB], tools: [T] })
+    class Root {}
+    const app = await ToolApp.create(Root);
+    expect(events).toEqual(['start A0', 'end A0', 'start A1', 'end A1', 'start B0', 'end B0']);
+    events.length = 0;
+    await app.close();
+    // NestJS shuts modules down in the reverse of the order it started them.
+    expect(events).toEqual([
+      'destroy B0',
+      'destroy A1',
+      'destroy A0',
+      'before-shutdown B0',
+      'before-shutdown A1',
+      'before-shutdown A0',
+    ]);
   });
 
   it('calls them on values and factory results too, and on tools', async () => {
