@@ -127,15 +127,30 @@ const NOT_A_TOKEN: ReadonlySet<unknown> = new Set<unknown>([
 ]);
 
 /**
- * The tokens of a class's constructor parameters: `@Inject` (ours or tsyringe's) wins,
+ * The class whose constructor parameters describe `cls`'s: the nearest of `cls` and its
+ * ancestors that has emitted parameter types (`cls` itself when none has).
+ */
+function constructorOwner(cls: Constructor): Constructor {
+  for (let at: unknown = cls; typeof at === 'function'; at = Object.getPrototypeOf(at)) {
+    if (Reflect.hasOwnMetadata('design:paramtypes', at)) return at as Constructor;
+  }
+  return cls;
+}
+
+/**
+ * The tokens of a class's constructor parameters (those of the constructor it inherits,
+ * when it declares none): `@Inject` (ours or tsyringe's) wins,
  * else the emitted parameter type when it is a class other than `Object` (which is what
  * TypeScript emits for interfaces, unions and primitives' wrappers it cannot name).
  */
 export function constructorTokens(cls: Constructor): ParameterToken[] {
-  const emitted = Reflect.getMetadata('design:paramtypes', cls) as unknown[] | undefined;
+  // A class that declares no constructor of its own runs its nearest ancestor's: the
+  // parameter types and the @Inject tokens are read from the class that declared it.
+  const declaring = constructorOwner(cls);
+  const emitted = Reflect.getOwnMetadata('design:paramtypes', declaring) as unknown[] | undefined;
   const types = emitted ?? [];
-  const ours = (Reflect.getOwnMetadata(INJECT_KEY, cls) ?? {}) as Record<number, Token>;
-  const theirs = tsyringeParameters(cls);
+  const ours = (Reflect.getOwnMetadata(INJECT_KEY, declaring) ?? {}) as Record<number, Token>;
+  const theirs = tsyringeParameters(declaring);
   const count = Math.max(
     types.length,
     cls.length,

@@ -86,6 +86,64 @@ describe('class providers', () => {
   });
 });
 
+describe('inherited constructors', () => {
+  interface Config {
+    readonly name: string;
+  }
+
+  it("take the @Inject tokens of the base class's constructor they inherit", async () => {
+    @Injectable()
+    class Clock {
+      toString(): string {
+        return 'clock';
+      }
+    }
+    class Base {
+      constructor(
+        @Inject('CONFIG') readonly config: Config,
+        readonly clock: Clock,
+      ) {}
+    }
+    class Middle extends Base {}
+    @Tool({ name: 'show', description: 'd' })
+    class Show extends Middle {
+      execute(): string {
+        return `${this.config.name} on ${String(this.clock)}`;
+      }
+    }
+    @Module({
+      tools: [Show],
+      providers: [Clock, { provide: 'CONFIG', useValue: { name: 'base' } }],
+    })
+    class M {}
+    expect(await outputOf(await create(M), 'show')).toBe('base on clock');
+  });
+
+  it('of their own use their own @Inject tokens, not the base class’s', async () => {
+    class Base {
+      constructor(@Inject('BASE') readonly config: Config) {}
+    }
+    @Tool({ name: 'show', description: 'd' })
+    class Show extends Base {
+      constructor(@Inject('OWN') own: Config) {
+        super(own);
+      }
+      execute(): string {
+        return this.config.name;
+      }
+    }
+    @Module({
+      tools: [Show],
+      providers: [
+        { provide: 'BASE', useValue: { name: 'base' } },
+        { provide: 'OWN', useValue: { name: 'own' } },
+      ],
+    })
+    class M {}
+    expect(await outputOf(await create(M), 'show')).toBe('own');
+  });
+});
+
 describe('value providers', () => {
   it('provide the value itself, which the app never closes', async () => {
     let closed = false;
