@@ -146,6 +146,7 @@ export class ToolApp {
     const plan: AppPlan = {
       scopes,
       closedObjects: new WeakSet(),
+      givenValues: givenValues(graph),
       moduleRankOf: (node) => (node.module === undefined ? 0 : (ranks.get(node.module) ?? 0)),
       levelOf: (node) => levels.get(node) ?? 0,
     };
@@ -291,7 +292,8 @@ export class ToolApp {
    * and then `beforeApplicationShutdown()` on its instances in NestJS's order, then
    * closes (`close()`, `dispose()`, `Symbol.asyncDispose`) what it built, newest first;
    * a provider several tools share is closed once. Values given with `useValue` are the
-   * giver's to close. Failures (`HOOK_FAILED`, `CLOSE_FAILED`) are joined into one
+   * giver's to close, as is what a factory returns without making it (an argument, a
+   * given value, an instance the app already has). Failures (`HOOK_FAILED`, `CLOSE_FAILED`) are joined into one
    * `AggregateError`. A second call returns the first's promise: it settles when closing
    * is over.
    */
@@ -349,6 +351,17 @@ function checkTools(graph: AppGraph): void {
     };
     graph.problems.push(problem);
   }
+}
+
+/** The objects given with `useValue` anywhere in the app. */
+function givenValues(graph: AppGraph): WeakSet<object> {
+  const values = new WeakSet<object>();
+  for (const node of allNodes(graph)) {
+    if (node.kind !== 'value') continue;
+    const value = node.build([]);
+    if (typeof value === 'object' && value !== null) values.add(value);
+  }
+  return values;
 }
 
 const UNBUILT_GUARD: CanActivate = { canActivate: unbuilt };

@@ -11,6 +11,8 @@ export interface AppPlan extends HookOrder {
   readonly scopes: ReadonlyMap<ProviderNode, Scope>;
   /** Objects already closed app-wide, so a shared instance is closed once. */
   readonly closedObjects: WeakSet<object>;
+  /** The values given with `useValue`: their giver's to close, never the app's. */
+  readonly givenValues: WeakSet<object>;
 }
 
 /** What the app closes: instances it built, not values it was given nor aliases. */
@@ -33,6 +35,8 @@ const HOOKED_KINDS: ReadonlySet<ProviderNode['kind']> = new Set([
 export class InstanceScope {
   readonly #pending = new Map<ProviderNode, Promise<unknown>>();
   readonly #created: Created[] = [];
+  /** The objects of `#created`, to tell a factory's own result from one it passes on. */
+  readonly #createdObjects = new WeakSet<object>();
   /** Instances whose `onModuleInit` has run (or that have none): they get the shutdown hooks. */
   readonly #initialized = new Set<Created>();
   #closing: Promise<void> | undefined;
@@ -85,6 +89,10 @@ export class InstanceScope {
         // tsyringe has no asynchronous factories: the value is awaited, then registered.
         instance = await node.build(args);
         registerValue(this.container, node.key, instance);
+        // What the factory passes on (one of its arguments, a given value, an instance
+        // of this scope or the app's) is its owner's, as an alias is: not hooked again,
+        // not closed here.
+        if (this.#passedOn(instance, args)) return instance;
       } else {
         instance = resolveIn(this.container, node.key);
       }
@@ -98,6 +106,7 @@ export class InstanceScope {
     if (!HOOKED_KINDS.has(node.kind)) return instance;
     const created: Created = { node, instance };
     this.#created.push(created);
+    if (typeof instance === 'object' && instance !== null) this.#createdObjects.add(instance);
     if (this.initEach) {
       const {
         failures: [failure],
@@ -106,6 +115,19 @@ export class InstanceScope {
       this.#initialized.add(created);
     }
     return instance;
+  }
+
+  /** True when a factory's result is not its own: an argument, a given value, a known instance. */
+  #passedOn(instance: unknown, args: readonly unknown[]): boolean {
+    if (typeof instance !== 'object' || instance === null) return false;
+    if (args.includes(instance) || this.plan.givenValues.has(instance)) return true;
+    return this.#knows(instance);
+  }
+
+  /** True when this scope or an enclosing one built `instance`. */
+  #knows(instance: object): boolean {
+    if (this.#createdObjects.has(instance)) return true;
+    return this.parent !== undefined && this.parent.#knows(instance);
   }
 
   /**
