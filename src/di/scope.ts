@@ -58,7 +58,8 @@ export class InstanceScope {
   /**
    * The instance of `node` in this scope, built on first use with what it needs; an
    * app-scoped node asked of a session comes from the app. In a session the instance's
-   * `onModuleInit` has run when this resolves.
+   * `onModuleInit` has run when this resolves. A build that fails is not kept: the next
+   * call builds again.
    */
   resolve(node: ProviderNode): Promise<unknown> {
     if (this.parent !== undefined && this.plan.scopes.get(node) !== 'session') {
@@ -74,8 +75,14 @@ export class InstanceScope {
     }
     let pending = this.#pending.get(node);
     if (pending === undefined) {
-      pending = this.#build(node);
-      this.#pending.set(node, pending);
+      const building = this.#build(node);
+      pending = building;
+      this.#pending.set(node, building);
+      // A failed build is forgotten, so that the next use tries again; what it built
+      // before failing stays with the scope, which closes it.
+      building.catch(() => {
+        if (this.#pending.get(node) === building) this.#pending.delete(node);
+      });
     }
     return pending;
   }
