@@ -293,9 +293,11 @@ export class ToolApp {
    * closes (`close()`, `dispose()`, `Symbol.asyncDispose`) what it built, newest first;
    * a provider several tools share is closed once. Values given with `useValue` are the
    * giver's to close, as is what a factory returns without making it (an argument, a
-   * given value, an instance the app already has). Failures (`HOOK_FAILED`, `CLOSE_FAILED`) are joined into one
-   * `AggregateError`. A second call returns the first's promise: it settles when closing
-   * is over.
+   * given value, an instance the app already has). No build still under way is waited
+   * for (a session's factory may never settle): the calls waiting for it fail with
+   * `CLOSED`, and its result is closed when it comes. Failures (`HOOK_FAILED`,
+   * `CLOSE_FAILED`) are joined into one `AggregateError`. A second call returns the
+   * first's promise: it settles when closing is over.
    */
   close(): Promise<void> {
     this.#closing ??= this.#closeAll();

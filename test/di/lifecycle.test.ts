@@ -454,6 +454,75 @@ describe('closing', () => {
     expect(events).toEqual(['shell closing', 'shell closed', 'app closed']);
   });
 
+  it('does not wait for a session build that never settles, and closes its result if it comes', async () => {
+    const events: string[] = [];
+    let arrive: ((connection: object) => void) | undefined;
+    @Injectable()
+    class Pool {
+      close(): void {
+        events.push('close Pool');
+      }
+    }
+    @Injectable({ scope: 'session' })
+    class Shell {
+      close(): void {
+        events.push('close Shell');
+      }
+    }
+    @Tool({ name: 'ok', description: 'd' })
+    class Ok {
+      constructor(
+        readonly shell: Shell,
+        readonly pool: Pool,
+      ) {}
+      execute(): string {
+        return 'ok';
+      }
+    }
+    @Tool({ name: 'hang', description: 'd' })
+    class Hang {
+      constructor(@Inject('CONNECTION') readonly connection: object) {}
+      execute(): string {
+        return 'hang';
+      }
+    }
+    @Module({
+      tools: [Ok, Hang],
+      providers: [
+        Pool,
+        Shell,
+        {
+          provide: 'CONNECTION',
+          scope: 'session',
+          useFactory: () => new Promise<object>((resolve) => (arrive = resolve)),
+        },
+      ],
+    })
+    class M {}
+    const app = await ToolApp.create(M);
+    await app.results([app.job('ok')], { session: testSession('b') });
+    const hanging = app.results([app.job('hang')], { session: testSession('a') });
+    while (arrive === undefined) await tick();
+
+    // Settles within a few turns of the event loop, though the build never did.
+    let closed = false;
+    const closing = app.close().then(() => (closed = true));
+    for (let i = 0; i < 50 && !closed; i++) await tick();
+    expect(closed).toBe(true);
+    await closing;
+    expect(events).toEqual(['close Shell', 'close Pool']);
+    const [outcome] = await hanging;
+    expect(outcome?.error).toMatchObject({
+      code: 'CLOSED',
+      message: expect.stringContaining('the session ended while it was being built'),
+    });
+
+    // The late result is the app's: closed as it arrives.
+    arrive({ close: () => void events.push('close late connection') });
+    for (let i = 0; i < 5; i++) await tick();
+    expect(events).toEqual(['close Shell', 'close Pool', 'close late connection']);
+  });
+
   it('closes by close(), dispose() or Symbol.asyncDispose, each object once', async () => {
     const closed: string[] = [];
     @Injectable()
