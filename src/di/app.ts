@@ -139,10 +139,15 @@ export class ToolApp {
     if (graph.problems.length > 0) throw new ModuleError(rootModule.name, graph.problems);
 
     const levels = hierarchyLevels(graph);
+    // NestJS's order of modules for the hooks: by distance, farthest first, then as found.
+    const ranks = new Map(
+      [...graph.modules].sort((a, b) => b.distance - a.distance).map((m, i) => [m, i]),
+    );
     const plan: AppPlan = {
       scopes,
       closedObjects: new WeakSet(),
-      distanceOf: (node) => node.module?.distance ?? 0,
+      givenValues: givenValues(graph),
+      moduleRankOf: (node) => (node.module === undefined ? 0 : (ranks.get(node.module) ?? 0)),
       levelOf: (node) => levels.get(node) ?? 0,
     };
     const container = appContainer();
@@ -287,9 +292,12 @@ export class ToolApp {
    * and then `beforeApplicationShutdown()` on its instances in NestJS's order, then
    * closes (`close()`, `dispose()`, `Symbol.asyncDispose`) what it built, newest first;
    * a provider several tools share is closed once. Values given with `useValue` are the
-   * giver's to close. Failures (`HOOK_FAILED`, `CLOSE_FAILED`) are joined into one
-   * `AggregateError`. A second call returns the first's promise: it settles when closing
-   * is over.
+   * giver's to close, as is what a factory returns without making it (an argument, a
+   * given value, an instance the app already has). No build still under way is waited
+   * for (a session's factory may never settle): the calls waiting for it fail with
+   * `CLOSED`, and its result is closed when it comes. Failures (`HOOK_FAILED`,
+   * `CLOSE_FAILED`) are joined into one `AggregateError`. A second call returns the
+   * first's promise: it settles when closing is over.
    */
   close(): Promise<void> {
     this.#closing ??= this.#closeAll();
@@ -345,6 +353,17 @@ function checkTools(graph: AppGraph): void {
     };
     graph.problems.push(problem);
   }
+}
+
+/** The objects given with `useValue` anywhere in the app. */
+function givenValues(graph: AppGraph): WeakSet<object> {
+  const values = new WeakSet<object>();
+  for (const node of allNodes(graph)) {
+    if (node.kind !== 'value') continue;
+    const value = node.build([]);
+    if (typeof value === 'object' && value !== null) values.add(value);
+  }
+  return values;
 }
 
 const UNBUILT_GUARD: CanActivate = { canActivate: unbuilt };

@@ -268,7 +268,7 @@ function providerNode(
   if (typeof provider !== 'object' || provider === null || !('provide' in provider)) {
     problems.push({
       code: 'INVALID_MODULE',
-      message: `${where} is not a provider; give a class, or { provide, useClass | useValue | useFactory | useExisting }`,
+      message: `${where} ${provider === undefined ? `is ${describeEntry(provider)}` : 'is not a provider'}; give a class, or { provide, useClass | useValue | useFactory | useExisting }`,
     });
     return undefined;
   }
@@ -313,10 +313,11 @@ function providerNode(
       kind: 'factory',
       label: `the factory of ${name}`,
       declaredScope: provider.scope ?? 'app',
-      parameters: (provider.inject ?? []).map((dep, index) => ({
-        index,
-        token: isToken(dep) ? dep : undefined,
-      })),
+      parameters: (provider.inject ?? []).map((dep, index): ParameterToken =>
+        dep === undefined
+          ? { index, token: undefined, undefinedAt: 'inject' }
+          : { index, token: isToken(dep) ? dep : undefined },
+      ),
       build: (args) => factory(...args),
       key: Symbol(`the factory of ${name}`),
       deps: [],
@@ -335,9 +336,20 @@ function providerNode(
       deps: [],
     };
   }
-  problems.push({
-    code: 'INVALID_MODULE',
-    message: `${where} (${name}) has none of useClass, useValue, useFactory or useExisting; give one of them`,
-  });
+  problems.push({ code: 'INVALID_MODULE', message: `${where} (${name}) ${lacking(provider)}` });
   return undefined;
+}
+
+/** What is wrong with a provider object none of whose `use*` could be used. */
+function lacking(provider: object): string {
+  if ('useClass' in provider) {
+    return `has useClass ${describeEntry(provider.useClass)}, which is not a class; give the class to build`;
+  }
+  if ('useFactory' in provider) {
+    return `has useFactory ${describeEntry(provider.useFactory)}, which is not a function; give the function that makes the value`;
+  }
+  if ('useExisting' in provider) {
+    return `has useExisting ${describeEntry(provider.useExisting)}, which is not a token; give the token it stands for`;
+  }
+  return 'has none of useClass, useValue, useFactory or useExisting; give one of them';
 }

@@ -1,6 +1,6 @@
 import { type ModuleProblem } from './errors';
 import { type AppGraph, builtinFor, type ModuleNode, type ProviderNode } from './graph';
-import { isToken, type Scope, type Token, tokenName } from './tokens';
+import { isToken, type ParameterToken, type Scope, type Token, tokenName } from './tokens';
 
 type Lookup = { node: ProviderNode } | { hidden: ModuleNode } | undefined;
 
@@ -61,8 +61,20 @@ export function allNodes(graph: AppGraph): ProviderNode[] {
   ]);
 }
 
-function missingToken(where: string, node: ProviderNode, typesMissing: boolean): string {
-  if (!typesMissing) {
+function missingToken(where: string, node: ProviderNode, parameter: ParameterToken): string {
+  const cycle = '(a circular import of files?)';
+  const defineEarly =
+    'define the token where nothing in the cycle is imported first, e.g. in a file of its own';
+  if (parameter.undefinedAt !== undefined && node.kind === 'factory') {
+    return `${where} is undefined: the token was undefined where ${node.module?.name ?? 'the module'} was declared ${cycle}; ${defineEarly}`;
+  }
+  if (parameter.undefinedAt === 'inject') {
+    return `${where} has @Inject(undefined): the token was undefined where ${node.label} was decorated ${cycle}; ${defineEarly}`;
+  }
+  if (parameter.undefinedAt === 'type') {
+    return `${where} has the type undefined: its class was undefined where ${node.label} was decorated ${cycle}; break the cycle of imports between the files, or add @Inject(token) with a token defined outside it`;
+  }
+  if (parameter.typesMissing !== true) {
     return `${where} has no injection token (its type is an interface, a union or a primitive); add @Inject(token) to the parameter`;
   }
   if (node.undecorated === true) {
@@ -94,7 +106,7 @@ export function linkGraph(graph: AppGraph): void {
         if (parameter.token === undefined) {
           problems.push({
             code: 'MISSING_PROVIDER',
-            message: missingToken(where, node, parameter.typesMissing === true),
+            message: missingToken(where, node, parameter),
           });
           continue;
         }

@@ -22,7 +22,9 @@ export interface ValueProvider<T = unknown> {
 /**
  * A provider built by a function, sync or async, from the tokens listed in `inject`.
  * The function runs, and its promise settles, before anything that needs the value is
- * built.
+ * built. What it makes is the app's (hooked, closed); what it passes on (one of its
+ * arguments, a `useValue` value, an instance the app or the session already has) stays
+ * its owner's, as with `useExisting`.
  */
 export interface FactoryProvider<T = unknown> {
   readonly provide: Token<T>;

@@ -54,7 +54,9 @@ export type Scope = 'app' | 'session';
 /**
  * `@Inject(token)` on a constructor parameter: inject the provider of `token` there,
  * where the parameter's type cannot name it (an interface, a string or symbol token).
- * tsyringe's own `@inject(token)` works the same.
+ * tsyringe's own `@inject(token)` works the same. It wins over the parameter's type; a
+ * token that is `undefined` here (imported from a file still loading, in a circular
+ * import) is a creation error, never a fallback to the type.
  */
 export function Inject(token: Token): ParameterDecorator {
   return (target, _key, index) => {
@@ -106,6 +108,12 @@ export interface ParameterToken {
    * without a decorator. Tells that cause apart from a type that names no token.
    */
   readonly typesMissing?: boolean;
+  /**
+   * Where `undefined` stood for the token, which is what a class or token imported from
+   * a file still loading is (a circular import of files): given to `@Inject` (or
+   * tsyringe's `@inject`, or a factory's `inject`), or emitted as the parameter's type.
+   */
+  readonly undefinedAt?: 'inject' | 'type';
 }
 
 const NOT_A_TOKEN: ReadonlySet<unknown> = new Set<unknown>([
@@ -119,15 +127,30 @@ const NOT_A_TOKEN: ReadonlySet<unknown> = new Set<unknown>([
 ]);
 
 /**
- * The tokens of a class's constructor parameters: `@Inject` (ours or tsyringe's) wins,
+ * The class whose constructor parameters describe `cls`'s: the nearest of `cls` and its
+ * ancestors that has emitted parameter types (`cls` itself when none has).
+ */
+function constructorOwner(cls: Constructor): Constructor {
+  for (let at: unknown = cls; typeof at === 'function'; at = Object.getPrototypeOf(at)) {
+    if (Reflect.hasOwnMetadata('design:paramtypes', at)) return at as Constructor;
+  }
+  return cls;
+}
+
+/**
+ * The tokens of a class's constructor parameters (those of the constructor it inherits,
+ * when it declares none): `@Inject` (ours or tsyringe's) wins,
  * else the emitted parameter type when it is a class other than `Object` (which is what
  * TypeScript emits for interfaces, unions and primitives' wrappers it cannot name).
  */
 export function constructorTokens(cls: Constructor): ParameterToken[] {
-  const emitted = Reflect.getMetadata('design:paramtypes', cls) as unknown[] | undefined;
+  // A class that declares no constructor of its own runs its nearest ancestor's: the
+  // parameter types and the @Inject tokens are read from the class that declared it.
+  const declaring = constructorOwner(cls);
+  const emitted = Reflect.getOwnMetadata('design:paramtypes', declaring) as unknown[] | undefined;
   const types = emitted ?? [];
-  const ours = (Reflect.getOwnMetadata(INJECT_KEY, cls) ?? {}) as Record<number, Token>;
-  const theirs = tsyringeParameters(cls);
+  const ours = (Reflect.getOwnMetadata(INJECT_KEY, declaring) ?? {}) as Record<number, Token>;
+  const theirs = tsyringeParameters(declaring);
   const count = Math.max(
     types.length,
     cls.length,
@@ -136,9 +159,12 @@ export function constructorTokens(cls: Constructor): ParameterToken[] {
   );
   const tokens: ParameterToken[] = [];
   for (let index = 0; index < count; index++) {
-    const own = ours[index];
-    if (own !== undefined) {
-      tokens.push({ index, token: own });
+    // `in`, not `!== undefined`: @Inject(undefined) is a token imported too early.
+    if (index in ours) {
+      const own = ours[index];
+      tokens.push(
+        own === undefined ? { index, token: own, undefinedAt: 'inject' } : { index, token: own },
+      );
       continue;
     }
     const tsyringe = theirs.get(index);
@@ -149,12 +175,15 @@ export function constructorTokens(cls: Constructor): ParameterToken[] {
         token,
         optional: tsyringe.optional,
         unsupported: tsyringe.unsupported,
+        ...(tsyringe.token === undefined ? { undefinedAt: 'inject' as const } : {}),
       });
       continue;
     }
     const type = types[index];
     if (typeof type === 'function' && !NOT_A_TOKEN.has(type)) {
       tokens.push({ index, token: type as Constructor });
+    } else if (emitted !== undefined && index < emitted.length && type === undefined) {
+      tokens.push({ index, token: undefined, undefinedAt: 'type' });
     } else {
       tokens.push({ index, token: undefined, typesMissing: emitted === undefined });
     }

@@ -93,6 +93,48 @@ describe('building fails with PROVIDER_FAILED', () => {
   });
 });
 
+describe('a session build that failed', () => {
+  it('is tried again on the next call of the session, not kept as failed', async () => {
+    let calls = 0;
+    @Tool({ name: 'use', description: 'd' })
+    class Use {
+      constructor(@Inject('CONNECTION') readonly connection: { readonly n: number }) {}
+      execute(): string {
+        return `connection ${this.connection.n}`;
+      }
+    }
+    @Module({
+      tools: [Use],
+      providers: [
+        {
+          provide: 'CONNECTION',
+          scope: 'session',
+          useFactory: () => {
+            calls += 1;
+            if (calls === 1) throw new Error('network down');
+            return { n: calls };
+          },
+        },
+      ],
+    })
+    class M {}
+    const app = await ToolApp.create(M);
+    const session = testSession('a');
+    const [first] = await app.results([app.job('use')], { session });
+    expect(first?.error).toMatchObject({
+      code: 'PROVIDER_FAILED',
+      message: 'M: creating the factory of "CONNECTION" failed: network down',
+    });
+    const [second] = await app.results([app.job('use')], { session });
+    expect(second?.result?.output).toBe('connection 2');
+    const [third] = await app.results([app.job('use')], { session });
+    expect(third?.result?.output).toBe('connection 2');
+    expect(calls).toBe(2);
+    await session.end();
+    await app.close();
+  });
+});
+
 describe('the modules are checked before anything is built', () => {
   it('reports a cycle as CIRCULAR_DEPENDENCY', async () => {
     @Module({

@@ -5,12 +5,13 @@
  * `callInitHook`, `callDestroyHook`, `callBeforeShutdownHook` and `close()`, with
  * hooks/on-module-init.hook.ts and on-module-destroy.hook.ts; nestjs/nest#14111,
  * #14267, #14900):
- * - `onModuleInit`: modules farthest from the root first (`distance`, the longest import
- *   path), and inside a module level by level, an instance after what it depends on;
- *   the instances of one level at once;
- * - on close, `onModuleDestroy` on every module, the root first, inside a module the
- *   dependents before their dependencies; then `beforeApplicationShutdown` in the same
- *   order; then NestJS disposes, which is where agenttool closes what it built, newest
+ * - `onModuleInit`: module by module (`getModulesToTriggerHooksOn`), the farthest from
+ *   the root first (`distance`, the longest import path), modules at one distance in the
+ *   order they were found; inside a module level by level, an instance after what it
+ *   depends on; the instances of one level at once; a failure stops what follows;
+ * - on close, `onModuleDestroy` module by module in the reverse order, inside a module
+ *   the dependents before their dependencies; then `beforeApplicationShutdown` in the
+ *   same order; then NestJS disposes, which is where agenttool closes what it built, newest
  *   first.
  */
 import 'reflect-metadata';
@@ -137,6 +138,63 @@ describe('lifecycle hooks, in NestJS order', () => {
     await app.close();
   });
 
+  it('goes module by module among modules at one distance, in import order, and back', async () => {
+    const events: string[] = [];
+    const slow = (name: string) =>
+      class {
+        async onModuleInit(): Promise<void> {
+          events.push(`start ${name}`);
+          await tick();
+          events.push(`end ${name}`);
+        }
+        onModuleDestroy(): void {
+          events.push(`destroy ${name}`);
+        }
+        beforeApplicationShutdown(): void {
+          events.push(`before-shutdown ${name}`);
+        }
+      };
+    @Injectable()
+    class A0 extends slow('A0') {}
+    @Injectable()
+    class A1 extends slow('A1') {
+      constructor(readonly a0: A0) {
+        super();
+      }
+    }
+    @Injectable()
+    class B0 extends slow('B0') {}
+    @Module({ providers: [A0, A1], exports: [A1] })
+    class MA {}
+    @Module({ providers: [B0], exports: [B0] })
+    class MB {}
+    @Tool({ name: 't', description: 'd' })
+    class T {
+      constructor(
+        readonly a1: A1,
+        readonly b0: B0,
+      ) {}
+      execute(): string {
+        return '';
+      }
+    }
+    @Module({ imports: [MA, MB], tools: [T] })
+    class Root {}
+    const app = await ToolApp.create(Root);
+    expect(events).toEqual(['start A0', 'end A0', 'start A1', 'end A1', 'start B0', 'end B0']);
+    events.length = 0;
+    await app.close();
+    // NestJS shuts modules down in the reverse of the order it started them.
+    expect(events).toEqual([
+      'destroy B0',
+      'destroy A1',
+      'destroy A0',
+      'before-shutdown B0',
+      'before-shutdown A1',
+      'before-shutdown A0',
+    ]);
+  });
+
   it('calls them on values and factory results too, and on tools', async () => {
     const events: string[] = [];
     const Value = hooked(events, 'value');
@@ -235,6 +293,76 @@ describe('hook failures', () => {
     ]);
   });
 
+  it('stop at the first level with a failure: what depends on it is not initialized', async () => {
+    const events: string[] = [];
+    @Injectable()
+    class Db {
+      onModuleInit(): void {
+        events.push('init Db');
+        throw new Error('no connection');
+      }
+      close(): void {
+        events.push('close Db');
+      }
+    }
+    @Injectable()
+    class Clock extends hooked(events, 'Clock') {}
+    @Injectable()
+    class Repo extends hooked(events, 'Repo') {
+      constructor(readonly db: Db) {
+        super();
+      }
+    }
+    @Tool({ name: 't', description: 'd' })
+    class T extends hooked(events, 'T') {
+      constructor(readonly repo: Repo) {
+        super();
+      }
+      execute(): string {
+        return '';
+      }
+    }
+    @Module({ tools: [T], providers: [Db, Clock, Repo] })
+    class M {}
+    const error = (await ToolApp.create(M).catch((e: unknown) => e)) as Error & { code?: string };
+    expect(error.code).toBe('HOOK_FAILED');
+    expect(error.message).toBe('M: Db.onModuleInit() failed: no connection');
+    // Clock is of Db's level, so its hook ran with Db's; Repo's and T's never ran. Only
+    // what was initialized gets the shutdown hooks; everything built is closed.
+    expect(events).toEqual([
+      'init Db',
+      'init Clock',
+      'destroy Clock',
+      'before-shutdown Clock',
+      'close T',
+      'close Repo',
+      'close Clock',
+      'close Db',
+    ]);
+  });
+
+  it('stop the modules after the failing one', async () => {
+    const events: string[] = [];
+    @Injectable()
+    class Far {
+      onModuleInit(): void {
+        events.push('init Far');
+        throw new Error('down');
+      }
+    }
+    @Injectable()
+    class Near extends hooked(events, 'Near') {}
+    @Module({ providers: [Far], exports: [Far] })
+    class Inner {}
+    @Module({ imports: [Inner], providers: [Near] })
+    class Root {}
+    const error = (await ToolApp.create(Root).catch((e: unknown) => e)) as Error & {
+      code?: string;
+    };
+    expect(error.message).toBe('Inner: Far.onModuleInit() failed: down');
+    expect(events).toEqual(['init Far', 'close Near']);
+  });
+
   it('of a shutdown hook are joined with the rest, and closing goes on', async () => {
     const events: string[] = [];
     @Injectable()
@@ -324,6 +452,75 @@ describe('closing', () => {
     gate.release();
     await Promise.all([ending, closing]);
     expect(events).toEqual(['shell closing', 'shell closed', 'app closed']);
+  });
+
+  it('does not wait for a session build that never settles, and closes its result if it comes', async () => {
+    const events: string[] = [];
+    let arrive: ((connection: object) => void) | undefined;
+    @Injectable()
+    class Pool {
+      close(): void {
+        events.push('close Pool');
+      }
+    }
+    @Injectable({ scope: 'session' })
+    class Shell {
+      close(): void {
+        events.push('close Shell');
+      }
+    }
+    @Tool({ name: 'ok', description: 'd' })
+    class Ok {
+      constructor(
+        readonly shell: Shell,
+        readonly pool: Pool,
+      ) {}
+      execute(): string {
+        return 'ok';
+      }
+    }
+    @Tool({ name: 'hang', description: 'd' })
+    class Hang {
+      constructor(@Inject('CONNECTION') readonly connection: object) {}
+      execute(): string {
+        return 'hang';
+      }
+    }
+    @Module({
+      tools: [Ok, Hang],
+      providers: [
+        Pool,
+        Shell,
+        {
+          provide: 'CONNECTION',
+          scope: 'session',
+          useFactory: () => new Promise<object>((resolve) => (arrive = resolve)),
+        },
+      ],
+    })
+    class M {}
+    const app = await ToolApp.create(M);
+    await app.results([app.job('ok')], { session: testSession('b') });
+    const hanging = app.results([app.job('hang')], { session: testSession('a') });
+    while (arrive === undefined) await tick();
+
+    // Settles within a few turns of the event loop, though the build never did.
+    let closed = false;
+    const closing = app.close().then(() => (closed = true));
+    for (let i = 0; i < 50 && !closed; i++) await tick();
+    expect(closed).toBe(true);
+    await closing;
+    expect(events).toEqual(['close Shell', 'close Pool']);
+    const [outcome] = await hanging;
+    expect(outcome?.error).toMatchObject({
+      code: 'CLOSED',
+      message: expect.stringContaining('the session ended while it was being built'),
+    });
+
+    // The late result is the app's: closed as it arrives.
+    arrive({ close: () => void events.push('close late connection') });
+    for (let i = 0; i < 5; i++) await tick();
+    expect(events).toEqual(['close Shell', 'close Pool', 'close late connection']);
   });
 
   it('closes by close(), dispose() or Symbol.asyncDispose, each object once', async () => {

@@ -13,6 +13,7 @@ import {
   type Provider,
   type Token,
 } from 'agenttool/di';
+import { testSession } from '../support/session';
 
 const apps: ToolApp[] = [];
 afterEach(async () => {
@@ -86,6 +87,64 @@ describe('class providers', () => {
   });
 });
 
+describe('inherited constructors', () => {
+  interface Config {
+    readonly name: string;
+  }
+
+  it("take the @Inject tokens of the base class's constructor they inherit", async () => {
+    @Injectable()
+    class Clock {
+      toString(): string {
+        return 'clock';
+      }
+    }
+    class Base {
+      constructor(
+        @Inject('CONFIG') readonly config: Config,
+        readonly clock: Clock,
+      ) {}
+    }
+    class Middle extends Base {}
+    @Tool({ name: 'show', description: 'd' })
+    class Show extends Middle {
+      execute(): string {
+        return `${this.config.name} on ${String(this.clock)}`;
+      }
+    }
+    @Module({
+      tools: [Show],
+      providers: [Clock, { provide: 'CONFIG', useValue: { name: 'base' } }],
+    })
+    class M {}
+    expect(await outputOf(await create(M), 'show')).toBe('base on clock');
+  });
+
+  it('of their own use their own @Inject tokens, not the base class’s', async () => {
+    class Base {
+      constructor(@Inject('BASE') readonly config: Config) {}
+    }
+    @Tool({ name: 'show', description: 'd' })
+    class Show extends Base {
+      constructor(@Inject('OWN') own: Config) {
+        super(own);
+      }
+      execute(): string {
+        return this.config.name;
+      }
+    }
+    @Module({
+      tools: [Show],
+      providers: [
+        { provide: 'BASE', useValue: { name: 'base' } },
+        { provide: 'OWN', useValue: { name: 'own' } },
+      ],
+    })
+    class M {}
+    expect(await outputOf(await create(M), 'show')).toBe('own');
+  });
+});
+
 describe('value providers', () => {
   it('provide the value itself, which the app never closes', async () => {
     let closed = false;
@@ -156,6 +215,66 @@ describe('factory providers', () => {
     );
     await app.close();
     expect(closed).toEqual(['made']);
+  });
+});
+
+describe('a factory that returns what it did not make', () => {
+  it('leaves a value it was given to its giver: not closed, hooked once', async () => {
+    const events: string[] = [];
+    const given = {
+      onModuleInit: () => void events.push('init'),
+      onModuleDestroy: () => void events.push('destroy'),
+      close: () => void events.push('close'),
+    };
+    const app = await ToolApp.create(
+      appNeeding('PASSED', [
+        { provide: 'GIVEN', useValue: given },
+        { provide: 'PASSED', useFactory: (value: object) => value, inject: ['GIVEN'] },
+        // The same value again, reached without inject.
+        { provide: 'CAPTURED', useFactory: () => given },
+      ]),
+    );
+    expect(await app.get('PASSED')).toBe(given);
+    expect(await app.get('CAPTURED')).toBe(given);
+    await app.close();
+    expect(events).toEqual(['init', 'destroy']);
+  });
+
+  it('in a session, leaves an app instance to the app: ending the session neither hooks nor closes it', async () => {
+    const events: string[] = [];
+    @Injectable()
+    class Pool {
+      onModuleInit(): void {
+        events.push('init Pool');
+      }
+      onModuleDestroy(): void {
+        events.push('destroy Pool');
+      }
+      close(): void {
+        events.push('close Pool');
+      }
+      toString(): string {
+        return 'pool';
+      }
+    }
+    const app = await ToolApp.create(
+      appNeeding('CONNECTION', [
+        Pool,
+        {
+          provide: 'CONNECTION',
+          scope: 'session',
+          useFactory: (pool: Pool) => pool,
+          inject: [Pool],
+        },
+      ]),
+    );
+    const session = testSession('a');
+    const [outcome] = await app.results([app.job('show')], { session });
+    expect(outcome?.result?.output).toBe('pool');
+    await session.end();
+    expect(events).toEqual(['init Pool']);
+    await app.close();
+    expect(events).toEqual(['init Pool', 'destroy Pool', 'close Pool']);
   });
 });
 
