@@ -83,8 +83,9 @@ export interface HttpServeOptions {
 export interface HttpRequestExtras {
   /**
    * The caller, as the framework's authentication verified it, in the SDK's shape: its
-   * subject is `extra.sub` (or `extra.subject`) when a string, else the client id. Used
-   * when the handler has no `auth` option of its own (which verifies every request).
+   * subject is `extra.sub` (or `extra.subject`) when a string, else the client id; its
+   * scopes are `scopes`; `extra` is its claims, and nothing else in it names the caller.
+   * Used when the handler has no `auth` option of its own (which verifies every request).
    */
   readonly authInfo?: AuthInfo;
 }

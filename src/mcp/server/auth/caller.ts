@@ -5,10 +5,18 @@ import { type AuthInfo } from '../../../core';
 const AUTH_KEY = 'io.github.christopherdavenport.agenttool/auth';
 
 /**
+ * The callers this module placed under {@link AUTH_KEY}. Only these are trusted as they
+ * are: a framework in front of the handler may hand over a token's claims as `extra`,
+ * and whatever they hold under our key is the token's say, not ours.
+ */
+const attached = new WeakSet<object>();
+
+/**
  * The SDK's shape of a verified caller, which the serving entries hand to the request
  * handlers (`ctx.http.authInfo`). A token without expiry is one that does not expire.
  */
 export function toSdkAuth(auth: AuthInfo, token: string): SdkAuthInfo {
+  attached.add(auth);
   return {
     token,
     clientId: auth.clientId,
@@ -21,14 +29,13 @@ export function toSdkAuth(auth: AuthInfo, token: string): SdkAuthInfo {
 /**
  * Our caller from the SDK's shape: the one the gate verified, or the one an HTTP
  * framework in front of the handler verified, whose subject is `extra.sub` (a JWT's
- * claim) or `extra.subject` when a string, else the client id.
+ * claim) or `extra.subject` when a string, else the client id, and whose scopes are the
+ * verified `scopes`.
  */
 export function fromSdkAuth(sdk: SdkAuthInfo): AuthInfo {
   const extra = sdk.extra ?? {};
   const ours = extra[AUTH_KEY];
-  if (typeof ours === 'object' && ours !== null && typeof (ours as AuthInfo).subject === 'string') {
-    return ours as AuthInfo;
-  }
+  if (typeof ours === 'object' && ours !== null && attached.has(ours)) return ours as AuthInfo;
   const named = [extra.sub, extra.subject].find((s) => typeof s === 'string' && s !== '');
   return Object.freeze({
     subject: typeof named === 'string' ? named : sdk.clientId,
