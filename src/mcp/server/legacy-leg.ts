@@ -41,9 +41,15 @@ export class LegacyLeg {
     private readonly room: () => boolean,
   ) {}
 
-  /** How many sessions are held. */
+  /**
+   * Sessions being opened: each holds its place under the limit from the moment its
+   * `initialize` is let in, so initializes that arrive together cannot overrun it.
+   */
+  #opening = 0;
+
+  /** How many sessions are held, those being opened included. */
   get size(): number {
-    return this.#sessions.size;
+    return this.#sessions.size + this.#opening;
   }
 
   /** The session named `id`, if it is held. */
@@ -61,35 +67,47 @@ export class LegacyLeg {
         `Service unavailable: the server holds its limit of ${limit} sessions; end one (DELETE) or try again later`,
       );
     }
-    const sessionId = randomUuid();
-    const idleMs = this.options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
-    const events =
-      this.options.resumable === true
-        ? await this.server.eventStoreFor(sessionId, idleMs)
-        : undefined;
-    const transport = this.#transport(() => sessionId, events);
-    const idle = new IdleClock(idleMs, () => {
-      void transport.close();
-    });
-    const session: LegacySession = { transport, idle, owner: subjectOf(authInfo) };
-    const instance = this.server.pinnedInstance(
-      'legacy',
-      sessionId,
-      this.options.resumable === true,
-    );
-    const closed = instance.onclose;
-    instance.onclose = () => {
-      this.#sessions.delete(sessionId);
-      idle.stop();
-      void events?.dispose?.().catch(() => undefined);
-      closed?.();
-    };
-    await instance.connect(transport);
-    const response = await this.serve(session, request, body, authInfo);
-    // Only a session the SDK accepted is kept: a refused initialize leaves nothing behind.
-    if (transport.sessionId === sessionId) this.#sessions.set(sessionId, session);
-    else void transport.close();
-    return response;
+    // Taken before the first await, given back once the session is kept or refused.
+    this.#opening++;
+    let transport: WebStandardStreamableHTTPServerTransport | undefined;
+    let kept = false;
+    try {
+      const sessionId = randomUuid();
+      const idleMs = this.options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
+      const events =
+        this.options.resumable === true
+          ? await this.server.eventStoreFor(sessionId, idleMs)
+          : undefined;
+      const opened = this.#transport(() => sessionId, events);
+      transport = opened;
+      const idle = new IdleClock(idleMs, () => {
+        void opened.close();
+      });
+      const session: LegacySession = { transport: opened, idle, owner: subjectOf(authInfo) };
+      const instance = this.server.pinnedInstance(
+        'legacy',
+        sessionId,
+        this.options.resumable === true,
+      );
+      const closed = instance.onclose;
+      instance.onclose = () => {
+        this.#sessions.delete(sessionId);
+        idle.stop();
+        void events?.dispose?.().catch(() => undefined);
+        closed?.();
+      };
+      await instance.connect(opened);
+      const response = await this.serve(session, request, body, authInfo);
+      // Only a session the SDK accepted is kept: a refused initialize leaves nothing behind.
+      if (opened.sessionId === sessionId) {
+        this.#sessions.set(sessionId, session);
+        kept = true;
+      }
+      return response;
+    } finally {
+      this.#opening--;
+      if (!kept) void transport?.close();
+    }
   }
 
   /** Answers a request of `session`; it is in flight until its response is done. */

@@ -15,11 +15,16 @@ const echo = newTool({
   execute: () => ({ output: 'echo' }),
 });
 
+interface Answer {
+  readonly status: number;
+  readonly body: string;
+}
+
 function post(
   listener: HttpListener,
   body: string,
   headers: Record<string, string> = {},
-): Promise<{ status: number; body: string }> {
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -79,6 +84,76 @@ describe('sessions', () => {
       expect(outputText(result.output)).toBe('echo');
       expect(server.sessions).toHaveLength(2);
       await modern.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  const LIMIT_REFUSAL =
+    'Service unavailable: the server holds its limit of 3 sessions; end one (DELETE) or try again later';
+
+  /** Sends 40 initializes at once; expects exactly 3 accepted and the others refused. */
+  async function burst(server: McpToolServer, send: () => Promise<Answer>): Promise<void> {
+    const answers = await Promise.all(Array.from({ length: 40 }, send));
+    const accepted = answers.filter((a) => a.status === 200);
+    const refused = answers.filter((a) => a.status !== 200);
+    expect(accepted).toHaveLength(3);
+    expect(refused).toHaveLength(37);
+    for (const answer of refused) {
+      expect(answer.status).toBe(503);
+      expect(JSON.parse(answer.body)).toMatchObject({ error: { message: LIMIT_REFUSAL } });
+    }
+    expect(server.sessions).toHaveLength(3);
+  }
+
+  test('initializes that arrive together through a mounted handler hold no more than maxSessions', async () => {
+    const server = new McpToolServer([echo]);
+    const handler = server.handler({ maxSessions: 3 });
+    const send = async (): Promise<Answer> => {
+      const response = await handler.fetch(
+        new Request('http://localhost/mcp', {
+          method: 'POST',
+          body: initialize,
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+        }),
+      );
+      return { status: response.status, body: await response.text() };
+    };
+    try {
+      await burst(server, send);
+    } finally {
+      await handler.close();
+      await server.close();
+    }
+  });
+
+  test.each([
+    ['', {}],
+    [' (resumable)', { resumable: true }],
+  ])(
+    'initializes that arrive together at a listener%s hold no more than maxSessions',
+    async (_, options) => {
+      const server = new McpToolServer([echo]);
+      const listener = await server.listenHttp({ maxSessions: 3, ...options });
+      try {
+        await burst(server, () => post(listener, initialize));
+      } finally {
+        await server.close();
+      }
+    },
+  );
+
+  test('a refused initialize gives its place under maxSessions back', async () => {
+    const server = new McpToolServer([echo]);
+    const listener = await server.listenHttp({ maxSessions: 1 });
+    try {
+      const bad = initialize.replace('"2025-11-25"', '5');
+      for (let i = 0; i < 3; i++) expect((await post(listener, bad)).status).toBe(400);
+      expect((await post(listener, initialize)).status).toBe(200);
+      expect(server.sessions).toHaveLength(1);
     } finally {
       await server.close();
     }
