@@ -88,20 +88,53 @@ export async function readLimited(request: Request, limit: number): Promise<stri
   return Buffer.concat(chunks).toString('utf8');
 }
 
-// Reads the whole body, keeping at most `limit` bytes: past it the rest is drained and
-// dropped, so the client still gets the 413 rather than a reset connection.
+/** The client left before its request's body was read: there is no one to answer. */
+export class ClientGone extends Error {
+  constructor() {
+    super('mcp: http: the client closed the connection before its request was read');
+  }
+}
+
+/**
+ * The body of a Node request as text, or undefined past `limit` bytes: at once when its
+ * Content-Length says so, else as soon as what arrives crosses it; the rest is not read
+ * (the caller answers 413 and closes the connection). Rejects with {@link ClientGone}
+ * when the connection ends before the body does.
+ */
 export function readNodeBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  if (Number(req.headers['content-length']) > limit) return Promise.resolve(undefined);
+  if (req.destroyed) return Promise.reject(new ClientGone());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const stop = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onGone);
+      req.off('close', onGone);
+    };
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-    });
-    req.once('end', () =>
-      resolve(size > limit ? undefined : Buffer.concat(chunks).toString('utf8')),
-    );
-    req.once('error', reject);
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      stop();
+      req.pause();
+      resolve(undefined);
+    };
+    const onEnd = (): void => {
+      stop();
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    const onGone = (): void => {
+      stop();
+      reject(new ClientGone());
+    };
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onGone);
+    req.once('close', onGone);
   });
 }
 
@@ -150,8 +183,9 @@ export async function writeResponse(
   }
 }
 
-export function tooLarge(limit: number): Response {
-  return jsonRpcError(413, -32000, `Request body too large: the limit is ${limit} bytes`);
+/** The 413 answer; `headers` adds `Connection: close` where the rest of the body is not read. */
+export function tooLarge(limit: number, headers: Record<string, string> = {}): Response {
+  return jsonRpcError(413, -32000, `Request body too large: the limit is ${limit} bytes`, headers);
 }
 
 export function jsonRpcError(

@@ -35,7 +35,11 @@ export interface HttpServeOptions {
    * `localhostAllowedOrigins()`: a local web client runs on a port of its own.
    */
   readonly allowedOrigins?: readonly string[];
-  /** The largest request body accepted, in bytes (default 4 MiB); larger ones get 413. */
+  /**
+   * The largest request body accepted, in bytes (default 4 MiB); larger ones get 413, as
+   * soon as the `Content-Length` or the bytes received pass it. On Node's `http` the rest
+   * of such a body is not read: the connection closes after the 413.
+   */
   readonly maxBodyBytes?: number;
   /**
    * A session with no request for this long ends (default 30 minutes; 0 never). A

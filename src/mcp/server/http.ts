@@ -25,6 +25,7 @@ import { Backlog, backlogs } from './backlog';
 import { HandleSessions } from './handle-sessions';
 import {
   type Body,
+  ClientGone,
   headersOf,
   jsonRpcError,
   NOTHING,
@@ -209,6 +210,8 @@ class HttpEndpoint {
     try {
       response = await this.#nodeResponse(req, parsedBody, abort.signal, count);
     } catch (error) {
+      // A client that left mid-upload is no failure of ours, and has no one to answer.
+      if (error instanceof ClientGone) return;
       this.#server.host.report('mcp: http: request failed', error);
       response = jsonRpcError(500, -32603, 'Internal error');
     }
@@ -217,6 +220,12 @@ class HttpEndpoint {
     } finally {
       finished = true;
       if (counted) this.#answered();
+    }
+    // A body refused as too large is left unread: once the 413 is out, the connection
+    // goes, so a client that keeps sending holds nothing.
+    if (response.status === 413 && response.headers.get('connection') === 'close') {
+      await written(res);
+      req.destroy();
     }
   }
 
@@ -254,7 +263,7 @@ class HttpEndpoint {
         body = { parsed: parsedBody };
       } else {
         const text = await readNodeBody(req, this.#limit);
-        if (text === undefined) return tooLarge(this.#limit);
+        if (text === undefined) return tooLarge(this.#limit, { Connection: 'close' });
         const parsed = parseBody(text);
         if (parsed instanceof Response) return parsed;
         body = parsed;
@@ -421,6 +430,15 @@ function claimsModern(body: unknown): boolean {
 function answers(body: Body): boolean {
   if (body === undefined) return false;
   return !(isJsonObject(body.parsed) && body.parsed.method === 'subscriptions/listen');
+}
+
+/** Resolves once `res` is handed to the OS whole, or its connection is gone. */
+function written(res: ServerResponse): Promise<void> {
+  if (res.writableFinished || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    res.once('finish', resolve);
+    res.once('close', resolve);
+  });
 }
 
 function isInitialize(body: unknown): boolean {

@@ -1,0 +1,167 @@
+/**
+ * The body limit on a real socket (`maxBodyBytes`): a body declared too large is refused
+ * before any of it is read, one that streams past the limit as soon as it crosses it, and
+ * the connection is closed after the 413 so a client that keeps sending holds nothing. A
+ * client that leaves mid-upload is gone, not a failure of the server.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
+import { newTool } from 'agenttool';
+import { type HttpListener, McpToolServer } from 'agenttool/mcp';
+
+const echo = newTool({ name: 'echo', description: 'Echoes', execute: () => ({ output: 'echo' }) });
+
+const LIMIT = 1024;
+
+/** The request head up to its blank line, with the headers a POST to the endpoint needs. */
+function head(port: number, framing: string): string {
+  return [
+    'POST /mcp HTTP/1.1',
+    `Host: localhost:${port}`,
+    'Content-Type: application/json',
+    'Accept: application/json, text/event-stream',
+    framing,
+    '',
+    '',
+  ].join('\r\n');
+}
+
+interface Exchange {
+  /** The status line of the answer. */
+  readonly status: string;
+  readonly headers: string;
+  readonly body: string;
+}
+
+/**
+ * Sends `start` on a raw connection, lets `feed` go on writing, and resolves with what
+ * came back once the server closes the connection.
+ */
+function exchange(port: number, start: string, feed?: (socket: Socket) => void): Promise<Exchange> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // A reset after the answer (the server closed with our bytes unread) changes nothing.
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      const [status = '', ...lines] = text.slice(0, split).split('\r\n');
+      const headers = lines.join('\n').toLowerCase();
+      const body = text.slice(split + 4);
+      resolve({
+        status,
+        headers,
+        body: headers.includes('transfer-encoding: chunked') ? unchunked(body) : body,
+      });
+    });
+    socket.write(start, () => feed?.(socket));
+  });
+}
+
+/** The bytes a chunked transfer encoding carries. */
+function unchunked(encoded: string): string {
+  let decoded = '';
+  let at = 0;
+  for (;;) {
+    const end = encoded.indexOf('\r\n', at);
+    const size = parseInt(encoded.slice(at, end), 16);
+    if (!(size > 0)) return decoded;
+    decoded += encoded.slice(end + 2, end + 2 + size);
+    at = end + 2 + size + 2;
+  }
+}
+
+function expectTooLarge(answer: Exchange): void {
+  expect(answer.status).toBe('HTTP/1.1 413 Payload Too Large');
+  expect(answer.headers).toContain('connection: close');
+  expect(JSON.parse(answer.body)).toMatchObject({
+    error: { message: `Request body too large: the limit is ${LIMIT} bytes` },
+  });
+}
+
+/** A chunk of chunked transfer encoding holding `size` bytes. */
+function chunk(size: number): string {
+  return `${size.toString(16)}\r\n${'x'.repeat(size)}\r\n`;
+}
+
+describe('a listener with maxBodyBytes', () => {
+  const reported: string[] = [];
+  let server: McpToolServer;
+  let listener: HttpListener;
+  beforeAll(async () => {
+    server = new McpToolServer([echo], { onError: (message) => reported.push(message) });
+    listener = await server.listenHttp({ maxBodyBytes: LIMIT });
+  });
+  afterAll(() => server.close());
+
+  test('refuses a body declared too large before any of it is sent', async () => {
+    // Nothing of the 10 GB follows: the answer cannot wait for it.
+    const answer = await exchange(
+      listener.port,
+      head(listener.port, 'Content-Length: 10000000000'),
+    );
+    expectTooLarge(answer);
+  });
+
+  test('refuses a chunked body once it crosses the limit, without waiting for its end', async () => {
+    // Past the limit, and never finished: no last chunk follows.
+    const answer = await exchange(
+      listener.port,
+      head(listener.port, 'Transfer-Encoding: chunked') + chunk(LIMIT) + chunk(LIMIT),
+    );
+    expectTooLarge(answer);
+  });
+
+  test('refuses a chunked body that never ends, and closes the connection', async () => {
+    let answered = false;
+    const answer = await exchange(
+      listener.port,
+      head(listener.port, 'Transfer-Encoding: chunked'),
+      (socket) => {
+        socket.once('data', () => (answered = true));
+        // Sends on for as long as the connection takes it.
+        const more = (): void => {
+          if (!answered && !socket.destroyed) socket.write(chunk(16 * 1024), more);
+        };
+        more();
+      },
+    );
+    expectTooLarge(answer);
+  });
+
+  test('reports none of these as a failure', () => {
+    expect(reported).toEqual([]);
+  });
+});
+
+describe('a mounted handler whose client leaves mid-upload', () => {
+  test('writes nothing and reports nothing', async () => {
+    const reported: string[] = [];
+    const tools = new McpToolServer([echo], { onError: (message) => reported.push(message) });
+    const mcp = tools.handler({ maxBodyBytes: LIMIT });
+    let handled: (res: ServerResponse) => void = () => undefined;
+    const served = new Promise<ServerResponse>((resolve) => (handled = resolve));
+    const http: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      void mcp.node(req, res).then(() => handled(res));
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const port = (http.address() as AddressInfo).port;
+    try {
+      // Half of a body within the limit, then the client is gone.
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.write(head(port, 'Content-Length: 1000') + '{"jsonrpc":"2.0",', () =>
+        socket.destroy(),
+      );
+      const res = await served;
+      expect(res.headersSent).toBe(false);
+      expect(reported).toEqual([]);
+    } finally {
+      await mcp.close();
+      await tools.close();
+      await new Promise((resolve) => http.close(resolve));
+    }
+  });
+});
