@@ -126,6 +126,17 @@ describe.each(Object.entries(opening))('%s', (_era, request) => {
       () => bearer(issuer.mint({ aud: listener.url }, { omit: ['sub'] })),
       'The access token\'s "sub" claim is not valid',
     ],
+    ...(
+      [
+        ['a numeric subject', 42],
+        ['an empty subject', ''],
+        ['an object for a subject', { id: 'ada' }],
+      ] as const
+    ).map(([name, sub]): [string, () => Record<string, string>, string] => [
+      `a token with ${name}`,
+      () => bearer(issuer.mint({ sub, aud: listener.url })),
+      'The access token\'s "sub" claim is not valid',
+    ]),
     [
       'a token that is not a JWT',
       () => bearer('not-a-jwt'),

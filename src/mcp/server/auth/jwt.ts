@@ -54,7 +54,7 @@ const KEY_SET_FAILURES: ReadonlySet<string> = new Set(['ERR_JWKS_TIMEOUT', 'ERR_
  * A {@link TokenVerifier} for JWT access tokens (RFC 9068) signed by an authorization
  * server whose keys are at `jwksUrl`: the signature (never `alg: none`), `iss`, `aud`
  * (the server's resource by default), `exp` (required) and `nbf` are checked with
- * `jose`; `sub` is required and becomes the subject, `scope` (space-separated) or `scp`
+ * `jose`; `sub` is required, a non-empty string, and becomes the subject, `scope` (space-separated) or `scp`
  * the scopes, `client_id` (or `azp`) the client, the payload the claims. The keys are
  * fetched on first use and cached (`cacheMaxAgeMs`), and fetched again for a key id
  * they do not have (at most once per `cooldownMs`).
@@ -113,15 +113,19 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
     } catch (error) {
       throw refusal(error, issuer);
     }
-    return callerOfPayload(payload);
+    // jose checks that "sub" is present; the caller needs a subject it can be named by.
+    if (typeof payload.sub !== 'string' || payload.sub === '') {
+      throw new InvalidTokenError('The access token\'s "sub" claim is not valid');
+    }
+    return callerOfPayload(payload, payload.sub);
   };
 }
 
 /** The caller a verified JWT's payload names. */
-function callerOfPayload(payload: Jose.JWTPayload): AuthInfo {
+function callerOfPayload(payload: Jose.JWTPayload, subject: string): AuthInfo {
   const clientId = [payload.client_id, payload.azp].find((c) => typeof c === 'string');
   return {
-    subject: payload.sub as string,
+    subject,
     clientId: typeof clientId === 'string' ? clientId : '',
     scopes: scopesOf(payload),
     ...(typeof payload.exp === 'number' ? { expiresAt: payload.exp } : {}),
