@@ -25,8 +25,9 @@ export interface HttpServeOptions {
   readonly dnsRebindingProtection?: boolean;
   /**
    * Allowed `Host` values: a name (any port) or `name:port`. Default: localhost,
-   * 127.0.0.1 and [::1] with the listener's port (`listenHttp`), or with any port (a
-   * mounted {@link HttpHandler}).
+   * 127.0.0.1 and [::1] with the listener's port only (`listenHttp`: a client writes
+   * the authority it connected to; the bare names too on port 80), or with any port (a
+   * mounted {@link HttpHandler}, whose port the server does not know).
    */
   readonly allowedHosts?: readonly string[];
   /**

@@ -78,6 +78,9 @@ test('its Node listener serves both eras on a path of the app, beside routes of 
     expect(await echoed(url, 'legacy')).toBe('hi');
     expect(await echoed(url, 'modern')).toBe('hi');
     expect(await status(port, '/tools/mcp', { Host: 'evil.example.com' })).toBe(403);
+    // It does not know the port it is reached on: a loopback name passes on any port
+    // (400: the request itself is no valid one).
+    expect(await status(port, '/tools/mcp', { Host: 'localhost:1' })).toBe(400);
     expect(await status(port, '/tools/mcp', { Origin: 'http://evil.example.com' })).toBe(403);
   } finally {
     await mcp.close();

@@ -102,6 +102,23 @@ describe('Streamable HTTP, stateful (the default)', () => {
     expect(local.headers['mcp-session-id']).toEqual(expect.any(String));
   });
 
+  test("takes the loopback names as Host with the listener's port only", async () => {
+    for (const host of [
+      `localhost:${listener.port}`,
+      `127.0.0.1:${listener.port}`,
+      `[::1]:${listener.port}`,
+    ]) {
+      const taken = await raw(listener, { headers: { Host: host }, body: INITIALIZE });
+      expect({ host, status: taken.status }).toEqual({ host, status: 200 });
+    }
+    // Another port is another listener; a Host without a port means port 80.
+    for (const host of ['localhost:1', '127.0.0.1:1', '[::1]:1', 'localhost']) {
+      const refused = await raw(listener, { headers: { Host: host }, body: INITIALIZE });
+      expect({ host, status: refused.status }).toEqual({ host, status: 403 });
+      expect(refused.body).toContain(`Invalid Host header: ${host}`);
+    }
+  });
+
   test('takes a loopback Origin on any port (a local web client), and nothing that only looks like one', async () => {
     for (const origin of ['http://localhost:6274', 'https://127.0.0.1:5173', 'http://[::1]:8080']) {
       const taken = await raw(listener, { headers: { Origin: origin }, body: INITIALIZE });
