@@ -4,7 +4,10 @@ import { type HttpAuthOptions } from './auth/options';
 
 /** How a server is served over Streamable HTTP (both protocol eras on one endpoint). */
 export interface HttpServeOptions {
-  /** The address to bind (default `127.0.0.1`: loopback only). `listenHttp` only. */
+  /**
+   * The address to bind (default `127.0.0.1`: loopback only; an IPv6 address bare or in
+   * brackets, `::1` or `[::1]`). `listenHttp` only.
+   */
   readonly host?: string;
   /** The port (default 0: any free port; read the listener's `port`). `listenHttp` only. */
   readonly port?: number;

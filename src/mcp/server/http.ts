@@ -61,10 +61,12 @@ export async function listenHttp(
       `mcp: http: binding ${host} with DNS-rebinding protection needs allowedHosts (the host names clients use); or set dnsRebindingProtection: false behind a proxy that checks them`,
     );
   }
+  // An IPv6 address may come as a URL writes it ([::1]); the socket takes it bare.
+  const address = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
   const http = createServer();
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
-    http.listen(options.port ?? 0, host, () => {
+    http.listen(options.port ?? 0, address, () => {
       http.off('error', reject);
       resolve();
     });
@@ -81,8 +83,8 @@ export async function listenHttp(
       await new Promise<void>((resolve) => http.close(() => resolve()));
     })());
   const unregister = server.addCloser({ drain: () => handler.drain(), close });
-  const shown = host.includes(':') ? `[${host}]` : host;
-  return { url: `http://${shown}:${port}${options.path ?? '/mcp'}`, host, port, close };
+  const shown = address.includes(':') ? `[${address}]` : address;
+  return { url: `http://${shown}:${port}${options.path ?? '/mcp'}`, host: address, port, close };
 }
 
 /**

@@ -69,6 +69,27 @@ function raw(
   });
 }
 
+test.each(['::1', '[::1]'])('binds the IPv6 loopback written as %s', async (host) => {
+  const server = serveTools([echo]);
+  try {
+    const listener = await server.listenHttp({ host });
+    expect(listener.host).toBe('::1');
+    expect(listener.url).toBe(`http://[::1]:${listener.port}/mcp`);
+    const opened = await fetch(listener.url, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: INITIALIZE,
+    });
+    await opened.text();
+    expect(opened.status).toBe(200);
+  } finally {
+    await server.close();
+  }
+});
+
 describe('Streamable HTTP, stateful (the default)', () => {
   const server = serveTools([echo]);
   let listener: HttpListener;
