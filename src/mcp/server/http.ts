@@ -223,9 +223,10 @@ class HttpEndpoint {
       finished = true;
       if (counted) this.#answered();
     }
-    // A body refused as too large is left unread: once the 413 is out, the connection
-    // goes, so a client that keeps sending holds nothing.
-    if (response.status === 413 && response.headers.get('connection') === 'close') {
+    // A body refused unread (too large, or a request refused before its body is read) is
+    // left unread: once the answer is out, the connection goes, so a client that keeps
+    // sending holds nothing.
+    if (response.headers.get('connection') === 'close') {
       await written(res);
       req.destroy();
     }
@@ -243,22 +244,18 @@ class HttpEndpoint {
     try {
       url = new URL(`http://${headers.get('host') ?? 'localhost'}${req.url ?? '/'}`);
     } catch {
-      req.resume();
-      return jsonRpcError(400, -32000, 'Bad Request: the Host header or the path is not valid');
+      return refusedUnread(
+        req,
+        jsonRpcError(400, -32000, 'Bad Request: the Host header or the path is not valid'),
+      );
     }
     // A Node request without a Host header has no host at all.
     const early =
       this.#gate?.metadataResponse(url, method) ?? this.#screen(url, method, headers, '');
-    if (early !== undefined) {
-      req.resume();
-      return early;
-    }
+    if (early !== undefined) return refusedUnread(req, early);
     const request = new Request(url, { method, headers, signal });
     const authInfo = await this.#authorize(request, (req as { auth?: AuthInfo }).auth);
-    if (authInfo instanceof Response) {
-      req.resume();
-      return authInfo;
-    }
+    if (authInfo instanceof Response) return refusedUnread(req, authInfo);
     let body: Body;
     if (method === 'POST') {
       if (parsedBody !== undefined && typeof parsedBody !== 'function') {
@@ -446,4 +443,28 @@ function written(res: ServerResponse): Promise<void> {
 function isInitialize(body: unknown): boolean {
   if (Array.isArray(body)) return body.some((message) => isInitializeRequest(message));
   return isInitializeRequest(body);
+}
+
+/** A body this short is drained after a refusal, so a keep-alive connection stays usable. */
+const DRAINED_BODY_BYTES = 64 * 1024;
+
+/**
+ * `response` to a request refused before its body was read. A short declared body (or
+ * none) is drained and the connection kept; a longer or chunked one, which may never
+ * end, is left unread and the connection closes once the answer is out.
+ */
+function refusedUnread(req: IncomingMessage, response: Response): Response {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  const chunked = req.headers['transfer-encoding'] !== undefined;
+  if (req.complete || (!chunked && declared >= 0 && declared <= DRAINED_BODY_BYTES)) {
+    req.resume();
+    return response;
+  }
+  const headers = new Headers(response.headers);
+  headers.set('Connection', 'close');
+  return new Response(response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
 }

@@ -131,6 +131,62 @@ describe('a listener with maxBodyBytes', () => {
     expectTooLarge(answer);
   });
 
+  test('leaves the endless body of a request refused before reading it unread, and closes the connection', async () => {
+    let answered = false;
+    const answer = await exchange(
+      listener.port,
+      head(listener.port, 'Transfer-Encoding: chunked').replace(
+        `Host: localhost:${listener.port}`,
+        'Host: attacker.example',
+      ),
+      (socket) => {
+        socket.once('data', () => (answered = true));
+        const more = (): void => {
+          if (!answered && !socket.destroyed) socket.write(chunk(16 * 1024), more);
+        };
+        more();
+      },
+    );
+    expect(answer.status).toBe('HTTP/1.1 403 Forbidden');
+    expect(answer.headers).toContain('connection: close');
+    expect(JSON.parse(answer.body)).toMatchObject({
+      error: { message: 'Invalid Host header: attacker.example' },
+    });
+  });
+
+  test('drains the short body of a refused request and keeps the connection for the next', async () => {
+    const socket = connect(listener.port, '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (data: Buffer) => received.push(data));
+    const body = '{"jsonrpc":"2.0","id":1,"method":"ping"}';
+    const refused = head(listener.port, `Content-Length: ${body.length}`)
+      .replace('POST /mcp', 'POST /elsewhere')
+      .concat(body);
+    const second = head(listener.port, `Content-Length: ${body.length}`).concat(body);
+    socket.write(refused + second);
+    // Two answers on one connection: the first refused (404), the second served.
+    await new Promise<void>((resolve) => {
+      const check = (): void => {
+        if (
+          (
+            Buffer.concat(received)
+              .toString()
+              .match(/HTTP\/1\.1 /g) ?? []
+          ).length >= 2
+        )
+          resolve();
+        else socket.once('data', check);
+      };
+      check();
+    });
+    const text = Buffer.concat(received).toString();
+    socket.destroy();
+    expect(text.match(/HTTP\/1\.1 \d+/g)?.[0]).toBe('HTTP/1.1 404');
+    expect(text.split('HTTP/1.1 404')[1]?.split('\r\n\r\n')[0]?.toLowerCase()).not.toContain(
+      'connection: close',
+    );
+  });
+
   test('reports none of these as a failure', () => {
     expect(reported).toEqual([]);
   });
