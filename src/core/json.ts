@@ -95,3 +95,22 @@ export function textDepthExceeded(text: string): '{' | '[' | undefined {
   }
   return undefined;
 }
+
+/**
+ * Go's `json: unsupported value: NaN` (`+Inf`, `-Inf`) for the first number of `value`
+ * that JSON has no form for, as `JSON.stringify` meets it (after `toJSON`; a `Number`
+ * object too); undefined when every number is finite. `JSON.stringify` writes such a
+ * number as `null`, so a caller looks only when its text holds one.
+ */
+export function nonFiniteProblem(value: unknown): string | undefined {
+  let problem: string | undefined;
+  JSON.stringify(value, (_key, member: unknown) => {
+    if (problem !== undefined) return undefined;
+    const number =
+      typeof member === 'number' ? member : member instanceof Number ? member.valueOf() : 0;
+    if (Number.isFinite(number)) return member;
+    problem = `json: unsupported value: ${Number.isNaN(number) ? 'NaN' : number > 0 ? '+Inf' : '-Inf'}`;
+    return undefined;
+  });
+  return problem;
+}

@@ -1,6 +1,6 @@
 import { AgentToolError, errorMessage } from './errors';
 import { goCompact, goMarshalText } from './go-json';
-import { DEPTH_EXCEEDED, depthExceeded, textDepthExceeded } from './json';
+import { DEPTH_EXCEEDED, depthExceeded, nonFiniteProblem, textDepthExceeded } from './json';
 
 /**
  * A details value meant to outlive the run. `recordNS()` names its namespace,
@@ -78,6 +78,11 @@ function recordData(ns: string, details: object): string {
     );
   }
   if (textDepthExceeded(json) !== undefined) throw tooDeep(ns);
+  // JSON.stringify writes NaN and infinities as null; Go's json.Marshal refuses them.
+  const problem = json.includes('null') ? nonFiniteProblem(details) : undefined;
+  if (problem !== undefined) {
+    throw new AgentToolError('INVALID_RECORD', `agenttool: record ${ns}: ${problem}`);
+  }
   return goMarshalText(json);
 }
 

@@ -6,6 +6,7 @@ import {
   depthExceeded,
   isJsonObject,
   type JsonObject,
+  nonFiniteProblem,
   textDepthExceeded,
 } from './json';
 
@@ -144,21 +145,10 @@ function jsonText(value: unknown): string {
   return json;
 }
 
-/**
- * Throws Go's `encode result: json: unsupported value: NaN` (`+Inf`, `-Inf`) for the
- * first number JSON has no form for, as `JSON.stringify` meets it (after `toJSON`).
- */
+/** Throws Go's `encode result: json: unsupported value: NaN` (`+Inf`, `-Inf`), if `value` has one. */
 function refuseNonFinite(value: unknown): void {
-  JSON.stringify(value, (_key, member: unknown) => {
-    const number =
-      typeof member === 'number' ? member : member instanceof Number ? member.valueOf() : 0;
-    if (!Number.isFinite(number)) {
-      const shown = Number.isNaN(number) ? 'NaN' : number > 0 ? '+Inf' : '-Inf';
-      throw new AgentToolError(
-        'INVALID_OUTPUT',
-        `encode result: json: unsupported value: ${shown}`,
-      );
-    }
-    return member;
-  });
+  const problem = nonFiniteProblem(value);
+  if (problem !== undefined) {
+    throw new AgentToolError('INVALID_OUTPUT', `encode result: ${problem}`);
+  }
 }

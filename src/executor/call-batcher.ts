@@ -1,4 +1,12 @@
-import { AgentToolError, errorMessage, goQuote, recordOf, type ToolContext } from '../core';
+import {
+  AgentToolError,
+  errorMessage,
+  goQuote,
+  recordOf,
+  type Result,
+  type ToolContext,
+  type ToolRecord,
+} from '../core';
 import { Executor } from './executor';
 import { type ExecutorEvent, type Job, type JobOutcome } from './types';
 
@@ -43,8 +51,12 @@ interface Waiting {
 
 /** The calls of one step gathered so far, until the batch is released. */
 interface Gathering {
-  /** Call ids announced before their calls arrive, in the model's order. */
-  readonly announced: string[];
+  /** Each call id announced before its call arrives, by its place in the model's order. */
+  readonly announced: Map<string, number>;
+  /** The ids of the calls handed over. */
+  readonly arrived: Set<string>;
+  /** How many announced calls have been handed over. */
+  announcedArrived: number;
   /** The calls handed over, in arrival order. */
   readonly waiting: Waiting[];
   released: boolean;
@@ -90,7 +102,9 @@ export class CallBatcher {
    */
   announce(step: object, callId: string): void {
     const gathering = this.#gathering(step);
-    if (!gathering.announced.includes(callId)) gathering.announced.push(callId);
+    if (gathering.announced.has(callId)) return;
+    gathering.announced.set(callId, gathering.announced.size);
+    if (gathering.arrived.has(callId)) gathering.announcedArrived++;
   }
 
   /**
@@ -104,6 +118,11 @@ export class CallBatcher {
     const outcome = new Promise<JobOutcome>((resolve) => {
       gathering.waiting.push({ job, signal: handOver.signal, resolve });
     });
+    const id = job.call.id;
+    if (!gathering.arrived.has(id)) {
+      gathering.arrived.add(id);
+      if (gathering.announced.has(id)) gathering.announcedArrived++;
+    }
     if (everyAnnouncedArrived(gathering)) this.#release(step, gathering);
     else gathering.timer ??= setImmediate(() => this.#release(step, gathering));
     return outcome;
@@ -112,7 +131,14 @@ export class CallBatcher {
   #gathering(step: object): Gathering {
     const open = this.#steps.get(step);
     if (open !== undefined && !open.released) return open;
-    const gathering: Gathering = { announced: [], waiting: [], released: false, timer: undefined };
+    const gathering: Gathering = {
+      announced: new Map(),
+      arrived: new Set(),
+      announcedArrived: 0,
+      waiting: [],
+      released: false,
+      timer: undefined,
+    };
     this.#steps.set(step, gathering);
     return gathering;
   }
@@ -123,10 +149,8 @@ export class CallBatcher {
     if (gathering.timer !== undefined) clearImmediate(gathering.timer);
     if (this.#steps.get(step) === gathering) this.#steps.delete(step);
     // Announced calls in their announced order, then the others as they arrived.
-    const rank = (waiting: Waiting, arrival: number): number => {
-      const announced = gathering.announced.indexOf(waiting.job.call.id);
-      return announced >= 0 ? announced : gathering.announced.length + arrival;
-    };
+    const rank = (waiting: Waiting, arrival: number): number =>
+      gathering.announced.get(waiting.job.call.id) ?? gathering.announced.size + arrival;
     const ordered = gathering.waiting
       .map((waiting, arrival) => ({ waiting, rank: rank(waiting, arrival) }))
       .sort((a, b) => a.rank - b.rank)
@@ -148,24 +172,8 @@ export class CallBatcher {
         const waiting = batch[event.index];
         if (!event.final || waiting === undefined || settled.has(event.index)) continue;
         settled.add(event.index);
-        if (event.error !== undefined) {
-          waiting.resolve({ error: event.error });
-          continue;
-        }
-        const context = this.#context;
-        const recorder = context?.recorder;
-        const record = recorder === undefined ? undefined : recordOf(event.result.details);
-        if (context === undefined || recorder === undefined || record === undefined) {
-          waiting.resolve({ result: event.result });
-          continue;
-        }
-        // Recordable details reach the host's recorder before the outcome, as a host writes them.
-        try {
-          await recorder(record, context.with({ call: waiting.job.call }));
-          waiting.resolve({ result: event.result });
-        } catch (error) {
-          waiting.resolve({ error: error instanceof Error ? error : new Error(String(error)) });
-        }
+        if (event.error !== undefined) waiting.resolve({ error: event.error });
+        else this.#handBack(waiting, event.result);
       }
     } catch (error) {
       failure = error;
@@ -181,10 +189,39 @@ export class CallBatcher {
       });
     });
   }
+
+  /**
+   * Hands `result` back to its call once its Recordable details are written through the
+   * host's recorder, as a host writes them; a record that cannot be made or written is
+   * the call's outcome instead. Each call's write is its own: a slow or failing one holds
+   * back no other call of the batch (a recorder may be called concurrently).
+   */
+  #handBack(waiting: Waiting, result: Result): void {
+    const context = this.#context;
+    const recorder = context?.recorder;
+    let record: ToolRecord | undefined;
+    try {
+      record = recorder === undefined ? undefined : recordOf(result.details);
+    } catch (error) {
+      waiting.resolve({ error: asError(error) });
+      return;
+    }
+    if (context === undefined || recorder === undefined || record === undefined) {
+      waiting.resolve({ result });
+      return;
+    }
+    const written = record;
+    void (async () => recorder(written, context.with({ call: waiting.job.call })))().then(
+      () => waiting.resolve({ result }),
+      (error: unknown) => waiting.resolve({ error: asError(error) }),
+    );
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }
 
 function everyAnnouncedArrived(gathering: Gathering): boolean {
-  const { announced, waiting } = gathering;
-  if (announced.length === 0) return false;
-  return announced.every((id) => waiting.some((w) => w.job.call.id === id));
+  return gathering.announced.size > 0 && gathering.announcedArrived === gathering.announced.size;
 }

@@ -1,4 +1,4 @@
-import { createContext } from '../core';
+import { AgentToolError, createContext } from '../core';
 import { BatchRun } from './batch';
 import { batchLinks, boundOf, chainsOf } from './chains';
 import {
@@ -45,7 +45,8 @@ export class Executor {
   /**
    * Runs `jobs` and returns their events, for one `for await` loop (like an async
    * generator, a second loop over it sees nothing). Nothing starts before the loop
-   * asks for the first event.
+   * asks for the first event. An entry that is not a job (no call with a string `id`
+   * and `args`) throws an `INVALID_OPTIONS` error here, naming its index.
    *
    * - Each final event names its job by index, exactly once per job, in completion
    *   order; an empty batch yields nothing. A tool's thrown error completes its job with
@@ -77,6 +78,7 @@ export class Executor {
     if (options.signal !== undefined) signals.push(options.signal);
     if (options.context !== undefined) signals.push(options.context.signal);
     const list = [...jobs];
+    checkJobs(list);
     return new BatchRun({
       jobs: list,
       chains: batchLinks(list, this.#limit, this.#sequential),
@@ -112,5 +114,22 @@ export class Executor {
    */
   chains(jobs: readonly Job[]): number[][] {
     return chainsOf(jobs, this.#limit, this.#sequential);
+  }
+}
+
+/**
+ * Throws, before anything runs, for an entry of `jobs` that is not a job: every job needs
+ * a call with a string `id` and string `args` (its tool may be missing: that job completes
+ * with `no tool for call "<id>"`).
+ */
+function checkJobs(jobs: readonly Job[]): void {
+  for (let i = 0; i < jobs.length; i++) {
+    const call = (jobs[i] as Job | null | undefined)?.call as Partial<Job['call']> | undefined;
+    if (typeof call?.id !== 'string' || typeof call.args !== 'string') {
+      throw new AgentToolError(
+        'INVALID_OPTIONS',
+        `agenttool: execute: jobs[${i}] is not a job: it needs a call with a string id and string args`,
+      );
+    }
   }
 }

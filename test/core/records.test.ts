@@ -69,6 +69,23 @@ describe('recordOf', () => {
   it('rejects data JSON cannot write, naming the namespace', () => {
     expect(() => recordOf(recordable('bad', { n: 10n }))).toThrow(/^agenttool: record bad: /);
   });
+
+  it.each([
+    [Number.NaN, 'NaN'],
+    [Number.POSITIVE_INFINITY, '+Inf'],
+    [Number.NEGATIVE_INFINITY, '-Inf'],
+  ])('rejects %p as Go’s json.Marshal does, instead of writing it as null', (value, shown) => {
+    expect(() => recordOf(recordable('ns:x', { kept: null, deep: [1, { x: value }] }))).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_RECORD',
+        message: `agenttool: record ns:x: json: unsupported value: ${shown}`,
+      }) as Error,
+    );
+  });
+
+  it('keeps a real null as null', () => {
+    expect(recordOf(recordable('ns:x', { x: null }))).toEqual({ ns: 'ns:x', data: '{"x":null}' });
+  });
 });
 
 describe('writing a record from a call', () => {

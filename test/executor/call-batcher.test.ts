@@ -203,6 +203,69 @@ describe('CallBatcher', () => {
     expect(outputOf(refused)).toBe('Error: disk full');
   });
 
+  it("keeps a record that cannot be made or written to its own call: the others' outcomes neither wait for it nor fail", async () => {
+    let releaseStuck: () => void = () => undefined;
+    const stuck = new Promise<void>((resolve) => (releaseStuck = resolve));
+    const context = createContext({
+      // The write of `stuck:*` records hangs until released; every other write is done at once.
+      recorder: (record) => (record.ns.startsWith('stuck:') ? stuck : undefined),
+    });
+    const batcher = new CallBatcher({ context });
+    let siblingSawAbort: boolean | undefined;
+    const tool = (name: string, details: unknown) =>
+      newTool({
+        name,
+        description: name,
+        execute: async (_call, ctx) => {
+          await flush();
+          siblingSawAbort ??= name === 'plain' ? ctx.signal.aborted : undefined;
+          return { output: name, details };
+        },
+      });
+    const bad = batcher.run({
+      tool: tool('bad', { recordNS: () => '', v: 1 }),
+      call: { id: 'b1', args: '{}' },
+    });
+    const slow = batcher.run({
+      tool: tool('slow', recordable('stuck:x', { v: 1 })),
+      call: { id: 's1', args: '{}' },
+    });
+    const plain = batcher.run({ tool: tool('plain', undefined), call: { id: 'p1', args: '{}' } });
+    expect(outputOf(await bad)).toBe('Error: agenttool: record Object: empty namespace');
+    expect(outputOf(await plain)).toBe('plain');
+    expect(siblingSawAbort).toBe(false);
+    // The stuck write holds back its own call only.
+    let slowSettled = false;
+    void slow.then(() => (slowSettled = true));
+    await flush();
+    expect(slowSettled).toBe(false);
+    releaseStuck();
+    expect(outputOf(await slow)).toBe('slow');
+  });
+
+  it('runs a step of 20,000 calls handed over in reverse in the announced order', async () => {
+    const step = {};
+    const n = 20_000;
+    const batcher = new CallBatcher({
+      run: (jobs) => ({
+        [Symbol.asyncIterator]: async function* () {
+          for (let index = 0; index < jobs.length; index++) {
+            yield { index, final: true, result: { output: jobs[index]!.call.id } };
+          }
+        },
+      }),
+    });
+    const tool = newTool({ name: 't', description: 't', execute: () => text('x') });
+    for (let i = 0; i < n; i++) batcher.announce(step, `c${i}`);
+    // Handed over in reverse: the batch still runs in the announced order.
+    const outcomes = [];
+    for (let i = n - 1; i >= 0; i--)
+      outcomes.push(batcher.run({ tool, call: { id: `c${i}`, args: '{}' } }, { step }));
+    const outputs = (await Promise.all(outcomes)).map(outputOf);
+    expect(outputs[0]).toBe(`c${n - 1}`);
+    expect(outputs[n - 1]).toBe('c0');
+  });
+
   it('fails the calls of a batch whose runner throws, naming the call and the cause', async () => {
     const failing: RunBatch = () => ({
       [Symbol.asyncIterator]: (): AsyncIterator<ExecutorEvent> => ({

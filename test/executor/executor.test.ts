@@ -198,6 +198,26 @@ describe('errors', () => {
     expect(error?.message).toBe('no tool for call "call_9"');
   });
 
+  it.each([
+    ['null', null, 1],
+    ['a job without a call', { tool: undefined }, 1],
+    ['a call without an id', { tool: undefined, call: { args: '{}' } }, 1],
+    ['a call without args', { tool: undefined, call: { id: 'x' } }, 1],
+  ])('refuses %s as a job before anything runs, naming its index', async (_what, bad, at) => {
+    let started = 0;
+    const counted = newTool({ name: 'counted', execute: () => (started++, text('ok')) });
+    const jobs = [{ tool: counted, call: { id: 'a', args: '{}' } }, bad] as never;
+    const executor = new Executor();
+    expect(() => executor.execute(jobs)).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_OPTIONS',
+        message: `agenttool: execute: jobs[${at}] is not a job: it needs a call with a string id and string args`,
+      }) as Error,
+    );
+    await expect(executor.results(jobs)).rejects.toThrow(`jobs[${at}] is not a job`);
+    expect(started).toBe(0);
+  });
+
   it('treats a tool that returns no result as a programming fault', async () => {
     const tool = newTool({ name: 'bad', execute: () => undefined as unknown as Result });
     const error = (await outcome(tool)).error;
