@@ -2,7 +2,7 @@
 // errors unhandled, a reader closing stdout early; and the processes a remote target
 // starts, which must not outlive the command.
 import { mkdirSync, readdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   APP,
   CLI,
@@ -178,6 +178,29 @@ describe('errors a module leaves unhandled', () => {
       "agenttool: the module's code left an error unhandled (uncaught exception): Error: thrown in a timer",
     );
     expect(readFileSync(journal, 'utf8')).toBe('probe closed\n');
+  });
+});
+
+describe('module files that cannot be used', () => {
+  it('an export whose getter throws: bad arguments, saying so', async () => {
+    const file = moduleFile(
+      'getter.js',
+      "Object.defineProperty(module.exports, 'lazy', { enumerable: true, get() { throw new Error('lazy getter'); } });",
+      "return 'x';",
+    );
+    const ran = await runAgenttool(['list', 'getter.js'], { cwd: dirname(file) });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toBe('agenttool: reading the exports of getter.js failed: lazy getter\n');
+  });
+
+  it('a directory: bad arguments, saying it is a directory', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'dist'));
+    const ran = await runAgenttool(['list', 'dist'], { cwd: dir });
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toBe(
+      'agenttool: module file dist is a directory; give the path of a compiled .js file that exports a @Module class\n',
+    );
   });
 });
 
