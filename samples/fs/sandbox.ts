@@ -52,6 +52,8 @@ export const MAX_PATH_LENGTH = 4096;
 
 /** Symbolic links followed for one path before giving up, as the OS does (ELOOP). */
 const MAX_LINKS = 40;
+/** How often one missing directory of a path is made and opened before giving up. */
+const MAX_ATTEMPTS = 3;
 
 /**
  * Where Linux shows a process's descriptors. `<FD_DIR>/<fd>/<name>` opens `name` in the
@@ -154,6 +156,7 @@ export class Sandbox {
           `cannot read ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
         );
       }
+      refuseHardLinked(op, info.nlink);
       const want = Math.min(maxBytes, info.size);
       const content = Buffer.alloc(want);
       let filled = 0;
@@ -217,11 +220,13 @@ export class Sandbox {
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     const handle = await this.openFinal(op, O_WRONLY | O_APPEND | O_NONBLOCK, 'create');
     try {
-      if (!(await handle.stat()).isFile()) {
+      const info = await handle.stat();
+      if (!info.isFile()) {
         throw new Error(
           `cannot append to ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
         );
       }
+      refuseHardLinked(op, info.nlink);
       await handle.writeFile(bytes).catch((error: unknown) => {
         throw describeFailure(op, error);
       });
@@ -368,7 +373,9 @@ export class Sandbox {
   ): Promise<{ dir: Dir; rest: string[] }> {
     let dir = await this.openRoot(op);
     const queue = [...components];
-    let creations = 0;
+    // Attempts at the current component (a directory made by someone else meanwhile
+    // is tried again); reset once a step succeeds, so a deep new path is no limit.
+    let attempts = 0;
     try {
       while (queue.length > 1) {
         const name = queue[0]!;
@@ -388,27 +395,30 @@ export class Sandbox {
             }
           }
           if (isCode(error, 'ENOENT', 'ENOTDIR') && mode === 'resolve') return { dir, rest: queue };
-          if (!isCode(error, 'ENOENT') || mode === 'open' || creations >= MAX_LINKS) {
+          if (!isCode(error, 'ENOENT') || mode === 'open' || attempts >= MAX_ATTEMPTS) {
             throw isCode(error, 'ENOTDIR', 'EEXIST')
               ? new Error(`cannot ${op.verb} ${quotePath(op.path)}: a parent is not a directory`, {
                   cause: error,
                 })
               : describeFailure(op, error);
           }
-          creations += 1;
+          attempts += 1;
           await mkdir(this.at(dir, name)).catch((e: unknown) => {
             if (!isCode(e, 'EEXIST')) throw describeFailure(op, e);
           });
           created = true;
-          handle = await open(this.at(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch(
-            (e: unknown) => {
-              throw describeFailure(op, e);
-            },
-          );
+          try {
+            handle = await open(this.at(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+          } catch (e) {
+            // Removed (or replaced by a link) between making and opening it: try again.
+            if (isCode(e, 'ENOENT', 'ELOOP') && attempts < MAX_ATTEMPTS) continue;
+            throw describeFailure(op, e);
+          }
         }
         const parent = dir;
         dir = { handle, path: join(parent.path, name) };
         queue.shift();
+        attempts = 0;
         try {
           await this.checkInside(op, handle, dir.path, async () => {
             if (created) await rmdir(this.at(parent, name)).catch(() => undefined);
@@ -532,4 +542,17 @@ function describeFailure(op: Op, error: unknown): Error {
   const code = (error as { code?: unknown } | null)?.code;
   const shown = typeof code === 'string' ? (message.split(', ')[0] ?? message) : message;
   return new Error(`${what}: ${shown.slice(0, 200)}`, { cause: error });
+}
+
+/**
+ * Refuses a file with more than one hard link: the path checks vouch for the name
+ * inside the root, not for its other names, which may lie outside it (a hard link is
+ * indistinguishable from the original, so an inside one cannot be told from an outside).
+ */
+function refuseHardLinked(op: Op, links: number): void {
+  if (links > 1) {
+    throw new Error(
+      `cannot ${op.verb} ${quotePath(op.path)}: the file has ${links - 1} other hard link${links > 2 ? 's' : ''}, which may lie outside the workspace`,
+    );
+  }
 }

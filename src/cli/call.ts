@@ -33,8 +33,8 @@ export interface CallOptions {
   readonly tool: string;
   /** The arguments as JSON text; absent means `{}`. */
   readonly args?: string | undefined;
-  /** A file to append the call's records to, as JSON lines. */
-  readonly record?: string | undefined;
+  /** The open file to append the call's records to, as JSON lines (see {@link openRecordFile}). */
+  readonly records?: RecordFile | undefined;
   /** Aborted to interrupt the call (Ctrl-C). */
   readonly signal?: AbortSignal | undefined;
 }
@@ -58,8 +58,7 @@ export async function runCall(
     io.stderr,
     io.stdin.isTTY === true && io.stderr.isTTY === true,
   );
-  const records = options.record === undefined ? undefined : new RecordFile(options.record);
-  await records?.open();
+  const records = options.records;
   const job: Job = { tool, call: { id: 'call_1', args } };
   let outcome: { result: Result } | { error: Error } | undefined;
   try {
@@ -88,7 +87,6 @@ export async function runCall(
   } finally {
     display.clear();
     prompter.close();
-    await records?.close();
   }
   if (options.signal?.aborted === true) {
     io.stderr.write(`agenttool: ${tool.name}: interrupted\n`);
@@ -101,6 +99,24 @@ export async function runCall(
     return ExitCode.OK;
   }
   return reportFailure(tool.name, outcome.error, io);
+}
+
+/**
+ * The `--record` file, opened (created) now: a path that cannot be written is refused
+ * as a bad argument before the tools start, rather than failing every record later.
+ */
+export async function openRecordFile(path: string): Promise<RecordFile> {
+  const records = new RecordFile(path);
+  try {
+    await records.open();
+  } catch (error) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: --record ${path}: cannot open: ${errorMessage(error)}`,
+      { cause: error },
+    );
+  }
+  return records;
 }
 
 function findTool(target: OpenTarget, name: string): Tool {

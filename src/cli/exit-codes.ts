@@ -20,7 +20,10 @@ export const ExitCode = {
    * connection lost mid-call, an app whose module failed to build.
    */
   CONNECTION: 3,
-  /** An unexpected failure inside agenttool itself (a bug; the stack is printed). */
+  /**
+   * An unexpected failure: a bug in agenttool, or an error the module's code left
+   * unhandled (an uncaught exception, an unhandled rejection); the stack is printed.
+   */
   INTERNAL: 70,
   /** Interrupted (Ctrl-C or SIGTERM) before the call completed. */
   INTERRUPTED: 130,
@@ -38,7 +41,8 @@ Exit codes:
        do not fit the tool's schema; a module file that cannot be used
   3    connection failure: the server or app could not be started or reached, or the
        connection was lost
-  70   internal error (a bug in agenttool; the stack is printed)
+  70   internal error: a bug in agenttool, or an error the module's code left
+       unhandled (uncaught exception, unhandled rejection); the stack is printed
   130  interrupted (Ctrl-C)`;
 
 /** The {@link AgentToolError} code of each exit code, so a CliError says what happened. */

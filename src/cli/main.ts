@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { ExitCode } from './exit-codes';
+import { exitOnFatalErrors, guardStdout, OpenResources } from './process-guard';
 import { runCli } from './program';
 
 // The `agenttool` command. Exits once the command is done, with its exit code.
@@ -13,11 +14,18 @@ process.once('beforeExit', () => {
   );
   process.exit(ExitCode.INTERNAL);
 });
-void runCli(process.argv.slice(2), {
-  stdin: process.stdin,
-  stdout: process.stdout,
-  stderr: process.stderr,
-}).then((code) => {
+const stdout = guardStdout();
+const resources = new OpenResources();
+const fatal = exitOnFatalErrors(resources, process.stderr);
+void runCli(
+  process.argv.slice(2),
+  { stdin: process.stdin, stdout: stdout.results, stderr: process.stderr },
+  resources,
+).then(async (code) => {
   finished = true;
-  process.exit(code);
+  // One more turn of the event loop: a rejection left unhandled in the last step is
+  // reported (and exits 70) rather than lost to the exit.
+  await new Promise((resolve) => setImmediate(resolve));
+  await stdout.flush();
+  if (!fatal.failing) process.exit(code);
 });

@@ -22,9 +22,9 @@ const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx']);
 /**
  * Loads `spec`, a compiled JavaScript file (relative to `cwd`) that exports a `@Module`
  * class, optionally naming the export as `file.js#AppModule`. Throws a {@link CliError}
- * (bad arguments) saying what is wrong and how to fix it: a missing file, a TypeScript
- * file (build it first), a file that fails to load, a file exporting no module or
- * several.
+ * (bad arguments) saying what is wrong and how to fix it: a missing file or a
+ * directory, a TypeScript file (build it first), a file that fails to load or whose
+ * exports cannot be read, a file exporting no module or several.
  */
 export function loadModuleFile(spec: string, cwd: string = process.cwd()): LoadedModule {
   const hash = spec.lastIndexOf('#');
@@ -32,6 +32,12 @@ export function loadModuleFile(spec: string, cwd: string = process.cwd()): Loade
   const wanted = hash > 0 ? spec.slice(hash + 1) : undefined;
   const file = resolve(cwd, path);
   const shown = relative(cwd, file) || file;
+  if (existsSync(file) && statSync(file).isDirectory()) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: module file ${shown} is a directory; give the path of a compiled .js file that exports a @Module class`,
+    );
+  }
   if (!existsSync(file) || !statSync(file).isFile()) {
     throw new CliError(
       ExitCode.BAD_ARGUMENTS,
@@ -57,8 +63,19 @@ export function loadModuleFile(spec: string, cwd: string = process.cwd()): Loade
       { cause: error },
     );
   }
-  const modules = moduleExports(exported);
-  const hook = onServeExport(exported);
+  let modules: { module: Constructor; name: string }[];
+  let hook: ((server: McpToolServer) => void | Promise<void>) | undefined;
+  try {
+    modules = moduleExports(exported);
+    hook = onServeExport(exported);
+  } catch (error) {
+    // An export read through a getter that throws.
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: reading the exports of ${shown} failed: ${firstLine(errorMessage(error))}`,
+      { cause: error },
+    );
+  }
   const extra = { file, ...(hook === undefined ? {} : { onServe: hook }) };
   if (wanted !== undefined) {
     const found = modules.find((m) => m.name === wanted);

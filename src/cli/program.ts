@@ -1,9 +1,10 @@
 import { Command, CommanderError, Option } from 'commander';
-import { runCall, type CliIo } from './call';
+import { openRecordFile, runCall, type CliIo } from './call';
 import { CliError, EXIT_CODES_HELP, ExitCode } from './exit-codes';
 import { listTools, toolTable } from './list';
 import { serveModule } from './serve';
-import { openTarget, type TargetSpec } from './targets';
+import { OpenResources } from './process-guard';
+import { type OpenTarget, openTarget, type TargetSpec } from './targets';
 import { packageVersion } from './version';
 
 interface ServeFlags {
@@ -41,10 +42,13 @@ interface TargetOptions {
  * stderr; nothing is ever printed on stdout but results (and, under `serve --stdio`,
  * the protocol).
  */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCode> {
-  protectStdout(io);
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  resources: OpenResources = new OpenResources(),
+): Promise<ExitCode> {
   let code: ExitCode = ExitCode.OK;
-  const program = buildProgram(io, (c) => (code = c));
+  const program = buildProgram(io, resources, (c) => (code = c));
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return code;
@@ -63,7 +67,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<ExitCo
   }
 }
 
-function buildProgram(io: CliIo, setCode: (code: ExitCode) => void): Command {
+function buildProgram(
+  io: CliIo,
+  resources: OpenResources,
+  setCode: (code: ExitCode) => void,
+): Command {
   const program = new Command('agenttool')
     .description(
       'Serve, list and call agent tools: app modules built with agenttool, or any MCP server.',
@@ -144,7 +152,9 @@ function buildProgram(io: CliIo, setCode: (code: ExitCode) => void): Command {
           scopes: options.authScopes,
         },
         log: io.stderr,
+        stdout: io.stdout,
       });
+      const untrack = resources.track(() => serving.stop());
       const release = onStopSignals({
         interrupt: () => {
           io.stderr.write('agenttool: stopping: closing sessions and the app\n');
@@ -158,6 +168,7 @@ function buildProgram(io: CliIo, setCode: (code: ExitCode) => void): Command {
       });
       await serving.closed;
       release();
+      untrack();
       io.stderr.write('agenttool: stopped\n');
       setCode(ExitCode.OK);
     });
@@ -172,17 +183,16 @@ function buildProgram(io: CliIo, setCode: (code: ExitCode) => void): Command {
   targetOptions(list)
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (moduleFile: string | undefined, options: TargetOptions & { json?: boolean }) => {
-      const target = await openTarget(targetSpec(moduleFile, options, io));
-      try {
-        const text =
-          options.json === true
-            ? JSON.stringify(listTools(target.tools), null, 2)
-            : toolTable(target.tools);
-        io.stdout.write(`${text}\n`);
-      } finally {
-        await target.close();
-      }
-      setCode(ExitCode.OK);
+      setCode(
+        await withTarget(targetSpec(moduleFile, options, io), resources, io, (target) => {
+          const text =
+            options.json === true
+              ? JSON.stringify(listTools(target.tools), null, 2)
+              : toolTable(target.tools);
+          io.stdout.write(`${text}\n`);
+          return Promise.resolve(ExitCode.OK);
+        }),
+      );
     });
 
   const call = program
@@ -204,25 +214,17 @@ function buildProgram(io: CliIo, setCode: (code: ExitCode) => void): Command {
             : `agenttool: call: unexpected ${JSON.stringify(extra[0])}; give the arguments as one JSON object in single quotes`,
         );
       }
-      const target = await openTarget(targetSpec(moduleFile, options, io));
-      const interrupt = new AbortController();
-      const release = onInterrupt(() => interrupt.abort());
+      // A file that cannot be opened is refused before anything starts.
+      const records =
+        options.record === undefined ? undefined : await openRecordFile(options.record);
       try {
         setCode(
-          await runCall(
-            target,
-            {
-              tool,
-              args,
-              record: options.record,
-              signal: interrupt.signal,
-            },
-            io,
+          await withTarget(targetSpec(moduleFile, options, io), resources, io, (target, signal) =>
+            runCall(target, { tool, args, records, signal }, io),
           ),
         );
       } finally {
-        release();
-        await target.close();
+        await records?.close();
       }
     });
 
@@ -327,6 +329,45 @@ function onStopSignals(handlers: { interrupt: () => void; terminate: () => void 
 }
 
 /**
+ * Opens the target and runs `use` with it, then closes it. Ctrl-C or SIGTERM, from
+ * the start (a server still starting or connecting included), aborts the signal `use`
+ * gets, or the opening: the target is closed (a `--stdio` server's process gone) and
+ * the command ends with {@link ExitCode.INTERRUPTED}.
+ */
+async function withTarget(
+  spec: TargetSpec,
+  resources: OpenResources,
+  io: CliIo,
+  use: (target: OpenTarget, signal: AbortSignal) => Promise<ExitCode>,
+): Promise<ExitCode> {
+  const interrupt = new AbortController();
+  const release = onInterrupt(() => interrupt.abort());
+  try {
+    let target: OpenTarget;
+    try {
+      target = await openTarget({ ...spec, signal: interrupt.signal });
+    } catch (error) {
+      if (!interrupt.signal.aborted) throw error;
+      io.stderr.write('agenttool: interrupted\n');
+      return ExitCode.INTERRUPTED;
+    }
+    const untrack = resources.track(() => target.close());
+    try {
+      if (interrupt.signal.aborted) {
+        io.stderr.write('agenttool: interrupted\n');
+        return ExitCode.INTERRUPTED;
+      }
+      return await use(target, interrupt.signal);
+    } finally {
+      await target.close();
+      untrack();
+    }
+  } finally {
+    release();
+  }
+}
+
+/**
  * Calls `handler` on the first SIGINT or SIGTERM; a second one exits at once. Returns a
  * function that removes the handlers.
  */
@@ -343,14 +384,4 @@ function onInterrupt(handler: () => void): () => void {
     process.off('SIGINT', listener);
     process.off('SIGTERM', listener);
   };
-}
-
-// Stdout carries results alone (under `serve --stdio`, the protocol): what a module's
-// code logs goes to stderr.
-function protectStdout(io: CliIo): void {
-  if (io.stdout !== process.stdout) return;
-  const toStderr = (...data: unknown[]): void => console.error(...data);
-  console.log = toStderr;
-  console.info = toStderr;
-  console.debug = toStderr;
 }

@@ -3,6 +3,12 @@ import { outputText, ProgressInfo, type Result } from './public-api';
 
 const BAR_WIDTH = 24;
 
+/** How many bytes of progress one call may print as plain lines (as the MCP server's default). */
+export const PROGRESS_BUDGET_BYTES = 64 * 1024;
+
+/** The line that ends a call's progress once its budget is spent. */
+export const PROGRESS_TRUNCATED = '[progress truncated]';
+
 /**
  * Shows a call's progress on a stream: on a terminal, one line redrawn in place with a
  * bar when the total is known; elsewhere (a pipe, a file, a CI log) one plain line per
@@ -12,17 +18,30 @@ export class ProgressDisplay {
   readonly #stream: Writable & { columns?: number };
   readonly #live: boolean;
   #shown = false;
+  #budget: number;
 
-  constructor(stream: Writable & { isTTY?: boolean; columns?: number }, live = stream.isTTY) {
+  /**
+   * Plain lines stop at `budgetBytes` (64 KiB by default) with one
+   * `[progress truncated]` line: a chatty tool cannot fill a log without bound.
+   */
+  constructor(
+    stream: Writable & { isTTY?: boolean; columns?: number },
+    live = stream.isTTY,
+    budgetBytes = PROGRESS_BUDGET_BYTES,
+  ) {
     this.#stream = stream;
     this.#live = live === true;
+    this.#budget = budgetBytes;
   }
 
   /** Shows one update of the call `label`. */
   update(label: string, update: Result): void {
     const line = describeProgress(label, update);
     if (!this.#live) {
-      this.#stream.write(`${line}\n`);
+      if (this.#budget < 0) return;
+      const text = `${line}\n`;
+      this.#budget -= Buffer.byteLength(text);
+      this.#stream.write(this.#budget < 0 ? `${PROGRESS_TRUNCATED}\n` : text);
       return;
     }
     // A terminal of unknown size reports 0 columns.

@@ -8,8 +8,9 @@ import {
   type ScaleOutOptions,
   serveTools,
   type Tool,
-  RecordFile,
+  type ToolApp,
 } from './public-api';
+import { openRecordFile } from './call';
 import { type ServeAuthSpec, serveAuth } from './auth';
 import { CliError, ExitCode } from './exit-codes';
 import { loadModuleFile } from './module-file';
@@ -44,6 +45,8 @@ export interface ServeOptions {
   readonly auth?: ServeAuthSpec | undefined;
   /** Human text goes here: stderr (under stdio, stdout carries the protocol alone). */
   readonly log: Writable;
+  /** Where the stdio protocol is written; process.stdout by default. */
+  readonly stdout?: Writable | undefined;
 }
 
 /** A running server. */
@@ -90,8 +93,15 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
   const scaleOut = scaleOutOptions(options);
   const auth = serveAuth(options.auth ?? {}, address !== undefined);
   const loaded = loadModuleFile(options.moduleFile);
-  const records = options.record === undefined ? undefined : new RecordFile(options.record);
-  const app = await createApp(loaded.module);
+  // Opened before the app is built: a path that cannot be written is refused at once.
+  const records = options.record === undefined ? undefined : await openRecordFile(options.record);
+  let app: ToolApp;
+  try {
+    app = await createApp(loaded.module);
+  } catch (error) {
+    await records?.close();
+    throw error;
+  }
   const server = serveTools(app, {
     name: loaded.name,
     version: packageVersion(),
@@ -116,7 +126,9 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
   let listener: HttpListener | undefined;
   try {
     if (address === undefined) {
-      const connection = await server.serveStdio();
+      const connection = await server.serveStdio(
+        options.stdout === undefined ? {} : { stdout: options.stdout },
+      );
       void connection.closed.then(() => stop());
     } else {
       listener = await server.listenHttp({

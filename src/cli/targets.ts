@@ -29,6 +29,8 @@ export interface TargetSpec {
   readonly auth?: ClientAuthSpec | undefined;
   /** Where to show a person what they must do (the page to authorize at): stderr. */
   readonly log?: Writable | undefined;
+  /** Aborts the opening (Ctrl-C): a connection attempt stops, its server process ended. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** What one batch runs with. */
@@ -93,6 +95,9 @@ export async function createApp(
   module: Parameters<typeof ToolApp.create>[0],
   options: Parameters<typeof ToolApp.create>[1] = {},
 ): Promise<ToolApp> {
+  // One turn of the event loop first: a promise the module file's top level left
+  // rejected is reported now (see main.ts), not after the tools ran.
+  await new Promise((resolve) => setImmediate(resolve));
   try {
     return await ToolApp.create(module, options);
   } catch (error) {
@@ -134,22 +139,25 @@ async function openRemote(spec: TargetSpec): Promise<OpenTarget> {
     };
   }
   const protocol = spec.protocol ?? 'auto';
-  const remote = await connectMcp({ transport, elicitation: true, protocol }).catch(
-    (error: unknown) => {
-      const message = errorMessage(error);
-      // A server that wants a token, asked without one: say how to give it.
-      const hint =
-        spec.http !== undefined &&
-        spec.auth?.token === undefined &&
-        spec.auth?.oauth !== true &&
-        /\b401\b/.test(message)
-          ? '; give --token <access token>, or --oauth to log in'
-          : '';
-      throw new CliError(ExitCode.CONNECTION, `agenttool: ${label}: ${message}${hint}`, {
-        cause: error,
-      });
-    },
-  );
+  const remote = await connectMcp({
+    transport,
+    elicitation: true,
+    protocol,
+    ...(spec.signal === undefined ? {} : { signal: spec.signal }),
+  }).catch((error: unknown) => {
+    const message = errorMessage(error);
+    // A server that wants a token, asked without one: say how to give it.
+    const hint =
+      spec.http !== undefined &&
+      spec.auth?.token === undefined &&
+      spec.auth?.oauth !== true &&
+      /\b401\b/.test(message)
+        ? '; give --token <access token>, or --oauth to log in'
+        : '';
+    throw new CliError(ExitCode.CONNECTION, `agenttool: ${label}: ${message}${hint}`, {
+      cause: error,
+    });
+  });
   const executor = new Executor();
   return {
     label,

@@ -96,6 +96,34 @@ describe('progress', () => {
     display.clear();
     expect(pipe.text).toBe('count [############------------] 1/2 a\n');
   });
+
+  it('stops plain lines at the byte budget with one truncation line', () => {
+    const pipe = sink(false);
+    const display = new ProgressDisplay(pipe, false, 100);
+    for (let i = 1; i <= 50; i++) {
+      display.update('count', { output: '', details: new ProgressInfo(i, 0, 'step') });
+    }
+    const lines = pipe.text.split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.at(-1)).toBe('[progress truncated]');
+    expect(lines.filter((l) => l === '[progress truncated]')).toHaveLength(1);
+    const kept = lines.slice(0, -1).join('\n').length + 1;
+    expect(kept).toBeLessThanOrEqual(100);
+    expect(lines.slice(0, -1)).toEqual(
+      Array.from({ length: lines.length - 1 }, (_, i) => `count ${i + 1} step`),
+    );
+    expect(lines.length - 1).toBe(Math.floor(100 / 'count 1 step\n'.length));
+  });
+
+  it('gives each call 64 KiB of plain lines by default', () => {
+    const pipe = sink(false);
+    const display = new ProgressDisplay(pipe, false);
+    for (let i = 1; i <= 10_000; i++) {
+      display.update('count', { output: '', details: new ProgressInfo(i, 0, 'x'.repeat(40)) });
+    }
+    expect(Buffer.byteLength(pipe.text)).toBeLessThanOrEqual(64 * 1024 + 21);
+    expect(pipe.text.endsWith('\n[progress truncated]\n')).toBe(true);
+  });
 });
 
 describe('form fields', () => {

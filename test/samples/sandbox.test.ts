@@ -10,6 +10,7 @@ import {
   symlinkSync,
   writeFileSync,
   chmodSync,
+  linkSync,
   lstatSync,
 } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -220,6 +221,45 @@ describe('Sandbox: writing', () => {
     await sandbox.append('hello.txt', '!');
     expect(readFileSync(join(root, 'log.txt'), 'utf8')).toBe('one\ntwo\n');
     expect(readFileSync(join(root, 'hello.txt'), 'utf8')).toBe('hello world!');
+  });
+});
+
+describe('Sandbox: hard links', () => {
+  // A hard link inside the root to a file outside passes every path check: the file's
+  // other names cannot be seen from the one inside.
+  beforeEach(() => linkSync(join(outside, 'secret.txt'), join(root, 'linked.txt')));
+
+  it('refuses to read a file with other hard links', async () => {
+    await expect(sandbox.read('linked.txt')).rejects.toThrow(
+      'cannot read "linked.txt": the file has 1 other hard link, which may lie outside the workspace',
+    );
+  });
+
+  it('refuses to append to a file with other hard links, leaving it as it was', async () => {
+    await expect(sandbox.append('linked.txt', 'appended')).rejects.toThrow(
+      'cannot append to "linked.txt": the file has 1 other hard link',
+    );
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('secret');
+  });
+
+  it('writes a new file in place of the link: the file outside is left as it was', async () => {
+    await sandbox.write('linked.txt', 'replaced');
+    expect(readFileSync(join(root, 'linked.txt'), 'utf8')).toBe('replaced');
+    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('secret');
+    expect(statSync(join(outside, 'secret.txt')).nlink).toBe(1);
+    expect(await sandbox.read('linked.txt')).toMatchObject({ content: Buffer.from('replaced') });
+  });
+});
+
+describe('Sandbox: deep new paths', () => {
+  const deep = (n: number): string =>
+    `${Array.from({ length: n }, (_, i) => `d${i}`).join('/')}/file.txt`;
+
+  it('writes and appends under 60 directories that do not exist yet', async () => {
+    expect(await sandbox.write(`w/${deep(60)}`, 'deep')).toBe(4);
+    expect(readFileSync(join(root, 'w', deep(60)), 'utf8')).toBe('deep');
+    expect(await sandbox.append(`a/${deep(60)}`, 'deep')).toBe(4);
+    expect(readFileSync(join(root, 'a', deep(60)), 'utf8')).toBe('deep');
   });
 });
 

@@ -6,7 +6,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { AgentToolError, errorMessage } from '../../core';
 import { SESSIONS_EXTENSION } from './session-extension';
-import { clientSdk } from './sdk-modules';
+import { clientSdk, clientStdio } from './sdk-modules';
 import { type HttpTarget, type McpTarget, transportFor } from './transport';
 
 /** Which protocol era a connection speaks. */
@@ -64,13 +64,51 @@ async function connectOnce(transport: Transport, setup: ClientSetup): Promise<Cl
     { capabilities, versionNegotiation: { mode: negotiation(setup.protocol) } },
   );
   setup.install(client);
+  const serverGone = watchServerProcess(transport);
+  // An abort closes the transport: that also stops a probe the SDK runs on a second
+  // server process, which the signal alone does not reach.
+  const abort = (): void => void transport.close().catch(() => undefined);
+  setup.signal?.addEventListener('abort', abort, { once: true });
   try {
+    if (setup.signal?.aborted === true) throw setup.signal.reason;
     await client.connect(transport, setup.signal === undefined ? {} : { signal: setup.signal });
   } catch (error) {
     await client.close().catch(() => undefined);
+    // The SDK may have begun closing already (without waiting for it): a failed
+    // connection ends once the server's process has, so none is left behind.
+    await serverGone();
     throw error;
+  } finally {
+    setup.signal?.removeEventListener('abort', abort);
   }
   return client;
+}
+
+/**
+ * For a stdio transport, a function resolving once the server's process has ended (at
+ * once when it never started); the transport's close ends its stdin, then signals it.
+ */
+function watchServerProcess(transport: Transport): () => Promise<void> {
+  // `pid` first, so that an HTTP connection does not load the stdio module.
+  if (!('pid' in transport) || !(transport instanceof clientStdio().StdioClientTransport)) {
+    return () => Promise.resolve();
+  }
+  let started = false;
+  let ended!: () => void;
+  const gone = new Promise<void>((resolve) => (ended = resolve));
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    await start();
+    started = true;
+  };
+  // The client chains its own handler after this one; the stdio transport calls it
+  // when the process has closed.
+  const previous = transport.onclose;
+  transport.onclose = () => {
+    ended();
+    previous?.();
+  };
+  return () => (started ? gone : Promise.resolve());
 }
 
 function negotiation(choice: ProtocolChoice): VersionNegotiationMode {
