@@ -26,8 +26,8 @@ const DRAFT_07: ReadonlySet<string> = new Set([
 const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
 type Ajv = AjvModule.default;
-/** One ajv per dialect, and per mode: the first error only (the verdict), or all of them. */
-const validators = new Map<string, Ajv>();
+/** Per dialect, the ajv that checks schemas against the dialect's meta-schema. */
+const metaValidators = new Map<'07' | '2020', Ajv>();
 
 /**
  * Compiles the check a served tool's arguments go through before the tool runs, as the
@@ -100,10 +100,12 @@ function compileSubset(schema: Schema): ArgumentsCheck {
 }
 
 /**
- * Compiles a JSON Schema outside the contract's subset with ajv. ajv's first error gives
- * the verdict; a refusal is looked at again with every error, to phrase the one
- * jsonschema-go meets first. Formats are annotations, as JSON Schema 2020-12 makes them
- * by default and jsonschema-go reads them.
+ * Compiles a JSON Schema outside the contract's subset with ajv, every error collected,
+ * to phrase the one jsonschema-go meets first. Formats are annotations, as JSON Schema
+ * 2020-12 makes them by default and jsonschema-go reads them. The schema is resolved
+ * alone, as jsonschema-go resolves each tool's (`Resolve(nil)`): its `$id`s are its
+ * own, a `$ref` reaches only what it holds, and nothing of it is kept once the check is
+ * dropped.
  */
 export function compileGeneral(
   schema: JsonObject,
@@ -112,20 +114,19 @@ export function compileGeneral(
   const draft07 = isDraft07(schema);
   let validate: AjvModule.ValidateFunction;
   try {
-    validate = validatorFor(draft07, false).compile(schema);
+    // Throws on a schema off its meta-schema, as ajv's compile does with it on.
+    const checked = metaValidatorFor(draft07).validateSchema(schema, true);
+    if (checked !== true) throw new Error('schema is invalid: its meta-schema is asynchronous');
+    validate = isolatedAjv(draft07).compile(schema);
   } catch (error) {
     throw fail(errorMessage(error), error);
   }
-  let everyError: AjvModule.ValidateFunction | undefined;
   return (value) => {
     // ajv's validator recurses: a value nested past the limit is refused before it.
     const opening = depthExceeded(value);
     if (opening !== undefined) return tooDeep(opening);
     if (validate(value)) return undefined;
-    everyError ??= validatorFor(draft07, true).compile(schema);
-    everyError(value);
-    const errors = everyError.errors ?? validate.errors ?? [];
-    return new ValidationError('', phrased(schema, value, errors, draft07));
+    return new ValidationError('', phrased(schema, value, validate.errors ?? [], draft07));
   };
 }
 
@@ -144,26 +145,46 @@ function phrased(
   }
 }
 
-// ajv loads in some 40 ms: only a server with a schema outside the subset pays for it.
-function validatorFor(draft07: boolean, allErrors: boolean): Ajv {
-  const key = `${draft07 ? '07' : '2020'}:${allErrors ? 'all' : 'first'}`;
-  let ajv = validators.get(key);
+/**
+ * An ajv for one schema alone. ajv registers every `$id` it compiles and keeps every
+ * compiled schema for the life of the instance: shared, two tools could not both say
+ * one `$id`, one tool's `$ref` would reach another's schema, and nothing would ever be
+ * let go. It knows no meta-schema: the schema was checked against its dialect's first.
+ * Collecting every error costs nothing on valid arguments, the common case, and each
+ * comes with the schema that failed (`verbose`), to be named as Go names it.
+ */
+function isolatedAjv(draft07: boolean): Ajv {
+  return newAjv(draft07, {
+    strict: false,
+    validateFormats: false,
+    allErrors: true,
+    verbose: true,
+    meta: false,
+    validateSchema: false,
+  });
+}
+
+/**
+ * The ajv per dialect that checks schemas against the dialect's meta-schema, compiled
+ * once; it validates a schema as data and keeps none.
+ */
+function metaValidatorFor(draft07: boolean): Ajv {
+  const key = draft07 ? '07' : '2020';
+  let ajv = metaValidators.get(key);
   if (ajv === undefined) {
-    // Every error comes with the schema that failed (`verbose`), to be named as Go names it.
-    const options: AjvModule.Options = {
-      strict: false,
-      validateFormats: false,
-      allErrors,
-      verbose: allErrors,
-    };
-    /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand */
-    ajv = draft07
-      ? new (require('ajv') as typeof AjvModule).default(options)
-      : new (require('ajv/dist/2020') as typeof AjvModule).default(options);
-    /* eslint-enable @typescript-eslint/no-require-imports */
-    validators.set(key, ajv);
+    ajv = newAjv(draft07, { strict: false, validateFormats: false });
+    metaValidators.set(key, ajv);
   }
   return ajv;
+}
+
+// ajv loads in some 40 ms: only a server with a schema outside the subset pays for it.
+function newAjv(draft07: boolean, options: AjvModule.Options): Ajv {
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand */
+  return draft07
+    ? new (require('ajv') as typeof AjvModule).default(options)
+    : new (require('ajv/dist/2020') as typeof AjvModule).default(options);
+  /* eslint-enable @typescript-eslint/no-require-imports */
 }
 
 function isDraft07(schema: JsonObject): boolean {
