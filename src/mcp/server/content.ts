@@ -20,6 +20,9 @@ import {
  *   conformance suite refuses an embedded resource without `mimeType`; with only a
  *   `file_url`: a resource link; with only a name: the name as text;
  * - any other part: its JSON as text.
+ *
+ * Base64 may be wrapped across lines, as Go's decoder takes it; it is served without
+ * the line breaks.
  */
 export function contentOf(output: Output): ContentBlock[] {
   if (typeof output === 'string') return [{ type: 'text', text: output }];
@@ -50,16 +53,17 @@ function imageBlock(part: ImagePart): ContentBlock {
 function fileBlock(part: FilePart): ContentBlock {
   const filename = part.filename ?? '';
   if (part.file_data !== undefined && part.file_data !== '') {
-    if (!isBase64(part.file_data)) return { type: 'text', text: part.file_data };
+    const data = base64Of(part.file_data);
+    if (data === undefined) return { type: 'text', text: part.file_data };
     const mimeType = mediaTypeOf(filename);
-    if (mimeType.startsWith('audio/')) return { type: 'audio', data: part.file_data, mimeType };
+    if (mimeType.startsWith('audio/')) return { type: 'audio', data, mimeType };
     const uri =
       part.file_url !== undefined && part.file_url !== ''
         ? part.file_url
         : `file:///${filename.replace(/^\/+/, '')}`;
     return {
       type: 'resource',
-      resource: { uri, mimeType: mediaTypeOf(filename || uri), blob: part.file_data },
+      resource: { uri, mimeType: mediaTypeOf(filename || uri), blob: data },
     };
   }
   if (part.file_url !== undefined && part.file_url !== '') {
@@ -76,21 +80,27 @@ export interface DataUrl {
 
 /**
  * Parses a base64 data URL; undefined for anything else (not a data URL, not base64,
- * or data that is not valid base64). The media type is what the URL says before
+ * or data that is not valid base64). Line breaks in the data are skipped, as Go's
+ * decoder skips them, and left out of `data`. The media type is what the URL says before
  * `;base64`, parameters included; an empty one reads `application/octet-stream`.
  */
 export function parseDataUrl(url: string): DataUrl | undefined {
   const match = /^data:([^,]*?);base64,(.*)$/s.exec(url);
   if (match === null) return undefined;
-  const data = match[2] ?? '';
-  if (!isBase64(data)) return undefined;
+  const data = base64Of(match[2] ?? '');
+  if (data === undefined) return undefined;
   // As written, parameters included (`image/svg+xml;charset=utf-8`), as the Go server
   // serves it (mcpserver/mcp.go parseDataURL).
   const mediaType = match[1] ?? '';
   return { mediaType: mediaType === '' ? 'application/octet-stream' : mediaType, data };
 }
 
-/** Standard base64 with padding, as Go's `base64.StdEncoding` accepts it. */
-function isBase64(text: string): boolean {
-  return text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text);
+/**
+ * Standard base64 with padding, as Go's `base64.StdEncoding` accepts it: line breaks
+ * (`\r`, `\n`) anywhere are skipped, so data wrapped at 76 characters (MIME, `base64`(1))
+ * reads as what it encodes. The data without them, or undefined when it is not base64.
+ */
+function base64Of(text: string): string | undefined {
+  const data = /[\r\n]/.test(text) ? text.replace(/[\r\n]+/g, '') : text;
+  return data.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(data) ? data : undefined;
 }

@@ -94,3 +94,43 @@ test.each<[string, unknown]>([
 ])('parseDataUrl(%s)', (url, expected) => {
   expect(parseDataUrl(url)).toEqual(expected);
 });
+
+describe("base64 wrapped across lines, which Go's base64.StdEncoding reads", () => {
+  // As `base64`(1) or MIME write it: 76 characters a line.
+  const bytes = Buffer.from('x'.repeat(120));
+  const data = bytes.toString('base64');
+  const wrapped = data.replace(/.{76}/g, '$&\n');
+  const crlf = data.replace(/.{76}/g, '$&\r\n');
+
+  test.each([
+    ['\\n', wrapped],
+    ['\\r\\n', crlf],
+  ])('an image data URL wrapped with %s is an image block of the data', (_breaks, body) => {
+    expect(
+      contentOf([{ type: 'input_image', image_url: `data:image/png;base64,${body}` }]),
+    ).toEqual([{ type: 'image', data, mimeType: 'image/png' }]);
+    expect(parseDataUrl(`data:image/png;base64,${body}`)).toEqual({ mediaType: 'image/png', data });
+  });
+
+  test('a wrapped file is an embedded resource, an audio file an audio block', () => {
+    expect(
+      contentOf([
+        { type: 'input_file', filename: 'a.pdf', file_data: wrapped },
+        { type: 'input_file', filename: 'a.wav', file_data: crlf },
+      ]),
+    ).toEqual([
+      {
+        type: 'resource',
+        resource: { uri: 'file:///a.pdf', mimeType: 'application/pdf', blob: data },
+      },
+      { type: 'audio', data, mimeType: 'audio/wav' },
+    ]);
+  });
+
+  test('what is still not base64 once the breaks are gone stays text', () => {
+    const broken = `${wrapped.slice(0, -1)}\n`;
+    expect(contentOf([{ type: 'input_file', filename: 'a.pdf', file_data: broken }])).toEqual([
+      { type: 'text', text: broken },
+    ]);
+  });
+});
