@@ -22,7 +22,8 @@ import {
  * - any other part: its JSON as text.
  *
  * Base64 may be wrapped across lines, as Go's decoder takes it; it is served without
- * the line breaks.
+ * the line breaks. A missing string field reads as "", as Go's typed parts have it
+ * (an `input_image` without `image_url` is a resource link to "").
  */
 export function contentOf(output: Output): ContentBlock[] {
   if (typeof output === 'string') return [{ type: 'text', text: output }];
@@ -34,7 +35,7 @@ function blockOf(part: ContentPart): ContentBlock {
     case 'text':
     case 'input_text':
     case 'output_text':
-      return { type: 'text', text: part.text };
+      return { type: 'text', text: stringOf(part.text) };
     case 'input_image':
       return imageBlock(part);
     case 'input_file':
@@ -45,31 +46,39 @@ function blockOf(part: ContentPart): ContentBlock {
 }
 
 function imageBlock(part: ImagePart): ContentBlock {
-  const parsed = parseDataUrl(part.image_url);
-  if (parsed === undefined) return { type: 'resource_link', uri: part.image_url, name: 'image' };
+  const url = stringOf(part.image_url);
+  const parsed = parseDataUrl(url);
+  if (parsed === undefined) return { type: 'resource_link', uri: url, name: 'image' };
   return { type: 'image', data: parsed.data, mimeType: parsed.mediaType };
 }
 
 function fileBlock(part: FilePart): ContentBlock {
-  const filename = part.filename ?? '';
-  if (part.file_data !== undefined && part.file_data !== '') {
-    const data = base64Of(part.file_data);
-    if (data === undefined) return { type: 'text', text: part.file_data };
+  const filename = stringOf(part.filename);
+  const fileUrl = stringOf(part.file_url);
+  const fileData = stringOf(part.file_data);
+  if (fileData !== '') {
+    const data = base64Of(fileData);
+    if (data === undefined) return { type: 'text', text: fileData };
     const mimeType = mediaTypeOf(filename);
     if (mimeType.startsWith('audio/')) return { type: 'audio', data, mimeType };
-    const uri =
-      part.file_url !== undefined && part.file_url !== ''
-        ? part.file_url
-        : `file:///${filename.replace(/^\/+/, '')}`;
+    const uri = fileUrl !== '' ? fileUrl : `file:///${filename.replace(/^\/+/, '')}`;
     return {
       type: 'resource',
       resource: { uri, mimeType: mediaTypeOf(filename || uri), blob: data },
     };
   }
-  if (part.file_url !== undefined && part.file_url !== '') {
-    return { type: 'resource_link', uri: part.file_url, name: filename };
-  }
+  if (fileUrl !== '') return { type: 'resource_link', uri: fileUrl, name: filename };
   return { type: 'text', text: filename };
+}
+
+/**
+ * A part's string field as the Go binding's typed parts read it: a missing one is "",
+ * so that the content stays valid MCP. A value that is not a string (a part built
+ * without its type) reads as its JSON, not lost.
+ */
+function stringOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return value === undefined || value === null ? '' : JSON.stringify(value);
 }
 
 /** A parsed `data:<media type>;base64,<data>` URL. */

@@ -1,5 +1,6 @@
-import { type ContentPart } from 'agenttool';
-import { contentOf, parseDataUrl } from 'agenttool/mcp';
+import { type ContentPart, newTool } from 'agenttool';
+import { contentOf, parseDataUrl, serveTools } from 'agenttool/mcp';
+import { overMemory } from './helpers';
 
 describe('contentOf (the Go binding ContentOf table)', () => {
   test.each<[string, string | ContentPart[], unknown[]]>([
@@ -131,6 +132,53 @@ describe("base64 wrapped across lines, which Go's base64.StdEncoding reads", () 
     const broken = `${wrapped.slice(0, -1)}\n`;
     expect(contentOf([{ type: 'input_file', filename: 'a.pdf', file_data: broken }])).toEqual([
       { type: 'text', text: broken },
+    ]);
+  });
+});
+
+describe("a part missing a string field is served as Go's typed parts serve it: the field empty", () => {
+  test.each<[string, unknown[], unknown[]]>([
+    [
+      'a text part without text is an empty text block',
+      [{ type: 'input_text' }, { type: 'text' }, { type: 'output_text' }],
+      [
+        { type: 'text', text: '' },
+        { type: 'text', text: '' },
+        { type: 'text', text: '' },
+      ],
+    ],
+    [
+      'an image without image_url is a resource link to ""',
+      [{ type: 'input_image', file_id: 'file_123' }],
+      [{ type: 'resource_link', uri: '', name: 'image' }],
+    ],
+    [
+      'a file with nothing is an empty text',
+      [{ type: 'input_file' }],
+      [{ type: 'text', text: '' }],
+    ],
+  ])('%s, and the client takes the result', async (_name, parts, expected) => {
+    const server = serveTools([
+      newTool({
+        name: 'parts',
+        description: 'answers with parts built without their types',
+        execute: () => ({ output: parts as ContentPart[] }),
+      }),
+    ]);
+    const connected = await overMemory(server);
+    try {
+      const result = await connected.client.callTool({ name: 'parts', arguments: {} });
+      expect(result.isError).toBeUndefined();
+      expect(result.content).toEqual(expected);
+    } finally {
+      await connected.close();
+      await server.close();
+    }
+  });
+
+  test('a field that is not a string reads as its JSON, not lost', () => {
+    expect(contentOf([{ type: 'input_text', text: 5 } as unknown as ContentPart])).toEqual([
+      { type: 'text', text: '5' },
     ]);
   });
 });
