@@ -32,6 +32,7 @@ import {
 } from './elicitation';
 import { clientSdk } from './sdk-modules';
 import { SESSION_META_KEY } from './session-extension';
+import { STREAM_HEADER } from './stream-ends';
 import { linkedSignal, unlessAborted } from '../signals';
 
 /** How long a call's progress token stays routable after the call returns. */
@@ -69,6 +70,11 @@ export interface CallOptions {
    * lines on their response streams name the call (see `routingLogLines`).
    */
   readonly routesLogLines: boolean;
+  /**
+   * The transport is ours over Streamable HTTP: it tells when a call's response stream
+   * ended for good without the answer (see `tellingStreamEnds`).
+   */
+  readonly tellsStreamEnds: boolean;
   /**
    * The transport writes each message as JSON text (ours: a command or a URL), so an
    * integer beyond 2^53 in a call's arguments can be sent as written.
@@ -121,6 +127,9 @@ export class RemoteCalls {
   readonly #lost = new WeakMap<Client, AbortController>();
   /** The clients whose session the server lost, each told once. */
   readonly #lostOnce = new WeakSet<Client>();
+  /** Per request waiting on its response stream, by its mark: aborted when the stream ended. */
+  readonly #streams = new Map<string, AbortController>();
+  #streamMarks = 0;
 
   constructor(
     private readonly client: () => Client,
@@ -139,6 +148,16 @@ export class RemoteCalls {
     this.#lostOnce.add(client);
     this.#lost.get(client)?.abort(new Error('the server no longer knows the session (404)'));
     this.#lost.delete(client);
+  }
+
+  /**
+   * The response stream of the request marked `mark` ended for good: if the request is
+   * still waiting, its answer cannot come, and it fails with "connection lost".
+   */
+  streamEnded(mark: string): void {
+    this.#streams
+      .get(mark)
+      ?.abort(new Error('the server ended the response stream without an answer'));
   }
 
   #lostSignal(client: Client): AbortSignal {
@@ -334,11 +353,21 @@ export class RemoteCalls {
     for (let attempt = 1; ; attempt++) {
       const client = this.client();
       const lost = this.#lostSignal(client);
-      const linked = linkedSignal(options.signal, lost);
+      const stream = new AbortController();
+      const linked = linkedSignal(options.signal, lost, stream.signal);
+      let sent = options;
+      let mark: string | undefined;
+      if (this.options.tellsStreamEnds) {
+        mark = String(++this.#streamMarks);
+        this.#streams.set(mark, stream);
+        sent = { ...options, headers: { ...options.headers, [STREAM_HEADER]: mark } };
+      }
       try {
-        return await client.request(request, RAW_RESULT, { ...options, signal: linked.signal });
+        return await client.request(request, RAW_RESULT, { ...sent, signal: linked.signal });
       } catch (error) {
         if (options.signal.aborted) throw error;
+        // The stream ended without the answer: the call may have run, so it is not made again.
+        if (stream.signal.aborted) throw this.#failure(remote, stream.signal.reason);
         // Its own POST answered 404. The SDK reports that to the connection before the
         // request rejects; the session's other calls are marked lost once a new one is open.
         const stale = sessionNotFound(error) || (!lost.aborted && client !== this.client());
@@ -351,6 +380,7 @@ export class RemoteCalls {
         if (reopened !== true) throw error;
       } finally {
         linked.dispose();
+        if (mark !== undefined) this.#streams.delete(mark);
       }
     }
   }

@@ -7,6 +7,7 @@ import {
 import { AgentToolError, errorMessage } from '../../core';
 import { SESSIONS_EXTENSION } from './session-extension';
 import { clientSdk, clientStdio } from './sdk-modules';
+import { tellingStreamEnds } from './stream-ends';
 import { type HttpTarget, type McpTarget, transportFor } from './transport';
 
 /** Which protocol era a connection speaks. */
@@ -20,6 +21,11 @@ export interface ClientSetup {
   /** Installs the connection's handlers on a new SDK client, before it connects. */
   readonly install: (client: Client) => void;
   readonly signal: AbortSignal | undefined;
+  /**
+   * Told when the response stream of a request marked with `STREAM_HEADER` ends for good
+   * without its answer; only on a Streamable HTTP transport made here from a URL.
+   */
+  readonly streamEnded?: (mark: string) => void;
 }
 
 /** A pending interactive authorization, as {@link StoredAuthProvider} keeps one. */
@@ -35,7 +41,7 @@ interface AuthorizationCodeSource {
  * transport. Connection failures read `mcp: connect: <reason>`.
  */
 export async function connectClient(target: McpTarget, setup: ClientSetup): Promise<Client> {
-  let transport = transportFor(target);
+  let transport = transportMadeFor(target, setup);
   try {
     return await connectOnce(transport, setup);
   } catch (error) {
@@ -45,12 +51,24 @@ export async function connectClient(target: McpTarget, setup: ClientSetup): Prom
     // The user authorized in between: exchange the code, then connect afresh.
     try {
       await (typeof code === 'string' ? transport.finishAuth(code) : transport.finishAuth(code));
-      transport = transportFor(target);
+      transport = transportMadeFor(target, setup);
       return await connectOnce(transport, setup);
     } catch (retryError) {
       throw connectError(retryError);
     }
   }
+}
+
+/** A fresh transport for the target; one made from a URL tells the ends of call streams. */
+function transportMadeFor(target: McpTarget, setup: ClientSetup): Transport {
+  const transport = transportFor(target);
+  const ended = setup.streamEnded;
+  if (ended !== undefined && transport !== target) {
+    if (transport instanceof clientSdk().StreamableHTTPClientTransport) {
+      tellingStreamEnds(transport, ended);
+    }
+  }
+  return transport;
 }
 
 async function connectOnce(transport: Transport, setup: ClientSetup): Promise<Client> {

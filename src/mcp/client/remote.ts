@@ -165,6 +165,7 @@ export class RemoteTools {
         onLog: options.onLog,
         logLevel,
         routesLogLines: routesLogLinesByCall(options.transport),
+        tellsStreamEnds: routesLogLinesByCall(options.transport),
         writesJsonText: writesJsonText(options.transport),
         reinitialize: (stale) => this.#reinitialize(stale),
       },
@@ -268,6 +269,7 @@ export class RemoteTools {
       protocol: o.protocol ?? 'auto',
       signal: o.signal,
       install: (client) => this.#install(client),
+      streamEnded: (mark) => this.#calls.streamEnded(mark),
     };
     this.#setup = setup;
     this.#client = await connectClient(o.transport, setup);
