@@ -107,6 +107,22 @@ describe.each(['express', 'fastify'])('a NestJS app on %s', (adapter) => {
     expect(app.stdout()).toContain('CALL agenttool greet true\n');
   });
 
+  it("runs global request-scoped guards and interceptors around every tool's calls, built per request with the request injected", async () => {
+    for (const protocol of ['modern', 'legacy'] as const) {
+      const denied = await connect(protocol, { 'x-deny': 'yes' });
+      // greet is a singleton, whoami request-scoped: both get the request's guards.
+      expect(await call(denied, 'greet', { name: 'Ada' })).toBe('Error: Forbidden resource');
+      expect(await call(denied, 'whoami')).toBe('Error: Forbidden resource');
+      const allowed = await connect(protocol, { 'x-caller': `grace-${protocol}` });
+      expect(await call(allowed, 'greet', { name: 'Ada' })).toBe('Hello, Ada!');
+      expect(app.stdout()).toContain(`SCOPED greet grace-${protocol}\n`);
+      expect(JSON.parse(await call(allowed, 'whoami'))).toMatchObject({
+        caller: `grace-${protocol}`,
+      });
+      expect(app.stdout()).toContain(`SCOPED whoami grace-${protocol}\n`);
+    }
+  });
+
   it("runs Nest middleware bound to the endpoint's path, and refuses a foreign Origin with 403", async () => {
     const response = await fetch(url, {
       method: 'POST',
