@@ -11,7 +11,7 @@ import {
   ContextIdFactory,
   type DiscoveryService,
   type ExternalContextCreator,
-  type ModuleRef,
+  ModuleRef,
   type NestContainer,
 } from '@nestjs/core';
 import { type Type } from '@nestjs/common';
@@ -191,16 +191,21 @@ function perCallTool(
   cls: Constructor,
   origin: string,
 ): DiscoveredTool {
+  // Resolved in its own module, as Nest's router does: another module may provide
+  // another class under the same token.
+  const hostRef = provider.host?.providers.get(ModuleRef)?.instance as ModuleRef | undefined;
+  if (hostRef === undefined) {
+    throw new AgentToolError(
+      'INTERNAL',
+      `agenttool/nest: the module of the request-scoped tool provider ${origin} cannot be found`,
+    );
+  }
   const tool = classTool(cls, async () => {
     const request = requests.getStore();
     const contextId = await callContext(nest, scoped, request);
-    const instance = await nest.moduleRef.resolve<ToolInstance>(
-      provider.token as Constructor,
-      contextId,
-      {
-        strict: false,
-      },
-    );
+    const instance = await hostRef.resolve<ToolInstance>(provider.token as Constructor, contextId, {
+      strict: true,
+    });
     const enhanced = enhance(nest, instance, cls, contextId, provider.id);
     return { execute: (args: object, ctx: ToolContext) => enhanced(request, args, ctx) };
   });

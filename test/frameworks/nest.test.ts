@@ -165,6 +165,19 @@ describe.each(['express', 'fastify'])('on %s', (adapter) => {
     );
   }, 60_000);
 
+  it('runs the class of its own module for a request-scoped tool whose token another module provides too', async () => {
+    const tokens = startFixture('nest-app', [adapter, 'tokens'], process.execPath);
+    const url = (await tokens.waitForStdout(/LISTENING (\S+)\n/))[1]!;
+    const remote = await connectMcp({ transport: { url }, protocol: 'modern' });
+    try {
+      expect(await call(remote, 'handler_a')).toBe('HandlerA ran');
+      expect(await call(remote, 'handler_b')).toBe('HandlerB ran');
+    } finally {
+      await remote.close();
+      tokens.process.kill('SIGKILL');
+    }
+  }, 60_000);
+
   it("serves the README's greeter to clients of both eras and closes", async () => {
     const greeter = startFixture('nest-greeter', [adapter], process.execPath);
     const url = (await greeter.waitForStdout(/LISTENING (\S+)\n/))[1]!;
