@@ -1,5 +1,5 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
-import { type Tool } from 'agenttool';
+import { AgentToolError, type Tool } from 'agenttool';
 import { type HttpHandler, type McpToolServer, serveTools } from 'agenttool/mcp';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, ExternalContextCreator, HttpAdapterHost, ModuleRef } from '@nestjs/core';
@@ -14,6 +14,31 @@ interface FrameworkRequest {
 interface FrameworkReply {
   readonly raw?: ServerResponse;
   hijack?(): void;
+}
+
+/** What the route check needs of an Express app (its router, Express 5) or a Fastify instance. */
+interface RoutedApp {
+  readonly router?: {
+    readonly stack?: readonly { readonly route?: { readonly path?: unknown } }[];
+  };
+  readonly supportedMethods?: readonly string[];
+  hasRoute?(route: { method: string; url: string }): boolean;
+}
+
+/** True when the app already has a route on `path` (a controller's), for any method. */
+function isRouted(app: RoutedApp, fastify: boolean, path: string): boolean {
+  if (fastify) {
+    return (app.supportedMethods ?? []).some((method) => app.hasRoute?.({ method, url: path }));
+  }
+  return (app.router?.stack ?? []).some((layer) => layer.route?.path === path);
+}
+
+/** The endpoint's path, routed already by a controller: said with the option that moves it. */
+function routedAlready(path: string): AgentToolError {
+  return new AgentToolError(
+    'INVALID_OPTIONS',
+    `agenttool/nest: path ${JSON.stringify(path)} is already routed by a controller; set the path option to another`,
+  );
 }
 
 /**
@@ -77,6 +102,11 @@ export class AgentToolServer implements OnModuleInit, OnModuleDestroy {
     const handler = this.#mcp.handler({ ...http, path: this.path });
     this.#handler = handler;
     const fastify = adapter.getType() === 'fastify';
+    // Controllers are routed by now: one on our path would shadow it (Express) or
+    // fail the app with Fastify's words, so it is said plainly first.
+    if (isRouted(adapter.getInstance(), fastify, this.path)) {
+      throw routedAlready(this.path);
+    }
     adapter.all(this.path, (req: FrameworkRequest, res: FrameworkReply) => {
       const raw = fastify ? req.raw! : (req as unknown as IncomingMessage);
       const out = fastify ? res.raw! : (res as unknown as ServerResponse);

@@ -178,6 +178,14 @@ describe.each(['express', 'fastify'])('on %s', (adapter) => {
     }
   }, 60_000);
 
+  it("fails to start, saying which option moves it, when a controller routes the endpoint's path", async () => {
+    const clash = await startFixture('nest-app', [adapter, 'clash'], process.execPath).done;
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toContain(
+      'AgentToolError: agenttool/nest: path "/mcp" is already routed by a controller; set the path option to another\n',
+    );
+  }, 60_000);
+
   it("serves the README's greeter to clients of both eras and closes", async () => {
     const greeter = startFixture('nest-greeter', [adapter], process.execPath);
     const url = (await greeter.waitForStdout(/LISTENING (\S+)\n/))[1]!;
