@@ -33,11 +33,17 @@ function isRouted(app: RoutedApp, fastify: boolean, path: string): boolean {
   return (app.router?.stack ?? []).some((layer) => layer.route?.path === path);
 }
 
-/** The endpoint's path, routed already by a controller: said with the option that moves it. */
-function routedAlready(path: string): AgentToolError {
+/** A path of the endpoint that a controller routes already: which, and the option that moves it. */
+function routedAlready(path: string, endpoint: string): AgentToolError {
+  const what =
+    path === endpoint
+      ? 'set the path option to another'
+      : path.startsWith('/.well-known/')
+        ? 'it serves the OAuth protected resource metadata of http.auth.resource; route the controller elsewhere'
+        : 'it is the health route; set http.healthPath to another, or to false';
   return new AgentToolError(
     'INVALID_OPTIONS',
-    `agenttool/nest: path ${JSON.stringify(path)} is already routed by a controller; set the path option to another`,
+    `agenttool/nest: path ${JSON.stringify(path)} is already routed by a controller; ${what}`,
   );
 }
 
@@ -102,18 +108,20 @@ export class AgentToolServer implements OnModuleInit, OnModuleDestroy {
     const handler = this.#mcp.handler({ ...http, path: this.path });
     this.#handler = handler;
     const fastify = adapter.getType() === 'fastify';
-    // Controllers are routed by now: one on our path would shadow it (Express) or
+    // Controllers are routed by now: one on a path of ours would shadow it (Express) or
     // fail the app with Fastify's words, so it is said plainly first.
-    if (isRouted(adapter.getInstance(), fastify, this.path)) {
-      throw routedAlready(this.path);
+    for (const path of handler.paths) {
+      if (isRouted(adapter.getInstance(), fastify, path)) throw routedAlready(path, this.path);
     }
-    adapter.all(this.path, (req: FrameworkRequest, res: FrameworkReply) => {
-      const raw = fastify ? req.raw! : (req as unknown as IncomingMessage);
-      const out = fastify ? res.raw! : (res as unknown as ServerResponse);
-      // Fastify would answer itself: the handler writes the raw response, streams included.
-      if (fastify) res.hijack?.();
-      void requests.run(req, () => handler.node(raw, out, req.body));
-    });
+    for (const path of handler.paths) {
+      adapter.all(path, (req: FrameworkRequest, res: FrameworkReply) => {
+        const raw = fastify ? req.raw! : (req as unknown as IncomingMessage);
+        const out = fastify ? res.raw! : (res as unknown as ServerResponse);
+        // Fastify would answer itself: the handler writes the raw response, streams included.
+        if (fastify) res.hijack?.();
+        void requests.run(req, () => handler.node(raw, out, req.body));
+      });
+    }
   }
 
   /**

@@ -178,12 +178,48 @@ describe.each(['express', 'fastify'])('on %s', (adapter) => {
     }
   }, 60_000);
 
-  it("fails to start, saying which option moves it, when a controller routes the endpoint's path", async () => {
+  it("fails to start, saying which option moves it, when a controller routes the endpoint's path or its health route's", async () => {
     const clash = await startFixture('nest-app', [adapter, 'clash'], process.execPath).done;
     expect(clash.code).toBe(1);
     expect(clash.stderr).toContain(
       'AgentToolError: agenttool/nest: path "/mcp" is already routed by a controller; set the path option to another\n',
     );
+    const health = await startFixture('nest-app', [adapter, 'health-clash'], process.execPath).done;
+    expect(health.code).toBe(1);
+    expect(health.stderr).toContain(
+      'AgentToolError: agenttool/nest: path "/healthz" is already routed by a controller; it is the health route; set http.healthPath to another, or to false\n',
+    );
+  }, 60_000);
+
+  it('serves the protected resource metadata and the health route with the endpoint', async () => {
+    const authed = startFixture('nest-app', [adapter, 'auth'], process.execPath);
+    try {
+      const url = new URL((await authed.waitForStdout(/LISTENING (\S+)\n/))[1]!);
+      const refused = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      });
+      expect(refused.status).toBe(401);
+      const metadataUrl = /resource_metadata="([^"]+)"/.exec(
+        refused.headers.get('www-authenticate') ?? '',
+      )?.[1];
+      expect(metadataUrl).toBe('http://127.0.0.1/.well-known/oauth-protected-resource/mcp');
+      const metadata = await fetch(new URL('/.well-known/oauth-protected-resource/mcp', url));
+      expect(metadata.status).toBe(200);
+      expect(await metadata.json()).toMatchObject({
+        resource: 'http://127.0.0.1/mcp',
+        authorization_servers: ['https://auth.example.com'],
+      });
+      const health = await fetch(new URL('/livez', url));
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: 'serving' });
+    } finally {
+      authed.process.kill('SIGKILL');
+    }
   }, 60_000);
 
   it("serves the README's greeter to clients of both eras and closes", async () => {
