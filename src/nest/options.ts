@@ -16,7 +16,9 @@ export interface AgentToolModuleOptions extends McpServerOptions {
   readonly path?: string;
   /**
    * The endpoint's HTTP options: `stateless`, the Host and Origin checks (on by
-   * default), `maxBodyBytes`, `idleTimeoutMs`, `maxSessions`, `resumable`.
+   * default), `maxBodyBytes`, `idleTimeoutMs`, `maxSessions`, `resumable`; `healthPath`
+   * and `auth`, whose health route and protected resource metadata are routes of the
+   * app's adapter too.
    */
   readonly http?: AgentToolHttpOptions;
   /**

@@ -1,5 +1,5 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
-import { type Tool } from 'agenttool';
+import { AgentToolError, type Tool } from 'agenttool';
 import { type HttpHandler, type McpToolServer, serveTools } from 'agenttool/mcp';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, ExternalContextCreator, HttpAdapterHost, ModuleRef } from '@nestjs/core';
@@ -14,6 +14,37 @@ interface FrameworkRequest {
 interface FrameworkReply {
   readonly raw?: ServerResponse;
   hijack?(): void;
+}
+
+/** What the route check needs of an Express app (its router, Express 5) or a Fastify instance. */
+interface RoutedApp {
+  readonly router?: {
+    readonly stack?: readonly { readonly route?: { readonly path?: unknown } }[];
+  };
+  readonly supportedMethods?: readonly string[];
+  hasRoute?(route: { method: string; url: string }): boolean;
+}
+
+/** True when the app already has a route on `path` (a controller's), for any method. */
+function isRouted(app: RoutedApp, fastify: boolean, path: string): boolean {
+  if (fastify) {
+    return (app.supportedMethods ?? []).some((method) => app.hasRoute?.({ method, url: path }));
+  }
+  return (app.router?.stack ?? []).some((layer) => layer.route?.path === path);
+}
+
+/** A path of the endpoint that a controller routes already: which, and the option that moves it. */
+function routedAlready(path: string, endpoint: string): AgentToolError {
+  const what =
+    path === endpoint
+      ? 'set the path option to another'
+      : path.startsWith('/.well-known/')
+        ? 'it serves the OAuth protected resource metadata of http.auth.resource; route the controller elsewhere'
+        : 'it is the health route; set http.healthPath to another, or to false';
+  return new AgentToolError(
+    'INVALID_OPTIONS',
+    `agenttool/nest: path ${JSON.stringify(path)} is already routed by a controller; ${what}`,
+  );
 }
 
 /**
@@ -77,13 +108,20 @@ export class AgentToolServer implements OnModuleInit, OnModuleDestroy {
     const handler = this.#mcp.handler({ ...http, path: this.path });
     this.#handler = handler;
     const fastify = adapter.getType() === 'fastify';
-    adapter.all(this.path, (req: FrameworkRequest, res: FrameworkReply) => {
-      const raw = fastify ? req.raw! : (req as unknown as IncomingMessage);
-      const out = fastify ? res.raw! : (res as unknown as ServerResponse);
-      // Fastify would answer itself: the handler writes the raw response, streams included.
-      if (fastify) res.hijack?.();
-      void requests.run(req, () => handler.node(raw, out, req.body));
-    });
+    // Controllers are routed by now: one on a path of ours would shadow it (Express) or
+    // fail the app with Fastify's words, so it is said plainly first.
+    for (const path of handler.paths) {
+      if (isRouted(adapter.getInstance(), fastify, path)) throw routedAlready(path, this.path);
+    }
+    for (const path of handler.paths) {
+      adapter.all(path, (req: FrameworkRequest, res: FrameworkReply) => {
+        const raw = fastify ? req.raw! : (req as unknown as IncomingMessage);
+        const out = fastify ? res.raw! : (res as unknown as ServerResponse);
+        // Fastify would answer itself: the handler writes the raw response, streams included.
+        if (fastify) res.hijack?.();
+        void requests.run(req, () => handler.node(raw, out, req.body));
+      });
+    }
   }
 
   /**

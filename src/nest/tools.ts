@@ -11,14 +11,20 @@ import {
   ContextIdFactory,
   type DiscoveryService,
   type ExternalContextCreator,
-  type ModuleRef,
+  ModuleRef,
+  type NestContainer,
 } from '@nestjs/core';
 import { type Type } from '@nestjs/common';
 import { AGENTTOOL_CONTEXT_TYPE } from './context';
 
 /** A provider as Nest's discovery lists it. */
 type Provider = ReturnType<DiscoveryService['getProviders']>[number];
-type ContextId = Parameters<ModuleRef['resolve']>[1];
+type ContextId = Parameters<ModuleRef['resolve']>[1] & object;
+/** A global guard or interceptor Nest builds per request (`APP_GUARD` with a request-scoped class). */
+interface ScopedEnhancer {
+  /** Its provider's token: `APP_GUARD (UUID: …)`, unique in the app. */
+  readonly token: unknown;
+}
 
 /** The HTTP request (Express's or Fastify's) a call came with, as the endpoint saw it. */
 export const requests = new AsyncLocalStorage<object>();
@@ -62,6 +68,7 @@ export function discoverTools(
   const providers = nest.discovery.getProviders(
     include === undefined ? undefined : { include: [...include] },
   );
+  const scoped = scopedGlobalEnhancers(nest.moduleRef);
   const found: DiscoveredTool[] = [];
   for (const provider of providers) {
     if (provider.isAlias) continue;
@@ -72,8 +79,8 @@ export function discoverTools(
     const perCall = !provider.isDependencyTreeStatic() || provider.isTransient;
     found.push(
       perCall
-        ? perCallTool(nest, provider, cls, origin)
-        : singletonTool(nest, provider, cls, origin),
+        ? perCallTool(nest, scoped, provider, cls, origin)
+        : singletonTool(nest, scoped, provider, cls, origin),
     );
   }
   checkNames(found);
@@ -105,8 +112,54 @@ function toolClassOf(provider: Provider): Constructor | undefined {
   return isToolClass(cls) ? cls : undefined;
 }
 
+/**
+ * The app's global guards and interceptors that Nest builds per request (an
+ * `APP_GUARD` or `APP_INTERCEPTOR` whose class is request-scoped or transient). Nest's
+ * context creator finds them only for a call made in a request's context, so a call
+ * of a singleton tool gets one too when there are any. Nest offers them only on its
+ * application config, which its container holds.
+ */
+function scopedGlobalEnhancers(moduleRef: ModuleRef): readonly ScopedEnhancer[] {
+  const container = (moduleRef as unknown as { readonly container?: NestContainer }).container;
+  const config = container?.applicationConfig;
+  if (
+    typeof config?.getGlobalRequestGuards !== 'function' ||
+    typeof config.getGlobalRequestInterceptors !== 'function'
+  ) {
+    // Without them a request-scoped global guard would be skipped: refuse to serve.
+    throw new AgentToolError(
+      'INTERNAL',
+      "agenttool/nest: this version of @nestjs/core does not expose the application's global request-scoped guards and interceptors; use @nestjs/core 12",
+    );
+  }
+  return [...config.getGlobalRequestGuards(), ...config.getGlobalRequestInterceptors()];
+}
+
+/**
+ * The context of one call, as Nest's router makes one for an HTTP request: the
+ * request's context id (a new one without a request), with the request registered
+ * for injection, and the global request-scoped enhancers built in it (their
+ * constructors run with the request injected) before the guards are gathered.
+ */
+async function callContext(
+  nest: NestParts,
+  scoped: readonly ScopedEnhancer[],
+  request: object | undefined,
+): Promise<ContextId> {
+  const contextId =
+    request === undefined ? ContextIdFactory.create() : ContextIdFactory.getByRequest(request);
+  if (request !== undefined) nest.moduleRef.registerRequestByContextId(request, contextId);
+  await Promise.all(
+    scoped.map((enhancer) =>
+      nest.moduleRef.resolve(enhancer.token as string, contextId, { strict: false }),
+    ),
+  );
+  return contextId;
+}
+
 function singletonTool(
   nest: NestParts,
+  scoped: readonly ScopedEnhancer[],
   provider: Provider,
   cls: Constructor,
   origin: string,
@@ -114,7 +167,13 @@ function singletonTool(
   const instance = provider.instance as ToolInstance;
   const enhanced = enhance(nest, instance, cls, undefined, undefined);
   const facade = {
-    execute: (args: object, ctx: ToolContext) => enhanced(requests.getStore(), args, ctx),
+    execute: async (args: object, ctx: ToolContext): Promise<unknown> => {
+      const request = requests.getStore();
+      if (scoped.length === 0) return enhanced(request, args, ctx);
+      // The instance stays the singleton; its guards and interceptors are the call's.
+      const contextId = await callContext(nest, scoped, request);
+      return enhance(nest, instance, cls, contextId, undefined)(request, args, ctx);
+    },
   };
   const close =
     typeof instance.close === 'function'
@@ -127,22 +186,26 @@ function singletonTool(
 
 function perCallTool(
   nest: NestParts,
+  scoped: readonly ScopedEnhancer[],
   provider: Provider,
   cls: Constructor,
   origin: string,
 ): DiscoveredTool {
+  // Resolved in its own module, as Nest's router does: another module may provide
+  // another class under the same token.
+  const hostRef = provider.host?.providers.get(ModuleRef)?.instance as ModuleRef | undefined;
+  if (hostRef === undefined) {
+    throw new AgentToolError(
+      'INTERNAL',
+      `agenttool/nest: the module of the request-scoped tool provider ${origin} cannot be found`,
+    );
+  }
   const tool = classTool(cls, async () => {
     const request = requests.getStore();
-    const contextId =
-      request === undefined ? ContextIdFactory.create() : ContextIdFactory.getByRequest(request);
-    if (request !== undefined) nest.moduleRef.registerRequestByContextId(request, contextId);
-    const instance = await nest.moduleRef.resolve<ToolInstance>(
-      provider.token as Constructor,
-      contextId,
-      {
-        strict: false,
-      },
-    );
+    const contextId = await callContext(nest, scoped, request);
+    const instance = await hostRef.resolve<ToolInstance>(provider.token as Constructor, contextId, {
+      strict: true,
+    });
     const enhanced = enhance(nest, instance, cls, contextId, provider.id);
     return { execute: (args: object, ctx: ToolContext) => enhanced(request, args, ctx) };
   });

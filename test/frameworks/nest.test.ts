@@ -107,6 +107,22 @@ describe.each(['express', 'fastify'])('a NestJS app on %s', (adapter) => {
     expect(app.stdout()).toContain('CALL agenttool greet true\n');
   });
 
+  it("runs global request-scoped guards and interceptors around every tool's calls, built per request with the request injected", async () => {
+    for (const protocol of ['modern', 'legacy'] as const) {
+      const denied = await connect(protocol, { 'x-deny': 'yes' });
+      // greet is a singleton, whoami request-scoped: both get the request's guards.
+      expect(await call(denied, 'greet', { name: 'Ada' })).toBe('Error: Forbidden resource');
+      expect(await call(denied, 'whoami')).toBe('Error: Forbidden resource');
+      const allowed = await connect(protocol, { 'x-caller': `grace-${protocol}` });
+      expect(await call(allowed, 'greet', { name: 'Ada' })).toBe('Hello, Ada!');
+      expect(app.stdout()).toContain(`SCOPED greet grace-${protocol}\n`);
+      expect(JSON.parse(await call(allowed, 'whoami'))).toMatchObject({
+        caller: `grace-${protocol}`,
+      });
+      expect(app.stdout()).toContain(`SCOPED whoami grace-${protocol}\n`);
+    }
+  });
+
   it("runs Nest middleware bound to the endpoint's path, and refuses a foreign Origin with 403", async () => {
     const response = await fetch(url, {
       method: 'POST',
@@ -147,6 +163,63 @@ describe.each(['express', 'fastify'])('on %s', (adapter) => {
     expect(ran.stderr).toContain(
       'agenttool/nest: two providers serve the tool "greet": FixtureModule.Greet and SecondGreeterModule.Greet; provide the class in one module',
     );
+  }, 60_000);
+
+  it('runs the class of its own module for a request-scoped tool whose token another module provides too', async () => {
+    const tokens = startFixture('nest-app', [adapter, 'tokens'], process.execPath);
+    const url = (await tokens.waitForStdout(/LISTENING (\S+)\n/))[1]!;
+    const remote = await connectMcp({ transport: { url }, protocol: 'modern' });
+    try {
+      expect(await call(remote, 'handler_a')).toBe('HandlerA ran');
+      expect(await call(remote, 'handler_b')).toBe('HandlerB ran');
+    } finally {
+      await remote.close();
+      tokens.process.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  it("fails to start, saying which option moves it, when a controller routes the endpoint's path or its health route's", async () => {
+    const clash = await startFixture('nest-app', [adapter, 'clash'], process.execPath).done;
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toContain(
+      'AgentToolError: agenttool/nest: path "/mcp" is already routed by a controller; set the path option to another\n',
+    );
+    const health = await startFixture('nest-app', [adapter, 'health-clash'], process.execPath).done;
+    expect(health.code).toBe(1);
+    expect(health.stderr).toContain(
+      'AgentToolError: agenttool/nest: path "/healthz" is already routed by a controller; it is the health route; set http.healthPath to another, or to false\n',
+    );
+  }, 60_000);
+
+  it('serves the protected resource metadata and the health route with the endpoint', async () => {
+    const authed = startFixture('nest-app', [adapter, 'auth'], process.execPath);
+    try {
+      const url = new URL((await authed.waitForStdout(/LISTENING (\S+)\n/))[1]!);
+      const refused = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      });
+      expect(refused.status).toBe(401);
+      const metadataUrl = /resource_metadata="([^"]+)"/.exec(
+        refused.headers.get('www-authenticate') ?? '',
+      )?.[1];
+      expect(metadataUrl).toBe('http://127.0.0.1/.well-known/oauth-protected-resource/mcp');
+      const metadata = await fetch(new URL('/.well-known/oauth-protected-resource/mcp', url));
+      expect(metadata.status).toBe(200);
+      expect(await metadata.json()).toMatchObject({
+        resource: 'http://127.0.0.1/mcp',
+        authorization_servers: ['https://auth.example.com'],
+      });
+      const health = await fetch(new URL('/livez', url));
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: 'serving' });
+    } finally {
+      authed.process.kill('SIGKILL');
+    }
   }, 60_000);
 
   it("serves the README's greeter to clients of both eras and closes", async () => {

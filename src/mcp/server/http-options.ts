@@ -103,6 +103,13 @@ export interface HttpRequestExtras {
  * one's own (Express, Fastify, Hono, `node:http`, a fetch runtime).
  */
 export interface HttpHandler {
+  /**
+   * Every path the handler answers, to route to it: the endpoint's (`path`) first, then
+   * the health route's (`healthPath`) and, with `auth`, the protected resource
+   * metadata's (`/.well-known/oauth-protected-resource` with and without the resource's
+   * path). Any other path gets 404.
+   */
+  readonly paths: readonly string[];
   /** Serves one web-standard request. */
   fetch(request: Request, extras?: HttpRequestExtras): Promise<Response>;
   /**

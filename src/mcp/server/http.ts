@@ -99,6 +99,7 @@ export function httpHandler(
   const endpoint = new HttpEndpoint(server, options, port);
   const unregister = server.addCloser(endpoint);
   return {
+    paths: endpoint.paths,
     fetch: (request, extras) => endpoint.fetch(request, extras),
     node: (req, res, parsedBody) => endpoint.node(req, res, parsedBody),
     drain: () => endpoint.drain(),
@@ -153,6 +154,12 @@ class HttpEndpoint {
       toolScopes: () => server.toolScopes(),
       report: server.host.report,
     });
+  }
+
+  /** The paths answered: the endpoint's, the health route's, the metadata's (with `auth`). */
+  get paths(): readonly string[] {
+    const health = this.#health.path === undefined ? [] : [this.#health.path];
+    return [this.#path, ...health, ...(this.#gate?.paths ?? [])];
   }
 
   /**

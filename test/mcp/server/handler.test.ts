@@ -125,3 +125,35 @@ test('after close() it refuses new requests with 503', async () => {
   expect(response.status).toBe(503);
   await tools.close();
 });
+
+test('tells every path it answers, to route to it: the endpoint, the health route, the metadata', async () => {
+  const tools = serveTools([echo]);
+  const plain = tools.handler();
+  const noHealth = tools.handler({ path: '/tools', healthPath: false });
+  const guarded = tools.handler({
+    path: '/tools',
+    healthPath: '/livez',
+    auth: {
+      verifyToken: () => Promise.reject(new Error('no token is good here')),
+      authorizationServers: ['https://auth.example.com'],
+      resource: 'https://mcp.example.com/api/tools',
+    },
+  });
+  try {
+    expect(plain.paths).toEqual(['/mcp', '/healthz']);
+    expect(noHealth.paths).toEqual(['/tools']);
+    expect(guarded.paths).toEqual([
+      '/tools',
+      '/livez',
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/api/tools',
+    ]);
+    // Each is answered: none of them gets the 404 of a path not the handler's.
+    for (const path of guarded.paths.slice(1)) {
+      const response = await guarded.fetch(new Request(`http://localhost${path}`));
+      expect([path, response.status]).toEqual([path, 200]);
+    }
+  } finally {
+    await tools.close();
+  }
+});

@@ -86,6 +86,11 @@ export class AuthGate {
     this.#server = server;
   }
 
+  /** The paths the metadata is served at: the well-known path, bare and with the resource's path. */
+  get paths(): readonly string[] {
+    return [...this.#paths];
+  }
+
   /** The metadata document, as served now. */
   metadata(): ProtectedResourceMetadata {
     const options = this.#options;
