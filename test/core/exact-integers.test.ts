@@ -1,13 +1,8 @@
 import 'reflect-metadata';
-import {
-  argumentsParser,
-  compileSchema,
-  Param,
-  validateArguments,
-  ValidationError,
-} from 'agenttool';
+import { argumentsParser, compileSchema, Param, validateArguments } from 'agenttool';
 import { compileInterpreted } from '../../src/core/validate';
 import { generateFastCheck } from '../../src/core/generated-code';
+import { validationMessageOf as errorOf } from '../support/thrown';
 
 // A JavaScript number holds integers exactly up to 2^53; JSON.parse rounds a larger one
 // (9007199254740993 reads as 9007199254740992). Go decodes it into an int64 exactly, so
@@ -16,16 +11,6 @@ import { generateFastCheck } from '../../src/core/generated-code';
 class Counted {
   @Param('', { type: 'integer' }) i!: number;
   @Param('', { type: 'integer', optional: true, nullable: true }) id?: number | null;
-}
-
-function errorOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a ValidationError');
 }
 
 describe('integers beyond 2^53', () => {

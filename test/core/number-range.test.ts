@@ -1,14 +1,8 @@
 import 'reflect-metadata';
-import {
-  argumentsParser,
-  compileSchema,
-  Param,
-  type Schema,
-  validateArguments,
-  ValidationError,
-} from 'agenttool';
+import { argumentsParser, compileSchema, Param, type Schema, validateArguments } from 'agenttool';
 import { compileInterpreted } from '../../src/core/validate';
 import { generateFastCheck } from '../../src/core/generated-code';
+import { validationMessageOf as errorOf } from '../support/thrown';
 
 // Numbers JSON can write but a JavaScript number cannot hold as written: a number out
 // of float64's range (Go's json.Number.Float64 fails with ErrRange, so Go's validator
@@ -20,16 +14,6 @@ class Measured {
   @Param('', { type: 'integer', optional: true }) i?: number;
   @Param('', { type: 'integer', enum: [1, 2], optional: true }) level?: number;
   @Param('', { items: 'number', optional: true }) list?: number[];
-}
-
-function errorOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a ValidationError');
 }
 
 describe('numbers a JavaScript number cannot hold', () => {

@@ -1,25 +1,9 @@
 import 'reflect-metadata';
-import {
-  argumentsParser,
-  DecoratorError,
-  Param,
-  schemaOf,
-  Tool,
-  toolDescriptorOf,
-} from 'agenttool';
+import { argumentsParser, Param, schemaOf, Tool, toolDescriptorOf } from 'agenttool';
+import { decoratorProblemsOf as problemsOf } from '../support/thrown';
 
 // `@Param` marks an instance field: the instantiator builds `new Class()` and stores
 // each argument on it. On a static property or an accessor it could only be lost.
-
-function problemsOf(run: () => unknown): readonly string[] {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DecoratorError);
-    return (error as DecoratorError).problems;
-  }
-  throw new Error('expected a DecoratorError');
-}
 
 describe('@Param where no argument can be stored', () => {
   it('on a static property is a problem of the class', () => {

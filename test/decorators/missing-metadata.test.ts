@@ -3,8 +3,9 @@
  * is off, and as esbuild-based runners always do): a field whose type only reflection
  * could tell fails when the class is read, and the error names the flag.
  */
-import { createContext, DecoratorError, schemaOf, type Tool, toolFromInstance } from 'agenttool';
+import { createContext, schemaOf, type Tool, toolFromInstance } from 'agenttool';
 import { compileDecorated, removeCompiled } from '../support/compile-decorated';
+import { decoratorProblemsOf as problemsOf } from '../support/thrown';
 
 const SOURCE = `
 import { Param, Tool } from 'agenttool';
@@ -24,16 +25,6 @@ export class Greet {
 `;
 
 afterAll(removeCompiled);
-
-function problemsOf(run: () => unknown): readonly string[] {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DecoratorError);
-    return (error as DecoratorError).problems;
-  }
-  throw new Error('expected a DecoratorError');
-}
 
 describe('an arguments class compiled without decorator metadata', () => {
   const compiled = compileDecorated(SOURCE, { emitDecoratorMetadata: false });

@@ -3,7 +3,6 @@ import {
   argumentsParser,
   type Constructor,
   createContext,
-  DecoratorError,
   outputSchemaOf,
   Param,
   schemaOf,
@@ -11,21 +10,11 @@ import {
   toolDescriptorOf,
   toolFromInstance,
 } from 'agenttool';
+import { decoratorProblemsOf as problemsOf } from '../support/thrown';
 
 // What `@Tool({ args })`, `@Tool({ output })`, `argumentsParser` and `schemaOf` cannot
 // read as a class of arguments is refused when the class is read, each naming what it
 // was given, never found out (or lost) when a call arrives.
-
-function problemsOf(run: () => unknown): readonly string[] {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DecoratorError);
-    expect((error as DecoratorError).code).toBe('INVALID_DECORATOR');
-    return (error as DecoratorError).problems;
-  }
-  throw new Error('expected a DecoratorError');
-}
 
 class Nums {
   @Param() n!: number;

@@ -1,8 +1,6 @@
 import {
-  AgentToolError,
   Annotations,
   Confined,
-  DecoratorError,
   Param,
   Replay,
   schemaOf,
@@ -10,18 +8,7 @@ import {
   toolFromInstance,
   toolDescriptorOf,
 } from 'agenttool';
-
-function problemsOf(run: () => unknown): readonly string[] {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DecoratorError);
-    expect(error).toBeInstanceOf(AgentToolError);
-    expect((error as DecoratorError).code).toBe('INVALID_DECORATOR');
-    return (error as DecoratorError).problems;
-  }
-  throw new Error('expected a DecoratorError');
-}
+import { decoratorProblemsOf as problemsOf } from '../support/thrown';
 
 interface Shape {
   a: number;
