@@ -9,7 +9,8 @@ import {
   type ToolContext,
 } from '../core';
 import { type ArgumentsPipeline, argumentsOf, parametersPipeline } from './arguments';
-import { type FieldPlan, notAClass } from './class-plan';
+import { notAClass } from './built-in-types';
+import { type FieldPlan } from './class-plan';
 import { DecoratorError } from './errors';
 import { type GuardLike, guardProblem, isScopeToken } from './guards';
 import { ownDuplicates, readClass } from './metadata';

@@ -32,6 +32,7 @@ import {
   parseBody,
   readLimited,
   readNodeBody,
+  refusedUnread,
   tooLarge,
   whenDone,
   writeResponse,
@@ -450,28 +451,4 @@ function written(res: ServerResponse): Promise<void> {
 function isInitialize(body: unknown): boolean {
   if (Array.isArray(body)) return body.some((message) => isInitializeRequest(message));
   return isInitializeRequest(body);
-}
-
-/** A body this short is drained after a refusal, so a keep-alive connection stays usable. */
-const DRAINED_BODY_BYTES = 64 * 1024;
-
-/**
- * `response` to a request refused before its body was read. A short declared body (or
- * none) is drained and the connection kept; a longer or chunked one, which may never
- * end, is left unread and the connection closes once the answer is out.
- */
-function refusedUnread(req: IncomingMessage, response: Response): Response {
-  const declared = Number(req.headers['content-length'] ?? '0');
-  const chunked = req.headers['transfer-encoding'] !== undefined;
-  if (req.complete || (!chunked && declared >= 0 && declared <= DRAINED_BODY_BYTES)) {
-    req.resume();
-    return response;
-  }
-  const headers = new Headers(response.headers);
-  headers.set('Connection', 'close');
-  return new Response(response.body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers,
-  });
 }
