@@ -14,7 +14,7 @@
 const UNIT = [
   '/test/(architecture|core|decorators|di|executor)/.*\\.test\\.ts$',
   '/test/cli/parts\\.test\\.ts$',
-  '/test/samples/fs-tools\\.test\\.ts$',
+  '/test/workspace/file-tools\\.test\\.ts$',
   '/test/mcp/client/(result|refresh|elicitation|log|log-routing|round-trips|lost-session|options|exact-integers)\\.test\\.ts$',
   '/test/mcp/server/(app-records|argument-check|content|decoded-call|go-format|lazy-loading|lazy-jose|record-key|stdio|output)\\.test\\.ts$',
   '/test/mcp/quoting\\.test\\.ts$',
@@ -30,11 +30,13 @@ const shared = {
       'ts-jest',
       { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: { ignoreCodes: [151002] } },
     ],
-    // jose ships ES modules only, which Node requires natively (20.19+) and Jest's module
-    // system does not before Node 24.9: compiled to CommonJS for the tests.
-    '/node_modules/jose/.+\\.js$': '<rootDir>/scripts/jest-esm-transform.js',
+    // jose and the sandbox runtime ship ES modules only, which Node requires natively
+    // (22.12+) and Jest's module system does not before Node 24.9: compiled to CommonJS
+    // for the tests.
+    '/node_modules/(jose|@anthropic-ai/sandbox-runtime)/.+\\.js$':
+      '<rootDir>/scripts/jest-esm-transform.js',
   },
-  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  transformIgnorePatterns: ['/node_modules/(?!jose/|@anthropic-ai/sandbox-runtime/)'],
   moduleNameMapper: {
     '^agenttool$': '<rootDir>/src/index.ts',
     '^agenttool/(.*)$': '<rootDir>/src/$1/index.ts',

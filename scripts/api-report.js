@@ -1,5 +1,5 @@
-// The API report of each public entry (agenttool, agenttool/di, agenttool/mcp, and the
-// framework adapters agenttool/nest, agenttool/ai-sdk, agenttool/openai-agents), written
+// The API report of each public entry (agenttool, agenttool/di, agenttool/mcp,
+// agenttool/shell, agenttool/workspace, and the framework adapters agenttool/nest, agenttool/ai-sdk, agenttool/openai-agents), written
 // by API Extractor from the declarations tsc emits, and kept under version control in
 // api/. `node scripts/api-report.js` fails when an entry's API differs from its report
 // (part of `npm run check`); `--update` (`npm run api:update`) rewrites the reports.
@@ -19,6 +19,12 @@ const ENTRIES = [
   { report: 'agenttool', declarations: 'dist/api/src/index.d.ts', ownsTypes: true },
   { report: 'agenttool-di', declarations: 'dist/api/src/di/index.d.ts', ownsTypes: false },
   { report: 'agenttool-mcp', declarations: 'dist/api/src/mcp/index.d.ts', ownsTypes: false },
+  { report: 'agenttool-shell', declarations: 'dist/api/src/shell/index.d.ts', ownsTypes: false },
+  {
+    report: 'agenttool-workspace',
+    declarations: 'dist/api/src/workspace/index.d.ts',
+    ownsTypes: false,
+  },
   { report: 'agenttool-nest', declarations: 'dist/api/src/nest/index.d.ts', ownsTypes: false },
   { report: 'agenttool-ai-sdk', declarations: 'dist/api/src/ai-sdk/index.d.ts', ownsTypes: false },
   {

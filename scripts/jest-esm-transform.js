@@ -15,7 +15,12 @@ const OPTIONS = {
 
 module.exports = {
   process(source, filename) {
-    const { outputText } = ts.transpileModule(source, {
+    // `import.meta.url` has no CommonJS form; the module's own file URL is what it means.
+    const code = source.replaceAll(
+      'import.meta.url',
+      "require('node:url').pathToFileURL(__filename).href",
+    );
+    const { outputText } = ts.transpileModule(code, {
       compilerOptions: OPTIONS,
       fileName: filename,
     });

@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# Installs the Debian packages that the scale-out test and benchmark start on loopback
-# ports: HAProxy (the load balancer) and Redis (the shared state). Skips what is already
-# there; `.ci/run` calls it before the tests. Needs root, or sudo.
+# Installs the Debian packages the tests and the workspace server need, skipping what is
+# already there; `.ci/run` and `npm test` (pretest) call it. Needs root, or sudo.
+# - bubblewrap, socat, ripgrep: the OS sandbox of the shell (@anthropic-ai/sandbox-runtime
+#   wraps each shell in bubblewrap; socat bridges its network proxy; ripgrep finds the
+#   files it must protect).
+# - haproxy, redis-server: the load balancer and the shared state of the scale-out tests.
 set -euo pipefail
 
-# haproxy lives in /usr/sbin, which is not on every user's PATH.
+# Some of these live in /usr/sbin, which is not on every user's PATH.
 present() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ]; }
 
 missing=()
+present bwrap || missing+=(bubblewrap)
+present socat || missing+=(socat)
+present rg || missing+=(ripgrep)
 present haproxy || missing+=(haproxy)
 present redis-server || missing+=(redis-server)
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup-system: haproxy and redis-server are installed"
+  echo "setup-system: bubblewrap, socat, ripgrep, haproxy and redis-server are installed"
   exit 0
 fi
 

@@ -12,7 +12,7 @@ async function main() {
   const recordsFile = process.argv[2];
   const run = await runDemo({
     cli: path.join(ROOT, 'dist/src/cli/main.js'),
-    moduleFile: path.join(ROOT, 'dist/samples/workspace/workspace.module.js'),
+    moduleFile: path.join(ROOT, 'dist/src/workspace/workspace.module.js'),
     out: process.stdout,
     cwd: ROOT,
     ...(recordsFile === undefined ? {} : { recordsFile: path.resolve(recordsFile) }),

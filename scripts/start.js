@@ -1,4 +1,4 @@
-// `npm start`: builds as needed, then serves the workspace app (samples/workspace) over
+// `npm start`: builds as needed, then serves the workspace app (`agenttool workspace`) over
 // Streamable HTTP on 127.0.0.1 (port from PORT, default 3333) and prints a one-line MCP
 // Inspector command to call one of its tools from a second terminal. Ctrl-C stops it.
 //
@@ -10,7 +10,6 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { Writable } = require('node:stream');
 const { ensureBuilt, ROOT } = require('./start-build');
 
 /** `text` as one word for a POSIX shell: as it is when it is plain, else single-quoted. */
@@ -46,32 +45,23 @@ async function main() {
     fs.mkdirSync(process.env.WORKSPACE_ROOT, { recursive: true });
   }
   const { serveModule } = require(path.join(ROOT, 'dist/src/cli/serve.js'));
-  const moduleFile = path.join(ROOT, 'dist/samples/workspace/workspace.module.js');
-  let hinted = false;
-  // Passes the server's text through and, once it says where it listens, adds the hint.
-  const log = new Writable({
-    write(chunk, _encoding, done) {
-      const text = chunk.toString();
-      process.stderr.write(text);
-      const url = /over Streamable HTTP at (\S+)/.exec(text)?.[1];
-      if (!hinted && url !== undefined) {
-        hinted = true;
-        process.stderr.write(
-          `  workspace root: ${process.env.WORKSPACE_ROOT}\n\n` +
-            `Call a tool from another terminal with the MCP Inspector CLI:\n  ${inspectorCommand(url)}\n\n` +
-            'Ctrl-C stops the server.\n',
-        );
-      }
-      done();
-    },
-  });
+  const { workspaceApp } = require(path.join(ROOT, 'dist/src/cli/workspace.js'));
   let serving;
   try {
-    serving = await serveModule({ moduleFile, http: `127.0.0.1:${port}`, log });
+    // The same as `npx agenttool workspace <root> --http 127.0.0.1:<port>`.
+    serving = await serveModule({
+      module: workspaceApp(process.env.WORKSPACE_ROOT, {}),
+      http: `127.0.0.1:${port}`,
+      log: process.stderr,
+    });
   } catch (error) {
     process.stderr.write(`${error.message}\n`);
     return typeof error.exitCode === 'number' ? error.exitCode : 1;
   }
+  process.stderr.write(
+    `\nCall a tool from another terminal with the MCP Inspector CLI:\n  ${inspectorCommand(serving.url)}\n\n` +
+      'Ctrl-C stops the server.\n',
+  );
   let firstSignalAt;
   const onSignal = () => {
     if (firstSignalAt === undefined) {

@@ -20,7 +20,7 @@ import { Timeline } from './timeline';
 export interface DemoOptions {
   /** The built `agenttool` command (dist/src/cli/main.js). */
   readonly cli: string;
-  /** The built workspace module (dist/samples/workspace/workspace.module.js). */
+  /** The built workspace module (dist/src/workspace/workspace.module.js). */
   readonly moduleFile: string;
   /** Where the demo tells what happens. */
   readonly out: Writable;

@@ -2,7 +2,7 @@ import { generateText, isStepCount, type LanguageModel } from 'ai';
 import { type ToolRecord } from 'agenttool';
 import { aiSdkTools } from 'agenttool/ai-sdk';
 import { ToolApp } from 'agenttool/di';
-import { WorkspaceModule } from '../workspace/workspace.module';
+import { WorkspaceModule } from 'agenttool/workspace';
 
 /**
  * The workspace's tools (a persistent shell, file tools) in the AI SDK's own loop. When

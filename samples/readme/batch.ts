@@ -1,6 +1,6 @@
 import { outputText, type ToolRecord } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
-import { WorkspaceModule } from '../workspace/workspace.module';
+import { WorkspaceModule } from 'agenttool/workspace';
 
 /**
  * One model turn's calls, run by the contract's rules: both shell commands name the

@@ -2,7 +2,7 @@ import { Agent, type Model, run } from '@openai/agents';
 import { type ToolRecord } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
 import { openAiAgentsTools } from 'agenttool/openai-agents';
-import { WorkspaceModule } from '../workspace/workspace.module';
+import { WorkspaceModule } from 'agenttool/workspace';
 
 /**
  * The workspace's tools as function tools of an OpenAI Agents SDK agent. A turn's calls

@@ -2,7 +2,8 @@ import { Command, CommanderError, Option } from 'commander';
 import { openRecordFile, runCall, type CliIo } from './call';
 import { CliError, EXIT_CODES_HELP, ExitCode } from './exit-codes';
 import { listTools, toolTable } from './list';
-import { serveModule } from './serve';
+import { type ServeOptions, serveModule } from './serve';
+import { type WorkspaceFlags, workspaceApp } from './workspace';
 import { OpenResources } from './process-guard';
 import { type OpenTarget, openTarget, type TargetSpec } from './targets';
 import { packageVersion } from './version';
@@ -85,91 +86,50 @@ function buildProgram(
     .exitOverride()
     .addHelpText('after', EXIT_CODES_HELP);
 
-  program
+  const serve = program
     .command('serve')
     .description(
       'Serve the tools of a module file (a compiled .js exporting a @Module class) over MCP.',
     )
-    .argument('<module-file>', 'the compiled module file, optionally file.js#ExportName')
-    .addOption(
-      new Option('--stdio', 'serve one client over stdin/stdout (the default)').conflicts('http'),
-    )
-    .option('--http <[host:]port>', 'serve over Streamable HTTP (host defaults to 127.0.0.1)')
-    .option('--stateless', 'with --http: no sessions, every request served on its own')
-    .option('--record <file>', 'append every record the tools write to this file, as JSON lines')
-    .option('--resumable', 'with --http: 2025-era streams resume after a dropped connection')
-    .option(
-      '--allowed-host <host...>',
-      "with --http: Host names clients use, e.g. a load balancer's (name or name:port)",
-    )
-    .option(
-      '--redis <url>',
-      'with --http: one of several instances behind a load balancer, sharing this Redis (see docs/deploy.md)',
-    )
-    .option('--instance <name>', "with --redis: this instance's name (default: random)")
-    .option('--advertise <url>', 'with --redis: where the other instances reach this endpoint')
-    .option(
-      '--request-state-key-file <file>',
-      'with --redis: the key every instance shares (default: $AGENTTOOL_REQUEST_STATE_KEY)',
-    )
-    .option(
-      '--drain-grace <ms>',
-      'on SIGTERM, let the work in flight finish for this long (default 30000)',
-    )
-    .option(
-      '--auth-issuer <url>',
-      'with --http: require bearer tokens from this authorization server (OAuth issuer)',
-    )
-    .option('--auth-jwks <url>', "with --auth-issuer: the issuer's signing keys (JWT tokens)")
-    .option(
-      '--auth-verifier <module.js>',
-      'with --auth-issuer: a module exporting verifyToken(token, request, resource), instead of --auth-jwks',
-    )
-    .option(
-      '--auth-audience <url>',
-      "the server's resource URL, which tokens must name as audience (default: its URL)",
-    )
-    .option('--auth-scopes <scopes...>', 'scopes every request must carry (else 403)')
+    .argument('<module-file>', 'the compiled module file, optionally file.js#ExportName');
+  serveOptions(serve)
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (moduleFile: string, options: ServeFlags) => {
-      const serving = await serveModule({
-        moduleFile,
-        http: options.http,
-        stateless: options.stateless === true,
-        record: options.record,
-        resumable: options.resumable,
-        allowedHosts: options.allowedHost,
-        redis: options.redis,
-        instance: options.instance,
-        advertise: options.advertise,
-        requestStateKeyFile: options.requestStateKeyFile,
-        drainGraceMs: milliseconds('--drain-grace', options.drainGrace),
-        auth: {
-          issuer: options.authIssuer,
-          jwks: options.authJwks,
-          verifier: options.authVerifier,
-          audience: options.authAudience,
-          scopes: options.authScopes,
-        },
-        log: io.stderr,
-        stdout: io.stdout,
-      });
-      const untrack = resources.track(() => serving.stop());
-      const release = onStopSignals({
-        interrupt: () => {
-          io.stderr.write('agenttool: stopping: closing sessions and the app\n');
-          void serving.stop();
-        },
-        // An orchestrator's stop: leave the balancer's pool, finish, then stop.
-        terminate: () => {
-          io.stderr.write('agenttool: draining: refusing new work, finishing the work in flight\n');
-          void serving.drain();
-        },
-      });
-      await serving.closed;
-      release();
-      untrack();
-      io.stderr.write('agenttool: stopped\n');
+      await serveUntilStopped({ ...serveOptionsFrom(options, io), moduleFile }, io, resources);
+      setCode(ExitCode.OK);
+    });
+
+  const workspace = program
+    .command('workspace')
+    .description(
+      'Serve the workspace tools for a folder over MCP: bash (persistent, in an OS sandbox) and read_file, write_file, append_file (confined to the folder).',
+    )
+    .argument('[dir]', 'the workspace folder (default: the working directory)')
+    .option(
+      '--no-sandbox',
+      'run bash without a sandbox, with every right of this process (printed at start)',
+    )
+    .option(
+      '--allow-network <host...>',
+      'hosts bash may reach through the sandbox proxy: example.com, *.example.com, host:port, 127.0.0.1:8080 (default: none)',
+    )
+    .option('--allow-write <path...>', 'more paths bash may write, besides the folder and its temp')
+    .option('--deny-read <path...>', 'more paths bash may not read, besides the credentials')
+    .option('--max-processes <n>', 'the most processes one shell may have (default 1024)')
+    .option(
+      '--max-memory <size>',
+      'the most memory one shell may use, e.g. 2G (default: 4G or half the memory)',
+    )
+    .option(
+      '--allow-unsandboxed-commands',
+      'offer the escape hatch: bash takes dangerously_disable_sandbox, and such calls run unconfined',
+    )
+    .option('--shell-env <name...>', "variables of this process's environment bash also gets");
+  serveOptions(workspace)
+    .addHelpText('after', EXIT_CODES_HELP)
+    .action(async (dir: string | undefined, options: ServeFlags & WorkspaceFlags) => {
+      const app = workspaceApp(dir, options);
+      await serveUntilStopped({ ...serveOptionsFrom(options, io), module: app }, io, resources);
       setCode(ExitCode.OK);
     });
 
@@ -229,6 +189,99 @@ function buildProgram(
     });
 
   return program;
+}
+
+/** The options `serve` and `workspace` share: how and where the tools are served. */
+function serveOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--stdio', 'serve one client over stdin/stdout (the default)').conflicts('http'),
+    )
+    .option('--http <[host:]port>', 'serve over Streamable HTTP (host defaults to 127.0.0.1)')
+    .option('--stateless', 'with --http: no sessions, every request served on its own')
+    .option('--record <file>', 'append every record the tools write to this file, as JSON lines')
+    .option('--resumable', 'with --http: 2025-era streams resume after a dropped connection')
+    .option(
+      '--allowed-host <host...>',
+      "with --http: Host names clients use, e.g. a load balancer's (name or name:port)",
+    )
+    .option(
+      '--redis <url>',
+      'with --http: one of several instances behind a load balancer, sharing this Redis (see docs/deploy.md)',
+    )
+    .option('--instance <name>', "with --redis: this instance's name (default: random)")
+    .option('--advertise <url>', 'with --redis: where the other instances reach this endpoint')
+    .option(
+      '--request-state-key-file <file>',
+      'with --redis: the key every instance shares (default: $AGENTTOOL_REQUEST_STATE_KEY)',
+    )
+    .option(
+      '--drain-grace <ms>',
+      'on SIGTERM, let the work in flight finish for this long (default 30000)',
+    )
+    .option(
+      '--auth-issuer <url>',
+      'with --http: require bearer tokens from this authorization server (OAuth issuer)',
+    )
+    .option('--auth-jwks <url>', "with --auth-issuer: the issuer's signing keys (JWT tokens)")
+    .option(
+      '--auth-verifier <module.js>',
+      'with --auth-issuer: a module exporting verifyToken(token, request, resource), instead of --auth-jwks',
+    )
+    .option(
+      '--auth-audience <url>',
+      "the server's resource URL, which tokens must name as audience (default: its URL)",
+    )
+    .option('--auth-scopes <scopes...>', 'scopes every request must carry (else 403)');
+}
+
+function serveOptionsFrom(options: ServeFlags, io: CliIo): ServeOptions {
+  return {
+    http: options.http,
+    stateless: options.stateless === true,
+    record: options.record,
+    resumable: options.resumable,
+    allowedHosts: options.allowedHost,
+    redis: options.redis,
+    instance: options.instance,
+    advertise: options.advertise,
+    requestStateKeyFile: options.requestStateKeyFile,
+    drainGraceMs: milliseconds('--drain-grace', options.drainGrace),
+    auth: {
+      issuer: options.authIssuer,
+      jwks: options.authJwks,
+      verifier: options.authVerifier,
+      audience: options.authAudience,
+      scopes: options.authScopes,
+    },
+    log: io.stderr,
+    stdout: io.stdout,
+  };
+}
+
+/** Serves until a signal or the client ends it, draining on an orchestrator's stop. */
+async function serveUntilStopped(
+  options: ServeOptions,
+  io: CliIo,
+  resources: OpenResources,
+): Promise<void> {
+  const serving = await serveModule(options);
+  const untrack = resources.track(() => serving.stop());
+  const release = onStopSignals({
+    interrupt: () => {
+      io.stderr.write('agenttool: stopping: closing sessions and the app\n');
+      void serving.stop();
+    },
+    // An orchestrator's stop: leave the balancer's pool, finish, then stop.
+    terminate: () => {
+      io.stderr.write('agenttool: draining: refusing new work, finishing the work in flight\n');
+      void serving.drain();
+    },
+  });
+  await serving.closed;
+  release();
+  untrack();
+  io.stderr.write('agenttool: stopped\n');
 }
 
 function targetOptions(command: Command): Command {

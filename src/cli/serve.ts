@@ -9,6 +9,7 @@ import {
   serveTools,
   type Tool,
   type ToolApp,
+  type Constructor,
 } from './public-api';
 import { openRecordFile } from './call';
 import { type ServeAuthSpec, serveAuth } from './auth';
@@ -19,7 +20,14 @@ import { packageVersion } from './version';
 
 /** What `agenttool serve` takes. */
 export interface ServeOptions {
-  readonly moduleFile: string;
+  /** The compiled module file to serve (`file.js` or `file.js#Export`). */
+  readonly moduleFile?: string | undefined;
+  /**
+   * A module to serve instead of a file's (`agenttool workspace`), with the name it is
+   * served under and lines printed once about it when it serves.
+   */
+  readonly module?:
+    { readonly module: Constructor; readonly name: string; readonly summary?: string } | undefined;
   /** `[host:]port` for Streamable HTTP; absent serves stdio. */
   readonly http?: string | undefined;
   readonly stateless?: boolean | undefined;
@@ -92,7 +100,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
   }
   const scaleOut = scaleOutOptions(options);
   const auth = serveAuth(options.auth ?? {}, address !== undefined);
-  const loaded = loadModuleFile(options.moduleFile);
+  const loaded = options.module ?? loadModuleFile(options.moduleFile ?? '');
   // Opened before the app is built: a path that cannot be written is refused at once.
   const records = options.record === undefined ? undefined : await openRecordFile(options.record);
   let app: ToolApp;
@@ -140,7 +148,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
         ...(auth === undefined ? {} : { auth }),
       });
     }
-    await loaded.onServe?.(server);
+    if ('onServe' in loaded) await loaded.onServe?.(server);
   } catch (error) {
     await stop();
     // A refused option (a public host without allowed hosts) is the caller's to fix;
@@ -158,6 +166,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       ? 'over stdio'
       : `over Streamable HTTP at ${listener.url}${options.stateless === true ? ' (stateless)' : ''}`;
   options.log.write(`agenttool: serving ${loaded.name} ${how}\n${toolLines(tools)}`);
+  if ('summary' in loaded && loaded.summary !== undefined) options.log.write(loaded.summary);
   if (records !== undefined) options.log.write(`  records: ${records.path}\n`);
   if (server.instanceId !== undefined) {
     options.log.write(`  instance: ${server.instanceId}, sharing ${redacted(options.redis)}\n`);

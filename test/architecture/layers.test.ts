@@ -2,16 +2,19 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 // The layer arrows of DESIGN.md, checked on the source: core imports nothing of ours;
-// decorators, executor and mcp import only core; di composes them; cli and the framework
-// adapters (nest, ai-sdk, openai-agents) sit on top and use the public entries
-// (`agenttool`, `agenttool/mcp`, `agenttool/di`) only, as do the samples; nothing imports
-// an adapter, and no layer below the adapters reaches a framework.
+// decorators, executor and mcp import only core; di composes them; the shell and the
+// workspace are built on the public entries (the workspace on the shell's too); cli and
+// the framework adapters (nest, ai-sdk, openai-agents) sit on top and use the public
+// entries only, as do the samples; nothing imports an adapter, and no layer below the
+// adapters reaches a framework.
 const SRC = path.join(__dirname, '../../src');
 const SAMPLES = path.join(__dirname, '../../samples');
 const PUBLIC = ['agenttool', 'agenttool/mcp', 'agenttool/di'];
+/** The entries built on those: the sandboxed shell and the workspace tools. */
+const TOOLS = ['agenttool/shell', 'agenttool/workspace'];
 const ADAPTERS = ['nest', 'ai-sdk', 'openai-agents'];
 /** The entries a user imports: the layers' and the adapters'. */
-const USER_ENTRIES = [...PUBLIC, ...ADAPTERS.map((adapter) => `agenttool/${adapter}`)];
+const USER_ENTRIES = [...PUBLIC, ...TOOLS, ...ADAPTERS.map((adapter) => `agenttool/${adapter}`)];
 /** The packages only an adapter (or a sample, or a test) may load. */
 const FRAMEWORKS =
   /^(@nestjs\/|ai$|ai\/|@ai-sdk\/|@openai\/agents|express$|fastify$|hono$|@hono\/|@modelcontextprotocol\/(express|fastify|hono)$)/;
@@ -21,13 +24,17 @@ const ALLOWED: Record<string, readonly string[]> = {
   executor: ['core'],
   mcp: ['core'],
   di: ['core', 'decorators', 'executor', 'mcp'],
+  shell: [],
+  workspace: [],
   cli: [],
   nest: [],
   'ai-sdk': [],
   'openai-agents': [],
 };
 const PUBLIC_ENTRIES: Record<string, readonly string[]> = {
-  cli: PUBLIC,
+  shell: ['agenttool', 'agenttool/di'],
+  workspace: ['agenttool', 'agenttool/di', 'agenttool/shell'],
+  cli: [...PUBLIC, ...TOOLS],
   nest: PUBLIC,
   'ai-sdk': PUBLIC,
   'openai-agents': PUBLIC,

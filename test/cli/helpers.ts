@@ -9,7 +9,7 @@ export const ROOT = join(__dirname, '../..');
 export const CLI = join(ROOT, 'dist/src/cli/main.js');
 export const FIXTURES = join(ROOT, 'dist/test/cli/fixtures');
 export const APP = join(FIXTURES, 'cli-app.module.js');
-export const WORKSPACE = join(ROOT, 'dist/samples/workspace/workspace.module.js');
+export const WORKSPACE = join(ROOT, 'dist/src/workspace/workspace.module.js');
 
 const FIXTURE_SOURCES = [
   'cli-app.module.ts',

@@ -14,7 +14,7 @@ import { mountTools } from '../../samples/readme/mount';
 import { greetRemotely } from '../../samples/readme/remote';
 import { readWeather } from '../../samples/readme/output';
 import { Chart, CountWords, ExportCsv, Finish } from '../../samples/readme/results';
-import { DEFAULT_WORKSPACE_FOLDER } from '../../samples/workspace/config';
+import { DEFAULT_WORKSPACE_FOLDER } from 'agenttool/workspace';
 import { startJwtAuthorizationServer } from '../fixtures/oauth/jwt-authorization-server';
 
 const ROOT = path.join(__dirname, '../..');

@@ -16,8 +16,8 @@ import {
   SESSIONS_EXTENSION,
   serveTools,
 } from 'agenttool/mcp';
-import { WORKSPACE_ROOT_ENV } from '../../../samples/workspace/config';
-import { WorkspaceModule } from '../../../samples/workspace/workspace.module';
+import { WORKSPACE_ROOT_ENV } from 'agenttool/workspace';
+import { WorkspaceModule } from 'agenttool/workspace';
 import {
   type JwtAuthorizationServer,
   startJwtAuthorizationServer,

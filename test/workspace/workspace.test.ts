@@ -1,18 +1,19 @@
-import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { type JobOutcome, type Session, type ToolRecord, resourceOf } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
-import { FsModule } from '../../samples/fs/fs.module';
-import { ShellModule } from '../../samples/shell/shell.module';
+import { ShellModule } from 'agenttool/shell';
 import {
   DEFAULT_WORKSPACE_FOLDER,
+  FilesModule,
   WORKSPACE_ROOT_ENV,
   WORKSPACE_SHELL_ENV,
+  WorkspaceModule,
   workspaceConfigFromEnvironment,
-} from '../../samples/workspace/config';
-import { WorkspaceModule } from '../../samples/workspace/workspace.module';
-import { gone } from '../support/processes';
+} from 'agenttool/workspace';
+import { noneWithArgument, processesWithArgument } from '../support/processes';
 import { testSession as session } from '../support/session';
 
 let root: string;
@@ -94,7 +95,10 @@ describe('WorkspaceModule', () => {
     const [outcome] = await app.results([app.job('bash', { command: 'echo hi' })]);
     expect(outputOf(outcome)).toBe('hi\n');
     expect(records.map((r) => r.ns)).toEqual(['shell:process-group']);
-    expect(JSON.parse(records[0]!.data)).toEqual({ pgid: expect.any(Number) });
+    expect(JSON.parse(records[0]!.data)).toEqual({
+      pgid: expect.any(Number),
+      sandbox: 'bubblewrap',
+    });
   });
 
   it('an aborted batch interrupts the command and keeps the shell', async () => {
@@ -111,13 +115,26 @@ describe('WorkspaceModule', () => {
     expect(outputOf(after)).toBe('1\n');
   });
 
+  /**
+   * Leaves a process in the shell that this host can find by a word of its command line
+   * (the shell's own ids are its sandbox's), and returns that word.
+   */
+  async function mark(app: ToolApp, s?: Session): Promise<string> {
+    const word = `3600.${randomBytes(4).readUInt32BE()}`;
+    const [outcome] = await app.results(
+      [app.job('bash', { command: `sleep ${word} >/dev/null 2>&1 &` })],
+      s === undefined ? {} : { session: s },
+    );
+    expect(outputOf(outcome)).toBe('(no output)');
+    expect(processesWithArgument(word)).toHaveLength(1);
+    return word;
+  }
+
   it('app.close() ends the shell; closing again is harmless', async () => {
     const app = await create();
-    const [outcome] = await app.results([app.job('bash', { command: 'echo $$' })]);
-    const pid = Number(String(outputOf(outcome)).trim());
-    expect(pid).toBeGreaterThan(1);
+    const word = await mark(app);
     await app.close();
-    expect(await gone(pid)).toBe(true);
+    expect(await noneWithArgument(word)).toBe(true);
     await app.close();
   });
 
@@ -125,35 +142,36 @@ describe('WorkspaceModule', () => {
     const app = await create();
     const first = session('one');
     const second = session('two');
-    const pidIn = async (s: Session, command = 'echo $$') =>
+    const run = async (s: Session, command: string) =>
       String(outputOf((await app.results([app.job('bash', { command })], { session: s }))[0]));
-    await pidIn(first, 'where=first');
-    await pidIn(second, 'where=second');
-    const firstPid = Number((await pidIn(first)).trim());
-    const secondPid = Number((await pidIn(second)).trim());
-    expect(firstPid).not.toBe(secondPid);
-    expect(await pidIn(first, 'echo $where')).toBe('first\n');
-    expect(await pidIn(second, 'echo $where')).toBe('second\n');
+    await run(first, 'where=first');
+    await run(second, 'where=second');
+    const firstWord = await mark(app, first);
+    const secondWord = await mark(app, second);
+    expect(await run(first, 'echo $where')).toBe('first\n');
+    expect(await run(second, 'echo $where')).toBe('second\n');
     await first.end();
-    expect(await gone(firstPid)).toBe(true);
-    expect(await pidIn(second, 'echo $where')).toBe('second\n');
+    expect(await noneWithArgument(firstWord)).toBe(true);
+    expect(processesWithArgument(secondWord)).toHaveLength(1);
+    expect(await run(second, 'echo $where')).toBe('second\n');
     await app.close();
-    expect(await gone(secondPid)).toBe(true);
+    expect(await noneWithArgument(secondWord)).toBe(true);
   });
 
   it("leaves no shell state behind when app.close() follows a session's end at once", async () => {
+    const stateFiles = () =>
+      ['/dev/shm', tmpdir()].flatMap((where) =>
+        existsSync(where) ? readdirSync(where).filter((n) => n.startsWith('.agenttool-')) : [],
+      );
+    const before = stateFiles();
     const app = await create();
     const client = session('leaving');
-    const [outcome] = await app.results(
-      [app.job('bash', { command: 'export TOKEN=secret; echo "$__agenttool_state"' })],
-      { session: client },
-    );
-    const stateDir = dirname(String(outputOf(outcome)).trim());
-    expect(existsSync(join(stateDir, 'state'))).toBe(true);
+    const word = await mark(app, client);
     const ended = client.end();
     await app.close();
-    expect(existsSync(stateDir)).toBe(false);
     await ended;
+    expect(await noneWithArgument(word)).toBe(true);
+    expect(stateFiles()).toEqual(before);
   });
 
   it("gives the shell an allow-listed environment, never the server's secrets", async () => {
@@ -192,8 +210,8 @@ describe('the sample modules on their own', () => {
     expect(app.definitions().map((d) => d.name)).toEqual(['bash', 'restart']);
   });
 
-  it('FsModule serves only the file tools', async () => {
-    const app = await create(FsModule);
+  it('FilesModule serves only the file tools', async () => {
+    const app = await create(FilesModule);
     expect(app.definitions().map((d) => d.name)).toEqual([
       'read_file',
       'write_file',

@@ -39,7 +39,7 @@ export class PathEscapeError extends Error {
   }
 }
 
-/** What {@link Sandbox.read} returns. */
+/** What {@link FileRoot.read} returns. */
 export interface ReadResult {
   readonly content: Buffer;
   /** The file's size in bytes; more than `content.length` when the read was cut short. */
@@ -90,7 +90,7 @@ interface Dir {
  * through the handle it was made with. Without `/proc` (not Linux), the walk opens
  * each component by its path, which a swap between two steps can still redirect.
  */
-export class Sandbox {
+export class FileRoot {
   /** The root as configured, made absolute. */
   readonly root: string;
   /** The root with its own symbolic links resolved. */
@@ -98,7 +98,7 @@ export class Sandbox {
   /** Whether directories are walked through their handles (Linux's /proc). */
   private readonly anchored: boolean;
 
-  /** A sandbox on `root`, which must be an existing directory (checked now). */
+  /** File access confined to `root`, which must be an existing directory (checked now). */
   constructor(root: string) {
     if (typeof root !== 'string' || root === '') {
       throw new Error('the root directory is empty; configure an existing directory');

@@ -1,7 +1,16 @@
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { BashProcess, signalGroup } from './bash-process';
+import type { Confinement } from 'agenttool';
+import { EXPORT_STATE_COMMAND, importStateCommand, type SignallerSignal } from './bash-driver';
+import { BashProcess, type ShellLaunch } from './bash-process';
 import { BoundedOutput } from './bounded-output';
+import { type ContainerOptions, checkContainerOptions, containerLaunch } from './container';
 import { shellEnvironment } from './environment';
+import { applyLimits, type ShellLimits } from './process-limits';
+import { type SandboxOptions, type SandboxPolicy, sandboxPolicy } from './sandbox-policy';
+import { leaseSandbox, sandboxName } from './sandbox-runtime';
 
 /** How a {@link Shell} starts bash and bounds its commands. */
 export interface ShellOptions {
@@ -32,12 +41,36 @@ export interface ShellOptions {
   /** How long bash gets to start; 10000 ms by default. */
   readonly startTimeoutMs?: number;
   /**
-   * The program that runs bash, `['bash', '--noprofile', '--norc']` by default. It must
-   * run bash in this host's process namespace, since interrupts are signals sent from
-   * here.
+   * The bash program and its arguments, `['bash', '--noprofile', '--norc']` by default.
+   * It must read commands on its standard input.
    */
   readonly command?: readonly [string, ...string[]];
+  /**
+   * The OS sandbox commands run in, and what it allows (see {@link SandboxOptions}): on
+   * by default, with the default policy. `false` runs commands with every right of this
+   * process; say so only on purpose. When the sandbox cannot start, the shell does not
+   * start either (a {@link SandboxUnavailableError} names the cause and the fix).
+   */
+  readonly sandbox?: SandboxOptions | false;
+  /**
+   * Runs the shell in this container (through `docker exec` or `podman exec`) instead of
+   * an OS sandbox; `sandbox` must then be absent or `false`.
+   */
+  readonly container?: ContainerOptions;
+  /**
+   * Lets a run ask to go outside the sandbox (`run(command, { unsandboxed: true })`,
+   * the bash tool's escape hatch): off by default. Such a command runs in a second,
+   * unconfined bash that takes the sandboxed one's state (working directory,
+   * variables, functions, aliases, options) before it and hands it back after.
+   */
+  readonly allowUnsandboxedCommands?: boolean;
 }
+
+/** Where a shell's commands run, decided once from its options. */
+type Placement =
+  | { readonly kind: 'sandbox'; readonly policy: SandboxPolicy }
+  | { readonly kind: 'container'; readonly options: ContainerOptions }
+  | { readonly kind: 'unconfined' };
 
 /** What one command did. */
 export interface ShellResult {
@@ -75,6 +108,11 @@ export interface RunOptions {
    * command is interrupted and `run` rejects with what it threw.
    */
   readonly onOutput?: (text: string) => void;
+  /**
+   * Runs this command outside the sandbox, with every right of this process. Refused
+   * unless the shell was made with `allowUnsandboxedCommands`.
+   */
+  readonly unsandboxed?: boolean;
 }
 
 /** The longest delay a timer takes; a longer one would fire at once (about 24.8 days). */
@@ -96,11 +134,11 @@ const DEFAULTS = {
  * SIGINT once more soon, because a program that was starting when the first arrived can
  * miss it; then SIGTERM, then SIGKILL. After the last step bash itself is replaced.
  */
-const ESCALATION: readonly { readonly signal: NodeJS.Signals; readonly after: number }[] = [
-  { signal: 'SIGINT', after: 0 },
-  { signal: 'SIGINT', after: 0.1 },
-  { signal: 'SIGTERM', after: 0.9 },
-  { signal: 'SIGKILL', after: 1 },
+const ESCALATION: readonly { readonly signal: SignallerSignal; readonly after: number }[] = [
+  { signal: 'INT', after: 0 },
+  { signal: 'INT', after: 0.1 },
+  { signal: 'TERM', after: 0.9 },
+  { signal: 'KILL', after: 1 },
 ];
 
 interface Job {
@@ -112,6 +150,8 @@ interface Job {
   endedByUs: boolean;
   callbackError: { error: unknown } | undefined;
   readonly timers: NodeJS.Timeout[];
+  /** Resolves once the job has settled, whichever way. */
+  readonly ended: Promise<void>;
   settle(outcome: { exitCode: number | null } | { error: Error }): void;
 }
 
@@ -119,7 +159,15 @@ interface Job {
  * One persistent bash session. State a command leaves (working directory, variables,
  * exported or not, functions, aliases, options, umask) is there for the next one, while
  * each command runs in its own process group, so interrupting it never touches the
- * shell. One command at a time: a second `run` while one runs is refused.
+ * shell. One command at a time: a second `run` while one runs is refused, unless the
+ * one running is being interrupted, in which case it waits for that one to end.
+ *
+ * Commands run in an OS sandbox by default (bubblewrap on Linux, Seatbelt on macOS,
+ * through `@anthropic-ai/sandbox-runtime`), started once with the shell, so a command
+ * pays nothing for it: the system is read-only but for the working directory and a
+ * private temporary folder, credentials cannot be read, the network is off but for the
+ * hosts allowed, the shell has its own PID namespace, and its processes and memory are
+ * capped. See {@link ShellOptions.sandbox} and docs/sandbox.md.
  *
  * Not kept across commands: traps, the directory stack, and jobs started with `&`
  * (they keep running, outside the shell's job table). A command that replaces the EXIT
@@ -128,17 +176,95 @@ interface Job {
  * The shell owns a process: {@link Shell.close} ends it, and is safe to call twice.
  */
 export class Shell {
-  private readonly options: Required<Omit<ShellOptions, 'cwd'>> & Pick<ShellOptions, 'cwd'>;
+  private readonly options: Required<
+    Omit<ShellOptions, 'cwd' | 'sandbox' | 'container' | 'allowUnsandboxedCommands'>
+  > &
+    Pick<ShellOptions, 'cwd'>;
+  private readonly allowUnsandboxed: boolean;
+  /** The unconfined bash that runs escape-hatch commands, made on the first one. */
+  private unconfined: Shell | undefined;
+  /** An escape-hatch command in progress (it spans several runs of both shells). */
+  private escaping: Promise<unknown> | undefined;
+  private readonly placement: Placement;
   private bash: BashProcess | undefined;
+  private starting: Promise<BashProcess> | undefined;
+  private shellLimits: ShellLimits | undefined;
   private job: Job | undefined;
   private closed = false;
   private closing: Promise<void> | undefined;
 
   constructor(options: ShellOptions = {}) {
-    this.options = { ...DEFAULTS, ...options, env: options.env ?? shellEnvironment() };
-    // Fail on a bad cap or default timeout here rather than at the first command.
+    const { sandbox, container, allowUnsandboxedCommands, ...rest } = options;
+    this.options = { ...DEFAULTS, ...rest, env: options.env ?? shellEnvironment() };
+    this.allowUnsandboxed = allowUnsandboxedCommands === true;
+    // Fail on a bad cap, timeout or policy here rather than at the first command.
     new BoundedOutput(this.options.maxOutputBytes);
     checkTimeout('defaultTimeoutMs', this.options.defaultTimeoutMs);
+    if (container !== undefined) {
+      if (sandbox !== undefined && sandbox !== false) {
+        throw new TypeError(
+          'a shell runs in a container or in an OS sandbox, not both: give `container` with `sandbox: false`, or leave `container` out',
+        );
+      }
+      checkContainerOptions(container);
+      this.placement = { kind: 'container', options: { ...container } };
+    } else if (sandbox === false) {
+      this.placement = { kind: 'unconfined' };
+    } else {
+      if (sandbox !== undefined && (typeof sandbox !== 'object' || sandbox === null)) {
+        throw new TypeError('sandbox must be an object of sandbox options, or false');
+      }
+      this.placement = {
+        kind: 'sandbox',
+        policy: sandboxPolicy(
+          sandbox ?? {},
+          process.env['HOME'],
+          this.options.cwd ?? process.cwd(),
+        ),
+      };
+    }
+    if (this.allowUnsandboxed && this.placement.kind !== 'sandbox') {
+      throw new TypeError(
+        'allowUnsandboxedCommands is for a sandboxed shell; this one is not sandboxed, so every command already runs outside a sandbox',
+      );
+    }
+  }
+
+  /** Whether a run may ask to go outside the sandbox (see `allowUnsandboxedCommands`). */
+  get allowsUnsandboxedCommands(): boolean {
+    return this.allowUnsandboxed;
+  }
+
+  /**
+   * Whether this shell's commands run confined, and by what: `bubblewrap` (Linux) or
+   * `seatbelt` (macOS) for the OS sandbox, `container:<name>` in a container, and not
+   * confined when the sandbox was turned off.
+   */
+  get confinement(): Confinement {
+    switch (this.placement.kind) {
+      case 'sandbox':
+        return { confined: true, by: sandboxName() };
+      case 'container':
+        return { confined: true, by: `container:${this.placement.options.name}` };
+      case 'unconfined':
+        return { confined: false, by: '' };
+    }
+  }
+
+  /**
+   * The sandbox's policy with its defaults applied (what may be written, what may not
+   * be read, the hosts allowed, the caps), or undefined when the shell is not sandboxed.
+   */
+  get sandboxPolicy(): SandboxPolicy | undefined {
+    return this.placement.kind === 'sandbox' ? this.placement.policy : undefined;
+  }
+
+  /**
+   * The caps on the running sandboxed shell and what enforces them, once it has
+   * started; undefined before, and for a shell that is not sandboxed.
+   */
+  get limits(): ShellLimits | undefined {
+    return this.shellLimits;
   }
 
   /** How long a command runs when its `run` gives no `timeoutMs`, in milliseconds. */
@@ -163,13 +289,84 @@ export class Shell {
    */
   async run(command: string, options: RunOptions = {}): Promise<ShellResult> {
     if (this.closed) throw new Error('the shell is closed');
-    if (this.job !== undefined) throw new Error('the previous command is still running');
     if (typeof command !== 'string' || command.includes('\0')) {
       throw new Error('the command must be a string without NUL characters');
     }
     if (options.timeoutMs !== undefined) checkTimeout('timeoutMs', options.timeoutMs);
+    if (this.escaping !== undefined) throw new Error('the previous command is still running');
+    if (options.unsandboxed === true) return this.runUnsandboxed(command, options);
+    return this.runHere(command, options);
+  }
+
+  /**
+   * An escape-hatch command: the sandboxed shell's state moves to the unconfined one,
+   * the command runs there, and the state moves back, all while this shell counts as
+   * busy.
+   */
+  private async runUnsandboxed(command: string, options: RunOptions): Promise<ShellResult> {
+    if (!this.allowUnsandboxed) {
+      throw new Error(
+        this.placement.kind === 'sandbox'
+          ? 'this shell runs every command in its sandbox: running one outside it was not allowed (allowUnsandboxedCommands)'
+          : 'this shell has no sandbox to leave',
+      );
+    }
+    if (this.job !== undefined) throw new Error('the previous command is still running');
+    const { unsandboxed: _, ...rest } = options;
+    const escape = (async () => {
+      const unconfined = (this.unconfined ??= new Shell({
+        ...this.options,
+        sandbox: false,
+      }));
+      await unconfined.runHere(
+        importStateCommand(await this.internal(this, EXPORT_STATE_COMMAND)),
+        {},
+      );
+      try {
+        return await unconfined.runHere(command, rest);
+      } finally {
+        if (!this.closed) {
+          const state = await this.internal(unconfined, EXPORT_STATE_COMMAND);
+          await this.runHere(importStateCommand(state), {});
+        }
+      }
+    })();
+    this.escaping = escape;
+    try {
+      return await escape;
+    } finally {
+      this.escaping = undefined;
+    }
+  }
+
+  /** Runs one of the driver's own commands in `shell` and returns all it printed. */
+  private async internal(shell: Shell, command: string): Promise<string> {
+    let text = '';
+    const result = await shell.runHere(command, {
+      onOutput: (chunk) => {
+        text += chunk;
+      },
+    });
+    if (result.exitCode !== 0) {
+      throw new Error(
+        `the shell's state could not be carried over (exit status ${result.exitCode ?? 'none'}): ${result.output.trim()}`,
+      );
+    }
+    return text;
+  }
+
+  private async runHere(command: string, options: RunOptions): Promise<ShellResult> {
+    // A command being interrupted ends within the escalation's grace: wait for it, so
+    // that a call sent right after an interrupt runs instead of being refused.
+    while (this.job?.interruptRequested === true) await this.job.ended;
+    if (this.closed) throw new Error('the shell is closed');
+    if (this.job !== undefined) throw new Error('the previous command is still running');
     const timeoutMs = options.timeoutMs ?? this.options.defaultTimeoutMs;
     let settle!: Job['settle'];
+    let markEnded!: () => void;
+    const ended = new Promise<void>((resolve) => {
+      markEnded = resolve;
+    });
     const done = new Promise<{ exitCode: number | null }>((resolve, reject) => {
       settle = (outcome) => ('error' in outcome ? reject(outcome.error) : resolve(outcome));
     });
@@ -183,11 +380,13 @@ export class Shell {
       endedByUs: false,
       callbackError: undefined,
       timers: [],
+      ended,
       settle: (outcome) => {
         if (this.job !== job) return;
         this.job = undefined;
         for (const timer of job.timers) clearTimeout(timer);
         settle(outcome);
+        markEnded();
       },
     };
     this.job = job;
@@ -238,7 +437,7 @@ export class Shell {
   /** Kills a running command and bash. Idempotent; later calls return the same promise. */
   close(): Promise<void> {
     this.closed = true;
-    this.closing ??= this.stop();
+    this.closing ??= Promise.all([this.stop(), this.unconfined?.close()]).then(() => undefined);
     return this.closing;
   }
 
@@ -312,7 +511,7 @@ export class Shell {
       bash.kill();
       return;
     }
-    signalGroup(job.pgid, current.signal);
+    bash.signal(job.pgid, current.signal);
     const next = ESCALATION[step + 1]?.after ?? 1;
     job.timers.push(
       setTimeout(
@@ -324,15 +523,19 @@ export class Shell {
 
   /** The running bash, started if needed and ready, within the start timeout. */
   private async started(): Promise<BashProcess> {
-    let bash = this.bash;
-    if (bash === undefined || bash.exitedBecause !== undefined) {
-      bash = new BashProcess({
-        command: this.options.command,
-        cwd: this.options.cwd,
-        env: this.options.env,
-      });
-      this.bash = bash;
+    const bash = this.bash;
+    if (bash !== undefined && bash.exitedBecause === undefined) {
+      await bash.ready;
+      return bash;
     }
+    // One start at a time: a second caller waits for the first's.
+    this.starting ??= this.start().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async start(): Promise<BashProcess> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -340,11 +543,32 @@ export class Shell {
         Math.min(this.options.startTimeoutMs, MAX_TIMER_MS),
       );
     });
+    timeout.catch(() => undefined);
+    let launch: ShellLaunch | undefined;
+    let created = false;
+    const launching = this.launch();
     try {
-      await Promise.race([bash.ready, timeout]);
+      launch = await Promise.race([launching, timeout]);
+      if (this.closed) throw new Error('the shell is closed');
+      const bash = new BashProcess(launch);
+      // From here the process releases its launch when it exits.
+      created = true;
+      this.bash = bash;
+      try {
+        await Promise.race([bash.ready, timeout]);
+      } catch (error) {
+        bash.kill();
+        throw error;
+      }
       return bash;
     } catch (error) {
-      bash.kill();
+      if (launch === undefined) {
+        // Gave up waiting: what the launch still makes is released when it comes.
+        launching.then(
+          (late) => late.release?.(),
+          () => undefined,
+        );
+      } else if (!created) launch.release?.();
       // Closed while starting: that, not the kill it caused, is what happened.
       if (this.closed) throw new Error('the shell is closed');
       throw error;
@@ -353,15 +577,52 @@ export class Shell {
     }
   }
 
+  /** How to start bash where this shell's commands run. */
+  private async launch(): Promise<ShellLaunch> {
+    const { command, env, cwd } = this.options;
+    const placement = this.placement;
+    switch (placement.kind) {
+      case 'unconfined':
+        this.shellLimits = undefined;
+        return { argv: command, env, cwd, stateDirs: stateDirectories() };
+      case 'container':
+        this.shellLimits = undefined;
+        return containerLaunch(placement.options, env, command);
+      case 'sandbox': {
+        const where = resolve(cwd ?? process.cwd());
+        const { policy } = placement;
+        const lease = await leaseSandbox(policy, command, where);
+        const limits = applyLimits(policy.maxProcesses, policy.maxMemoryBytes);
+        this.shellLimits = limits.limits;
+        let released = false;
+        return {
+          argv: limits.wrap(lease.argv),
+          // SHLVL: the sandbox's own `bash -c` would read ~/.bashrc where its input is a
+          // socket (as Node's pipes are) and SHLVL says it is a first-level shell.
+          env: { ...env, SHLVL: '1' },
+          cwd: where,
+          prelude: [lease.prelude, limits.prelude].filter((line) => line !== '').join('\n'),
+          stateDirs: ['/dev/shm', '/tmp'],
+          release: () => {
+            if (released) return;
+            released = true;
+            lease.release();
+            limits.release();
+          },
+        };
+      }
+    }
+  }
+
   /** Kills the running command and bash, and waits (boundedly) for bash to exit. */
   private async stop(): Promise<void> {
     const job = this.job;
+    const bash = this.bash;
     if (job !== undefined) {
       job.endedByUs = true;
       job.interruptRequested = true;
-      signalGroup(job.pgid, 'SIGKILL');
+      bash?.signal(job.pgid, 'KILL');
     }
-    const bash = this.bash;
     this.bash = undefined;
     if (bash === undefined) {
       job?.settle({ exitCode: null });
@@ -371,6 +632,14 @@ export class Shell {
     // A job still unsettled here had a bash that never reported its exit.
     job?.settle({ exitCode: null });
   }
+}
+
+/**
+ * Where an unconfined shell keeps its (at once unlinked) state files: a memory file
+ * system first, where rewriting a file costs nothing, then the temp folder.
+ */
+function stateDirectories(): string[] {
+  return existsSync('/dev/shm') ? ['/dev/shm', tmpdir()] : [tmpdir()];
 }
 
 function checkTimeout(name: string, ms: number): void {

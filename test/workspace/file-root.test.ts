@@ -16,12 +16,12 @@ import {
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PathEscapeError, Sandbox } from '../../samples/fs/sandbox';
+import { PathEscapeError, FileRoot } from '../../src/workspace/file-root';
 
 let base: string;
 let root: string;
 let outside: string;
-let sandbox: Sandbox;
+let sandbox: FileRoot;
 
 beforeEach(async () => {
   base = realpathSync(mkdtempSync(join(tmpdir(), 'sandbox-test-')));
@@ -31,7 +31,7 @@ beforeEach(async () => {
   mkdirSync(outside);
   writeFileSync(join(outside, 'secret.txt'), 'secret');
   writeFileSync(join(root, 'hello.txt'), 'hello world');
-  sandbox = new Sandbox(root);
+  sandbox = new FileRoot(root);
 });
 
 afterEach(() => rmSync(base, { recursive: true, force: true }));
@@ -77,7 +77,7 @@ async function expectRefused(path: string, contains: string): Promise<void> {
   expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('secret');
 }
 
-describe('Sandbox: paths inside the root', () => {
+describe('FileRoot: paths inside the root', () => {
   it('resolves relative paths, inner "..", and absolute paths under the root', async () => {
     expect(await sandbox.resolve('hello.txt')).toBe(join(root, 'hello.txt'));
     expect(await sandbox.resolve('a/../hello.txt')).toBe(join(root, 'hello.txt'));
@@ -88,7 +88,7 @@ describe('Sandbox: paths inside the root', () => {
 
   it('accepts a root reached through a link, under either spelling', async () => {
     symlinkSync(root, join(base, 'alias'));
-    const viaAlias = new Sandbox(join(base, 'alias'));
+    const viaAlias = new FileRoot(join(base, 'alias'));
     expect(viaAlias.realRoot).toBe(root);
     expect(await viaAlias.resolve(join(base, 'alias', 'hello.txt'))).toBe(join(root, 'hello.txt'));
     expect(await viaAlias.resolve(join(root, 'hello.txt'))).toBe(join(root, 'hello.txt'));
@@ -104,7 +104,7 @@ describe('Sandbox: paths inside the root', () => {
   });
 });
 
-describe('Sandbox: escapes are refused and nothing is touched', () => {
+describe('FileRoot: escapes are refused and nothing is touched', () => {
   it('refuses ".." that climbs out', async () => {
     await expectRefused('../outside/secret.txt', `its ".." climbs out`);
     await expectRefused('sub/../../outside/new.txt', 'climbs out');
@@ -154,7 +154,7 @@ describe('Sandbox: escapes are refused and nothing is touched', () => {
   });
 });
 
-describe('Sandbox: reading', () => {
+describe('FileRoot: reading', () => {
   it('reads at most maxBytes and says how big the file is', async () => {
     expect(await sandbox.read('hello.txt', { maxBytes: 5 })).toEqual({
       content: Buffer.from('hello'),
@@ -177,7 +177,7 @@ describe('Sandbox: reading', () => {
   });
 });
 
-describe('Sandbox: writing', () => {
+describe('FileRoot: writing', () => {
   it('replaces a file by renaming a complete temporary file over it', async () => {
     chmodSync(join(root, 'hello.txt'), 0o640);
     const inodeBefore = statSync(join(root, 'hello.txt')).ino;
@@ -224,7 +224,7 @@ describe('Sandbox: writing', () => {
   });
 });
 
-describe('Sandbox: hard links', () => {
+describe('FileRoot: hard links', () => {
   // A hard link inside the root to a file outside passes every path check: the file's
   // other names cannot be seen from the one inside.
   beforeEach(() => linkSync(join(outside, 'secret.txt'), join(root, 'linked.txt')));
@@ -251,7 +251,7 @@ describe('Sandbox: hard links', () => {
   });
 });
 
-describe('Sandbox: deep new paths', () => {
+describe('FileRoot: deep new paths', () => {
   const deep = (n: number): string =>
     `${Array.from({ length: n }, (_, i) => `d${i}`).join('/')}/file.txt`;
 
@@ -263,12 +263,12 @@ describe('Sandbox: deep new paths', () => {
   });
 });
 
-describe('new Sandbox', () => {
+describe('new FileRoot', () => {
   it('refuses a root that is missing or not a directory', () => {
-    expect(() => new Sandbox(join(base, 'nope'))).toThrow(
+    expect(() => new FileRoot(join(base, 'nope'))).toThrow(
       `the root directory ${JSON.stringify(join(base, 'nope'))} does not exist`,
     );
-    expect(() => new Sandbox(join(root, 'hello.txt'))).toThrow('is not a directory');
-    expect(() => new Sandbox('')).toThrow('the root directory is empty');
+    expect(() => new FileRoot(join(root, 'hello.txt'))).toThrow('is not a directory');
+    expect(() => new FileRoot('')).toThrow('the root directory is empty');
   });
 });

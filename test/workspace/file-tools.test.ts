@@ -21,13 +21,13 @@ import {
   replayOf,
   toolFromInstance,
 } from 'agenttool';
-import { Sandbox } from '../../samples/fs/sandbox';
+import { FileRoot } from '../../src/workspace/file-root';
 import {
   AppendFileTool,
   MAX_READ_BYTES,
   ReadFileTool,
   WriteFileTool,
-} from '../../samples/fs/tools';
+} from '../../src/workspace/file-tools';
 
 let base: string;
 let root: string;
@@ -42,7 +42,7 @@ beforeEach(async () => {
   mkdirSync(root);
   mkdirSync(join(base, 'outside'));
   writeFileSync(join(base, 'outside', 'secret.txt'), 'secret');
-  const sandbox = new Sandbox(root);
+  const sandbox = new FileRoot(root);
   readFile = toolFromInstance(new ReadFileTool(sandbox));
   writeFile = toolFromInstance(new WriteFileTool(sandbox));
   appendFile = toolFromInstance(new AppendFileTool(sandbox));

@@ -1,9 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { commandSnippet, endMarkerLine, initScript } from './bash-driver';
+import { readFileSync, readdirSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import {
+  commandSnippet,
+  endMarkerLine,
+  initScript,
+  type SignallerSignal,
+  signallerLine,
+  signallerScript,
+} from './bash-driver';
 import { ControlStream } from './control-stream';
 
 /** What a {@link BashProcess} reports; set by its owner, one command at a time. */
@@ -14,11 +20,33 @@ export interface BashListener {
   onExit(reason: string): void;
 }
 
-/** How to start bash. */
-export interface BashSpawnOptions {
-  readonly command: readonly [string, ...string[]];
+/**
+ * How to start one persistent bash: the program that runs it (bash itself, bash inside
+ * a sandbox, or `docker exec` into a container), its environment, and what the driver
+ * needs to know about where it runs.
+ */
+export interface ShellLaunch {
+  /** The program and its arguments; it must run bash reading commands on stdin. */
+  readonly argv: readonly [string, ...string[]];
+  /** The environment the program starts with, exactly. */
+  readonly env: NodeJS.ProcessEnv;
+  /** The directory the program starts in. */
   readonly cwd: string | undefined;
-  readonly env: NodeJS.ProcessEnv | undefined;
+  /** Bash lines run first at start (environment fix-ups the sandbox needs). */
+  readonly prelude?: string;
+  /** The variables the shell's owner gave it (the rest are its sandbox's or container's). */
+  readonly given?: readonly string[];
+  /** Directories where bash makes (and at once unlinks) its state files, in order. */
+  readonly stateDirs: readonly string[];
+  /**
+   * A signaller process of its own, for a shell whose process gets no descriptor 3 (in a
+   * container). Without one, the signaller is a job of the shell reading descriptor 3.
+   */
+  readonly signaller?: { readonly argv: readonly [string, ...string[]] };
+  /** Kills what the launch started beyond the process group we spawned, if anything. */
+  readonly kill?: (pid: number) => void;
+  /** Frees what the launch holds (a cgroup, say) once the process has exited. */
+  readonly release?: () => void;
 }
 
 const STDERR_TAIL = 2048;
@@ -31,12 +59,9 @@ function newMarker(): string {
 /**
  * One bash process driven over pipes (see bash-driver.ts). It runs in a session and
  * process group of its own (`detached`), so a signal meant for a command's group, or a
- * Ctrl-C at the host's terminal, never reaches it. A fourth pipe, which only this
- * process holds the other end of, lets bash's watchdog kill the session when this
- * process is gone, however it ended.
- *
- * Its state file lives in a directory of its own (mode 0700: only its owner reads it),
- * removed when bash exits and again by {@link BashProcess.close}.
+ * Ctrl-C at the host's terminal, never reaches it. Interrupts go through the signaller,
+ * which lives where the shell lives; when this process goes away, however it ended, the
+ * signaller's input ends and it kills what is left of the shell.
  */
 export class BashProcess {
   /** Resolves when bash has run the init script; rejects if it exits or fails first. */
@@ -46,7 +71,8 @@ export class BashProcess {
   listener: BashListener | undefined;
 
   private readonly child: ChildProcess;
-  private readonly stateDir: string;
+  private readonly signaller: ChildProcess | undefined;
+  private readonly signals: Writable | undefined;
   private readonly stream: ControlStream;
   /** The markers of the command running now, until its end line. */
   private command: { readonly start: string; readonly end: string } | undefined;
@@ -55,10 +81,8 @@ export class BashProcess {
   private resolveReady!: () => void;
   private rejectReady!: (error: Error) => void;
 
-  constructor(options: BashSpawnOptions) {
+  constructor(private readonly launch: ShellLaunch) {
     const readyMarker = newMarker();
-    // mkdtemp makes the directory with mode 0700.
-    this.stateDir = mkdtempSync(join(tmpdir(), 'agenttool-shell-'));
     this.ready = new Promise<void>((resolve, reject) => {
       this.resolveReady = resolve;
       this.rejectReady = reject;
@@ -69,7 +93,7 @@ export class BashProcess {
       (chunk) => this.listener?.onData(chunk),
       (line) => {
         const command = this.command;
-        if (line.marker === readyMarker && line.kind === 'R') this.resolveReady();
+        if (line.marker === readyMarker && line.kind === 'R') this.onReady(Number(line.value));
         else if (line.marker === command?.start && line.kind === 'S') {
           this.listener?.onStart(Number(line.value));
         } else if (line.marker === command?.end && line.kind === 'E') {
@@ -80,22 +104,39 @@ export class BashProcess {
       },
     );
     this.stream.expect(readyMarker);
-    const [file, ...args] = options.command;
+    const [file, ...args] = launch.argv;
+    const ownSignaller = launch.signaller !== undefined;
     this.child = spawn(file, args, {
-      cwd: options.cwd,
-      env: options.env,
-      // fd 3: the watchdog's pipe; we never write to it, its end of file is our end.
-      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+      cwd: launch.cwd,
+      env: launch.env,
+      // fd 3: the signaller's input, unless it runs as a process of its own.
+      stdio: ownSignaller ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
       detached: true,
     });
+    if (launch.signaller !== undefined) {
+      const [sfile, ...sargs] = launch.signaller.argv;
+      this.signaller = spawn(sfile, sargs, {
+        env: launch.env,
+        stdio: ['pipe', 'ignore', 'ignore'],
+        detached: true,
+      });
+      this.signaller.once('error', () => undefined);
+      this.signals = this.signaller.stdin ?? undefined;
+    } else {
+      this.signals = (this.child.stdio[3] as Writable | null | undefined) ?? undefined;
+    }
+    // Writing to a process that just died fails with EPIPE; the exit handler reports it.
+    this.signals?.on('error', () => undefined);
     this.exited = new Promise<void>((resolve) => {
       const finish = (reason: string) => {
         if (this.exitReason !== undefined) return;
         this.exitReason = reason;
-        this.removeState();
         // A process the command left behind may hold the pipes open; we are done reading.
-        // Closing the watchdog's pipe has it kill what is left of the session.
+        // Closing the signaller's input has it kill what is left of the shell.
         for (const stream of this.child.stdio) stream?.destroy();
+        this.signals?.destroy();
+        if (this.signaller !== undefined) killGroup(this.signaller.pid, 'SIGKILL');
+        this.launch.release?.();
         this.rejectReady(new Error(`bash could not start: ${reason}`));
         this.listener?.onExit(reason);
         resolve();
@@ -109,12 +150,20 @@ export class BashProcess {
     this.child.stderr?.on('data', (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
     });
-    // Writing to a bash that just died fails with EPIPE; the exit handler reports it.
     this.child.stdin?.on('error', () => undefined);
-    this.write(initScript(readyMarker, join(this.stateDir, 'state')));
+    this.write(
+      initScript({
+        readyMarker,
+        stateDirs: launch.stateDirs,
+        stateName: randomBytes(12).toString('hex'),
+        signallerOnFd3: !ownSignaller,
+        given: launch.given ?? Object.keys(launch.env),
+        ...(launch.prelude === undefined ? {} : { prelude: launch.prelude }),
+      }),
+    );
   }
 
-  /** The process id of bash, which is also its process group id. */
+  /** The process id of what was spawned (bash, or what runs it), on this host. */
   get pid(): number | undefined {
     return this.child.pid;
   }
@@ -138,20 +187,34 @@ export class BashProcess {
   }
 
   /**
+   * Sends `signal` to a command's process group, by the id its start line gave (an id
+   * in the shell's own PID namespace), through the signaller. False once bash is gone.
+   */
+  signal(pgid: number | undefined, signal: SignallerSignal): boolean {
+    if (pgid === undefined || !Number.isSafeInteger(pgid) || pgid <= 1) return false;
+    if (this.exitReason !== undefined || this.signals === undefined) return false;
+    this.signals.write(signallerLine(signal, pgid));
+    return true;
+  }
+
+  /**
    * Kills bash and every process still in its session: the running command and what
    * earlier commands left running in the background. Safe to call at any time.
    */
   kill(): void {
-    const sid = this.child.pid;
-    if (sid === undefined) return;
-    for (const pid of sessionMembers(sid)) signalProcess(pid, 'SIGKILL');
-    signalGroup(sid, 'SIGKILL');
+    // The signaller kills the shell's session where it lives (in a sandbox or a
+    // container) once its input ends.
+    this.signals?.end();
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    this.launch.kill?.(pid);
+    for (const member of sessionMembers(pid)) signalProcess(member, 'SIGKILL');
+    killGroup(pid, 'SIGKILL');
   }
 
   /**
-   * Kills bash and its session, waits up to `timeoutMs` for bash to exit, and removes
-   * the state directory whatever happened, so that nothing of the session's state is
-   * left once this resolves.
+   * Kills bash and its session and waits up to `timeoutMs` for bash to exit, so that
+   * nothing of the session is left once this resolves.
    */
   async close(timeoutMs: number): Promise<void> {
     this.kill();
@@ -163,12 +226,12 @@ export class BashProcess {
       }),
     ]);
     clearTimeout(timer);
-    this.removeState();
   }
 
-  private removeState(): void {
-    // Retries: a killed job's last rename may land while the directory is being emptied.
-    rmSync(this.stateDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 10 });
+  private onReady(shellPid: number): void {
+    // A signaller of its own learns which session to end when its input ends.
+    if (this.signaller !== undefined) this.signals?.write(`SESSION ${shellPid}\n`);
+    this.resolveReady();
   }
 
   private write(text: string): void {
@@ -182,17 +245,15 @@ export class BashProcess {
   }
 }
 
-/**
- * Sends a signal to a process group; a group that is already gone is not an error.
- * Returns false when there was no such group.
- */
-export function signalGroup(pgid: number | undefined, signal: NodeJS.Signals): boolean {
-  if (pgid === undefined || !Number.isSafeInteger(pgid) || pgid <= 1) return false;
+/** The script a container's signaller process runs; see {@link ShellLaunch.signaller}. */
+export { signallerScript };
+
+function killGroup(pgid: number | undefined, signal: NodeJS.Signals): void {
+  if (pgid === undefined || !Number.isSafeInteger(pgid) || pgid <= 1) return;
   try {
     process.kill(-pgid, signal);
-    return true;
   } catch {
-    return false;
+    // already gone
   }
 }
 
@@ -205,9 +266,9 @@ function signalProcess(pid: number, signal: NodeJS.Signals): void {
 }
 
 /**
- * The processes whose session is `sid`, read from /proc (Linux). Bash leads its own
- * session, so these are bash and everything it started that did not leave. Elsewhere
- * the list is empty and only bash's own group is signalled.
+ * The processes whose session is `sid`, read from /proc (Linux). What we spawn leads its
+ * own session, so these are it and everything it started that did not leave. Elsewhere
+ * the list is empty and only the group is signalled.
  */
 function sessionMembers(sid: number): number[] {
   let entries: string[];

@@ -1,5 +1,5 @@
 import { Annotations, Param, Replay, Tool } from 'agenttool';
-import { Sandbox } from './sandbox';
+import { FileRoot } from './file-root';
 import { shortPath } from './short-path';
 
 /** How much `read_file` returns when the call does not say. */
@@ -50,7 +50,7 @@ export class AppendFileArgs {
 @Annotations({ title: 'Read a file', readOnly: true })
 @Replay('safe')
 export class ReadFileTool {
-  constructor(private readonly sandbox: Sandbox) {}
+  constructor(private readonly files: FileRoot) {}
 
   async execute(args: ReadFileArgs): Promise<string> {
     const maxBytes = args.max_bytes ?? DEFAULT_READ_BYTES;
@@ -60,7 +60,7 @@ export class ReadFileTool {
         `max_bytes must be at most ${MAX_READ_BYTES} (4 MiB), got ${maxBytes}: read_file reads no more than that in one call`,
       );
     }
-    const { content, size, truncated } = await this.sandbox.read(args.path, { maxBytes });
+    const { content, size, truncated } = await this.files.read(args.path, { maxBytes });
     const text = content.toString('utf8');
     if (!truncated) return text;
     const separator = text.endsWith('\n') ? '' : '\n';
@@ -85,10 +85,10 @@ export class ReadFileTool {
 @Annotations({ title: 'Write a file', destructive: true, idempotent: true })
 @Replay('safe')
 export class WriteFileTool {
-  constructor(private readonly sandbox: Sandbox) {}
+  constructor(private readonly files: FileRoot) {}
 
   async execute(args: WriteFileArgs): Promise<string> {
-    const bytes = await this.sandbox.write(args.path, args.content);
+    const bytes = await this.files.write(args.path, args.content);
     return `Wrote ${bytes} bytes to ${shortPath(args.path)}.`;
   }
 }
@@ -104,10 +104,10 @@ export class WriteFileTool {
 })
 @Annotations({ title: 'Append to a file', destructive: false, idempotent: false })
 export class AppendFileTool {
-  constructor(private readonly sandbox: Sandbox) {}
+  constructor(private readonly files: FileRoot) {}
 
   async execute(args: AppendFileArgs): Promise<string> {
-    const bytes = await this.sandbox.append(args.path, args.content);
+    const bytes = await this.files.append(args.path, args.content);
     return `Appended ${bytes} bytes to ${shortPath(args.path)}.`;
   }
 }

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { createContext, outputText, type Tool } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
 import { connectMcp, type RemoteTools, serveTools } from 'agenttool/mcp';
-import { WORKSPACE_ROOT_ENV } from '../../samples/workspace/config';
-import { WorkspaceModule } from '../../samples/workspace/workspace.module';
+import { WORKSPACE_ROOT_ENV } from 'agenttool/workspace';
+import { WorkspaceModule } from 'agenttool/workspace';
 
 let root: string;
 let saved: string | undefined;

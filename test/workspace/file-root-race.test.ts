@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PathEscapeError, Sandbox } from '../../samples/fs/sandbox';
+import { PathEscapeError, FileRoot } from '../../src/workspace/file-root';
 
 /**
  * Swaps `dir` for a link to `outside` and back, in a loop, until killed. A write may
@@ -76,9 +76,9 @@ function startSwapper(): Promise<ChildProcess> {
   });
 }
 
-describe('Sandbox under a directory swapped for a link', () => {
+describe('FileRoot under a directory swapped for a link', () => {
   it('never writes, creates or reads anything outside the root', async () => {
-    const sandbox = new Sandbox(root);
+    const sandbox = new FileRoot(root);
     swapper = await startSwapper();
     const outcomes = { done: 0, escaped: 0, failed: 0 };
     const leaks: string[] = [];

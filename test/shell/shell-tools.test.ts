@@ -10,20 +10,16 @@ import {
   annotationsOf,
   confinedBy,
   createContext,
+  definitionHash,
   definitionOf,
   isCloser,
   replayOf,
   resourceOf,
   toolFromInstance,
 } from 'agenttool';
-import { Shell } from '../../samples/shell/shell';
-import {
-  BashTool,
-  RestartTool,
-  SANDBOX_ENV,
-  describeRun,
-  processConfinement,
-} from '../../samples/shell/tools';
+import { Shell, describeRun, shellTools } from 'agenttool/shell';
+
+const { BashTool, RestartTool } = shellTools({});
 
 let dir: string;
 let shell: Shell;
@@ -76,20 +72,61 @@ describe('bash and restart: what they declare', () => {
     });
   });
 
-  it('say honestly that bash is not confined, unless the process is said to run in a sandbox', () => {
+  it('say truthfully, per call, where bash runs', async () => {
     const ctx = createContext();
     const args = JSON.stringify({ command: 'ls' });
-    const saved = process.env[SANDBOX_ENV];
+    expect(confinedBy(bash, args, ctx)).toEqual({ confined: true, by: 'bubblewrap' });
+
+    const open = shellTools({ sandbox: false });
+    const unconfinedShell = new Shell({ cwd: dir, sandbox: false });
     try {
-      delete process.env[SANDBOX_ENV];
-      expect(confinedBy(bash, args, ctx)).toEqual({ confined: false, by: '' });
-      process.env[SANDBOX_ENV] = 'container:agent';
-      expect(confinedBy(bash, args, ctx)).toEqual({ confined: true, by: 'container:agent' });
+      const openBash = toolFromInstance(new open.BashTool(unconfinedShell));
+      expect(confinedBy(openBash, args, ctx)).toEqual({ confined: false, by: '' });
+      // Tools made for a sandboxed shell never report an unconfined one as confined.
+      const mismatched = toolFromInstance(new BashTool(unconfinedShell));
+      const [outcome] = await new Executor().results([job(mismatched, { command: 'true' })]);
+      expect(outputOf(outcome!)).toMatch(
+        /^Error: the bash tool says its calls run confined \(bubblewrap\) but its shell runs them unconfined/,
+      );
     } finally {
-      if (saved === undefined) delete process.env[SANDBOX_ENV];
-      else process.env[SANDBOX_ENV] = saved;
+      await unconfinedShell.close();
     }
-    expect(processConfinement({ [SANDBOX_ENV]: '  ' })).toEqual({ confined: false, by: '' });
+
+    const inContainer = shellTools({ sandbox: false, container: { name: 'agent' } });
+    const containerBash = toolFromInstance(
+      new inContainer.BashTool(new Shell({ sandbox: false, container: { name: 'agent' } })),
+    );
+    expect(confinedBy(containerBash, args, ctx)).toEqual({ confined: true, by: 'container:agent' });
+  });
+
+  it('offer the escape hatch only when allowed, and say when a call uses it', () => {
+    const ctx = createContext();
+    expect(definitionOf(bash).parameters?.properties).not.toHaveProperty(
+      'dangerously_disable_sandbox',
+    );
+    const hatch = shellTools({ allowUnsandboxedCommands: true });
+    const hatchBash = toolFromInstance(
+      new hatch.BashTool(new Shell({ cwd: dir, allowUnsandboxedCommands: true })),
+    );
+    expect(definitionOf(hatchBash).parameters?.properties).toHaveProperty(
+      'dangerously_disable_sandbox',
+      { type: 'boolean', description: expect.stringContaining('outside the sandbox') },
+    );
+    // The hash says whether a server offers it.
+    expect(definitionHash(definitionOf(hatchBash))).not.toBe(definitionHash(definitionOf(bash)));
+    const call = (extra: object) => JSON.stringify({ command: 'ls', ...extra });
+    expect(confinedBy(hatchBash, call({}), ctx)).toEqual({ confined: true, by: 'bubblewrap' });
+    expect(confinedBy(hatchBash, call({ dangerously_disable_sandbox: false }), ctx)).toEqual({
+      confined: true,
+      by: 'bubblewrap',
+    });
+    expect(confinedBy(hatchBash, call({ dangerously_disable_sandbox: true }), ctx)).toEqual({
+      confined: false,
+      by: '',
+    });
+    expect(() => shellTools({ sandbox: false, allowUnsandboxedCommands: true })).toThrow(
+      /allowUnsandboxedCommands is for a sandboxed shell/,
+    );
   });
 
   it('leave replay unknown for bash (a command may not be safe to repeat), safe for restart', () => {
@@ -134,7 +171,7 @@ describe('bash and restart through the executor', () => {
         records.push({ record, running: shell.running, callId: ctx.call.id });
       },
     });
-    const bashJob = job(bash, { command: 'cut -d" " -f5 /proc/$BASHPID/stat' });
+    const bashJob = job(bash, { command: 'echo $BASHPID' });
     const [outcome] = await executor.results([bashJob]);
     expect(records).toHaveLength(1);
     const [{ record, running, callId }] = records as [(typeof records)[0]];
@@ -142,7 +179,8 @@ describe('bash and restart through the executor', () => {
     expect(running).toBe(true);
     expect(callId).toBe(bashJob.call.id);
     const pgid = (JSON.parse(record.data) as { pgid: number }).pgid;
-    expect(record.data).toBe(JSON.stringify({ pgid }));
+    // The id is the sandbox's own (its PID namespace's), and the record says so.
+    expect(record.data).toBe(JSON.stringify({ pgid, sandbox: 'bubblewrap' }));
     expect(outputOf(outcome!)).toBe(`${pgid}\n`);
   });
 

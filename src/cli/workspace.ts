@@ -1,0 +1,180 @@
+import { resolve } from 'node:path';
+import type { Constructor } from 'agenttool';
+import type * as ShellEntry from 'agenttool/shell';
+import type { SandboxOptions, ShellLimits, ShellOptions } from 'agenttool/shell';
+import type * as WorkspaceEntry from 'agenttool/workspace';
+import type { WorkspaceOptions } from 'agenttool/workspace';
+import { CliError, ExitCode } from './exit-codes';
+
+/** The `agenttool workspace` options that shape the shell. */
+export interface WorkspaceFlags {
+  /** False with `--no-sandbox`. */
+  readonly sandbox?: boolean | undefined;
+  readonly allowNetwork?: readonly string[] | undefined;
+  readonly allowWrite?: readonly string[] | undefined;
+  readonly denyRead?: readonly string[] | undefined;
+  readonly allowUnsandboxedCommands?: boolean | undefined;
+  readonly maxProcesses?: string | undefined;
+  readonly maxMemory?: string | undefined;
+  readonly shellEnv?: readonly string[] | undefined;
+}
+
+/** The workspace app for `dir`, ready to serve, and the lines that say how it is confined. */
+export interface WorkspaceApp {
+  readonly module: Constructor;
+  readonly name: string;
+  readonly root: string;
+  /** What the server prints once about the sandbox, before it serves. */
+  readonly summary: string;
+}
+
+/**
+ * The workspace module for `dir` (the working directory by default), configured from
+ * the command line. The sandbox is checked now, so a machine that cannot run it fails
+ * at start with the cause and the fix, not at the first call.
+ */
+export function workspaceApp(
+  dir: string | undefined,
+  flags: WorkspaceFlags,
+  cwd: string = process.cwd(),
+): WorkspaceApp {
+  // Loaded here: the other commands never load the shell or its sandbox.
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use */
+  const shellEntry = require('agenttool/shell') as typeof ShellEntry;
+  const workspaceEntry = require('agenttool/workspace') as typeof WorkspaceEntry;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const root = resolve(cwd, dir ?? '.');
+  const sandboxed = flags.sandbox !== false;
+  const sandboxOnly = (
+    [
+      ['--allow-network', flags.allowNetwork],
+      ['--allow-write', flags.allowWrite],
+      ['--deny-read', flags.denyRead],
+      ['--allow-unsandboxed-commands', flags.allowUnsandboxedCommands],
+      ['--max-processes', flags.maxProcesses],
+      ['--max-memory', flags.maxMemory],
+    ] as const
+  ).find(([, value]) => value !== undefined && value !== false);
+  if (!sandboxed && sandboxOnly !== undefined) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: workspace: ${sandboxOnly[0]} configures the sandbox, which --no-sandbox turns off`,
+    );
+  }
+  const sandbox: SandboxOptions = {
+    ...(flags.allowNetwork === undefined ? {} : { allowedHosts: flags.allowNetwork }),
+    ...(flags.allowWrite === undefined
+      ? {}
+      : { allowWrite: flags.allowWrite.map((p) => resolve(cwd, p)) }),
+    ...(flags.denyRead === undefined
+      ? {}
+      : { denyRead: flags.denyRead.map((p) => resolve(cwd, p)) }),
+    ...(flags.maxProcesses === undefined
+      ? {}
+      : { maxProcesses: count('--max-processes', flags.maxProcesses) }),
+    ...(flags.maxMemory === undefined
+      ? {}
+      : { maxMemoryBytes: bytes('--max-memory', flags.maxMemory) }),
+  };
+  const shell: Omit<ShellOptions, 'cwd'> = {
+    sandbox: sandboxed ? sandbox : false,
+    ...(flags.allowUnsandboxedCommands === true ? { allowUnsandboxedCommands: true } : {}),
+    env: shellEntry.shellEnvironment(process.env, [...(flags.shellEnv ?? [])]),
+  };
+  let module: Constructor;
+  let limits: ShellLimits | undefined;
+  try {
+    if (sandboxed) shellEntry.checkSandboxSupport();
+    module = workspaceEntry.WorkspaceModule.forRoot({ root, shell } satisfies WorkspaceOptions);
+    const policy = new shellEntry.Shell({ ...shell, cwd: root }).sandboxPolicy;
+    if (policy !== undefined) {
+      limits = shellEntry.limitsEnforcement(policy.maxProcesses, policy.maxMemoryBytes);
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CliError(
+      error instanceof shellEntry.SandboxUnavailableError
+        ? ExitCode.CONNECTION
+        : ExitCode.BAD_ARGUMENTS,
+      `agenttool: workspace: ${message}`,
+      { cause: error },
+    );
+  }
+  return { module, name: 'workspace', root, summary: summary(root, flags, limits) };
+}
+
+function summary(root: string, flags: WorkspaceFlags, limits: ShellLimits | undefined): string {
+  const lines = [`  workspace: ${root}`];
+  if (flags.sandbox === false) {
+    lines.push(
+      '  sandbox: OFF (--no-sandbox): bash runs every command with all the rights of this process',
+    );
+    return `${lines.join('\n')}\n`;
+  }
+  const network =
+    flags.allowNetwork === undefined || flags.allowNetwork.length === 0
+      ? 'none'
+      : `only ${flags.allowNetwork.join(', ')}`;
+  const writable = [root, ...(flags.allowWrite ?? []), 'its private $TMPDIR'].join(', ');
+  lines.push(
+    `  sandbox: ${process.platform === 'darwin' ? 'seatbelt' : 'bubblewrap'}; writable: ${writable}; network: ${network}`,
+  );
+  if (limits !== undefined) {
+    const processes =
+      limits.processesBy === 'none'
+        ? `${limits.maxProcesses} processes NOT enforced (RLIMIT_NPROC does not bind root, and no cgroup could be made)`
+        : `${limits.maxProcesses} processes (${limits.processesBy})`;
+    const memory = `${formatBytes(limits.maxMemoryBytes)} memory (${limits.memoryBy === 'cgroup' ? 'cgroup, for the whole shell' : 'rlimit, for each process'})`;
+    lines.push(`  limits per shell: ${processes}, ${memory}`);
+  }
+  if (flags.allowUnsandboxedCommands === true) {
+    lines.push(
+      '  escape hatch: on (bash takes dangerously_disable_sandbox; such calls run unconfined)',
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function count(option: string, text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value <= 0) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: ${option} must be a positive integer, got ${JSON.stringify(text)}`,
+    );
+  }
+  return value;
+}
+
+const UNITS: Readonly<Record<string, number>> = {
+  '': 1,
+  k: 1024,
+  m: 1024 ** 2,
+  g: 1024 ** 3,
+  t: 1024 ** 4,
+};
+
+/** `512M`, `4G`, `1048576`: a size in bytes (binary units, `B`/`iB` optional). */
+function bytes(option: string, text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$/i.exec(text);
+  const scale = UNITS[(match?.[2] ?? '').toLowerCase()];
+  const value = match === null || scale === undefined ? NaN : Math.floor(Number(match[1]) * scale);
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: ${option} must be a size such as 512M or 4G, got ${JSON.stringify(text)}`,
+    );
+  }
+  return value;
+}
+
+function formatBytes(value: number): string {
+  for (const [unit, scale] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const) {
+    if (value >= scale) return `${Number((value / scale).toFixed(1))} ${unit}`;
+  }
+  return `${value} bytes`;
+}

@@ -1,0 +1,397 @@
+/**
+ * The bash side of {@link Shell}: the script the persistent bash runs once at start, the
+ * line it runs for each command, and the signaller that interrupts commands.
+ *
+ * Why it is shaped this way: each command must run in its own process group, so that an
+ * interrupt (SIGINT to that group) reaches the command and everything it started but
+ * never the shell. The persistent bash therefore runs with job control on (`set -m`) and
+ * starts each command as one job: a subshell, whose pid is the group's id. A subshell
+ * cannot change its parent's state, so it carries the state itself: before the command
+ * it restores what the previous command left (working directory, variables and their
+ * attributes, functions, aliases, `set` and `shopt` options, umask) from a state file,
+ * and on exit (normal, `exit`, `set -e`, or an interrupt) it saves it again.
+ *
+ * Speed: a command costs one fork (the job) and no exec. Saving and restoring use
+ * builtins only: what a builtin prints is captured through a scratch file rather than a
+ * command substitution, which would fork. Both files live on a memory file system where
+ * there is one (`/dev/shm`; inside a sandbox, its private one): ext4 flushes a file that
+ * is truncated and rewritten, which cost about 10 ms a command.
+ *
+ * Nothing is left behind: the state and scratch files are made under random names with
+ * O_EXCL (noclobber), opened, and unlinked at once; they vanish with the shell however
+ * it ends, SIGKILL included. Only the persistent shell holds them open: a job closes its
+ * copies first thing, so no command inherits them, and reaches them through the shell's
+ * descriptors (`/proc/<shell>/fd/N`; where there is no /proc, its own `/dev/fd/N`,
+ * left open).
+ *
+ * Everything the shell tells us travels on stdout, in lines that start with a marker
+ * (`<marker> R`, `<marker> S <pgid>`, `<marker> E <status>`), so the order of output and
+ * "the command ended" is the order of the one pipe. Each marker is random, used once,
+ * and never visible to a command before it matters: the start marker is the first thing
+ * the job prints, before the command exists, and the end marker is read by bash from its
+ * input only after the job has ended. Bash reads its input from a pipe one byte at a
+ * time (POSIX requires a shell not to read ahead of the command it runs), so the end
+ * marker is not in the memory the job was forked with. A command's output can therefore
+ * neither end its own call early nor fake the start of another.
+ *
+ * Interrupts are lines (`INT <pgid>`, `TERM <pgid>`, `KILL <pgid>`) to a signaller: a
+ * background job of the shell reading descriptor 3 (or, for a shell in a container, a
+ * process of its own in the container). It lives in the shell's PID namespace, so it
+ * signals the group by the id the start line gave, inside a sandbox as outside. When its
+ * input ends (the server exited or was killed outright) it kills every process of the
+ * shell's session, so neither bash nor a running command outlives the server.
+ */
+
+/** Variables bash maintains itself: never saved, restored or unset. */
+const SPECIAL_VARIABLES = [
+  '_',
+  'BASH',
+  'BASHOPTS',
+  'BASHPID',
+  'BASH_ALIASES',
+  'BASH_ARGC',
+  'BASH_ARGV',
+  'BASH_ARGV0',
+  'BASH_CMDS',
+  'BASH_COMMAND',
+  'BASH_EXECUTION_STRING',
+  'BASH_LINENO',
+  'BASH_MONOSECONDS',
+  'BASH_REMATCH',
+  'BASH_SOURCE',
+  'BASH_SUBSHELL',
+  'BASH_TRAPSIG',
+  'BASH_VERSINFO',
+  'BASH_VERSION',
+  'COMP_WORDBREAKS',
+  'DIRSTACK',
+  'EPOCHREALTIME',
+  'EPOCHSECONDS',
+  'EUID',
+  'FUNCNAME',
+  'GROUPS',
+  'HISTCMD',
+  'HOSTNAME',
+  'HOSTTYPE',
+  'LINENO',
+  'MACHTYPE',
+  'OSTYPE',
+  'PIPESTATUS',
+  'PPID',
+  'PWD',
+  'RANDOM',
+  'SECONDS',
+  'SHELLOPTS',
+  'SHLVL',
+  'SRANDOM',
+  'UID',
+];
+
+/** `set -o` options that belong to the persistent shell, not to a command. */
+const SHELL_OWNED_OPTIONS = ['monitor', 'history', 'emacs', 'vi', 'interactive-comments'];
+
+/** The signals a signaller line may name. */
+export type SignallerSignal = 'INT' | 'TERM' | 'KILL';
+
+/** Quotes a string for bash: single quotes, with `'` written as `'\''`. */
+export function bashQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The line that asks the signaller to send `signal` to process group `pgid`. */
+export function signallerLine(signal: SignallerSignal, pgid: number): string {
+  return `${signal} ${pgid}\n`;
+}
+
+/**
+ * Kills every process of session `$1` (the caller's own when absent), group by group,
+ * repeating while any is left. Reads /proc, so it needs no fork to find them.
+ */
+const KILL_SESSION = `
+__agenttool_kill_session() {
+  local __agenttool_l __agenttool_f __agenttool_p __agenttool_found __agenttool_round
+  local __agenttool_me=$BASHPID __agenttool_sid=$1
+  if [ -z "$__agenttool_sid" ]; then
+    IFS= read -r __agenttool_l </proc/$BASHPID/stat || return 0
+    # The fields after the name are letters and numbers: no glob to fear in the split.
+    __agenttool_l=\${__agenttool_l##*) }
+    set -- $__agenttool_l
+    __agenttool_sid=$4
+  fi
+  for __agenttool_round in 1 2 3 4 5 6 7 8 9 10; do
+    __agenttool_found=
+    for __agenttool_f in /proc/[0-9]*/stat; do
+      IFS= read -r __agenttool_l <"$__agenttool_f" 2>/dev/null || continue
+      __agenttool_l=\${__agenttool_l##*) }
+      set -- $__agenttool_l
+      # state ppid pgrp session: a zombie is already dead.
+      [ "$4" = "$__agenttool_sid" ] && [ "$1" != Z ] || continue
+      __agenttool_p=\${__agenttool_f#/proc/}
+      __agenttool_p=\${__agenttool_p%/stat}
+      [ "$__agenttool_p" = "$__agenttool_me" ] && continue
+      __agenttool_found=1
+      [ "$3" = "$__agenttool_me" ] || kill -KILL -- "-$3"
+      kill -KILL "$__agenttool_p"
+    done 2>/dev/null
+    [ -n "$__agenttool_found" ] || return 0
+  done
+}`;
+
+/**
+ * The signaller: reads `<signal> <pgid>` lines from descriptor `$1` and signals that
+ * group; at end of input, kills session `$2` (its own when absent). It ignores
+ * interrupts, so that a signal meant for a command never ends it.
+ */
+const SIGNALLER = `${KILL_SESSION}
+__agenttool_signaller() {
+  builtin trap '' INT TERM HUP
+  local __agenttool_s __agenttool_p
+  while IFS=' ' builtin read -r -u "$1" __agenttool_s __agenttool_p; do
+    case $__agenttool_p in '' | *[!0-9]* | 0 | 1) continue ;; esac
+    case $__agenttool_s in
+      INT | TERM | KILL) builtin kill -s "$__agenttool_s" -- "-$__agenttool_p" 2>/dev/null ;;
+    esac
+  done
+  __agenttool_kill_session "$2"
+}`;
+
+/**
+ * The script a signaller process of its own runs (a shell in a container, where the
+ * shell's process gets no descriptor but its standard input): it reads lines from
+ * standard input. The first line names the shell's session (`SESSION <sid>`), killed
+ * when input ends.
+ */
+export function signallerScript(): string {
+  return `${SIGNALLER}
+IFS=' ' read -r __agenttool_w __agenttool_sid || exit 0
+case $__agenttool_sid in '' | *[!0-9]*) exit 2 ;; esac
+__agenttool_signaller 0 "$__agenttool_sid"
+`;
+}
+
+/** How the persistent bash sets itself up; see {@link initScript}. */
+export interface InitOptions {
+  /** Printed as `<readyMarker> R <pid>` once the shell is ready. */
+  readonly readyMarker: string;
+  /**
+   * Directories for the state and scratch files, tried in order; the first where a
+   * file can be made is used. A memory file system first (see the file's comment).
+   */
+  readonly stateDirs: readonly string[];
+  /** A random name stem for those files; they are unlinked as soon as they are open. */
+  readonly stateName: string;
+  /** Bash lines run first, before anything is recorded as the shell's own state. */
+  readonly prelude?: string;
+  /** Start the signaller on descriptor 3 (false when a process of its own does it). */
+  readonly signallerOnFd3: boolean;
+  /**
+   * The names of the variables the shell's owner gave it; the others it starts with
+   * were set by its sandbox or container, and are left out of a portable state.
+   */
+  readonly given?: readonly string[];
+}
+
+/**
+ * The script the persistent bash runs once: it defines the helpers, opens its state,
+ * starts the signaller when descriptor 3 is open, and ends by printing
+ * `<readyMarker> R <pid>`, where `<pid>` is the shell's own pid in its PID namespace.
+ */
+export function initScript(options: InitOptions): string {
+  const dirs = options.stateDirs.map(bashQuote).join(' ');
+  return `
+set -m
+set +o history 2>/dev/null
+shopt -s expand_aliases
+${options.prelude ?? ''}
+__agenttool_last=0
+__agenttool_special=${bashQuote(` ${SPECIAL_VARIABLES.join(' ')} `)}
+__agenttool_user_var() {
+  case $1 in __agenttool_*) return 1 ;; esac
+  case $__agenttool_special in *" $1 "*) return 1 ;; esac
+  return 0
+}
+__agenttool_ret() { return "$1"; }
+__agenttool_open() {
+  local __agenttool_d __agenttool_p
+  builtin set -C
+  for __agenttool_d in ${dirs}; do
+    __agenttool_p=$__agenttool_d/.agenttool-${options.stateName}
+    { exec {__agenttool_fd}>"$__agenttool_p.state"; } 2>/dev/null || continue
+    if { exec {__agenttool_tfd}>"$__agenttool_p.scratch"; } 2>/dev/null; then
+      command rm -f -- "$__agenttool_p.state" "$__agenttool_p.scratch"
+      builtin set +C
+      return 0
+    fi
+    exec {__agenttool_fd}>&-
+    command rm -f -- "$__agenttool_p.state"
+  done
+  builtin set +C
+  builtin printf 'agenttool: no directory to keep the shell state in (tried %s)\\n' ${bashQuote(options.stateDirs.join(', '))} >&2
+  exit 71
+}
+__agenttool_open
+# Where a job finds the state: through the shell's descriptors, so it can close its own.
+# The shell's pid as /proc counts it, which in a sandbox can be another PID namespace's
+# than the one $$ counts in.
+__agenttool_fds=/dev/fd
+if IFS=' ' builtin read -r __agenttool_n _ </proc/self/stat 2>/dev/null &&
+  [ -e "/proc/$__agenttool_n/fd/$__agenttool_fd" ]; then
+  __agenttool_fds=/proc/$__agenttool_n/fd
+fi
+# Names of the variables the shell starts with: a saved state says which are still set.
+__agenttool_initial=()
+builtin compgen -v >|"$__agenttool_fds/$__agenttool_tfd"
+builtin mapfile -t __agenttool_names <"$__agenttool_fds/$__agenttool_tfd"
+for __agenttool_n in "\${__agenttool_names[@]}"; do
+  __agenttool_user_var "$__agenttool_n" && __agenttool_initial+=("$__agenttool_n")
+done
+# The set -o options a command may change: all but the ones this shell owns.
+__agenttool_setopts=()
+builtin set +o >|"$__agenttool_fds/$__agenttool_tfd"
+builtin mapfile -t __agenttool_names <"$__agenttool_fds/$__agenttool_tfd"
+for __agenttool_n in "\${__agenttool_names[@]}"; do
+  __agenttool_n=\${__agenttool_n##* }
+  case ${bashQuote(` ${SHELL_OWNED_OPTIONS.join(' ')} `)} in *" $__agenttool_n "*) ;; *) __agenttool_setopts+=("$__agenttool_n") ;; esac
+done
+# The environment the shell was started with but not given by its owner: what a sandbox
+# or a container set for itself (its proxy, its temp folder).
+__agenttool_plumbing=' '
+for __agenttool_n in "\${__agenttool_initial[@]}"; do
+  [[ \${!__agenttool_n@a} == *x* ]] || continue
+  case ${bashQuote(` ${(options.given ?? []).join(' ')} `)} in *" $__agenttool_n "*) ;; *) __agenttool_plumbing+="$__agenttool_n " ;; esac
+done
+unset -v __agenttool_names __agenttool_n
+__agenttool_opts() {
+  local __agenttool_o
+  for __agenttool_o in "\${__agenttool_setopts[@]}"; do
+    case ":$1:" in
+      *":$__agenttool_o:"*) builtin set -o "$__agenttool_o" ;;
+      *) builtin set +o "$__agenttool_o" ;;
+    esac
+  done
+  return 0
+}
+# The job's first act: say it exists, by its group id, before the command does; then
+# let go of the state descriptors, which the shell keeps for it.
+__agenttool_begin() {
+  builtin printf '%s S %d\\n' "$1" "$BASHPID"
+  [ "$__agenttool_fds" = /dev/fd ] || exec {__agenttool_fd}>&- {__agenttool_tfd}>&-
+}
+# After the restore: from here an interrupt ends the command line through exit, so the
+# state is saved (bash alone would go on with the next command when the foreground
+# program survived the signal).
+__agenttool_arm() {
+  builtin trap 'exit 130' INT
+  builtin trap 'exit 143' TERM
+  builtin trap '{ __agenttool_save; } 2>/dev/null' EXIT
+}
+# Runs in the command's environment, where its functions may shadow commands: builtin.
+__agenttool_save() {
+  # The command is over; a repeated interrupt must not cut the save short.
+  builtin trap '' INT TERM
+  __agenttool_state >|"$__agenttool_fds/$__agenttool_fd"
+}
+# Prints the state as bash that restores it. With 1, the state another shell can take
+# (the escape hatch's unconfined shell, say): without the variables this shell's
+# sandbox or container set itself, which mean nothing elsewhere.
+__agenttool_state() {
+  local __agenttool_so=$SHELLOPTS __agenttool_n __agenttool_portable=\${1-}
+  builtin set +euvx
+  builtin set +o pipefail
+  local -a __agenttool_names __agenttool_vars=() __agenttool_funcs=() __agenttool_unset=()
+  builtin compgen -v >|"$__agenttool_fds/$__agenttool_tfd"
+  builtin mapfile -t __agenttool_names <"$__agenttool_fds/$__agenttool_tfd"
+  for __agenttool_n in "\${__agenttool_names[@]}"; do
+    __agenttool_user_var "$__agenttool_n" || continue
+    if [ -n "$__agenttool_portable" ]; then
+      case $__agenttool_plumbing in *" $__agenttool_n "*) continue ;; esac
+    fi
+    __agenttool_vars+=("$__agenttool_n")
+  done
+  for __agenttool_n in "\${__agenttool_initial[@]}"; do
+    if [ -n "$__agenttool_portable" ]; then
+      case $__agenttool_plumbing in *" $__agenttool_n "*) continue ;; esac
+    fi
+    __agenttool_unset+=("$__agenttool_n")
+  done
+  builtin declare -F >|"$__agenttool_fds/$__agenttool_tfd"
+  builtin mapfile -t __agenttool_names <"$__agenttool_fds/$__agenttool_tfd"
+  for __agenttool_n in "\${__agenttool_names[@]}"; do
+    __agenttool_n=\${__agenttool_n##* }
+    case $__agenttool_n in __agenttool_*) ;; *) __agenttool_funcs+=("$__agenttool_n") ;; esac
+  done
+  if ((\${#__agenttool_unset[@]})); then
+    builtin printf 'builtin unset -v'
+    builtin printf ' %q' "\${__agenttool_unset[@]}"
+    builtin printf '\\n'
+  fi
+  builtin printf 'builtin cd -- %q 2>/dev/null || builtin printf %q %q "$PWD"\\n' "$PWD" \\
+    'agenttool: the working directory %s is gone; staying in %s\\n' "$PWD"
+  if ((\${#__agenttool_vars[@]})); then builtin declare -p "\${__agenttool_vars[@]}"; fi
+  builtin umask -p
+  builtin shopt -p
+  # Functions before aliases: an alias would be expanded in a definition's name.
+  if ((\${#__agenttool_funcs[@]})); then builtin declare -f "\${__agenttool_funcs[@]}"; fi
+  builtin alias -p
+  # set -o last: once errexit is on, nothing after this may fail.
+  builtin printf '__agenttool_opts %q\\n' "$__agenttool_so"
+}
+# Replaces the state with one another shell printed, and keeps this job from saving.
+__agenttool_take() {
+  builtin printf '%s' "$1" >|"$__agenttool_fds/$__agenttool_fd" || return 1
+  builtin trap - EXIT
+}
+# In the shell, after the job: its status, then the end line with the marker that
+# follows the command on the shell's input (read only now that the job has ended).
+__agenttool_ended() {
+  builtin wait "$1"
+  __agenttool_last=$?
+  IFS= builtin read -r __agenttool_e
+  builtin printf '%s E %d\\n' "$__agenttool_e" "$__agenttool_last"
+  __agenttool_e=
+}
+${options.signallerOnFd3 ? SIGNALLER : KILL_SESSION}
+${
+  options.signallerOnFd3
+    ? `if { : <&3; } 2>/dev/null; then
+  ( __agenttool_signaller 3 ) </dev/null >/dev/null 2>&1 &
+  exec 3<&-
+fi`
+    : ''
+}
+builtin printf '%s R %d\\n' ${bashQuote(options.readyMarker)} "$$"
+`;
+}
+
+/**
+ * The text that runs one command as a job in its own process group. The job prints
+ * `<startMarker> S <pgid>` as its first act: by then its signal handling is its own, so
+ * an interrupt sent on that news is not lost (one sent between fork and that point can
+ * be). The state is restored before the traps are set, so an interrupt during the
+ * restore saves nothing rather than a half-restored state. The state file is sourced at
+ * the job's top level, not in a function, where `declare` would make its variables
+ * local. When the job has ended the shell reads the end marker, the line the
+ * driver writes right after this text (see {@link endMarkerLine}), and prints
+ * `<endMarker> E <status>`; the job and `__agenttool_ended` share the last line, since
+ * bash runs a line only once it has read all of it, and `read` takes the line that
+ * follows. Standard error is merged into standard output; standard input is /dev/null,
+ * since the shell's own input is this channel.
+ */
+export function commandSnippet(command: string, startMarker: string): string {
+  return `__agenttool_c=${bashQuote(command)}
+( __agenttool_begin ${bashQuote(startMarker)}; builtin . "$__agenttool_fds/$__agenttool_fd" 2>/dev/null; __agenttool_arm; { __agenttool_ret "$__agenttool_last" && :; } 2>/dev/null; builtin eval "$__agenttool_c" ) </dev/null 2>&1 & __agenttool_ended "$!"
+`;
+}
+
+/** The command that prints the shell's state portably (see `__agenttool_state`). */
+export const EXPORT_STATE_COMMAND = '__agenttool_state 1';
+
+/** The command that makes `state` (from {@link EXPORT_STATE_COMMAND}) the shell's state. */
+export function importStateCommand(state: string): string {
+  return `__agenttool_take ${bashQuote(state)}`;
+}
+
+/** The line that follows a {@link commandSnippet}: the end marker, read once the job ended. */
+export function endMarkerLine(endMarker: string): string {
+  return `${endMarker}\n`;
+}

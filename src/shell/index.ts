@@ -1,0 +1,44 @@
+/**
+ * `agenttool/shell`: a persistent bash that runs each command in an OS sandbox (or a
+ * container), the `bash` and `restart` tools on it, and the module that injects one
+ * shell per client session. See docs/sandbox.md.
+ */
+export {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  type RunOptions,
+  Shell,
+  type ShellOptions,
+  type ShellResult,
+} from './shell';
+export { type ContainerOptions } from './container';
+export { SHELL_ENVIRONMENT_DEFAULTS, shellEnvironment } from './environment';
+export { limitsEnforcement, type ShellLimits } from './process-limits';
+export {
+  CREDENTIAL_PATHS,
+  DEFAULT_MAX_PROCESSES,
+  defaultMaxMemoryBytes,
+  type SandboxOptions,
+  type SandboxPolicy,
+} from './sandbox-policy';
+export { checkSandboxSupport, SandboxUnavailableError } from './sandbox-runtime';
+export {
+  BashArgs,
+  type BashToolInstance,
+  ESCAPE_HATCH_ARGUMENT,
+  PROCESS_GROUP_RECORD,
+  type RestartToolInstance,
+  SHELL_RESOURCE,
+  type ShellTools,
+  type ShellToolsOptions,
+  UnsandboxableBashArgs,
+  confinementOf,
+  describeRun,
+  runDetails,
+  shellTools,
+} from './tools';
+export {
+  ShellModule,
+  type ShellModuleAsyncOptions,
+  type ShellModuleOptions,
+  type ShellPlacement,
+} from './shell.module';

@@ -1,0 +1,81 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
+
+/**
+ * Cleans up after this process when it is killed outright (SIGKILL, an OOM kill), which
+ * runs no handler of ours: a small bash process whose input is a pipe from here. We tell
+ * it what to remove; when its input ends (however this process ended) it kills the
+ * processes, removes the files and the cgroups it was told of, and exits. What was
+ * released normally is taken off its list first, so nothing unrelated is touched (a
+ * pid reused by another program, say).
+ */
+const SCRIPT = `
+trap '' INT TERM HUP
+declare -A pids=() files=() groups=()
+while IFS=' ' read -r kind value; do
+  case $kind in
+    PID) pids[$value]=1 ;;
+    UNPID) unset -v 'pids[$value]' ;;
+    FILE) files[$value]=1 ;;
+    UNFILE) unset -v 'files[$value]' ;;
+    CGROUP) groups[$value]=1 ;;
+    UNCGROUP) unset -v 'groups[$value]' ;;
+  esac
+done
+for p in "\${!pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+for f in "\${!files[@]}"; do rm -f -- "$f"; done
+# A cgroup can be removed once its processes are gone, which takes a moment.
+for round in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+  left=0
+  for g in "\${!groups[@]}"; do
+    if [ -d "$g" ]; then rmdir -- "$g" 2>/dev/null || left=1; fi
+  done
+  [ "$left" = 0 ] && break
+  sleep 0.25
+done
+`;
+
+let janitor: { readonly child: ChildProcess; readonly input: Socket } | undefined;
+
+function started(): { readonly child: ChildProcess; readonly input: Socket } | undefined {
+  if (janitor !== undefined && janitor.child.exitCode === null) return janitor;
+  try {
+    const child = spawn('bash', ['--noprofile', '--norc', '-c', SCRIPT], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      // Its own group: a Ctrl-C meant for this process must not take it first.
+      detached: true,
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
+    });
+    child.once('error', () => undefined);
+    const input = child.stdin as Socket | null;
+    if (input === null) return undefined;
+    input.on('error', () => undefined);
+    // Neither keeps this process alive: it is there for when this process is gone.
+    child.unref();
+    input.unref();
+    janitor = { child, input };
+    return janitor;
+  } catch {
+    return undefined;
+  }
+}
+
+function tell(line: string): void {
+  started()?.input.write(`${line}\n`);
+}
+
+/** What the janitor removes if this process dies without releasing it. */
+export const cleanupOnHardExit = {
+  process(pid: number): () => void {
+    tell(`PID ${pid}`);
+    return () => tell(`UNPID ${pid}`);
+  },
+  file(path: string): () => void {
+    tell(`FILE ${path}`);
+    return () => tell(`UNFILE ${path}`);
+  },
+  cgroup(path: string): () => void {
+    tell(`CGROUP ${path}`);
+    return () => tell(`UNCGROUP ${path}`);
+  },
+};

@@ -1,0 +1,241 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanupOnHardExit } from './janitor';
+
+/** How a shell's caps are enforced, as {@link Shell.limits} reports it. */
+export interface ShellLimits {
+  /** The most processes the shell may have at once. */
+  readonly maxProcesses: number;
+  /** The most memory, in bytes. */
+  readonly maxMemoryBytes: number;
+  /**
+   * What holds the process cap: `cgroup` (for the shell as a whole), `rlimit` (per user
+   * namespace, so for the shell as a whole too), or `none` (RLIMIT_NPROC does not bind
+   * root, and no cgroup could be made).
+   */
+  readonly processesBy: 'cgroup' | 'rlimit' | 'none';
+  /**
+   * What holds the memory cap: `cgroup` (for the shell as a whole) or `rlimit` (for each
+   * process on its own, `RLIMIT_DATA`, where no cgroup could be made).
+   */
+  readonly memoryBy: 'cgroup' | 'rlimit';
+}
+
+/** The caps of one shell, applied as it starts. */
+export interface AppliedLimits {
+  readonly limits: ShellLimits;
+  /** Wraps the command that starts the shell so that it runs in the cgroups, if any. */
+  wrap(argv: readonly [string, ...string[]]): [string, ...string[]];
+  /** Bash lines that set the rlimits the cgroups do not cover. */
+  readonly prelude: string;
+  /** Removes the cgroups once the shell has exited (retrying while they drain). */
+  release(): void;
+}
+
+interface Cgroup {
+  readonly dir: string;
+  readonly forget: () => void;
+}
+
+/**
+ * Makes a cgroup for one shell with the given caps where this process may (cgroup v1
+ * `pids` and `memory` hierarchies it can write, as root; or a cgroup v2 subtree
+ * delegated to it with both controllers enabled), and falls back to rlimits set in the
+ * shell where not.
+ */
+export function applyLimits(maxProcesses: number, maxMemoryBytes: number): AppliedLimits {
+  const name = `agenttool-shell-${randomBytes(6).toString('hex')}`;
+  const made: Cgroup[] = [];
+  let processesBy: ShellLimits['processesBy'] = 'none';
+  let memoryBy: ShellLimits['memoryBy'] = 'rlimit';
+  const v2 = cgroupV2Dir();
+  if (v2 !== undefined && delegated(v2)) {
+    const dir = makeCgroup(join(v2, name), [
+      ['pids.max', String(maxProcesses)],
+      ['memory.max', String(maxMemoryBytes)],
+      ['memory.swap.max', '0'],
+    ]);
+    if (dir !== undefined) {
+      made.push(dir);
+      processesBy = 'cgroup';
+      memoryBy = 'cgroup';
+    }
+  }
+  if (made.length === 0) {
+    const pids = cgroupV1Dir('pids');
+    const pidsGroup =
+      pids === undefined
+        ? undefined
+        : makeCgroup(join(pids, name), [['pids.max', String(maxProcesses)]]);
+    if (pidsGroup !== undefined) {
+      made.push(pidsGroup);
+      processesBy = 'cgroup';
+    }
+    const memory = cgroupV1Dir('memory');
+    const memoryGroup =
+      memory === undefined
+        ? undefined
+        : makeCgroup(join(memory, name), [['memory.limit_in_bytes', String(maxMemoryBytes)]]);
+    if (memoryGroup !== undefined) {
+      made.push(memoryGroup);
+      memoryBy = 'cgroup';
+    }
+  }
+  // RLIMIT_NPROC counts per user namespace (Linux 5.14+), so in the sandbox's own it
+  // caps the shell; it never binds root, whose processes the kernel exempts.
+  const rlimitProcesses = processesBy === 'none' && process.geteuid?.() !== 0;
+  if (rlimitProcesses) processesBy = 'rlimit';
+  const prelude = [
+    rlimitProcesses ? `ulimit -u ${maxProcesses} 2>/dev/null` : '',
+    memoryBy === 'rlimit'
+      ? `ulimit -d ${Math.max(1, Math.floor(maxMemoryBytes / 1024))} 2>/dev/null`
+      : '',
+  ]
+    .filter((line) => line !== '')
+    .join('\n');
+  const procsFiles = made.map((group) => join(group.dir, 'cgroup.procs'));
+  return {
+    limits: { maxProcesses, maxMemoryBytes, processesBy, memoryBy },
+    prelude,
+    wrap: (argv) =>
+      procsFiles.length === 0
+        ? [...argv]
+        : [
+            '/bin/sh',
+            '-c',
+            // Joins the cgroups before anything of the shell exists, then becomes it.
+            'while [ "$1" != -- ]; do echo $$ >"$1" || exit 70; shift; done; shift; exec "$@"',
+            'sh',
+            ...procsFiles,
+            '--',
+            ...argv,
+          ],
+    release: () => {
+      for (const group of made) removeWhenEmpty(group);
+    },
+  };
+}
+
+function makeCgroup(
+  dir: string,
+  settings: readonly (readonly [string, string])[],
+): Cgroup | undefined {
+  try {
+    mkdirSync(dir);
+  } catch {
+    return undefined;
+  }
+  try {
+    for (const [file, value] of settings) {
+      try {
+        writeFileSync(join(dir, file), value);
+      } catch (error) {
+        // memory.swap.max is absent without swap accounting; the rest must hold.
+        if (file !== 'memory.swap.max') throw error;
+      }
+    }
+  } catch {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // left to the janitor's sweep below? it was never registered: nothing to do
+    }
+    return undefined;
+  }
+  return { dir, forget: cleanupOnHardExit.cgroup(dir) };
+}
+
+/** Removes a cgroup once its processes have gone, trying for a few seconds. */
+function removeWhenEmpty(group: Cgroup, attempt = 0): void {
+  try {
+    rmdirSync(group.dir);
+    group.forget();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') group.forget();
+    else if (attempt < 40) {
+      setTimeout(() => removeWhenEmpty(group, attempt + 1), 100).unref();
+    }
+    // Otherwise the janitor removes it when this process ends.
+  }
+}
+
+interface CgroupLine {
+  readonly controllers: readonly string[];
+  readonly path: string;
+}
+
+function ownCgroups(): CgroupLine[] {
+  try {
+    return readFileSync('/proc/self/cgroup', 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => {
+        const [, controllers = '', ...path] = line.split(':');
+        return {
+          controllers: controllers === '' ? [] : controllers.split(','),
+          path: path.join(':'),
+        };
+      });
+  } catch {
+    return [];
+  }
+}
+
+/** Mount points of cgroup file systems: v1 by controller, v2 as `''`. */
+function cgroupMounts(): Map<string, string> {
+  const mounts = new Map<string, string>();
+  let text: string;
+  try {
+    text = readFileSync('/proc/self/mountinfo', 'utf8');
+  } catch {
+    return mounts;
+  }
+  for (const line of text.split('\n')) {
+    const [before, after] = line.split(' - ');
+    if (before === undefined || after === undefined) continue;
+    const mountPoint = before.split(' ')[4];
+    const [type, , superOptions = ''] = after.split(' ');
+    if (mountPoint === undefined) continue;
+    if (type === 'cgroup2') mounts.set('', mountPoint);
+    else if (type === 'cgroup') {
+      for (const option of superOptions.split(',')) {
+        if (option === 'pids' || option === 'memory') mounts.set(option, mountPoint);
+      }
+    }
+  }
+  return mounts;
+}
+
+function cgroupV1Dir(controller: 'pids' | 'memory'): string | undefined {
+  const mount = cgroupMounts().get(controller);
+  const own = ownCgroups().find((line) => line.controllers.includes(controller));
+  return mount === undefined || own === undefined ? undefined : join(mount, own.path);
+}
+
+function cgroupV2Dir(): string | undefined {
+  const mount = cgroupMounts().get('');
+  const own = ownCgroups().find((line) => line.controllers.length === 0);
+  return mount === undefined || own === undefined ? undefined : join(mount, own.path);
+}
+
+/** A v2 cgroup whose children get both controllers (delegated to us and set up so). */
+function delegated(dir: string): boolean {
+  try {
+    const enabled = readFileSync(join(dir, 'cgroup.subtree_control'), 'utf8').split(/\s+/);
+    return enabled.includes('pids') && enabled.includes('memory');
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * How a sandboxed shell's caps would be enforced here, found by making (and removing at
+ * once) the cgroups a shell would get: for a server to say at start what holds.
+ */
+export function limitsEnforcement(maxProcesses: number, maxMemoryBytes: number): ShellLimits {
+  const applied = applyLimits(maxProcesses, maxMemoryBytes);
+  applied.release();
+  return applied.limits;
+}

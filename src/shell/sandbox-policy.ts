@@ -1,0 +1,152 @@
+import { totalmem } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+
+/**
+ * What a sandboxed shell may do. Everything not granted here is refused: the system is
+ * read-only, the network is off, the credentials below cannot be read, and processes
+ * and memory are capped. See docs/sandbox.md for the threat model.
+ */
+export interface SandboxOptions {
+  /**
+   * Directories a command may write besides the shell's working directory (always
+   * writable) and its private temporary folder (`$TMPDIR`, gone with the shell).
+   */
+  readonly allowWrite?: readonly string[];
+  /**
+   * Paths a command may not read, on top of {@link CREDENTIAL_PATHS} (which stay denied
+   * whatever this says). Absolute, or relative to the server's `$HOME` with `~/`.
+   */
+  readonly denyRead?: readonly string[];
+  /**
+   * Where a command may connect, through the sandbox's proxy (the shell's
+   * `HTTP_PROXY`, `HTTPS_PROXY` and `ALL_PROXY`): `example.com`, `*.example.com`,
+   * `example.com:443`, or an address with its port such as `127.0.0.1:8080`. Nothing by
+   * default, the host's loopback included: a command reaches nothing unless named here.
+   */
+  readonly allowedHosts?: readonly string[];
+  /** The most processes the shell may have at once; 1024 by default. */
+  readonly maxProcesses?: number;
+  /**
+   * The most memory the shell's processes may use together, in bytes: 4 GiB or half of
+   * the machine's memory, whichever is less, by default. Where no cgroup can be made it
+   * caps each process instead (`RLIMIT_DATA`); see {@link Shell.limits}.
+   */
+  readonly maxMemoryBytes?: number;
+}
+
+/**
+ * Credentials a sandboxed command can never read, relative to the server's `$HOME`:
+ * SSH and GPG keys, cloud and cluster credentials, registry and git tokens, and
+ * agenttool's own state (its OAuth token store among it).
+ */
+export const CREDENTIAL_PATHS: readonly string[] = [
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.config/gcloud',
+  '.kube',
+  '.docker',
+  '.netrc',
+  '.git-credentials',
+  '.config/git/credentials',
+  '.config/gh',
+  '.npmrc',
+  '.yarnrc.yml',
+  '.pypirc',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.terraform.d/credentials.tfrc.json',
+  '.config/agenttool',
+];
+
+/** The process cap when none is configured. */
+export const DEFAULT_MAX_PROCESSES = 1024;
+
+/** The memory cap when none is configured: 4 GiB, or half the machine's memory if less. */
+export function defaultMaxMemoryBytes(): number {
+  return Math.min(4 * 1024 ** 3, Math.floor(totalmem() / 2));
+}
+
+/** A {@link SandboxOptions} with its defaults applied and its paths absolute. */
+export interface SandboxPolicy {
+  readonly allowWrite: readonly string[];
+  readonly denyRead: readonly string[];
+  readonly allowedHosts: readonly string[];
+  readonly maxProcesses: number;
+  readonly maxMemoryBytes: number;
+}
+
+/** One allow-list entry: a host name (maybe `*.`), or an address, with an optional port. */
+const HOST_ENTRY =
+  /^(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;
+
+/**
+ * The policy for a shell working in `cwd`, for a server whose home is `home`. Throws a
+ * `TypeError` that names the setting when an option is malformed.
+ */
+export function sandboxPolicy(
+  options: SandboxOptions,
+  home: string | undefined,
+  cwd: string,
+): SandboxPolicy {
+  const where = (name: string) => `sandbox.${name}`;
+  const paths = (name: keyof SandboxOptions, value: unknown): string[] => {
+    if (value === undefined) return [];
+    if (!Array.isArray(value)) throw new TypeError(`${where(name)} must be an array of paths`);
+    return value.map((entry: unknown, i) => {
+      if (typeof entry !== 'string' || entry.trim() === '' || entry.includes('\0')) {
+        throw new TypeError(`${where(name)}[${i}] must be a non-empty path, got ${show(entry)}`);
+      }
+      if (entry === '~' || entry.startsWith('~/')) {
+        if (home === undefined) {
+          throw new TypeError(`${where(name)}[${i}] ${show(entry)}: HOME is not set`);
+        }
+        return join(home, entry.slice(1));
+      }
+      if (!isAbsolute(entry)) {
+        throw new TypeError(
+          `${where(name)}[${i}] ${show(entry)} must be absolute (or start with ~/)`,
+        );
+      }
+      return resolve(entry);
+    });
+  };
+  const hosts: unknown = options.allowedHosts ?? [];
+  if (!Array.isArray(hosts)) {
+    throw new TypeError(`${where('allowedHosts')} must be an array of host names`);
+  }
+  const allowedHosts = hosts.map((entry: unknown, i) => {
+    if (typeof entry !== 'string' || !HOST_ENTRY.test(entry) || entry === '*') {
+      throw new TypeError(
+        `${where('allowedHosts')}[${i}] must be a host ("example.com", "*.example.com"), maybe with a port ("127.0.0.1:8080"), got ${show(entry)}`,
+      );
+    }
+    return entry;
+  });
+  const credentials = home === undefined ? [] : CREDENTIAL_PATHS.map((path) => join(home, path));
+  return {
+    allowWrite: [resolve(cwd), ...paths('allowWrite', options.allowWrite)],
+    denyRead: [...credentials, ...paths('denyRead', options.denyRead)],
+    allowedHosts,
+    maxProcesses: positiveInteger(
+      where('maxProcesses'),
+      options.maxProcesses ?? DEFAULT_MAX_PROCESSES,
+    ),
+    maxMemoryBytes: positiveInteger(
+      where('maxMemoryBytes'),
+      options.maxMemoryBytes ?? defaultMaxMemoryBytes(),
+    ),
+  };
+}
+
+function positiveInteger(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    throw new TypeError(`${name} must be a positive integer, got ${show(value)}`);
+  }
+  return value;
+}
+
+function show(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}

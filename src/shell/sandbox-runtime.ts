@@ -1,0 +1,285 @@
+import type * as SandboxRuntime from '@anthropic-ai/sandbox-runtime' with {
+  'resolution-mode': 'import',
+};
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants, readFileSync, readdirSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { cleanupOnHardExit } from './janitor';
+import type { SandboxPolicy } from './sandbox-policy';
+
+type SandboxRuntimeModule = typeof SandboxRuntime;
+type Manager = SandboxRuntimeModule['SandboxManager'];
+
+/**
+ * The sandbox could not be set up, so the shell does not start: it never falls back to
+ * running unconfined. The message names the cause and the fix.
+ */
+export class SandboxUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SandboxUnavailableError';
+  }
+}
+
+/** The packages the sandbox needs, by the program each provides. */
+const PROGRAMS = [
+  { program: 'bwrap', package: 'bubblewrap' },
+  { program: 'socat', package: 'socat' },
+  { program: 'rg', package: 'ripgrep' },
+] as const;
+
+const INSTALL_HINT =
+  'install bubblewrap, socat and ripgrep (Debian or Ubuntu: `sudo apt-get install bubblewrap socat ripgrep`; in the agenttool repository `scripts/setup-system.sh` does it)';
+const OPT_OUT_HINT =
+  'or, knowing that commands then run with all the rights of this process, start the shell unconfined on purpose (`sandbox: false`, or `--no-sandbox` on the command line)';
+
+/** What a sandbox this platform can run is called, as `Confined` reports it. */
+export function sandboxName(platform: NodeJS.Platform = process.platform): string {
+  return platform === 'darwin' ? 'seatbelt' : 'bubblewrap';
+}
+
+function onPath(program: string, path: string | undefined): boolean {
+  for (const dir of (path ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    try {
+      accessSync(join(dir, program), constants.X_OK);
+      return true;
+    } catch {
+      // not here
+    }
+  }
+  return false;
+}
+
+/**
+ * Checks that a sandbox can start on this machine: a supported OS, the programs the
+ * sandbox runs, and (on Linux) user namespaces. Throws a {@link SandboxUnavailableError}
+ * naming what is missing and how to fix it.
+ */
+export function checkSandboxSupport(path: string | undefined = process.env['PATH']): void {
+  if (process.platform === 'darwin') return;
+  if (process.platform !== 'linux') {
+    throw new SandboxUnavailableError(
+      `the shell's sandbox cannot start: ${process.platform} is not supported (Linux uses bubblewrap, macOS Seatbelt); ${OPT_OUT_HINT}`,
+    );
+  }
+  const missing = PROGRAMS.filter(({ program }) => !onPath(program, path));
+  if (missing.length > 0) {
+    const names = missing.map(({ program, package: pkg }) =>
+      program === pkg ? program : `${program} (package ${pkg})`,
+    );
+    throw new SandboxUnavailableError(
+      `the shell's sandbox cannot start: ${names.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not on PATH; ${INSTALL_HINT}, ${OPT_OUT_HINT}`,
+    );
+  }
+  const probe = spawnSync(
+    'bwrap',
+    [
+      '--unshare-user',
+      '--unshare-pid',
+      '--ro-bind',
+      '/',
+      '/',
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      'true',
+    ],
+    { encoding: 'utf8', timeout: 10_000, env: { PATH: path ?? '' } },
+  );
+  if (probe.status !== 0) {
+    const said = `${probe.stderr ?? ''}${probe.error?.message ?? ''}`.trim().split('\n')[0] ?? '';
+    throw new SandboxUnavailableError(
+      `the shell's sandbox cannot start: bubblewrap cannot create user namespaces here${said === '' ? '' : ` (${said})`}; enable them (Debian: \`sysctl -w kernel.unprivileged_userns_clone=1\`; any Linux: \`sysctl -w user.max_user_namespaces=15000\`; Ubuntu 24.04: \`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\`), run the server where they are allowed, ${OPT_OUT_HINT}`,
+    );
+  }
+}
+
+let runtime: SandboxRuntimeModule | undefined;
+let ready: Promise<Manager> | undefined;
+let users = 0;
+let resetTimer: NodeJS.Timeout | undefined;
+let forgetBridges: (() => void)[] = [];
+
+function loadRuntime(): SandboxRuntimeModule {
+  // Loaded on first use: an app that runs no sandboxed shell never loads it. It is an
+  // ES module, which Node 22.12 and later require() natively.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
+  runtime ??= require('@anthropic-ai/sandbox-runtime') as SandboxRuntimeModule;
+  return runtime;
+}
+
+/**
+ * The process-wide sandbox manager, initialised on first use. Its per-process network
+ * allow-list is empty: each shell brings its own (see {@link SandboxLease}).
+ */
+async function manager(): Promise<Manager> {
+  ready ??= (async () => {
+    const { SandboxManager } = loadRuntime();
+    // The manager ends its proxies on SIGINT/SIGTERM by listening for them, which would
+    // stop this process from exiting on a first Ctrl-C. Whoever owns this process
+    // decides what a signal does; leases end the manager (below).
+    const before = {
+      SIGINT: process.listeners('SIGINT'),
+      SIGTERM: process.listeners('SIGTERM'),
+    };
+    try {
+      await SandboxManager.initialize({
+        network: { allowedDomains: [], deniedDomains: [] },
+        filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
+      });
+    } finally {
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+        for (const listener of process.listeners(signal)) {
+          if (!before[signal].includes(listener)) process.removeListener(signal, listener);
+        }
+      }
+    }
+    forgetBridges = bridges(SandboxManager);
+    return SandboxManager;
+  })();
+  try {
+    return await ready;
+  } catch (error) {
+    ready = undefined;
+    throw new SandboxUnavailableError(
+      `the shell's sandbox cannot start: ${error instanceof Error ? error.message : String(error)}; ${OPT_OUT_HINT}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Registers the manager's host-side bridges (socat processes and their sockets) with
+ * the janitor, so that a process killed outright leaves none of them behind.
+ */
+function bridges(sandbox: Manager): (() => void)[] {
+  const forget: (() => void)[] = [];
+  for (const path of [sandbox.getLinuxHttpSocketPath(), sandbox.getLinuxSocksSocketPath()]) {
+    if (path !== undefined) forget.push(cleanupOnHardExit.file(path));
+  }
+  for (const pid of childrenNamed('socat')) forget.push(cleanupOnHardExit.process(pid));
+  return forget;
+}
+
+function childrenNamed(name: string): number[] {
+  const found: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (comm === name && ppid === process.pid) found.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+/** One shell's use of the sandbox: how to start it, and its network allow-list. */
+export interface SandboxLease {
+  /** The program that runs `command` in the sandbox. */
+  readonly argv: readonly [string, ...string[]];
+  /** Bash lines the shell runs first (its private temp folder, the proxy settings). */
+  readonly prelude: string;
+  /** Ends the lease: the allow-list goes, and the manager when no lease is left. */
+  release(): void;
+}
+
+/**
+ * Wraps `command` (a bash reading commands on stdin) in the sandbox `policy` describes,
+ * for a shell starting in `cwd`.
+ */
+export async function leaseSandbox(
+  policy: SandboxPolicy,
+  command: readonly [string, ...string[]],
+  cwd: string,
+): Promise<SandboxLease> {
+  checkSandboxSupport();
+  users += 1;
+  clearTimeout(resetTimer);
+  let released = false;
+  const commandId = randomBytes(16).toString('base64url');
+  let registered = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    if (registered) runtime?.SandboxManager.unregisterCommandNetworkLists(commandId);
+    users -= 1;
+    if (users === 0) {
+      // A restart releases and leases again at once: keep the manager for a moment.
+      resetTimer = setTimeout(() => {
+        if (users !== 0 || ready === undefined) return;
+        const done = ready;
+        ready = undefined;
+        void done
+          .then((sandbox) => sandbox.reset())
+          .catch(() => undefined)
+          .finally(() => {
+            for (const forget of forgetBridges.splice(0)) forget();
+          });
+      }, 250);
+    }
+  };
+  try {
+    const sandbox = await manager();
+    const wrapped = await sandbox.wrapWithSandboxArgv(
+      `exec ${command.map(shellWord).join(' ')}`,
+      'bash',
+      {
+        network: { allowedDomains: [], deniedDomains: [] },
+        filesystem: {
+          denyRead: [...policy.denyRead],
+          allowWrite: [...policy.allowWrite],
+          denyWrite: [],
+        },
+      },
+      undefined,
+      cwd,
+      { commandId },
+    );
+    if (policy.allowedHosts.length > 0) {
+      sandbox.registerCommandNetworkLists(commandId, { allowedDomains: [...policy.allowedHosts] });
+      registered = true;
+    }
+    const [file, ...args] = wrapped.argv;
+    if (file === undefined) throw new Error('the sandbox gave no command to run');
+    return {
+      argv: [file, ...args],
+      prelude: SANDBOX_PRELUDE,
+      release,
+    };
+  } catch (error) {
+    release();
+    if (error instanceof SandboxUnavailableError) throw error;
+    throw new SandboxUnavailableError(
+      `the shell's sandbox cannot start: ${error instanceof Error ? error.message : String(error)}; ${OPT_OUT_HINT}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Run first in a sandboxed shell: the private temporary folder is a directory on the
+ * sandbox's own /dev/shm (a memory file system nothing outside sees, gone with the
+ * sandbox), since the host's /tmp is read-only there; loopback goes through the proxy
+ * too, where the allow-list decides, instead of being tried directly (which the
+ * sandbox's empty network refuses anyway); and the proxy's host ports stay unsaid.
+ */
+const SANDBOX_PRELUDE = `command mkdir -p /dev/shm/tmp 2>/dev/null && export TMPDIR=/dev/shm/tmp
+export NO_PROXY= no_proxy=
+unset -v CLAUDE_CODE_HOST_HTTP_PROXY_PORT CLAUDE_CODE_HOST_SOCKS_PROXY_PORT`;
+
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,224 @@
+import {
+  Annotations,
+  Confined,
+  type Confinement,
+  Param,
+  Replay,
+  Resource,
+  type Result,
+  Tool,
+  type ToolContext,
+  errorMessage,
+  recordable,
+} from 'agenttool';
+import type { ContainerOptions } from './container';
+import type { SandboxOptions } from './sandbox-policy';
+import { sandboxName } from './sandbox-runtime';
+import { DEFAULT_COMMAND_TIMEOUT_MS, Shell, type ShellResult } from './shell';
+
+/** The resource both shell tools name, so that one batch runs their calls in order. */
+export const SHELL_RESOURCE = 'shell:session';
+
+/** The namespace of the record a bash call writes the moment its command starts. */
+export const PROCESS_GROUP_RECORD = 'shell:process-group';
+
+/** The argument that asks for the escape hatch, when the tools offer it. */
+export const ESCAPE_HATCH_ARGUMENT = 'dangerously_disable_sandbox';
+
+/**
+ * What the shell tools say about where their calls run; it must describe the injected
+ * {@link Shell} (a bash call checks, and fails rather than report it wrongly).
+ */
+export interface ShellToolsOptions {
+  /** As the shell's own option: the OS sandbox (the default), or `false` for none. */
+  readonly sandbox?: SandboxOptions | false;
+  /** As the shell's own option: the container the shell runs in. */
+  readonly container?: ContainerOptions;
+  /**
+   * Offer the escape hatch: an argument (`dangerously_disable_sandbox`) with which a
+   * call runs outside the sandbox. Off by default, and then absent from the schema, so a
+   * definition's hash shows whether a server offers it. Needs a shell made with
+   * `allowUnsandboxedCommands`.
+   */
+  readonly allowUnsandboxedCommands?: boolean;
+}
+
+/** The `bash` and `restart` tool classes for one shell configuration. */
+export interface ShellTools {
+  readonly BashTool: new (shell: Shell) => BashToolInstance;
+  readonly RestartTool: new (shell: Shell) => RestartToolInstance;
+}
+
+/** What a bash tool instance does; it takes the {@link Shell} it runs in. */
+export interface BashToolInstance {
+  execute(
+    args: BashArgs & { dangerously_disable_sandbox?: boolean },
+    ctx: ToolContext,
+  ): Promise<Result>;
+}
+
+/** What a restart tool instance does; it takes the {@link Shell} it restarts. */
+export interface RestartToolInstance {
+  execute(): Promise<string>;
+}
+
+export class BashArgs {
+  @Param(
+    'The command line to run, in bash syntax. The working directory, variables, functions and aliases persist from one call to the next.',
+  )
+  command!: string;
+
+  @Param(
+    `Interrupt the command after this many seconds (default ${DEFAULT_COMMAND_TIMEOUT_MS / 1000}, i.e. ${DEFAULT_COMMAND_TIMEOUT_MS / 60_000} minutes); give more for a command that needs longer`,
+    { optional: true, type: 'integer' },
+  )
+  timeout_seconds?: number;
+}
+
+/** The arguments of a bash tool that offers the escape hatch. */
+export class UnsandboxableBashArgs extends BashArgs {
+  @Param(
+    'Run this command outside the sandbox, with every right of the server: its files, its network, its credentials. Only when the sandbox blocks something the task truly needs; say why to the user.',
+    { optional: true },
+  )
+  dangerously_disable_sandbox?: boolean;
+}
+
+/** Where a shell made from these options runs its commands, as `Confined` says it. */
+export function confinementOf(options: ShellToolsOptions): Confinement {
+  if (options.container !== undefined) {
+    return { confined: true, by: `container:${options.container.name}` };
+  }
+  return options.sandbox === false
+    ? { confined: false, by: '' }
+    : { confined: true, by: sandboxName() };
+}
+
+const NOT_CONFINED: Confinement = { confined: false, by: '' };
+
+/**
+ * The `bash` and `restart` tools for a shell made from `options` (they take that
+ * {@link Shell} in their constructors). `bash` answers `Confined` per call truthfully:
+ * `(true, "bubblewrap")` (or `"seatbelt"`, or `"container:<name>"`) for a confined
+ * call, `(false, "")` for an escape-hatch call or an unconfined shell.
+ */
+export function shellTools(options: ShellToolsOptions = {}): ShellTools {
+  const confinement = confinementOf(options);
+  const escapeHatch = options.allowUnsandboxedCommands === true;
+  if (escapeHatch && !(confinement.confined && options.container === undefined)) {
+    throw new TypeError(
+      'allowUnsandboxedCommands is for a sandboxed shell; without a sandbox every command already runs outside one',
+    );
+  }
+
+  /**
+   * Runs a command in the persistent shell. Interrupting the call (aborting its signal),
+   * or its timeout passing (`timeout_seconds`, else the shell's default), interrupts the
+   * command and keeps the shell; a call while another command runs is refused with `the
+   * previous command is still running`. The command's process group is recorded
+   * (`shell:process-group`, `{"pgid": N}`, plus `"sandbox"` when the id is the sandbox's
+   * or container's own) as it starts, so a host that loses the call can still stop it.
+   */
+  @Tool({
+    name: 'bash',
+    description:
+      'Run a command in a persistent bash shell and return its output (stdout and stderr together) and exit status. State such as the working directory and variables persists between calls; use the restart tool to start over.' +
+      (confinement.confined
+        ? ` Commands run confined (${confinement.by}): ${options.container === undefined ? 'the system is read-only except the working directory and $TMPDIR, the network is off except for allowed hosts (through the HTTP_PROXY the shell sets), and credentials cannot be read' : 'only what the container holds is reachable'}.`
+        : ''),
+    args: escapeHatch ? UnsandboxableBashArgs : BashArgs,
+  })
+  @Resource(SHELL_RESOURCE)
+  @Confined((args: UnsandboxableBashArgs) =>
+    escapeHatch && args.dangerously_disable_sandbox === true ? NOT_CONFINED : confinement,
+  )
+  @Annotations({ title: 'Run a shell command', destructive: true, openWorld: true })
+  class BashTool implements BashToolInstance {
+    constructor(private readonly shell: Shell) {}
+
+    async execute(args: UnsandboxableBashArgs, ctx: ToolContext): Promise<Result> {
+      const actual = this.shell.confinement;
+      if (actual.confined !== confinement.confined || actual.by !== confinement.by) {
+        throw new Error(
+          `the bash tool says its calls run ${describe(confinement)} but its shell runs them ${describe(actual)}: make the tools and the shell from the same options`,
+        );
+      }
+      if (args.timeout_seconds !== undefined && args.timeout_seconds <= 0) {
+        throw new Error(
+          `timeout_seconds must be a positive number of seconds, got ${args.timeout_seconds}`,
+        );
+      }
+      const unsandboxed = escapeHatch && args.dangerously_disable_sandbox === true;
+      const timeout = args.timeout_seconds ?? this.shell.defaultTimeoutMs / 1000;
+      const where = unsandboxed ? NOT_CONFINED : actual;
+      // A process group nobody could record is one nobody could stop after a crash.
+      const recordFailed = new AbortController();
+      let recording: Promise<void> = Promise.resolve();
+      let recordError: { error: unknown } | undefined;
+      const result = await this.shell.run(args.command, {
+        signal: AbortSignal.any([ctx.signal, recordFailed.signal]),
+        timeoutMs: timeout * 1000,
+        unsandboxed,
+        // What the command prints reaches the caller as progress while it runs.
+        onOutput: (text) => ctx.progress(text),
+        onStart: (pgid) => {
+          const data = where.confined ? { pgid, sandbox: where.by } : { pgid };
+          recording = ctx.record(recordable(PROCESS_GROUP_RECORD, data)).catch((error) => {
+            recordError = { error };
+            recordFailed.abort();
+          });
+        },
+      });
+      await recording;
+      if (recordError !== undefined) {
+        throw new Error(
+          `the command was interrupted because its process group could not be recorded: ${errorMessage(recordError.error)}`,
+        );
+      }
+      return { output: describeRun(result, timeout), details: runDetails(result) };
+    }
+  }
+
+  /** Restarts the persistent shell; shares the bash tool's resource so a batch keeps order. */
+  @Tool({
+    name: 'restart',
+    description:
+      'Restart the persistent bash shell: stops any running command and starts a fresh shell in the workspace, losing the working directory, variables and functions.',
+  })
+  @Resource(SHELL_RESOURCE)
+  @Replay('safe')
+  @Annotations({ title: 'Restart the shell', destructive: true, idempotent: true })
+  class RestartTool implements RestartToolInstance {
+    constructor(private readonly shell: Shell) {}
+
+    async execute(): Promise<string> {
+      await this.shell.restart();
+      return 'The shell was restarted.';
+    }
+  }
+
+  return { BashTool, RestartTool };
+}
+
+function describe(confinement: Confinement): string {
+  return confinement.confined ? `confined (${confinement.by})` : 'unconfined';
+}
+
+/** The text the model sees: the output, then a line on how the command ended. */
+export function describeRun(result: ShellResult, timeoutSeconds?: number): string {
+  const notes: string[] = [];
+  if (result.timedOut) notes.push(`[timed out after ${timeoutSeconds ?? '?'} s: interrupted]`);
+  else if (result.interrupted) notes.push('[interrupted]');
+  if (result.exitCode === null) notes.push('[no exit status]');
+  else if (result.exitCode !== 0) notes.push(`[exit status ${result.exitCode}]`);
+  const output = result.output === '' && notes.length === 0 ? '(no output)' : result.output;
+  if (notes.length === 0) return output;
+  const separator = output === '' || output.endsWith('\n') ? '' : '\n';
+  return `${output}${separator}${notes.join('\n')}`;
+}
+
+/** What a host may read of a run besides the text (never shown to the model). */
+export function runDetails(result: ShellResult): Omit<ShellResult, 'output'> {
+  const { exitCode, interrupted, timedOut, truncated } = result;
+  return { exitCode, interrupted, timedOut, truncated };
+}

@@ -1,0 +1,35 @@
+import type { Constructor } from 'agenttool';
+import { Module } from 'agenttool/di';
+import { WorkspaceConfig, WorkspaceConfigModule } from './config';
+import { FileRoot } from './file-root';
+import { AppendFileTool, ReadFileTool, WriteFileTool } from './file-tools';
+
+/**
+ * The file tools, confined to the workspace root: `read_file`, `write_file`,
+ * `append_file`. `FilesModule` reads the root from the environment (see
+ * {@link WorkspaceConfigModule}); `FilesModule.forRoot(root)` takes it as given.
+ */
+@Module({
+  imports: [WorkspaceConfigModule],
+  providers: [
+    {
+      provide: FileRoot,
+      useFactory: (config: WorkspaceConfig) => new FileRoot(config.root),
+      inject: [WorkspaceConfig],
+    },
+  ],
+  tools: [ReadFileTool, WriteFileTool, AppendFileTool],
+  exports: [FileRoot],
+})
+export class FilesModule {
+  /** The file tools on `root`, an existing directory (checked when the app starts). */
+  static forRoot(root: string): Constructor {
+    @Module({
+      providers: [{ provide: FileRoot, useFactory: () => new FileRoot(root) }],
+      tools: [ReadFileTool, WriteFileTool, AppendFileTool],
+      exports: [FileRoot],
+    })
+    class ConfiguredFilesModule {}
+    return ConfiguredFilesModule;
+  }
+}

@@ -1,0 +1,637 @@
+import { mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_COMMAND_TIMEOUT_MS, Shell, type ShellOptions } from 'agenttool/shell';
+import { gone, liveGroup } from '../support/processes';
+
+// Every behaviour of the shell holds in the OS sandbox (the default) and unconfined
+// (`sandbox: false`) alike; the few tests that look at process groups from this host
+// run unconfined only, since a sandboxed shell's process ids are its own namespace's
+// (test/shell/sandbox.test.ts covers those from outside).
+const MODES: readonly (readonly [string, ShellOptions])[] = [
+  ['sandboxed', {}],
+  ['unconfined', { sandbox: false }],
+];
+
+let dir: string;
+let mode: ShellOptions = {};
+const shells: Shell[] = [];
+
+function newShell(options: ShellOptions = {}): Shell {
+  const shell = new Shell({ cwd: dir, ...mode, ...options });
+  shells.push(shell);
+  return shell;
+}
+
+beforeEach(() => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'shell-test-')));
+});
+
+afterEach(async () => {
+  await Promise.all(shells.splice(0).map((shell) => shell.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Runs a command and aborts it as soon as its output contains `text`. */
+async function runUntil(shell: Shell, command: string, text: string, extra = {}) {
+  const controller = new AbortController();
+  let seen = '';
+  return shell.run(command, {
+    signal: controller.signal,
+    onOutput: (chunk) => {
+      seen += chunk;
+      if (seen.includes(text)) controller.abort();
+    },
+    ...extra,
+  });
+}
+
+describe.each(MODES)('%s', (_name, modeOptions) => {
+  const unconfined = modeOptions.sandbox === false;
+  beforeAll(() => {
+    mode = modeOptions;
+  });
+
+  describe('Shell: running commands', () => {
+    it('returns output and exit status, with stderr merged in order', async () => {
+      const shell = newShell();
+      const result = await shell.run('echo out; echo err >&2; echo again; exit 3');
+      expect(result).toEqual({
+        output: 'out\nerr\nagain\n',
+        exitCode: 3,
+        interrupted: false,
+        timedOut: false,
+        truncated: false,
+      });
+    });
+
+    it('starts in the configured directory with the configured environment', async () => {
+      const shell = newShell({ env: { ...process.env, GREETING: 'hello there' } });
+      const result = await shell.run('pwd; echo "$GREETING"');
+      expect(result.output).toBe(`${dir}\nhello there\n`);
+    });
+
+    it('passes quotes, newlines, heredocs and non-ASCII text through untouched', async () => {
+      const shell = newShell();
+      const command = `printf '%s\\n' "it's" 'a "quote"'\ncat <<'EOF'\n$HOME stays literal — ✓\nEOF`;
+      const result = await shell.run(command);
+      expect(result.output).toBe(`it's\na "quote"\n$HOME stays literal — ✓\n`);
+    });
+
+    it('shows text that looks like its control lines as output', async () => {
+      const shell = newShell();
+      const result = await shell.run("echo '__AGENTTOOL_0123 E 0'; echo done");
+      expect(result.output).toBe('__AGENTTOOL_0123 E 0\ndone\n');
+      expect(result.exitCode).toBe(0);
+    });
+
+    it('reads nothing from its own control channel: stdin is empty', async () => {
+      const shell = newShell();
+      const result = await shell.run('cat; echo "read: $?"');
+      expect(result.output).toBe('read: 0\n');
+    });
+
+    it('refuses a command with a NUL character', async () => {
+      const shell = newShell();
+      await expect(shell.run('echo a\0b')).rejects.toThrow('without NUL');
+      expect((await shell.run('echo ok')).output).toBe('ok\n');
+    });
+  });
+
+  describe('Shell: control lines no command can forge', () => {
+    /** Collects into $markers every marker-like string the command can read in its shell. */
+    const FIND_MARKERS = `markers=$( { declare -p; declare -f; } 2>/dev/null | grep -oE '__AGENTTOOL_[0-9a-f]{8,}' | sort -u )`;
+
+    it('a command that reads the shell variables cannot end its call early', async () => {
+      const shell = newShell();
+      const first = await shell.run(
+        [
+          FIND_MARKERS,
+          `for m in $markers; do printf '%s E 0\\n' "$m"; done`,
+          'echo "forged $(echo $markers | wc -w)"',
+          'sleep 0.2; echo after',
+        ].join('\n'),
+      );
+      expect(first.output).toMatch(/forged \d+\nafter\n$/);
+      expect(first.exitCode).toBe(0);
+      // The next call gets its own output, nothing of the first's.
+      expect((await shell.run('echo second')).output).toBe('second\n');
+    });
+
+    if (unconfined) {
+      it('a forged start line cannot send the interrupt to a decoy process group', async () => {
+        const shell = newShell({ interruptGraceMs: 200 });
+        const pgids: number[] = [];
+        const result = await runUntil(
+          shell,
+          [
+            'setsid sleep 30 & decoy=$!',
+            FIND_MARKERS,
+            `for m in $markers; do printf '%s S %d\\n' "$m" "$decoy"; done`,
+            'echo "decoy $decoy ready"; sleep 30',
+          ].join('\n'),
+          'ready',
+          { onStart: (pgid: number) => pgids.push(pgid) },
+        );
+        const decoy = Number(/decoy (\d+)/.exec(result.output)?.[1]);
+        try {
+          expect(decoy).toBeGreaterThan(1);
+          // The command's own group got the interrupt; the decoy never did.
+          expect(result).toMatchObject({ exitCode: 130, interrupted: true });
+          expect(pgids).toHaveLength(1);
+          expect(pgids[0]).not.toBe(decoy);
+          expect(liveGroup(decoy)).toBe(decoy);
+        } finally {
+          if (decoy > 1) process.kill(decoy, 'SIGKILL');
+        }
+      });
+    }
+
+    it('shows lines shaped like its control lines, with fresh random markers, as output', async () => {
+      const shell = newShell();
+      const fake = (kind: string) =>
+        `printf '__AGENTTOOL_%s ${kind}\\n' "$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \\n')"`;
+      const result = await shell.run([fake('R'), fake('S 1'), fake('E 0'), 'echo end'].join('\n'));
+      expect(result.output).toMatch(
+        /^__AGENTTOOL_[0-9a-f]{32} R\n__AGENTTOOL_[0-9a-f]{32} S 1\n__AGENTTOOL_[0-9a-f]{32} E 0\nend\n$/,
+      );
+      expect(result.exitCode).toBe(0);
+    });
+  });
+
+  describe('Shell: state persists between commands', () => {
+    it('keeps the directory, variables, exports, functions, aliases and options', async () => {
+      const shell = newShell();
+      await shell.run(
+        [
+          'mkdir -p sub && cd sub',
+          'plain=1; export EXPORTED=2',
+          'declare -a list=(a "b c")',
+          'declare -A map=([k]=v)',
+          'greet() { echo "hi $1"; }',
+          "alias say='echo said'",
+          'set -o pipefail',
+          'shopt -s nullglob',
+          'umask 0077',
+        ].join('\n'),
+      );
+      const result = await shell.run(
+        [
+          'pwd',
+          'echo "$plain ${list[1]} ${map[k]}"',
+          'bash -c \'echo "child sees ${EXPORTED:-nothing} ${plain:-nothing}"\'',
+          'greet you',
+          'say it',
+          'false | true; echo "pipefail $?"',
+          'echo nomatch*',
+          'umask',
+        ].join('\n'),
+      );
+      expect(result.output).toBe(
+        `${dir}/sub\n1 b c v\nchild sees 2 nothing\nhi you\nsaid it\npipefail 1\n\n0077\n`,
+      );
+    });
+
+    it('forgets what a command unset or un-exported', async () => {
+      const shell = newShell({ env: { ...process.env, FROM_HOST: 'x' } });
+      await shell.run('a=1; export b=2; f() { :; }; alias g=true');
+      await shell.run('unset a FROM_HOST; export -n b; unset -f f; unalias g');
+      const result = await shell.run(
+        'echo "[${a-unset}] [${FROM_HOST-unset}]"; bash -c \'echo "[${b-unexported}]"\'; type f g 2>&1 | wc -l',
+      );
+      expect(result.output).toBe('[unset] [unset]\n[unexported]\n2\n');
+    });
+
+    it('gives the next command the previous exit status as $?', async () => {
+      const shell = newShell();
+      await shell.run('exit 7');
+      expect((await shell.run('echo $?')).output).toBe('7\n');
+    });
+
+    it('keeps set -e and set -u for later commands, and survives their exits', async () => {
+      const shell = newShell();
+      await shell.run('set -eu');
+      const failed = await shell.run('echo one; false; echo two');
+      expect(failed).toMatchObject({ output: 'one\n', exitCode: 1 });
+      const unbound = await shell.run('echo "$nope"; echo after');
+      expect(unbound.output).toMatch(/nope: unbound variable/);
+      expect(unbound.exitCode).not.toBe(0);
+      await shell.run('set +eu');
+      expect((await shell.run('false; echo "${nope-free}"')).output).toBe('free\n');
+    });
+
+    it('keeps the state a command left before `exit`', async () => {
+      const shell = newShell();
+      await shell.run('cd /; x=kept; exit 4');
+      expect((await shell.run('echo "$PWD $x"')).output).toBe('/ kept\n');
+    });
+
+    it('says so and stays put when the saved directory is gone', async () => {
+      const shell = newShell();
+      await shell.run('mkdir doomed && cd doomed');
+      await shell.run('rmdir "$PWD"');
+      const result = await shell.run('pwd');
+      expect(result.output).toContain(`the working directory ${dir}/doomed is gone`);
+      expect(result.output.endsWith(`${dir}\n`)).toBe(true);
+    });
+  });
+
+  describe('Shell: process groups', () => {
+    if (unconfined) {
+      it('runs each command in a process group of its own, reported as it starts', async () => {
+        const shell = newShell();
+        const pgids: number[] = [];
+        const first = await shell.run('cut -d" " -f5 /proc/$BASHPID/stat', {
+          onStart: (pgid) => pgids.push(pgid),
+        });
+        const second = await shell.run('cut -d" " -f5 /proc/$BASHPID/stat', {
+          onStart: (pgid) => pgids.push(pgid),
+        });
+        expect(pgids).toHaveLength(2);
+        expect(first.output).toBe(`${pgids[0]}\n`);
+        expect(second.output).toBe(`${pgids[1]}\n`);
+        expect(pgids[0]).not.toBe(pgids[1]);
+        expect(pgids).not.toContain(shell.pid);
+      });
+    }
+
+    it('interrupts the command when onStart throws, and rejects with its error', async () => {
+      const shell = newShell();
+      const run = shell.run('echo started; sleep 30; echo finished', {
+        onStart: () => {
+          throw new Error('could not write the record');
+        },
+      });
+      await expect(run).rejects.toThrow('could not write the record');
+      expect((await shell.run('echo usable')).output).toBe('usable\n');
+    });
+  });
+
+  describe('Shell: interrupts', () => {
+    it('interrupts the foreground command, returns what it printed, and keeps the shell', async () => {
+      const shell = newShell();
+      await shell.run('cd /; kept=yes');
+      const shellPid = shell.pid;
+      const result = await runUntil(shell, 'echo before; sleep 30; echo after', 'before\n');
+      expect(result).toEqual({
+        output: 'before\n',
+        exitCode: 130,
+        interrupted: true,
+        timedOut: false,
+        truncated: false,
+      });
+      expect(shell.pid).toBe(shellPid);
+      expect((await shell.run('echo "$PWD $kept"')).output).toBe('/ yes\n');
+    });
+
+    it('stops the whole command line and everything in its group, not only one process', async () => {
+      const shell = newShell();
+      const result = await runUntil(
+        shell,
+        'for i in 1 2 3; do echo "tick $i"; sleep 30 | cat; done; echo finished',
+        'tick 1\n',
+      );
+      expect(result.output).toBe('tick 1\n');
+      expect(result.interrupted).toBe(true);
+    });
+
+    it('keeps the state an interrupted command had reached', async () => {
+      const shell = newShell();
+      await runUntil(shell, 'cd /; reached=1; echo ready; sleep 30', 'ready');
+      expect((await shell.run('echo "$PWD $reached"')).output).toBe('/ 1\n');
+    });
+
+    it('escalates to SIGTERM and SIGKILL when the command ignores SIGINT', async () => {
+      const shell = newShell({ interruptGraceMs: 100 });
+      const ignoresInt = await runUntil(shell, "trap '' INT; echo ready; sleep 30", 'ready');
+      expect(ignoresInt).toMatchObject({ exitCode: 143, interrupted: true });
+      const ignoresTerm = await runUntil(shell, "trap '' INT TERM; echo ready; sleep 30", 'ready');
+      expect(ignoresTerm).toMatchObject({ exitCode: 137, interrupted: true });
+      expect((await shell.run('echo still here')).output).toBe('still here\n');
+    });
+
+    it('interrupts on timeout and says so', async () => {
+      const shell = newShell();
+      const result = await shell.run('echo waiting; sleep 30', { timeoutMs: 50 });
+      expect(result).toMatchObject({ exitCode: 130, interrupted: true, timedOut: true });
+      expect(result.output).toBe('waiting\n');
+    });
+
+    it('treats a timeout longer than a timer can hold as no timeout', async () => {
+      const shell = newShell();
+      const result = await shell.run('sleep 0.2; echo done', { timeoutMs: 2147484 * 1000 });
+      expect(result).toMatchObject({ exitCode: 0, interrupted: false, timedOut: false });
+      expect(result.output).toBe('done\n');
+    });
+
+    it('runs nothing when the signal is already aborted', async () => {
+      const shell = newShell();
+      const result = await shell.run('touch ran', { signal: AbortSignal.abort() });
+      expect(result).toEqual({
+        output: '',
+        exitCode: null,
+        interrupted: true,
+        timedOut: false,
+        truncated: false,
+      });
+      expect((await shell.run('ls')).output).toBe('');
+    });
+
+    it('refuses a second command while one runs, with the contract message', async () => {
+      const shell = newShell();
+      let started!: () => void;
+      const startedPromise = new Promise<void>((resolve) => (started = resolve));
+      const controller = new AbortController();
+      const first = shell.run('sleep 30', { signal: controller.signal, onStart: () => started() });
+      await startedPromise;
+      expect(shell.running).toBe(true);
+      await expect(shell.run('echo second')).rejects.toThrow(
+        'the previous command is still running',
+      );
+      controller.abort();
+      expect((await first).interrupted).toBe(true);
+      expect((await shell.run('echo second')).output).toBe('second\n');
+    });
+
+    it('runs a command sent right after an interrupt, once the interrupted one ended', async () => {
+      const shell = newShell();
+      const controller = new AbortController();
+      let started!: () => void;
+      const startedPromise = new Promise<void>((resolve) => (started = resolve));
+      const first = shell.run('sleep 30', { signal: controller.signal, onStart: () => started() });
+      await startedPromise;
+      controller.abort();
+      // Sent at once, while the first is still being interrupted: it waits, then runs.
+      const second = shell.run('echo next');
+      expect((await first).interrupted).toBe(true);
+      expect((await second).output).toBe('next\n');
+    });
+
+    it('refuses a second command even before the shell has started', async () => {
+      const shell = newShell();
+      const first = shell.run('echo first');
+      await expect(shell.run('echo second')).rejects.toThrow(
+        'the previous command is still running',
+      );
+      expect((await first).output).toBe('first\n');
+    });
+  });
+
+  describe('Shell: the default timeout', () => {
+    it('interrupts a command that runs past it, and the shell stays usable', async () => {
+      const shell = newShell({ defaultTimeoutMs: 100 });
+      expect(shell.defaultTimeoutMs).toBe(100);
+      await shell.run('kept=1', { timeoutMs: 60_000 });
+      const result = await shell.run('sleep 30');
+      expect(result).toMatchObject({ interrupted: true, timedOut: true });
+      expect(result.exitCode).not.toBe(0);
+      expect((await shell.run('echo "$kept"', { timeoutMs: 60_000 })).output).toBe('1\n');
+    });
+
+    it('gives way to the timeout a run asks for', async () => {
+      const shell = newShell({ defaultTimeoutMs: 100 });
+      const result = await shell.run('sleep 0.5; echo done', { timeoutMs: 60_000 });
+      expect(result).toMatchObject({ output: 'done\n', exitCode: 0, timedOut: false });
+    });
+
+    it('is 10 minutes unless configured, and must be a positive number', () => {
+      expect(newShell().defaultTimeoutMs).toBe(DEFAULT_COMMAND_TIMEOUT_MS);
+      expect(DEFAULT_COMMAND_TIMEOUT_MS).toBe(600_000);
+      expect(() => new Shell({ defaultTimeoutMs: 0 })).toThrow(
+        'defaultTimeoutMs must be a positive number of milliseconds, got 0',
+      );
+    });
+  });
+
+  describe('Shell: the environment', () => {
+    const SECRET = 'AGENTTOOL_TEST_SECRET_TOKEN';
+    afterEach(() => delete process.env[SECRET]);
+
+    it("passes only PATH, HOME, LANG and TERM of the host's environment by default", async () => {
+      process.env[SECRET] = 'hunter2';
+      const shell = newShell();
+      const result = await shell.run(
+        `echo "[\${${SECRET}-unset}]"; env | grep -c hunter2; [ "$PATH" = ${JSON.stringify(process.env.PATH ?? '')} ] && echo same-path`,
+      );
+      expect(result.output).toBe('[unset]\n0\nsame-path\n');
+      const names = (await shell.run('env | cut -d= -f1 | sort')).output.trim().split('\n');
+      const allowed = new Set(['PATH', 'HOME', 'LANG', 'TERM', 'PWD', 'SHLVL', 'OLDPWD', '_']);
+      // The sandbox adds its own: the private temp folder, and the proxy that is the
+      // only way out (its settings, for the programs that each read their own).
+      const sandbox =
+        /^(TMPDIR|SANDBOX_RUNTIME|NO_PROXY|no_proxy|[A-Z_]*_PROXY|[a-z_]*_proxy|CLOUDSDK_PROXY_[A-Z]+|GIT_CONFIG_PARAMETERS|GIT_SSH_COMMAND|JAVA_TOOL_OPTIONS)$/;
+      const extra = names.filter((name) => !allowed.has(name));
+      if (unconfined) expect(extra).toEqual([]);
+      else {
+        expect(extra.filter((name) => !sandbox.test(name))).toEqual([]);
+        expect(extra).toEqual(expect.arrayContaining(['TMPDIR', 'HTTP_PROXY', 'ALL_PROXY']));
+      }
+    });
+  });
+
+  describe('Shell: its state', () => {
+    /** Files of any shell's state where a shell may keep it, on this host. */
+    function stateFiles(): string[] {
+      return ['/dev/shm', tmpdir()].flatMap((where) => {
+        try {
+          return readdirSync(where).filter((name) => name.startsWith('.agenttool-'));
+        } catch {
+          return [];
+        }
+      });
+    }
+
+    it('is in no file anyone can find, while the shell runs or after', async () => {
+      const before = stateFiles();
+      const shell = newShell();
+      await shell.run('export TOKEN=secret; kept=1');
+      expect((await shell.run('echo "$TOKEN $kept"')).output).toBe('secret 1\n');
+      expect(stateFiles()).toEqual(before);
+      const names = (await shell.run('ls -a /dev/shm "${TMPDIR:-/tmp}" 2>/dev/null')).output;
+      expect(names).not.toContain('.agenttool-');
+      await shell.close();
+      expect(stateFiles()).toEqual(before);
+    });
+
+    it('is not inherited by the programs a command runs', async () => {
+      const shell = newShell();
+      await shell.run('kept=1');
+      const fds = (await shell.run('ls -l /proc/self/fd/')).output;
+      expect(fds).toContain('/dev/null');
+      expect(fds).not.toContain('agenttool');
+      expect((await shell.run('echo "$kept"')).output).toBe('1\n');
+    });
+  });
+
+  describe('Shell: bounded output', () => {
+    it('keeps the head and the tail within the cap and marks what it left out', async () => {
+      const shell = newShell({ maxOutputBytes: 1000 });
+      const result = await shell.run('seq 1 100000');
+      expect(result.truncated).toBe(true);
+      expect(result.output.startsWith('1\n2\n3\n')).toBe(true);
+      expect(result.output.endsWith('99999\n100000\n')).toBe(true);
+      const total = (await shell.run('seq 1 100000 | wc -c')).output.trim();
+      expect(result.output).toContain(
+        `[output truncated: ${Number(total) - 1000} of ${total} bytes not shown]`,
+      );
+      expect(Buffer.byteLength(result.output)).toBeLessThan(1100);
+    });
+
+    it('keeps reading a flood of output so the command is never blocked', async () => {
+      const shell = newShell({ maxOutputBytes: 64 });
+      const result = await shell.run('head -c 20000000 /dev/zero | tr "\\0" x; echo; echo end');
+      expect(result.exitCode).toBe(0);
+      expect(result.output.endsWith('x\nend\n')).toBe(true);
+    });
+
+    it('rejects a cap that cannot hold anything', () => {
+      expect(() => new Shell({ maxOutputBytes: 1 })).toThrow('maxOutputBytes');
+    });
+  });
+
+  describe('Shell: lifecycle', () => {
+    it('restart gives a fresh shell and forgets the state', async () => {
+      const shell = newShell();
+      await shell.run('cd /; forgotten=1');
+      const before = shell.pid;
+      await shell.restart();
+      expect(shell.pid).not.toBe(before);
+      expect((await shell.run('echo "$PWD ${forgotten-gone}"')).output).toBe(`${dir} gone\n`);
+    });
+
+    if (unconfined) {
+      it('restart ends a running command, whose run resolves without an exit status', async () => {
+        const shell = newShell();
+        let pgid = 0;
+        let started!: () => void;
+        const startedPromise = new Promise<void>((resolve) => (started = resolve));
+        const running = shell.run('sleep 30', {
+          onStart: (id) => {
+            pgid = id;
+            started();
+          },
+        });
+        await startedPromise;
+        await shell.restart();
+        expect(await running).toMatchObject({ exitCode: null, interrupted: true });
+        expect(await gone(pgid)).toBe(true);
+        expect((await shell.run('echo fresh')).output).toBe('fresh\n');
+      });
+    }
+
+    if (unconfined) {
+      it('close kills the shell, the running command and what commands left behind', async () => {
+        const shell = newShell();
+        const background = await shell.run('sleep 30 >/dev/null 2>&1 & echo $!');
+        const leftover = Number(background.output.trim());
+        let pgid = 0;
+        let started!: () => void;
+        const startedPromise = new Promise<void>((resolve) => (started = resolve));
+        const running = shell.run('sleep 30', {
+          onStart: (id) => {
+            pgid = id;
+            started();
+          },
+        });
+        await startedPromise;
+        const bash = shell.pid!;
+        expect(liveGroup(leftover)).toBeDefined();
+        await shell.close();
+        expect(await running).toMatchObject({ exitCode: null, interrupted: true });
+        expect(await gone(bash)).toBe(true);
+        expect(await gone(pgid)).toBe(true);
+        expect(await gone(leftover)).toBe(true);
+      });
+    }
+
+    it('close is idempotent and later commands are refused', async () => {
+      const shell = newShell();
+      await shell.run('true');
+      const first = shell.close();
+      expect(shell.close()).toBe(first);
+      await first;
+      await expect(shell.run('true')).rejects.toThrow('the shell is closed');
+      await expect(shell.restart()).rejects.toThrow('the shell is closed');
+    });
+
+    it('closing a shell that never started is harmless', async () => {
+      const shell = newShell();
+      await shell.close();
+      expect(shell.pid).toBeUndefined();
+    });
+
+    if (unconfined) {
+      it('reports a shell that died under a command, and starts a new one next time', async () => {
+        const shell = newShell();
+        await shell.run('x=1');
+        await expect(shell.run('echo dying; kill -9 $$')).rejects.toThrow(
+          /the shell exited while the command was running \(killed by SIGKILL\).*next command starts a new shell/,
+        );
+        expect(shell.running).toBe(false);
+        expect((await shell.run('echo "${x-new shell}"')).output).toBe('new shell\n');
+      });
+    }
+
+    if (unconfined) {
+      it('fails clearly, without hanging, when bash cannot start', async () => {
+        const shell = newShell({ command: ['/nonexistent/bash'] });
+        await expect(shell.run('true')).rejects.toThrow(/bash could not start: .*ENOENT/);
+        await expect(shell.run('true')).rejects.toThrow(/bash could not start/);
+      });
+    }
+
+    it('gives up waiting for a start within the start timeout', async () => {
+      const shell = newShell({ command: ['sleep', '30'], startTimeoutMs: 100 });
+      await expect(shell.run('true')).rejects.toThrow('bash did not start within 100 ms');
+      expect(shell.running).toBe(false);
+    });
+  });
+
+  describe('Shell: hostile state', () => {
+    it('keeps working when commands shadow builtins with functions and aliases', async () => {
+      const shell = newShell();
+      await shell.run(
+        [
+          'printf() { echo hijacked; }',
+          'declare() { echo hijacked; }',
+          'umask() { echo hijacked; }',
+          'cd() { echo hijacked; }',
+          'mv() { echo hijacked; }',
+          "alias declare='echo hijacked'",
+          'll() { echo "function ll"; }',
+          "alias ll='echo alias ll'",
+          'x=1',
+        ].join('\n'),
+      );
+      await shell.run('cd /tmp; builtin cd /; y=2');
+      const result = await shell.run('echo "$x $y $PWD"; ll\nunalias ll\nll');
+      expect(result.output).toBe('1 2 /\nalias ll\nfunction ll\n');
+    });
+
+    it('keeps working when a command changes IFS, noglob and noclobber', async () => {
+      const shell = newShell();
+      await shell.run("IFS=:; set -f; set -C; a='x y'");
+      await shell.run('b=2');
+      const result = await shell.run('echo "$a $b"; echo "[$IFS]"; echo $-');
+      expect(result.output).toMatch(/^x y 2\n\[:\]\n.*f.*\n$/);
+      expect(result.output.split('\n')[2]).toContain('C');
+    });
+  });
+
+  describe('Shell: closing while starting', () => {
+    it('a run waiting for bash to start says the shell is closed', async () => {
+      const shell = newShell();
+      const refused = expect(shell.run('echo never')).rejects.toThrow('the shell is closed');
+      await shell.close();
+      await refused;
+    });
+
+    it('refuses a timeout that is not a positive number', async () => {
+      const shell = newShell();
+      await expect(shell.run('true', { timeoutMs: 0 })).rejects.toThrow('timeoutMs must be');
+      await expect(shell.run('true', { timeoutMs: Number.NaN })).rejects.toThrow(
+        'timeoutMs must be',
+      );
+    });
+  });
+});
