@@ -139,8 +139,8 @@ __agenttool_kill_session() {
 
 /**
  * The signaller: reads `<signal> <pgid>` lines from descriptor `$1` and signals that
- * group; at end of input, kills session `$2` (its own when absent). It ignores
- * interrupts, so that a signal meant for a command never ends it.
+ * group; at end of input, runs `$2` if given (what ends the shell), else kills its own
+ * session. It ignores interrupts, so that a signal meant for a command never ends it.
  */
 const SIGNALLER = `${KILL_SESSION}
 __agenttool_signaller() {
@@ -152,20 +152,60 @@ __agenttool_signaller() {
       INT | TERM | KILL) builtin kill -s "$__agenttool_s" -- "-$__agenttool_p" 2>/dev/null ;;
     esac
   done
-  __agenttool_kill_session "$2"
+  if [ -n "\${2-}" ]; then "$2"; else __agenttool_kill_session; fi
+}`;
+
+/**
+ * Kills process \`$1\` and everything descended from it, found by their parents in /proc
+ * (for a shell that does not lead a session of its own, as in a container).
+ */
+const KILL_TREE = `
+__agenttool_kill_tree() {
+  local __agenttool_root=$1 __agenttool_f __agenttool_l __agenttool_p __agenttool_c __agenttool_round
+  local -A __agenttool_kids
+  local -a __agenttool_queue __agenttool_all
+  for __agenttool_round in 1 2 3 4 5; do
+    __agenttool_kids=()
+    for __agenttool_f in /proc/[0-9]*/stat; do
+      IFS= read -r __agenttool_l <"$__agenttool_f" 2>/dev/null || continue
+      __agenttool_l=\${__agenttool_l##*) }
+      set -- $__agenttool_l
+      [ "$1" = Z ] && continue
+      __agenttool_p=\${__agenttool_f#/proc/}
+      __agenttool_kids[$2]+=" \${__agenttool_p%/stat}"
+    done 2>/dev/null
+    __agenttool_queue=("$__agenttool_root")
+    __agenttool_all=()
+    while ((\${#__agenttool_queue[@]})); do
+      __agenttool_p=\${__agenttool_queue[0]}
+      __agenttool_queue=("\${__agenttool_queue[@]:1}")
+      [ -d "/proc/$__agenttool_p" ] && __agenttool_all+=("$__agenttool_p")
+      for __agenttool_c in \${__agenttool_kids[$__agenttool_p]-}; do __agenttool_queue+=("$__agenttool_c"); done
+    done
+    ((\${#__agenttool_all[@]})) || return 0
+    kill -KILL "\${__agenttool_all[@]}" 2>/dev/null
+  done
 }`;
 
 /**
  * The script a signaller process of its own runs (a shell in a container, where the
  * shell's process gets no descriptor but its standard input): it reads lines from
- * standard input. The first line names the shell's session (`SESSION <sid>`), killed
- * when input ends.
+ * standard input. The first line names the shell (\`SHELL <pid>\`): when input ends, it
+ * kills the shell's session if the shell leads one, else the shell and what it started.
  */
 export function signallerScript(): string {
-  return `${SIGNALLER}
-IFS=' ' read -r __agenttool_w __agenttool_sid || exit 0
-case $__agenttool_sid in '' | *[!0-9]*) exit 2 ;; esac
-__agenttool_signaller 0 "$__agenttool_sid"
+  return `${SIGNALLER}${KILL_TREE}
+IFS=' ' read -r __agenttool_w __agenttool_shell || exit 0
+case $__agenttool_shell in '' | *[!0-9]*) exit 2 ;; esac
+__agenttool_end() {
+  local __agenttool_l
+  IFS= read -r __agenttool_l </proc/$__agenttool_shell/stat 2>/dev/null || return 0
+  __agenttool_l=\${__agenttool_l##*) }
+  set -- $__agenttool_l
+  if [ "$4" = "$__agenttool_shell" ]; then __agenttool_kill_session "$__agenttool_shell"
+  else __agenttool_kill_tree "$__agenttool_shell"; fi
+}
+__agenttool_signaller 0 __agenttool_end
 `;
 }
 

@@ -229,8 +229,8 @@ export class BashProcess {
   }
 
   private onReady(shellPid: number): void {
-    // A signaller of its own learns which session to end when its input ends.
-    if (this.signaller !== undefined) this.signals?.write(`SESSION ${shellPid}\n`);
+    // A signaller of its own learns which shell to end when its input ends.
+    if (this.signaller !== undefined) this.signals?.write(`SHELL ${shellPid}\n`);
     this.resolveReady();
   }
 

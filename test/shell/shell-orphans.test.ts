@@ -1,28 +1,13 @@
-// The shell dies with its server: a real server process (the built `agenttool serve` on
-// the workspace module, over stdio) is SIGKILLed while a command runs, and nothing of
-// the shell's session, nor of the command's process group, may survive it.
-import { readFileSync, readdirSync } from 'node:fs';
+// The shell dies with its server: a real server process (the built `agenttool workspace`,
+// over stdio) is SIGKILLed while a command runs, and nothing may survive it: not the
+// command, not what it left behind, not the sandbox's bridges, sockets or cgroups, and
+// no state file. In the sandbox (the default) and without it.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WORKSPACE, ensureBuilt, killChildren, startAgenttool, tempDir } from '../cli/helpers';
-
-/** Live processes (zombies aside) in session `sid` or process group `pgid`, from /proc. */
-function processesOf(sid: number, pgid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // pid (comm) state ppid pgrp session ...
-    const [state, , pgrp, session] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (state === 'Z') continue;
-    if (Number(session) === sid || Number(pgrp) === pgid) found.push(Number(entry));
-  }
-  return found;
-}
+import { ensureBuilt, killChildren, startAgenttool, tempDir } from '../cli/helpers';
+import { noneWithArgument, processesWithArgument } from '../support/processes';
 
 /** Polls `probe` until it returns a value (boundedly); undefined if it never did. */
 async function poll<T>(probe: () => T | undefined, tries = 300): Promise<T | undefined> {
@@ -34,23 +19,69 @@ async function poll<T>(probe: () => T | undefined, tries = 300): Promise<T | und
   return undefined;
 }
 
-let watched: { sid: number; pgid: number } | undefined;
+/** What a shell or its sandbox may leave on this host: files, cgroups, bridge processes. */
+function leftovers(): string[] {
+  const found: string[] = [];
+  for (const dir of ['/dev/shm', tmpdir()]) {
+    if (!existsSync(dir)) continue;
+    for (const name of readdirSync(dir)) {
+      if (name.startsWith('.agenttool-') || /^claude-(http|socks)-.*\.sock$/.test(name)) {
+        found.push(join(dir, name));
+      }
+    }
+  }
+  for (const controller of ['pids', 'memory', 'unified']) {
+    const mount = join('/sys/fs/cgroup', controller);
+    const walk = (dir: string, depth: number): void => {
+      if (depth > 4) return;
+      let entries: string[];
+      try {
+        entries = readdirSync(dir);
+      } catch {
+        return;
+      }
+      for (const name of entries) {
+        if (name.startsWith('agenttool-shell-')) found.push(join(dir, name));
+        else if (!name.includes('.')) walk(join(dir, name), depth + 1);
+      }
+    };
+    walk(mount, 0);
+  }
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const words = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (words[0]?.endsWith('socat') && words.some((w) => w.includes('claude-http-'))) {
+        found.push(`socat ${entry}`);
+      }
+    } catch {
+      // gone
+    }
+  }
+  return found.sort();
+}
+
+const marks: string[] = [];
 
 beforeAll(() => ensureBuilt(), 300_000);
+
 afterAll(() => {
   // Whatever survived a failed run is ours to end.
-  if (watched !== undefined) {
-    for (const pid of processesOf(watched.sid, watched.pgid)) process.kill(pid, 'SIGKILL');
+  for (const word of marks) {
+    for (const pid of processesWithArgument(word)) process.kill(pid, 'SIGKILL');
   }
   killChildren();
 });
 
-describe('the shell when its server is SIGKILLed', () => {
-  it("dies, with the running command's whole process group", async () => {
-    // A test of processes (bounded polls inside), given more than the default 30 s.
+describe.each([
+  ['in its sandbox', []],
+  ['without a sandbox', ['--no-sandbox']],
+])('the shell %s when its server is SIGKILLed', (_name, flags) => {
+  it('dies with everything it started, and leaves nothing behind', async () => {
+    const before = leftovers();
     const root = tempDir();
-    const server = startAgenttool(['serve', WORKSPACE], { env: { WORKSPACE_ROOT: root } });
-    await server.waitForStderr(/serving WorkspaceModule over stdio/);
+    const server = startAgenttool(['workspace', root, ...flags]);
+    await server.waitForStderr(/serving workspace over stdio/);
     const send = (message: object) => server.stdin.write(`${JSON.stringify(message)}\n`);
     send({
       jsonrpc: '2.0',
@@ -63,35 +94,50 @@ describe('the shell when its server is SIGKILLed', () => {
       },
     });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    // bash's pid (its session) and the job's (its group); then a process that left its
-    // parent, still in the group, and the command itself.
-    const command = 'echo "$$ $BASHPID" > pids.tmp && mv pids.tmp pids; (sleep 300 &); sleep 300';
+    // A process that left its parent (still in the group), and the command itself; this
+    // host finds them by a word of their command lines.
+    const left = `300.${randomBytes(4).readUInt32BE()}`;
+    const running = `300.${randomBytes(4).readUInt32BE()}`;
+    marks.push(left, running);
     send({
       jsonrpc: '2.0',
       id: 2,
       method: 'tools/call',
-      params: { name: 'bash', arguments: { command } },
+      params: {
+        name: 'bash',
+        arguments: { command: `export KEPT=1; (sleep ${left} &); sleep ${running}` },
+      },
     });
-    const pids = await poll(() => {
-      try {
-        return readFileSync(join(root, 'pids'), 'utf8').trim().split(' ').map(Number);
-      } catch {
-        return undefined;
-      }
-    });
-    expect(pids).toEqual([expect.any(Number), expect.any(Number)]);
-    const [sid, pgid] = pids as [number, number];
-    watched = { sid, pgid };
-    // bash, the job's subshell and the two sleeps, at least, are running.
-    const running = await poll(() => {
-      const members = processesOf(sid, pgid);
-      return members.length >= 4 ? members : undefined;
-    });
-    expect(running).toEqual(expect.arrayContaining([sid, pgid]));
+    const started = await poll(() =>
+      processesWithArgument(left).length === 1 && processesWithArgument(running).length === 1
+        ? true
+        : undefined,
+    );
+    expect(started).toBe(true);
+    const during = leftovers().filter((item) => !before.includes(item));
+    if (flags.length === 0) {
+      // What the sandbox holds while it runs, which the janitor must take away after.
+      expect(during).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/claude-http-.*\.sock$/),
+          expect.stringMatching(/^socat \d+$/),
+          expect.stringMatching(/agenttool-shell-/),
+        ]),
+      );
+    } else {
+      // Unconfined, the state files are unlinked from the start: nothing to see.
+      expect(during).toEqual([]);
+    }
 
     server.process.kill('SIGKILL');
     expect((await server.done).code).toBeNull();
-    const survivors = await poll(() => (processesOf(sid, pgid).length === 0 ? [] : undefined));
-    expect(survivors ?? processesOf(sid, pgid)).toEqual([]);
+    expect(await noneWithArgument(left)).toBe(true);
+    expect(await noneWithArgument(running)).toBe(true);
+    // The janitor takes a moment: it cleans up once it sees the server gone.
+    const clean = await poll(() => {
+      const now = leftovers().filter((item) => !before.includes(item));
+      return now.length === 0 ? now : undefined;
+    });
+    expect(clean ?? leftovers().filter((item) => !before.includes(item))).toEqual([]);
   }, 90_000);
 });

@@ -49,3 +49,16 @@ export async function noneWithArgument(arg: string): Promise<boolean> {
   }
   return false;
 }
+
+/**
+ * Waits, boundedly, until exactly `count` processes have `arg` among their words (a
+ * process started in the background may not have run its program yet); their ids.
+ */
+export async function withArgument(arg: string, count = 1): Promise<number[]> {
+  for (let i = 0; i < 250; i += 1) {
+    const found = processesWithArgument(arg);
+    if (found.length === count) return found;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return processesWithArgument(arg);
+}

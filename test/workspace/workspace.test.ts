@@ -13,7 +13,7 @@ import {
   WorkspaceModule,
   workspaceConfigFromEnvironment,
 } from 'agenttool/workspace';
-import { noneWithArgument, processesWithArgument } from '../support/processes';
+import { noneWithArgument, processesWithArgument, withArgument } from '../support/processes';
 import { testSession as session } from '../support/session';
 
 let root: string;
@@ -126,7 +126,7 @@ describe('WorkspaceModule', () => {
       s === undefined ? {} : { session: s },
     );
     expect(outputOf(outcome)).toBe('(no output)');
-    expect(processesWithArgument(word)).toHaveLength(1);
+    expect(await withArgument(word)).toHaveLength(1);
     return word;
   }
 

@@ -1,0 +1,325 @@
+/**
+ * What a model can reach through the served `bash` tool: a real `agenttool workspace`
+ * server (the built CLI) over Streamable HTTP on loopback, its `$HOME` a temporary
+ * folder holding credentials, called through our MCP client. Every escape is attempted
+ * and must be refused, while the workspace, the shell's state and the hosts the
+ * configuration allows keep working.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo, createServer as createTcpServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createContext, outputText, type Tool } from 'agenttool';
+import { connectMcp, type RemoteTools } from 'agenttool/mcp';
+import {
+  ROOT,
+  ensureBuilt,
+  killChildren,
+  runAgenttool,
+  startAgenttool,
+  tempDir,
+} from '../cli/helpers';
+
+interface Served {
+  readonly url: string;
+  readonly pid: number;
+  readonly remote: RemoteTools;
+  readonly stderr: () => string;
+  stop(): Promise<void>;
+}
+
+const SECRET_VALUE = `secret-${randomBytes(8).toString('hex')}`;
+const opened: Served[] = [];
+
+async function serveWorkspace(root: string, home: string, flags: string[] = []): Promise<Served> {
+  const server = startAgenttool(['workspace', root, '--http', '127.0.0.1:0', ...flags], {
+    env: { HOME: home, AGENTTOOL_TEST_SERVER_SECRET: SECRET_VALUE },
+  });
+  let stderr = '';
+  server.process.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [, url] = (await server.waitForStderr(/over Streamable HTTP at (\S+)/)) as [string, string];
+  const remote = await connectMcp({ transport: { url } });
+  const served: Served = {
+    url,
+    pid: server.process.pid!,
+    remote,
+    stderr: () => stderr,
+    stop: async () => {
+      await remote.close();
+      server.process.kill('SIGTERM');
+      await server.done;
+    },
+  };
+  opened.push(served);
+  return served;
+}
+
+let calls = 0;
+async function bash(served: Served, command: string, extra: object = {}): Promise<string> {
+  const tool = served.remote.tools().find((t) => t.name === 'bash') as Tool;
+  const call = { id: `call_${++calls}`, args: JSON.stringify({ command, ...extra }) };
+  return outputText((await tool.execute(call, createContext({ call }))).output);
+}
+
+/** A temporary $HOME with the credentials a server's user typically has. */
+function homeWithCredentials(): string {
+  const home = tempDir();
+  const files: Record<string, string> = {
+    '.ssh/id_rsa': 'PRIVATE-SSH-KEY',
+    '.aws/credentials': 'AWS-SECRET-KEY',
+    '.git-credentials': 'https://user:GIT-TOKEN@example.com',
+    '.npmrc': '//registry.npmjs.org/:_authToken=NPM-TOKEN',
+    '.config/gcloud/credentials.db': 'GCLOUD-TOKEN',
+    '.kube/config': 'KUBE-TOKEN',
+    '.docker/config.json': 'DOCKER-TOKEN',
+    '.netrc': 'machine example.com password NETRC-TOKEN',
+  };
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(home, path, '..'), { recursive: true });
+    writeFileSync(join(home, path), content);
+  }
+  return home;
+}
+
+/** A loopback HTTP listener that counts what reaches it. */
+async function listener(): Promise<{ port: number; hits: () => number; server: Server }> {
+  let hits = 0;
+  const server = createServer((_req, res) => {
+    hits += 1;
+    res.end('reached');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as AddressInfo).port, hits: () => hits, server };
+}
+
+const servers: Server[] = [];
+const bystanders: ChildProcess[] = [];
+
+beforeAll(() => ensureBuilt(), 300_000);
+
+afterAll(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.stop().catch(() => undefined)));
+  for (const s of servers) s.close();
+  for (const p of bystanders) p.kill('SIGKILL');
+  killChildren();
+});
+
+describe('the served bash tool in its sandbox', () => {
+  let root: string;
+  let home: string;
+  let served: Served;
+
+  beforeAll(async () => {
+    root = tempDir();
+    home = homeWithCredentials();
+    served = await serveWorkspace(root, home);
+  }, 60_000);
+
+  it('says at start how it is confined', () => {
+    expect(served.stderr()).toMatch(/sandbox: bubblewrap; writable: .*; network: none/);
+    expect(served.stderr()).toMatch(/limits per shell: 1024 processes \((cgroup|rlimit)\)/);
+  });
+
+  it('works in the workspace, and keeps its state between calls', async () => {
+    expect(
+      await bash(served, 'mkdir -p sub && cd sub && echo hello > greeting && export WHO=me'),
+    ).toBe('(no output)');
+    expect(await bash(served, 'pwd; cat greeting; echo $WHO')).toBe(
+      `${join(root, 'sub')}\nhello\nme\n`,
+    );
+    expect(readFileSync(join(root, 'sub', 'greeting'), 'utf8')).toBe('hello\n');
+    // Its private temporary folder is writable, and nobody else's.
+    expect(await bash(served, 'echo t > "$TMPDIR/t" && cat "$TMPDIR/t"')).toBe('t\n');
+  });
+
+  it('cannot write outside the workspace: /tmp, $HOME, or this checkout', async () => {
+    const name = `escape-${randomBytes(6).toString('hex')}`;
+    for (const dir of [tmpdir(), home, ROOT]) {
+      const output = await bash(served, `echo x > ${join(dir, name)}`);
+      expect(output).toMatch(/Read-only file system|Permission denied/);
+      expect(existsSync(join(dir, name))).toBe(false);
+    }
+  });
+
+  it("cannot read the server user's credentials", async () => {
+    const output = await bash(
+      served,
+      'for f in ~/.ssh/id_rsa ~/.aws/credentials ~/.git-credentials ~/.npmrc ~/.config/gcloud/credentials.db ~/.kube/config ~/.docker/config.json ~/.netrc; do cat "$f"; done 2>&1; ls -a ~/.ssh 2>&1',
+    );
+    for (const token of [
+      'PRIVATE-SSH-KEY',
+      'AWS-SECRET',
+      'GIT-TOKEN',
+      'NPM-TOKEN',
+      'GCLOUD',
+      'KUBE',
+      'DOCKER-TOKEN',
+      'NETRC',
+    ]) {
+      expect(output).not.toContain(token);
+    }
+    expect(output).toMatch(/No such file or directory|Permission denied/);
+  });
+
+  it("cannot read the server's environment, directly or through /proc", async () => {
+    const output = await bash(
+      served,
+      `echo "[\${AGENTTOOL_TEST_SERVER_SECRET-unset}]"; cat /proc/${served.pid}/environ 2>&1 | head -c 200; echo; grep -l ${SECRET_VALUE} /proc/[0-9]*/environ 2>/dev/null | wc -l`,
+    );
+    expect(output).not.toContain(SECRET_VALUE);
+    expect(output).toMatch(/^\[unset\]\ncat: .*No such file or directory\n\n0\n$/);
+  });
+
+  it('cannot see or signal the server, or any other process of this user', async () => {
+    const bystander = spawn('sleep', ['300'], { stdio: 'ignore' });
+    bystanders.push(bystander);
+    const output = await bash(
+      served,
+      `kill -9 ${served.pid}; echo "server $?"; kill -9 ${bystander.pid}; echo "bystander $?"; ls /proc | grep -c '^[0-9]'`,
+    );
+    expect(output).toMatch(/server 1\n/);
+    expect(output).toMatch(/bystander 1\n/);
+    // Its own PID namespace: a handful of processes, not the host's.
+    expect(Number(output.trim().split('\n').pop())).toBeLessThan(20);
+    expect(() => process.kill(served.pid, 0)).not.toThrow();
+    expect(bystander.exitCode).toBeNull();
+    expect(bystander.signalCode).toBeNull();
+  });
+
+  it('cannot make a user namespace of its own (unshare -r)', async () => {
+    const output = await bash(served, 'unshare -r id -u; echo "status $?"');
+    expect(output).toMatch(/status [1-9]/);
+    expect(output).not.toMatch(/^0$/m);
+  });
+
+  it('reaches nothing on the network, the host loopback included', async () => {
+    const http = await listener();
+    servers.push(http.server);
+    const tcp = createTcpServer((socket) => socket.end());
+    let tcpHits = 0;
+    tcp.on('connection', () => (tcpHits += 1));
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    const tcpPort = (tcp.address() as AddressInfo).port;
+    try {
+      const output = await bash(
+        served,
+        `curl -s -m 5 -o /dev/null -w "%{http_code}\\n" http://127.0.0.1:${http.port}/; (exec 3<>/dev/tcp/127.0.0.1/${tcpPort}) 2>&1 | head -1; echo done`,
+      );
+      expect(output).not.toContain('reached');
+      expect(output).toMatch(/^(000|403)\n/);
+      expect(http.hits()).toBe(0);
+      expect(tcpHits).toBe(0);
+    } finally {
+      tcp.close();
+    }
+  });
+});
+
+describe('the network allow-list', () => {
+  it('lets through exactly the hosts it names', async () => {
+    const allowed = await listener();
+    const other = await listener();
+    servers.push(allowed.server, other.server);
+    const served = await serveWorkspace(tempDir(), homeWithCredentials(), [
+      '--allow-network',
+      `127.0.0.1:${allowed.port}`,
+    ]);
+    const output = await bash(
+      served,
+      `curl -s -m 5 http://127.0.0.1:${allowed.port}/; echo; curl -s -m 5 -o /dev/null -w "%{http_code}\\n" http://127.0.0.1:${other.port}/; curl -s -m 5 -o /dev/null -w "%{http_code}\\n" http://localhost:${allowed.port}/`,
+    );
+    expect(output).toBe('reached\n403\n403\n');
+    expect(allowed.hits()).toBe(1);
+    expect(other.hits()).toBe(0);
+    expect(served.stderr()).toContain(`network: only 127.0.0.1:${allowed.port}`);
+  }, 60_000);
+});
+
+describe('the limits', () => {
+  it('cap the processes and the memory of a shell', async () => {
+    const served = await serveWorkspace(tempDir(), homeWithCredentials(), [
+      '--max-processes',
+      '40',
+      '--max-memory',
+      '96M',
+    ]);
+    expect(served.stderr()).toMatch(
+      /limits per shell: 40 processes \((cgroup|rlimit)\), 96 MiB memory/,
+    );
+    // Python forks without bash's retries, and says when the kernel refuses.
+    const forks = await bash(
+      served,
+      [
+        "python3 -c 'import os, time",
+        'pids = []',
+        'try:',
+        '    for i in range(100):',
+        '        pid = os.fork()',
+        '        if pid == 0:',
+        '            time.sleep(30)',
+        '            os._exit(0)',
+        '        pids.append(pid)',
+        'except OSError as e:',
+        '    print("refused", e.errno)',
+        'print("forked", len(pids))',
+        'for p in pids:',
+        "    os.kill(p, 9)'",
+      ].join('\n'),
+    );
+    expect(forks).toMatch(/^refused 11\nforked \d+\n$/);
+    expect(Number(/forked (\d+)/.exec(forks)?.[1])).toBeLessThan(40);
+    const memory = await bash(
+      served,
+      'python3 -c \'x = bytearray(200 * 1024 * 1024); print("held", len(x))\'',
+    );
+    expect(memory).not.toMatch(/^held \d+/m);
+    expect(memory).toMatch(/MemoryError|Killed|exit status 137/);
+    // The shell is still there after what its commands hit.
+    expect(await bash(served, 'echo alive')).toBe('alive\n');
+  }, 60_000);
+});
+
+describe('the escape hatch', () => {
+  it('is absent by default, and when offered runs a call outside with the same state', async () => {
+    const root = tempDir();
+    const plain = await serveWorkspace(root, homeWithCredentials());
+    const plainBash = plain.remote.tools().find((t) => t.name === 'bash')!;
+    expect(plainBash.parameters?.properties).not.toHaveProperty('dangerously_disable_sandbox');
+
+    const home = homeWithCredentials();
+    const served = await serveWorkspace(tempDir(), home, ['--allow-unsandboxed-commands']);
+    expect(served.stderr()).toContain('escape hatch: on');
+    await bash(served, 'mkdir -p d && cd d && export CARRIED=yes');
+    const outside = await bash(served, 'pwd; echo $CARRIED; cat ~/.ssh/id_rsa; export BACK=1', {
+      dangerously_disable_sandbox: true,
+    });
+    expect(outside).toMatch(/\/d\nyes\nPRIVATE-SSH-KEY$/);
+    // Back inside: the state came back, the credentials are out of reach again.
+    const inside = await bash(served, 'pwd; echo $BACK; cat ~/.ssh/id_rsa 2>&1');
+    expect(inside).toMatch(/\/d\n1\n.*No such file or directory/s);
+  }, 60_000);
+});
+
+describe('without a sandbox, on purpose', () => {
+  it('says so at start, and the shell runs with the rights of the server', async () => {
+    const home = homeWithCredentials();
+    const served = await serveWorkspace(tempDir(), home, ['--no-sandbox']);
+    expect(served.stderr()).toContain('sandbox: OFF (--no-sandbox)');
+    expect(await bash(served, 'cat ~/.ssh/id_rsa')).toBe('PRIVATE-SSH-KEY');
+  });
+});
+
+describe('when the sandbox cannot start', () => {
+  it('refuses to serve, naming what is missing and how to get it', async () => {
+    const ran = await runAgenttool(['workspace', tempDir()], {
+      env: { PATH: join(tmpdir(), `no-such-dir-${randomBytes(4).toString('hex')}`) },
+    });
+    expect(ran.code).toBe(3);
+    expect(ran.stderr).toContain('bwrap (package bubblewrap)');
+    expect(ran.stderr).toContain('scripts/setup-system.sh');
+    expect(ran.stderr).toContain('--no-sandbox');
+  });
+});
