@@ -41,17 +41,25 @@ type BatchJob struct {
 const waitLimit = 5 * time.Second
 
 type eventLog struct {
-	mu      sync.Mutex
-	changed chan struct{}
-	events  []string
+	mu       sync.Mutex
+	changed  chan struct{}
+	events   []string
+	cancelOn string
+	cancel   func()
 }
 
 func newEventLog() *eventLog { return &eventLog{changed: make(chan struct{})} }
 
+// add logs an event; the event the spec cancels on is followed by "cancel" and the
+// batch's cancellation, wherever it was logged (a job's start, the consumer's loop).
 func (l *eventLog) add(event string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.events = append(l.events, event)
+	if l.cancelOn != "" && (event == l.cancelOn || strings.HasPrefix(event, l.cancelOn+":")) {
+		l.events = append(l.events, "cancel")
+		l.cancel()
+	}
 	close(l.changed)
 	l.changed = make(chan struct{})
 }
@@ -122,6 +130,7 @@ func RunBatch(spec BatchSpec) []string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	log.cancelOn, log.cancel = spec.CancelOn, cancel
 	exec := Executor{
 		MaxParallel: spec.MaxParallel,
 		Sequential:  spec.Sequential,
@@ -153,10 +162,6 @@ func RunBatch(spec BatchSpec) []string {
 			event = "final:" + id + ":" + ev.Result.Output.String()
 		}
 		log.add(event)
-		if ev.Final && spec.CancelOn == "final:"+id {
-			log.add("cancel")
-			cancel()
-		}
 		if ev.Final && spec.StopOn == "final:"+id {
 			log.add("stop")
 			break
