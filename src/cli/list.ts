@@ -1,5 +1,8 @@
 import {
   annotationsOf,
+  type Confinement,
+  confinedBy,
+  createContext,
   definitionHash,
   definitionOf,
   type FunctionToolDefinition,
@@ -27,6 +30,11 @@ export interface ListedTool {
     readonly closer: boolean;
     /** null when the tool states none (unstated is not "all false"). */
     readonly annotations: StatedAnnotations | null;
+    /**
+     * Whether a call runs confined, and by what, as the tool answers for a call with
+     * only its required arguments (a call may answer otherwise: an escape hatch, say).
+     */
+    readonly confined: Confinement;
   };
 }
 
@@ -42,13 +50,61 @@ export function listTools(tools: readonly Tool[]): ListedTool[] {
       strict: isStrict(tool),
       closer: isCloser(tool),
       annotations: annotationsOf(tool) ?? null,
+      confined: confinedBy(
+        tool,
+        JSON.stringify(minimalArguments(tool.parameters)),
+        createContext(),
+      ),
     },
   }));
 }
 
 /**
+ * The smallest arguments a schema accepts, as far as its required members go: each
+ * required property with the first of its enum, or an empty value of its type. What a
+ * per-call reader is asked about when no call is at hand.
+ */
+function minimalArguments(schema: JsonObject | undefined): unknown {
+  if (schema === undefined) return {};
+  const enumValues = schema['enum'];
+  if (Array.isArray(enumValues) && enumValues.length > 0) return enumValues[0];
+  const type = Array.isArray(schema['type']) ? schema['type'][0] : schema['type'];
+  switch (type) {
+    case 'string':
+      return '';
+    case 'integer':
+    case 'number':
+      return typeof schema['minimum'] === 'number' ? schema['minimum'] : 0;
+    case 'boolean':
+      return false;
+    case 'array':
+      return [];
+    case 'null':
+      return null;
+    default: {
+      const properties = schema['properties'];
+      const required = schema['required'];
+      const value: Record<string, unknown> = {};
+      if (typeof properties !== 'object' || properties === null || !Array.isArray(required)) {
+        return value;
+      }
+      for (const name of required) {
+        if (typeof name !== 'string') continue;
+        const member = (properties as Record<string, unknown>)[name];
+        value[name] =
+          typeof member === 'object' && member !== null && !Array.isArray(member)
+            ? minimalArguments(member as JsonObject)
+            : '';
+      }
+      return value;
+    }
+  }
+}
+
+/**
  * The tools as a table: name, definition hash, properties (sequential, resource,
- * strict, closer, and `output` when it declares an output schema) and annotations
+ * strict, closer, `output` when it declares an output schema, and `confined=<by>` when
+ * a call runs confined) and annotations
  * (`unstated`, or the hints that are true).
  */
 export function toolTable(tools: readonly Tool[]): string {
@@ -68,6 +124,7 @@ function propertiesText(p: ListedTool['properties'], output: boolean): string {
   if (p.strict) words.push('strict');
   if (p.closer) words.push('closer');
   if (output) words.push('output');
+  if (p.confined.confined) words.push(`confined=${p.confined.by === '' ? 'yes' : p.confined.by}`);
   return words.length === 0 ? '-' : words.join(' ');
 }
 

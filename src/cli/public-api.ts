@@ -11,6 +11,8 @@ export {
   annotationsOf,
   CANCELLED_ANSWER,
   CancelledError,
+  type Confinement,
+  confinedBy,
   compileSchema,
   type ContentPart,
   createContext,

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { definitionHash } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
 import { CliAppModule } from './fixtures/cli-app.module';
-import { APP, CLI, ensureBuilt, killChildren, runAgenttool } from './helpers';
+import { APP, CLI, WORKSPACE, ensureBuilt, killChildren, runAgenttool, tempDir } from './helpers';
 
 beforeAll(() => ensureBuilt(), 300_000);
 afterAll(() => killChildren());
@@ -28,6 +28,7 @@ interface Listed {
     strict: boolean;
     closer: boolean;
     annotations: Record<string, unknown> | null;
+    confined: { confined: boolean; by: string };
   };
 }
 
@@ -77,6 +78,26 @@ describe('agenttool list', () => {
       strict: false,
       closer: true,
       annotations: null,
+      confined: { confined: false, by: '' },
+    });
+  });
+
+  it('shows where calls run: the workspace shell confined by its sandbox, the file tools not', async () => {
+    const env = { WORKSPACE_ROOT: tempDir() };
+    const table = await runAgenttool(['list', WORKSPACE], { env });
+    expect(table.code).toBe(0);
+    const bashRow = table.stdout.split('\n').find((row) => row.startsWith('bash '));
+    expect(bashRow).toContain('resource=shell:session confined=bubblewrap');
+    const json = await runAgenttool(['list', WORKSPACE, '--json'], { env });
+    const listed = JSON.parse(json.stdout) as Listed[];
+    expect(
+      Object.fromEntries(listed.map((t) => [t.definition.name, t.properties.confined])),
+    ).toEqual({
+      bash: { confined: true, by: 'bubblewrap' },
+      restart: { confined: false, by: '' },
+      read_file: { confined: false, by: '' },
+      write_file: { confined: false, by: '' },
+      append_file: { confined: false, by: '' },
     });
   });
 
