@@ -10,9 +10,12 @@ export { type CanActivate, type GuardLike } from '../decorators';
 export { ModuleError, type ModuleProblem } from './errors';
 export {
   type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
   type OnModuleDestroy,
   type OnModuleInit,
 } from './lifecycle';
+export { type ScopeChange } from './scope-report';
 export {
   type AliasProvider,
   type ClassProvider,
