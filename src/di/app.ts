@@ -468,7 +468,7 @@ function toolInstance(node: ProviderNode, cls: Constructor, instance: unknown): 
   if (instance instanceof cls) return instance as object;
   throw new AgentToolError(
     'PROVIDER_FAILED',
-    `${node.module?.name ?? 'app'}: ${cls.name} is listed in tools, but ${node.label} made ${describe(instance)}, not an instance of ${cls.name}; provide the class itself (or make the factory return an instance of it)`,
+    `${node.module?.name ?? 'app'}: ${cls.name} is listed in tools, but ${node.label} ${node.kind === 'value' ? 'is' : 'made'} ${describe(instance)}, not an instance of ${cls.name}; provide the class itself (or make the factory return an instance of it)`,
   );
 }
 

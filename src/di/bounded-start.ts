@@ -39,7 +39,13 @@ export async function bounded<T>(
   work: () => Promise<T>,
 ): Promise<T> {
   const { signal, timeoutMs } = bound;
-  if (signal?.aborted === true) throw aborted(root, signal, running);
+  if (signal?.aborted === true) {
+    throw new AgentToolError(
+      'CANCELLED',
+      `ToolApp.create(${root}): the start was aborted (${errorMessage(signal.reason)}) before it began; nothing was built`,
+      { cause: signal.reason },
+    );
+  }
   if (signal === undefined && timeoutMs === undefined) return work();
   let stop!: (error: unknown) => void;
   const stopped = new Promise<never>((_, reject) => (stop = reject));

@@ -91,6 +91,11 @@ export interface HookOutcome {
 export interface HookCall {
   readonly signal?: string | undefined;
   readonly running?: Set<Running> | undefined;
+  /**
+   * Told of each instance as soon as its hook succeeded (or at once when it has none),
+   * not when its group is over: a start that is given up on still knows who started.
+   */
+  readonly onDone?: ((created: Created) => void) | undefined;
 }
 
 interface HookGroup {
@@ -142,6 +147,10 @@ export async function callHook(
   );
   const failures: HookFailure[] = [];
   const done = new Set<Created>();
+  const markDone = (member: Created): void => {
+    done.add(member);
+    call.onDone?.(member);
+  };
   const seen = new Set<object>();
   for (const group of ordered) {
     if (starting && failures.length > 0) break;
@@ -151,23 +160,25 @@ export async function callHook(
     const called = members.filter((member) => {
       const { instance } = member;
       if (typeof instance !== 'object' || instance === null || seen.has(instance)) {
-        done.add(member);
+        markDone(member);
         return false;
       }
       seen.add(instance);
       if (typeof (instance as Record<string, unknown>)[hook] !== 'function') {
-        done.add(member);
+        markDone(member);
         return false;
       }
       return true;
     });
-    const results = await Promise.allSettled(called.map((member) => runHook(hook, member, call)));
+    const results = await Promise.allSettled(
+      called.map(async (member) => {
+        await runHook(hook, member, call);
+        markDone(member);
+      }),
+    );
     results.forEach((result, i) => {
+      if (result.status === 'fulfilled') return;
       const member = called[i]!;
-      if (result.status === 'fulfilled') {
-        done.add(member);
-        return;
-      }
       failures.push({ created: member, error: hookError(hook, member.node, result.reason) });
     });
   }

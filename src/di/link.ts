@@ -88,6 +88,9 @@ function missingToken(where: string, node: ProviderNode, parameter: ParameterTok
   if (parameter.typesMissing !== true) {
     return `${where} has no injection token (its type is an interface, a union or a primitive); add @Inject(token) to the parameter`;
   }
+  if (parameter.declaredBy !== undefined) {
+    return `${where} has no injection token: TypeScript emitted no constructor parameter types for ${parameter.declaredBy}, whose constructor ${node.label} inherits; decorate ${parameter.declaredBy} with @Injectable() (compiled with "emitDecoratorMetadata": true), or add @Inject(token) to the parameter`;
+  }
   if (node.undecorated === true) {
     return `${where} has no injection token: ${node.label} has no decorator, so TypeScript emitted no constructor parameter types for it; decorate ${node.label} with @Injectable() (compiled with "emitDecoratorMetadata": true)`;
   }

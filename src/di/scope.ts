@@ -266,8 +266,10 @@ export class InstanceScope {
   async start(): Promise<void> {
     const waiting = this.#created.filter((c) => !this.#started.has(c));
     const call = { running: this.running };
-    const init = await callHook('onModuleInit', waiting, this.plan, call);
-    for (const created of init.done) this.#started.add(created);
+    const init = await callHook('onModuleInit', waiting, this.plan, {
+      ...call,
+      onDone: (created) => this.#started.add(created),
+    });
     const initFailure = startFailure(init.failures);
     if (initFailure !== undefined) throw initFailure;
     const started = waiting.filter((c) => init.done.has(c));
