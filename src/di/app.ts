@@ -17,10 +17,7 @@ import {
 import {
   type CanActivate,
   classTool,
-  DecoratorError,
-  isToolClass,
   type ToolBuildOptions,
-  toolDescriptorOf,
   toolFromInstance,
 } from '../decorators';
 import {
@@ -32,19 +29,14 @@ import {
   type OnStart,
 } from '../executor';
 import { bounded, checkStartBound } from './bounded-start';
-import { ModuleError, type ModuleProblem } from './errors';
-import { addGuardNodes, type AppGraph, type ProviderNode, readModules } from './graph';
+import { checkedApp } from './checked-app';
+import { type AppGraph, type ProviderNode } from './graph';
 import { hookOrder } from './hook-order';
-import { allNodes, dependencyOrder, effectiveHomes, linkGraph, sharingOf, visibleIn } from './link';
+import { allNodes, dependencyOrder, sharingOf, visibleIn } from './link';
 import { type AppPlan, InstanceScope } from './scope';
-import {
-  checkModuleClassScopes,
-  type ScopeChange,
-  scopeChanges,
-  warnOfStatedChanges,
-} from './scope-report';
+import { type ScopeChange, scopeChanges, warnOfStatedChanges } from './scope-report';
 import { type Token, tokenName } from './tokens';
-import { checkGuardScopes, ModuleGuards } from './module-guards';
+import { ModuleGuards } from './module-guards';
 import { exposeRootTokens, register } from './registration';
 import { appContainer } from './tsyringe-adapter';
 
@@ -165,14 +157,7 @@ export class ToolApp {
   static async create(rootModule: Constructor, options: ToolAppOptions = {}): Promise<ToolApp> {
     const rootName = typeof rootModule === 'function' ? rootModule.name : String(rootModule);
     checkStartBound(rootName, options);
-    const graph = readModules(rootModule, isToolClass);
-    addGuardNodes(graph);
-    linkGraph(graph);
-    checkTools(graph);
-    const homes = effectiveHomes(graph);
-    checkGuardScopes(graph, homes);
-    checkModuleClassScopes(graph, homes);
-    if (graph.problems.length > 0) throw new ModuleError(rootModule.name, graph.problems);
+    const { graph, homes } = checkedApp(rootModule);
 
     const scopeReport = scopeChanges(graph, homes);
     if (options.onScopeReport === undefined) warnOfStatedChanges(rootName, scopeReport);
@@ -411,38 +396,6 @@ export class ToolApp {
   }
 }
 
-/**
- * Reads every tool class before anything is built, so a class that cannot be a tool
- * (a bad `@Param`, a missing `execute`) or two tools with one name are reported with
- * the module's other problems.
- */
-function checkTools(graph: AppGraph): void {
-  const templates: Tool[] = [];
-  for (const module of graph.modules) {
-    for (const node of module.tools) {
-      try {
-        const descriptor = toolDescriptorOf(node.token as Constructor);
-        // Guard classes are the app's to build, later.
-        templates.push(classTool(descriptor.cls, unbuilt, { resolveGuard: () => UNBUILT_GUARD }));
-      } catch (error) {
-        if (!(error instanceof DecoratorError)) throw error;
-        for (const problem of error.problems) {
-          graph.problems.push({ code: 'INVALID_DECORATOR', message: `${module.name}: ${problem}` });
-        }
-      }
-    }
-  }
-  try {
-    new ToolSet(templates).validate();
-  } catch (error) {
-    const problem: ModuleProblem = {
-      code: 'INVALID_TOOL_SET',
-      message: error instanceof Error ? error.message : String(error),
-    };
-    graph.problems.push(problem);
-  }
-}
-
 /** The objects given with `useValue` anywhere in the app. */
 function givenValues(graph: AppGraph): WeakSet<object> {
   const values = new WeakSet<object>();
@@ -452,12 +405,6 @@ function givenValues(graph: AppGraph): WeakSet<object> {
     if (typeof value === 'object' && value !== null) values.add(value);
   }
   return values;
-}
-
-const UNBUILT_GUARD: CanActivate = { canActivate: unbuilt };
-
-function unbuilt(): never {
-  throw new AgentToolError('INTERNAL', 'agenttool/di: a tool was called before its app was built');
 }
 
 /**
