@@ -148,7 +148,7 @@ export class ToolApp {
    * tools and module classes in dependency order in the app's container (an async
    * factory is awaited before what needs it is built; a transient provider is built for
    * each injection), and the app starts them in NestJS's order: `onModuleInit()` across
-   * every module, then `onApplicationBootstrap()`, as {@link InstanceScope.start} says.
+   * every module, then `onApplicationBootstrap()` (see docs/modules-and-di.md for the order).
    * A failure closes what was built and rejects: `PROVIDER_FAILED` when a constructor or
    * factory threw, `HOOK_FAILED` when a starting hook did (every failure of the failing
    * group listed), `TIMEOUT` past `options.timeoutMs`, `CANCELLED` when

@@ -7,6 +7,7 @@ import { type Scope, type Token } from './tokens';
 
 /** One dependency of a provider or of a module class, as another container injects it. */
 export interface InjectionDescription {
+  /** The token to inject. */
   readonly token: Token;
   /** Inject `undefined` when nothing provides it (tsyringe's `@inject(token, { isOptional: true })`). */
   readonly optional: boolean;

@@ -11,6 +11,7 @@ export interface OnModuleInit {
  * `onModuleInit()`, before `ToolApp.create` returns (so before the app serves).
  */
 export interface OnApplicationBootstrap {
+  /** Awaited when it returns a promise; a throw fails the start. */
   onApplicationBootstrap(): unknown;
 }
 
@@ -33,6 +34,7 @@ export interface BeforeApplicationShutdown {
  * (`close()`, `dispose()`): the place to release what those closings still used.
  */
 export interface OnApplicationShutdown {
+  /** Awaited when it returns a promise; a throw is reported by `close()`, after the others ran. */
   onApplicationShutdown(signal?: string): unknown;
 }
 
