@@ -117,7 +117,8 @@ export class ToolApp {
   readonly #liveSessions = new Set<InstanceScope>();
   #defaultSession: InstanceScope | undefined;
   #closing: Promise<void> | undefined;
-  #signalListeners = new Map<NodeJS.Signals, () => void>();
+  readonly #signalListeners = new Map<NodeJS.Signals, () => void>();
+  #signalled = false;
 
   private constructor(init: {
     graph: AppGraph;
@@ -355,6 +356,9 @@ export class ToolApp {
     for (const signal of new Set(signals)) {
       if (this.#signalListeners.has(signal)) continue;
       const listener = (): void => {
+        // A second signal while closing is ignored, as NestJS ignores it: closing goes on.
+        if (this.#signalled) return;
+        this.#signalled = true;
         void this.close(signal)
           .catch((error: unknown) => {
             process.exitCode = 1;
@@ -366,7 +370,7 @@ export class ToolApp {
           });
       };
       this.#signalListeners.set(signal, listener);
-      process.once(signal, listener);
+      process.on(signal, listener);
     }
     return this;
   }

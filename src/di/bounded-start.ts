@@ -55,7 +55,8 @@ export async function bounded<T>(
     timeoutMs === undefined
       ? undefined
       : setTimeout(() => stop(timedOut(root, timeoutMs, running)), timeoutMs);
-  timer?.unref();
+  // Not unref'd: a start waiting on nothing but a promise that never settles would
+  // otherwise let the process end without the error.
   const working = work();
   working.catch(() => undefined);
   try {

@@ -41,6 +41,13 @@ const HOOKED_KINDS: ReadonlySet<ProviderNode['kind']> = new Set([
  */
 export type ScopeKind = 'app' | 'session' | 'call';
 
+/** How errors say a scope ended: while a build was under way, and before one began. */
+const ENDINGS: Readonly<Record<ScopeKind, readonly [string, string]>> = {
+  app: ['app was closed', 'app is closed'],
+  session: ['session ended', 'session has ended'],
+  call: ['call ended', 'call has ended'],
+};
+
 /** The resolution-scoped instances of one resolution, by node. */
 type Resolution = Map<ProviderNode, Promise<unknown>>;
 
@@ -149,17 +156,12 @@ export class InstanceScope {
   }
 
   #closedError(node: ProviderNode, building = false): AgentToolError {
-    const ended =
-      this.kind === 'app'
-        ? 'app was closed'
-        : this.kind === 'session'
-          ? 'session ended'
-          : 'call ended';
+    const [ended, over] = ENDINGS[this.kind];
     return new AgentToolError(
       'CLOSED',
       building
         ? `${node.label}: the ${ended} while it was being built`
-        : `${node.label}: the ${this.kind === 'app' ? 'app is closed' : this.kind === 'session' ? 'session has ended' : 'call has ended'}`,
+        : `${node.label}: the ${over}`,
     );
   }
 
