@@ -17,7 +17,8 @@ import { goQuote } from './quote';
  *   session built it; `HOOK_FAILED`: a lifecycle hook (`onModuleInit`, ...) threw;
  *   `CLOSE_FAILED`: closing something failed; `CLOSED`: the app or session is closed;
  *   `SESSION_SCOPED`: a session-scoped provider was asked for outside a session;
- * - `CANCELLED`: a call or batch was cancelled; `ON_START`: a batch's onStart failed;
+ * - `CANCELLED`: a call, a batch or an app's start was cancelled; `TIMEOUT`: an app's
+ *   start did not finish within its `timeoutMs`; `ON_START`: a batch's onStart failed;
  * - `CONNECTION`, `PROTOCOL`: talking to another process failed;
  * - `INVALID_TOKEN`: a bearer token was refused (missing, expired, not for this
  *   server, badly signed);
@@ -48,6 +49,7 @@ export type AgentToolErrorCode =
   | 'CLOSED'
   | 'SESSION_SCOPED'
   | 'CANCELLED'
+  | 'TIMEOUT'
   | 'ON_START'
   | 'CONNECTION'
   | 'PROTOCOL'

@@ -12,14 +12,12 @@ import {
   type Tool,
   type ToolContext,
   ToolSet,
+  errorMessage,
 } from '../core';
 import {
   type CanActivate,
   classTool,
-  DecoratorError,
-  isToolClass,
   type ToolBuildOptions,
-  toolDescriptorOf,
   toolFromInstance,
 } from '../decorators';
 import {
@@ -30,19 +28,15 @@ import {
   type JobOutcome,
   type OnStart,
 } from '../executor';
-import { ModuleError, type ModuleProblem } from './errors';
-import { addGuardNodes, type AppGraph, type ProviderNode, readModules } from './graph';
-import {
-  allNodes,
-  dependencyOrder,
-  effectiveScopes,
-  hierarchyLevels,
-  linkGraph,
-  visibleIn,
-} from './link';
+import { bounded, checkStartBound } from './bounded-start';
+import { checkedApp } from './checked-app';
+import { type AppGraph, type ProviderNode } from './graph';
+import { hookOrder } from './hook-order';
+import { allNodes, dependencyOrder, sharingOf, visibleIn } from './link';
 import { type AppPlan, InstanceScope } from './scope';
+import { type ScopeChange, scopeChanges, warnOfStatedChanges } from './scope-report';
 import { type Token, tokenName } from './tokens';
-import { checkGuardScopes, ModuleGuards } from './module-guards';
+import { ModuleGuards } from './module-guards';
 import { exposeRootTokens, register } from './registration';
 import { appContainer } from './tsyringe-adapter';
 
@@ -58,6 +52,26 @@ export interface ToolAppOptions {
   readonly elicitor?: Elicitor | undefined;
   /** Called the moment each call is handed to its tool; a throw refuses the call. */
   readonly onStart?: OnStart | undefined;
+  /**
+   * Stops the start when it aborts: `ToolApp.create` rejects with `CANCELLED`, naming the
+   * factories and hooks still under way, once it has closed what it built.
+   */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Bounds the start (building every app-scoped provider, tool and module class, and
+   * their `onModuleInit` and `onApplicationBootstrap`) to this many milliseconds: past
+   * it, `ToolApp.create` rejects with `TIMEOUT`, naming each factory or hook that had not
+   * settled and how long it had been waited for, once it has closed what it built.
+   * Unbounded by default.
+   */
+  readonly timeoutMs?: number | undefined;
+  /**
+   * Receives, once when the app starts, the app-scoped providers and tools it builds per
+   * session because they need a session-scoped provider (NestJS's scope bubbling; also
+   * `app.scopeReport`). Without it, those whose app scope was stated (not a default) are
+   * written as one process warning, `AgentToolScopeWarning`.
+   */
+  readonly onScopeReport?: ((changes: readonly ScopeChange[]) => void) | undefined;
 }
 
 /** What one batch of an app runs with, besides its jobs. */
@@ -90,6 +104,11 @@ export class ToolApp {
    * Each session gets a child of it.
    */
   readonly container: DependencyContainer;
+  /**
+   * The app-scoped providers and tools built per session because they need a
+   * session-scoped provider, as reported when the app started (see `onScopeReport`).
+   */
+  readonly scopeReport: readonly ScopeChange[];
   readonly #options: ToolAppOptions;
   readonly #plan: AppPlan;
   readonly #graph: AppGraph;
@@ -98,6 +117,8 @@ export class ToolApp {
   readonly #liveSessions = new Set<InstanceScope>();
   #defaultSession: InstanceScope | undefined;
   #closing: Promise<void> | undefined;
+  readonly #signalListeners = new Map<NodeJS.Signals, () => void>();
+  #signalled = false;
 
   private constructor(init: {
     graph: AppGraph;
@@ -105,11 +126,13 @@ export class ToolApp {
     appScope: InstanceScope;
     options: ToolAppOptions;
     tools: Tool[];
+    scopeReport: readonly ScopeChange[];
   }) {
     this.#graph = init.graph;
     this.#plan = init.plan;
     this.#appScope = init.appScope;
     this.#options = init.options;
+    this.scopeReport = init.scopeReport;
     this.container = init.appScope.container;
     this.tools = new ToolSet(init.tools);
     this.executor = new Executor({
@@ -122,67 +145,73 @@ export class ToolApp {
   /**
    * Builds the app of `rootModule`. Everything is checked first, before anything is
    * built: the modules, every dependency and every tool class, all problems reported
-   * together in one {@link ModuleError}. Then tsyringe builds the app-scoped providers
-   * and tools in dependency order in the app's container (an async factory is awaited
-   * before what needs it is built), and `onModuleInit()` runs on each in NestJS's
-   * order. A failure closes what was built and rejects:
-   * `PROVIDER_FAILED` when a constructor or factory threw, `HOOK_FAILED` when
-   * `onModuleInit()` did.
+   * together in one {@link ModuleError}. Then tsyringe builds the app-scoped providers,
+   * tools and module classes in dependency order in the app's container (an async
+   * factory is awaited before what needs it is built; a transient provider is built for
+   * each injection), and the app starts them in NestJS's order: `onModuleInit()` across
+   * every module, then `onApplicationBootstrap()` (see docs/modules-and-di.md for the order).
+   * A failure closes what was built and rejects: `PROVIDER_FAILED` when a constructor or
+   * factory threw, `HOOK_FAILED` when a starting hook did (every failure of the failing
+   * group listed), `TIMEOUT` past `options.timeoutMs`, `CANCELLED` when
+   * `options.signal` aborts.
    */
   static async create(rootModule: Constructor, options: ToolAppOptions = {}): Promise<ToolApp> {
-    const graph = readModules(rootModule, isToolClass);
-    addGuardNodes(graph);
-    linkGraph(graph);
-    checkTools(graph);
-    const scopes = effectiveScopes(graph);
-    checkGuardScopes(graph, scopes);
-    if (graph.problems.length > 0) throw new ModuleError(rootModule.name, graph.problems);
+    const rootName = typeof rootModule === 'function' ? rootModule.name : String(rootModule);
+    checkStartBound(rootName, options);
+    const { graph, homes } = checkedApp(rootModule);
 
-    const levels = hierarchyLevels(graph);
-    // NestJS's order of modules for the hooks: by distance, farthest first, then as found.
-    const ranks = new Map(
-      [...graph.modules].sort((a, b) => b.distance - a.distance).map((m, i) => [m, i]),
-    );
+    const scopeReport = scopeChanges(graph, homes);
+    if (options.onScopeReport === undefined) warnOfStatedChanges(rootName, scopeReport);
+    else if (scopeReport.length > 0) options.onScopeReport(scopeReport);
     const plan: AppPlan = {
-      scopes,
+      homes,
       closedObjects: new WeakSet(),
       givenValues: givenValues(graph),
-      moduleRankOf: (node) => (node.module === undefined ? 0 : (ranks.get(node.module) ?? 0)),
-      levelOf: (node) => levels.get(node) ?? 0,
+      ...hookOrder(graph),
     };
     const container = appContainer();
-    register(container, graph, plan);
-    const appScope = new InstanceScope('app', container, plan, undefined, false);
-    let app: ToolApp | undefined;
+    register(container, graph, homes);
+    const appScope = new InstanceScope('app', container, plan, undefined);
     try {
-      // Every app-scoped provider and tool is built now, in dependency order, and
-      // initialized once all are built, as NestJS does.
-      for (const node of dependencyOrder(allNodes(graph))) {
-        if (scopes.get(node) === 'app') await appScope.resolve(node);
-      }
-      await appScope.initialize();
-      const guards = new Map<ProviderNode, CanActivate>();
-      for (const module of graph.modules) {
-        for (const node of module.guards.values()) {
-          guards.set(node, (await appScope.resolve(node)) as CanActivate);
+      return await bounded(rootName, options, appScope.running, async () => {
+        // Every app-scoped provider, tool, guard and module class is built now, in
+        // dependency order, and started once all are built, as NestJS does.
+        for (const node of dependencyOrder(allNodes(graph))) {
+          if (homes.get(node) === 'app' && sharingOf(node) === 'shared') {
+            await appScope.resolve(node);
+          }
         }
-      }
-      const guarding = new ModuleGuards(graph, guards);
-      const tools: Tool[] = [];
-      for (const module of graph.modules) {
-        const build = guarding.buildOptions(module);
-        for (const node of module.tools) {
-          tools.push(
-            scopes.get(node) === 'app'
-              ? toolFromInstance((await appScope.resolve(node)) as object, build)
-              : sessionTool(node, (ctx) => app!.#scopeFor(ctx.session), build),
-          );
+        await appScope.start();
+        const guards = new Map<ProviderNode, CanActivate>();
+        for (const module of graph.modules) {
+          for (const node of module.guards.values()) {
+            guards.set(node, (await appScope.resolve(node)) as CanActivate);
+          }
         }
-      }
-      exposeRootTokens(container, graph, plan);
-      // The tool set was validated with the modules (checkTools): same classes, same names.
-      app = new ToolApp({ graph, plan, appScope, options, tools });
-      return app;
+        const guarding = new ModuleGuards(graph, guards);
+        // Called by the tools at call time, once the app below exists.
+        const scopeOf = (ctx: ToolContext): InstanceScope => app.#scopeFor(ctx.session);
+        const tools: Tool[] = [];
+        for (const module of graph.modules) {
+          const build = guarding.buildOptions(module);
+          for (const node of module.tools) {
+            const cls = node.token as Constructor;
+            if (sharingOf(node) !== 'shared') {
+              tools.push(
+                perCallTool(node, cls, homes.get(node) === 'app' ? () => appScope : scopeOf, build),
+              );
+            } else if (homes.get(node) === 'app') {
+              tools.push(appTool(node, cls, await appScope.resolve(node), build));
+            } else {
+              tools.push(sessionTool(node, cls, scopeOf, build));
+            }
+          }
+        }
+        exposeRootTokens(container, graph, homes);
+        // The tool set was validated with the modules (checkTools): same classes, same names.
+        const app = new ToolApp({ graph, plan, appScope, options, tools, scopeReport });
+        return app;
+      });
     } catch (error) {
       await appScope.close().catch(() => undefined);
       throw error;
@@ -205,8 +234,9 @@ export class ToolApp {
 
   /**
    * An app-scoped instance visible from the root module, by its token. Throws a clear
-   * error for a token the root module cannot see (`MISSING_PROVIDER`) or that is
-   * session-scoped (`SESSION_SCOPED`).
+   * error for a token the root module cannot see (`MISSING_PROVIDER`), that is
+   * session-scoped (`SESSION_SCOPED`), or whose provider is transient or
+   * resolution-scoped, so that the app has no one instance of it (`INVALID_OPTIONS`).
    */
   async get<T>(token: Token<T>): Promise<T> {
     const node = visibleIn(this.#graph.root, token);
@@ -216,10 +246,17 @@ export class ToolApp {
         `ToolApp.get: no provider of ${tokenName(token)} is visible in ${this.#graph.root.name}`,
       );
     }
-    if (this.#plan.scopes.get(node) === 'session') {
+    if (this.#plan.homes.get(node) === 'session') {
       throw new AgentToolError(
         'SESSION_SCOPED',
         `ToolApp.get: ${tokenName(token)} is session-scoped; it exists only while a call of a session runs`,
+      );
+    }
+    const sharing = sharingOf(node);
+    if (sharing !== 'shared') {
+      throw new AgentToolError(
+        'INVALID_OPTIONS',
+        `ToolApp.get: ${tokenName(token)} is ${sharing === 'transient' ? 'transient: each injection of it gets an instance of its own' : 'resolution-scoped: each resolution gets an instance of its own'}, and the app has none; inject it where it is needed`,
       );
     }
     return (await this.#appScope.resolve(node)) as T;
@@ -283,75 +320,83 @@ export class ToolApp {
 
   #newSession(): InstanceScope {
     const container = this.container.createChildContainer();
-    return new InstanceScope('session', container, this.#plan, this.#appScope, true);
+    return new InstanceScope('session', container, this.#plan, this.#appScope);
   }
 
   /**
    * Closes, once, everything the app created: the instances of every live session,
-   * then the app's own providers and tools. Each scope first calls `onModuleDestroy()`
-   * and then `beforeApplicationShutdown()` on its instances in NestJS's order, then
-   * closes (`close()`, `dispose()`, `Symbol.asyncDispose`) what it built, newest first;
-   * a provider several tools share is closed once. Values given with `useValue` are the
-   * giver's to close, as is what a factory returns without making it (an argument, a
-   * given value, an instance the app already has). No build still under way is waited
+   * then the app's own providers, tools and module classes. Each scope, in NestJS's
+   * order, calls `onModuleDestroy()` across every module, then
+   * `beforeApplicationShutdown(signal)`, then closes (`close()`, `dispose()`,
+   * `Symbol.asyncDispose`) what it built, newest first, a provider several tools share
+   * once, then calls `onApplicationShutdown(signal)`. Values given with `useValue` are
+   * the giver's to close, as is what a factory returns without making it (an argument,
+   * a given value, an instance the app already has). No build still under way is waited
    * for (a session's factory may never settle): the calls waiting for it fail with
    * `CLOSED`, and its result is closed when it comes. Failures (`HOOK_FAILED`,
    * `CLOSE_FAILED`) are joined into one `AggregateError`. A second call returns the
    * first's promise: it settles when closing is over.
+   *
+   * @param signal - What the shutdown hooks receive: the signal's name when a signal
+   * closes the app (see {@link ToolApp.enableShutdownHooks}), else what the caller says.
    */
-  close(): Promise<void> {
-    this.#closing ??= this.#closeAll();
+  close(signal?: string): Promise<void> {
+    this.#closing ??= this.#closeAll(signal);
     return this.#closing;
   }
 
-  async #closeAll(): Promise<void> {
+  /**
+   * Closes the app when the process receives one of `signals` (by default `SIGINT` and
+   * `SIGTERM`), as NestJS's `enableShutdownHooks` does: `close(signal)` runs, with the
+   * signal's name given to `beforeApplicationShutdown` and `onApplicationShutdown`; then
+   * the listeners are removed and the signal is raised again, so the process ends as it
+   * would have without them. Closing the app otherwise removes them too.
+   */
+  enableShutdownHooks(signals: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM']): this {
+    for (const signal of new Set(signals)) {
+      if (this.#signalListeners.has(signal)) continue;
+      const listener = (): void => {
+        // A second signal while closing is ignored, as NestJS ignores it: closing goes on.
+        if (this.#signalled) return;
+        this.#signalled = true;
+        void this.close(signal)
+          .catch((error: unknown) => {
+            process.exitCode = 1;
+            process.emitWarning(`ToolApp.close(${signal}) failed: ${errorMessage(error)}`);
+          })
+          .finally(() => {
+            this.#removeSignalListeners();
+            process.kill(process.pid, signal);
+          });
+      };
+      this.#signalListeners.set(signal, listener);
+      process.on(signal, listener);
+    }
+    return this;
+  }
+
+  #removeSignalListeners(): void {
+    for (const [signal, listener] of this.#signalListeners) process.off(signal, listener);
+    this.#signalListeners.clear();
+  }
+
+  async #closeAll(signal: string | undefined): Promise<void> {
     const errors: unknown[] = [];
     const scopes = [...this.#liveSessions, this.#defaultSession, this.#appScope];
     for (const scope of scopes) {
       if (scope === undefined) continue;
       try {
-        await scope.close();
+        await scope.close(signal);
       } catch (error) {
         errors.push(...(error instanceof AggregateError ? (error.errors as unknown[]) : [error]));
       }
     }
     this.#liveSessions.clear();
     this.container.clearInstances();
+    this.#removeSignalListeners();
     if (errors.length > 0) {
       throw new AggregateError(errors, `ToolApp.close: ${errors.length} failed`);
     }
-  }
-}
-
-/**
- * Reads every tool class before anything is built, so a class that cannot be a tool
- * (a bad `@Param`, a missing `execute`) or two tools with one name are reported with
- * the module's other problems.
- */
-function checkTools(graph: AppGraph): void {
-  const templates: Tool[] = [];
-  for (const module of graph.modules) {
-    for (const node of module.tools) {
-      try {
-        const descriptor = toolDescriptorOf(node.token as Constructor);
-        // Guard classes are the app's to build, later.
-        templates.push(classTool(descriptor.cls, unbuilt, { resolveGuard: () => UNBUILT_GUARD }));
-      } catch (error) {
-        if (!(error instanceof DecoratorError)) throw error;
-        for (const problem of error.problems) {
-          graph.problems.push({ code: 'INVALID_DECORATOR', message: `${module.name}: ${problem}` });
-        }
-      }
-    }
-  }
-  try {
-    new ToolSet(templates).validate();
-  } catch (error) {
-    const problem: ModuleProblem = {
-      code: 'INVALID_TOOL_SET',
-      message: error instanceof Error ? error.message : String(error),
-    };
-    graph.problems.push(problem);
   }
 }
 
@@ -366,10 +411,36 @@ function givenValues(graph: AppGraph): WeakSet<object> {
   return values;
 }
 
-const UNBUILT_GUARD: CanActivate = { canActivate: unbuilt };
+/**
+ * The instance a module's provider of a tool class made, checked to be one (a factory
+ * or a value may make anything).
+ */
+function toolInstance(node: ProviderNode, cls: Constructor, instance: unknown): object {
+  if (instance instanceof cls) return instance as object;
+  throw new AgentToolError(
+    'PROVIDER_FAILED',
+    `${node.module?.name ?? 'app'}: ${cls.name} is listed in tools, but ${node.label} ${node.kind === 'value' ? 'is' : 'made'} ${describe(instance)}, not an instance of ${cls.name}; provide the class itself (or make the factory return an instance of it)`,
+  );
+}
 
-function unbuilt(): never {
-  throw new AgentToolError('INTERNAL', 'agenttool/di: a tool was called before its app was built');
+function describe(value: unknown): string {
+  if (typeof value === 'object' && value !== null)
+    return `an instance of ${value.constructor.name}`;
+  return value === undefined ? 'undefined' : typeof value;
+}
+
+/** A tool of one instance for the app. */
+function appTool(
+  node: ProviderNode,
+  cls: Constructor,
+  instance: unknown,
+  options: ToolBuildOptions,
+): Tool {
+  const checked = toolInstance(node, cls, instance);
+  // A factory's or a value's tool is the app's (or the giver's) to close, not the tool set's.
+  return checked.constructor === cls
+    ? toolFromInstance(checked, options)
+    : classTool(cls, () => checked, options);
 }
 
 /**
@@ -379,12 +450,65 @@ function unbuilt(): never {
  */
 function sessionTool(
   node: ProviderNode,
+  cls: Constructor,
   scopeOf: (ctx: ToolContext) => InstanceScope,
   options: ToolBuildOptions,
 ): Tool {
   return classTool(
-    node.token as Constructor,
-    async (ctx) => (await scopeOf(ctx).resolve(node)) as object,
+    cls,
+    async (ctx) => toolInstance(node, cls, await scopeOf(ctx).resolve(node)),
+    options,
+  );
+}
+
+interface Executable {
+  execute(args: object, ctx: ToolContext): unknown;
+}
+
+/**
+ * A transient or resolution-scoped tool: an instance for each call (NestJS resolves a
+ * transient tool per call too), built in a scope of the call's own under the app's or
+ * the session's, with what it needs; no lifecycle hooks run on it (NestJS calls none on
+ * what it resolves per request), and what the call's scope built is closed when the
+ * call ends. A failure to close fails a call that succeeded.
+ */
+function perCallTool(
+  node: ProviderNode,
+  cls: Constructor,
+  scopeOf: (ctx: ToolContext) => InstanceScope,
+  options: ToolBuildOptions,
+): Tool {
+  return classTool(
+    cls,
+    async (ctx) => {
+      const base = scopeOf(ctx);
+      const call = new InstanceScope(
+        'call',
+        base.container.createChildContainer(),
+        base.plan,
+        base,
+      );
+      let instance: Executable;
+      try {
+        instance = toolInstance(node, cls, await call.resolve(node)) as Executable;
+      } catch (error) {
+        await call.close().catch(() => undefined);
+        throw error;
+      }
+      return {
+        execute: async (args: object, context: ToolContext): Promise<unknown> => {
+          let result: unknown;
+          try {
+            result = await instance.execute(args, context);
+          } catch (error) {
+            await call.close().catch(() => undefined);
+            throw error;
+          }
+          await call.close();
+          return result;
+        },
+      };
+    },
     options,
   );
 }

@@ -13,7 +13,7 @@ import {
   type Token,
   tokenName,
 } from './tokens';
-import { isContainerScoped, type NodeKey } from './tsyringe-adapter';
+import { type NodeKey, tsyringeScope } from './tsyringe-adapter';
 
 /** A module of the app, once: its own providers and what it imports. */
 export interface ModuleNode {
@@ -23,17 +23,26 @@ export interface ModuleNode {
   readonly imports: ModuleNode[];
   /** Own providers by token; a later entry for the same token replaces an earlier one. */
   readonly own: Map<Token, ProviderNode>;
+  /**
+   * Its tools, each once: the node of its own provider of the class when it lists the
+   * class in `providers` too (one instance), else a node of the tool's own.
+   */
   readonly tools: ProviderNode[];
   /**
    * The guard classes its `guards` and its tools' `@Guard`s name, one node each: its own
    * provider of the class when it lists one, else an instance of its own.
    */
   readonly guards: Map<Constructor<CanActivate>, ProviderNode>;
-  /** The longest import path from the root module (0 for the root), as NestJS measures it. */
+  /** The module class itself, built with its constructor's dependencies, hooked last. */
+  self: ProviderNode | undefined;
+  /**
+   * The longest import path from the root module (1 for the root), as NestJS 12.5
+   * measures it (`TopologyTree`: an import that closes a cycle is left out).
+   */
   distance: number;
 }
 
-export type ProviderKind = 'class' | 'value' | 'factory' | 'alias' | 'builtin' | 'tool';
+export type ProviderKind = 'class' | 'value' | 'factory' | 'alias' | 'builtin' | 'tool' | 'module';
 
 /** One thing the app can build: a provider, a tool class, or a built-in facade. */
 export interface ProviderNode {
@@ -42,7 +51,10 @@ export interface ProviderNode {
   readonly kind: ProviderKind;
   /** What errors call it: `ReadFileTool` or `the factory of "CONFIG"`. */
   readonly label: string;
+  /** The scope it declares, or `app` when it declares none. */
   readonly declaredScope: Scope;
+  /** True when the scope was stated (a `scope` option, `@Injectable({ scope })`, `@singleton()`). */
+  readonly scopeStated?: boolean;
   readonly parameters: readonly ParameterToken[];
   /** Builds the instance (or the factory's value) from the dependencies, in order. */
   readonly build: (args: unknown[]) => unknown;
@@ -119,6 +131,7 @@ export function readModules(
       own: new Map(),
       tools: [],
       guards: new Map(),
+      self: undefined,
       distance: 0,
     };
     nodes.set(cls, node);
@@ -145,8 +158,15 @@ export function readModules(
         });
         return;
       }
+      // Listed in `providers` too, or twice: one provider, one instance.
+      const provided = node.own.get(tool) ?? node.tools.find((t) => t.token === tool);
+      if (provided !== undefined) {
+        if (!node.tools.includes(provided)) node.tools.push(provided);
+        return;
+      }
       node.tools.push(classNode(node, tool, tool, 'tool', tool.name));
     });
+    node.self = classNode(node, cls, cls, 'module', cls.name);
     return node;
   };
 
@@ -163,6 +183,7 @@ export function readModules(
       own: new Map(),
       tools: [],
       guards: new Map(),
+      self: undefined,
       distance: 0,
     };
     return { root: empty, modules: [], problems };
@@ -206,16 +227,31 @@ export function addGuardNodes(graph: AppGraph): void {
   }
 }
 
-/** Each module's longest import path from the root, as NestJS orders its hooks by. */
+/**
+ * Each module's depth, as NestJS 12.5 computes it (`TopologyTree` in
+ * @nestjs/core/injector/topology-tree): the modules in the reverse post-order of a
+ * depth-first walk of the imports from the root (depth 1), each import one deeper than
+ * its deepest importer; an import back to a module earlier in that order (a cycle) is
+ * left out.
+ */
 function measureDistances(root: ModuleNode): void {
-  const walk = (module: ModuleNode, distance: number, stack: readonly ModuleNode[]): void => {
-    for (const imported of module.imports) {
-      if (stack.includes(imported)) continue;
-      if (distance > imported.distance) imported.distance = distance;
-      walk(imported, distance + 1, [...stack, imported]);
-    }
+  const visited = new Set<ModuleNode>();
+  const order: ModuleNode[] = [];
+  const visit = (module: ModuleNode): void => {
+    visited.add(module);
+    for (const imported of module.imports) if (!visited.has(imported)) visit(imported);
+    order.push(module);
   };
-  walk(root, 1, [root]);
+  visit(root);
+  order.reverse();
+  const positions = new Map(order.map((module, i) => [module, i]));
+  root.distance = 1;
+  for (const [position, module] of order.entries()) {
+    for (const imported of module.imports) {
+      if (positions.get(imported)! <= position) continue;
+      imported.distance = Math.max(imported.distance, module.distance + 1);
+    }
+  }
 }
 
 function describeEntry(entry: unknown): string {
@@ -226,27 +262,30 @@ function describeEntry(entry: unknown): string {
 }
 
 /**
- * A class's scope: what `useClass` or `@Injectable` states, else `session` for a class
- * tsyringe registered as container-scoped, else `app`.
+ * A class's scope, if stated: by `useClass`'s `scope`, by `@Injectable({ scope })`, or by
+ * how tsyringe's decorators registered the class (`@singleton()`, `@scoped(...)`).
  */
-function classScope(cls: Constructor, stated: Scope | undefined): Scope {
-  return stated ?? declaredScope(cls) ?? (isContainerScoped(cls) ? 'session' : 'app');
+function statedClassScope(cls: Constructor, stated: Scope | undefined): Scope | undefined {
+  return stated ?? declaredScope(cls) ?? tsyringeScope(cls);
 }
 
 function classNode(
   module: ModuleNode,
   token: Token,
   cls: Constructor,
-  kind: 'class' | 'tool',
+  kind: 'class' | 'tool' | 'module',
   label: string,
   scope?: Scope,
 ): ProviderNode {
+  // A module class is built once for the app, whatever its decorators say.
+  const stated = kind === 'module' ? undefined : statedClassScope(cls, scope);
   return {
     module,
     token,
     kind,
     label,
-    declaredScope: classScope(cls, scope),
+    declaredScope: stated ?? 'app',
+    scopeStated: stated !== undefined,
     parameters: constructorTokens(cls),
     build: (args) => Reflect.construct(cls, args) as unknown,
     key: Symbol(label),
@@ -313,6 +352,7 @@ function providerNode(
       kind: 'factory',
       label: `the factory of ${name}`,
       declaredScope: provider.scope ?? 'app',
+      scopeStated: provider.scope !== undefined,
       parameters: (provider.inject ?? []).map((dep, index): ParameterToken =>
         dep === undefined
           ? { index, token: undefined, undefinedAt: 'inject' }

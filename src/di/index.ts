@@ -7,12 +7,21 @@ import 'reflect-metadata';
 export { ToolApp, type AppBatchOptions, type ToolAppOptions } from './app';
 export { CallAuth, CallElicitor, CallRecorder, CallSession } from './facades';
 export { type CanActivate, type GuardLike } from '../decorators';
+export {
+  describeModules,
+  type InjectionDescription,
+  type ModuleDescription,
+  type ProviderDescription,
+} from './describe';
 export { ModuleError, type ModuleProblem } from './errors';
 export {
   type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
   type OnModuleDestroy,
   type OnModuleInit,
 } from './lifecycle';
+export { type ScopeChange } from './scope-report';
 export {
   type AliasProvider,
   type ClassProvider,

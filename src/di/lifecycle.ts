@@ -6,14 +6,55 @@ export interface OnModuleInit {
   onModuleInit(): unknown;
 }
 
+/**
+ * `onApplicationBootstrap()`: called once every instance of the app has had its
+ * `onModuleInit()`, before `ToolApp.create` returns (so before the app serves).
+ */
+export interface OnApplicationBootstrap {
+  /** Awaited when it returns a promise; a throw fails the start. */
+  onApplicationBootstrap(): unknown;
+}
+
 /** `onModuleDestroy()`: called first when the app (or the session) closes. */
 export interface OnModuleDestroy {
   onModuleDestroy(): unknown;
 }
 
-/** `beforeApplicationShutdown()`: called after every `onModuleDestroy()`, before closing. */
+/**
+ * `beforeApplicationShutdown(signal)`: called after every `onModuleDestroy()`, before
+ * the app closes what it built. `signal` is what `app.close(signal)` was given (the
+ * signal's name when a signal closed the app), else undefined.
+ */
 export interface BeforeApplicationShutdown {
   beforeApplicationShutdown(signal?: string): unknown;
+}
+
+/**
+ * `onApplicationShutdown(signal)`: called last, once the app has closed what it built
+ * (`close()`, `dispose()`): the place to release what those closings still used.
+ */
+export interface OnApplicationShutdown {
+  /** Awaited when it returns a promise; a throw is reported by `close()`, after the others ran. */
+  onApplicationShutdown(signal?: string): unknown;
+}
+
+/** The hooks, in the order of a life: two when starting, three when closing. */
+export type LifecycleHook =
+  | 'onModuleInit'
+  | 'onApplicationBootstrap'
+  | 'onModuleDestroy'
+  | 'beforeApplicationShutdown'
+  | 'onApplicationShutdown';
+
+/** The hooks that start an instance's life: a failure stops the start. */
+const STARTING: ReadonlySet<LifecycleHook> = new Set(['onModuleInit', 'onApplicationBootstrap']);
+
+/** One instance a scope built, as its hooks and closing need it. */
+export interface Created {
+  readonly node: ProviderNode;
+  readonly instance: unknown;
+  /** Its place in the order of creation of its scope, for instances of one node (transient). */
+  readonly seq: number;
 }
 
 /** A hook that threw, and the instance it was called on. */
@@ -22,98 +63,170 @@ export interface HookFailure {
   readonly error: AgentToolError;
 }
 
-export type LifecycleHook = 'onModuleInit' | 'onModuleDestroy' | 'beforeApplicationShutdown';
-
-/** One instance a scope built, as its hooks and closing need it. */
-export interface Created {
-  readonly node: ProviderNode;
-  readonly instance: unknown;
-}
-
-/** Where the hooks of an instance are ordered from: its module's rank and its level. */
+/** Where the hooks of an instance are ordered from. */
 export interface HookOrder {
   /**
-   * Its module's place in the order `onModuleInit` goes through the modules: the
+   * Its module's place in the order the starting hooks go through the modules: the
    * farthest from the root first, modules at one distance in the order they were found.
    */
   moduleRankOf(node: ProviderNode): number;
-  /** How deep it sits in its dependency tree (0 for one that needs nothing). */
+  /** Its hierarchy level, as NestJS counts it: 0 for a value, else one more than its deepest dependency's. */
   levelOf(node: ProviderNode): number;
+  /** Its place in its module's lists: guards first, then providers, then the other tools. */
+  positionOf(node: ProviderNode): number;
+}
+
+/** A hook under way, for the error of a start that does not finish. */
+export interface Running {
+  readonly what: string;
+  readonly since: number;
 }
 
 /** What {@link callHook} did: the failures, and the instances it did not get to. */
 export interface HookOutcome {
   readonly failures: HookFailure[];
-  /** Instances of the groups after a failed `onModuleInit` group: never called. */
-  readonly unreached: Created[];
+  /** Instances whose hook succeeded (or that have none): the others failed or were not reached. */
+  readonly done: Set<Created>;
+}
+
+/** How a hook is called: with the closing signal, and where to note the calls under way. */
+export interface HookCall {
+  readonly signal?: string | undefined;
+  readonly running?: Set<Running> | undefined;
+  /**
+   * Told of each instance as soon as its hook succeeded (or at once when it has none),
+   * not when its group is over: a start that is given up on still knows who started.
+   */
+  readonly onDone?: ((created: Created) => void) | undefined;
+}
+
+interface HookGroup {
+  readonly rank: number;
+  /** The module class's own group comes after its module's levels, in both directions. */
+  readonly last: boolean;
+  readonly level: number;
+  readonly members: Created[];
 }
 
 /**
- * Calls `hook` on every instance that has it, in NestJS's order
- * (`NestApplicationContext.callInitHook` / `callDestroyHook` and
- * `hooks/on-module-init.hook.ts` in @nestjs/core 11): module by module, the module
- * farthest from the root first when starting (modules at one distance in the order
- * they were found), and in the reverse order when shutting down; inside a module, level by level (an instance after what it depends on when starting,
- * before it when shutting down), the instances of one level at once. An object is
- * called once however often it was provided. Each group is settled before the next
- * starts. `onModuleInit` stops after the first group with a failure, as NestJS does
- * (what needs a failed instance is not initialized against it); the shutdown hooks run
- * on every group. Failures come back each as a `HOOK_FAILED` error.
+ * Calls `hook` on every instance that has it, in NestJS 12.5's order
+ * (`NestApplicationContext.callInitHook` and its kin, and `hooks/*.hook.ts` in
+ * @nestjs/core): module by module, the module farthest from the root first when
+ * starting (modules at one distance in the order they were found), in the reverse order
+ * when closing; inside a module, level by level (an instance after what it depends on
+ * when starting, before it when closing), the instances of one level at once, in the
+ * order their module lists them, and the module class itself last in both directions.
+ * An object is called once however often it was provided. Each group is settled before
+ * the next starts. A starting hook stops after the first group with a failure, every
+ * failure of that group reported (what depends on a failed instance is not started
+ * against it); the closing hooks run on every group. Failures come back each as a
+ * `HOOK_FAILED` error naming the module and the class.
  */
 export async function callHook(
   hook: LifecycleHook,
   created: readonly Created[],
   order: HookOrder,
+  call: HookCall = {},
 ): Promise<HookOutcome> {
-  const starting = hook === 'onModuleInit';
-  const groups = new Map<string, { rank: number; level: number; members: Created[] }>();
+  const starting = STARTING.has(hook);
+  const groups = new Map<string, HookGroup>();
   for (const entry of created) {
     const rank = order.moduleRankOf(entry.node);
-    const level = order.levelOf(entry.node);
-    const key = `${rank}:${level}`;
+    const last = entry.node.kind === 'module';
+    const level = last ? 0 : order.levelOf(entry.node);
+    const key = `${rank}:${last}:${level}`;
     let group = groups.get(key);
     if (group === undefined) {
-      group = { rank, level, members: [] };
+      group = { rank, last, level, members: [] };
       groups.set(key, group);
     }
     group.members.push(entry);
   }
   const sign = starting ? 1 : -1;
   const ordered = [...groups.values()].sort(
-    (a, b) => sign * (a.rank - b.rank) || sign * (a.level - b.level),
+    (a, b) =>
+      sign * (a.rank - b.rank) || Number(a.last) - Number(b.last) || sign * (a.level - b.level),
   );
   const failures: HookFailure[] = [];
+  const done = new Set<Created>();
+  const markDone = (member: Created): void => {
+    done.add(member);
+    call.onDone?.(member);
+  };
   const seen = new Set<object>();
-  for (const [at, group] of ordered.entries()) {
-    if (starting && failures.length > 0) {
-      return { failures, unreached: ordered.slice(at).flatMap((g) => g.members) };
-    }
-    const called = group.members.filter(({ instance }) => {
-      if (typeof instance !== 'object' || instance === null || seen.has(instance)) return false;
-      if (typeof (instance as Record<string, unknown>)[hook] !== 'function') return false;
+  for (const group of ordered) {
+    if (starting && failures.length > 0) break;
+    const members = [...group.members].sort(
+      (a, b) => order.positionOf(a.node) - order.positionOf(b.node) || a.seq - b.seq,
+    );
+    const called = members.filter((member) => {
+      const { instance } = member;
+      if (typeof instance !== 'object' || instance === null || seen.has(instance)) {
+        markDone(member);
+        return false;
+      }
       seen.add(instance);
+      if (typeof (instance as Record<string, unknown>)[hook] !== 'function') {
+        markDone(member);
+        return false;
+      }
       return true;
     });
     const results = await Promise.allSettled(
-      called.map(async ({ instance }) => {
-        await (instance as Record<LifecycleHook, () => unknown>)[hook]();
+      called.map(async (member) => {
+        await runHook(hook, member, call);
+        markDone(member);
       }),
     );
     results.forEach((result, i) => {
       if (result.status === 'fulfilled') return;
       const member = called[i]!;
-      const { node } = member;
-      failures.push({
-        created: member,
-        error: new AgentToolError(
-          'HOOK_FAILED',
-          `${node.module?.name ?? 'app'}: ${node.label}.${hook}() failed: ${errorMessage(result.reason)}`,
-          { cause: result.reason },
-        ),
-      });
+      failures.push({ created: member, error: hookError(hook, member.node, result.reason) });
     });
   }
-  return { failures, unreached: [] };
+  return { failures, done };
+}
+
+async function runHook(hook: LifecycleHook, member: Created, call: HookCall): Promise<void> {
+  const target = member.instance as Record<LifecycleHook, (signal?: string) => unknown>;
+  const running: Running = { what: `${hookName(member.node, hook)}`, since: performance.now() };
+  call.running?.add(running);
+  try {
+    await (hook === 'beforeApplicationShutdown' || hook === 'onApplicationShutdown'
+      ? target[hook](call.signal)
+      : target[hook]());
+  } finally {
+    call.running?.delete(running);
+  }
+}
+
+function hookName(node: ProviderNode, hook: LifecycleHook): string {
+  return `${node.module?.name ?? 'app'}: ${node.label}.${hook}()`;
+}
+
+function hookError(hook: LifecycleHook, node: ProviderNode, reason: unknown): AgentToolError {
+  return new AgentToolError(
+    'HOOK_FAILED',
+    `${hookName(node, hook)} failed: ${errorMessage(reason)}`,
+    { cause: reason },
+  );
+}
+
+/**
+ * The error of a starting hook's failures: the one failure's own error, or one
+ * `HOOK_FAILED` error listing them all (each with its module and class), whose cause is
+ * an `AggregateError` of them.
+ */
+export function startFailure(failures: readonly HookFailure[]): AgentToolError | undefined {
+  const [first] = failures;
+  if (first === undefined) return undefined;
+  if (failures.length === 1) return first.error;
+  const errors = failures.map((f) => f.error);
+  return new AgentToolError(
+    'HOOK_FAILED',
+    `${failures.length} hooks failed:\n${errors.map((e) => `  - ${e.message}`).join('\n')}`,
+    { cause: new AggregateError(errors, `${failures.length} hooks failed`) },
+  );
 }
 
 /** The ways an instance says it owns something: `close()`, `dispose()`, or the dispose symbols. */

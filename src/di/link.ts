@@ -1,6 +1,6 @@
 import { type ModuleProblem } from './errors';
 import { type AppGraph, builtinFor, type ModuleNode, type ProviderNode } from './graph';
-import { isToken, type ParameterToken, type Scope, type Token, tokenName } from './tokens';
+import { isToken, type ParameterToken, type Token, tokenName } from './tokens';
 
 type Lookup = { node: ProviderNode } | { hidden: ModuleNode } | undefined;
 
@@ -52,13 +52,24 @@ export function visibleIn(module: ModuleNode, token: Token): ProviderNode | unde
   return found !== undefined && 'node' in found ? found.node : undefined;
 }
 
-/** Every provider and tool node of the app, module by module. */
-export function allNodes(graph: AppGraph): ProviderNode[] {
-  return graph.modules.flatMap((module) => [
-    ...module.own.values(),
-    ...module.tools,
+/**
+ * A module's nodes in the order NestJS lists its instances for the hooks (controllers,
+ * then injectables, then providers): the guards it builds for itself (Nest's
+ * injectables), then its providers, then the tools it does not also provide (as a Nest
+ * module listing `providers: [...providers, ...tools]`), then the module class.
+ */
+export function moduleNodes(module: ModuleNode): ProviderNode[] {
+  const nodes = [
     ...[...module.guards.values()].filter((node) => !module.own.has(node.token)),
-  ]);
+    ...module.own.values(),
+    ...module.tools.filter((node) => !module.own.has(node.token)),
+  ];
+  return module.self === undefined ? nodes : [...nodes, module.self];
+}
+
+/** Every provider, tool, guard and module class node of the app, module by module, each once. */
+export function allNodes(graph: AppGraph): ProviderNode[] {
+  return graph.modules.flatMap(moduleNodes);
 }
 
 function missingToken(where: string, node: ProviderNode, parameter: ParameterToken): string {
@@ -77,6 +88,9 @@ function missingToken(where: string, node: ProviderNode, parameter: ParameterTok
   if (parameter.typesMissing !== true) {
     return `${where} has no injection token (its type is an interface, a union or a primitive); add @Inject(token) to the parameter`;
   }
+  if (parameter.declaredBy !== undefined) {
+    return `${where} has no injection token: TypeScript emitted no constructor parameter types for ${parameter.declaredBy}, whose constructor ${node.label} inherits; decorate ${parameter.declaredBy} with @Injectable() (compiled with "emitDecoratorMetadata": true), or add @Inject(token) to the parameter`;
+  }
   if (node.undecorated === true) {
     return `${where} has no injection token: ${node.label} has no decorator, so TypeScript emitted no constructor parameter types for it; decorate ${node.label} with @Injectable() (compiled with "emitDecoratorMetadata": true)`;
   }
@@ -91,11 +105,10 @@ function missingToken(where: string, node: ProviderNode, parameter: ParameterTok
 export function linkGraph(graph: AppGraph): void {
   const { problems } = graph;
   for (const module of graph.modules) {
-    const guards = [...module.guards.values()].filter((node) => !module.own.has(node.token));
-    for (const node of [...module.own.values(), ...module.tools, ...guards]) {
+    for (const node of moduleNodes(module)) {
       node.deps = [];
       for (const parameter of node.parameters) {
-        const where = `${module.name}: ${node.label}${node.kind === 'factory' ? ' (inject' : "'s constructor parameter"} #${parameter.index}${node.kind === 'factory' ? ')' : ''}`;
+        const where = `${module.name}: ${node.label}${node.kind === 'factory' ? ' (inject' : "'s constructor parameter"} #${parameter.index}${node.kind === 'factory' ? ')' : ''}${parameter.declaredBy === undefined ? '' : ` (declared by ${parameter.declaredBy})`}`;
         if (parameter.unsupported !== undefined) {
           problems.push({
             code: 'INVALID_MODULE',
@@ -181,22 +194,63 @@ function findCycles(graph: AppGraph): void {
   for (const node of allNodes(graph)) visit(node);
 }
 
-/** The scope a node effectively has: `session` when it or anything it needs is session-scoped. */
-export function effectiveScopes(graph: AppGraph): Map<ProviderNode, Scope> {
-  const scopes = new Map<ProviderNode, Scope>();
-  const scopeOf = (node: ProviderNode): Scope => {
-    const known = scopes.get(node);
+/** Where a node's instances live: in the app's scope, or in each session's. */
+export type Home = 'app' | 'session';
+
+/**
+ * How a node's instances are shared where they live: one (`shared`: an app- or
+ * session-scoped provider, a value, a module class), one per injection (`transient`),
+ * or one per resolution (`resolution`). An alias shares as what it names.
+ */
+export function sharingOf(node: ProviderNode): 'shared' | 'transient' | 'resolution' {
+  if (node.kind === 'alias') {
+    const target = node.deps[0];
+    return target === undefined ? 'shared' : sharingOf(target);
+  }
+  return node.declaredScope === 'transient' || node.declaredScope === 'resolution'
+    ? node.declaredScope
+    : 'shared';
+}
+
+/**
+ * Where each node's instances live: in a session when it is session-scoped or needs,
+ * directly or not, something that lives in a session (NestJS bubbles request scope up
+ * the same way), else in the app.
+ */
+export function effectiveHomes(graph: AppGraph): Map<ProviderNode, Home> {
+  const homes = new Map<ProviderNode, Home>();
+  const homeOf = (node: ProviderNode): Home => {
+    const known = homes.get(node);
     if (known !== undefined) return known;
-    scopes.set(node, node.declaredScope);
-    const scope: Scope =
-      node.declaredScope === 'session' || dependencies(node).some((d) => scopeOf(d) === 'session')
+    homes.set(node, node.declaredScope === 'session' ? 'session' : 'app');
+    const home: Home =
+      node.declaredScope === 'session' || dependencies(node).some((d) => homeOf(d) === 'session')
         ? 'session'
         : 'app';
-    scopes.set(node, scope);
-    return scope;
+    homes.set(node, home);
+    return home;
   };
-  for (const node of allNodes(graph)) scopeOf(node);
-  return scopes;
+  for (const node of allNodes(graph)) homeOf(node);
+  return homes;
+}
+
+/**
+ * The chain of injections that makes `node` live in a session: `node`, what it needs,
+ * ..., down to a session-scoped provider.
+ */
+export function sessionChain(
+  node: ProviderNode,
+  homes: ReadonlyMap<ProviderNode, Home>,
+): ProviderNode[] {
+  const chain = [node];
+  let at = node;
+  while (at.declaredScope !== 'session') {
+    const next = dependencies(at).find((d) => homes.get(d) === 'session');
+    if (next === undefined || chain.includes(next)) break;
+    chain.push(next);
+    at = next;
+  }
+  return chain;
 }
 
 /**
@@ -217,16 +271,19 @@ export function dependencyOrder(nodes: Iterable<ProviderNode>): ProviderNode[] {
 }
 
 /**
- * How deep a node sits in its dependency tree: 0 for one that needs nothing, else one
- * more than its deepest dependency. NestJS calls a module's lifecycle hooks level by
- * level in this order (and in reverse when it shuts down).
+ * Each node's hierarchy level, as NestJS 12.5 counts it (`Injector.loadInstance`): 0 for
+ * a value (never loaded), else one more than its deepest dependency's level. NestJS calls
+ * a module's lifecycle hooks level by level in this order (and in reverse when closing).
  */
 export function hierarchyLevels(graph: AppGraph): Map<ProviderNode, number> {
   const levels = new Map<ProviderNode, number>();
   const levelOf = (node: ProviderNode): number => {
     const known = levels.get(node);
     if (known !== undefined) return known;
-    const level = Math.max(-1, ...dependencies(node).map(levelOf)) + 1;
+    const level =
+      node.kind === 'value' || node.kind === 'builtin'
+        ? 0
+        : Math.max(0, ...dependencies(node).map(levelOf)) + 1;
     levels.set(node, level);
     return level;
   };

@@ -1,12 +1,15 @@
 import { type DependencyContainer } from 'tsyringe';
 import { type AppGraph, builtinFor, type ProviderNode } from './graph';
-import { allNodes, visibleIn } from './link';
-import { type AppPlan } from './scope';
+import { allNodes, type Home, sharingOf, visibleIn } from './link';
 import { type Token } from './tokens';
 import { registerAlias, registerClass, registerValue } from './tsyringe-adapter';
 
 /** Registers every node of the app in its container, under the node's own key. */
-export function register(container: DependencyContainer, graph: AppGraph, plan: AppPlan): void {
+export function register(
+  container: DependencyContainer,
+  graph: AppGraph,
+  homes: ReadonlyMap<ProviderNode, Home>,
+): void {
   const registered = new Set<ProviderNode>();
   const add = (node: ProviderNode): void => {
     if (registered.has(node)) return;
@@ -20,16 +23,14 @@ export function register(container: DependencyContainer, graph: AppGraph, plan: 
         registerAlias(container, node.key, node.deps[0]!.key);
         break;
       case 'class':
-      case 'tool': {
-        const scope = plan.scopes.get(node) ?? 'app';
+      case 'tool':
+      case 'module': {
+        const sharing = sharingOf(node);
         registerClass(
           container,
           node.key,
-          scope,
-          (resolve) =>
-            node.build(
-              node.deps.map((dep) => (dep === undefined ? undefined : resolve(dep.key))),
-            ) as object,
+          sharing === 'shared' ? (homes.get(node) ?? 'app') : sharing,
+          (args) => node.build([...args]) as object,
         );
         break;
       }
@@ -43,19 +44,19 @@ export function register(container: DependencyContainer, graph: AppGraph, plan: 
 }
 
 /**
- * Makes `app.container.resolve(token)` answer, for each app-scoped token the root
- * module sees, the app's instance.
+ * Makes `app.container.resolve(token)` answer, for each token the root module sees
+ * whose provider is one instance for the app, the app's instance.
  */
 export function exposeRootTokens(
   container: DependencyContainer,
   graph: AppGraph,
-  plan: AppPlan,
+  homes: ReadonlyMap<ProviderNode, Home>,
 ): void {
   const tokens = new Set<Token>(graph.modules.flatMap((module) => [...module.own.keys()]));
   for (const token of tokens) {
     const node = visibleIn(graph.root, token);
     if (node === undefined || builtinFor(token) === node) continue;
-    if (plan.scopes.get(node) !== 'app') continue;
+    if (homes.get(node) !== 'app' || sharingOf(node) !== 'shared') continue;
     registerAlias(container, token, node.key);
   }
 }

@@ -46,10 +46,20 @@ const INJECT_KEY = 'io.github.christopherdavenport.agenttool/di:inject';
 const SCOPE_KEY = 'io.github.christopherdavenport.agenttool/di:scope';
 
 /**
- * Where a provider's instance lives: one per app (the default), or one per client
- * session (created on first use in the session, closed when it ends).
+ * How long a provider's instances live, and how many there are:
+ * - `'app'` (the default): one per app, built when the app starts;
+ * - `'session'`: one per client session, built on its first use in the session and
+ *   closed when the session ends;
+ * - `'transient'`: a new one for each injection (each constructor parameter or factory
+ *   argument that names it), living as long as what it was injected into;
+ * - `'resolution'`: one per resolution, as tsyringe's `Lifecycle.ResolutionScoped`:
+ *   shared by everything built for one app- or session-scoped instance (or for one call
+ *   of a tool built per call), a new one for the next.
+ * A provider that injects a shorter-lived one is itself made as short-lived, as NestJS
+ * bubbles request scope up: an app-scoped provider that needs a session-scoped one is
+ * built per session (and reported when the app starts; see `ToolAppOptions.onScopeReport`).
  */
-export type Scope = 'app' | 'session';
+export type Scope = 'app' | 'session' | 'transient' | 'resolution';
 
 /**
  * `@Inject(token)` on a constructor parameter: inject the provider of `token` there,
@@ -67,7 +77,10 @@ export function Inject(token: Token): ParameterDecorator {
 
 /** What `@Injectable` takes. */
 export interface InjectableOptions {
-  /** `'session'`: one instance per client session; default `'app'`, one per app. */
+  /**
+   * `'session'`: one instance per client session; `'transient'`: one per injection;
+   * `'resolution'`: one per resolution; default `'app'`, one per app. See {@link Scope}.
+   */
   readonly scope?: Scope | undefined;
 }
 
@@ -75,18 +88,25 @@ export interface InjectableOptions {
  * `@Injectable()` on a provider class: makes TypeScript emit its constructor's
  * parameter types (any class decorator does; a class without one has none, so its
  * class dependencies cannot be found), and optionally sets its scope
- * (`{ scope: 'session' }`). tsyringe's `@injectable()`, `@singleton()` and
- * `@scoped(Lifecycle.ContainerScoped)` (a session-scoped provider) work as well.
+ * (`{ scope: 'session' }`, `'transient'`, `'resolution'`). tsyringe's `@injectable()`,
+ * `@singleton()` (app), `@scoped(Lifecycle.ContainerScoped)` (session) and
+ * `@scoped(Lifecycle.ResolutionScoped)` (resolution) work as well, as does a class
+ * tsyringe registered with `Lifecycle.Transient` (transient).
  */
 export function Injectable(options: InjectableOptions = {}): ClassDecorator {
   return (target) => {
-    Reflect.defineMetadata(SCOPE_KEY, options.scope ?? 'app', target);
+    const record: InjectableRecord = { scope: options.scope };
+    Reflect.defineMetadata(SCOPE_KEY, record, target);
   };
 }
 
-/** The scope a class declared with `@Injectable`, if any. */
+interface InjectableRecord {
+  readonly scope: Scope | undefined;
+}
+
+/** The scope a class stated with `@Injectable({ scope })`, if any. */
 export function declaredScope(cls: object): Scope | undefined {
-  return Reflect.getOwnMetadata(SCOPE_KEY, cls) as Scope | undefined;
+  return (Reflect.getOwnMetadata(SCOPE_KEY, cls) as InjectableRecord | undefined)?.scope;
 }
 
 /** True when the class carries `@Injectable` (its own, not an ancestor's). */
@@ -114,6 +134,8 @@ export interface ParameterToken {
    * tsyringe's `@inject`, or a factory's `inject`), or emitted as the parameter's type.
    */
   readonly undefinedAt?: 'inject' | 'type';
+  /** The ancestor that declared the constructor, when the class inherits it. */
+  readonly declaredBy?: string;
 }
 
 const NOT_A_TOKEN: ReadonlySet<unknown> = new Set<unknown>([
@@ -127,42 +149,56 @@ const NOT_A_TOKEN: ReadonlySet<unknown> = new Set<unknown>([
 ]);
 
 /**
- * The class whose constructor parameters describe `cls`'s: the nearest of `cls` and its
- * ancestors that has emitted parameter types (`cls` itself when none has).
+ * The class whose constructor `cls` runs, as far as its metadata tells (a class that
+ * declares no constructor runs its nearest ancestor's, and its own `length` is 0): the
+ * nearest of `cls` and its ancestors with emitted parameter types; without any (compiled
+ * without `emitDecoratorMetadata`), the nearest that records parameter tokens (`@Inject`,
+ * tsyringe's) or takes parameters; `cls` itself when none does.
  */
 function constructorOwner(cls: Constructor): Constructor {
-  for (let at: unknown = cls; typeof at === 'function'; at = Object.getPrototypeOf(at)) {
-    if (Reflect.hasOwnMetadata('design:paramtypes', at)) return at as Constructor;
+  const chain: Constructor[] = [];
+  for (let at: unknown = cls; typeof at === 'function' && at !== Function.prototype;) {
+    chain.push(at as Constructor);
+    at = Object.getPrototypeOf(at);
   }
-  return cls;
+  const typed = chain.find((at) => Reflect.hasOwnMetadata('design:paramtypes', at));
+  if (typed !== undefined) return typed;
+  const declaring = chain.find(
+    (at) =>
+      Reflect.hasOwnMetadata(INJECT_KEY, at) || tsyringeParameters(at).size > 0 || at.length > 0,
+  );
+  return declaring ?? cls;
 }
 
 /**
  * The tokens of a class's constructor parameters (those of the constructor it inherits,
  * when it declares none): `@Inject` (ours or tsyringe's) wins,
  * else the emitted parameter type when it is a class other than `Object` (which is what
- * TypeScript emits for interfaces, unions and primitives' wrappers it cannot name).
+ * TypeScript emits for interfaces, unions and primitives' wrappers it cannot name). How
+ * many there are comes from the emitted types of the class that declared the
+ * constructor, found through the prototype chain, or from that constructor's `length`
+ * when no types were emitted.
  */
 export function constructorTokens(cls: Constructor): ParameterToken[] {
-  // A class that declares no constructor of its own runs its nearest ancestor's: the
-  // parameter types and the @Inject tokens are read from the class that declared it.
   const declaring = constructorOwner(cls);
   const emitted = Reflect.getOwnMetadata('design:paramtypes', declaring) as unknown[] | undefined;
   const types = emitted ?? [];
   const ours = (Reflect.getOwnMetadata(INJECT_KEY, declaring) ?? {}) as Record<number, Token>;
   const theirs = tsyringeParameters(declaring);
   const count = Math.max(
-    types.length,
-    cls.length,
+    emitted === undefined ? declaring.length : emitted.length,
     ...Object.keys(ours).map((k) => Number(k) + 1),
     ...[...theirs.keys()].map((k) => k + 1),
   );
+  const inherited = declaring === cls ? {} : { declaredBy: declaring.name };
   const tokens: ParameterToken[] = [];
+  const push = (parameter: ParameterToken): void =>
+    void tokens.push({ ...parameter, ...inherited });
   for (let index = 0; index < count; index++) {
     // `in`, not `!== undefined`: @Inject(undefined) is a token imported too early.
     if (index in ours) {
       const own = ours[index];
-      tokens.push(
+      push(
         own === undefined ? { index, token: own, undefinedAt: 'inject' } : { index, token: own },
       );
       continue;
@@ -170,7 +206,7 @@ export function constructorTokens(cls: Constructor): ParameterToken[] {
     const tsyringe = theirs.get(index);
     if (tsyringe !== undefined) {
       const token = isToken(tsyringe.token) ? tsyringe.token : undefined;
-      tokens.push({
+      push({
         index,
         token,
         optional: tsyringe.optional,
@@ -181,11 +217,11 @@ export function constructorTokens(cls: Constructor): ParameterToken[] {
     }
     const type = types[index];
     if (typeof type === 'function' && !NOT_A_TOKEN.has(type)) {
-      tokens.push({ index, token: type as Constructor });
+      push({ index, token: type as Constructor });
     } else if (emitted !== undefined && index < emitted.length && type === undefined) {
-      tokens.push({ index, token: undefined, undefinedAt: 'type' });
+      push({ index, token: undefined, undefinedAt: 'type' });
     } else {
-      tokens.push({ index, token: undefined, typesMissing: emitted === undefined });
+      push({ index, token: undefined, typesMissing: emitted === undefined });
     }
   }
   return tokens;

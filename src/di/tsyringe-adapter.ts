@@ -5,6 +5,7 @@ import {
   Lifecycle,
 } from 'tsyringe';
 import { AgentToolError, type Constructor } from '../core';
+import { type Scope } from './tokens';
 
 /*
  * Everything agenttool relies on in tsyringe beyond its documented API lives in this
@@ -12,11 +13,12 @@ import { AgentToolError, type Constructor } from '../core';
  *
  * - what tsyringe's parameter decorators record (`@inject`, `@injectAll`, ...), read
  *   from the metadata key tsyringe writes them under, since tsyringe has no reader;
- * - that a child container starts with its own copy of the parent's container-scoped
- *   registrations, which tells a `@scoped(Lifecycle.ContainerScoped)` class apart;
+ * - the lifecycle tsyringe's class decorators (`@singleton()`, `@scoped(...)`,
+ *   `@registry(...)`) registered a class under in its global container, read from the
+ *   container's registration of the class (tsyringe has no public reader);
  * - that tsyringe builds a class it has no type information for, and that takes no
- *   parameters, with a plain `new`, so a registration can build from the container
- *   resolving it.
+ *   parameters, with a plain `new`, so a registration can build from what the app
+ *   resolved for it.
  */
 
 /** tsyringe's metadata key for what `@inject(token)` and its kin record on a class. */
@@ -67,64 +69,104 @@ function readEntry(entry: unknown): TsyringeParameter {
   return { token, optional: descriptor.isOptional === true, unsupported };
 }
 
+/** One registration in a tsyringe container, as tsyringe keeps it. */
+interface TsyringeRegistration {
+  readonly provider?: { readonly useClass?: unknown };
+  readonly options?: { readonly lifecycle?: unknown };
+}
+
+/** The part of tsyringe's container class that holds registrations (not in its typings). */
+interface RegistrationLookup {
+  getRegistration?(token: unknown): TsyringeRegistration | null;
+}
+
+const LIFECYCLE_SCOPES: ReadonlyMap<unknown, Scope> = new Map<unknown, Scope>([
+  [Lifecycle.Singleton, 'app'],
+  [Lifecycle.ContainerScoped, 'session'],
+  [Lifecycle.ResolutionScoped, 'resolution'],
+  [Lifecycle.Transient, 'transient'],
+]);
+
 /**
- * True when `cls` is registered in tsyringe's global container as container-scoped
- * (`@scoped(Lifecycle.ContainerScoped)`): a fresh child container holds its own copy of
- * exactly those registrations.
+ * The scope tsyringe's decorators gave `cls` by registering it under itself in the
+ * global container: `@singleton()` app, `@scoped(Lifecycle.ContainerScoped)` session,
+ * `@scoped(Lifecycle.ResolutionScoped)` resolution, a `Lifecycle.Transient`
+ * registration (`@registry`) transient; undefined when it is not registered (a plain
+ * `@injectable()`).
  */
-export function isContainerScoped(cls: Constructor): boolean {
-  return globalContainer.createChildContainer().isRegistered(cls as TsyringeToken);
+export function tsyringeScope(cls: Constructor): Scope | undefined {
+  const lookup = globalContainer as unknown as RegistrationLookup;
+  if (typeof lookup.getRegistration !== 'function') {
+    throw new AgentToolError(
+      'INTERNAL',
+      'agenttool/di: this version of tsyringe does not keep registrations where agenttool reads them; use tsyringe 4.10',
+    );
+  }
+  const registration = lookup.getRegistration.call(globalContainer, cls as TsyringeToken);
+  if (registration === null || registration.provider?.useClass !== cls) return undefined;
+  return LIFECYCLE_SCOPES.get(registration.options?.lifecycle ?? Lifecycle.Transient);
 }
 
 /** The key a provider is registered under in the app's container: its own, never a user token. */
 export type NodeKey = symbol;
 
-/** The container that is resolving right now, for the registrations that build from it. */
-let resolving: DependencyContainer | undefined;
+/** What the build under way resolved for the class tsyringe is about to build. */
+let handoff: readonly unknown[] | undefined;
 
 /**
- * Resolves `key` in `container`. Every build goes through here, so a class
- * registration reads its dependencies from the container resolving it: the app's for
- * an app-scoped provider, a session's for a session-scoped one.
+ * Resolves `key` in `container`, handing `args` (what the app resolved for the class's
+ * parameters, in order) to the registration if tsyringe builds it now: a singleton or
+ * container-scoped registration already built answers its instance.
  */
-export function resolveIn(container: DependencyContainer, key: NodeKey): unknown {
-  const outer = resolving;
-  resolving = container;
+export function resolveIn(
+  container: DependencyContainer,
+  key: NodeKey,
+  args: readonly unknown[] = [],
+): unknown {
+  const outer = handoff;
+  handoff = args;
   try {
     return container.resolve(key);
   } finally {
-    resolving = outer;
+    handoff = outer;
   }
 }
 
+const LIFECYCLES: Readonly<Record<Scope, Lifecycle>> = {
+  app: Lifecycle.Singleton,
+  session: Lifecycle.ContainerScoped,
+  transient: Lifecycle.Transient,
+  // Each build of the app is a resolution of its own, so tsyringe's resolution scope
+  // would be transient here: the app shares a resolution-scoped instance itself.
+  resolution: Lifecycle.Transient,
+};
+
 /**
  * Registers a class provider under `key`: tsyringe builds it, one instance per app
- * (`Lifecycle.Singleton` in the app's container) or one per session
- * (`Lifecycle.ContainerScoped`: each session's child container builds its own).
- * `build` makes the instance from its dependencies, each resolved by its key.
+ * (`Lifecycle.Singleton` in the app's container), one per session
+ * (`Lifecycle.ContainerScoped`: each session's child container builds its own), or a new
+ * one each time (`Lifecycle.Transient`). `build` makes the instance from the arguments
+ * handed to {@link resolveIn}.
  */
 export function registerClass(
   container: DependencyContainer,
   key: NodeKey,
-  scope: 'app' | 'session',
-  build: (resolve: (dependency: NodeKey) => unknown) => object,
+  scope: Scope,
+  build: (args: readonly unknown[]) => object,
 ): void {
   // A constructor without parameters or type information, which tsyringe builds with a
-  // plain `new`; what it returns is the instance, built from the resolving container.
+  // plain `new`; what it returns is the instance, built from what the app resolved.
   const Build = function (): object {
-    const from = resolving;
-    if (from === undefined) {
+    const args = handoff;
+    if (args === undefined) {
       // The app builds everything it serves when it is created; what is asked of its
       // container later was built already, unless the app has closed since.
       throw new AgentToolError('CLOSED', 'agenttool/di: the app is closed; it builds nothing more');
     }
-    return build((dependency) => from.resolve(dependency));
+    handoff = undefined;
+    return build(args);
   } as unknown as new () => object;
-  container.register(
-    key,
-    { useClass: Build },
-    { lifecycle: scope === 'app' ? Lifecycle.Singleton : Lifecycle.ContainerScoped },
-  );
+  container.register(key, { useClass: Build }, { lifecycle: LIFECYCLES[scope] });
 }
 
 /** Registers a ready value under `key` (a `useValue` provider, or a factory's result). */

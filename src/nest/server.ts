@@ -102,9 +102,11 @@ export class AgentToolServer implements OnModuleInit, OnModuleDestroy {
       this.#served.map((found) => found.tool),
       serverOptions,
     );
-    const adapter = this.adapterHost.httpAdapter as HttpAdapterHost['httpAdapter'] | undefined;
-    // An application context (no HTTP adapter) serves nothing over HTTP; stdio is the app's.
-    if (adapter === undefined) return;
+    const adapter = this.adapterHost.httpAdapter as
+      HttpAdapterHost['httpAdapter'] | null | undefined;
+    // An application context (no HTTP adapter: null in NestJS 12) serves nothing over
+    // HTTP; stdio is the app's.
+    if (adapter === undefined || adapter === null) return;
     const handler = this.#mcp.handler({ ...http, path: this.path });
     this.#handler = handler;
     const fastify = adapter.getType() === 'fastify';

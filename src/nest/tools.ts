@@ -16,6 +16,7 @@ import {
 } from '@nestjs/core';
 import { type Type } from '@nestjs/common';
 import { AGENTTOOL_CONTEXT_TYPE } from './context';
+import { closeEach, madeHere, perCallBuilds, toolFactories } from './di-module';
 
 /** A provider as Nest's discovery lists it. */
 type Provider = ReturnType<DiscoveryService['getProviders']>[number];
@@ -105,6 +106,9 @@ function checkNames(found: readonly DiscoveredTool[]): void {
 /** The `@Tool` class a provider makes, if it makes one. */
 function toolClassOf(provider: Provider): Constructor | undefined {
   if (!provider.isNotMetatype && isToolClass(provider.metatype)) return provider.metatype;
+  // A tool of an agenttool/di module (asNestModule): its factory says which class it makes.
+  const translated = provider.metatype === null ? undefined : toolFactories.get(provider.metatype);
+  if (translated !== undefined) return translated;
   // A factory or value provider: its instance tells, when it is a singleton.
   const instance: unknown = provider.isDependencyTreeStatic() ? provider.instance : undefined;
   if (typeof instance !== 'object' || instance === null) return undefined;
@@ -175,8 +179,9 @@ function singletonTool(
       return enhance(nest, instance, cls, contextId, undefined)(request, args, ctx);
     },
   };
+  // An agenttool/di module's instances are its own to close (asNestModule).
   const close =
-    typeof instance.close === 'function'
+    typeof instance.close === 'function' && !madeHere.has(instance)
       ? async () => {
           await instance.close?.();
         }
@@ -203,11 +208,26 @@ function perCallTool(
   const tool = classTool(cls, async () => {
     const request = requests.getStore();
     const contextId = await callContext(nest, scoped, request);
-    const instance = await hostRef.resolve<ToolInstance>(provider.token as Constructor, contextId, {
-      strict: true,
-    });
+    // What an agenttool/di module builds for this call is closed when the call ends.
+    const built: object[] = [];
+    const instance = await perCallBuilds.run(built, () =>
+      hostRef.resolve<ToolInstance>(provider.token as Constructor, contextId, { strict: true }),
+    );
     const enhanced = enhance(nest, instance, cls, contextId, provider.id);
-    return { execute: (args: object, ctx: ToolContext) => enhanced(request, args, ctx) };
+    return {
+      execute: async (args: object, ctx: ToolContext): Promise<unknown> => {
+        let result: unknown;
+        try {
+          result = await enhanced(request, args, ctx);
+        } catch (error) {
+          await closeEach(built.reverse());
+          throw error;
+        }
+        const errors = await closeEach(built.reverse());
+        if (errors.length > 0) throw new AggregateError(errors, 'agenttool/nest: closing failed');
+        return result;
+      },
+    };
   });
   return { tool, origin, close: undefined };
 }

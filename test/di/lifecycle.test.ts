@@ -1,10 +1,11 @@
 /**
  * Lifecycle hooks and closing, through `ToolApp.create` and `app.close()`.
  *
- * The order is NestJS's (@nestjs/core 11, packages/core/nest-application-context.ts,
+ * The order is NestJS's (@nestjs/core 12.5, nest-application-context.js,
  * `callInitHook`, `callDestroyHook`, `callBeforeShutdownHook` and `close()`, with
- * hooks/on-module-init.hook.ts and on-module-destroy.hook.ts; nestjs/nest#14111,
- * #14267, #14900):
+ * hooks/on-module-init.hook.js and on-module-destroy.hook.js), which
+ * test/frameworks/nest-lifecycle.test.ts checks against a real NestJS application
+ * context:
  * - `onModuleInit`: module by module (`getModulesToTriggerHooksOn`), the farthest from
  *   the root first (`distance`, the longest import path), modules at one distance in the
  *   order they were found; inside a module level by level, an instance after what it
@@ -223,15 +224,16 @@ describe('lifecycle hooks, in NestJS order', () => {
     expect(events).toEqual(['init value', 'init made', 'init tool']);
     events.length = 0;
     await app.close();
-    // A value is the giver's to close: its hooks run, its close() does not. The value
-    // and the factory's result are of one level: their hooks start in creation order.
+    // A value is the giver's to close: its hooks run, its close() does not. As NestJS
+    // counts levels, a value is of level 0 and the factory's result of level 1 (one more
+    // than its deepest dependency's, none here), so it is destroyed before the value.
     expect(events).toEqual([
       'destroy tool',
-      'destroy value',
       'destroy made',
+      'destroy value',
       'before-shutdown tool',
-      'before-shutdown value',
       'before-shutdown made',
+      'before-shutdown value',
       'close tool',
       'close made',
     ]);

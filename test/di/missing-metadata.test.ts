@@ -92,4 +92,69 @@ export class HoursModule {}
       await app.close();
     }
   });
+
+  describe('of an inherited constructor', () => {
+    const INHERITED = `
+import { Tool } from 'agenttool';
+import { Inject, Injectable, Module } from 'agenttool/di';
+
+@Injectable()
+export class Clock {
+  now(): string {
+    return 'noon';
+  }
+}
+
+export class Base {
+  constructor(readonly clock: Clock) {}
+}
+
+@Tool({ name: 'time', description: 'Tell the time' })
+export class TimeTool extends Base {
+  execute(): string {
+    return this.clock.now();
+  }
+}
+
+export class TokenBase {
+  constructor(@Inject(Clock) readonly clock: Clock) {}
+}
+
+@Tool({ name: 'time', description: 'Tell the time' })
+export class TokenTimeTool extends TokenBase {
+  execute(): string {
+    return this.clock.now();
+  }
+}
+
+@Module({ tools: [TimeTool], providers: [Clock] })
+export class TimeModule {}
+
+@Module({ tools: [TokenTimeTool], providers: [Clock] })
+export class TokenTimeModule {}
+`;
+    const message = (tool: string) =>
+      `ToolApp.create(TimeModule): TimeModule: ${tool}'s constructor parameter #0 (declared by Base) has no injection token: TypeScript emitted no constructor parameter types for Base, whose constructor ${tool} inherits; decorate Base with @Injectable() (compiled with "emitDecoratorMetadata": true), or add @Inject(token) to the parameter`;
+
+    it.each([false, true])(
+      'counts the parameters the base class declares (emitDecoratorMetadata %s), and says which class lacks the types',
+      async (emitDecoratorMetadata) => {
+        const { TimeModule } = compileDecorated(INHERITED, { emitDecoratorMetadata });
+        const error = await creationError(TimeModule);
+        expect(error.code).toBe('MISSING_PROVIDER');
+        expect(error.message).toBe(message('TimeTool'));
+      },
+    );
+
+    it("injects through the base class's @Inject tokens, without emitted types", async () => {
+      const { TokenTimeModule } = compileDecorated(INHERITED, { emitDecoratorMetadata: false });
+      const app = await ToolApp.create(TokenTimeModule as new () => object);
+      try {
+        const [outcome] = await app.results([app.job('time', {})]);
+        expect(outcome?.result?.output).toBe('noon');
+      } finally {
+        await app.close();
+      }
+    });
+  });
 });

@@ -1,12 +1,13 @@
 /**
- * App scope and session scope, through `ToolApp.create`: one instance per app, or one
- * per client session (a tsyringe child container each), made on first use and closed
- * when the session ends.
+ * Every scope, through `ToolApp.create`: one instance per app; one per client session
+ * (a tsyringe child container each), made on first use and closed when the session
+ * ends; one per injection (transient); one per resolution (tsyringe's resolution scope);
+ * and the report of app-scoped providers made per session by what they need.
  */
 import 'reflect-metadata';
 import { type Constructor, createContext, Tool } from 'agenttool';
-import { Inject, Injectable, Module, type Provider, ToolApp } from 'agenttool/di';
-import { Lifecycle, scoped, singleton } from 'tsyringe';
+import { Inject, Injectable, Module, type Provider, type Token, ToolApp } from 'agenttool/di';
+import { Lifecycle, registry, scoped, singleton } from 'tsyringe';
 import { type TestSession, testSession } from '../support/session';
 
 const apps: ToolApp[] = [];
@@ -224,5 +225,287 @@ describe('session scope', () => {
       createContext({ session: testSession('late') }),
     );
     await expect(after).rejects.toMatchObject({ code: 'CLOSED' });
+  });
+});
+
+/** An instance that says which of its kind it is, and what it was injected into. */
+function numbered(events: string[], name: string) {
+  let count = 0;
+  return class {
+    readonly n = ++count;
+    owner = '';
+    onModuleInit(): void {
+      events.push(`init ${name} #${this.n} of ${this.owner}`);
+    }
+    close(): void {
+      events.push(`close ${name} #${this.n} of ${this.owner}`);
+    }
+  };
+}
+
+describe('transient scope', () => {
+  it('is a new instance for each injection, started and closed with what it was injected into', async () => {
+    const events: string[] = [];
+    @Injectable({ scope: 'transient' })
+    class Counter extends numbered(events, 'Counter') {}
+    @Injectable()
+    class Audit {
+      constructor(
+        readonly first: Counter,
+        readonly second: Counter,
+      ) {
+        first.owner = 'Audit[0]';
+        second.owner = 'Audit[1]';
+      }
+    }
+    @Tool({ name: 'which', description: 'd' })
+    class Which {
+      constructor(
+        readonly counter: Counter,
+        readonly audit: Audit,
+      ) {
+        counter.owner = 'Which';
+      }
+      execute(): string {
+        return `#${this.counter.n}`;
+      }
+    }
+    @Module({ tools: [Which], providers: [Counter, Audit] })
+    class M {}
+    const app = await create(M);
+    expect(await run(app, 'which')).toBe('#3');
+    expect(await run(app, 'which', testSession('a'))).toBe('#3');
+    const audit = await app.get(Audit);
+    expect([audit.first.n, audit.second.n]).toEqual([1, 2]);
+    // Three instances, each started once; none is built for nobody.
+    expect(events).toEqual([
+      'init Counter #1 of Audit[0]',
+      'init Counter #2 of Audit[1]',
+      'init Counter #3 of Which',
+    ]);
+    events.length = 0;
+    await app.close();
+    expect(events.sort()).toEqual([
+      'close Counter #1 of Audit[0]',
+      'close Counter #2 of Audit[1]',
+      'close Counter #3 of Which',
+    ]);
+  });
+
+  it('can be stated by useClass, by a factory, or by a tsyringe registration', async () => {
+    let count = 0;
+    class Plain {
+      readonly n = ++count;
+    }
+    @registry([
+      { token: Registered, useClass: Registered, options: { lifecycle: Lifecycle.Transient } },
+    ])
+    class Registered {
+      readonly n = ++count;
+    }
+    // tsyringe's typings take only ContainerScoped and ResolutionScoped here, but at run
+    // time @scoped registers whatever lifecycle it is given.
+    @scoped(Lifecycle.Transient as unknown as Lifecycle.ResolutionScoped)
+    class Scoped {
+      readonly n = ++count;
+    }
+    const twice = (provider: Provider, token: Token) => {
+      @Tool({ name: 'which', description: 'd' })
+      class Which {
+        constructor(
+          @Inject(token) readonly a: { n: number },
+          @Inject(token) readonly b: { n: number },
+        ) {}
+        execute(): string {
+          return `#${this.a.n} #${this.b.n}`;
+        }
+      }
+      @Module({ tools: [Which], providers: [provider] })
+      class M {}
+      return M;
+    };
+    const byUseClass = twice({ provide: Plain, useClass: Plain, scope: 'transient' }, Plain);
+    expect(await run(await create(byUseClass), 'which')).toBe('#1 #2');
+    const byFactory = twice(
+      { provide: 'N', useFactory: () => ({ n: ++count }), scope: 'transient' },
+      'N',
+    );
+    expect(await run(await create(byFactory), 'which')).toBe('#3 #4');
+    expect(await run(await create(twice(Registered, Registered)), 'which')).toBe('#5 #6');
+    expect(await run(await create(twice(Scoped, Scoped)), 'which')).toBe('#7 #8');
+  });
+
+  it('makes a transient tool a new instance for each call, unhooked, closed when its call ends', async () => {
+    const events: string[] = [];
+    @Injectable({ scope: 'transient' })
+    class Scratch extends numbered(events, 'Scratch') {}
+    @Injectable({ scope: 'transient' })
+    @Tool({ name: 'which', description: 'd' })
+    class Which {
+      constructor(readonly scratch: Scratch) {
+        scratch.owner = 'Which';
+      }
+      onModuleInit(): void {
+        events.push('init Which');
+      }
+      execute(): string {
+        events.push(`call with Scratch #${this.scratch.n}`);
+        return `#${this.scratch.n}`;
+      }
+    }
+    @Module({ tools: [Which], providers: [Scratch] })
+    class M {}
+    const app = await create(M);
+    expect(events).toEqual([]);
+    expect([await run(app, 'which'), await run(app, 'which', testSession('a'))]).toEqual([
+      '#1',
+      '#2',
+    ]);
+    expect(events).toEqual([
+      'call with Scratch #1',
+      'close Scratch #1 of Which',
+      'call with Scratch #2',
+      'close Scratch #2 of Which',
+    ]);
+  });
+
+  it('inside a session, lives and ends with the session instance it was injected into', async () => {
+    const events: string[] = [];
+    let count = 0;
+    @Injectable({ scope: 'transient' })
+    class Buffer {
+      readonly n = ++count;
+      onModuleInit(): void {
+        events.push(`init Buffer #${this.n}`);
+      }
+      close(): void {
+        events.push(`close Buffer #${this.n}`);
+      }
+    }
+    @Injectable({ scope: 'session' })
+    class Shell {
+      constructor(readonly buffer: Buffer) {}
+      get n(): number {
+        return this.buffer.n;
+      }
+    }
+    const app = await create(moduleOf(Shell, undefined, [Buffer]));
+    const [a, b] = [testSession('a'), testSession('b')];
+    expect([await run(app, 'which', a), await run(app, 'which', b)]).toEqual(['#1', '#2']);
+    expect(events).toEqual(['init Buffer #1', 'init Buffer #2']);
+    await a.end();
+    expect(events).toEqual(['init Buffer #1', 'init Buffer #2', 'close Buffer #1']);
+  });
+
+  it('is refused by app.get: the app has no instance of its own', async () => {
+    @Injectable({ scope: 'transient' })
+    class Counter {
+      readonly n = 1;
+    }
+    const app = await create(moduleOf(Counter));
+    await expect(app.get(Counter)).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      message:
+        'ToolApp.get: Counter is transient: each injection of it gets an instance of its own, and the app has none; inject it where it is needed',
+    });
+  });
+});
+
+describe('resolution scope', () => {
+  it('is one instance for everything built for one instance, another for the next', async () => {
+    let count = 0;
+    @scoped(Lifecycle.ResolutionScoped)
+    class Unit {
+      readonly n = ++count;
+    }
+    @Injectable({ scope: 'transient' })
+    class Part {
+      constructor(readonly unit: Unit) {}
+    }
+    @Injectable()
+    class Whole {
+      constructor(
+        readonly unit: Unit,
+        readonly part: Part,
+      ) {}
+    }
+    @Injectable()
+    class Other {
+      constructor(readonly unit: Unit) {}
+    }
+    @Module({
+      providers: [Unit, Part, Whole, Other, { provide: 'R', useClass: Unit, scope: 'resolution' }],
+    })
+    class M {}
+    const app = await create(M);
+    const whole = await app.get(Whole);
+    const other = await app.get(Other);
+    expect(whole.part.unit).toBe(whole.unit);
+    expect(other.unit).not.toBe(whole.unit);
+    await expect(app.get(Unit)).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+  });
+});
+
+describe('the scope report', () => {
+  it('names each app-scoped provider built per session, and the chain that makes it so', async () => {
+    @Injectable({ scope: 'session' })
+    class Shell {
+      readonly n = 1;
+    }
+    @Injectable()
+    class Runner {
+      readonly n = 1;
+      constructor(readonly shell: Shell) {}
+    }
+    const reports: unknown[] = [];
+    const app = await ToolApp.create(moduleOf(Runner, undefined, [Shell]), {
+      onScopeReport: (changes) => reports.push(changes),
+    });
+    apps.push(app);
+    const expected = [
+      {
+        module: 'M',
+        provider: 'Runner',
+        stated: false,
+        chain: ['Runner', 'Shell'],
+        message:
+          'M: Runner is app-scoped but is built once per session, as it needs a session-scoped provider (Runner -> Shell); make it session-scoped, or inject a longer-lived provider',
+      },
+      expect.objectContaining({ provider: 'Which', chain: ['Which', 'Runner', 'Shell'] }),
+    ];
+    expect(reports).toEqual([expected]);
+    expect(app.scopeReport).toEqual(expected);
+  });
+
+  it('is a process warning, without onScopeReport, for a provider that stated app scope', async () => {
+    const warn = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      @Injectable({ scope: 'session' })
+      class Shell {
+        readonly n = 1;
+      }
+      @singleton()
+      class Cache {
+        readonly n = 1;
+        constructor(readonly shell: Shell) {}
+      }
+      await create(moduleOf(Cache, undefined, [Shell]));
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(warn).toHaveBeenCalledWith(
+        'ToolApp.create(M): M: Cache is stated app-scoped but is built once per session, as it needs a session-scoped provider (Cache -> Shell); make it session-scoped, or inject a longer-lived provider',
+        { type: 'AgentToolScopeWarning', code: 'AGENTTOOL_SCOPE_CHANGED' },
+      );
+      // A default app scope bubbling up, as NestJS does silently, is no warning.
+      warn.mockClear();
+      @Injectable()
+      class Quiet {
+        readonly n = 1;
+        constructor(readonly shell: Shell) {}
+      }
+      await create(moduleOf(Quiet, undefined, [Shell]));
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
   });
 });

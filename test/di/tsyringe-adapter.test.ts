@@ -12,14 +12,15 @@ import {
   injectAllWithTransform,
   injectWithTransform,
   Lifecycle,
+  registry,
   scoped,
   singleton,
 } from 'tsyringe';
 import {
-  isContainerScoped,
   registerClass,
   resolveIn,
   tsyringeParameters,
+  tsyringeScope,
 } from '../../src/di/tsyringe-adapter';
 
 class Upper {
@@ -72,40 +73,70 @@ describe("tsyringe's parameter decorators, as the adapter reads them", () => {
   });
 });
 
-describe('container-scoped registrations, as the adapter detects them', () => {
-  it('holds for @scoped(Lifecycle.ContainerScoped) only', () => {
+describe("the scope tsyringe's decorators registered a class with, as the adapter reads it", () => {
+  it('reads each lifecycle, and nothing for a class that is not registered under itself', () => {
+    @singleton()
+    class Single {}
     @scoped(Lifecycle.ContainerScoped)
     class PerContainer {}
     @scoped(Lifecycle.ResolutionScoped)
     class PerResolution {}
-    @singleton()
-    class Single {}
+    @registry([
+      { token: PerInjection, useClass: PerInjection, options: { lifecycle: Lifecycle.Transient } },
+    ])
+    class PerInjection {}
     @injectable()
     class Plain {}
-    expect(isContainerScoped(PerContainer)).toBe(true);
-    expect([PerResolution, Single, Plain].map(isContainerScoped)).toEqual([false, false, false]);
+    class Elsewhere {}
+    @scoped(Lifecycle.ContainerScoped, 'ELSEWHERE')
+    class UnderAnotherToken extends Elsewhere {}
+    expect([Single, PerContainer, PerResolution, PerInjection].map(tsyringeScope)).toEqual([
+      'app',
+      'session',
+      'resolution',
+      'transient',
+    ]);
+    expect([Plain, Elsewhere, UnderAnotherToken].map(tsyringeScope)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 });
 
-describe('class registrations built from the resolving container', () => {
-  it('build one instance per app container and per child, from what each holds', () => {
+describe('class registrations built from what the app resolved', () => {
+  it('build one instance per app container and per child, or one per resolve when transient', () => {
     const app = globalContainer.createChildContainer();
-    const DEP = Symbol('dep');
     const SHARED = Symbol('shared');
     const PER_SESSION = Symbol('per session');
-    app.register(DEP, { useValue: 'app value' });
-    registerClass(app, SHARED, 'app', (resolve) => ({ dep: resolve(DEP) }));
-    registerClass(app, PER_SESSION, 'session', (resolve) => ({ dep: resolve(DEP) }));
+    const TRANSIENT = Symbol('transient');
+    registerClass(app, SHARED, 'app', ([dep]) => ({ dep }));
+    registerClass(app, PER_SESSION, 'session', ([dep]) => ({ dep }));
+    registerClass(app, TRANSIENT, 'transient', ([dep]) => ({ dep }));
     const session = app.createChildContainer();
-    session.register(DEP, { useValue: 'session value' });
 
-    const shared = resolveIn(app, SHARED);
-    expect(resolveIn(session, SHARED)).toBe(shared);
+    const shared = resolveIn(app, SHARED, ['app value']);
+    expect(resolveIn(session, SHARED, ['ignored'])).toBe(shared);
     expect(shared).toEqual({ dep: 'app value' });
 
-    const inSession = resolveIn(session, PER_SESSION);
+    const inSession = resolveIn(session, PER_SESSION, ['session value']);
     expect(inSession).toEqual({ dep: 'session value' });
     expect(resolveIn(session, PER_SESSION)).toBe(inSession);
-    expect(resolveIn(app.createChildContainer(), PER_SESSION)).not.toBe(inSession);
+    expect(resolveIn(app.createChildContainer(), PER_SESSION, ['other'])).not.toBe(inSession);
+
+    const first = resolveIn(session, TRANSIENT, ['one']);
+    expect([first, resolveIn(session, TRANSIENT, ['two'])]).toEqual([
+      { dep: 'one' },
+      { dep: 'two' },
+    ]);
+  });
+
+  it('refuse to build outside resolveIn, as after the app closed', () => {
+    const app = globalContainer.createChildContainer();
+    const KEY = Symbol('key');
+    registerClass(app, KEY, 'app', () => ({}));
+    expect(() => app.resolve(KEY)).toThrow(
+      'agenttool/di: the app is closed; it builds nothing more',
+    );
   });
 });

@@ -1,0 +1,74 @@
+import { AgentToolError, type Constructor, type Tool, ToolSet } from '../core';
+import {
+  type CanActivate,
+  classTool,
+  DecoratorError,
+  isToolClass,
+  toolDescriptorOf,
+} from '../decorators';
+import { ModuleError, type ModuleProblem } from './errors';
+import { addGuardNodes, type AppGraph, type ProviderNode, readModules } from './graph';
+import { effectiveHomes, type Home, linkGraph } from './link';
+import { checkGuardScopes } from './module-guards';
+import { checkModuleClassScopes } from './scope-report';
+
+/** The modules of an app, read and checked, with where each node's instances live. */
+export interface CheckedApp {
+  readonly graph: AppGraph;
+  readonly homes: ReadonlyMap<ProviderNode, Home>;
+}
+
+/**
+ * Reads the modules of `rootModule` and checks everything before anything is built:
+ * the modules, every dependency, every tool class and tool name, the scopes of guards
+ * and module classes. Throws one {@link ModuleError} with every problem.
+ */
+export function checkedApp(rootModule: Constructor): CheckedApp {
+  const graph = readModules(rootModule, isToolClass);
+  addGuardNodes(graph);
+  linkGraph(graph);
+  checkTools(graph);
+  const homes = effectiveHomes(graph);
+  checkGuardScopes(graph, homes);
+  checkModuleClassScopes(graph, homes);
+  if (graph.problems.length > 0) throw new ModuleError(graph.root.name, graph.problems);
+  return { graph, homes };
+}
+
+/**
+ * Reads every tool class before anything is built, so a class that cannot be a tool
+ * (a bad `@Param`, a missing `execute`) or two tools with one name are reported with
+ * the module's other problems.
+ */
+function checkTools(graph: AppGraph): void {
+  const templates: Tool[] = [];
+  for (const module of graph.modules) {
+    for (const node of module.tools) {
+      try {
+        const descriptor = toolDescriptorOf(node.token as Constructor);
+        // Guard classes are the app's to build, later.
+        templates.push(classTool(descriptor.cls, unbuilt, { resolveGuard: () => UNBUILT_GUARD }));
+      } catch (error) {
+        if (!(error instanceof DecoratorError)) throw error;
+        for (const problem of error.problems) {
+          graph.problems.push({ code: 'INVALID_DECORATOR', message: `${module.name}: ${problem}` });
+        }
+      }
+    }
+  }
+  try {
+    new ToolSet(templates).validate();
+  } catch (error) {
+    const problem: ModuleProblem = {
+      code: 'INVALID_TOOL_SET',
+      message: error instanceof Error ? error.message : String(error),
+    };
+    graph.problems.push(problem);
+  }
+}
+
+const UNBUILT_GUARD: CanActivate = { canActivate: unbuilt };
+
+function unbuilt(): never {
+  throw new AgentToolError('INTERNAL', 'agenttool/di: a tool was called before its app was built');
+}
