@@ -1,5 +1,6 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /**
  * What a sandboxed shell may do. Everything not granted here is refused: the system is
@@ -71,6 +72,12 @@ export function defaultMaxMemoryBytes(): number {
 /** A {@link SandboxOptions} with its defaults applied and its paths absolute. */
 export interface SandboxPolicy {
   readonly allowWrite: readonly string[];
+  /**
+   * Paths inside `allowWrite` that stay read-only: the code this server runs (agenttool
+   * and its sandbox runtime, when installed in the workspace), which a command must not
+   * be able to rewrite for the server to run unsandboxed later.
+   */
+  readonly denyWrite: readonly string[];
   readonly denyRead: readonly string[];
   readonly allowedHosts: readonly string[];
   readonly maxProcesses: number;
@@ -125,8 +132,20 @@ export function sandboxPolicy(
     return entry;
   });
   const credentials = home === undefined ? [] : CREDENTIAL_PATHS.map((path) => join(home, path));
+  const allowWrite = [resolve(cwd), ...paths('allowWrite', options.allowWrite)];
   return {
-    allowWrite: [resolve(cwd), ...paths('allowWrite', options.allowWrite)],
+    allowWrite,
+    denyWrite: ownCode().flatMap((code) => {
+      if (allowWrite.some((root) => strictlyInside(code, root))) return [code];
+      // The package is the workspace itself (its own repository): its built code and
+      // its dependencies stay read-only, its sources are the work.
+      if (allowWrite.some((root) => resolve(root) === code)) {
+        return ['dist', 'node_modules', 'package.json']
+          .map((part) => join(code, part))
+          .filter((path) => existsSync(path));
+      }
+      return [];
+    }),
     denyRead: [...credentials, ...paths('denyRead', options.denyRead)],
     allowedHosts,
     maxProcesses: positiveInteger(
@@ -138,6 +157,44 @@ export function sandboxPolicy(
       options.maxMemoryBytes ?? defaultMaxMemoryBytes(),
     ),
   };
+}
+
+/** True when `path` lies inside `root` (and is not `root` itself). */
+function strictlyInside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
+}
+
+/** The package folders of the code a server with a sandboxed shell runs. */
+function ownCode(): string[] {
+  const found = [packageRootOf(__dirname, 'agenttool')];
+  try {
+    found.push(
+      packageRootOf(
+        dirname(require.resolve('@anthropic-ai/sandbox-runtime')),
+        '@anthropic-ai/sandbox-runtime',
+      ),
+    );
+  } catch {
+    // not installed: nothing of it to protect
+  }
+  return found.filter((dir): dir is string => dir !== undefined);
+}
+
+/** The nearest folder above `from` whose package.json names `name`. */
+function packageRootOf(from: string, name: string): string | undefined {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      try {
+        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === name)
+          return dir;
+      } catch {
+        // unreadable: keep looking up
+      }
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
 }
 
 function positiveInteger(name: string, value: unknown): number {

@@ -241,7 +241,7 @@ export async function leaseSandbox(
         filesystem: {
           denyRead: [...policy.denyRead],
           allowWrite: [...policy.allowWrite],
-          denyWrite: [],
+          denyWrite: [...policy.denyWrite],
         },
       },
       undefined,

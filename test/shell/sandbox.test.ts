@@ -189,6 +189,14 @@ describe('the served bash tool in its sandbox', () => {
     expect(bystander.signalCode).toBeNull();
   });
 
+  it('cannot open a Unix socket, to a daemon of the host or its own', async () => {
+    const output = await bash(
+      served,
+      `python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect("/run/dbus/system_bus_socket")' 2>&1 | tail -1`,
+    );
+    expect(output).toMatch(/PermissionError|Operation not permitted/);
+  });
+
   it('cannot make a user namespace of its own (unshare -r)', async () => {
     const output = await bash(served, 'unshare -r id -u; echo "status $?"');
     expect(output).toMatch(/status [1-9]/);

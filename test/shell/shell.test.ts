@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_COMMAND_TIMEOUT_MS, Shell, type ShellOptions } from 'agenttool/shell';
@@ -633,5 +633,36 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
         'timeoutMs must be',
       );
     });
+  });
+});
+
+describe('Shell: the code the server runs', () => {
+  const ROOT = join(__dirname, '../..');
+
+  it('stays read-only in the sandbox, even inside a writable folder', async () => {
+    const shell = new Shell({ cwd: dir, sandbox: { allowWrite: [ROOT] } });
+    shells.push(shell);
+    expect(shell.sandboxPolicy?.denyWrite).toEqual(
+      expect.arrayContaining([
+        join(ROOT, 'dist'),
+        join(ROOT, 'node_modules'),
+        join(ROOT, 'node_modules/@anthropic-ai/sandbox-runtime'),
+      ]),
+    );
+    const name = `write-test-${process.pid}`;
+    const manifest = statSync(join(ROOT, 'package.json')).mtimeMs;
+    const result = await shell.run(
+      [
+        `touch ${join(ROOT, 'node_modules/@anthropic-ai/sandbox-runtime', name)}`,
+        `touch ${join(ROOT, 'node_modules', name)}`,
+        `touch ${join(ROOT, 'package.json')}`,
+        `mkdir -p ${join(ROOT, '.tmp')} && touch ${join(ROOT, '.tmp', name)} && echo other-writes-work`,
+      ].join('; '),
+    );
+    expect(result.output).toMatch(
+      /Read-only file system|Permission denied|Operation not permitted/,
+    );
+    expect(result.output).toContain('other-writes-work');
+    rmSync(join(ROOT, '.tmp', name), { force: true });
   });
 });
