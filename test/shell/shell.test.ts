@@ -659,9 +659,12 @@ describe('Shell: the code the server runs', () => {
         `mkdir -p ${join(ROOT, '.tmp')} && touch ${join(ROOT, '.tmp', name)} && echo other-writes-work`,
       ].join('; '),
     );
-    expect(result.output).toMatch(
-      /Read-only file system|Permission denied|Operation not permitted/,
-    );
+    expect(
+      result.output.match(/Read-only file system|Permission denied|Operation not permitted/g),
+    ).toHaveLength(3);
+    expect(existsSync(join(ROOT, 'node_modules', name))).toBe(false);
+    expect(existsSync(join(ROOT, 'node_modules/@anthropic-ai/sandbox-runtime', name))).toBe(false);
+    expect(statSync(join(ROOT, 'package.json')).mtimeMs).toBe(manifest);
     expect(result.output).toContain('other-writes-work');
     rmSync(join(ROOT, '.tmp', name), { force: true });
   });
