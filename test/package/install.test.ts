@@ -327,6 +327,26 @@ void main();
     );
     expect(called).toBe('Hello, Ada!\n');
   });
+
+  it('serves a folder as a workspace from the installed package, its bash in a sandbox', async () => {
+    const folder = join(project, 'work');
+    mkdirSync(folder);
+    const called = await succeed(
+      'npx',
+      [
+        '--no',
+        'agenttool',
+        'call',
+        '--stdio',
+        `npx --no agenttool workspace ${folder}`,
+        'bash',
+        JSON.stringify({ command: 'pwd; echo hi > f; cat f; touch ../outside 2>&1 | tail -1' }),
+      ],
+      project,
+    );
+    expect(called).toMatch(new RegExp(`^${folder}\\nhi\\n.*Read-only file system`));
+    expect(existsSync(join(project, 'outside'))).toBe(false);
+  });
 });
 
 describe('an ES module project', () => {
@@ -358,7 +378,7 @@ try {
 
 const require = createRequire(import.meta.url);
 const missing = [];
-for (const entry of ['agenttool', 'agenttool/di', 'agenttool/mcp']) {
+for (const entry of ['agenttool', 'agenttool/di', 'agenttool/mcp', 'agenttool/shell', 'agenttool/workspace']) {
   const esm = await import(entry);
   const cjs = require(entry);
   if (esm.default !== cjs) missing.push(entry + ': default');
