@@ -81,10 +81,10 @@ function isPartsArray(value: unknown): value is ContentPart[] {
  * a {@link Result} as is; a string as text; a non-empty array of content parts as parts;
  * `undefined`/`null` as the empty text; anything else as its JSON text, in the bytes
  * the Go binding's `Output` (`json.Marshal`) writes: `<`, `>`, `&`, U+2028 and U+2029
- * escaped (`\u003c`, ...). A value JSON cannot encode fails with `encode result:
- * <reason>`: one holding NaN or an infinite number with Go's `encode result: json:
- * unsupported value: NaN` (`+Inf`, `-Inf`), one nested deeper than `MAX_JSON_DEPTH`
- * with `encode result: json: exceeded max depth of 1000`.
+ * escaped (`\u003c`, ...). A value JSON cannot encode fails with
+ * `encode result: <reason>`: one holding NaN or an infinite number with Go's
+ * `encode result: json: unsupported value: NaN` (`+Inf`, `-Inf`), one nested deeper
+ * than `MAX_JSON_DEPTH` with `encode result: json: exceeded max depth of 1000`.
  */
 export function toResult(value: unknown): Result {
   if (value === undefined || value === null) return { output: '' };

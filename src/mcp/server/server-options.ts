@@ -35,7 +35,7 @@ export interface McpServerOptions extends RoundTripOptions {
    */
   readonly progressBudgetBytes?: number;
   /**
-   * How long {@link McpToolServer.close} waits for the calls it stopped to answer and for
+   * How long the server's `close()` waits for the calls it stopped to answer and for
    * the answers to go out, before it closes the transports anyway (ms; default 5000).
    */
   readonly closeGraceMs?: number;
