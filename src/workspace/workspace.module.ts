@@ -72,7 +72,9 @@ function existingDirectory(path: string): string {
     // reported below
   }
   if (!isDirectory) {
-    throw new TypeError(`root ${JSON.stringify(root)} is not an existing directory; create it first`);
+    throw new TypeError(
+      `root ${JSON.stringify(root)} is not an existing directory; create it first`,
+    );
   }
   return realpathSync(root);
 }
