@@ -59,6 +59,8 @@ function onPath(program: string, path: string | undefined): boolean {
  */
 export function checkSandboxSupport(path: string | undefined = process.env['PATH']): void {
   if (process.platform === 'darwin') return;
+  // What passed once passes again for the same PATH: a shell's start need not probe.
+  if (supported.has(path ?? '')) return;
   if (process.platform !== 'linux') {
     throw new SandboxUnavailableError(
       `the shell's sandbox cannot start: ${process.platform} is not supported (Linux uses bubblewrap, macOS Seatbelt); ${OPT_OUT_HINT}`,
@@ -95,7 +97,11 @@ export function checkSandboxSupport(path: string | undefined = process.env['PATH
       `the shell's sandbox cannot start: bubblewrap cannot create user namespaces here${said === '' ? '' : ` (${said})`}; enable them (Debian: \`sysctl -w kernel.unprivileged_userns_clone=1\`; any Linux: \`sysctl -w user.max_user_namespaces=15000\`; Ubuntu 24.04: \`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\`), run the server where they are allowed, ${OPT_OUT_HINT}`,
     );
   }
+  supported.add(path ?? '');
 }
+
+/** The PATHs on which {@link checkSandboxSupport} passed. */
+const supported = new Set<string>();
 
 let runtime: SandboxRuntimeModule | undefined;
 let ready: Promise<Manager> | undefined;
