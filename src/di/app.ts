@@ -13,6 +13,7 @@ import {
   type ToolContext,
   ToolSet,
   errorMessage,
+  goQuote,
 } from '../core';
 import {
   type CanActivate,
@@ -86,6 +87,9 @@ export interface AppBatchOptions {
 }
 
 let callCounter = 0;
+
+/** How many tool names an unknown-tool error lists before it says how many more. */
+const MAX_NAMED_TOOLS = 20;
 
 /**
  * An app: the tools of a root `@Module` and everything they inject, built by tsyringe
@@ -262,10 +266,25 @@ export class ToolApp {
     return (await this.#appScope.resolve(node)) as T;
   }
 
-  /** A job for the tool called `name`, with `args` as the model would write them. */
+  /**
+   * A job for the tool called `name`, with `args` as the model would write them. Throws
+   * `NO_TOOL` at once, naming the app's tools, when the app has no tool of that name.
+   */
   job(name: string, args: unknown = {}, id = `call_${++callCounter}`): Job {
+    const tool = this.tools.lookup(name);
+    if (tool === undefined) {
+      const names = [...this.tools].map((t) => t.name);
+      const shown =
+        names.length > MAX_NAMED_TOOLS
+          ? `${names.slice(0, MAX_NAMED_TOOLS).join(', ')} and ${names.length - MAX_NAMED_TOOLS} more`
+          : names.join(', ');
+      throw new AgentToolError(
+        'NO_TOOL',
+        `ToolApp.job: ${this.#graph.root.name} has no tool named ${goQuote(name)}; its tools: ${shown === '' ? 'none' : shown}`,
+      );
+    }
     const call: Call = { id, args: typeof args === 'string' ? args : JSON.stringify(args) };
-    return { tool: this.tools.lookup(name), call };
+    return { tool, call };
   }
 
   /** Runs a batch through the app's executor; see `Executor.execute` for the rules. */

@@ -95,6 +95,20 @@ describe('modules and the app', () => {
     await app.close();
   });
 
+  it('refuses a job for a tool it does not have at once, naming the tools it has', async () => {
+    const app = await ToolApp.create(AppModule);
+    try {
+      expect(() => app.job('nope')).toThrow(
+        expect.objectContaining({
+          code: 'NO_TOOL',
+          message: 'ToolApp.job: AppModule has no tool named "nope"; its tools: echo, shared',
+        }),
+      );
+    } finally {
+      await app.close();
+    }
+  });
+
   it('shares one provider between tools and closes it once, in reverse order of creation', async () => {
     const app = await ToolApp.create(AppModule);
     const log = await app.get(Log);
