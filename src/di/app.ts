@@ -36,6 +36,7 @@ import { hookOrder } from './hook-order';
 import { allNodes, dependencyOrder, sharingOf, visibleIn } from './link';
 import { type AppPlan, InstanceScope } from './scope';
 import { type ScopeChange, scopeChanges, warnOfStatedChanges } from './scope-report';
+import { startWarning, warnAtStart } from './start-warnings';
 import { type Token, tokenName } from './tokens';
 import { ModuleGuards } from './module-guards';
 import { exposeRootTokens, register } from './registration';
@@ -73,6 +74,13 @@ export interface ToolAppOptions {
    * written as one process warning, `AgentToolScopeWarning`.
    */
   readonly onScopeReport?: ((changes: readonly ScopeChange[]) => void) | undefined;
+  /**
+   * Receives, once when the app has started, what it warns of without refusing to start:
+   * tools without a description (the contract allows one, but a model chooses its tools
+   * by their descriptions). Without it, the warning is written as a process warning,
+   * `AgentToolWarning` (on stderr by default).
+   */
+  readonly onWarning?: ((warning: string) => void) | undefined;
 }
 
 /** What one batch of an app runs with, besides its jobs. */
@@ -214,6 +222,7 @@ export class ToolApp {
         exposeRootTokens(container, graph, homes);
         // The tool set was validated with the modules (checkTools): same classes, same names.
         const app = new ToolApp({ graph, plan, appScope, options, tools, scopeReport });
+        warnAtStart(startWarning(rootName, tools), options.onWarning);
         return app;
       });
     } catch (error) {

@@ -13,6 +13,7 @@ import {
   goQuote,
   type Session,
   type Tool,
+  toolNameProblem,
   validatesOwnArguments,
 } from '../../core';
 import { randomHex } from '../random';
@@ -123,8 +124,9 @@ export class McpToolServer {
 
   /**
    * Adds tools to the served set. Each tool's schemas (parameters, output schema) are
-   * compiled first; if any tool is invalid (empty or duplicate name, unusable schema,
-   * an output schema that is not an object schema) nothing is added and the
+   * compiled first; if any tool is invalid (empty or duplicate name, a name outside
+   * MCP's rule of 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`, unusable
+   * schema, an output schema that is not an object schema) nothing is added and the
    * error says which and why. Clients that listen are told the list changed.
    */
   addTools(...tools: Tool[]): void {
@@ -132,6 +134,10 @@ export class McpToolServer {
     tools.forEach((tool, i) => {
       if (typeof tool?.name !== 'string' || tool.name === '') {
         throw new AgentToolError('INVALID_TOOL_SET', `mcp: tool[${i}]: empty name`);
+      }
+      const nameProblem = toolNameProblem(tool.name);
+      if (nameProblem !== undefined) {
+        throw new AgentToolError('INVALID_TOOL_SET', `mcp: tool[${i}]: ${nameProblem}`);
       }
       if (this.#tools.has(tool.name) || added.has(tool.name)) {
         throw new AgentToolError(
