@@ -17,7 +17,7 @@ import {
   validatesOwnArguments,
 } from '../../core';
 import { randomHex } from '../random';
-import { compileArgumentsCheck, contractDecides } from './arguments';
+import { compileArgumentsCheck, contractDecides, withoutConstraints } from './arguments';
 import { type ServedTool } from './call';
 import { DEFAULT_PROGRESS_BUDGET_BYTES } from './call-notices';
 import { mcpDefinition } from './definition';
@@ -135,24 +135,29 @@ export class McpToolServer {
       if (typeof tool?.name !== 'string' || tool.name === '') {
         throw new AgentToolError('INVALID_TOOL_SET', `mcp: tool[${i}]: empty name`);
       }
-      const nameProblem = toolNameProblem(tool.name);
-      if (nameProblem !== undefined) {
-        throw new AgentToolError('INVALID_TOOL_SET', `mcp: tool[${i}]: ${nameProblem}`);
-      }
       if (this.#tools.has(tool.name) || added.has(tool.name)) {
         throw new AgentToolError(
           'INVALID_TOOL_SET',
           `mcp: tool ${goQuote(tool.name)}: duplicate name; remove the served tool first`,
         );
       }
+      // A tool that validates its own arguments checks class-validator's constraints
+      // itself, in the contract's words (as in process); the served check decides the rest.
+      const own = validatesOwnArguments(tool) ? withoutConstraints(tool.parameters) : undefined;
       added.set(tool.name, {
         tool,
         check: compileArgumentsCheck(tool.name, tool.parameters),
-        selfChecked: validatesOwnArguments(tool) && contractDecides(tool.parameters),
+        selfChecked: validatesOwnArguments(tool) && contractDecides(own ?? tool.parameters),
+        ...(own === undefined ? {} : { phrasing: compileArgumentsCheck(tool.name, own) }),
         output: compileOutputCheck(tool),
         definition: mcpDefinition(tool),
         paramHeaders: paramHeadersOf(tool.parameters),
       });
+      // After the schemas, whose errors read as the Go server's, which takes any name.
+      const nameProblem = toolNameProblem(tool.name);
+      if (nameProblem !== undefined) {
+        throw new AgentToolError('INVALID_TOOL_SET', `mcp: tool[${i}]: ${nameProblem}`);
+      }
     });
     if (added.size === 0) return;
     for (const [name, served] of added) this.#tools.set(name, served);
