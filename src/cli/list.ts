@@ -50,13 +50,17 @@ export function listTools(tools: readonly Tool[]): ListedTool[] {
       strict: isStrict(tool),
       closer: isCloser(tool),
       annotations: annotationsOf(tool) ?? null,
-      confined: confinedBy(
-        tool,
-        JSON.stringify(minimalArguments(tool.parameters)),
-        createContext(),
-      ),
+      confined: confinementOf(tool),
     },
   }));
+}
+
+/**
+ * Whether a call of the tool runs confined, and by what, as the tool answers for a call
+ * with only its required arguments (a call may answer otherwise: an escape hatch, say).
+ */
+export function confinementOf(tool: Tool): Confinement {
+  return confinedBy(tool, JSON.stringify(minimalArguments(tool.parameters)), createContext());
 }
 
 /**
