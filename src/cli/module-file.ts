@@ -146,7 +146,6 @@ function isCommonJs(file: string): boolean {
 
 /** True when a TypeScript runner (SWC, tsx, ts-node) has taught `require` the extension. */
 function runnerRegistered(extension: string): boolean {
-  // eslint-disable-next-line @typescript-eslint/no-deprecated -- where runners register
   return require.extensions[extension] !== undefined;
 }
 
