@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Constructor, errorMessage, isModuleClass, type McpToolServer } from './public-api';
@@ -141,7 +141,8 @@ function requiredExports(file: string): Exports {
 
 /** True when Node loaded `file` as CommonJS (it is then in the CommonJS module cache). */
 function isCommonJs(file: string): boolean {
-  return require.cache[file] !== undefined;
+  // The cache is keyed by the real path (symbolic links resolved).
+  return require.cache[file] !== undefined || require.cache[realpathSync(file)] !== undefined;
 }
 
 /** True when a TypeScript runner (SWC, tsx, ts-node) has taught `require` the extension. */
