@@ -79,7 +79,9 @@ export const REQUEST_STATE_KEY_ENV = 'AGENTTOOL_REQUEST_STATE_KEY';
 
 /**
  * Loads the module file, creates its app and serves its tools over stdio (until the
- * client closes stdin) or Streamable HTTP, printing the address and the tools to `log`.
+ * client closes stdin) or Streamable HTTP. Once it serves, it prints to `log`, once,
+ * what it serves: the address, the tools, whether authorization is on, and the sandbox
+ * (the workspace's summary, or {@link sandboxLine}); start-up warnings come before.
  */
 export async function serveModule(options: ServeOptions): Promise<Serving> {
   const address = options.http === undefined ? undefined : parseAddress(options.http);
