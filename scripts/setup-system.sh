@@ -5,6 +5,8 @@
 #   wraps each shell in bubblewrap; socat bridges its network proxy; ripgrep finds the
 #   files it must protect).
 # - haproxy, redis-server: the load balancer and the shared state of the scale-out tests.
+# - bsdutils: script(1), the pseudo-terminal the test of `agenttool call`'s live progress
+#   line runs the command on (essential on Debian, so normally there already).
 set -euo pipefail
 
 # Some of these live in /usr/sbin, which is not on every user's PATH.
@@ -16,8 +18,9 @@ present socat || missing+=(socat)
 present rg || missing+=(ripgrep)
 present haproxy || missing+=(haproxy)
 present redis-server || missing+=(redis-server)
+present script || missing+=(bsdutils)
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup-system: bubblewrap, socat, ripgrep, haproxy and redis-server are installed"
+  echo "setup-system: bubblewrap, socat, ripgrep, haproxy, redis-server and script are installed"
   exit 0
 fi
 

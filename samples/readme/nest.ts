@@ -1,6 +1,5 @@
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Param, Tool } from 'agenttool';
 import { AgentToolModule } from 'agenttool/nest';
 
@@ -32,14 +31,11 @@ export class Greet {
 export class GreeterAppModule {}
 
 /**
- * Starts the app on Express (Nest's default) or Fastify, on 127.0.0.1; its tools are
- * at `/mcp` beside the app's own routes. `app.close()` stops them.
+ * Starts the app on 127.0.0.1, on Express (Nest's default); its tools are at `/mcp`
+ * beside the app's own routes. `app.close()` stops them.
  */
-export async function startNestGreeter(adapter: 'express' | 'fastify' = 'express', port = 0) {
-  const app =
-    adapter === 'fastify'
-      ? await NestFactory.create(GreeterAppModule, new FastifyAdapter(), { logger: false })
-      : await NestFactory.create(GreeterAppModule, { logger: false });
+export async function startNestGreeter(port = 0) {
+  const app = await NestFactory.create(GreeterAppModule, { logger: false });
   await app.listen(port, '127.0.0.1');
   return app;
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { type Writable } from 'node:stream';
 import {
   errorMessage,
@@ -33,7 +34,10 @@ export interface ServeAuthSpec {
  * option is given. Every mistake is a bad-arguments {@link CliError} saying what to
  * give.
  */
-export function serveAuth(spec: ServeAuthSpec, http: boolean): HttpAuthOptions | undefined {
+export async function serveAuth(
+  spec: ServeAuthSpec,
+  http: boolean,
+): Promise<HttpAuthOptions | undefined> {
   const given = [spec.issuer, spec.jwks, spec.verifier, spec.audience, spec.scopes].some(
     (v) => v !== undefined,
   );
@@ -60,7 +64,7 @@ export function serveAuth(spec: ServeAuthSpec, http: boolean): HttpAuthOptions |
   }
   const verifyToken =
     spec.verifier !== undefined
-      ? loadVerifier(spec.verifier)
+      ? await loadVerifier(spec.verifier)
       : jwtVerifier({
           issuer: spec.issuer,
           jwksUrl: spec.jwks ?? '',
@@ -74,22 +78,30 @@ export function serveAuth(spec: ServeAuthSpec, http: boolean): HttpAuthOptions |
   };
 }
 
-function loadVerifier(spec: string): TokenVerifier {
+async function loadVerifier(spec: string): Promise<TokenVerifier> {
   const file = resolve(spec);
   if (!existsSync(file)) {
     throw bad(
       `agenttool: --auth-verifier ${spec} not found; give a compiled .js file that exports verifyToken`,
     );
   }
-  let exported: unknown;
+  let namespace: Record<string, unknown>;
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- named at run time
-    exported = require(file) as unknown;
+    // Named at run time: an ES module or a CommonJS one (its module.exports as default).
+    namespace = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
     throw bad(`agenttool: loading --auth-verifier ${spec} failed: ${errorMessage(error)}`);
   }
-  const module = exported as { verifyToken?: unknown; default?: unknown };
-  const found = typeof exported === 'function' ? exported : (module.verifyToken ?? module.default);
+  // verifyToken, or a default function: of an ES module, or of a CommonJS module
+  // (exports.verifyToken, module.exports = fn, or a compiled export default).
+  const whole = namespace['default'];
+  const member = (key: string): unknown =>
+    typeof whole === 'object' && whole !== null
+      ? (whole as Record<string, unknown>)[key]
+      : undefined;
+  const found = [namespace['verifyToken'], member('verifyToken'), whole, member('default')].find(
+    (candidate) => typeof candidate === 'function',
+  );
   if (typeof found !== 'function') {
     throw bad(
       `agenttool: --auth-verifier ${spec} exports no verifyToken function; export verifyToken(token, request, resource) => AuthInfo | undefined`,

@@ -50,13 +50,17 @@ export function listTools(tools: readonly Tool[]): ListedTool[] {
       strict: isStrict(tool),
       closer: isCloser(tool),
       annotations: annotationsOf(tool) ?? null,
-      confined: confinedBy(
-        tool,
-        JSON.stringify(minimalArguments(tool.parameters)),
-        createContext(),
-      ),
+      confined: confinementOf(tool),
     },
   }));
+}
+
+/**
+ * Whether a call of the tool runs confined, and by what, as the tool answers for a call
+ * with only its required arguments (a call may answer otherwise: an escape hatch, say).
+ */
+export function confinementOf(tool: Tool): Confinement {
+  return confinedBy(tool, JSON.stringify(minimalArguments(tool.parameters)), createContext());
 }
 
 /**
@@ -105,7 +109,7 @@ function minimalArguments(schema: JsonObject | undefined): unknown {
  * The tools as a table: name, definition hash, properties (sequential, resource,
  * strict, closer, `output` when it declares an output schema, and `confined=<by>` when
  * a call runs confined) and annotations
- * (`unstated`, or the hints that are true).
+ * (`unstated`, or the stated hints in words: see {@link annotationsText}).
  */
 export function toolTable(tools: readonly Tool[]): string {
   const rows = listTools(tools).map((t) => [
@@ -128,13 +132,21 @@ function propertiesText(p: ListedTool['properties'], output: boolean): string {
   return words.length === 0 ? '-' : words.join(' ');
 }
 
-function annotationsText(a: StatedAnnotations | null): string {
+/**
+ * The stated hints in words: `read-only`, or `writes (destructive)` / `writes (additive
+ * only)` and `idempotent`; then `open world` or `closed world`; then the title.
+ */
+export function annotationsText(a: StatedAnnotations | null): string {
   if (a === null) return 'unstated';
-  const hints = (['readOnly', 'destructive', 'idempotent', 'openWorld'] as const).filter(
-    (hint) => a[hint],
-  );
-  const text = hints.length === 0 ? 'none true' : hints.join(' ');
-  return a.title === '' ? text : `${text} title=${JSON.stringify(a.title)}`;
+  const words = a.readOnly
+    ? ['read-only']
+    : [
+        a.destructive ? 'writes (destructive)' : 'writes (additive only)',
+        ...(a.idempotent ? ['idempotent'] : []),
+      ];
+  words.push(a.openWorld ? 'open world' : 'closed world');
+  if (a.title !== '') words.push(`title ${JSON.stringify(a.title)}`);
+  return words.join(', ');
 }
 
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {

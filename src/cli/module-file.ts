@@ -1,5 +1,6 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { type Constructor, errorMessage, isModuleClass, type McpToolServer } from './public-api';
 import { CliError, ExitCode } from './exit-codes';
 
@@ -21,12 +22,19 @@ const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx']);
 
 /**
  * Loads `spec`, a compiled JavaScript file (relative to `cwd`) that exports a `@Module`
- * class, optionally naming the export as `file.js#AppModule`. Throws a {@link CliError}
- * (bad arguments) saying what is wrong and how to fix it: a missing file or a
- * directory, a TypeScript file (build it first), a file that fails to load or whose
- * exports cannot be read, a file exporting no module or several.
+ * class, optionally naming the export as `file.js#AppModule`. The file is loaded with
+ * `import()`, so an ES module works, top-level `await` included, and so does a
+ * CommonJS one. A TypeScript file is loaded only when a TypeScript runner is registered
+ * with Node for its extension (`node -r @swc-node/register`, `NODE_OPTIONS='-r
+ * @swc-node/register'`), through that runner. Throws a {@link CliError} (bad arguments)
+ * saying what is wrong and how to fix it: a missing file or a directory, a TypeScript
+ * file without a runner (build it first), a file that fails to load or whose exports
+ * cannot be read, a file exporting no module or several.
  */
-export function loadModuleFile(spec: string, cwd: string = process.cwd()): LoadedModule {
+export async function loadModuleFile(
+  spec: string,
+  cwd: string = process.cwd(),
+): Promise<LoadedModule> {
   const hash = spec.lastIndexOf('#');
   const path = hash > 0 ? spec.slice(0, hash) : spec;
   const wanted = hash > 0 ? spec.slice(hash + 1) : undefined;
@@ -44,18 +52,17 @@ export function loadModuleFile(spec: string, cwd: string = process.cwd()): Loade
       `agenttool: module file ${shown} not found; give the path of a compiled .js file that exports a @Module class`,
     );
   }
-  if (TYPESCRIPT.has(extname(file)) && !file.endsWith('.d.ts')) {
+  const typescript = TYPESCRIPT.has(extname(file)) && !file.endsWith('.d.ts');
+  if (typescript && !runnerRegistered(extname(file))) {
     const built = builtCounterpart(file, cwd);
     throw new CliError(
       ExitCode.BAD_ARGUMENTS,
-      `agenttool: ${shown} is TypeScript; agenttool loads compiled JavaScript: build it first (e.g. npm run build) and give the .js file${built === undefined ? '' : `, here ${built}`}`,
+      `agenttool: ${shown} is TypeScript; agenttool loads compiled JavaScript: build it first (e.g. npm run build) and give the .js file${built === undefined ? '' : `, here ${built}`}, or run agenttool through a TypeScript runner that emits decorator metadata, e.g. NODE_OPTIONS='-r @swc-node/register' npx agenttool ...`,
     );
   }
-  let exported: unknown;
+  let exported: Exports;
   try {
-    // The file is named at run time and is CommonJS, as our build emits it.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    exported = require(file) as unknown;
+    exported = typescript ? requiredExports(file) : await importedExports(file);
   } catch (error) {
     throw new CliError(
       ExitCode.BAD_ARGUMENTS,
@@ -78,7 +85,7 @@ export function loadModuleFile(spec: string, cwd: string = process.cwd()): Loade
   }
   const extra = { file, ...(hook === undefined ? {} : { onServe: hook }) };
   if (wanted !== undefined) {
-    const found = modules.find((m) => m.name === wanted);
+    const found = modules.find((m) => m.name === wanted || m.module.name === wanted);
     if (found !== undefined) return { ...found, ...extra };
     throw new CliError(
       ExitCode.BAD_ARGUMENTS,
@@ -103,32 +110,72 @@ export function loadModuleFile(spec: string, cwd: string = process.cwd()): Loade
   return { ...only, ...extra };
 }
 
+/**
+ * What a file exports, as named values: an ES module's named exports (its default
+ * export under `default`), or a CommonJS module's `module.exports` when it is an object.
+ * A CommonJS `module.exports` that is itself a function (`module.exports = AppModule`)
+ * is kept as `default`.
+ */
+type Exports = Readonly<Record<string, unknown>>;
+
+async function importedExports(file: string): Promise<Exports> {
+  // The file is named at run time; import() loads ES modules (top-level await
+  // included) and CommonJS alike. A CommonJS module's namespace holds what Node could
+  // tell of its exports, and all of module.exports as `default`.
+  const namespace = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  const whole = namespace['default'];
+  if ('module.exports' in namespace || isCommonJs(file)) {
+    return typeof whole === 'object' && whole !== null ? (whole as Exports) : { default: whole };
+  }
+  return namespace;
+}
+
+function requiredExports(file: string): Exports {
+  // Through the TypeScript runner registered with Node for the extension.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const exported = require(file) as unknown;
+  return typeof exported === 'object' && exported !== null
+    ? (exported as Exports)
+    : { default: exported };
+}
+
+/** True when Node loaded `file` as CommonJS (it is then in the CommonJS module cache). */
+function isCommonJs(file: string): boolean {
+  // The cache is keyed by the real path (symbolic links resolved).
+  return require.cache[file] !== undefined || require.cache[realpathSync(file)] !== undefined;
+}
+
+/** True when a TypeScript runner (SWC, tsx, ts-node) has taught `require` the extension. */
+function runnerRegistered(extension: string): boolean {
+  return require.extensions[extension] !== undefined;
+}
+
 function onServeExport(
-  exported: unknown,
+  exported: Exports,
 ): ((server: McpToolServer) => void | Promise<void>) | undefined {
-  if (typeof exported !== 'object' || exported === null) return undefined;
-  const hook = (exported as { onServe?: unknown }).onServe;
+  const hook = exported['onServe'];
   return typeof hook === 'function'
     ? (hook as (server: McpToolServer) => void | Promise<void>)
     : undefined;
 }
 
-function moduleExports(exported: unknown): { module: Constructor; name: string }[] {
-  if (isModuleClass(exported)) return [{ module: exported, name: exported.name }];
-  if (typeof exported !== 'object' || exported === null) return [];
+function moduleExports(exported: Exports): { module: Constructor; name: string }[] {
   const found: { module: Constructor; name: string }[] = [];
   for (const [name, value] of Object.entries(exported)) {
     if (isModuleClass(value) && !found.some((f) => f.module === value)) {
-      found.push({ module: value, name });
+      // A default export goes by its class's name.
+      found.push({ module: value, name: name === 'default' ? value.name : name });
     }
   }
   return found;
 }
 
-function exportNames(exported: unknown): string[] {
-  if (typeof exported === 'function') return [exported.name || '(anonymous function)'];
-  if (typeof exported !== 'object' || exported === null) return [];
-  return Object.keys(exported).filter((name) => name !== '__esModule');
+function exportNames(exported: Exports): string[] {
+  return Object.entries(exported).flatMap(([name, value]) => {
+    if (name === '__esModule') return [];
+    if (name !== 'default') return [name];
+    return typeof value === 'function' ? [value.name || '(anonymous function)'] : ['default'];
+  });
 }
 
 // The usual place tsc puts the output: dist/<the same path>.js under the nearest package.

@@ -14,6 +14,7 @@ import {
 import { openRecordFile } from './call';
 import { type ServeAuthSpec, serveAuth } from './auth';
 import { CliError, ExitCode } from './exit-codes';
+import { confinementOf } from './list';
 import { loadModuleFile } from './module-file';
 import { createApp } from './targets';
 import { packageVersion } from './version';
@@ -78,7 +79,9 @@ export const REQUEST_STATE_KEY_ENV = 'AGENTTOOL_REQUEST_STATE_KEY';
 
 /**
  * Loads the module file, creates its app and serves its tools over stdio (until the
- * client closes stdin) or Streamable HTTP, printing the address and the tools to `log`.
+ * client closes stdin) or Streamable HTTP. Once it serves, it prints to `log`, once,
+ * what it serves: the address, the tools, whether authorization is on, and the sandbox
+ * (the workspace's summary, or {@link sandboxLine}); start-up warnings come before.
  */
 export async function serveModule(options: ServeOptions): Promise<Serving> {
   const address = options.http === undefined ? undefined : parseAddress(options.http);
@@ -99,13 +102,15 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
     }
   }
   const scaleOut = scaleOutOptions(options);
-  const auth = serveAuth(options.auth ?? {}, address !== undefined);
-  const loaded = options.module ?? loadModuleFile(options.moduleFile ?? '');
+  const auth = await serveAuth(options.auth ?? {}, address !== undefined);
+  const loaded = options.module ?? (await loadModuleFile(options.moduleFile ?? ''));
   // Opened before the app is built: a path that cannot be written is refused at once.
   const records = options.record === undefined ? undefined : await openRecordFile(options.record);
   let app: ToolApp;
   try {
-    app = await createApp(loaded.module);
+    app = await createApp(loaded.module, {
+      onWarning: (warning) => options.log.write(`agenttool: warning: ${warning}\n`),
+    });
   } catch (error) {
     await records?.close();
     throw error;
@@ -171,11 +176,15 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
   if (server.instanceId !== undefined) {
     options.log.write(`  instance: ${server.instanceId}, sharing ${redacted(options.redis)}\n`);
   }
-  if (auth !== undefined) {
-    options.log.write(
-      `  authorization: bearer tokens from ${auth.authorizationServers.join(', ')} for ${auth.resource ?? listener?.url ?? ''}\n`,
-    );
-  }
+  options.log.write(
+    auth !== undefined
+      ? `  authorization: on: bearer tokens from ${auth.authorizationServers.join(', ')} for ${auth.resource ?? listener?.url ?? ''}\n`
+      : listener === undefined
+        ? '  authorization: off: over stdio the one client is the process that started this one\n'
+        : '  authorization: off: any client that reaches the address may call the tools (--auth-issuer requires tokens)\n',
+  );
+  // The workspace says how its shell is confined in its summary.
+  if (!('summary' in loaded && loaded.summary !== undefined)) options.log.write(sandboxLine(tools));
   const grace = options.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS;
   let draining: Promise<void> | undefined;
   const drain = (): Promise<void> =>
@@ -240,10 +249,44 @@ function redacted(url: string | undefined): string {
   }
 }
 
+/**
+ * The sandbox line of the banner: `none of its own` when no tool says a call runs
+ * confined, else which tools run confined by what (as each answers for a call with
+ * only its required arguments), and which do not.
+ */
+export function sandboxLine(tools: readonly Tool[]): string {
+  const confined = new Map<string, string[]>();
+  const open: string[] = [];
+  for (const tool of tools) {
+    let confinement;
+    try {
+      confinement = confinementOf(tool);
+    } catch {
+      confinement = { confined: false, by: '' };
+    }
+    if (!confinement.confined) open.push(tool.name);
+    else {
+      const by = confinement.by === '' ? 'a sandbox it does not name' : confinement.by;
+      confined.set(by, [...(confined.get(by) ?? []), tool.name]);
+    }
+  }
+  if (confined.size === 0) {
+    return '  sandbox: none of its own: the tools run with the rights of this process\n';
+  }
+  const parts = [...confined].map(([by, names]) => `${names.join(', ')} confined by ${by}`);
+  if (open.length > 0) parts.push(`${open.join(', ')} not confined`);
+  return `  sandbox: ${parts.join('; ')}\n`;
+}
+
 /** The tools, one a line: name and the first line of the description. */
 export function toolLines(tools: readonly Tool[]): string {
   const width = Math.max(0, ...tools.map((t) => t.name.length));
-  return tools.map((t) => `  ${t.name.padEnd(width)}  ${firstSentence(t.description)}\n`).join('');
+  return tools
+    .map((t) => {
+      const text = firstSentence(t.description);
+      return `  ${t.name.padEnd(width)}  ${text.trim() === '' ? '(no description)' : text}\n`;
+    })
+    .join('');
 }
 
 function firstSentence(text: string): string {

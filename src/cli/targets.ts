@@ -75,13 +75,15 @@ export async function openTarget(spec: TargetSpec): Promise<OpenTarget> {
       'agenttool: --token and --oauth apply to --http only',
     );
   }
-  if (spec.moduleFile !== undefined) return openModule(spec.moduleFile);
+  if (spec.moduleFile !== undefined) return openModule(spec.moduleFile, spec.log);
   return openRemote(spec);
 }
 
-async function openModule(moduleFile: string): Promise<OpenTarget> {
-  const loaded = loadModuleFile(moduleFile);
-  const app = await createApp(loaded.module);
+async function openModule(moduleFile: string, log: Writable | undefined): Promise<OpenTarget> {
+  const loaded = await loadModuleFile(moduleFile);
+  const app = await createApp(loaded.module, {
+    onWarning: (warning) => log?.write(`agenttool: warning: ${warning}\n`),
+  });
   return {
     label: `module ${loaded.name}`,
     tools: [...app.tools],

@@ -1,4 +1,5 @@
 export { goQuote } from './quote';
+export { MCP_TOOL_NAME, toolNameProblem } from './tool-name';
 export { type Constructor } from './constructor';
 export {
   type JsonObject,

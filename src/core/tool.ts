@@ -72,7 +72,8 @@ export interface Tool {
   /**
    * True when `execute` itself validates each call's arguments against `parameters`
    * before the tool's code runs, failing with the contract's `ValidationError`
-   * (`invalid arguments: <path>: <msg>`). A host that would check the arguments itself,
+   * (`invalid arguments: <path>: <msg>`), the keywords beyond the contract's subset that
+   * class-validator constraints write (`minimum`, `maxLength`, `pattern`, ...) included. A host that would check the arguments itself,
    * an MCP server for one, may skip its own check and compilation for such a tool: the
    * call fails with the same error either way. A tool made from a `@Tool` class says
    * so unless it only decodes its arguments (`validate: false`, served `parameters`).

@@ -112,7 +112,13 @@ function readClassPlan(cls: Constructor, role: 'arguments' | 'output'): ClassPla
   const supplied = suppliedSchema(cls, problems);
   const fields: FieldPlan[] = [];
   const seen = new Set<string>();
-  for (const record of readParams(cls)) {
+  const records = readParams(cls);
+  // No field with metadata at all: the whole class was compiled without it, so the
+  // fields that need it are named together, with the likely cause.
+  const declared = records.filter((r) => typeof r.key === 'string' && r.misplaced === undefined);
+  const untyped: string[] | undefined =
+    declared.length > 0 && declared.every((r) => r.designType === undefined) ? [] : undefined;
+  for (const record of records) {
     const name = typeof record.key === 'symbol' ? record.key.toString() : record.key;
     const where = `${cls.name}.${name}`;
     if (typeof record.key === 'symbol') {
@@ -132,10 +138,25 @@ function readClassPlan(cls: Constructor, role: 'arguments' | 'output'): ClassPla
       problems.push(`${where}: ${goQuote(name)} cannot be an argument name; rename the field`);
       continue;
     }
-    const field = readField(name, record, constraints, where, problems);
+    const field = readField(name, record, constraints, where, problems, untyped);
     if (field !== undefined) fields.push(field);
   }
+  if (untyped !== undefined && untyped.length > 0) {
+    problems.push(noMetadataProblem(cls.name, untyped));
+  }
   return { cls, fields, supplied, constraints, problems };
+}
+
+/**
+ * The problem of a class none of whose fields carries decorator metadata, naming the
+ * fields that need it, the likely cause and both fixes.
+ */
+function noMetadataProblem(className: string, untyped: readonly string[]): string {
+  const unknown =
+    untyped.length === 1
+      ? `the type of field ${untyped[0]} is unknown`
+      : `the types of fields ${untyped.join(', ')} are unknown`;
+  return `${className}: TypeScript emitted no decorator metadata for any field, so ${unknown}. If tsconfig.json sets "emitDecoratorMetadata": true, the likely cause is a runner built on esbuild (tsx, esbuild, Vite, Vitest), which never emits it. Fix either way: run the code through a compiler that emits it (tsc, or SWC: node -r @swc-node/register), or give each of those fields its type in @Param ({ type: 'string' }, a class, or () => SomeClass)`;
 }
 
 function readField(
@@ -144,6 +165,7 @@ function readField(
   constraints: ClassConstraints,
   where: string,
   problems: string[],
+  untyped: string[] | undefined,
 ): FieldPlan | undefined {
   const options = record.options;
   const carried = fieldConstraints(constraints, name);
@@ -152,6 +174,10 @@ function readField(
     problems.push(`${where}: the description must be a string`);
   }
   const enumValues = readEnum(options.enum ?? carried.enum, where, problems);
+  if (untyped !== undefined && needsDesignType(record)) {
+    untyped.push(name);
+    return undefined;
+  }
   let shape = fieldShape(record, enumValues, where, problems);
   if (shape?.kind === 'number' && carried.integer) shape = { kind: 'integer' };
   if (shape !== undefined && enumValues !== undefined) {
@@ -337,6 +363,12 @@ function completeItem(
     return undefined;
   }
   return resolved;
+}
+
+/** True when only the field's `design:type` could tell its type. */
+function needsDesignType(record: ParamRecord): boolean {
+  const { type, items, values } = record.options;
+  return type === undefined && items === undefined && values === undefined;
 }
 
 function fieldShape(

@@ -8,6 +8,15 @@ import {
   recordClass,
   recordParam,
 } from './metadata';
+import { requireExperimentalDecorators } from './experimental-only';
+
+/** A class decorator that refuses to be applied as a standard (TC39) decorator. */
+function classDecorator(name: string, record: (target: object) => void): ClassDecorator {
+  return (target: object, ...rest: unknown[]) => {
+    requireExperimentalDecorators(name, rest[0]);
+    record(target);
+  };
+}
 
 /**
  * Marks a field of an arguments class as an argument. The JSON name is the property
@@ -18,6 +27,7 @@ import {
  */
 export function Param(description?: string, options: ParamOptions = {}): PropertyDecorator {
   return (target: object, key: string | symbol, descriptor?: PropertyDescriptor) => {
+    requireExperimentalDecorators('Param', key);
     // A static member's target is the class, an instance member's its prototype; an
     // accessor or a method comes with its descriptor. Each is recorded with the class's
     // fields, so that reading the class reports it instead of losing it.
@@ -45,17 +55,17 @@ export function Param(description?: string, options: ParamOptions = {}): Propert
  * `execute(args, ctx)` method; a `close()` method makes the tool a closer.
  */
 export function Tool(options: ToolOptions): ClassDecorator {
-  return (target) => recordClass(target, 'tool', { ...options });
+  return classDecorator('Tool', (target) => recordClass(target, 'tool', { ...options }));
 }
 
 /** The tool's calls run alone, one at a time, in the model's order. */
 export function Sequential(): ClassDecorator {
-  return (target) => recordClass(target, 'sequential', true);
+  return classDecorator('Sequential', (target) => recordClass(target, 'sequential', true));
 }
 
 /** Calls of tools naming the same resource run in the model's order ("" means none). */
 export function Resource(name: string): ClassDecorator {
-  return (target) => recordClass(target, 'resource', name);
+  return classDecorator('Resource', (target) => recordClass(target, 'resource', name));
 }
 
 /**
@@ -65,17 +75,19 @@ export function Resource(name: string): ClassDecorator {
  * arguments are invalid the call is reported as not confined.
  */
 export function Confined<A = never>(fn: ConfinedFn<A> | string): ClassDecorator {
-  return (target) => recordClass(target, 'confined', fn);
+  return classDecorator('Confined', (target) => recordClass(target, 'confined', fn));
 }
 
 /** MCP's behaviour hints; what is not stated reads as false through `annotationsOf`. */
 export function Annotations(annotations: AnnotationsInit): ClassDecorator {
-  return (target) => recordClass(target, 'annotations', { ...annotations });
+  return classDecorator('Annotations', (target) =>
+    recordClass(target, 'annotations', { ...annotations }),
+  );
 }
 
 /** Generate and serve a strict schema: every field required, unknown properties rejected. */
 export function Strict(): ClassDecorator {
-  return (target) => recordClass(target, 'strict', true);
+  return classDecorator('Strict', (target) => recordClass(target, 'strict', true));
 }
 
 /**
@@ -86,7 +98,7 @@ export function Strict(): ClassDecorator {
 export function Replay<A = never>(
   replay: Exclude<ReplayValue, 'unknown'> | ReplayFn<A>,
 ): ClassDecorator {
-  return (target) => recordClass(target, 'replay', replay);
+  return classDecorator('Replay', (target) => recordClass(target, 'replay', replay));
 }
 
 /**
@@ -96,7 +108,7 @@ export function Replay<A = never>(
  * scopes. Annotations never stand in for a scope.
  */
 export function Scopes(...scopes: string[]): ClassDecorator {
-  return (target) => recordClass(target, 'scopes', [...scopes]);
+  return classDecorator('Scopes', (target) => recordClass(target, 'scopes', [...scopes]));
 }
 
 /**
@@ -106,5 +118,5 @@ export function Scopes(...scopes: string[]): ClassDecorator {
  * tool a guard refuses is left out of the caller's list and refused when called.
  */
 export function Guard(...guards: GuardLike[]): ClassDecorator {
-  return (target) => recordClass(target, 'guards', [...guards]);
+  return classDecorator('Guard', (target) => recordClass(target, 'guards', [...guards]));
 }

@@ -7,6 +7,7 @@ import {
   type JsonObject,
   type Replay,
   type ToolContext,
+  toolNameProblem,
 } from '../core';
 import { type ArgumentsPipeline, argumentsOf, parametersPipeline } from './arguments';
 import { notAClass } from './built-in-types';
@@ -123,6 +124,9 @@ function readTool(cls: Constructor): Read {
   }
   if (typeof options.name !== 'string' || options.name.trim() === '') {
     problems.push(`${where}: @Tool needs a non-empty name`);
+  } else {
+    const nameProblem = toolNameProblem(options.name);
+    if (nameProblem !== undefined) problems.push(`${where}: @Tool name ${nameProblem}`);
   }
   if (options.description !== undefined && typeof options.description !== 'string') {
     problems.push(`${where}: @Tool description must be a string`);

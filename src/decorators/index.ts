@@ -26,6 +26,7 @@ export {
 export { type EnumValue, type FieldPlan, type Shape } from './class-plan';
 export { type FieldKeywords, type SchemaKeywords } from './constraint-keywords';
 export { DecoratorError } from './errors';
+export { requireExperimentalDecorators } from './experimental-only';
 export {
   type ArgumentsOptions,
   type ArgumentsParser,

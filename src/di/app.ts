@@ -13,6 +13,7 @@ import {
   type ToolContext,
   ToolSet,
   errorMessage,
+  goQuote,
 } from '../core';
 import {
   type CanActivate,
@@ -35,6 +36,7 @@ import { hookOrder } from './hook-order';
 import { allNodes, dependencyOrder, sharingOf, visibleIn } from './link';
 import { type AppPlan, InstanceScope } from './scope';
 import { type ScopeChange, scopeChanges, warnOfStatedChanges } from './scope-report';
+import { startWarning, warnAtStart } from './start-warnings';
 import { type Token, tokenName } from './tokens';
 import { ModuleGuards } from './module-guards';
 import { exposeRootTokens, register } from './registration';
@@ -72,6 +74,13 @@ export interface ToolAppOptions {
    * written as one process warning, `AgentToolScopeWarning`.
    */
   readonly onScopeReport?: ((changes: readonly ScopeChange[]) => void) | undefined;
+  /**
+   * Receives, once when the app has started, what it warns of without refusing to start:
+   * tools without a description (the contract allows one, but a model chooses its tools
+   * by their descriptions). Without it, the warning is written as a process warning,
+   * `AgentToolWarning` (on stderr by default).
+   */
+  readonly onWarning?: ((warning: string) => void) | undefined;
 }
 
 /** What one batch of an app runs with, besides its jobs. */
@@ -86,6 +95,9 @@ export interface AppBatchOptions {
 }
 
 let callCounter = 0;
+
+/** How many tool names an unknown-tool error lists before it says how many more. */
+const MAX_NAMED_TOOLS = 20;
 
 /**
  * An app: the tools of a root `@Module` and everything they inject, built by tsyringe
@@ -210,6 +222,7 @@ export class ToolApp {
         exposeRootTokens(container, graph, homes);
         // The tool set was validated with the modules (checkTools): same classes, same names.
         const app = new ToolApp({ graph, plan, appScope, options, tools, scopeReport });
+        warnAtStart(startWarning(rootName, tools), options.onWarning);
         return app;
       });
     } catch (error) {
@@ -262,10 +275,25 @@ export class ToolApp {
     return (await this.#appScope.resolve(node)) as T;
   }
 
-  /** A job for the tool called `name`, with `args` as the model would write them. */
+  /**
+   * A job for the tool called `name`, with `args` as the model would write them. Throws
+   * `NO_TOOL` at once, naming the app's tools, when the app has no tool of that name.
+   */
   job(name: string, args: unknown = {}, id = `call_${++callCounter}`): Job {
+    const tool = this.tools.lookup(name);
+    if (tool === undefined) {
+      const names = [...this.tools].map((t) => t.name);
+      const shown =
+        names.length > MAX_NAMED_TOOLS
+          ? `${names.slice(0, MAX_NAMED_TOOLS).join(', ')} and ${names.length - MAX_NAMED_TOOLS} more`
+          : names.join(', ');
+      throw new AgentToolError(
+        'NO_TOOL',
+        `ToolApp.job: ${this.#graph.root.name} has no tool named ${goQuote(name)}; its tools: ${shown === '' ? 'none' : shown}`,
+      );
+    }
     const call: Call = { id, args: typeof args === 'string' ? args : JSON.stringify(args) };
-    return { tool: this.tools.lookup(name), call };
+    return { tool, call };
   }
 
   /** Runs a batch through the app's executor; see `Executor.execute` for the rules. */

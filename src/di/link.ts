@@ -94,7 +94,7 @@ function missingToken(where: string, node: ProviderNode, parameter: ParameterTok
   if (node.undecorated === true) {
     return `${where} has no injection token: ${node.label} has no decorator, so TypeScript emitted no constructor parameter types for it; decorate ${node.label} with @Injectable() (compiled with "emitDecoratorMetadata": true)`;
   }
-  return `${where} has no injection token: TypeScript emitted no constructor parameter types for ${node.label}; compile with "emitDecoratorMetadata": true and decorate the class (@Tool, @Injectable()), or add @Inject(token) to the parameter`;
+  return `${where} has no injection token: TypeScript emitted no constructor parameter types for ${node.label}; compile with "emitDecoratorMetadata": true and decorate the class (@Tool, @Injectable()), or add @Inject(token) to the parameter. If tsconfig.json sets the flag, the likely cause is a runner built on esbuild (tsx, esbuild, Vite, Vitest), which never emits the types: run the code through a compiler that does (tsc, or SWC: node -r @swc-node/register)`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { type Constructor } from '../core';
-import { type GuardLike } from '../decorators';
+import { type GuardLike, requireExperimentalDecorators } from '../decorators';
 import { type Scope, type Token } from './tokens';
 
 /** A provider given as a class: registered under the class itself. */
@@ -81,7 +81,8 @@ const MODULE_KEY = 'io.github.christopherdavenport.agenttool/di:module';
  * NestJS modules do. It only records its options; `ToolApp.create` reads them.
  */
 export function Module(options: ModuleOptions): ClassDecorator {
-  return (target) => {
+  return (target, ...rest: unknown[]) => {
+    requireExperimentalDecorators('Module', rest[0]);
     const record: ModuleRecord = {
       imports: [...(options.imports ?? [])],
       tools: [...(options.tools ?? [])],

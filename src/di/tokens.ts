@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { type Constructor } from '../core';
+import { requireExperimentalDecorators } from '../decorators';
 import { tsyringeParameters } from './tsyringe-adapter';
 
 /**
@@ -94,7 +95,8 @@ export interface InjectableOptions {
  * tsyringe registered with `Lifecycle.Transient` (transient).
  */
 export function Injectable(options: InjectableOptions = {}): ClassDecorator {
-  return (target) => {
+  return (target, ...rest: unknown[]) => {
+    requireExperimentalDecorators('Injectable', rest[0]);
     const record: InjectableRecord = { scope: options.scope };
     Reflect.defineMetadata(SCOPE_KEY, record, target);
   };

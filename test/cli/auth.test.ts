@@ -51,7 +51,7 @@ const token = (): string => issuer.mint({ sub: 'ada', aud: url, scope: 'tools' }
 
 describe('agenttool serve --http --auth-issuer --auth-jwks', () => {
   it('says how it authorizes, and refuses a request without a token', async () => {
-    const ran = await server.waitForStderr(/ {2}authorization: (.*)\n/);
+    const ran = await server.waitForStderr(/ {2}authorization: on: (.*)\n/);
     expect(ran[1]).toBe(`bearer tokens from ${issuer.issuer} for ${url}`);
     const refused = await fetch(url, {
       method: 'POST',

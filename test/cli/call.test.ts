@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -32,6 +33,30 @@ describe('agenttool call on a module file', () => {
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/^count \[#{8}-{16}\] 1\/3 step 1$/);
     expect(lines[2]).toMatch(/^count \[#{24}\] 3\/3 step 3$/);
+  });
+
+  it('shows progress as one line redrawn in place on a terminal, cleared before the output', async () => {
+    // script(1) from util-linux runs the command on a pseudo-terminal and copies what
+    // the terminal shows (stdout and stderr alike) to its own stdout.
+    const quote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`;
+    const command = [process.execPath, CLI, 'call', APP, 'count', '{"n": 3}'].map(quote).join(' ');
+    const shown = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
+      const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let text = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, text }));
+    });
+    expect(shown.code).toBe(0);
+    const redraw = '\r\x1b[2K';
+    expect(shown.text).toBe(
+      `${redraw}count [########----------------] 1/3 step 1` +
+        `${redraw}count [################--------] 2/3 step 2` +
+        `${redraw}count [########################] 3/3 step 3` +
+        `${redraw}counted to 3\r\n`,
+    );
   });
 
   it('puts a form question to the person field by field, re-asking on a bad answer', async () => {

@@ -9,6 +9,8 @@ export const ROOT = join(__dirname, '../..');
 export const CLI = join(ROOT, 'dist/src/cli/main.js');
 export const FIXTURES = join(ROOT, 'dist/test/cli/fixtures');
 export const APP = join(FIXTURES, 'cli-app.module.js');
+/** An ES module app with top-level await. */
+export const ESM_APP = join(FIXTURES, 'esm-app.module.mjs');
 export const WORKSPACE = join(ROOT, 'dist/src/workspace/workspace.module.js');
 
 const FIXTURE_SOURCES = [
@@ -17,6 +19,9 @@ const FIXTURE_SOURCES = [
   'two-modules.ts',
   'output-app.module.ts',
   'scale-app.module.ts',
+  'banner-app.module.ts',
+  'esm-app.module.mts',
+  'esm-verifier.mts',
 ];
 const LOCK = join(tmpdir(), 'agenttool-cli-tests.lock');
 
@@ -44,7 +49,7 @@ export function ensureBuilt(): void {
 function fixturesStale(): boolean {
   const declarations = statSync(join(ROOT, 'dist/src/index.d.ts')).mtimeMs;
   return FIXTURE_SOURCES.some((name) => {
-    const output = join(FIXTURES, name.replace(/\.ts$/, '.js'));
+    const output = join(FIXTURES, name.replace(/\.ts$/, '.js').replace(/\.mts$/, '.mjs'));
     if (!existsSync(output)) return true;
     const built = statSync(output).mtimeMs;
     return built < statSync(join(ROOT, 'test/cli/fixtures', name)).mtimeMs || built < declarations;

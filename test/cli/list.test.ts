@@ -42,7 +42,7 @@ describe('agenttool list', () => {
     const byName = Object.fromEntries(rows.map((row) => [row.split(/ +/)[0], row.split(/ {2,}/)]));
     expect(Object.keys(byName)).toEqual(NAMES);
     for (const name of NAMES) expect(byName[name]?.[1]).toBe(hashes[name]);
-    expect(byName['echo']?.slice(2)).toEqual(['-', 'readOnly title="Echo"']);
+    expect(byName['echo']?.slice(2)).toEqual(['-', 'read-only, closed world, title "Echo"']);
     expect(byName['fail']?.slice(2)).toEqual(['sequential', 'unstated']);
     expect(byName['note']?.slice(2)).toEqual(['strict', 'unstated']);
     expect(byName['wait']?.slice(2)).toEqual(['resource=fixture:journal closer', 'unstated']);

@@ -6,6 +6,7 @@ import { closestNames, editDistance } from '../../src/cli/closest';
 import { splitCommandLine } from '../../src/cli/command-line';
 import { CliError } from '../../src/cli/exit-codes';
 import { ProgressDisplay, describeProgress } from '../../src/cli/progress';
+import { annotationsText } from '../../src/cli/list';
 import { describeField } from '../../src/cli/prompts';
 import { recordLine } from '../../src/core/record-file';
 import { parseAddress } from '../../src/cli/serve';
@@ -123,6 +124,31 @@ describe('progress', () => {
     }
     expect(Buffer.byteLength(pipe.text)).toBeLessThanOrEqual(64 * 1024 + 21);
     expect(pipe.text.endsWith('\n[progress truncated]\n')).toBe(true);
+  });
+});
+
+describe('annotations as `agenttool list` prints them', () => {
+  const stated = {
+    title: '',
+    readOnly: false,
+    destructive: false,
+    idempotent: false,
+    openWorld: false,
+  };
+
+  it('says every stated hint in words, false ones included', () => {
+    expect(annotationsText(stated)).toBe('writes (additive only), closed world');
+    expect(
+      annotationsText({ ...stated, destructive: true, idempotent: true, openWorld: true }),
+    ).toBe('writes (destructive), idempotent, open world');
+    // Destructive and idempotent say nothing of a tool that only reads.
+    expect(annotationsText({ ...stated, readOnly: true, destructive: true, title: 'Read' })).toBe(
+      'read-only, closed world, title "Read"',
+    );
+  });
+
+  it('says unstated for a tool that states none', () => {
+    expect(annotationsText(null)).toBe('unstated');
   });
 });
 

@@ -142,6 +142,39 @@ describe('agenttool serve --http', () => {
   });
 });
 
+describe('what agenttool serve says when it starts', () => {
+  const banner = join(APP, '../banner-app.module.js');
+
+  it('says once what it serves: the tools, the address, authorization and the sandbox', async () => {
+    const ran = await runAgenttool(['serve', banner]);
+    expect(ran.code).toBe(0);
+    expect(ran.stderr).toBe(
+      [
+        'agenttool: warning: ToolApp.create(BannerModule): tool "quiet" has no description; a model chooses its tools by their descriptions: say what each does and when to use it in @Tool({ description })',
+        'agenttool: serving BannerModule over stdio',
+        '  jailed  Runs in the fixture jail.',
+        '  open    Runs with the rights of the server.',
+        '  quiet   (no description)',
+        '  authorization: off: over stdio the one client is the process that started this one',
+        '  sandbox: jailed confined by fixture-jail; open, quiet not confined',
+        'agenttool: stopped',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('over HTTP, says whether it asks for tokens, and that the tools have no sandbox of their own', async () => {
+    const server = startAgenttool(['serve', APP, '--http', '127.0.0.1:0']);
+    await server.waitForStderr(/ {2}sandbox: .*\n/);
+    server.process.kill('SIGTERM');
+    const { stderr } = await server.done;
+    expect(stderr.match(/agenttool: serving /g)).toHaveLength(1);
+    expect(stderr).toMatch(
+      /\n {2}stall {2}Await a promise nothing settles\.\n {2}authorization: off: any client that reaches the address may call the tools \(--auth-issuer requires tokens\)\n {2}sandbox: none of its own: the tools run with the rights of this process\n/,
+    );
+  });
+});
+
 describe('agenttool serve: bad input', () => {
   it('exits 2 with one line for a bad address, --stateless without --http, or no module', async () => {
     const address = await runAgenttool(['serve', APP, '--http', 'nowhere']);

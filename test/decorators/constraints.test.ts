@@ -275,7 +275,7 @@ describe('constraints shown in the schema', () => {
     );
   });
 
-  it('are served over MCP, whose argument check accepts them', async () => {
+  it('are served over MCP, and refused there in the same words as in process', async () => {
     const server = new McpToolServer([toolFromInstance(new PlaceOrder())], { name: 'shop' });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
@@ -291,9 +291,23 @@ describe('constraints shown in the schema', () => {
       expect((await tool.execute(call, createContext({ call }))).output).toBe(
         '2 for ann@example.com',
       );
-      const wrong = { id: 'call_2', args: '{"quantity":11,"email":"ann@example.com"}' };
+      // class-validator's refusals reach the model in the contract's words, all at once,
+      // as in process; what the schema's subset refuses, in the Go server's.
+      const wrong = { id: 'call_2', args: '{"quantity":0,"email":"nope"}' };
       await expect(tool.execute(wrong, createContext({ call: wrong }))).rejects.toThrow(
-        /^invalid arguments: .*quantity.*10/,
+        new Error(
+          'invalid arguments: quantity: quantity must not be less than 1; email: email must be an email',
+        ),
+      );
+      const over = { id: 'call_3', args: '{"quantity":11,"email":"ann@example.com"}' };
+      await expect(tool.execute(over, createContext({ call: over }))).rejects.toThrow(
+        new Error('invalid arguments: quantity: quantity must not be greater than 10'),
+      );
+      const typed = { id: 'call_4', args: '{"quantity":"2","email":"ann@example.com"}' };
+      await expect(tool.execute(typed, createContext({ call: typed }))).rejects.toThrow(
+        new Error(
+          'invalid arguments: validating root: validating /properties/quantity: type: 2 has type "string", want "integer"',
+        ),
       );
     } finally {
       await remote.close();

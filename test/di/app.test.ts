@@ -95,6 +95,54 @@ describe('modules and the app', () => {
     await app.close();
   });
 
+  it('warns once when it starts of the tools without a description, and starts', async () => {
+    @Tool({ name: 'quiet' })
+    class Quiet {
+      execute(): string {
+        return 'quiet';
+      }
+    }
+    @Tool({ name: 'blank', description: '  ' })
+    class Blank {
+      execute(): string {
+        return 'blank';
+      }
+    }
+    @Module({ tools: [Quiet, Blank, SharedTool], providers: [Log, Resource] })
+    class QuietModule {}
+    const warnings: string[] = [];
+    const app = await ToolApp.create(QuietModule, { onWarning: (w) => warnings.push(w) });
+    await app.close();
+    expect(warnings).toEqual([
+      'ToolApp.create(QuietModule): tools "quiet", "blank" have no description; a model chooses its tools by their descriptions: say what each does and when to use it in @Tool({ description })',
+    ]);
+    // Without onWarning it is a process warning; an app whose tools all say what they do has none.
+    const emitted = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      await (await ToolApp.create(QuietModule)).close();
+      await (await ToolApp.create(AppModule)).close();
+      expect(emitted.mock.calls).toEqual([
+        [warnings[0], { type: 'AgentToolWarning', code: 'AGENTTOOL_NO_DESCRIPTION' }],
+      ]);
+    } finally {
+      emitted.mockRestore();
+    }
+  });
+
+  it('refuses a job for a tool it does not have at once, naming the tools it has', async () => {
+    const app = await ToolApp.create(AppModule);
+    try {
+      expect(() => app.job('nope')).toThrow(
+        expect.objectContaining({
+          code: 'NO_TOOL',
+          message: 'ToolApp.job: AppModule has no tool named "nope"; its tools: echo, shared',
+        }),
+      );
+    } finally {
+      await app.close();
+    }
+  });
+
   it('shares one provider between tools and closes it once, in reverse order of creation', async () => {
     const app = await ToolApp.create(AppModule);
     const log = await app.get(Log);

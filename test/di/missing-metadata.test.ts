@@ -39,12 +39,12 @@ async function creationError(module: unknown): Promise<ModuleError> {
 }
 
 describe('constructor injection without emitted parameter types', () => {
-  it('names emitDecoratorMetadata when a tool class was compiled without it', async () => {
+  it('names emitDecoratorMetadata and esbuild when a tool class was compiled without it', async () => {
     const { TimeModule } = compileDecorated(SOURCE, { emitDecoratorMetadata: false });
     const error = await creationError(TimeModule);
     expect(error.code).toBe('MISSING_PROVIDER');
     expect(error.message).toBe(
-      `ToolApp.create(TimeModule): TimeModule: TimeTool's constructor parameter #0 has no injection token: TypeScript emitted no constructor parameter types for TimeTool; compile with "emitDecoratorMetadata": true and decorate the class (@Tool, @Injectable()), or add @Inject(token) to the parameter`,
+      `ToolApp.create(TimeModule): TimeModule: TimeTool's constructor parameter #0 has no injection token: TypeScript emitted no constructor parameter types for TimeTool; compile with "emitDecoratorMetadata": true and decorate the class (@Tool, @Injectable()), or add @Inject(token) to the parameter. If tsconfig.json sets the flag, the likely cause is a runner built on esbuild (tsx, esbuild, Vite, Vitest), which never emits the types: run the code through a compiler that does (tsc, or SWC: node -r @swc-node/register)`,
     );
   });
 

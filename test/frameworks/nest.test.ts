@@ -6,11 +6,13 @@
  * transient tools, guards and interceptors around each call, the Host and Origin checks,
  * and `app.close()` with a session open.
  */
+import { join } from 'node:path';
 import { createContext, type JobOutcome, outputText, type Tool } from 'agenttool';
 import { connectMcp, type RemoteTools } from 'agenttool/mcp';
 import {
   buildFrameworkFixtures,
   killFixtures,
+  ROOT,
   type RunningFixture,
   startFixture,
 } from '../support/frameworks';
@@ -237,5 +239,37 @@ describe.each(['express', 'fastify'])('on %s', (adapter) => {
     const ran = await greeter.done;
     expect(ran.code).toBe(0);
     expect(ran.stdout).toContain('CLOSED\n');
+  }, 60_000);
+});
+
+describe("the README's NestJS greeter", () => {
+  // As in a project that installed Nest for Express only.
+  const withoutFastify = {
+    NODE_OPTIONS: `--require ${join(ROOT, 'dist/test/fixtures/frameworks/hide-packages.js')}`,
+    HIDE_PACKAGES: '@nestjs/platform-fastify',
+  };
+
+  it('imports only what it uses: it serves on Express without @nestjs/platform-fastify', async () => {
+    const greeter = startFixture('nest-greeter', ['express'], process.execPath, withoutFastify);
+    const url = (await greeter.waitForStdout(/LISTENING (\S+)\n/))[1]!;
+    const remote = await connectMcp({ transport: { url } });
+    try {
+      expect(await call(remote, 'greet', { name: 'Ada' })).toBe('Hello, Ada!');
+    } finally {
+      await remote.close();
+      greeter.process.kill('SIGTERM');
+    }
+    expect((await greeter.done).code).toBe(0);
+    // The package is hidden indeed: what needs it cannot start.
+    const fastify = await startFixture(
+      'nest-greeter',
+      ['fastify'],
+      process.execPath,
+      withoutFastify,
+    ).done;
+    expect(fastify.code).toBe(1);
+    expect(fastify.stderr).toContain(
+      "Cannot find package '@nestjs/platform-fastify' (hidden by the test)",
+    );
   }, 60_000);
 });

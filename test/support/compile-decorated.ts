@@ -7,20 +7,21 @@ const dirs: string[] = [];
 let count = 0;
 
 /**
- * Compiles `source` as a user's tsc would, with experimental decorators and with or
- * without `emitDecoratorMetadata`, and loads it through Jest's `require`, so that its
+ * Compiles `source` as a user's tsc would, with experimental decorators (or, when
+ * `experimentalDecorators` is false, standard ones) and with or without
+ * `emitDecoratorMetadata`, and loads it through Jest's `require`, so that its
  * `agenttool` imports are the same modules the test imports. Returns its exports.
  */
 export function compileDecorated(
   source: string,
-  options: { emitDecoratorMetadata: boolean },
+  options: { emitDecoratorMetadata: boolean; experimentalDecorators?: boolean },
 ): Record<string, unknown> {
   const { outputText, diagnostics } = ts.transpileModule(source, {
     reportDiagnostics: true,
     compilerOptions: {
       target: ts.ScriptTarget.ES2022,
       module: ts.ModuleKind.CommonJS,
-      experimentalDecorators: true,
+      experimentalDecorators: options.experimentalDecorators ?? true,
       emitDecoratorMetadata: options.emitDecoratorMetadata,
       useDefineForClassFields: false,
     },

@@ -117,6 +117,12 @@ export interface ServerInfo {
 
 const NO_TIMEOUT = 2_147_483_647; // the longest timer Node accepts
 
+interface ConnectionFacts {
+  readonly era: 'modern' | 'legacy';
+  readonly serverInfo: ServerInfo;
+  readonly instructions: string;
+}
+
 /** Connects to an MCP server and lists its tools; see {@link RemoteTools}. */
 export function connectMcp(options: ConnectOptions): Promise<RemoteTools> {
   return RemoteTools.connect(options);
@@ -135,6 +141,8 @@ export class RemoteTools {
   readonly #refresher: ListRefresher;
   readonly #calls: RemoteCalls;
   #closed = false;
+  /** The connection's era, server and instructions as they were when it closed. */
+  #closedAs: ConnectionFacts | undefined;
   readonly #closing = new AbortController();
   #closeDone: Promise<void> | undefined;
   /** Bounds listings while connecting only. */
@@ -185,20 +193,33 @@ export class RemoteTools {
     return this.#client;
   }
 
-  /** The protocol era the connection speaks: `modern` (2026-07-28) or `legacy` (2025). */
+  /**
+   * The protocol era the connection speaks: `modern` (2026-07-28) or `legacy` (2025).
+   * Once closed, the era it spoke.
+   */
   get era(): 'modern' | 'legacy' {
-    return this.#client.getProtocolEra() === 'modern' ? 'modern' : 'legacy';
+    return (this.#closedAs ?? this.#facts()).era;
   }
 
-  /** The server's name and version, as it introduced itself. */
+  /** The server's name and version, as it introduced itself (kept once closed). */
   get serverInfo(): ServerInfo {
-    const info = this.#client.getServerVersion();
-    return { name: info?.name ?? '', version: info?.version ?? '' };
+    return (this.#closedAs ?? this.#facts()).serverInfo;
   }
 
-  /** The server's instructions; "" when it gave none. */
+  /** The server's instructions; "" when it gave none (kept once closed). */
   get instructions(): string {
-    return this.#client.getInstructions() ?? '';
+    return (this.#closedAs ?? this.#facts()).instructions;
+  }
+
+  // What the SDK's client knows of the connection, which it forgets when it closes.
+  #facts(): ConnectionFacts {
+    const client = this.#client as Client | undefined;
+    const info = client?.getServerVersion();
+    return {
+      era: client?.getProtocolEra() === 'modern' ? 'modern' : 'legacy',
+      serverInfo: { name: info?.name ?? '', version: info?.version ?? '' },
+      instructions: client?.getInstructions() ?? '',
+    };
   }
 
   /** The tools as of the latest listing: a copy, in the server's order. */
@@ -251,6 +272,7 @@ export class RemoteTools {
   #markClosed(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#closedAs = this.#facts();
     const error = new AgentToolError('CONNECTION', CONNECTION_CLOSED);
     this.#closing.abort(error);
     this.#refresher.close(error);

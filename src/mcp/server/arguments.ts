@@ -2,6 +2,7 @@ import type * as AjvModule from 'ajv';
 import {
   AgentToolError,
   compileSchema,
+  CONSTRAINT_KEYWORDS,
   depthExceeded,
   depthExceededText,
   errorMessage,
@@ -61,6 +62,33 @@ export function contractDecides(parameters: unknown): boolean {
   if (!isJsonObject(parameters)) return false;
   const subset = schemaFromJson(parameters);
   return subset !== undefined && sameVerdicts(subset);
+}
+
+/**
+ * The parameters without the keywords class-validator constraints write into a
+ * generated schema (`minimum`, `maxLength`, `pattern`, ... at any depth), or undefined
+ * when they have none. A tool that validates its own arguments checks those with
+ * class-validator, in the contract's words: the served check need only decide the rest.
+ */
+export function withoutConstraints(parameters: unknown): JsonObject | undefined {
+  if (!isJsonObject(parameters)) return undefined;
+  let found = false;
+  const strip = (node: JsonObject): JsonObject => {
+    const out: JsonObject = {};
+    for (const [key, value] of Object.entries(node)) {
+      if ((CONSTRAINT_KEYWORDS as readonly string[]).includes(key)) found = true;
+      else if (key === 'properties' && isJsonObject(value)) {
+        out[key] = Object.fromEntries(
+          Object.entries(value).map(([name, sub]) => [name, isJsonObject(sub) ? strip(sub) : sub]),
+        );
+      } else if ((key === 'items' || key === 'additionalProperties') && isJsonObject(value)) {
+        out[key] = strip(value);
+      } else out[key] = value;
+    }
+    return out;
+  };
+  const stripped = strip(parameters);
+  return found ? stripped : undefined;
 }
 
 /**

@@ -47,6 +47,13 @@ export interface ServedTool {
    * refusal of its arguments is phrased by `check` (the Go server's words).
    */
   readonly selfChecked: boolean;
+  /**
+   * For a self-checked tool whose schema carries class-validator's keywords (`minimum`,
+   * ...): the check of the rest, which phrases its refusals; a refusal it would not make
+   * is class-validator's, and keeps the tool's words (`invalid arguments: <field>:
+   * <message>`). Absent: `check` phrases them.
+   */
+  readonly phrasing?: ArgumentsCheck | undefined;
   readonly output?: OutputCheck | undefined;
   readonly definition: McpTool;
   readonly paramHeaders: readonly ParamHeader[];
@@ -126,7 +133,7 @@ export function admit(
 /** The served check's words for arguments a self-checked tool refused; undefined if it passes them. */
 function phrasedRefusal(served: ServedTool, args: Record<string, unknown>): string | undefined {
   try {
-    return served.check(args)?.message;
+    return (served.phrasing ?? served.check)(args)?.message;
   } catch {
     return undefined;
   }

@@ -13,10 +13,11 @@ import {
   goQuote,
   type Session,
   type Tool,
+  toolNameProblem,
   validatesOwnArguments,
 } from '../../core';
 import { randomHex } from '../random';
-import { compileArgumentsCheck, contractDecides } from './arguments';
+import { compileArgumentsCheck, contractDecides, withoutConstraints } from './arguments';
 import { type ServedTool } from './call';
 import { DEFAULT_PROGRESS_BUDGET_BYTES } from './call-notices';
 import { mcpDefinition } from './definition';
@@ -123,8 +124,9 @@ export class McpToolServer {
 
   /**
    * Adds tools to the served set. Each tool's schemas (parameters, output schema) are
-   * compiled first; if any tool is invalid (empty or duplicate name, unusable schema,
-   * an output schema that is not an object schema) nothing is added and the
+   * compiled first; if any tool is invalid (empty or duplicate name, a name outside
+   * MCP's rule of 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`, unusable
+   * schema, an output schema that is not an object schema) nothing is added and the
    * error says which and why. Clients that listen are told the list changed.
    */
   addTools(...tools: Tool[]): void {
@@ -139,14 +141,23 @@ export class McpToolServer {
           `mcp: tool ${goQuote(tool.name)}: duplicate name; remove the served tool first`,
         );
       }
+      // A tool that validates its own arguments checks class-validator's constraints
+      // itself, in the contract's words (as in process); the served check decides the rest.
+      const own = validatesOwnArguments(tool) ? withoutConstraints(tool.parameters) : undefined;
       added.set(tool.name, {
         tool,
         check: compileArgumentsCheck(tool.name, tool.parameters),
-        selfChecked: validatesOwnArguments(tool) && contractDecides(tool.parameters),
+        selfChecked: validatesOwnArguments(tool) && contractDecides(own ?? tool.parameters),
+        ...(own === undefined ? {} : { phrasing: compileArgumentsCheck(tool.name, own) }),
         output: compileOutputCheck(tool),
         definition: mcpDefinition(tool),
         paramHeaders: paramHeadersOf(tool.parameters),
       });
+      // After the schemas, whose errors read as the Go server's, which takes any name.
+      const nameProblem = toolNameProblem(tool.name);
+      if (nameProblem !== undefined) {
+        throw new AgentToolError('INVALID_TOOL_SET', `mcp: tool[${i}]: ${nameProblem}`);
+      }
     });
     if (added.size === 0) return;
     for (const [name, served] of added) this.#tools.set(name, served);
