@@ -65,19 +65,20 @@ export class TaskClient {
   }
 
   /**
-   * Polls `taskId` until `done` holds for it (at most `polls` times, 20 ms apart);
+   * Polls `taskId` until `done` holds for it (at most `polls` times, `pauseMs` apart);
    * throws with the last state otherwise.
    */
   async until(
     taskId: string,
     done: (task: Record<string, unknown>) => boolean,
     polls = 500,
+    pauseMs = 20,
   ): Promise<Record<string, unknown>> {
     let task: Record<string, unknown> = {};
     for (let i = 0; i < polls; i++) {
       task = await this.get(taskId);
       if (done(task)) return task;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
     throw new Error(`task ${taskId} never got there: ${JSON.stringify(task)}`);
   }
