@@ -226,8 +226,10 @@ async function serveModern(
     return withHandle(failure(SHUTTING_DOWN), lease.handle);
   }
   const offer = elicitationOffer(capabilities);
+  const dropped = ctx.http?.req?.signal;
   if (task !== undefined && !task.questionsFirst) {
-    return withHandle(await startTask(host, { served, args, lease, auth, offer }), lease.handle);
+    const call = { served, args, lease, auth, offer, dropped };
+    return withHandle(await startTask(host, call), lease.handle);
   }
   const run = new RoundTripRun(name, binding.owner(ctx), offer);
   const late =
@@ -239,6 +241,7 @@ async function serveModern(
           lease,
           auth,
           offer,
+          dropped,
           required: task.mode === 'required',
         });
   // A run stops when its session ends (no answer can come back on it), or the server closes.

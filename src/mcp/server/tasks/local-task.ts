@@ -75,6 +75,9 @@ export class LocalTask {
     this.#timer.unref();
   }
 
+  /** True once a request of the client named the task: it knows the task's id. */
+  claimed = false;
+
   /** The task as it stands here, fresher than the store while a write is on its way. */
   get record(): TaskRecord {
     return this.#record;

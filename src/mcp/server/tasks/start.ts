@@ -18,6 +18,8 @@ export interface TaskCall {
   readonly lease: SessionLease;
   readonly auth: AuthInfo | undefined;
   readonly offer: ElicitationOffer | undefined;
+  /** Aborted when the client drops the request before its answer went out. */
+  readonly dropped: AbortSignal | undefined;
 }
 
 /**
@@ -42,6 +44,7 @@ export async function startTask(host: InstanceHost, call: TaskCall): Promise<Cal
     throw error;
   }
   task.onOver(() => call.lease.release());
+  cancelUnclaimed(task, call.dropped);
   follow(
     host,
     task,
@@ -57,6 +60,21 @@ export async function startTask(host: InstanceHost, call: TaskCall): Promise<Cal
     }),
   );
   return createTaskResult(task.record);
+}
+
+/**
+ * A client that drops the request making a task before its answer went out never learns
+ * the task's id: nobody could poll or cancel it, so it is cancelled, unless a request of
+ * the client names it first.
+ */
+function cancelUnclaimed(task: LocalTask, dropped: AbortSignal | undefined): void {
+  if (dropped === undefined) return;
+  const onDrop = (): void => {
+    if (!task.claimed) void task.cancel();
+  };
+  if (dropped.aborted) return onDrop();
+  dropped.addEventListener('abort', onDrop, { once: true });
+  task.onOver(() => dropped.removeEventListener('abort', onDrop));
 }
 
 /** Keeps the task's outcome in its record; the server's close waits for it (within its grace). */
@@ -103,6 +121,7 @@ export function taskAfterQuestions(
       const running = run.running;
       if (running !== undefined) follow(host, made, running);
       made.onOver(() => run.end());
+      cancelUnclaimed(made, call.dropped);
       return createTaskResult(made.record);
     },
   };

@@ -113,8 +113,8 @@ export class Tasks {
 
   /** `tasks/get`: the task with its questions, result or error inlined. */
   async get(taskId: string, subject: string): Promise<Record<string, unknown>> {
-    const local = this.#local.get(taskId);
-    if (local !== undefined && local.record.subject === subject) return detailedTask(local.record);
+    const local = this.#mine(taskId, subject);
+    if (local !== undefined) return detailedTask(local.record);
     return detailedTask(await this.#stored(taskId, subject));
   }
 
@@ -168,7 +168,9 @@ export class Tasks {
 
   #mine(taskId: string, subject: string): LocalTask | undefined {
     const local = this.#local.get(taskId);
-    return local?.record.subject === subject ? local : undefined;
+    if (local?.record.subject !== subject) return undefined;
+    local.claimed = true;
+    return local;
   }
 
   /**
