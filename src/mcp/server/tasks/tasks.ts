@@ -156,7 +156,11 @@ export class Tasks {
   /** Waits for the last states to be stored, then closes the store. */
   async close(): Promise<void> {
     await Promise.all([...this.#local.values()].map((task) => task.flushed()));
-    await (await this.#storeOf()).close();
+    // A store never opened (no task was made) has nothing to close.
+    await this.#store?.then(
+      (store) => store.close(),
+      () => undefined,
+    );
   }
 
   #storeOf(): Promise<TaskStore> {
