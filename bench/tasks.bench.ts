@@ -28,7 +28,7 @@ async function rpc(
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': method,
-      'mcp-name': String(params.name ?? params.taskId ?? ''),
+      'mcp-name': nameOf(params),
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
@@ -93,3 +93,9 @@ async function main(): Promise<void> {
 }
 
 void main();
+
+/** What the `Mcp-Name` header mirrors: the tool's name on a call, the task's id on tasks/*. */
+function nameOf(params: Record<string, unknown>): string {
+  const name = params.name ?? params.taskId;
+  return typeof name === 'string' ? name : '';
+}

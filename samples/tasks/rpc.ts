@@ -13,8 +13,7 @@ export async function rpc(
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': method,
-      // Routing headers: the tool's name on a call, the task's id on tasks/*.
-      'mcp-name': String(params.name ?? params.taskId ?? ''),
+      'mcp-name': nameOf(params),
     },
     body: JSON.stringify({
       jsonrpc: '2.0',
@@ -40,4 +39,10 @@ export async function rpc(
   };
   if (message.result === undefined) throw new Error(message.error?.message ?? text);
   return message.result;
+}
+
+/** What the `Mcp-Name` header mirrors: the tool's name on a call, the task's id on tasks/*. */
+function nameOf(params: Record<string, unknown>): string {
+  const name = params.name ?? params.taskId;
+  return typeof name === 'string' ? name : '';
 }

@@ -59,7 +59,7 @@ export interface TaskSupport {
   readonly questionsFirst?: boolean | undefined;
 }
 
-/** {@link TaskSupport} as its reader reports it: every member present. */
+/** A tool's `TaskSupport` as its reader reports it: every member present. */
 export interface StatedTaskSupport {
   readonly mode: TaskMode;
   readonly questionsFirst: boolean;

@@ -73,7 +73,7 @@ test('an answer sent to the instance without the task reaches the one running it
     inputResponses: { [key]: { action: 'accept', content: { color: 'teal' } } },
   });
   const done = await balanced.final(taskId);
-  expect(firstText(done.result)).toBe(`job done teal on ${owner.name}`);
+  expect(firstText(done.result)).toBe(`job done "teal" on ${owner.name}`);
 });
 
 test('a task whose instance is killed reads failed, saying its instance stopped', async () => {

@@ -266,7 +266,7 @@ async function serveModern(
       recorder: host.recorder,
       report: host.report,
       progressBudget: host.progressBudget,
-      route: late === undefined ? () => run.route : late.route,
+      route: late === undefined ? () => run.route : () => late.route(),
     }),
   );
   return withHandle(await run.wait(route, signal, host.trips), lease.handle);

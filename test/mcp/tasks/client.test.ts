@@ -30,7 +30,7 @@ beforeAll(async () => {
             },
           });
           ctx.progress('linking');
-          return { output: `built ${String(answer.content?.target)}` };
+          return { output: `built ${JSON.stringify(answer.content?.target)}` };
         },
       }),
       newTool({
@@ -86,7 +86,7 @@ test('a remote task is followed to its result, with its progress and its questio
       },
     }),
   );
-  expect(outputText(result.output)).toBe('built arm64');
+  expect(outputText(result.output)).toBe('built "arm64"');
   expect(asked).toEqual(['Which target?']);
   expect(updates).toContain('compiling');
   expect(updates.indexOf('compiling')).toBeLessThan(updates.lastIndexOf('linking') + 1);

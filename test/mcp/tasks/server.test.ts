@@ -109,7 +109,7 @@ test('a question opens input_required; tasks/update answers it and the tool resu
         schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
       });
       const second = await ctx.ask({ message: 'Sure?' });
-      return { output: `${String(first.content?.name)} ${second.action}` };
+      return { output: `${JSON.stringify(first.content?.name)} ${second.action}` };
     },
   });
   const listener = await serve([ask]);
@@ -142,7 +142,7 @@ test('a question opens input_required; tasks/update answers it and the tool resu
     inputResponses: { elicit_2: { action: 'decline' } },
   });
   const done = await client.final(taskId);
-  expect(firstText(done.result)).toBe('Ada decline');
+  expect(firstText(done.result)).toBe('"Ada" decline');
 });
 
 test('a task is dropped when its TTL has passed: its tool is stopped and tasks/get finds nothing', async () => {
@@ -275,7 +275,8 @@ test('questionsFirst: the first question goes back with the call, then the call 
         schema: { type: 'object', properties: { name: { type: 'string' } }, required: [] },
       });
       await new Promise((resolve) => setTimeout(resolve, 10));
-      return { output: `Hello, ${String(answer.content?.name)}!` };
+      const name = answer.content?.name;
+      return { output: `Hello, ${typeof name === 'string' ? name : 'nobody'}!` };
     },
   });
   const listener = await serve([tool]);

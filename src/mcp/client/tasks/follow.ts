@@ -176,8 +176,7 @@ export function acceptTaskResults(transport: {
 }): void {
   const inner = transport.onmessage as ((message: unknown, extra?: unknown) => void) | undefined;
   if (inner === undefined) return;
-  transport.onmessage = ((message: unknown, extra?: unknown) =>
-    inner(carryTask(message), extra)) as never;
+  transport.onmessage = (message: unknown, extra?: unknown) => inner(carryTask(message), extra);
 }
 
 function carryTask(message: unknown): unknown {
