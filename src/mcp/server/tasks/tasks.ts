@@ -107,7 +107,8 @@ export class Tasks {
       offer: start.offer,
     });
     this.#local.set(record.taskId, task);
-    task.onOver(() => this.#local.delete(record.taskId));
+    // Kept here until its final state is stored: meanwhile the store still says it runs.
+    task.onOver(() => void task.flushed().then(() => this.#local.delete(record.taskId)));
     return task;
   }
 
