@@ -77,8 +77,6 @@ export {
   type Confinement,
   OPTIONAL_TOOL_PROPERTIES,
   type StatedAnnotations,
-  type StatedTaskSupport,
-  type TaskMode,
   type ToolInit,
   annotationsOf,
   confinedBy,
@@ -89,11 +87,11 @@ export {
   outputSchemaOf,
   replayOf,
   resourceOf,
-  taskSupportOf,
   unwrap,
   validatesOwnArguments,
   wrap,
 } from './core/tool';
+export { type StatedTaskSupport, type TaskMode, taskSupportOf } from './core/task-support';
 export { ToolSet } from './core/tool-set';
 export { type Constructor } from './core/constructor';
 

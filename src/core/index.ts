@@ -81,9 +81,6 @@ export {
   OPTIONAL_TOOL_PROPERTIES,
   type Replay,
   type StatedAnnotations,
-  type StatedTaskSupport,
-  type TaskMode,
-  type TaskSupport,
   type Tool,
   type ToolInit,
   annotationsOf,
@@ -96,11 +93,16 @@ export {
   outputSchemaOf,
   replayOf,
   resourceOf,
-  taskSupportOf,
   unwrap,
   validatesOwnArguments,
   wrap,
 } from './tool';
+export {
+  type StatedTaskSupport,
+  type TaskMode,
+  type TaskSupport,
+  taskSupportOf,
+} from './task-support';
 export {
   CONSTRAINT_KEYWORDS,
   NO_ARGS_SCHEMA,

@@ -4,6 +4,7 @@ import { AgentToolError } from './errors';
 import { isJsonObject, type JsonObject } from './json';
 import { goQuote } from './quote';
 import { type Result } from './result';
+import { type TaskMode, type TaskSupport, taskSupportFrom, taskSupportOf } from './task-support';
 
 /**
  * MCP's behaviour hints. A policy may use them to be stricter, never alone to allow.
@@ -38,32 +39,6 @@ export interface Confinement {
  * idempotency key).
  */
 export type Replay = 'unknown' | 'safe' | 'keyed';
-
-/**
- * Whether a tool's calls run as tasks when a host can run them so (an MCP client that
- * takes the tasks extension): `never` (the default: every call answers in its request),
- * `optional` (a call becomes a task when the client takes tasks), `required` (a call
- * must be a task; a client that takes none is refused).
- */
-export type TaskMode = 'never' | 'optional' | 'required';
-
-/** How a tool's calls run as tasks (see {@link TaskMode}); read with {@link taskSupportOf}. */
-export interface TaskSupport {
-  readonly mode: TaskMode;
-  /**
-   * The questions the tool asks at its very start, before it awaits anything else, go
-   * back with the call as for a call that is no task, and the task begins once the tool
-   * goes on without asking (MCP's "input before the task"). Default false: the task
-   * begins with the call, and every question is the task's.
-   */
-  readonly questionsFirst?: boolean | undefined;
-}
-
-/** A tool's `TaskSupport` as its reader reports it: every member present. */
-export interface StatedTaskSupport {
-  readonly mode: TaskMode;
-  readonly questionsFirst: boolean;
-}
 
 /**
  * A tool: a definition (name, description, parameters) and `execute`. Everything else
@@ -202,20 +177,6 @@ export function outputSchemaOf(tool: Tool): JsonObject | undefined {
   return isJsonObject(schema) ? schema : undefined;
 }
 
-const NO_TASKS: StatedTaskSupport = Object.freeze({ mode: 'never', questionsFirst: false });
-
-/**
- * How the tool's calls run as tasks: `{mode: 'never', questionsFirst: false}` unless it
- * declares otherwise; an unknown mode reads as `never`.
- */
-export function taskSupportOf(tool: Tool): StatedTaskSupport {
-  const declared: unknown = tool.taskSupport;
-  if (typeof declared !== 'object' || declared === null) return NO_TASKS;
-  const { mode, questionsFirst } = declared as { mode?: unknown; questionsFirst?: unknown };
-  if (mode !== 'optional' && mode !== 'required') return NO_TASKS;
-  return { mode, questionsFirst: questionsFirst === true };
-}
-
 /** True when the tool owns something the host must close. */
 export function isCloser(tool: Tool): tool is Tool & { close(): void | Promise<void> } {
   return typeof tool.close === 'function';
@@ -293,24 +254,9 @@ export function newTool(init: ToolInit): Tool {
   if (init.validatesArguments === true) tool.validatesArguments = true;
   if (init.outputSchema !== undefined) tool.outputSchema = init.outputSchema;
   if (init.access !== undefined) tool.access = copyAccess(init.access);
-  if (init.taskSupport !== undefined) tool.taskSupport = taskSupportInit(init);
+  if (init.taskSupport !== undefined)
+    tool.taskSupport = taskSupportFrom(init.name, init.taskSupport);
   return tool;
-}
-
-function taskSupportInit(init: ToolInit): TaskSupport {
-  const given: unknown = init.taskSupport;
-  const support = (typeof given === 'string' ? { mode: given } : { ...(given as object) }) as {
-    mode?: unknown;
-    questionsFirst?: unknown;
-  };
-  const mode = support.mode;
-  if (mode !== 'never' && mode !== 'optional' && mode !== 'required') {
-    throw new AgentToolError(
-      'INVALID_TOOL',
-      `agenttool.newTool(${goQuote(String(init.name))}): taskSupport must be 'never', 'optional' or 'required' (or {mode, questionsFirst}), got ${JSON.stringify(mode)}`,
-    );
-  }
-  return Object.freeze({ mode, questionsFirst: support.questionsFirst === true });
 }
 
 /** True for a JSON Schema object whose `type` is `"object"`, as MCP wants an output schema. */

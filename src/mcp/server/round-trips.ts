@@ -14,7 +14,14 @@ import {
   goQuote,
 } from '../../core';
 import { type CallRoute, failure, type RunningCall } from './call';
-import { answerOf, type ElicitationOffer, offers, type Question, questionOf } from './elicit';
+import {
+  answerOf,
+  type ElicitationOffer,
+  inlineParams,
+  offers,
+  type Question,
+  questionOf,
+} from './elicit';
 
 /**
  * How long a call waits for the client to come back with the answers to its questions
@@ -368,13 +375,6 @@ function withinTurn(woken: Promise<void>): Promise<boolean> {
     woken.then(() => true),
     new Promise<boolean>((resolve) => setImmediate(() => resolve(false))),
   ]);
-}
-
-// The 2026-07-28 in-band question carries no elicitationId (the 2025 wire needs one).
-function inlineParams(question: Question): Question['params'] {
-  if (question.params.mode !== 'url') return question.params;
-  const { elicitationId: _omitted, ...params } = question.params;
-  return params as Question['params'];
 }
 
 function positiveOr(value: number | undefined, fallback: number): number {

@@ -14,7 +14,14 @@ import {
   type JsonObject,
 } from '../../../core';
 import { type CallRoute, failure, type RunningCall } from '../call';
-import { answerOf, type ElicitationOffer, offers, type Question, questionOf } from '../elicit';
+import {
+  answerOf,
+  type ElicitationOffer,
+  inlineParams,
+  offers,
+  type Question,
+  questionOf,
+} from '../elicit';
 import { type ErrorReporter } from '../session';
 import { type TaskSettings } from './options';
 import { type TaskStore } from './store';
@@ -302,11 +309,4 @@ function jsonRpcError(error: unknown): TaskError {
 
 function statusText(text: string): string {
   return text.length <= STATUS_MESSAGE_LIMIT ? text : `${text.slice(0, STATUS_MESSAGE_LIMIT)}…`;
-}
-
-// The in-band question carries no elicitationId (the 2025 wire needs one).
-function inlineParams(question: Question): Question['params'] {
-  if (question.params.mode !== 'url') return question.params;
-  const { elicitationId: _omitted, ...params } = question.params;
-  return params as Question['params'];
 }
