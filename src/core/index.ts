@@ -99,6 +99,12 @@ export {
   wrap,
 } from './tool';
 export {
+  type StatedTaskSupport,
+  type TaskMode,
+  type TaskSupport,
+  taskSupportOf,
+} from './task-support';
+export {
   CONSTRAINT_KEYWORDS,
   NO_ARGS_SCHEMA,
   type Schema,

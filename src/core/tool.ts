@@ -4,6 +4,7 @@ import { AgentToolError } from './errors';
 import { isJsonObject, type JsonObject } from './json';
 import { goQuote } from './quote';
 import { type Result } from './result';
+import { type TaskMode, type TaskSupport, taskSupportFrom, taskSupportOf } from './task-support';
 
 /**
  * MCP's behaviour hints. A policy may use them to be stricter, never alone to allow.
@@ -94,6 +95,11 @@ export interface Tool {
    * `checkAccess`; absent: open to every caller).
    */
   readonly access?: ToolAccess | undefined;
+  /**
+   * Whether calls run as tasks where the host can (read with {@link taskSupportOf};
+   * absent: never). A task outlives its request: the client polls for its result.
+   */
+  readonly taskSupport?: TaskSupport | undefined;
 }
 
 /** The optional members of a `Tool`: what a wrapper must forward. */
@@ -108,6 +114,7 @@ export const OPTIONAL_TOOL_PROPERTIES = [
   'validatesArguments',
   'outputSchema',
   'access',
+  'taskSupport',
 ] as const satisfies readonly (keyof Tool)[];
 
 /** True when the tool declares a strict definition. */
@@ -203,6 +210,11 @@ export interface ToolInit {
   readonly outputSchema?: JsonObject | undefined;
   /** Who may use the tool (see `Tool.access`); absent: every caller. */
   readonly access?: ToolAccess | undefined;
+  /**
+   * Whether calls run as tasks (see `Tool.taskSupport`): a mode, or the mode with its
+   * options; absent: never.
+   */
+  readonly taskSupport?: TaskMode | TaskSupport | undefined;
 }
 
 /**
@@ -243,6 +255,8 @@ export function newTool(init: ToolInit): Tool {
   if (init.validatesArguments === true) tool.validatesArguments = true;
   if (init.outputSchema !== undefined) tool.outputSchema = init.outputSchema;
   if (init.access !== undefined) tool.access = copyAccess(init.access);
+  if (init.taskSupport !== undefined)
+    tool.taskSupport = taskSupportFrom(init.name, init.taskSupport);
   return tool;
 }
 
@@ -316,6 +330,9 @@ export function wrap(
     },
     get access() {
       return accessOf(tool);
+    },
+    get taskSupport() {
+      return taskSupportOf(tool);
     },
   };
   if (isCloser(tool)) {

@@ -117,6 +117,7 @@ function toolOf(
   if (properties.sequential) tool.sequential = true;
   if (properties.resource !== undefined) tool.resource = properties.resource;
   if (properties.annotations !== undefined) tool.annotations = { ...properties.annotations };
+  if (properties.taskSupport !== undefined) tool.taskSupport = properties.taskSupport;
   const guards = [
     ...(options.guards ?? []),
     ...guardFunctions(properties.guards, descriptor.cls.name, options.resolveGuard),

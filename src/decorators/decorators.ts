@@ -1,4 +1,8 @@
-import { type Annotations as AnnotationsInit, type Replay as ReplayValue } from '../core';
+import {
+  type Annotations as AnnotationsInit,
+  type Replay as ReplayValue,
+  type TaskMode,
+} from '../core';
 import { type GuardLike } from './guards';
 import {
   type ConfinedFn,
@@ -99,6 +103,20 @@ export function Replay<A = never>(
   replay: Exclude<ReplayValue, 'unknown'> | ReplayFn<A>,
 ): ClassDecorator {
   return classDecorator('Replay', (target) => recordClass(target, 'replay', replay));
+}
+
+/**
+ * Whether the tool's calls run as tasks where the host can (an MCP client that takes the
+ * tasks extension): `'optional'`, `'required'` or `'never'` (the default). With
+ * `questionsFirst`, what the tool asks at its very start goes back with the call, before
+ * the task begins.
+ */
+export function TaskSupport(
+  mode: TaskMode,
+  options: { readonly questionsFirst?: boolean } = {},
+): ClassDecorator {
+  return (target) =>
+    recordClass(target, 'taskSupport', { mode, questionsFirst: options.questionsFirst === true });
 }
 
 /**

@@ -6,6 +6,8 @@ import {
   isJsonObject,
   type JsonObject,
   type Replay,
+  type TaskMode,
+  type TaskSupport,
   type ToolContext,
   toolNameProblem,
 } from '../core';
@@ -32,6 +34,8 @@ export interface ToolProperties {
   readonly scopes: readonly string[];
   /** The guards `@Guard` names, in order (empty: none). */
   readonly guards: readonly GuardLike[];
+  /** What `@TaskSupport` declares (absent: never). */
+  readonly taskSupport: TaskSupport | undefined;
 }
 
 /**
@@ -173,6 +177,16 @@ function readTool(cls: Constructor): Read {
   const replay = replayOf(readClass(cls, 'replay'), where, problems);
   const scopes = scopesOf(readClass(cls, 'scopes'), where, problems);
   const guards = guardsOf(readClass(cls, 'guards'), where, problems);
+  const taskSupport = readClass(cls, 'taskSupport');
+  const taskMode = taskSupport?.mode;
+  if (
+    taskMode !== undefined &&
+    taskMode !== 'never' &&
+    taskMode !== 'optional' &&
+    taskMode !== 'required'
+  ) {
+    problems.push(`${where}: @TaskSupport takes 'never', 'optional' or 'required'`);
+  }
   if (problems.length > 0 || pipeline === undefined) return { descriptor: undefined, problems };
 
   const name = options.name;
@@ -207,6 +221,13 @@ function readTool(cls: Constructor): Read {
       replay,
       scopes,
       guards,
+      taskSupport:
+        taskSupport === undefined
+          ? undefined
+          : Object.freeze({
+              mode: taskMode as TaskMode,
+              questionsFirst: taskSupport.questionsFirst,
+            }),
     }),
     output: typeof output === 'function' ? output : undefined,
     outputSchema,

@@ -12,6 +12,7 @@ export {
   Scopes,
   Sequential,
   Strict,
+  TaskSupport,
   Tool,
 } from './decorators';
 export {

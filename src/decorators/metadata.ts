@@ -108,6 +108,7 @@ export interface ClassRecords {
   readonly replay: unknown;
   readonly scopes: readonly unknown[];
   readonly guards: readonly unknown[];
+  readonly taskSupport: { readonly mode: unknown; readonly questionsFirst: boolean };
 }
 
 export type ClassRecordKind = keyof ClassRecords;

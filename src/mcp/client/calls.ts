@@ -33,6 +33,7 @@ import {
 import { clientSdk } from './sdk-modules';
 import { SESSION_META_KEY } from './session-extension';
 import { STREAM_HEADER } from './stream-ends';
+import { carriedTask, followTask, type TaskLine } from './tasks/follow';
 import { linkedSignal, unlessAborted } from '../signals';
 
 /** How long a call's progress token stays routable after the call returns. */
@@ -313,6 +314,10 @@ export class RemoteCalls {
       };
       const result = await this.#request(remote, request, options);
       this.#noteHandle(result);
+      const task = carriedTask(result);
+      if (task !== undefined) {
+        return followTask(remote, task, entry.ctx, this.#taskLine(remote, entry), signal);
+      }
       if (result.resultType !== 'input_required') return result;
       if (!this.options.elicitation) {
         throw new AgentToolError(
@@ -383,6 +388,21 @@ export class RemoteCalls {
         if (mark !== undefined) this.#streams.delete(mark);
       }
     }
+  }
+
+  /** How a task the server answered a call with is followed on this connection. */
+  #taskLine(remote: string, entry: CallInFlight): TaskLine {
+    return {
+      request: (method, params, signal) =>
+        this.client().request({ method, params } as never, RAW_RESULT, {
+          signal,
+          timeout: this.options.timeout,
+        }),
+      answer: (request, signal) => {
+        if (!this.options.elicitation) return Promise.resolve({ action: 'cancel' });
+        return this.#answer(remote, request, entry, signal);
+      },
+    };
   }
 
   /** The answer to one question a 2026-07-28 server sent back with the call. */

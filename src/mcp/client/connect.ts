@@ -8,6 +8,7 @@ import { AgentToolError, errorMessage } from '../../core';
 import { SESSIONS_EXTENSION } from './session-extension';
 import { clientSdk, clientStdio } from './sdk-modules';
 import { tellingStreamEnds } from './stream-ends';
+import { acceptTaskResults, TASKS_EXTENSION } from './tasks/follow';
 import { type HttpTarget, type McpTarget, transportFor } from './transport';
 
 /** Which protocol era a connection speaks. */
@@ -74,8 +75,13 @@ function transportMadeFor(target: McpTarget, setup: ClientSetup): Transport {
 async function connectOnce(transport: Transport, setup: ClientSetup): Promise<Client> {
   const capabilities: ClientCapabilities = {
     ...setup.capabilities,
-    // A 2026-07-28 server's session handle is carried on every call (see the README).
-    extensions: { ...setup.capabilities.extensions, [SESSIONS_EXTENSION]: {} },
+    // A 2026-07-28 server's session handle is carried on every call (see the README),
+    // and a call it answers with a task is followed to its result (tasks/follow.ts).
+    extensions: {
+      ...setup.capabilities.extensions,
+      [SESSIONS_EXTENSION]: {},
+      [TASKS_EXTENSION]: {},
+    },
   };
   const client = new (clientSdk().Client)(
     { name: setup.clientInfo.name, version: setup.clientInfo.version },
@@ -90,6 +96,7 @@ async function connectOnce(transport: Transport, setup: ClientSetup): Promise<Cl
   try {
     if (setup.signal?.aborted === true) throw setup.signal.reason;
     await client.connect(transport, setup.signal === undefined ? {} : { signal: setup.signal });
+    acceptTaskResults(client.transport ?? transport);
   } catch (error) {
     await client.close().catch(() => undefined);
     // The SDK may have begun closing already (without waiting for it): a failed

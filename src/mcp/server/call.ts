@@ -2,6 +2,7 @@ import {
   type CallToolResult,
   type LoggingLevel,
   type ProgressToken,
+  ProtocolError,
   type ServerNotification,
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
@@ -174,6 +175,9 @@ export function runCall(
       const returned: unknown = await runWithContext(ctx, () => tool.execute(call, ctx));
       return successOf(served, isResult(returned) ? returned : toResult(returned));
     } catch (thrown) {
+      // The SDK's ProtocolError is the one way a tool fails its request with a JSON-RPC
+      // error of its choosing (a task then ends `failed`) rather than an isError result.
+      if (ProtocolError.isInstance(thrown)) throw thrown;
       const error = toolFailure(tool.name, thrown);
       if (error instanceof PanicError) setup.report(error.message, error);
       if (served.selfChecked && error instanceof ValidationError) {

@@ -145,3 +145,13 @@ function compileForm(schema: JsonObject): ArgumentsCheck {
       new AgentToolError('INVALID_SCHEMA', `mcpserver: elicitation schema: ${reason}`, { cause }),
   );
 }
+
+/**
+ * A question's params as they go with a 2026-07-28 answer (a call's `inputRequests`, a
+ * task's): no `elicitationId`, which only the 2025 wire's own request needs.
+ */
+export function inlineParams(question: Question): Question['params'] {
+  if (question.params.mode !== 'url') return question.params;
+  const { elicitationId: _omitted, ...params } = question.params;
+  return params as Question['params'];
+}

@@ -14,6 +14,14 @@ export {
 export { SESSION_META_KEY, SESSIONS_EXTENSION } from './instance';
 export { type ScaleOutOptions } from './scale/options';
 export { DEFAULT_DRAIN_GRACE_MS } from './stopping';
+export {
+  DEFAULT_MAX_TASK_RESULT_BYTES,
+  DEFAULT_MAX_TASKS_PER_SUBJECT,
+  DEFAULT_TASK_POLL_INTERVAL_MS,
+  DEFAULT_TASK_TTL_MS,
+  type TaskOptions,
+} from './tasks/options';
+export { TASKS_EXTENSION } from './tasks/wire';
 export { DEFAULT_HEALTH_PATH } from './health';
 export {
   DEFAULT_ABANDON_AFTER_MS,

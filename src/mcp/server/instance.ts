@@ -28,6 +28,9 @@ import { backlogs } from './backlog';
 import { RoundTripRun, type RoundTrips } from './round-trips';
 import { type CallTracker, SHUTTING_DOWN } from './stopping';
 import { type ClientInfo, type ErrorReporter, type McpSession } from './session';
+import { serveTasks } from './tasks/handlers';
+import { startTask, taskAfterQuestions } from './tasks/start';
+import { type Tasks } from './tasks/tasks';
 
 /** The `_meta` key of a 2026-07-28 client's session handle, on requests and results alike. */
 export const SESSION_META_KEY = 'io.github.christopherdavenport.agenttool/session';
@@ -49,6 +52,8 @@ export interface InstanceHost {
   readonly trips: RoundTrips;
   /** The calls in flight, and the signal that stops them when the server closes. */
   readonly calls: CallTracker;
+  /** The server's tasks (2026-07-28 calls of tools that run as tasks). */
+  readonly tasks: Tasks;
   /**
    * The caller of connections that carry no credentials (stdio, in memory); undefined:
    * none, so tools that require scopes are not theirs.
@@ -107,6 +112,12 @@ export function buildInstance(host: InstanceHost, binding: SessionBinding, era: 
   server.setRequestHandler('tools/list', async (_request, ctx) => ({
     tools: await definitionsFor(host, callerOf(ctx, host.localAuth)),
   }));
+  if (era === 'modern') {
+    serveTasks(server, host.tasks, {
+      capabilities: envelopeCapabilities,
+      caller: (ctx) => callerOf(ctx, host.localAuth),
+    });
+  }
   server.setRequestHandler('tools/call', (request, ctx) => {
     // A draining server still takes the answers to the calls it runs, not new calls.
     const resumes = era === 'modern' && ctx.mcpReq.requestState() !== undefined;
@@ -199,6 +210,8 @@ async function serveModern(
   // The server may have begun to close while a guard answered.
   if (host.calls.stopping) return failure(SHUTTING_DOWN);
   const capabilities = envelopeCapabilities(ctx);
+  // A tool that runs only as a task refuses a client that takes none (-32021) here.
+  const task = host.tasks.plan(served.tool, capabilities);
   const lease = binding.lease(ctx, capabilities);
   lease.session.sawClient(envelopeClient(ctx));
   try {
@@ -212,7 +225,25 @@ async function serveModern(
     lease.release();
     return withHandle(failure(SHUTTING_DOWN), lease.handle);
   }
-  const run = new RoundTripRun(name, binding.owner(ctx), elicitationOffer(capabilities));
+  const offer = elicitationOffer(capabilities);
+  const dropped = ctx.http?.req?.signal;
+  if (task !== undefined && !task.questionsFirst) {
+    const call = { served, args, lease, auth, offer, dropped };
+    return withHandle(await startTask(host, call), lease.handle);
+  }
+  const run = new RoundTripRun(name, binding.owner(ctx), offer);
+  const late =
+    task === undefined
+      ? undefined
+      : taskAfterQuestions(host, run, {
+          served,
+          args,
+          lease,
+          auth,
+          offer,
+          dropped,
+          required: task.mode === 'required',
+        });
   // A run stops when its session ends (no answer can come back on it), or the server closes.
   // Nothing is awaited from the check above to here: the server's signal is still live.
   const unwatch = lease.session.whileOpen(() => run.stop(new Error('mcp: the session ended')));
@@ -231,11 +262,11 @@ async function serveModern(
       session: lease.session,
       auth,
       signal: run.controller.signal,
-      elicitor: run.elicitor,
+      elicitor: late === undefined ? run.elicitor : late.elicitor,
       recorder: host.recorder,
       report: host.report,
       progressBudget: host.progressBudget,
-      route: () => run.route,
+      route: late === undefined ? () => run.route : () => late.route(),
     }),
   );
   return withHandle(await run.wait(route, signal, host.trips), lease.handle);

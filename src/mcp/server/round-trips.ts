@@ -14,7 +14,14 @@ import {
   goQuote,
 } from '../../core';
 import { type CallRoute, failure, type RunningCall } from './call';
-import { answerOf, type ElicitationOffer, offers, type Question, questionOf } from './elicit';
+import {
+  answerOf,
+  type ElicitationOffer,
+  inlineParams,
+  offers,
+  type Question,
+  questionOf,
+} from './elicit';
 
 /**
  * How long a call waits for the client to come back with the answers to its questions
@@ -64,6 +71,18 @@ const LOCAL_STATES: RequestStates = {
   read: (state) => Promise.resolve(state),
 };
 
+/**
+ * @internal How a run becomes a task (a tool whose task support is `questionsFirst`): once
+ * a request finds the tool going on without asking (a turn of the event loop passes with
+ * no question and no result), or has returned when it must be a task, `take` makes the
+ * task and its answer goes back instead. See tasks/start.ts.
+ */
+export interface RunHandOff {
+  /** Hand over a run whose tool has returned, too (the tool requires a task). */
+  readonly always: boolean;
+  take(): Promise<CallToolResult>;
+}
+
 interface Ask {
   readonly question: Question;
   readonly resolve: (answer: Answer) => void;
@@ -88,6 +107,8 @@ export class RoundTripRun {
   readonly owner: string;
   /** The tool the run calls: its request state is answered only by calls of that tool. */
   readonly tool: string;
+  /** @internal Set when the run becomes a task once its first questions are answered. */
+  handOff: RunHandOff | undefined;
   #asks: Ask[] = [];
   /** Wakes the request waiting on the run: the tool asked or returned, or the request ended. */
   #wake: (() => void) | undefined;
@@ -122,6 +143,11 @@ export class RoundTripRun {
     this.#finish();
   }
 
+  /** @internal Ends the run without stopping its tool: a task carries it on. */
+  end(): void {
+    this.#finish();
+  }
+
   #finish(): void {
     if (this.#over) return;
     this.#over = true;
@@ -132,10 +158,12 @@ export class RoundTripRun {
   /** Runs the tool's call; the run waits for it (see {@link wait}). */
   start(running: RunningCall): void {
     this.running = running;
-    void running.result.then(() => {
+    const returned = (): void => {
       this.#returned = true;
       this.#wake?.();
-    });
+    };
+    // A tool that failed its request with a JSON-RPC error has returned too.
+    running.result.then(returned, returned);
   }
 
   async #ask(elicitation: Elicitation, offer: ElicitationOffer): Promise<Answer> {
@@ -171,14 +199,20 @@ export class RoundTripRun {
     try {
       for (;;) {
         if (!this.#returned && this.#asks.length === 0 && !signal.aborted) {
-          await new Promise<void>((resolve) => (this.#wake = resolve));
+          const woken = new Promise<void>((resolve) => (this.#wake = resolve));
+          if (this.handOff === undefined) await woken;
+          else if (!(await withinTurn(woken))) return await this.handOff.take();
         }
         if (signal.aborted) return this.#cancelled();
         if (this.#returned) {
-          const result = await running.result;
-          await running.flush();
-          this.#finish();
-          return result;
+          if (this.handOff?.always === true) return await this.handOff.take();
+          try {
+            const result = await running.result;
+            await running.flush();
+            return result;
+          } finally {
+            this.#finish();
+          }
         }
         // Questions asked in the same turn go back together.
         await new Promise((resolve) => setImmediate(resolve));
@@ -335,11 +369,12 @@ export class RoundTrips {
   }
 }
 
-// The 2026-07-28 in-band question carries no elicitationId (the 2025 wire needs one).
-function inlineParams(question: Question): Question['params'] {
-  if (question.params.mode !== 'url') return question.params;
-  const { elicitationId: _omitted, ...params } = question.params;
-  return params as Question['params'];
+/** True when `woken` resolves before a turn of the event loop has passed. */
+function withinTurn(woken: Promise<void>): Promise<boolean> {
+  return Promise.race([
+    woken.then(() => true),
+    new Promise<boolean>((resolve) => setImmediate(() => resolve(false))),
+  ]);
 }
 
 function positiveOr(value: number | undefined, fallback: number): number {

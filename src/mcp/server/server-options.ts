@@ -2,6 +2,7 @@ import { type AuthInfo, type RecordFunc, type Session, type Tool } from '../../c
 import { type RoundTripOptions } from './round-trips';
 import { type ScaleOutOptions } from './scale/options';
 import { type ErrorReporter, type McpSession } from './session';
+import { type TaskOptions } from './tasks/options';
 
 /** How a served set is described and what it hooks into. */
 export interface McpServerOptions extends RoundTripOptions {
@@ -51,6 +52,12 @@ export interface McpServerOptions extends RoundTripOptions {
    * authorized by the endpoint's own `auth` option instead.
    */
   readonly localAuth?: AuthInfo | undefined;
+  /**
+   * How calls run as MCP tasks for 2026-07-28 clients that take the tasks extension:
+   * TTL, poll interval, limits (see {@link TaskOptions} and docs/tasks.md). Which tools
+   * run as tasks is each tool's own declaration (`taskSupport`, `@TaskSupport`).
+   */
+  readonly tasks?: TaskOptions;
 }
 
 /** Something the server closes: an HTTP listener, a mounted handler, a stdio connection. */

@@ -43,6 +43,7 @@ import {
   type StdioConnection,
 } from './server-options';
 import { bounded, CallTracker, DEFAULT_CLOSE_GRACE_MS, DEFAULT_DRAIN_GRACE_MS } from './stopping';
+import { Tasks } from './tasks/tasks';
 import { type ErrorReporter, McpSession } from './session';
 
 /** How often a drain looks whether the work in flight is done (ms). */
@@ -104,6 +105,7 @@ export class McpToolServer {
       progressBudget: options.progressBudgetBytes ?? DEFAULT_PROGRESS_BUDGET_BYTES,
       trips: this.#scale === undefined ? trips : new RoundTrips(options, this.#scale.states),
       calls: new CallTracker(),
+      tasks: new Tasks(options.tasks, report, this.#scale?.taskPlace()),
       localAuth: options.localAuth,
       definitions: () => (definitions ??= [...this.#tools.values()].map((s) => s.definition)),
       servedTools: () => (served ??= [...this.#tools.values()]),
@@ -315,6 +317,7 @@ export class McpToolServer {
     const calls = this.host.calls;
     calls.stop();
     this.host.trips.stopAll(calls.signal.reason);
+    this.host.tasks.stopAll('mcp: the server shut down while the task ran');
     await bounded(calls.settled(), deadline - Date.now());
     // The answers go out before the transports close.
     const draining = [...this.#closers].flatMap((closer) => closer.drain?.() ?? []);
@@ -325,6 +328,7 @@ export class McpToolServer {
     await Promise.allSettled(closing);
     // Whichever way each transport closed, every session's listeners have run when this returns.
     await Promise.all([...open, ...this.#sessions].map((session) => session.close()));
+    await this.host.tasks.close();
     await this.#scale?.close();
   }
 

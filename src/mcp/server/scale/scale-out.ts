@@ -7,6 +7,8 @@ import { type ScaleOutOptions } from './options';
 import { type Peer, Peers } from './peers';
 import { closeRedis, openRedis, type RedisClient } from './redis';
 import { SignedRequestStates } from './request-states';
+import { RedisTaskStore } from '../tasks/redis-store';
+import { type TaskPlace } from '../tasks/tasks';
 
 const DEFAULT_PREFIX = 'agenttool:';
 const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -142,6 +144,7 @@ export class ScaleOut {
    * handle names it, and the instance still takes work). Undefined: serve it here.
    */
   async elsewhere(body: unknown): Promise<Elsewhere | undefined> {
+    if (isTaskControl(body)) return this.#taskElsewhere(body.params.taskId);
     if (!isJsonObject(body) || body.method !== 'tools/call' || !isJsonObject(body.params)) {
       return undefined;
     }
@@ -163,6 +166,41 @@ export class ScaleOut {
     const peer = await this.#peer(owner);
     if (peer === undefined || peer.draining) return undefined;
     return { instance: owner, url: peer.url, continuation: false };
+  }
+
+  /**
+   * Where the server's tasks live: Redis (any instance answers `tasks/get`), owned by
+   * this instance, and whether another instance still runs (its registry entry).
+   */
+  taskPlace(): TaskPlace {
+    return {
+      owner: this.instanceId,
+      store: async (limit) => {
+        const { redis } = await this.#connected();
+        return new RedisTaskStore(redis, this.#prefix, limit);
+      },
+      alive: async (owner) => {
+        const { peers } = await this.#connected();
+        // A lookup that fails says nothing about the instance: take it as alive.
+        return (await peers.find(owner).catch(() => ({}))) !== undefined;
+      },
+    };
+  }
+
+  /** `tasks/update` and `tasks/cancel` go to the instance running the task, when another one. */
+  async #taskElsewhere(taskId: string): Promise<Elsewhere | undefined> {
+    let owner: string | undefined;
+    try {
+      const { redis } = await this.#connected();
+      const record = await new RedisTaskStore(redis, this.#prefix, 0).get(taskId);
+      owner = record?.owner;
+    } catch (error) {
+      this.#report(`mcp: scale-out: looking up task ${taskId} in Redis failed`, error);
+      return undefined;
+    }
+    if (owner === undefined || owner === this.instanceId) return undefined;
+    const peer = await this.#peer(owner);
+    return peer === undefined ? undefined : { instance: owner, url: peer.url, continuation: true };
   }
 
   async #peer(id: string): Promise<Peer | undefined> {
@@ -205,4 +243,14 @@ export class ScaleOut {
     }
     return this.#started;
   }
+}
+
+/** A `tasks/update` or `tasks/cancel` request naming its task. */
+function isTaskControl(body: unknown): body is { method: string; params: { taskId: string } } {
+  return (
+    isJsonObject(body) &&
+    (body.method === 'tasks/update' || body.method === 'tasks/cancel') &&
+    isJsonObject(body.params) &&
+    typeof body.params.taskId === 'string'
+  );
 }

@@ -1,0 +1,139 @@
+import { type CallToolResult } from '@modelcontextprotocol/server';
+import { type AuthInfo, CANCELLED_ANSWER, type Elicitor } from '../../../core';
+import { type CallRoute, failure, runCall, type RunningCall, type ServedTool } from '../call';
+import { type ElicitationOffer } from '../elicit';
+import { type InstanceHost, type SessionLease } from '../instance';
+import { type RoundTripRun } from '../round-trips';
+import { type LocalTask } from './local-task';
+import { TaskLimitError } from './store';
+import { createTaskResult } from './wire';
+
+/** Progress of a task replaces its status message, so no budget of text applies to it. */
+const UNBOUNDED = Number.MAX_SAFE_INTEGER;
+
+/** A call that becomes a task, with what it runs with. */
+export interface TaskCall {
+  readonly served: ServedTool;
+  readonly args: Record<string, unknown>;
+  readonly lease: SessionLease;
+  readonly auth: AuthInfo | undefined;
+  readonly offer: ElicitationOffer | undefined;
+  /** Aborted when the client drops the request before its answer went out. */
+  readonly dropped: AbortSignal | undefined;
+}
+
+/**
+ * Starts `call` as a task: the task is stored first, then the tool runs detached from
+ * the request, which is answered with the `CreateTaskResult`. The tool's questions are
+ * the task's (`input_required`), its progress the task's status message; its signal
+ * aborts on `tasks/cancel`, at the TTL and when the server stops.
+ */
+export async function startTask(host: InstanceHost, call: TaskCall): Promise<CallToolResult> {
+  const controller = new AbortController();
+  let task: LocalTask;
+  try {
+    task = await host.tasks.create({
+      tool: call.served.tool.name,
+      subject: call.auth?.subject ?? '',
+      abort: (reason) => controller.abort(reason),
+      offer: call.offer,
+    });
+  } catch (error) {
+    call.lease.release();
+    if (error instanceof TaskLimitError) return failure(error.message);
+    throw error;
+  }
+  task.onOver(() => call.lease.release());
+  cancelUnclaimed(task, call.dropped);
+  follow(
+    host,
+    task,
+    runCall(call.served, call.args, {
+      session: call.lease.session,
+      auth: call.auth,
+      signal: controller.signal,
+      elicitor: task.elicitor,
+      recorder: host.recorder,
+      report: host.report,
+      progressBudget: UNBOUNDED,
+      route: () => task.route,
+    }),
+  );
+  return createTaskResult(task.record);
+}
+
+/**
+ * A client that drops the request making a task before its answer went out never learns
+ * the task's id: nobody could poll or cancel it, so it is cancelled, unless a request of
+ * the client names it first.
+ */
+function cancelUnclaimed(task: LocalTask, dropped: AbortSignal | undefined): void {
+  if (dropped === undefined) return;
+  const onDrop = (): void => {
+    if (!task.claimed) void task.cancel();
+  };
+  if (dropped.aborted) return onDrop();
+  dropped.addEventListener('abort', onDrop, { once: true });
+  task.onOver(() => dropped.removeEventListener('abort', onDrop));
+}
+
+/** Keeps the task's outcome in its record; the server's close waits for it (within its grace). */
+export function follow(host: InstanceHost, task: LocalTask, running: RunningCall): void {
+  void host.calls.track(task.settle(running));
+}
+
+/** What a run that becomes a task later runs its tool with. */
+export interface LateTask {
+  readonly elicitor: Elicitor | undefined;
+  route(): CallRoute | undefined;
+}
+
+/**
+ * Makes `run` (a call of a tool declared `questionsFirst`) become a task once it goes on
+ * past its first questions: those go back with the call (`input_required`, resumed by
+ * the client's next `tools/call`), then the task is stored and the call answered with
+ * it. The tool's later questions and progress are the task's.
+ */
+export function taskAfterQuestions(
+  host: InstanceHost,
+  run: RoundTripRun,
+  call: TaskCall & { readonly required: boolean },
+): LateTask {
+  let created: Promise<LocalTask> | undefined;
+  let task: LocalTask | undefined;
+  run.handOff = {
+    always: call.required,
+    take: async () => {
+      created = host.tasks.create({
+        tool: call.served.tool.name,
+        subject: call.auth?.subject ?? '',
+        abort: (reason) => run.controller.abort(reason),
+        offer: call.offer,
+      });
+      let made: LocalTask;
+      try {
+        made = task = await created;
+      } catch (error) {
+        run.stop(error);
+        if (error instanceof TaskLimitError) return failure(error.message);
+        throw error;
+      }
+      const running = run.running;
+      if (running !== undefined) follow(host, made, running);
+      made.onOver(() => run.end());
+      cancelUnclaimed(made, call.dropped);
+      return createTaskResult(made.record);
+    },
+  };
+  const elicitor = run.elicitor;
+  return {
+    elicitor:
+      elicitor === undefined && call.offer === undefined
+        ? undefined
+        : (question, ctx) =>
+            created === undefined
+              ? (elicitor?.(question, ctx) ?? CANCELLED_ANSWER)
+              : created.then((made) => made.elicitor?.(question) ?? CANCELLED_ANSWER),
+    route: () => task?.route ?? run.route,
+  };
+}

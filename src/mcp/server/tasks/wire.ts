@@ -1,0 +1,85 @@
+import { type CallToolResult, type InputRequests } from '@modelcontextprotocol/server';
+import { type JsonObject } from '../../../core';
+
+/** The MCP tasks extension's identifier (SEP-2663), under `capabilities.extensions`. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** What a 2025-11-25 client would carry on a related request: never put on an inlined result. */
+export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
+
+/** The status of a task: `working` and `input_required` go on, the others are final. */
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** The JSON-RPC error a `failed` task carries. */
+export interface TaskError {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+/**
+ * One task as a store keeps it: what `tasks/get` answers, the caller it belongs to and
+ * the instance running it. Plain JSON, so a store may keep it anywhere.
+ */
+export interface TaskRecord {
+  readonly taskId: string;
+  /** The auth subject that created the task ("" for a caller without credentials). */
+  readonly subject: string;
+  /** The tool the task runs. */
+  readonly tool: string;
+  /** The instance running the task ("" when the server does not scale out). */
+  readonly owner: string;
+  readonly status: TaskStatus;
+  readonly statusMessage?: string;
+  readonly createdAt: string;
+  readonly lastUpdatedAt: string;
+  /** How long the task is kept from its creation (ms). */
+  readonly ttlMs: number;
+  readonly pollIntervalMs: number;
+  /** The questions open while `input_required`. */
+  readonly inputRequests?: InputRequests;
+  /** The tool's result once `completed`. */
+  readonly result?: JsonObject;
+  /** The JSON-RPC error once `failed`. */
+  readonly error?: TaskError;
+}
+
+/** True for a status no task leaves. */
+export function isFinal(status: TaskStatus): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
+/** The task's fields every answer about it carries (SEP-2663 `Task`). */
+function taskFields(record: TaskRecord): JsonObject {
+  return {
+    taskId: record.taskId,
+    status: record.status,
+    ...(record.statusMessage === undefined ? {} : { statusMessage: record.statusMessage }),
+    createdAt: record.createdAt,
+    lastUpdatedAt: record.lastUpdatedAt,
+    ttlMs: record.ttlMs,
+    pollIntervalMs: record.pollIntervalMs,
+  };
+}
+
+/**
+ * The `CreateTaskResult` a `tools/call` answers with (`resultType: "task"`): the task's
+ * fields, flat, and nothing of its outcome. Typed as the call's result, which is what it
+ * stands for on the wire (the SDK adds the empty `content` every tool result carries).
+ */
+export function createTaskResult(record: TaskRecord): CallToolResult {
+  return { resultType: 'task', ...taskFields(record) } as unknown as CallToolResult;
+}
+
+/** The `tasks/get` answer: the task with its open questions, its result or its error inlined. */
+export function detailedTask(record: TaskRecord): JsonObject {
+  const detail = taskFields(record);
+  if (record.status === 'input_required' && record.inputRequests !== undefined) {
+    detail.inputRequests = record.inputRequests as unknown as JsonObject;
+  }
+  if (record.status === 'completed' && record.result !== undefined) detail.result = record.result;
+  if (record.status === 'failed' && record.error !== undefined) {
+    detail.error = record.error as unknown as JsonObject;
+  }
+  return detail;
+}
