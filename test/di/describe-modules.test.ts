@@ -1,10 +1,13 @@
 /**
- * `describeModules(root)`: the checked modules of an app as another container needs
- * them (agenttool/nest builds NestJS modules from it).
+ * `describeModules(root)` and `describeApp(root)`: the checked modules of an app as
+ * another container needs them (agenttool/nest builds NestJS modules from it), and its
+ * scope report.
  */
 import 'reflect-metadata';
 import { Tool } from 'agenttool';
 import {
+  type CanActivate,
+  describeApp,
   describeModules,
   Inject,
   Injectable,
@@ -78,5 +81,68 @@ describe('describeModules', () => {
     expect(() => describeModules(AppModule)).toThrow(
       /TickTool's constructor parameter #0 needs "CLOCK"/,
     );
+  });
+});
+
+describe('describeApp', () => {
+  @Injectable({ scope: 'session' })
+  class Shell {}
+  @Injectable()
+  class Runner {
+    constructor(readonly shell: Shell) {}
+  }
+  @Injectable()
+  class Clock {}
+  @Injectable()
+  class Gate implements CanActivate {
+    constructor(readonly clock: Clock) {}
+    canActivate(): boolean {
+      return true;
+    }
+  }
+  const open = (): boolean => true;
+  @Tool({ name: 'run', description: 'd' })
+  class RunTool {
+    constructor(readonly runner: Runner) {}
+    execute(): string {
+      return '';
+    }
+  }
+  @Module({ providers: [Clock, Shell, Runner], tools: [RunTool], guards: [Gate] })
+  class SessionModule {}
+  @Module({ imports: [SessionModule], guards: [open] })
+  class AppModule {}
+
+  it('says where each provider lives, with the scope report ToolApp gives', () => {
+    const { modules, scopeReport } = describeApp(AppModule);
+    const session = modules.find((m) => m.module === SessionModule)!;
+    expect(session.providers.map((p) => [p.label, p.scope, p.home, p.guard])).toEqual([
+      ['guard Gate', 'app', 'app', true],
+      ['Clock', 'app', 'app', false],
+      ['Shell', 'session', 'session', false],
+      ['Runner', 'app', 'session', false],
+      ['RunTool', 'app', 'session', false],
+    ]);
+    expect(scopeReport.map((change) => [change.provider, change.chain])).toEqual([
+      ['Runner', ['Runner', 'Shell']],
+      ['RunTool', ['RunTool', 'Runner', 'Shell']],
+    ]);
+  });
+
+  it("gives each module's tool guards, the importing module's first, and where its hooks come", () => {
+    const [app, session] = describeApp(AppModule).modules;
+    expect(session!.toolGuards).toEqual([
+      { guard: open, module: AppModule },
+      { guard: Gate, module: SessionModule },
+    ]);
+    expect(app!.toolGuards).toEqual([{ guard: open, module: AppModule }]);
+    // The deeper module starts first; inside it, a provider after what it needs.
+    expect(session!.moduleRank).toBeLessThan(app!.moduleRank);
+    const place = (label: string) => session!.providers.find((p) => p.label === label)!.hookPlace;
+    expect(place('Clock').level).toBe(1);
+    expect(place('guard Gate').level).toBe(2);
+    expect(place('RunTool').level).toBe(3);
+    expect(place('guard Gate').position).toBeLessThan(place('Clock').position);
+    expect(place('Clock').moduleRank).toBe(session!.moduleRank);
   });
 });
