@@ -4,7 +4,7 @@ import { checkedApp } from './checked-app';
 import { type AppGraph, type ModuleNode, type ProviderNode } from './graph';
 import { hookOrder } from './hook-order';
 import { type HookOrder } from './lifecycle';
-import { type Home, moduleNodes } from './link';
+import { type Home, importPath, moduleNodes } from './link';
 import { guardChain } from './module-guards';
 import { type ScopeChange, scopeChanges } from './scope-report';
 import { type Scope, type Token } from './tokens';
@@ -15,6 +15,17 @@ export interface InjectionDescription {
   readonly token: Token;
   /** Inject `undefined` when nothing provides it (tsyringe's `@inject(token, { isOptional: true })`). */
   readonly optional: boolean;
+  /**
+   * The provider it resolves to in the injecting module; undefined for a built-in
+   * facade (`CallSession`, ...) and for an optional token nothing provides.
+   */
+  readonly provider: ProviderDescription | undefined;
+  /**
+   * The modules it comes through: empty when the injecting module provides it, else
+   * from the module it imports it from, through each that re-exports it, to the module
+   * that provides it.
+   */
+  readonly through: readonly Constructor[];
 }
 
 /**
@@ -125,10 +136,30 @@ export interface AppDescription {
 export function describeApp(rootModule: Constructor): AppDescription {
   const { graph, homes } = checkedApp(rootModule);
   const order = hookOrder(graph);
-  return {
-    modules: graph.modules.map((module) => describeModule(graph, module, homes, order)),
-    scopeReport: scopeChanges(graph, homes),
-  };
+  const described = new Map<ProviderNode, Described>();
+  const modules = graph.modules.map((module) =>
+    describeModule(graph, module, { homes, order, described }),
+  );
+  // Each injection names the provider it resolves to, once every provider is described.
+  for (const [node, description] of described) {
+    description.inject = injections(node, described);
+  }
+  for (const [i, module] of graph.modules.entries()) {
+    const self = module.self;
+    if (self !== undefined)
+      (modules[i] as Mutable<ModuleDescription>).inject = injections(self, described);
+  }
+  return { modules, scopeReport: scopeChanges(graph, homes) };
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+/** A provider's description, its injections filled in once every provider is described. */
+type Described = Mutable<ProviderDescription>;
+
+interface Context {
+  readonly homes: ReadonlyMap<ProviderNode, Home>;
+  readonly order: HookOrder;
+  readonly described: Map<ProviderNode, Described>;
 }
 
 /**
@@ -140,12 +171,8 @@ export function describeModules(rootModule: Constructor): ModuleDescription[] {
   return [...describeApp(rootModule).modules];
 }
 
-function describeModule(
-  graph: AppGraph,
-  module: ModuleNode,
-  homes: ReadonlyMap<ProviderNode, Home>,
-  order: HookOrder,
-): ModuleDescription {
+function describeModule(graph: AppGraph, module: ModuleNode, context: Context): ModuleDescription {
+  const { homes, order, described } = context;
   const providers = moduleNodes(module).filter(
     (node) => node.kind !== 'module' && node.module === module,
   );
@@ -155,16 +182,18 @@ function describeModule(
   return {
     module: module.cls,
     imports: [...new Set(module.imports.map((imported) => imported.cls))],
-    providers: providers.map((node) =>
-      describeProvider(node, {
+    providers: providers.map((node) => {
+      const description = describeProvider(node, {
         tool: module.tools.includes(node),
         guard: guardOnly.has(node),
         home: homes.get(node) ?? 'app',
         order,
-      }),
-    ),
+      });
+      described.set(node, description);
+      return description;
+    }),
     exports: module.options.exports,
-    inject: module.self === undefined ? [] : injections(module.self),
+    inject: [],
     guards: module.options.guards,
     toolGuards: guardChain(graph, module).flatMap((m) =>
       m.options.guards.map((guard) => ({ guard, module: m.cls })),
@@ -176,7 +205,7 @@ function describeModule(
 function describeProvider(
   node: ProviderNode,
   how: { tool: boolean; guard: boolean; home: Home; order: HookOrder },
-): ProviderDescription {
+): Described {
   const kind = node.kind === 'tool' ? 'class' : node.kind;
   if (kind === 'builtin' || kind === 'module') {
     throw new AgentToolError(
@@ -190,7 +219,7 @@ function describeProvider(
     label: node.label,
     scope: node.declaredScope,
     home: how.home,
-    inject: injections(node),
+    inject: [],
     make: (...deps) => node.build(deps),
     tool: how.tool,
     guard: how.guard,
@@ -202,10 +231,20 @@ function describeProvider(
   };
 }
 
-function injections(node: ProviderNode): InjectionDescription[] {
-  // A linked graph without problems has a token for every parameter.
-  return node.parameters.map((parameter) => ({
-    token: parameter.token!,
-    optional: parameter.optional === true,
-  }));
+function injections(
+  node: ProviderNode,
+  described: ReadonlyMap<ProviderNode, ProviderDescription>,
+): InjectionDescription[] {
+  // A linked graph without problems has a token for every parameter, and a node (or
+  // undefined, for an optional one nothing provides) for each.
+  return node.parameters.map((parameter, i) => {
+    const token = parameter.token!;
+    const dep = node.deps[i];
+    return {
+      token,
+      optional: parameter.optional === true,
+      provider: dep === undefined ? undefined : described.get(dep),
+      through: node.module === undefined ? [] : importPath(node.module, token).map((m) => m.cls),
+    };
+  });
 }

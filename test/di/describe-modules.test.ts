@@ -6,6 +6,7 @@
 import 'reflect-metadata';
 import { Tool } from 'agenttool';
 import {
+  CallSession,
   type CanActivate,
   describeApp,
   describeModules,
@@ -51,9 +52,17 @@ describe('describeModules', () => {
       module: AppModule,
       imports: [CoreModule],
       providers: [],
-      inject: [{ token: Clock, optional: false }],
+      inject: [{ token: Clock, optional: false, through: [CoreModule] }],
     });
-    const summary = (p: ProviderDescription) => [p.label, p.kind, p.scope, p.tool, p.inject];
+    // Each injection names the provider it resolves to.
+    expect(app?.inject[0]?.provider).toBe(core?.providers[0]);
+    const summary = (p: ProviderDescription) => [
+      p.label,
+      p.kind,
+      p.scope,
+      p.tool,
+      p.inject.map(({ token, optional }) => ({ token, optional })),
+    ];
     expect(core?.providers.map(summary)).toEqual([
       ['Clock', 'class', 'app', false, []],
       ['the value of "ZONE"', 'value', 'app', false, []],
@@ -144,5 +153,35 @@ describe('describeApp', () => {
     expect(place('RunTool').level).toBe(3);
     expect(place('guard Gate').position).toBeLessThan(place('Clock').position);
     expect(place('Clock').moduleRank).toBe(session!.moduleRank);
+  });
+});
+
+describe("describeApp's injections", () => {
+  it('name the provider each resolves to and the modules it comes through, re-exports included', () => {
+    @Injectable()
+    class Clock {}
+    @Module({ providers: [Clock], exports: [Clock] })
+    class CoreModule {}
+    @Module({ imports: [CoreModule], exports: [Clock] })
+    class ByName {}
+    @Module({ imports: [ByName], exports: [ByName] })
+    class ByModule {}
+    @Injectable()
+    class Reader {
+      constructor(
+        readonly clock: Clock,
+        readonly session: CallSession,
+      ) {}
+    }
+    @Module({ imports: [ByModule], providers: [Reader] })
+    class AppModule {}
+    const { modules } = describeApp(AppModule);
+    const reader = modules[0]!.providers[0]!;
+    const clock = modules.find((m) => m.module === CoreModule)!.providers[0]!;
+    expect(reader.inject).toEqual([
+      { token: Clock, optional: false, provider: clock, through: [ByModule, ByName, CoreModule] },
+      // A built-in facade has no provider of a module.
+      { token: CallSession, optional: false, provider: undefined, through: [] },
+    ]);
   });
 });
