@@ -1,4 +1,4 @@
-import { AgentToolError, type Constructor, type ToolBuildOptions } from 'agenttool';
+import { type Constructor, type ToolBuildOptions } from 'agenttool';
 import {
   CallAuth,
   CallElicitor,
@@ -21,6 +21,7 @@ import {
 import { ModuleRef } from '@nestjs/core';
 import { type AppProvider, NestDiApp } from './di-app';
 import { sessionTokens } from './sessions';
+import { perInjection, type PlannedProvider, planResolution } from './resolution';
 import { checkStartLimits } from './start-bound';
 
 /** What `asNestModule` is told besides the root module. */
@@ -62,26 +63,6 @@ export interface TranslatedTool {
 /** Each factory of a translated tool, with its tool. */
 export const toolFactories = new WeakMap<object, TranslatedTool>();
 
-/** What NestJS's container cannot do as agenttool/di does, said before anything is built. */
-function refuse(root: string, modules: readonly ModuleDescription[]): void {
-  const problems: string[] = [];
-  for (const module of modules) {
-    for (const provider of module.providers) {
-      if (provider.scope === 'resolution') {
-        problems.push(
-          `${module.module.name}: ${provider.label} is resolution-scoped, which NestJS's container cannot build: a transient provider is built once per injection, and NestJS tells a factory nothing of the resolution it is built for; make it transient or app-scoped, or serve the module with ToolApp (agenttool/di)`,
-        );
-      }
-    }
-  }
-  if (problems.length > 0) {
-    throw new AgentToolError(
-      'INVALID_MODULE',
-      `agenttool/nest: asNestModule(${root}): ${problems.join('; ')}`,
-    );
-  }
-}
-
 /** What ToolApp does with the scope report: `onScopeReport`, or a warning for stated scopes. */
 function report(root: string, changes: readonly ScopeChange[], options: AsNestModuleOptions): void {
   if (options.onScopeReport !== undefined) {
@@ -113,6 +94,7 @@ function nestInject(
  * what needs a session-scoped provider NestJS makes per session itself (scope bubbling).
  */
 function nestProvider(at: AppProvider, app: NestDiApp, module: ModuleDescription): Provider {
+  const perCall = (at.provider as PlannedProvider).perCall === true;
   const { provider } = at;
   const provide = provider.token as InjectionToken;
   if (provider.home === 'session') sessionTokens.add(provide);
@@ -136,7 +118,10 @@ function nestProvider(at: AppProvider, app: NestDiApp, module: ModuleDescription
         });
       }
       const factory: FactoryProvider = { provide, useFactory, inject: nestInject(provider.inject) };
-      if (provider.scope === 'transient') return { ...factory, scope: Scope.TRANSIENT };
+      if (perCall) return { ...factory, scope: Scope.REQUEST };
+      if (provider.scope === 'transient' || provider.scope === 'resolution') {
+        return { ...factory, scope: Scope.TRANSIENT };
+      }
       if (provider.scope === 'session') return { ...factory, scope: Scope.REQUEST, durable: true };
       return factory;
     }
@@ -144,41 +129,98 @@ function nestProvider(at: AppProvider, app: NestDiApp, module: ModuleDescription
 }
 
 /**
- * Two providers of the root module whose last one ends the app's sessions in its
+ * Providers of the root module whose last one ends the app's sessions in its
  * `onModuleDestroy`, before any instance of the app gets its own, as `ToolApp` closes
  * its sessions first: NestJS calls `onModuleDestroy` from the module nearest the root
  * down, and inside a module from the highest hierarchy level down, so the closer needs
- * (through the first) everything of the root module NestJS hooks (its app-scoped
- * providers, and what its transient ones need), which puts it a level above them all.
- * Neither has any other hook; when `AgentToolModule` closes first, the sessions have
- * ended already.
+ * (through the ones before it) everything of the root module NestJS hooks (its
+ * app-scoped providers, and what its transient ones need, one more link for each
+ * transient one between), which puts it a level above them all. None has another
+ * hook; when `AgentToolModule` closes first, the sessions have ended already.
  */
 function sessionCloser(root: ModuleDescription, app: NestDiApp): FactoryProvider[] {
   const tokens = new Map<InjectionToken, boolean>();
+  let depth = 0;
+  // A provider built per injection is hooked a level above what it needs, in turn.
+  const needs = (inject: readonly InjectionDescription[], at: number): void => {
+    depth = Math.max(depth, at);
+    for (const { token, optional, provider } of inject) {
+      if (provider === undefined || provider.home !== 'app') continue;
+      if (perInjection(provider)) needs(provider.inject, at + 1);
+      else
+        tokens.set(
+          token as InjectionToken,
+          (tokens.get(token as InjectionToken) ?? true) && optional,
+        );
+    }
+  };
   for (const provider of root.providers) {
     if (provider.home !== 'app' || provider.kind === 'alias') continue;
-    if (provider.scope === 'transient' || provider.scope === 'resolution') {
-      for (const dep of provider.inject) {
-        const token = dep.token as InjectionToken;
-        tokens.set(token, (tokens.get(token) ?? true) && dep.optional);
-      }
-    } else {
-      tokens.set(provider.token as InjectionToken, false);
-    }
+    if (perInjection(provider)) needs(provider.inject, 1);
+    else tokens.set(provider.token as InjectionToken, false);
   }
-  const above: FactoryProvider = {
-    provide: Symbol(`agenttool/nest: above ${root.module.name}'s providers`),
-    useFactory: () => ({}),
-    inject: [...tokens].map(([token, optional]) => (optional ? { token, optional } : token)),
-  };
-  return [
-    above,
+  const name = root.module.name;
+  const chain: FactoryProvider[] = [
     {
-      provide: Symbol(`agenttool/nest: ${root.module.name}'s session closer`),
-      useFactory: () => ({ onModuleDestroy: (): Promise<void> => app.closeSessions() }),
-      inject: [above.provide],
+      provide: Symbol(`agenttool/nest: above ${name}'s providers`),
+      useFactory: () => ({}),
+      inject: [...tokens].map(([token, optional]) => (optional ? { token, optional } : token)),
     },
   ];
+  for (let i = 0; i < depth; i++) {
+    chain.push({
+      provide: Symbol(`agenttool/nest: above ${name}'s providers (${i + 2})`),
+      useFactory: () => ({}),
+      inject: [chain.at(-1)!.provide],
+    });
+  }
+  chain.push({
+    provide: Symbol(`agenttool/nest: ${name}'s session closer`),
+    useFactory: () => ({ onModuleDestroy: (): Promise<void> => app.closeSessions() }),
+    inject: [chain.at(-1)!.provide],
+  });
+  return chain;
+}
+
+/**
+ * What a module exports, as NestJS can say it: its own providers and the modules it
+ * imports, but not a token it imports, which agenttool lets a module re-export by name:
+ * for that one, the import it comes from is re-exported (which makes that import's
+ * other exports visible too, where agenttool would not; nothing of a checked app
+ * depends on their being hidden).
+ */
+function nestExport(
+  module: ModuleDescription,
+  entry: unknown,
+  byClass: ReadonlyMap<Constructor, ModuleDescription>,
+): unknown {
+  if (byClass.has(entry as Constructor)) return entry;
+  if (module.providers.some((provider) => provider.token === entry)) return entry;
+  const from = module.imports.find((imported) =>
+    exportsToken(byClass.get(imported), entry, byClass, new Set()),
+  );
+  return from ?? entry;
+}
+
+/** True when `module` exports `token`: its own, or one of its imports' it re-exports. */
+function exportsToken(
+  module: ModuleDescription | undefined,
+  token: unknown,
+  byClass: ReadonlyMap<Constructor, ModuleDescription>,
+  seen: Set<ModuleDescription>,
+): boolean {
+  if (module === undefined || seen.has(module)) return false;
+  seen.add(module);
+  return module.exports.some((entry) => {
+    if (byClass.has(entry as Constructor)) {
+      return exportsToken(byClass.get(entry as Constructor), token, byClass, seen);
+    }
+    if (entry !== token) return false;
+    if (module.providers.some((provider) => provider.token === token)) return true;
+    return module.imports.some((imported) =>
+      exportsToken(byClass.get(imported), token, byClass, seen),
+    );
+  });
 }
 
 /**
@@ -213,6 +255,9 @@ function describeModuleClass(module: ModuleDescription): void {
  *   `onApplicationBootstrap`) as it is made, and given the closing hooks and closed when
  *   the session ends; what needs a session-scoped provider is built per session too
  *   (NestJS's scope bubbling), reported as `ToolApp` reports it (`onScopeReport`);
+ *   resolution-scoped (tsyringe's `Lifecycle.ResolutionScoped`) as copies of its own
+ *   for each instance whose resolution holds one, which NestJS's container has no
+ *   scope for (see `planResolution`);
  * - NestJS calls the lifecycle hooks of the app's instances, in the order `ToolApp`
  *   calls them;
  * - what the app built that has `close()`, `dispose()` or a dispose symbol is closed
@@ -230,9 +275,8 @@ function describeModuleClass(module: ModuleDescription): void {
  * - `CallRecorder`, `CallElicitor`, `CallSession` and `CallAuth` are provided to every
  *   module.
  * Import it beside `AgentToolModule.forRoot()`, which serves the tools, once per NestJS
- * application. Resolution-scoped providers have no NestJS counterpart: they are refused
- * (`INVALID_MODULE`), as everything `ToolApp.create` would refuse is (`ModuleError`);
- * bad options are `INVALID_OPTIONS`.
+ * application. What `ToolApp.create` would refuse is refused (`ModuleError`); bad
+ * options are `INVALID_OPTIONS`.
  */
 export function asNestModule(
   rootModule: Constructor,
@@ -240,9 +284,9 @@ export function asNestModule(
 ): DynamicModule {
   const root = typeof rootModule === 'function' ? rootModule.name : String(rootModule);
   checkStartLimits(root, options);
-  const { modules, scopeReport } = describeApp(rootModule);
-  refuse(root, modules);
-  report(root, scopeReport, options);
+  const described = describeApp(rootModule);
+  const modules = planResolution(described.modules);
+  report(root, described.scopeReport, options);
   const app = new NestDiApp(root, modules, {
     timeoutMs: options.timeoutMs,
     signal: options.signal,
@@ -289,11 +333,14 @@ export function asNestModule(
       ],
     });
   }
+  const byClass = new Map(modules.map((module) => [module.module, module]));
   for (const module of modules) {
     const own = dynamic.get(module.module)!;
     const imports = module.imports.map((imported) => dynamic.get(imported)!);
     own.imports = module.module === rootModule ? [hostModule, ...imports] : imports;
-    own.exports = module.exports.map((entry) => dynamic.get(entry as Constructor) ?? entry) as (
+    own.exports = [
+      ...new Set(module.exports.map((entry) => nestExport(module, entry, byClass))),
+    ].map((entry) => dynamic.get(entry as Constructor) ?? entry) as (
       InjectionToken | DynamicModule
     )[];
   }

@@ -2,7 +2,8 @@
  * An agenttool/di app in NestJS's own container through asNestModule (agenttool/nest),
  * compared with the same app under ToolApp: session scope (one instance per MCP session,
  * started on its first call, closed when the session ends), scope bubbling and its
- * report, module guards, and the bounded start. The NestJS side runs in the fixtures
+ * report, module guards, tsyringe's resolution scope (through a module that re-exports
+ * a token by name), and the bounded start. The NestJS side runs in the fixtures
  * test/fixtures/frameworks/nest-di-sessions.ts and nest-di-start.ts, on the Node that
  * runs Jest (NestJS 12 is an ES module, which Node loads from our CommonJS and Jest does
  * not). The timeouts in the fixtures are short only to bound factories and hooks that
@@ -156,6 +157,42 @@ describe('session scope, scope bubbling and module guards, under ToolApp and und
       `AgentToolScopeWarning: ToolApp.create(AppModule): ${stated}`,
       `AgentToolScopeWarning: asNestModule(AppModule): ${stated}`,
     ]);
+  });
+});
+
+describe('resolution scope under asNestModule', () => {
+  type Run = Record<'start' | 'results' | 'calls' | 'ends' | 'close', string[]>;
+  let runs: { toolApp: Run; adapted: Run };
+  beforeAll(async () => {
+    runs = await report<{ toolApp: Run; adapted: Run }>('nest-di-sessions', ['resolution']);
+  }, 120_000);
+  const hooksOf = (events: readonly string[]) => events.filter((e) => !e.startsWith('close '));
+  const closesOf = (events: readonly string[]) => events.filter((e) => e.startsWith('close '));
+
+  it('shares one instance among everything built for one instance, as ToolApp does: per app, per call, per session', () => {
+    const { toolApp, adapted } = runs;
+    expect(toolApp.results).toEqual([
+      'Whole has Unit #1, its Part Unit #1; Other has Unit #2',
+      'Fresh #1 has Unit #3, its Part Unit #3',
+      'Fresh #2 has Unit #4, its Part Unit #4',
+      'Desk #1 has Unit #5, its Part Unit #5',
+      'Desk #1 has Unit #5, its Part Unit #5',
+      'Desk #2 has Unit #6, its Part Unit #6',
+    ]);
+    expect(adapted.results).toEqual(toolApp.results);
+  });
+
+  it('makes the same hook calls in the same order, and closes the same instances, each after what needs it', () => {
+    const { toolApp, adapted } = runs;
+    for (const phase of ['start', 'calls', 'ends'] as const) {
+      expect([phase, adapted[phase]]).toEqual([phase, toolApp[phase]]);
+    }
+    expect(hooksOf(adapted.close)).toEqual(hooksOf(toolApp.close));
+    expect(closesOf(adapted.close).sort()).toEqual(closesOf(toolApp.close).sort());
+    const order = closesOf(adapted.close);
+    expect(order.indexOf('close Whole #1')).toBeLessThan(order.indexOf('close Part #1'));
+    expect(order.indexOf('close Part #1')).toBeLessThan(order.indexOf('close Unit #1'));
+    expect(order.indexOf('close Other #1')).toBeLessThan(order.indexOf('close Unit #2'));
   });
 });
 
