@@ -231,7 +231,7 @@ function perCallTool(
       try {
         instance =
           translated?.home === 'session'
-            ? await translated.app.untilSessionEnds(session, resolving, origin)
+            ? await translated.app.untilSessionEnds(session, resolving, cls.name)
             : await resolving;
       } catch (error) {
         await closeEach(built.reverse());

@@ -160,6 +160,39 @@ describe('session scope, scope bubbling and module guards, under ToolApp and und
   });
 });
 
+describe('a session build under asNestModule, as under ToolApp', () => {
+  interface Edges {
+    readonly results: string[];
+    readonly events: string[];
+    readonly outside: string;
+  }
+  let runs: { toolApp: Edges; adapted: Edges };
+  beforeAll(async () => {
+    runs = await report<{ toolApp: Edges; adapted: Edges }>('nest-di-sessions', ['edges']);
+  }, 120_000);
+
+  it('is tried again after it failed, and a session that ends during it fails its call and closes what comes later', () => {
+    const { toolApp, adapted } = runs;
+    const results = [
+      'Error: EdgesModule: creating the factory of "CONN" failed: no connection yet',
+      'CONN #2',
+      'Error: Conn: the session ended while it was being built',
+    ];
+    expect(toolApp.results).toEqual(results);
+    expect(adapted.results).toEqual(results);
+    // The late one is closed as it comes; the other when its session ends.
+    expect(toolApp.events).toEqual(['close CONN #3', 'close CONN #2']);
+    expect(adapted.events).toEqual(toolApp.events);
+  });
+
+  it('refuses a session-scoped provider asked for outside a tool call, saying where it belongs', () => {
+    expect(runs.toolApp.outside).toMatch(/^SESSION_SCOPED: /);
+    expect(runs.adapted.outside).toBe(
+      'SESSION_SCOPED: agenttool/nest: EdgesModule: the factory of "CONN" is session-scoped: its instances belong to the MCP sessions whose tool calls AgentToolModule serves, and it was asked for outside one; inject it into tools (or what they use), not into what serves HTTP routes',
+    );
+  });
+});
+
 describe('resolution scope under asNestModule', () => {
   type Run = Record<'start' | 'results' | 'calls' | 'ends' | 'close', string[]>;
   let runs: { toolApp: Run; adapted: Run };
