@@ -257,7 +257,7 @@ function describeModuleClass(module: ModuleDescription): void {
  *   (NestJS's scope bubbling), reported as `ToolApp` reports it (`onScopeReport`);
  *   resolution-scoped (tsyringe's `Lifecycle.ResolutionScoped`) as copies of its own
  *   for each instance whose resolution holds one, which NestJS's container has no
- *   scope for (see `planResolution`);
+ *   scope for (see docs/modules-and-di.md);
  * - NestJS calls the lifecycle hooks of the app's instances, in the order `ToolApp`
  *   calls them;
  * - what the app built that has `close()`, `dispose()` or a dispose symbol is closed
