@@ -1,8 +1,12 @@
 import { AgentToolError, type Constructor } from '../core';
 import { type GuardLike } from '../decorators';
 import { checkedApp } from './checked-app';
-import { type ModuleNode, type ProviderNode } from './graph';
-import { moduleNodes } from './link';
+import { type AppGraph, type ModuleNode, type ProviderNode } from './graph';
+import { hookOrder } from './hook-order';
+import { type HookOrder } from './lifecycle';
+import { type Home, importPath, moduleNodes } from './link';
+import { guardChain } from './module-guards';
+import { type ScopeChange, scopeChanges } from './scope-report';
 import { type Scope, type Token } from './tokens';
 
 /** One dependency of a provider or of a module class, as another container injects it. */
@@ -11,6 +15,31 @@ export interface InjectionDescription {
   readonly token: Token;
   /** Inject `undefined` when nothing provides it (tsyringe's `@inject(token, { isOptional: true })`). */
   readonly optional: boolean;
+  /**
+   * The provider it resolves to in the injecting module; undefined for a built-in
+   * facade (`CallSession`, ...) and for an optional token nothing provides.
+   */
+  readonly provider: ProviderDescription | undefined;
+  /**
+   * The modules it comes through: empty when the injecting module provides it, else
+   * from the module it imports it from, through each that re-exports it, to the module
+   * that provides it.
+   */
+  readonly through: readonly Constructor[];
+}
+
+/**
+ * Where an instance's lifecycle hooks come in NestJS 12.5's order, as `ToolApp` calls
+ * them: by `moduleRank` (the starting hooks go up the ranks, the closing hooks down),
+ * then by `level` (likewise), the instances of one level at once, in `position` order.
+ */
+export interface HookPlace {
+  /** Its module's rank: the modules farthest from the root first, those at one distance in the order they were found. */
+  readonly moduleRank: number;
+  /** Its hierarchy level, as NestJS counts it: 0 for a value, else one more than its deepest dependency's. */
+  readonly level: number;
+  /** Its place in its module's lists: guard classes first, then providers, then the other tools. */
+  readonly position: number;
 }
 
 /**
@@ -20,12 +49,19 @@ export interface InjectionDescription {
 export interface ProviderDescription {
   /** What it is provided under (for a tool, its class). */
   readonly token: Token;
-  /** A class (a tool's included), a `useValue`, a `useFactory`, or a `useExisting`. */
+  /** A class (a tool's or a guard's included), a `useValue`, a `useFactory`, or a `useExisting`. */
   readonly kind: 'class' | 'value' | 'factory' | 'alias';
-  /** What errors call it: `ReadFileTool`, `the factory of "CONFIG"`. */
+  /** What errors call it: `ReadFileTool`, `the factory of "CONFIG"`, `guard AdminOnly`. */
   readonly label: string;
   /** Its scope: stated, or `'app'`. */
   readonly scope: Scope;
+  /**
+   * Where its instances live: `'session'` when it is session-scoped or needs a
+   * session-scoped provider, directly or not (NestJS's scope bubbling), else `'app'`.
+   * A transient or resolution-scoped provider lives where what it is injected into does;
+   * this says where it would live on its own.
+   */
+  readonly home: 'app' | 'session';
   /** What it injects, in order (an alias: the token it names). */
   readonly inject: readonly InjectionDescription[];
   /**
@@ -35,6 +71,21 @@ export interface ProviderDescription {
   readonly make: (...deps: unknown[]) => unknown;
   /** True when the module lists it in `tools`: its value is a `@Tool` instance. */
   readonly tool: boolean;
+  /**
+   * True for a guard class its module builds for its tools (a class in its `guards`, or
+   * named by a tool's `@Guard`) without listing it in `providers`.
+   */
+  readonly guard: boolean;
+  /** Where its lifecycle hooks come, in NestJS's order. */
+  readonly hookPlace: HookPlace;
+}
+
+/** One guard a module's tools pass, with the module whose instance of a guard class is used. */
+export interface GuardDescription {
+  /** A function, an object with `canActivate`, or a guard class. */
+  readonly guard: GuardLike;
+  /** The module that lists it in its `guards` (and builds it, when it is a class). */
+  readonly module: Constructor;
 }
 
 /** One module, as agenttool reads it. */
@@ -44,8 +95,9 @@ export interface ModuleDescription {
   /** The modules it imports, each once. */
   readonly imports: readonly Constructor[];
   /**
-   * Its providers, then the tools it does not also list in `providers`, each once, as
-   * a NestJS module listing `providers: [...providers, ...tools]` would hold them.
+   * What it builds, each once, in the order a NestJS module listing them would hold
+   * them: the guard classes it builds for its tools without listing them as providers,
+   * then its providers, then the tools it does not also list in `providers`.
    */
   readonly providers: readonly ProviderDescription[];
   /** What it exports: tokens, and imported modules it re-exports. */
@@ -54,39 +106,106 @@ export interface ModuleDescription {
   readonly inject: readonly InjectionDescription[];
   /** Its `guards`. */
   readonly guards: readonly GuardLike[];
+  /**
+   * Every guard its tools pass before their own `@Guard`s, in the order they are asked:
+   * the `guards` of each module that imports it, directly or not (the nearest to the
+   * root first), then its own.
+   */
+  readonly toolGuards: readonly GuardDescription[];
+  /** Where the hooks of its class come: last in its module, in both directions. */
+  readonly moduleRank: number;
+}
+
+/** An app as agenttool reads it: its modules, and the scope changes it would report. */
+export interface AppDescription {
+  /** The modules, the root first, then in the order they were found (depth first). */
+  readonly modules: readonly ModuleDescription[];
+  /**
+   * The app-scoped providers and tools built per session because they need a
+   * session-scoped provider, as `ToolApp.create` reports them (`onScopeReport`,
+   * `app.scopeReport`).
+   */
+  readonly scopeReport: readonly ScopeChange[];
+}
+
+/**
+ * The app of `rootModule`, read and checked as `ToolApp.create` checks it (one
+ * `ModuleError` with every problem): its modules, for adapters that build the same app
+ * in another container, as `agenttool/nest` does in NestJS's, and its scope report.
+ */
+export function describeApp(rootModule: Constructor): AppDescription {
+  const { graph, homes } = checkedApp(rootModule);
+  const order = hookOrder(graph);
+  const described = new Map<ProviderNode, Described>();
+  const modules = graph.modules.map((module) =>
+    describeModule(graph, module, { homes, order, described }),
+  );
+  // Each injection names the provider it resolves to, once every provider is described.
+  for (const [node, description] of described) {
+    description.inject = injections(node, described);
+  }
+  for (const [i, module] of graph.modules.entries()) {
+    const self = module.self;
+    if (self !== undefined)
+      (modules[i] as Mutable<ModuleDescription>).inject = injections(self, described);
+  }
+  return { modules, scopeReport: scopeChanges(graph, homes) };
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+/** A provider's description, its injections filled in once every provider is described. */
+type Described = Mutable<ProviderDescription>;
+
+interface Context {
+  readonly homes: ReadonlyMap<ProviderNode, Home>;
+  readonly order: HookOrder;
+  readonly described: Map<ProviderNode, Described>;
 }
 
 /**
  * The modules of the app of `rootModule`, read and checked as `ToolApp.create` checks
  * them (one `ModuleError` with every problem), the root first, then in the order they
- * were found (depth first): for adapters that build the same app in another container,
- * as `agenttool/nest` does in NestJS's.
+ * were found (depth first): {@link describeApp}'s modules.
  */
 export function describeModules(rootModule: Constructor): ModuleDescription[] {
-  const { graph } = checkedApp(rootModule);
-  return graph.modules.map(describeModule);
+  return [...describeApp(rootModule).modules];
 }
 
-function describeModule(module: ModuleNode): ModuleDescription {
+function describeModule(graph: AppGraph, module: ModuleNode, context: Context): ModuleDescription {
+  const { homes, order, described } = context;
   const providers = moduleNodes(module).filter(
-    (node) => node.kind !== 'module' && node.module === module && !isOwnGuardOnly(module, node),
+    (node) => node.kind !== 'module' && node.module === module,
+  );
+  const guardOnly = new Set(
+    [...module.guards.values()].filter((node) => !module.own.has(node.token)),
   );
   return {
     module: module.cls,
     imports: [...new Set(module.imports.map((imported) => imported.cls))],
-    providers: providers.map((node) => describeProvider(node, module.tools.includes(node))),
+    providers: providers.map((node) => {
+      const description = describeProvider(node, {
+        tool: module.tools.includes(node),
+        guard: guardOnly.has(node),
+        home: homes.get(node) ?? 'app',
+        order,
+      });
+      described.set(node, description);
+      return description;
+    }),
     exports: module.options.exports,
-    inject: module.self === undefined ? [] : injections(module.self),
+    inject: [],
     guards: module.options.guards,
+    toolGuards: guardChain(graph, module).flatMap((m) =>
+      m.options.guards.map((guard) => ({ guard, module: m.cls })),
+    ),
+    moduleRank: module.self === undefined ? 0 : order.moduleRankOf(module.self),
   };
 }
 
-/** A guard class the module builds for its tools without listing it as a provider. */
-function isOwnGuardOnly(module: ModuleNode, node: ProviderNode): boolean {
-  return [...module.guards.values()].includes(node) && !module.own.has(node.token);
-}
-
-function describeProvider(node: ProviderNode, tool: boolean): ProviderDescription {
+function describeProvider(
+  node: ProviderNode,
+  how: { tool: boolean; guard: boolean; home: Home; order: HookOrder },
+): Described {
   const kind = node.kind === 'tool' ? 'class' : node.kind;
   if (kind === 'builtin' || kind === 'module') {
     throw new AgentToolError(
@@ -99,16 +218,33 @@ function describeProvider(node: ProviderNode, tool: boolean): ProviderDescriptio
     kind,
     label: node.label,
     scope: node.declaredScope,
-    inject: injections(node),
+    home: how.home,
+    inject: [],
     make: (...deps) => node.build(deps),
-    tool,
+    tool: how.tool,
+    guard: how.guard,
+    hookPlace: {
+      moduleRank: how.order.moduleRankOf(node),
+      level: how.order.levelOf(node),
+      position: how.order.positionOf(node),
+    },
   };
 }
 
-function injections(node: ProviderNode): InjectionDescription[] {
-  // A linked graph without problems has a token for every parameter.
-  return node.parameters.map((parameter) => ({
-    token: parameter.token!,
-    optional: parameter.optional === true,
-  }));
+function injections(
+  node: ProviderNode,
+  described: ReadonlyMap<ProviderNode, ProviderDescription>,
+): InjectionDescription[] {
+  // A linked graph without problems has a token for every parameter, and a node (or
+  // undefined, for an optional one nothing provides) for each.
+  return node.parameters.map((parameter, i) => {
+    const token = parameter.token!;
+    const dep = node.deps[i];
+    return {
+      token,
+      optional: parameter.optional === true,
+      provider: dep === undefined ? undefined : described.get(dep),
+      through: node.module === undefined ? [] : importPath(node.module, token).map((m) => m.cls),
+    };
+  });
 }

@@ -8,7 +8,11 @@ export { ToolApp, type AppBatchOptions, type ToolAppOptions } from './app';
 export { CallAuth, CallElicitor, CallRecorder, CallSession } from './facades';
 export { type CanActivate, type GuardLike } from '../decorators';
 export {
+  type AppDescription,
+  describeApp,
   describeModules,
+  type GuardDescription,
+  type HookPlace,
   type InjectionDescription,
   type ModuleDescription,
   type ProviderDescription,

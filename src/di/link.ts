@@ -26,24 +26,50 @@ export function exported(
   token: Token,
   seen: Set<ModuleNode> = new Set(),
 ): ProviderNode | undefined {
+  return exportPath(module, token, seen)?.at(-1)?.own.get(token);
+}
+
+/**
+ * The modules `token` comes through when `module` exports it: `module` first, each
+ * module it re-exports it from (by name, or by re-exporting the module), the module
+ * that provides it last; undefined when `module` does not export it.
+ */
+function exportPath(
+  module: ModuleNode,
+  token: Token,
+  seen: Set<ModuleNode>,
+): ModuleNode[] | undefined {
   if (seen.has(module)) return undefined;
   seen.add(module);
   for (const entry of module.options.exports) {
     if (entry === token) {
-      const own = module.own.get(token);
-      if (own !== undefined) return own;
+      if (module.own.has(token)) return [module];
       for (const imported of module.imports) {
-        const found = exported(imported, token, seen);
-        if (found !== undefined) return found;
+        const found = exportPath(imported, token, seen);
+        if (found !== undefined) return [module, ...found];
       }
     }
     const reexported = module.imports.find((m) => m.cls === entry);
     if (reexported !== undefined) {
-      const found = exported(reexported, token, seen);
-      if (found !== undefined) return found;
+      const found = exportPath(reexported, token, seen);
+      if (found !== undefined) return [module, ...found];
     }
   }
   return undefined;
+}
+
+/**
+ * The modules through which `module` sees `token`: empty when it provides it itself
+ * (or it is a built-in), else from the import it comes from to the module that
+ * provides it.
+ */
+export function importPath(module: ModuleNode, token: Token): ModuleNode[] {
+  if (module.own.has(token)) return [];
+  for (const imported of module.imports) {
+    const found = exportPath(imported, token, new Set());
+    if (found !== undefined) return found;
+  }
+  return [];
 }
 
 /** The provider `module` sees under `token` (its own or an import's export), if any. */

@@ -18,29 +18,42 @@ export function checkGuardScopes(graph: AppGraph, scopes: ReadonlyMap<ProviderNo
   }
 }
 
+/**
+ * The modules whose `guards` the tools of `module` pass, in the order they are asked:
+ * each module that imports it, directly or not, the nearest to the root first (modules
+ * at one distance in the order they were found), then `module` itself.
+ */
+export function guardChain(graph: AppGraph, module: ModuleNode): ModuleNode[] {
+  const importers = new Map<ModuleNode, ModuleNode[]>();
+  for (const m of graph.modules) {
+    for (const imported of m.imports) {
+      importers.set(imported, [...(importers.get(imported) ?? []), m]);
+    }
+  }
+  const order = new Map(graph.modules.map((m, i) => [m, i]));
+  const found = new Set<ModuleNode>();
+  const climb = (m: ModuleNode): void => {
+    for (const importer of importers.get(m) ?? []) {
+      if (found.has(importer) || importer === module) continue;
+      found.add(importer);
+      climb(importer);
+    }
+  };
+  climb(module);
+  const chain = [...found].sort((a, b) => a.distance - b.distance || order.get(a)! - order.get(b)!);
+  return [...chain, module];
+}
+
 /** The guards each module's tools pass: every importing module's, the root's first, then its own. */
 export class ModuleGuards {
-  readonly #importers = new Map<ModuleNode, ModuleNode[]>();
-  readonly #order: ReadonlyMap<ModuleNode, number>;
-
   constructor(
-    graph: AppGraph,
+    private readonly graph: AppGraph,
     private readonly instances: ReadonlyMap<ProviderNode, CanActivate>,
-  ) {
-    for (const module of graph.modules) {
-      for (const imported of module.imports) {
-        this.#importers.set(imported, [...(this.#importers.get(imported) ?? []), module]);
-      }
-    }
-    this.#order = new Map(graph.modules.map((module, i) => [module, i]));
-  }
+  ) {}
 
   /** How the tools of `module` are built: its guard classes from the app, its modules' guards first. */
   buildOptions(module: ModuleNode): ToolBuildOptions {
-    const chain = [...this.#ancestors(module)].sort(
-      (a, b) => a.distance - b.distance || this.#order.get(a)! - this.#order.get(b)!,
-    );
-    const guards = [...chain, module].flatMap((m) =>
+    const guards = guardChain(this.graph, module).flatMap((m) =>
       guardFunctions(m.options.guards, m.name, (cls) => this.#instance(m, cls)),
     );
     return { guards, resolveGuard: (cls) => this.#instance(module, cls) };
@@ -53,18 +66,5 @@ export class ModuleGuards {
       throw new AgentToolError('INTERNAL', `agenttool/di: guard ${cls.name} was not built`);
     }
     return instance;
-  }
-
-  #ancestors(module: ModuleNode): Set<ModuleNode> {
-    const found = new Set<ModuleNode>();
-    const climb = (m: ModuleNode): void => {
-      for (const importer of this.#importers.get(m) ?? []) {
-        if (found.has(importer) || importer === module) continue;
-        found.add(importer);
-        climb(importer);
-      }
-    };
-    climb(module);
-    return found;
   }
 }

@@ -8,7 +8,7 @@ import { checkNestPeers } from './peer';
 checkNestPeers();
 
 export { AgentToolModule } from './module';
-export { asNestModule } from './di-module';
+export { asNestModule, type AsNestModuleOptions } from './di-module';
 export { AgentToolServer } from './server';
 export {
   AGENTTOOL_MODULE_OPTIONS,

@@ -4,6 +4,7 @@ import { type HttpHandler, type McpToolServer, serveTools } from 'agenttool/mcp'
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, ExternalContextCreator, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { AGENTTOOL_MODULE_OPTIONS, type AgentToolModuleOptions } from './options';
+import { OwnSession } from './sessions';
 import { type DiscoveredTool, discoverTools, requests } from './tools';
 
 /** Express's request and response, or Fastify's (which wrap Node's as `raw`). */
@@ -59,6 +60,8 @@ export class AgentToolServer implements OnModuleInit, OnModuleDestroy {
   #handler: HttpHandler | undefined;
   #served: DiscoveredTool[] = [];
   #closing: Promise<void> | undefined;
+  /** The session of calls that come without one; it ends when the server closes. */
+  readonly #ownSession = new OwnSession();
 
   constructor(
     @Inject(AGENTTOOL_MODULE_OPTIONS) private readonly options: AgentToolModuleOptions,
@@ -96,6 +99,7 @@ export class AgentToolServer implements OnModuleInit, OnModuleDestroy {
       discovery: this.discovery,
       moduleRef: this.moduleRef,
       contextCreator: this.contextCreator,
+      ownSession: this.#ownSession,
     };
     this.#served = discoverTools(nest, include);
     this.#mcp = serveTools(
@@ -128,8 +132,10 @@ export class AgentToolServer implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Stops serving when the app closes (Nest's `onModuleDestroy`): running calls are
-   * stopped and answered, sessions end, streams close, and then the tools that are
-   * closers (a singleton with `close()`) are closed, once. Nest's own hooks of the tool
+   * stopped and answered, sessions end (with the instances an agenttool/di module
+   * made for them, see `asNestModule`), and so does the session of calls that came
+   * without one, streams close, and then the tools that are closers (a singleton with
+   * `close()`) are closed, once. Nest's own hooks of the tool
    * providers run as Nest runs them.
    */
   onModuleDestroy(): Promise<void> {
@@ -140,7 +146,7 @@ export class AgentToolServer implements OnModuleInit, OnModuleDestroy {
   async #close(): Promise<void> {
     await this.#mcp?.close();
     await this.#handler?.close();
-    const errors: unknown[] = [];
+    const errors: unknown[] = await this.#ownSession.end();
     for (const found of this.#served) {
       try {
         await found.close?.();

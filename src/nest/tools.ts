@@ -4,7 +4,9 @@ import {
   classTool,
   type Constructor,
   isToolClass,
+  type Session,
   type Tool,
+  type ToolBuildOptions,
   type ToolContext,
 } from 'agenttool';
 import {
@@ -16,7 +18,9 @@ import {
 } from '@nestjs/core';
 import { type Type } from '@nestjs/common';
 import { AGENTTOOL_CONTEXT_TYPE } from './context';
-import { closeEach, madeHere, perCallBuilds, toolFactories } from './di-module';
+import { closeEach, madeHere } from './di-app';
+import { toolFactories, type TranslatedTool } from './di-module';
+import { attachSession, callBuilds } from './sessions';
 
 /** A provider as Nest's discovery lists it. */
 type Provider = ReturnType<DiscoveryService['getProviders']>[number];
@@ -35,6 +39,8 @@ export interface NestParts {
   readonly discovery: DiscoveryService;
   readonly moduleRef: ModuleRef;
   readonly contextCreator: ExternalContextCreator;
+  /** The session of calls that come without one. */
+  readonly ownSession: Session;
 }
 
 /** A `@Tool` provider, served. */
@@ -73,15 +79,17 @@ export function discoverTools(
   const found: DiscoveredTool[] = [];
   for (const provider of providers) {
     if (provider.isAlias) continue;
-    const cls = toolClassOf(provider);
+    const translated =
+      provider.metatype === null ? undefined : toolFactories.get(provider.metatype);
+    const cls = translated?.cls ?? toolClassOf(provider);
     if (cls === undefined) continue;
     const origin = `${provider.host?.name ?? 'unknown module'}.${cls.name}`;
     // A factory or value provider is served only as a singleton (toolClassOf).
     const perCall = !provider.isDependencyTreeStatic() || provider.isTransient;
     found.push(
       perCall
-        ? perCallTool(nest, scoped, provider, cls, origin)
-        : singletonTool(nest, scoped, provider, cls, origin),
+        ? perCallTool(nest, scoped, provider, cls, origin, translated)
+        : singletonTool(nest, scoped, provider, cls, origin, translated),
     );
   }
   checkNames(found);
@@ -106,9 +114,6 @@ function checkNames(found: readonly DiscoveredTool[]): void {
 /** The `@Tool` class a provider makes, if it makes one. */
 function toolClassOf(provider: Provider): Constructor | undefined {
   if (!provider.isNotMetatype && isToolClass(provider.metatype)) return provider.metatype;
-  // A tool of an agenttool/di module (asNestModule): its factory says which class it makes.
-  const translated = provider.metatype === null ? undefined : toolFactories.get(provider.metatype);
-  if (translated !== undefined) return translated;
   // A factory or value provider: its instance tells, when it is a singleton.
   const instance: unknown = provider.isDependencyTreeStatic() ? provider.instance : undefined;
   if (typeof instance !== 'object' || instance === null) return undefined;
@@ -141,17 +146,20 @@ function scopedGlobalEnhancers(moduleRef: ModuleRef): readonly ScopedEnhancer[] 
 
 /**
  * The context of one call, as Nest's router makes one for an HTTP request: the
- * request's context id (a new one without a request), with the request registered
- * for injection, and the global request-scoped enhancers built in it (their
+ * request's context id (a new one without a request), with the call's session attached
+ * (agenttool/di's session-scoped providers live in the session's context) and the
+ * request registered for injection, and the global request-scoped enhancers built in it (their
  * constructors run with the request injected) before the guards are gathered.
  */
 async function callContext(
   nest: NestParts,
   scoped: readonly ScopedEnhancer[],
   request: object | undefined,
+  session: Session,
 ): Promise<ContextId> {
   const contextId =
     request === undefined ? ContextIdFactory.create() : ContextIdFactory.getByRequest(request);
+  attachSession(contextId, session);
   if (request !== undefined) nest.moduleRef.registerRequestByContextId(request, contextId);
   await Promise.all(
     scoped.map((enhancer) =>
@@ -167,6 +175,7 @@ function singletonTool(
   provider: Provider,
   cls: Constructor,
   origin: string,
+  translated: TranslatedTool | undefined,
 ): DiscoveredTool {
   const instance = provider.instance as ToolInstance;
   const enhanced = enhance(nest, instance, cls, undefined, undefined);
@@ -175,7 +184,7 @@ function singletonTool(
       const request = requests.getStore();
       if (scoped.length === 0) return enhanced(request, args, ctx);
       // The instance stays the singleton; its guards and interceptors are the call's.
-      const contextId = await callContext(nest, scoped, request);
+      const contextId = await callContext(nest, scoped, request, ctx.session ?? nest.ownSession);
       return enhance(nest, instance, cls, contextId, undefined)(request, args, ctx);
     },
   };
@@ -186,7 +195,7 @@ function singletonTool(
           await instance.close?.();
         }
       : undefined;
-  return { tool: classTool(cls, () => facade), origin, close };
+  return { tool: classTool(cls, () => facade, buildOptions(translated)), origin, close };
 }
 
 function perCallTool(
@@ -195,6 +204,7 @@ function perCallTool(
   provider: Provider,
   cls: Constructor,
   origin: string,
+  translated: TranslatedTool | undefined,
 ): DiscoveredTool {
   // Resolved in its own module, as Nest's router does: another module may provide
   // another class under the same token.
@@ -205,31 +215,52 @@ function perCallTool(
       `agenttool/nest: the module of the request-scoped tool provider ${origin} cannot be found`,
     );
   }
-  const tool = classTool(cls, async () => {
-    const request = requests.getStore();
-    const contextId = await callContext(nest, scoped, request);
-    // What an agenttool/di module builds for this call is closed when the call ends.
-    const built: object[] = [];
-    const instance = await perCallBuilds.run(built, () =>
-      hostRef.resolve<ToolInstance>(provider.token as Constructor, contextId, { strict: true }),
-    );
-    const enhanced = enhance(nest, instance, cls, contextId, provider.id);
-    return {
-      execute: async (args: object, ctx: ToolContext): Promise<unknown> => {
-        let result: unknown;
-        try {
-          result = await enhanced(request, args, ctx);
-        } catch (error) {
-          await closeEach(built.reverse());
-          throw error;
-        }
-        const errors = await closeEach(built.reverse());
-        if (errors.length > 0) throw new AggregateError(errors, 'agenttool/nest: closing failed');
-        return result;
-      },
-    };
-  });
+  const tool = classTool(
+    cls,
+    async (ctx) => {
+      const request = requests.getStore();
+      const session = ctx.session ?? nest.ownSession;
+      const contextId = await callContext(nest, scoped, request, session);
+      // What an agenttool/di module builds for this call is closed when the call ends;
+      // what it builds for the call's session, when the session ends.
+      const built: object[] = [];
+      const resolving = callBuilds.run({ session, made: built }, () =>
+        hostRef.resolve<ToolInstance>(provider.token as Constructor, contextId, { strict: true }),
+      );
+      let instance: ToolInstance;
+      try {
+        instance =
+          translated?.home === 'session'
+            ? await translated.app.untilSessionEnds(session, resolving, cls.name)
+            : await resolving;
+      } catch (error) {
+        await closeEach(built.reverse());
+        throw error;
+      }
+      const enhanced = enhance(nest, instance, cls, contextId, provider.id);
+      return {
+        execute: async (args: object, ctx: ToolContext): Promise<unknown> => {
+          let result: unknown;
+          try {
+            result = await enhanced(request, args, ctx);
+          } catch (error) {
+            await closeEach(built.reverse());
+            throw error;
+          }
+          const errors = await closeEach(built.reverse());
+          if (errors.length > 0) throw new AggregateError(errors, 'agenttool/nest: closing failed');
+          return result;
+        },
+      };
+    },
+    buildOptions(translated),
+  );
   return { tool, origin, close: undefined };
+}
+
+/** How a tool is built: an agenttool/di module's with its modules' guards. */
+function buildOptions(translated: TranslatedTool | undefined): ToolBuildOptions {
+  return translated === undefined ? {} : translated.options();
 }
 
 /** `instance.execute` wrapped in Nest's guards and interceptors, as a handler of context type `agenttool`. */

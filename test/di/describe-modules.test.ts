@@ -1,10 +1,14 @@
 /**
- * `describeModules(root)`: the checked modules of an app as another container needs
- * them (agenttool/nest builds NestJS modules from it).
+ * `describeModules(root)` and `describeApp(root)`: the checked modules of an app as
+ * another container needs them (agenttool/nest builds NestJS modules from it), and its
+ * scope report.
  */
 import 'reflect-metadata';
 import { Tool } from 'agenttool';
 import {
+  CallSession,
+  type CanActivate,
+  describeApp,
   describeModules,
   Inject,
   Injectable,
@@ -48,9 +52,17 @@ describe('describeModules', () => {
       module: AppModule,
       imports: [CoreModule],
       providers: [],
-      inject: [{ token: Clock, optional: false }],
+      inject: [{ token: Clock, optional: false, through: [CoreModule] }],
     });
-    const summary = (p: ProviderDescription) => [p.label, p.kind, p.scope, p.tool, p.inject];
+    // Each injection names the provider it resolves to.
+    expect(app?.inject[0]?.provider).toBe(core?.providers[0]);
+    const summary = (p: ProviderDescription) => [
+      p.label,
+      p.kind,
+      p.scope,
+      p.tool,
+      p.inject.map(({ token, optional }) => ({ token, optional })),
+    ];
     expect(core?.providers.map(summary)).toEqual([
       ['Clock', 'class', 'app', false, []],
       ['the value of "ZONE"', 'value', 'app', false, []],
@@ -78,5 +90,98 @@ describe('describeModules', () => {
     expect(() => describeModules(AppModule)).toThrow(
       /TickTool's constructor parameter #0 needs "CLOCK"/,
     );
+  });
+});
+
+describe('describeApp', () => {
+  @Injectable({ scope: 'session' })
+  class Shell {}
+  @Injectable()
+  class Runner {
+    constructor(readonly shell: Shell) {}
+  }
+  @Injectable()
+  class Clock {}
+  @Injectable()
+  class Gate implements CanActivate {
+    constructor(readonly clock: Clock) {}
+    canActivate(): boolean {
+      return true;
+    }
+  }
+  const open = (): boolean => true;
+  @Tool({ name: 'run', description: 'd' })
+  class RunTool {
+    constructor(readonly runner: Runner) {}
+    execute(): string {
+      return '';
+    }
+  }
+  @Module({ providers: [Clock, Shell, Runner], tools: [RunTool], guards: [Gate] })
+  class SessionModule {}
+  @Module({ imports: [SessionModule], guards: [open] })
+  class AppModule {}
+
+  it('says where each provider lives, with the scope report ToolApp gives', () => {
+    const { modules, scopeReport } = describeApp(AppModule);
+    const session = modules.find((m) => m.module === SessionModule)!;
+    expect(session.providers.map((p) => [p.label, p.scope, p.home, p.guard])).toEqual([
+      ['guard Gate', 'app', 'app', true],
+      ['Clock', 'app', 'app', false],
+      ['Shell', 'session', 'session', false],
+      ['Runner', 'app', 'session', false],
+      ['RunTool', 'app', 'session', false],
+    ]);
+    expect(scopeReport.map((change) => [change.provider, change.chain])).toEqual([
+      ['Runner', ['Runner', 'Shell']],
+      ['RunTool', ['RunTool', 'Runner', 'Shell']],
+    ]);
+  });
+
+  it("gives each module's tool guards, the importing module's first, and where its hooks come", () => {
+    const [app, session] = describeApp(AppModule).modules;
+    expect(session!.toolGuards).toEqual([
+      { guard: open, module: AppModule },
+      { guard: Gate, module: SessionModule },
+    ]);
+    expect(app!.toolGuards).toEqual([{ guard: open, module: AppModule }]);
+    // The deeper module starts first; inside it, a provider after what it needs.
+    expect(session!.moduleRank).toBeLessThan(app!.moduleRank);
+    const place = (label: string) => session!.providers.find((p) => p.label === label)!.hookPlace;
+    expect(place('Clock').level).toBe(1);
+    expect(place('guard Gate').level).toBe(2);
+    expect(place('RunTool').level).toBe(3);
+    expect(place('guard Gate').position).toBeLessThan(place('Clock').position);
+    expect(place('Clock').moduleRank).toBe(session!.moduleRank);
+  });
+});
+
+describe("describeApp's injections", () => {
+  it('name the provider each resolves to and the modules it comes through, re-exports included', () => {
+    @Injectable()
+    class Clock {}
+    @Module({ providers: [Clock], exports: [Clock] })
+    class CoreModule {}
+    @Module({ imports: [CoreModule], exports: [Clock] })
+    class ByName {}
+    @Module({ imports: [ByName], exports: [ByName] })
+    class ByModule {}
+    @Injectable()
+    class Reader {
+      constructor(
+        readonly clock: Clock,
+        readonly session: CallSession,
+      ) {}
+    }
+    @Module({ imports: [ByModule], providers: [Reader] })
+    class AppModule {}
+    const { modules } = describeApp(AppModule);
+    const reader = modules[0]!.providers[0]!;
+    const clock = modules.find((m) => m.module === CoreModule)!.providers[0]!;
+    expect(reader.inject).toEqual([
+      { token: Clock, optional: false, provider: clock, through: [ByModule, ByName, CoreModule] },
+      // A built-in facade has no provider of a module.
+      { token: CallSession, optional: false, provider: undefined, through: [] },
+    ]);
   });
 });
