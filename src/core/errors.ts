@@ -1,4 +1,5 @@
 import { types } from 'node:util';
+import { type ClientFeature } from './client-features';
 import { goQuote } from './quote';
 
 /**
@@ -23,6 +24,8 @@ import { goQuote } from './quote';
  *   server, badly signed);
  * - `MISSING_PEER`: an optional entry (`agenttool/nest`, ...) needs a framework package
  *   the app has not installed;
+ * - `MISSING_CAPABILITY`: a call asked its client for something the client does not
+ *   offer (a question, its model, its roots; see {@link MissingCapabilityError});
  * - `INVALID_COMMAND`: the `agenttool` command line is wrong; `INTERNAL`: a fault in
  *   agenttool itself.
  */
@@ -54,6 +57,7 @@ export type AgentToolErrorCode =
   | 'INVALID_COMMAND'
   | 'INVALID_TOKEN'
   | 'MISSING_PEER'
+  | 'MISSING_CAPABILITY'
   | 'INTERNAL';
 
 /**
@@ -113,6 +117,27 @@ export class ValidationError extends AgentToolError {
     this.detail = detail;
     this.problems = problems;
     this.unreported = unreported;
+  }
+}
+
+/**
+ * A call asked its client for something the client does not offer: to ask the user
+ * (`elicitation`, or a question mode it did not offer), to use its model (`sampling`),
+ * or to list its roots (`roots`). `capability` says which, and `mode` the elicitation
+ * mode when the client offered elicitation but not that mode. A tool may catch it and do
+ * without; uncaught, it fails the call, and an MCP 2026-07-28 server answers the request
+ * with the protocol's MissingRequiredClientCapability error (-32021, HTTP 400) naming
+ * the capability, as that revision requires.
+ */
+export class MissingCapabilityError extends AgentToolError {
+  readonly capability: ClientFeature;
+  readonly mode?: string;
+
+  constructor(capability: ClientFeature, message: string, options: { mode?: string } = {}) {
+    super('MISSING_CAPABILITY', message);
+    this.name = 'MissingCapabilityError';
+    this.capability = capability;
+    if (options.mode !== undefined) this.mode = options.mode;
   }
 }
 

@@ -1,8 +1,4 @@
-import {
-  type Client,
-  type ElicitResult,
-  type StandardSchemaV1,
-} from '@modelcontextprotocol/client';
+import { type Client, type StandardSchemaV1 } from '@modelcontextprotocol/client';
 import {
   AgentToolError,
   type Call,
@@ -30,6 +26,13 @@ import {
   type ElicitationHandler,
   type ElicitParams,
 } from './elicitation';
+import {
+  notOffered,
+  rootsFor,
+  type RootsSource,
+  sampleFor,
+  type SamplingHandler,
+} from './sampling-and-roots';
 import { clientSdk } from './sdk-modules';
 import { SESSION_META_KEY } from './session-extension';
 import { STREAM_HEADER } from './stream-ends';
@@ -59,6 +62,12 @@ export interface CallOptions {
   readonly elicitation: boolean;
   /** The caller's own answerer of questions; it wins over the call's elicitor. */
   readonly elicitationHandler: ElicitationHandler | undefined;
+  /** A server's sampling requests are answered (by the call's sampler, or the caller's handler). */
+  readonly sampling?: boolean;
+  /** The caller's own lender of a model; it wins over the call's sampler. */
+  readonly samplingHandler?: SamplingHandler | undefined;
+  /** Where a server's `roots/list` is answered from; undefined: it is not. */
+  readonly roots?: RootsSource | undefined;
   /** A limit on each call, in milliseconds. */
   readonly timeout: number;
   /** Where a log line goes that belongs to no call with a log sink. */
@@ -167,6 +176,11 @@ export class RemoteCalls {
       this.#lost.set(client, lost);
     }
     return lost.signal;
+  }
+
+  /** The session handle a 2026-07-28 server gave, if one did. */
+  get handle(): string | undefined {
+    return this.#handle;
   }
 
   /** The calls in flight, for a 2025-era server's questions. */
@@ -314,10 +328,11 @@ export class RemoteCalls {
       const result = await this.#request(remote, request, options);
       this.#noteHandle(result);
       if (result.resultType !== 'input_required') return result;
-      if (!this.options.elicitation) {
+      const o = this.options;
+      if (!o.elicitation && o.sampling !== true && o.roots === undefined) {
         throw new AgentToolError(
           'PROTOCOL',
-          `mcp: call ${goQuote(remote)}: the server needs input the client did not give; multi round-trip handling is off`,
+          `mcp: call ${goQuote(remote)}: the server needs input the client did not give; multi round-trip handling is off (connect with elicitation, sampling or roots)`,
         );
       }
       if (requests >= MAX_REQUESTS) {
@@ -327,7 +342,7 @@ export class RemoteCalls {
         );
       }
       const inputRequests = isJsonObject(result.inputRequests) ? result.inputRequests : {};
-      const answered = await Promise.all(
+      const answered: (readonly [string, unknown])[] = await Promise.all(
         Object.entries(inputRequests).map(
           async ([id, request]) =>
             [id, await this.#answer(remote, request, entry, signal)] as const,
@@ -385,24 +400,35 @@ export class RemoteCalls {
     }
   }
 
-  /** The answer to one question a 2026-07-28 server sent back with the call. */
+  /**
+   * The answer to one request a 2026-07-28 server sent back with the call: a question
+   * (`elicitation/create`), a turn of a model (`sampling/createMessage`) or the roots
+   * (`roots/list`), each answered as the options say.
+   */
   async #answer(
     remote: string,
     request: unknown,
     entry: CallInFlight,
     signal: AbortSignal,
-  ): Promise<ElicitResult> {
-    if (!isJsonObject(request) || request.method !== 'elicitation/create') {
-      const method = isJsonObject(request) ? request.method : undefined;
-      throw new AgentToolError(
-        'PROTOCOL',
-        `mcp: call ${goQuote(remote)}: the server asked for ${typeof method === 'string' ? goQuote(method) : describeValue(request)}, which this client does not offer`,
-      );
+  ): Promise<unknown> {
+    const method = isJsonObject(request) ? request.method : undefined;
+    const params = isJsonObject(request) ? request.params : undefined;
+    const o = this.options;
+    switch (method) {
+      case 'elicitation/create': {
+        if (!o.elicitation) break;
+        const own = o.elicitationHandler;
+        if (own !== undefined) return askHandler(own, params as ElicitParams, signal);
+        return askCall(entry, params as ElicitParams, signal);
+      }
+      case 'sampling/createMessage':
+        if (o.sampling !== true) break;
+        return sampleFor(entry, o.samplingHandler, params, signal);
+      case 'roots/list':
+        if (o.roots === undefined) break;
+        return rootsFor(entry, o.roots, signal);
     }
-    const params = request.params as ElicitParams;
-    const own = this.options.elicitationHandler;
-    if (own !== undefined) return askHandler(own, params, signal);
-    return askCall(entry, params, signal);
+    throw notOffered(remote, method, request);
   }
 
   /** A call's failure, saying what happened: a protocol error, no answer in time, a lost connection. */
@@ -410,6 +436,13 @@ export class RemoteCalls {
     const sdk = clientSdk();
     const where = `mcp: call ${goQuote(remote)}`;
     if (sdk.ProtocolError.isInstance(error)) {
+      if (error instanceof sdk.MissingRequiredClientCapabilityError) {
+        return new AgentToolError(
+          'PROTOCOL',
+          `${where}: the server needs a client capability this connection does not declare, ${JSON.stringify(error.requiredCapabilities)} (connectMcp's elicitation, sampling and roots options declare them): ${errorMessage(error)}`,
+          { cause: error },
+        );
+      }
       return new AgentToolError('PROTOCOL', `${where}: ${errorMessage(error)}`, { cause: error });
     }
     if (error instanceof sdk.SdkError && error.code === sdk.SdkErrorCode.RequestTimeout) {

@@ -7,3 +7,6 @@ export const SESSION_META_KEY = 'io.github.christopherdavenport.agenttool/sessio
 
 /** The client capability (under `extensions`) that says the client carries the handle. */
 export const SESSIONS_EXTENSION = 'io.github.christopherdavenport.agenttool/sessions';
+
+/** The request that ends a session held by handle at once (the server's spelling too). */
+export const SESSION_END_METHOD = 'io.github.christopherdavenport.agenttool/sessions/end';

@@ -81,6 +81,17 @@ export class HandleSessions implements SessionBinding {
     };
   }
 
+  /**
+   * Ends the session the request's handle names, when the request's subject opened it;
+   * a handle this server does not hold, or another subject's, ends nothing.
+   */
+  async end(ctx: ServerContext): Promise<void> {
+    const handle = requestHandle(ctx);
+    const known = handle === undefined ? undefined : this.#live.get(handle);
+    if (known === undefined || known.subject !== subjectOf(ctx.http?.authInfo)) return;
+    await known.opened.session.close();
+  }
+
   /** A parked call is answered by its caller's requests only (anyone's, without authorization). */
   owner(ctx: ServerContext): string {
     const subject = subjectOf(ctx.http?.authInfo);

@@ -11,7 +11,7 @@ export {
   type HttpRequestExtras,
   type HttpServeOptions,
 } from './http-options';
-export { SESSION_META_KEY, SESSIONS_EXTENSION } from './instance';
+export { SESSION_END_METHOD, SESSION_META_KEY, SESSIONS_EXTENSION } from './instance';
 export { type ScaleOutOptions } from './scale/options';
 export { DEFAULT_DRAIN_GRACE_MS } from './stopping';
 export { DEFAULT_HEALTH_PATH } from './health';

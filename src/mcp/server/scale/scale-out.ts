@@ -1,6 +1,6 @@
 import { AgentToolError, isJsonObject } from '../../../core';
 import { randomHex } from '../../random';
-import { SESSION_META_KEY } from '../instance';
+import { SESSION_END_METHOD, SESSION_META_KEY } from '../instance';
 import { type ErrorReporter } from '../session';
 import { RedisEventStore } from './event-store';
 import { type ScaleOutOptions } from './options';
@@ -142,7 +142,11 @@ export class ScaleOut {
    * handle names it, and the instance still takes work). Undefined: serve it here.
    */
   async elsewhere(body: unknown): Promise<Elsewhere | undefined> {
-    if (!isJsonObject(body) || body.method !== 'tools/call' || !isJsonObject(body.params)) {
+    if (
+      !isJsonObject(body) ||
+      (body.method !== 'tools/call' && body.method !== SESSION_END_METHOD) ||
+      !isJsonObject(body.params)
+    ) {
       return undefined;
     }
     const params = body.params;
