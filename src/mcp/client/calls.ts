@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { type Client, type StandardSchemaV1 } from '@modelcontextprotocol/client';
 import {
   AgentToolError,
@@ -19,6 +20,7 @@ import {
 import { connectionClosedError } from './errors';
 import { argumentsToSend } from './exact-integers';
 import { CALL_HEADER, LOG_CALL_META_KEY } from './log-routing';
+import { REPLAY_SAFE_HEADER } from './safe-retry';
 import {
   askCall,
   askHandler,
@@ -173,6 +175,8 @@ export class RemoteCalls {
     let lost = this.#lost.get(client);
     if (lost === undefined) {
       lost = new AbortController();
+      // Every request of the session listens to it (see RemoteTools' close signal).
+      setMaxListeners(0, lost.signal);
       this.#lost.set(client, lost);
     }
     return lost.signal;
@@ -248,7 +252,12 @@ export class RemoteCalls {
    * elicitor (all of one round at once) and the answers go back with the request state,
    * until the server returns the result.
    */
-  async call(remote: string, call: Call, ctx: ToolContext): Promise<JsonObject> {
+  async call(
+    remote: string,
+    call: Call,
+    ctx: ToolContext,
+    replaySafe = false,
+  ): Promise<JsonObject> {
     if (this.closing.aborted) throw connectionClosedError(remote);
     if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
     // Arguments given as text are sent as written, however long their integers (as Go).
@@ -271,7 +280,7 @@ export class RemoteCalls {
     if (mark !== undefined) this.#marked.set(mark, entry);
     const linked = linkedSignal(ctx.signal, this.closing);
     try {
-      return await this.#rounds(remote, args, token, entry, mark, linked.signal);
+      return await this.#rounds(remote, args, token, entry, mark, linked.signal, replaySafe);
     } catch (error) {
       if (this.closing.aborted) throw connectionClosedError(remote);
       if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
@@ -297,6 +306,7 @@ export class RemoteCalls {
     entry: CallInFlight,
     mark: string | undefined,
     signal: AbortSignal,
+    replaySafe: boolean,
   ): Promise<JsonObject> {
     let retry: { inputResponses: Record<string, unknown>; requestState?: string } | undefined;
     // A 2026-07-28 server sends a request's log lines only when the request names a level.
@@ -319,11 +329,18 @@ export class RemoteCalls {
           ...retry,
         },
       } as const;
+      // Answers to a parked call run nothing twice: a server takes a request state once.
+      const headers: Record<string, string> = {};
+      if (mark !== undefined) headers[CALL_HEADER] = mark;
+      // Only our own fetch (a transport made here from a URL) takes the mark off.
+      if (this.options.routesLogLines && (replaySafe || retry !== undefined)) {
+        headers[REPLAY_SAFE_HEADER] = '1';
+      }
       const options = {
         signal,
         timeout: this.options.timeout,
         allowInputRequired: true,
-        ...(mark === undefined ? {} : { headers: { [CALL_HEADER]: mark } }),
+        ...(Object.keys(headers).length === 0 ? {} : { headers }),
       };
       const result = await this.#request(remote, request, options);
       this.#noteHandle(result);

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import {
   type Client,
   type ClientCapabilities,
@@ -33,7 +34,7 @@ import {
 } from './sampling-and-roots';
 import { clientSdk } from './sdk-modules';
 import { untilAborted } from '../signals';
-import { type Declarations, localName, remoteTool } from './tool-mapping';
+import { type Declarations, localName, type RemoteHints, remoteTool } from './tool-mapping';
 import { type McpTarget, routesLogLinesByCall, writesJsonText } from './transport';
 
 /** How long `close()` waits for the server to end this client's session, at most (ms). */
@@ -178,6 +179,9 @@ export class RemoteTools {
 
   private constructor(options: ConnectOptions) {
     checkConnectOptions(options);
+    // Every call in flight listens to the remote's close: many at once is the normal case
+    // (Node 20 warned past 10 listeners on one signal).
+    setMaxListeners(0, this.#closing.signal);
     const prefix = options.prefix ?? '';
     const grace = options.notificationGrace ?? DEFAULT_NOTIFICATION_GRACE;
     const timeout = options.callTimeout ?? DEFAULT_CALL_TIMEOUT;
@@ -484,10 +488,14 @@ export class RemoteTools {
         let reason: string;
         try {
           const subscription = await client.listen({ toolsListChanged: true });
-          this.#closing.signal.addEventListener('abort', () => void subscription.close(), {
-            once: true,
-          });
-          reason = await subscription.closed;
+          const stop = (): void => void subscription.close();
+          this.#closing.signal.addEventListener('abort', stop, { once: true });
+          try {
+            reason = await subscription.closed;
+          } finally {
+            // A stream reopened many times leaves no listener behind on the remote's signal.
+            this.#closing.signal.removeEventListener('abort', stop);
+          }
         } catch {
           reason = 'remote';
         }
@@ -500,15 +508,15 @@ export class RemoteTools {
 
   async #listTools(): Promise<void> {
     const raws = await listAllTools(this.#client, this.#listSignal);
-    const call = (remote: string, readOnly: boolean, c: Call, ctx: ToolContext): Promise<Result> =>
-      this.#call(remote, readOnly, c, ctx);
+    const call = (remote: string, hints: RemoteHints, c: Call, ctx: ToolContext): Promise<Result> =>
+      this.#call(remote, hints, c, ctx);
     this.#snapshot = raws.map((raw) => remoteTool(raw, this.#prefix, this.#options, call));
   }
 
-  async #call(remote: string, readOnly: boolean, call: Call, ctx: ToolContext): Promise<Result> {
+  async #call(remote: string, hints: RemoteHints, call: Call, ctx: ToolContext): Promise<Result> {
     const seenBefore = this.#refresher.seen;
-    const raw = await this.#calls.call(remote, call, ctx);
-    await this.#afterCall(seenBefore, readOnly, ctx.signal);
+    const raw = await this.#calls.call(remote, call, ctx, hints.replaySafe);
+    await this.#afterCall(seenBefore, hints.readOnly, ctx.signal);
     return resultOf(raw);
   }
 
