@@ -17,7 +17,7 @@ import {
   type ToolContext,
   ValidationError,
 } from '../../core';
-import { connectionClosedError } from './errors';
+import { connectionClosedError, refusalText } from './errors';
 import { argumentsToSend } from './exact-integers';
 import { CALL_HEADER, LOG_CALL_META_KEY } from './log-routing';
 import { REPLAY_SAFE_HEADER } from './safe-retry';
@@ -36,12 +36,15 @@ import {
   type SamplingHandler,
 } from './sampling-and-roots';
 import { clientSdk } from './sdk-modules';
-import { SESSION_META_KEY } from './session-extension';
+import { CANCEL_META_KEY, SESSION_META_KEY } from './session-extension';
 import { STREAM_HEADER } from './stream-ends';
 import { linkedSignal, unlessAborted } from '../signals';
 
 /** How long a call's progress token stays routable after the call returns. */
 const PROGRESS_LINGER_MS = 1000;
+
+/** How long giving up on a parked call waits for the server to hear it, at most (ms). */
+const GIVE_UP_TIMEOUT_MS = 5000;
 
 /** The most requests made of one call (the first and its answered retries), as the SDKs do. */
 const MAX_REQUESTS = 10;
@@ -315,59 +318,89 @@ export class RemoteCalls {
       (entry.ctx.log !== undefined || this.options.onLog !== undefined)
         ? (this.options.logLevel ?? 'debug')
         : undefined;
-    for (let requests = 1; ; requests++) {
-      const meta: Record<string, unknown> = {};
-      if (token !== undefined) meta.progressToken = token;
-      if (logLevel !== undefined) meta[LOG_LEVEL_META_KEY] = logLevel;
-      if (this.#handle !== undefined) meta[SESSION_META_KEY] = this.#handle;
-      const request = {
-        method: 'tools/call',
-        params: {
-          name: remote,
-          arguments: args,
-          ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }),
-          ...retry,
-        },
-      } as const;
-      // Answers to a parked call run nothing twice: a server takes a request state once.
-      const headers: Record<string, string> = {};
-      if (mark !== undefined) headers[CALL_HEADER] = mark;
-      // Only our own fetch (a transport made here from a URL) takes the mark off.
-      if (this.options.routesLogLines && (replaySafe || retry !== undefined)) {
-        headers[REPLAY_SAFE_HEADER] = '1';
-      }
-      const options = {
-        signal,
-        timeout: this.options.timeout,
-        allowInputRequired: true,
-        ...(Object.keys(headers).length === 0 ? {} : { headers }),
-      };
-      const result = await this.#request(remote, request, options);
-      this.#noteHandle(result);
-      if (result.resultType !== 'input_required') return result;
-      const o = this.options;
-      if (!o.elicitation && o.sampling !== true && o.roots === undefined) {
-        throw new AgentToolError(
-          'PROTOCOL',
-          `mcp: call ${goQuote(remote)}: the server needs input the client did not give; multi round-trip handling is off (connect with elicitation, sampling or roots)`,
+    // The state of a call the server holds parked for this client's answers, until a
+    // request carrying it has been answered.
+    let held: string | undefined;
+    try {
+      for (let requests = 1; ; requests++) {
+        const meta: Record<string, unknown> = {};
+        if (token !== undefined) meta.progressToken = token;
+        if (logLevel !== undefined) meta[LOG_LEVEL_META_KEY] = logLevel;
+        if (this.#handle !== undefined) meta[SESSION_META_KEY] = this.#handle;
+        const request = {
+          method: 'tools/call',
+          params: {
+            name: remote,
+            arguments: args,
+            ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }),
+            ...retry,
+          },
+        } as const;
+        // Answers to a parked call run nothing twice: a server takes a request state once.
+        const headers: Record<string, string> = {};
+        if (mark !== undefined) headers[CALL_HEADER] = mark;
+        // Only our own fetch (a transport made here from a URL) takes the mark off.
+        if (this.options.routesLogLines && (replaySafe || retry !== undefined)) {
+          headers[REPLAY_SAFE_HEADER] = '1';
+        }
+        const options = {
+          signal,
+          timeout: this.options.timeout,
+          allowInputRequired: true,
+          ...(Object.keys(headers).length === 0 ? {} : { headers }),
+        };
+        const result = await this.#request(remote, request, options);
+        this.#noteHandle(result);
+        held = typeof result.requestState === 'string' ? result.requestState : undefined;
+        if (result.resultType !== 'input_required') return result;
+        const o = this.options;
+        if (!o.elicitation && o.sampling !== true && o.roots === undefined) {
+          throw new AgentToolError(
+            'PROTOCOL',
+            `mcp: call ${goQuote(remote)}: the server needs input the client did not give; multi round-trip handling is off (connect with elicitation, sampling or roots)`,
+          );
+        }
+        if (requests >= MAX_REQUESTS) {
+          throw new AgentToolError(
+            'PROTOCOL',
+            `mcp: call ${goQuote(remote)}: the server still needs input after ${MAX_REQUESTS} requests`,
+          );
+        }
+        const inputRequests = isJsonObject(result.inputRequests) ? result.inputRequests : {};
+        const answered: (readonly [string, unknown])[] = await Promise.all(
+          Object.entries(inputRequests).map(
+            async ([id, request]) =>
+              [id, await this.#answer(remote, request, entry, signal)] as const,
+          ),
         );
+        retry = { inputResponses: Object.fromEntries(answered) };
+        if (typeof result.requestState === 'string') retry.requestState = result.requestState;
       }
-      if (requests >= MAX_REQUESTS) {
-        throw new AgentToolError(
-          'PROTOCOL',
-          `mcp: call ${goQuote(remote)}: the server still needs input after ${MAX_REQUESTS} requests`,
-        );
-      }
-      const inputRequests = isJsonObject(result.inputRequests) ? result.inputRequests : {};
-      const answered: (readonly [string, unknown])[] = await Promise.all(
-        Object.entries(inputRequests).map(
-          async ([id, request]) =>
-            [id, await this.#answer(remote, request, entry, signal)] as const,
-        ),
-      );
-      retry = { inputResponses: Object.fromEntries(answered) };
-      if (typeof result.requestState === 'string') retry.requestState = result.requestState;
+    } catch (error) {
+      // A call given up while its server waits for answers is stopped there at once,
+      // rather than after the server's abandon timeout.
+      if (held !== undefined) void this.#giveUp(remote, args, held);
+      throw error;
     }
+  }
+
+  /**
+   * Tells a 2026-07-28 agenttool server that the call parked under `state` is given up
+   * (`_meta[CANCEL_META_KEY]`); bounded, and nothing is made of its answer.
+   */
+  async #giveUp(remote: string, args: JsonObject, state: string): Promise<void> {
+    const meta: Record<string, unknown> = { [CANCEL_META_KEY]: true };
+    if (this.#handle !== undefined) meta[SESSION_META_KEY] = this.#handle;
+    await this.client()
+      .request(
+        {
+          method: 'tools/call',
+          params: { name: remote, arguments: args, requestState: state, _meta: meta },
+        },
+        RAW_RESULT,
+        { timeout: GIVE_UP_TIMEOUT_MS },
+      )
+      .catch(() => undefined);
   }
 
   /**
@@ -461,6 +494,14 @@ export class RemoteCalls {
         );
       }
       return new AgentToolError('PROTOCOL', `${where}: ${errorMessage(error)}`, { cause: error });
+    }
+    if (error instanceof sdk.SdkHttpError && (error.status === 429 || error.status === 503)) {
+      // The server refused the call before it ran (a share or a limit): it says why.
+      return new AgentToolError(
+        'CONNECTION',
+        `${where}: the server refused the call (HTTP ${error.status}): ${refusalText(error)}`,
+        { cause: error },
+      );
     }
     if (error instanceof sdk.SdkError && error.code === sdk.SdkErrorCode.RequestTimeout) {
       return new AgentToolError(

@@ -112,15 +112,24 @@ export function requiredCapabilities(error: MissingCapabilityError): ClientCapab
 }
 
 function missing(feature: ClientFeature, mode?: 'form' | 'url'): MissingCapabilityError {
+  return new MissingCapabilityError(
+    feature,
+    missingMessage(feature, mode),
+    mode === undefined ? {} : { mode },
+  );
+}
+
+/**
+ * The server's words for a call that needs a capability the client did not declare
+ * (the message of MissingRequiredClientCapability): what is missing, and that a client
+ * declaring it can make the call.
+ */
+export function missingMessage(feature: ClientFeature, mode?: string): string {
   const what =
     mode === undefined
       ? `the ${feature} capability`
-      : `${mode === 'url' ? 'URL' : 'form'} elicitation (clientCapabilities.elicitation.${mode})`;
-  return new MissingCapabilityError(
-    feature,
-    `mcpserver: ${feature}: the client did not declare ${what}, which this call needs; a client that declares it can make the call`,
-    mode === undefined ? {} : { mode },
-  );
+      : `${mode === 'url' ? 'URL' : mode} elicitation (clientCapabilities.elicitation.${mode})`;
+  return `mcpserver: ${feature}: the client did not declare ${what}, which this call needs; a client that declares it can make the call`;
 }
 
 /** A client naming neither form nor URL elicitation takes forms (as the spec says). */

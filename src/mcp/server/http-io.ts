@@ -162,6 +162,9 @@ export async function writeResponse(
     res.end();
     return;
   }
+  // A stream's client learns it is open now, not with its first event (a listening
+  // stream may wait long for one).
+  if (response.headers.get('content-type')?.includes('text/event-stream')) res.flushHeaders();
   const reader = body.getReader();
   const aborted = new Promise<void>((resolve) => {
     if (signal.aborted) resolve();

@@ -261,19 +261,22 @@ class HttpEndpoint {
       this.#server.host.report('mcp: http: request failed', error);
       response = jsonRpcError(500, -32603, 'Internal error');
     }
+    // A body refused unread (too large, or a request refused before its body is read):
+    // what the client still sends is read and thrown away first, up to a bound, so the
+    // connection closes cleanly after the answer and the client reads it rather than a
+    // reset (a socket closed with unread bytes is reset, and Node closes it as soon as an
+    // answer saying `Connection: close` is out). A body past the bound is left unread.
+    const refusedUnread = response.headers.get('connection') === 'close';
+    if (refusedUnread) await discardBody(req, this.#limit);
     try {
       await writeResponse(res, response, abort.signal);
     } finally {
       finished = true;
       if (counted) this.#answered();
     }
-    // A body refused unread (too large, or a request refused before its body is read):
-    // what the client still sends is read and thrown away, up to a bound, so it reads the
-    // answer rather than a reset; then the connection goes, so a client that keeps
-    // sending holds nothing.
-    if (response.headers.get('connection') === 'close') {
+    // The connection goes, so a client that keeps sending holds nothing.
+    if (refusedUnread) {
       await written(res);
-      await discardBody(req, this.#limit);
       req.destroy();
     }
   }

@@ -21,6 +21,7 @@ export { type ScaleOutOptions } from './scale/options';
 export { DEFAULT_DRAIN_GRACE_MS } from './stopping';
 export { DEFAULT_HEALTH_PATH } from './health';
 export {
+  CANCEL_META_KEY,
   DEFAULT_ABANDON_AFTER_MS,
   DEFAULT_MAX_PARKED_CALLS,
   DEFAULT_MAX_REQUESTS,

@@ -28,7 +28,7 @@ import { callerKeyOf } from './caller-keys';
 import { directRootsLister, directSampler, type SendToClient } from './direct-asks';
 import { directElicitor } from './elicit';
 import { backlogs } from './backlog';
-import { RoundTripRun, type RoundTrips } from './round-trips';
+import { CANCEL_META_KEY, RoundTripRun, type RoundTrips } from './round-trips';
 import { type CallTracker, SHUTTING_DOWN } from './stopping';
 import { type ClientInfo, type ErrorReporter, type McpSession } from './session';
 
@@ -224,6 +224,9 @@ async function serveModern(
   if (typeof state === 'string') {
     // Answers sent under a name the server does not serve get the unknown tool's answer.
     if (host.served(name) === undefined) return unknownTool(name);
+    if (ctx.mcpReq._meta?.[CANCEL_META_KEY] === true) {
+      return host.trips.cancel(name, state, binding.owner(ctx));
+    }
     return host.trips.resume(
       name,
       state,

@@ -14,6 +14,7 @@ import { type CallRoute, failure, type RunningCall } from './call';
 import {
   type ClientAsk,
   elicitationAsk,
+  missingMessage,
   requiredCapabilities,
   rootsAsk,
   samplingAsk,
@@ -264,7 +265,7 @@ export class RoundTripRun {
           if (missing !== undefined) {
             throw new MissingRequiredClientCapabilityError(
               { requiredCapabilities: requiredCapabilities(missing) },
-              missing.message,
+              missingMessage(missing.capability, missing.mode),
             );
           }
           return result;
@@ -514,32 +515,49 @@ export class RoundTrips {
     signal: AbortSignal,
     capabilities: ClientCapabilities | undefined,
   ): Promise<CallToolResult | InputRequiredResult> {
+    const run = await this.#claim(toolName, state, owner);
+    if (run === undefined) return noLongerWaiting(toolName);
+    run.answer(responses);
+    return run.wait(route, signal, this, capabilities);
+  }
+
+  /**
+   * Stops the run a client gave up on while its requests were with the client (it sends
+   * the state back marked {@link CANCEL_META_KEY}): the tool's signal aborts, its open
+   * requests fail, and the caller's share of parked calls is free again at once. The
+   * state is checked as {@link RoundTrips.resume} checks it.
+   */
+  async cancel(toolName: string, state: string, owner: string): Promise<CallToolResult> {
+    const run = await this.#claim(toolName, state, owner);
+    if (run === undefined) return noLongerWaiting(toolName);
+    run.stop(new AgentToolError('CANCELLED', 'mcp: the client cancelled the call'));
+    return failure('mcp: the request was cancelled');
+  }
+
+  /**
+   * The run `state` names for `owner` and `toolName`, taken off the parked ones; undefined
+   * when the state is genuine but names no waiting run. Throws the JSON-RPC error (-32602)
+   * for a state that fails its integrity check or is another caller's or tool's.
+   */
+  async #claim(toolName: string, state: string, owner: string): Promise<RoundTripRun | undefined> {
     const read = await this.#signer.read(state);
     if (read.kind === 'invalid') {
       throw invalidState(
         'it fails its integrity check (it was altered, or not issued by this server, or has expired)',
       );
     }
-    if (read.kind === 'here') {
-      const { claim } = read;
-      if (claim.owner !== ownerDigest(owner)) {
-        throw invalidState('it was issued to another caller');
-      }
-      if (claim.tool !== toolName) {
-        throw invalidState(
-          `it was issued for a call of tool ${goQuote(claim.tool)}, not ${goQuote(toolName)}`,
-        );
-      }
-      const run = this.#runs.get(claim.run);
-      if (run !== undefined && run.owner === owner && run.tool === toolName) {
-        this.#unfile.get(run)?.();
-        run.answer(responses);
-        return run.wait(route, signal, this, capabilities);
-      }
+    if (read.kind !== 'here') return undefined;
+    const { claim } = read;
+    if (claim.owner !== ownerDigest(owner)) throw invalidState('it was issued to another caller');
+    if (claim.tool !== toolName) {
+      throw invalidState(
+        `it was issued for a call of tool ${goQuote(claim.tool)}, not ${goQuote(toolName)}`,
+      );
     }
-    return failure(
-      `mcpserver: tool ${goQuote(toolName)}: the call these answers belong to is no longer waiting for them; call the tool again`,
-    );
+    const run = this.#runs.get(claim.run);
+    if (run === undefined || run.owner !== owner || run.tool !== toolName) return undefined;
+    this.#unfile.get(run)?.();
+    return run;
   }
 
   /** Stops every parked run (the server is closing). */
@@ -559,6 +577,20 @@ export class RoundTrips {
     return this.#byCaller.get(caller) ?? 0;
   }
 }
+
+/** The Go binding's answer to a genuine state that names no waiting run. */
+function noLongerWaiting(toolName: string): CallToolResult {
+  return failure(
+    `mcpserver: tool ${goQuote(toolName)}: the call these answers belong to is no longer waiting for them; call the tool again`,
+  );
+}
+
+/**
+ * The `_meta` key by which a 2026-07-28 client gives up on a call whose requests it
+ * holds: a `tools/call` carrying the call's request state and this key set to true stops
+ * the run instead of resuming it (`connectMcp` sends it when such a call is cancelled).
+ */
+export const CANCEL_META_KEY = 'io.github.christopherdavenport.agenttool/cancel';
 
 /** A 2026-07-28 request state refused: JSON-RPC -32602, as the revision requires. */
 function invalidState(why: string): ProtocolError {

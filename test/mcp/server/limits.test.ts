@@ -138,7 +138,11 @@ describe('sessions', () => {
     'initializes that arrive together at a listener%s hold no more than maxSessions',
     async (_, options) => {
       const server = new McpToolServer([echo]);
-      const listener = await server.listenHttp({ maxSessions: 3, maxSessionsPerSubject: 3, ...options });
+      const listener = await server.listenHttp({
+        maxSessions: 3,
+        maxSessionsPerSubject: 3,
+        ...options,
+      });
       try {
         await burst(server, () => post(listener, initialize));
       } finally {
