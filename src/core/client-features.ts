@@ -15,7 +15,9 @@ export type SamplingContent =
 
 /** One turn of the conversation a sampling request hands the client's model. */
 export interface SamplingMessage {
+  /** Who says it: the user, or the model in an earlier turn. */
   readonly role: 'user' | 'assistant';
+  /** What is said: one text, image or audio part. */
   readonly content: SamplingContent;
 }
 
@@ -24,9 +26,13 @@ export interface SamplingMessage {
  * name fragments in order of preference, and priorities between 0 and 1.
  */
 export interface ModelPreferences {
+  /** Fragments of model names, most preferred first (`"claude"`, `"sonnet"`). */
   readonly hints?: readonly { readonly name?: string }[];
+  /** How much a cheap model matters, from 0 to 1. */
   readonly costPriority?: number;
+  /** How much a fast model matters, from 0 to 1. */
   readonly speedPriority?: number;
+  /** How much a capable model matters, from 0 to 1. */
   readonly intelligencePriority?: number;
 }
 
@@ -43,12 +49,17 @@ export interface SamplingRequest {
    * are not keyed (the 2025 era, a local sampler).
    */
   readonly key?: string;
+  /** The conversation so far, at least one message; the model writes the next one. */
   readonly messages: readonly SamplingMessage[];
-  /** The most tokens the model may write. */
+  /** The most tokens the model may write: a whole number, at least 1. */
   readonly maxTokens: number;
+  /** A system prompt the client may use (or change, or leave out). */
   readonly systemPrompt?: string;
+  /** The sampling temperature the client may use. */
   readonly temperature?: number;
+  /** Sequences that end the message when the model writes them. */
   readonly stopSequences?: readonly string[];
+  /** Which model the client should pick (hints it may weigh). */
   readonly modelPreferences?: ModelPreferences;
   /** Passed to the client as it is (provider-specific options). */
   readonly metadata?: JsonObject;
@@ -58,6 +69,7 @@ export interface SamplingRequest {
 export interface SamplingResult {
   /** Who wrote it: the model (`assistant`), as a rule. */
   readonly role: 'user' | 'assistant';
+  /** What it wrote: one text, image or audio part. */
   readonly content: SamplingContent;
   /** The model that wrote it, as the client names it. */
   readonly model: string;
@@ -67,6 +79,7 @@ export interface SamplingResult {
 
 /** A directory or file the client shares with the server (MCP roots): a `file://` URI as a rule. */
 export interface Root {
+  /** Where it is: a `file://` URI as a rule. */
   readonly uri: string;
   /** A name for people. */
   readonly name?: string;

@@ -82,9 +82,11 @@ export interface ContextInit {
   readonly session?: Session | undefined;
   readonly log?: LogSink | undefined;
   readonly auth?: AuthInfo | undefined;
+  /** Has the client's model write (see {@link ToolContext.sample}); none by default. */
   readonly sampler?: Sampler | undefined;
+  /** Lists the client's roots (see {@link ToolContext.roots}); none by default. */
   readonly rootsLister?: RootsLister | undefined;
-  /** Default `cancel`. */
+  /** What `ask` does without an elicitor; `cancel` by default. */
   readonly askWithoutElicitor?: AskWithoutElicitor | undefined;
 }
 

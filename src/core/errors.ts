@@ -130,7 +130,9 @@ export class ValidationError extends AgentToolError {
  * the capability, as that revision requires.
  */
 export class MissingCapabilityError extends AgentToolError {
+  /** What the call asked for that the client does not offer. */
   readonly capability: ClientFeature;
+  /** The elicitation mode (`form`, `url`) not offered, when the client offers the others. */
   readonly mode?: string;
 
   constructor(capability: ClientFeature, message: string, options: { mode?: string } = {}) {
