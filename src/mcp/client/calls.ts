@@ -36,7 +36,7 @@ import {
   type SamplingHandler,
 } from './sampling-and-roots';
 import { clientSdk } from './sdk-modules';
-import { CANCEL_META_KEY, SESSION_META_KEY } from './session-extension';
+import { CANCEL_META_KEY, SESSION_META_KEY, SESSIONS_EXTENSION } from './session-extension';
 import { STREAM_HEADER } from './stream-ends';
 import { linkedSignal, unlessAborted } from '../signals';
 
@@ -389,6 +389,8 @@ export class RemoteCalls {
    * (`_meta[CANCEL_META_KEY]`); bounded, and nothing is made of its answer.
    */
   async #giveUp(remote: string, args: JsonObject, state: string): Promise<void> {
+    // Only a server that offers the extension knows the mark; another would resume the call.
+    if (!offersSessionsExtension(this.client())) return;
     const meta: Record<string, unknown> = { [CANCEL_META_KEY]: true };
     if (this.#handle !== undefined) meta[SESSION_META_KEY] = this.#handle;
     await this.client()
@@ -398,7 +400,8 @@ export class RemoteCalls {
           params: { name: remote, arguments: args, requestState: state, _meta: meta },
         },
         RAW_RESULT,
-        { timeout: GIVE_UP_TIMEOUT_MS },
+        // Whatever comes back is read by nobody: no question of it is to be answered.
+        { timeout: GIVE_UP_TIMEOUT_MS, allowInputRequired: true },
       )
       .catch(() => undefined);
   }
@@ -522,6 +525,15 @@ export class RemoteCalls {
     const handle = meta[SESSION_META_KEY];
     if (typeof handle === 'string' && handle !== '') this.#handle = handle;
   }
+}
+
+/**
+ * True when the server offers agenttool's sessions extension: it ends a session on
+ * `SESSION_END_METHOD` and stops a parked call given up with `CANCEL_META_KEY`.
+ */
+export function offersSessionsExtension(client: Client): boolean {
+  const extensions = client.getServerCapabilities()?.extensions;
+  return isJsonObject(extensions) && extensions[SESSIONS_EXTENSION] !== undefined;
 }
 
 /** True for the HTTP 404 a server answers a request of a 2025-era session it does not know. */

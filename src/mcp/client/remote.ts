@@ -15,7 +15,7 @@ import {
   type Tool,
   type ToolContext,
 } from '../../core';
-import { RAW_RESULT, RemoteCalls } from './calls';
+import { offersSessionsExtension, RAW_RESULT, RemoteCalls } from './calls';
 import { SESSION_END_METHOD, SESSION_META_KEY } from './session-extension';
 import { type ClientSetup, connectClient, connectError, type ProtocolChoice } from './connect';
 import { checkConnectOptions } from './connect-options';
@@ -296,7 +296,7 @@ export class RemoteTools {
     const handle = this.#calls.handle;
     const client = this.#client;
     if (handle === undefined || client.transport === undefined) return;
-    if (client.getProtocolEra() !== 'modern') return;
+    if (client.getProtocolEra() !== 'modern' || !offersSessionsExtension(client)) return;
     // A server that does not know the request (or is gone) leaves the session to its idle timeout.
     await client
       .request(

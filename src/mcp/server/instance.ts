@@ -127,7 +127,13 @@ type Era = 'legacy' | 'modern';
  */
 export function buildInstance(host: InstanceHost, binding: SessionBinding, era: Era): Server {
   const server = new Server(host.info, {
-    capabilities: { tools: { listChanged: true }, logging: {} },
+    // The extension says the server holds sessions by handle, ends one on
+    // SESSION_END_METHOD, and stops a parked call given up (CANCEL_META_KEY).
+    capabilities: {
+      tools: { listChanged: true },
+      logging: {},
+      extensions: { [SESSIONS_EXTENSION]: {} },
+    },
     ...(host.instructions === undefined ? {} : { instructions: host.instructions }),
   });
   // Each caller sees the tools it may use (see auth/access).
