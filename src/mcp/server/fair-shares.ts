@@ -195,10 +195,11 @@ export class StreamShares {
 
   /** Why `caller` may not open one more stream now (503, 429), or undefined. */
   refusal(caller: string, id: unknown): Response | undefined {
-    const remedy = 'close one of its streams first';
     if (this.#tally.total >= this.limits.streams) {
-      return overLimit('open streams', this.limits.streams, 'maxStreams', remedy, id);
+      const later = 'try again later';
+      return overLimit('open streams', this.limits.streams, 'maxStreams', later, id);
     }
+    const remedy = 'close one of its streams first';
     if (this.#tally.count(caller) >= this.limits.streamsPerCaller) {
       return overShare(
         caller,

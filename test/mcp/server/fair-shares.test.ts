@@ -171,6 +171,46 @@ describe('without authorization, callers are counted by client address', () => {
     }
   });
 
+  test('past maxStreams every client gets 503 for a new stream, whatever its share', async () => {
+    const server2 = new McpToolServer([echo]);
+    const own = await server2.listenHttp({
+      maxStreams: 2,
+      maxStreamsPerSubject: 2,
+      trustProxy: true,
+    });
+    const streams: AbortController[] = [];
+    const listen = async (address: string) => {
+      const stop = new AbortController();
+      streams.push(stop);
+      return fetch(own.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'subscriptions/listen',
+          ...from(address),
+        },
+        body: JSON.stringify(
+          modern('subscriptions/listen', { notifications: { toolsListChanged: true } }),
+        ),
+        signal: stop.signal,
+      });
+    };
+    try {
+      expect((await listen('10.0.0.1')).status).toBe(200);
+      expect((await listen('10.0.0.2')).status).toBe(200);
+      const refused = await listen('10.0.0.3');
+      expect(refused.status).toBe(503);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
+        'Service unavailable: the server holds its limit of 2 open streams (maxStreams); try again later',
+      );
+    } finally {
+      for (const stream of streams) stream.abort();
+      await server2.close();
+    }
+  });
+
   test("2025 era: a session's GET stream counts against its client's share of streams", async () => {
     const server2 = new McpToolServer([echo]);
     const own = await server2.listenHttp({
