@@ -167,6 +167,8 @@ const NO_CLIENT_ACCESS: ClientAccess = Object.freeze({
 });
 
 class CallContext implements ToolContext {
+  readonly #client: ClientAccess;
+
   constructor(
     readonly signal: AbortSignal,
     readonly call: Call,
@@ -175,19 +177,35 @@ class CallContext implements ToolContext {
     readonly session: Session | undefined,
     readonly log: LogSink | undefined,
     readonly auth: AuthInfo | undefined,
-    readonly client: ClientAccess,
-  ) {}
+    client: ClientAccess,
+  ) {
+    this.#client = client;
+  }
+
+  /** `ctx` for another call (see {@link contextForCall}), sharing everything else. */
+  static forCall(ctx: CallContext, call: Call): CallContext {
+    return new CallContext(
+      ctx.signal,
+      call,
+      ctx.recorder,
+      ctx.elicitor,
+      ctx.session,
+      ctx.log,
+      ctx.auth,
+      ctx.#client,
+    );
+  }
 
   get sampler(): Sampler | undefined {
-    return this.client.sampler;
+    return this.#client.sampler;
   }
 
   get rootsLister(): RootsLister | undefined {
-    return this.client.rootsLister;
+    return this.#client.rootsLister;
   }
 
   get askWithoutElicitor(): AskWithoutElicitor {
-    return this.client.askWithoutElicitor;
+    return this.#client.askWithoutElicitor;
   }
 
   progress(update: Result | ProgressInfo | string): void {
@@ -213,7 +231,7 @@ class CallContext implements ToolContext {
 
   async ask(question: Elicitation): Promise<Answer> {
     if (this.elicitor !== undefined) return this.elicitor(question, this);
-    if (this.client.askWithoutElicitor === 'cancel') return CANCELLED_ANSWER;
+    if (this.#client.askWithoutElicitor === 'cancel') return CANCELLED_ANSWER;
     throw new MissingCapabilityError(
       'elicitation',
       'agenttool: ask: there is nobody to ask: the client does not take questions (over MCP: it did not declare the elicitation capability)',
@@ -221,7 +239,7 @@ class CallContext implements ToolContext {
   }
 
   async sample(request: SamplingRequest): Promise<SamplingResult> {
-    const sampler = this.client.sampler;
+    const sampler = this.#client.sampler;
     if (sampler === undefined) {
       throw new MissingCapabilityError(
         'sampling',
@@ -232,7 +250,7 @@ class CallContext implements ToolContext {
   }
 
   async roots(request: RootsRequest = {}): Promise<readonly Root[]> {
-    const lister = this.client.rootsLister;
+    const lister = this.#client.rootsLister;
     if (lister === undefined) {
       throw new MissingCapabilityError(
         'roots',
@@ -295,16 +313,7 @@ function clientAccessOf(init: ContextInit): ClientAccess {
  */
 export function contextForCall(ctx: ToolContext, call: Call): ToolContext {
   if (!(ctx instanceof CallContext)) return ctx.with({ call });
-  return new CallContext(
-    ctx.signal,
-    call,
-    ctx.recorder,
-    ctx.elicitor,
-    ctx.session,
-    ctx.log,
-    ctx.auth,
-    ctx.client,
-  );
+  return CallContext.forCall(ctx, call);
 }
 
 const storage = new AsyncLocalStorage<ToolContext>();
