@@ -97,9 +97,13 @@ export async function listenHttp(
   const handler = httpHandler(server, options, port);
   http.on('request', (req: IncomingMessage, res: ServerResponse) => {
     // Clients that honour the hint (Node's fetch and http.Agent) let an idle connection
-    // go well before the server closes it: no request is written onto a closing one.
-    res.setHeader('Connection', 'keep-alive');
-    res.setHeader('Keep-Alive', `timeout=${keepAlive.hintSeconds}`);
+    // go well before the server closes it: no request is written onto a closing one. A
+    // client that keeps no connection (HTTP/1.0, `Connection: close`) is left as Node
+    // answers it.
+    if (req.httpVersion === '1.1' && !/\bclose\b/i.test(req.headers.connection ?? '')) {
+      res.setHeader('Connection', 'keep-alive');
+      res.setHeader('Keep-Alive', `timeout=${keepAlive.hintSeconds}`);
+    }
     void handler.node(req, res);
   });
   let closing: Promise<void> | undefined;
