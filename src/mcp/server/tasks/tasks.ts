@@ -5,7 +5,6 @@ import {
 } from '@modelcontextprotocol/server';
 import { type StatedTaskSupport, taskSupportOf, type Tool } from '../../../core';
 import { randomUuid } from '../../random';
-import { type ElicitationOffer } from '../elicit';
 import { type ErrorReporter } from '../session';
 import { LocalTask } from './local-task';
 import { MemoryTaskStore } from './memory-store';
@@ -31,7 +30,8 @@ export interface TaskStart {
   readonly tool: string;
   readonly subject: string;
   readonly abort: (reason: unknown) => void;
-  readonly offer: ElicitationOffer | undefined;
+  /** The client capabilities of the request that makes the task (what its tool may ask). */
+  readonly capabilities: ClientCapabilities | undefined;
 }
 
 /**
@@ -104,7 +104,7 @@ export class Tasks {
       settings: this.settings,
       report: this.#report,
       abort: start.abort,
-      offer: start.offer,
+      capabilities: start.capabilities,
     });
     this.#local.set(record.taskId, task);
     // Kept here until its final state is stored: meanwhile the store still says it runs.
