@@ -41,6 +41,17 @@ describe('a request lost on a connection the server closes as it arrives', () =>
       annotations: { readOnly: false, idempotent: false },
       execute: () => (ran.push('append'), { output: 'appended' }),
     }),
+    newTool({
+      name: 'job',
+      description: 'Runs as a task and asks once: a task is followed by requests of its own',
+      annotations: { readOnly: false, idempotent: false },
+      taskSupport: 'required',
+      execute: async (_call, ctx) => {
+        ran.push('job');
+        const answer = await ctx.ask({ message: 'Go on?' });
+        return { output: `job ${answer.action}` };
+      },
+    }),
   ];
 
   /**
@@ -49,7 +60,7 @@ describe('a request lost on a connection the server closes as it arrives', () =>
    * server closes an idle connection at that very moment.
    */
   async function lossyServer() {
-    const server = new McpToolServer(tools());
+    const server = new McpToolServer(tools(), { tasks: { pollIntervalMs: 20 } });
     const mcp = server.handler();
     const served = new WeakMap<Socket, number>();
     let drop: ((body: Record<string, unknown>) => boolean) | undefined;
@@ -129,6 +140,39 @@ describe('a request lost on a connection the server closes as it arrives', () =>
       }
     },
   );
+  test("a task's poll and its answer are sent again: the task's call runs once and completes", async () => {
+    ran = [];
+    const lossy = await lossyServer();
+    const remote = await connectMcp({
+      transport: { url: lossy.url },
+      protocol: 'modern',
+      elicitation: true,
+      notificationGrace: 0,
+    });
+    try {
+      expect(await call(remote, 'look')).toBe('looked');
+      lossy.dropNext((body) => body.method === 'tasks/get');
+      const tool = remote.tools().find((t) => t.name === 'job') as Tool;
+      const c = { id: 'call_2', args: '{}' };
+      const asked: string[] = [];
+      const ctx = createContext({
+        call: c,
+        elicitor: (question) => {
+          asked.push(question.message);
+          // The answer's update is the next request to be lost.
+          lossy.dropNext((body) => body.method === 'tasks/update');
+          return { action: 'accept', content: {} };
+        },
+      });
+      expect(outputText((await tool.execute(c, ctx)).output)).toBe('job accept');
+      expect(lossy.dropped()).toBe(2);
+      expect(asked).toEqual(['Go on?']);
+      expect(ran).toEqual(['look', 'job']);
+    } finally {
+      await remote.close();
+      await lossy.close();
+    }
+  });
 });
 
 describe('sequential calls over kept-alive connections, idle around the keep-alive timeouts', () => {

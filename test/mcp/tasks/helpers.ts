@@ -9,6 +9,8 @@ export interface TaskClientOptions {
   readonly tasks?: boolean;
   /** Extra headers (a bearer token). */
   readonly headers?: Record<string, string>;
+  /** The client capabilities besides the extension (default: form elicitation only). */
+  readonly capabilities?: Record<string, unknown>;
 }
 
 /** One client: its own requests, its own connection (fetch opens one per request). */
@@ -23,7 +25,7 @@ export class TaskClient {
   /** Sends `method` with `params`; answers the JSON-RPC message. */
   async request(method: string, params: Record<string, unknown>): Promise<Answer> {
     const capabilities = {
-      elicitation: { form: {} },
+      ...(this.options.capabilities ?? { elicitation: { form: {} } }),
       ...(this.options.tasks === false ? {} : { extensions: { [TASKS]: {} } }),
     };
     const body = modern(
