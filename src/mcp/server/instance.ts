@@ -278,11 +278,12 @@ async function serveModern(
     return withHandle(failure(SHUTTING_DOWN), lease.handle);
   }
   const dropped = ctx.http?.req?.signal;
+  const caller = callerKeyOf(ctx);
   if (task !== undefined && !task.questionsFirst) {
-    const call = { served, args, lease, auth, capabilities, dropped };
+    const call = { served, args, lease, auth, caller, capabilities, dropped };
     return withHandle(await startTask(host, call), lease.handle);
   }
-  const run = new RoundTripRun(name, binding.owner(ctx), capabilities, callerKeyOf(ctx));
+  const run = new RoundTripRun(name, binding.owner(ctx), capabilities, caller);
   const late =
     task === undefined
       ? undefined
@@ -291,6 +292,7 @@ async function serveModern(
           args,
           lease,
           auth,
+          caller,
           capabilities,
           dropped,
           required: task.mode === 'required',

@@ -173,6 +173,24 @@ test('a caller holds maxTasksPerSubject tasks at most; the next call is refused,
   expect((await bob.call('job')).resultType).toBe('task');
 });
 
+test('without authorization, tasks are counted per client address (the fair shares of issue 31)', async () => {
+  const job = gated('job');
+  const server = serveTools([job.tool], { tasks: { maxTasksPerSubject: 1 } });
+  servers.push(server);
+  const listener = await server.listenHttp({ trustProxy: true });
+  const from = (address: string) =>
+    new TaskClient(listener.url, { headers: { 'x-forwarded-for': address } });
+  const first = from('10.0.0.1');
+  const created = await first.call('job');
+  expect(created.resultType).toBe('task');
+  const refused = await first.call('job');
+  expect(refused.isError).toBe(true);
+  expect(firstText(refused)).toContain('client address 10.0.0.1 already holds 1 tasks');
+  // Another address has room of its own, and a task still belongs to its subject ("").
+  expect((await from('10.0.0.2').call('job')).resultType).toBe('task');
+  expect((await from('10.0.0.2').get(String(created.taskId))).status).toBe('working');
+});
+
 test('a result over maxResultBytes ends the task completed with an error saying so', async () => {
   const big = newTool({
     name: 'big',

@@ -17,6 +17,8 @@ export interface TaskCall {
   readonly args: Record<string, unknown>;
   readonly lease: SessionLease;
   readonly auth: AuthInfo | undefined;
+  /** The caller whose share of tasks the task counts against over HTTP (see `callerKeyOf`). */
+  readonly caller: string | undefined;
   /** The client capabilities of the request that makes the task. */
   readonly capabilities: ClientCapabilities | undefined;
   /** Aborted when the client drops the request before its answer went out. */
@@ -36,6 +38,7 @@ export async function startTask(host: InstanceHost, call: TaskCall): Promise<Cal
     task = await host.tasks.create({
       tool: call.served.tool.name,
       subject: call.auth?.subject ?? '',
+      caller: call.caller,
       abort: (reason) => controller.abort(reason),
       capabilities: call.capabilities,
     });
@@ -117,6 +120,7 @@ export function taskAfterQuestions(
       created = host.tasks.create({
         tool: call.served.tool.name,
         subject: call.auth?.subject ?? '',
+        caller: call.caller,
         abort: (reason) => run.controller.abort(reason),
         capabilities: call.capabilities,
       });
