@@ -302,7 +302,10 @@ async function serveModern(
   const asks = late ?? run;
   // A run stops when its session ends (no answer can come back on it), or the server closes.
   // Nothing is awaited from the check above to here: the server's signal is still live.
-  const unwatch = lease.session.whileOpen(() => run.stop(new Error('mcp: the session ended')));
+  // A call that became a task outlives its session, as a task made with the call does.
+  const unwatch = lease.session.whileOpen(() => {
+    if (late?.begun() !== true) run.stop(new Error('mcp: the session ended'));
+  });
   const stop = (): void => run.stop(host.calls.signal.reason);
   host.calls.signal.addEventListener('abort', stop, { once: true });
   run.onOver(() => {

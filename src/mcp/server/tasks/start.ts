@@ -99,6 +99,8 @@ export interface LateTask {
   readonly sampler: Sampler | undefined;
   readonly rootsLister: RootsLister | undefined;
   route(): CallRoute | undefined;
+  /** True once the run is becoming a task (or is one). */
+  begun(): boolean;
 }
 
 /**
@@ -165,5 +167,6 @@ export function taskAfterQuestions(
               ? rootsLister(request, ctx)
               : created.then((made) => made.put(rootsAsk(request))),
     route: () => task?.route ?? run.route,
+    begun: () => created !== undefined,
   };
 }
