@@ -16,7 +16,7 @@ const UNIT = [
   '/test/cli/parts\\.test\\.ts$',
   '/test/workspace/file-tools\\.test\\.ts$',
   '/test/mcp/client/(result|refresh|elicitation|log|log-routing|round-trips|lost-session|options|exact-integers)\\.test\\.ts$',
-  '/test/mcp/server/(app-records|argument-check|content|decoded-call|go-format|lazy-loading|lazy-jose|record-key|stdio|output)\\.test\\.ts$',
+  '/test/mcp/server/(app-records|argument-check|client-address|content|decoded-call|go-format|lazy-loading|lazy-jose|record-key|stdio|output)\\.test\\.ts$',
   '/test/mcp/quoting\\.test\\.ts$',
 ];
 const INTEROP = ['/test/interop/.*\\.test\\.ts$'];

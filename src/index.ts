@@ -98,10 +98,13 @@ export { type Constructor } from './core/constructor';
 // ── Calls, their context, results and records ────────────────────────────────────────
 
 export {
+  type AskWithoutElicitor,
   type Call,
   type ContextInit,
   type Elicitor,
   type RecordFunc,
+  type RootsLister,
+  type Sampler,
   type ToolContext,
   createContext,
   currentContext,
@@ -147,6 +150,16 @@ export {
   type Elicitation,
   type ElicitationAction,
 } from './core/elicitation';
+export {
+  type ClientFeature,
+  type ModelPreferences,
+  type Root,
+  type RootsRequest,
+  type SamplingContent,
+  type SamplingMessage,
+  type SamplingRequest,
+  type SamplingResult,
+} from './core/client-features';
 export { type LogLevel, type LogSink, type Session } from './core/session';
 
 // ── Who may call: the verified caller and the rules of each tool ─────────────────────
@@ -174,6 +187,7 @@ export {
   AgentToolError,
   type AgentToolErrorCode,
   CancelledError,
+  MissingCapabilityError,
   PanicError,
   ValidationError,
   type ValidationProblem,

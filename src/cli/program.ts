@@ -14,6 +14,7 @@ interface ServeFlags {
   record?: string;
   resumable?: boolean;
   allowedHost?: string[];
+  trustProxy?: string;
   redis?: string;
   instance?: string;
   advertise?: string;
@@ -206,6 +207,10 @@ function serveOptions(command: Command): Command {
       "with --http: Host names clients use, e.g. a load balancer's (name or name:port)",
     )
     .option(
+      '--trust-proxy <setting>',
+      'with --http: believe X-Forwarded-For from proxies in front, for per-client limits: true, a number of hops, or addresses and CIDR ranges (a,b)',
+    )
+    .option(
       '--redis <url>',
       'with --http: one of several instances behind a load balancer, sharing this Redis (see docs/deploy.md)',
     )
@@ -242,6 +247,7 @@ function serveOptionsFrom(options: ServeFlags, io: CliIo): ServeOptions {
     record: options.record,
     resumable: options.resumable,
     allowedHosts: options.allowedHost,
+    trustProxy: trustProxyOf(options.trustProxy),
     redis: options.redis,
     instance: options.instance,
     advertise: options.advertise,
@@ -348,6 +354,21 @@ function targetSpec(moduleFile: string | undefined, options: TargetOptions, io: 
 }
 
 /** `text` as a number of milliseconds >= 0, or undefined when not given. */
+/** `--trust-proxy`: `true`, `false`, a number of hops, or addresses and CIDR ranges. */
+function trustProxyOf(text: string | undefined): boolean | number | string[] | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'true' || text === 'false') return text === 'true';
+  if (/^\d+$/.test(text)) return Number(text);
+  const list = text.split(',').map((entry) => entry.trim());
+  if (list.some((entry) => entry === '')) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: --trust-proxy ${JSON.stringify(text)}: give true, a number of hops, or addresses and CIDR ranges separated by commas, e.g. --trust-proxy 10.0.0.0/8`,
+    );
+  }
+  return list;
+}
+
 function milliseconds(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);

@@ -38,6 +38,8 @@ export interface ServeOptions {
   readonly resumable?: boolean | undefined;
   /** With `http`: the Host names clients use (DNS-rebinding protection). */
   readonly allowedHosts?: readonly string[] | undefined;
+  /** With `http`: which proxies in front may name the client (`X-Forwarded-For`). */
+  readonly trustProxy?: boolean | number | readonly string[] | undefined;
   /** With `http`: scale out over this Redis (needs the request-state key). */
   readonly redis?: string | undefined;
   /** With `redis`: this instance's name among its peers. */
@@ -91,6 +93,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
         ['--stateless', options.stateless],
         ['--resumable', options.resumable],
         ['--allowed-host', options.allowedHosts],
+        ['--trust-proxy', options.trustProxy],
         ['--redis', options.redis],
       ] as const
     ).find(([, value]) => value !== undefined && value !== false);
@@ -149,6 +152,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
         stateless: options.stateless === true,
         resumable: options.resumable === true,
         ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+        ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
         ...(options.advertise === undefined ? {} : { advertiseUrl: options.advertise }),
         ...(auth === undefined ? {} : { auth }),
       });

@@ -1,7 +1,13 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { type AuthInfo } from './auth';
+import {
+  type Root,
+  type RootsRequest,
+  type SamplingRequest,
+  type SamplingResult,
+} from './client-features';
 import { type Answer, CANCELLED_ANSWER, type Elicitation } from './elicitation';
-import { AgentToolError } from './errors';
+import { AgentToolError, MissingCapabilityError } from './errors';
 import { type JsonValue } from './json';
 import { isRecordable, type Recordable, recordOf, type ToolRecord } from './records';
 import { ProgressInfo, type Result } from './result';
@@ -44,6 +50,29 @@ export type RecordFunc = (record: ToolRecord, ctx: ToolContext) => void | Promis
  */
 export type Elicitor = (question: Elicitation, ctx: ToolContext) => Answer | Promise<Answer>;
 
+/**
+ * Has the client's model write the next message. Throwing means the host failed to get
+ * an answer (or the client refused); there is no answer that stands for "nobody".
+ */
+export type Sampler = (
+  request: SamplingRequest,
+  ctx: ToolContext,
+) => SamplingResult | Promise<SamplingResult>;
+
+/** Lists the client's roots. Throwing means the host failed to get them. */
+export type RootsLister = (
+  request: RootsRequest,
+  ctx: ToolContext,
+) => readonly Root[] | Promise<readonly Root[]>;
+
+/**
+ * What {@link ToolContext.ask} does when the context has no elicitor: `cancel` (the
+ * contract: nobody to ask answers `cancel`), or `refuse` (throw a
+ * {@link MissingCapabilityError}: an MCP 2026-07-28 server, whose protocol fails a
+ * request that needs a capability the client did not declare).
+ */
+export type AskWithoutElicitor = 'cancel' | 'refuse';
+
 /** What a context is made from; every member is optional. */
 export interface ContextInit {
   readonly signal?: AbortSignal;
@@ -53,6 +82,12 @@ export interface ContextInit {
   readonly session?: Session | undefined;
   readonly log?: LogSink | undefined;
   readonly auth?: AuthInfo | undefined;
+  /** Has the client's model write (see {@link ToolContext.sample}); none by default. */
+  readonly sampler?: Sampler | undefined;
+  /** Lists the client's roots (see {@link ToolContext.roots}); none by default. */
+  readonly rootsLister?: RootsLister | undefined;
+  /** What `ask` does without an elicitor; `cancel` by default. */
+  readonly askWithoutElicitor?: AskWithoutElicitor | undefined;
 }
 
 /**
@@ -75,6 +110,12 @@ export interface ToolContext {
    * none.
    */
   readonly auth: AuthInfo | undefined;
+  /** Has the client's model write; undefined where the host offers no model. */
+  readonly sampler: Sampler | undefined;
+  /** Lists the client's roots; undefined where the host knows none. */
+  readonly rootsLister: RootsLister | undefined;
+  /** What {@link ToolContext.ask} does without an elicitor (`cancel` unless the host says). */
+  readonly askWithoutElicitor: AskWithoutElicitor;
   /**
    * Reports progress: a {@link Result}, a {@link ProgressInfo} (sent as the details of
    * a result whose text is its message) or a message. A no-op when nobody listens.
@@ -86,8 +127,23 @@ export interface ToolContext {
    * no-op when no recorder is installed; otherwise the recorder's failure is thrown.
    */
   record(details: Recordable | null | undefined): Promise<void>;
-  /** Asks the user; with no elicitor installed the answer is `cancel`. */
+  /**
+   * Asks the user. With no elicitor installed the answer is `cancel`, unless the host
+   * refuses instead ({@link ToolContext.askWithoutElicitor}): then it throws a
+   * {@link MissingCapabilityError} for `elicitation`.
+   */
   ask(question: Elicitation): Promise<Answer>;
+  /**
+   * Has the client's model write the next message of `request.messages`. Throws a
+   * {@link MissingCapabilityError} for `sampling` when there is no sampler (an MCP
+   * client that did not declare sampling); the sampler's own failure otherwise.
+   */
+  sample(request: SamplingRequest): Promise<SamplingResult>;
+  /**
+   * The client's roots. Throws a {@link MissingCapabilityError} for `roots` when there
+   * is no roots lister (an MCP client that did not declare roots).
+   */
+  roots(request?: RootsRequest): Promise<readonly Root[]>;
   /** Sends a log line to the client, when one listens (MCP `notifications/message`). */
   logMessage(level: LogLevel, data: unknown): void;
   /** A context like this one with the given members replaced. */
@@ -97,7 +153,22 @@ export interface ToolContext {
 const NO_CALL: Call = Object.freeze({ id: '', args: '' });
 const NEVER_ABORTED = new AbortController().signal;
 
+/** What a context asks its client through, besides its elicitor: rarely set, so kept apart. */
+interface ClientAccess {
+  readonly sampler: Sampler | undefined;
+  readonly rootsLister: RootsLister | undefined;
+  readonly askWithoutElicitor: AskWithoutElicitor;
+}
+
+const NO_CLIENT_ACCESS: ClientAccess = Object.freeze({
+  sampler: undefined,
+  rootsLister: undefined,
+  askWithoutElicitor: 'cancel',
+});
+
 class CallContext implements ToolContext {
+  readonly #client: ClientAccess;
+
   constructor(
     readonly signal: AbortSignal,
     readonly call: Call,
@@ -106,7 +177,36 @@ class CallContext implements ToolContext {
     readonly session: Session | undefined,
     readonly log: LogSink | undefined,
     readonly auth: AuthInfo | undefined,
-  ) {}
+    client: ClientAccess,
+  ) {
+    this.#client = client;
+  }
+
+  /** `ctx` for another call (see {@link contextForCall}), sharing everything else. */
+  static forCall(ctx: CallContext, call: Call): CallContext {
+    return new CallContext(
+      ctx.signal,
+      call,
+      ctx.recorder,
+      ctx.elicitor,
+      ctx.session,
+      ctx.log,
+      ctx.auth,
+      ctx.#client,
+    );
+  }
+
+  get sampler(): Sampler | undefined {
+    return this.#client.sampler;
+  }
+
+  get rootsLister(): RootsLister | undefined {
+    return this.#client.rootsLister;
+  }
+
+  get askWithoutElicitor(): AskWithoutElicitor {
+    return this.#client.askWithoutElicitor;
+  }
 
   progress(update: Result | ProgressInfo | string): void {
     const onUpdate = this.call.onUpdate;
@@ -130,8 +230,34 @@ class CallContext implements ToolContext {
   }
 
   async ask(question: Elicitation): Promise<Answer> {
-    if (this.elicitor === undefined) return CANCELLED_ANSWER;
-    return this.elicitor(question, this);
+    if (this.elicitor !== undefined) return this.elicitor(question, this);
+    if (this.#client.askWithoutElicitor === 'cancel') return CANCELLED_ANSWER;
+    throw new MissingCapabilityError(
+      'elicitation',
+      'agenttool: ask: there is nobody to ask: the client does not take questions (over MCP: it did not declare the elicitation capability)',
+    );
+  }
+
+  async sample(request: SamplingRequest): Promise<SamplingResult> {
+    const sampler = this.#client.sampler;
+    if (sampler === undefined) {
+      throw new MissingCapabilityError(
+        'sampling',
+        'agenttool: sample: there is no model to ask: the client does not lend its model (over MCP: it did not declare the sampling capability)',
+      );
+    }
+    return sampler(request, this);
+  }
+
+  async roots(request: RootsRequest = {}): Promise<readonly Root[]> {
+    const lister = this.#client.rootsLister;
+    if (lister === undefined) {
+      throw new MissingCapabilityError(
+        'roots',
+        'agenttool: roots: the client shares no roots (over MCP: it did not declare the roots capability)',
+      );
+    }
+    return lister(request, this);
   }
 
   logMessage(level: LogLevel, data: unknown): void {
@@ -147,6 +273,10 @@ class CallContext implements ToolContext {
       session: 'session' in changes ? changes.session : this.session,
       log: 'log' in changes ? changes.log : this.log,
       auth: 'auth' in changes ? changes.auth : this.auth,
+      sampler: 'sampler' in changes ? changes.sampler : this.sampler,
+      rootsLister: 'rootsLister' in changes ? changes.rootsLister : this.rootsLister,
+      askWithoutElicitor:
+        'askWithoutElicitor' in changes ? changes.askWithoutElicitor : this.askWithoutElicitor,
     });
   }
 }
@@ -165,7 +295,16 @@ function contextFrom(init: ContextInit): CallContext {
     init.session,
     init.log,
     init.auth,
+    clientAccessOf(init),
   );
+}
+
+function clientAccessOf(init: ContextInit): ClientAccess {
+  const ask = init.askWithoutElicitor ?? 'cancel';
+  if (init.sampler === undefined && init.rootsLister === undefined && ask === 'cancel') {
+    return NO_CLIENT_ACCESS;
+  }
+  return { sampler: init.sampler, rootsLister: init.rootsLister, askWithoutElicitor: ask };
 }
 
 /**
@@ -174,15 +313,7 @@ function contextFrom(init: ContextInit): CallContext {
  */
 export function contextForCall(ctx: ToolContext, call: Call): ToolContext {
   if (!(ctx instanceof CallContext)) return ctx.with({ call });
-  return new CallContext(
-    ctx.signal,
-    call,
-    ctx.recorder,
-    ctx.elicitor,
-    ctx.session,
-    ctx.log,
-    ctx.auth,
-  );
+  return CallContext.forCall(ctx, call);
 }
 
 const storage = new AsyncLocalStorage<ToolContext>();

@@ -5,6 +5,13 @@ import { type JsonObject } from './json';
  * `schema` for the answer; an out-of-band question carries a `url` to open instead.
  */
 export interface Elicitation {
+  /**
+   * Names the question among those the call asks in one round: an MCP 2026-07-28
+   * server sends it to the client under this key (`inputRequests`), so a client that
+   * knows the tool can answer it by name. Default: `elicit_<n>`. Ignored where questions
+   * are not keyed (the 2025 era, a local elicitor).
+   */
+  readonly key?: string;
   readonly message: string;
   /** The requested form schema; absent when the question is not a form. */
   readonly schema?: JsonObject;

@@ -1,4 +1,5 @@
 import { types } from 'node:util';
+import { type ClientFeature } from './client-features';
 import { goQuote } from './quote';
 
 /**
@@ -24,6 +25,8 @@ import { goQuote } from './quote';
  *   server, badly signed);
  * - `MISSING_PEER`: an optional entry (`agenttool/nest`, ...) needs a framework package
  *   the app has not installed;
+ * - `MISSING_CAPABILITY`: a call asked its client for something the client does not
+ *   offer (a question, its model, its roots; see {@link MissingCapabilityError});
  * - `INVALID_COMMAND`: the `agenttool` command line is wrong; `INTERNAL`: a fault in
  *   agenttool itself.
  */
@@ -56,6 +59,7 @@ export type AgentToolErrorCode =
   | 'INVALID_COMMAND'
   | 'INVALID_TOKEN'
   | 'MISSING_PEER'
+  | 'MISSING_CAPABILITY'
   | 'INTERNAL';
 
 /**
@@ -115,6 +119,29 @@ export class ValidationError extends AgentToolError {
     this.detail = detail;
     this.problems = problems;
     this.unreported = unreported;
+  }
+}
+
+/**
+ * A call asked its client for something the client does not offer: to ask the user
+ * (`elicitation`, or a question mode it did not offer), to use its model (`sampling`),
+ * or to list its roots (`roots`). `capability` says which, and `mode` the elicitation
+ * mode when the client offered elicitation but not that mode. A tool may catch it and do
+ * without; uncaught, it fails the call, and an MCP 2026-07-28 server answers the request
+ * with the protocol's MissingRequiredClientCapability error (-32021, HTTP 400) naming
+ * the capability, as that revision requires.
+ */
+export class MissingCapabilityError extends AgentToolError {
+  /** What the call asked for that the client does not offer. */
+  readonly capability: ClientFeature;
+  /** The elicitation mode (`form`, `url`) not offered, when the client offers the others. */
+  readonly mode?: string;
+
+  constructor(capability: ClientFeature, message: string, options: { mode?: string } = {}) {
+    super('MISSING_CAPABILITY', message);
+    this.name = 'MissingCapabilityError';
+    this.capability = capability;
+    if (options.mode !== undefined) this.mode = options.mode;
   }
 }
 

@@ -13,6 +13,7 @@ export {
   AgentToolError,
   type AgentToolErrorCode,
   CancelledError,
+  MissingCapabilityError,
   PanicError,
   ValidationError,
   type ValidationProblem,
@@ -53,6 +54,16 @@ export {
   type Elicitation,
   type ElicitationAction,
 } from './elicitation';
+export {
+  type ClientFeature,
+  type ModelPreferences,
+  type Root,
+  type RootsRequest,
+  type SamplingContent,
+  type SamplingMessage,
+  type SamplingRequest,
+  type SamplingResult,
+} from './client-features';
 export { type LogLevel, type LogSink, type Session } from './session';
 export {
   type AccessRequest,
@@ -64,6 +75,7 @@ export {
   checkAccess,
 } from './auth';
 export {
+  type AskWithoutElicitor,
   type Call,
   type ContextInit,
   type ContextRunner,
@@ -71,6 +83,8 @@ export {
   contextRunner,
   type Elicitor,
   type RecordFunc,
+  type RootsLister,
+  type Sampler,
   type ToolContext,
   createContext,
   currentContext,

@@ -17,3 +17,13 @@ export function randomHex(bytes: number): string {
 export function randomUuid(): string {
   return nodeCrypto().randomUUID();
 }
+
+/** `bytes` random bytes from node:crypto's generator. */
+export function randomBytes(bytes: number): Uint8Array {
+  return nodeCrypto().randomBytes(bytes);
+}
+
+/** The SHA-256 digest of `text` (UTF-8), base64url. */
+export function sha256Base64Url(text: string): string {
+  return nodeCrypto().createHash('sha256').update(text).digest('base64url');
+}

@@ -107,6 +107,8 @@ let runtime: SandboxRuntimeModule | undefined;
 let ready: Promise<Manager> | undefined;
 let users = 0;
 let resetTimer: NodeJS.Timeout | undefined;
+/** The reset of the last manager, while it runs: the next one starts after it. */
+let resetting: Promise<void> | undefined;
 let forgetBridges: (() => void)[] = [];
 
 function loadRuntime(): SandboxRuntimeModule {
@@ -123,6 +125,9 @@ function loadRuntime(): SandboxRuntimeModule {
  */
 async function manager(): Promise<Manager> {
   ready ??= (async () => {
+    // The manager is one per process: a reset still tearing down the last one's bridges
+    // would tear down the new one's (a shell started just after the last one ended).
+    await resetting;
     const { SandboxManager } = loadRuntime();
     // The manager ends its proxies on SIGINT/SIGTERM by listening for them, which would
     // stop this process from exiting on a first Ctrl-C. Whoever owns this process
@@ -228,12 +233,14 @@ export async function leaseSandbox(
         if (users !== 0 || ready === undefined) return;
         const done = ready;
         ready = undefined;
-        void done
+        const reset: Promise<void> = done
           .then((sandbox) => sandbox.reset())
           .catch(() => undefined)
           .finally(() => {
             for (const forget of forgetBridges.splice(0)) forget();
+            if (resetting === reset) resetting = undefined;
           });
+        resetting = reset;
       }, 250);
     }
   };

@@ -29,6 +29,7 @@ const REQUIRED_2025 = [
   'tools-call-error',
   'tools-call-with-progress',
   'tools-call-elicitation',
+  'tools-call-sampling',
   'elicitation-sep1034-defaults',
   'elicitation-sep1330-enums',
   'json-schema-2020-12',
@@ -57,6 +58,14 @@ const REQUIRED_2026 = [
   'input-required-result-result-type',
   'input-required-result-unsupported-methods',
   'input-required-result-validate-input',
+  // Issue 31: keys, sampling, roots, -32021, and tampered request states.
+  'server-stateless',
+  'input-required-result-basic-elicitation',
+  'input-required-result-basic-sampling',
+  'input-required-result-basic-list-roots',
+  'input-required-result-multiple-input-requests',
+  'input-required-result-tampered-state',
+  'input-required-result-capability-check',
 ];
 
 interface Check {

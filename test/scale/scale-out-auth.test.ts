@@ -27,8 +27,6 @@ import {
 const SCALE_APP = join(FIXTURES, 'scale-app.module.js');
 /** The URL clients know the service by; tokens name it as their audience. */
 const PUBLIC_URL = 'https://tools.example.test/mcp';
-const NO_LONGER_WAITING =
-  'mcpserver: tool "ask": the call these answers belong to is no longer waiting for them; call the tool again';
 
 let issuer: JwtAuthorizationServer;
 let a: Instance;
@@ -93,14 +91,17 @@ describe('instances behind one public URL, requiring bearer tokens', () => {
 
     // Bob holds Ada's state (it leaked): b forwards his answers to a, which refuses them.
     const bob = await clientOf('bob', [b.url]);
-    const stolen = await rawCall(bob, {
+    const stolen = rawCall(bob, {
       name: 'ask',
       arguments: {},
       inputResponses: ANSWERS,
       requestState: state,
     });
-    expect(stolen).toMatchObject({ isError: true });
-    expect(textOf(stolen)).toBe(NO_LONGER_WAITING);
+    await expect(stolen).rejects.toMatchObject({
+      code: -32602,
+      message:
+        'Invalid requestState: it was issued to another caller; call the tool again without it',
+    });
 
     // Ada's own answers, through b, still reach her call on a.
     const answered = await rawCall(ada, {

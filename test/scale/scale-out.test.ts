@@ -155,7 +155,7 @@ describe('2026-07-28 clients', () => {
     expect(visits).toEqual([1, 2, 3, 4].map((n) => `visit ${n} on ${owner}`));
   });
 
-  test('answers that reach another instance go to the one running the call; a forged or replayed state is refused', async () => {
+  test('answers that reach another instance go to the one running the call; a forged state is refused (-32602), a replayed one reaches no call', async () => {
     // The question is asked on a; the answers are sent to b.
     const client = await sdk(a.url, 'modern', { fetch: routedFetch([a.url, b.url]) });
     const first = await rawCall(client, { name: 'ask', arguments: {} });
@@ -179,16 +179,21 @@ describe('2026-07-28 clients', () => {
     });
     expect(replayed).toMatchObject({ isError: true });
     expect(textOf(replayed)).toBe(NO_LONGER_WAITING);
-    // Forged: a bare random state, and the signed one altered by a character.
-    const altered = state.slice(0, -2) + (state.endsWith('A') ? 'B' : 'A') + state.slice(-1);
+    // Forged: a bare random state, and the signed one altered by a character. The
+    // 2026-07-28 revision refuses state that fails its integrity check: -32602.
+    // (The character changed is one the MAC's bits fill whole, and always another one.)
+    const altered = state.slice(0, -2) + (state.at(-2) === 'A' ? 'B' : 'A') + state.slice(-1);
     for (const forged of ['0123456789abcdef0123456789abcdef', altered]) {
-      const refused = await rawCall(client, {
+      const refused = rawCall(client, {
         name: 'ask',
         arguments: {},
         inputResponses: answers,
         requestState: forged,
       });
-      expect(textOf(refused)).toBe(NO_LONGER_WAITING);
+      await expect(refused).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringMatching(/^Invalid requestState: it fails its integrity check/),
+      });
     }
     // Our client through the balancer: asked and answered wherever the requests land.
     const remote = await ours(lb.url, 'modern');

@@ -2,8 +2,8 @@
  * Tasks under scale-out: two `agenttool serve --http --redis` instances behind HAProxy,
  * sharing Redis (Debian's packages, on loopback ports). A task made through the balancer
  * is polled and cancelled through it, any instance answers `tasks/get`, an update sent
- * to the instance that does not run the task reaches the one that does, and a task
- * whose instance is killed reads `failed`, saying so.
+ * to the instance that does not run the task reaches the one that does (a question's
+ * answer, a model's turn), and a task whose instance is killed reads `failed`, saying so.
  */
 import { join } from 'node:path';
 import { ensureBuilt, FIXTURES } from '../cli/helpers';
@@ -74,6 +74,30 @@ test('an answer sent to the instance without the task reaches the one running it
   });
   const done = await balanced.final(taskId);
   expect(firstText(done.result)).toBe(`job done "teal" on ${owner.name}`);
+});
+
+test("a model's turn asked inside a task, answered through the other instance, reaches the one running it", async () => {
+  const balanced = new TaskClient(lb.url, {
+    capabilities: { elicitation: { form: {} }, sampling: {} },
+  });
+  const taskId = String((await balanced.call('job', { ms: 10, sample: true })).taskId);
+  const asking = await balanced.until(taskId, (t) => t.status === 'input_required');
+  expect(asking.inputRequests).toMatchObject({
+    model_turn: { method: 'sampling/createMessage', params: { maxTokens: 10 } },
+  });
+  const [owner, other] = await placed(balanced, taskId);
+  await new TaskClient(other.url).result('tasks/update', {
+    taskId,
+    inputResponses: {
+      model_turn: {
+        role: 'assistant',
+        content: { type: 'text', text: 'teal' },
+        model: 'm1',
+      },
+    },
+  });
+  const done = await balanced.final(taskId);
+  expect(firstText(done.result)).toBe(`job done teal (m1) on ${owner.name}`);
 });
 
 test('a task whose instance is killed reads failed, saying its instance stopped', async () => {

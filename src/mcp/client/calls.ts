@@ -1,8 +1,5 @@
-import {
-  type Client,
-  type ElicitResult,
-  type StandardSchemaV1,
-} from '@modelcontextprotocol/client';
+import { setMaxListeners } from 'node:events';
+import { type Client, type StandardSchemaV1 } from '@modelcontextprotocol/client';
 import {
   AgentToolError,
   type Call,
@@ -20,9 +17,10 @@ import {
   type ToolContext,
   ValidationError,
 } from '../../core';
-import { connectionClosedError } from './errors';
+import { connectionClosedError, refusalText } from './errors';
 import { argumentsToSend } from './exact-integers';
 import { CALL_HEADER, LOG_CALL_META_KEY } from './log-routing';
+import { REPLAY_SAFE_HEADER } from './safe-retry';
 import {
   askCall,
   askHandler,
@@ -30,14 +28,24 @@ import {
   type ElicitationHandler,
   type ElicitParams,
 } from './elicitation';
+import {
+  notOffered,
+  rootsFor,
+  type RootsSource,
+  sampleFor,
+  type SamplingHandler,
+} from './sampling-and-roots';
 import { clientSdk } from './sdk-modules';
-import { SESSION_META_KEY } from './session-extension';
+import { CANCEL_META_KEY, SESSION_META_KEY, SESSIONS_EXTENSION } from './session-extension';
 import { STREAM_HEADER } from './stream-ends';
 import { carriedTask, followTask, type TaskLine } from './tasks/follow';
 import { linkedSignal, unlessAborted } from '../signals';
 
 /** How long a call's progress token stays routable after the call returns. */
 const PROGRESS_LINGER_MS = 1000;
+
+/** How long giving up on a parked call waits for the server to hear it, at most (ms). */
+const GIVE_UP_TIMEOUT_MS = 5000;
 
 /** The most requests made of one call (the first and its answered retries), as the SDKs do. */
 const MAX_REQUESTS = 10;
@@ -60,6 +68,12 @@ export interface CallOptions {
   readonly elicitation: boolean;
   /** The caller's own answerer of questions; it wins over the call's elicitor. */
   readonly elicitationHandler: ElicitationHandler | undefined;
+  /** A server's sampling requests are answered (by the call's sampler, or the caller's handler). */
+  readonly sampling?: boolean;
+  /** The caller's own lender of a model; it wins over the call's sampler. */
+  readonly samplingHandler?: SamplingHandler | undefined;
+  /** Where a server's `roots/list` is answered from; undefined: it is not. */
+  readonly roots?: RootsSource | undefined;
   /** A limit on each call, in milliseconds. */
   readonly timeout: number;
   /** Where a log line goes that belongs to no call with a log sink. */
@@ -165,9 +179,16 @@ export class RemoteCalls {
     let lost = this.#lost.get(client);
     if (lost === undefined) {
       lost = new AbortController();
+      // Every request of the session listens to it (see RemoteTools' close signal).
+      setMaxListeners(0, lost.signal);
       this.#lost.set(client, lost);
     }
     return lost.signal;
+  }
+
+  /** The session handle a 2026-07-28 server gave, if one did. */
+  get handle(): string | undefined {
+    return this.#handle;
   }
 
   /** The calls in flight, for a 2025-era server's questions. */
@@ -235,7 +256,12 @@ export class RemoteCalls {
    * elicitor (all of one round at once) and the answers go back with the request state,
    * until the server returns the result.
    */
-  async call(remote: string, call: Call, ctx: ToolContext): Promise<JsonObject> {
+  async call(
+    remote: string,
+    call: Call,
+    ctx: ToolContext,
+    replaySafe = false,
+  ): Promise<JsonObject> {
     if (this.closing.aborted) throw connectionClosedError(remote);
     if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
     // Arguments given as text are sent as written, however long their integers (as Go).
@@ -258,7 +284,7 @@ export class RemoteCalls {
     if (mark !== undefined) this.#marked.set(mark, entry);
     const linked = linkedSignal(ctx.signal, this.closing);
     try {
-      return await this.#rounds(remote, args, token, entry, mark, linked.signal);
+      return await this.#rounds(remote, args, token, entry, mark, linked.signal, replaySafe);
     } catch (error) {
       if (this.closing.aborted) throw connectionClosedError(remote);
       if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
@@ -284,6 +310,7 @@ export class RemoteCalls {
     entry: CallInFlight,
     mark: string | undefined,
     signal: AbortSignal,
+    replaySafe: boolean,
   ): Promise<JsonObject> {
     let retry: { inputResponses: Record<string, unknown>; requestState?: string } | undefined;
     // A 2026-07-28 server sends a request's log lines only when the request names a level.
@@ -292,55 +319,98 @@ export class RemoteCalls {
       (entry.ctx.log !== undefined || this.options.onLog !== undefined)
         ? (this.options.logLevel ?? 'debug')
         : undefined;
-    for (let requests = 1; ; requests++) {
-      const meta: Record<string, unknown> = {};
-      if (token !== undefined) meta.progressToken = token;
-      if (logLevel !== undefined) meta[LOG_LEVEL_META_KEY] = logLevel;
-      if (this.#handle !== undefined) meta[SESSION_META_KEY] = this.#handle;
-      const request = {
-        method: 'tools/call',
-        params: {
-          name: remote,
-          arguments: args,
-          ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }),
-          ...retry,
-        },
-      } as const;
-      const options = {
-        signal,
-        timeout: this.options.timeout,
-        allowInputRequired: true,
-        ...(mark === undefined ? {} : { headers: { [CALL_HEADER]: mark } }),
-      };
-      const result = await this.#request(remote, request, options);
-      this.#noteHandle(result);
-      const task = carriedTask(result);
-      if (task !== undefined) {
-        return followTask(remote, task, entry.ctx, this.#taskLine(remote, entry), signal);
-      }
-      if (result.resultType !== 'input_required') return result;
-      if (!this.options.elicitation) {
-        throw new AgentToolError(
-          'PROTOCOL',
-          `mcp: call ${goQuote(remote)}: the server needs input the client did not give; multi round-trip handling is off`,
+    // The state of a call the server holds parked for this client's answers, until a
+    // request carrying it has been answered.
+    let held: string | undefined;
+    try {
+      for (let requests = 1; ; requests++) {
+        const meta: Record<string, unknown> = {};
+        if (token !== undefined) meta.progressToken = token;
+        if (logLevel !== undefined) meta[LOG_LEVEL_META_KEY] = logLevel;
+        if (this.#handle !== undefined) meta[SESSION_META_KEY] = this.#handle;
+        const request = {
+          method: 'tools/call',
+          params: {
+            name: remote,
+            arguments: args,
+            ...(Object.keys(meta).length === 0 ? {} : { _meta: meta }),
+            ...retry,
+          },
+        } as const;
+        // Answers to a parked call run nothing twice: a server takes a request state once.
+        const headers: Record<string, string> = {};
+        if (mark !== undefined) headers[CALL_HEADER] = mark;
+        // Only our own fetch (a transport made here from a URL) takes the mark off.
+        if (this.options.routesLogLines && (replaySafe || retry !== undefined)) {
+          headers[REPLAY_SAFE_HEADER] = '1';
+        }
+        const options = {
+          signal,
+          timeout: this.options.timeout,
+          allowInputRequired: true,
+          ...(Object.keys(headers).length === 0 ? {} : { headers }),
+        };
+        const result = await this.#request(remote, request, options);
+        this.#noteHandle(result);
+        held = typeof result.requestState === 'string' ? result.requestState : undefined;
+        const task = carriedTask(result);
+        if (task !== undefined) {
+          // The call is the task's now: no state is held, and giving up cancels the task.
+          held = undefined;
+          return await followTask(remote, task, entry.ctx, this.#taskLine(remote, entry), signal);
+        }
+        if (result.resultType !== 'input_required') return result;
+        const o = this.options;
+        if (!o.elicitation && o.sampling !== true && o.roots === undefined) {
+          throw new AgentToolError(
+            'PROTOCOL',
+            `mcp: call ${goQuote(remote)}: the server needs input the client did not give; multi round-trip handling is off (connect with elicitation, sampling or roots)`,
+          );
+        }
+        if (requests >= MAX_REQUESTS) {
+          throw new AgentToolError(
+            'PROTOCOL',
+            `mcp: call ${goQuote(remote)}: the server still needs input after ${MAX_REQUESTS} requests`,
+          );
+        }
+        const inputRequests = isJsonObject(result.inputRequests) ? result.inputRequests : {};
+        const answered: (readonly [string, unknown])[] = await Promise.all(
+          Object.entries(inputRequests).map(
+            async ([id, request]) =>
+              [id, await this.#answer(remote, request, entry, signal)] as const,
+          ),
         );
+        retry = { inputResponses: Object.fromEntries(answered) };
+        if (typeof result.requestState === 'string') retry.requestState = result.requestState;
       }
-      if (requests >= MAX_REQUESTS) {
-        throw new AgentToolError(
-          'PROTOCOL',
-          `mcp: call ${goQuote(remote)}: the server still needs input after ${MAX_REQUESTS} requests`,
-        );
-      }
-      const inputRequests = isJsonObject(result.inputRequests) ? result.inputRequests : {};
-      const answered = await Promise.all(
-        Object.entries(inputRequests).map(
-          async ([id, request]) =>
-            [id, await this.#answer(remote, request, entry, signal)] as const,
-        ),
-      );
-      retry = { inputResponses: Object.fromEntries(answered) };
-      if (typeof result.requestState === 'string') retry.requestState = result.requestState;
+    } catch (error) {
+      // A call given up while its server waits for answers is stopped there at once,
+      // rather than after the server's abandon timeout.
+      if (held !== undefined) void this.#giveUp(remote, args, held);
+      throw error;
     }
+  }
+
+  /**
+   * Tells a 2026-07-28 agenttool server that the call parked under `state` is given up
+   * (`_meta[CANCEL_META_KEY]`); bounded, and nothing is made of its answer.
+   */
+  async #giveUp(remote: string, args: JsonObject, state: string): Promise<void> {
+    // Only a server that offers the extension knows the mark; another would resume the call.
+    if (!offersSessionsExtension(this.client())) return;
+    const meta: Record<string, unknown> = { [CANCEL_META_KEY]: true };
+    if (this.#handle !== undefined) meta[SESSION_META_KEY] = this.#handle;
+    await this.client()
+      .request(
+        {
+          method: 'tools/call',
+          params: { name: remote, arguments: args, requestState: state, _meta: meta },
+        },
+        RAW_RESULT,
+        // Whatever comes back is read by nobody: no question of it is to be answered.
+        { timeout: GIVE_UP_TIMEOUT_MS, allowInputRequired: true },
+      )
+      .catch(() => undefined);
   }
 
   /**
@@ -398,31 +468,46 @@ export class RemoteCalls {
           signal,
           timeout: this.options.timeout,
         }),
+      // A question to a client that takes none is declined, as a 2025-era server hears;
+      // a model's turn or the roots go as they would in a call's round.
       answer: (request, signal) => {
-        if (!this.options.elicitation) return Promise.resolve({ action: 'cancel' });
+        if (!this.options.elicitation && isJsonObject(request)) {
+          if (request.method === 'elicitation/create') return Promise.resolve({ action: 'cancel' });
+        }
         return this.#answer(remote, request, entry, signal);
       },
     };
   }
 
-  /** The answer to one question a 2026-07-28 server sent back with the call. */
+  /**
+   * The answer to one request a 2026-07-28 server sent back with the call: a question
+   * (`elicitation/create`), a turn of a model (`sampling/createMessage`) or the roots
+   * (`roots/list`), each answered as the options say.
+   */
   async #answer(
     remote: string,
     request: unknown,
     entry: CallInFlight,
     signal: AbortSignal,
-  ): Promise<ElicitResult> {
-    if (!isJsonObject(request) || request.method !== 'elicitation/create') {
-      const method = isJsonObject(request) ? request.method : undefined;
-      throw new AgentToolError(
-        'PROTOCOL',
-        `mcp: call ${goQuote(remote)}: the server asked for ${typeof method === 'string' ? goQuote(method) : describeValue(request)}, which this client does not offer`,
-      );
+  ): Promise<unknown> {
+    const method = isJsonObject(request) ? request.method : undefined;
+    const params = isJsonObject(request) ? request.params : undefined;
+    const o = this.options;
+    switch (method) {
+      case 'elicitation/create': {
+        if (!o.elicitation) break;
+        const own = o.elicitationHandler;
+        if (own !== undefined) return askHandler(own, params as ElicitParams, signal);
+        return askCall(entry, params as ElicitParams, signal);
+      }
+      case 'sampling/createMessage':
+        if (o.sampling !== true) break;
+        return sampleFor(entry, o.samplingHandler, params, signal);
+      case 'roots/list':
+        if (o.roots === undefined) break;
+        return rootsFor(entry, o.roots, signal);
     }
-    const params = request.params as ElicitParams;
-    const own = this.options.elicitationHandler;
-    if (own !== undefined) return askHandler(own, params, signal);
-    return askCall(entry, params, signal);
+    throw notOffered(remote, method, request);
   }
 
   /** A call's failure, saying what happened: a protocol error, no answer in time, a lost connection. */
@@ -430,7 +515,22 @@ export class RemoteCalls {
     const sdk = clientSdk();
     const where = `mcp: call ${goQuote(remote)}`;
     if (sdk.ProtocolError.isInstance(error)) {
+      if (error instanceof sdk.MissingRequiredClientCapabilityError) {
+        return new AgentToolError(
+          'PROTOCOL',
+          `${where}: the server needs a client capability this connection does not declare, ${JSON.stringify(error.requiredCapabilities)} (connectMcp's elicitation, sampling and roots options declare them): ${errorMessage(error)}`,
+          { cause: error },
+        );
+      }
       return new AgentToolError('PROTOCOL', `${where}: ${errorMessage(error)}`, { cause: error });
+    }
+    if (error instanceof sdk.SdkHttpError && (error.status === 429 || error.status === 503)) {
+      // The server refused the call before it ran (a share or a limit): it says why.
+      return new AgentToolError(
+        'CONNECTION',
+        `${where}: the server refused the call (HTTP ${error.status}): ${refusalText(error)}`,
+        { cause: error },
+      );
     }
     if (error instanceof sdk.SdkError && error.code === sdk.SdkErrorCode.RequestTimeout) {
       return new AgentToolError(
@@ -451,6 +551,15 @@ export class RemoteCalls {
     const handle = meta[SESSION_META_KEY];
     if (typeof handle === 'string' && handle !== '') this.#handle = handle;
   }
+}
+
+/**
+ * True when the server offers agenttool's sessions extension: it ends a session on
+ * `SESSION_END_METHOD` and stops a parked call given up with `CANCEL_META_KEY`.
+ */
+export function offersSessionsExtension(client: Client): boolean {
+  const extensions = client.getServerCapabilities()?.extensions;
+  return isJsonObject(extensions) && extensions[SESSIONS_EXTENSION] !== undefined;
 }
 
 /** True for the HTTP 404 a server answers a request of a 2025-era session it does not know. */

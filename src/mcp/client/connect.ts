@@ -5,6 +5,7 @@ import {
   type VersionNegotiationMode,
 } from '@modelcontextprotocol/client';
 import { AgentToolError, errorMessage } from '../../core';
+import { refusalText } from './errors';
 import { SESSIONS_EXTENSION } from './session-extension';
 import { clientSdk, clientStdio } from './sdk-modules';
 import { tellingStreamEnds } from './stream-ends';
@@ -150,6 +151,15 @@ function negotiation(choice: ProtocolChoice): VersionNegotiationMode {
 /** `mcp: connect: <reason>`, code `CONNECTION` (an AgentToolError as it is). */
 export function connectError(error: unknown): AgentToolError {
   if (error instanceof AgentToolError) return error;
+  const sdk = clientSdk();
+  if (error instanceof sdk.SdkHttpError && (error.status === 429 || error.status === 503)) {
+    // The server refused the connection before it held anything (a share or a limit).
+    return new AgentToolError(
+      'CONNECTION',
+      `mcp: connect: the server refused the connection (HTTP ${error.status}): ${refusalText(error)}`,
+      { cause: error },
+    );
+  }
   return new AgentToolError('CONNECTION', `mcp: connect: ${errorMessage(error)}`, { cause: error });
 }
 

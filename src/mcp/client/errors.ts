@@ -1,4 +1,4 @@
-import { AgentToolError, goQuote } from '../../core';
+import { AgentToolError, errorMessage, goQuote, isJsonObject } from '../../core';
 
 /** The text of the error for calls in flight when the connection closes, and calls after. */
 export const CONNECTION_CLOSED = 'mcp: connection closed';
@@ -21,4 +21,24 @@ export class RemoteToolError extends AgentToolError {
     this.name = 'RemoteToolError';
     this.details = details;
   }
+}
+
+/**
+ * What a server's HTTP refusal says (an SDK HTTP error carrying the answer's text): its
+ * JSON-RPC error's message, else the error's own.
+ */
+export function refusalText(error: unknown): string {
+  const data = (error as { data?: unknown } | null)?.data;
+  const text = isJsonObject(data) ? data.text : undefined;
+  if (typeof text === 'string') {
+    try {
+      const body: unknown = JSON.parse(text);
+      const message =
+        isJsonObject(body) && isJsonObject(body.error) ? body.error.message : undefined;
+      if (typeof message === 'string') return message;
+    } catch {
+      // Not JSON: the error's own message says what came.
+    }
+  }
+  return errorMessage(error);
 }

@@ -6,9 +6,11 @@ export {
   DEFAULT_CALL_TIMEOUT,
   DEFAULT_NOTIFICATION_GRACE,
   RemoteTools,
+  SESSION_END_TIMEOUT_MS,
   type ServerInfo,
   connectMcp,
 } from './remote';
+export { type RootsHandler, type SamplingHandler } from './sampling-and-roots';
 export { type HttpTarget, type McpTarget, type StdioTarget } from './transport';
 export {
   type ConfinedDeclaration,

@@ -1,6 +1,8 @@
+import { setMaxListeners } from 'node:events';
 import {
   type Client,
   type ClientCapabilities,
+  type CreateMessageResult,
   type StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import {
@@ -9,10 +11,12 @@ import {
   type LogLevel,
   type LogSink,
   type Result,
+  type Root,
   type Tool,
   type ToolContext,
 } from '../../core';
-import { RemoteCalls } from './calls';
+import { offersSessionsExtension, RAW_RESULT, RemoteCalls } from './calls';
+import { SESSION_END_METHOD, SESSION_META_KEY } from './session-extension';
 import { type ClientSetup, connectClient, connectError, type ProtocolChoice } from './connect';
 import { checkConnectOptions } from './connect-options';
 import { CONNECTION_CLOSED } from './errors';
@@ -20,10 +24,21 @@ import { elicitationHandler, type ElicitationHandler } from './elicitation';
 import { listAllTools } from './listing';
 import { ListRefresher } from './refresh';
 import { resultOf } from './result';
+import {
+  onlyCall,
+  rootsFor,
+  type RootsHandler,
+  type RootsSource,
+  sampleFor,
+  type SamplingHandler,
+} from './sampling-and-roots';
 import { clientSdk } from './sdk-modules';
 import { untilAborted } from '../signals';
-import { type Declarations, localName, remoteTool } from './tool-mapping';
+import { type Declarations, localName, type RemoteHints, remoteTool } from './tool-mapping';
 import { type McpTarget, routesLogLinesByCall, writesJsonText } from './transport';
+
+/** How long `close()` waits for the server to end this client's session, at most (ms). */
+export const SESSION_END_TIMEOUT_MS = 5000;
 
 /** How long a call waits for a late `tools/list_changed` by default, in milliseconds. */
 export const DEFAULT_NOTIFICATION_GRACE = 50;
@@ -73,6 +88,25 @@ export interface ConnectOptions extends Declarations {
   readonly elicitation?: boolean;
   /** The caller's own answerer of server questions; it wins over {@link ConnectOptions.elicitation}. */
   readonly elicitationHandler?: ElicitationHandler;
+  /**
+   * Lend a model to the server (MCP sampling): declare the `sampling` capability and
+   * have each sampling request written by the `ctx.sample` of the call it belongs to
+   * (the sampler the consuming host gave that call). In the 2026-07-28 era a request
+   * comes back with its call; in the 2025 era it is put to the one call in flight, and
+   * fails when there are none or several. Off by default: a server whose tool needs the
+   * model then fails the call (`MissingRequiredClientCapability`, -32021, in 2026-07-28).
+   */
+  readonly sampling?: boolean;
+  /** The caller's own lender of a model; it wins over {@link ConnectOptions.sampling}. */
+  readonly samplingHandler?: SamplingHandler;
+  /**
+   * Share roots with the server (MCP roots): declare the `roots` capability and answer a
+   * `roots/list` with this list, or, with `true`, with the `ctx.roots()` of the call it
+   * belongs to (routed as sampling is). Off by default.
+   */
+  readonly roots?: boolean | readonly Root[];
+  /** The caller's own lister of roots; it wins over {@link ConnectOptions.roots}. */
+  readonly rootsHandler?: RootsHandler;
   /**
    * Receives the error of a failed background refresh (the old snapshot stays). What it
    * throws is ignored: refreshing goes on.
@@ -153,6 +187,9 @@ export class RemoteTools {
 
   private constructor(options: ConnectOptions) {
     checkConnectOptions(options);
+    // Every call in flight listens to the remote's close: many at once is the normal case
+    // (Node 20 warned past 10 listeners on one signal).
+    setMaxListeners(0, this.#closing.signal);
     const prefix = options.prefix ?? '';
     const grace = options.notificationGrace ?? DEFAULT_NOTIFICATION_GRACE;
     const timeout = options.callTimeout ?? DEFAULT_CALL_TIMEOUT;
@@ -169,6 +206,9 @@ export class RemoteTools {
       {
         elicitation: options.elicitation === true || options.elicitationHandler !== undefined,
         elicitationHandler: options.elicitationHandler,
+        sampling: options.sampling === true || options.samplingHandler !== undefined,
+        samplingHandler: options.samplingHandler,
+        roots: rootsSourceOf(options),
         timeout: timeout === 0 ? NO_TIMEOUT : Math.min(timeout, NO_TIMEOUT),
         onLog: options.onLog,
         logLevel,
@@ -248,12 +288,15 @@ export class RemoteTools {
   /**
    * Closes the connection. Calls in flight end at once with `mcp: call "<name>": mcp:
    * connection closed` (the server is told they were cancelled), and so do later calls.
-   * A 2025-era HTTP session is ended (DELETE), so the server frees what it holds for it.
+   * The server is told to free what it holds for this client: a 2025-era HTTP session is
+   * ended (DELETE), a 2026-07-28 session handle released (`SESSION_END_METHOD`), each
+   * waited for at most {@link SESSION_END_TIMEOUT_MS}.
    */
   close(): Promise<void> {
     if (this.#closeDone === undefined) {
       this.#markClosed();
       this.#closeDone = (async () => {
+        await this.#endHandleSession();
         // The transport is gone when the connection closed first (the server went away).
         const transport = this.#client.transport as
           Partial<StreamableHTTPClientTransport> | undefined;
@@ -267,6 +310,22 @@ export class RemoteTools {
       })();
     }
     return this.#closeDone;
+  }
+
+  /** Ends the 2026-07-28 session this client's handle names, if it holds one. */
+  async #endHandleSession(): Promise<void> {
+    const handle = this.#calls.handle;
+    const client = this.#client;
+    if (handle === undefined || client.transport === undefined) return;
+    if (client.getProtocolEra() !== 'modern' || !offersSessionsExtension(client)) return;
+    // A server that does not know the request (or is gone) leaves the session to its idle timeout.
+    await client
+      .request(
+        { method: SESSION_END_METHOD, params: { _meta: { [SESSION_META_KEY]: handle } } },
+        RAW_RESULT,
+        { timeout: SESSION_END_TIMEOUT_MS },
+      )
+      .catch(() => undefined);
   }
 
   #markClosed(): void {
@@ -285,6 +344,9 @@ export class RemoteTools {
     if (answers && capabilities.elicitation === undefined) {
       capabilities.elicitation = { form: {}, url: {} };
     }
+    const samples = o.sampling === true || o.samplingHandler !== undefined;
+    if (samples && capabilities.sampling === undefined) capabilities.sampling = {};
+    if (rootsSourceOf(o) !== undefined && capabilities.roots === undefined) capabilities.roots = {};
     const setup: ClientSetup = {
       clientInfo: o.clientInfo ?? { name: 'agenttool', version: '0' },
       capabilities,
@@ -418,6 +480,24 @@ export class RemoteTools {
         elicitationHandler(() => this.#calls.inFlight()),
       );
     }
+    const o = this.#options;
+    if (o.sampling === true || o.samplingHandler !== undefined) {
+      const handler = o.samplingHandler;
+      client.setRequestHandler('sampling/createMessage', async (request, ctx) => {
+        const call =
+          handler === undefined ? onlyCall('sampling', this.#calls.inFlight()) : undefined;
+        const result = await sampleFor(call, handler, request.params, ctx.mcpReq.signal);
+        // Checked by createMessageResultOf; the SDK checks it against its schema again.
+        return result as CreateMessageResult;
+      });
+    }
+    const roots = rootsSourceOf(o);
+    if (roots !== undefined) {
+      client.setRequestHandler('roots/list', async (_request, ctx) => {
+        const call = roots.kind === 'call' ? onlyCall('roots', this.#calls.inFlight()) : undefined;
+        return rootsFor(call, roots, ctx.mcpReq.signal);
+      });
+    }
   }
 
   /**
@@ -430,10 +510,14 @@ export class RemoteTools {
         let reason: string;
         try {
           const subscription = await client.listen({ toolsListChanged: true });
-          this.#closing.signal.addEventListener('abort', () => void subscription.close(), {
-            once: true,
-          });
-          reason = await subscription.closed;
+          const stop = (): void => void subscription.close();
+          this.#closing.signal.addEventListener('abort', stop, { once: true });
+          try {
+            reason = await subscription.closed;
+          } finally {
+            // A stream reopened many times leaves no listener behind on the remote's signal.
+            this.#closing.signal.removeEventListener('abort', stop);
+          }
         } catch {
           reason = 'remote';
         }
@@ -446,15 +530,15 @@ export class RemoteTools {
 
   async #listTools(): Promise<void> {
     const raws = await listAllTools(this.#client, this.#listSignal);
-    const call = (remote: string, readOnly: boolean, c: Call, ctx: ToolContext): Promise<Result> =>
-      this.#call(remote, readOnly, c, ctx);
+    const call = (remote: string, hints: RemoteHints, c: Call, ctx: ToolContext): Promise<Result> =>
+      this.#call(remote, hints, c, ctx);
     this.#snapshot = raws.map((raw) => remoteTool(raw, this.#prefix, this.#options, call));
   }
 
-  async #call(remote: string, readOnly: boolean, call: Call, ctx: ToolContext): Promise<Result> {
+  async #call(remote: string, hints: RemoteHints, call: Call, ctx: ToolContext): Promise<Result> {
     const seenBefore = this.#refresher.seen;
-    const raw = await this.#calls.call(remote, call, ctx);
-    await this.#afterCall(seenBefore, readOnly, ctx.signal);
+    const raw = await this.#calls.call(remote, call, ctx, hints.replaySafe);
+    await this.#afterCall(seenBefore, hints.readOnly, ctx.signal);
     return resultOf(raw);
   }
 
@@ -472,4 +556,13 @@ export class RemoteTools {
       signal,
     );
   }
+}
+
+/** Where this connection answers a server's `roots/list` from; undefined: it does not. */
+function rootsSourceOf(options: ConnectOptions): RootsSource | undefined {
+  if (options.rootsHandler !== undefined) return { kind: 'handler', handler: options.rootsHandler };
+  if (options.roots === true) return { kind: 'call' };
+  const roots: unknown = options.roots;
+  if (Array.isArray(roots)) return { kind: 'fixed', roots: [...(roots as readonly Root[])] };
+  return undefined;
 }

@@ -110,10 +110,21 @@ export function remoteAnnotations(tool: JsonObject): Annotations | undefined {
   };
 }
 
+/** What a remote tool's annotations tell its caller. */
+export interface RemoteHints {
+  /** The tool changes nothing: no list change is waited for after a call. */
+  readonly readOnly: boolean;
+  /**
+   * Sending a call again has no further effect (read-only or idempotent): a request
+   * whose connection broke before any answer came may be sent again.
+   */
+  readonly replaySafe: boolean;
+}
+
 /** Runs one call of a remote tool by its remote name. */
 export type RemoteCaller = (
   remote: string,
-  readOnly: boolean,
+  hints: RemoteHints,
   call: Call,
   ctx: ToolContext,
 ) => Promise<Result>;
@@ -152,7 +163,10 @@ export function remoteTool(
     parameters = input;
   }
   const annotations = remoteAnnotations(raw);
-  const readOnly = annotations?.readOnly === true;
+  const hints: RemoteHints = {
+    readOnly: annotations?.readOnly === true,
+    replaySafe: annotations?.readOnly === true || annotations?.idempotent === true,
+  };
   let resource: string | undefined;
   for (const r of declarations.resources ?? []) if (names(r.tools)) resource = r.resource;
   let confined: ConfinedFunc | undefined;
@@ -168,7 +182,7 @@ export function remoteTool(
     description: typeof raw['description'] === 'string' ? raw['description'] : '',
     parameters,
     ...(isObjectSchema(output) ? { outputSchema: output } : {}),
-    execute: (call, ctx) => caller(remote, readOnly, call, ctx),
+    execute: (call, ctx) => caller(remote, hints, call, ctx),
     ...(names(declarations.sequential ?? []) ? { sequential: true } : {}),
     ...(resource !== undefined ? { resource } : {}),
     ...(annotations !== undefined ? { annotations } : {}),

@@ -6,6 +6,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { AgentToolError, goQuote } from '../../core';
 import { routingLogLines } from './log-routing';
+import { retryingSafely } from './safe-retry';
 import { clientSdk, clientStdio } from './sdk-modules';
 
 /** A server started as a child process, spoken to over its stdin and stdout. */
@@ -87,9 +88,12 @@ export function transportFor(target: McpTarget): Transport {
           ? { requestInit: { headers: { ...target.headers } } }
           : {}),
         ...(target.authProvider !== undefined ? { authProvider: target.authProvider } : {}),
-        // Our fetch tells the server's log lines apart by the call whose stream carried them.
+        // Our fetch tells the server's log lines apart by the call whose stream carried
+        // them, and sends again what a broken keep-alive connection lost unread.
         fetch: routingLogLines(
-          target.fetch ?? ((url: string | URL, init?: RequestInit) => fetch(url, init)),
+          retryingSafely(
+            target.fetch ?? ((url: string | URL, init?: RequestInit) => fetch(url, init)),
+          ),
         ),
       });
     }

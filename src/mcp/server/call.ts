@@ -7,19 +7,25 @@ import {
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
 import {
+  type AskWithoutElicitor,
   type AuthInfo,
   type Call,
   createContext,
+  depthExceeded,
+  depthExceededText,
   type Elicitor,
   errorMessage,
   goQuote,
   isResult,
   type JsonObject,
   type LogSink,
+  MissingCapabilityError,
   PanicError,
   type RecordFunc,
   type Result,
+  type RootsLister,
   runWithContext,
+  type Sampler,
   type Tool,
   toolFailure,
   toResult,
@@ -83,6 +89,10 @@ export interface CallSetup {
   readonly auth: AuthInfo | undefined;
   readonly signal: AbortSignal;
   readonly elicitor: Elicitor | undefined;
+  readonly sampler?: Sampler | undefined;
+  readonly rootsLister?: RootsLister | undefined;
+  /** What `ctx.ask` does without an elicitor: `cancel` (2025 era), `refuse` (2026-07-28). */
+  readonly askWithoutElicitor?: AskWithoutElicitor;
   readonly recorder: RecordFunc | undefined;
   readonly report: ErrorReporter;
   /** How much progress text the call sends at most (bytes). */
@@ -96,6 +106,11 @@ export interface RunningCall {
   readonly result: Promise<CallToolResult>;
   /** Resolves once every notification sent so far has gone out (or failed to). */
   flush(): Promise<void>;
+  /**
+   * Once the result is in: the capability the tool failed for want of (it threw the
+   * {@link MissingCapabilityError} of an ask, sample or roots listing), if it did.
+   */
+  missing(): MissingCapabilityError | undefined;
 }
 
 // Process-wide, as in the Go binding: call ids are `mcp_1`, `mcp_2`, …
@@ -118,7 +133,13 @@ export function admit(
   report: ErrorReporter,
 ): ServedTool | CallToolResult {
   if (served === undefined) return unknownTool(name);
-  if (served.selfChecked) return served;
+  if (served.selfChecked) {
+    // The tool's own check and the call's `args` text recurse: too deep is refused first.
+    const opening = depthExceeded(args);
+    return opening === undefined
+      ? served
+      : failure(`invalid arguments: not valid JSON: ${depthExceededText(opening)}`);
+  }
   let invalid;
   try {
     invalid = served.check(args);
@@ -167,9 +188,13 @@ export function runCall(
     recorder: setup.recorder,
     log,
     auth: setup.auth,
+    sampler: setup.sampler,
+    rootsLister: setup.rootsLister,
+    askWithoutElicitor: setup.askWithoutElicitor,
   });
 
   const tool = served.tool;
+  let missing: MissingCapabilityError | undefined;
   const result = (async (): Promise<CallToolResult> => {
     try {
       const returned: unknown = await runWithContext(ctx, () => tool.execute(call, ctx));
@@ -180,6 +205,7 @@ export function runCall(
       if (ProtocolError.isInstance(thrown)) throw thrown;
       const error = toolFailure(tool.name, thrown);
       if (error instanceof PanicError) setup.report(error.message, error);
+      if (error instanceof MissingCapabilityError) missing = error;
       if (served.selfChecked && error instanceof ValidationError) {
         // The tool refused its arguments where the served check would have: in its words,
         // unless the refusal is the tool's own (class-validator), which the check passes.
@@ -191,7 +217,7 @@ export function runCall(
       notices.finish();
     }
   })();
-  return { result, flush: () => notices.flush() };
+  return { result, flush: () => notices.flush(), missing: () => missing };
 }
 
 /**

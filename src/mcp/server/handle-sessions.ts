@@ -1,5 +1,8 @@
 import { type ClientCapabilities, type ServerContext } from '@modelcontextprotocol/server';
 import { subjectOf } from './auth/caller';
+import { callerKeyOf } from './caller-keys';
+import { type SessionShares } from './fair-shares';
+import { UNKNOWN_ADDRESS } from './client-address';
 import { randomHex } from '../random';
 import {
   requestHandle,
@@ -18,22 +21,32 @@ import { type McpToolServer } from './tool-server';
  * runs in a session of its own that ends with the call. A handle the server does not
  * know (it ended, or another instance made it) starts a new session with a new handle,
  * and so does a handle another caller's session holds: a session belongs to the
- * subject that opened it. Instances that scale out forward a call carrying another
- * live instance's handle there.
+ * subject that opened it. Past the endpoint's session limit, or the caller's share of
+ * it, a call runs in a session of its own, with no handle (the endpoint refuses such a
+ * call with 429 before it gets here; this bounds a burst). Instances that scale out
+ * forward a call carrying another live instance's handle there.
  */
 export class HandleSessions implements SessionBinding {
   readonly #live = new Map<string, HeldSession>();
   readonly #server: McpToolServer;
   readonly #idleMs: number;
   readonly #stateless: boolean;
-  readonly #room: () => boolean;
+  #shares: SessionShares | undefined;
 
-  /** `room` says whether another session may be held now (the server's session limit). */
-  constructor(server: McpToolServer, idleMs: number, stateless: boolean, room: () => boolean) {
+  constructor(server: McpToolServer, idleMs: number, stateless: boolean) {
     this.#server = server;
     this.#idleMs = idleMs;
     this.#stateless = stateless;
-    this.#room = room;
+  }
+
+  /** The endpoint's session limit and each caller's share (set once, by the endpoint). */
+  set shares(shares: SessionShares) {
+    this.#shares = shares;
+  }
+
+  /** True when the request's subject holds a session under `handle`. */
+  holds(handle: string, subject: string | undefined): boolean {
+    return this.#live.get(handle)?.subject === subject;
   }
 
   /** How many sessions are held by handle. */
@@ -49,16 +62,22 @@ export class HandleSessions implements SessionBinding {
       if (handle !== undefined && known !== undefined && known.subject === subject) {
         return this.#hold(handle, known);
       }
-      if (capabilities?.extensions?.[SESSIONS_EXTENSION] !== undefined && this.#room()) {
+      const caller = callerKeyOf(ctx) ?? `address:${UNKNOWN_ADDRESS}`;
+      if (
+        capabilities?.extensions?.[SESSIONS_EXTENSION] !== undefined &&
+        this.#shares?.room(caller) === true
+      ) {
         // Behind a load balancer the handle names its instance, which peers forward to.
         const fresh = this.#server.handlePrefix + randomHex(16);
         const opened = this.#server.openSession(fresh);
+        const share = this.#shares.open(caller);
         const idle = new IdleClock(this.#idleMs, () => void opened.session.close());
         const entry: HeldSession = { opened, idle, subject };
         this.#live.set(fresh, entry);
         opened.session.onClose(() => {
           idle.stop();
           this.#live.delete(fresh);
+          share();
         });
         return this.#hold(fresh, entry);
       }
@@ -79,6 +98,17 @@ export class HandleSessions implements SessionBinding {
         entry.idle.done();
       },
     };
+  }
+
+  /**
+   * Ends the session the request's handle names, when the request's subject opened it;
+   * a handle this server does not hold, or another subject's, ends nothing.
+   */
+  async end(ctx: ServerContext): Promise<void> {
+    const handle = requestHandle(ctx);
+    const known = handle === undefined ? undefined : this.#live.get(handle);
+    if (known === undefined || known.subject !== subjectOf(ctx.http?.authInfo)) return;
+    await known.opened.session.close();
   }
 
   /** A parked call is answered by its caller's requests only (anyone's, without authorization). */

@@ -1,5 +1,6 @@
 import { isJsonObject } from '../../core';
 import { jsonRpcError } from './http-io';
+import { SESSION_END_METHOD } from './instance';
 
 /** The health route a load balancer polls, by default. */
 export const DEFAULT_HEALTH_PATH = '/healthz';
@@ -35,11 +36,14 @@ export class HealthRoute {
 
 /**
  * True for a 2026-07-28 request that brings new work, which a draining server refuses:
- * any but the answers to a parked call (a `tools/call` with a `requestState`).
+ * any but the answers to a parked call (a `tools/call` with a `requestState`) and the
+ * end of a session.
  */
 export function bringsNewWork(body: unknown): boolean {
+  if (!isJsonObject(body)) return true;
+  // Ending a session frees what it holds: a draining server takes it.
+  if (body.method === SESSION_END_METHOD) return false;
   return !(
-    isJsonObject(body) &&
     body.method === 'tools/call' &&
     isJsonObject(body.params) &&
     typeof body.params.requestState === 'string'

@@ -162,6 +162,9 @@ export async function writeResponse(
     res.end();
     return;
   }
+  // A stream's client learns it is open now, not with its first event (a listening
+  // stream may wait long for one).
+  if (response.headers.get('content-type')?.includes('text/event-stream')) res.flushHeaders();
   const reader = body.getReader();
   const aborted = new Promise<void>((resolve) => {
     if (signal.aborted) resolve();
@@ -188,17 +191,74 @@ export function tooLarge(limit: number, headers: Record<string, string> = {}): R
   return jsonRpcError(413, -32000, `Request body too large: the limit is ${limit} bytes`, headers);
 }
 
+/**
+ * A JSON-RPC error as an HTTP answer. `id` is the request's, when the body was read and
+ * it has one (a string or a number); null otherwise.
+ */
 export function jsonRpcError(
   status: number,
   code: number,
   message: string,
   headers: Record<string, string> = {},
+  id: unknown = null,
 ): Response {
-  return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status, headers });
+  const echoed = typeof id === 'string' || typeof id === 'number' ? id : null;
+  return Response.json(
+    { jsonrpc: '2.0', error: { code, message }, id: echoed },
+    { status, headers },
+  );
+}
+
+/** The id of a single JSON-RPC request body; undefined for a batch, a notification, none. */
+export function requestId(body: unknown): unknown {
+  return typeof body === 'object' && body !== null && !Array.isArray(body)
+    ? (body as { id?: unknown }).id
+    : undefined;
 }
 
 /** A body this short is drained after a refusal, so a keep-alive connection stays usable. */
 const DRAINED_BODY_BYTES = 64 * 1024;
+
+/**
+ * After a refusal that left the body unread, how much more of it is read and thrown
+ * away before the connection is closed: twice the limit (the limit at least 1 MiB), so
+ * that a client sending a body somewhat over the limit finishes sending and reads the
+ * answer instead of a connection reset; and how long that may take.
+ */
+const DISCARD_FLOOR_BYTES = 1024 * 1024;
+const DISCARD_TIMEOUT_MS = 10_000;
+
+/**
+ * Reads what is left of `req`'s body and throws it away, up to twice `limit` (at least
+ * 1 MiB) and 10 s; resolves when the body has ended or either bound is reached (the
+ * caller then closes the connection).
+ */
+export function discardBody(req: IncomingMessage, limit: number): Promise<void> {
+  if (req.complete || req.destroyed) return Promise.resolve();
+  const bound = 2 * Math.max(limit, DISCARD_FLOOR_BYTES);
+  return new Promise((resolve) => {
+    let read = 0;
+    const done = (): void => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', done);
+      req.off('close', done);
+      req.off('error', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer): void => {
+      read += chunk.length;
+      if (read > bound) done();
+    };
+    const timer = setTimeout(done, DISCARD_TIMEOUT_MS);
+    timer.unref();
+    req.on('data', onData);
+    req.once('end', done);
+    req.once('close', done);
+    req.once('error', done);
+    req.resume();
+  });
+}
 
 /**
  * `response` to a request refused before its body was read. A short declared body (or

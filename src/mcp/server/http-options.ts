@@ -1,6 +1,23 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type AuthInfo } from '@modelcontextprotocol/server';
 import { type HttpAuthOptions } from './auth/options';
+import { type TrustProxy } from './client-address';
+
+/** How many sessions an HTTP endpoint holds at once, by default. */
+export const DEFAULT_MAX_SESSIONS = 1000;
+
+/** How many listening streams an HTTP endpoint holds open at once, by default. */
+export const DEFAULT_MAX_STREAMS = 1000;
+
+/**
+ * How long `listenHttp` keeps an idle keep-alive connection open, by default (65 s):
+ * longer than the 60 s idle timeout of common load balancers and proxies (AWS ALB,
+ * nginx's upstream keep-alive), so they, not the server, retire a pooled connection.
+ */
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/** How long a request's headers may take to arrive, by default (60 s, Node's default). */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 60_000;
 
 /** How a server is served over Streamable HTTP (both protocol eras on one endpoint). */
 export interface HttpServeOptions {
@@ -42,7 +59,9 @@ export interface HttpServeOptions {
   /**
    * The largest request body accepted, in bytes (default 4 MiB); larger ones get 413, as
    * soon as the `Content-Length` or the bytes received pass it. On Node's `http` the rest
-   * of such a body is not read: the connection closes after the 413.
+   * of such a body is read and thrown away, up to twice the limit (at least 1 MiB each)
+   * and 10 s, so the client reads the 413 rather than a reset; then the connection
+   * closes.
    */
   readonly maxBodyBytes?: number;
   /**
@@ -58,6 +77,45 @@ export interface HttpServeOptions {
    * with it (no handle is given).
    */
   readonly maxSessions?: number;
+  /**
+   * The most sessions one caller holds: an authenticated subject, or, without
+   * authorization, one client address (see {@link HttpServeOptions.trustProxy}). Default:
+   * a fair share, a tenth of {@link HttpServeOptions.maxSessions} (at least 1). Past it
+   * that caller's `initialize`, or 2026-07-28 call that would open a session by handle,
+   * gets 429 with `Retry-After` and a message naming the limit; other callers are not
+   * affected.
+   */
+  readonly maxSessionsPerSubject?: number;
+  /**
+   * The most listening streams open at once (default 1000): 2025-era sessions' GET
+   * streams and 2026-07-28 `subscriptions/listen` streams. Past it a new one gets 503.
+   */
+  readonly maxStreams?: number;
+  /**
+   * The most listening streams one caller holds open (as
+   * {@link HttpServeOptions.maxSessionsPerSubject} counts callers). Default: a tenth of
+   * {@link HttpServeOptions.maxStreams} (at least 1). Past it a new one gets 429.
+   */
+  readonly maxStreamsPerSubject?: number;
+  /**
+   * Which proxies in front are trusted to name the client (`X-Forwarded-For`), for the
+   * per-caller shares of a server without authorization, which count by client address
+   * (an IPv6 address by its /64): `false` (default) trusts none, `true` all, a number
+   * that many hops, a list those addresses and CIDR ranges (see {@link TrustProxy}).
+   * Behind a proxy, set it: otherwise every client counts as the proxy's one address.
+   */
+  readonly trustProxy?: TrustProxy;
+  /**
+   * How long an idle keep-alive connection is kept open, in ms (default 65 s, above the
+   * 60 s idle timeout of common load balancers and proxies, so they retire pooled
+   * connections first). Answers advertise `Keep-Alive: timeout=<n>` with n at most 5 s
+   * and half this: clients that honour it (Node's fetch and `http.Agent`) let a
+   * connection go long before the server closes it, so no request is written onto a
+   * connection being closed. `listenHttp` only (a mounted handler's server is its own).
+   */
+  readonly keepAliveTimeoutMs?: number;
+  /** How long a request's headers may take to arrive, in ms (default 60 s). `listenHttp` only. */
+  readonly headersTimeoutMs?: number;
   /**
    * Makes a 2025-era session's SSE streams resumable (`Last-Event-ID`), keeping its
    * last 1000 events in memory until the session ends (default off). Clients of
@@ -96,6 +154,12 @@ export interface HttpRequestExtras {
    * Used when the handler has no `auth` option of its own (which verifies every request).
    */
   readonly authInfo?: AuthInfo;
+  /**
+   * The client's address (the connection's peer), for the per-caller shares of a server
+   * without authorization; with {@link HttpServeOptions.trustProxy}, the
+   * `X-Forwarded-For` chain ends here. Without it, such requests share one share.
+   */
+  readonly clientAddress?: string;
 }
 
 /**

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { type AddressInfo } from 'node:net';
 import {
   type AuthInfo,
+  CLIENT_CAPABILITIES_META_KEY,
   createMcpHandler,
   isInitializeRequest,
   isJsonContentType,
@@ -15,29 +16,45 @@ import { type AuthGate, authGate } from './auth/gate';
 import { bringsNewWork, drainingRefusal, HealthRoute } from './health';
 import { serveElsewhere } from './scale/forward';
 import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   type HttpHandler,
   type HttpListener,
   type HttpRequestExtras,
   type HttpServeOptions,
 } from './http-options';
-import { buildInstance } from './instance';
+import { buildInstance, SESSION_META_KEY, SESSIONS_EXTENSION } from './instance';
+import { countLimit } from './round-trips';
 import { Backlog, backlogs } from './backlog';
 import { HandleSessions } from './handle-sessions';
 import {
   type Body,
   ClientGone,
   headersOf,
+  discardBody,
   jsonRpcError,
   NOTHING,
   parseBody,
   readLimited,
   readNodeBody,
   refusedUnread,
+  requestId,
   tooLarge,
   whenDone,
   writeResponse,
 } from './http-io';
-import { DEFAULT_IDLE_MS, DEFAULT_MAX_SESSIONS, LegacyLeg } from './legacy-leg';
+import { DEFAULT_IDLE_MS, LegacyLeg } from './legacy-leg';
+import { callerKeys } from './caller-keys';
+import { type AddressFinder, addressFinder } from './client-address';
+import {
+  callerKey,
+  overLimit,
+  overShare,
+  SessionShares,
+  shareLimits,
+  StreamShares,
+} from './fair-shares';
+import { endingAt } from './token-expiry';
 import { paramHeaderMismatch } from './param-headers';
 import { LOOPBACK_HOSTS, RebindingGuard } from './rebinding-guard';
 import { type McpToolServer } from './tool-server';
@@ -64,7 +81,11 @@ export async function listenHttp(
   }
   // An IPv6 address may come as a URL writes it ([::1]); the socket takes it bare.
   const address = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  const http = createServer();
+  const keepAlive = keepAliveOf(options);
+  const http = createServer({
+    keepAliveTimeout: keepAlive.timeoutMs,
+    headersTimeout: keepAlive.headersTimeoutMs,
+  });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? 0, address, () => {
@@ -74,7 +95,17 @@ export async function listenHttp(
   });
   const port = (http.address() as AddressInfo).port;
   const handler = httpHandler(server, options, port);
-  http.on('request', (req: IncomingMessage, res: ServerResponse) => void handler.node(req, res));
+  http.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    // Clients that honour the hint (Node's fetch and http.Agent) let an idle connection
+    // go well before the server closes it: no request is written onto a closing one. A
+    // client that keeps no connection (HTTP/1.0, `Connection: close`) is left as Node
+    // answers it.
+    if (req.httpVersion === '1.1' && !/\bclose\b/i.test(req.headers.connection ?? '')) {
+      res.setHeader('Connection', 'keep-alive');
+      res.setHeader('Keep-Alive', `timeout=${keepAlive.hintSeconds}`);
+    }
+    void handler.node(req, res);
+  });
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
@@ -125,6 +156,9 @@ class HttpEndpoint {
   readonly #unlisten: () => void;
   readonly #health: HealthRoute;
   readonly #gate: AuthGate | undefined;
+  readonly #sessionShares: SessionShares;
+  readonly #streamShares: StreamShares;
+  readonly #address: AddressFinder;
   #closing: Promise<void> | undefined;
   /** Requests that carry an answer (POSTs but `subscriptions/listen`) not yet answered. */
   #answering = 0;
@@ -138,13 +172,17 @@ class HttpEndpoint {
     this.#limit = options.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
     this.#health = new HealthRoute(options.healthPath);
     if (options.dnsRebindingProtection ?? true) this.#guard = new RebindingGuard(options, port);
+    const limits = shareLimits(options);
+    this.#address = addressFinder(options.trustProxy);
+    this.#sessionShares = new SessionShares(limits, () => this.#legacy.size + this.#handles.size);
+    this.#streamShares = new StreamShares(limits);
     this.#handles = new HandleSessions(
       server,
       options.idleTimeoutMs ?? DEFAULT_IDLE_MS,
       options.stateless === true,
-      () => this.#room(),
     );
-    this.#legacy = new LegacyLeg(server, options, this.#limit, () => this.#room());
+    this.#handles.shares = this.#sessionShares;
+    this.#legacy = new LegacyLeg(server, options, this.#limit, this.#sessionShares);
     this.#modern = createMcpHandler(() => buildInstance(server.host, this.#handles, 'modern'), {
       legacy: 'reject',
       onerror: (error) => server.host.report('mcp: http', error),
@@ -183,6 +221,8 @@ class HttpEndpoint {
     if (early !== undefined) return early;
     const authInfo = await this.#authorize(request, extras.authInfo);
     if (authInfo instanceof Response) return authInfo;
+    const forwarded = request.headers.get('x-forwarded-for');
+    callerKeys.set(request, callerKey(authInfo, this.#address(extras.clientAddress, forwarded)));
     let body: Body;
     if (request.method === 'POST') {
       const read = await readLimited(request, this.#limit);
@@ -225,16 +265,21 @@ class HttpEndpoint {
       this.#server.host.report('mcp: http: request failed', error);
       response = jsonRpcError(500, -32603, 'Internal error');
     }
+    // A body refused unread (too large, or a request refused before its body is read):
+    // what the client still sends is read and thrown away first, up to a bound, so the
+    // connection closes cleanly after the answer and the client reads it rather than a
+    // reset (a socket closed with unread bytes is reset, and Node closes it as soon as an
+    // answer saying `Connection: close` is out). A body past the bound is left unread.
+    const refusedUnread = response.headers.get('connection') === 'close';
+    if (refusedUnread) await discardBody(req, this.#limit);
     try {
       await writeResponse(res, response, abort.signal);
     } finally {
       finished = true;
       if (counted) this.#answered();
     }
-    // A body refused unread (too large, or a request refused before its body is read) is
-    // left unread: once the answer is out, the connection goes, so a client that keeps
-    // sending holds nothing.
-    if (response.headers.get('connection') === 'close') {
+    // The connection goes, so a client that keeps sending holds nothing.
+    if (refusedUnread) {
       await written(res);
       req.destroy();
     }
@@ -264,6 +309,8 @@ class HttpEndpoint {
     const request = new Request(url, { method, headers, signal });
     const authInfo = await this.#authorize(request, (req as { auth?: AuthInfo }).auth);
     if (authInfo instanceof Response) return refusedUnread(req, authInfo);
+    const address = this.#address(req.socket?.remoteAddress, headers.get('x-forwarded-for'));
+    callerKeys.set(request, callerKey(authInfo, address));
     let body: Body;
     if (method === 'POST') {
       if (parsedBody !== undefined && typeof parsedBody !== 'function') {
@@ -341,6 +388,7 @@ class HttpEndpoint {
 
   async #dispatch(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {
     const parsed = body?.parsed;
+    const caller = callerKeys.get(request) ?? callerKey(authInfo, this.#address(undefined, null));
     if (
       claimsModern(parsed) ||
       !(await isLegacyRequest(request, parsed, { maxRequestBodySize: this.#limit }))
@@ -351,10 +399,17 @@ class HttpEndpoint {
       const scale = this.#server.scaleOut;
       const elsewhere = scale && (await serveElsewhere(scale, request, parsed));
       if (elsewhere !== undefined) return elsewhere;
-      return this.#modern.fetch(request, {
-        ...(authInfo === undefined ? {} : { authInfo }),
-        ...(body === undefined ? {} : { parsedBody: parsed }),
-      });
+      const refused = this.#admitModern(parsed, caller, authInfo);
+      if (refused !== undefined) return refused;
+      const serve = (): Promise<Response> =>
+        this.#modern.fetch(request, {
+          ...(authInfo === undefined ? {} : { authInfo }),
+          ...(body === undefined ? {} : { parsedBody: parsed }),
+        });
+      if (isJsonObject(parsed) && parsed.method === 'subscriptions/listen') {
+        return this.#stream(caller, requestId(parsed), authInfo, serve);
+      }
+      return serve();
     }
     if (this.#options.stateless === true) {
       if (this.#leaving && request.method === 'POST') return drainingRefusal();
@@ -367,13 +422,86 @@ class HttpEndpoint {
       if (session === undefined || session.owner !== subjectOf(authInfo)) {
         return jsonRpcError(404, -32001, 'Session not found');
       }
-      return this.#legacy.serve(session, request, body, authInfo);
+      const serve = (): Promise<Response> => this.#legacy.serve(session, request, body, authInfo);
+      // A session's GET is its listening stream.
+      return request.method === 'GET' ? this.#stream(caller, undefined, authInfo, serve) : serve();
     }
     if (request.method === 'POST' && isInitialize(parsed)) {
       if (this.#leaving) return drainingRefusal();
-      return this.#legacy.open(request, body, authInfo);
+      return this.#legacy.open(request, body, authInfo, caller);
     }
     return jsonRpcError(400, -32000, 'Bad Request: No valid session ID provided');
+  }
+
+  /**
+   * Why a 2026-07-28 request may not be served now, or undefined. A new call is refused
+   * while its caller keeps its share of calls waiting for answers (429; 503 past the
+   * server's limit), and when it would open a session by handle past the caller's share
+   * of sessions (429).
+   */
+  #admitModern(
+    body: unknown,
+    caller: string,
+    authInfo: AuthInfo | undefined,
+  ): Response | undefined {
+    if (!isJsonObject(body) || body.method !== 'tools/call' || !isJsonObject(body.params)) {
+      return undefined;
+    }
+    const params = body.params;
+    if (typeof params.requestState === 'string') return undefined;
+    const id = requestId(body);
+    const trips = this.#server.host.trips;
+    const parked = trips.refusal(caller);
+    if (parked !== undefined) {
+      const remedy = 'answer them, or let them go, first';
+      return parked.perCaller
+        ? overShare(
+            caller,
+            'calls waiting for answers',
+            trips.maxParkedPerCaller,
+            'maxParkedCallsPerSubject',
+            remedy,
+            id,
+          )
+        : overLimit('calls waiting for answers', trips.maxParked, 'maxParkedCalls', remedy, id);
+    }
+    if (this.#options.stateless === true || !opensHandleSession(params)) return undefined;
+    const handle = handleOf(params);
+    if (handle !== undefined && this.#handles.holds(handle, subjectOf(authInfo))) return undefined;
+    const limits = this.#sessionShares.limits;
+    if (this.#sessionShares.heldBy(caller) < limits.sessionsPerCaller) return undefined;
+    return overShare(
+      caller,
+      'sessions',
+      limits.sessionsPerCaller,
+      'maxSessionsPerSubject',
+      'close a client (its session ends) or carry the handle of one it holds',
+      id,
+    );
+  }
+
+  /**
+   * Serves a listening stream of `caller` (a 2025-era session's GET, a 2026-07-28
+   * `subscriptions/listen`) within the shares, counted while it is open, and ended when
+   * the token that opened it expires.
+   */
+  async #stream(
+    caller: string,
+    id: unknown,
+    authInfo: AuthInfo | undefined,
+    serve: () => Promise<Response>,
+  ): Promise<Response> {
+    const refused = this.#streamShares.refusal(caller, id);
+    if (refused !== undefined) return refused;
+    const close = this.#streamShares.open(caller);
+    let response: Response;
+    try {
+      response = await serve();
+    } catch (error) {
+      close();
+      throw error;
+    }
+    return whenDone(endingAt(response, authInfo?.expiresAt), close);
   }
 
   /**
@@ -402,12 +530,6 @@ class HttpEndpoint {
       },
       { status: 400 },
     );
-  }
-
-  /** True when another session may be held: the server's limit is not reached. */
-  #room(): boolean {
-    const limit = this.#options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-    return this.#legacy.size + this.#handles.size < limit;
   }
 
   async close(): Promise<void> {
@@ -446,6 +568,49 @@ function written(res: ServerResponse): Promise<void> {
     res.once('finish', resolve);
     res.once('close', resolve);
   });
+}
+
+/** True for `tools/call` params of a client that carries session handles. */
+function opensHandleSession(params: Record<string, unknown>): boolean {
+  const meta = params._meta;
+  if (!isJsonObject(meta)) return false;
+  const capabilities = meta[CLIENT_CAPABILITIES_META_KEY];
+  return (
+    isJsonObject(capabilities) &&
+    isJsonObject(capabilities.extensions) &&
+    capabilities.extensions[SESSIONS_EXTENSION] !== undefined
+  );
+}
+
+/** The session handle `tools/call` params carry, if any. */
+function handleOf(params: Record<string, unknown>): string | undefined {
+  const meta = params._meta;
+  const handle = isJsonObject(meta) ? meta[SESSION_META_KEY] : undefined;
+  return typeof handle === 'string' && handle !== '' ? handle : undefined;
+}
+
+/** The keep-alive settings of a listener (see `keepAliveTimeoutMs`). */
+function keepAliveOf(options: HttpServeOptions): {
+  readonly timeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly hintSeconds: number;
+} {
+  const timeoutMs = countLimit(
+    'keepAliveTimeoutMs',
+    options.keepAliveTimeoutMs,
+    DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  );
+  return {
+    timeoutMs,
+    headersTimeoutMs: countLimit(
+      'headersTimeoutMs',
+      options.headersTimeoutMs,
+      DEFAULT_HEADERS_TIMEOUT_MS,
+    ),
+    // Half the server's timeout at most, and 5 s at most: a client that honours it lets
+    // an idle connection go long before the server would.
+    hintSeconds: Math.max(1, Math.min(5, Math.floor(timeoutMs / 2000))),
+  };
 }
 
 function isInitialize(body: unknown): boolean {

@@ -6,12 +6,17 @@ export { McpToolServer, serveTools } from './tool-server';
 export { type McpServerOptions, type ServeSource, type StdioConnection } from './server-options';
 export { type ErrorReporter } from './session';
 export {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_STREAMS,
   type HttpHandler,
   type HttpListener,
   type HttpRequestExtras,
   type HttpServeOptions,
 } from './http-options';
-export { SESSION_META_KEY, SESSIONS_EXTENSION } from './instance';
+export { type TrustProxy } from './client-address';
+export { SESSION_END_METHOD, SESSION_META_KEY, SESSIONS_EXTENSION } from './instance';
 export { type ScaleOutOptions } from './scale/options';
 export { DEFAULT_DRAIN_GRACE_MS } from './stopping';
 export {
@@ -24,7 +29,9 @@ export {
 export { TASKS_EXTENSION } from './tasks/wire';
 export { DEFAULT_HEALTH_PATH } from './health';
 export {
+  CANCEL_META_KEY,
   DEFAULT_ABANDON_AFTER_MS,
+  DEFAULT_MAX_PARKED_CALLS,
   DEFAULT_MAX_REQUESTS,
   type RoundTripOptions,
 } from './round-trips';

@@ -8,9 +8,10 @@ import {
   type Implementation,
   Server,
   type ServerContext,
+  type StandardSchemaV1,
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
-import { type AuthInfo, type RecordFunc } from '../../core';
+import { type AuthInfo, isJsonObject, type RecordFunc } from '../../core';
 import { definitionsFor, permitted } from './auth/access';
 import { callerOf } from './auth/caller';
 import {
@@ -23,9 +24,11 @@ import {
   sessionFailure,
   unknownTool,
 } from './call';
-import { directElicitor, type ElicitationOffer } from './elicit';
+import { callerKeyOf } from './caller-keys';
+import { directRootsLister, directSampler, type SendToClient } from './direct-asks';
+import { directElicitor } from './elicit';
 import { backlogs } from './backlog';
-import { RoundTripRun, type RoundTrips } from './round-trips';
+import { CANCEL_META_KEY, RoundTripRun, type RoundTrips } from './round-trips';
 import { type CallTracker, SHUTTING_DOWN } from './stopping';
 import { type ClientInfo, type ErrorReporter, type McpSession } from './session';
 import { serveTasks } from './tasks/handlers';
@@ -40,6 +43,25 @@ export const SESSION_META_KEY = 'io.github.christopherdavenport.agenttool/sessio
  * carries the session handle a server gives it; see the server README.
  */
 export const SESSIONS_EXTENSION = 'io.github.christopherdavenport.agenttool/sessions';
+
+/**
+ * The request that ends the 2026-07-28 session a handle names, at once (a client that
+ * is done with it: `connectMcp`'s `close()` sends it), instead of after the idle
+ * timeout. Its params carry the handle under `_meta[SESSION_META_KEY]`; the answer is
+ * `{}`, whether the session was open or not; only the subject that opened the session
+ * ends it (another's handle ends nothing). The session's `onClose` listeners run (a shell
+ * ends), and its calls still waiting for answers are stopped.
+ */
+export const SESSION_END_METHOD = 'io.github.christopherdavenport.agenttool/sessions/end';
+
+/** Params of any shape: the end request reads only its `_meta`. */
+const ANY_PARAMS: StandardSchemaV1<unknown, Record<string, unknown>> = {
+  '~standard': {
+    version: 1,
+    vendor: 'agenttool',
+    validate: (value) => ({ value: isJsonObject(value) ? value : {} }),
+  },
+};
 
 /** What every SDK server instance of one tool server shares. */
 export interface InstanceHost {
@@ -93,6 +115,11 @@ export interface SessionBinding {
    * can be resumed (`Last-Event-ID`). Otherwise a dropped connection stops the call.
    */
   readonly resumable?: boolean;
+  /**
+   * Ends the session the request `ctx` names by handle, when its caller opened it
+   * ({@link SESSION_END_METHOD}); absent where sessions are not held by handle.
+   */
+  end?(ctx: ServerContext): Promise<void>;
 }
 
 type Era = 'legacy' | 'modern';
@@ -105,7 +132,13 @@ type Era = 'legacy' | 'modern';
  */
 export function buildInstance(host: InstanceHost, binding: SessionBinding, era: Era): Server {
   const server = new Server(host.info, {
-    capabilities: { tools: { listChanged: true }, logging: {} },
+    // The extension says the server holds sessions by handle, ends one on
+    // SESSION_END_METHOD, and stops a parked call given up (CANCEL_META_KEY).
+    capabilities: {
+      tools: { listChanged: true },
+      logging: {},
+      extensions: { [SESSIONS_EXTENSION]: {} },
+    },
     ...(host.instructions === undefined ? {} : { instructions: host.instructions }),
   });
   // Each caller sees the tools it may use (see auth/access).
@@ -128,6 +161,13 @@ export function buildInstance(host: InstanceHost, binding: SessionBinding, era: 
         : serveLegacy(host, binding, server, request, ctx);
     return host.calls.track(answer.then((result) => stoppedAnswer(host.calls, result)));
   });
+  const end = binding.end?.bind(binding);
+  if (era === 'modern' && end !== undefined) {
+    server.setRequestHandler(SESSION_END_METHOD, { params: ANY_PARAMS }, async (_params, ctx) => {
+      await end(ctx);
+      return {};
+    });
+  }
   return server;
 }
 
@@ -158,6 +198,12 @@ async function serveLegacy(
   const linked = host.calls.callSignal(ctx.mcpReq.signal, dropped);
   const signal = linked.signal;
   const route = routeOf(ctx);
+  // The SDK checks the result against the method's own schema.
+  const send: SendToClient = (request) =>
+    ctx.mcpReq.send(
+      { method: request.method, params: request.params as Record<string, unknown> },
+      { signal },
+    );
   const running = runCall(served, args, {
     session: lease.session,
     auth,
@@ -165,6 +211,8 @@ async function serveLegacy(
     elicitor: directElicitor(capabilities?.elicitation, (params) =>
       ctx.mcpReq.send({ method: 'elicitation/create', params }, { signal }),
     ),
+    sampler: directSampler(capabilities, send),
+    rootsLister: directRootsLister(capabilities, send),
     recorder: host.recorder,
     report: host.report,
     progressBudget: host.progressBudget,
@@ -193,6 +241,9 @@ async function serveModern(
   if (typeof state === 'string') {
     // Answers sent under a name the server does not serve get the unknown tool's answer.
     if (host.served(name) === undefined) return unknownTool(name);
+    if (ctx.mcpReq._meta?.[CANCEL_META_KEY] === true) {
+      return host.trips.cancel(name, state, binding.owner(ctx));
+    }
     return host.trips.resume(
       name,
       state,
@@ -200,6 +251,7 @@ async function serveModern(
       ctx.mcpReq.inputResponses,
       routeOf(ctx),
       signal,
+      envelopeCapabilities(ctx),
     );
   }
   const args = request.params.arguments ?? {};
@@ -225,13 +277,13 @@ async function serveModern(
     lease.release();
     return withHandle(failure(SHUTTING_DOWN), lease.handle);
   }
-  const offer = elicitationOffer(capabilities);
   const dropped = ctx.http?.req?.signal;
+  const caller = callerKeyOf(ctx);
   if (task !== undefined && !task.questionsFirst) {
-    const call = { served, args, lease, auth, offer, dropped };
+    const call = { served, args, lease, auth, caller, capabilities, dropped };
     return withHandle(await startTask(host, call), lease.handle);
   }
-  const run = new RoundTripRun(name, binding.owner(ctx), offer);
+  const run = new RoundTripRun(name, binding.owner(ctx), capabilities, caller);
   const late =
     task === undefined
       ? undefined
@@ -240,13 +292,20 @@ async function serveModern(
           args,
           lease,
           auth,
-          offer,
+          caller,
+          capabilities,
           dropped,
           required: task.mode === 'required',
         });
+  // What the tool asks of its client goes back with the call, or, once the call is a
+  // task, with the task.
+  const asks = late ?? run;
   // A run stops when its session ends (no answer can come back on it), or the server closes.
   // Nothing is awaited from the check above to here: the server's signal is still live.
-  const unwatch = lease.session.whileOpen(() => run.stop(new Error('mcp: the session ended')));
+  // A call that became a task outlives its session, as a task made with the call does.
+  const unwatch = lease.session.whileOpen(() => {
+    if (late?.begun() !== true) run.stop(new Error('mcp: the session ended'));
+  });
   const stop = (): void => run.stop(host.calls.signal.reason);
   host.calls.signal.addEventListener('abort', stop, { once: true });
   run.onOver(() => {
@@ -262,14 +321,18 @@ async function serveModern(
       session: lease.session,
       auth,
       signal: run.controller.signal,
-      elicitor: late === undefined ? run.elicitor : late.elicitor,
+      elicitor: asks.elicitor,
+      sampler: asks.sampler,
+      rootsLister: asks.rootsLister,
+      // The revision fails a request that needs a capability the client did not declare.
+      askWithoutElicitor: 'refuse',
       recorder: host.recorder,
       report: host.report,
       progressBudget: host.progressBudget,
       route: late === undefined ? () => run.route : () => late.route(),
     }),
   );
-  return withHandle(await run.wait(route, signal, host.trips), lease.handle);
+  return withHandle(await run.wait(route, signal, host.trips, capabilities), lease.handle);
 }
 
 /**
@@ -317,13 +380,6 @@ function withHandle<T extends CallToolResult | InputRequiredResult>(
 ): T {
   if (handle === undefined) return result;
   return { ...result, _meta: { ...result._meta, [SESSION_META_KEY]: handle } };
-}
-
-function elicitationOffer(
-  capabilities: ClientCapabilities | undefined,
-): ElicitationOffer | undefined {
-  const offer = capabilities?.elicitation;
-  return offer === undefined || offer === null ? undefined : offer;
 }
 
 /** The per-request envelope's member `key` (2026-07-28), when the request carries one. */

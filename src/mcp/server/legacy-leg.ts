@@ -5,16 +5,14 @@ import {
 } from '@modelcontextprotocol/server';
 import { randomUuid } from '../random';
 import { subjectOf } from './auth/caller';
+import { type SessionShares } from './fair-shares';
 import { IdleClock } from './handle-sessions';
 import { type HttpServeOptions } from './http-options';
-import { type Body, jsonRpcError, whenDone } from './http-io';
+import { type Body, jsonRpcError, requestId, whenDone } from './http-io';
 import { type McpToolServer } from './tool-server';
 
 /** How long a 2025-era session may sit unused before it ends, by default (30 min). */
 export const DEFAULT_IDLE_MS = 30 * 60 * 1000;
-
-/** How many sessions an endpoint holds at once, by default. */
-export const DEFAULT_MAX_SESSIONS = 1000;
 
 /** A 2025-era session: its transport, its idle clock, and whose it is. */
 export interface LegacySession {
@@ -33,12 +31,12 @@ export class LegacyLeg {
   readonly #sessions = new Map<string, LegacySession>();
   readonly #stateless = new Set<WebStandardStreamableHTTPServerTransport>();
 
-  /** `room` says whether another session may be held now (the endpoint's limit). */
+  /** `shares` holds the endpoint's session limit and each caller's share. */
   constructor(
     private readonly server: McpToolServer,
     private readonly options: HttpServeOptions,
     private readonly bodyLimit: number,
-    private readonly room: () => boolean,
+    private readonly shares: SessionShares,
   ) {}
 
   /**
@@ -57,18 +55,26 @@ export class LegacyLeg {
     return this.#sessions.get(id);
   }
 
-  /** Opens a session with an `initialize` request and answers it (kept if the SDK accepted it). */
-  async open(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {
-    if (!this.room()) {
-      const limit = this.options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-      return jsonRpcError(
-        503,
-        -32000,
-        `Service unavailable: the server holds its limit of ${limit} sessions; end one (DELETE) or try again later`,
-      );
-    }
-    // Taken before the first await, given back once the session is kept or refused.
+  /**
+   * Opens a session with an `initialize` request of `caller` and answers it (kept if the
+   * SDK accepted it). Past the endpoint's session limit the answer is 503, past the
+   * caller's share 429.
+   */
+  async open(
+    request: Request,
+    body: Body,
+    authInfo: AuthInfo | undefined,
+    caller: string,
+  ): Promise<Response> {
+    const refused = this.shares.refusal(
+      caller,
+      requestId(body?.parsed),
+      'end one (DELETE, or close a client) or try again later',
+    );
+    if (refused !== undefined) return refused;
+    // Taken before the first await, given back once the session is refused or ends.
     this.#opening++;
+    const share = this.shares.open(caller);
     let transport: WebStandardStreamableHTTPServerTransport | undefined;
     let kept = false;
     try {
@@ -92,6 +98,7 @@ export class LegacyLeg {
       const closed = instance.onclose;
       instance.onclose = () => {
         this.#sessions.delete(sessionId);
+        share();
         idle.stop();
         void events?.dispose?.().catch(() => undefined);
         closed?.();
@@ -106,7 +113,10 @@ export class LegacyLeg {
       return response;
     } finally {
       this.#opening--;
-      if (!kept) void transport?.close();
+      if (!kept) {
+        share();
+        void transport?.close();
+      }
     }
   }
 

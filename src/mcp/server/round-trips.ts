@@ -1,27 +1,24 @@
 import {
   type CallToolResult,
-  type InputRequests,
+  type ClientCapabilities,
+  type InputRequest,
   type InputRequiredResult,
   inputRequired,
+  ProtocolError,
+  ProtocolErrorCode,
 } from '@modelcontextprotocol/server';
-import { randomHex } from '../random';
-import {
-  AgentToolError,
-  type Answer,
-  CANCELLED_ANSWER,
-  type Elicitation,
-  type Elicitor,
-  goQuote,
-} from '../../core';
+import { randomBytes, randomHex, sha256Base64Url } from '../random';
+import { AgentToolError, type Elicitor, goQuote, type RootsLister, type Sampler } from '../../core';
 import { type CallRoute, failure, type RunningCall } from './call';
 import {
-  answerOf,
-  type ElicitationOffer,
-  inlineParams,
-  offers,
-  type Question,
-  questionOf,
-} from './elicit';
+  AUTO_KEY_PREFIX,
+  type ClientAsk,
+  elicitationAsk,
+  missingCapabilityError,
+  rootsAsk,
+  samplingAsk,
+} from './client-asks';
+import { SignedRequestStates } from './scale/request-states';
 
 /**
  * How long a call waits for the client to come back with the answers to its questions
@@ -36,6 +33,9 @@ export const DEFAULT_ABANDON_AFTER_MS = 30 * 60 * 1000;
  */
 export const DEFAULT_MAX_REQUESTS = 10;
 
+/** How many calls wait for their clients' answers at once, by default (1000). */
+export const DEFAULT_MAX_PARKED_CALLS = 1000;
+
 /** How a server treats calls that ask questions of a 2026-07-28 client. */
 export interface RoundTripOptions {
   /** Stop a call whose client has not come back with answers after this long (ms). */
@@ -48,34 +48,66 @@ export interface RoundTripOptions {
    * an `INVALID_OPTIONS` error.
    */
   readonly maxRequests?: number;
+  /**
+   * The most calls that wait for their clients' answers at once, over every connection
+   * (default {@link DEFAULT_MAX_PARKED_CALLS}, 1000). Past it a question that would go
+   * back fails at once (the tool's `ctx.ask` throws), and over HTTP a new 2026-07-28
+   * `tools/call` gets 503 until answers come in.
+   */
+  readonly maxParkedCalls?: number;
+  /**
+   * The most such calls one caller keeps waiting (over HTTP: one authenticated subject,
+   * or one client address without authorization; see `trustProxy`). Default: a fair
+   * share, a tenth of {@link RoundTripOptions.maxParkedCalls} (at least 1). Past it
+   * that caller's questions fail at once and its new 2026-07-28 calls get 429 with
+   * `Retry-After`; other callers are not affected.
+   */
+  readonly maxParkedCallsPerSubject?: number;
 }
+
+/** What a request state names: the run it resumes, whose it is, and which tool it calls. */
+export interface StateClaim {
+  /** The run's single-use key on the instance that holds it. */
+  readonly run: string;
+  /** A digest of the owner: who may answer (the subject, or the connection). */
+  readonly owner: string;
+  readonly tool: string;
+}
+
+/** What a request state turned out to be once read. */
+export type ReadState =
+  /** Not a state this server minted (altered, forged), or past its expiry. */
+  | { readonly kind: 'invalid' }
+  /** Genuine, minted by another instance, which is not reachable from here. */
+  | { readonly kind: 'elsewhere' }
+  | { readonly kind: 'here'; readonly claim: StateClaim };
 
 /**
- * How a parked run's request state is made and read back. By default the state is the
- * run's key itself (128 random bits, meaningful to this process only); instances behind
- * a load balancer sign it with a shared key instead (see `ScaleOutOptions`).
+ * How a parked run's request state is made and read back: signed (HMAC-SHA256, the
+ * SDK's `createRequestStateCodec`) with a key of this process's own, or with the key
+ * instances behind a load balancer share (see `ScaleOutOptions`), so that an altered or
+ * forged state is told from a genuine one that names no waiting run.
  */
 export interface RequestStates {
-  /** The state a client echoes for the run parked under the local key `run`. */
-  mint(run: string): Promise<string>;
-  /**
-   * The local key of the run `state` names on this instance; undefined when it names
-   * none here (forged, expired, or another instance's).
-   */
-  read(state: string): Promise<string | undefined>;
+  mint(claim: StateClaim): Promise<string>;
+  read(state: string): Promise<ReadState>;
 }
 
-/** The default: the state is the run's key. */
-const LOCAL_STATES: RequestStates = {
-  mint: (run) => Promise.resolve(run),
-  read: (state) => Promise.resolve(state),
-};
+/** A state outlives the wait for its answers by a minute; "never abandon" is ~68 years. */
+export function stateTtlSeconds(abandonAfterMs: number): number {
+  return abandonAfterMs > 0 ? Math.ceil(abandonAfterMs / 1000) + 60 : 2 ** 31 - 1;
+}
+
+/** A digest naming an owner in a state: the state carries no subject in the clear. */
+export function ownerDigest(owner: string): string {
+  return sha256Base64Url(owner).slice(0, 22);
+}
 
 /**
  * @internal How a run becomes a task (a tool whose task support is `questionsFirst`): once
  * a request finds the tool going on without asking (a turn of the event loop passes with
- * no question and no result), or has returned when it must be a task, `take` makes the
- * task and its answer goes back instead. See tasks/start.ts.
+ * no request of the client and no result), or has returned when it must be a task, `take`
+ * makes the task and its answer goes back instead. See tasks/start.ts.
  */
 export interface RunHandOff {
   /** Hand over a run whose tool has returned, too (the tool requires a task). */
@@ -83,23 +115,34 @@ export interface RunHandOff {
   take(): Promise<CallToolResult>;
 }
 
-interface Ask {
-  readonly question: Question;
-  readonly resolve: (answer: Answer) => void;
+/** One request a run made of its client, and the tool waiting for its answer. */
+interface Pending {
+  readonly ask: ClientAsk<unknown>;
+  readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
+
+/** What a run makes of its client in one round, by the key it goes under. */
+type Round = Map<string, Pending>;
 
 /**
  * One call served to a client that takes questions as the call's result. MCP ends the
  * request when a question goes back, and the client answers by calling again, so the
  * tool runs on detached from the request that started it, and is parked between
- * requests under a request state the client echoes.
+ * requests under a request state the client echoes. A question (`ctx.ask`), a turn of
+ * the client's model (`ctx.sample`) and a roots listing (`ctx.roots`) go back alike,
+ * each under its key (the one the tool gave, or `elicit_<n>`, `sample_<n>`,
+ * `roots_<n>`).
  */
 export class RoundTripRun {
   /** Aborted when the run is stopped (its request cancelled, abandoned, its session ended). */
   readonly controller = new AbortController();
   /** The run's elicitor: undefined when the client offered no elicitation. */
   readonly elicitor: Elicitor | undefined;
+  /** The run's sampler: undefined when the client offered no sampling. */
+  readonly sampler: Sampler | undefined;
+  /** The run's roots lister: undefined when the client offered no roots. */
+  readonly rootsLister: RootsLister | undefined;
   /** The request carrying the run now; none between requests. */
   route: CallRoute | undefined;
   running: RunningCall | undefined;
@@ -109,22 +152,45 @@ export class RoundTripRun {
   readonly tool: string;
   /** @internal Set when the run becomes a task once its first questions are answered. */
   handOff: RunHandOff | undefined;
-  #asks: Ask[] = [];
+  /**
+   * The caller whose share of parked calls the run counts against (over HTTP: the
+   * subject or client address); undefined where callers have no shares (stdio).
+   */
+  readonly caller: string | undefined;
+  #asks: Pending[] = [];
   /** Wakes the request waiting on the run: the tool asked or returned, or the request ended. */
   #wake: (() => void) | undefined;
   #returned = false;
-  #pending: Map<string, Ask> | undefined;
-  #seq = 0;
+  #pending: Round | undefined;
+  readonly #seq = { elicitation: 0, sampling: 0, roots: 0 };
   #requests = 0;
   #state: string | undefined;
   #timer: NodeJS.Timeout | undefined;
   #over = false;
   readonly #onOver: (() => void)[] = [];
+  /** The capabilities of the request that carries the run now (or last did). */
+  #capabilities: ClientCapabilities | undefined;
 
-  constructor(tool: string, owner: string, offer: ElicitationOffer | undefined) {
+  constructor(
+    tool: string,
+    owner: string,
+    capabilities: ClientCapabilities | undefined,
+    caller?: string,
+  ) {
     this.tool = tool;
     this.owner = owner;
-    this.elicitor = offer === undefined ? undefined : (q) => this.#ask(q, offer);
+    this.caller = caller;
+    this.#capabilities = capabilities;
+    const offers = (value: unknown): boolean => value !== undefined && value !== null;
+    this.elicitor = offers(capabilities?.elicitation)
+      ? (question) => this.#put(elicitationAsk(question))
+      : undefined;
+    this.sampler = offers(capabilities?.sampling)
+      ? (request) => this.#put(samplingAsk(request))
+      : undefined;
+    this.rootsLister = offers(capabilities?.roots)
+      ? (request) => this.#put(rootsAsk(request))
+      : undefined;
   }
 
   /** Runs `listener` once when nobody can collect the run's result any more. */
@@ -136,10 +202,10 @@ export class RoundTripRun {
   /** Stops the tool (its signal aborts with `reason`) and ends the run. */
   stop(reason: unknown): void {
     this.controller.abort(reason);
-    // Questions not yet sent, and those waiting for answers, end with the run.
+    // Requests not yet sent, and those waiting for answers, end with the run.
     const open = [...this.#asks.splice(0), ...(this.#pending?.values() ?? [])];
     this.#pending = undefined;
-    for (const ask of open) ask.reject(reason);
+    for (const pending of open) pending.reject(reason);
     this.#finish();
   }
 
@@ -166,13 +232,18 @@ export class RoundTripRun {
     running.result.then(returned, returned);
   }
 
-  async #ask(elicitation: Elicitation, offer: ElicitationOffer): Promise<Answer> {
-    const question = questionOf(elicitation);
-    if (!offers(offer, question)) return CANCELLED_ANSWER;
+  /**
+   * Queues a request of the client for the request waiting on the run. A capability the
+   * client did not declare fails it at once: the tool may do without, and if it does not
+   * catch the error, its request fails with MissingRequiredClientCapability.
+   */
+  #put<T>(ask: ClientAsk<T>): Promise<T> {
     const signal = this.controller.signal;
-    if (signal.aborted) throw signal.reason;
-    return new Promise<Answer>((resolve, reject) => {
-      this.#asks.push({ question, resolve, reject });
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
+    const missing = ask.missingFrom(this.#capabilities);
+    if (missing !== undefined) return Promise.reject(missing);
+    return new Promise<T>((resolve, reject) => {
+      this.#asks.push({ ask, resolve: resolve as (value: unknown) => void, reject });
       this.#wake?.();
     });
   }
@@ -183,17 +254,21 @@ export class RoundTripRun {
    * parked for the answers; the tool's result goes back as the call's. A request
    * cancelled while it waits stops the tool. On the client's last allowed request a
    * question cannot go back (the client would give up on the call rather than answer),
-   * so it is answered with an error at once and the request waits on.
+   * so it is answered with an error at once and the request waits on. A tool that
+   * failed for want of a capability the client did not declare fails the request with
+   * MissingRequiredClientCapability (-32021), as the 2026-07-28 revision requires.
    */
   async wait(
     route: CallRoute,
     signal: AbortSignal,
     trips: RoundTrips,
+    capabilities: ClientCapabilities | undefined,
   ): Promise<CallToolResult | InputRequiredResult> {
     const running = this.running;
     if (running === undefined) throw new Error('mcp: a round-trip run was not started');
     this.#requests++;
     this.route = route;
+    this.#capabilities = capabilities;
     const wake = (): void => this.#wake?.();
     signal.addEventListener('abort', wake, { once: true });
     try {
@@ -209,12 +284,14 @@ export class RoundTripRun {
           try {
             const result = await running.result;
             await running.flush();
+            const missing = running.missing();
+            if (missing !== undefined) throw missingCapabilityError(missing);
             return result;
           } finally {
             this.#finish();
           }
         }
-        // Questions asked in the same turn go back together.
+        // Requests made in the same turn go back together.
         await new Promise((resolve) => setImmediate(resolve));
         // A request cancelled while its questions are prepared stops the run: an answer
         // to it would go nowhere, and a parked run would wait for answers nobody sends.
@@ -227,27 +304,72 @@ export class RoundTripRun {
             'PROTOCOL',
             `mcpserver: elicitation: the client makes ${limit} requests of a call at most and this question would need one more; ask fewer questions, or ask them together`,
           );
-          for (const ask of asks) ask.reject(error);
+          for (const pending of asks) pending.reject(error);
           continue;
         }
-        const requests: InputRequests = {};
-        this.#pending = new Map();
-        for (const ask of asks) {
-          const id = `elicit_${++this.#seq}`;
-          this.#pending.set(id, ask);
-          requests[id] = { method: 'elicitation/create', params: inlineParams(ask.question) };
+        const round = this.#round(asks);
+        if (round.size === 0) continue;
+        let state: string;
+        try {
+          state = await trips.park(this);
+        } catch (error) {
+          // The caller holds its share of parked calls: these requests cannot go back.
+          for (const pending of round.values()) pending.reject(error);
+          continue;
         }
-        const state = await trips.park(this);
+        this.#pending = round;
         if (signal.aborted) return this.#cancelled();
         await running.flush();
         if (signal.aborted) return this.#cancelled();
-        return inputRequired({ inputRequests: requests, requestState: state });
+        const inputRequests: Record<string, InputRequest> = {};
+        for (const [key, pending] of round) {
+          Object.defineProperty(inputRequests, key, {
+            value: pending.ask.inline,
+            enumerable: true,
+            configurable: true,
+            writable: true,
+          });
+        }
+        return inputRequired({ inputRequests, requestState: state });
       }
     } finally {
       signal.removeEventListener('abort', wake);
       this.#wake = undefined;
       this.route = undefined;
     }
+  }
+
+  /**
+   * The keys of one round: the tool's own, each once (a second request under a key
+   * already in the round fails), and made-up ones (`elicit_<n>`, ...) that name none of
+   * them.
+   */
+  #round(asks: readonly Pending[]): Round {
+    const round: Round = new Map();
+    const named = new Set(asks.flatMap((pending) => pending.ask.key ?? []));
+    for (const pending of asks) {
+      const key = pending.ask.key;
+      if (key === undefined) continue;
+      if (round.has(key)) {
+        pending.reject(
+          new AgentToolError(
+            'INVALID_OPTIONS',
+            `mcpserver: ${pending.ask.feature}: the key ${goQuote(key)} names another request of the same round; give each request its own key`,
+          ),
+        );
+        continue;
+      }
+      round.set(key, pending);
+    }
+    for (const pending of asks) {
+      if (pending.ask.key !== undefined) continue;
+      const feature = pending.ask.feature;
+      let key: string;
+      do key = `${AUTO_KEY_PREFIX[feature]}_${++this.#seq[feature]}`;
+      while (named.has(key) || round.has(key));
+      round.set(key, pending);
+    }
+    return round;
   }
 
   /** Stops the run for its cancelled request (a parked run leaves its state with it). */
@@ -273,25 +395,25 @@ export class RoundTripRun {
   }
 
   /**
-   * @internal Hands the client's answers to the questions they belong to: a question
-   * left out is answered `cancel` (nobody chose); an answer off its schema, or that is
-   * not an elicitation result, fails that question.
+   * @internal Hands the client's responses to the requests they answer: one left out
+   * is answered as {@link ClientAsk.unanswered} says (a question: `cancel`); one that
+   * does not read as an answer to its request fails that request. Only the response's
+   * own members are read: a key such as `constructor` names nothing inherited.
    */
   answer(responses: Readonly<Record<string, unknown>> | undefined): void {
     clearTimeout(this.#timer);
     const pending = this.#pending;
     this.#pending = undefined;
     if (pending === undefined) return;
-    for (const [id, ask] of pending) {
-      const response = responses?.[id];
-      if (response === undefined || response === null) {
-        ask.resolve(CANCELLED_ANSWER);
-        continue;
-      }
+    for (const [key, { ask, resolve, reject }] of pending) {
+      const response =
+        responses !== undefined && Object.hasOwn(responses, key) ? responses[key] : undefined;
       try {
-        ask.resolve(answerOf(ask.question, response));
+        resolve(
+          response === undefined || response === null ? ask.unanswered() : ask.read(response),
+        );
       } catch (error) {
-        ask.reject(error);
+        reject(error);
       }
     }
   }
@@ -299,43 +421,109 @@ export class RoundTripRun {
 
 /**
  * The calls of one server whose questions are with a 2026-07-28 client, by the request
- * state the client will echo. A state is random (128 bits), names a run only this
- * process holds, and answers once.
+ * state the client will echo. A state is signed, names a run only this process (or, scaled
+ * out, one instance) holds, its owner and its tool, and answers once.
  */
 export class RoundTrips {
   readonly #runs = new Map<string, RoundTripRun>();
-  readonly #states: RequestStates;
+  /** How many runs each caller keeps parked (callers with shares only). */
+  readonly #byCaller = new Map<string, number>();
+  #states: RequestStates | undefined;
   readonly abandonAfterMs: number;
   readonly maxRequests: number;
+  readonly maxParked: number;
+  readonly maxParkedPerCaller: number;
 
-  constructor(options: RoundTripOptions = {}, states: RequestStates = LOCAL_STATES) {
+  constructor(options: RoundTripOptions = {}, states?: RequestStates) {
     this.abandonAfterMs = positiveOr(options.abandonAfterMs, DEFAULT_ABANDON_AFTER_MS);
     this.maxRequests = requestLimit(options.maxRequests);
+    this.maxParked = countLimit('maxParkedCalls', options.maxParkedCalls, DEFAULT_MAX_PARKED_CALLS);
+    this.maxParkedPerCaller = countLimit(
+      'maxParkedCallsPerSubject',
+      options.maxParkedCallsPerSubject,
+      fairShare(this.maxParked),
+    );
     this.#states = states;
   }
 
-  /** @internal Parks `run` under a new key; resolves with the request state naming it. */
+  /** The states' signer: a key of this process's own unless given (made on first use). */
+  get #signer(): RequestStates {
+    this.#states ??= new SignedRequestStates(
+      randomBytes(32),
+      '',
+      stateTtlSeconds(this.abandonAfterMs),
+    );
+    return this.#states;
+  }
+
+  /**
+   * @internal Parks `run` under a new key; resolves with the request state naming it.
+   * Throws when the server, or the run's caller, holds its limit of parked calls.
+   */
   park(run: RoundTripRun): Promise<string> {
-    const state = randomHex(16);
-    this.#runs.set(state, run);
-    run.parkAs(state, this.abandonAfterMs, () => {
-      if (this.#runs.get(state) !== run) return;
-      this.#runs.delete(state);
+    const refusal = this.refusal(run.caller);
+    if (refusal !== undefined) {
+      throw new AgentToolError(
+        'PROTOCOL',
+        `mcpserver: ${refusal.message}; the question cannot go back to the client now`,
+      );
+    }
+    const key = randomHex(16);
+    this.#runs.set(key, run);
+    const caller = run.caller;
+    if (caller !== undefined) this.#byCaller.set(caller, (this.#byCaller.get(caller) ?? 0) + 1);
+    let filed = true;
+    const unfile = (): void => {
+      if (!filed) return;
+      filed = false;
+      this.#runs.delete(key);
+      if (caller === undefined) return;
+      const left = (this.#byCaller.get(caller) ?? 1) - 1;
+      if (left > 0) this.#byCaller.set(caller, left);
+      else this.#byCaller.delete(caller);
+    };
+    run.parkAs(key, this.abandonAfterMs, () => {
+      if (this.#runs.get(key) !== run) return;
+      unfile();
       run.stop(
         new AgentToolError('CANCELLED', 'mcp: the client did not come back with the answers'),
       );
     });
-    run.onOver(() => {
-      if (this.#runs.get(state) === run) this.#runs.delete(state);
-    });
-    return this.#states.mint(state);
+    run.onOver(unfile);
+    this.#unfile.set(run, unfile);
+    return this.#signer.mint({ run: key, owner: ownerDigest(run.owner), tool: run.tool });
+  }
+
+  readonly #unfile = new WeakMap<RoundTripRun, () => void>();
+
+  /**
+   * Why a new parked call of `caller` would be refused now, or undefined: the server
+   * holds `maxParkedCalls`, or the caller its share.
+   */
+  refusal(
+    caller: string | undefined,
+  ): { readonly perCaller: boolean; readonly message: string } | undefined {
+    if (this.#runs.size >= this.maxParked) {
+      return {
+        perCaller: false,
+        message: `the server holds its limit of ${this.maxParked} calls waiting for answers (maxParkedCalls)`,
+      };
+    }
+    if (caller !== undefined && (this.#byCaller.get(caller) ?? 0) >= this.maxParkedPerCaller) {
+      return {
+        perCaller: true,
+        message: `the caller holds its share of ${this.maxParkedPerCaller} calls waiting for answers (maxParkedCallsPerSubject); answer them, or let them go, first`,
+      };
+    }
+    return undefined;
   }
 
   /**
    * Takes the answers a client came back with to the run they belong to and waits on it
-   * again. A state that names no waiting run of this owner and tool (unknown, spent,
-   * abandoned, forged, another instance's, another tool's) is the Go binding's isError
-   * result saying so; a run named under another owner or tool stays parked for its own.
+   * again. A state that fails its integrity check (altered, forged, expired), or that
+   * another caller, connection or tool holds, is refused with a JSON-RPC error
+   * (-32602); a genuine state that names no waiting run (spent, abandoned, another
+   * instance's that is gone) is the Go binding's isError result saying so.
    */
   async resume(
     toolName: string,
@@ -344,28 +532,68 @@ export class RoundTrips {
     responses: Readonly<Record<string, unknown>> | undefined,
     route: CallRoute,
     signal: AbortSignal,
+    capabilities: ClientCapabilities | undefined,
   ): Promise<CallToolResult | InputRequiredResult> {
-    const key = await this.#states.read(state);
-    const run = key === undefined ? undefined : this.#runs.get(key);
-    if (key === undefined || run === undefined || run.owner !== owner || run.tool !== toolName) {
-      return failure(
-        `mcpserver: tool ${goQuote(toolName)}: the call these answers belong to is no longer waiting for them; call the tool again`,
+    const run = await this.#claim(toolName, state, owner);
+    if (run === undefined) return noLongerWaiting(toolName);
+    run.answer(responses);
+    return run.wait(route, signal, this, capabilities);
+  }
+
+  /**
+   * Stops the run a client gave up on while its requests were with the client (it sends
+   * the state back marked {@link CANCEL_META_KEY}): the tool's signal aborts, its open
+   * requests fail, and the caller's share of parked calls is free again at once. The
+   * state is checked as {@link RoundTrips.resume} checks it.
+   */
+  async cancel(toolName: string, state: string, owner: string): Promise<CallToolResult> {
+    const run = await this.#claim(toolName, state, owner);
+    if (run === undefined) return noLongerWaiting(toolName);
+    run.stop(new AgentToolError('CANCELLED', 'mcp: the client cancelled the call'));
+    return failure('mcp: the request was cancelled');
+  }
+
+  /**
+   * The run `state` names for `owner` and `toolName`, taken off the parked ones; undefined
+   * when the state is genuine but names no waiting run. Throws the JSON-RPC error (-32602)
+   * for a state that fails its integrity check or is another caller's or tool's.
+   */
+  async #claim(toolName: string, state: string, owner: string): Promise<RoundTripRun | undefined> {
+    const read = await this.#signer.read(state);
+    if (read.kind === 'invalid') {
+      throw invalidState(
+        'it fails its integrity check (it was altered, or not issued by this server, or has expired)',
       );
     }
-    this.#runs.delete(key);
-    run.answer(responses);
-    return run.wait(route, signal, this);
+    if (read.kind !== 'here') return undefined;
+    const { claim } = read;
+    if (claim.owner !== ownerDigest(owner)) throw invalidState('it was issued to another caller');
+    if (claim.tool !== toolName) {
+      throw invalidState(
+        `it was issued for a call of tool ${goQuote(claim.tool)}, not ${goQuote(toolName)}`,
+      );
+    }
+    const run = this.#runs.get(claim.run);
+    if (run === undefined || run.owner !== owner || run.tool !== toolName) return undefined;
+    this.#unfile.get(run)?.();
+    return run;
   }
 
   /** Stops every parked run (the server is closing). */
   stopAll(reason: unknown): void {
     for (const run of [...this.#runs.values()]) run.stop(reason);
     this.#runs.clear();
+    this.#byCaller.clear();
   }
 
   /** How many runs wait for their client. */
   get parked(): number {
     return this.#runs.size;
+  }
+
+  /** How many runs wait for `caller`. */
+  parkedBy(caller: string): number {
+    return this.#byCaller.get(caller) ?? 0;
   }
 }
 
@@ -375,6 +603,46 @@ function withinTurn(woken: Promise<void>): Promise<boolean> {
     woken.then(() => true),
     new Promise<boolean>((resolve) => setImmediate(() => resolve(false))),
   ]);
+}
+
+/** The Go binding's answer to a genuine state that names no waiting run. */
+function noLongerWaiting(toolName: string): CallToolResult {
+  return failure(
+    `mcpserver: tool ${goQuote(toolName)}: the call these answers belong to is no longer waiting for them; call the tool again`,
+  );
+}
+
+/**
+ * The `_meta` key by which a 2026-07-28 client gives up on a call whose requests it
+ * holds: a `tools/call` carrying the call's request state and this key set to true stops
+ * the run instead of resuming it (`connectMcp` sends it when such a call is cancelled).
+ */
+export const CANCEL_META_KEY = 'io.github.christopherdavenport.agenttool/cancel';
+
+/** A 2026-07-28 request state refused: JSON-RPC -32602, as the revision requires. */
+function invalidState(why: string): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Invalid requestState: ${why}; call the tool again without it`,
+    { reason: 'invalid_request_state' },
+  );
+}
+
+/** The default share of one caller: a tenth of the whole, at least 1. */
+export function fairShare(limit: number): number {
+  return Math.max(1, Math.ceil(limit / 10));
+}
+
+/** A limit on a count: a whole number, at least 1; the default when not given. */
+export function countLimit(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new AgentToolError(
+      'INVALID_OPTIONS',
+      `mcp: ${name} must be a whole number, at least 1, got ${shown(value)}`,
+    );
+  }
+  return value;
 }
 
 function positiveOr(value: number | undefined, fallback: number): number {

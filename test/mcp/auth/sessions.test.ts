@@ -183,10 +183,15 @@ describe('2026-07-28: a call waiting for answers', () => {
           2,
         );
 
+      // Another caller's state is refused as the 2026-07-28 revision refuses state that is
+      // not the caller's: a JSON-RPC error (-32602); the run stays parked for its owner.
       const bob = await post(url, resume(asked.requestState), who('bob'));
-      expect(resultText(bob)).toBe(
-        'mcpserver: tool "deploy": the call these answers belong to is no longer waiting for them; call the tool again',
-      );
+      expect(bob.message?.error).toEqual({
+        code: -32602,
+        message:
+          'Invalid requestState: it was issued to another caller; call the tool again without it',
+        data: { reason: 'invalid_request_state' },
+      });
       expect(resultText(await post(url, resume(asked.requestState), who('ada')))).toBe(
         'ada: accept',
       );

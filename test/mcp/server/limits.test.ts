@@ -1,6 +1,7 @@
 /**
  * What a hostile or unlucky client cannot make the server hold or crash on: a session
- * limit (503 past it), a connect/close that leaves no session behind, arguments nested
+ * limit (503 past it; the tests here give the one local caller the whole of it, which
+ * test/mcp/server/fair-shares.test.ts divides), a connect/close that leaves no session behind, arguments nested
  * too deeply (an isError result naming the limit, never a protocol error), an empty
  * JSON-RPC batch (400), and a dropped connection that stops the call it carried.
  */
@@ -65,7 +66,7 @@ const initialize = JSON.stringify({
 describe('sessions', () => {
   test('past maxSessions a 2025-era initialize gets 503 saying why; a 2026-07-28 client still calls', async () => {
     const server = new McpToolServer([echo]);
-    const listener = await server.listenHttp({ maxSessions: 2 });
+    const listener = await server.listenHttp({ maxSessions: 2, maxSessionsPerSubject: 3 });
     try {
       expect((await post(listener, initialize)).status).toBe(200);
       expect((await post(listener, initialize)).status).toBe(200);
@@ -108,7 +109,7 @@ describe('sessions', () => {
 
   test('initializes that arrive together through a mounted handler hold no more than maxSessions', async () => {
     const server = new McpToolServer([echo]);
-    const handler = server.handler({ maxSessions: 3 });
+    const handler = server.handler({ maxSessions: 3, maxSessionsPerSubject: 3 });
     const send = async (): Promise<Answer> => {
       const response = await handler.fetch(
         new Request('http://localhost/mcp', {
@@ -137,7 +138,11 @@ describe('sessions', () => {
     'initializes that arrive together at a listener%s hold no more than maxSessions',
     async (_, options) => {
       const server = new McpToolServer([echo]);
-      const listener = await server.listenHttp({ maxSessions: 3, ...options });
+      const listener = await server.listenHttp({
+        maxSessions: 3,
+        maxSessionsPerSubject: 3,
+        ...options,
+      });
       try {
         await burst(server, () => post(listener, initialize));
       } finally {

@@ -87,7 +87,8 @@ describe('a 2026-07-28 client answering by hand', () => {
           },
         },
       });
-      expect(first.requestState).toMatch(/^[0-9a-f]{32}$/);
+      // Signed with a key of the server's own (the SDK's HMAC codec): `v1.<payload>.<mac>`.
+      expect(first.requestState).toMatch(/^v1\.[\w-]+\.[\w-]+$/);
     } finally {
       await m.close();
     }
@@ -163,28 +164,54 @@ describe('a 2026-07-28 client answering by hand', () => {
   });
 
   // Go: TestElicitationStateAnswersOnce
-  test('a request state answers once: a replayed or invented one reaches no call', async () => {
+  test('a request state answers once: a replayed one reaches no call (the Go result)', async () => {
     const m = await manual(serve(asker(confirm)));
     try {
       const first = await m.call();
       const answer = { [onlyKey(first)]: { action: 'decline' } };
-      const states = [first.requestState, first.requestState, 'invented'];
       const results = [];
-      for (const state of states) {
+      for (const state of [first.requestState, first.requestState]) {
         results.push(await m.call({ inputResponses: answer, requestState: state }));
       }
       expect(results[0]?.isError).toBeUndefined();
       expect(text(results[0]!)).toBe('decline ');
-      for (const refused of results.slice(1)) {
-        expect(refused).toMatchObject({ isError: true });
-        expect(text(refused)).toBe(
-          'mcpserver: tool "deploy": the call these answers belong to is no longer waiting for them; call the tool again',
-        );
-      }
+      expect(results[1]).toMatchObject({ isError: true });
+      expect(text(results[1]!)).toBe(
+        'mcpserver: tool "deploy": the call these answers belong to is no longer waiting for them; call the tool again',
+      );
     } finally {
       await m.close();
     }
   });
+
+  // 2026-07-28 (SEP-2322): state that fails its integrity check MUST be rejected.
+  test.each([
+    ['invented', () => 'invented'],
+    ['altered', (state: string) => `${state}-TAMPERED`],
+    ['with its payload swapped', (state: string) => state.replace(/^v1\.[\w-]+/, 'v1.eyJwIjp7fX0')],
+  ])(
+    'a request state %s is refused with JSON-RPC -32602, and the run stays parked',
+    async (_, forge) => {
+      const m = await manual(serve(asker(confirm)));
+      try {
+        const first = await m.call();
+        const answer = { [onlyKey(first)]: { action: 'accept', content: { confirm: true } } };
+        const refused = m.call({
+          inputResponses: answer,
+          requestState: forge(String(first.requestState)),
+        });
+        await expect(refused).rejects.toMatchObject({
+          code: -32602,
+          message: expect.stringMatching(/^Invalid requestState: it fails its integrity check/),
+          data: { reason: 'invalid_request_state' },
+        });
+        const resumed = await m.call({ inputResponses: answer, requestState: first.requestState });
+        expect(text(resumed)).toBe('accept {"confirm":true}');
+      } finally {
+        await m.close();
+      }
+    },
+  );
 
   // Go: TestElicitationAbandoned
   test('a call whose client never comes back is stopped after abandonAfterMs', async () => {
@@ -209,20 +236,21 @@ describe('a 2026-07-28 client answering by hand', () => {
   });
 
   // Go: TestElicitationModeNotOffered; TestElicitationNotOffered
-  test('a client that takes forms alone is not sent a URL question: the tool hears cancel', async () => {
+  test('a client that takes forms alone is not sent a URL question: the request fails -32021 naming URL elicitation', async () => {
     const m = await manual(serve(asker({ message: 'sign in', url: 'https://example.com/auth' })), {
       form: {},
     });
     try {
-      const res = await m.call();
-      expect(res.resultType).toBeUndefined();
-      expect(text(res)).toBe('cancel ');
+      await expect(m.call()).rejects.toMatchObject({
+        code: -32021,
+        data: { requiredCapabilities: { elicitation: { url: {} } } },
+      });
     } finally {
       await m.close();
     }
   });
 
-  test('a client that offers no elicitation is asked nothing', async () => {
+  test('a client that offers no elicitation is asked nothing: a tool that looks first does without', async () => {
     const server = serve(asker(confirm));
     const handler = server.handler();
     const client = new Client(

@@ -9,6 +9,8 @@ export interface TaskClientOptions {
   readonly tasks?: boolean;
   /** Extra headers (a bearer token). */
   readonly headers?: Record<string, string>;
+  /** The client capabilities besides the extension (default: form elicitation only). */
+  readonly capabilities?: Record<string, unknown>;
 }
 
 /** One client: its own requests, its own connection (fetch opens one per request). */
@@ -20,16 +22,24 @@ export class TaskClient {
     readonly options: TaskClientOptions = {},
   ) {}
 
-  /** Sends `method` with `params`; answers the JSON-RPC message. */
-  async request(method: string, params: Record<string, unknown>): Promise<Answer> {
-    const capabilities = {
+  /** Sends `method` with `params` (and `meta` in its `_meta`); answers the JSON-RPC message. */
+  async request(
+    method: string,
+    params: Record<string, unknown>,
+    meta: Record<string, unknown> = {},
+  ): Promise<Answer> {
+    const declared: Record<string, unknown> = this.options.capabilities ?? {
       elicitation: { form: {} },
-      ...(this.options.tasks === false ? {} : { extensions: { [TASKS]: {} } }),
     };
+    const extensions = {
+      ...(declared.extensions as Record<string, unknown> | undefined),
+      ...(this.options.tasks === false ? {} : { [TASKS]: {} }),
+    };
+    const capabilities = { ...declared, extensions };
     const body = modern(
       method,
       params,
-      { 'io.modelcontextprotocol/clientCapabilities': capabilities },
+      { ...meta, 'io.modelcontextprotocol/clientCapabilities': capabilities },
       ++this.#id,
     );
     const taskId = typeof params.taskId === 'string' ? { 'mcp-name': params.taskId } : {};
@@ -37,8 +47,12 @@ export class TaskClient {
   }
 
   /** The result of `method`; throws with the JSON-RPC error otherwise. */
-  async result(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const answer = await this.request(method, params);
+  async result(
+    method: string,
+    params: Record<string, unknown>,
+    meta: Record<string, unknown> = {},
+  ): Promise<Record<string, unknown>> {
+    const answer = await this.request(method, params, meta);
     const result = answer.message?.result as Record<string, unknown> | undefined;
     if (result === undefined) throw new Error(`${method}: no result: ${answer.text}`);
     return result;

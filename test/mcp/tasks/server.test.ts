@@ -5,7 +5,14 @@
  */
 import { ProtocolError } from '@modelcontextprotocol/server';
 import { newTool, ProgressInfo, type Tool } from 'agenttool';
-import { type HttpListener, type McpToolServer, serveTools } from 'agenttool/mcp';
+import {
+  type HttpListener,
+  type McpToolServer,
+  serveTools,
+  SESSION_END_METHOD,
+  SESSION_META_KEY,
+  SESSIONS_EXTENSION,
+} from 'agenttool/mcp';
 import { firstText, signal, TaskClient, TASKS } from './helpers';
 
 const servers: McpToolServer[] = [];
@@ -173,6 +180,24 @@ test('a caller holds maxTasksPerSubject tasks at most; the next call is refused,
   expect((await bob.call('job')).resultType).toBe('task');
 });
 
+test('without authorization, tasks are counted per client address (the fair shares of issue 31)', async () => {
+  const job = gated('job');
+  const server = serveTools([job.tool], { tasks: { maxTasksPerSubject: 1 } });
+  servers.push(server);
+  const listener = await server.listenHttp({ trustProxy: true });
+  const from = (address: string) =>
+    new TaskClient(listener.url, { headers: { 'x-forwarded-for': address } });
+  const first = from('10.0.0.1');
+  const created = await first.call('job');
+  expect(created.resultType).toBe('task');
+  const refused = await first.call('job');
+  expect(refused.isError).toBe(true);
+  expect(firstText(refused)).toContain('client address 10.0.0.1 already holds 1 tasks');
+  // Another address has room of its own, and a task still belongs to its subject ("").
+  expect((await from('10.0.0.2').call('job')).resultType).toBe('task');
+  expect((await from('10.0.0.2').get(String(created.taskId))).status).toBe('working');
+});
+
 test('a result over maxResultBytes ends the task completed with an error saying so', async () => {
   const big = newTool({
     name: 'big',
@@ -294,6 +319,61 @@ test('questionsFirst: the first question goes back with the call, then the call 
   expect(second).not.toHaveProperty('requestState');
   const done = await client.final(String(second.taskId));
   expect(firstText(done.result)).toBe('Hello, Alice!');
+});
+
+test('a call that became a task outlives the session it was made in, as a task made with the call does', async () => {
+  const release = signal<string>();
+  const aborted = signal<unknown>();
+  const tool = newTool({
+    name: 'greet_slowly',
+    description: 'asks, then works until released',
+    taskSupport: { mode: 'required', questionsFirst: true },
+    execute: async (_call, ctx) => {
+      ctx.signal.addEventListener('abort', () => aborted.resolve(ctx.signal.reason));
+      const answer = await ctx.ask({
+        key: 'user_name',
+        message: 'Name?',
+        schema: { type: 'object', properties: { name: { type: 'string' } }, required: [] },
+      });
+      const tail = await Promise.race([
+        release.promise,
+        new Promise<string>((_, reject) =>
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error)),
+        ),
+      ]);
+      return { output: `Hello, ${JSON.stringify(answer.content?.name)}${tail}` };
+    },
+  });
+  const listener = await serve([tool]);
+  const client = new TaskClient(listener.url, {
+    capabilities: { elicitation: { form: {} }, extensions: { [SESSIONS_EXTENSION]: {} } },
+  });
+  const first = await client.call('greet_slowly');
+  expect(first.resultType).toBe('input_required');
+  const handle = (first._meta as Record<string, unknown> | undefined)?.[SESSION_META_KEY];
+  expect(typeof handle).toBe('string');
+  const meta = { [SESSION_META_KEY]: handle };
+  const second = await client.result(
+    'tools/call',
+    {
+      name: 'greet_slowly',
+      arguments: {},
+      requestState: first.requestState,
+      inputResponses: { user_name: { action: 'accept', content: { name: 'Ada' } } },
+    },
+    meta,
+  );
+  expect(second.resultType).toBe('task');
+  // The client is done with its session (connectMcp's close() sends this): the task runs on.
+  await client.result(SESSION_END_METHOD, {}, meta);
+  const taskId = String(second.taskId);
+  expect((await client.get(taskId)).status).toBe('working');
+  release.resolve('!');
+  const done = await client.final(taskId);
+  expect(done.status).toBe('completed');
+  expect(firstText(done.result)).toBe('Hello, "Ada"!');
+  const stopped = await Promise.race([aborted.promise, Promise.resolve('not aborted')]);
+  expect(stopped).toBe('not aborted');
 });
 
 test('the server advertises the extension to 2026-07-28 clients only', async () => {

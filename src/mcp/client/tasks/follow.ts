@@ -10,6 +10,9 @@ import {
 /** The MCP tasks extension's identifier: a client declares it to take tasks. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
+/** JSON-RPC MissingRequiredClientCapability: a failed task carries it as a call would. */
+const MISSING_CAPABILITY = -32021;
+
 /** The shortest and longest pause between two polls of a task, whatever the server asks (ms). */
 const MIN_POLL_MS = 20;
 const MAX_POLL_MS = 10_000;
@@ -29,8 +32,10 @@ export interface TaskLine {
  * `tasks/get` at the server's `pollIntervalMs`, reports each new status message as the
  * call's progress, puts each new question (`input_required`) to the call's elicitor and
  * sends the answers with `tasks/update`, and resolves with the completed task's result.
- * A failed task is an error saying so; a cancelled one too. When `signal` aborts, the
- * task is cancelled (`tasks/cancel`, best effort, bounded) before this rejects.
+ * A failed task is an error saying so; a cancelled one too. When `signal` aborts, or
+ * following fails while the task runs on (a question it cannot answer, a request that
+ * fails), the task is cancelled (`tasks/cancel`, best effort, bounded) before this
+ * rejects.
  */
 export async function followTask(
   remote: string,
@@ -46,9 +51,9 @@ export async function followTask(
       `mcp: call ${goQuote(remote)}: the server answered with a task without a taskId`,
     );
   }
-  const asked = new Set<string>();
   let message: unknown;
   let task = created;
+  let final = false;
   try {
     for (let polls = 0; ; polls++) {
       if (polls > 0) await pause(pollMs(task), signal);
@@ -57,6 +62,8 @@ export async function followTask(
         message = task.statusMessage;
         ctx.progress(new ProgressInfo(polls + 1, 0, task.statusMessage));
       }
+      final =
+        task.status === 'completed' || task.status === 'failed' || task.status === 'cancelled';
       switch (task.status) {
         case 'completed':
           return resultOf(remote, task);
@@ -71,32 +78,36 @@ export async function followTask(
             `mcp: call ${goQuote(remote)}: the server cancelled the task`,
           );
         case 'input_required':
-          await answerNew(task, asked, line, taskId, signal);
+          await answerOpen(task, line, taskId, signal);
           break;
         default:
           break;
       }
     }
   } catch (error) {
-    if (signal.aborted) await cancel(line, taskId);
+    // A call given up (aborted, or failed while the task runs on: an answer it could not
+    // give, a request that failed) cancels its task, rather than leave it to its TTL.
+    if (!final) await cancel(line, taskId);
     throw error;
   }
 }
 
-/** Answers the task's questions not asked before, all at once, in one `tasks/update`. */
-async function answerNew(
+/**
+ * Answers the task's open requests, all at once, in one `tasks/update`. Each is one not
+ * answered before: an update takes the keys it answers off the task's open requests
+ * before it is acknowledged, so a key open on a later poll is a new request (a tool may
+ * ask again under the same key of its own, `user_name`).
+ */
+async function answerOpen(
   task: JsonObject,
-  asked: Set<string>,
   line: TaskLine,
   taskId: string,
   signal: AbortSignal,
 ): Promise<void> {
-  const requests = isJsonObject(task.inputRequests) ? task.inputRequests : {};
-  const fresh = Object.entries(requests).filter(([key]) => !asked.has(key));
-  if (fresh.length === 0) return;
-  for (const [key] of fresh) asked.add(key);
+  const requests = isJsonObject(task.inputRequests) ? Object.entries(task.inputRequests) : [];
+  if (requests.length === 0) return;
   const answers = await Promise.all(
-    fresh.map(async ([key, request]) => [key, await line.answer(request, signal)] as const),
+    requests.map(async ([key, request]) => [key, await line.answer(request, signal)] as const),
   );
   await line.request(
     'tasks/update',
@@ -127,6 +138,12 @@ function resultOf(remote: string, task: JsonObject): JsonObject {
 
 function errorText(task: JsonObject): string {
   const error = task.error;
+  if (isJsonObject(error) && error.code === MISSING_CAPABILITY && isJsonObject(error.data)) {
+    // As a plain call's -32021 reads: what the connection would have to declare.
+    const needed = JSON.stringify(error.data.requiredCapabilities ?? {});
+    const said = typeof error.message === 'string' ? error.message : 'no reason given';
+    return `the server needs a client capability this connection does not declare, ${needed} (connectMcp's elicitation, sampling and roots options declare them): ${said} (${MISSING_CAPABILITY})`;
+  }
   if (isJsonObject(error) && typeof error.message === 'string') {
     return typeof error.code === 'number' ? `${error.message} (${error.code})` : error.message;
   }

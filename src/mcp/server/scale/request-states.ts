@@ -4,22 +4,28 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { AgentToolError, isJsonObject } from '../../../core';
-import { type RequestStates } from '../round-trips';
+import { type ReadState, type RequestStates, type StateClaim } from '../round-trips';
 
-/** What a signed request state carries: the instance that parked the run, and its key. */
+/**
+ * What a signed request state carries: the instance that parked the run, the run's key,
+ * a digest of its owner, and its tool.
+ */
 interface StatePayload {
   readonly i: string;
   readonly r: string;
+  readonly o: string;
+  readonly t: string;
 }
 
 // The codec binds nothing to the request (no `bind`), so it never reads the context.
 const UNBOUND = {} as ServerContext;
 
 /**
- * Request states signed with the key every instance shares (the SDK's HMAC-SHA256
- * codec): a state names the instance holding the run and the run's single-use key, so
- * any instance can tell where the answers go, and a state that was not minted with the
- * key (forged, altered, or past its expiry) names nothing.
+ * Request states signed with a key (the SDK's HMAC-SHA256 codec): a state names the
+ * instance holding the run, the run's single-use key, its owner and its tool, so a state
+ * that was not minted with the key (forged, altered, or past its expiry) is told from a
+ * genuine one. A server alone signs with a key of its own process; instances behind a
+ * load balancer share one, so any instance can tell where the answers go.
  */
 export class SignedRequestStates implements RequestStates {
   readonly #codec: RequestStateCodec<StatePayload>;
@@ -39,13 +45,15 @@ export class SignedRequestStates implements RequestStates {
     this.#instance = instance;
   }
 
-  mint(run: string): Promise<string> {
-    return this.#codec.mint({ i: this.#instance, r: run });
+  mint(claim: StateClaim): Promise<string> {
+    return this.#codec.mint({ i: this.#instance, r: claim.run, o: claim.owner, t: claim.tool });
   }
 
-  async read(state: string): Promise<string | undefined> {
+  async read(state: string): Promise<ReadState> {
     const payload = await this.open(state);
-    return payload?.i === this.#instance ? payload.r : undefined;
+    if (payload === undefined) return { kind: 'invalid' };
+    if (payload.i !== this.#instance) return { kind: 'elsewhere' };
+    return { kind: 'here', claim: { run: payload.r, owner: payload.o, tool: payload.t } };
   }
 
   /** The instance a genuine state names; undefined for anything else. */
@@ -60,9 +68,15 @@ export class SignedRequestStates implements RequestStates {
     } catch {
       return undefined;
     }
-    if (!isJsonObject(payload) || typeof payload.i !== 'string' || typeof payload.r !== 'string') {
+    if (
+      !isJsonObject(payload) ||
+      typeof payload.i !== 'string' ||
+      typeof payload.r !== 'string' ||
+      typeof payload.o !== 'string' ||
+      typeof payload.t !== 'string'
+    ) {
       return undefined;
     }
-    return { i: payload.i, r: payload.r };
+    return { i: payload.i, r: payload.r, o: payload.o, t: payload.t };
   }
 }

@@ -1,6 +1,6 @@
 import { AgentToolError, isJsonObject } from '../../../core';
 import { randomHex } from '../../random';
-import { SESSION_META_KEY } from '../instance';
+import { SESSION_END_METHOD, SESSION_META_KEY } from '../instance';
 import { type ErrorReporter } from '../session';
 import { RedisEventStore } from './event-store';
 import { type ScaleOutOptions } from './options';
@@ -145,7 +145,11 @@ export class ScaleOut {
    */
   async elsewhere(body: unknown): Promise<Elsewhere | undefined> {
     if (isTaskControl(body)) return this.#taskElsewhere(body.params.taskId);
-    if (!isJsonObject(body) || body.method !== 'tools/call' || !isJsonObject(body.params)) {
+    if (
+      !isJsonObject(body) ||
+      (body.method !== 'tools/call' && body.method !== SESSION_END_METHOD) ||
+      !isJsonObject(body.params)
+    ) {
       return undefined;
     }
     const params = body.params;

@@ -1,27 +1,28 @@
 import {
   type CallToolResult,
+  type ClientCapabilities,
   type InputRequests,
   ProtocolError,
   type ServerNotification,
 } from '@modelcontextprotocol/server';
 import {
   AgentToolError,
-  type Answer,
-  CANCELLED_ANSWER,
-  type Elicitation,
+  type Elicitor,
   errorMessage,
   goQuote,
   type JsonObject,
+  type RootsLister,
+  type Sampler,
 } from '../../../core';
 import { type CallRoute, failure, type RunningCall } from '../call';
 import {
-  answerOf,
-  type ElicitationOffer,
-  inlineParams,
-  offers,
-  type Question,
-  questionOf,
-} from '../elicit';
+  AUTO_KEY_PREFIX,
+  type ClientAsk,
+  elicitationAsk,
+  missingCapabilityError,
+  rootsAsk,
+  samplingAsk,
+} from '../client-asks';
 import { type ErrorReporter } from '../session';
 import { type TaskSettings } from './options';
 import { type TaskStore } from './store';
@@ -33,9 +34,10 @@ const STATUS_MESSAGE_LIMIT = 4096;
 /** The JSON-RPC code of an error inside the server (a task that failed without its own code). */
 const INTERNAL_ERROR = -32603;
 
-interface OpenQuestion {
-  readonly question: Question;
-  readonly resolve: (answer: Answer) => void;
+/** One request the task made of its client, and the tool waiting for its answer. */
+interface OpenRequest {
+  readonly ask: ClientAsk<unknown>;
+  readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -51,9 +53,9 @@ export class LocalTask {
   readonly #settings: TaskSettings;
   readonly #report: ErrorReporter;
   readonly #abort: (reason: unknown) => void;
-  readonly #offer: ElicitationOffer | undefined;
-  readonly #open = new Map<string, OpenQuestion>();
-  #seq = 0;
+  readonly #capabilities: ClientCapabilities | undefined;
+  readonly #open = new Map<string, OpenRequest>();
+  readonly #seq = { elicitation: 0, sampling: 0, roots: 0 };
   #saving: Promise<void> | undefined;
   #dirty = false;
   #timer: NodeJS.Timeout | undefined;
@@ -67,15 +69,18 @@ export class LocalTask {
     readonly report: ErrorReporter;
     /** Stops the tool (aborts its `ctx.signal`). */
     readonly abort: (reason: unknown) => void;
-    /** What the client offered for elicitation; undefined: the task's questions are answered cancel. */
-    readonly offer: ElicitationOffer | undefined;
+    /**
+     * The client capabilities of the request that made the task: what the tool may ask
+     * of the client (a question, its model, its roots).
+     */
+    readonly capabilities: ClientCapabilities | undefined;
   }) {
     this.#record = init.record;
     this.#store = init.store;
     this.#settings = init.settings;
     this.#report = init.report;
     this.#abort = init.abort;
-    this.#offer = init.offer;
+    this.#capabilities = init.capabilities;
     const left = Date.parse(init.record.createdAt) + init.record.ttlMs - Date.now();
     // A delay past 2^31-1 ms would fire at once: clamp it (about 24.8 days).
     this.#timer = setTimeout(() => this.#expire(), Math.min(Math.max(left, 0), 2 ** 31 - 1));
@@ -112,49 +117,84 @@ export class LocalTask {
   };
 
   /**
-   * The tool's elicitor: a question opens `input_required` with the question under a key
-   * of its own (`elicit_<n>`, never reused) until `tasks/update` answers it. Undefined when
-   * the client offered no elicitation (the tool then hears `cancel`, as in any call).
+   * The tool's elicitor: a question opens `input_required` with the question under its
+   * key (the tool's, or `elicit_<n>`, never reused) until `tasks/update` answers it.
+   * Undefined when the client declared no elicitation: then `ctx.ask` fails with a
+   * MissingCapabilityError, as in any 2026-07-28 call, and a tool that does not catch it
+   * ends the task `failed` with MissingRequiredClientCapability (-32021).
    */
-  get elicitor(): ((elicitation: Elicitation) => Promise<Answer>) | undefined {
-    const offer = this.#offer;
-    if (offer === undefined) return undefined;
-    return (elicitation) => {
-      const question = questionOf(elicitation);
-      if (!offers(offer, question)) return Promise.resolve(CANCELLED_ANSWER);
-      if (isFinal(this.#record.status)) {
-        return Promise.reject(new AgentToolError('CANCELLED', 'mcp: the task is over'));
-      }
-      return new Promise<Answer>((resolve, reject) => {
-        this.#open.set(`elicit_${++this.#seq}`, { question, resolve, reject });
-        this.#questionsChanged();
-      });
-    };
+  get elicitor(): Elicitor | undefined {
+    if (!declares(this.#capabilities?.elicitation)) return undefined;
+    return (elicitation) => this.put(elicitationAsk(elicitation));
+  }
+
+  /** The tool's sampler (`sample_<n>` unless keyed): as the elicitor, for `ctx.sample`. */
+  get sampler(): Sampler | undefined {
+    if (!declares(this.#capabilities?.sampling)) return undefined;
+    return (request) => this.put(samplingAsk(request));
+  }
+
+  /** The tool's roots lister (`roots_<n>` unless keyed): as the elicitor, for `ctx.roots`. */
+  get rootsLister(): RootsLister | undefined {
+    if (!declares(this.#capabilities?.roots)) return undefined;
+    return (request) => this.put(rootsAsk(request));
   }
 
   /**
-   * Takes the client's answers: each answers the open question of its key and leaves the
-   * open questions; keys that name no open question are ignored. Resolves once the new
-   * state is stored.
+   * Opens a request of the client under its key, the task `input_required` until
+   * `tasks/update` answers it. It fails at once when the task is over, when the client
+   * did not declare what it needs (a MissingCapabilityError), and when its key names
+   * another request still open.
+   */
+  put<T>(ask: ClientAsk<T>): Promise<T> {
+    if (isFinal(this.#record.status)) {
+      return Promise.reject(new AgentToolError('CANCELLED', 'mcp: the task is over'));
+    }
+    const missing = ask.missingFrom(this.#capabilities);
+    if (missing !== undefined) return Promise.reject(missing);
+    let key = ask.key;
+    if (key !== undefined && this.#open.has(key)) {
+      return Promise.reject(
+        new AgentToolError(
+          'INVALID_OPTIONS',
+          `mcpserver: ${ask.feature}: the key ${goQuote(key)} names another open request of the task; give each request its own key`,
+        ),
+      );
+    }
+    while (key === undefined || this.#open.has(key)) {
+      key = `${AUTO_KEY_PREFIX[ask.feature]}_${++this.#seq[ask.feature]}`;
+    }
+    const opened = key;
+    return new Promise<T>((resolve, reject) => {
+      this.#open.set(opened, { ask, resolve: resolve as (value: unknown) => void, reject });
+      this.#requestsChanged();
+    });
+  }
+
+  /**
+   * Takes the client's answers: each answers the open request of its key and leaves the
+   * open requests (one answered null reads as the request says: a question `cancel`);
+   * keys that name no open request are ignored. Only the responses' own members are
+   * read. Resolves once the new state is stored.
    */
   async answer(responses: Readonly<Record<string, unknown>>): Promise<void> {
     let answered = false;
-    for (const [key, response] of Object.entries(responses)) {
-      const open = this.#open.get(key);
-      if (open === undefined) continue;
+    for (const [key, open] of [...this.#open]) {
+      if (!Object.hasOwn(responses, key)) continue;
+      const response = responses[key];
       this.#open.delete(key);
       answered = true;
       try {
         open.resolve(
           response === null || response === undefined
-            ? CANCELLED_ANSWER
-            : answerOf(open.question, response),
+            ? open.ask.unanswered()
+            : open.ask.read(response),
         );
       } catch (error) {
         open.reject(error);
       }
     }
-    if (answered) this.#questionsChanged();
+    if (answered) this.#requestsChanged();
     await this.flushed();
   }
 
@@ -189,7 +229,14 @@ export class LocalTask {
   async settle(running: RunningCall): Promise<void> {
     let outcome: { result: JsonObject } | { error: TaskError };
     try {
-      outcome = { result: this.#bounded(await running.result) };
+      const result = await running.result;
+      // A tool that failed for want of a capability the client did not declare fails its
+      // request with -32021, as a plain call's does.
+      const missing = running.missing();
+      outcome =
+        missing === undefined
+          ? { result: this.#bounded(result) }
+          : { error: jsonRpcError(missingCapabilityError(missing)) };
     } catch (error) {
       outcome = { error: jsonRpcError(error) };
     }
@@ -222,7 +269,7 @@ export class LocalTask {
     };
   }
 
-  #questionsChanged(): void {
+  #requestsChanged(): void {
     if (isFinal(this.#record.status)) return;
     if (this.#open.size === 0) {
       this.#write({ ...this.#without('inputRequests'), status: 'working' });
@@ -230,7 +277,13 @@ export class LocalTask {
     }
     const inputRequests: InputRequests = {};
     for (const [key, open] of this.#open) {
-      inputRequests[key] = { method: 'elicitation/create', params: inlineParams(open.question) };
+      // A key such as `__proto__` is a member of its own, not the object's prototype.
+      Object.defineProperty(inputRequests, key, {
+        value: open.ask.inline,
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
     }
     this.#write({ ...this.#record, status: 'input_required', inputRequests });
   }
@@ -240,13 +293,13 @@ export class LocalTask {
     this.#write({ ...this.#record, status, statusMessage });
   }
 
-  /** Makes the task final with `fields`; its open questions end with it. */
+  /** Makes the task final with `fields`; its open requests end with it. */
   #end(fields: Partial<TaskRecord> & { status: TaskStatus }): void {
     const open = [...this.#open.values()];
     this.#open.clear();
     this.#write({ ...this.#without('inputRequests'), ...fields });
-    for (const question of open) {
-      question.reject(new AgentToolError('CANCELLED', `mcp: the task is ${fields.status}`));
+    for (const request of open) {
+      request.reject(new AgentToolError('CANCELLED', `mcp: the task is ${fields.status}`));
     }
     this.#finish();
   }
@@ -280,8 +333,8 @@ export class LocalTask {
   /** The TTL has passed: the store drops the task; a tool still running is stopped. */
   #expire(): void {
     this.#abort(new AgentToolError('CANCELLED', 'mcp: the task outlived its ttlMs'));
-    for (const question of this.#open.values()) {
-      question.reject(new AgentToolError('CANCELLED', 'mcp: the task outlived its ttlMs'));
+    for (const request of this.#open.values()) {
+      request.reject(new AgentToolError('CANCELLED', 'mcp: the task outlived its ttlMs'));
     }
     this.#open.clear();
     this.#finish();
@@ -293,6 +346,11 @@ export class LocalTask {
     clearTimeout(this.#timer);
     for (const listener of this.#onOver.splice(0)) listener();
   }
+}
+
+/** True when a client capability is declared (any object, an empty one too). */
+function declares(capability: unknown): boolean {
+  return capability !== undefined && capability !== null;
 }
 
 /** A JSON-RPC error as a failed task carries it: the error's own code, else an internal error. */

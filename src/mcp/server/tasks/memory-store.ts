@@ -1,4 +1,4 @@
-import { msLeft, TaskLimitError, type TaskStore } from './store';
+import { msLeft, shareOf, TaskLimitError, type TaskStore } from './store';
 import { isFinal, type TaskRecord } from './wire';
 
 interface Kept {
@@ -8,12 +8,13 @@ interface Kept {
 
 /**
  * The default task store: this process's memory, at most `maxTasksPerSubject` tasks per
- * subject, each dropped when its TTL has passed. A final task stays final: a later write
+ * caller (see {@link shareOf}), each dropped when its TTL has passed. A final task stays final: a later write
  * of it is ignored (a task cancelled while its tool was finishing stays cancelled).
  */
 export class MemoryTaskStore implements TaskStore {
   readonly #tasks = new Map<string, Kept>();
-  readonly #bySubject = new Map<string, Set<string>>();
+  /** The ids of each caller's tasks, by its share (see {@link shareOf}). */
+  readonly #byCaller = new Map<string, Set<string>>();
   readonly #limit: number;
 
   constructor(maxTasksPerSubject: number) {
@@ -21,9 +22,10 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   create(record: TaskRecord): Promise<void> {
-    const own = this.#bySubject.get(record.subject) ?? new Set<string>();
+    const share = shareOf(record);
+    const own = this.#byCaller.get(share) ?? new Set<string>();
     if (own.size >= this.#limit) {
-      return Promise.reject(new TaskLimitError(record.subject, this.#limit));
+      return Promise.reject(new TaskLimitError(record, this.#limit));
     }
     // A delay past 2^31-1 ms would fire at once: clamp it (about 24.8 days).
     const timer = setTimeout(
@@ -32,7 +34,7 @@ export class MemoryTaskStore implements TaskStore {
     );
     timer.unref();
     own.add(record.taskId);
-    this.#bySubject.set(record.subject, own);
+    this.#byCaller.set(share, own);
     this.#tasks.set(record.taskId, { record, timer });
     return Promise.resolve();
   }
@@ -50,7 +52,7 @@ export class MemoryTaskStore implements TaskStore {
   close(): Promise<void> {
     for (const kept of this.#tasks.values()) clearTimeout(kept.timer);
     this.#tasks.clear();
-    this.#bySubject.clear();
+    this.#byCaller.clear();
     return Promise.resolve();
   }
 
@@ -58,8 +60,9 @@ export class MemoryTaskStore implements TaskStore {
     const kept = this.#tasks.get(taskId);
     if (kept === undefined) return;
     this.#tasks.delete(taskId);
-    const own = this.#bySubject.get(kept.record.subject);
+    const share = shareOf(kept.record);
+    const own = this.#byCaller.get(share);
     own?.delete(taskId);
-    if (own?.size === 0) this.#bySubject.delete(kept.record.subject);
+    if (own?.size === 0) this.#byCaller.delete(share);
   }
 }

@@ -24,9 +24,11 @@ export interface TaskOptions {
   /** How often clients are asked to poll (ms; default 1000). */
   readonly pollIntervalMs?: number;
   /**
-   * How many tasks one caller (auth subject) holds at once, at most (default 100): a
-   * task counts until its TTL has passed. A call that would make one more is refused
-   * with an isError result saying so.
+   * How many tasks one caller holds at once, at most (default 100): a task counts until
+   * its TTL has passed. A caller is counted as the HTTP endpoint's fair shares count
+   * them: the auth subject, or without authorization the client address (see
+   * `trustProxy`). A call that would make one more is refused with an isError result
+   * saying so.
    */
   readonly maxTasksPerSubject?: number;
   /**

@@ -1,8 +1,8 @@
 import { type RedisClient } from '../scale/redis';
-import { msLeft, TaskLimitError, type TaskStore } from './store';
+import { msLeft, shareOf, TaskLimitError, type TaskStore } from './store';
 import { type TaskRecord } from './wire';
 
-// Creates a task unless its subject holds `limit` live ones (an index per subject, by
+// Creates a task unless its caller holds `limit` live ones (an index per caller, by
 // expiry), in one step so two instances cannot both take the last place.
 const CREATE = `
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
@@ -43,7 +43,7 @@ export class RedisTaskStore implements TaskStore {
       CREATE,
       2,
       this.#key(record.taskId),
-      `${this.#prefix}task-subject:${record.subject}`,
+      `${this.#prefix}task-caller:${shareOf(record)}`,
       String(now),
       String(now + ttl),
       String(this.#limit),
@@ -51,7 +51,7 @@ export class RedisTaskStore implements TaskStore {
       String(ttl),
       record.taskId,
     );
-    if (created !== 1) throw new TaskLimitError(record.subject, this.#limit);
+    if (created !== 1) throw new TaskLimitError(record, this.#limit);
   }
 
   async get(taskId: string): Promise<TaskRecord | undefined> {

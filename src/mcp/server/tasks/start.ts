@@ -1,7 +1,7 @@
-import { type CallToolResult } from '@modelcontextprotocol/server';
-import { type AuthInfo, CANCELLED_ANSWER, type Elicitor } from '../../../core';
+import { type CallToolResult, type ClientCapabilities } from '@modelcontextprotocol/server';
+import { type AuthInfo, type Elicitor, type RootsLister, type Sampler } from '../../../core';
 import { type CallRoute, failure, runCall, type RunningCall, type ServedTool } from '../call';
-import { type ElicitationOffer } from '../elicit';
+import { elicitationAsk, rootsAsk, samplingAsk } from '../client-asks';
 import { type InstanceHost, type SessionLease } from '../instance';
 import { type RoundTripRun } from '../round-trips';
 import { type LocalTask } from './local-task';
@@ -17,7 +17,10 @@ export interface TaskCall {
   readonly args: Record<string, unknown>;
   readonly lease: SessionLease;
   readonly auth: AuthInfo | undefined;
-  readonly offer: ElicitationOffer | undefined;
+  /** The caller whose share of tasks the task counts against over HTTP (see `callerKeyOf`). */
+  readonly caller: string | undefined;
+  /** The client capabilities of the request that makes the task. */
+  readonly capabilities: ClientCapabilities | undefined;
   /** Aborted when the client drops the request before its answer went out. */
   readonly dropped: AbortSignal | undefined;
 }
@@ -35,8 +38,9 @@ export async function startTask(host: InstanceHost, call: TaskCall): Promise<Cal
     task = await host.tasks.create({
       tool: call.served.tool.name,
       subject: call.auth?.subject ?? '',
+      caller: call.caller,
       abort: (reason) => controller.abort(reason),
-      offer: call.offer,
+      capabilities: call.capabilities,
     });
   } catch (error) {
     call.lease.release();
@@ -53,6 +57,10 @@ export async function startTask(host: InstanceHost, call: TaskCall): Promise<Cal
       auth: call.auth,
       signal: controller.signal,
       elicitor: task.elicitor,
+      sampler: task.sampler,
+      rootsLister: task.rootsLister,
+      // As in any 2026-07-28 call: a capability the client did not declare is refused.
+      askWithoutElicitor: 'refuse',
       recorder: host.recorder,
       report: host.report,
       progressBudget: UNBOUNDED,
@@ -82,10 +90,17 @@ export function follow(host: InstanceHost, task: LocalTask, running: RunningCall
   void host.calls.track(task.settle(running));
 }
 
-/** What a run that becomes a task later runs its tool with. */
+/**
+ * What a run that becomes a task later runs its tool with: each is defined when the
+ * client declared its capability (as the run's are).
+ */
 export interface LateTask {
   readonly elicitor: Elicitor | undefined;
+  readonly sampler: Sampler | undefined;
+  readonly rootsLister: RootsLister | undefined;
   route(): CallRoute | undefined;
+  /** True once the run is becoming a task (or is one). */
+  begun(): boolean;
 }
 
 /**
@@ -107,8 +122,9 @@ export function taskAfterQuestions(
       created = host.tasks.create({
         tool: call.served.tool.name,
         subject: call.auth?.subject ?? '',
+        caller: call.caller,
         abort: (reason) => run.controller.abort(reason),
-        offer: call.offer,
+        capabilities: call.capabilities,
       });
       let made: LocalTask;
       try {
@@ -125,15 +141,32 @@ export function taskAfterQuestions(
       return createTaskResult(made.record);
     },
   };
-  const elicitor = run.elicitor;
+  // Before the task is made, a request of the client goes back with the call; after,
+  // it is the task's (under its key among the task's open requests).
+  const { elicitor, sampler, rootsLister } = run;
   return {
     elicitor:
-      elicitor === undefined && call.offer === undefined
+      elicitor === undefined
         ? undefined
         : (question, ctx) =>
             created === undefined
-              ? (elicitor?.(question, ctx) ?? CANCELLED_ANSWER)
-              : created.then((made) => made.elicitor?.(question) ?? CANCELLED_ANSWER),
+              ? elicitor(question, ctx)
+              : created.then((made) => made.put(elicitationAsk(question))),
+    sampler:
+      sampler === undefined
+        ? undefined
+        : (request, ctx) =>
+            created === undefined
+              ? sampler(request, ctx)
+              : created.then((made) => made.put(samplingAsk(request))),
+    rootsLister:
+      rootsLister === undefined
+        ? undefined
+        : (request, ctx) =>
+            created === undefined
+              ? rootsLister(request, ctx)
+              : created.then((made) => made.put(rootsAsk(request))),
     route: () => task?.route ?? run.route,
+    begun: () => created !== undefined,
   };
 }

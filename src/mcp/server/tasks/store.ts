@@ -19,15 +19,30 @@ export interface TaskStore {
   close(): Promise<void>;
 }
 
-/** A store that holds as many tasks of a subject as it may: no new task until one expires. */
+/** A store that holds as many tasks of a caller as it may: no new task until one expires. */
 export class TaskLimitError extends AgentToolError {
-  constructor(subject: string, limit: number) {
+  constructor(record: TaskRecord, limit: number) {
     super(
       'INVALID_OPTIONS',
-      `mcp: tasks: ${subject === '' ? 'this caller' : `subject ${JSON.stringify(subject)}`} already holds ${limit} tasks, the most a caller may (the server's tasks.maxTasksPerSubject); a task is kept until its ttlMs has passed, so wait for older tasks to expire, or ask the operator to raise the limit`,
+      `mcp: tasks: ${holderName(shareOf(record))} already holds ${limit} tasks, the most a caller may (the server's tasks.maxTasksPerSubject); a task is kept until its ttlMs has passed, so wait for older tasks to expire, or ask the operator to raise the limit`,
     );
     this.name = 'TaskLimitError';
   }
+}
+
+/**
+ * The share a task counts against: its caller's over HTTP (the subject, or without
+ * authorization the client address), else its subject's.
+ */
+export function shareOf(record: TaskRecord): string {
+  return record.caller ?? `subject:${record.subject}`;
+}
+
+function holderName(share: string): string {
+  if (share === 'subject:') return 'this caller';
+  if (share.startsWith('subject:')) return `subject ${JSON.stringify(share.slice(8))}`;
+  if (share.startsWith('address:')) return `client address ${share.slice(8)}`;
+  return 'this caller';
 }
 
 /** Milliseconds left before `record` expires (0 or less: expired). */

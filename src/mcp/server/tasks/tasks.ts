@@ -5,7 +5,6 @@ import {
 } from '@modelcontextprotocol/server';
 import { type StatedTaskSupport, taskSupportOf, type Tool } from '../../../core';
 import { randomUuid } from '../../random';
-import { type ElicitationOffer } from '../elicit';
 import { type ErrorReporter } from '../session';
 import { LocalTask } from './local-task';
 import { MemoryTaskStore } from './memory-store';
@@ -20,7 +19,7 @@ const INVALID_PARAMS = -32602;
 export interface TaskPlace {
   /** This instance's name among its peers ("" alone). */
   readonly owner: string;
-  /** The store (in Redis when the server scales out), holding `maxTasksPerSubject` per subject. */
+  /** The store (in Redis when the server scales out), holding `maxTasksPerSubject` per caller. */
   store(maxTasksPerSubject: number): Promise<TaskStore>;
   /** True while the instance `owner` is up (always true alone). */
   alive(owner: string): Promise<boolean>;
@@ -30,8 +29,11 @@ export interface TaskPlace {
 export interface TaskStart {
   readonly tool: string;
   readonly subject: string;
+  /** The caller whose share the task counts against over HTTP (see `TaskRecord.caller`). */
+  readonly caller: string | undefined;
   readonly abort: (reason: unknown) => void;
-  readonly offer: ElicitationOffer | undefined;
+  /** The client capabilities of the request that makes the task (what its tool may ask). */
+  readonly capabilities: ClientCapabilities | undefined;
 }
 
 /**
@@ -80,7 +82,7 @@ export class Tasks {
 
   /**
    * Creates a task, stored for good before this resolves (a `tasks/get` finds it), whose
-   * tool runs here. Fails with `TaskLimitError` when its subject holds too many.
+   * tool runs here. Fails with `TaskLimitError` when its caller holds too many.
    */
   async create(start: TaskStart): Promise<LocalTask> {
     if (this.#stopped !== undefined) throw new Error(this.#stopped);
@@ -88,6 +90,7 @@ export class Tasks {
     const record: TaskRecord = {
       taskId: randomUuid(),
       subject: start.subject,
+      ...(start.caller === undefined ? {} : { caller: start.caller }),
       tool: start.tool,
       owner: this.#place.owner,
       status: 'working',
@@ -104,7 +107,7 @@ export class Tasks {
       settings: this.settings,
       report: this.#report,
       abort: start.abort,
-      offer: start.offer,
+      capabilities: start.capabilities,
     });
     this.#local.set(record.taskId, task);
     // Kept here until its final state is stored: meanwhile the store still says it runs.

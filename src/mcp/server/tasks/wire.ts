@@ -25,6 +25,12 @@ export interface TaskRecord {
   readonly taskId: string;
   /** The auth subject that created the task ("" for a caller without credentials). */
   readonly subject: string;
+  /**
+   * The caller whose share of tasks the task counts against, over HTTP (as the
+   * endpoint's fair shares count callers): `subject:<subject>`, or without authorization
+   * `address:<client address>`. Absent elsewhere (stdio): the subject's share.
+   */
+  readonly caller?: string;
   /** The tool the task runs. */
   readonly tool: string;
   /** The instance running the task ("" when the server does not scale out). */
