@@ -17,9 +17,10 @@ import {
   Annotations as AnnotationsDecorator,
   Replay as ReplayDecorator,
   TaskSupport as TaskSupportDecorator,
+  type ReplayFn,
   Tool as ToolDecorator,
-} from './decorators/decorators';
-import { type ReplayFn, type ToolOptions } from './decorators/metadata';
+  type ToolOptions,
+} from './decorators';
 
 // ── The contract: a tool and what it declares ────────────────────────────────────────
 
@@ -90,10 +91,10 @@ export {
   unwrap,
   validatesOwnArguments,
   wrap,
-} from './core/tool';
-export { type StatedTaskSupport, type TaskMode, taskSupportOf } from './core/task-support';
-export { ToolSet } from './core/tool-set';
-export { type Constructor } from './core/constructor';
+} from './core';
+export { type StatedTaskSupport, type TaskMode, taskSupportOf } from './core';
+export { ToolSet } from './core';
+export { type Constructor } from './core';
 
 // ── Calls, their context, results and records ────────────────────────────────────────
 
@@ -109,7 +110,7 @@ export {
   createContext,
   currentContext,
   runWithContext,
-} from './core/context';
+} from './core';
 export {
   type ContentPart,
   type FilePart,
@@ -125,7 +126,7 @@ export {
   mediaTypeOf,
   outputText,
   textPart,
-} from './core/content';
+} from './core';
 export {
   ProgressInfo,
   type Result,
@@ -135,21 +136,10 @@ export {
   structuredResult,
   text,
   toResult,
-} from './core/result';
-export {
-  type Recordable,
-  type ToolRecord,
-  isRecordable,
-  recordOf,
-  recordable,
-} from './core/records';
-export { RecordFile, type RecordMeta, type RecordMoment } from './core/record-file';
-export {
-  type Answer,
-  CANCELLED_ANSWER,
-  type Elicitation,
-  type ElicitationAction,
-} from './core/elicitation';
+} from './core';
+export { type Recordable, type ToolRecord, isRecordable, recordOf, recordable } from './core';
+export { RecordFile, type RecordMeta, type RecordMoment } from './core';
+export { type Answer, CANCELLED_ANSWER, type Elicitation, type ElicitationAction } from './core';
 export {
   type ClientFeature,
   type ModelPreferences,
@@ -159,8 +149,8 @@ export {
   type SamplingMessage,
   type SamplingRequest,
   type SamplingResult,
-} from './core/client-features';
-export { type LogLevel, type LogSink, type Session } from './core/session';
+} from './core';
+export { type LogLevel, type LogSink, type Session } from './core';
 
 // ── Who may call: the verified caller and the rules of each tool ─────────────────────
 
@@ -172,14 +162,14 @@ export {
   type ToolGuard,
   accessOf,
   checkAccess,
-} from './core/auth';
-export { Guard, Scopes } from './decorators/decorators';
+} from './core';
+export { Guard, Scopes } from './decorators';
 export {
   type CanActivate,
   type GuardLike,
   type GuardResolver,
   type ToolBuildOptions,
-} from './decorators/guards';
+} from './decorators';
 
 // ── Errors ───────────────────────────────────────────────────────────────────────────
 
@@ -192,12 +182,12 @@ export {
   ValidationError,
   type ValidationProblem,
   errorMessage,
-} from './core/errors';
-export { DecoratorError } from './decorators/errors';
+} from './core';
+export { DecoratorError } from './decorators';
 
 // ── JSON, schemas, arguments and definitions ─────────────────────────────────────────
 
-export { type JsonObject, type JsonValue, MAX_JSON_DEPTH, isJsonObject } from './core/json';
+export { type JsonObject, type JsonValue, MAX_JSON_DEPTH, isJsonObject } from './core';
 export {
   NO_ARGS_SCHEMA,
   type Schema,
@@ -206,24 +196,24 @@ export {
   noArgsSchema,
   schemaFromJson,
   schemaToJson,
-} from './core/schema';
+} from './core';
 export {
   type Validator,
   compileSchema,
   decodeArguments,
   parseArguments,
   validateArguments,
-} from './core/validate';
+} from './core';
 export {
   type FunctionToolDefinition,
   canonicalDefinition,
   definitionHash,
   definitionOf,
-} from './core/definition';
+} from './core';
 
 // ── Decorators and the readers that turn a class into a tool ─────────────────────────
 
-export { Confined, Param, Resource, Sequential, Strict } from './decorators/decorators';
+export { Confined, Param, Resource, Sequential, Strict } from './decorators';
 export {
   type ConfinedFn,
   type ParamEnum,
@@ -232,9 +222,9 @@ export {
   type ParamTypeName,
   type ReplayFn,
   type ToolOptions,
-} from './decorators/metadata';
-export { type EnumValue, type FieldPlan, type Shape } from './decorators/class-plan';
-export { type FieldKeywords, type SchemaKeywords } from './decorators/constraint-keywords';
+} from './decorators';
+export { type EnumValue, type FieldPlan, type Shape } from './decorators';
+export { type FieldKeywords, type SchemaKeywords } from './decorators';
 export {
   type ArgumentsOptions,
   type ArgumentsParser,
@@ -242,33 +232,23 @@ export {
   type SchemaOptions,
   argumentsParser,
   schemaOf,
-} from './decorators/arguments';
-export { type ClassCheck } from './decorators/class-validation';
+} from './decorators';
+export { type ClassCheck } from './decorators';
 export {
   type PerCall,
   type ToolDescriptor,
   type ToolProperties,
   isToolClass,
   toolDescriptorOf,
-} from './decorators/descriptor';
-export { classTool, toolFromInstance } from './decorators/class-tool';
+} from './decorators';
+export { classTool, toolFromInstance } from './decorators';
 
 // ── The executor ─────────────────────────────────────────────────────────────────────
 
-export { Executor } from './executor/executor';
-export {
-  CallBatcher,
-  type CallBatcherOptions,
-  type HandOver,
-  type RunBatch,
-} from './executor/call-batcher';
-export { progressTaken } from './executor/executor-call';
-export {
-  type ReadToolSource,
-  readToolSource,
-  type ToolHost,
-  type ToolSource,
-} from './executor/tool-source';
+export { Executor } from './executor';
+export { CallBatcher, type CallBatcherOptions, type HandOver, type RunBatch } from './executor';
+export { progressTaken } from './executor';
+export { type ReadToolSource, readToolSource, type ToolHost, type ToolSource } from './executor';
 export {
   DEFAULT_MAX_PARALLEL,
   DEFAULT_PROGRESS_BUFFER,
@@ -281,4 +261,4 @@ export {
   type Job,
   type JobOutcome,
   type OnStart,
-} from './executor/types';
+} from './executor';

@@ -1,5 +1,3 @@
-import { type Tool } from './tool';
-
 /**
  * The verified caller of a request: who the bearer token speaks for, as the server's
  * token verification found it. Absent where a request carries no credentials (stdio,
@@ -60,38 +58,3 @@ export type AccessVerdict =
   | { readonly allowed: false; readonly reason: 'scope'; readonly missing: readonly string[] }
   | { readonly allowed: false; readonly reason: 'guard' }
   | { readonly allowed: false; readonly reason: 'failed'; readonly error: unknown };
-
-const ALLOWED: AccessVerdict = Object.freeze({ allowed: true });
-
-/** The tool's access rules, or undefined when it is open to every caller. */
-export function accessOf(tool: Tool): ToolAccess | undefined {
-  const access = tool.access;
-  if (access === undefined || access === null) return undefined;
-  const scopes = access.scopes ?? [];
-  const guards = access.guards ?? [];
-  return scopes.length === 0 && guards.length === 0 ? undefined : { scopes, guards };
-}
-
-/**
- * Whether `request.auth` may use `tool`: every scope of its access first (a caller
- * without credentials holds none), then every guard in order, each awaited. A guard
- * that throws refuses (`failed`, with the error for the host to report). Nothing else
- * allows: not the tool's annotations, not a guard that answers anything but `true`.
- */
-export async function checkAccess(tool: Tool, request: AccessRequest): Promise<AccessVerdict> {
-  const access = accessOf(tool);
-  if (access === undefined) return ALLOWED;
-  const held = new Set(request.auth?.scopes ?? []);
-  const missing = (access.scopes ?? []).filter((scope) => !held.has(scope));
-  if (missing.length > 0) return { allowed: false, reason: 'scope', missing };
-  for (const guard of access.guards ?? []) {
-    let answer: unknown;
-    try {
-      answer = await guard(request);
-    } catch (error) {
-      return { allowed: false, reason: 'failed', error };
-    }
-    if (answer !== true) return { allowed: false, reason: 'guard' };
-  }
-  return ALLOWED;
-}

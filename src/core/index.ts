@@ -71,25 +71,26 @@ export {
   type AuthInfo,
   type ToolAccess,
   type ToolGuard,
-  accessOf,
-  checkAccess,
 } from './auth';
+export { checkAccess } from './access';
 export {
   type AskWithoutElicitor,
   type Call,
   type ContextInit,
-  type ContextRunner,
   contextForCall,
-  contextRunner,
   type Elicitor,
   type RecordFunc,
   type RootsLister,
   type Sampler,
   type ToolContext,
   createContext,
+} from './context';
+export {
+  type ContextRunner,
+  contextRunner,
   currentContext,
   runWithContext,
-} from './context';
+} from './current-context';
 export {
   type Annotations,
   type Confinement,
@@ -98,6 +99,7 @@ export {
   type StatedAnnotations,
   type Tool,
   type ToolInit,
+  accessOf,
   annotationsOf,
   confinedBy,
   isCloser,

@@ -1,4 +1,4 @@
-import { accessOf, type ToolAccess } from './auth';
+import { type ToolAccess } from './auth';
 import { type Call, type ToolContext } from './context';
 import { AgentToolError } from './errors';
 import { isJsonObject, type JsonObject } from './json';
@@ -181,6 +181,15 @@ export function outputSchemaOf(tool: Tool): JsonObject | undefined {
 /** True when the tool owns something the host must close. */
 export function isCloser(tool: Tool): tool is Tool & { close(): void | Promise<void> } {
   return typeof tool.close === 'function';
+}
+
+/** The tool's access rules, or undefined when it is open to every caller. */
+export function accessOf(tool: Tool): ToolAccess | undefined {
+  const access = tool.access;
+  if (access === undefined || access === null) return undefined;
+  const scopes = access.scopes ?? [];
+  const guards = access.guards ?? [];
+  return scopes.length === 0 && guards.length === 0 ? undefined : { scopes, guards };
 }
 
 /** What {@link newTool} takes: the definition, the function, and any optional property. */

@@ -9,16 +9,7 @@ import {
 import { type FieldKeywords, fieldKeywords } from './constraint-keywords';
 import { type ParamRecord, readParams } from './metadata';
 import { notAClass, UNSUPPORTED } from './built-in-types';
-
-/** A field's type, normalised: what the schema writer and the instantiator work from. */
-export type Shape =
-  | { readonly kind: 'string' | 'number' | 'integer' | 'boolean' | 'any' | 'date-time' }
-  | { readonly kind: 'bytes'; readonly as: 'buffer' | 'uint8array' }
-  | { readonly kind: 'array'; readonly items: Shape }
-  | { readonly kind: 'map'; readonly values: Shape }
-  | { readonly kind: 'object'; readonly cls: Constructor };
-
-export type EnumValue = string | number | boolean;
+import { type EnumValue, type Shape } from './shape';
 
 /** One argument field, normalised. */
 export interface FieldPlan {

@@ -3,7 +3,8 @@ import {
   type ValidatorOptions,
 } from 'class-validator';
 import { type Constructor, ValidationError, type ValidationProblem } from '../core';
-import { type ClassPlans, type Shape } from './class-plan';
+import { type ClassPlans } from './class-plan';
+import { type Shape } from './shape';
 import { classValidator } from './class-validator-adapter';
 
 /** Runs class-validator over an arguments instance; throws every failure in one error. */

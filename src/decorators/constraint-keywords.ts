@@ -1,5 +1,5 @@
 import { type SchemaConstraints } from '../core';
-import { type Shape } from './class-plan';
+import { type Shape } from './shape';
 import { type FieldValidator } from './class-validator-adapter';
 
 /** JSON Schema keywords that class-validator constraints add to one schema node. */

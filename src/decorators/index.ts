@@ -24,7 +24,8 @@ export {
   type ReplayFn,
   type ToolOptions,
 } from './metadata';
-export { type EnumValue, type FieldPlan, type Shape } from './class-plan';
+export { type FieldPlan } from './class-plan';
+export { type EnumValue, type Shape } from './shape';
 export { type FieldKeywords, type SchemaKeywords } from './constraint-keywords';
 export { DecoratorError } from './errors';
 export { requireExperimentalDecorators } from './experimental-only';

@@ -7,7 +7,8 @@ import {
   interpretInstantiator,
   ValidationError,
 } from '../core';
-import { type ClassPlans, type Shape } from './class-plan';
+import { type ClassPlans } from './class-plan';
+import { type Shape } from './shape';
 import { plainToInstance, usesTransformer } from './class-transformer-adapter';
 import { base64Bytes, rfc3339Time } from './conversions';
 

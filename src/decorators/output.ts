@@ -1,5 +1,6 @@
 import { type Constructor, isObjectSchema, type JsonObject } from '../core';
-import { ClassPlans, type Shape } from './class-plan';
+import { ClassPlans } from './class-plan';
+import { type Shape } from './shape';
 import { buildSchema } from './schema-builder';
 
 /**

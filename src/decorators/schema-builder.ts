@@ -6,7 +6,8 @@ import {
   type Schema,
   schemaToJson,
 } from '../core';
-import { type ClassPlans, type FieldPlan, type Shape } from './class-plan';
+import { type ClassPlans, type FieldPlan } from './class-plan';
+import { type Shape } from './shape';
 import { type SchemaKeywords } from './constraint-keywords';
 
 /** The schema of an arguments class under one strictness. */

@@ -3,12 +3,11 @@ import { type CanActivate, guardProblem, isGuardClass, toolDescriptorOf } from '
 import { type ModuleProblem } from './errors';
 import { CallAuth, CallElicitor, CallRecorder, CallSession } from './facades';
 import { isModuleClass, moduleOptionsOf, type ModuleRecord, type Provider } from './module';
+import { constructorTokens, type ParameterToken } from './constructor-tokens';
 import {
-  constructorTokens,
   declaredScope,
   isInjectableClass,
   isToken,
-  type ParameterToken,
   type Scope,
   type Token,
   tokenName,

@@ -1,6 +1,7 @@
 import { type ModuleProblem } from './errors';
 import { type AppGraph, builtinFor, type ModuleNode, type ProviderNode } from './graph';
-import { isToken, type ParameterToken, type Token, tokenName } from './tokens';
+import { type ParameterToken } from './constructor-tokens';
+import { isToken, type Token, tokenName } from './tokens';
 
 type Lookup = { node: ProviderNode } | { hidden: ModuleNode } | undefined;
 

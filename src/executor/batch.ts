@@ -1,12 +1,7 @@
 // Core's files, not its index: a CommonJS index re-exports through getters on an object
 // V8 keeps in dictionary mode, about 8 ns per call, and these run for every job.
-import {
-  type Call,
-  contextForCall,
-  contextRunner,
-  type ContextRunner,
-  type ToolContext,
-} from '../core/context';
+import { type Call, contextForCall, type ToolContext } from '../core/context';
+import { contextRunner, type ContextRunner } from '../core/current-context';
 import { AgentToolError, CancelledError, PanicError, toolFailure } from '../core/errors';
 import { goQuote } from '../core/quote';
 import { type Result } from '../core/result';

@@ -1,7 +1,100 @@
-import { AgentToolError, goQuote, isJsonObject } from '../../core';
+import { type ClientCapabilities } from '@modelcontextprotocol/client';
+import {
+  AgentToolError,
+  goQuote,
+  isJsonObject,
+  type LogLevel,
+  type LogSink,
+  type Root,
+} from '../../core';
 import { LOG_LEVELS } from './calls';
-import { type ConnectOptions } from './remote';
-import { checkDeclarations } from './tool-mapping';
+import { type ProtocolChoice } from './connect';
+import { type ElicitationHandler } from './elicitation';
+import { type RootsHandler, type SamplingHandler } from './sampling-and-roots';
+import { checkDeclarations, type Declarations } from './tool-mapping';
+import { type McpTarget } from './transport';
+
+/** What {@link connectMcp} takes. Only `transport` is required. */
+export interface ConnectOptions extends Declarations {
+  /** A command (stdio), a URL (Streamable HTTP), or an MCP transport. */
+  readonly transport: McpTarget;
+  /** Local names become `<prefix>__<remote name>`. */
+  readonly prefix?: string;
+  /**
+   * Which protocol to speak: `auto` (default) speaks 2026-07-28 to a server that serves
+   * it and the 2025 era otherwise (one probe request first; over stdio the SDK probes
+   * with a short-lived second process); `modern` speaks 2026-07-28 only; `legacy`
+   * speaks the 2025 era only, with no probe.
+   */
+  readonly protocol?: ProtocolChoice;
+  /**
+   * After a call whose tool is not read-only and during which no list change was seen,
+   * wait this long (ms) for one, so a tool that changes the list is seen to; 0 disables.
+   * Skipped for servers that do not announce list changes. Default 50.
+   */
+  readonly notificationGrace?: number;
+  /**
+   * Declare form and URL elicitation and put each server question to the elicitor of
+   * the call it belongs to. Off by default: a 2025-era server's questions then fail, and
+   * a call a 2026-07-28 server needs input for fails with a "needs input" error.
+   */
+  readonly elicitation?: boolean;
+  /** The caller's own answerer of server questions; it wins over {@link ConnectOptions.elicitation}. */
+  readonly elicitationHandler?: ElicitationHandler;
+  /**
+   * Lend a model to the server (MCP sampling): declare the `sampling` capability and
+   * have each sampling request written by the `ctx.sample` of the call it belongs to
+   * (the sampler the consuming host gave that call). In the 2026-07-28 era a request
+   * comes back with its call; in the 2025 era it is put to the one call in flight, and
+   * fails when there are none or several. Off by default: a server whose tool needs the
+   * model then fails the call (`MissingRequiredClientCapability`, -32021, in 2026-07-28).
+   */
+  readonly sampling?: boolean;
+  /** The caller's own lender of a model; it wins over {@link ConnectOptions.sampling}. */
+  readonly samplingHandler?: SamplingHandler;
+  /**
+   * Share roots with the server (MCP roots): declare the `roots` capability and answer a
+   * `roots/list` with this list, or, with `true`, with the `ctx.roots()` of the call it
+   * belongs to (routed as sampling is). Off by default.
+   */
+  readonly roots?: boolean | readonly Root[];
+  /** The caller's own lister of roots; it wins over {@link ConnectOptions.roots}. */
+  readonly rootsHandler?: RootsHandler;
+  /**
+   * Receives the error of a failed background refresh (the old snapshot stays). What it
+   * throws is ignored: refreshing goes on.
+   */
+  readonly onRefreshError?: (error: Error) => void;
+  /** How this client introduces itself; `{ name: "agenttool", version: "0" }` by default. */
+  readonly clientInfo?: { readonly name: string; readonly version: string };
+  /** Capabilities to declare besides those the options imply. */
+  readonly capabilities?: ClientCapabilities;
+  /**
+   * A limit on each request a tool call makes, in milliseconds; 15 minutes by default
+   * (`DEFAULT_CALL_TIMEOUT`), 0 for none. A call past it fails with `mcp: call "<name>":
+   * no answer within <n> ms`.
+   */
+  readonly callTimeout?: number;
+  /**
+   * Receives the server's log lines (`notifications/message`: level, data, logger) that
+   * go to no call's own sink. MCP ties a line to no request, so a line goes to the
+   * `ctx.log` of the remote tool's call when it came on that call's response stream
+   * (Streamable HTTP, when the connection made the transport from a URL), or else when
+   * the call is the only one in flight; and only when that context has a log sink.
+   * Every other line comes here. Without it those lines are dropped.
+   */
+  readonly onLog?: LogSink;
+  /**
+   * The least severe log line to receive, one of MCP's levels (`debug` to `emergency`);
+   * by default every line the server sends. A 2025-era server is told with
+   * `logging/setLevel` at connect; a 2026-07-28 server with each call (which asks for
+   * lines only when the call has a sink or `onLog` is set); lines below it are dropped
+   * whatever the server sends.
+   */
+  readonly logLevel?: LogLevel;
+  /** Bounds the connection and the first listing only. */
+  readonly signal?: AbortSignal;
+}
 
 const WHERE = 'mcp: connect';
 

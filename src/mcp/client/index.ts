@@ -1,8 +1,8 @@
 /**
  * The MCP client adapter: any MCP server's tools as agenttool tools.
  */
+export { type ConnectOptions } from './connect-options';
 export {
-  type ConnectOptions,
   DEFAULT_CALL_TIMEOUT,
   DEFAULT_NOTIFICATION_GRACE,
   RemoteTools,
