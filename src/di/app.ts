@@ -16,12 +16,6 @@ import {
   goQuote,
 } from '../core';
 import {
-  type CanActivate,
-  classTool,
-  type ToolBuildOptions,
-  toolFromInstance,
-} from '../decorators';
-import {
   type ExecuteOptions,
   Executor,
   type ExecutorEvent,
@@ -30,17 +24,15 @@ import {
   type OnStart,
 } from '../executor';
 import { bounded, checkStartBound } from './bounded-start';
-import { checkedApp } from './checked-app';
-import { type AppGraph, type ProviderNode } from './graph';
-import { hookOrder } from './hook-order';
-import { allNodes, dependencyOrder, sharingOf, visibleIn } from './link';
+import { buildTools, planScopes, registerProviders, resolveAppInstances } from './app-build';
+import { checkApp, readApp } from './checked-app';
+import { type AppGraph } from './graph';
+import { sharingOf, visibleIn } from './link';
 import { type AppPlan, InstanceScope } from './scope';
-import { type ScopeChange, scopeChanges, warnOfStatedChanges } from './scope-report';
+import { type ScopeChange } from './scope-report';
 import { startWarning, warnAtStart } from './start-warnings';
 import { type Token, tokenName } from './tokens';
-import { ModuleGuards } from './module-guards';
-import { exposeRootTokens, register } from './registration';
-import { appContainer } from './tsyringe-adapter';
+import { exposeRootTokens } from './registration';
 
 /** How an app runs its tools. */
 export interface ToolAppOptions {
@@ -170,58 +162,26 @@ export class ToolApp {
   static async create(rootModule: Constructor, options: ToolAppOptions = {}): Promise<ToolApp> {
     const rootName = typeof rootModule === 'function' ? rootModule.name : String(rootModule);
     checkStartBound(rootName, options);
-    const { graph, homes } = checkedApp(rootModule);
-
-    const scopeReport = scopeChanges(graph, homes);
-    if (options.onScopeReport === undefined) warnOfStatedChanges(rootName, scopeReport);
-    else if (scopeReport.length > 0) options.onScopeReport(scopeReport);
-    const plan: AppPlan = {
-      homes,
-      closedObjects: new WeakSet(),
-      givenValues: givenValues(graph),
-      ...hookOrder(graph),
-    };
-    const container = appContainer();
-    register(container, graph, homes);
+    const checked = checkApp(readApp(rootModule));
+    const { plan, scopeReport } = planScopes(rootName, checked, options.onScopeReport);
+    const container = registerProviders(checked);
     const appScope = new InstanceScope('app', container, plan, undefined);
     try {
       return await bounded(rootName, options, appScope.running, async () => {
-        // Every app-scoped provider, tool, guard and module class is built now, in
-        // dependency order, and started once all are built, as NestJS does.
-        for (const node of dependencyOrder(allNodes(graph))) {
-          if (homes.get(node) === 'app' && sharingOf(node) === 'shared') {
-            await appScope.resolve(node);
-          }
-        }
+        await resolveAppInstances(checked, appScope);
         await appScope.start();
-        const guards = new Map<ProviderNode, CanActivate>();
-        for (const module of graph.modules) {
-          for (const node of module.guards.values()) {
-            guards.set(node, (await appScope.resolve(node)) as CanActivate);
-          }
-        }
-        const guarding = new ModuleGuards(graph, guards);
-        // Called by the tools at call time, once the app below exists.
+        // The tools find a session's scope through the app, which exists by their first call.
         const scopeOf = (ctx: ToolContext): InstanceScope => app.#scopeFor(ctx.session);
-        const tools: Tool[] = [];
-        for (const module of graph.modules) {
-          const build = guarding.buildOptions(module);
-          for (const node of module.tools) {
-            const cls = node.token as Constructor;
-            if (sharingOf(node) !== 'shared') {
-              tools.push(
-                perCallTool(node, cls, homes.get(node) === 'app' ? () => appScope : scopeOf, build),
-              );
-            } else if (homes.get(node) === 'app') {
-              tools.push(appTool(node, cls, await appScope.resolve(node), build));
-            } else {
-              tools.push(sessionTool(node, cls, scopeOf, build));
-            }
-          }
-        }
-        exposeRootTokens(container, graph, homes);
-        // The tool set was validated with the modules (checkTools): same classes, same names.
-        const app = new ToolApp({ graph, plan, appScope, options, tools, scopeReport });
+        const tools = await buildTools(checked, appScope, scopeOf);
+        exposeRootTokens(container, checked.graph, checked.homes);
+        const app = new ToolApp({
+          graph: checked.graph,
+          plan,
+          appScope,
+          options,
+          tools,
+          scopeReport,
+        });
         warnAtStart(startWarning(rootName, tools), options.onWarning);
         return app;
       });
@@ -426,117 +386,4 @@ export class ToolApp {
       throw new AggregateError(errors, `ToolApp.close: ${errors.length} failed`);
     }
   }
-}
-
-/** The objects given with `useValue` anywhere in the app. */
-function givenValues(graph: AppGraph): WeakSet<object> {
-  const values = new WeakSet<object>();
-  for (const node of allNodes(graph)) {
-    if (node.kind !== 'value') continue;
-    const value = node.build([]);
-    if (typeof value === 'object' && value !== null) values.add(value);
-  }
-  return values;
-}
-
-/**
- * The instance a module's provider of a tool class made, checked to be one (a factory
- * or a value may make anything).
- */
-function toolInstance(node: ProviderNode, cls: Constructor, instance: unknown): object {
-  if (instance instanceof cls) return instance as object;
-  throw new AgentToolError(
-    'PROVIDER_FAILED',
-    `${node.module?.name ?? 'app'}: ${cls.name} is listed in tools, but ${node.label} ${node.kind === 'value' ? 'is' : 'made'} ${describe(instance)}, not an instance of ${cls.name}; provide the class itself (or make the factory return an instance of it)`,
-  );
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'object' && value !== null)
-    return `an instance of ${value.constructor.name}`;
-  return value === undefined ? 'undefined' : typeof value;
-}
-
-/** A tool of one instance for the app. */
-function appTool(
-  node: ProviderNode,
-  cls: Constructor,
-  instance: unknown,
-  options: ToolBuildOptions,
-): Tool {
-  const checked = toolInstance(node, cls, instance);
-  // A factory's or a value's tool is the app's (or the giver's) to close, not the tool set's.
-  return checked.constructor === cls
-    ? toolFromInstance(checked, options)
-    : classTool(cls, () => checked, options);
-}
-
-/**
- * A tool whose class needs a session-scoped provider: one instance per session, made on
- * the session's first call. Its definition and properties come from the class; execute
- * goes to the session's instance.
- */
-function sessionTool(
-  node: ProviderNode,
-  cls: Constructor,
-  scopeOf: (ctx: ToolContext) => InstanceScope,
-  options: ToolBuildOptions,
-): Tool {
-  return classTool(
-    cls,
-    async (ctx) => toolInstance(node, cls, await scopeOf(ctx).resolve(node)),
-    options,
-  );
-}
-
-interface Executable {
-  execute(args: object, ctx: ToolContext): unknown;
-}
-
-/**
- * A transient or resolution-scoped tool: an instance for each call (NestJS resolves a
- * transient tool per call too), built in a scope of the call's own under the app's or
- * the session's, with what it needs; no lifecycle hooks run on it (NestJS calls none on
- * what it resolves per request), and what the call's scope built is closed when the
- * call ends. A failure to close fails a call that succeeded.
- */
-function perCallTool(
-  node: ProviderNode,
-  cls: Constructor,
-  scopeOf: (ctx: ToolContext) => InstanceScope,
-  options: ToolBuildOptions,
-): Tool {
-  return classTool(
-    cls,
-    async (ctx) => {
-      const base = scopeOf(ctx);
-      const call = new InstanceScope(
-        'call',
-        base.container.createChildContainer(),
-        base.plan,
-        base,
-      );
-      let instance: Executable;
-      try {
-        instance = toolInstance(node, cls, await call.resolve(node)) as Executable;
-      } catch (error) {
-        await call.close().catch(() => undefined);
-        throw error;
-      }
-      return {
-        execute: async (args: object, context: ToolContext): Promise<unknown> => {
-          let result: unknown;
-          try {
-            result = await instance.execute(args, context);
-          } catch (error) {
-            await call.close().catch(() => undefined);
-            throw error;
-          }
-          await call.close();
-          return result;
-        },
-      };
-    },
-    options,
-  );
 }

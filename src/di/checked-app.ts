@@ -19,20 +19,34 @@ export interface CheckedApp {
 }
 
 /**
- * Reads the modules of `rootModule` and checks everything before anything is built:
- * the modules, every dependency, every tool class and tool name, the scopes of guards
- * and module classes. Throws one {@link ModuleError} with every problem.
+ * Reads the modules of `rootModule` into the app's graph: every module, provider, tool
+ * and guard, linked to what each injects. What is wrong is collected in
+ * `graph.problems`, for {@link checkApp} to report with everything else.
  */
-export function checkedApp(rootModule: Constructor): CheckedApp {
+export function readApp(rootModule: Constructor): AppGraph {
   const graph = readModules(rootModule, isToolClass);
   addGuardNodes(graph);
   linkGraph(graph);
+  return graph;
+}
+
+/**
+ * Checks everything before anything is built: the modules, every dependency, every
+ * tool class and tool name, the scopes of guards and module classes; and decides where
+ * each node's instances live. Throws one {@link ModuleError} with every problem.
+ */
+export function checkApp(graph: AppGraph): CheckedApp {
   checkTools(graph);
   const homes = effectiveHomes(graph);
   checkGuardScopes(graph, homes);
   checkModuleClassScopes(graph, homes);
   if (graph.problems.length > 0) throw new ModuleError(graph.root.name, graph.problems);
   return { graph, homes };
+}
+
+/** {@link readApp}, then {@link checkApp}. */
+export function checkedApp(rootModule: Constructor): CheckedApp {
+  return checkApp(readApp(rootModule));
 }
 
 /**

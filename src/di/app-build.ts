@@ -1,0 +1,218 @@
+import { type DependencyContainer } from 'tsyringe';
+import { AgentToolError, type Constructor, type Tool, type ToolContext } from '../core';
+import {
+  type CanActivate,
+  classTool,
+  type ToolBuildOptions,
+  toolFromInstance,
+} from '../decorators';
+import { type CheckedApp } from './checked-app';
+import { type AppGraph, type ProviderNode } from './graph';
+import { hookOrder } from './hook-order';
+import { allNodes, dependencyOrder, sharingOf } from './link';
+import { ModuleGuards } from './module-guards';
+import { register } from './registration';
+import { type AppPlan, InstanceScope } from './scope';
+import { type ScopeChange, scopeChanges, warnOfStatedChanges } from './scope-report';
+import { appContainer } from './tsyringe-adapter';
+
+// The steps of building an app, in the order `ToolApp.create` takes them once the
+// modules are read and checked (checked-app.ts): plan the scopes, register the
+// providers, resolve the app's instances, start them (InstanceScope.start), build the
+// tools on what was resolved.
+
+/**
+ * Where every provider's instances live and in which order their hooks run; the scope
+ * changes (app-scoped providers made per session because they need a session-scoped
+ * one) go to `onScopeReport`, or are warned of when the code did not state them.
+ */
+export function planScopes(
+  rootName: string,
+  checked: CheckedApp,
+  onScopeReport: ((changes: readonly ScopeChange[]) => void) | undefined,
+): { readonly plan: AppPlan; readonly scopeReport: readonly ScopeChange[] } {
+  const { graph, homes } = checked;
+  const scopeReport = scopeChanges(graph, homes);
+  if (onScopeReport === undefined) warnOfStatedChanges(rootName, scopeReport);
+  else if (scopeReport.length > 0) onScopeReport(scopeReport);
+  const plan: AppPlan = {
+    homes,
+    closedObjects: new WeakSet(),
+    givenValues: givenValues(graph),
+    ...hookOrder(graph),
+  };
+  return { plan, scopeReport };
+}
+
+/** A container of the app's own with every provider registered under its node's key. */
+export function registerProviders(checked: CheckedApp): DependencyContainer {
+  const container = appContainer();
+  register(container, checked.graph, checked.homes);
+  return container;
+}
+
+/**
+ * Builds every app-scoped provider, tool, guard and module class, in dependency order
+ * (an async factory awaited before what needs it), as NestJS does before any hook.
+ */
+export async function resolveAppInstances(
+  checked: CheckedApp,
+  appScope: InstanceScope,
+): Promise<void> {
+  for (const node of dependencyOrder(allNodes(checked.graph))) {
+    if (checked.homes.get(node) === 'app' && sharingOf(node) === 'shared') {
+      await appScope.resolve(node);
+    }
+  }
+}
+
+/**
+ * The app's tools, module by module, each bound to where its instances come from: the
+ * app's instance, a session's (`scopeOf` the call), or one per call; guarded by its
+ * module's guards, resolved from the app.
+ */
+export async function buildTools(
+  checked: CheckedApp,
+  appScope: InstanceScope,
+  scopeOf: (ctx: ToolContext) => InstanceScope,
+): Promise<Tool[]> {
+  const { graph, homes } = checked;
+  const guards = new Map<ProviderNode, CanActivate>();
+  for (const module of graph.modules) {
+    for (const node of module.guards.values()) {
+      guards.set(node, (await appScope.resolve(node)) as CanActivate);
+    }
+  }
+  const guarding = new ModuleGuards(graph, guards);
+  const tools: Tool[] = [];
+  for (const module of graph.modules) {
+    const build = guarding.buildOptions(module);
+    for (const node of module.tools) {
+      const cls = node.token as Constructor;
+      if (sharingOf(node) !== 'shared') {
+        tools.push(
+          perCallTool(node, cls, homes.get(node) === 'app' ? () => appScope : scopeOf, build),
+        );
+      } else if (homes.get(node) === 'app') {
+        tools.push(appTool(node, cls, await appScope.resolve(node), build));
+      } else {
+        tools.push(sessionTool(node, cls, scopeOf, build));
+      }
+    }
+  }
+  // The tool set was validated with the modules (checkTools): same classes, same names.
+  return tools;
+}
+
+/** The objects given with `useValue` anywhere in the app. */
+function givenValues(graph: AppGraph): WeakSet<object> {
+  const values = new WeakSet<object>();
+  for (const node of allNodes(graph)) {
+    if (node.kind !== 'value') continue;
+    const value = node.build([]);
+    if (typeof value === 'object' && value !== null) values.add(value);
+  }
+  return values;
+}
+
+/**
+ * The instance a module's provider of a tool class made, checked to be one (a factory
+ * or a value may make anything).
+ */
+function toolInstance(node: ProviderNode, cls: Constructor, instance: unknown): object {
+  if (instance instanceof cls) return instance as object;
+  throw new AgentToolError(
+    'PROVIDER_FAILED',
+    `${node.module?.name ?? 'app'}: ${cls.name} is listed in tools, but ${node.label} ${node.kind === 'value' ? 'is' : 'made'} ${describe(instance)}, not an instance of ${cls.name}; provide the class itself (or make the factory return an instance of it)`,
+  );
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'object' && value !== null)
+    return `an instance of ${value.constructor.name}`;
+  return value === undefined ? 'undefined' : typeof value;
+}
+
+/** A tool of one instance for the app. */
+function appTool(
+  node: ProviderNode,
+  cls: Constructor,
+  instance: unknown,
+  options: ToolBuildOptions,
+): Tool {
+  const checked = toolInstance(node, cls, instance);
+  // A factory's or a value's tool is the app's (or the giver's) to close, not the tool set's.
+  return checked.constructor === cls
+    ? toolFromInstance(checked, options)
+    : classTool(cls, () => checked, options);
+}
+
+/**
+ * A tool whose class needs a session-scoped provider: one instance per session, made on
+ * the session's first call. Its definition and properties come from the class; execute
+ * goes to the session's instance.
+ */
+function sessionTool(
+  node: ProviderNode,
+  cls: Constructor,
+  scopeOf: (ctx: ToolContext) => InstanceScope,
+  options: ToolBuildOptions,
+): Tool {
+  return classTool(
+    cls,
+    async (ctx) => toolInstance(node, cls, await scopeOf(ctx).resolve(node)),
+    options,
+  );
+}
+
+interface Executable {
+  execute(args: object, ctx: ToolContext): unknown;
+}
+
+/**
+ * A transient or resolution-scoped tool: an instance for each call (NestJS resolves a
+ * transient tool per call too), built in a scope of the call's own under the app's or
+ * the session's, with what it needs; no lifecycle hooks run on it (NestJS calls none on
+ * what it resolves per request), and what the call's scope built is closed when the
+ * call ends. A failure to close fails a call that succeeded.
+ */
+function perCallTool(
+  node: ProviderNode,
+  cls: Constructor,
+  scopeOf: (ctx: ToolContext) => InstanceScope,
+  options: ToolBuildOptions,
+): Tool {
+  return classTool(
+    cls,
+    async (ctx) => {
+      const base = scopeOf(ctx);
+      const call = new InstanceScope(
+        'call',
+        base.container.createChildContainer(),
+        base.plan,
+        base,
+      );
+      let instance: Executable;
+      try {
+        instance = toolInstance(node, cls, await call.resolve(node)) as Executable;
+      } catch (error) {
+        await call.close().catch(() => undefined);
+        throw error;
+      }
+      return {
+        execute: async (args: object, context: ToolContext): Promise<unknown> => {
+          let result: unknown;
+          try {
+            result = await instance.execute(args, context);
+          } catch (error) {
+            await call.close().catch(() => undefined);
+            throw error;
+          }
+          await call.close();
+          return result;
+        },
+      };
+    },
+    options,
+  );
+}
