@@ -16,6 +16,7 @@ export default tseslint.config(
       '**/*.mts',
       '**/*.js',
       '**/*.mjs',
+      '**/*.cjs',
     ],
   },
   js.configs.recommended,
