@@ -353,9 +353,15 @@ export class McpToolServer {
    * @internal An SDK instance pinned to one connection, which is one session, opened
    * now and closed with the connection.
    */
-  pinnedInstance(era: 'legacy' | 'modern', sessionId: string, resumable = false): Server {
+  pinnedInstance(
+    era: 'legacy' | 'modern',
+    sessionId: string,
+    resumable = false,
+    identified = (this.host.localAuth?.subject ?? '') !== '',
+  ): Server {
     const opened = this.openSession(sessionId);
-    const server = buildInstance(this.host, new ConnectionSession(opened, resumable), era);
+    const binding = new ConnectionSession(opened, resumable);
+    const server = buildInstance(this.host, binding, era, identified);
     opened.session.bindClient(() => server.getClientVersion());
     this.#connections.add(server);
     server.onclose = () => {

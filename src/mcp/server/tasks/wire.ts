@@ -4,8 +4,18 @@ import { type JsonObject } from '../../../core';
 /** The MCP tasks extension's identifier (SEP-2663), under `capabilities.extensions`. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
-/** What a 2025-11-25 client would carry on a related request: never put on an inlined result. */
+/**
+ * The `_meta` key naming the task a 2025-11-25 message belongs to: on the requests a
+ * task makes of its client and on `tasks/result`; never on a 2026-07-28 inlined result.
+ */
 export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
+
+/**
+ * The wire a task was made on: `legacy` for the 2025-11-25 experimental tasks
+ * (`capabilities.tasks`), `modern` for the 2026-07-28 extension. Each wire sees its own
+ * tasks only.
+ */
+export type TaskEra = 'legacy' | 'modern';
 
 /** The status of a task: `working` and `input_required` go on, the others are final. */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
@@ -33,6 +43,8 @@ export interface TaskRecord {
   readonly caller?: string;
   /** The tool the task runs. */
   readonly tool: string;
+  /** The wire the task was made on; absent: `modern` (2026-07-28). */
+  readonly era?: 'legacy';
   /** The instance running the task ("" when the server does not scale out). */
   readonly owner: string;
   readonly status: TaskStatus;
@@ -48,6 +60,11 @@ export interface TaskRecord {
   readonly result?: JsonObject;
   /** The JSON-RPC error once `failed`. */
   readonly error?: TaskError;
+}
+
+/** The wire `record` was made on. */
+export function eraOf(record: TaskRecord): TaskEra {
+  return record.era ?? 'modern';
 }
 
 /** True for a status no task leaves. */
