@@ -2,7 +2,8 @@
 // Development section):
 // - unit: no processes, no network (in-memory MCP transports included);
 // - integration: child processes, HTTP on loopback, shells, the packed package;
-// - interop: real MCP peers (the conformance suite, the Inspector, server-everything).
+// - interop: real MCP peers (the conformance suite, the Inspector, server-everything,
+//   ext-tasks).
 // `npm test` runs all three; `npm run test:unit` the first.
 //
 // Tests run on ts-jest's transpile-only mode (tsconfig.jest.json sets isolatedModules):
@@ -30,16 +31,22 @@ const shared = {
       'ts-jest',
       { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: { ignoreCodes: [151002] } },
     ],
-    // jose and the sandbox runtime ship ES modules only, which Node requires natively
-    // (22.12+) and Jest's module system does not before Node 24.9: compiled to CommonJS
-    // for the tests.
-    '/node_modules/(jose|@anthropic-ai/sandbox-runtime)/.+\\.js$':
+    // jose, the sandbox runtime and ext-tasks ship ES modules only, which Node requires
+    // natively (22.12+) and Jest's module system does not before Node 24.9: compiled to
+    // CommonJS for the tests.
+    '/node_modules/(jose|@anthropic-ai/sandbox-runtime|@modelcontextprotocol/ext-tasks)/.+\\.js$':
       '<rootDir>/scripts/jest-esm-transform.js',
   },
-  transformIgnorePatterns: ['/node_modules/(?!jose/|@anthropic-ai/sandbox-runtime/)'],
+  transformIgnorePatterns: [
+    '/node_modules/(?!jose/|@anthropic-ai/sandbox-runtime/|@modelcontextprotocol/ext-tasks/)',
+  ],
   moduleNameMapper: {
     '^agenttool$': '<rootDir>/src/index.ts',
     '^agenttool/(.*)$': '<rootDir>/src/$1/index.ts',
+    // ext-tasks exports its entries for `import` only, which Jest's `require` does not
+    // match: each entry is its file, compiled to CommonJS by the transform above.
+    '^@modelcontextprotocol/ext-tasks/(client|receiver|core|core/v1|core/v2)$':
+      '<rootDir>/node_modules/@modelcontextprotocol/ext-tasks/dist/$1/index.js',
   },
 };
 

@@ -57,6 +57,7 @@ import {
 import { endingAt } from './token-expiry';
 import { paramHeaderMismatch } from './param-headers';
 import { LOOPBACK_HOSTS, RebindingGuard } from './rebinding-guard';
+import { listenRefusal } from './tasks/wire';
 import { type McpToolServer } from './tool-server';
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
@@ -407,6 +408,8 @@ class HttpEndpoint {
           ...(body === undefined ? {} : { parsedBody: parsed }),
         });
       if (isJsonObject(parsed) && parsed.method === 'subscriptions/listen') {
+        const refusal = listenRefusal(parsed);
+        if (refusal !== undefined) return Response.json(refusal, { status: 400 });
         return this.#stream(caller, requestId(parsed), authInfo, serve);
       }
       return serve();

@@ -6,12 +6,13 @@ import {
   type ClientCapabilities,
   type InputRequiredResult,
   type Implementation,
+  ProtocolError,
   Server,
   type ServerContext,
   type StandardSchemaV1,
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
-import { type AuthInfo, isJsonObject, type RecordFunc } from '../../core';
+import { type AuthInfo, isJsonObject, type RecordFunc, taskSupportOf } from '../../core';
 import { definitionsFor, permitted } from './auth/access';
 import { callerOf } from './auth/caller';
 import {
@@ -32,6 +33,8 @@ import { CANCEL_META_KEY, RoundTripRun, type RoundTrips } from './round-trips';
 import { type CallTracker, SHUTTING_DOWN } from './stopping';
 import { type ClientInfo, type ErrorReporter, type McpSession } from './session';
 import { serveTasks } from './tasks/handlers';
+import { serveLegacyTasks } from './tasks/legacy-handlers';
+import { type LegacyChannel } from './tasks/legacy-link';
 import { startTask, taskAfterQuestions } from './tasks/start';
 import { type Tasks } from './tasks/tasks';
 
@@ -129,8 +132,16 @@ type Era = 'legacy' | 'modern';
  * 2026-07-28 stdio connection) or one request (2026-07-28 over HTTP, 2025 stateless):
  * `tools/list` with the definitions verbatim, `tools/call` through the tool, and
  * logging. `era` is the era the instance serves; 2025 when the entry does not say.
+ * Tasks: the 2026-07-28 extension on a modern instance, the 2025-11-25 experimental
+ * tasks on a legacy one, with `tasks/list` when `identified` (the connection's callers
+ * carry an auth subject).
  */
-export function buildInstance(host: InstanceHost, binding: SessionBinding, era: Era): Server {
+export function buildInstance(
+  host: InstanceHost,
+  binding: SessionBinding,
+  era: Era,
+  identified = false,
+): Server {
   const server = new Server(host.info, {
     // The extension says the server holds sessions by handle, ends one on
     // SESSION_END_METHOD, and stops a parked call given up (CANCEL_META_KEY).
@@ -142,13 +153,20 @@ export function buildInstance(host: InstanceHost, binding: SessionBinding, era: 
     ...(host.instructions === undefined ? {} : { instructions: host.instructions }),
   });
   // Each caller sees the tools it may use (see auth/access).
-  server.setRequestHandler('tools/list', async (_request, ctx) => ({
-    tools: await definitionsFor(host, callerOf(ctx, host.localAuth)),
-  }));
+  server.setRequestHandler('tools/list', async (_request, ctx) => {
+    const tools = await definitionsFor(host, callerOf(ctx, host.localAuth));
+    return { tools: era === 'legacy' ? tools.map((tool) => withExecution(host, tool)) : tools };
+  });
   if (era === 'modern') {
     serveTasks(server, host.tasks, {
       capabilities: envelopeCapabilities,
       caller: (ctx) => callerOf(ctx, host.localAuth),
+    });
+  } else {
+    serveLegacyTasks(server, host.tasks, {
+      caller: (ctx) => callerOf(ctx, host.localAuth),
+      stopping: host.calls.signal,
+      listing: identified,
     });
   }
   server.setRequestHandler('tools/call', (request, ctx) => {
@@ -184,6 +202,12 @@ async function serveLegacy(
   const verdict = admitted(host, name, args, auth);
   const served = verdict instanceof Promise ? await verdict : verdict;
   if (!isAdmitted(served)) return served;
+  // 2025-11-25 tasks: a call that asks for one (`task`) is one, if its tool allows.
+  const asked = request.params.task;
+  const mode = taskSupportOf(served.tool).mode;
+  if ((asked === undefined && mode === 'required') || (asked !== undefined && mode === 'never')) {
+    throw legacyTaskRefusal(name, mode);
+  }
   const capabilities = server.getClientCapabilities();
   const lease = binding.lease(ctx, capabilities);
   try {
@@ -191,6 +215,25 @@ async function serveLegacy(
   } catch (error) {
     lease.release();
     return sessionFailure(error);
+  }
+  if (asked !== undefined) {
+    // The server may have begun to close while the session's hook ran.
+    if (host.calls.stopping) {
+      lease.release();
+      return failure(SHUTTING_DOWN);
+    }
+    return startTask(host, {
+      served,
+      args,
+      lease,
+      auth,
+      caller: callerKeyOf(ctx),
+      capabilities,
+      dropped: ctx.http?.req?.signal,
+      era: 'legacy',
+      ttlMs: asked.ttl,
+      home: sessionChannel(server),
+    });
   }
   // The call stops when its request is cancelled, when the client drops the request's
   // connection (unless the stream can be resumed), or when the server closes.
@@ -333,6 +376,48 @@ async function serveModern(
     }),
   );
   return withHandle(await run.wait(route, signal, host.trips, capabilities), lease.handle);
+}
+
+/** JSON-RPC "Method not found": the 2025-11-25 answer to a call that misuses a tool's task support. */
+const METHOD_NOT_FOUND = -32601;
+
+/**
+ * The 2025-11-25 refusal of a call of a tool of task support `mode`: a task asked of a
+ * tool that runs none, or none asked of one that runs only as a task (-32601, as that
+ * revision says).
+ */
+function legacyTaskRefusal(name: string, mode: string): ProtocolError {
+  return new ProtocolError(
+    METHOD_NOT_FOUND,
+    mode === 'required'
+      ? `mcp: tool ${JSON.stringify(name)} runs only as a task (its execution.taskSupport is "required"): call it with params.task, e.g. "task": {}`
+      : `mcp: tool ${JSON.stringify(name)} does not run as a task (its execution.taskSupport is "forbidden"): call it without params.task`,
+  );
+}
+
+/**
+ * A tool's 2025-era definition: with `execution.taskSupport` when it runs as a task
+ * (2025-11-25 tasks; the 2026-07-28 tool has no such field).
+ */
+function withExecution(host: InstanceHost, tool: McpTool): McpTool {
+  const served = host.served(tool.name);
+  const mode = served === undefined ? 'never' : taskSupportOf(served.tool).mode;
+  if (mode === 'never') return tool;
+  return { ...tool, execution: { taskSupport: mode } };
+}
+
+/**
+ * The session a 2025-era instance serves, as a way to its client: requests and
+ * notifications of the server's own, on the standalone stream (over stdio, the
+ * connection); live while the instance is connected.
+ */
+function sessionChannel(server: Server): LegacyChannel {
+  return {
+    request: (request, options) =>
+      server.request({ method: request.method, params: request.params }, options),
+    notify: (notification) => server.notification(notification),
+    live: () => server.transport !== undefined,
+  };
 }
 
 /**

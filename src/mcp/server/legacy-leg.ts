@@ -90,10 +90,12 @@ export class LegacyLeg {
         void opened.close();
       });
       const session: LegacySession = { transport: opened, idle, owner: subjectOf(authInfo) };
+      // Only callers told apart by their subject list their tasks (2025-11-25 tasks/list).
       const instance = this.server.pinnedInstance(
         'legacy',
         sessionId,
         this.options.resumable === true,
+        session.owner !== undefined && session.owner !== '',
       );
       const closed = instance.onclose;
       instance.onclose = () => {
@@ -152,7 +154,13 @@ export class LegacyLeg {
       });
     }
     const transport = this.#transport(undefined);
-    const instance = this.server.pinnedInstance('legacy', '');
+    const subject = subjectOf(authInfo);
+    const instance = this.server.pinnedInstance(
+      'legacy',
+      '',
+      false,
+      subject !== undefined && subject !== '',
+    );
     this.#stateless.add(transport);
     const end = (): void => {
       this.#stateless.delete(transport);

@@ -53,9 +53,10 @@ export interface McpServerOptions extends RoundTripOptions {
    */
   readonly localAuth?: AuthInfo | undefined;
   /**
-   * How calls run as MCP tasks for 2026-07-28 clients that take the tasks extension:
-   * TTL, poll interval, limits (see {@link TaskOptions} and docs/tasks.md). Which tools
-   * run as tasks is each tool's own declaration (`taskSupport`, `@TaskSupport`).
+   * How calls run as MCP tasks, for 2026-07-28 clients that take the tasks extension
+   * and for 2025-era sessions (the 2025-11-25 experimental tasks): TTL, poll interval,
+   * limits (see {@link TaskOptions} and docs/tasks.md). Which tools run as tasks is
+   * each tool's own declaration (`taskSupport`, `@TaskSupport`).
    */
   readonly tasks?: TaskOptions;
 }

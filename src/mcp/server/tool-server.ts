@@ -3,6 +3,7 @@ import {
   type Implementation,
   type Server,
   type EventStore,
+  type JSONRPCMessage,
   type Tool as McpTool,
   type Transport,
 } from '@modelcontextprotocol/server';
@@ -44,6 +45,7 @@ import {
 } from './server-options';
 import { bounded, CallTracker, DEFAULT_CLOSE_GRACE_MS, DEFAULT_DRAIN_GRACE_MS } from './stopping';
 import { Tasks } from './tasks/tasks';
+import { listenRefusal } from './tasks/wire';
 import { type ErrorReporter, McpSession } from './session';
 
 /** How often a drain looks whether the work in flight is done (ms). */
@@ -207,6 +209,18 @@ export class McpToolServer {
       await handle.close();
       ended();
     };
+    // A listen asking for task notifications without the tasks extension is refused
+    // here (-32021), before the entry, whose listen router knows no task filter.
+    const serveMessage = transport.onmessage;
+    transport.onmessage = (message) => {
+      const refusal = listenRefusal(message);
+      if (refusal === undefined) serveMessage?.(message);
+      else {
+        transport
+          .send(refusal as JSONRPCMessage)
+          .catch((error: unknown) => this.host.report('mcp: stdio', error));
+      }
+    };
     const unregister = this.addCloser({ close });
     // The entry owns the transport; its close (stdin ended, or close()) ends the connection.
     const previous = transport.onclose;
@@ -353,9 +367,15 @@ export class McpToolServer {
    * @internal An SDK instance pinned to one connection, which is one session, opened
    * now and closed with the connection.
    */
-  pinnedInstance(era: 'legacy' | 'modern', sessionId: string, resumable = false): Server {
+  pinnedInstance(
+    era: 'legacy' | 'modern',
+    sessionId: string,
+    resumable = false,
+    identified = (this.host.localAuth?.subject ?? '') !== '',
+  ): Server {
     const opened = this.openSession(sessionId);
-    const server = buildInstance(this.host, new ConnectionSession(opened, resumable), era);
+    const binding = new ConnectionSession(opened, resumable);
+    const server = buildInstance(this.host, binding, era, identified);
     opened.session.bindClient(() => server.getClientVersion());
     this.#connections.add(server);
     server.onclose = () => {

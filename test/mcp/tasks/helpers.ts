@@ -1,4 +1,10 @@
 /** A 2026-07-28 client of the tasks extension that writes its requests by hand. */
+import {
+  Client,
+  ProtocolError,
+  type StandardSchemaV1,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import { type Answer, modern, post } from '../auth/helpers';
 
 export const TASKS = 'io.modelcontextprotocol/tasks';
@@ -114,4 +120,94 @@ export function signal<T = void>(): { promise: Promise<T>; resolve: (value: T) =
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
+}
+
+/** Any JSON object, as a result schema for the SDK client's `request`. */
+export const ANY_RESULT: StandardSchemaV1<Record<string, unknown>> = {
+  '~standard': {
+    version: 1,
+    vendor: 'test',
+    validate: (value) =>
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? { value: value as Record<string, unknown> }
+        : { issues: [{ message: 'not an object' }] },
+  },
+};
+
+/**
+ * A 2025-era client of the 2025-11-25 experimental tasks: the SDK's v2 `Client` (whose
+ * default is the 2025 `initialize`), one session over Streamable HTTP, sending the task
+ * requests as they are on that wire.
+ */
+export class LegacyTaskClient {
+  private constructor(readonly client: Client) {}
+
+  /** Opens a session at `url`, with a bearer `token` when given; it declares elicitation. */
+  static async open(url: string, token?: string): Promise<LegacyTaskClient> {
+    const client = new Client(
+      { name: 'legacy-tasks', version: '1' },
+      {
+        capabilities: { elicitation: {} },
+      },
+    );
+    const headers: Record<string, string> =
+      token === undefined ? {} : { authorization: `Bearer ${token}` };
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
+    );
+    return new LegacyTaskClient(client);
+  }
+
+  /** The result of `method`; rejects with the SDK's ProtocolError for a JSON-RPC error. */
+  request(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.client.request({ method, params }, ANY_RESULT);
+  }
+
+  /** The JSON-RPC error `method` answers with; throws when it answers a result. */
+  async error(
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<{ code: number; message: string }> {
+    try {
+      const result = await this.request(method, params);
+      throw new Error(`${method}: no error: ${JSON.stringify(result)}`);
+    } catch (error) {
+      if (!ProtocolError.isInstance(error)) throw error;
+      return { code: error.code, message: error.message };
+    }
+  }
+
+  /** Calls `name` as a task (`task: {}`, or with a `ttl`); answers the `CreateTaskResult`'s task. */
+  async callAsTask(
+    name: string,
+    args: Record<string, unknown> = {},
+    task: Record<string, unknown> = {},
+  ): Promise<Record<string, unknown>> {
+    const created = await this.request('tools/call', { name, arguments: args, task });
+    return created.task as Record<string, unknown>;
+  }
+
+  get(taskId: string): Promise<Record<string, unknown>> {
+    return this.request('tasks/get', { taskId });
+  }
+
+  /** Polls `taskId` until `done` holds for it (bounded); throws with the last state otherwise. */
+  async until(
+    taskId: string,
+    done: (task: Record<string, unknown>) => boolean,
+    polls = 500,
+    pauseMs = 20,
+  ): Promise<Record<string, unknown>> {
+    let task: Record<string, unknown> = {};
+    for (let i = 0; i < polls; i++) {
+      task = await this.get(taskId);
+      if (done(task)) return task;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+    throw new Error(`task ${taskId} never got there: ${JSON.stringify(task)}`);
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
 }

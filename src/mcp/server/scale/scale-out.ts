@@ -42,6 +42,7 @@ export class ScaleOut {
   #started: Promise<Connected> | undefined;
   #closed = false;
   #onPeerChange: (() => void) | undefined;
+  #onStopAsked: ((taskId: string) => void) | undefined;
 
   constructor(options: ScaleOutOptions, abandonAfterMs: number, report: ErrorReporter) {
     if (typeof options !== 'object' || options === null) {
@@ -96,10 +97,11 @@ export class ScaleOut {
       await closeRedis(redis);
       throw error;
     }
-    subscriber.on('message', (_channel: string, from: string) => {
-      if (from !== this.instanceId) this.#onPeerChange?.();
+    subscriber.on('message', (channel: string, message: string) => {
+      if (channel === this.#stopChannel) return this.#stopAsked(message);
+      if (message !== this.instanceId) this.#onPeerChange?.();
     });
-    await subscriber.subscribe(this.#channel);
+    await subscriber.subscribe(this.#channel, this.#stopChannel);
     return {
       redis,
       subscriber,
@@ -109,6 +111,17 @@ export class ScaleOut {
 
   get #channel(): string {
     return `${this.#prefix}tools-changed`;
+  }
+
+  /** Where an instance asks another to stop a task it runs: `<owner> <task id>`. */
+  get #stopChannel(): string {
+    return `${this.#prefix}task-stop`;
+  }
+
+  #stopAsked(message: string): void {
+    const space = message.indexOf(' ');
+    if (space < 0 || message.slice(0, space) !== this.instanceId) return;
+    this.#onStopAsked?.(message.slice(space + 1));
   }
 
   /** Registers this instance's MCP endpoint, where peers forward to it. */
@@ -187,6 +200,13 @@ export class ScaleOut {
         const { peers } = await this.#connected();
         // A lookup that fails says nothing about the instance: take it as alive.
         return (await peers.find(owner).catch(() => ({}))) !== undefined;
+      },
+      stopElsewhere: async (owner, taskId) => {
+        const { redis } = await this.#connected();
+        await redis.publish(this.#stopChannel, `${owner} ${taskId}`);
+      },
+      onStopAsked: (listener) => {
+        this.#onStopAsked = listener;
       },
     };
   }

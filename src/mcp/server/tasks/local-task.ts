@@ -28,6 +28,12 @@ import { type TaskSettings } from './options';
 import { type TaskStore } from './store';
 import { isFinal, type TaskError, type TaskRecord, type TaskStatus } from './wire';
 
+/** A request the task has open with its client, under its key. */
+export interface OpenClientRequest {
+  readonly key: string;
+  readonly ask: ClientAsk<unknown>;
+}
+
 /** How much of a progress update a task keeps as its status message (characters). */
 const STATUS_MESSAGE_LIMIT = 4096;
 
@@ -61,6 +67,8 @@ export class LocalTask {
   #timer: NodeJS.Timeout | undefined;
   readonly #onOver: (() => void)[] = [];
   #over = false;
+  readonly #onStored = new Set<(record: TaskRecord) => void>();
+  readonly #onOpened = new Set<() => void>();
 
   constructor(init: {
     readonly record: TaskRecord;
@@ -99,6 +107,39 @@ export class LocalTask {
   onOver(listener: () => void): void {
     if (this.#over) listener();
     else this.#onOver.push(listener);
+  }
+
+  /**
+   * Runs `listener` with each state of the task once it is stored (states written
+   * together are stored as the last one); returns its remover.
+   */
+  onStored(listener: (record: TaskRecord) => void): () => void {
+    this.#onStored.add(listener);
+    return () => this.#onStored.delete(listener);
+  }
+
+  /** Runs `listener` whenever the task opens a request of its client; returns its remover. */
+  onRequestOpened(listener: () => void): () => void {
+    this.#onOpened.add(listener);
+    return () => this.#onOpened.delete(listener);
+  }
+
+  /** The requests the task has open with its client, in the order they were made. */
+  openRequests(): OpenClientRequest[] {
+    return [...this.#open].map(([key, open]) => ({ key, ask: open.ask }));
+  }
+
+  /**
+   * Fails the open request `key` with `error` (its client answered the request a
+   * 2025-11-25 task sent it with a JSON-RPC error): the tool's request throws it, and the
+   * request leaves the open ones. Nothing happens when `key` names no open request.
+   */
+  refuse(key: string, error: unknown): void {
+    const open = this.#open.get(key);
+    if (open === undefined) return;
+    this.#open.delete(key);
+    open.reject(error);
+    this.#requestsChanged();
   }
 
   /** The route of the tool's progress: each update becomes the task's status message. */
@@ -168,6 +209,7 @@ export class LocalTask {
     return new Promise<T>((resolve, reject) => {
       this.#open.set(opened, { ask, resolve: resolve as (value: unknown) => void, reject });
       this.#requestsChanged();
+      for (const listener of [...this.#onOpened]) listener();
     });
   }
 
@@ -223,16 +265,20 @@ export class LocalTask {
 
   /**
    * Follows the tool's call to its end: a result (an isError one too) ends the task
-   * `completed`, a JSON-RPC error `failed`. A task cancelled or stopped meanwhile keeps
-   * its status. Resolves once the final state is stored.
+   * `completed`, a JSON-RPC error `failed`. A 2025-11-25 task ends `failed` with an
+   * isError result too (as that revision has it), the result kept for `tasks/result`.
+   * A task cancelled or stopped meanwhile keeps its status. Resolves once the final
+   * state is stored.
    */
   async settle(running: RunningCall): Promise<void> {
+    const legacy = this.#record.era === 'legacy';
     let outcome: { result: JsonObject } | { error: TaskError };
     try {
       const result = await running.result;
       // A tool that failed for want of a capability the client did not declare fails its
-      // request with -32021, as a plain call's does.
-      const missing = running.missing();
+      // 2026-07-28 request with -32021, as a plain call's does (a 2025-era call's is a
+      // result).
+      const missing = legacy ? undefined : running.missing();
       outcome =
         missing === undefined
           ? { result: this.#bounded(result) }
@@ -242,9 +288,15 @@ export class LocalTask {
     }
     if (!isFinal(this.#record.status)) {
       this.#end(
-        'result' in outcome
-          ? { status: 'completed', result: outcome.result }
-          : { status: 'failed', statusMessage: outcome.error.message, error: outcome.error },
+        'error' in outcome
+          ? { status: 'failed', statusMessage: outcome.error.message, error: outcome.error }
+          : legacy && outcome.result.isError === true
+            ? {
+                status: 'failed',
+                statusMessage: statusText(resultText(outcome.result)),
+                result: outcome.result,
+              }
+            : { status: 'completed', result: outcome.result },
       );
     }
     await this.flushed();
@@ -256,16 +308,22 @@ export class LocalTask {
     while (this.#saving !== undefined) await this.#saving;
   }
 
-  /** The task's result as stored: `resultType: "complete"`, within the size limit. */
+  /**
+   * The task's result as stored, within the size limit: `resultType: "complete"` on the
+   * 2026-07-28 wire, the call's result as it is on the 2025-11-25 one.
+   */
   #bounded(result: CallToolResult): JsonObject {
-    const complete: JsonObject = { ...(result as JsonObject), resultType: 'complete' };
+    const legacy = this.#record.era === 'legacy';
+    const complete: JsonObject = legacy
+      ? { ...(result as JsonObject) }
+      : { ...(result as JsonObject), resultType: 'complete' };
     const bytes = Buffer.byteLength(JSON.stringify(complete));
     if (bytes <= this.#settings.maxResultBytes) return complete;
     return {
       ...(failure(
         `mcp: tool ${goQuote(this.#record.tool)}: the task's result is ${bytes} bytes of JSON, over the server's tasks.maxResultBytes (${this.#settings.maxResultBytes}); return less (e.g. write large output to a file and return its name), or raise the limit`,
       ) as JsonObject),
-      resultType: 'complete',
+      ...(legacy ? {} : { resultType: 'complete' }),
     };
   }
 
@@ -319,11 +377,14 @@ export class LocalTask {
     try {
       while (this.#dirty) {
         this.#dirty = false;
+        const record = this.#record;
         try {
-          await this.#store.put(this.#record);
+          await this.#store.put(record);
         } catch (error) {
-          this.#report(`mcp: tasks: storing task ${this.#record.taskId} failed`, error);
+          this.#report(`mcp: tasks: storing task ${record.taskId} failed`, error);
+          continue;
         }
+        for (const listener of [...this.#onStored]) listener(record);
       }
     } finally {
       this.#saving = undefined;
@@ -363,6 +424,20 @@ function jsonRpcError(error: unknown): TaskError {
     };
   }
   return { code: INTERNAL_ERROR, message: errorMessage(error) };
+}
+
+/** The text of a tool result's text blocks, one a line (what a failed 2025-era task says). */
+function resultText(result: JsonObject): string {
+  const content = Array.isArray(result.content) ? result.content : [];
+  const texts = content.flatMap((block) =>
+    typeof block === 'object' &&
+    block !== null &&
+    !Array.isArray(block) &&
+    typeof block.text === 'string'
+      ? [block.text]
+      : [],
+  );
+  return texts.length === 0 ? 'the tool failed' : texts.join('\n');
 }
 
 function statusText(text: string): string {

@@ -49,6 +49,12 @@ export class MemoryTaskStore implements TaskStore {
     return Promise.resolve();
   }
 
+  list(share: string): Promise<TaskRecord[]> {
+    const ids = [...(this.#byCaller.get(share) ?? [])];
+    const kept = ids.map((id) => this.#tasks.get(id)?.record);
+    return Promise.resolve(kept.filter((record) => record !== undefined));
+  }
+
   close(): Promise<void> {
     for (const kept of this.#tasks.values()) clearTimeout(kept.timer);
     this.#tasks.clear();

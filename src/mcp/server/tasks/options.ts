@@ -11,8 +11,9 @@ export const DEFAULT_MAX_TASK_RESULT_BYTES = 1024 * 1024;
 
 /**
  * How a server runs calls as MCP tasks (the `io.modelcontextprotocol/tasks` extension,
- * 2026-07-28 clients that take it; see docs/tasks.md). Every limit is per server
- * instance's store: in memory by default, in Redis when the server scales out.
+ * 2026-07-28 clients that take it; the 2025-11-25 experimental tasks, 2025-era
+ * sessions; see docs/tasks.md). Every limit is per server instance's store, both wires'
+ * tasks alike: in memory by default, in Redis when the server scales out.
  */
 export interface TaskOptions {
   /**

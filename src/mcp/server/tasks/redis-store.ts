@@ -63,6 +63,18 @@ export class RedisTaskStore implements TaskStore {
     await this.#redis.eval(PUT, 1, this.#key(record.taskId), JSON.stringify(record));
   }
 
+  async list(share: string): Promise<TaskRecord[]> {
+    // The caller's index holds each live task's id, scored by its expiry.
+    const ids = await this.#redis.zrangebyscore(
+      `${this.#prefix}task-caller:${share}`,
+      Date.now(),
+      '+inf',
+    );
+    if (ids.length === 0) return [];
+    const texts = await this.#redis.mget(...ids.map((id) => this.#key(id)));
+    return texts.filter((text) => text !== null).map((text) => JSON.parse(text) as TaskRecord);
+  }
+
   /** The connection is the scale-out's: nothing to close here. */
   close(): Promise<void> {
     return Promise.resolve();

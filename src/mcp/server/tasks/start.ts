@@ -4,9 +4,11 @@ import { type CallRoute, failure, runCall, type RunningCall, type ServedTool } f
 import { elicitationAsk, rootsAsk, samplingAsk } from '../client-asks';
 import { type InstanceHost, type SessionLease } from '../instance';
 import { type RoundTripRun } from '../round-trips';
+import { type LegacyChannel, linkLegacyTask } from './legacy-link';
+import { legacyCreateTaskResult } from './legacy-wire';
 import { type LocalTask } from './local-task';
 import { TaskLimitError } from './store';
-import { createTaskResult } from './wire';
+import { createTaskResult, type TaskEra } from './wire';
 
 /** Progress of a task replaces its status message, so no budget of text applies to it. */
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
@@ -23,16 +25,27 @@ export interface TaskCall {
   readonly capabilities: ClientCapabilities | undefined;
   /** Aborted when the client drops the request before its answer went out. */
   readonly dropped: AbortSignal | undefined;
+  /** The wire the call came on (default `modern`, 2026-07-28). */
+  readonly era?: TaskEra;
+  /** A 2025-era call's `task.ttl` (ms): how long the client asks the task to be kept. */
+  readonly ttlMs?: number | undefined;
+  /**
+   * The session a 2025-era call was made in: where the task's requests of the client
+   * and its status notifications go while no `tasks/result` waits on it.
+   */
+  readonly home?: LegacyChannel | undefined;
 }
 
 /**
  * Starts `call` as a task: the task is stored first, then the tool runs detached from
- * the request, which is answered with the `CreateTaskResult`. The tool's questions are
- * the task's (`input_required`), its progress the task's status message; its signal
- * aborts on `tasks/cancel`, at the TTL and when the server stops.
+ * the request, which is answered with the `CreateTaskResult` (the 2025-11-25 one for a
+ * 2025-era call). The tool's questions are the task's (`input_required`), its progress
+ * the task's status message; its signal aborts on `tasks/cancel`, at the TTL and when
+ * the server stops.
  */
 export async function startTask(host: InstanceHost, call: TaskCall): Promise<CallToolResult> {
   const controller = new AbortController();
+  const legacy = call.era === 'legacy';
   let task: LocalTask;
   try {
     task = await host.tasks.create({
@@ -41,6 +54,8 @@ export async function startTask(host: InstanceHost, call: TaskCall): Promise<Cal
       caller: call.caller,
       abort: (reason) => controller.abort(reason),
       capabilities: call.capabilities,
+      ...(legacy ? { era: 'legacy' as const } : {}),
+      ...(call.ttlMs === undefined ? {} : { ttlMs: call.ttlMs }),
     });
   } catch (error) {
     call.lease.release();
@@ -49,6 +64,8 @@ export async function startTask(host: InstanceHost, call: TaskCall): Promise<Cal
   }
   task.onOver(() => call.lease.release());
   cancelUnclaimed(task, call.dropped);
+  // The 2025-11-25 wire has no `tasks/update`: the task's requests go out to its client.
+  if (legacy) linkLegacyTask(task, call.home, host.report);
   follow(
     host,
     task,
@@ -59,15 +76,18 @@ export async function startTask(host: InstanceHost, call: TaskCall): Promise<Cal
       elicitor: task.elicitor,
       sampler: task.sampler,
       rootsLister: task.rootsLister,
-      // As in any 2026-07-28 call: a capability the client did not declare is refused.
-      askWithoutElicitor: 'refuse',
+      // As in any call of its era: a 2026-07-28 client that did not declare elicitation
+      // is refused; a 2025-era one's question is answered `cancel`.
+      ...(legacy ? {} : { askWithoutElicitor: 'refuse' as const }),
       recorder: host.recorder,
       report: host.report,
       progressBudget: UNBOUNDED,
       route: () => task.route,
     }),
   );
-  return createTaskResult(task.record);
+  return legacy
+    ? (legacyCreateTaskResult(task.record) as unknown as CallToolResult)
+    : createTaskResult(task.record);
 }
 
 /**

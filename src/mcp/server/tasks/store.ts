@@ -15,6 +15,8 @@ export interface TaskStore {
   get(taskId: string): Promise<TaskRecord | undefined>;
   /** Writes the task's new state (a task past its TTL is not written back). */
   put(record: TaskRecord): Promise<void>;
+  /** The tasks kept that count against the share `share` (see {@link shareOf}). */
+  list(share: string): Promise<TaskRecord[]>;
   /** Stops the store's timers and connections. */
   close(): Promise<void>;
 }

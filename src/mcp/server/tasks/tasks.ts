@@ -10,7 +10,14 @@ import { LocalTask } from './local-task';
 import { MemoryTaskStore } from './memory-store';
 import { type TaskOptions, type TaskSettings, taskSettings } from './options';
 import { type TaskStore } from './store';
-import { detailedTask, isFinal, TASKS_EXTENSION, type TaskRecord } from './wire';
+import {
+  detailedTask,
+  eraOf,
+  isFinal,
+  type TaskEra,
+  TASKS_EXTENSION,
+  type TaskRecord,
+} from './wire';
 
 /** JSON-RPC "Invalid params": what a task id that names no task of the caller gets. */
 const INVALID_PARAMS = -32602;
@@ -23,6 +30,13 @@ export interface TaskPlace {
   store(maxTasksPerSubject: number): Promise<TaskStore>;
   /** True while the instance `owner` is up (always true alone). */
   alive(owner: string): Promise<boolean>;
+  /**
+   * Asks the instance `owner` to stop the task `taskId` it runs (a 2025-11-25
+   * `tasks/cancel` that reached another instance); absent alone.
+   */
+  stopElsewhere?(owner: string, taskId: string): Promise<void>;
+  /** Runs `listener` with each task id another instance asks this one to stop. */
+  onStopAsked?(listener: (taskId: string) => void): void;
 }
 
 /** What a new task is made of. */
@@ -34,6 +48,13 @@ export interface TaskStart {
   readonly abort: (reason: unknown) => void;
   /** The client capabilities of the request that makes the task (what its tool may ask). */
   readonly capabilities: ClientCapabilities | undefined;
+  /** The wire the task is made on (default `modern`, 2026-07-28). */
+  readonly era?: TaskEra;
+  /**
+   * How long the client asked the task to be kept (2025-11-25 `task.ttl`, ms): the task
+   * keeps the shorter of it and the server's `ttlMs`.
+   */
+  readonly ttlMs?: number;
 }
 
 /**
@@ -54,6 +75,8 @@ export class Tasks {
     this.#report = report;
     if (place !== undefined) {
       this.#place = place;
+      // Another instance took a 2025-11-25 `tasks/cancel` of a task running here.
+      place.onStopAsked?.((taskId) => void this.#local.get(taskId)?.cancel());
     } else {
       const memory = new MemoryTaskStore(this.settings.maxTasksPerSubject);
       this.#place = {
@@ -87,16 +110,22 @@ export class Tasks {
   async create(start: TaskStart): Promise<LocalTask> {
     if (this.#stopped !== undefined) throw new Error(this.#stopped);
     const now = new Date().toISOString();
+    const asked = start.ttlMs;
+    const ttlMs =
+      asked !== undefined && Number.isSafeInteger(asked) && asked > 0
+        ? Math.min(asked, this.settings.ttlMs)
+        : this.settings.ttlMs;
     const record: TaskRecord = {
       taskId: randomUuid(),
       subject: start.subject,
       ...(start.caller === undefined ? {} : { caller: start.caller }),
       tool: start.tool,
+      ...(start.era === 'legacy' ? { era: 'legacy' as const } : {}),
       owner: this.#place.owner,
       status: 'working',
       createdAt: now,
       lastUpdatedAt: now,
-      ttlMs: this.settings.ttlMs,
+      ttlMs,
       pollIntervalMs: this.settings.pollIntervalMs,
     };
     const store = await this.#storeOf();
@@ -117,33 +146,125 @@ export class Tasks {
 
   /** `tasks/get`: the task with its questions, result or error inlined. */
   async get(taskId: string, subject: string): Promise<Record<string, unknown>> {
-    const local = this.#mine(taskId, subject);
-    if (local !== undefined) return detailedTask(local.record);
-    return detailedTask(await this.#stored(taskId, subject));
+    return detailedTask(await this.find(taskId, subject, 'modern'));
   }
 
   /** `tasks/update`: answers to the task's open questions (others are ignored). */
   async update(taskId: string, subject: string, responses: Record<string, unknown>): Promise<void> {
-    const local = this.#mine(taskId, subject);
+    const local = this.#mine(taskId, subject, 'modern');
     if (local !== undefined) return local.answer(responses);
     // Not running here (an instance that is gone, or unreachable): nothing takes answers.
-    await this.#stored(taskId, subject);
+    await this.#stored(taskId, subject, 'modern');
   }
 
   /** `tasks/cancel`: idempotent; a running task reads `cancelled` and its tool is stopped. */
   async cancel(taskId: string, subject: string): Promise<void> {
-    const local = this.#mine(taskId, subject);
+    const local = this.#mine(taskId, subject, 'modern');
     if (local !== undefined) return local.cancel();
-    const record = await this.#stored(taskId, subject);
+    const record = await this.#stored(taskId, subject, 'modern');
     if (isFinal(record.status)) return;
     // Its instance did not take the request: the work cannot be reached, so it ends here.
+    await this.#markCancelled(record);
+  }
+
+  /**
+   * The task `taskId` of `subject` made on `era`'s wire, as it stands: fresher here
+   * while its tool runs here. Throws the -32602 error saying there is none otherwise
+   * (another caller's task, or the other wire's, does not exist).
+   */
+  async find(taskId: string, subject: string, era: TaskEra): Promise<TaskRecord> {
+    const local = this.#mine(taskId, subject, era);
+    if (local !== undefined) return local.record;
+    return this.#stored(taskId, subject, era);
+  }
+
+  /** The task `taskId` of `subject` on `era`'s wire when its tool runs here. */
+  local(taskId: string, subject: string, era: TaskEra): LocalTask | undefined {
+    return this.#mine(taskId, subject, era);
+  }
+
+  /**
+   * Waits until the task is final (2025-11-25 `tasks/result`) and answers it: at once
+   * when it runs here, else polling the store at its poll interval. Rejects when
+   * `signal` aborts, and with the -32602 error when the task is gone (its TTL passed).
+   */
+  async settled(
+    taskId: string,
+    subject: string,
+    era: TaskEra,
+    signal: AbortSignal,
+  ): Promise<TaskRecord> {
+    for (;;) {
+      signal.throwIfAborted();
+      const local = this.#mine(taskId, subject, era);
+      if (local !== undefined) {
+        await untilAborted(
+          new Promise<void>((resolve) => local.onOver(resolve)).then(() => local.flushed()),
+          signal,
+        );
+        if (isFinal(local.record.status)) return local.record;
+        // Over without an end: its TTL passed, and the store drops it.
+        throw notFound(taskId);
+      }
+      const record = await this.#stored(taskId, subject, era);
+      if (isFinal(record.status)) return record;
+      await untilAborted(pause(record.pollIntervalMs), signal);
+    }
+  }
+
+  /**
+   * A 2025-11-25 `tasks/cancel`: the task reads `cancelled` before this resolves, and
+   * its tool is stopped (here, or by the instance running it). A final task cannot be
+   * cancelled: -32602, as that revision says.
+   */
+  async stop(taskId: string, subject: string, era: TaskEra): Promise<TaskRecord> {
+    const record = await this.find(taskId, subject, era);
+    if (isFinal(record.status)) {
+      throw new ProtocolError(
+        INVALID_PARAMS,
+        `mcp: tasks: task ${JSON.stringify(taskId)} is ${record.status} already, and a final task cannot be cancelled`,
+      );
+    }
+    const local = this.#mine(taskId, subject, era);
+    if (local !== undefined) {
+      await local.cancel();
+      return local.record;
+    }
+    const cancelled = await this.#markCancelled(record);
+    if (cancelled.status === 'cancelled' && cancelled.owner !== this.#place.owner) {
+      await this.#place.stopElsewhere?.(cancelled.owner, taskId).catch((error: unknown) => {
+        this.#report(
+          `mcp: tasks: asking instance ${cancelled.owner} to stop task ${taskId} failed`,
+          error,
+        );
+      });
+    }
+    return cancelled;
+  }
+
+  /**
+   * The tasks of `subject` made on `era`'s wire (2025-11-25 `tasks/list`), oldest first:
+   * those its share holds (at most `maxTasksPerSubject`).
+   */
+  async list(subject: string, era: TaskEra): Promise<TaskRecord[]> {
     const store = await this.#storeOf();
-    await store.put({
+    const records = await store.list(`subject:${subject}`);
+    const mine = records.filter((record) => record.subject === subject && eraOf(record) === era);
+    const current = mine.map((record) => this.#local.get(record.taskId)?.record ?? record);
+    return current.sort((x, y) => Date.parse(x.createdAt) - Date.parse(y.createdAt));
+  }
+
+  /** Marks `record` cancelled in the store (a final one stays as it is) and answers what is stored. */
+  async #markCancelled(record: TaskRecord): Promise<TaskRecord> {
+    const store = await this.#storeOf();
+    const cancelled: TaskRecord = {
       ...record,
       status: 'cancelled',
       statusMessage: 'cancelled by the client; the instance running it could not be reached',
       lastUpdatedAt: new Date().toISOString(),
-    });
+    };
+    await store.put(cancelled);
+    return (await store.get(record.taskId)) ?? cancelled;
   }
 
   /** The tasks whose tools run here. */
@@ -174,9 +295,9 @@ export class Tasks {
     return this.#store;
   }
 
-  #mine(taskId: string, subject: string): LocalTask | undefined {
+  #mine(taskId: string, subject: string, era: TaskEra): LocalTask | undefined {
     const local = this.#local.get(taskId);
-    if (local?.record.subject !== subject) return undefined;
+    if (local?.record.subject !== subject || eraOf(local.record) !== era) return undefined;
     local.claimed = true;
     return local;
   }
@@ -185,10 +306,12 @@ export class Tasks {
    * The stored task `taskId` of `subject`, or the -32602 error saying there is none. A
    * task that should be running on an instance that is gone ends `failed` now, saying so.
    */
-  async #stored(taskId: string, subject: string): Promise<TaskRecord> {
+  async #stored(taskId: string, subject: string, era: TaskEra): Promise<TaskRecord> {
     const store = await this.#storeOf();
     const record = await store.get(taskId);
-    if (record === undefined || record.subject !== subject) throw notFound(taskId);
+    if (record === undefined || record.subject !== subject || eraOf(record) !== era) {
+      throw notFound(taskId);
+    }
     if (isFinal(record.status) || record.owner === this.#place.owner) {
       return record.owner === this.#place.owner && !isFinal(record.status)
         ? this.#orphaned(store, record, 'this instance no longer runs it (it was restarted)')
@@ -208,6 +331,7 @@ export class Tasks {
       taskId: record.taskId,
       subject: record.subject,
       tool: record.tool,
+      ...(record.era === undefined ? {} : { era: record.era }),
       owner: record.owner,
       status: 'failed',
       statusMessage: message,
@@ -230,6 +354,21 @@ export function takesTasks(capabilities: ClientCapabilities | undefined): boolea
     extensions !== null &&
     (extensions as Record<string, unknown>)[TASKS_EXTENSION] !== undefined
   );
+}
+
+/** Resolves after `ms` (a timer that does not hold the process open). */
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** `promise`, or its rejection with `signal`'s reason once `signal` aborts first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function notFound(taskId: string): ProtocolError {

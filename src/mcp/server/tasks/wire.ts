@@ -1,11 +1,21 @@
 import { type CallToolResult, type InputRequests } from '@modelcontextprotocol/server';
-import { type JsonObject } from '../../../core';
+import { isJsonObject, type JsonObject } from '../../../core';
 
 /** The MCP tasks extension's identifier (SEP-2663), under `capabilities.extensions`. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
-/** What a 2025-11-25 client would carry on a related request: never put on an inlined result. */
+/**
+ * The `_meta` key naming the task a 2025-11-25 message belongs to: on the requests a
+ * task makes of its client and on `tasks/result`; never on a 2026-07-28 inlined result.
+ */
 export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
+
+/**
+ * The wire a task was made on: `legacy` for the 2025-11-25 experimental tasks
+ * (`capabilities.tasks`), `modern` for the 2026-07-28 extension. Each wire sees its own
+ * tasks only.
+ */
+export type TaskEra = 'legacy' | 'modern';
 
 /** The status of a task: `working` and `input_required` go on, the others are final. */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
@@ -33,6 +43,8 @@ export interface TaskRecord {
   readonly caller?: string;
   /** The tool the task runs. */
   readonly tool: string;
+  /** The wire the task was made on; absent: `modern` (2026-07-28). */
+  readonly era?: 'legacy';
   /** The instance running the task ("" when the server does not scale out). */
   readonly owner: string;
   readonly status: TaskStatus;
@@ -48,6 +60,11 @@ export interface TaskRecord {
   readonly result?: JsonObject;
   /** The JSON-RPC error once `failed`. */
   readonly error?: TaskError;
+}
+
+/** The wire `record` was made on. */
+export function eraOf(record: TaskRecord): TaskEra {
+  return record.era ?? 'modern';
 }
 
 /** True for a status no task leaves. */
@@ -88,4 +105,39 @@ export function detailedTask(record: TaskRecord): JsonObject {
     detail.error = record.error as unknown as JsonObject;
   }
   return detail;
+}
+
+/** The `_meta` key a 2026-07-28 request declares its client's capabilities under. */
+const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
+/** The `_meta` key naming a 2026-07-28 request's protocol version. */
+const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
+
+/**
+ * The JSON-RPC error a 2026-07-28 `subscriptions/listen` gets when it asks for task
+ * notifications (`notifications.taskIds`) without declaring the tasks extension in its
+ * client capabilities: -32021 naming the extension, as the spec says it must. Undefined
+ * for any other message, which is served as it is. A listen that declares the extension
+ * is acknowledged without `taskIds` (the SDK's listen router honors no task filter):
+ * this server sends no `notifications/tasks`, which the spec allows, and clients poll.
+ */
+export function listenRefusal(message: unknown): JsonObject | undefined {
+  if (!isJsonObject(message) || message.method !== 'subscriptions/listen') return undefined;
+  const params = message.params;
+  if (!isJsonObject(params) || !isJsonObject(params.notifications)) return undefined;
+  if (params.notifications.taskIds === undefined) return undefined;
+  const meta = params._meta;
+  if (!isJsonObject(meta) || !(PROTOCOL_VERSION_META_KEY in meta)) return undefined;
+  const capabilities = meta[CLIENT_CAPABILITIES_META_KEY];
+  const extensions = isJsonObject(capabilities) ? capabilities.extensions : undefined;
+  if (isJsonObject(extensions) && extensions[TASKS_EXTENSION] !== undefined) return undefined;
+  const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: -32021,
+      message: `mcp: tasks: notifications.taskIds asks for task notifications, and this request does not declare the ${TASKS_EXTENSION} extension in its client capabilities (_meta["${CLIENT_CAPABILITIES_META_KEY}"].extensions)`,
+      data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    },
+  };
 }
