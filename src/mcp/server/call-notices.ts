@@ -1,6 +1,26 @@
-import { type LoggingLevel } from '@modelcontextprotocol/server';
+import {
+  type LoggingLevel,
+  type ProgressToken,
+  type ServerNotification,
+} from '@modelcontextprotocol/server';
+import { type Backlog } from './backlog';
 import { outputText, ProgressInfo, type Result } from '../../core';
-import { type CallRoute } from './call';
+
+/**
+ * The request that carries a call now: where its progress and log lines go. A 2025-era
+ * call has one for its whole life; a 2026-07-28 call that asks questions is carried by
+ * each request the client makes of it in turn, and by none between them.
+ */
+export interface CallRoute {
+  /** The request's progress token; progress is sent only when there is one. */
+  readonly progressToken: ProgressToken | undefined;
+  /** How far the client lags behind the request's stream, when it is a streamed HTTP answer. */
+  readonly backlog?: Backlog | undefined;
+  /** Sends a notification related to the request. */
+  notify(notification: ServerNotification): Promise<void>;
+  /** Sends a log line, filtered at the level the client asked for. */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+}
 
 /**
  * How much progress text one call sends at most, by default (64 KiB, what the sample

@@ -34,7 +34,7 @@ import {
 import { type ArgumentsCheck } from './arguments';
 import { contentOf } from './content';
 import { type Backlog } from './backlog';
-import { CallNotices } from './call-notices';
+import { type CallRoute, CallNotices } from './call-notices';
 import { type OutputCheck, structuredOf } from './output';
 import { type ParamHeader } from './param-headers';
 import { recordMeta } from './record-meta';
@@ -64,22 +64,6 @@ export interface ServedTool {
   readonly output?: OutputCheck | undefined;
   readonly definition: McpTool;
   readonly paramHeaders: readonly ParamHeader[];
-}
-
-/**
- * The request that carries a call now: where its progress and log lines go. A 2025-era
- * call has one for its whole life; a 2026-07-28 call that asks questions is carried by
- * each request the client makes of it in turn, and by none between them.
- */
-export interface CallRoute {
-  /** The request's progress token; progress is sent only when there is one. */
-  readonly progressToken: ProgressToken | undefined;
-  /** How far the client lags behind the request's stream, when it is a streamed HTTP answer. */
-  readonly backlog?: Backlog | undefined;
-  /** Sends a notification related to the request. */
-  notify(notification: ServerNotification): Promise<void>;
-  /** Sends a log line, filtered at the level the client asked for. */
-  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
 }
 
 /** What a call runs with besides its tool and arguments. */

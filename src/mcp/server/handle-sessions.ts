@@ -4,14 +4,9 @@ import { callerKeyOf } from './caller-keys';
 import { type SessionShares } from './fair-shares';
 import { UNKNOWN_ADDRESS } from './client-address';
 import { randomHex } from '../random';
-import {
-  requestHandle,
-  SESSIONS_EXTENSION,
-  type SessionBinding,
-  type SessionLease,
-} from './instance';
+import { requestHandle, type SessionBinding } from './instance';
+import { SESSIONS_EXTENSION, type SessionLease } from './session';
 import { type OpenedSession } from './server-options';
-import { type McpToolServer } from './tool-server';
 
 /**
  * The sessions of 2026-07-28 clients over HTTP. A client that declares the sessions
@@ -26,14 +21,22 @@ import { type McpToolServer } from './tool-server';
  * call with 429 before it gets here; this bounds a burst). Instances that scale out
  * forward a call carrying another live instance's handle there.
  */
+/** What the 2026-07-28 sessions need of the tool server: new sessions, and their handles' prefix. */
+export interface SessionOpener {
+  /** Opens a session (its `onSession` hook runs; calls wait for it). */
+  openSession(id: string): OpenedSession;
+  /** What a new session handle starts with: its instance, when scaled out. */
+  readonly handlePrefix: string;
+}
+
 export class HandleSessions implements SessionBinding {
   readonly #live = new Map<string, HeldSession>();
-  readonly #server: McpToolServer;
+  readonly #server: SessionOpener;
   readonly #idleMs: number;
   readonly #stateless: boolean;
   #shares: SessionShares | undefined;
 
-  constructor(server: McpToolServer, idleMs: number, stateless: boolean) {
+  constructor(server: SessionOpener, idleMs: number, stateless: boolean) {
     this.#server = server;
     this.#idleMs = idleMs;
     this.#stateless = stateless;

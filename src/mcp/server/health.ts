@@ -1,6 +1,6 @@
 import { isJsonObject } from '../../core';
 import { jsonRpcError } from './http-io';
-import { SESSION_END_METHOD } from './instance';
+import { SESSION_END_METHOD } from './session';
 
 /** The health route a load balancer polls, by default. */
 export const DEFAULT_HEALTH_PATH = '/healthz';

@@ -23,10 +23,11 @@ import {
   type HttpRequestExtras,
   type HttpServeOptions,
 } from './http-options';
-import { buildInstance, SESSION_META_KEY, SESSIONS_EXTENSION } from './instance';
+import { buildInstance, type InstanceHost } from './instance';
+import { SESSION_META_KEY, SESSIONS_EXTENSION } from './session';
 import { countLimit } from './round-trips';
 import { Backlog, backlogs } from './backlog';
-import { HandleSessions } from './handle-sessions';
+import { HandleSessions, type SessionOpener } from './handle-sessions';
 import {
   type Body,
   ClientGone,
@@ -43,7 +44,7 @@ import {
   whenDone,
   writeResponse,
 } from './http-io';
-import { DEFAULT_IDLE_MS, LegacyLeg } from './legacy-leg';
+import { DEFAULT_IDLE_MS, type LegacyHost, LegacyLeg } from './legacy-leg';
 import { callerKeys } from './caller-keys';
 import { type AddressFinder, addressFinder } from './client-address';
 import {
@@ -58,9 +59,23 @@ import { endingAt } from './token-expiry';
 import { paramHeaderMismatch } from './param-headers';
 import { LOOPBACK_HOSTS, RebindingGuard } from './rebinding-guard';
 import { listenRefusal } from './tasks/wire';
-import { type McpToolServer } from './tool-server';
+import { type ScaleOut } from './scale/scale-out';
+import { type Closer } from './server-options';
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+
+/** What the HTTP endpoint needs of the tool server it serves. */
+export interface ServedServer extends SessionOpener, LegacyHost {
+  readonly host: InstanceHost;
+  /** Where requests that belong to a peer instance go; none alone. */
+  readonly scaleOut: ScaleOut | undefined;
+  /** Registers the endpoint for the server's close to drain and close. */
+  addCloser(closer: Closer): () => void;
+  /** Runs `listener` whenever the tool list changes; returns its remover. */
+  onListChanged(listener: () => void): () => void;
+  /** The scopes the served tools require, each once. */
+  toolScopes(): readonly string[];
+}
 
 /**
  * Serves `server` over Streamable HTTP on node's `http` server, both protocol eras on
@@ -69,7 +84,7 @@ const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
  * client's requests each stand alone.
  */
 export async function listenHttp(
-  server: McpToolServer,
+  server: ServedServer,
   options: HttpServeOptions = {},
 ): Promise<HttpListener> {
   const host = options.host ?? '127.0.0.1';
@@ -125,7 +140,7 @@ export async function listenHttp(
  * default allowed hosts to the loopback names with that port.
  */
 export function httpHandler(
-  server: McpToolServer,
+  server: ServedServer,
   options: HttpServeOptions,
   port: number | undefined,
 ): HttpHandler & { drain(): Promise<void> } {
@@ -144,7 +159,7 @@ export function httpHandler(
 }
 
 class HttpEndpoint {
-  readonly #server: McpToolServer;
+  readonly #server: ServedServer;
   readonly #options: HttpServeOptions;
   readonly #path: string;
   readonly #limit: number;
@@ -166,7 +181,7 @@ class HttpEndpoint {
   #draining: Promise<void> | undefined;
   #drained: (() => void) | undefined;
 
-  constructor(server: McpToolServer, options: HttpServeOptions, port: number | undefined) {
+  constructor(server: ServedServer, options: HttpServeOptions, port: number | undefined) {
     this.#server = server;
     this.#options = options;
     this.#path = options.path ?? '/mcp';

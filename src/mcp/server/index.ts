@@ -16,7 +16,7 @@ export {
   type HttpServeOptions,
 } from './http-options';
 export { type TrustProxy } from './client-address';
-export { SESSION_END_METHOD, SESSION_META_KEY, SESSIONS_EXTENSION } from './instance';
+export { SESSION_END_METHOD, SESSION_META_KEY, SESSIONS_EXTENSION } from './session';
 export { type ScaleOutOptions } from './scale/options';
 export { DEFAULT_DRAIN_GRACE_MS } from './stopping';
 export {

@@ -17,7 +17,6 @@ import { definitionsFor, permitted } from './auth/access';
 import { callerOf } from './auth/caller';
 import {
   admit,
-  type CallRoute,
   failure,
   isAdmitted,
   runCall,
@@ -25,37 +24,27 @@ import {
   sessionFailure,
   unknownTool,
 } from './call';
+import { type CallRoute } from './call-notices';
 import { callerKeyOf } from './caller-keys';
 import { directRootsLister, directSampler, type SendToClient } from './direct-asks';
 import { directElicitor } from './elicit';
 import { backlogs } from './backlog';
 import { CANCEL_META_KEY, RoundTripRun, type RoundTrips } from './round-trips';
 import { type CallTracker, SHUTTING_DOWN } from './stopping';
-import { type ClientInfo, type ErrorReporter, type McpSession } from './session';
+import {
+  type ClientInfo,
+  type ErrorReporter,
+  type McpSession,
+  SESSION_END_METHOD,
+  SESSION_META_KEY,
+  type SessionLease,
+  SESSIONS_EXTENSION,
+} from './session';
 import { serveTasks } from './tasks/handlers';
 import { serveLegacyTasks } from './tasks/legacy-handlers';
 import { type LegacyChannel } from './tasks/legacy-link';
 import { startTask, taskAfterQuestions } from './tasks/start';
 import { type Tasks } from './tasks/tasks';
-
-/** The `_meta` key of a 2026-07-28 client's session handle, on requests and results alike. */
-export const SESSION_META_KEY = 'io.github.christopherdavenport.agenttool/session';
-
-/**
- * The client capability (under `extensions`) by which a 2026-07-28 client says it
- * carries the session handle a server gives it; see the server README.
- */
-export const SESSIONS_EXTENSION = 'io.github.christopherdavenport.agenttool/sessions';
-
-/**
- * The request that ends the 2026-07-28 session a handle names, at once (a client that
- * is done with it: `connectMcp`'s `close()` sends it), instead of after the idle
- * timeout. Its params carry the handle under `_meta[SESSION_META_KEY]`; the answer is
- * `{}`, whether the session was open or not; only the subject that opened the session
- * ends it (another's handle ends nothing). The session's `onClose` listeners run (a shell
- * ends), and its calls still waiting for answers are stopped.
- */
-export const SESSION_END_METHOD = 'io.github.christopherdavenport.agenttool/sessions/end';
 
 /** Params of any shape: the end request reads only its `_meta`. */
 const ANY_PARAMS: StandardSchemaV1<unknown, Record<string, unknown>> = {
@@ -88,20 +77,6 @@ export interface InstanceHost {
   /** Every served tool, in the order of {@link definitions}. */
   servedTools(): readonly ServedTool[];
   served(name: string): ServedTool | undefined;
-}
-
-/** The session a call runs in, held for the call's whole life. */
-export interface SessionLease {
-  readonly session: McpSession;
-  /**
-   * Resolves once the session's `onSession` hook has run, rejects when it failed;
-   * undefined when there is no hook.
-   */
-  readonly ready: Promise<void> | undefined;
-  /** The handle to hand back to a 2026-07-28 client, when the session has one. */
-  readonly handle?: string;
-  /** Ends the lease (an ephemeral session ends with its one call). */
-  release(): void;
 }
 
 /** How an instance finds the session of a call: pinned to its connection, or per request. */

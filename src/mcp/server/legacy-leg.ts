@@ -1,6 +1,7 @@
 import {
   type AuthInfo,
   type EventStore,
+  type Server,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { randomUuid } from '../random';
@@ -9,7 +10,6 @@ import { type SessionShares } from './fair-shares';
 import { IdleClock } from './handle-sessions';
 import { type HttpServeOptions } from './http-options';
 import { type Body, jsonRpcError, requestId, whenDone } from './http-io';
-import { type McpToolServer } from './tool-server';
 
 /** How long a 2025-era session may sit unused before it ends, by default (30 min). */
 export const DEFAULT_IDLE_MS = 30 * 60 * 1000;
@@ -27,13 +27,32 @@ export interface LegacySession {
  * `Mcp-Session-Id` (one SDK transport each, ended on DELETE, on idle timeout, or when
  * the endpoint closes), or, with `stateless`, a transport per request.
  */
+/** What the 2025-era sessions need of the tool server. */
+export interface LegacyHost {
+  /**
+   * An SDK instance pinned to one connection, which is one session, opened now;
+   * `identified` when its callers carry an auth subject (they may list their tasks).
+   */
+  pinnedInstance(
+    era: 'legacy',
+    sessionId: string,
+    resumable: boolean,
+    identified: boolean,
+  ): Server;
+  /** The event store of a resumable session, kept `idleMs` past its last event. */
+  eventStoreFor(
+    sessionId: string,
+    idleMs: number,
+  ): Promise<EventStore & { dispose?(): Promise<void> }>;
+}
+
 export class LegacyLeg {
   readonly #sessions = new Map<string, LegacySession>();
   readonly #stateless = new Set<WebStandardStreamableHTTPServerTransport>();
 
   /** `shares` holds the endpoint's session limit and each caller's share. */
   constructor(
-    private readonly server: McpToolServer,
+    private readonly server: LegacyHost,
     private readonly options: HttpServeOptions,
     private readonly bodyLimit: number,
     private readonly shares: SessionShares,

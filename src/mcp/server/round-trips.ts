@@ -9,7 +9,8 @@ import {
 } from '@modelcontextprotocol/server';
 import { randomBytes, randomHex, sha256Base64Url } from '../random';
 import { AgentToolError, type Elicitor, goQuote, type RootsLister, type Sampler } from '../../core';
-import { type CallRoute, failure, type RunningCall } from './call';
+import { failure, type RunningCall } from './call';
+import { type CallRoute } from './call-notices';
 import {
   AUTO_KEY_PREFIX,
   type ClientAsk,
@@ -18,7 +19,12 @@ import {
   rootsAsk,
   samplingAsk,
 } from './client-asks';
-import { SignedRequestStates } from './scale/request-states';
+import {
+  type ReadState,
+  type RequestStates,
+  SignedRequestStates,
+  type StateClaim,
+} from './scale/request-states';
 
 /**
  * How long a call waits for the client to come back with the answers to its questions
@@ -63,34 +69,6 @@ export interface RoundTripOptions {
    * `Retry-After`; other callers are not affected.
    */
   readonly maxParkedCallsPerSubject?: number;
-}
-
-/** What a request state names: the run it resumes, whose it is, and which tool it calls. */
-export interface StateClaim {
-  /** The run's single-use key on the instance that holds it. */
-  readonly run: string;
-  /** A digest of the owner: who may answer (the subject, or the connection). */
-  readonly owner: string;
-  readonly tool: string;
-}
-
-/** What a request state turned out to be once read. */
-export type ReadState =
-  /** Not a state this server minted (altered, forged), or past its expiry. */
-  | { readonly kind: 'invalid' }
-  /** Genuine, minted by another instance, which is not reachable from here. */
-  | { readonly kind: 'elsewhere' }
-  | { readonly kind: 'here'; readonly claim: StateClaim };
-
-/**
- * How a parked run's request state is made and read back: signed (HMAC-SHA256, the
- * SDK's `createRequestStateCodec`) with a key of this process's own, or with the key
- * instances behind a load balancer share (see `ScaleOutOptions`), so that an altered or
- * forged state is told from a genuine one that names no waiting run.
- */
-export interface RequestStates {
-  mint(claim: StateClaim): Promise<string>;
-  read(state: string): Promise<ReadState>;
 }
 
 /** A state outlives the wait for its answers by a minute; "never abandon" is ~68 years. */

@@ -1,5 +1,24 @@
 import { goQuote, type Session } from '../../core';
 
+/** The `_meta` key of a 2026-07-28 client's session handle, on requests and results alike. */
+export const SESSION_META_KEY = 'io.github.christopherdavenport.agenttool/session';
+
+/**
+ * The client capability (under `extensions`) by which a 2026-07-28 client says it
+ * carries the session handle a server gives it; see the server README.
+ */
+export const SESSIONS_EXTENSION = 'io.github.christopherdavenport.agenttool/sessions';
+
+/**
+ * The request that ends the 2026-07-28 session a handle names, at once (a client that
+ * is done with it: `connectMcp`'s `close()` sends it), instead of after the idle
+ * timeout. Its params carry the handle under `_meta[SESSION_META_KEY]`; the answer is
+ * `{}`, whether the session was open or not; only the subject that opened the session
+ * ends it (another's handle ends nothing). The session's `onClose` listeners run (a shell
+ * ends), and its calls still waiting for answers are stopped.
+ */
+export const SESSION_END_METHOD = 'io.github.christopherdavenport.agenttool/sessions/end';
+
 /** Reports a failure the server cannot hand to anyone else (stderr by default). */
 export type ErrorReporter = (message: string, error: unknown) => void;
 
@@ -96,4 +115,18 @@ export class McpSession implements Session {
       this.#report(`mcp: session ${goQuote(this.id)}: onClose listener failed`, error);
     }
   }
+}
+
+/** The session a call runs in, held for the call's whole life. */
+export interface SessionLease {
+  readonly session: McpSession;
+  /**
+   * Resolves once the session's `onSession` hook has run, rejects when it failed;
+   * undefined when there is no hook.
+   */
+  readonly ready: Promise<void> | undefined;
+  /** The handle to hand back to a 2026-07-28 client, when the session has one. */
+  readonly handle?: string;
+  /** Ends the lease (an ephemeral session ends with its one call). */
+  release(): void;
 }

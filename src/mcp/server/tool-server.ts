@@ -30,7 +30,6 @@ import {
   buildInstance,
   type InstanceHost,
   type SessionBinding,
-  type SessionLease,
 } from './instance';
 import { RoundTrips } from './round-trips';
 import { SessionEventStore } from './event-store';
@@ -46,7 +45,7 @@ import {
 import { bounded, CallTracker, DEFAULT_CLOSE_GRACE_MS, DEFAULT_DRAIN_GRACE_MS } from './stopping';
 import { Tasks } from './tasks/tasks';
 import { listenRefusal } from './tasks/wire';
-import { type ErrorReporter, McpSession } from './session';
+import { type ErrorReporter, McpSession, type SessionLease } from './session';
 
 /** How often a drain looks whether the work in flight is done (ms). */
 const DRAIN_POLL_MS = 25;

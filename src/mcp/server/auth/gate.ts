@@ -7,7 +7,6 @@ import {
   verifyBearerToken,
 } from '@modelcontextprotocol/server';
 import { AgentToolError, type AuthInfo } from '../../../core';
-import { type HttpServeOptions } from '../http-options';
 import { toSdkAuth } from './caller';
 import {
   type HttpAuthOptions,
@@ -21,7 +20,7 @@ import {
  * With a known port (`listenHttp`) the resource defaults to the listener's URL.
  */
 export function authGate(
-  options: HttpServeOptions,
+  options: { readonly auth?: HttpAuthOptions | undefined; readonly host?: string | undefined },
   path: string,
   port: number | undefined,
   server: GuardedServer,

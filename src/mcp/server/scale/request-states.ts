@@ -4,7 +4,34 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { AgentToolError, isJsonObject } from '../../../core';
-import { type ReadState, type RequestStates, type StateClaim } from '../round-trips';
+
+/** What a request state names: the run it resumes, whose it is, and which tool it calls. */
+export interface StateClaim {
+  /** The run's single-use key on the instance that holds it. */
+  readonly run: string;
+  /** A digest of the owner: who may answer (the subject, or the connection). */
+  readonly owner: string;
+  readonly tool: string;
+}
+
+/** What a request state turned out to be once read. */
+export type ReadState =
+  /** Not a state this server minted (altered, forged), or past its expiry. */
+  | { readonly kind: 'invalid' }
+  /** Genuine, minted by another instance, which is not reachable from here. */
+  | { readonly kind: 'elsewhere' }
+  | { readonly kind: 'here'; readonly claim: StateClaim };
+
+/**
+ * How a parked run's request state is made and read back: signed (HMAC-SHA256, the
+ * SDK's `createRequestStateCodec`) with a key of this process's own, or with the key
+ * instances behind a load balancer share (see `ScaleOutOptions`), so that an altered or
+ * forged state is told from a genuine one that names no waiting run.
+ */
+export interface RequestStates {
+  mint(claim: StateClaim): Promise<string>;
+  read(state: string): Promise<ReadState>;
+}
 
 /**
  * What a signed request state carries: the instance that parked the run, the run's key,

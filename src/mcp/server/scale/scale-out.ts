@@ -1,7 +1,6 @@
 import { AgentToolError, isJsonObject } from '../../../core';
 import { randomHex } from '../../random';
-import { SESSION_END_METHOD, SESSION_META_KEY } from '../instance';
-import { type ErrorReporter } from '../session';
+import { type ErrorReporter, SESSION_END_METHOD, SESSION_META_KEY } from '../session';
 import { RedisEventStore } from './event-store';
 import { type ScaleOutOptions } from './options';
 import { type Peer, Peers } from './peers';

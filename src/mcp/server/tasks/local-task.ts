@@ -14,7 +14,8 @@ import {
   type RootsLister,
   type Sampler,
 } from '../../../core';
-import { type CallRoute, failure, type RunningCall } from '../call';
+import { failure, type RunningCall } from '../call';
+import { type CallRoute } from '../call-notices';
 import {
   AUTO_KEY_PREFIX,
   type ClientAsk,

@@ -1,14 +1,32 @@
 import { type CallToolResult, type ClientCapabilities } from '@modelcontextprotocol/server';
-import { type AuthInfo, type Elicitor, type RootsLister, type Sampler } from '../../../core';
-import { type CallRoute, failure, runCall, type RunningCall, type ServedTool } from '../call';
+import {
+  type AuthInfo,
+  type Elicitor,
+  type RecordFunc,
+  type RootsLister,
+  type Sampler,
+} from '../../../core';
+import { failure, runCall, type RunningCall, type ServedTool } from '../call';
+import { type CallRoute } from '../call-notices';
 import { elicitationAsk, rootsAsk, samplingAsk } from '../client-asks';
-import { type InstanceHost, type SessionLease } from '../instance';
+import { type ErrorReporter, type SessionLease } from '../session';
+import { type CallTracker } from '../stopping';
 import { type RoundTripRun } from '../round-trips';
 import { type LegacyChannel, linkLegacyTask } from './legacy-link';
 import { legacyCreateTaskResult } from './legacy-wire';
 import { type LocalTask } from './local-task';
 import { TaskLimitError } from './store';
+import { type Tasks } from './tasks';
 import { createTaskResult, type TaskEra } from './wire';
+
+/** What starting and following a task needs of the server it runs on. */
+export interface TaskHost {
+  readonly recorder: RecordFunc | undefined;
+  readonly report: ErrorReporter;
+  /** The calls in flight: a task's run is one of them. */
+  readonly calls: CallTracker;
+  readonly tasks: Tasks;
+}
 
 /** Progress of a task replaces its status message, so no budget of text applies to it. */
 const UNBOUNDED = Number.MAX_SAFE_INTEGER;
@@ -43,7 +61,7 @@ export interface TaskCall {
  * the task's status message; its signal aborts on `tasks/cancel`, at the TTL and when
  * the server stops.
  */
-export async function startTask(host: InstanceHost, call: TaskCall): Promise<CallToolResult> {
+export async function startTask(host: TaskHost, call: TaskCall): Promise<CallToolResult> {
   const controller = new AbortController();
   const legacy = call.era === 'legacy';
   let task: LocalTask;
@@ -106,7 +124,7 @@ function cancelUnclaimed(task: LocalTask, dropped: AbortSignal | undefined): voi
 }
 
 /** Keeps the task's outcome in its record; the server's close waits for it (within its grace). */
-export function follow(host: InstanceHost, task: LocalTask, running: RunningCall): void {
+export function follow(host: TaskHost, task: LocalTask, running: RunningCall): void {
   void host.calls.track(task.settle(running));
 }
 
@@ -130,7 +148,7 @@ export interface LateTask {
  * it. The tool's later questions and progress are the task's.
  */
 export function taskAfterQuestions(
-  host: InstanceHost,
+  host: TaskHost,
   run: RoundTripRun,
   call: TaskCall & { readonly required: boolean },
 ): LateTask {
