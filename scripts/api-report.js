@@ -5,7 +5,7 @@
 // (part of `npm run check`); `--update` (`npm run api:update`) rewrites the reports.
 'use strict';
 const { spawnSync } = require('node:child_process');
-const { readFileSync } = require('node:fs');
+const { readFileSync, rmSync } = require('node:fs');
 const path = require('node:path');
 const { Extractor, ExtractorConfig } = require('@microsoft/api-extractor');
 
@@ -35,6 +35,8 @@ const ENTRIES = [
 ];
 
 const tsc = require.resolve('typescript/bin/tsc', { paths: [root] });
+// Declarations of files since moved or deleted would otherwise stay and be analysed.
+rmSync(path.join(root, 'dist/api/src'), { recursive: true, force: true });
 const declarations = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.api.json'], {
   cwd: root,
   stdio: 'inherit',

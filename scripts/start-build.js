@@ -1,6 +1,7 @@
 // Builds dist/ with tsc when a source is newer than its output (or has none), so that
 // `npm start` and `npm run demo` work on a fresh clone and skip the build when nothing
-// changed. Usage: node scripts/start-build.js [--quiet] [--allow-type-errors]
+// changed. Usage: node scripts/start-build.js [--quiet] [--allow-type-errors]; with
+// --prune-only it only removes the outputs of sources that are gone (`npm run build`).
 'use strict';
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -35,11 +36,42 @@ function staleSources() {
 }
 
 /**
- * Runs `tsc -p tsconfig.build.json` when something is stale. Throws when tsc fails,
+ * Deletes what tsc emitted for sources that no longer exist (moved or deleted): left in
+ * dist/, `require('./x')` would find a stale `x.js` before a new `x/index.js`. Returns
+ * how many files it removed.
+ */
+function pruneOrphans() {
+  let removed = 0;
+  const prune = (dir) => {
+    if (!fs.existsSync(dir)) return;
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        prune(full);
+        if (fs.readdirSync(full).length === 0) fs.rmdirSync(full);
+        continue;
+      }
+      const base = entry.name.match(/^(.*?)\.(js|js\.map|d\.ts|d\.ts\.map)$/);
+      if (base === null) continue;
+      const source = path.join(ROOT, path.relative(path.join(ROOT, 'dist'), dir), base[1]);
+      if (!fs.existsSync(`${source}.ts`)) {
+        fs.rmSync(full);
+        removed++;
+      }
+    }
+  };
+  for (const dir of SOURCE_DIRS) prune(path.join(ROOT, 'dist', dir));
+  return removed;
+}
+
+/**
+ * Runs `tsc -p tsconfig.build.json` when something is stale, once outputs of sources
+ * that are gone are removed. Throws when tsc fails,
  * unless `allowTypeErrors` and every output was emitted anyway (tsc emits despite type
  * errors; useful while others' work in progress does not type-check).
  */
 function ensureBuilt({ quiet = false, allowTypeErrors = false } = {}) {
+  pruneOrphans();
   const stale = staleSources();
   if (stale.length === 0) return false;
   if (!quiet) {
@@ -63,9 +95,13 @@ function ensureBuilt({ quiet = false, allowTypeErrors = false } = {}) {
   throw new Error(`the build failed (tsc -p tsconfig.build.json exited ${run.status})\n${output}`);
 }
 
-module.exports = { ensureBuilt, staleSources, ROOT };
+module.exports = { ensureBuilt, pruneOrphans, staleSources, ROOT };
 
 if (require.main === module) {
+  if (process.argv.includes('--prune-only')) {
+    pruneOrphans();
+    process.exit(0);
+  }
   try {
     ensureBuilt({
       quiet: process.argv.includes('--quiet'),

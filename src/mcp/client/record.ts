@@ -1,5 +1,4 @@
-import { type Recordable } from '../../core';
-import { isJsonObject } from '../../core';
+import { isJsonObject, type Recordable } from '../../core';
 
 /**
  * The `_meta` key under which a served tool's record crosses MCP, as

@@ -1,8 +1,8 @@
 import { type AuthInfo, type RecordFunc, type Session, type Tool } from '../../core';
-import { type RoundTripOptions } from './round-trips';
-import { type ScaleOutOptions } from './scale/options';
+import { type RoundTripOptions } from './calls';
+import { type ScaleOutOptions } from './scale';
 import { type ErrorReporter, type McpSession } from './session';
-import { type TaskOptions } from './tasks/options';
+import { type TaskOptions } from './tasks';
 
 /** How a served set is described and what it hooks into. */
 export interface McpServerOptions extends RoundTripOptions {

@@ -18,22 +18,28 @@ import {
   validatesOwnArguments,
 } from '../../core';
 import { randomHex } from '../random';
-import { compileArgumentsCheck, contractDecides, withoutConstraints } from './arguments';
-import { type ServedTool } from './call';
-import { DEFAULT_PROGRESS_BUDGET_BYTES } from './call-notices';
+import { compileArgumentsCheck, contractDecides, withoutConstraints } from './validation';
+import {
+  bounded,
+  CallTracker,
+  compileOutputCheck,
+  DEFAULT_CLOSE_GRACE_MS,
+  DEFAULT_DRAIN_GRACE_MS,
+  DEFAULT_PROGRESS_BUDGET_BYTES,
+  paramHeadersOf,
+  RoundTrips,
+  type ServedTool,
+} from './calls';
 import { mcpDefinition } from './definition';
-import { compileOutputCheck } from './output';
-import { paramHeadersOf } from './param-headers';
-import type * as Http from './http';
-import { type HttpHandler, type HttpListener, type HttpServeOptions } from './http-options';
+import type * as Listener from './listener';
+import { type HttpHandler, type HttpListener, type HttpServeOptions } from './http';
 import {
   buildInstance,
   type InstanceHost,
   type SessionBinding,
-} from './instance';
-import { RoundTrips } from './round-trips';
-import { SessionEventStore } from './event-store';
-import { ScaleOut } from './scale/scale-out';
+  SessionEventStore,
+} from './sessions';
+import { ScaleOut } from './scale';
 import { composeHooks, readSource } from './serve-source';
 import {
   type Closer,
@@ -42,9 +48,7 @@ import {
   type ServeSource,
   type StdioConnection,
 } from './server-options';
-import { bounded, CallTracker, DEFAULT_CLOSE_GRACE_MS, DEFAULT_DRAIN_GRACE_MS } from './stopping';
-import { Tasks } from './tasks/tasks';
-import { listenRefusal } from './tasks/wire';
+import { listenRefusal, Tasks } from './tasks';
 import { type ErrorReporter, McpSession, type SessionLease } from './session';
 
 /** How often a drain looks whether the work in flight is done (ms). */
@@ -471,7 +475,7 @@ export function serveTools(source: ServeSource, options: McpServerOptions = {}):
 }
 
 // The HTTP side is loaded only by a server that serves HTTP.
-function loadHttp(): typeof Http {
+function loadHttp(): typeof Listener {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand
-  return require('./http') as typeof Http;
+  return require('./listener') as typeof Listener;
 }

@@ -3,7 +3,7 @@
  * lets `X-Forwarded-For` name it (Express's `trust proxy` rules), an IPv6 client by its
  * /64. Unit tests of the finder the endpoint uses.
  */
-import { addressFinder, normalAddress } from '../../../src/mcp/server/client-address';
+import { addressFinder, normalAddress } from '../../../src/mcp/server/http/client-address';
 
 describe('normalAddress', () => {
   test.each([

@@ -11,7 +11,7 @@ jest.mock('class-validator', () => {
 jest.mock('@modelcontextprotocol/client', () => {
   throw new Error('the SDK client was loaded');
 });
-jest.mock('../../../src/mcp/server/http', () => {
+jest.mock('../../../src/mcp/server/listener/http', () => {
   throw new Error('the HTTP endpoint was loaded');
 });
 jest.mock('ajv', () => {

@@ -1,6 +1,6 @@
 import { type Tool as McpTool } from '@modelcontextprotocol/server';
 import { accessOf, type AuthInfo, checkAccess, goQuote } from '../../../core';
-import { type ServedTool } from '../call';
+import { type ServedTool } from '../calls';
 
 /** What deciding about a caller needs of the server. */
 export interface AccessHost {

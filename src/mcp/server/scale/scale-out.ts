@@ -5,9 +5,9 @@ import { RedisEventStore } from './event-store';
 import { type ScaleOutOptions } from './options';
 import { type Peer, Peers } from './peers';
 import { closeRedis, openRedis, type RedisClient } from './redis';
-import { SignedRequestStates } from './request-states';
-import { RedisTaskStore } from '../tasks/redis-store';
-import { type TaskPlace } from '../tasks/tasks';
+import { SignedRequestStates } from '../calls';
+import { RedisTaskStore } from './redis-task-store';
+import { type TaskPlace } from '../tasks';
 
 const DEFAULT_PREFIX = 'agenttool:';
 const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;

@@ -14,16 +14,17 @@ import {
   type RootsLister,
   type Sampler,
 } from '../../../core';
-import { failure, type RunningCall } from '../call';
-import { type CallRoute } from '../call-notices';
 import {
   AUTO_KEY_PREFIX,
+  type CallRoute,
   type ClientAsk,
   elicitationAsk,
+  failure,
   missingCapabilityError,
   rootsAsk,
+  type RunningCall,
   samplingAsk,
-} from '../client-asks';
+} from '../calls';
 import { type ErrorReporter } from '../session';
 import { type TaskSettings } from './options';
 import { type TaskStore } from './store';

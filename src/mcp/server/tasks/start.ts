@@ -6,12 +6,19 @@ import {
   type RootsLister,
   type Sampler,
 } from '../../../core';
-import { failure, runCall, type RunningCall, type ServedTool } from '../call';
-import { type CallRoute } from '../call-notices';
-import { elicitationAsk, rootsAsk, samplingAsk } from '../client-asks';
+import {
+  type CallRoute,
+  type CallTracker,
+  elicitationAsk,
+  failure,
+  rootsAsk,
+  type RoundTripRun,
+  runCall,
+  type RunningCall,
+  samplingAsk,
+  type ServedTool,
+} from '../calls';
 import { type ErrorReporter, type SessionLease } from '../session';
-import { type CallTracker } from '../stopping';
-import { type RoundTripRun } from '../round-trips';
 import { type LegacyChannel, linkLegacyTask } from './legacy-link';
 import { legacyCreateTaskResult } from './legacy-wire';
 import { type LocalTask } from './local-task';

@@ -1,0 +1,153 @@
+import {
+  type LoggingLevel,
+  type ProgressToken,
+  type ServerNotification,
+} from '@modelcontextprotocol/server';
+import { type Backlog } from './backlog';
+import { outputText, ProgressInfo, type Result } from '../../../core';
+
+/**
+ * The request that carries a call now: where its progress and log lines go. A 2025-era
+ * call has one for its whole life; a 2026-07-28 call that asks questions is carried by
+ * each request the client makes of it in turn, and by none between them.
+ */
+export interface CallRoute {
+  /** The request's progress token; progress is sent only when there is one. */
+  readonly progressToken: ProgressToken | undefined;
+  /** How far the client lags behind the request's stream, when it is a streamed HTTP answer. */
+  readonly backlog?: Backlog | undefined;
+  /** Sends a notification related to the request. */
+  notify(notification: ServerNotification): Promise<void>;
+  /** Sends a log line, filtered at the level the client asked for. */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+}
+
+/**
+ * How much progress text one call sends at most, by default (64 KiB, what the sample
+ * shell's result holds); past it one last update says `[output truncated]`.
+ */
+export const DEFAULT_PROGRESS_BUDGET_BYTES = 64 * 1024;
+
+/** The note that ends a call's progress text once its budget is spent. */
+export const TRUNCATED = '[output truncated]';
+
+type ProgressParams = { progress: number; total?: number; message?: string };
+
+/**
+ * What one call sends its client while it runs (`notifications/progress`, log lines),
+ * kept within bounds whatever the tool produces and however slowly the client reads:
+ * - progress 1, 2, 3, … with the update's text as the message, or the numbers (and
+ *   message, when it has one) of a {@link ProgressInfo} in the update's details; a total
+ *   of 0 is not sent;
+ * - progress text up to a budget per call, then one `[output truncated]` update, then
+ *   numbers only (an update with no numbers of its own is dropped);
+ * - while the client lags (a streamed HTTP answer it has not read), progress is
+ *   coalesced (the latest waits, and goes out once the client catches up) and log lines
+ *   are dropped;
+ * - nothing after the call has finished.
+ * Sending is best effort: a notification the client cannot take does not fail the call.
+ */
+export class CallNotices {
+  readonly #route: () => CallRoute | undefined;
+  readonly #pending = new Set<Promise<void>>();
+  #finished = false;
+  #count = 0;
+  #textLeft: number;
+  #truncated = false;
+  #held: ProgressParams | undefined;
+
+  constructor(route: () => CallRoute | undefined, budgetBytes: number) {
+    this.#route = route;
+    this.#textLeft = budgetBytes;
+  }
+
+  /** A progress update of the call. */
+  readonly progress = (update: Result): void => {
+    if (this.#finished) return;
+    this.#count++;
+    const info = update.details instanceof ProgressInfo ? update.details : undefined;
+    const params: ProgressParams = { progress: info?.progress ?? this.#count };
+    if (info !== undefined && info.total > 0) params.total = info.total;
+    const text =
+      info !== undefined && info.message !== '' ? info.message : outputText(update.output);
+    if (text !== '') {
+      if (this.#truncated) {
+        // The budget is spent: the numbers go on, the text does not.
+        if (info === undefined) return;
+      } else {
+        params.message = this.#within(text);
+      }
+    }
+    this.#sendProgress(params);
+  };
+
+  /** A log line of the call; dropped while the client lags. */
+  log(level: LoggingLevel, data: unknown, logger?: string): void {
+    const route = this.#finished ? undefined : this.#route();
+    if (route === undefined || route.backlog?.congested === true) return;
+    this.#deliver(route.log(level, data, logger));
+  }
+
+  /** The call is over: nothing more is sent, and progress held back is dropped. */
+  finish(): void {
+    this.#finished = true;
+    this.#held = undefined;
+  }
+
+  /** Resolves once every notification sent so far has gone out (or failed to). */
+  flush(): Promise<void> {
+    // Most calls send nothing, and an await of nothing still costs a microtask turn.
+    return this.#pending.size === 0
+      ? Promise.resolve()
+      : Promise.all(this.#pending).then(() => undefined);
+  }
+
+  /** `text` within what is left of the budget; the one that overflows it ends truncated. */
+  #within(text: string): string {
+    const bytes = Buffer.byteLength(text);
+    if (bytes <= this.#textLeft) {
+      this.#textLeft -= bytes;
+      return text;
+    }
+    this.#truncated = true;
+    const kept = Buffer.from(text)
+      .subarray(0, this.#textLeft)
+      .toString('utf8')
+      .replace(/\uFFFD$/, '');
+    this.#textLeft = 0;
+    return kept === '' ? TRUNCATED : `${kept}\n${TRUNCATED}`;
+  }
+
+  #sendProgress(params: ProgressParams): void {
+    const route = this.#finished ? undefined : this.#route();
+    const token = route?.progressToken;
+    if (route === undefined || token === undefined) return;
+    const backlog = route.backlog;
+    if (backlog?.congested === true) {
+      // The latest update waits for the client to catch up; older ones are dropped.
+      const waiting = this.#held !== undefined;
+      this.#held = params;
+      if (!waiting) backlog.onDrain(() => this.#release());
+      return;
+    }
+    backlog?.sent();
+    this.#deliver(
+      route.notify({
+        method: 'notifications/progress',
+        params: { progressToken: token, ...params },
+      }),
+    );
+  }
+
+  #release(): void {
+    const held = this.#held;
+    this.#held = undefined;
+    if (held !== undefined) this.#sendProgress(held);
+  }
+
+  #deliver(sending: Promise<void>): void {
+    const sent = sending.catch(() => undefined);
+    this.#pending.add(sent);
+    void sent.then(() => this.#pending.delete(sent));
+  }
+}

@@ -1,0 +1,652 @@
+import {
+  type CallToolResult,
+  type ClientCapabilities,
+  type InputRequest,
+  type InputRequiredResult,
+  inputRequired,
+  ProtocolError,
+  ProtocolErrorCode,
+} from '@modelcontextprotocol/server';
+import { randomBytes, randomHex, sha256Base64Url } from '../../random';
+import {
+  AgentToolError,
+  type Elicitor,
+  goQuote,
+  type RootsLister,
+  type Sampler,
+} from '../../../core';
+import { failure, type RunningCall } from './call';
+import { type CallRoute } from './call-notices';
+import {
+  AUTO_KEY_PREFIX,
+  type ClientAsk,
+  elicitationAsk,
+  missingCapabilityError,
+  rootsAsk,
+  samplingAsk,
+} from './client-asks';
+import { type RequestStates, SignedRequestStates } from './request-states';
+
+/**
+ * How long a call waits for the client to come back with the answers to its questions
+ * before it is stopped (30 minutes): the client comes back once the user has answered,
+ * so this is human time.
+ */
+export const DEFAULT_ABANDON_AFTER_MS = 30 * 60 * 1000;
+
+/**
+ * How many requests a client makes of one call at most (10): the MCP SDKs' clients give
+ * up on a call whose tenth request brings back a question rather than a result.
+ */
+export const DEFAULT_MAX_REQUESTS = 10;
+
+/** How many calls wait for their clients' answers at once, by default (1000). */
+export const DEFAULT_MAX_PARKED_CALLS = 1000;
+
+/** How a server treats calls that ask questions of a 2026-07-28 client. */
+export interface RoundTripOptions {
+  /** Stop a call whose client has not come back with answers after this long (ms). */
+  readonly abandonAfterMs?: number;
+  /**
+   * The most requests a client makes of one call (default {@link DEFAULT_MAX_REQUESTS},
+   * 10): on the last one a question is answered with an error at once instead of going
+   * back. A whole number; 0 means the default (as Go's zero value does), a negative
+   * number means no limit. Anything else (NaN, a fraction, not a number) is refused with
+   * an `INVALID_OPTIONS` error.
+   */
+  readonly maxRequests?: number;
+  /**
+   * The most calls that wait for their clients' answers at once, over every connection
+   * (default {@link DEFAULT_MAX_PARKED_CALLS}, 1000). Past it a question that would go
+   * back fails at once (the tool's `ctx.ask` throws), and over HTTP a new 2026-07-28
+   * `tools/call` gets 503 until answers come in.
+   */
+  readonly maxParkedCalls?: number;
+  /**
+   * The most such calls one caller keeps waiting (over HTTP: one authenticated subject,
+   * or one client address without authorization; see `trustProxy`). Default: a fair
+   * share, a tenth of {@link RoundTripOptions.maxParkedCalls} (at least 1). Past it
+   * that caller's questions fail at once and its new 2026-07-28 calls get 429 with
+   * `Retry-After`; other callers are not affected.
+   */
+  readonly maxParkedCallsPerSubject?: number;
+}
+
+/** A state outlives the wait for its answers by a minute; "never abandon" is ~68 years. */
+export function stateTtlSeconds(abandonAfterMs: number): number {
+  return abandonAfterMs > 0 ? Math.ceil(abandonAfterMs / 1000) + 60 : 2 ** 31 - 1;
+}
+
+/** A digest naming an owner in a state: the state carries no subject in the clear. */
+export function ownerDigest(owner: string): string {
+  return sha256Base64Url(owner).slice(0, 22);
+}
+
+/**
+ * @internal How a run becomes a task (a tool whose task support is `questionsFirst`): once
+ * a request finds the tool going on without asking (a turn of the event loop passes with
+ * no request of the client and no result), or has returned when it must be a task, `take`
+ * makes the task and its answer goes back instead. See tasks/start.ts.
+ */
+export interface RunHandOff {
+  /** Hand over a run whose tool has returned, too (the tool requires a task). */
+  readonly always: boolean;
+  take(): Promise<CallToolResult>;
+}
+
+/** One request a run made of its client, and the tool waiting for its answer. */
+interface Pending {
+  readonly ask: ClientAsk<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** What a run makes of its client in one round, by the key it goes under. */
+type Round = Map<string, Pending>;
+
+/**
+ * One call served to a client that takes questions as the call's result. MCP ends the
+ * request when a question goes back, and the client answers by calling again, so the
+ * tool runs on detached from the request that started it, and is parked between
+ * requests under a request state the client echoes. A question (`ctx.ask`), a turn of
+ * the client's model (`ctx.sample`) and a roots listing (`ctx.roots`) go back alike,
+ * each under its key (the one the tool gave, or `elicit_<n>`, `sample_<n>`,
+ * `roots_<n>`).
+ */
+export class RoundTripRun {
+  /** Aborted when the run is stopped (its request cancelled, abandoned, its session ended). */
+  readonly controller = new AbortController();
+  /** The run's elicitor: undefined when the client offered no elicitation. */
+  readonly elicitor: Elicitor | undefined;
+  /** The run's sampler: undefined when the client offered no sampling. */
+  readonly sampler: Sampler | undefined;
+  /** The run's roots lister: undefined when the client offered no roots. */
+  readonly rootsLister: RootsLister | undefined;
+  /** The request carrying the run now; none between requests. */
+  route: CallRoute | undefined;
+  running: RunningCall | undefined;
+  /** Who may answer: a request state is answered only by requests of the same owner. */
+  readonly owner: string;
+  /** The tool the run calls: its request state is answered only by calls of that tool. */
+  readonly tool: string;
+  /** @internal Set when the run becomes a task once its first questions are answered. */
+  handOff: RunHandOff | undefined;
+  /**
+   * The caller whose share of parked calls the run counts against (over HTTP: the
+   * subject or client address); undefined where callers have no shares (stdio).
+   */
+  readonly caller: string | undefined;
+  #asks: Pending[] = [];
+  /** Wakes the request waiting on the run: the tool asked or returned, or the request ended. */
+  #wake: (() => void) | undefined;
+  #returned = false;
+  #pending: Round | undefined;
+  readonly #seq = { elicitation: 0, sampling: 0, roots: 0 };
+  #requests = 0;
+  #state: string | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #over = false;
+  readonly #onOver: (() => void)[] = [];
+  /** The capabilities of the request that carries the run now (or last did). */
+  #capabilities: ClientCapabilities | undefined;
+
+  constructor(
+    tool: string,
+    owner: string,
+    capabilities: ClientCapabilities | undefined,
+    caller?: string,
+  ) {
+    this.tool = tool;
+    this.owner = owner;
+    this.caller = caller;
+    this.#capabilities = capabilities;
+    const offers = (value: unknown): boolean => value !== undefined && value !== null;
+    this.elicitor = offers(capabilities?.elicitation)
+      ? (question) => this.#put(elicitationAsk(question))
+      : undefined;
+    this.sampler = offers(capabilities?.sampling)
+      ? (request) => this.#put(samplingAsk(request))
+      : undefined;
+    this.rootsLister = offers(capabilities?.roots)
+      ? (request) => this.#put(rootsAsk(request))
+      : undefined;
+  }
+
+  /** Runs `listener` once when nobody can collect the run's result any more. */
+  onOver(listener: () => void): void {
+    if (this.#over) listener();
+    else this.#onOver.push(listener);
+  }
+
+  /** Stops the tool (its signal aborts with `reason`) and ends the run. */
+  stop(reason: unknown): void {
+    this.controller.abort(reason);
+    // Requests not yet sent, and those waiting for answers, end with the run.
+    const open = [...this.#asks.splice(0), ...(this.#pending?.values() ?? [])];
+    this.#pending = undefined;
+    for (const pending of open) pending.reject(reason);
+    this.#finish();
+  }
+
+  /** @internal Ends the run without stopping its tool: a task carries it on. */
+  end(): void {
+    this.#finish();
+  }
+
+  #finish(): void {
+    if (this.#over) return;
+    this.#over = true;
+    clearTimeout(this.#timer);
+    for (const listener of this.#onOver.splice(0)) listener();
+  }
+
+  /** Runs the tool's call; the run waits for it (see {@link wait}). */
+  start(running: RunningCall): void {
+    this.running = running;
+    const returned = (): void => {
+      this.#returned = true;
+      this.#wake?.();
+    };
+    // A tool that failed its request with a JSON-RPC error has returned too.
+    running.result.then(returned, returned);
+  }
+
+  /**
+   * Queues a request of the client for the request waiting on the run. A capability the
+   * client did not declare fails it at once: the tool may do without, and if it does not
+   * catch the error, its request fails with MissingRequiredClientCapability.
+   */
+  #put<T>(ask: ClientAsk<T>): Promise<T> {
+    const signal = this.controller.signal;
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
+    const missing = ask.missingFrom(this.#capabilities);
+    if (missing !== undefined) return Promise.reject(missing);
+    return new Promise<T>((resolve, reject) => {
+      this.#asks.push({ ask, resolve: resolve as (value: unknown) => void, reject });
+      this.#wake?.();
+    });
+  }
+
+  /**
+   * Holds the request until the tool asks or returns. A question goes back as the
+   * call's result, with any others the tool asked in the same turn, and the run is
+   * parked for the answers; the tool's result goes back as the call's. A request
+   * cancelled while it waits stops the tool. On the client's last allowed request a
+   * question cannot go back (the client would give up on the call rather than answer),
+   * so it is answered with an error at once and the request waits on. A tool that
+   * failed for want of a capability the client did not declare fails the request with
+   * MissingRequiredClientCapability (-32021), as the 2026-07-28 revision requires.
+   */
+  async wait(
+    route: CallRoute,
+    signal: AbortSignal,
+    trips: RoundTrips,
+    capabilities: ClientCapabilities | undefined,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const running = this.running;
+    if (running === undefined) throw new Error('mcp: a round-trip run was not started');
+    this.#requests++;
+    this.route = route;
+    this.#capabilities = capabilities;
+    const wake = (): void => this.#wake?.();
+    signal.addEventListener('abort', wake, { once: true });
+    try {
+      for (;;) {
+        if (!this.#returned && this.#asks.length === 0 && !signal.aborted) {
+          const woken = new Promise<void>((resolve) => (this.#wake = resolve));
+          if (this.handOff === undefined) await woken;
+          else if (!(await withinTurn(woken))) return await this.handOff.take();
+        }
+        if (signal.aborted) return this.#cancelled();
+        if (this.#returned) {
+          if (this.handOff?.always === true) return await this.handOff.take();
+          try {
+            const result = await running.result;
+            await running.flush();
+            const missing = running.missing();
+            if (missing !== undefined) throw missingCapabilityError(missing);
+            return result;
+          } finally {
+            this.#finish();
+          }
+        }
+        // Requests made in the same turn go back together.
+        await new Promise((resolve) => setImmediate(resolve));
+        // A request cancelled while its questions are prepared stops the run: an answer
+        // to it would go nowhere, and a parked run would wait for answers nobody sends.
+        if (signal.aborted) return this.#cancelled();
+        const asks = this.#asks.splice(0);
+        if (asks.length === 0) continue;
+        const limit = trips.maxRequests;
+        if (limit > 0 && this.#requests >= limit) {
+          const error = new AgentToolError(
+            'PROTOCOL',
+            `mcpserver: elicitation: the client makes ${limit} requests of a call at most and this question would need one more; ask fewer questions, or ask them together`,
+          );
+          for (const pending of asks) pending.reject(error);
+          continue;
+        }
+        const round = this.#round(asks);
+        if (round.size === 0) continue;
+        let state: string;
+        try {
+          state = await trips.park(this);
+        } catch (error) {
+          // The caller holds its share of parked calls: these requests cannot go back.
+          for (const pending of round.values()) pending.reject(error);
+          continue;
+        }
+        this.#pending = round;
+        if (signal.aborted) return this.#cancelled();
+        await running.flush();
+        if (signal.aborted) return this.#cancelled();
+        const inputRequests: Record<string, InputRequest> = {};
+        for (const [key, pending] of round) {
+          Object.defineProperty(inputRequests, key, {
+            value: pending.ask.inline,
+            enumerable: true,
+            configurable: true,
+            writable: true,
+          });
+        }
+        return inputRequired({ inputRequests, requestState: state });
+      }
+    } finally {
+      signal.removeEventListener('abort', wake);
+      this.#wake = undefined;
+      this.route = undefined;
+    }
+  }
+
+  /**
+   * The keys of one round: the tool's own, each once (a second request under a key
+   * already in the round fails), and made-up ones (`elicit_<n>`, ...) that name none of
+   * them.
+   */
+  #round(asks: readonly Pending[]): Round {
+    const round: Round = new Map();
+    const named = new Set(asks.flatMap((pending) => pending.ask.key ?? []));
+    for (const pending of asks) {
+      const key = pending.ask.key;
+      if (key === undefined) continue;
+      if (round.has(key)) {
+        pending.reject(
+          new AgentToolError(
+            'INVALID_OPTIONS',
+            `mcpserver: ${pending.ask.feature}: the key ${goQuote(key)} names another request of the same round; give each request its own key`,
+          ),
+        );
+        continue;
+      }
+      round.set(key, pending);
+    }
+    for (const pending of asks) {
+      if (pending.ask.key !== undefined) continue;
+      const feature = pending.ask.feature;
+      let key: string;
+      do key = `${AUTO_KEY_PREFIX[feature]}_${++this.#seq[feature]}`;
+      while (named.has(key) || round.has(key));
+      round.set(key, pending);
+    }
+    return round;
+  }
+
+  /** Stops the run for its cancelled request (a parked run leaves its state with it). */
+  #cancelled(): CallToolResult {
+    this.stop(new AgentToolError('CANCELLED', 'mcp: the request was cancelled'));
+    return failure('mcp: the request was cancelled');
+  }
+
+  /** @internal Files the run under `state` and starts the clock on the client's answer. */
+  parkAs(state: string, abandonAfterMs: number, abandon: () => void): void {
+    this.#state = state;
+    clearTimeout(this.#timer);
+    if (abandonAfterMs > 0) {
+      // A delay past 2^31-1 ms would fire at once: clamp it (about 24.8 days).
+      this.#timer = setTimeout(abandon, Math.min(abandonAfterMs, 2 ** 31 - 1));
+      this.#timer.unref();
+    }
+  }
+
+  /** @internal The state the run is parked under. */
+  get state(): string | undefined {
+    return this.#state;
+  }
+
+  /**
+   * @internal Hands the client's responses to the requests they answer: one left out
+   * is answered as {@link ClientAsk.unanswered} says (a question: `cancel`); one that
+   * does not read as an answer to its request fails that request. Only the response's
+   * own members are read: a key such as `constructor` names nothing inherited.
+   */
+  answer(responses: Readonly<Record<string, unknown>> | undefined): void {
+    clearTimeout(this.#timer);
+    const pending = this.#pending;
+    this.#pending = undefined;
+    if (pending === undefined) return;
+    for (const [key, { ask, resolve, reject }] of pending) {
+      const response =
+        responses !== undefined && Object.hasOwn(responses, key) ? responses[key] : undefined;
+      try {
+        resolve(
+          response === undefined || response === null ? ask.unanswered() : ask.read(response),
+        );
+      } catch (error) {
+        reject(error);
+      }
+    }
+  }
+}
+
+/**
+ * The calls of one server whose questions are with a 2026-07-28 client, by the request
+ * state the client will echo. A state is signed, names a run only this process (or, scaled
+ * out, one instance) holds, its owner and its tool, and answers once.
+ */
+export class RoundTrips {
+  readonly #runs = new Map<string, RoundTripRun>();
+  /** How many runs each caller keeps parked (callers with shares only). */
+  readonly #byCaller = new Map<string, number>();
+  #states: RequestStates | undefined;
+  readonly abandonAfterMs: number;
+  readonly maxRequests: number;
+  readonly maxParked: number;
+  readonly maxParkedPerCaller: number;
+
+  constructor(options: RoundTripOptions = {}, states?: RequestStates) {
+    this.abandonAfterMs = positiveOr(options.abandonAfterMs, DEFAULT_ABANDON_AFTER_MS);
+    this.maxRequests = requestLimit(options.maxRequests);
+    this.maxParked = countLimit('maxParkedCalls', options.maxParkedCalls, DEFAULT_MAX_PARKED_CALLS);
+    this.maxParkedPerCaller = countLimit(
+      'maxParkedCallsPerSubject',
+      options.maxParkedCallsPerSubject,
+      fairShare(this.maxParked),
+    );
+    this.#states = states;
+  }
+
+  /** The states' signer: a key of this process's own unless given (made on first use). */
+  get #signer(): RequestStates {
+    this.#states ??= new SignedRequestStates(
+      randomBytes(32),
+      '',
+      stateTtlSeconds(this.abandonAfterMs),
+    );
+    return this.#states;
+  }
+
+  /**
+   * @internal Parks `run` under a new key; resolves with the request state naming it.
+   * Throws when the server, or the run's caller, holds its limit of parked calls.
+   */
+  park(run: RoundTripRun): Promise<string> {
+    const refusal = this.refusal(run.caller);
+    if (refusal !== undefined) {
+      throw new AgentToolError(
+        'PROTOCOL',
+        `mcpserver: ${refusal.message}; the question cannot go back to the client now`,
+      );
+    }
+    const key = randomHex(16);
+    this.#runs.set(key, run);
+    const caller = run.caller;
+    if (caller !== undefined) this.#byCaller.set(caller, (this.#byCaller.get(caller) ?? 0) + 1);
+    let filed = true;
+    const unfile = (): void => {
+      if (!filed) return;
+      filed = false;
+      this.#runs.delete(key);
+      if (caller === undefined) return;
+      const left = (this.#byCaller.get(caller) ?? 1) - 1;
+      if (left > 0) this.#byCaller.set(caller, left);
+      else this.#byCaller.delete(caller);
+    };
+    run.parkAs(key, this.abandonAfterMs, () => {
+      if (this.#runs.get(key) !== run) return;
+      unfile();
+      run.stop(
+        new AgentToolError('CANCELLED', 'mcp: the client did not come back with the answers'),
+      );
+    });
+    run.onOver(unfile);
+    this.#unfile.set(run, unfile);
+    return this.#signer.mint({ run: key, owner: ownerDigest(run.owner), tool: run.tool });
+  }
+
+  readonly #unfile = new WeakMap<RoundTripRun, () => void>();
+
+  /**
+   * Why a new parked call of `caller` would be refused now, or undefined: the server
+   * holds `maxParkedCalls`, or the caller its share.
+   */
+  refusal(
+    caller: string | undefined,
+  ): { readonly perCaller: boolean; readonly message: string } | undefined {
+    if (this.#runs.size >= this.maxParked) {
+      return {
+        perCaller: false,
+        message: `the server holds its limit of ${this.maxParked} calls waiting for answers (maxParkedCalls)`,
+      };
+    }
+    if (caller !== undefined && (this.#byCaller.get(caller) ?? 0) >= this.maxParkedPerCaller) {
+      return {
+        perCaller: true,
+        message: `the caller holds its share of ${this.maxParkedPerCaller} calls waiting for answers (maxParkedCallsPerSubject); answer them, or let them go, first`,
+      };
+    }
+    return undefined;
+  }
+
+  /**
+   * Takes the answers a client came back with to the run they belong to and waits on it
+   * again. A state that fails its integrity check (altered, forged, expired), or that
+   * another caller, connection or tool holds, is refused with a JSON-RPC error
+   * (-32602); a genuine state that names no waiting run (spent, abandoned, another
+   * instance's that is gone) is the Go binding's isError result saying so.
+   */
+  async resume(
+    toolName: string,
+    state: string,
+    owner: string,
+    responses: Readonly<Record<string, unknown>> | undefined,
+    route: CallRoute,
+    signal: AbortSignal,
+    capabilities: ClientCapabilities | undefined,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const run = await this.#claim(toolName, state, owner);
+    if (run === undefined) return noLongerWaiting(toolName);
+    run.answer(responses);
+    return run.wait(route, signal, this, capabilities);
+  }
+
+  /**
+   * Stops the run a client gave up on while its requests were with the client (it sends
+   * the state back marked {@link CANCEL_META_KEY}): the tool's signal aborts, its open
+   * requests fail, and the caller's share of parked calls is free again at once. The
+   * state is checked as {@link RoundTrips.resume} checks it.
+   */
+  async cancel(toolName: string, state: string, owner: string): Promise<CallToolResult> {
+    const run = await this.#claim(toolName, state, owner);
+    if (run === undefined) return noLongerWaiting(toolName);
+    run.stop(new AgentToolError('CANCELLED', 'mcp: the client cancelled the call'));
+    return failure('mcp: the request was cancelled');
+  }
+
+  /**
+   * The run `state` names for `owner` and `toolName`, taken off the parked ones; undefined
+   * when the state is genuine but names no waiting run. Throws the JSON-RPC error (-32602)
+   * for a state that fails its integrity check or is another caller's or tool's.
+   */
+  async #claim(toolName: string, state: string, owner: string): Promise<RoundTripRun | undefined> {
+    const read = await this.#signer.read(state);
+    if (read.kind === 'invalid') {
+      throw invalidState(
+        'it fails its integrity check (it was altered, or not issued by this server, or has expired)',
+      );
+    }
+    if (read.kind !== 'here') return undefined;
+    const { claim } = read;
+    if (claim.owner !== ownerDigest(owner)) throw invalidState('it was issued to another caller');
+    if (claim.tool !== toolName) {
+      throw invalidState(
+        `it was issued for a call of tool ${goQuote(claim.tool)}, not ${goQuote(toolName)}`,
+      );
+    }
+    const run = this.#runs.get(claim.run);
+    if (run === undefined || run.owner !== owner || run.tool !== toolName) return undefined;
+    this.#unfile.get(run)?.();
+    return run;
+  }
+
+  /** Stops every parked run (the server is closing). */
+  stopAll(reason: unknown): void {
+    for (const run of [...this.#runs.values()]) run.stop(reason);
+    this.#runs.clear();
+    this.#byCaller.clear();
+  }
+
+  /** How many runs wait for their client. */
+  get parked(): number {
+    return this.#runs.size;
+  }
+
+  /** How many runs wait for `caller`. */
+  parkedBy(caller: string): number {
+    return this.#byCaller.get(caller) ?? 0;
+  }
+}
+
+/** True when `woken` resolves before a turn of the event loop has passed. */
+function withinTurn(woken: Promise<void>): Promise<boolean> {
+  return Promise.race([
+    woken.then(() => true),
+    new Promise<boolean>((resolve) => setImmediate(() => resolve(false))),
+  ]);
+}
+
+/** The Go binding's answer to a genuine state that names no waiting run. */
+function noLongerWaiting(toolName: string): CallToolResult {
+  return failure(
+    `mcpserver: tool ${goQuote(toolName)}: the call these answers belong to is no longer waiting for them; call the tool again`,
+  );
+}
+
+/**
+ * The `_meta` key by which a 2026-07-28 client gives up on a call whose requests it
+ * holds: a `tools/call` carrying the call's request state and this key set to true stops
+ * the run instead of resuming it (`connectMcp` sends it when such a call is cancelled).
+ */
+export const CANCEL_META_KEY = 'io.github.christopherdavenport.agenttool/cancel';
+
+/** A 2026-07-28 request state refused: JSON-RPC -32602, as the revision requires. */
+function invalidState(why: string): ProtocolError {
+  return new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Invalid requestState: ${why}; call the tool again without it`,
+    { reason: 'invalid_request_state' },
+  );
+}
+
+/** The default share of one caller: a tenth of the whole, at least 1. */
+export function fairShare(limit: number): number {
+  return Math.max(1, Math.ceil(limit / 10));
+}
+
+/** A limit on a count: a whole number, at least 1; the default when not given. */
+export function countLimit(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new AgentToolError(
+      'INVALID_OPTIONS',
+      `mcp: ${name} must be a whole number, at least 1, got ${shown(value)}`,
+    );
+  }
+  return value;
+}
+
+function positiveOr(value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || Number.isNaN(value)) {
+    throw new AgentToolError(
+      'INVALID_OPTIONS',
+      `mcp: abandonAfterMs must be a number of milliseconds (0 or less: never), got ${shown(value)}`,
+    );
+  }
+  return value;
+}
+
+function requestLimit(value: number | undefined): number {
+  if (value === undefined || value === 0) return DEFAULT_MAX_REQUESTS;
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw new AgentToolError(
+      'INVALID_OPTIONS',
+      `mcp: maxRequests must be a whole number of requests (0: the default, ${DEFAULT_MAX_REQUESTS}; negative: no limit), got ${shown(value)}`,
+    );
+  }
+  return value;
+}
+
+/** An option's value as an error shows it: a string quoted, so "10" is not read as 10. */
+function shown(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}

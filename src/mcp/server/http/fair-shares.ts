@@ -1,0 +1,226 @@
+import { type AuthInfo } from '@modelcontextprotocol/server';
+import { goQuote } from '../../../core';
+import { subjectOf } from '../auth';
+import { jsonRpcError } from './http-io';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS } from './http-options';
+import { countLimit, fairShare } from '../calls';
+
+/** The `Retry-After` of a refusal past a share or a limit, in seconds. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** What one caller may hold of an endpoint, and the endpoint as a whole. */
+export interface ShareLimits {
+  readonly sessions: number;
+  readonly sessionsPerCaller: number;
+  readonly streams: number;
+  readonly streamsPerCaller: number;
+}
+
+/** The limits an endpoint's options set, checked (`INVALID_OPTIONS` for a bad one). */
+export function shareLimits(options: {
+  readonly maxSessions?: number | undefined;
+  readonly maxSessionsPerSubject?: number | undefined;
+  readonly maxStreams?: number | undefined;
+  readonly maxStreamsPerSubject?: number | undefined;
+}): ShareLimits {
+  const sessions = countLimit('maxSessions', options.maxSessions, DEFAULT_MAX_SESSIONS);
+  const streams = countLimit('maxStreams', options.maxStreams, DEFAULT_MAX_STREAMS);
+  return {
+    sessions,
+    sessionsPerCaller: countLimit(
+      'maxSessionsPerSubject',
+      options.maxSessionsPerSubject,
+      fairShare(sessions),
+    ),
+    streams,
+    streamsPerCaller: countLimit(
+      'maxStreamsPerSubject',
+      options.maxStreamsPerSubject,
+      fairShare(streams),
+    ),
+  };
+}
+
+/**
+ * The caller a request counts against: its authenticated subject, or, without
+ * authorization, its client address (see `trustProxy`).
+ */
+export function callerKey(auth: AuthInfo | undefined, address: string): string {
+  const subject = subjectOf(auth);
+  return subject === undefined ? `address:${address}` : `subject:${subject}`;
+}
+
+/** A caller as a refusal names it to itself: `subject "ada"`, `client address 10.0.0.7`. */
+export function callerName(caller: string): string {
+  if (caller.startsWith('subject:')) return `subject ${goQuote(caller.slice(8))}`;
+  return `client address ${caller.slice(8)}`;
+}
+
+/** How many of one thing each caller holds (sessions, open streams). */
+export class Tally {
+  readonly #held = new Map<string, number>();
+  #total = 0;
+
+  count(caller: string): number {
+    return this.#held.get(caller) ?? 0;
+  }
+
+  get total(): number {
+    return this.#total;
+  }
+
+  take(caller: string): void {
+    this.#held.set(caller, this.count(caller) + 1);
+    this.#total++;
+  }
+
+  give(caller: string): void {
+    const left = this.count(caller) - 1;
+    if (left > 0) this.#held.set(caller, left);
+    else this.#held.delete(caller);
+    this.#total--;
+  }
+}
+
+/**
+ * The refusal of a caller past its share: 429 with `Retry-After`, naming the limit and
+ * how to get under it; other callers are not affected.
+ */
+export function overShare(
+  caller: string,
+  what: string,
+  limit: number,
+  option: string,
+  remedy: string,
+  id: unknown,
+): Response {
+  return jsonRpcError(
+    429,
+    -32000,
+    `Too Many Requests: the ${callerName(caller)} holds its share of ${limit} ${what} (${option}); ${remedy}`,
+    { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    id,
+  );
+}
+
+/** The refusal past an endpoint's limit, whoever asks: 503 with `Retry-After`. */
+export function overLimit(
+  what: string,
+  limit: number,
+  option: string,
+  remedy: string,
+  id: unknown,
+): Response {
+  return jsonRpcError(
+    503,
+    -32000,
+    `Service unavailable: the server holds its limit of ${limit} ${what} (${option}); ${remedy}`,
+    { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    id,
+  );
+}
+
+/**
+ * The sessions of one endpoint (2025-era and 2026-07-28 handles together) against its
+ * limit and each caller's share. `held` counts what the endpoint holds as a whole.
+ */
+export class SessionShares {
+  readonly #tally = new Tally();
+
+  constructor(
+    readonly limits: ShareLimits,
+    private readonly held: () => number,
+  ) {}
+
+  /** True when `caller` may hold one more session now. */
+  room(caller: string): boolean {
+    return (
+      this.held() < this.limits.sessions &&
+      this.#tally.count(caller) < this.limits.sessionsPerCaller
+    );
+  }
+
+  /**
+   * Why `caller` may not open one more session now (503 past the endpoint's limit, 429
+   * past its share), or undefined.
+   */
+  refusal(caller: string, id: unknown, remedy: string): Response | undefined {
+    if (this.held() >= this.limits.sessions) {
+      return jsonRpcError(
+        503,
+        -32000,
+        `Service unavailable: the server holds its limit of ${this.limits.sessions} sessions; end one (DELETE) or try again later`,
+        { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+        id,
+      );
+    }
+    if (this.#tally.count(caller) >= this.limits.sessionsPerCaller) {
+      return overShare(
+        caller,
+        'sessions',
+        this.limits.sessionsPerCaller,
+        'maxSessionsPerSubject',
+        remedy,
+        id,
+      );
+    }
+    return undefined;
+  }
+
+  /** Counts a session of `caller`; the returned function gives it back (once). */
+  open(caller: string): () => void {
+    this.#tally.take(caller);
+    let open = true;
+    return () => {
+      if (!open) return;
+      open = false;
+      this.#tally.give(caller);
+    };
+  }
+
+  /** How many sessions `caller` holds. */
+  heldBy(caller: string): number {
+    return this.#tally.count(caller);
+  }
+}
+
+/**
+ * The listening streams of one endpoint (a 2025-era session's GET stream, a 2026-07-28
+ * `subscriptions/listen`) against its limit and each caller's share.
+ */
+export class StreamShares {
+  readonly #tally = new Tally();
+
+  constructor(readonly limits: ShareLimits) {}
+
+  /** Why `caller` may not open one more stream now (503, 429), or undefined. */
+  refusal(caller: string, id: unknown): Response | undefined {
+    if (this.#tally.total >= this.limits.streams) {
+      const later = 'try again later';
+      return overLimit('open streams', this.limits.streams, 'maxStreams', later, id);
+    }
+    const remedy = 'close one of its streams first';
+    if (this.#tally.count(caller) >= this.limits.streamsPerCaller) {
+      return overShare(
+        caller,
+        'open streams',
+        this.limits.streamsPerCaller,
+        'maxStreamsPerSubject',
+        remedy,
+        id,
+      );
+    }
+    return undefined;
+  }
+
+  /** Counts a stream of `caller`; the returned function gives it back (once). */
+  open(caller: string): () => void {
+    this.#tally.take(caller);
+    let open = true;
+    return () => {
+      if (!open) return;
+      open = false;
+      this.#tally.give(caller);
+    };
+  }
+}

@@ -1,0 +1,282 @@
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { errorMessage } from '../../../core';
+import { type Backlog } from '../calls';
+
+/** What a request brings besides its headers: its body, read and parsed once. */
+export type Body = { readonly parsed: unknown } | undefined;
+
+export const NOTHING = (): void => undefined;
+
+/**
+ * `response`, calling `done` once its body has been read to the end or cancelled, and
+ * telling the request's backlog of each chunk the client reads.
+ */
+export function whenDone(response: Response, done: () => void, backlog?: Backlog): Response {
+  const source = response.body;
+  if (source === null || !response.headers.get('content-type')?.includes('text/event-stream')) {
+    done();
+    return response;
+  }
+  let finished = false;
+  const finish = (): void => {
+    if (finished) return;
+    finished = true;
+    done();
+  };
+  const reader = bytes(source).getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await reader.read();
+        if (next.done) {
+          controller.close();
+          finish();
+        } else {
+          controller.enqueue(next.value);
+          backlog?.delivered();
+        }
+      } catch (error) {
+        finish();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      finish();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+// Node's fetch types a body's chunks as `any`; they are bytes.
+function bytes(stream: ReadableStream): ReadableStream<Uint8Array> {
+  return stream as ReadableStream<Uint8Array>;
+}
+
+export function parseBody(text: string): Body | Response {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return jsonRpcError(400, -32700, `Parse error: ${errorMessage(error)}`);
+  }
+  if (Array.isArray(parsed) && parsed.length === 0) {
+    return jsonRpcError(400, -32600, 'Invalid Request: an empty batch');
+  }
+  return { parsed };
+}
+
+/** The body of a web request as text, or undefined past `limit` bytes. */
+export async function readLimited(request: Request, limit: number): Promise<string | undefined> {
+  const declared = Number(request.headers.get('content-length'));
+  if (declared > limit) return undefined;
+  if (request.body === null) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of bytes(request.body)) {
+    size += chunk.byteLength;
+    if (size > limit) {
+      await request.body.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The client left before its request's body was read: there is no one to answer. */
+export class ClientGone extends Error {
+  constructor() {
+    super('mcp: http: the client closed the connection before its request was read');
+  }
+}
+
+/**
+ * The body of a Node request as text, or undefined past `limit` bytes: at once when its
+ * Content-Length says so, else as soon as what arrives crosses it; the rest is not read
+ * (the caller answers 413 and closes the connection). Rejects with {@link ClientGone}
+ * when the connection ends before the body does.
+ */
+export function readNodeBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  if (Number(req.headers['content-length']) > limit) return Promise.resolve(undefined);
+  if (req.destroyed) return Promise.reject(new ClientGone());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onGone);
+      req.off('close', onGone);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      stop();
+      req.pause();
+      resolve(undefined);
+    };
+    const onEnd = (): void => {
+      stop();
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    const onGone = (): void => {
+      stop();
+      reject(new ClientGone());
+    };
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onGone);
+    req.once('close', onGone);
+  });
+}
+
+export function headersOf(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(':')) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  return headers;
+}
+
+/** Writes `response` to `res`, honouring back-pressure, until its body ends or `signal` aborts. */
+export async function writeResponse(
+  res: ServerResponse,
+  response: Response,
+  signal: AbortSignal,
+): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of response.headers) headers[name] = value;
+  res.writeHead(response.status, headers);
+  const body = response.body;
+  if (body === null) {
+    res.end();
+    return;
+  }
+  // A stream's client learns it is open now, not with its first event (a listening
+  // stream may wait long for one).
+  if (response.headers.get('content-type')?.includes('text/event-stream')) res.flushHeaders();
+  const reader = body.getReader();
+  const aborted = new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), aborted.then(() => undefined)]);
+      if (next === undefined || next.done) break;
+      if (!res.write(next.value)) {
+        await Promise.race([new Promise((resolve) => res.once('drain', resolve)), aborted]);
+      }
+    }
+  } catch {
+    // The body failed or the client left: end what was written.
+  } finally {
+    if (signal.aborted) await reader.cancel().catch(() => undefined);
+    res.end();
+  }
+}
+
+/** The 413 answer; `headers` adds `Connection: close` where the rest of the body is not read. */
+export function tooLarge(limit: number, headers: Record<string, string> = {}): Response {
+  return jsonRpcError(413, -32000, `Request body too large: the limit is ${limit} bytes`, headers);
+}
+
+/**
+ * A JSON-RPC error as an HTTP answer. `id` is the request's, when the body was read and
+ * it has one (a string or a number); null otherwise.
+ */
+export function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+  id: unknown = null,
+): Response {
+  const echoed = typeof id === 'string' || typeof id === 'number' ? id : null;
+  return Response.json(
+    { jsonrpc: '2.0', error: { code, message }, id: echoed },
+    { status, headers },
+  );
+}
+
+/** The id of a single JSON-RPC request body; undefined for a batch, a notification, none. */
+export function requestId(body: unknown): unknown {
+  return typeof body === 'object' && body !== null && !Array.isArray(body)
+    ? (body as { id?: unknown }).id
+    : undefined;
+}
+
+/** A body this short is drained after a refusal, so a keep-alive connection stays usable. */
+const DRAINED_BODY_BYTES = 64 * 1024;
+
+/**
+ * After a refusal that left the body unread, how much more of it is read and thrown
+ * away before the connection is closed: twice the limit (the limit at least 1 MiB), so
+ * that a client sending a body somewhat over the limit finishes sending and reads the
+ * answer instead of a connection reset; and how long that may take.
+ */
+const DISCARD_FLOOR_BYTES = 1024 * 1024;
+const DISCARD_TIMEOUT_MS = 10_000;
+
+/**
+ * Reads what is left of `req`'s body and throws it away, up to twice `limit` (at least
+ * 1 MiB) and 10 s; resolves when the body has ended or either bound is reached (the
+ * caller then closes the connection).
+ */
+export function discardBody(req: IncomingMessage, limit: number): Promise<void> {
+  if (req.complete || req.destroyed) return Promise.resolve();
+  const bound = 2 * Math.max(limit, DISCARD_FLOOR_BYTES);
+  return new Promise((resolve) => {
+    let read = 0;
+    const done = (): void => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', done);
+      req.off('close', done);
+      req.off('error', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer): void => {
+      read += chunk.length;
+      if (read > bound) done();
+    };
+    const timer = setTimeout(done, DISCARD_TIMEOUT_MS);
+    timer.unref();
+    req.on('data', onData);
+    req.once('end', done);
+    req.once('close', done);
+    req.once('error', done);
+    req.resume();
+  });
+}
+
+/**
+ * `response` to a request refused before its body was read. A short declared body (or
+ * none) is drained and the connection kept; a longer or chunked one, which may never
+ * end, is left unread and the connection closes once the answer is out.
+ */
+export function refusedUnread(req: IncomingMessage, response: Response): Response {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  const chunked = req.headers['transfer-encoding'] !== undefined;
+  if (req.complete || (!chunked && declared >= 0 && declared <= DRAINED_BODY_BYTES)) {
+    req.resume();
+    return response;
+  }
+  const headers = new Headers(response.headers);
+  headers.set('Connection', 'close');
+  return new Response(response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
+}

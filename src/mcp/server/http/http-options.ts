@@ -1,0 +1,199 @@
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { type AuthInfo } from '@modelcontextprotocol/server';
+import { type HttpAuthOptions } from '../auth';
+import { type TrustProxy } from './client-address';
+
+/** The health route a load balancer polls, by default. */
+export const DEFAULT_HEALTH_PATH = '/healthz';
+
+/** How many sessions an HTTP endpoint holds at once, by default. */
+export const DEFAULT_MAX_SESSIONS = 1000;
+
+/** How many listening streams an HTTP endpoint holds open at once, by default. */
+export const DEFAULT_MAX_STREAMS = 1000;
+
+/**
+ * How long `listenHttp` keeps an idle keep-alive connection open, by default (65 s):
+ * longer than the 60 s idle timeout of common load balancers and proxies (AWS ALB,
+ * nginx's upstream keep-alive), so they, not the server, retire a pooled connection.
+ */
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/** How long a request's headers may take to arrive, by default (60 s, Node's default). */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 60_000;
+
+/** How a server is served over Streamable HTTP (both protocol eras on one endpoint). */
+export interface HttpServeOptions {
+  /**
+   * The address to bind (default `127.0.0.1`: loopback only; an IPv6 address bare or in
+   * brackets, `::1` or `[::1]`). `listenHttp` only.
+   */
+  readonly host?: string;
+  /** The port (default 0: any free port; read the listener's `port`). `listenHttp` only. */
+  readonly port?: number;
+  /** The MCP endpoint's path (default `/mcp`); other paths answer 404. */
+  readonly path?: string;
+  /**
+   * Stateless mode: the server keeps no session between requests. A 2025-era client's
+   * every POST is served by a fresh server and ends with its response (no GET stream,
+   * no DELETE, no server-to-client requests: elicitation answers `cancel`); a
+   * 2026-07-28 client gets no session handle. For horizontally scaled deployments.
+   */
+  readonly stateless?: boolean;
+  /**
+   * DNS-rebinding protection (default on): requests whose `Host` is not in
+   * {@link HttpServeOptions.allowedHosts}, or whose `Origin` (when sent) is not in
+   * {@link HttpServeOptions.allowedOrigins}, are refused with 403.
+   */
+  readonly dnsRebindingProtection?: boolean;
+  /**
+   * Allowed `Host` values: a name (any port) or `name:port`. Default: localhost,
+   * 127.0.0.1 and [::1] with the listener's port only (`listenHttp`: a client writes
+   * the authority it connected to; the bare names too on port 80), or with any port (a
+   * mounted {@link HttpHandler}, whose port the server does not know).
+   */
+  readonly allowedHosts?: readonly string[];
+  /**
+   * Allowed `Origin` values, compared whole. By default any http(s) origin on a loopback
+   * host (`localhost`, `127.0.0.1`, `[::1]`), on any port, as the SDK's
+   * `localhostAllowedOrigins()`: a local web client runs on a port of its own.
+   */
+  readonly allowedOrigins?: readonly string[];
+  /**
+   * The largest request body accepted, in bytes (default 4 MiB); larger ones get 413, as
+   * soon as the `Content-Length` or the bytes received pass it. On Node's `http` the rest
+   * of such a body is read and thrown away, up to twice the limit (at least 1 MiB each)
+   * and 10 s, so the client reads the 413 rather than a reset; then the connection
+   * closes.
+   */
+  readonly maxBodyBytes?: number;
+  /**
+   * A session with no request for this long ends (default 30 minutes; 0 never). A
+   * session with a call in flight is not idle. Applies to 2025-era sessions and to the
+   * sessions 2026-07-28 clients hold by handle.
+   */
+  readonly idleTimeoutMs?: number;
+  /**
+   * The most sessions held at once (default 1000): 2025-era sessions and the
+   * 2026-07-28 sessions clients hold by handle together. Past it a 2025-era
+   * `initialize` gets 503, and a 2026-07-28 call runs in a session of its own that ends
+   * with it (no handle is given).
+   */
+  readonly maxSessions?: number;
+  /**
+   * The most sessions one caller holds: an authenticated subject, or, without
+   * authorization, one client address (see {@link HttpServeOptions.trustProxy}). Default:
+   * a fair share, a tenth of {@link HttpServeOptions.maxSessions} (at least 1). Past it
+   * that caller's `initialize`, or 2026-07-28 call that would open a session by handle,
+   * gets 429 with `Retry-After` and a message naming the limit; other callers are not
+   * affected.
+   */
+  readonly maxSessionsPerSubject?: number;
+  /**
+   * The most listening streams open at once (default 1000): 2025-era sessions' GET
+   * streams and 2026-07-28 `subscriptions/listen` streams. Past it a new one gets 503.
+   */
+  readonly maxStreams?: number;
+  /**
+   * The most listening streams one caller holds open (as
+   * {@link HttpServeOptions.maxSessionsPerSubject} counts callers). Default: a tenth of
+   * {@link HttpServeOptions.maxStreams} (at least 1). Past it a new one gets 429.
+   */
+  readonly maxStreamsPerSubject?: number;
+  /**
+   * Which proxies in front are trusted to name the client (`X-Forwarded-For`), for the
+   * per-caller shares of a server without authorization, which count by client address
+   * (an IPv6 address by its /64): `false` (default) trusts none, `true` all, a number
+   * that many hops, a list those addresses and CIDR ranges (see {@link TrustProxy}).
+   * Behind a proxy, set it: otherwise every client counts as the proxy's one address.
+   */
+  readonly trustProxy?: TrustProxy;
+  /**
+   * How long an idle keep-alive connection is kept open, in ms (default 65 s, above the
+   * 60 s idle timeout of common load balancers and proxies, so they retire pooled
+   * connections first). Answers advertise `Keep-Alive: timeout=<n>` with n at most 5 s
+   * and half this: clients that honour it (Node's fetch and `http.Agent`) let a
+   * connection go long before the server closes it, so no request is written onto a
+   * connection being closed. `listenHttp` only (a mounted handler's server is its own).
+   */
+  readonly keepAliveTimeoutMs?: number;
+  /** How long a request's headers may take to arrive, in ms (default 60 s). `listenHttp` only. */
+  readonly headersTimeoutMs?: number;
+  /**
+   * Makes a 2025-era session's SSE streams resumable (`Last-Event-ID`), keeping its
+   * last 1000 events in memory until the session ends (default off). Clients of
+   * protocol 2025-11-25 or later then get a priming event first.
+   */
+  readonly resumable?: boolean;
+  /** The `retry` a resumable stream's priming event suggests to clients, in milliseconds. */
+  readonly retryIntervalMs?: number;
+  /**
+   * The health route a load balancer polls (default `/healthz`; `false`: none). A GET
+   * answers 200 `{"status":"serving"}` while the server takes work and 503
+   * `{"status":"draining"}` from the moment it drains or closes. It is answered before
+   * the Host and Origin checks, and tells nothing but that.
+   */
+  readonly healthPath?: string | false;
+  /**
+   * Where the other instances reach this MCP endpoint when the server scales out
+   * (`scaleOut`), e.g. `http://10.0.0.5:3000/mcp`. Default: the listener's own URL
+   * (`listenHttp`); a mounted handler is reached by its peers only when it is given.
+   */
+  readonly advertiseUrl?: string;
+  /**
+   * Authorization: every request must carry a bearer token `auth.verifyToken` accepts,
+   * and the protected resource metadata is served (see {@link HttpAuthOptions}). A
+   * session, in either era, belongs to the subject that opened it. Default: none.
+   */
+  readonly auth?: HttpAuthOptions;
+}
+
+/** A request's extras, as an HTTP framework in front of the handler knows them. */
+export interface HttpRequestExtras {
+  /**
+   * The caller, as the framework's authentication verified it, in the SDK's shape: its
+   * subject is `extra.sub` (or `extra.subject`) when a string, else the client id; its
+   * scopes are `scopes`; `extra` is its claims, and nothing else in it names the caller.
+   * Used when the handler has no `auth` option of its own (which verifies every request).
+   */
+  readonly authInfo?: AuthInfo;
+  /**
+   * The client's address (the connection's peer), for the per-caller shares of a server
+   * without authorization; with {@link HttpServeOptions.trustProxy}, the
+   * `X-Forwarded-For` chain ends here. Without it, such requests share one share.
+   */
+  readonly clientAddress?: string;
+}
+
+/**
+ * The server as an HTTP handler for both protocol eras, to mount in an HTTP server of
+ * one's own (Express, Fastify, Hono, `node:http`, a fetch runtime).
+ */
+export interface HttpHandler {
+  /**
+   * Every path the handler answers, to route to it: the endpoint's (`path`) first, then
+   * the health route's (`healthPath`) and, with `auth`, the protected resource
+   * metadata's (`/.well-known/oauth-protected-resource` with and without the resource's
+   * path). Any other path gets 404.
+   */
+  readonly paths: readonly string[];
+  /** Serves one web-standard request. */
+  fetch(request: Request, extras?: HttpRequestExtras): Promise<Response>;
+  /**
+   * Serves one Node request. `parsedBody` is the body a body parser already read
+   * (Express's `req.body`); without it the body is read from `req`.
+   */
+  node(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
+  /** Ends every session the handler opened and stops its calls. */
+  close(): Promise<void>;
+}
+
+/** A running HTTP listener. */
+export interface HttpListener {
+  /** The endpoint's URL, e.g. `http://127.0.0.1:41234/mcp`. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** Stops listening and ends every session it opened. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,44 @@
+// What every HTTP part of the server shares: request and response IO, the HTTP options,
+// the client's address behind proxies, caller keys and each caller's fair share.
+export { callerKeyOf, callerKeys } from './caller-keys';
+export {
+  type AddressFinder,
+  addressFinder,
+  type TrustProxy,
+  UNKNOWN_ADDRESS,
+} from './client-address';
+export {
+  callerKey,
+  overLimit,
+  overShare,
+  SessionShares,
+  shareLimits,
+  StreamShares,
+} from './fair-shares';
+export {
+  type Body,
+  ClientGone,
+  discardBody,
+  headersOf,
+  jsonRpcError,
+  NOTHING,
+  parseBody,
+  readLimited,
+  readNodeBody,
+  refusedUnread,
+  requestId,
+  tooLarge,
+  whenDone,
+  writeResponse,
+} from './http-io';
+export {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_HEALTH_PATH,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_STREAMS,
+  type HttpHandler,
+  type HttpListener,
+  type HttpRequestExtras,
+  type HttpServeOptions,
+} from './http-options';

@@ -1,0 +1,636 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import {
+  type AuthInfo,
+  CLIENT_CAPABILITIES_META_KEY,
+  createMcpHandler,
+  isInitializeRequest,
+  isJsonContentType,
+  isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
+import { AgentToolError, isJsonObject } from '../../../core';
+import { type AuthGate, authGate, subjectOf } from '../auth';
+import { bringsNewWork, drainingRefusal, HealthRoute } from './health';
+import { type ScaleOut, serveElsewhere } from '../scale';
+import {
+  type AddressFinder,
+  addressFinder,
+  type Body,
+  callerKey,
+  callerKeys,
+  ClientGone,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  discardBody,
+  headersOf,
+  type HttpHandler,
+  type HttpListener,
+  type HttpRequestExtras,
+  type HttpServeOptions,
+  jsonRpcError,
+  NOTHING,
+  overLimit,
+  overShare,
+  parseBody,
+  readLimited,
+  readNodeBody,
+  refusedUnread,
+  requestId,
+  SessionShares,
+  shareLimits,
+  StreamShares,
+  tooLarge,
+  whenDone,
+  writeResponse,
+} from '../http';
+import {
+  buildInstance,
+  DEFAULT_IDLE_MS,
+  HandleSessions,
+  type InstanceHost,
+  type LegacyHost,
+  LegacyLeg,
+  type SessionOpener,
+} from '../sessions';
+import { SESSION_META_KEY, SESSIONS_EXTENSION } from '../session';
+import { Backlog, backlogs, countLimit, paramHeaderMismatch } from '../calls';
+import { endingAt } from './token-expiry';
+import { LOOPBACK_HOSTS, RebindingGuard } from './rebinding-guard';
+import { listenRefusal } from '../tasks';
+import { type Closer } from '../server-options';
+
+const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+
+/** What the HTTP endpoint needs of the tool server it serves. */
+export interface ServedServer extends SessionOpener, LegacyHost {
+  readonly host: InstanceHost;
+  /** Where requests that belong to a peer instance go; none alone. */
+  readonly scaleOut: ScaleOut | undefined;
+  /** Registers the endpoint for the server's close to drain and close. */
+  addCloser(closer: Closer): () => void;
+  /** Runs `listener` whenever the tool list changes; returns its remover. */
+  onListChanged(listener: () => void): () => void;
+  /** The scopes the served tools require, each once. */
+  toolScopes(): readonly string[];
+}
+
+/**
+ * Serves `server` over Streamable HTTP on node's `http` server, both protocol eras on
+ * one endpoint. A 2025-era client opens a session with `initialize` (`Mcp-Session-Id`),
+ * which ends on DELETE, on idle timeout, or when the listener closes; a 2026-07-28
+ * client's requests each stand alone.
+ */
+export async function listenHttp(
+  server: ServedServer,
+  options: HttpServeOptions = {},
+): Promise<HttpListener> {
+  const host = options.host ?? '127.0.0.1';
+  const protect = options.dnsRebindingProtection ?? true;
+  if (protect && !LOOPBACK_HOSTS.has(host) && options.allowedHosts === undefined) {
+    throw new AgentToolError(
+      'INVALID_OPTIONS',
+      `mcp: http: binding ${host} with DNS-rebinding protection needs allowedHosts (the host names clients use); or set dnsRebindingProtection: false behind a proxy that checks them`,
+    );
+  }
+  // An IPv6 address may come as a URL writes it ([::1]); the socket takes it bare.
+  const address = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  const keepAlive = keepAliveOf(options);
+  const http = createServer({
+    keepAliveTimeout: keepAlive.timeoutMs,
+    headersTimeout: keepAlive.headersTimeoutMs,
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, address, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (http.address() as AddressInfo).port;
+  const handler = httpHandler(server, options, port);
+  http.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    // Clients that honour the hint (Node's fetch and http.Agent) let an idle connection
+    // go well before the server closes it: no request is written onto a closing one. A
+    // client that keeps no connection (HTTP/1.0, `Connection: close`) is left as Node
+    // answers it.
+    if (req.httpVersion === '1.1' && !/\bclose\b/i.test(req.headers.connection ?? '')) {
+      res.setHeader('Connection', 'keep-alive');
+      res.setHeader('Keep-Alive', `timeout=${keepAlive.hintSeconds}`);
+    }
+    void handler.node(req, res);
+  });
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      unregister();
+      await handler.close();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    })());
+  const unregister = server.addCloser({ drain: () => handler.drain(), close });
+  const shown = address.includes(':') ? `[${address}]` : address;
+  return { url: `http://${shown}:${port}${options.path ?? '/mcp'}`, host: address, port, close };
+}
+
+/**
+ * `server` as an HTTP handler (see {@link HttpHandler}). `port`, when known, narrows the
+ * default allowed hosts to the loopback names with that port.
+ */
+export function httpHandler(
+  server: ServedServer,
+  options: HttpServeOptions,
+  port: number | undefined,
+): HttpHandler & { drain(): Promise<void> } {
+  const endpoint = new HttpEndpoint(server, options, port);
+  const unregister = server.addCloser(endpoint);
+  return {
+    paths: endpoint.paths,
+    fetch: (request, extras) => endpoint.fetch(request, extras),
+    node: (req, res, parsedBody) => endpoint.node(req, res, parsedBody),
+    drain: () => endpoint.drain(),
+    close: async () => {
+      unregister();
+      await endpoint.close();
+    },
+  };
+}
+
+class HttpEndpoint {
+  readonly #server: ServedServer;
+  readonly #options: HttpServeOptions;
+  readonly #path: string;
+  readonly #limit: number;
+  /** The Host and Origin check; undefined when DNS-rebinding protection is off. */
+  readonly #guard: RebindingGuard | undefined;
+  /** The 2025-era leg: sessions by `Mcp-Session-Id`, and stateless requests. */
+  readonly #legacy: LegacyLeg;
+  readonly #handles: HandleSessions;
+  readonly #modern: McpHttpHandler;
+  readonly #unlisten: () => void;
+  readonly #health: HealthRoute;
+  readonly #gate: AuthGate | undefined;
+  readonly #sessionShares: SessionShares;
+  readonly #streamShares: StreamShares;
+  readonly #address: AddressFinder;
+  #closing: Promise<void> | undefined;
+  /** Requests that carry an answer (POSTs but `subscriptions/listen`) not yet answered. */
+  #answering = 0;
+  #draining: Promise<void> | undefined;
+  #drained: (() => void) | undefined;
+
+  constructor(server: ServedServer, options: HttpServeOptions, port: number | undefined) {
+    this.#server = server;
+    this.#options = options;
+    this.#path = options.path ?? '/mcp';
+    this.#limit = options.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
+    this.#health = new HealthRoute(options.healthPath);
+    if (options.dnsRebindingProtection ?? true) this.#guard = new RebindingGuard(options, port);
+    const limits = shareLimits(options);
+    this.#address = addressFinder(options.trustProxy);
+    this.#sessionShares = new SessionShares(limits, () => this.#legacy.size + this.#handles.size);
+    this.#streamShares = new StreamShares(limits);
+    this.#handles = new HandleSessions(
+      server,
+      options.idleTimeoutMs ?? DEFAULT_IDLE_MS,
+      options.stateless === true,
+    );
+    this.#handles.shares = this.#sessionShares;
+    this.#legacy = new LegacyLeg(server, options, this.#limit, this.#sessionShares);
+    this.#modern = createMcpHandler(() => buildInstance(server.host, this.#handles, 'modern'), {
+      legacy: 'reject',
+      onerror: (error) => server.host.report('mcp: http', error),
+      maxRequestBodySize: this.#limit,
+    });
+    this.#unlisten = server.onListChanged(() => this.#modern.notify.toolsChanged());
+    this.#gate = authGate(options, this.#path, port, {
+      toolScopes: () => server.toolScopes(),
+      report: server.host.report,
+    });
+  }
+
+  /** The paths answered: the endpoint's, the health route's, the metadata's (with `auth`). */
+  get paths(): readonly string[] {
+    const health = this.#health.path === undefined ? [] : [this.#health.path];
+    return [this.#path, ...health, ...(this.#gate?.paths ?? [])];
+  }
+
+  /**
+   * The caller of a request, or the answer that refuses it: with `auth`, every request
+   * is verified (see auth/gate); without, the caller a framework in front verified.
+   */
+  async #authorize(
+    request: Request,
+    given: AuthInfo | undefined,
+  ): Promise<AuthInfo | undefined | Response> {
+    return this.#gate === undefined ? given : this.#gate.authenticate(request);
+  }
+
+  async fetch(request: Request, extras: HttpRequestExtras = {}): Promise<Response> {
+    // A web-standard request built in process may carry its host in its URL only.
+    const url = new URL(request.url);
+    const early =
+      this.#gate?.metadataResponse(url, request.method) ??
+      this.#screen(url, request.method, request.headers, url.host);
+    if (early !== undefined) return early;
+    const authInfo = await this.#authorize(request, extras.authInfo);
+    if (authInfo instanceof Response) return authInfo;
+    const forwarded = request.headers.get('x-forwarded-for');
+    callerKeys.set(request, callerKey(authInfo, this.#address(extras.clientAddress, forwarded)));
+    let body: Body;
+    if (request.method === 'POST') {
+      const read = await readLimited(request, this.#limit);
+      if (read === undefined) return tooLarge(this.#limit);
+      const parsed = parseBody(read);
+      if (parsed instanceof Response) return parsed;
+      body = parsed;
+    }
+    if (!answers(body)) return this.#route(request, body, authInfo);
+    // A drain waits for this answer: produced, and sent when it streams.
+    this.#answering++;
+    let response: Response;
+    try {
+      response = await this.#route(request, body, authInfo);
+    } catch (error) {
+      this.#answered();
+      throw error;
+    }
+    return whenDone(response, () => this.#answered());
+  }
+
+  async node(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
+    const abort = new AbortController();
+    let finished = false;
+    res.once('close', () => {
+      if (!finished) abort.abort();
+    });
+    // A drain waits for this answer until it is written: counted once the body is read.
+    let counted = false;
+    const count = (): void => {
+      counted = true;
+      this.#answering++;
+    };
+    let response: Response;
+    try {
+      response = await this.#nodeResponse(req, parsedBody, abort.signal, count);
+    } catch (error) {
+      // A client that left mid-upload is no failure of ours, and has no one to answer.
+      if (error instanceof ClientGone) return;
+      this.#server.host.report('mcp: http: request failed', error);
+      response = jsonRpcError(500, -32603, 'Internal error');
+    }
+    // A body refused unread (too large, or a request refused before its body is read):
+    // what the client still sends is read and thrown away first, up to a bound, so the
+    // connection closes cleanly after the answer and the client reads it rather than a
+    // reset (a socket closed with unread bytes is reset, and Node closes it as soon as an
+    // answer saying `Connection: close` is out). A body past the bound is left unread.
+    const refusedUnread = response.headers.get('connection') === 'close';
+    if (refusedUnread) await discardBody(req, this.#limit);
+    try {
+      await writeResponse(res, response, abort.signal);
+    } finally {
+      finished = true;
+      if (counted) this.#answered();
+    }
+    // The connection goes, so a client that keeps sending holds nothing.
+    if (refusedUnread) {
+      await written(res);
+      req.destroy();
+    }
+  }
+
+  async #nodeResponse(
+    req: IncomingMessage,
+    parsedBody: unknown,
+    signal: AbortSignal,
+    count: () => void,
+  ): Promise<Response> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const headers = headersOf(req);
+    let url: URL;
+    try {
+      url = new URL(`http://${headers.get('host') ?? 'localhost'}${req.url ?? '/'}`);
+    } catch {
+      return refusedUnread(
+        req,
+        jsonRpcError(400, -32000, 'Bad Request: the Host header or the path is not valid'),
+      );
+    }
+    // A Node request without a Host header has no host at all.
+    const early =
+      this.#gate?.metadataResponse(url, method) ?? this.#screen(url, method, headers, '');
+    if (early !== undefined) return refusedUnread(req, early);
+    const request = new Request(url, { method, headers, signal });
+    const authInfo = await this.#authorize(request, (req as { auth?: AuthInfo }).auth);
+    if (authInfo instanceof Response) return refusedUnread(req, authInfo);
+    const address = this.#address(req.socket?.remoteAddress, headers.get('x-forwarded-for'));
+    callerKeys.set(request, callerKey(authInfo, address));
+    let body: Body;
+    if (method === 'POST') {
+      if (parsedBody !== undefined && typeof parsedBody !== 'function') {
+        body = { parsed: parsedBody };
+      } else {
+        const text = await readNodeBody(req, this.#limit);
+        if (text === undefined) return tooLarge(this.#limit, { Connection: 'close' });
+        const parsed = parseBody(text);
+        if (parsed instanceof Response) return parsed;
+        body = parsed;
+      }
+    }
+    if (answers(body)) count();
+    return this.#route(request, body, authInfo);
+  }
+
+  /** The answer to a request refused before its body is read, if it is. */
+  #screen(target: URL, method: string, headers: Headers, urlHost: string): Response | undefined {
+    if (target.pathname === this.#health.path && (method === 'GET' || method === 'HEAD')) {
+      return this.#health.answer(!this.#leaving);
+    }
+    if (this.#closing !== undefined || this.#draining !== undefined) {
+      return jsonRpcError(503, -32000, 'Service unavailable: the server is shutting down');
+    }
+    if (target.pathname !== this.#path) return jsonRpcError(404, -32000, 'Not found');
+    const refused = this.#guard?.refusal(headers, urlHost);
+    if (refused !== undefined) return jsonRpcError(403, -32000, refused);
+    if (method === 'POST' && !isJsonContentType(headers.get('content-type') ?? '')) {
+      return jsonRpcError(
+        415,
+        -32000,
+        'Unsupported Media Type: Content-Type must be application/json',
+      );
+    }
+    return undefined;
+  }
+
+  /** True once the server drains or closes: new work is refused, the health route fails. */
+  get #leaving(): boolean {
+    return this.#server.host.calls.refusing || this.#closing !== undefined;
+  }
+
+  /** True when nothing is in flight and a balancer polling the health route was told. */
+  quiet(): boolean {
+    return this.#answering === 0 && this.#health.told;
+  }
+
+  #answered(): void {
+    this.#answering--;
+    if (this.#answering === 0) this.#drained?.();
+  }
+
+  /**
+   * Refuses new requests (503) and resolves once every request in flight has been
+   * answered: the server's close waits for it before it closes the transports.
+   */
+  drain(): Promise<void> {
+    this.#draining ??=
+      this.#answering === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => (this.#drained = resolve));
+    return this.#draining;
+  }
+
+  /**
+   * Routes a request. An answered one gets a backlog: how far the client lags behind
+   * the notifications its streamed answer carries (the calls' notices read it).
+   */
+  async #route(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {
+    if (!answers(body)) return this.#dispatch(request, body, authInfo);
+    const backlog = new Backlog();
+    backlogs.set(request, backlog);
+    return whenDone(await this.#dispatch(request, body, authInfo), NOTHING, backlog);
+  }
+
+  async #dispatch(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {
+    const parsed = body?.parsed;
+    const caller = callerKeys.get(request) ?? callerKey(authInfo, this.#address(undefined, null));
+    if (
+      claimsModern(parsed) ||
+      !(await isLegacyRequest(request, parsed, { maxRequestBodySize: this.#limit }))
+    ) {
+      const mismatch = this.#paramHeaders(parsed, request.headers);
+      if (mismatch !== undefined) return mismatch;
+      if (this.#leaving && bringsNewWork(parsed)) return drainingRefusal();
+      const scale = this.#server.scaleOut;
+      const elsewhere = scale && (await serveElsewhere(scale, request, parsed));
+      if (elsewhere !== undefined) return elsewhere;
+      const refused = this.#admitModern(parsed, caller, authInfo);
+      if (refused !== undefined) return refused;
+      const serve = (): Promise<Response> =>
+        this.#modern.fetch(request, {
+          ...(authInfo === undefined ? {} : { authInfo }),
+          ...(body === undefined ? {} : { parsedBody: parsed }),
+        });
+      if (isJsonObject(parsed) && parsed.method === 'subscriptions/listen') {
+        const refusal = listenRefusal(parsed);
+        if (refusal !== undefined) return Response.json(refusal, { status: 400 });
+        return this.#stream(caller, requestId(parsed), authInfo, serve);
+      }
+      return serve();
+    }
+    if (this.#options.stateless === true) {
+      if (this.#leaving && request.method === 'POST') return drainingRefusal();
+      return this.#legacy.serveStateless(request, body, authInfo);
+    }
+    const id = request.headers.get('mcp-session-id');
+    if (id !== null && id !== '') {
+      const session = this.#legacy.get(id);
+      // Another subject's session is not found either: it belongs to whoever opened it.
+      if (session === undefined || session.owner !== subjectOf(authInfo)) {
+        return jsonRpcError(404, -32001, 'Session not found');
+      }
+      const serve = (): Promise<Response> => this.#legacy.serve(session, request, body, authInfo);
+      // A session's GET is its listening stream.
+      return request.method === 'GET' ? this.#stream(caller, undefined, authInfo, serve) : serve();
+    }
+    if (request.method === 'POST' && isInitialize(parsed)) {
+      if (this.#leaving) return drainingRefusal();
+      return this.#legacy.open(request, body, authInfo, caller);
+    }
+    return jsonRpcError(400, -32000, 'Bad Request: No valid session ID provided');
+  }
+
+  /**
+   * Why a 2026-07-28 request may not be served now, or undefined. A new call is refused
+   * while its caller keeps its share of calls waiting for answers (429; 503 past the
+   * server's limit), and when it would open a session by handle past the caller's share
+   * of sessions (429).
+   */
+  #admitModern(
+    body: unknown,
+    caller: string,
+    authInfo: AuthInfo | undefined,
+  ): Response | undefined {
+    if (!isJsonObject(body) || body.method !== 'tools/call' || !isJsonObject(body.params)) {
+      return undefined;
+    }
+    const params = body.params;
+    if (typeof params.requestState === 'string') return undefined;
+    const id = requestId(body);
+    const trips = this.#server.host.trips;
+    const parked = trips.refusal(caller);
+    if (parked !== undefined) {
+      const remedy = 'answer them, or let them go, first';
+      return parked.perCaller
+        ? overShare(
+            caller,
+            'calls waiting for answers',
+            trips.maxParkedPerCaller,
+            'maxParkedCallsPerSubject',
+            remedy,
+            id,
+          )
+        : overLimit('calls waiting for answers', trips.maxParked, 'maxParkedCalls', remedy, id);
+    }
+    if (this.#options.stateless === true || !opensHandleSession(params)) return undefined;
+    const handle = handleOf(params);
+    if (handle !== undefined && this.#handles.holds(handle, subjectOf(authInfo))) return undefined;
+    const limits = this.#sessionShares.limits;
+    if (this.#sessionShares.heldBy(caller) < limits.sessionsPerCaller) return undefined;
+    return overShare(
+      caller,
+      'sessions',
+      limits.sessionsPerCaller,
+      'maxSessionsPerSubject',
+      'close a client (its session ends) or carry the handle of one it holds',
+      id,
+    );
+  }
+
+  /**
+   * Serves a listening stream of `caller` (a 2025-era session's GET, a 2026-07-28
+   * `subscriptions/listen`) within the shares, counted while it is open, and ended when
+   * the token that opened it expires.
+   */
+  async #stream(
+    caller: string,
+    id: unknown,
+    authInfo: AuthInfo | undefined,
+    serve: () => Promise<Response>,
+  ): Promise<Response> {
+    const refused = this.#streamShares.refusal(caller, id);
+    if (refused !== undefined) return refused;
+    const close = this.#streamShares.open(caller);
+    let response: Response;
+    try {
+      response = await serve();
+    } catch (error) {
+      close();
+      throw error;
+    }
+    return whenDone(endingAt(response, authInfo?.expiresAt), close);
+  }
+
+  /**
+   * A 2026-07-28 `tools/call` whose `Mcp-Param-*` headers disagree with its arguments
+   * is refused (400, `-32020`): a proxy may have routed on the headers.
+   */
+  #paramHeaders(body: unknown, headers: Headers): Response | undefined {
+    if (!isJsonObject(body) || body.method !== 'tools/call' || !isJsonObject(body.params)) {
+      return undefined;
+    }
+    const name = body.params.name;
+    const served = typeof name === 'string' ? this.#server.host.served(name) : undefined;
+    if (served === undefined || served.paramHeaders.length === 0) return undefined;
+    const mismatch = paramHeaderMismatch(served.paramHeaders, body.params.arguments, headers);
+    if (mismatch === undefined) return undefined;
+    const id = typeof body.id === 'string' || typeof body.id === 'number' ? body.id : null;
+    return Response.json(
+      {
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: -32020,
+          message: mismatch.message,
+          data: { mismatch: { header: mismatch.header } },
+        },
+      },
+      { status: 400 },
+    );
+  }
+
+  async close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#unlisten();
+      await Promise.allSettled([this.#modern.close(), this.#legacy.close(), this.#handles.close()]);
+    })();
+    return this.#closing;
+  }
+}
+
+/**
+ * True for a single request that carries the 2026-07-28 envelope's protocol-version
+ * claim: the SDK's classification routes every such request to the modern path (which
+ * answers a malformed or unserved claim itself), so it need not run twice for it.
+ */
+function claimsModern(body: unknown): boolean {
+  if (!isJsonObject(body) || !isJsonObject(body.params)) return false;
+  const meta = body.params._meta;
+  return isJsonObject(meta) && PROTOCOL_VERSION_META_KEY in meta;
+}
+
+/**
+ * True for a request whose answer a drain waits for: a POST, but `subscriptions/listen`,
+ * whose stream lasts as long as its client.
+ */
+function answers(body: Body): boolean {
+  if (body === undefined) return false;
+  return !(isJsonObject(body.parsed) && body.parsed.method === 'subscriptions/listen');
+}
+
+/** Resolves once `res` is handed to the OS whole, or its connection is gone. */
+function written(res: ServerResponse): Promise<void> {
+  if (res.writableFinished || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    res.once('finish', resolve);
+    res.once('close', resolve);
+  });
+}
+
+/** True for `tools/call` params of a client that carries session handles. */
+function opensHandleSession(params: Record<string, unknown>): boolean {
+  const meta = params._meta;
+  if (!isJsonObject(meta)) return false;
+  const capabilities = meta[CLIENT_CAPABILITIES_META_KEY];
+  return (
+    isJsonObject(capabilities) &&
+    isJsonObject(capabilities.extensions) &&
+    capabilities.extensions[SESSIONS_EXTENSION] !== undefined
+  );
+}
+
+/** The session handle `tools/call` params carry, if any. */
+function handleOf(params: Record<string, unknown>): string | undefined {
+  const meta = params._meta;
+  const handle = isJsonObject(meta) ? meta[SESSION_META_KEY] : undefined;
+  return typeof handle === 'string' && handle !== '' ? handle : undefined;
+}
+
+/** The keep-alive settings of a listener (see `keepAliveTimeoutMs`). */
+function keepAliveOf(options: HttpServeOptions): {
+  readonly timeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly hintSeconds: number;
+} {
+  const timeoutMs = countLimit(
+    'keepAliveTimeoutMs',
+    options.keepAliveTimeoutMs,
+    DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  );
+  return {
+    timeoutMs,
+    headersTimeoutMs: countLimit(
+      'headersTimeoutMs',
+      options.headersTimeoutMs,
+      DEFAULT_HEADERS_TIMEOUT_MS,
+    ),
+    // Half the server's timeout at most, and 5 s at most: a client that honours it lets
+    // an idle connection go long before the server would.
+    hintSeconds: Math.max(1, Math.min(5, Math.floor(timeoutMs / 2000))),
+  };
+}
+
+function isInitialize(body: unknown): boolean {
+  if (Array.isArray(body)) return body.some((message) => isInitializeRequest(message));
+  return isInitializeRequest(body);
+}

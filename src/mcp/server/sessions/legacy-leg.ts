@@ -1,0 +1,229 @@
+import {
+  type AuthInfo,
+  type EventStore,
+  type Server,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
+import { randomUuid } from '../../random';
+import { subjectOf } from '../auth';
+import {
+  type Body,
+  type HttpServeOptions,
+  jsonRpcError,
+  requestId,
+  type SessionShares,
+  whenDone,
+} from '../http';
+import { IdleClock } from './handle-sessions';
+
+/** How long a 2025-era session may sit unused before it ends, by default (30 min). */
+export const DEFAULT_IDLE_MS = 30 * 60 * 1000;
+
+/** A 2025-era session: its transport, its idle clock, and whose it is. */
+export interface LegacySession {
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly idle: IdleClock;
+  /** The subject whose session it is; undefined without authorization. */
+  readonly owner: string | undefined;
+}
+
+/**
+ * The 2025-era leg of an HTTP endpoint: sessions opened by `initialize` and named by
+ * `Mcp-Session-Id` (one SDK transport each, ended on DELETE, on idle timeout, or when
+ * the endpoint closes), or, with `stateless`, a transport per request.
+ */
+/** What the 2025-era sessions need of the tool server. */
+export interface LegacyHost {
+  /**
+   * An SDK instance pinned to one connection, which is one session, opened now;
+   * `identified` when its callers carry an auth subject (they may list their tasks).
+   */
+  pinnedInstance(era: 'legacy', sessionId: string, resumable: boolean, identified: boolean): Server;
+  /** The event store of a resumable session, kept `idleMs` past its last event. */
+  eventStoreFor(
+    sessionId: string,
+    idleMs: number,
+  ): Promise<EventStore & { dispose?(): Promise<void> }>;
+}
+
+export class LegacyLeg {
+  readonly #sessions = new Map<string, LegacySession>();
+  readonly #stateless = new Set<WebStandardStreamableHTTPServerTransport>();
+
+  /** `shares` holds the endpoint's session limit and each caller's share. */
+  constructor(
+    private readonly server: LegacyHost,
+    private readonly options: HttpServeOptions,
+    private readonly bodyLimit: number,
+    private readonly shares: SessionShares,
+  ) {}
+
+  /**
+   * Sessions being opened: each holds its place under the limit from the moment its
+   * `initialize` is let in, so initializes that arrive together cannot overrun it.
+   */
+  #opening = 0;
+
+  /** How many sessions are held, those being opened included. */
+  get size(): number {
+    return this.#sessions.size + this.#opening;
+  }
+
+  /** The session named `id`, if it is held. */
+  get(id: string): LegacySession | undefined {
+    return this.#sessions.get(id);
+  }
+
+  /**
+   * Opens a session with an `initialize` request of `caller` and answers it (kept if the
+   * SDK accepted it). Past the endpoint's session limit the answer is 503, past the
+   * caller's share 429.
+   */
+  async open(
+    request: Request,
+    body: Body,
+    authInfo: AuthInfo | undefined,
+    caller: string,
+  ): Promise<Response> {
+    const refused = this.shares.refusal(
+      caller,
+      requestId(body?.parsed),
+      'end one (DELETE, or close a client) or try again later',
+    );
+    if (refused !== undefined) return refused;
+    // Taken before the first await, given back once the session is refused or ends.
+    this.#opening++;
+    const share = this.shares.open(caller);
+    let transport: WebStandardStreamableHTTPServerTransport | undefined;
+    let kept = false;
+    try {
+      const sessionId = randomUuid();
+      const idleMs = this.options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
+      const events =
+        this.options.resumable === true
+          ? await this.server.eventStoreFor(sessionId, idleMs)
+          : undefined;
+      const opened = this.#transport(() => sessionId, events);
+      transport = opened;
+      const idle = new IdleClock(idleMs, () => {
+        void opened.close();
+      });
+      const session: LegacySession = { transport: opened, idle, owner: subjectOf(authInfo) };
+      // Only callers told apart by their subject list their tasks (2025-11-25 tasks/list).
+      const instance = this.server.pinnedInstance(
+        'legacy',
+        sessionId,
+        this.options.resumable === true,
+        session.owner !== undefined && session.owner !== '',
+      );
+      const closed = instance.onclose;
+      instance.onclose = () => {
+        this.#sessions.delete(sessionId);
+        share();
+        idle.stop();
+        void events?.dispose?.().catch(() => undefined);
+        closed?.();
+      };
+      await instance.connect(opened);
+      const response = await this.serve(session, request, body, authInfo);
+      // Only a session the SDK accepted is kept: a refused initialize leaves nothing behind.
+      if (opened.sessionId === sessionId) {
+        this.#sessions.set(sessionId, session);
+        kept = true;
+      }
+      return response;
+    } finally {
+      this.#opening--;
+      if (!kept) {
+        share();
+        void transport?.close();
+      }
+    }
+  }
+
+  /** Answers a request of `session`; it is in flight until its response is done. */
+  async serve(
+    session: LegacySession,
+    request: Request,
+    body: Body,
+    authInfo: AuthInfo | undefined,
+  ): Promise<Response> {
+    session.idle.busy();
+    let response: Response;
+    try {
+      response = await session.transport.handleRequest(request, handleOptions(body, authInfo));
+    } catch (error) {
+      session.idle.done();
+      throw error;
+    }
+    // A response streamed over SSE ends after handleRequest returns; the request is in
+    // flight until the response is done.
+    return whenDone(response, () => session.idle.done());
+  }
+
+  /** Answers a request of a stateless endpoint on a transport of its own. */
+  async serveStateless(
+    request: Request,
+    body: Body,
+    authInfo: AuthInfo | undefined,
+  ): Promise<Response> {
+    if (request.method !== 'POST') {
+      return jsonRpcError(405, -32000, 'Method not allowed: the server is stateless', {
+        Allow: 'POST',
+      });
+    }
+    const transport = this.#transport(undefined);
+    const subject = subjectOf(authInfo);
+    const instance = this.server.pinnedInstance(
+      'legacy',
+      '',
+      false,
+      subject !== undefined && subject !== '',
+    );
+    this.#stateless.add(transport);
+    const end = (): void => {
+      this.#stateless.delete(transport);
+      void transport.close();
+    };
+    try {
+      await instance.connect(transport);
+      const response = await transport.handleRequest(request, handleOptions(body, authInfo));
+      return whenDone(response, end);
+    } catch (error) {
+      end();
+      throw error;
+    }
+  }
+
+  #transport(
+    sessionIdGenerator: (() => string) | undefined,
+    eventStore?: EventStore,
+  ): WebStandardStreamableHTTPServerTransport {
+    return new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator,
+      maxRequestBodySize: this.bodyLimit,
+      ...(eventStore === undefined ? {} : { eventStore }),
+      ...(this.options.retryIntervalMs === undefined
+        ? {}
+        : { retryInterval: this.options.retryIntervalMs }),
+    });
+  }
+
+  /** Closes every session and stateless transport. */
+  async close(): Promise<void> {
+    await Promise.allSettled([
+      ...[...this.#stateless].map((t) => t.close()),
+      ...[...this.#sessions.values()].map((s) => s.transport.close()),
+    ]);
+  }
+}
+
+function handleOptions(
+  body: Body,
+  authInfo: AuthInfo | undefined,
+): { parsedBody?: unknown; authInfo?: AuthInfo } {
+  return {
+    ...(body === undefined ? {} : { parsedBody: body.parsed }),
+    ...(authInfo === undefined ? {} : { authInfo }),
+  };
+}

@@ -1,0 +1,246 @@
+import type * as AjvModule from 'ajv';
+import {
+  AgentToolError,
+  compileSchema,
+  CONSTRAINT_KEYWORDS,
+  depthExceeded,
+  depthExceededText,
+  errorMessage,
+  goQuote,
+  isJsonObject,
+  type JsonObject,
+  NO_ARGS_SCHEMA,
+  type Schema,
+  schemaFromJson,
+  ValidationError,
+} from '../../../core';
+import { goPhrasing } from './ajv-phrasing';
+import { compileSubsetWalk, sameVerdicts } from './subset-check';
+
+/** Checks decoded arguments; returns the first problem, or undefined when they are valid. */
+export type ArgumentsCheck = (value: unknown) => ValidationError | undefined;
+
+const DRAFT_07: ReadonlySet<string> = new Set([
+  'http://json-schema.org/draft-07/schema#',
+  'https://json-schema.org/draft-07/schema#',
+]);
+const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+
+type Ajv = AjvModule.default;
+/** Per dialect, the ajv that checks schemas against the dialect's meta-schema. */
+const metaValidators = new Map<'07' | '2020', Ajv>();
+
+/**
+ * Compiles the check a served tool's arguments go through before the tool runs, as the
+ * Go binding's server checks them (google/jsonschema-go), with its words after
+ * `invalid arguments: `: `invalid arguments: validating root: validating
+ * /properties/text: type: 1 has type "integer", want "string"`. A schema in the
+ * contract's subset is checked by a walk in jsonschema-go's order, any other (`$ref`,
+ * `oneOf`, `minimum`, …) by ajv (draft-07 or 2020-12 as `$schema` says; 2020-12 without
+ * one), its refusal phrased as jsonschema-go phrases it. Throws an `INVALID_SCHEMA`
+ * error, `mcpserver: tool "<name>": schema: <why>`, when the schema cannot be used, so a
+ * bad tool fails when it is added, never when it is called; what cannot fail (the
+ * subset's compilation) is deferred to the first call.
+ */
+export function compileArgumentsCheck(toolName: string, parameters: unknown): ArgumentsCheck {
+  if (parameters === undefined || parameters === null) return deferred(NO_ARGS_SCHEMA);
+  if (!isJsonObject(parameters)) {
+    throw schemaError(toolName, 'parameters must be a JSON Schema object');
+  }
+  return compileServedCheck(parameters, (reason, cause) => schemaError(toolName, reason, cause));
+}
+
+/**
+ * True when the contract's own validator gives the served check's verdict on every
+ * value for these parameters: none, or a schema in the contract's subset on which
+ * jsonschema-go and the contract agree (every schema a `@Tool` class generates). A tool
+ * that validates its own arguments against such parameters need not be checked first:
+ * it refuses exactly what the served check would.
+ */
+export function contractDecides(parameters: unknown): boolean {
+  if (parameters === undefined || parameters === null) return true;
+  if (!isJsonObject(parameters)) return false;
+  const subset = schemaFromJson(parameters);
+  return subset !== undefined && sameVerdicts(subset);
+}
+
+/**
+ * The parameters without the keywords class-validator constraints write into a
+ * generated schema (`minimum`, `maxLength`, `pattern`, ... at any depth), or undefined
+ * when they have none. A tool that validates its own arguments checks those with
+ * class-validator, in the contract's words: the served check need only decide the rest.
+ */
+export function withoutConstraints(parameters: unknown): JsonObject | undefined {
+  if (!isJsonObject(parameters)) return undefined;
+  let found = false;
+  const strip = (node: JsonObject): JsonObject => {
+    const out: JsonObject = {};
+    for (const [key, value] of Object.entries(node)) {
+      if ((CONSTRAINT_KEYWORDS as readonly string[]).includes(key)) found = true;
+      else if (key === 'properties' && isJsonObject(value)) {
+        out[key] = Object.fromEntries(
+          Object.entries(value).map(([name, sub]) => [name, isJsonObject(sub) ? strip(sub) : sub]),
+        );
+      } else if ((key === 'items' || key === 'additionalProperties') && isJsonObject(value)) {
+        out[key] = strip(value);
+      } else out[key] = value;
+    }
+    return out;
+  };
+  const stripped = strip(parameters);
+  return found ? stripped : undefined;
+}
+
+/**
+ * The served check of a JSON Schema (tool arguments, a form's answer): the dialect is
+ * checked, then the schema compiled as {@link compileArgumentsCheck} says; `fail` builds
+ * the error thrown when the schema cannot be used.
+ */
+export function compileServedCheck(
+  schema: JsonObject,
+  fail: (reason: string, cause?: unknown) => Error,
+): ArgumentsCheck {
+  checkDialect(schema, fail);
+  const subset = schemaFromJson(schema);
+  if (subset !== undefined) return deferred(subset);
+  return compileGeneral(schema, fail);
+}
+
+// A schema in the subset cannot fail to compile: compile it on the first call, so that
+// registering many tools compiles nothing that is never called.
+function deferred(schema: Schema): ArgumentsCheck {
+  let check: ArgumentsCheck | undefined;
+  return (value) => (check ??= compileSubset(schema))(value);
+}
+
+function compileSubset(schema: Schema): ArgumentsCheck {
+  const walk = compileSubsetWalk(schema);
+  // Where both say the same, the contract's generated check answers valid arguments fast;
+  // the walk runs only to phrase a refusal.
+  const verdict = sameVerdicts(schema) ? compileSchema(schema) : undefined;
+  return (value) => {
+    if (verdict !== undefined && verdict(value) === undefined) return undefined;
+    const opening = depthExceeded(value);
+    if (opening !== undefined) return tooDeep(opening);
+    const failure = walk(value);
+    return failure === undefined ? undefined : new ValidationError('', failure);
+  };
+}
+
+/**
+ * Compiles a JSON Schema outside the contract's subset with ajv, every error collected,
+ * to phrase the one jsonschema-go meets first. Formats are annotations, as JSON Schema
+ * 2020-12 makes them by default and jsonschema-go reads them. The schema is resolved
+ * alone, as jsonschema-go resolves each tool's (`Resolve(nil)`): its `$id`s are its
+ * own, a `$ref` reaches only what it holds, and nothing of it is kept once the check is
+ * dropped.
+ */
+export function compileGeneral(
+  schema: JsonObject,
+  fail: (reason: string, cause?: unknown) => Error,
+): ArgumentsCheck {
+  const draft07 = isDraft07(schema);
+  let validate: AjvModule.ValidateFunction;
+  try {
+    // Throws on a schema off its meta-schema, as ajv's compile does with it on.
+    const checked = metaValidatorFor(draft07).validateSchema(schema, true);
+    if (checked !== true) throw new Error('schema is invalid: its meta-schema is asynchronous');
+    validate = isolatedAjv(draft07).compile(schema);
+  } catch (error) {
+    throw fail(errorMessage(error), error);
+  }
+  return (value) => {
+    // ajv's validator recurses: a value nested past the limit is refused before it.
+    const opening = depthExceeded(value);
+    if (opening !== undefined) return tooDeep(opening);
+    if (validate(value)) return undefined;
+    return new ValidationError('', phrased(schema, value, validate.errors ?? [], draft07));
+  };
+}
+
+/** jsonschema-go's words for ajv's refusal; ajv's own for the first error if they fail. */
+function phrased(
+  schema: JsonObject,
+  value: unknown,
+  errors: readonly AjvModule.ErrorObject[],
+  draft07: boolean,
+): string {
+  try {
+    return goPhrasing(schema, value, errors, draft07);
+  } catch {
+    const first = errors[0];
+    return `validating root: ${first === undefined ? 'invalid' : `${first.keyword}: ${first.message ?? 'invalid'}`}`;
+  }
+}
+
+/**
+ * An ajv for one schema alone. ajv registers every `$id` it compiles and keeps every
+ * compiled schema for the life of the instance: shared, two tools could not both say
+ * one `$id`, one tool's `$ref` would reach another's schema, and nothing would ever be
+ * let go. It knows no meta-schema: the schema was checked against its dialect's first.
+ * Collecting every error costs nothing on valid arguments, the common case, and each
+ * comes with the schema that failed (`verbose`), to be named as Go names it.
+ */
+function isolatedAjv(draft07: boolean): Ajv {
+  return newAjv(draft07, {
+    strict: false,
+    validateFormats: false,
+    allErrors: true,
+    verbose: true,
+    meta: false,
+    validateSchema: false,
+  });
+}
+
+/**
+ * The ajv per dialect that checks schemas against the dialect's meta-schema, compiled
+ * once; it validates a schema as data and keeps none.
+ */
+function metaValidatorFor(draft07: boolean): Ajv {
+  const key = draft07 ? '07' : '2020';
+  let ajv = metaValidators.get(key);
+  if (ajv === undefined) {
+    ajv = newAjv(draft07, { strict: false, validateFormats: false });
+    metaValidators.set(key, ajv);
+  }
+  return ajv;
+}
+
+// ajv loads in some 40 ms: only a server with a schema outside the subset pays for it.
+function newAjv(draft07: boolean, options: AjvModule.Options): Ajv {
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand */
+  return draft07
+    ? new (require('ajv') as typeof AjvModule).default(options)
+    : new (require('ajv/dist/2020') as typeof AjvModule).default(options);
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
+
+function isDraft07(schema: JsonObject): boolean {
+  return typeof schema.$schema === 'string' && DRAFT_07.has(schema.$schema);
+}
+
+function checkDialect(schema: JsonObject, fail: (reason: string) => Error): void {
+  const dialect = schema.$schema;
+  if (dialect === undefined || dialect === '') return;
+  if (typeof dialect !== 'string') {
+    throw fail(`$schema must be a string, got ${JSON.stringify(dialect)}`);
+  }
+  if (!(DRAFT_07.has(dialect) || dialect === DRAFT_2020_12)) {
+    throw fail(
+      `unsupported $schema ${goQuote(dialect)}: the validator handles draft-07 and 2020-12`,
+    );
+  }
+}
+
+/** The refusal of arguments nested too deeply for the validators' recursion. */
+function tooDeep(opening: '{' | '['): ValidationError {
+  return new ValidationError('', `not valid JSON: ${depthExceededText(opening)}`);
+}
+
+function schemaError(toolName: string, reason: string, cause?: unknown): AgentToolError {
+  return new AgentToolError(
+    'INVALID_SCHEMA',
+    `mcpserver: tool ${goQuote(toolName)}: schema: ${reason}`,
+    cause === undefined ? undefined : { cause },
+  );
+}

@@ -1,0 +1,11 @@
+// Argument validation: a call's arguments checked against the tool's schema as the Go
+// binding's server checks them (google/jsonschema-go), and refused in its words; schema
+// references, the Go formats, and output schemas.
+export {
+  type ArgumentsCheck,
+  compileArgumentsCheck,
+  compileGeneral,
+  compileServedCheck,
+  contractDecides,
+  withoutConstraints,
+} from './arguments';
