@@ -1,5 +1,6 @@
 import { type LoggingLevel } from '@modelcontextprotocol/server';
 import { outputText, ProgressInfo, type Result } from '../../core';
+import { withTraceData } from '../../core/telemetry';
 import { type CallRoute } from './call';
 
 /**
@@ -65,7 +66,7 @@ export class CallNotices {
   log(level: LoggingLevel, data: unknown, logger?: string): void {
     const route = this.#finished ? undefined : this.#route();
     if (route === undefined || route.backlog?.congested === true) return;
-    this.#deliver(route.log(level, data, logger));
+    this.#deliver(route.log(level, withTraceData(data), logger));
   }
 
   /** The call is over: nothing more is sent, and progress held back is dropped. */

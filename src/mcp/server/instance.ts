@@ -33,6 +33,7 @@ import { type CallTracker, SHUTTING_DOWN } from './stopping';
 import { type ClientInfo, type ErrorReporter, type McpSession } from './session';
 import { serveTasks } from './tasks/handlers';
 import { startTask, taskAfterQuestions } from './tasks/start';
+import { TracedServer } from './telemetry/traced-server';
 import { type Tasks } from './tasks/tasks';
 
 /** The `_meta` key of a 2026-07-28 client's session handle, on requests and results alike. */
@@ -131,7 +132,7 @@ type Era = 'legacy' | 'modern';
  * logging. `era` is the era the instance serves; 2025 when the entry does not say.
  */
 export function buildInstance(host: InstanceHost, binding: SessionBinding, era: Era): Server {
-  const server = new Server(host.info, {
+  const server = new TracedServer(host.info, {
     // The extension says the server holds sessions by handle, ends one on
     // SESSION_END_METHOD, and stops a parked call given up (CANCEL_META_KEY).
     capabilities: {

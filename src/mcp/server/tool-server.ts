@@ -16,6 +16,7 @@ import {
   toolNameProblem,
   validatesOwnArguments,
 } from '../../core';
+import { withTraceIds } from '../../core/telemetry';
 import { randomHex } from '../random';
 import { compileArgumentsCheck, contractDecides, withoutConstraints } from './arguments';
 import { type ServedTool } from './call';
@@ -44,6 +45,7 @@ import {
 } from './server-options';
 import { bounded, CallTracker, DEFAULT_CLOSE_GRACE_MS, DEFAULT_DRAIN_GRACE_MS } from './stopping';
 import { Tasks } from './tasks/tasks';
+import { observeServer, timeSession } from './telemetry/server-metrics';
 import { type ErrorReporter, McpSession } from './session';
 
 /** How often a drain looks whether the work in flight is done (ms). */
@@ -51,7 +53,7 @@ const DRAIN_POLL_MS = 25;
 
 const defaultReporter: ErrorReporter = (message, error) => {
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  console.error(`${message}\n${detail}`);
+  console.error(`${withTraceIds(message)}\n${detail}`);
 };
 
 /**
@@ -76,6 +78,8 @@ export class McpToolServer {
   readonly #onSession: ((session: Session) => void | Promise<void>) | undefined;
   /** @internal What every SDK instance of this server shares. */
   readonly host: InstanceHost;
+  /** Withdraws the server's gauges from the meter provider (a no-op without one). */
+  readonly #unobserve: () => void;
 
   constructor(source: ServeSource, options: McpServerOptions = {}) {
     const { tools, onSession, recorder } = readSource(source);
@@ -112,6 +116,11 @@ export class McpToolServer {
       served: (name) => this.#tools.get(name),
     };
     this.addTools(...tools);
+    this.#unobserve = observeServer({
+      sessions: () => this.#sessions.size,
+      parkedCalls: () => this.host.trips.parked,
+      openTasks: () => this.host.tasks.running,
+    });
   }
 
   /** The served tools, in the order they were added. */
@@ -330,6 +339,7 @@ export class McpToolServer {
     await Promise.all([...open, ...this.#sessions].map((session) => session.close()));
     await this.host.tasks.close();
     await this.#scale?.close();
+    this.#unobserve();
   }
 
   /**
@@ -341,6 +351,7 @@ export class McpToolServer {
       this.#sessions.delete(session),
     );
     this.#sessions.add(session);
+    timeSession(session);
     const hook = this.#onSession;
     const ready =
       hook === undefined ? Promise.resolve() : Promise.resolve().then(() => hook(session));

@@ -5,6 +5,7 @@ import { elicitationAsk, rootsAsk, samplingAsk } from '../client-asks';
 import { type InstanceHost, type SessionLease } from '../instance';
 import { type RoundTripRun } from '../round-trips';
 import { type LocalTask } from './local-task';
+import { runAsTask } from '../telemetry/task-span';
 import { TaskLimitError } from './store';
 import { createTaskResult } from './wire';
 
@@ -52,20 +53,22 @@ export async function startTask(host: InstanceHost, call: TaskCall): Promise<Cal
   follow(
     host,
     task,
-    runCall(call.served, call.args, {
-      session: call.lease.session,
-      auth: call.auth,
-      signal: controller.signal,
-      elicitor: task.elicitor,
-      sampler: task.sampler,
-      rootsLister: task.rootsLister,
-      // As in any 2026-07-28 call: a capability the client did not declare is refused.
-      askWithoutElicitor: 'refuse',
-      recorder: host.recorder,
-      report: host.report,
-      progressBudget: UNBOUNDED,
-      route: () => task.route,
-    }),
+    runAsTask(task.record.taskId, call.served.tool.name, () =>
+      runCall(call.served, call.args, {
+        session: call.lease.session,
+        auth: call.auth,
+        signal: controller.signal,
+        elicitor: task.elicitor,
+        sampler: task.sampler,
+        rootsLister: task.rootsLister,
+        // As in any 2026-07-28 call: a capability the client did not declare is refused.
+        askWithoutElicitor: 'refuse',
+        recorder: host.recorder,
+        report: host.report,
+        progressBudget: UNBOUNDED,
+        route: () => task.route,
+      }),
+    ),
   );
   return createTaskResult(task.record);
 }
