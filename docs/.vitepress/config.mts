@@ -24,6 +24,7 @@ export default defineConfig({
             { text: 'The workspace', link: '/workspace' },
             { text: 'Modules and dependency injection', link: '/modules-and-di' },
             { text: 'Deployment', link: '/deploy' },
+            { text: 'Traces and metrics (OpenTelemetry)', link: '/telemetry' },
             { text: 'Interop with the Go binding', link: '/go-interop' },
           ],
         },

@@ -155,3 +155,16 @@ export {
   jsonEqual,
 } from './generated-code';
 export { RecordFile, type RecordMeta, type RecordMoment, recordLine } from './record-file';
+export {
+  activeTraceIds,
+  DURATION_BUCKETS,
+  INSTRUMENTATION_SCOPE,
+  meteringApi,
+  type Otel,
+  propagationApi,
+  secondsSince,
+  tracingApi,
+  withTraceData,
+  withTraceIds,
+} from './telemetry';
+export * as telemetryNames from './telemetry-names';

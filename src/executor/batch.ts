@@ -6,6 +6,7 @@ import { AgentToolError, CancelledError, PanicError, toolFailure } from '../core
 import { goQuote } from '../core/quote';
 import { type Result } from '../core/result';
 import { type Tool } from '../core/tool';
+import { BatchTelemetry } from './batch-telemetry';
 import { type ChainLinks } from './chains';
 import { type DrainSource, ExecutorCall } from './executor-call';
 import { cancelled, isThenable, onStartFailure } from './failures';
@@ -54,7 +55,9 @@ export class BatchRun implements ExecutorRun, DrainSource {
   readonly #n: number;
   readonly #controller = new AbortController();
   /** What every job's context is made from: the batch's context, signal and recorder. */
-  readonly #jobBase: ToolContext;
+  #jobBase: ToolContext;
+  /** The batch's spans and metrics; undefined unless OpenTelemetry is set up. */
+  #telemetry: BatchTelemetry | undefined;
   /** Runs a job's onStart and tool with its context current (made where the batch was). */
   readonly #runIn: ContextRunner = contextRunner();
   #state = NEW;
@@ -197,6 +200,11 @@ export class BatchRun implements ExecutorRun, DrainSource {
 
   #start(): void {
     this.#state = RUNNING;
+    const telemetry = BatchTelemetry.start(this.#plan, this);
+    if (telemetry !== undefined) {
+      this.#telemetry = telemetry;
+      this.#jobBase = telemetry.jobBase(this.#jobBase);
+    }
     for (const signal of this.#plan.signals) {
       if (signal.aborted) {
         this.#abort(signal.reason);
@@ -223,7 +231,10 @@ export class BatchRun implements ExecutorRun, DrainSource {
   /** Job `i` has its turn and asks for a slot; after cancellation it completes at once. */
   #want(i: number): void {
     if (this.#aborted) this.#complete(i, undefined, undefined);
-    else this.#wanting.push(i);
+    else {
+      this.#wanting.push(i);
+      if (this.#active + this.#wanting.size > this.#plan.limit) this.#telemetry?.waitingForSlot(i);
+    }
   }
 
   #pump(): void {
@@ -258,11 +269,16 @@ export class BatchRun implements ExecutorRun, DrainSource {
     const call = new ExecutorCall(job.call, this, i);
     const ctx = contextForCall(this.#jobBase, call);
     this.#inflight++;
+    const telemetry = this.#telemetry;
+    telemetry?.started(i, tool, ctx);
     const onStart = this.#plan.onStart;
     if (onStart === undefined) return this.#execute(i, tool, call, ctx);
     let started: void | Promise<void>;
     try {
-      started = this.#runIn.run(ctx, () => onStart({ tool, call }, ctx));
+      started =
+        telemetry === undefined
+          ? this.#runIn.run(ctx, () => onStart({ tool, call }, ctx))
+          : this.#runIn.run(ctx, () => telemetry.within(i, () => onStart({ tool, call }, ctx)));
     } catch (thrown) {
       return this.#settle(i, undefined, onStartFailure(call.id, thrown));
     }
@@ -278,8 +294,13 @@ export class BatchRun implements ExecutorRun, DrainSource {
 
   #execute(i: number, tool: Tool, call: Call, ctx: ToolContext): void {
     let out: Result | Promise<Result>;
+    const telemetry = this.#telemetry;
     try {
-      out = this.#runIn.execute(ctx, tool, call);
+      // The job's span is made current inside the runner, whose scope would hide it.
+      out =
+        telemetry === undefined
+          ? this.#runIn.execute(ctx, tool, call)
+          : this.#runIn.run(ctx, () => telemetry.within(i, () => tool.execute(call, ctx)));
     } catch (thrown) {
       return this.#settle(i, undefined, toolFailure(tool.name, thrown));
     }
@@ -313,12 +334,17 @@ export class BatchRun implements ExecutorRun, DrainSource {
   #complete(i: number, result: Result | undefined, error: Error | undefined): void {
     this.#settled[i] = 1;
     this.#lastProgress[i] = undefined;
-    if (this.#state !== RUNNING) return;
+    if (this.#state !== RUNNING) {
+      this.#telemetry?.final(i, result, error);
+      return;
+    }
     if (result !== undefined) {
+      this.#telemetry?.final(i, result, undefined);
       this.#push({ index: i, final: true, result });
     } else {
       const failure =
         error ?? cancelled(this.#plan.jobs[i]?.call.id ?? '', this.#controller.signal);
+      this.#telemetry?.final(i, undefined, failure);
       this.#push({ index: i, final: true, error: failure });
     }
   }
@@ -332,6 +358,7 @@ export class BatchRun implements ExecutorRun, DrainSource {
    */
   #progress(i: number, update: Result): void {
     if (this.#settled[i] === 1 || this.#state !== RUNNING) return;
+    this.#telemetry?.progress(i, update);
     const last = this.#lastProgress[i];
     if (last !== undefined && (this.#queued[i] as number) >= this.#plan.progressBuffer) {
       last.result = update;
@@ -378,6 +405,7 @@ export class BatchRun implements ExecutorRun, DrainSource {
 
   #close(): void {
     this.#state = CLOSED;
+    this.#telemetry?.end(this.#aborted || this.#finalsDelivered < this.#n);
     this.#ready.clear();
     for (let i = 0; i < this.#drainWaiters.length; i++) this.#resolveDrained(i);
     const waiter = this.#waiter;

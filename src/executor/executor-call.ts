@@ -40,6 +40,11 @@ export class ExecutorCall implements Call {
     return this.#call.args;
   }
 
+  /** The index of `call`'s job when it is a job of `run`, else undefined. */
+  static indexIn(call: Call, run: DrainSource): number | undefined {
+    return call instanceof ExecutorCall && call.#run === run ? call.#index : undefined;
+  }
+
   /** The executor's drain promise for this call, or undefined for any other call. */
   static drained(call: Call): Promise<void> | undefined {
     return call instanceof ExecutorCall ? call.#run.drained(call.#index) : undefined;

@@ -10,6 +10,7 @@ import { SESSIONS_EXTENSION } from './session-extension';
 import { clientSdk, clientStdio } from './sdk-modules';
 import { tellingStreamEnds } from './stream-ends';
 import { acceptTaskResults, TASKS_EXTENSION } from './tasks/follow';
+import { notePeer, traceClient } from './telemetry';
 import { type HttpTarget, type McpTarget, transportFor } from './transport';
 
 /** Which protocol era a connection speaks. */
@@ -64,6 +65,7 @@ export async function connectClient(target: McpTarget, setup: ClientSetup): Prom
 /** A fresh transport for the target; one made from a URL tells the ends of call streams. */
 function transportMadeFor(target: McpTarget, setup: ClientSetup): Transport {
   const transport = transportFor(target);
+  notePeer(transport, target);
   const ended = setup.streamEnded;
   if (ended !== undefined && transport !== target) {
     if (transport instanceof clientSdk().StreamableHTTPClientTransport) {
@@ -89,6 +91,7 @@ async function connectOnce(transport: Transport, setup: ClientSetup): Promise<Cl
     { capabilities, versionNegotiation: { mode: negotiation(setup.protocol) } },
   );
   setup.install(client);
+  traceClient(client, transport);
   const serverGone = watchServerProcess(transport);
   // An abort closes the transport: that also stops a probe the SDK runs on a second
   // server process, which the signal alone does not reach.

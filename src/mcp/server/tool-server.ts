@@ -16,6 +16,7 @@ import {
   type Tool,
   toolNameProblem,
   validatesOwnArguments,
+  withTraceIds,
 } from '../../core';
 import { randomHex } from '../random';
 import { compileArgumentsCheck, contractDecides, withoutConstraints } from './validation';
@@ -50,13 +51,14 @@ import {
 } from './server-options';
 import { listenRefusal, Tasks } from './tasks';
 import { type ErrorReporter, McpSession, type SessionLease } from './session';
+import { observeServer, timeSession } from './telemetry';
 
 /** How often a drain looks whether the work in flight is done (ms). */
 const DRAIN_POLL_MS = 25;
 
 const defaultReporter: ErrorReporter = (message, error) => {
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  console.error(`${message}\n${detail}`);
+  console.error(`${withTraceIds(message)}\n${detail}`);
 };
 
 /**
@@ -81,6 +83,8 @@ export class McpToolServer {
   readonly #onSession: ((session: Session) => void | Promise<void>) | undefined;
   /** @internal What every SDK instance of this server shares. */
   readonly host: InstanceHost;
+  /** Withdraws the server's gauges from the meter provider (a no-op without one). */
+  readonly #unobserve: () => void;
 
   constructor(source: ServeSource, options: McpServerOptions = {}) {
     const { tools, onSession, recorder } = readSource(source);
@@ -117,6 +121,11 @@ export class McpToolServer {
       served: (name) => this.#tools.get(name),
     };
     this.addTools(...tools);
+    this.#unobserve = observeServer({
+      sessions: () => this.#sessions.size,
+      parkedCalls: () => this.host.trips.parked,
+      openTasks: () => this.host.tasks.running,
+    });
   }
 
   /** The served tools, in the order they were added. */
@@ -347,6 +356,7 @@ export class McpToolServer {
     await Promise.all([...open, ...this.#sessions].map((session) => session.close()));
     await this.host.tasks.close();
     await this.#scale?.close();
+    this.#unobserve();
   }
 
   /**
@@ -358,6 +368,7 @@ export class McpToolServer {
       this.#sessions.delete(session),
     );
     this.#sessions.add(session);
+    timeSession(session);
     const hook = this.#onSession;
     const ready =
       hook === undefined ? Promise.resolve() : Promise.resolve().then(() => hook(session));

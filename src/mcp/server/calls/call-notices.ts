@@ -4,7 +4,7 @@ import {
   type ServerNotification,
 } from '@modelcontextprotocol/server';
 import { type Backlog } from './backlog';
-import { outputText, ProgressInfo, type Result } from '../../../core';
+import { outputText, ProgressInfo, type Result, withTraceData } from '../../../core';
 
 /**
  * The request that carries a call now: where its progress and log lines go. A 2025-era
@@ -85,7 +85,7 @@ export class CallNotices {
   log(level: LoggingLevel, data: unknown, logger?: string): void {
     const route = this.#finished ? undefined : this.#route();
     if (route === undefined || route.backlog?.congested === true) return;
-    this.#deliver(route.log(level, data, logger));
+    this.#deliver(route.log(level, withTraceData(data), logger));
   }
 
   /** The call is over: nothing more is sent, and progress held back is dropped. */

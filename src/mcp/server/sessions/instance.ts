@@ -51,6 +51,7 @@ import {
   taskAfterQuestions,
   type Tasks,
 } from '../tasks';
+import { TracedServer } from '../telemetry';
 
 /** Params of any shape: the end request reads only its `_meta`. */
 const ANY_PARAMS: StandardSchemaV1<unknown, Record<string, unknown>> = {
@@ -123,7 +124,7 @@ export function buildInstance(
   era: Era,
   identified = false,
 ): Server {
-  const server = new Server(host.info, {
+  const server = new TracedServer(host.info, {
     // The extension says the server holds sessions by handle, ends one on
     // SESSION_END_METHOD, and stops a parked call given up (CANCEL_META_KEY).
     capabilities: {

@@ -22,6 +22,7 @@ import { type ErrorReporter, type SessionLease } from '../session';
 import { type LegacyChannel, linkLegacyTask } from './legacy-link';
 import { legacyCreateTaskResult } from './legacy-wire';
 import { type LocalTask } from './local-task';
+import { runAsTask } from '../telemetry';
 import { TaskLimitError } from './store';
 import { type Tasks } from './tasks';
 import { createTaskResult, type TaskEra } from './wire';
@@ -94,21 +95,23 @@ export async function startTask(host: TaskHost, call: TaskCall): Promise<CallToo
   follow(
     host,
     task,
-    runCall(call.served, call.args, {
-      session: call.lease.session,
-      auth: call.auth,
-      signal: controller.signal,
-      elicitor: task.elicitor,
-      sampler: task.sampler,
-      rootsLister: task.rootsLister,
-      // As in any call of its era: a 2026-07-28 client that did not declare elicitation
-      // is refused; a 2025-era one's question is answered `cancel`.
-      ...(legacy ? {} : { askWithoutElicitor: 'refuse' as const }),
-      recorder: host.recorder,
-      report: host.report,
-      progressBudget: UNBOUNDED,
-      route: () => task.route,
-    }),
+    runAsTask(task.record.taskId, call.served.tool.name, () =>
+      runCall(call.served, call.args, {
+        session: call.lease.session,
+        auth: call.auth,
+        signal: controller.signal,
+        elicitor: task.elicitor,
+        sampler: task.sampler,
+        rootsLister: task.rootsLister,
+        // As in any call of its era: a 2026-07-28 client that did not declare elicitation
+        // is refused; a 2025-era one's question is answered `cancel`.
+        ...(legacy ? {} : { askWithoutElicitor: 'refuse' as const }),
+        recorder: host.recorder,
+        report: host.report,
+        progressBudget: UNBOUNDED,
+        route: () => task.route,
+      }),
+    ),
   );
   return legacy
     ? (legacyCreateTaskResult(task.record) as unknown as CallToolResult)
