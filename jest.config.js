@@ -36,9 +36,15 @@ const shared = {
     // CommonJS for the tests.
     '/node_modules/(jose|@anthropic-ai/sandbox-runtime|@modelcontextprotocol/ext-tasks)/.+\\.js$':
       '<rootDir>/scripts/jest-esm-transform.js',
+    // The OTLP exporters' transport loads `http` with a dynamic `import()`, which Jest's
+    // module system refuses without --experimental-vm-modules: the same transform turns
+    // it into a `require` (the package sits nested under an exporter, too).
+    '/node_modules/@opentelemetry/otlp-exporter-base/.+\\.js$':
+      '<rootDir>/scripts/jest-esm-transform.js',
   },
+  // A file is left as it is when the innermost `node_modules/` it sits in is not one of those.
   transformIgnorePatterns: [
-    '/node_modules/(?!jose/|@anthropic-ai/sandbox-runtime/|@modelcontextprotocol/ext-tasks/)',
+    '/node_modules/(?!jose/|@anthropic-ai/sandbox-runtime/|@modelcontextprotocol/ext-tasks/|@opentelemetry/otlp-exporter-base/)(?!.*/node_modules/)',
   ],
   moduleNameMapper: {
     '^agenttool$': '<rootDir>/src/index.ts',
