@@ -11,20 +11,70 @@ export default defineConfig({
   ignoreDeadLinks: false,
   themeConfig: {
     nav: [
-      { text: 'Guides', link: '/sandbox' },
+      { text: 'Guides', link: '/getting-started' },
+      { text: 'Troubleshooting', link: '/troubleshooting' },
       { text: 'API', link: '/api/' },
     ],
     sidebar: {
       '/api/': [{ text: 'API reference', items: apiSidebar }],
       '/': [
         {
-          text: 'Guides',
+          text: 'Start here',
+          items: [
+            { text: 'Getting started', link: '/getting-started' },
+            { text: 'A fast development loop', link: '/typescript-runners' },
+          ],
+        },
+        {
+          text: 'Writing tools',
+          items: [
+            { text: 'Tools and decorators', link: '/tools' },
+            { text: 'The executor and its batch rules', link: '/executor' },
+            { text: 'Modules and dependency injection', link: '/modules-and-di' },
+            { text: 'Long-running tasks', link: '/tasks' },
+          ],
+        },
+        {
+          text: 'MCP',
+          items: [
+            { text: 'Serving over MCP', link: '/serving' },
+            { text: 'Consuming MCP servers', link: '/client' },
+          ],
+        },
+        {
+          text: 'The shell and the workspace',
           items: [
             { text: 'The shell and its sandbox', link: '/sandbox' },
             { text: 'The workspace', link: '/workspace' },
-            { text: 'Modules and dependency injection', link: '/modules-and-di' },
+          ],
+        },
+        {
+          text: 'Where your app already is',
+          items: [
+            { text: 'NestJS, the AI SDK and OpenAI Agents', link: '/frameworks' },
+            { text: 'The command line', link: '/cli' },
+          ],
+        },
+        {
+          text: 'Running it',
+          items: [
             { text: 'Deployment', link: '/deploy' },
+            { text: 'Troubleshooting', link: '/troubleshooting' },
+            { text: 'Benchmarks', link: '/benchmarks' },
+          ],
+        },
+        {
+          text: 'The contract',
+          items: [
+            { text: 'The contract and the Go binding', link: '/contract' },
             { text: 'Interop with the Go binding', link: '/go-interop' },
+          ],
+        },
+        {
+          text: 'This repository',
+          items: [
+            { text: 'Contributing', link: '/contributing' },
+            { text: 'API reference', link: '/api/' },
           ],
         },
       ],
