@@ -1,35 +1,89 @@
 import { defineConfig } from 'vitepress';
+import { withMermaid } from 'vitepress-plugin-mermaid';
 import apiSidebar from '../api/typedoc-sidebar.json';
 
 // The site `npm run docs:build` builds from docs/: the guides, and the API reference that
 // TypeDoc writes into docs/api from the TSDoc (so it cannot drift from the code).
-export default defineConfig({
-  title: 'agenttool',
-  description: 'Decorator- and class-based agent tools for TypeScript',
-  cleanUrls: true,
-  // A dead link to a page fails the build; scripts/check-docs-links.js checks anchors.
-  ignoreDeadLinks: false,
-  themeConfig: {
-    nav: [
-      { text: 'Guides', link: '/sandbox' },
-      { text: 'API', link: '/api/' },
-    ],
-    sidebar: {
-      '/api/': [{ text: 'API reference', items: apiSidebar }],
-      '/': [
-        {
-          text: 'Guides',
-          items: [
-            { text: 'The shell and its sandbox', link: '/sandbox' },
-            { text: 'The workspace', link: '/workspace' },
-            { text: 'Modules and dependency injection', link: '/modules-and-di' },
-            { text: 'Deployment', link: '/deploy' },
-            { text: 'Traces and metrics (OpenTelemetry)', link: '/telemetry' },
-            { text: 'Interop with the Go binding', link: '/go-interop' },
-          ],
-        },
+// Mermaid draws the diagrams (the layers on the contributor page).
+export default withMermaid(
+  defineConfig({
+    title: 'agenttool',
+    description: 'Decorator- and class-based agent tools for TypeScript',
+    cleanUrls: true,
+    // A dead link to a page fails the build; scripts/check-docs-links.js checks anchors.
+    ignoreDeadLinks: false,
+    themeConfig: {
+      nav: [
+        { text: 'Guides', link: '/getting-started' },
+        { text: 'Troubleshooting', link: '/troubleshooting' },
+        { text: 'API', link: '/api/' },
       ],
+      sidebar: {
+        '/api/': [{ text: 'API reference', items: apiSidebar }],
+        '/': [
+          {
+            text: 'Start here',
+            items: [
+              { text: 'Getting started', link: '/getting-started' },
+              { text: 'A fast development loop', link: '/typescript-runners' },
+            ],
+          },
+          {
+            text: 'Writing tools',
+            items: [
+              { text: 'Tools and decorators', link: '/tools' },
+              { text: 'The executor and its batch rules', link: '/executor' },
+              { text: 'Modules and dependency injection', link: '/modules-and-di' },
+              { text: 'Long-running tasks', link: '/tasks' },
+            ],
+          },
+          {
+            text: 'MCP',
+            items: [
+              { text: 'Serving over MCP', link: '/serving' },
+              { text: 'Consuming MCP servers', link: '/client' },
+            ],
+          },
+          {
+            text: 'The shell and the workspace',
+            items: [
+              { text: 'The shell and its sandbox', link: '/sandbox' },
+              { text: 'The workspace', link: '/workspace' },
+            ],
+          },
+          {
+            text: 'Where your app already is',
+            items: [
+              { text: 'NestJS, the AI SDK and OpenAI Agents', link: '/frameworks' },
+              { text: 'The command line', link: '/cli' },
+            ],
+          },
+          {
+            text: 'Running it',
+            items: [
+              { text: 'Deployment', link: '/deploy' },
+              { text: 'Traces and metrics (OpenTelemetry)', link: '/telemetry' },
+              { text: 'Troubleshooting', link: '/troubleshooting' },
+              { text: 'Benchmarks', link: '/benchmarks' },
+            ],
+          },
+          {
+            text: 'The contract',
+            items: [
+              { text: 'The contract and the Go binding', link: '/contract' },
+              { text: 'Interop with the Go binding', link: '/go-interop' },
+            ],
+          },
+          {
+            text: 'This repository',
+            items: [
+              { text: 'Contributing', link: '/contributing' },
+              { text: 'API reference', link: '/api/' },
+            ],
+          },
+        ],
+      },
+      search: { provider: 'local' },
     },
-    search: { provider: 'local' },
-  },
-});
+  }),
+);

@@ -1,6 +1,5 @@
 import { Param, Tool } from 'agenttool';
-import { Module, ToolApp } from 'agenttool/di';
-import { serveTools } from 'agenttool/mcp';
+import { Module } from 'agenttool/di';
 
 class GreetArgs {
   @Param('Who to greet') name!: string;
@@ -15,15 +14,3 @@ export class Greet {
 
 @Module({ tools: [Greet] })
 export class GreetModule {}
-
-/** Serves the greeter over Streamable HTTP on 127.0.0.1 until `stop()` is called. */
-export async function serveGreeter(port = 0) {
-  const app = await ToolApp.create(GreetModule);
-  const server = serveTools(app, { name: 'greeter' });
-  const listener = await server.listenHttp({ port });
-  const stop = async () => {
-    await server.close();
-    await app.close();
-  };
-  return { url: listener.url, stop };
-}

@@ -178,7 +178,7 @@ describe('agenttool/openai-agents in run() with ScriptedModel', () => {
   });
 });
 
-describe('the README examples, over the sample workspace', () => {
+describe('the agent-loop examples of docs/frameworks.md, over the sample workspace', () => {
   interface Run {
     text: string;
     outputs: [string, string][];

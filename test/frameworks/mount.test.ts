@@ -1,5 +1,5 @@
 /**
- * The README's mounting examples: the MCP handler in Express, Fastify and Hono apps made
+ * docs/serving.md's mounting examples: the MCP handler in Express, Fastify and Hono apps made
  * by the MCP SDK's own adapters, served on loopback, for clients of both eras, with the
  * Host and Origin checks on through each mount.
  */
@@ -9,9 +9,9 @@ import { createContext } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
 import { connectMcp, type McpToolServer, serveTools } from 'agenttool/mcp';
 import { GreetModule } from '../../samples/readme/greet';
-import { mountInExpress } from '../../samples/readme/mount-express';
-import { mountInFastify } from '../../samples/readme/mount-fastify';
-import { mountInHono } from '../../samples/readme/mount-hono';
+import { mountInExpress } from '../../samples/docs/mount-express';
+import { mountInFastify } from '../../samples/docs/mount-fastify';
+import { mountInHono } from '../../samples/docs/mount-hono';
 
 interface Mounted {
   readonly port: number;

@@ -224,7 +224,7 @@ describe.each(['express', 'fastify'])('on %s', (adapter) => {
     }
   }, 60_000);
 
-  it("serves the README's greeter to clients of both eras and closes", async () => {
+  it('serves the greeter of docs/frameworks.md to clients of both eras and closes', async () => {
     const greeter = startFixture('nest-greeter', [adapter], process.execPath);
     const url = (await greeter.waitForStdout(/LISTENING (\S+)\n/))[1]!;
     for (const protocol of ['modern', 'legacy'] as const) {
@@ -242,7 +242,7 @@ describe.each(['express', 'fastify'])('on %s', (adapter) => {
   }, 60_000);
 });
 
-describe("the README's NestJS greeter", () => {
+describe('the NestJS greeter of docs/frameworks.md', () => {
   // As in a project that installed Nest for Express only.
   const withoutFastify = {
     NODE_OPTIONS: `--require ${join(ROOT, 'dist/test/fixtures/frameworks/hide-packages.js')}`,

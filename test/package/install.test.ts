@@ -1,9 +1,13 @@
 /**
  * The package as a user gets it. It is packed from a copy of this checkout, so that
  * `prepack` builds it as it would from a fresh clone, and installed with
- * `npm install <tarball>` into new projects, one CommonJS and one ES module, where the
- * README's examples compile with the README's tsconfig.json and run. npm and tsc make it
- * slow: an integration test, self-contained so that it can run in a project of its own.
+ * `npm install <tarball>` into new projects: one that follows the README's first screen
+ * as a new user would, command by command, through to a tool call and to the client
+ * configurations it gives; and one CommonJS and one ES module project, where the
+ * examples of the README and the guides compile with the README's tsconfig.json and run.
+ * It runs on the Node that runs Jest, which CI makes Node 22 and then Node 24. npm and
+ * tsc make it slow: an integration test, self-contained so that it can run in a project
+ * of its own.
  */
 import { execFile } from 'node:child_process';
 import {
@@ -84,14 +88,39 @@ const npm = (args: readonly string[], cwd: string) =>
 const tsc = (project: string, args: readonly string[], cwd = project) =>
   run(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), ...args], cwd);
 
-/** A code block of the README, as the `<!-- marker -->` before it names it. */
-function readmeBlock(marker: string, language: string): string {
+/** A code block of a page (the README by default), as the `<!-- marker -->` before it names it. */
+function readmeBlock(marker: string, language: string, page = 'README.md'): string {
+  const text = page === 'README.md' ? README : readFileSync(join(ROOT, page), 'utf8');
   const escaped = marker.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const block = new RegExp(`<!-- ${escaped} -->\\n+\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(
-    README,
+    text,
   )?.[1];
-  if (block === undefined) throw new Error(`the README has no block after <!-- ${marker} -->`);
+  if (block === undefined) throw new Error(`${page} has no block after <!-- ${marker} -->`);
   return block;
+}
+
+/**
+ * The samples of the README and the guides that the projects below compile and run, by
+ * the page that shows each; the greeter's server imports the README's greeter beside it.
+ */
+const EXAMPLES: Record<string, { page: string; file: string }> = {
+  greet: { page: 'README.md', file: 'samples/readme/greet.ts' },
+  'serve-greeter': { page: 'docs/serving.md', file: 'samples/docs/serve-greeter.ts' },
+  remote: { page: 'docs/client.md', file: 'samples/docs/remote.ts' },
+  context: { page: 'docs/tools.md', file: 'samples/docs/context.ts' },
+  results: { page: 'docs/tools.md', file: 'samples/docs/results.ts' },
+};
+
+/** Writes the named examples into the project's src/, as an ES module project when `esm`. */
+function writeExamples(project: string, names: readonly string[], esm: boolean): void {
+  for (const name of names) {
+    const { page, file } = EXAMPLES[name]!;
+    const source = readmeBlock(`file: ${file}`, 'ts', page).replace(
+      "from '../readme/greet';",
+      esm ? "from './greet.js';" : "from './greet';",
+    );
+    write(join(project, 'src', `${name}.ts`), source);
+  }
 }
 
 function write(file: string, text: string): void {
@@ -185,19 +214,135 @@ describe('the packed package', () => {
   });
 });
 
+describe("the README's first screen, followed in a fresh project", () => {
+  let project: string;
+  // The Node that runs Jest comes first on the PATH of every command, so that npm, npx
+  // and the agenttool command all run on it; npm works from its cache where it can.
+  const shellEnv = {
+    ...env,
+    PATH: `${dirname(process.execPath)}:${env.PATH ?? ''}`,
+    npm_config_prefer_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+  };
+  const shell = (line: string, cwd = project) =>
+    new Promise<Ran>((resolve) => {
+      execFile(
+        'sh',
+        ['-c', line],
+        { cwd, env: shellEnv, maxBuffer: 64 * 1024 * 1024, timeout: 8 * MINUTES },
+        (error, stdout, stderr) => {
+          const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+          resolve({ code, stdout, stderr });
+        },
+      );
+    });
+  const lines = (block: string) => block.split('\n').filter((line) => line.trim() !== '');
+
+  /** The last command's output. */
+  let lastOutput: Ran;
+
+  beforeAll(async () => {
+    project = join(work, 'first-screen');
+    mkdirSync(project);
+    // A new, empty project, as `npm init -y` makes it.
+    const init = await shell('npm init -y');
+    if (init.code !== 0) throw new Error(`npm init -y failed:\n${init.stdout}${init.stderr}`);
+    // Install: the one command, with the packed tarball in place of the registry's.
+    const install = lines(readmeBlock('first-screen: install', 'sh'));
+    expect(install).toEqual(['npm install agenttool']);
+    const installed = await shell(`npm install ${tarball}`);
+    if (installed.code !== 0) throw new Error(`npm install failed:\n${installed.stderr}`);
+    // A first tool: the tsconfig.json and src/greet.ts, as the README shows them.
+    write(join(project, 'tsconfig.json'), readmeBlock('install: tsconfig.json', 'json'));
+    write(join(project, 'src', 'greet.ts'), readmeBlock('file: samples/readme/greet.ts', 'ts'));
+    // Then each command as it stands, in order; each must succeed.
+    for (const line of lines(readmeBlock('first-screen: commands', 'sh'))) {
+      lastOutput = await shell(line);
+      if (lastOutput.code !== 0) {
+        throw new Error(
+          `${line} exited ${lastOutput.code}:\n${lastOutput.stdout}${lastOutput.stderr}`,
+        );
+      }
+    }
+  }, 10 * MINUTES);
+
+  it('runs on the Node that runs the tests', async () => {
+    expect((await shell('node --version')).stdout.trim()).toBe(process.version);
+  });
+
+  it('installs the peer dependencies with agenttool alone', () => {
+    for (const peer of ['reflect-metadata', 'class-validator', 'class-transformer']) {
+      expect({ peer, installed: existsSync(join(project, 'node_modules', peer)) }).toEqual({
+        peer,
+        installed: true,
+      });
+    }
+  });
+
+  it('calls the tool and prints what the README says it prints', () => {
+    expect(lastOutput.stderr).toBe('');
+    expect(lastOutput.stdout).toBe(readmeBlock('first-screen: output', 'text'));
+  });
+
+  it.each([
+    ['claude-desktop-and-cursor', 'mcpServers', '/path/to/project'],
+    ['vscode', 'servers', '${workspaceFolder}'],
+  ])(
+    'serves the tool to a client configured with the %s JSON',
+    async (marker, key, placeholder) => {
+      const config = JSON.parse(readmeBlock(`mcp-config: ${marker}`, 'json')) as Record<
+        string,
+        Record<string, { type?: string; command: string; args: string[] }>
+      >;
+      const server = config[key]!['greeter']!;
+      expect(server.type ?? 'stdio').toBe('stdio');
+      const args = server.args.map((arg) => arg.split(placeholder).join(project));
+      // The client, as an MCP client application would: it starts the command in a folder
+      // of its own, not the project's.
+      write(
+        join(project, 'client.cjs'),
+        `const { createContext } = require('agenttool');
+const { connectMcp } = require('agenttool/mcp');
+
+(async () => {
+  const [command, args] = [process.argv[2], JSON.parse(process.argv[3])];
+  const remote = await connectMcp({ transport: { command, args } });
+  try {
+    const greet = remote.tools().find((tool) => tool.name === 'greet');
+    const call = { id: 'call_1', args: '{"name":"Ada"}' };
+    console.log((await greet.execute(call, createContext({ call }))).output);
+  } finally {
+    await remote.close();
+  }
+})().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
+`,
+      );
+      const elsewhere = mkdtempSync(join(work, 'client-'));
+      const quoted = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
+      const ran = await shell(
+        `node ${quoted(join(project, 'client.cjs'))} ${quoted(server.command)} ${quoted(JSON.stringify(args))}`,
+        elsewhere,
+      );
+      expect({ code: ran.code, stdout: ran.stdout }).toEqual({ code: 0, stdout: 'Hello, Ada!\n' });
+    },
+    2 * MINUTES,
+  );
+});
+
 describe('a CommonJS project', () => {
   let project: string;
 
   beforeAll(async () => {
     project = await newProject('greeter-cjs', {}, OUR_TYPESCRIPT);
-    for (const example of ['greet', 'remote', 'context', 'results']) {
-      const source = readmeBlock(`file: samples/readme/${example}.ts`, 'ts');
-      write(join(project, 'src', `${example}.ts`), source);
-    }
+    writeExamples(project, ['greet', 'serve-greeter', 'remote', 'context', 'results'], false);
     write(
       join(project, 'src', 'main.ts'),
       `import { importAsHost } from './context';
-import { serveGreeter } from './greet';
+import { serveGreeter } from './serve-greeter';
 import { greetRemotely } from './remote';
 
 async function main(): Promise<void> {
@@ -354,13 +499,10 @@ describe('an ES module project', () => {
 
   beforeAll(async () => {
     project = await newProject('greeter-esm', { type: 'module' }, NEWEST_TYPESCRIPT);
-    for (const example of ['greet', 'remote']) {
-      const source = readmeBlock(`file: samples/readme/${example}.ts`, 'ts');
-      write(join(project, 'src', `${example}.ts`), source);
-    }
+    writeExamples(project, ['greet', 'serve-greeter', 'remote'], true);
     write(
       join(project, 'src', 'main.ts'),
-      `import { serveGreeter } from './greet.js';
+      `import { serveGreeter } from './serve-greeter.js';
 import { greetRemotely } from './remote.js';
 
 const greeter = await serveGreeter();

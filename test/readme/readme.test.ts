@@ -6,51 +6,28 @@ import * as path from 'node:path';
 import { createContext, recordOf, toolFromInstance } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
 import { connectMcp, serveTools } from 'agenttool/mcp';
-import { serveNotes } from '../../samples/readme/auth';
-import { runBatch } from '../../samples/readme/batch';
-import { importAsHost } from '../../samples/readme/context';
-import { GreetModule, serveGreeter } from '../../samples/readme/greet';
-import { mountTools } from '../../samples/readme/mount';
-import { greetRemotely } from '../../samples/readme/remote';
-import { readWeather } from '../../samples/readme/output';
-import { Chart, CountWords, ExportCsv, Finish } from '../../samples/readme/results';
+import { serveNotes } from '../../samples/docs/auth';
+import { runBatch } from '../../samples/docs/batch';
+import { importAsHost } from '../../samples/docs/context';
+import { GreetModule } from '../../samples/readme/greet';
+import { serveGreeter } from '../../samples/docs/serve-greeter';
+import { mountTools } from '../../samples/docs/mount';
+import { greetRemotely } from '../../samples/docs/remote';
+import { readWeather } from '../../samples/docs/output';
+import { Chart, CountWords, ExportCsv, Finish } from '../../samples/docs/results';
 import { DEFAULT_WORKSPACE_FOLDER } from 'agenttool/workspace';
 import { startJwtAuthorizationServer } from '../fixtures/oauth/jwt-authorization-server';
 
 const ROOT = path.join(__dirname, '../..');
 
-// Every code block in the README that is preceded by `<!-- file: <path> -->` must be
-// that file, byte for byte; the files are compiled by the build and run below.
-describe('the README', () => {
-  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/<!-- file: (\S+) -->\n+```ts\n([\s\S]*?)```/g)];
+// The README's own code (its greeter) is checked with every page's by
+// test/docs/samples.test.ts; the examples of the guides run below.
+describe('the Writing a tool guide (docs/tools.md)', () => {
+  const guide = fs.readFileSync(path.join(ROOT, 'docs/tools.md'), 'utf8');
 
-  it('shows the example files', () => {
-    expect(blocks.map((b) => b[1])).toEqual(
-      expect.arrayContaining([
-        'samples/readme/greet.ts',
-        'samples/readme/batch.ts',
-        'samples/readme/remote.ts',
-        'samples/readme/context.ts',
-        'samples/readme/results.ts',
-        'samples/readme/output.ts',
-        'samples/readme/auth.ts',
-        'samples/readme/mount-express.ts',
-        'samples/readme/mount-fastify.ts',
-        'samples/readme/mount-hono.ts',
-        'samples/readme/nest.ts',
-        'samples/readme/ai-sdk.ts',
-        'samples/readme/openai-agents.ts',
-      ]),
-    );
-  });
-
-  it.each(blocks.map((b) => [b[1]!, b[2]!]))('shows %s as it is', async (file, shown) => {
-    expect(shown).toBe(await readFile(path.join(ROOT, file), 'utf8'));
-  });
-
-  it('lists every member of the call context in the Writing a tool table', () => {
-    const table = /\| member of `ctx: ToolContext` [^\n]*\n((?:\|[^\n]*\n)+)/.exec(readme)?.[1];
+  it('lists every member of the call context in its table', () => {
+    const table = /\| member of `ctx: ToolContext` [^\n]*\n((?:\|[^\n]*\n)+)/.exec(guide)?.[1];
+    expect(table).toBeDefined();
     const listed = (table ?? '')
       .split('\n')
       .slice(1)
@@ -79,7 +56,7 @@ describe('the default workspace root', () => {
   });
 });
 
-describe('the README examples run', () => {
+describe('the examples of the README and the guides run', () => {
   let root: string;
   const saved = process.env.WORKSPACE_ROOT;
 

@@ -19,6 +19,7 @@ describe('docs/tasks.md', () => {
 
   it('shows the example files as they are', () => {
     expect(blocks.map((b) => b[1])).toEqual([
+      'samples/docs/task-support.ts',
       'samples/tasks/report-server.ts',
       'samples/tasks/start-task.ts',
       'samples/tasks/poll-task.ts',

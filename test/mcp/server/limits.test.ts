@@ -5,7 +5,8 @@
  * too deeply (an isError result naming the limit, never a protocol error), an empty
  * JSON-RPC batch (400), and a dropped connection that stops the call it carried.
  */
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { createContext, newTool, outputText, type Tool } from 'agenttool';
 import { connectMcp, McpToolServer, type HttpListener } from 'agenttool/mcp';
 import { deferred } from './helpers';
@@ -323,4 +324,45 @@ test('a 2025-era client that drops its connection mid-call stops the call', asyn
   } finally {
     await server.close();
   }
+});
+
+describe('listenHttp with options it refuses', () => {
+  /** A port nothing listens on now. */
+  const freePort = (): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const probe = createServer();
+      probe.once('error', reject);
+      probe.listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+  /** Whether a connection to the port is accepted. */
+  const accepts = (port: number): Promise<boolean> =>
+    new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+
+  it.each([
+    ['a limit of 0 sessions', { maxSessions: 0 }, /maxSessions/],
+    [
+      'authorization without servers',
+      { auth: { verifyToken: () => undefined, authorizationServers: [] } },
+      /authorizationServers/,
+    ],
+  ])('rejects %s and leaves nothing listening', async (_what, options, message) => {
+    const port = await freePort();
+    const server = new McpToolServer([]);
+    try {
+      await expect(server.listenHttp({ ...options, port })).rejects.toThrow(message);
+      expect(await accepts(port)).toBe(false);
+    } finally {
+      await server.close();
+    }
+  });
 });

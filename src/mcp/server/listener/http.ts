@@ -109,7 +109,14 @@ export async function listenHttp(
     });
   });
   const port = (http.address() as AddressInfo).port;
-  const handler = httpHandler(server, options, port);
+  let handler: ReturnType<typeof httpHandler>;
+  try {
+    handler = httpHandler(server, options, port);
+  } catch (error) {
+    // Options refused (a limit, the authorization) leave no listening socket behind.
+    await new Promise<void>((resolve) => http.close(() => resolve()));
+    throw error;
+  }
   http.on('request', (req: IncomingMessage, res: ServerResponse) => {
     // Clients that honour the hint (Node's fetch and http.Agent) let an idle connection
     // go well before the server closes it: no request is written onto a closing one. A
