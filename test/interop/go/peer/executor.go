@@ -94,23 +94,30 @@ func (e Executor) Execute(ctx context.Context, jobs []Job) iter.Seq[Event] {
 		if e.Recorder != nil {
 			ctx = ContextWithRecorder(ctx, e.Recorder)
 		}
-		slots := make(chan struct{}, e.limit(jobs))
+		// Slots go to jobs in the order they became ready, chain heads in job order: a
+		// goroutine per chain racing for a channel would hand them out at random.
+		slots := newFifoSlots(e.limit(jobs))
 		events := make(chan Event)
 		var wg sync.WaitGroup
 		for _, chain := range e.Chains(jobs) {
+			ticket := slots.enqueue()
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for _, i := range chain {
+				for k, i := range chain {
+					if k > 0 {
+						ticket = slots.enqueue()
+					}
 					select {
-					case slots <- struct{}{}:
+					case <-ticket:
 					case <-ctx.Done():
+						slots.abandon(ticket)
 						events <- Event{Index: i, Final: true, Err: ctx.Err()}
 						continue
 					}
 					res, err := e.run(ctx, i, jobs[i], events)
 					events <- Event{Index: i, Final: true, Result: res, Err: err}
-					<-slots
+					slots.release()
 				}
 			}()
 		}
@@ -174,4 +181,53 @@ func (e Executor) onStart(ctx context.Context, job Job) (err error) {
 		}
 	}()
 	return e.OnStart(ctx, job)
+}
+
+// fifoSlots hands out at most n slots, to waiters in the order they enqueued.
+type fifoSlots struct {
+	mu    sync.Mutex
+	free  int
+	queue []chan struct{}
+}
+
+func newFifoSlots(n int) *fifoSlots { return &fifoSlots{free: n} }
+
+// enqueue returns a ticket, closed once the slot is the holder's.
+func (s *fifoSlots) enqueue() chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ticket := make(chan struct{})
+	if s.free > 0 && len(s.queue) == 0 {
+		s.free--
+		close(ticket)
+	} else {
+		s.queue = append(s.queue, ticket)
+	}
+	return ticket
+}
+
+// release gives a slot back: to the first waiter, or to the free count.
+func (s *fifoSlots) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.queue) > 0 {
+		close(s.queue[0])
+		s.queue = s.queue[1:]
+		return
+	}
+	s.free++
+}
+
+// abandon gives up a ticket: taken out of the queue, or given back when already granted.
+func (s *fifoSlots) abandon(ticket chan struct{}) {
+	s.mu.Lock()
+	for k, waiting := range s.queue {
+		if waiting == ticket {
+			s.queue = append(s.queue[:k], s.queue[k+1:]...)
+			s.mu.Unlock()
+			return
+		}
+	}
+	s.mu.Unlock()
+	s.release()
 }
