@@ -16,8 +16,9 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ProtocolError } from '@modelcontextprotocol/server';
-import { newTool, ProgressInfo, type Tool } from 'agenttool';
+import { newTool, type Tool } from 'agenttool';
 import { type HttpListener, type McpToolServer, serveTools } from 'agenttool/mcp';
+import { gated, signal } from '../mcp/tasks/helpers';
 
 type ExtTasks = typeof import('@modelcontextprotocol/ext-tasks/client', {
   with: { 'resolution-mode': 'import' },
@@ -48,38 +49,6 @@ async function serve(tools: Tool[]): Promise<HttpListener> {
   const server = serveTools(tools, { tasks: { pollIntervalMs: 20 } });
   servers.push(server);
   return server.listenHttp({});
-}
-
-/** A promise and its resolver. */
-function signal<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
-/** A tool that reports progress, then runs until the test lets it go (or its signal aborts). */
-function gated(mode: 'optional' | 'required' = 'optional') {
-  const started = signal();
-  const release = signal<string>();
-  const aborted = signal<unknown>();
-  const tool = newTool({
-    name: 'job',
-    description: 'runs until released',
-    taskSupport: mode,
-    execute: async (_call, ctx) => {
-      ctx.signal.addEventListener('abort', () => aborted.resolve(ctx.signal.reason));
-      ctx.progress(new ProgressInfo(1, 2, 'half way'));
-      started.resolve();
-      const text = await Promise.race([
-        release.promise,
-        new Promise<string>((_, reject) =>
-          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error)),
-        ),
-      ]);
-      return { output: text };
-    },
-  });
-  return { tool, started, release, aborted };
 }
 
 /** A task-required tool that asks for a name, then greets it. */
@@ -214,7 +183,7 @@ describe.each<[string, Era]>([
   ['2025-11-25 (experimental tasks)', 'legacy'],
 ])('ext-tasks in the %s era', (_name, era) => {
   test('creates a task and follows it to its result, seeing its progress', async () => {
-    const job = gated('required');
+    const job = gated('job', 'required');
     const listener = await serve([job.tool]);
     const session = await sessionOf(era)(listener.url);
     // What ext-tasks makes of the server: tasks it can run and cancel; answers to a
@@ -261,7 +230,7 @@ describe.each<[string, Era]>([
   });
 
   test("cancels the task: the tool's signal aborts and the task ends cancelled", async () => {
-    const job = gated('optional');
+    const job = gated('job', 'optional');
     const listener = await serve([job.tool]);
     const session = await sessionOf(era)(listener.url);
     // An optional tool runs as a task when the client prefers one (2025-11-25 asks for it).
@@ -291,7 +260,7 @@ describe.each<[string, Era]>([
   });
 
   test('a second session resumes the task by its reference and follows it to its result', async () => {
-    const job = gated('required');
+    const job = gated('job', 'required');
     const listener = await serve([job.tool]);
     const first = await sessionOf(era)(listener.url);
     const execution = await first.callTool('job', {});
@@ -345,7 +314,7 @@ test('2026-07-28: a JSON-RPC error ends the task failed with that error', async 
 });
 
 test('2025-11-25: ext-tasks follows the task by its notifications/tasks/status, not by polling', async () => {
-  const job = gated('required');
+  const job = gated('job', 'required');
   // A poll a minute apart: ext-tasks waits that long for a state unless a notification
   // brings it, and the test times out long before.
   const server = serveTools([job.tool], { tasks: { pollIntervalMs: 60_000 } });

@@ -5,6 +5,7 @@ import {
   type StandardSchemaV1,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
+import { newTool, ProgressInfo } from 'agenttool';
 import { type Answer, modern, post } from '../auth/helpers';
 
 export const TASKS = 'io.modelcontextprotocol/tasks';
@@ -120,6 +121,31 @@ export function signal<T = void>(): { promise: Promise<T>; resolve: (value: T) =
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
+}
+
+/** A tool that reports progress, then runs until the test lets it go (or its signal aborts). */
+export function gated(name: string, mode: 'optional' | 'required' | 'never' = 'optional') {
+  const started = signal();
+  const release = signal<string>();
+  const aborted = signal<unknown>();
+  const tool = newTool({
+    name,
+    description: 'runs until released',
+    taskSupport: mode,
+    execute: async (_call, ctx) => {
+      ctx.signal.addEventListener('abort', () => aborted.resolve(ctx.signal.reason));
+      ctx.progress(new ProgressInfo(1, 2, 'half way'));
+      started.resolve();
+      const text = await Promise.race([
+        release.promise,
+        new Promise<string>((_, reject) =>
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error)),
+        ),
+      ]);
+      return { output: text };
+    },
+  });
+  return { tool, started, release, aborted };
 }
 
 /** Any JSON object, as a result schema for the SDK client's `request`. */

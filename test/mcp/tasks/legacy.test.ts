@@ -7,9 +7,9 @@
  * default (2025) era, one session each.
  */
 import { ProtocolError } from '@modelcontextprotocol/server';
-import { newTool, ProgressInfo, type Tool } from 'agenttool';
+import { newTool, type Tool } from 'agenttool';
 import { type HttpListener, type McpToolServer, serveTools } from 'agenttool/mcp';
-import { ANY_RESULT, firstText, LegacyTaskClient, signal, TaskClient } from './helpers';
+import { ANY_RESULT, firstText, gated, LegacyTaskClient, signal, TaskClient } from './helpers';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 
@@ -45,31 +45,6 @@ async function open(url: string, token?: string): Promise<LegacyTaskClient> {
   const client = await LegacyTaskClient.open(url, token);
   clients.push(client);
   return client;
-}
-
-/** A tool that runs until the test lets it go (or its signal aborts). */
-function gated(name: string, mode: 'optional' | 'required' | 'never' = 'optional') {
-  const started = signal();
-  const release = signal<string>();
-  const aborted = signal<unknown>();
-  const tool = newTool({
-    name,
-    description: 'runs until released',
-    taskSupport: mode,
-    execute: async (_call, ctx) => {
-      ctx.signal.addEventListener('abort', () => aborted.resolve(ctx.signal.reason));
-      ctx.progress(new ProgressInfo(1, 2, 'half way'));
-      started.resolve();
-      const text = await Promise.race([
-        release.promise,
-        new Promise<string>((_, reject) =>
-          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error)),
-        ),
-      ]);
-      return { output: text };
-    },
-  });
-  return { tool, started, release, aborted };
 }
 
 const FINAL = ['completed', 'failed', 'cancelled'];

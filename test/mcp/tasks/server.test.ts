@@ -4,7 +4,7 @@
  * by one and polled by another shows the task outlives its request.
  */
 import { ProtocolError } from '@modelcontextprotocol/server';
-import { newTool, ProgressInfo, type Tool } from 'agenttool';
+import { newTool, type Tool } from 'agenttool';
 import {
   type HttpListener,
   type McpToolServer,
@@ -13,7 +13,7 @@ import {
   SESSION_META_KEY,
   SESSIONS_EXTENSION,
 } from 'agenttool/mcp';
-import { firstText, signal, TaskClient, TASKS } from './helpers';
+import { firstText, gated, signal, TaskClient, TASKS } from './helpers';
 
 const servers: McpToolServer[] = [];
 
@@ -39,31 +39,6 @@ async function serve(
         }
       : {},
   );
-}
-
-/** A tool that runs until the test lets it go (or its signal aborts). */
-function gated(name: string, mode: 'optional' | 'required' = 'optional') {
-  const started = signal();
-  const release = signal<string>();
-  const aborted = signal<unknown>();
-  const tool = newTool({
-    name,
-    description: 'runs until released',
-    taskSupport: mode,
-    execute: async (_call, ctx) => {
-      ctx.signal.addEventListener('abort', () => aborted.resolve(ctx.signal.reason));
-      ctx.progress(new ProgressInfo(1, 2, 'half way'));
-      started.resolve();
-      const text = await Promise.race([
-        release.promise,
-        new Promise<string>((_, reject) =>
-          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error)),
-        ),
-      ]);
-      return { output: text };
-    },
-  });
-  return { tool, started, release, aborted };
 }
 
 test('a task made on one connection is polled to its result from another', async () => {
