@@ -233,7 +233,10 @@ export class BatchRun implements ExecutorRun, DrainSource {
     if (this.#aborted) this.#complete(i, undefined, undefined);
     else {
       this.#wanting.push(i);
-      if (this.#active + this.#wanting.size > this.#plan.limit) this.#telemetry?.waitingForSlot(i);
+      const telemetry = this.#telemetry;
+      if (telemetry !== undefined && this.#active + this.#wanting.size > this.#plan.limit) {
+        telemetry.waitingForSlot(i);
+      }
     }
   }
 
