@@ -123,6 +123,8 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
     version: packageVersion(),
     ...(records === undefined ? {} : { recorder: records.recorder() }),
     ...(scaleOut === undefined ? {} : { scaleOut }),
+    // A module file's onServe hook is handed the server and may change its list.
+    ...('onServe' in loaded && loaded.onServe !== undefined ? { listChanged: true } : {}),
   });
   let stopping: Promise<void> | undefined;
   let resolveClosed!: () => void;

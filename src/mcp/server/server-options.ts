@@ -59,6 +59,16 @@ export interface McpServerOptions extends RoundTripOptions {
    * each tool's own declaration (`taskSupport`, `@TaskSupport`).
    */
   readonly tasks?: TaskOptions;
+  /**
+   * Whether the tool list can change while the server runs, announced to clients as
+   * `tools.listChanged`. A client that reads true waits for a change notice after each
+   * call that may change the list; a fixed list saying false spares it that wait. By
+   * default false until the list first changes after the server was made (`addTools`,
+   * `removeTools`), true from then on; give `true` for a server whose list will change
+   * (tools added later, proxied lists, a reload), so that clients listen from the start.
+   * Change notices are sent whenever the list changes, whatever this says.
+   */
+  readonly listChanged?: boolean;
 }
 
 /** Something the server closes: an HTTP listener, a mounted handler, a stdio connection. */

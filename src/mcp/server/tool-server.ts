@@ -80,6 +80,10 @@ export class McpToolServer {
   #closing: Promise<void> | undefined;
   #draining: Promise<void> | undefined;
   readonly #listeners = new Set<() => void>();
+  /** True once the constructor has added the tools it was given: later changes are changes. */
+  #made = false;
+  /** True once the list changed after the server was made. */
+  #changed = false;
   readonly #onSession: ((session: Session) => void | Promise<void>) | undefined;
   /** @internal What every SDK instance of this server shares. */
   readonly host: InstanceHost;
@@ -116,11 +120,13 @@ export class McpToolServer {
       calls: new CallTracker(),
       tasks: new Tasks(options.tasks, report, this.#scale?.taskPlace()),
       localAuth: options.localAuth,
+      listChanged: () => options.listChanged ?? this.#changed,
       definitions: () => (definitions ??= [...this.#tools.values()].map((s) => s.definition)),
       servedTools: () => (served ??= [...this.#tools.values()]),
       served: (name) => this.#tools.get(name),
     };
     this.addTools(...tools);
+    this.#made = true;
     this.#unobserve = observeServer({
       sessions: () => this.#sessions.size,
       parkedCalls: () => this.host.trips.parked,
@@ -441,6 +447,7 @@ export class McpToolServer {
   }
 
   #listChanged(): void {
+    if (this.#made) this.#changed = true;
     this.#notifyListChanged();
     this.#scale?.publishListChanged();
   }

@@ -35,7 +35,7 @@ describe.each<[string, Connect]>([
   test('tools/list serves each definition as generated', async () => {
     await withClient(async (client) => {
       expect(client.getServerVersion()).toEqual({ name: 'round-trip', version: '9.9.9' });
-      expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: true });
+      expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(server.tools.map((t) => t.name));
       const upper = tools.find((t) => t.name === 'upper');

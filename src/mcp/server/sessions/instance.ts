@@ -80,6 +80,8 @@ export interface InstanceHost {
    * none, so tools that require scopes are not theirs.
    */
   readonly localAuth: AuthInfo | undefined;
+  /** What `tools.listChanged` announces now: whether the list can change (see the option). */
+  listChanged(): boolean;
   definitions(): McpTool[];
   /** Every served tool, in the order of {@link definitions}. */
   servedTools(): readonly ServedTool[];
@@ -128,7 +130,7 @@ export function buildInstance(
     // The extension says the server holds sessions by handle, ends one on
     // SESSION_END_METHOD, and stops a parked call given up (CANCEL_META_KEY).
     capabilities: {
-      tools: { listChanged: true },
+      tools: { listChanged: host.listChanged() },
       logging: {},
       extensions: { [SESSIONS_EXTENSION]: {} },
     },
