@@ -86,6 +86,7 @@ export {
   isStrict,
   newTool,
   outputSchemaOf,
+  handleArgumentOf,
   replayOf,
   resourceOf,
   unwrap,

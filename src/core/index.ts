@@ -108,6 +108,7 @@ export {
   isStrict,
   newTool,
   outputSchemaOf,
+  handleArgumentOf,
   replayOf,
   resourceOf,
   unwrap,

@@ -9,6 +9,18 @@ export interface Session {
   readonly client?: { readonly name: string; readonly version: string } | undefined;
   /** Registers a listener run once when the session ends. */
   onClose(listener: () => void | Promise<void>): void;
+  /**
+   * True when the session is the call's own and ends with it (a 2026-07-28 request that
+   * carries no session, a stateless 2025-era request): what is kept in it does not
+   * reach the next call, so state that must (a shell) goes under a handle instead.
+   */
+  readonly endsWithCall?: boolean | undefined;
+  /**
+   * What the state handles minted for this session's calls start with: the serving
+   * instance's own prefix (`<instance>.`) when several instances serve, so that a call
+   * carrying a handle is routed to the instance that holds it; "" or absent otherwise.
+   */
+  readonly handlePrefix?: string | undefined;
 }
 
 /** Severity levels of a tool's log lines, as MCP names them. */

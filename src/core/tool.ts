@@ -100,6 +100,13 @@ export interface Tool {
    * absent: never). A task outlives its request: the client polls for its result.
    */
   readonly taskSupport?: TaskSupport | undefined;
+  /**
+   * The argument that carries a server-minted state handle (e.g. `shell_id`), when the
+   * tool keeps state under one (read with {@link handleArgumentOf}; absent: none). A host
+   * that runs several instances routes a call carrying a handle to the instance that
+   * minted it.
+   */
+  readonly handleArgument?: string | undefined;
 }
 
 /** The optional members of a `Tool`: what a wrapper must forward. */
@@ -115,6 +122,7 @@ export const OPTIONAL_TOOL_PROPERTIES = [
   'outputSchema',
   'access',
   'taskSupport',
+  'handleArgument',
 ] as const satisfies readonly (keyof Tool)[];
 
 /** True when the tool declares a strict definition. */
@@ -178,6 +186,12 @@ export function outputSchemaOf(tool: Tool): JsonObject | undefined {
   return isJsonObject(schema) ? schema : undefined;
 }
 
+/** The argument that carries the tool's state handle, when it has one (a non-empty string). */
+export function handleArgumentOf(tool: Tool): string | undefined {
+  const name: unknown = tool.handleArgument;
+  return typeof name === 'string' && name !== '' ? name : undefined;
+}
+
 /** True when the tool owns something the host must close. */
 export function isCloser(tool: Tool): tool is Tool & { close(): void | Promise<void> } {
   return typeof tool.close === 'function';
@@ -224,6 +238,8 @@ export interface ToolInit {
    * options; absent: never.
    */
   readonly taskSupport?: TaskMode | TaskSupport | undefined;
+  /** The argument that carries the tool's state handle (see `Tool.handleArgument`). */
+  readonly handleArgument?: string | undefined;
 }
 
 /**
@@ -266,6 +282,7 @@ export function newTool(init: ToolInit): Tool {
   if (init.access !== undefined) tool.access = copyAccess(init.access);
   if (init.taskSupport !== undefined)
     tool.taskSupport = taskSupportFrom(init.name, init.taskSupport);
+  if (init.handleArgument !== undefined) tool.handleArgument = init.handleArgument;
   return tool;
 }
 
@@ -342,6 +359,9 @@ export function wrap(
     },
     get taskSupport() {
       return taskSupportOf(tool);
+    },
+    get handleArgument() {
+      return handleArgumentOf(tool);
     },
   };
   if (isCloser(tool)) {

@@ -1,5 +1,5 @@
 import { type DependencyContainer } from 'tsyringe';
-import { AgentToolError, type Constructor, type Tool, type ToolContext } from '../core';
+import { AgentToolError, type Constructor, resourceOf, type Tool, type ToolContext } from '../core';
 import {
   type CanActivate,
   classTool,
@@ -8,6 +8,9 @@ import {
 } from '../decorators';
 import { type CheckedApp } from './checked-app';
 import { type AppGraph, type ProviderNode } from './graph';
+import { type HandleOptions, type HandleTable, handleTool } from './handles';
+import { type Home } from './link';
+import { queuedTool, Turns } from './turns';
 import { hookOrder } from './hook-order';
 import { allNodes, dependencyOrder, sharingOf } from './link';
 import { ModuleGuards } from './module-guards';
@@ -75,6 +78,7 @@ export async function buildTools(
   checked: CheckedApp,
   appScope: InstanceScope,
   scopeOf: (ctx: ToolContext) => InstanceScope,
+  calls: SessionCalls,
 ): Promise<Tool[]> {
   const { graph, homes } = checked;
   const guards = new Map<ProviderNode, CanActivate>();
@@ -89,19 +93,90 @@ export async function buildTools(
     const build = guarding.buildOptions(module);
     for (const node of module.tools) {
       const cls = node.token as Constructor;
-      if (sharingOf(node) !== 'shared') {
+      if (homes.get(node) === 'app') {
         tools.push(
-          perCallTool(node, cls, homes.get(node) === 'app' ? () => appScope : scopeOf, build),
+          sharingOf(node) === 'shared'
+            ? appTool(node, cls, await appScope.resolve(node), build)
+            : perCallTool(node, cls, () => appScope, build),
         );
-      } else if (homes.get(node) === 'app') {
-        tools.push(appTool(node, cls, await appScope.resolve(node), build));
       } else {
-        tools.push(sessionTool(node, cls, scopeOf, build));
+        const tool =
+          sharingOf(node) === 'shared'
+            ? sessionTool(node, cls, scopeOf, build)
+            : perCallTool(node, cls, scopeOf, build);
+        tools.push(sessionCalls(tool, node, homes, scopeOf, calls));
       }
     }
   }
   // The tool set was validated with the modules (checkTools): same classes, same names.
   return tools;
+}
+
+/** How the calls of tools built per session run: their turns, their handles. */
+export interface SessionCalls {
+  /** The handles the app has minted. */
+  readonly handles: HandleTable;
+  /** How many calls may wait for one session's resource (see `ToolAppOptions.maxQueuedCalls`). */
+  readonly maxQueued: number;
+}
+
+/** Each session's (or handle's) turns, made on first use. */
+const turnsOfScope = new WeakMap<InstanceScope, Turns>();
+
+function turnsOf(scope: InstanceScope): Turns {
+  let turns = turnsOfScope.get(scope);
+  if (turns === undefined) {
+    turns = new Turns();
+    turnsOfScope.set(scope, turns);
+  }
+  return turns;
+}
+
+/**
+ * A tool built per session, with its calls on a resource taking turns in the session
+ * (or the handle) they run in, and the handle of what it injects, if any, in its
+ * arguments (see {@link HandleOptions}).
+ */
+function sessionCalls(
+  tool: Tool,
+  node: ProviderNode,
+  homes: ReadonlyMap<ProviderNode, Home>,
+  scopeOf: (ctx: ToolContext) => InstanceScope,
+  calls: SessionCalls,
+): Tool {
+  const resource = resourceOf(tool);
+  const queued =
+    resource === ''
+      ? tool
+      : queuedTool(tool, resource, (ctx) => turnsOf(scopeOf(ctx)), calls.maxQueued);
+  const handles = handlesInjected(node, homes);
+  if (handles.length > 1) {
+    throw new AgentToolError(
+      'INVALID_MODULE',
+      `${node.module?.name ?? 'app'}: ${node.label} injects providers reached by two handles (${handles.map((h) => h.argument).join(', ')}); a tool's calls run under one handle, so split the tool`,
+    );
+  }
+  const [handle] = handles;
+  return handle === undefined ? queued : handleTool(queued, handle, calls.handles);
+}
+
+/** The handles of the session-scoped providers `node` injects, directly or not, each once. */
+function handlesInjected(
+  node: ProviderNode,
+  homes: ReadonlyMap<ProviderNode, Home>,
+): HandleOptions[] {
+  const found = new Map<string, HandleOptions>();
+  const seen = new Set<ProviderNode>();
+  const visit = (current: ProviderNode): void => {
+    if (seen.has(current) || homes.get(current) !== 'session') return;
+    seen.add(current);
+    if (current.handle !== undefined && !found.has(current.handle.argument)) {
+      found.set(current.handle.argument, current.handle);
+    }
+    for (const dep of current.deps) if (dep !== undefined) visit(dep);
+  };
+  visit(node);
+  return [...found.values()];
 }
 
 /** The objects given with `useValue` anywhere in the app. */

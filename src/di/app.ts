@@ -26,6 +26,8 @@ import {
 import { bounded, checkStartBound } from './bounded-start';
 import { buildTools, planScopes, registerProviders, resolveAppInstances } from './app-build';
 import { checkApp, readApp } from './checked-app';
+import { HandleTable } from './handles';
+import { DEFAULT_MAX_QUEUED_CALLS } from './turns';
 import { type AppGraph } from './graph';
 import { sharingOf, visibleIn } from './link';
 import { type AppPlan, InstanceScope } from './scope';
@@ -73,6 +75,13 @@ export interface ToolAppOptions {
    * `AgentToolWarning` (on stderr by default).
    */
   readonly onWarning?: ((warning: string) => void) | undefined;
+  /**
+   * How many calls may wait for one resource of one session or handle (a tool built per
+   * session that names a `@Resource`, such as the shell's `shell:session`): served calls
+   * on it run one at a time in the order they came, and a call past this many waiting
+   * fails at once with a tool error saying so. Default 16 ({@link DEFAULT_MAX_QUEUED_CALLS}).
+   */
+  readonly maxQueuedCalls?: number | undefined;
 }
 
 /** What one batch of an app runs with, besides its jobs. */
@@ -120,6 +129,8 @@ export class ToolApp {
   readonly #sessions = new WeakMap<Session, InstanceScope>();
   readonly #liveSessions = new Set<InstanceScope>();
   #defaultSession: InstanceScope | undefined;
+  /** The handles the app minted: their sessions end with the app, before the others. */
+  readonly #handles: HandleTable;
   #closing: Promise<void> | undefined;
   readonly #signalListeners = new Map<NodeJS.Signals, () => void>();
   #signalled = false;
@@ -131,7 +142,9 @@ export class ToolApp {
     options: ToolAppOptions;
     tools: Tool[];
     scopeReport: readonly ScopeChange[];
+    handles: HandleTable;
   }) {
+    this.#handles = init.handles;
     this.#graph = init.graph;
     this.#plan = init.plan;
     this.#appScope = init.appScope;
@@ -166,13 +179,21 @@ export class ToolApp {
     const { plan, scopeReport } = planScopes(rootName, checked, options.onScopeReport);
     const container = registerProviders(checked);
     const appScope = new InstanceScope('app', container, plan, undefined);
+    const handles = new HandleTable((message, error) =>
+      (options.onWarning ?? ((warning) => process.emitWarning(warning, 'AgentToolWarning')))(
+        `${message}: ${errorMessage(error)}`,
+      ),
+    );
     try {
       return await bounded(rootName, options, appScope.running, async () => {
         await resolveAppInstances(checked, appScope);
         await appScope.start();
         // The tools find a session's scope through the app, which exists by their first call.
         const scopeOf = (ctx: ToolContext): InstanceScope => app.#scopeFor(ctx.session);
-        const tools = await buildTools(checked, appScope, scopeOf);
+        const tools = await buildTools(checked, appScope, scopeOf, {
+          handles,
+          maxQueued: maxQueuedCalls(options.maxQueuedCalls),
+        });
         exposeRootTokens(container, checked.graph, checked.homes);
         const app = new ToolApp({
           graph: checked.graph,
@@ -181,6 +202,7 @@ export class ToolApp {
           options,
           tools,
           scopeReport,
+          handles,
         });
         warnAtStart(startWarning(rootName, tools), options.onWarning);
         return app;
@@ -370,6 +392,11 @@ export class ToolApp {
 
   async #closeAll(signal: string | undefined): Promise<void> {
     const errors: unknown[] = [];
+    try {
+      await this.#handles.close();
+    } catch (error) {
+      errors.push(...(error instanceof AggregateError ? (error.errors as unknown[]) : [error]));
+    }
     const scopes = [...this.#liveSessions, this.#defaultSession, this.#appScope];
     for (const scope of scopes) {
       if (scope === undefined) continue;
@@ -386,4 +413,15 @@ export class ToolApp {
       throw new AggregateError(errors, `ToolApp.close: ${errors.length} failed`);
     }
   }
+}
+
+function maxQueuedCalls(value: unknown): number {
+  if (value === undefined) return DEFAULT_MAX_QUEUED_CALLS;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new AgentToolError(
+      'INVALID_OPTIONS',
+      `ToolApp.create: maxQueuedCalls must be a whole number of calls, 0 or more, got ${String(value)}`,
+    );
+  }
+  return value;
 }

@@ -1,6 +1,7 @@
 import { type Constructor } from '../core';
 import { type CanActivate, guardProblem, isGuardClass, toolDescriptorOf } from '../decorators';
 import { type ModuleProblem } from './errors';
+import { type HandleOptions, handleOptionsProblem } from './handles';
 import { CallAuth, CallElicitor, CallRecorder, CallSession } from './facades';
 import { isModuleClass, moduleOptionsOf, type ModuleRecord, type Provider } from './module';
 import { constructorTokens, type ParameterToken } from './constructor-tokens';
@@ -54,6 +55,8 @@ export interface ProviderNode {
   readonly declaredScope: Scope;
   /** True when the scope was stated (a `scope` option, `@Injectable({ scope })`, `@singleton()`). */
   readonly scopeStated?: boolean;
+  /** The handle its session-scoped instances are reachable by, when it declares one. */
+  readonly handle?: HandleOptions | undefined;
   readonly parameters: readonly ParameterToken[];
   /** Builds the instance (or the factory's value) from the dependencies, in order. */
   readonly build: (args: unknown[]) => unknown;
@@ -319,14 +322,23 @@ function providerNode(
     return undefined;
   }
   const name = tokenName(token);
+  const handle = 'handle' in provider ? provider.handle : undefined;
+  if (handle !== undefined) {
+    const scope = 'scope' in provider ? provider.scope : undefined;
+    const problem =
+      scope === 'session'
+        ? handleOptionsProblem(handle)
+        : `handle needs scope: 'session' (a handle reaches a session's instances), got ${scope === undefined ? 'no scope' : `'${scope}'`}`;
+    if (problem !== undefined) {
+      problems.push({ code: 'INVALID_MODULE', message: `${where} (${name}): ${problem}` });
+      return undefined;
+    }
+  }
+  const withHandle = (node: ProviderNode): ProviderNode =>
+    handle === undefined ? node : { ...node, handle };
   if ('useClass' in provider && typeof provider.useClass === 'function') {
-    return classNode(
-      module,
-      token,
-      provider.useClass,
-      'class',
-      provider.useClass.name,
-      provider.scope,
+    return withHandle(
+      classNode(module, token, provider.useClass, 'class', provider.useClass.name, provider.scope),
     );
   }
   if ('useValue' in provider) {
@@ -345,7 +357,7 @@ function providerNode(
   }
   if ('useFactory' in provider && typeof provider.useFactory === 'function') {
     const factory = provider.useFactory as (...deps: unknown[]) => unknown;
-    return {
+    return withHandle({
       module,
       token,
       kind: 'factory',
@@ -360,7 +372,7 @@ function providerNode(
       build: (args) => factory(...args),
       key: Symbol(`the factory of ${name}`),
       deps: [],
-    };
+    });
   }
   if ('useExisting' in provider && isToken(provider.useExisting)) {
     return {

@@ -18,6 +18,8 @@ export {
   type ProviderDescription,
 } from './describe';
 export { ModuleError, type ModuleProblem } from './errors';
+export { DEFAULT_HANDLE_IDLE_MS, DEFAULT_HANDLES_PER_CALLER, type HandleOptions } from './handles';
+export { DEFAULT_MAX_QUEUED_CALLS } from './turns';
 export {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,

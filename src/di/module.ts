@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { type Constructor } from '../core';
 import { type GuardLike, requireExperimentalDecorators } from '../decorators';
+import { type HandleOptions } from './handles';
 import { type Scope, type Token } from './tokens';
 
 /** A provider given as a class: registered under the class itself. */
@@ -8,6 +9,8 @@ export interface ClassProvider<T = unknown> {
   readonly provide: Token<T>;
   readonly useClass: Constructor<T>;
   readonly scope?: Scope | undefined;
+  /** With `scope: 'session'`: its instances are reachable by a handle too (see {@link HandleOptions}). */
+  readonly handle?: HandleOptions | undefined;
 }
 
 /**
@@ -32,6 +35,8 @@ export interface FactoryProvider<T = unknown> {
   readonly useFactory: (...deps: never[]) => T | Promise<T>;
   readonly inject?: readonly Token[] | undefined;
   readonly scope?: Scope | undefined;
+  /** With `scope: 'session'`: its instances are reachable by a handle too (see {@link HandleOptions}). */
+  readonly handle?: HandleOptions | undefined;
 }
 
 /** Another name for a token that is provided elsewhere. */

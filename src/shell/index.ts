@@ -37,6 +37,7 @@ export {
   shellTools,
 } from './tools';
 export {
+  SHELL_HANDLE,
   ShellModule,
   type ShellModuleAsyncOptions,
   type ShellModuleOptions,

@@ -1,7 +1,13 @@
 import type { Constructor } from 'agenttool';
-import { Module, type ModuleOptions, type Token } from 'agenttool/di';
+import { type HandleOptions, Module, type ModuleOptions, type Token } from 'agenttool/di';
 import { Shell, type ShellOptions } from './shell';
 import { shellTools } from './tools';
+
+/**
+ * The handle a client without a session keeps its shell by: `shell_id`, minted with the
+ * first call's result, ended after 30 minutes unused.
+ */
+export const SHELL_HANDLE: HandleOptions = { argument: 'shell_id', holds: 'shell' };
 
 /** How {@link ShellModule.forRoot} makes each session's shell and its tools. */
 export type ShellModuleOptions = ShellOptions;
@@ -29,7 +35,11 @@ export interface ShellModuleAsyncOptions {
 /**
  * The shell tools, `bash` and `restart`, sharing one injected {@link Shell}. The shell
  * is session-scoped: each client session (each MCP connection) gets its own, made on its
- * first call and closed when the session ends; calls without a session share one.
+ * first call and closed when the session ends; calls without a session share one. A
+ * client without sessions (MCP 2026-07-28) keeps a shell by its handle, `shell_id`
+ * ({@link SHELL_HANDLE}): the tools take it as an argument, and a call without it there
+ * starts a new shell whose handle comes back with the result. Calls on one shell queue
+ * and run in the order they came.
  * `app.close()` closes every shell still open. The module exports `Shell`, so the tools
  * of a module that imports it can inject the session's shell too.
  *
@@ -99,6 +109,8 @@ function moduleOptions(
           new Shell({ ...(await make(...deps)), ...placement }),
         inject: [...(source.inject ?? [])],
         scope: 'session',
+        // A 2026-07-28 client has no session: its shell lives under a handle it carries.
+        handle: SHELL_HANDLE,
       },
     ],
     tools: [BashTool, RestartTool],

@@ -114,8 +114,10 @@ export function shellTools(options: ShellToolsOptions = {}): ShellTools {
   /**
    * Runs a command in the persistent shell. Interrupting the call (aborting its signal),
    * or its timeout passing (`timeout_seconds`, else the shell's default), interrupts the
-   * command and keeps the shell; a call while another command runs is refused with `the
-   * previous command is still running`. The command's process group is recorded
+   * command and keeps the shell. Served through an app (`ShellModule`), calls on one
+   * shell wait for each other and run in the order they came; a tool used directly on a
+   * shell refuses a call while another command runs (`the previous command is still
+   * running`). The command's process group is recorded
    * (`shell:process-group`, `{"pgid": N}`, plus `"sandbox"` when the id is the sandbox's
    * or container's own) as it starts, so a host that loses the call can still stop it.
    */

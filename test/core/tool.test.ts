@@ -1,5 +1,6 @@
 import {
   accessOf,
+  handleArgumentOf,
   annotationsOf,
   confinedBy,
   createContext,
@@ -48,6 +49,7 @@ function everythingTool(closed: string[]): Tool {
     validatesArguments: true,
     outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
     access: { scopes: ['files:write'], guards: [(request) => request.auth?.subject === 'ada'] },
+    handleArgument: 'shell_id',
     execute: () => text('inner'),
   });
 }
@@ -164,6 +166,7 @@ describe('wrap and unwrap', () => {
     expect(outputSchemaOf(wrapper)).toBeDefined();
     expect(accessOf(wrapper)).toEqual(accessOf(inner));
     expect(accessOf(wrapper)?.guards).toEqual(inner.access?.guards);
+    expect(handleArgumentOf(wrapper)).toBe('shell_id');
     expect(definitionOf(wrapper)).toEqual(definitionOf(inner));
     expect(await wrapper.execute({ id: '1', args: '' }, ctx)).toEqual(text('outer'));
     await wrapper.close?.();

@@ -44,11 +44,23 @@ export class McpSession implements Session {
   readonly #report: ErrorReporter;
   readonly #ending: (() => void) | undefined;
 
+  /** True when the session is one call's own and ends with it (see `Session.endsWithCall`). */
+  readonly endsWithCall: boolean;
+  /** What handles minted for this session's calls start with (see `Session.handlePrefix`). */
+  readonly handlePrefix: string;
+
   /** `ending` runs first when the session ends, before any `onClose` listener. */
-  constructor(id: string, report: ErrorReporter, ending?: () => void) {
+  constructor(
+    id: string,
+    report: ErrorReporter,
+    ending?: () => void,
+    place: { readonly endsWithCall?: boolean; readonly handlePrefix?: string } = {},
+  ) {
     this.id = id;
     this.#report = report;
     this.#ending = ending;
+    this.endsWithCall = place.endsWithCall === true;
+    this.handlePrefix = place.handlePrefix ?? '';
   }
 
   /** The client's name and version, once it has said them; undefined before. */

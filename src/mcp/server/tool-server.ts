@@ -369,9 +369,12 @@ export class McpToolServer {
    * @internal Opens a session: runs the `onSession` hook (calls wait for it), and keeps
    * the session in {@link McpToolServer.sessions} until it closes.
    */
-  openSession(id: string): OpenedSession {
-    const session: McpSession = new McpSession(id, this.host.report, () =>
-      this.#sessions.delete(session),
+  openSession(id: string, endsWithCall = false): OpenedSession {
+    const session: McpSession = new McpSession(
+      id,
+      this.host.report,
+      () => this.#sessions.delete(session),
+      { endsWithCall, handlePrefix: this.handlePrefix },
     );
     this.#sessions.add(session);
     timeSession(session);
@@ -392,8 +395,9 @@ export class McpToolServer {
     sessionId: string,
     resumable = false,
     identified = (this.host.localAuth?.subject ?? '') !== '',
+    endsWithCall = false,
   ): Server {
-    const opened = this.openSession(sessionId);
+    const opened = this.openSession(sessionId, endsWithCall);
     const binding = new ConnectionSession(opened, resumable);
     const server = buildInstance(this.host, binding, era, identified);
     opened.session.bindClient(() => server.getClientVersion());

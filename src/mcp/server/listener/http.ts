@@ -10,7 +10,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
-import { AgentToolError, isJsonObject } from '../../../core';
+import { AgentToolError, handleArgumentOf, isJsonObject } from '../../../core';
 import { type AuthGate, authGate, subjectOf } from '../auth';
 import { bringsNewWork, drainingRefusal, HealthRoute } from './health';
 import { type ScaleOut, serveElsewhere } from '../scale';
@@ -419,7 +419,12 @@ class HttpEndpoint {
       if (mismatch !== undefined) return mismatch;
       if (this.#leaving && bringsNewWork(parsed)) return drainingRefusal();
       const scale = this.#server.scaleOut;
-      const elsewhere = scale && (await serveElsewhere(scale, request, parsed));
+      const elsewhere =
+        scale &&
+        (await serveElsewhere(scale, request, parsed, (name) => {
+          const served = this.#server.host.served(name);
+          return served === undefined ? undefined : handleArgumentOf(served.tool);
+        }));
       if (elsewhere !== undefined) return elsewhere;
       const refused = this.#admitModern(parsed, caller, authInfo);
       if (refused !== undefined) return refused;

@@ -40,9 +40,10 @@ export async function serveElsewhere(
   scale: ScaleOut,
   request: Request,
   body: unknown,
+  handleArgument?: (tool: string) => string | undefined,
 ): Promise<Response | undefined> {
   if (request.headers.has(FORWARDED_BY_HEADER)) return undefined;
-  const target = await scale.elsewhere(body);
+  const target = await scale.elsewhere(body, handleArgument);
   if (target === undefined) return undefined;
   const headers = new Headers();
   for (const [name, value] of request.headers) {

@@ -1,4 +1,4 @@
-import { AgentToolError, isJsonObject } from '../../../core';
+import { AgentToolError, isJsonObject, type JsonObject } from '../../../core';
 import { randomHex } from '../../random';
 import { type ErrorReporter, SESSION_END_METHOD, SESSION_META_KEY } from '../session';
 import { RedisEventStore } from './event-store';
@@ -155,7 +155,10 @@ export class ScaleOut {
    * (its signed state names it), or a call in a session another instance holds (its
    * handle names it, and the instance still takes work). Undefined: serve it here.
    */
-  async elsewhere(body: unknown): Promise<Elsewhere | undefined> {
+  async elsewhere(
+    body: unknown,
+    handleArgument?: (tool: string) => string | undefined,
+  ): Promise<Elsewhere | undefined> {
     if (isTaskControl(body)) return this.#taskElsewhere(body.params.taskId);
     if (
       !isJsonObject(body) ||
@@ -174,7 +177,9 @@ export class ScaleOut {
         : { instance: owner, url: peer.url, continuation: true };
     }
     const meta = params._meta;
-    const handle = isJsonObject(meta) ? meta[SESSION_META_KEY] : undefined;
+    const handle =
+      (isJsonObject(meta) ? meta[SESSION_META_KEY] : undefined) ??
+      stateHandle(params, handleArgument);
     if (typeof handle !== 'string') return undefined;
     const dot = handle.indexOf('.');
     const owner = dot > 0 ? handle.slice(0, dot) : undefined;
@@ -276,4 +281,18 @@ function isTaskControl(body: unknown): body is { method: string; params: { taskI
     isJsonObject(body.params) &&
     typeof body.params.taskId === 'string'
   );
+}
+
+/**
+ * The state handle a `tools/call` carries as an argument (the tool's `handleArgument`,
+ * e.g. `shell_id`), which names the instance that minted it as a session handle does.
+ */
+function stateHandle(
+  params: JsonObject,
+  handleArgument: ((tool: string) => string | undefined) | undefined,
+): unknown {
+  if (handleArgument === undefined || typeof params.name !== 'string') return undefined;
+  const name = handleArgument(params.name);
+  const args = params.arguments;
+  return name !== undefined && isJsonObject(args) ? args[name] : undefined;
 }

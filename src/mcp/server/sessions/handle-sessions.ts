@@ -22,7 +22,7 @@ import { type OpenedSession } from '../server-options';
 /** What the 2026-07-28 sessions need of the tool server: new sessions, and their handles' prefix. */
 export interface SessionOpener {
   /** Opens a session (its `onSession` hook runs; calls wait for it). */
-  openSession(id: string): OpenedSession;
+  openSession(id: string, endsWithCall?: boolean): OpenedSession;
   /** What a new session handle starts with: its instance, when scaled out. */
   readonly handlePrefix: string;
 }
@@ -83,7 +83,8 @@ export class HandleSessions implements SessionBinding {
         return this.#hold(fresh, entry);
       }
     }
-    const { session, ready } = this.#server.openSession('');
+    // The call's own session, which ends with it.
+    const { session, ready } = this.#server.openSession('', true);
     return { session, ready, release: () => void session.close() };
   }
 

@@ -38,7 +38,13 @@ export interface LegacyHost {
    * An SDK instance pinned to one connection, which is one session, opened now;
    * `identified` when its callers carry an auth subject (they may list their tasks).
    */
-  pinnedInstance(era: 'legacy', sessionId: string, resumable: boolean, identified: boolean): Server;
+  pinnedInstance(
+    era: 'legacy',
+    sessionId: string,
+    resumable: boolean,
+    identified: boolean,
+    endsWithCall?: boolean,
+  ): Server;
   /** The event store of a resumable session, kept `idleMs` past its last event. */
   eventStoreFor(
     sessionId: string,
@@ -174,11 +180,13 @@ export class LegacyLeg {
     }
     const transport = this.#transport(undefined);
     const subject = subjectOf(authInfo);
+    // Each request is its own session, which ends with it.
     const instance = this.server.pinnedInstance(
       'legacy',
       '',
       false,
       subject !== undefined && subject !== '',
+      true,
     );
     this.#stateless.add(transport);
     const end = (): void => {

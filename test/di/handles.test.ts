@@ -1,0 +1,363 @@
+/**
+ * State handles (MCP 2026-07-28, SEP-2567) and turns, through `ToolApp.create`: a
+ * session-scoped provider declared with `handle` is reachable by a server-minted handle
+ * that the tools injecting it take as an argument; calls on one session's resource queue.
+ */
+import 'reflect-metadata';
+import {
+  type AuthInfo,
+  createContext,
+  type Result,
+  Resource,
+  type Session,
+  Tool,
+  type ToolContext,
+} from 'agenttool';
+import { type HandleOptions, Inject, Injectable, Module, ToolApp } from 'agenttool/di';
+import { testSession } from '../support/session';
+
+const apps: ToolApp[] = [];
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((app) => app.close()));
+});
+
+/** A session of one call, as a 2026-07-28 request without a session is served. */
+function callSession(): Session {
+  return { id: '', endsWithCall: true, onClose: () => undefined };
+}
+
+interface Gates {
+  /** Opened by the test: the `slow` tool waits for its gate. */
+  readonly gates: Map<string, () => void>;
+  /** What the tools ran, in order. */
+  readonly ran: string[];
+  /** The counters closed, by number. */
+  readonly closed: number[];
+  closedOne?: () => void;
+}
+
+function counterModule(handle: HandleOptions, state: Gates): new () => unknown {
+  let made = 0;
+  @Injectable()
+  class Counter {
+    readonly n = ++made;
+    count = 0;
+    close(): void {
+      state.closed.push(this.n);
+      state.closedOne?.();
+    }
+  }
+
+  class AddArgs {}
+  @Tool({ name: 'add', description: 'Adds one to the counter' })
+  @Resource('counter')
+  class Add {
+    constructor(@Inject(Counter) private readonly counter: Counter) {}
+    async execute(_args: AddArgs, ctx: ToolContext): Promise<string> {
+      const label = ctx.call.id;
+      state.ran.push(`start ${label}`);
+      if (label.startsWith('slow')) {
+        await new Promise<void>((resolve) => state.gates.set(label, resolve));
+      }
+      this.counter.count += 1;
+      state.ran.push(`end ${label}`);
+      return `counter #${this.counter.n} at ${this.counter.count}`;
+    }
+  }
+
+  @Module({
+    tools: [Add],
+    providers: [{ provide: Counter, useClass: Counter, scope: 'session', handle }],
+  })
+  class CounterModule {}
+  return CounterModule;
+}
+
+async function app(handle: HandleOptions = { argument: 'counter_id', holds: 'counter' }) {
+  const state: Gates = { gates: new Map(), ran: [], closed: [] };
+  const created = await ToolApp.create(counterModule(handle, state));
+  apps.push(created);
+  const tool = created.tools.lookup('add');
+  if (tool === undefined) throw new Error('no add tool');
+  const call = (
+    args: Record<string, unknown>,
+    options: { session?: Session; auth?: AuthInfo; id?: string; signal?: AbortSignal } = {},
+  ): Promise<Result> => {
+    const call = { id: options.id ?? 'call', args: JSON.stringify(args) };
+    return Promise.resolve(
+      tool.execute(
+        call,
+        createContext({
+          call,
+          session: options.session ?? callSession(),
+          auth: options.auth,
+          signal: options.signal,
+        }),
+      ),
+    );
+  };
+  return { app: created, tool, call, state };
+}
+
+const ada: AuthInfo = { subject: 'ada', scopes: [], clientId: 'c' } as unknown as AuthInfo;
+const bob: AuthInfo = { subject: 'bob', scopes: [], clientId: 'c' } as unknown as AuthInfo;
+
+/** Waits, a bounded number of turns of the event loop, for the `slow` call `label` to hold its gate. */
+async function gateOpen(state: Gates, label: string): Promise<void> {
+  for (let turn = 0; turn < 10_000 && !state.gates.has(label); turn++) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  if (!state.gates.has(label)) throw new Error(`${label} never started`);
+}
+
+function handleOf(result: Result): string {
+  const id = result.structured?.['counter_id'];
+  if (typeof id !== 'string') throw new Error(`no counter_id in ${JSON.stringify(result)}`);
+  return id;
+}
+
+describe('a provider reached by a handle', () => {
+  it('adds the handle to the schema and the description of the tools that inject it', async () => {
+    const { tool } = await app();
+    expect(tool.parameters).toEqual({
+      type: 'object',
+      properties: {
+        counter_id: {
+          type: 'string',
+          description:
+            "The counter_id a previous result gave, to use the same counter; omit it to use this session's counter, or to start a new one where there is no session.",
+        },
+      },
+      required: [],
+    });
+    expect(tool.description).toBe(
+      'Adds one to the counter. Clients without a session get a counter_id in the result; pass it back to keep using the same counter. A counter unused for 30 minutes is closed.',
+    );
+    expect(tool.handleArgument).toBe('counter_id');
+  });
+
+  it('mints a handle for a call without a session, and keeps the state under it', async () => {
+    const { call } = await app();
+    const first = await call({});
+    const id = handleOf(first);
+    expect(first.output).toBe(
+      `counter #1 at 1\n[counter_id: ${id} (a new counter; pass counter_id to keep using it)]`,
+    );
+    const again = await call({ counter_id: id });
+    expect(again.output).toBe('counter #1 at 2');
+    expect(handleOf(again)).toBe(id);
+    // Without it, another call of no session gets another counter.
+    const other = await call({});
+    expect(handleOf(other)).not.toBe(id);
+    expect(String(other.output).startsWith('counter #2 at 1')).toBe(true);
+    expect((await call({ counter_id: id })).output).toBe('counter #1 at 3');
+  });
+
+  it('leaves a lasting session its own instance, and mints nothing there', async () => {
+    const { app: created } = await app();
+    const session = testSession('s1');
+    const outputs: unknown[] = [];
+    for (let i = 0; i < 2; i++) {
+      const [outcome] = await created.results([created.job('add')], { session });
+      outputs.push(outcome?.result.output);
+      expect(outcome?.result.structured).toBeUndefined();
+    }
+    expect(outputs).toEqual(['counter #1 at 1', 'counter #1 at 2']);
+    await session.end();
+  });
+
+  it("refuses another caller's handle, an unknown one and a malformed one, saying to call without it", async () => {
+    const { call } = await app();
+    const id = handleOf(await call({}, { auth: ada }));
+    const refused = `counter_id "${id}" names no open counter: it was closed (after 30 minutes unused, or when the server restarted) or was never given to this caller; call again without counter_id to start a new counter`;
+    await expect(call({ counter_id: id }, { auth: bob })).rejects.toThrow(refused);
+    await expect(call({ counter_id: id })).rejects.toThrow(refused);
+    expect((await call({ counter_id: id }, { auth: ada })).output).toBe('counter #1 at 2');
+    await expect(call({ counter_id: 'counter_nope' })).rejects.toThrow(
+      'counter_id "counter_nope" names no open counter',
+    );
+    await expect(call({ counter_id: 7 })).rejects.toThrow(
+      'invalid arguments: counter_id: want the string a result gave, got 7',
+    );
+  });
+
+  it('ends a handle unused for its idle time: its instance is closed, the handle refused', async () => {
+    const { call, state } = await app({
+      argument: 'counter_id',
+      holds: 'counter',
+      idleTimeoutMs: 20,
+    });
+    const closed = new Promise<void>((resolve) => (state.closedOne = resolve));
+    const id = handleOf(await call({}));
+    await closed;
+    expect(state.closed).toEqual([1]);
+    await expect(call({ counter_id: id })).rejects.toThrow(
+      `counter_id "${id}" names no open counter: it was closed (after 20 ms unused`,
+    );
+  });
+
+  it("ends the caller's handle unused longest past its most, never another caller's", async () => {
+    const { call, state } = await app({
+      argument: 'counter_id',
+      holds: 'counter',
+      maxPerCaller: 2,
+    });
+    const first = handleOf(await call({}, { auth: ada }));
+    const second = handleOf(await call({}, { auth: ada }));
+    const bobs = handleOf(await call({}, { auth: bob }));
+    const closed = new Promise<void>((resolve) => (state.closedOne = resolve));
+    handleOf(await call({}, { auth: ada }));
+    await closed;
+    expect(state.closed).toEqual([1]);
+    await expect(call({ counter_id: first }, { auth: ada })).rejects.toThrow(
+      'names no open counter',
+    );
+    expect((await call({ counter_id: second }, { auth: ada })).output).toBe('counter #2 at 2');
+    expect((await call({ counter_id: bobs }, { auth: bob })).output).toBe('counter #3 at 2');
+  });
+
+  it('closes every handle with the app', async () => {
+    const { app: created, call, state } = await app();
+    handleOf(await call({}));
+    handleOf(await call({}));
+    await created.close();
+    expect(state.closed.sort()).toEqual([1, 2]);
+  });
+
+  it('is refused at creation without session scope, with a bad argument name, or twice in one tool', async () => {
+    @Injectable()
+    class Thing {}
+    @Module({
+      providers: [
+        { provide: Thing, useClass: Thing, handle: { argument: 'thing_id', holds: 'thing' } },
+      ],
+    })
+    class AppScoped {}
+    await expect(ToolApp.create(AppScoped)).rejects.toThrow(
+      "handle needs scope: 'session' (a handle reaches a session's instances), got no scope",
+    );
+    @Module({
+      providers: [
+        {
+          provide: Thing,
+          useClass: Thing,
+          scope: 'session',
+          handle: { argument: 'Thing-ID', holds: 'thing' },
+        },
+      ],
+    })
+    class BadName {}
+    await expect(ToolApp.create(BadName)).rejects.toThrow(
+      'handle.argument must be a lower-case argument name such as "shell_id", got "Thing-ID"',
+    );
+    @Injectable()
+    class Other {}
+    @Tool({ name: 'both', description: 'Uses two' })
+    class Both {
+      constructor(
+        @Inject(Thing) readonly thing: Thing,
+        @Inject(Other) readonly other: Other,
+      ) {}
+      execute(): string {
+        return 'x';
+      }
+    }
+    @Module({
+      tools: [Both],
+      providers: [
+        {
+          provide: Thing,
+          useClass: Thing,
+          scope: 'session',
+          handle: { argument: 'thing_id', holds: 'thing' },
+        },
+        {
+          provide: Other,
+          useClass: Other,
+          scope: 'session',
+          handle: { argument: 'other_id', holds: 'other' },
+        },
+      ],
+    })
+    class TwoHandles {}
+    await expect(ToolApp.create(TwoHandles)).rejects.toThrow(
+      "injects providers reached by two handles (thing_id, other_id); a tool's calls run under one handle, so split the tool",
+    );
+  });
+});
+
+describe('calls on one resource of a session', () => {
+  it('queue and run one at a time in the order they came, never refused', async () => {
+    const { call, state } = await app();
+    const id = handleOf(await call({}));
+    state.ran.length = 0;
+    const first = call({ counter_id: id }, { id: 'slow-1' });
+    const second = call({ counter_id: id }, { id: 'fast-2' });
+    const third = call({ counter_id: id }, { id: 'fast-3' });
+    // The first holds the counter; the others wait for it.
+    await gateOpen(state, 'slow-1');
+    expect(state.ran).toEqual(['start slow-1']);
+    state.gates.get('slow-1')?.();
+    expect((await first).output).toBe('counter #1 at 2');
+    expect((await second).output).toBe('counter #1 at 3');
+    expect((await third).output).toBe('counter #1 at 4');
+    expect(state.ran).toEqual([
+      'start slow-1',
+      'end slow-1',
+      'start fast-2',
+      'end fast-2',
+      'start fast-3',
+      'end fast-3',
+    ]);
+  });
+
+  it('run at once on different handles', async () => {
+    const { call, state } = await app();
+    const one = handleOf(await call({}));
+    const two = handleOf(await call({}));
+    state.ran.length = 0;
+    const slow = call({ counter_id: one }, { id: 'slow-1' });
+    const other = await call({ counter_id: two }, { id: 'fast-2' });
+    expect(other.output).toBe('counter #2 at 2');
+    state.gates.get('slow-1')?.();
+    expect((await slow).output).toBe('counter #1 at 2');
+  });
+
+  it('leave the queue when cancelled, and the next one runs after the running one', async () => {
+    const { call, state } = await app();
+    const id = handleOf(await call({}));
+    const running = call({ counter_id: id }, { id: 'slow-1' });
+    const cancel = new AbortController();
+    const cancelled = call({ counter_id: id }, { id: 'fast-2', signal: cancel.signal });
+    const next = call({ counter_id: id }, { id: 'fast-3' });
+    await gateOpen(state, 'slow-1');
+    cancel.abort();
+    await expect(cancelled).rejects.toThrow('the call was cancelled while it waited for "counter"');
+    state.gates.get('slow-1')?.();
+    expect((await running).output).toBe('counter #1 at 2');
+    expect((await next).output).toBe('counter #1 at 3');
+    expect(state.ran.filter((line) => line.includes('fast-2'))).toEqual([]);
+  });
+
+  it('refuse a call past the most that may wait, saying so', async () => {
+    const state: Gates = { gates: new Map(), ran: [], closed: [] };
+    const created = await ToolApp.create(
+      counterModule({ argument: 'counter_id', holds: 'counter' }, state),
+      { maxQueuedCalls: 1 },
+    );
+    apps.push(created);
+    const session = testSession('one');
+    const job = (id: string) => created.results([created.job('add', {}, id)], { session });
+    const running = job('slow-1');
+    const waiting = job('fast-2');
+    const refused = job('fast-3');
+    expect((await refused)[0]?.error?.message).toBe(
+      '1 call is already waiting for "counter", the most that may; wait for them to finish, then call again',
+    );
+    await gateOpen(state, 'slow-1');
+    state.gates.get('slow-1')?.();
+    expect((await running)[0]?.result.output).toBe('counter #1 at 1');
+    expect((await waiting)[0]?.result.output).toBe('counter #1 at 2');
+    await session.end();
+  });
+});
