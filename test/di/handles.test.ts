@@ -91,7 +91,7 @@ async function app(handle: HandleOptions = { argument: 'counter_id', holds: 'cou
           call,
           session: options.session ?? callSession(),
           auth: options.auth,
-          signal: options.signal,
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
         }),
       ),
     );
@@ -99,8 +99,8 @@ async function app(handle: HandleOptions = { argument: 'counter_id', holds: 'cou
   return { app: created, tool, call, state };
 }
 
-const ada: AuthInfo = { subject: 'ada', scopes: [], clientId: 'c' } as unknown as AuthInfo;
-const bob: AuthInfo = { subject: 'bob', scopes: [], clientId: 'c' } as unknown as AuthInfo;
+const ada: AuthInfo = { subject: 'ada', scopes: [], clientId: 'c' };
+const bob: AuthInfo = { subject: 'bob', scopes: [], clientId: 'c' };
 
 /** Waits, a bounded number of turns of the event loop, for the `slow` call `label` to hold its gate. */
 async function gateOpen(state: Gates, label: string): Promise<void> {
@@ -149,7 +149,7 @@ describe('a provider reached by a handle', () => {
     // Without it, another call of no session gets another counter.
     const other = await call({});
     expect(handleOf(other)).not.toBe(id);
-    expect(String(other.output).startsWith('counter #2 at 1')).toBe(true);
+    expect(JSON.stringify(other.output).startsWith('"counter #2 at 1')).toBe(true);
     expect((await call({ counter_id: id })).output).toBe('counter #1 at 3');
   });
 
@@ -159,8 +159,8 @@ describe('a provider reached by a handle', () => {
     const outputs: unknown[] = [];
     for (let i = 0; i < 2; i++) {
       const [outcome] = await created.results([created.job('add')], { session });
-      outputs.push(outcome?.result.output);
-      expect(outcome?.result.structured).toBeUndefined();
+      outputs.push(outcome?.result?.output);
+      expect(outcome?.result?.structured).toBeUndefined();
     }
     expect(outputs).toEqual(['counter #1 at 1', 'counter #1 at 2']);
     await session.end();
@@ -356,8 +356,8 @@ describe('calls on one resource of a session', () => {
     );
     await gateOpen(state, 'slow-1');
     state.gates.get('slow-1')?.();
-    expect((await running)[0]?.result.output).toBe('counter #1 at 1');
-    expect((await waiting)[0]?.result.output).toBe('counter #1 at 2');
+    expect((await running)[0]?.result?.output).toBe('counter #1 at 1');
+    expect((await waiting)[0]?.result?.output).toBe('counter #1 at 2');
     await session.end();
   });
 });

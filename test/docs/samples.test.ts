@@ -11,6 +11,7 @@ import { join, relative } from 'node:path';
 import { createContext, taskSupportOf, toolFromInstance } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
 import { runNotesBatch } from '../../samples/docs/batch-events';
+import { ScratchpadModule } from '../../samples/docs/handles';
 import { greetGuests } from '../../samples/docs/modules';
 import { ProjectShellModule } from '../../samples/docs/shell-module';
 import { crawl, Migrate } from '../../samples/docs/task-support';
@@ -123,6 +124,25 @@ describe('the samples no other test runs', () => {
       ['guestbook:signed', '{"name":"Ada"}'],
       ['guestbook:signed', '{"name":"Bob"}'],
     ]);
+  });
+
+  it('modules-and-di.md: a scratchpad kept by its pad_id where there is no session', async () => {
+    const app = await ToolApp.create(ScratchpadModule);
+    try {
+      const note = app.tools.lookup('note');
+      const call = async (args: object) => {
+        const c = { id: 'c', args: JSON.stringify(args) };
+        const session = { id: '', endsWithCall: true, onClose: () => undefined };
+        return note!.execute(c, createContext({ call: c, session }));
+      };
+      const first = await call({ line: 'one' });
+      const padId = first.structured?.['pad_id'];
+      expect(typeof padId).toBe('string');
+      expect((await call({ line: 'two', pad_id: padId })).output).toBe('one\ntwo');
+      expect(note!.description).toContain('A scratchpad unused for 10 minutes is closed.');
+    } finally {
+      await app.close();
+    }
   });
 
   it('sandbox.md: the shell module gives the bash and restart tools', async () => {
