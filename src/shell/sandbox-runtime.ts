@@ -4,6 +4,7 @@ import type * as SandboxRuntime from '@anthropic-ai/sandbox-runtime' with {
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, sep } from 'node:path';
 import { cleanupOnHardExit } from './janitor';
 import { PROTECTED_DIRECTORIES, PROTECTED_FILES } from './protected-paths';
@@ -281,7 +282,9 @@ export async function leaseSandbox(
     const [file, ...args] = wrapped.argv;
     if (file === undefined) throw new Error('the sandbox gave no command to run');
     // Forgotten when the manager resets, which is when the runtime removes them itself.
-    for (const path of mountPoints(policy)) forgetBridges.push(cleanupOnHardExit.mountPoint(path));
+    for (const path of [...mountPoints(policy), ...mountSources(wrapped.argv)]) {
+      forgetBridges.push(cleanupOnHardExit.mountPoint(path));
+    }
     return {
       argv: [file, ...args],
       prelude: SANDBOX_PRELUDE,
@@ -321,6 +324,22 @@ function mountPoints(policy: SandboxPolicy): string[] {
     ) {
       found.add(missing);
     }
+  }
+  return [...found];
+}
+
+/**
+ * The empty folder the runtime binds over absent protected folders (`claude-empty-*` in
+ * the temp folder, made during the wrap and removed when it resets), as the wrapped
+ * command names it.
+ */
+function mountSources(argv: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const match of argv
+    .join(' ')
+    .matchAll(/(\/[^\s'"]*\/claude-empty-[A-Za-z0-9]+)(?=[\s'"]|$)/g)) {
+    const [, path] = match;
+    if (path !== undefined && dirname(path) === tmpdir()) found.add(path);
   }
   return [...found];
 }

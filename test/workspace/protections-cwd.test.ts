@@ -114,6 +114,25 @@ async function settledListing(root: string, names: readonly string[]): Promise<s
   return now;
 }
 
+/** The runtime's empty mount sources (`claude-empty-*`) a bubblewrap process binds. */
+function mountSourcesOf(pid: number): string[] {
+  try {
+    const words = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return words.filter((word) => /\/claude-empty-[A-Za-z0-9]+$/.test(word));
+  } catch {
+    return [];
+  }
+}
+
+/** Polls until none of `paths` exists; those that still do then. */
+async function remaining(paths: readonly string[]): Promise<string[]> {
+  for (let i = 0; i < 250; i += 1) {
+    if (!paths.some((path) => existsSync(path))) return [];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return paths.filter((path) => existsSync(path));
+}
+
 const ATTEMPT = PROTECTED.map(
   (path) =>
     `if (printf '#!/bin/sh\\necho escaped\\n' >> ${path}) 2>/dev/null; then echo "${path}: written"; else echo "${path}: refused"; fi`,
@@ -134,6 +153,7 @@ describe.each([
           const cwd = from === '/' ? '/' : from === 'the workspace' ? root : tempDir();
           const served = await serve(root, cwd);
           let helpers: ProcessInfo[] = [];
+          let sources: string[] = [];
           try {
             expect(await bash(served.remote, 'pwd')).toBe(`${root}\n`);
             expect(await bash(served.remote, ATTEMPT)).toBe(
@@ -143,6 +163,7 @@ describe.each([
               'work\n',
             );
             helpers = descendants(served.pid);
+            sources = helpers.flatMap((proc) => mountSourcesOf(proc.pid));
           } finally {
             if (ending === 'closed') await served.close();
             else process.kill(served.pid, 'SIGKILL');
@@ -154,10 +175,13 @@ describe.each([
           expect(protectedContents(root)).toEqual(before);
           expect(readFileSync(join(root, 'notes.txt'), 'utf8')).toBe('work\n');
           expect(await allGone(helpers)).toEqual([]);
-          // The mount points bubblewrap made for absent protected paths are gone too.
+          // The mount points bubblewrap made for absent protected paths are gone too,
+          // and the empty folder it bound over the absent protected folders.
           expect(await settledListing(root, [...listing, 'notes.txt'])).toEqual(
             [...listing, 'notes.txt'].sort(),
           );
+          expect(sources.length).toBeGreaterThan(0);
+          expect(await remaining(sources)).toEqual([]);
         },
         60_000,
       );
