@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests and the workspace server need, skipping what is
 # already there; `.ci/run` and `npm test` (pretest) call it. Needs root, or sudo.
-# - bubblewrap, socat, ripgrep: the OS sandbox of the shell (@anthropic-ai/sandbox-runtime
-#   wraps each shell in bubblewrap; socat bridges its network proxy; ripgrep finds the
-#   files it must protect).
+# - bubblewrap, socat: the OS sandbox of the shell (@anthropic-ai/sandbox-runtime wraps
+#   each shell in bubblewrap; socat bridges its network proxy). Not ripgrep: the runtime
+#   ran it only to scan the server's working directory, which we turn off; the paths the
+#   sandbox protects are found in-process (src/shell/protected-paths.ts).
 # - haproxy, redis-server: the load balancer and the shared state of the scale-out tests.
 # - bsdutils: script(1), the pseudo-terminal the test of `agenttool call`'s live progress
 #   line runs the command on (essential on Debian, so normally there already).
@@ -15,12 +16,11 @@ present() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/u
 missing=()
 present bwrap || missing+=(bubblewrap)
 present socat || missing+=(socat)
-present rg || missing+=(ripgrep)
 present haproxy || missing+=(haproxy)
 present redis-server || missing+=(redis-server)
 present script || missing+=(bsdutils)
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup-system: bubblewrap, socat, ripgrep, haproxy, redis-server and script are installed"
+  echo "setup-system: bubblewrap, socat, haproxy, redis-server and script are installed"
   exit 0
 fi
 

@@ -168,6 +168,11 @@ export class BashProcess {
     return this.child.pid;
   }
 
+  /** The last of what the process wrote on stderr (up to 2 KiB): why it did not start, say. */
+  get stderr(): string {
+    return this.stderrTail;
+  }
+
   /** Why bash exited, or undefined while it runs. */
   get exitedBecause(): string | undefined {
     return this.exitReason;

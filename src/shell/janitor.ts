@@ -11,7 +11,7 @@ import type { Socket } from 'node:net';
  */
 const SCRIPT = `
 trap '' INT TERM HUP
-declare -A pids=() files=() groups=()
+declare -A pids=() files=() groups=() holders=()
 while IFS=' ' read -r kind value; do
   case $kind in
     PID) pids[$value]=1 ;;
@@ -20,10 +20,22 @@ while IFS=' ' read -r kind value; do
     UNFILE) unset -v 'files[$value]' ;;
     CGROUP) groups[$value]=1 ;;
     UNCGROUP) unset -v 'groups[$value]' ;;
+    HOLDER) holders[$value]=1 ;;
+    UNHOLDER) unset -v 'holders[$value]' ;;
   esac
 done
 for p in "\${!pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
 for f in "\${!files[@]}"; do rm -f -- "$f"; done
+# Mount points bubblewrap made for absent protected paths: only while still as it made
+# them (an empty file, an empty directory); one may hold another, so a few rounds.
+for round in 1 2 3 4; do
+  for h in "\${!holders[@]}"; do
+    if [ -L "$h" ]; then :
+    elif [ -f "$h" ] && [ ! -s "$h" ]; then rm -f -- "$h"
+    elif [ -d "$h" ]; then rmdir -- "$h" 2>/dev/null
+    fi
+  done
+done
 # A cgroup can be removed once its processes are gone, which takes a moment.
 for round in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
   left=0
@@ -73,6 +85,16 @@ export const cleanupOnHardExit = {
   file(path: string): () => void {
     tell(`FILE ${path}`);
     return () => tell(`UNFILE ${path}`);
+  },
+  /**
+   * A mount point the sandbox makes on the host for a protected path that is absent (an
+   * empty file or directory, which the sandbox runtime removes when it ends normally):
+   * removed only while it is still empty.
+   */
+  mountPoint(path: string): () => void {
+    if (path.includes('\n')) return () => undefined;
+    tell(`HOLDER ${path}`);
+    return () => tell(`UNHOLDER ${path}`);
   },
   cgroup(path: string): () => void {
     tell(`CGROUP ${path}`);

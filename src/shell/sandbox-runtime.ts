@@ -3,9 +3,11 @@ import type * as SandboxRuntime from '@anthropic-ai/sandbox-runtime' with {
 };
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, readFileSync, readdirSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { accessSync, constants, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join, sep } from 'node:path';
 import { cleanupOnHardExit } from './janitor';
+import { PROTECTED_DIRECTORIES, PROTECTED_FILES } from './protected-paths';
 import type { SandboxPolicy } from './sandbox-policy';
 
 type SandboxRuntimeModule = typeof SandboxRuntime;
@@ -22,15 +24,26 @@ export class SandboxUnavailableError extends Error {
   }
 }
 
-/** The packages the sandbox needs, by the program each provides. */
+/**
+ * The packages the sandbox needs, by the program each provides. Not ripgrep: the runtime
+ * runs it only for its scan of this process's working directory, which we turn off
+ * (see {@link manager}) and do for the writable paths ourselves (protected-paths.ts).
+ */
 const PROGRAMS = [
   { program: 'bwrap', package: 'bubblewrap' },
   { program: 'socat', package: 'socat' },
-  { program: 'rg', package: 'ripgrep' },
 ] as const;
 
 const INSTALL_HINT =
-  'install bubblewrap, socat and ripgrep (Debian or Ubuntu: `sudo apt-get install bubblewrap socat ripgrep`; in the agenttool repository `scripts/setup-system.sh` does it)';
+  'install bubblewrap and socat (Debian or Ubuntu: `sudo apt-get install bubblewrap socat`; in the agenttool repository `scripts/setup-system.sh` does it)';
+
+/**
+ * What the runtime runs in place of ripgrep: a program that lists nothing. Its scan looks
+ * at this process's working directory, which has nothing to do with the shell's (from
+ * `/` it ran for minutes and outlived the server); the paths it would protect are
+ * computed for the workspace and every writable path instead, and given as `denyWrite`.
+ */
+const NO_SCAN = { command: 'true' } as const;
 const OPT_OUT_HINT =
   'or, knowing that commands then run with all the rights of this process, start the shell unconfined on purpose (`sandbox: false`, or `--no-sandbox` on the command line)';
 
@@ -140,6 +153,7 @@ async function manager(): Promise<Manager> {
       await SandboxManager.initialize({
         network: { allowedDomains: [], deniedDomains: [] },
         filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
+        ripgrep: NO_SCAN,
       });
     } finally {
       for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -267,6 +281,10 @@ export async function leaseSandbox(
     }
     const [file, ...args] = wrapped.argv;
     if (file === undefined) throw new Error('the sandbox gave no command to run');
+    // Forgotten when the manager resets, which is when the runtime removes them itself.
+    for (const path of [...mountPoints(policy), ...mountSources(wrapped.argv)]) {
+      forgetBridges.push(cleanupOnHardExit.mountPoint(path));
+    }
     return {
       argv: [file, ...args],
       prelude: SANDBOX_PRELUDE,
@@ -280,6 +298,50 @@ export async function leaseSandbox(
       { cause: error },
     );
   }
+}
+
+/**
+ * Where bubblewrap will make a mount point on the host (an empty file or directory) for
+ * a path it keeps read-only that does not exist yet: the first missing part of each such
+ * path that lies in a writable one. The runtime removes them when it resets; the janitor
+ * is told of them for a process killed before that. Its own denies at this process's
+ * working directory count too, since it still adds them.
+ */
+function mountPoints(policy: SandboxPolicy): string[] {
+  const cwd = process.cwd();
+  const candidates = [
+    ...policy.denyWrite,
+    ...[...PROTECTED_FILES, ...PROTECTED_DIRECTORIES].map((name) => join(cwd, name)),
+    ...(existsSync(join(cwd, '.git')) ? [join(cwd, '.git', 'hooks')] : []),
+  ];
+  const found = new Set<string>();
+  for (const path of candidates) {
+    if (existsSync(path)) continue;
+    let missing = path;
+    for (let up = dirname(path); up !== missing && !existsSync(up); up = dirname(up)) missing = up;
+    if (
+      policy.allowWrite.some((root) => missing.startsWith(root.endsWith(sep) ? root : root + sep))
+    ) {
+      found.add(missing);
+    }
+  }
+  return [...found];
+}
+
+/**
+ * The empty folder the runtime binds over absent protected folders (`claude-empty-*` in
+ * the temp folder, made during the wrap and removed when it resets), as the wrapped
+ * command names it.
+ */
+function mountSources(argv: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const match of argv
+    .join(' ')
+    .matchAll(/(\/[^\s'"]*\/claude-empty-[A-Za-z0-9]+)(?=[\s'"]|$)/g)) {
+    const [, path] = match;
+    if (path !== undefined && dirname(path) === tmpdir()) found.add(path);
+  }
+  return [...found];
 }
 
 /**

@@ -9,6 +9,7 @@ import { BoundedOutput } from './bounded-output';
 import { type ContainerOptions, checkContainerOptions, containerLaunch } from './container';
 import { shellEnvironment } from './environment';
 import { applyLimits, type ShellLimits } from './process-limits';
+import { withProtectedPaths } from './protected-paths';
 import { type SandboxOptions, type SandboxPolicy, sandboxPolicy } from './sandbox-policy';
 import { leaseSandbox, sandboxName } from './sandbox-runtime';
 
@@ -537,16 +538,18 @@ export class Shell {
 
   private async start(): Promise<BashProcess> {
     let timer: NodeJS.Timeout | undefined;
+    // What the start waits for now, so that a start that times out says which part hung.
+    const progress: StartProgress = { stage: { kind: 'launch', waitingFor: "the shell's launch" } };
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new Error(`bash did not start within ${this.options.startTimeoutMs} ms`)),
+        () => reject(new Error(startTimeoutMessage(this.options.startTimeoutMs, progress.stage))),
         Math.min(this.options.startTimeoutMs, MAX_TIMER_MS),
       );
     });
     timeout.catch(() => undefined);
     let launch: ShellLaunch | undefined;
     let created = false;
-    const launching = this.launch();
+    const launching = this.launch(progress);
     try {
       launch = await Promise.race([launching, timeout]);
       if (this.closed) throw new Error('the shell is closed');
@@ -554,6 +557,7 @@ export class Shell {
       // From here the process releases its launch when it exits.
       created = true;
       this.bash = bash;
+      progress.stage = { kind: 'ready', bash, launch, placement: this.placement.kind };
       try {
         await Promise.race([bash.ready, timeout]);
       } catch (error) {
@@ -578,7 +582,7 @@ export class Shell {
   }
 
   /** How to start bash where this shell's commands run. */
-  private async launch(): Promise<ShellLaunch> {
+  private async launch(progress: StartProgress): Promise<ShellLaunch> {
     const { command, env, cwd } = this.options;
     const placement = this.placement;
     switch (placement.kind) {
@@ -590,7 +594,11 @@ export class Shell {
         return containerLaunch(placement.options, env, command);
       case 'sandbox': {
         const where = resolve(cwd ?? process.cwd());
-        const { policy } = placement;
+        progress.stage = { kind: 'scan', roots: placement.policy.allowWrite };
+        // Computed at each start, for the workspace and every writable path (never from
+        // this process's working directory): a repository made since is protected too.
+        const policy = await withProtectedPaths(placement.policy);
+        progress.stage = { kind: 'sandbox' };
         const lease = await leaseSandbox(policy, command, where);
         const limits = applyLimits(policy.maxProcesses, policy.maxMemoryBytes);
         this.shellLimits = limits.limits;
@@ -631,6 +639,52 @@ export class Shell {
     await bash.close(Math.min(this.options.startTimeoutMs, MAX_TIMER_MS));
     // A job still unsettled here had a bash that never reported its exit.
     job?.settle({ exitCode: null });
+  }
+}
+
+/** Which part of a shell's start is under way. */
+type StartStage =
+  | { readonly kind: 'launch'; readonly waitingFor: string }
+  | { readonly kind: 'scan'; readonly roots: readonly string[] }
+  | { readonly kind: 'sandbox' }
+  | {
+      readonly kind: 'ready';
+      readonly bash: BashProcess;
+      readonly launch: ShellLaunch;
+      readonly placement: Placement['kind'];
+    };
+
+interface StartProgress {
+  stage: StartStage;
+}
+
+/** Why a start that took too long had not ended: the part it was in, and what to check. */
+function startTimeoutMessage(ms: number, stage: StartStage): string {
+  const head = `bash did not start within ${ms} ms`;
+  switch (stage.kind) {
+    case 'launch':
+      return `${head}: it was still waiting for ${stage.waitingFor}`;
+    case 'scan':
+      return `${head}: it was still scanning the writable paths (${stage.roots.join(', ')}) for what the sandbox keeps read-only; a path that is very large or slow to read (a network mount) holds it up: leave it out of the writable paths, or give the shell more time (startTimeoutMs)`;
+    case 'sandbox':
+      return `${head}: it was still waiting for the sandbox's set-up (@anthropic-ai/sandbox-runtime: its network proxy and bubblewrap's arguments); check that \`bwrap --version\` and \`socat -V\` answer at once, and that the temp folder (${tmpdir()}) is writable`;
+    case 'ready': {
+      const [program] = stage.launch.argv;
+      const what =
+        stage.placement === 'sandbox'
+          ? 'bubblewrap'
+          : stage.placement === 'container'
+            ? `${program} exec`
+            : program;
+      const said = stage.bash.stderr.trim().split('\n').slice(-3).join(' / ');
+      const check =
+        stage.placement === 'sandbox'
+          ? 'check that bubblewrap starts a shell here (`bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all bash -c true`) and that the shell command reads commands on its standard input'
+          : stage.placement === 'container'
+            ? 'check that the container runs and that its shell reads commands on its standard input'
+            : 'check that the shell command starts here and reads commands on its standard input';
+      return `${head}: it was still waiting for bash's ready line; ${what} (pid ${stage.bash.pid ?? 'none'}) had started, but bash had not run its start-up script (${said === '' ? 'nothing on stderr' : `stderr: ${said}`}); ${check}`;
+    }
   }
 }
 

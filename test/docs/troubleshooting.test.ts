@@ -592,11 +592,11 @@ const TRIGGERS: Record<string, () => Promise<Raised>> = {
   'sandbox-programs': () => raised(() => checkSandboxSupport(join(work, 'empty-path'))),
   'sandbox-user-namespaces': () =>
     raised(() => {
-      // Stand-ins for the three programs; this bwrap fails as it does where user
+      // Stand-ins for the two programs; this bwrap fails as it does where user
       // namespaces are off.
       const bin = join(work, 'no-userns-bin');
       mkdirSync(bin, { recursive: true });
-      for (const program of ['socat', 'rg']) {
+      for (const program of ['socat']) {
         writeFileSync(join(bin, program), '#!/bin/sh\nexit 0\n');
         chmodSync(join(bin, program), 0o755);
       }
@@ -607,6 +607,20 @@ const TRIGGERS: Record<string, () => Promise<Raised>> = {
       chmodSync(join(bin, 'bwrap'), 0o755);
       checkSandboxSupport(bin);
     }),
+  'shell-start-timeout': async () => {
+    // A shell command that never reads its input: it starts, and is never ready.
+    const shell = new Shell({
+      sandbox: false,
+      cwd: work,
+      command: ['bash', '--noprofile', '--norc', '-c', 'exec sleep 30'],
+      startTimeoutMs: 500,
+    });
+    try {
+      return await raised(() => shell.run('true'));
+    } finally {
+      await shell.close();
+    }
+  },
   'shell-container-and-sandbox': () =>
     raised(() => new Shell({ sandbox: {}, container: { name: 'agent', runtime: 'podman' } })),
   'shell-allowed-hosts': () => raised(() => new Shell({ sandbox: { allowedHosts: ['*'] } })),

@@ -580,9 +580,30 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       });
     }
 
-    it('gives up waiting for a start within the start timeout', async () => {
+    it('gives up waiting for a start within the start timeout, naming what it waited for', async () => {
       const shell = newShell({ command: ['sleep', '30'], startTimeoutMs: 100 });
-      await expect(shell.run('true')).rejects.toThrow('bash did not start within 100 ms');
+      await expect(shell.run('true')).rejects.toThrow(
+        /^bash did not start within 100 ms: it was still (scanning the writable paths|waiting for the sandbox's set-up|waiting for bash's ready line)/,
+      );
+      expect(shell.running).toBe(false);
+    });
+
+    it('says, of a shell that never printed its ready line, what had started and what it said', async () => {
+      // A shell command that reads no commands: it starts, and never gets ready.
+      const shell = newShell({
+        command: ['bash', '--noprofile', '--norc', '-c', 'echo not a shell >&2; exec sleep 30'],
+        startTimeoutMs: 3000,
+      });
+      const error = await shell.run('true').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toMatch(
+        new RegExp(
+          `^bash did not start within 3000 ms: it was still waiting for bash's ready line; ${unconfined ? 'bash' : 'bubblewrap'} \\(pid \\d+\\) had started, but bash had not run its start-up script \\(stderr: not a shell\\); check that `,
+        ),
+      );
       expect(shell.running).toBe(false);
     });
   });

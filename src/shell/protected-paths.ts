@@ -1,0 +1,218 @@
+import type { Dirent } from 'node:fs';
+import { lstat, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SandboxPolicy } from './sandbox-policy';
+
+/**
+ * Files that stay read-only wherever a command may write: shell start-up files, git's
+ * own configuration, and files other tools run or trust. The same list as
+ * `DANGEROUS_FILES` of `@anthropic-ai/sandbox-runtime` 0.0.83 (a test holds the two
+ * equal), which that runtime does not export.
+ */
+export const PROTECTED_FILES: readonly string[] = [
+  '.gitconfig',
+  '.gitmodules',
+  '.bashrc',
+  '.bash_profile',
+  '.zshrc',
+  '.zprofile',
+  '.profile',
+  '.ripgreprc',
+  '.mcp.json',
+];
+
+/**
+ * Directories that stay read-only wherever a command may write: editors' settings and
+ * an agent's commands. The runtime's `getDangerousDirectories()` (its
+ * `DANGEROUS_DIRECTORIES` but `.git`, whose hooks and config are protected instead).
+ */
+export const PROTECTED_DIRECTORIES: readonly string[] = [
+  '.vscode',
+  '.idea',
+  '.claude/commands',
+  '.claude/agents',
+];
+
+/** How deep below a writable root the scan looks, as the runtime's default (3). */
+export const PROTECTED_SCAN_DEPTH = 3;
+
+/**
+ * The most directories the scan reads for one shell, all roots together: past it, what
+ * was not reached is not protected (as the runtime does when its scan is cut short), so
+ * that a huge tree cannot stall a shell's start.
+ */
+export const PROTECTED_SCAN_MAX_DIRECTORIES = 10_000;
+
+/** What {@link protectedPaths} found. */
+export interface ProtectedPaths {
+  /** Absolute paths a command may not write, some of which may not exist yet. */
+  readonly paths: readonly string[];
+  /** False when the directory bound stopped the scan before it had read all it would. */
+  readonly complete: boolean;
+  /** How many directories the scan read. */
+  readonly directoriesRead: number;
+}
+
+/** Bounds of one {@link protectedPaths} scan. */
+export interface ProtectedPathsOptions {
+  /** {@link PROTECTED_SCAN_DEPTH} by default. */
+  readonly maxDepth?: number;
+  /** {@link PROTECTED_SCAN_MAX_DIRECTORIES} by default. */
+  readonly maxDirectories?: number;
+}
+
+/** How many directories are read at once. */
+const CONCURRENCY = 16;
+
+/**
+ * The paths a sandboxed command may not write although they lie in one of `roots` (the
+ * shell's working directory and its other writable paths), computed for those roots
+ * whatever this process's working directory is. The rules of the sandbox runtime's
+ * mandatory denies, applied at each root instead of at `process.cwd()`:
+ *
+ * - at the root itself, {@link PROTECTED_FILES} and {@link PROTECTED_DIRECTORIES}, there
+ *   or not (so that none can be created), and, when `.git` is a directory, its `hooks`
+ *   (there or not) and `config`, or, when `.git` is a file (a worktree's or a submodule's
+ *   pointer), that file;
+ * - below it, by a scan that skips `node_modules`, follows no symbolic link, and reads
+ *   directories breadth first, down to `maxDepth - 1` levels below the root and at most
+ *   `maxDirectories` of them: every entry named as one of {@link PROTECTED_FILES} (case
+ *   ignored) down to that depth; every existing protected directory and every repository's
+ *   `.git/hooks` and `.git/config` whose first part lies at most `maxDepth - 2` levels
+ *   below the root (a nested repository's hooks); and every directory of this user's
+ *   that cannot be read, whole, since what it holds is unknown.
+ *
+ * Reads only, in this process, without blocking it for long.
+ */
+export async function protectedPaths(
+  roots: readonly string[],
+  options: ProtectedPathsOptions = {},
+): Promise<ProtectedPaths> {
+  const maxDepth = options.maxDepth ?? PROTECTED_SCAN_DEPTH;
+  const maxDirectories = options.maxDirectories ?? PROTECTED_SCAN_MAX_DIRECTORIES;
+  const found = new Set<string>();
+  const files = new Set(PROTECTED_FILES.map((name) => name.toLowerCase()));
+  /** Directories to read, level by level: each with how deep it lies below its root. */
+  let level: { readonly dir: string; readonly depth: number }[] = [];
+  for (const root of new Set(roots)) {
+    const kind = await kindOf(root);
+    if (kind !== 'directory') continue;
+    for (const name of [...PROTECTED_FILES, ...PROTECTED_DIRECTORIES]) found.add(join(root, name));
+    const dotGit = await kindOf(join(root, '.git'));
+    if (dotGit === 'directory') {
+      found.add(join(root, '.git', 'hooks'));
+      found.add(join(root, '.git', 'config'));
+    } else if (dotGit !== undefined) {
+      found.add(join(root, '.git'));
+    }
+    level.push({ dir: root, depth: 0 });
+  }
+  let read = 0;
+  let complete = true;
+  // A directory at depth d holds entries at depth d + 1: files count down to maxDepth - 1.
+  while (level.length > 0) {
+    const next: typeof level = [];
+    if (read + level.length > maxDirectories) {
+      complete = false;
+      level = level.slice(0, Math.max(0, maxDirectories - read));
+    }
+    read += level.length;
+    for (let i = 0; i < level.length; i += CONCURRENCY) {
+      await Promise.all(
+        level.slice(i, i + CONCURRENCY).map(async ({ dir, depth }) => {
+          const entries = await entriesOf(dir);
+          if (entries === 'unreadable') {
+            if (depth > 0) found.add(dir);
+            return;
+          }
+          for (const entry of entries) {
+            const path = join(dir, entry.name);
+            const lower = entry.name.toLowerCase();
+            if (files.has(lower)) found.add(path);
+            if (!entry.isDirectory() || lower === 'node_modules') continue;
+            if (depth <= maxDepth - 2) await nested(path, lower, found);
+            if (depth + 1 <= maxDepth - 1) next.push({ dir: path, depth: depth + 1 });
+          }
+        }),
+      );
+    }
+    if (!complete) break;
+    level = next.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
+  }
+  return { paths: [...found].sort(), complete, directoriesRead: read };
+}
+
+/**
+ * The protected directories and repository files that begin at the directory `path`
+ * (named `lower`, lower-cased): `.vscode`, `.idea`, `.claude/commands`,
+ * `.claude/agents` when they exist, and a repository's hooks and config.
+ */
+async function nested(path: string, lower: string, found: Set<string>): Promise<void> {
+  for (const name of PROTECTED_DIRECTORIES) {
+    const [first, second] = name.split('/') as [string, string | undefined];
+    if (lower !== first) continue;
+    if (second === undefined) {
+      found.add(path);
+      continue;
+    }
+    const inner = await entriesOf(path);
+    if (inner === 'unreadable') {
+      found.add(path);
+      continue;
+    }
+    for (const entry of inner) {
+      if (entry.isDirectory() && entry.name.toLowerCase() === second) {
+        found.add(join(path, entry.name));
+      }
+    }
+  }
+  if (lower !== '.git') return;
+  const inner = await entriesOf(path);
+  if (inner === 'unreadable') {
+    found.add(path);
+    return;
+  }
+  const names = new Map(inner.map((entry) => [entry.name.toLowerCase(), entry.name]));
+  // A repository is known by its HEAD, so that its hooks are protected before it has any.
+  if (names.has('head') || names.has('hooks')) {
+    found.add(join(path, names.get('hooks') ?? 'hooks'));
+  }
+  const config = names.get('config');
+  if (config !== undefined) found.add(join(path, config));
+}
+
+/** The entries of `dir`; `unreadable` for a directory of this user's that cannot be read. */
+async function entriesOf(dir: string): Promise<Dirent[] | 'unreadable'> {
+  try {
+    return await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EPERM') return [];
+    try {
+      // Another user's directory cannot be given back its mode from inside: nothing to do.
+      const info = await lstat(dir);
+      return info.isDirectory() && info.uid === process.getuid?.() ? 'unreadable' : [];
+    } catch {
+      return [];
+    }
+  }
+}
+
+/** What is at `path` (a symbolic link followed, as git does); undefined when nothing. */
+async function kindOf(path: string): Promise<'directory' | 'other' | undefined> {
+  try {
+    return (await stat(path)).isDirectory() ? 'directory' : 'other';
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `policy` with the {@link protectedPaths} of its writable paths added to its
+ * `denyWrite`: what a sandbox backend is given, so that every backend keeps the same
+ * paths read-only whatever this process's working directory.
+ */
+export async function withProtectedPaths(policy: SandboxPolicy): Promise<SandboxPolicy> {
+  const { paths } = await protectedPaths(policy.allowWrite);
+  return { ...policy, denyWrite: [...new Set([...policy.denyWrite, ...paths])] };
+}

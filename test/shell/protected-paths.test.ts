@@ -1,0 +1,181 @@
+/**
+ * The paths a sandboxed shell keeps read-only inside its writable paths, computed for
+ * each writable root whatever the server's working directory: the sandbox runtime's
+ * lists (held equal to its own here, so that an upgrade that changes them fails), its
+ * rules at the root, and a bounded scan below it (depth, node_modules, directory count).
+ */
+import type * as LinuxUtils from '@anthropic-ai/sandbox-runtime/dist/sandbox/linux-sandbox-utils.js' with {
+  'resolution-mode': 'import',
+};
+import type * as SandboxUtils from '@anthropic-ai/sandbox-runtime/dist/sandbox/sandbox-utils.js' with {
+  'resolution-mode': 'import',
+};
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import {
+  PROTECTED_DIRECTORIES,
+  PROTECTED_FILES,
+  PROTECTED_SCAN_DEPTH,
+  protectedPaths,
+  withProtectedPaths,
+} from '../../src/shell/protected-paths';
+import { sandboxPolicy } from '../../src/shell/sandbox-policy';
+
+/* eslint-disable @typescript-eslint/no-require-imports -- the runtime's inner files, deep */
+const LIBRARY = dirname(require.resolve('@anthropic-ai/sandbox-runtime/package.json'));
+const sandboxUtils =
+  require('@anthropic-ai/sandbox-runtime/dist/sandbox/sandbox-utils.js') as typeof SandboxUtils;
+const linuxUtils =
+  require('@anthropic-ai/sandbox-runtime/dist/sandbox/linux-sandbox-utils.js') as typeof LinuxUtils;
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+let work: string;
+
+beforeEach(() => {
+  work = realpathSync(mkdtempSync(join(tmpdir(), 'protected-paths-')));
+});
+
+afterEach(() => rmSync(work, { recursive: true, force: true }));
+
+/** Makes `path` (relative to `root`) as a file, with its folders. */
+function file(root: string, path: string, text = 'x'): void {
+  mkdirSync(dirname(join(root, path)), { recursive: true });
+  writeFileSync(join(root, path), text);
+}
+
+/** The paths found under `root`, relative to it. */
+async function found(root: string, options = {}): Promise<string[]> {
+  const { paths } = await protectedPaths([root], options);
+  return paths.map((path) => path.slice(root.length + 1));
+}
+
+const AT_ROOT = [...PROTECTED_FILES, ...PROTECTED_DIRECTORIES];
+
+describe("the sandbox runtime's lists", () => {
+  it('are ours, and the scan is as deep as its default', () => {
+    expect(PROTECTED_FILES).toEqual(sandboxUtils.DANGEROUS_FILES);
+    expect(PROTECTED_DIRECTORIES).toEqual(sandboxUtils.getDangerousDirectories());
+    // Not exported: read from its source, where both the scan and the manager say it.
+    const linux = readFileSync(join(LIBRARY, 'dist/sandbox/linux-sandbox-utils.js'), 'utf8');
+    expect(/const DEFAULT_MANDATORY_DENY_SEARCH_DEPTH = (\d+);/.exec(linux)?.[1]).toBe(
+      String(PROTECTED_SCAN_DEPTH),
+    );
+    const manager = readFileSync(join(LIBRARY, 'dist/sandbox/sandbox-manager.js'), 'utf8');
+    expect(/config\?\.mandatoryDenySearchDepth \?\? (\d+)/.exec(manager)?.[1]).toBe(
+      String(PROTECTED_SCAN_DEPTH),
+    );
+  });
+
+  it.each([
+    ['a repository', (root: string) => file(root, '.git/HEAD', 'ref: refs/heads/main\n')],
+    ['a worktree (.git is a file)', (root: string) => file(root, '.git', 'gitdir: /elsewhere\n')],
+    ['no repository', () => undefined],
+  ])(
+    'protect at a root what the runtime protects at its working directory: %s',
+    async (_name, make) => {
+      const root = join(work, 'root');
+      mkdirSync(root);
+      make(root);
+      const saved = process.cwd();
+      let theirs: string[];
+      try {
+        process.chdir(root);
+        theirs = linuxUtils.linuxGetCwdMandatoryDenyPaths(false);
+      } finally {
+        process.chdir(saved);
+      }
+      // From elsewhere: the working directory plays no part in ours.
+      const { paths } = await protectedPaths([root]);
+      expect(paths).toEqual(expect.arrayContaining(theirs));
+    },
+  );
+});
+
+describe('protectedPaths', () => {
+  it('protects a root and a nested repository, down to the depth, skipping node_modules', async () => {
+    const root = join(work, 'ws');
+    file(root, '.git/HEAD');
+    file(root, '.git/config');
+    file(root, '.bashrc');
+    // A nested repository one level down: its hooks (none yet) and its config.
+    file(root, 'sub/.git/HEAD');
+    file(root, 'sub/.git/config');
+    file(root, 'sub/.vscode/settings.json');
+    file(root, 'sub/.claude/commands/x.md');
+    file(root, 'sub/.claude/notes.md');
+    // Dangerous files two levels down, but not three; names compared without case.
+    file(root, 'a/b/.bashrc');
+    file(root, 'a/.ZSHRC');
+    file(root, 'a/b/c/.bashrc');
+    // Protected directories and repositories two levels down are past the depth.
+    file(root, 'a/b/.git/HEAD');
+    file(root, 'a/b/.vscode/settings.json');
+    // A worktree's .git file below the root is git's to rewrite.
+    file(root, 'wt/.git', 'gitdir: /elsewhere\n');
+    file(root, 'node_modules/pkg/.bashrc');
+    file(root, 'node_modules/.git/HEAD');
+    expect(await found(root)).toEqual(
+      [
+        ...AT_ROOT,
+        '.git/hooks',
+        '.git/config',
+        'sub/.git/hooks',
+        'sub/.git/config',
+        'sub/.vscode',
+        'sub/.claude/commands',
+        'a/.ZSHRC',
+        'a/b/.bashrc',
+      ].sort(),
+    );
+  });
+
+  it('takes every writable root, and skips one that is not there', async () => {
+    const one = join(work, 'one');
+    const two = join(work, 'two');
+    file(one, 'x/.gitmodules');
+    file(two, 'y/.git/HEAD');
+    const { paths } = await protectedPaths([one, two, join(work, 'absent')]);
+    expect(paths).toEqual(
+      [
+        ...AT_ROOT.map((name) => join(one, name)),
+        join(one, 'x/.gitmodules'),
+        ...AT_ROOT.map((name) => join(two, name)),
+        join(two, 'y/.git/hooks'),
+      ].sort(),
+    );
+  });
+
+  it('reads at most maxDirectories, breadth first, and says it stopped', async () => {
+    const root = join(work, 'big');
+    for (let i = 0; i < 30; i += 1) file(root, `d${String(i).padStart(2, '0')}/e/.bashrc`);
+    file(root, 'zz/.bashrc');
+    const all = await protectedPaths([root]);
+    expect(all.complete).toBe(true);
+    // The root, 31 folders under it, and the 30 below those.
+    expect(all.directoriesRead).toBe(62);
+    expect(all.paths).toHaveLength(AT_ROOT.length + 31);
+    const bounded = await protectedPaths([root], { maxDirectories: 32 });
+    expect(bounded.complete).toBe(false);
+    expect(bounded.directoriesRead).toBe(32);
+    // The first level is read whole; of the second, nothing.
+    expect(bounded.paths.map((path) => path.slice(root.length + 1))).toEqual(
+      [...AT_ROOT, 'zz/.bashrc'].sort(),
+    );
+    const rootOnly = await protectedPaths([root], { maxDirectories: 1 });
+    expect(rootOnly.paths.map((path) => path.slice(root.length + 1))).toEqual([...AT_ROOT].sort());
+  });
+
+  it('is added to the denyWrite of a policy, next to what was there', async () => {
+    const root = join(work, 'ws');
+    file(root, '.git/HEAD');
+    const policy = sandboxPolicy({}, undefined, root);
+    const protectedPolicy = await withProtectedPaths(policy);
+    expect(protectedPolicy.denyWrite).toEqual([
+      ...policy.denyWrite,
+      ...(await protectedPaths(policy.allowWrite)).paths,
+    ]);
+    expect(protectedPolicy.denyWrite).toContain(join(root, '.git/hooks'));
+    expect(protectedPolicy.allowWrite).toEqual(policy.allowWrite);
+  });
+});

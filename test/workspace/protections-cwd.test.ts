@@ -1,0 +1,190 @@
+/**
+ * The sandbox protects the workspace's git hooks, git config and shell start-up files
+ * whatever folder the server was started from: the built `agenttool workspace`, over
+ * stdio and over Streamable HTTP, started from `/`, from an unrelated folder and from the
+ * workspace itself, on a workspace that is a git repository with a `.bashrc`. Its first
+ * `bash` call answers (started from `/`, the sandbox runtime's own scan of the server's
+ * folder used to stall it), the protected files cannot be written from inside while an
+ * ordinary file can, and once the server is closed, or SIGKILLed, none of its processes
+ * (bubblewrap, bash, socat, the janitor) is left, nor a mount point in the workspace.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { createContext, outputText, type Tool } from 'agenttool';
+import { connectMcp, type RemoteTools } from 'agenttool/mcp';
+import { CLI, ensureBuilt, killChildren, startAgenttool, tempDir } from '../cli/helpers';
+import { allGone, descendants, type ProcessInfo } from '../support/processes';
+
+/** A running server and the client connected to it. */
+interface Served {
+  readonly pid: number;
+  readonly remote: RemoteTools;
+  /** Closes the client, then ends the server as a user would. */
+  close(): Promise<void>;
+}
+
+const started: number[] = [];
+
+beforeAll(() => ensureBuilt(), 300_000);
+
+afterAll(() => {
+  // Whatever a failed test left running is ours to end.
+  for (const pid of started) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  killChildren();
+});
+
+async function serveStdio(root: string, cwd: string): Promise<Served> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'workspace', root],
+    cwd,
+    env: { ...(process.env as Record<string, string>) },
+    stderr: 'pipe',
+  });
+  const remote = await connectMcp({ transport });
+  const pid = transport.pid;
+  if (pid === null) throw new Error('the stdio server has no pid');
+  started.push(pid);
+  return { pid, remote, close: () => remote.close() };
+}
+
+async function serveHttp(root: string, cwd: string): Promise<Served> {
+  const server = startAgenttool(['workspace', root, '--http', '127.0.0.1:0'], { cwd });
+  const pid = server.process.pid;
+  if (pid === undefined) throw new Error('the HTTP server has no pid');
+  started.push(pid);
+  const [, url] = (await server.waitForStderr(/over Streamable HTTP at (\S+)/)) as [string, string];
+  const remote = await connectMcp({ transport: { url } });
+  return {
+    pid,
+    remote,
+    close: async () => {
+      await remote.close();
+      server.process.kill('SIGTERM');
+      await server.done;
+    },
+  };
+}
+
+let calls = 0;
+
+async function bash(remote: RemoteTools, command: string): Promise<string> {
+  const tool = remote.tools().find((t) => t.name === 'bash') as Tool;
+  calls += 1;
+  const call = { id: `call_${calls}`, args: JSON.stringify({ command }) };
+  return outputText((await tool.execute(call, createContext({ call }))).output);
+}
+
+/** A git repository with a `.bashrc`, and what its protected files hold. */
+function workspace(): { root: string; before: Record<string, string | undefined> } {
+  const root = realpathSync(tempDir());
+  const git = spawnSync('git', ['init', '-q', root], { encoding: 'utf8' });
+  if (git.status !== 0) throw new Error(`git init failed: ${git.stderr}`);
+  writeFileSync(join(root, '.bashrc'), 'echo from the workspace bashrc\n');
+  return { root, before: protectedContents(root) };
+}
+
+const PROTECTED = ['.git/hooks/pre-commit', '.git/config', '.bashrc'];
+
+function protectedContents(root: string): Record<string, string | undefined> {
+  return Object.fromEntries(
+    PROTECTED.map((path) => {
+      const full = join(root, path);
+      return [path, existsSync(full) ? readFileSync(full, 'utf8') : undefined];
+    }),
+  );
+}
+
+/** Polls until the workspace holds exactly `names` (mount points go a moment after). */
+async function settledListing(root: string, names: readonly string[]): Promise<string[]> {
+  let now: string[] = [];
+  for (let i = 0; i < 250; i += 1) {
+    now = readdirSync(root).sort();
+    if (JSON.stringify(now) === JSON.stringify([...names].sort())) return now;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return now;
+}
+
+/** The runtime's empty mount sources (`claude-empty-*`) a bubblewrap process binds. */
+function mountSourcesOf(pid: number): string[] {
+  try {
+    const words = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return words.filter((word) => /\/claude-empty-[A-Za-z0-9]+$/.test(word));
+  } catch {
+    return [];
+  }
+}
+
+/** Polls until none of `paths` exists; those that still do then. */
+async function remaining(paths: readonly string[]): Promise<string[]> {
+  for (let i = 0; i < 250; i += 1) {
+    if (!paths.some((path) => existsSync(path))) return [];
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return paths.filter((path) => existsSync(path));
+}
+
+const ATTEMPT = PROTECTED.map(
+  (path) =>
+    `if (printf '#!/bin/sh\\necho escaped\\n' >> ${path}) 2>/dev/null; then echo "${path}: written"; else echo "${path}: refused"; fi`,
+).join('; ');
+
+describe.each([
+  ['stdio', serveStdio],
+  ['Streamable HTTP', serveHttp],
+] as const)('the workspace served over %s', (_transport, serve) => {
+  describe.each(['/', 'an unrelated folder', 'the workspace'] as const)(
+    'started from %s',
+    (from) => {
+      it.each(['closed', 'SIGKILLed'] as const)(
+        'protects the repository and the start-up files, and leaves nothing once %s',
+        async (ending) => {
+          const { root, before } = workspace();
+          const listing = readdirSync(root);
+          const cwd = from === '/' ? '/' : from === 'the workspace' ? root : tempDir();
+          const served = await serve(root, cwd);
+          let helpers: ProcessInfo[] = [];
+          let sources: string[] = [];
+          try {
+            expect(await bash(served.remote, 'pwd')).toBe(`${root}\n`);
+            expect(await bash(served.remote, ATTEMPT)).toBe(
+              PROTECTED.map((path) => `${path}: refused\n`).join(''),
+            );
+            expect(await bash(served.remote, 'echo work > notes.txt && cat notes.txt')).toBe(
+              'work\n',
+            );
+            helpers = descendants(served.pid);
+            sources = helpers.flatMap((proc) => mountSourcesOf(proc.pid));
+          } finally {
+            if (ending === 'closed') await served.close();
+            else process.kill(served.pid, 'SIGKILL');
+          }
+          // The shell in its sandbox, the proxy's bridges and the janitor; no scan.
+          const names = new Set(helpers.map((proc) => proc.comm));
+          expect(names).toEqual(new Set(['bwrap', 'bash', 'socat', ...names]));
+          expect(names.has('rg')).toBe(false);
+          expect(protectedContents(root)).toEqual(before);
+          expect(readFileSync(join(root, 'notes.txt'), 'utf8')).toBe('work\n');
+          expect(await allGone(helpers)).toEqual([]);
+          // The mount points bubblewrap made for absent protected paths are gone too,
+          // and the empty folder it bound over the absent protected folders.
+          expect(await settledListing(root, [...listing, 'notes.txt'])).toEqual(
+            [...listing, 'notes.txt'].sort(),
+          );
+          expect(sources.length).toBeGreaterThan(0);
+          expect(await remaining(sources)).toEqual([]);
+        },
+        60_000,
+      );
+    },
+  );
+});
