@@ -17,9 +17,11 @@ let listener: HttpListener;
 
 beforeAll(async () => {
   issuer = await startJwtAuthorizationServer({});
-  server = serveTools([
-    newTool({ name: 'echo', description: 'Echoes', execute: () => ({ output: 'echo' }) }),
-  ]);
+  // Its list may change, so that clients listen for changes on a stream.
+  server = serveTools(
+    [newTool({ name: 'echo', description: 'Echoes', execute: () => ({ output: 'echo' }) })],
+    { listChanged: true },
+  );
   listener = await server.listenHttp({
     auth: {
       verifyToken: jwtVerifier({ issuer: issuer.issuer, jwksUrl: issuer.jwksUrl }),

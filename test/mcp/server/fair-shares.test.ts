@@ -66,7 +66,8 @@ describe('without authorization, callers are counted by client address', () => {
   const open: RemoteTools[] = [];
 
   beforeEach(async () => {
-    server = new McpToolServer([echo, asks], { maxParkedCalls: 20 });
+    // Its list may change, so that clients may listen for changes (streams are counted).
+    server = new McpToolServer([echo, asks], { maxParkedCalls: 20, listChanged: true });
     // maxSessions 20 and maxStreams 20: a caller's default share is 2 of each.
     listener = await server.listenHttp({ maxSessions: 20, maxStreams: 20, trustProxy: true });
   });
@@ -172,7 +173,7 @@ describe('without authorization, callers are counted by client address', () => {
   });
 
   test('past maxStreams every client gets 503 for a new stream, whatever its share', async () => {
-    const server2 = new McpToolServer([echo]);
+    const server2 = new McpToolServer([echo], { listChanged: true });
     const own = await server2.listenHttp({
       maxStreams: 2,
       maxStreamsPerSubject: 2,

@@ -20,9 +20,11 @@ afterEach(async () => {
 });
 
 function server(): McpToolServer {
-  const made = serveTools([
-    newTool({ name: 'job', description: 'a job', execute: () => ({ output: 'done' }) }),
-  ]);
+  // Its list may change, so that the listen honours toolsListChanged.
+  const made = serveTools(
+    [newTool({ name: 'job', description: 'a job', execute: () => ({ output: 'done' }) })],
+    { listChanged: true },
+  );
   servers.push(made);
   return made;
 }
