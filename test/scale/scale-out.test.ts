@@ -155,6 +155,23 @@ describe('2026-07-28 clients', () => {
     expect(visits).toEqual([1, 2, 3, 4].map((n) => `visit ${n} on ${owner}`));
   });
 
+  test('a call carrying a state handle as an argument is served by the instance that minted it', async () => {
+    // A plain client: no session extension, the handle travels as an ordinary argument.
+    const client = await sdk(a.url, 'modern', {
+      fetch: routedFetch([a.url, b.url, c.url, b.url]),
+    });
+    const first = await rawCall(client, { name: 'tally', arguments: {} });
+    const handle = (first.structuredContent as Record<string, unknown>)['tally_id'];
+    expect(handle).toMatch(/^a\.tally_[\w-]+$/);
+    const answers = [textOf(first).split('\n')[0]];
+    for (let i = 0; i < 3; i++) {
+      answers.push(
+        textOf(await rawCall(client, { name: 'tally', arguments: { tally_id: handle } })),
+      );
+    }
+    expect(answers).toEqual(['tally 1 on a', 'tally 2 on a', 'tally 3 on a', 'tally 4 on a']);
+  });
+
   test('answers that reach another instance go to the one running the call; a forged state is refused (-32602), a replayed one reaches no call', async () => {
     // The question is asked on a; the answers are sent to b.
     const client = await sdk(a.url, 'modern', { fetch: routedFetch([a.url, b.url]) });
