@@ -276,12 +276,12 @@ async function serveUntilStopped(
   const release = onStopSignals({
     interrupt: () => {
       io.stderr.write('agenttool: stopping: closing sessions and the app\n');
-      void serving.stop();
+      void serving.stop('SIGINT');
     },
     // An orchestrator's stop: leave the balancer's pool, finish, then stop.
     terminate: () => {
       io.stderr.write('agenttool: draining: refusing new work, finishing the work in flight\n');
-      void serving.drain();
+      void serving.drain('SIGTERM');
     },
   });
   await serving.closed;

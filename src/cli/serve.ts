@@ -67,13 +67,16 @@ export interface Serving {
   readonly tools: readonly Tool[];
   /** Resolves once the server and the app are closed. */
   readonly closed: Promise<void>;
-  /** Ends every session, stops listening and closes the app (its shells), once. */
-  stop(): Promise<void>;
+  /**
+   * Ends every session, stops listening and closes the app (its shells), once. `signal`
+   * is the name of the signal that stops the server, which the app's shutdown hooks get.
+   */
+  stop(signal?: string): Promise<void>;
   /**
    * Leaves the load balancer's pool: the health route fails, new work is refused, and
    * the work in flight finishes within the drain grace; then {@link stop}.
    */
-  drain(): Promise<void>;
+  drain(signal?: string): Promise<void>;
 }
 
 /** The environment variable that holds the request-state key every instance shares. */
@@ -129,12 +132,12 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
   let stopping: Promise<void> | undefined;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
-  const stop = (): Promise<void> =>
+  const stop = (signal?: string): Promise<void> =>
     (stopping ??= (async () => {
       const errors: string[] = [];
       // Sessions first (their shells), then the app's own providers, then the file.
       await server.close().catch((e: unknown) => errors.push(errorMessage(e)));
-      await app.close().catch((e: unknown) => errors.push(errorMessage(e)));
+      await app.close(signal).catch((e: unknown) => errors.push(errorMessage(e)));
       await records?.close().catch((e: unknown) => errors.push(errorMessage(e)));
       for (const error of errors) options.log.write(`agenttool: while closing: ${error}\n`);
       resolveClosed();
@@ -193,10 +196,10 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
   if (!('summary' in loaded && loaded.summary !== undefined)) options.log.write(sandboxLine(tools));
   const grace = options.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS;
   let draining: Promise<void> | undefined;
-  const drain = (): Promise<void> =>
+  const drain = (signal?: string): Promise<void> =>
     (draining ??= (async () => {
       await server.drain(grace);
-      await stop();
+      await stop(signal);
     })());
   return { url: listener?.url, tools, closed, stop, drain };
 }

@@ -49,7 +49,12 @@ export async function workspaceConfigFromEnvironment(
   }
   const root = resolve(cwd, configured);
   const info = await stat(root).catch(() => undefined);
-  if (info?.isDirectory() !== true) {
+  if (info !== undefined && !info.isDirectory()) {
+    throw new Error(
+      `${WORKSPACE_ROOT_ENV}=${JSON.stringify(configured)}: ${JSON.stringify(root)} is a file, not a directory; set ${WORKSPACE_ROOT_ENV} to the folder to work in`,
+    );
+  }
+  if (info === undefined) {
     throw new Error(
       `${WORKSPACE_ROOT_ENV}=${JSON.stringify(configured)}: ${JSON.stringify(root)} is not an existing directory; create it, or set ${WORKSPACE_ROOT_ENV} to one (unset, the root is ./${DEFAULT_WORKSPACE_FOLDER})`,
     );

@@ -66,6 +66,8 @@ const FD_DIR = '/proc/self/fd';
 interface Op {
   readonly path: string;
   readonly verb: string;
+  /** The root as configured, for errors. */
+  readonly root: string;
   links: number;
 }
 
@@ -237,7 +239,7 @@ export class FileRoot {
   }
 
   private op(path: string, verb: string): Op {
-    return { path, verb, links: 0 };
+    return { path, verb, root: this.root, links: 0 };
   }
 
   /** The components of `path` under the real root, once checked; no link is followed. */
@@ -528,7 +530,13 @@ function isCode(error: unknown, ...codes: string[]): boolean {
 function describeFailure(op: Op, error: unknown): Error {
   const what = `cannot ${op.verb} ${quotePath(op.path)}`;
   if (error instanceof PathEscapeError) return error;
-  if (isCode(error, 'ENOENT')) return new Error(`${what}: no such file`, { cause: error });
+  if (isCode(error, 'ENOENT')) {
+    // A shell's `cd` persists, so a path it printed may be relative to somewhere else.
+    const where = isAbsolute(op.path)
+      ? ''
+      : ` under the workspace root ${quotePath(op.root)}: relative paths start there, not at the shell's working directory (give the absolute path, as \`realpath FILE\` prints it)`;
+    return new Error(`${what}: no such file${where}`, { cause: error });
+  }
   if (isCode(error, 'EISDIR')) return new Error(`${what}: it is a directory`, { cause: error });
   if (isCode(error, 'EACCES', 'EPERM')) {
     return new Error(`${what}: permission denied`, { cause: error });

@@ -12,7 +12,7 @@ export const DEFAULT_READ_BYTES = 256 * 1024;
 export const MAX_READ_BYTES = 4 * 1024 * 1024;
 
 const PATH_DESCRIPTION =
-  'Path of the file, relative to the workspace root (or absolute under it); paths that lead outside the root are refused';
+  'Path of the file: relative to the workspace root (the folder the shell starts in, whatever `cd` did since), or absolute under it, as `pwd` or `realpath` print it in the shell; paths that lead outside the root are refused';
 
 export class ReadFileArgs {
   @Param(PATH_DESCRIPTION)
@@ -44,7 +44,8 @@ export class AppendFileArgs {
 /** Reads a file inside the root. Reading twice changes nothing, so a re-run is safe. */
 @Tool({
   name: 'read_file',
-  description: 'Read a text file in the workspace.',
+  description:
+    "Read a text file in the workspace. Paths are relative to the workspace root, not to the shell's current directory; absolute paths inside the workspace work too.",
   args: ReadFileArgs,
 })
 @Annotations({ title: 'Read a file', readOnly: true })
@@ -79,7 +80,7 @@ export class ReadFileTool {
 @Tool({
   name: 'write_file',
   description:
-    'Write a text file in the workspace, replacing it if it exists and creating missing directories.',
+    "Write a text file in the workspace, replacing it if it exists and creating missing directories. Paths are relative to the workspace root, not to the shell's current directory; absolute paths inside the workspace work too.",
   args: WriteFileArgs,
 })
 @Annotations({ title: 'Write a file', destructive: true, idempotent: true })
@@ -99,7 +100,8 @@ export class WriteFileTool {
  */
 @Tool({
   name: 'append_file',
-  description: 'Append text to the end of a file in the workspace, creating it if needed.',
+  description:
+    "Append text to the end of a file in the workspace, creating it if needed. Paths are relative to the workspace root, not to the shell's current directory; absolute paths inside the workspace work too.",
   args: AppendFileArgs,
 })
 @Annotations({ title: 'Append to a file', destructive: false, idempotent: false })

@@ -1,5 +1,5 @@
 import { realpathSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Constructor } from 'agenttool';
 import { Module } from 'agenttool/di';
 import { ShellModule, type ShellOptions, shellEnvironment } from 'agenttool/shell';
@@ -65,15 +65,18 @@ function existingDirectory(path: string): string {
     throw new TypeError('root must be the path of an existing directory');
   }
   const root = resolve(path);
-  let isDirectory = false;
+  let info: ReturnType<typeof statSync> | undefined;
   try {
-    isDirectory = statSync(root).isDirectory();
+    info = statSync(root);
   } catch {
     // reported below
   }
-  if (!isDirectory) {
+  if (info === undefined) {
+    throw new TypeError(`root ${JSON.stringify(root)} does not exist; create it first`);
+  }
+  if (!info.isDirectory()) {
     throw new TypeError(
-      `root ${JSON.stringify(root)} is not an existing directory; create it first`,
+      `root ${JSON.stringify(root)} is a file, not a directory; give the folder to work in (${JSON.stringify(dirname(root))}, say)`,
     );
   }
   return realpathSync(root);

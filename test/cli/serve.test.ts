@@ -94,7 +94,9 @@ describe('agenttool serve --http', () => {
     expect(ran.stderr).toContain(
       'agenttool: stopping: closing sessions and the app\nagenttool: stopped\n',
     );
-    expect(readFileSync(journal, 'utf8')).toBe('wait tool closed\njournal closed\n');
+    expect(readFileSync(journal, 'utf8')).toBe(
+      'shutting down on SIGINT\nwait tool closed\njournal closed\n',
+    );
   });
 
   it.each(['legacy', 'modern'] as const)(
@@ -121,12 +123,17 @@ describe('agenttool serve --http', () => {
   );
 
   it('serves statelessly with --stateless, and our call command works against it', async () => {
-    const server = startAgenttool(['serve', APP, '--http', '0', '--stateless']);
+    const journal = join(tempDir(), 'journal.txt');
+    const server = startAgenttool(['serve', APP, '--http', '0', '--stateless'], {
+      env: { CLI_FIXTURE_JOURNAL: journal },
+    });
     const [, url] = await server.waitForStderr(/at (http:\S+) \(stateless\)\n/);
     const ran = await runAgenttool(['call', '--http', url!, 'echo', '{"text":"stateless"}']);
     expect(ran).toMatchObject({ code: 0, stdout: 'stateless\n' });
     server.process.kill('SIGTERM');
     expect((await server.done).code).toBe(0);
+    // The app's shutdown hooks are told the signal that stopped it.
+    expect(readFileSync(journal, 'utf8')).toContain('shutting down on SIGTERM\n');
   });
 
   it('appends every record the served tools write with --record', async () => {

@@ -170,7 +170,7 @@ describe('FileRoot: reading', () => {
 
   it('says clearly when the file is missing or a directory', async () => {
     await expect(sandbox.read('missing.txt')).rejects.toThrow(
-      'cannot read "missing.txt": no such file',
+      `cannot read "missing.txt": no such file under the workspace root "${root}": relative paths start there`,
     );
     mkdirSync(join(root, 'dir'));
     await expect(sandbox.read('dir')).rejects.toThrow('it is a directory');

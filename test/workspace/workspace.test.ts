@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type JobOutcome, type Session, type ToolRecord, resourceOf } from 'agenttool';
@@ -71,6 +71,28 @@ describe('WorkspaceModule', () => {
     expect(outcomes.map(outputOf)).toEqual(['(no output)', `${root}/notes\nship it\nmore\n`]);
     const [read] = await app.results([app.job('read_file', { path: 'notes/todo.txt' })]);
     expect(outputOf(read)).toBe('ship it\nmore\n');
+  });
+
+  it("takes the paths the shell prints, and says where relative ones start when the shell's cd misleads", async () => {
+    const app = await create();
+    const [made] = await app.results([
+      app.job('bash', {
+        command: 'mkdir -p sub && cd sub && echo x > big.txt && realpath big.txt',
+      }),
+    ]);
+    expect(outputOf(made)).toBe(`${root}/sub/big.txt\n`);
+    const [relative, absolute] = await app.results([
+      app.job('read_file', { path: 'big.txt' }),
+      app.job('read_file', { path: `${root}/sub/big.txt` }),
+    ]);
+    expect(outputOf(relative)).toBe(
+      `Error: cannot read "big.txt": no such file under the workspace root "${root}": relative paths start there, not at the shell's working directory (give the absolute path, as \`realpath FILE\` prints it)`,
+    );
+    expect(outputOf(absolute)).toBe('x\n');
+    const described = app.definitions().find((d) => d.name === 'read_file')?.description;
+    expect(described).toContain(
+      "Paths are relative to the workspace root, not to the shell's current directory",
+    );
   });
 
   it('refuses file paths outside the root and touches nothing', async () => {
@@ -200,6 +222,21 @@ describe('WorkspaceModule', () => {
     process.env[WORKSPACE_ROOT_ENV] = join(root, 'missing');
     await expect(ToolApp.create(WorkspaceModule)).rejects.toThrow(
       `${WORKSPACE_ROOT_ENV}=${JSON.stringify(join(root, 'missing'))}`,
+    );
+  });
+
+  it('says a root that is a file is a file, not that it is missing', async () => {
+    const file = join(root, 'notes.txt');
+    writeFileSync(file, 'x');
+    expect(() => WorkspaceModule.forRoot({ root: file })).toThrow(
+      `root ${JSON.stringify(file)} is a file, not a directory; give the folder to work in (${JSON.stringify(root)}, say)`,
+    );
+    expect(() => WorkspaceModule.forRoot({ root: join(root, 'none') })).toThrow(
+      `root ${JSON.stringify(join(root, 'none'))} does not exist; create it first`,
+    );
+    process.env[WORKSPACE_ROOT_ENV] = file;
+    await expect(ToolApp.create(WorkspaceModule)).rejects.toThrow(
+      `${WORKSPACE_ROOT_ENV}=${JSON.stringify(file)}: ${JSON.stringify(file)} is a file, not a directory; set ${WORKSPACE_ROOT_ENV} to the folder to work in`,
     );
   });
 });
