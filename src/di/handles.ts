@@ -112,7 +112,8 @@ class HandleSession implements Session {
 
   onClose(listener: () => void | Promise<void>): void {
     if (this.#closed === undefined) this.#listeners.push(listener);
-    else void Promise.resolve().then(listener);
+    // Registered after the end: run now; nobody is left to tell of its failure.
+    else void Promise.resolve().then(listener).catch(() => undefined);
   }
 
   close(): Promise<void> {
