@@ -156,15 +156,13 @@ export {
   jsonEqual,
 } from './generated-code';
 export { RecordFile, type RecordMeta, type RecordMoment, recordLine } from './record-file';
+// The OpenTelemetry API's loader (./otel) is imported by path: its declarations name an
+// optional peer, and every entry's declarations reach this index.
 export {
   activeTraceIds,
   DURATION_BUCKETS,
   INSTRUMENTATION_SCOPE,
-  meteringApi,
-  type Otel,
-  propagationApi,
   secondsSince,
-  tracingApi,
   withTraceData,
   withTraceIds,
 } from './telemetry';

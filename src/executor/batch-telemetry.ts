@@ -2,14 +2,8 @@
 import { type Call, type Elicitor, type ToolContext } from '../core/context';
 import { CancelledError } from '../core/errors';
 import { ProgressInfo, type Result } from '../core/result';
-import {
-  DURATION_BUCKETS,
-  INSTRUMENTATION_SCOPE,
-  meteringApi,
-  type Otel,
-  secondsSince,
-  tracingApi,
-} from '../core/telemetry';
+import { meteringApi, type Otel, tracingApi } from '../core/otel';
+import { DURATION_BUCKETS, INSTRUMENTATION_SCOPE, secondsSince } from '../core/telemetry';
 import * as N from '../core/telemetry-names';
 import { confinedBy, isSequential, resourceOf, type Tool } from '../core/tool';
 import { type ChainLinks } from './chains';

@@ -1,4 +1,5 @@
-import { DURATION_BUCKETS, INSTRUMENTATION_SCOPE, type Otel, telemetryNames as N } from '../core';
+import { DURATION_BUCKETS, INSTRUMENTATION_SCOPE, telemetryNames as N } from '../core';
+import { type Otel } from '../core/otel';
 
 type Histogram = import('@opentelemetry/api').Histogram;
 

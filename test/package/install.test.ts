@@ -4,7 +4,9 @@
  * `npm install <tarball>` into new projects: one that follows the README's first screen
  * as a new user would, command by command, through to a tool call and to the client
  * configurations it gives; and one CommonJS and one ES module project, where the
- * examples of the README and the guides compile with the README's tsconfig.json and run.
+ * examples of the README and the guides compile with the README's tsconfig.json and run,
+ * and where every entry but the framework adapters compiles with `skipLibCheck: false`
+ * and no optional peer installed.
  * It runs on the Node that runs Jest, which CI makes Node 22 and then Node 24. npm and
  * tsc make it slow: an integration test, self-contained so that it can run in a project
  * of its own.
@@ -32,6 +34,7 @@ const OURS = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   types: string;
   bin: Record<string, string>;
   devDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
 };
 // The TypeScript this repository builds with, and the newest major that
 // `npm install typescript` gives today: the CommonJS project uses one, the ES module
@@ -40,6 +43,14 @@ const OUR_TYPESCRIPT = OURS.devDependencies.typescript!;
 const NEWEST_TYPESCRIPT = '7.0.2';
 const TYPES_NODE = OURS.devDependencies['@types/node']!;
 const MINUTES = 60_000;
+/** The optional peers, which npm does not install with agenttool. */
+const OPTIONAL_PEERS = Object.entries(OURS.peerDependenciesMeta)
+  .filter(([, meta]) => meta.optional === true)
+  .map(([peer]) => peer);
+/** The entries that need no optional peer: all but the framework adapters. */
+const PEERLESS_ENTRIES = Object.keys(OURS.exports)
+  .filter((key) => !['./package.json', './nest', './ai-sdk', './openai-agents'].includes(key))
+  .map((key) => `agenttool${key.slice(1)}`);
 
 interface Ran {
   readonly code: number;
@@ -177,6 +188,63 @@ async function compileWithInitConfig(project: string, flags: readonly string[]):
     write(join(dir, 'greet.ts'), readmeBlock('file: samples/readme/greet.ts', 'ts'));
   }
   return tsc(project, ['-p', dir, '--noEmit', ...flags]);
+}
+
+/** The optional peers installed in the project or under agenttool (none, as npm installs it). */
+function optionalPeersIn(project: string): string[] {
+  const folders = [
+    join(project, 'node_modules'),
+    join(project, 'node_modules', 'agenttool', 'node_modules'),
+  ];
+  return OPTIONAL_PEERS.filter((peer) => folders.some((folder) => existsSync(join(folder, peer))));
+}
+
+/**
+ * Compiles a decorated tool and an import of each entry that needs no optional peer with
+ * `strict` and `skipLibCheck: false`, as libraries and strict monorepos do: every
+ * declaration those entries reach is checked, so none may name a package that is not
+ * installed.
+ */
+async function compileWithLibCheck(project: string): Promise<Ran> {
+  const dir = join(project, 'lib-check');
+  write(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'es2022',
+        module: 'nodenext',
+        types: ['node'],
+        strict: true,
+        skipLibCheck: false,
+        noEmit: true,
+        experimentalDecorators: true,
+        emitDecoratorMetadata: true,
+      },
+      include: ['*.ts'],
+    }),
+  );
+  write(
+    join(dir, 'tool.ts'),
+    `import { Param, Tool, toolFromInstance } from 'agenttool';
+${PEERLESS_ENTRIES.map((entry, i) => `import * as entry${i} from '${entry}';`).join('\n')}
+
+class GreetArgs {
+  @Param('Who to greet')
+  name!: string;
+}
+
+@Tool({ name: 'greet', description: 'Greets someone by name', args: GreetArgs })
+class Greet {
+  execute(args: GreetArgs): string {
+    return \`Hello, \${args.name}!\`;
+  }
+}
+
+export const greet = toolFromInstance(new Greet());
+export const entries = [${PEERLESS_ENTRIES.map((_, i) => `entry${i}`).join(', ')}];
+`,
+  );
+  return tsc(project, ['-p', dir]);
 }
 
 beforeAll(async () => {
@@ -425,6 +493,13 @@ void main();
     expect(ran.stdout).toBe('Hello, Ada!\nImported 120 rows\n');
   });
 
+  it('compiles every entry but the adapters with skipLibCheck off and no optional peer installed', async () => {
+    expect(optionalPeersIn(project)).toEqual([]);
+    const compiled = await compileWithLibCheck(project);
+    expect(compiled.stdout).toBe('');
+    expect(compiled.code).toBe(0);
+  });
+
   it("applies the project's own class-transformer and class-validator decorators", async () => {
     const ran = await run(process.execPath, ['dist/peers.js'], project);
     expect(ran.stdout).toBe(
@@ -540,6 +615,13 @@ console.log(JSON.stringify({ missing }));
     const ran = await run(process.execPath, ['dist/main.js'], project);
     expect(ran.stderr).toBe('');
     expect(ran.stdout).toBe('Hello, Ada!\n');
+  });
+
+  it('compiles every entry but the adapters with skipLibCheck off and no optional peer installed', async () => {
+    expect(optionalPeersIn(project)).toEqual([]);
+    const compiled = await compileWithLibCheck(project);
+    expect(compiled.stdout).toBe('');
+    expect(compiled.code).toBe(0);
   });
 
   it('imports every export of every entry by name', async () => {

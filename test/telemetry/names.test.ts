@@ -8,7 +8,7 @@
 import { metrics, propagation, trace } from '@opentelemetry/api';
 import * as semconv from '@opentelemetry/semantic-conventions/incubating';
 import * as N from '../../src/core/telemetry-names';
-import { meteringApi, propagationApi, tracingApi } from '../../src/core/telemetry';
+import { meteringApi, propagationApi, tracingApi } from '../../src/core/otel';
 import { setUpTelemetry } from './otel';
 
 const PAIRS: [ours: string, theirs: string][] = [

@@ -1,13 +1,6 @@
 import { type Client, type Transport } from '@modelcontextprotocol/client';
-import {
-  INSTRUMENTATION_SCOPE,
-  meteringApi,
-  type Otel,
-  propagationApi,
-  secondsSince,
-  telemetryNames as N,
-  tracingApi,
-} from '../../core';
+import { INSTRUMENTATION_SCOPE, secondsSince, telemetryNames as N } from '../../core';
+import { meteringApi, type Otel, propagationApi, tracingApi } from '../../core/otel';
 import { operationInstruments } from '../operation-instruments';
 import { SESSION_META_KEY } from './session-extension';
 import { clientSdk } from './sdk-modules';

@@ -1,10 +1,10 @@
 import {
   INSTRUMENTATION_SCOPE,
-  meteringApi,
   secondsSince,
   type Session,
   telemetryNames as N,
 } from '../../../core';
+import { meteringApi } from '../../../core/otel';
 import { operationInstruments } from '../../operation-instruments';
 
 /** What a server's gauges read, each time a metric reader collects. */

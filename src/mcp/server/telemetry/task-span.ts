@@ -1,4 +1,5 @@
-import { INSTRUMENTATION_SCOPE, telemetryNames as N, tracingApi } from '../../../core';
+import { INSTRUMENTATION_SCOPE, telemetryNames as N } from '../../../core';
+import { tracingApi } from '../../../core/otel';
 import { type RunningCall } from '../calls';
 
 /**

@@ -6,7 +6,8 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { meteringApi, type Otel, telemetryNames as N, tracingApi } from '../../../core';
+import { telemetryNames as N } from '../../../core';
+import { meteringApi, type Otel, tracingApi } from '../../../core/otel';
 import { operationInstruments } from '../../operation-instruments';
 import { SESSION_META_KEY } from '../session';
 
