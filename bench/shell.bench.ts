@@ -194,7 +194,7 @@ async function startUp(dir: string): Promise<void> {
     console.log(`    this process's first sandboxed start: ${described} ms`);
   }
   console.log(`    then the first command (true) ${median(firstCommand).toFixed(2)} ms`);
-  console.log('    (the close is not timed in the figures above it)');
+  console.log('    (the parts end at the ready line; the start rows above also time the close)');
 }
 
 /**
