@@ -2,19 +2,27 @@
  * The persistent shell against a fresh `bash -c` spawned for each command (what a shell
  * tool without state costs), in the OS sandbox and unconfined:
  * - a command that does nothing (`true`), and one that prints 1 MB;
- * - the shell's start-up, to the first command's answer;
+ * - the shell's start-up, to the first command's answer, and what a sandboxed start
+ *   consists of;
  * - over MCP: a served `bash` call against a served `read_file` call, over the same
- *   connection to the same workspace server (Streamable HTTP on loopback).
+ *   connection to the same workspace server, for clients with their default settings.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { createContext, type Tool } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
-import { connectMcp, serveTools } from 'agenttool/mcp';
+import { type ConnectOptions, connectMcp, serveTools } from 'agenttool/mcp';
 import { Shell, type ShellOptions } from 'agenttool/shell';
 import { WorkspaceModule } from 'agenttool/workspace';
+// Internal parts, for the start-up's breakdown only.
+import { withProtectedPaths } from '../src/shell/protected-paths';
+import { sandboxPolicy } from '../src/shell/sandbox-policy';
+import { leaseSandbox } from '../src/shell/sandbox-runtime';
+import { lastStartTimes, type StartTimes } from '../src/shell/shell';
 import { measure, report } from './measure';
 
 const MEGABYTE = "head -c 1000000 /dev/zero | tr '\\0' a";
@@ -33,6 +41,9 @@ function freshBash(command: string, cwd: string): Promise<void> {
     child.on('close', () => resolve());
   });
 }
+
+/** The process's first sandboxed start, which also sets up the sandbox runtime. */
+let coldStart: StartTimes | undefined;
 
 async function perCommand(dir: string): Promise<void> {
   const modes: [string, ShellOptions][] = [
@@ -56,6 +67,7 @@ async function perCommand(dir: string): Promise<void> {
       const shell = new Shell({ cwd: dir, ...options });
       try {
         await shell.run('true');
+        if (options.sandbox === undefined) coldStart ??= lastStartTimes(shell);
         figures.push(
           await measure(
             name,
@@ -73,7 +85,35 @@ async function perCommand(dir: string): Promise<void> {
   }
 }
 
+/** Spawns `argv` and waits for it to exit. */
+function spawned(argv: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const [file, ...args] = argv;
+  if (file === undefined) return Promise.reject(new Error('nothing to spawn'));
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.on('data', () => undefined);
+    child.stderr.on('data', () => undefined);
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${file} exited with ${code}`)),
+    );
+  });
+}
+
+const median = (values: readonly number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+
+/**
+ * The shell's start-up to its first answer, and what a sandboxed start consists of: the
+ * parts the shell times itself (the protected-path scan, the sandbox runtime's wrap, the
+ * cgroups, the spawn, and the wait for bash's ready line), then, measured on their own
+ * in the same run, what that wait holds: bubblewrap alone, the runtime's whole wrapped
+ * command around a `true` (bubblewrap, the proxies' bridges it starts inside the
+ * sandbox, seccomp and the bash -c that run them), a fresh bash, and our init script (an
+ * unconfined start less a fresh bash).
+ */
 async function startUp(dir: string): Promise<void> {
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
   const figures = [
     await measure(
       'fresh bash -c true',
@@ -83,6 +123,8 @@ async function startUp(dir: string): Promise<void> {
       { ops: 20, rounds: 5 },
     ),
   ];
+  const parts = new Map<string, number[]>();
+  const firstCommand: number[] = [];
   for (const [name, options] of [
     ['start, sandboxed', {}],
     ['start, unconfined', { sandbox: false }],
@@ -92,8 +134,17 @@ async function startUp(dir: string): Promise<void> {
         name,
         async (n) => {
           for (let i = 0; i < n; i++) {
+            const before = performance.now();
             const shell = new Shell({ cwd: dir, ...options });
             await shell.run('true');
+            const after = performance.now();
+            const started = lastStartTimes(shell);
+            if (name === 'start, sandboxed' && started !== undefined) {
+              for (const [part, ms] of started.parts) {
+                parts.set(part, [...(parts.get(part) ?? []), ms]);
+              }
+              firstCommand.push(after - before - started.totalMs);
+            }
             await shell.close();
           }
         },
@@ -101,58 +152,135 @@ async function startUp(dir: string): Promise<void> {
       ),
     );
   }
+  const policy = await withProtectedPaths(sandboxPolicy({}, process.env.HOME, dir));
+  const wrappedTrue = await leaseSandbox(policy, ['true'], dir);
+  try {
+    figures.push(
+      await measure(
+        "the runtime's wrapped command, running true",
+        async (n) => {
+          for (let i = 0; i < n; i++) await spawned(wrappedTrue.argv, dir, env);
+        },
+        { ops: 10, rounds: 5 },
+      ),
+    );
+  } finally {
+    wrappedTrue.release();
+  }
+  const bwrap = ['bwrap', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  const namespaces = ['--unshare-user', '--unshare-pid', '--unshare-net', 'true'];
+  figures.push(
+    await measure(
+      'bubblewrap alone (bwrap --unshare-user,pid,net true)',
+      async (n) => {
+        for (let i = 0; i < n; i++) await spawned([...bwrap, ...namespaces], dir, env);
+      },
+      { ops: 20, rounds: 5 },
+    ),
+  );
   report('Start-up: a new shell to its first answer', figures, 'fresh bash -c true');
+  console.log('\n  a sandboxed start, by part (median of the timed starts above):');
+  let total = 0;
+  for (const [part, values] of parts) {
+    const ms = median(values);
+    total += ms;
+    console.log(`    ${part.padEnd(8)} ${ms.toFixed(2).padStart(7)} ms`);
+  }
+  console.log(`    ${'sum'.padEnd(8)} ${total.toFixed(2).padStart(7)} ms`);
+  if (coldStart !== undefined) {
+    // The runtime's manager (its proxies) starts with the first lease, and stops 250 ms
+    // after the last one ends: the starts above reuse it.
+    const described = coldStart.parts.map(([part, ms]) => `${part} ${ms.toFixed(1)}`).join(', ');
+    console.log(`    this process's first sandboxed start: ${described} ms`);
+  }
+  console.log(`    then the first command (true) ${median(firstCommand).toFixed(2)} ms`);
+  console.log('    (the parts end at the ready line; the start rows above also time the close)');
 }
 
 /**
- * A served `bash` call against a served `read_file` call over one connection. Our client,
- * as the contract's (Go's mcpclient), waits up to 50 ms after a call to a tool that is
- * not read-only for a list change the server may still announce; `read_file` is
- * read-only, `bash` is not. So the pair is measured twice: with that wait, and without
- * it (`notificationGrace: 0`), which shows what the server and the shell cost.
+ * A served `bash {command: "true"}` call against a served `read_file` of a small file,
+ * over one connection to one WorkspaceModule server, as a client with its default
+ * settings makes them: our `connectMcp` and the SDK's plain `Client` over the SDK's
+ * in-memory pair, and `connectMcp` over Streamable HTTP on loopback. The bash call goes
+ * through the session's turns (src/di/turns.ts) and its handle (src/di/handles.ts).
  */
 async function served(dir: string): Promise<void> {
   writeFileSync(join(dir, 'small.txt'), 'hello\n');
   const app = await ToolApp.create(WorkspaceModule.forRoot({ root: dir }));
   const server = serveTools(app);
   const listener = await server.listenHttp();
-  try {
-    for (const [label, grace] of [
-      ["with the client's list-change wait (default)", undefined],
-      ['without it (notificationGrace: 0)', 0],
-    ] as const) {
-      const remote = await connectMcp({
-        transport: { url: listener.url },
-        protocol: 'legacy',
-        ...(grace === undefined ? {} : { notificationGrace: grace }),
-      });
-      try {
-        const tool = (name: string) => remote.tools().find((t) => t.name === name) as Tool;
-        let id = 0;
-        const call = async (name: string, args: object) => {
-          const c = { id: `call_${++id}`, args: JSON.stringify(args) };
-          await tool(name).execute(c, createContext({ call: c }));
+  type Caller = (name: string, args: Record<string, unknown>) => Promise<void>;
+  const ours = async (
+    target: ConnectOptions['transport'],
+  ): Promise<[Caller, () => Promise<void>]> => {
+    const remote = await connectMcp({ transport: target });
+    const tools = new Map(remote.tools().map((t): [string, Tool] => [t.name, t]));
+    let id = 0;
+    const call: Caller = async (name, args) => {
+      const tool = tools.get(name);
+      if (tool === undefined) throw new Error(`no tool ${name}`);
+      const c = { id: `call_${++id}`, args: JSON.stringify(args) };
+      await tool.execute(c, createContext({ call: c }));
+    };
+    return [call, () => remote.close()];
+  };
+  const connections: [string, () => Promise<[Caller, () => Promise<void>]>][] = [
+    [
+      'in memory, connectMcp (default options)',
+      async () => {
+        const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+        await server.connect(serverSide);
+        return ours(clientSide);
+      },
+    ],
+    [
+      "in memory, the SDK's plain Client",
+      async () => {
+        const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+        await server.connect(serverSide);
+        const client = new Client({ name: 'bench', version: '0' });
+        await client.connect(clientSide);
+        const call: Caller = async (name, args) => {
+          const result = await client.callTool({ name, arguments: args });
+          if (result.isError === true) throw new Error(JSON.stringify(result.content));
         };
+        return [call, () => client.close()];
+      },
+    ],
+    [
+      'Streamable HTTP on loopback, connectMcp (default options)',
+      () => ours({ url: listener.url }),
+    ],
+  ];
+  try {
+    for (const [label, open] of connections) {
+      const [call, close] = await open();
+      try {
         await call('bash', { command: 'true' });
-        const figures = [
-          await measure(
-            'served read_file',
-            async (n) => {
-              for (let i = 0; i < n; i++) await call('read_file', { path: 'small.txt' });
-            },
-            { ops: 50, rounds: 5 },
-          ),
-          await measure(
-            'served bash (sandboxed) true',
-            async (n) => {
-              for (let i = 0; i < n; i++) await call('bash', { command: 'true' });
-            },
-            { ops: 50, rounds: 5 },
-          ),
-        ];
-        report(`Over MCP (Streamable HTTP, one connection), ${label}`, figures, 'served read_file');
+        await call('read_file', { path: 'small.txt' });
+        // Alternate the two within each round, so that both see the same machine.
+        const readFile: number[] = [];
+        const bash: number[] = [];
+        for (let round = 0; round < 9; round++) {
+          for (const [name, args, into] of [
+            ['read_file', { path: 'small.txt' }, readFile],
+            ['bash', { command: 'true' }, bash],
+          ] as const) {
+            const before = process.hrtime.bigint();
+            for (let i = 0; i < 30; i++) await call(name, args);
+            if (round >= 2) into.push(Number(process.hrtime.bigint() - before) / 30);
+          }
+        }
+        report(
+          `Over MCP, ${label}`,
+          [
+            { name: 'served read_file (small file)', nsPerOp: median(readFile) },
+            { name: 'served bash (sandboxed) true', nsPerOp: median(bash) },
+          ],
+          'served read_file (small file)',
+        );
       } finally {
-        await remote.close();
+        await close();
       }
     }
   } finally {

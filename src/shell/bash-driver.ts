@@ -244,11 +244,14 @@ set +o history 2>/dev/null
 shopt -s expand_aliases
 ${options.prelude ?? ''}
 __agenttool_last=0
-__agenttool_special=${bashQuote(` ${SPECIAL_VARIABLES.join(' ')} `)}
+# A lookup table, not a pattern: matching *" name "* against the list took about 10 µs
+# a variable, and a save looks at every variable.
+declare -A __agenttool_special=(${SPECIAL_VARIABLES.map((name) => `[${name}]=1`).join(' ')})
+# What compgen -X leaves out of a state: our own variables and bash's.
+__agenttool_not_user=${bashQuote(`@(__agenttool_*|${SPECIAL_VARIABLES.join('|')})`)}
 __agenttool_user_var() {
   case $1 in __agenttool_*) return 1 ;; esac
-  case $__agenttool_special in *" $1 "*) return 1 ;; esac
-  return 0
+  [[ -z \${__agenttool_special[$1]-} ]]
 }
 __agenttool_ret() { return "$1"; }
 __agenttool_open() {
@@ -301,7 +304,11 @@ for __agenttool_n in "\${__agenttool_initial[@]}"; do
   case ${bashQuote(` ${(options.given ?? []).join(' ')} `)} in *" $__agenttool_n "*) ;; *) __agenttool_plumbing+="$__agenttool_n " ;; esac
 done
 unset -v __agenttool_names __agenttool_n
+# The shopt options every job starts with (a state leaves them out when they are these).
+__agenttool_bashopts=$BASHOPTS
 __agenttool_opts() {
+  # As they are already (the common case): nothing to set.
+  [[ $1 == "$SHELLOPTS" ]] && return 0
   local __agenttool_o
   for __agenttool_o in "\${__agenttool_setopts[@]}"; do
     case ":$1:" in
@@ -339,27 +346,32 @@ __agenttool_state() {
   builtin set +euvx
   builtin set +o pipefail
   local -a __agenttool_names __agenttool_vars=() __agenttool_funcs=() __agenttool_unset=()
-  builtin compgen -v >|"$__agenttool_fds/$__agenttool_tfd"
-  builtin mapfile -t __agenttool_names <"$__agenttool_fds/$__agenttool_tfd"
-  for __agenttool_n in "\${__agenttool_names[@]}"; do
-    __agenttool_user_var "$__agenttool_n" || continue
-    if [ -n "$__agenttool_portable" ]; then
+  # The names come filtered from compgen (a pattern match in C): a loop in bash over the
+  # ninety-odd variables cost more than the rest of the save. Its -X pattern needs
+  # extglob, and nocasematch would make it drop a user's 'bash' along with 'BASH'.
+  local __agenttool_bo=$BASHOPTS
+  builtin shopt -s extglob
+  builtin shopt -u nocasematch
+  builtin compgen -v -X "$__agenttool_not_user" >|"$__agenttool_fds/$__agenttool_tfd"
+  builtin mapfile -t __agenttool_vars <"$__agenttool_fds/$__agenttool_tfd"
+  builtin compgen -A function -X '__agenttool_*' >|"$__agenttool_fds/$__agenttool_tfd"
+  builtin mapfile -t __agenttool_funcs <"$__agenttool_fds/$__agenttool_tfd"
+  case :$__agenttool_bo: in *:extglob:*) ;; *) builtin shopt -u extglob ;; esac
+  case :$__agenttool_bo: in *:nocasematch:*) builtin shopt -s nocasematch ;; esac
+  if [ -z "$__agenttool_portable" ]; then
+    __agenttool_unset=("\${__agenttool_initial[@]}")
+  else
+    __agenttool_names=("\${__agenttool_vars[@]}")
+    __agenttool_vars=()
+    for __agenttool_n in "\${__agenttool_names[@]}"; do
       case $__agenttool_plumbing in *" $__agenttool_n "*) continue ;; esac
-    fi
-    __agenttool_vars+=("$__agenttool_n")
-  done
-  for __agenttool_n in "\${__agenttool_initial[@]}"; do
-    if [ -n "$__agenttool_portable" ]; then
+      __agenttool_vars+=("$__agenttool_n")
+    done
+    for __agenttool_n in "\${__agenttool_initial[@]}"; do
       case $__agenttool_plumbing in *" $__agenttool_n "*) continue ;; esac
-    fi
-    __agenttool_unset+=("$__agenttool_n")
-  done
-  builtin declare -F >|"$__agenttool_fds/$__agenttool_tfd"
-  builtin mapfile -t __agenttool_names <"$__agenttool_fds/$__agenttool_tfd"
-  for __agenttool_n in "\${__agenttool_names[@]}"; do
-    __agenttool_n=\${__agenttool_n##* }
-    case $__agenttool_n in __agenttool_*) ;; *) __agenttool_funcs+=("$__agenttool_n") ;; esac
-  done
+      __agenttool_unset+=("$__agenttool_n")
+    done
+  fi
   if ((\${#__agenttool_unset[@]})); then
     builtin printf 'builtin unset -v'
     builtin printf ' %q' "\${__agenttool_unset[@]}"
@@ -369,7 +381,11 @@ __agenttool_state() {
     'agenttool: the working directory %s is gone; staying in %s\\n' "$PWD"
   if ((\${#__agenttool_vars[@]})); then builtin declare -p "\${__agenttool_vars[@]}"; fi
   builtin umask -p
-  builtin shopt -p
+  # Every job starts with the shell's own shopt options: say them only when they differ
+  # (60 lines that each cost a builtin on the way back in).
+  if [[ -n $__agenttool_portable || $BASHOPTS != "$__agenttool_bashopts" ]]; then
+    builtin shopt -p
+  fi
   # Functions before aliases: an alias would be expanded in a definition's name.
   if ((\${#__agenttool_funcs[@]})); then builtin declare -f "\${__agenttool_funcs[@]}"; fi
   builtin alias -p

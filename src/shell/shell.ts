@@ -539,7 +539,10 @@ export class Shell {
   private async start(): Promise<BashProcess> {
     let timer: NodeJS.Timeout | undefined;
     // What the start waits for now, so that a start that times out says which part hung.
-    const progress: StartProgress = { stage: { kind: 'launch', waitingFor: "the shell's launch" } };
+    const progress: StartProgress = {
+      stage: { kind: 'launch', waitingFor: "the shell's launch" },
+      marks: [['launch', performance.now()]],
+    };
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () => reject(new Error(startTimeoutMessage(this.options.startTimeoutMs, progress.stage))),
@@ -553,7 +556,9 @@ export class Shell {
     try {
       launch = await Promise.race([launching, timeout]);
       if (this.closed) throw new Error('the shell is closed');
+      mark(progress, 'spawn');
       const bash = new BashProcess(launch);
+      mark(progress, 'ready');
       // From here the process releases its launch when it exits.
       created = true;
       this.bash = bash;
@@ -564,6 +569,8 @@ export class Shell {
         bash.kill();
         throw error;
       }
+      mark(progress, 'end');
+      startTimes.set(this, stageDurations(progress.marks));
       return bash;
     } catch (error) {
       if (launch === undefined) {
@@ -595,11 +602,14 @@ export class Shell {
       case 'sandbox': {
         const where = resolve(cwd ?? process.cwd());
         progress.stage = { kind: 'scan', roots: placement.policy.allowWrite };
+        mark(progress, 'scan');
         // Computed at each start, for the workspace and every writable path (never from
         // this process's working directory): a repository made since is protected too.
         const policy = await withProtectedPaths(placement.policy);
         progress.stage = { kind: 'sandbox' };
+        mark(progress, 'wrap');
         const lease = await leaseSandbox(policy, command, where);
+        mark(progress, 'limits');
         const limits = applyLimits(policy.maxProcesses, policy.maxMemoryBytes);
         this.shellLimits = limits.limits;
         let released = false;
@@ -656,6 +666,49 @@ type StartStage =
 
 interface StartProgress {
   stage: StartStage;
+  /** When each part of the start began (performance.now()), in order. */
+  readonly marks: [StartPart | 'end', number][];
+}
+
+/**
+ * The parts of a shell's start, in order: `launch` (deciding where bash runs), `scan`
+ * (the protected-path scan), `wrap` (the sandbox runtime's wrap), `limits` (cgroups or
+ * rlimits), `spawn` (the process made), `ready` (from the spawn to bash's ready line:
+ * bubblewrap, what the runtime runs inside the sandbox, bash and our init script).
+ */
+export type StartPart = 'launch' | 'scan' | 'wrap' | 'limits' | 'spawn' | 'ready';
+
+function mark(progress: StartProgress, part: StartPart | 'end'): void {
+  progress.marks.push([part, performance.now()]);
+}
+
+function stageDurations(marks: readonly [StartPart | 'end', number][]): StartTimes {
+  const parts: [StartPart, number][] = [];
+  for (let i = 0; i + 1 < marks.length; i++) {
+    const [part, at] = marks[i] ?? ['end', 0];
+    const next = marks[i + 1]?.[1] ?? at;
+    if (part !== 'end') parts.push([part, next - at]);
+  }
+  const first = marks[0]?.[1] ?? 0;
+  const last = marks[marks.length - 1]?.[1] ?? first;
+  return { parts, totalMs: last - first };
+}
+
+/** How long each part of a shell's last start took, in milliseconds. */
+export interface StartTimes {
+  readonly parts: readonly (readonly [StartPart, number])[];
+  readonly totalMs: number;
+}
+
+/** Each shell's last start, for the benchmark's breakdown (not part of the public API). */
+const startTimes = new WeakMap<Shell, StartTimes>();
+
+/**
+ * How long the parts of `shell`'s last successful start took, or undefined before one.
+ * For measuring (bench/shell.bench.ts); not exported from `agenttool/shell`.
+ */
+export function lastStartTimes(shell: Shell): StartTimes | undefined {
+  return startTimes.get(shell);
 }
 
 /** Why a start that took too long had not ended: the part it was in, and what to check. */
