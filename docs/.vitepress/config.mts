@@ -1,10 +1,40 @@
-import { defineConfig } from 'vitepress';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type DefaultTheme } from 'vitepress';
 import { withMermaid } from 'vitepress-plugin-mermaid';
 import apiSidebar from '../api/typedoc-sidebar.json';
 
 // The site `npm run docs:build` builds from docs/: the guides, and the API reference that
 // TypeDoc writes into docs/api from the TSDoc (so it cannot drift from the code).
 // Mermaid draws the diagrams (the layers on the contributor page).
+const API_DIR = fileURLToPath(new URL('../api/', import.meta.url));
+// A page's title: its h1, VitePress's anchor link after it.
+const TITLE = /<h1[^>]*>(.*?)<a[^>]*href="#[^"]*"[^>]*>.*?<\/a><\/h1>/i;
+
+/**
+ * The section the search indexes for a page of docs/api: its title alone ("Class:
+ * ToolApp", "Function: serveTools()"), leading to the page. TypeDoc's pages are most of the
+ * site: their full text made the search index over 1 MB, and their members' headings still
+ * half a megabyte, which the search box waits for before it shows anything. The guides
+ * explain the same things in prose, and are indexed whole.
+ */
+function apiTitle(html: string): { anchor: string; titles: string[]; text: string }[] {
+  const title = TITLE.exec(html)?.[1]
+    ?.replace(/<[^>]*>/g, '')
+    .trim();
+  return title ? [{ anchor: '', titles: [title], text: '' }] : [];
+}
+
+const search: DefaultTheme.Config['search'] = {
+  provider: 'local',
+  options: {
+    miniSearch: {
+      // undefined: VitePress splits the page itself (the guides, indexed whole).
+      _splitIntoSections: (path, html) =>
+        (path.startsWith(API_DIR) ? apiTitle(html) : undefined) as never,
+    },
+  },
+};
+
 export default withMermaid(
   defineConfig({
     title: 'agenttool',
@@ -12,6 +42,7 @@ export default withMermaid(
     cleanUrls: true,
     // A dead link to a page fails the build; scripts/check-docs-links.js checks anchors.
     ignoreDeadLinks: false,
+    head: [['link', { rel: 'icon', type: 'image/svg+xml', href: '/favicon.svg' }]],
     themeConfig: {
       nav: [
         { text: 'Guides', link: '/getting-started' },
@@ -83,7 +114,7 @@ export default withMermaid(
           },
         ],
       },
-      search: { provider: 'local' },
+      search,
     },
   }),
 );

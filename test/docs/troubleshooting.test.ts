@@ -1,10 +1,12 @@
 /**
- * docs/troubleshooting.md lists the errors agenttool raises at start-up, each under a
- * heading with an id (`### ... {#id}`), the error's class and code (or the command's
- * exit code), and a `text` block quoting its message (`…` stands for a part that varies,
- * such as a temporary path). Here each one is raised through the public entries (or the
- * built command), and its class, code and message are checked against the page. An
- * entry without a way to raise it here, or a way without an entry, fails the test.
+ * docs/troubleshooting.md lists the errors agenttool raises at start-up and those a call
+ * meets at run time, each under a heading with an id (`### ... {#id}`), what it is (the
+ * error's class and code, the command's exit code, the tool result a client reads, or the
+ * HTTP status of the endpoint), and a `text` block quoting its message (`…` stands for a
+ * part that varies, such as a temporary path). Here each one is raised through the public
+ * entries (or the built command), and what it is and its message are checked against the
+ * page. An entry without a way to raise it here, or a way without an entry, fails the
+ * test.
  */
 import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,17 +27,31 @@ import {
   ToolSet,
 } from 'agenttool';
 import { Inject, Injectable, InjectionToken, Module, ToolApp } from 'agenttool/di';
-import { connectMcp, jwtVerifier, serveTools } from 'agenttool/mcp';
+import {
+  connectMcp,
+  type HttpHandler,
+  type HttpRequestExtras,
+  jwtVerifier,
+  type McpToolServer,
+  serveTools,
+} from 'agenttool/mcp';
 import { checkSandboxSupport, Shell } from 'agenttool/shell';
-import { WorkspaceModule } from 'agenttool/workspace';
+import { WorkspaceModule, type WorkspaceOptions } from 'agenttool/workspace';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ensureBuilt, killChildren, ROOT, runAgenttool } from '../cli/helpers';
 import { buildFrameworkFixtures } from '../support/frameworks';
 
-/** What raising an entry's error gave: its class and code, or the command's exit code. */
+/**
+ * What raising an entry's error gave: its class and code, the command's exit code, the
+ * kind of tool result a client read, or the endpoint's HTTP status.
+ */
 interface Raised {
   readonly name: string;
   readonly code?: string;
   readonly exit?: number;
+  readonly result?: 'isError' | 'output';
+  readonly status?: number;
   readonly message: string;
 }
 
@@ -58,6 +74,122 @@ async function raised(run: () => unknown): Promise<Raised> {
 async function command(args: readonly string[], cwd = work): Promise<Raised> {
   const ran = await runAgenttool(args, { cwd });
   return { name: 'agenttool', exit: ran.code ?? -1, message: ran.stderr };
+}
+
+/**
+ * What a client reads when it calls `name` with `args` on `served` (in memory, a 2025-era
+ * session): whether the result is an error, and its text. With `before`, those calls are
+ * made at the same time, for an entry about calls that wait their turn: then the answer is
+ * the first refused call's (which of them is refused depends on their order of arrival).
+ */
+async function toolResult(
+  served: McpToolServer,
+  name: string,
+  args: Record<string, unknown>,
+  before: readonly Record<string, unknown>[] = [],
+): Promise<Raised> {
+  const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+  await served.connect(serverEnd);
+  const client = new Client({ name: 'troubleshooting', version: '1.0.0' });
+  await client.connect(clientEnd);
+  try {
+    const results = await Promise.all(
+      [...before, args].map((a) => client.callTool({ name, arguments: a })),
+    );
+    const result = results.find((r) => r.isError === true) ?? results.at(-1)!;
+    const content = result.content as { type: string; text?: string }[];
+    return {
+      name: 'tool result',
+      result: result.isError === true ? 'isError' : 'output',
+      message: content.map((block) => block.text ?? '').join('\n'),
+    };
+  } finally {
+    await client.close();
+    await served.close();
+  }
+}
+
+/** What a client reads when it calls the workspace's `bash` on a workspace in `work`. */
+async function workspaceCall(
+  args: Record<string, unknown>,
+  options: { shell?: WorkspaceOptions['shell']; maxQueuedCalls?: number; before?: number } = {},
+): Promise<Raised> {
+  const root = mkdtempSync(join(work, 'workspace-'));
+  const app = await ToolApp.create(WorkspaceModule.forRoot({ root, shell: options.shell ?? {} }), {
+    ...(options.maxQueuedCalls === undefined ? {} : { maxQueuedCalls: options.maxQueuedCalls }),
+  });
+  try {
+    const before = Array.from({ length: options.before ?? 0 }, () => ({ command: 'sleep 1' }));
+    return await toolResult(serveTools(app), 'bash', args, before);
+  } finally {
+    await app.close();
+  }
+}
+
+/**
+ * The endpoint's answer to `request`: its status, and its `WWW-Authenticate` challenge
+ * (when it has one) and body as the message.
+ */
+async function httpAnswer(
+  handler: HttpHandler,
+  request: Request,
+  extras?: HttpRequestExtras,
+): Promise<Raised> {
+  const response = await handler.fetch(request, extras);
+  const challenge = response.headers.get('www-authenticate');
+  const body = await response.text();
+  return {
+    name: 'HTTP',
+    status: response.status,
+    message: challenge === null ? body : `WWW-Authenticate: ${challenge}\n${body}`,
+  };
+}
+
+/** A POST of an `initialize` to a handler mounted at /mcp. */
+function initialize(body = '', headers: Record<string, string> = {}): Request {
+  const opening = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'troubleshooting', version: '1.0.0' },
+    },
+  });
+  return new Request('http://127.0.0.1/mcp', {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: opening + body,
+  });
+}
+
+/** Opens a session on `handler` for the caller at `address`, and gives its handler. */
+async function withSession(handler: HttpHandler, address: string): Promise<HttpHandler> {
+  const opened = await handler.fetch(initialize(), { clientAddress: address });
+  if (opened.status !== 200) throw new Error(`initialize answered ${opened.status}`);
+  await opened.body?.cancel();
+  return handler;
+}
+
+/** A handler that requires the scope `notes`; the token "reader" carries only `notes:read`. */
+function authorizedHandler(): HttpHandler {
+  return serveTools([]).handler({
+    path: '/mcp',
+    auth: {
+      verifyToken: (token) =>
+        token === 'reader'
+          ? { subject: 'ada', clientId: 'app', scopes: ['notes:read'] }
+          : undefined,
+      authorizationServers: ['https://auth.example.com'],
+      resource: 'https://mcp.example.com/mcp',
+      requiredScopes: ['notes'],
+    },
+  });
 }
 
 /** A CommonJS module file that loads agenttool's built entries by their paths. */
@@ -709,6 +841,80 @@ const TRIGGERS: Record<string, () => Promise<Raised>> = {
     ]),
   'cli-no-target': () => command(['list']),
   'cli-connection': () => command(['list', '--http', 'http://127.0.0.1:9/mcp']),
+
+  // What a call can meet at run time
+  'unknown-tool': () => toolResult(serveTools([toolFromInstance(new Greet())]), 'gret', {}),
+  'invalid-arguments': () =>
+    toolResult(serveTools([toolFromInstance(new Greet())]), 'greet', { name: 1 }),
+  'tool-panicked': () => {
+    @Tool({ name: 'greet', description: 'Greet someone by name', args: GreetArgs })
+    class BrokenGreet {
+      execute(args: GreetArgs): string {
+        const profile = undefined as unknown as { title: string };
+        return `Hello, ${profile.title} ${args.name}!`;
+      }
+    }
+    // The stack goes to onError (stderr by default); the test keeps it out of its output.
+    const served = serveTools([toolFromInstance(new BrokenGreet())], { onError: () => undefined });
+    return toolResult(served, 'greet', { name: 'Ada' });
+  },
+  'output-does-not-fit': () => {
+    class Count {
+      @Param('How many notes there are') count!: number;
+    }
+    @Tool({ name: 'count_notes', description: 'Count the notes', output: Count })
+    class CountNotes {
+      execute(): Count {
+        return { count: 'three' } as unknown as Count;
+      }
+    }
+    return toolResult(serveTools([toolFromInstance(new CountNotes())]), 'count_notes', {});
+  },
+  'call-refused': () => {
+    @Tool({ name: 'add_note', description: 'Add a note' })
+    @Guard(() => false)
+    class AddNote {
+      execute(): string {
+        return '';
+      }
+    }
+    return toolResult(serveTools([toolFromInstance(new AddNote())]), 'add_note', {});
+  },
+  'shell-handle-closed': () => workspaceCall({ command: 'pwd', shell_id: 'shell_gone' }),
+  'calls-waiting': () =>
+    workspaceCall({ command: 'true' }, { shell: { sandbox: false }, maxQueuedCalls: 1, before: 2 }),
+  'sandbox-read-only': () => workspaceCall({ command: 'touch /etc/agenttool-probe' }),
+  'sandbox-network': () => workspaceCall({ command: 'curl -sS --max-time 10 https://example.com' }),
+  'sandbox-escape-hatch': () =>
+    workspaceCall({ command: 'touch /etc/agenttool-probe', dangerously_disable_sandbox: true }),
+  'http-401': () => httpAnswer(authorizedHandler(), initialize()),
+  'http-403': () =>
+    httpAnswer(authorizedHandler(), initialize('', { authorization: 'Bearer reader' })),
+  'http-413': () =>
+    httpAnswer(
+      serveTools([]).handler({ path: '/mcp', maxBodyBytes: 1000 }),
+      initialize(' '.repeat(2000)),
+    ),
+  'http-415': () =>
+    httpAnswer(
+      serveTools([]).handler({ path: '/mcp' }),
+      initialize('', { 'content-type': 'text/plain' }),
+    ),
+  'http-429': async () =>
+    httpAnswer(
+      await withSession(
+        serveTools([]).handler({ path: '/mcp', maxSessionsPerSubject: 1 }),
+        '192.0.2.7',
+      ),
+      initialize(),
+      { clientAddress: '192.0.2.7' },
+    ),
+  'http-503': async () =>
+    httpAnswer(
+      await withSession(serveTools([]).handler({ path: '/mcp', maxSessions: 1 }), '192.0.2.7'),
+      initialize(),
+      { clientAddress: '192.0.2.8' },
+    ),
 };
 
 const PAGE = readFileSync(join(ROOT, 'docs/troubleshooting.md'), 'utf8');
@@ -720,6 +926,8 @@ interface Entry {
   readonly name?: string;
   readonly code?: string;
   readonly exit?: number;
+  readonly result?: 'isError' | 'output';
+  readonly status?: number;
   /** The parts of the quoted message, in order (the quote split at each `…`). */
   readonly parts: readonly string[];
 }
@@ -732,16 +940,23 @@ function entries(): Entry[] {
     const [, title, id] = heading as unknown as [string, string, string];
     const error = /^\*\*Error:\*\* `(\w+)`(?:, code `([A-Z_]+)`)?$/m.exec(section);
     const exit = /^\*\*Exit code:\*\* (\d+)$/m.exec(section);
+    const result = /^\*\*Tool result:\*\* (?:`(isError)`|(the command's output))/m.exec(section);
+    const status = /^\*\*HTTP status:\*\* (\d{3})\b/m.exec(section);
     const quote = /```text\n([\s\S]*?)\n```/.exec(section)?.[1];
-    if ((error === null) === (exit === null) || quote === undefined) {
-      throw new Error(`entry ${id}: needs one **Error:** or **Exit code:** line and a text block`);
+    if ([error, exit, result, status].filter((line) => line !== null).length !== 1) {
+      throw new Error(
+        `entry ${id}: needs one **Error:**, **Exit code:**, **Tool result:** or **HTTP status:** line`,
+      );
     }
+    if (quote === undefined) throw new Error(`entry ${id}: needs a text block`);
     return {
       id,
       title,
       ...(error === null ? {} : { name: error[1]! }),
       ...(error?.[2] === undefined ? {} : { code: error[2] }),
       ...(exit === null ? {} : { exit: Number(exit[1]) }),
+      ...(result === null ? {} : { result: result[1] === undefined ? 'output' : 'isError' }),
+      ...(status === null ? {} : { status: Number(status[1]) }),
       parts: quote.split('…').map((part) => part.trim()),
     };
   });
@@ -775,6 +990,10 @@ describe('docs/troubleshooting.md', () => {
       const got = await trigger();
       if (entry.exit !== undefined)
         expect({ id, exit: got.exit }).toEqual({ id, exit: entry.exit });
+      else if (entry.result !== undefined)
+        expect({ id, result: got.result }).toEqual({ id, result: entry.result });
+      else if (entry.status !== undefined)
+        expect({ id, status: got.status }).toEqual({ id, status: entry.status });
       else
         expect({ id, name: got.name, code: got.code }).toEqual({
           id,
