@@ -58,9 +58,14 @@ const shared = {
   },
 };
 
+const { availableParallelism } = require('node:os');
+
 /** @type {import('jest').Config} */
 module.exports = {
   testTimeout: 30000,
+  // Jest's default leaves one core to itself, which on a 2-core machine runs every file in
+  // band; most integration files wait on child processes and sockets, so two overlap well.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
   projects: [
     { ...shared, displayName: 'unit', testRegex: UNIT },
     {

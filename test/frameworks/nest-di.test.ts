@@ -282,6 +282,8 @@ describe('an agenttool/di app served over MCP by AgentToolModule in a NestJS app
     expect(await call(a, 'which')).toBe('Shell #1 with Buffer #1');
     expect(await call(a, 'scratch')).toBe('Shell #1');
     expect(await call(a, 'clock')).toBe('Clock #1');
+    // Its log lines travel by a pipe, its answers by a socket: wait for the last one.
+    await app.waitForStdout(/EVENT close Buffer #3\n/);
     const before = eventsOf(app.stdout());
     expect(before.filter((e) => !e.includes(' asked for '))).toEqual([
       'onModuleInit Clock #1',
@@ -306,6 +308,7 @@ describe('an agenttool/di app served over MCP by AgentToolModule in a NestJS app
   it('ends the sessions still open when the app closes, before its app-scoped instances', async () => {
     const c = await connect();
     expect(await call(c, 'which')).toBe('Shell #3 with Buffer #4');
+    await app.waitForStdout(/EVENT onApplicationBootstrap Which #3\n/);
     const before = eventsOf(app.stdout()).length;
     app.process.kill('SIGTERM');
     const ran = await app.done;
