@@ -9,10 +9,9 @@ import {
 import { type CheckedApp } from './checked-app';
 import { type AppGraph, type ProviderNode } from './graph';
 import { type HandleOptions, type HandleTable, handleTool } from './handles';
-import { type Home } from './link';
 import { queuedTool, Turns } from './turns';
 import { hookOrder } from './hook-order';
-import { allNodes, dependencyOrder, sharingOf } from './link';
+import { allNodes, dependencyOrder, type Home, sharingOf } from './link';
 import { ModuleGuards } from './module-guards';
 import { register } from './registration';
 import { type AppPlan, InstanceScope } from './scope';

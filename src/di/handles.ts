@@ -113,7 +113,10 @@ class HandleSession implements Session {
   onClose(listener: () => void | Promise<void>): void {
     if (this.#closed === undefined) this.#listeners.push(listener);
     // Registered after the end: run now; nobody is left to tell of its failure.
-    else void Promise.resolve().then(listener).catch(() => undefined);
+    else
+      void Promise.resolve()
+        .then(listener)
+        .catch(() => undefined);
   }
 
   close(): Promise<void> {
