@@ -3,11 +3,10 @@
 // command, not what it left behind, not the sandbox's bridges, sockets or cgroups, and
 // no state file. In the sandbox (the default) and without it.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureBuilt, killChildren, startAgenttool, tempDir } from '../cli/helpers';
-import { noneWithArgument, processesWithArgument } from '../support/processes';
+import { descendants, noneWithArgument, processesWithArgument } from '../support/processes';
 
 /** Polls `probe` until it returns a value (boundedly); undefined if it never did. */
 async function poll<T>(probe: () => T | undefined, tries = 300): Promise<T | undefined> {
@@ -19,46 +18,76 @@ async function poll<T>(probe: () => T | undefined, tries = 300): Promise<T | und
   return undefined;
 }
 
-/** What a shell or its sandbox may leave on this host: files, cgroups, bridge processes. */
-function leftovers(): string[] {
-  const found: string[] = [];
-  for (const dir of ['/dev/shm', tmpdir()]) {
-    if (!existsSync(dir)) continue;
-    for (const name of readdirSync(dir)) {
-      if (name.startsWith('.agenttool-') || /^claude-(http|socks)-.*\.sock$/.test(name)) {
-        found.push(join(dir, name));
+/**
+ * What the server `pid` and the processes under it hold on this host, which it must not
+ * leave behind: its bridge processes and their sockets, its cgroups, its open state
+ * files. Found through each process (its command line, its cgroups, its open files), not
+ * by scanning the host, so that another test's shell running meanwhile is not counted.
+ */
+function heldBy(pid: number): string[] {
+  const found = new Set<string>();
+  for (const proc of [{ pid }, ...descendants(pid)]) {
+    let words: string[];
+    try {
+      words = readFileSync(`/proc/${proc.pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue; // gone
+    }
+    if (words[0]?.endsWith('socat') && words.some((w) => /claude-(http|socks)-/.test(w))) {
+      found.add(`socat ${proc.pid}`);
+      for (const word of words) {
+        for (const socket of word.matchAll(/\/[^\s,:]*claude-(?:http|socks)-[^\s,:]*\.sock/g)) {
+          found.add(socket[0]);
+        }
       }
     }
-  }
-  for (const controller of ['pids', 'memory', 'unified']) {
-    const mount = join('/sys/fs/cgroup', controller);
-    const walk = (dir: string, depth: number): void => {
-      if (depth > 4) return;
-      let entries: string[];
-      try {
-        entries = readdirSync(dir);
-      } catch {
-        return;
-      }
-      for (const name of entries) {
-        if (name.startsWith('agenttool-shell-')) found.push(join(dir, name));
-        else if (!name.includes('.')) walk(join(dir, name), depth + 1);
-      }
-    };
-    walk(mount, 0);
-  }
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
     try {
-      const words = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (words[0]?.endsWith('socat') && words.some((w) => w.includes('claude-http-'))) {
-        found.push(`socat ${entry}`);
+      for (const line of readFileSync(`/proc/${proc.pid}/cgroup`, 'utf8').split('\n')) {
+        const [, controllers = '', path = ''] = line.split(':');
+        const at = path.indexOf('/agenttool-shell-');
+        if (at < 0) continue;
+        const group = path.slice(
+          0,
+          path.indexOf('/', at + 1) < 0 ? undefined : path.indexOf('/', at + 1),
+        );
+        for (const controller of controllers === '' ? ['unified', ''] : controllers.split(',')) {
+          const dir = join('/sys/fs/cgroup', controller, group);
+          if (existsSync(dir)) found.add(dir);
+        }
       }
     } catch {
       // gone
     }
+    try {
+      for (const fd of readdirSync(`/proc/${proc.pid}/fd`)) {
+        const target = readlinkSync(`/proc/${proc.pid}/fd/${fd}`);
+        if (/\/\.agenttool-/.test(target) && !target.endsWith(' (deleted)')) found.add(target);
+      }
+    } catch {
+      // gone, or not ours to read
+    }
   }
-  return found.sort();
+  return [...found].sort();
+}
+
+/** Those of `held` (from {@link heldBy}) that are still there: a process alive, a path present. */
+function stillThere(held: readonly string[], started: ReadonlyMap<number, number>): string[] {
+  return held.filter((item) => {
+    const pid = /^socat (\d+)$/.exec(item)?.[1];
+    if (pid === undefined) return existsSync(item);
+    return startTime(Number(pid)) === started.get(Number(pid));
+  });
+}
+
+/** When process `pid` started (clock ticks since boot), undefined once it is gone. */
+function startTime(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[0] === 'Z' ? undefined : Number(fields[19]);
+  } catch {
+    return undefined;
+  }
 }
 
 const marks: string[] = [];
@@ -78,7 +107,6 @@ describe.each([
   ['without a sandbox', ['--no-sandbox']],
 ])('the shell %s when its server is SIGKILLed', (_name, flags) => {
   it('dies with everything it started, and leaves nothing behind', async () => {
-    const before = leftovers();
     const root = tempDir();
     const server = startAgenttool(['workspace', root, ...flags]);
     await server.waitForStderr(/serving workspace over stdio/);
@@ -114,7 +142,13 @@ describe.each([
         : undefined,
     );
     expect(started).toBe(true);
-    const during = leftovers().filter((item) => !before.includes(item));
+    const during = heldBy(server.process.pid!);
+    const startedAt = new Map<number, number>();
+    for (const item of during) {
+      const pid = /^socat (\d+)$/.exec(item)?.[1];
+      const at = pid === undefined ? undefined : startTime(Number(pid));
+      if (at !== undefined) startedAt.set(Number(pid), at);
+    }
     if (flags.length === 0) {
       // What the sandbox holds while it runs, which the janitor must take away after.
       expect(during).toEqual(
@@ -135,9 +169,9 @@ describe.each([
     expect(await noneWithArgument(running)).toBe(true);
     // The janitor takes a moment: it cleans up once it sees the server gone.
     const clean = await poll(() => {
-      const now = leftovers().filter((item) => !before.includes(item));
+      const now = stillThere(during, startedAt);
       return now.length === 0 ? now : undefined;
     });
-    expect(clean ?? leftovers().filter((item) => !before.includes(item))).toEqual([]);
+    expect(clean ?? stillThere(during, startedAt)).toEqual([]);
   }, 90_000);
 });
