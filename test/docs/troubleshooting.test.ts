@@ -40,6 +40,7 @@ import { WorkspaceModule, type WorkspaceOptions } from 'agenttool/workspace';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ensureBuilt, killChildren, ROOT, runAgenttool } from '../cli/helpers';
+import { modern } from '../mcp/auth/helpers';
 import { buildFrameworkFixtures } from '../support/frameworks';
 
 /**
@@ -908,6 +909,36 @@ const TRIGGERS: Record<string, () => Promise<Raised>> = {
       ),
       initialize(),
       { clientAddress: '192.0.2.7' },
+    ),
+  'http-400-param-header': () =>
+    httpAnswer(
+      serveTools([
+        newTool({
+          name: 'deploy',
+          description: 'Deploys to a region its client mirrors into a header',
+          parameters: {
+            type: 'object',
+            properties: { region: { type: 'string', 'x-mcp-header': 'Region' } },
+            required: ['region'],
+          },
+          execute: () => ({ output: 'deployed' }),
+        }),
+      ]).handler({ path: '/mcp' }),
+      new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'deploy',
+          // The header says one region, the body another.
+          'mcp-param-region': 'us-west',
+        },
+        body: JSON.stringify(
+          modern('tools/call', { name: 'deploy', arguments: { region: 'eu-north' } }),
+        ),
+      }),
     ),
   'http-503': async () =>
     httpAnswer(
