@@ -199,6 +199,14 @@ function optionalPeersIn(project: string): string[] {
   return OPTIONAL_PEERS.filter((peer) => folders.some((folder) => existsSync(join(folder, peer))));
 }
 
+/** No optional peer is installed in `project`, and its entries compile with lib checks on. */
+async function expectStrictLibCheck(project: string): Promise<void> {
+  expect(optionalPeersIn(project)).toEqual([]);
+  const compiled = await compileWithLibCheck(project);
+  expect(compiled.stdout).toBe('');
+  expect(compiled.code).toBe(0);
+}
+
 /**
  * Compiles a decorated tool and an import of each entry that needs no optional peer with
  * `strict` and `skipLibCheck: false`, as libraries and strict monorepos do: every
@@ -495,14 +503,9 @@ void main();
 
   it(
     'compiles every entry but the adapters with skipLibCheck off and no optional peer installed',
-    async () => {
-      expect(optionalPeersIn(project)).toEqual([]);
-      const compiled = await compileWithLibCheck(project);
-      expect(compiled.stdout).toBe('');
-      expect(compiled.code).toBe(0);
-      // tsc checks every declaration file of the dependencies too: on a loaded machine,
-      // longer than Jest's default bound.
-    },
+    () => expectStrictLibCheck(project),
+    // tsc checks every declaration file of the dependencies too: on a loaded machine,
+    // longer than Jest's default bound.
     3 * MINUTES,
   );
 
@@ -625,14 +628,9 @@ console.log(JSON.stringify({ missing }));
 
   it(
     'compiles every entry but the adapters with skipLibCheck off and no optional peer installed',
-    async () => {
-      expect(optionalPeersIn(project)).toEqual([]);
-      const compiled = await compileWithLibCheck(project);
-      expect(compiled.stdout).toBe('');
-      expect(compiled.code).toBe(0);
-      // tsc checks every declaration file of the dependencies too: on a loaded machine,
-      // longer than Jest's default bound.
-    },
+    () => expectStrictLibCheck(project),
+    // tsc checks every declaration file of the dependencies too: on a loaded machine,
+    // longer than Jest's default bound.
     3 * MINUTES,
   );
 
