@@ -7,6 +7,9 @@
  * layers below export it to one another.
  */
 import {
+  type McpResource as McpResourceContract,
+  type McpResourceTemplate as McpResourceTemplateContract,
+  type Prompt as PromptContract,
   type Annotations as AnnotationsContract,
   type Replay as ReplayContract,
   type TaskMode,
@@ -14,6 +17,12 @@ import {
   type Tool as ToolContract,
 } from './core';
 import {
+  McpResource as McpResourceDecorator,
+  type McpResourceOptions,
+  McpResourceTemplate as McpResourceTemplateDecorator,
+  type McpResourceTemplateOptions,
+  Prompt as PromptDecorator,
+  type PromptOptions,
   Annotations as AnnotationsDecorator,
   Replay as ReplayDecorator,
   TaskSupport as TaskSupportDecorator,
@@ -243,6 +252,59 @@ export {
   toolDescriptorOf,
 } from './decorators';
 export { classTool, toolFromInstance } from './decorators';
+
+// ── Prompts and resources: MCP's primitives beside tools ─────────────────────────────
+
+/**
+ * `@Prompt({ name, title, description, args })` marks a class as an MCP prompt; as a
+ * type, the prompt a host serves ({@link PromptContract}).
+ */
+export const Prompt: (options: PromptOptions) => ClassDecorator = PromptDecorator;
+/** A prompt: {@link PromptContract}, by its shorter name. */
+export type Prompt = PromptContract;
+/**
+ * `@McpResource({ uri, name, mimeType })` marks a class as an MCP resource (data a
+ * client reads; not `@Resource`, the executor's lock); as a type, the resource a host
+ * serves ({@link McpResourceContract}).
+ */
+export const McpResource: (options: McpResourceOptions) => ClassDecorator = McpResourceDecorator;
+/** A resource at one URI: {@link McpResourceContract}, by its shorter name. */
+export type McpResource = McpResourceContract;
+/**
+ * `@McpResourceTemplate({ uriTemplate, name, vars })` marks a class as an MCP resource
+ * template; as a type, the template a host serves ({@link McpResourceTemplateContract}).
+ */
+export const McpResourceTemplate: (options: McpResourceTemplateOptions) => ClassDecorator =
+  McpResourceTemplateDecorator;
+/** A resource template: {@link McpResourceTemplateContract}, by its shorter name. */
+export type McpResourceTemplate = McpResourceTemplateContract;
+export { type McpResourceContract, type McpResourceTemplateContract, type PromptContract };
+export {
+  type Completer,
+  type ListedResource,
+  type PromptArgument,
+  type PromptContent,
+  type PromptMessage,
+  type PromptReply,
+  type ResourceBody,
+  type ResourceContents,
+  type ResourceReply,
+  isResourceTemplate,
+} from './core';
+export {
+  Complete,
+  type InstanceFor,
+  type McpResourceOptions,
+  type McpResourceTemplateOptions,
+  type PromptOptions,
+  type ResourceAnnotations,
+  classMcpResource,
+  classPrompt,
+  isMcpResourceClass,
+  isPromptClass,
+  mcpResourceFromInstance,
+  promptFromInstance,
+} from './decorators';
 
 // ── The executor ─────────────────────────────────────────────────────────────────────
 

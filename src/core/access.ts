@@ -9,7 +9,10 @@ const ALLOWED: AccessVerdict = Object.freeze({ allowed: true });
  * that throws refuses (`failed`, with the error for the host to report). Nothing else
  * allows: not the tool's annotations, not a guard that answers anything but `true`.
  */
-export async function checkAccess(tool: Tool, request: AccessRequest): Promise<AccessVerdict> {
+export async function checkAccess(
+  tool: Pick<Tool, 'access'>,
+  request: AccessRequest,
+): Promise<AccessVerdict> {
   const access = accessOf(tool);
   if (access === undefined) return ALLOWED;
   const held = new Set(request.auth?.scopes ?? []);

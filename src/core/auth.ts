@@ -22,10 +22,12 @@ export interface AuthInfo {
   readonly claims?: Readonly<Record<string, unknown>> | undefined;
 }
 
-/** What a guard decides on: a tool and the caller who would use it. */
+/** What a guard decides on: a tool (or a prompt, a resource) and the caller who would use it. */
 export interface AccessRequest {
-  /** The tool's name. */
+  /** The tool's name (a prompt's name, a resource's or template's name). */
   readonly tool: string;
+  /** What `tool` names: a tool when absent. */
+  readonly kind?: 'tool' | 'prompt' | 'resource' | undefined;
   /** The verified caller; undefined when the request carried no credentials. */
   readonly auth: AuthInfo | undefined;
 }

@@ -148,6 +148,21 @@ export {
 } from './definition';
 export { ToolSet } from './tool-set';
 export {
+  type Completer,
+  type ListedResource,
+  type McpResource,
+  type McpResourceTemplate,
+  type Prompt,
+  type PromptArgument,
+  type PromptContent,
+  type PromptMessage,
+  type PromptReply,
+  type ResourceBody,
+  type ResourceContents,
+  type ResourceReply,
+  isResourceTemplate,
+} from './primitives';
+export {
   type ConvertField,
   type CopiedField,
   type Instantiate,

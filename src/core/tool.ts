@@ -198,7 +198,7 @@ export function isCloser(tool: Tool): tool is Tool & { close(): void | Promise<v
 }
 
 /** The tool's access rules, or undefined when it is open to every caller. */
-export function accessOf(tool: Tool): ToolAccess | undefined {
+export function accessOf(tool: Pick<Tool, 'access'>): ToolAccess | undefined {
   const access = tool.access;
   if (access === undefined || access === null) return undefined;
   const scopes = access.scopes ?? [];

@@ -288,7 +288,7 @@ function replayOf(
   return declared as PerCall<Replay>;
 }
 
-function scopesOf(declared: unknown, where: string, problems: string[]): readonly string[] {
+export function scopesOf(declared: unknown, where: string, problems: string[]): readonly string[] {
   if (declared === undefined) return Object.freeze([]);
   const scopes = declared as readonly unknown[];
   if (scopes.length === 0) problems.push(`${where}: @Scopes needs at least one scope`);
@@ -302,7 +302,7 @@ function scopesOf(declared: unknown, where: string, problems: string[]): readonl
   return Object.freeze([...new Set(scopes.filter(isScopeToken))]);
 }
 
-function guardsOf(declared: unknown, where: string, problems: string[]): readonly GuardLike[] {
+export function guardsOf(declared: unknown, where: string, problems: string[]): readonly GuardLike[] {
   if (declared === undefined) return Object.freeze([]);
   const guards = declared as readonly unknown[];
   if (guards.length === 0) problems.push(`${where}: @Guard needs at least one guard`);

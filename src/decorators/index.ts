@@ -55,3 +55,23 @@ export {
   guardProblem,
   isGuardClass,
 } from './guards';
+export {
+  Complete,
+  type InstanceFor,
+  McpResource,
+  type McpResourceOptions,
+  McpResourceTemplate,
+  type McpResourceTemplateOptions,
+  Prompt,
+  type PromptOptions,
+  type ResourceAnnotations,
+  classMcpResource,
+  classPrompt,
+  declaredGuards,
+  isMcpResourceClass,
+  isPromptClass,
+  mcpResourceFromInstance,
+  primitiveNameOf,
+  promptFromInstance,
+  templateVariables,
+} from './primitives';

@@ -38,6 +38,12 @@ export interface ParamOptions {
   readonly items?: ParamType | undefined;
   /** The value type of a string-keyed map field (`Record<string, T>`). */
   readonly values?: ParamType | undefined;
+  /**
+   * For an argument of a prompt or a variable of a resource template: the values a
+   * client may complete it with (`completion/complete`), offered when they start with
+   * what the user typed. A method marked `@Complete(field)` may compute them instead.
+   */
+  readonly completions?: readonly string[] | undefined;
 }
 
 /** One `@Param` as recorded: the raw decorator input, normalised later by the readers. */

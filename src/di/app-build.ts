@@ -1,8 +1,20 @@
 import { type DependencyContainer } from 'tsyringe';
-import { AgentToolError, type Constructor, resourceOf, type Tool, type ToolContext } from '../core';
+import {
+  AgentToolError,
+  type Constructor,
+  type McpResource,
+  type McpResourceTemplate,
+  type Prompt,
+  resourceOf,
+  type Tool,
+  type ToolContext,
+} from '../core';
 import {
   type CanActivate,
+  classMcpResource,
+  classPrompt,
   classTool,
+  type InstanceFor,
   type ToolBuildOptions,
   toolFromInstance,
 } from '../decorators';
@@ -80,13 +92,7 @@ export async function buildTools(
   calls: SessionCalls,
 ): Promise<Tool[]> {
   const { graph, homes } = checked;
-  const guards = new Map<ProviderNode, CanActivate>();
-  for (const module of graph.modules) {
-    for (const node of module.guards.values()) {
-      guards.set(node, (await appScope.resolve(node)) as CanActivate);
-    }
-  }
-  const guarding = new ModuleGuards(graph, guards);
+  const guarding = await moduleGuards(checked, appScope);
   const tools: Tool[] = [];
   for (const module of graph.modules) {
     const build = guarding.buildOptions(module);
@@ -109,6 +115,89 @@ export async function buildTools(
   }
   // The tool set was validated with the modules (checkTools): same classes, same names.
   return tools;
+}
+
+/** The app's prompts and MCP resources, built on its instances as its tools are. */
+export interface BuiltPrimitives {
+  readonly prompts: Prompt[];
+  readonly resources: (McpResource | McpResourceTemplate)[];
+}
+
+/**
+ * The app's prompts and MCP resources, module by module, each bound to where its
+ * instances come from as a tool is (the app's instance, a session's, or one per
+ * request, closed when the request's method returns), guarded by its module's guards.
+ */
+export async function buildPrimitives(
+  checked: CheckedApp,
+  appScope: InstanceScope,
+  scopeOf: (ctx: ToolContext) => InstanceScope,
+): Promise<BuiltPrimitives> {
+  const { graph, homes } = checked;
+  const guarding = await moduleGuards(checked, appScope);
+  const prompts: Prompt[] = [];
+  const resources: (McpResource | McpResourceTemplate)[] = [];
+  for (const module of graph.modules) {
+    const build = guarding.buildOptions(module);
+    const instanceFor = async (node: ProviderNode): Promise<InstanceFor> => {
+      const base = homes.get(node) === 'app' ? () => appScope : scopeOf;
+      if (sharingOf(node) !== 'shared') return (ctx) => perRequestInstance(node, base(ctx));
+      if (homes.get(node) === 'app') {
+        const instance = (await appScope.resolve(node)) as object;
+        return () => instance;
+      }
+      return async (ctx) => (await scopeOf(ctx).resolve(node)) as object;
+    };
+    for (const node of module.prompts) {
+      prompts.push(classPrompt(node.token as Constructor, await instanceFor(node), build));
+    }
+    for (const node of module.resources) {
+      resources.push(classMcpResource(node.token as Constructor, await instanceFor(node), build));
+    }
+  }
+  return { prompts, resources };
+}
+
+/**
+ * An instance for one request, built in a scope of its own under `base`; what that
+ * scope built is closed once the method the request calls on it settles.
+ */
+async function perRequestInstance(node: ProviderNode, base: InstanceScope): Promise<object> {
+  const call = new InstanceScope('call', base.container.createChildContainer(), base.plan, base);
+  let instance: object;
+  try {
+    instance = (await call.resolve(node)) as object;
+  } catch (error) {
+    await call.close().catch(() => undefined);
+    throw error;
+  }
+  return new Proxy(instance, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]): Promise<unknown> => {
+        try {
+          return await (value as (...a: unknown[]) => unknown).apply(target, args);
+        } finally {
+          await call.close();
+        }
+      };
+    },
+  });
+}
+
+/** The app's module guards, each guard class resolved from the app. */
+export async function moduleGuards(
+  checked: CheckedApp,
+  appScope: InstanceScope,
+): Promise<ModuleGuards> {
+  const guards = new Map<ProviderNode, CanActivate>();
+  for (const module of checked.graph.modules) {
+    for (const node of module.guards.values()) {
+      guards.set(node, (await appScope.resolve(node)) as CanActivate);
+    }
+  }
+  return new ModuleGuards(checked.graph, guards);
 }
 
 /** How the calls of tools built per session run: their turns, their handles. */

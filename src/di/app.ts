@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 import { type DependencyContainer } from 'tsyringe';
 import {
+  type McpResource,
+  type McpResourceTemplate,
+  type Prompt,
   AgentToolError,
   type Call,
   type Constructor,
@@ -24,7 +27,14 @@ import {
   type OnStart,
 } from '../executor';
 import { bounded, checkStartBound } from './bounded-start';
-import { buildTools, planScopes, registerProviders, resolveAppInstances } from './app-build';
+import {
+  buildPrimitives,
+  type BuiltPrimitives,
+  buildTools,
+  planScopes,
+  registerProviders,
+  resolveAppInstances,
+} from './app-build';
 import { checkApp, readApp } from './checked-app';
 import { HandleTable } from './handles';
 import { DEFAULT_MAX_QUEUED_CALLS } from './turns';
@@ -108,6 +118,13 @@ const MAX_NAMED_TOOLS = 20;
 export class ToolApp {
   /** The app's tools, validated (non-empty, unique names). */
   readonly tools: ToolSet;
+  /** The app's prompts (`@Module({ prompts })`), served beside its tools by `serveTools(app)`. */
+  readonly prompts: readonly Prompt[];
+  /**
+   * The app's MCP resources and resource templates (`@Module({ resources })`), served
+   * beside its tools by `serveTools(app)`.
+   */
+  readonly resources: readonly (McpResource | McpResourceTemplate)[];
   /** The executor batches run on, configured from the options. */
   readonly executor: Executor;
   /**
@@ -141,9 +158,12 @@ export class ToolApp {
     appScope: InstanceScope;
     options: ToolAppOptions;
     tools: Tool[];
+    primitives: BuiltPrimitives;
     scopeReport: readonly ScopeChange[];
     handles: HandleTable;
   }) {
+    this.prompts = Object.freeze([...init.primitives.prompts]);
+    this.resources = Object.freeze([...init.primitives.resources]);
     this.#handles = init.handles;
     this.#graph = init.graph;
     this.#plan = init.plan;
@@ -194,6 +214,7 @@ export class ToolApp {
           handles,
           maxQueued: maxQueuedCalls(options.maxQueuedCalls),
         });
+        const primitives = await buildPrimitives(checked, appScope, scopeOf);
         exposeRootTokens(container, checked.graph, checked.homes);
         const app = new ToolApp({
           graph: checked.graph,
@@ -201,6 +222,7 @@ export class ToolApp {
           appScope,
           options,
           tools,
+          primitives,
           scopeReport,
           handles,
         });

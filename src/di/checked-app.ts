@@ -1,6 +1,16 @@
-import { AgentToolError, type Constructor, type Tool, ToolSet } from '../core';
+import {
+  AgentToolError,
+  type Constructor,
+  isResourceTemplate,
+  type McpResource,
+  type McpResourceTemplate,
+  type Tool,
+  ToolSet,
+} from '../core';
 import {
   type CanActivate,
+  classMcpResource,
+  classPrompt,
   classTool,
   DecoratorError,
   isToolClass,
@@ -78,6 +88,53 @@ function checkTools(graph: AppGraph): void {
       message: error instanceof Error ? error.message : String(error),
     };
     graph.problems.push(problem);
+  }
+  checkPrimitives(graph);
+}
+
+/**
+ * Reads every prompt and MCP resource class before anything is built, as
+ * {@link checkTools} does for tools: its decorators, and names and URIs unique across
+ * the app.
+ */
+function checkPrimitives(graph: AppGraph): void {
+  const names = new Map<string, string>();
+  const uris = new Map<string, string>();
+  const options = { resolveGuard: () => UNBUILT_GUARD };
+  for (const module of graph.modules) {
+    const read = (node: ProviderNode, kind: 'prompt' | 'resource'): void => {
+      const cls = node.token as Constructor;
+      let built;
+      try {
+        built =
+          kind === 'prompt'
+            ? classPrompt(cls, unbuilt, options)
+            : classMcpResource(cls, unbuilt, options);
+      } catch (error) {
+        if (!(error instanceof DecoratorError)) throw error;
+        for (const problem of error.problems) {
+          graph.problems.push({ code: 'INVALID_DECORATOR', message: `${module.name}: ${problem}` });
+        }
+        return;
+      }
+      const keyed = (map: Map<string, string>, key: string, what: string): void => {
+        const other = map.get(key);
+        if (other !== undefined && other !== cls.name) {
+          graph.problems.push({
+            code: 'INVALID_TOOL_SET',
+            message: `${module.name}: ${cls.name} and ${other} both serve the ${what} ${JSON.stringify(key)}; give each its own`,
+          });
+        }
+        map.set(key, cls.name);
+      };
+      keyed(names, `${kind}:${built.name}`, `${kind} name`);
+      if (kind === 'resource') {
+        const entry = built as McpResource | McpResourceTemplate;
+        keyed(uris, isResourceTemplate(entry) ? entry.uriTemplate : entry.uri, 'URI');
+      }
+    };
+    for (const node of module.prompts) read(node, 'prompt');
+    for (const node of module.resources) read(node, 'resource');
   }
 }
 

@@ -1,5 +1,13 @@
 import { type Constructor } from '../core';
-import { type CanActivate, guardProblem, isGuardClass, toolDescriptorOf } from '../decorators';
+import {
+  type CanActivate,
+  declaredGuards,
+  guardProblem,
+  isGuardClass,
+  isMcpResourceClass,
+  isPromptClass,
+  toolDescriptorOf,
+} from '../decorators';
 import { type ModuleProblem } from './errors';
 import { type HandleOptions, handleOptionsProblem } from './handles';
 import { CallAuth, CallElicitor, CallRecorder, CallSession } from './facades';
@@ -28,6 +36,10 @@ export interface ModuleNode {
    * class in `providers` too (one instance), else a node of the tool's own.
    */
   readonly tools: ProviderNode[];
+  /** Its prompt classes, each once, as {@link ModuleNode.tools}. */
+  readonly prompts: ProviderNode[];
+  /** Its MCP resource and template classes, each once, as {@link ModuleNode.tools}. */
+  readonly resources: ProviderNode[];
   /**
    * The guard classes its `guards` and its tools' `@Guard`s name, one node each: its own
    * provider of the class when it lists one, else an instance of its own.
@@ -132,6 +144,8 @@ export function readModules(
       imports: [],
       own: new Map(),
       tools: [],
+      prompts: [],
+      resources: [],
       guards: new Map(),
       self: undefined,
       distance: 0,
@@ -168,6 +182,43 @@ export function readModules(
       }
       node.tools.push(classNode(node, tool, tool, 'tool', tool.name));
     });
+    const served = (
+      list: readonly Constructor[],
+      into: ProviderNode[],
+      option: 'prompts' | 'resources',
+      is: (cls: unknown) => boolean,
+      fix: string,
+    ): void => {
+      list.forEach((cls, i) => {
+        if (typeof cls !== 'function' || !is(cls)) {
+          problems.push({
+            code: 'INVALID_DECORATOR',
+            message: `${node.name} lists ${describeEntry(cls)} at ${option}[${i}], but it has no ${fix}`,
+          });
+          return;
+        }
+        const provided = node.own.get(cls) ?? into.find((n) => n.token === cls);
+        if (provided !== undefined) {
+          if (!into.includes(provided)) into.push(provided);
+          return;
+        }
+        into.push(classNode(node, cls, cls, 'tool', cls.name));
+      });
+    };
+    served(
+      options.prompts ?? [],
+      node.prompts,
+      'prompts',
+      isPromptClass,
+      '@Prompt decorator; add @Prompt({ name, description, args }) to the class',
+    );
+    served(
+      options.resources ?? [],
+      node.resources,
+      'resources',
+      isMcpResourceClass,
+      "@McpResource or @McpResourceTemplate decorator; add @McpResource({ uri, name }) or @McpResourceTemplate({ uriTemplate, name }) to the class (the executor's @Resource is a lock, not an MCP resource)",
+    );
     node.self = classNode(node, cls, cls, 'module', cls.name);
     return node;
   };
@@ -180,10 +231,20 @@ export function readModules(
     const empty: ModuleNode = {
       cls: rootCls,
       name: describeEntry(rootCls),
-      options: { imports: [], tools: [], providers: [], exports: [], guards: [] },
+      options: {
+        imports: [],
+        tools: [],
+        prompts: [],
+        resources: [],
+        providers: [],
+        exports: [],
+        guards: [],
+      },
       imports: [],
       own: new Map(),
       tools: [],
+      prompts: [],
+      resources: [],
       guards: new Map(),
       self: undefined,
       distance: 0,
@@ -220,6 +281,11 @@ export function addGuardNodes(graph: AppGraph): void {
         continue;
       }
       for (const guard of guards) if (isGuardClass(guard)) classes.push(guard);
+    }
+    for (const served of [...module.prompts, ...module.resources]) {
+      for (const guard of declaredGuards(served.token as Constructor)) {
+        if (isGuardClass(guard)) classes.push(guard);
+      }
     }
     for (const cls of classes) {
       if (module.guards.has(cls)) continue;

@@ -90,6 +90,8 @@ export function moduleNodes(module: ModuleNode): ProviderNode[] {
     ...[...module.guards.values()].filter((node) => !module.own.has(node.token)),
     ...module.own.values(),
     ...module.tools.filter((node) => !module.own.has(node.token)),
+    ...module.prompts.filter((node) => !module.own.has(node.token)),
+    ...module.resources.filter((node) => !module.own.has(node.token)),
   ];
   return module.self === undefined ? nodes : [...nodes, module.self];
 }

@@ -55,6 +55,13 @@ export interface ModuleOptions {
   readonly imports?: readonly Constructor[] | undefined;
   /** Tool classes (each with `@Tool`) this module contributes to the app. */
   readonly tools?: readonly Constructor[] | undefined;
+  /** Prompt classes (each with `@Prompt`) this module contributes, built and injected as tools are. */
+  readonly prompts?: readonly Constructor[] | undefined;
+  /**
+   * MCP resource classes (each with `@McpResource` or `@McpResourceTemplate`) this module
+   * contributes, built and injected as tools are. (Not the executor's `@Resource` lock.)
+   */
+  readonly resources?: readonly Constructor[] | undefined;
   /** Providers this module's tools and providers may inject. */
   readonly providers?: readonly Provider[] | undefined;
   /**
@@ -74,6 +81,8 @@ export interface ModuleOptions {
 export interface ModuleRecord {
   readonly imports: readonly Constructor[];
   readonly tools: readonly Constructor[];
+  readonly prompts: readonly Constructor[];
+  readonly resources: readonly Constructor[];
   readonly providers: readonly Provider[];
   readonly exports: readonly Token[];
   readonly guards: readonly GuardLike[];
@@ -91,6 +100,8 @@ export function Module(options: ModuleOptions): ClassDecorator {
     const record: ModuleRecord = {
       imports: [...(options.imports ?? [])],
       tools: [...(options.tools ?? [])],
+      prompts: [...(options.prompts ?? [])],
+      resources: [...(options.resources ?? [])],
       providers: [...(options.providers ?? [])],
       exports: [...(options.exports ?? [])],
       guards: [...(options.guards ?? [])],

@@ -1,4 +1,12 @@
-import { AgentToolError, type RecordFunc, type Session, type Tool } from '../../core';
+import {
+  AgentToolError,
+  type McpResource,
+  type McpResourceTemplate,
+  type Prompt,
+  type RecordFunc,
+  type Session,
+  type Tool,
+} from '../../core';
 import { type ServeSource } from './server-options';
 
 /** What a served source holds: its tools, its session hook and its recorder. */
@@ -6,6 +14,8 @@ export function readSource(source: ServeSource): {
   tools: Tool[];
   onSession: ((session: Session) => void | Promise<void>) | undefined;
   recorder?: RecordFunc | undefined;
+  prompts?: Prompt[];
+  resources?: (McpResource | McpResourceTemplate)[];
 } {
   if (source === null || typeof source !== 'object') {
     throw new AgentToolError(
@@ -26,6 +36,8 @@ export function readSource(source: ServeSource): {
       tools: Iterable<Tool>;
       onSession?(session: Session): unknown;
       recorder?: unknown;
+      prompts?: Iterable<Prompt>;
+      resources?: Iterable<McpResource | McpResourceTemplate>;
     };
     const onSession =
       typeof app.onSession === 'function'
@@ -33,7 +45,13 @@ export function readSource(source: ServeSource): {
         : undefined;
     // The app's own recorder, where its tools run.
     const recorder = typeof app.recorder === 'function' ? (app.recorder as RecordFunc) : undefined;
-    return { tools: [...app.tools], onSession, recorder };
+    return {
+      tools: [...app.tools],
+      onSession,
+      recorder,
+      ...(app.prompts === undefined ? {} : { prompts: [...app.prompts] }),
+      ...(app.resources === undefined ? {} : { resources: [...app.resources] }),
+    };
   }
   if (Symbol.iterator in source)
     return { tools: [...(source as Iterable<Tool>)], onSession: undefined };

@@ -1,4 +1,12 @@
-import { type AuthInfo, type RecordFunc, type Session, type Tool } from '../../core';
+import {
+  type AuthInfo,
+  type McpResource,
+  type McpResourceTemplate,
+  type Prompt,
+  type RecordFunc,
+  type Session,
+  type Tool,
+} from '../../core';
 import { type RoundTripOptions } from './calls';
 import { type ScaleOutOptions } from './scale';
 import { type ErrorReporter, type McpSession } from './session';
@@ -69,6 +77,21 @@ export interface McpServerOptions extends RoundTripOptions {
    * Change notices are sent whenever the list changes, whatever this says.
    */
   readonly listChanged?: boolean;
+  /**
+   * Prompts served beside the tools (after the source's own, e.g. a `ToolApp`'s). A
+   * server with none offers no `prompts` capability.
+   */
+  readonly prompts?: Iterable<Prompt>;
+  /**
+   * Resources and resource templates served beside the tools (after the source's own).
+   * A server with none offers no `resources` capability.
+   */
+  readonly resources?: Iterable<McpResource | McpResourceTemplate>;
+  /**
+   * How many entries one page of `prompts/list`, `resources/list` and
+   * `resources/templates/list` holds (default 100); the rest follow by `nextCursor`.
+   */
+  readonly listPageSize?: number;
 }
 
 /** Something the server closes: an HTTP listener, a mounted handler, a stdio connection. */
@@ -85,7 +108,7 @@ export interface Closer {
 
 /**
  * What can be served: a tool, tools (an array, a `ToolSet`), or an app-like object with
- * `tools` and, optionally, an `onSession` hook (run as {@link McpServerOptions.onSession})
+ * `tools` and, optionally, `prompts` and `resources`, an `onSession` hook (run as {@link McpServerOptions.onSession})
  * and a `recorder` (used unless {@link McpServerOptions.recorder} names another).
  */
 export type ServeSource =
@@ -95,6 +118,10 @@ export type ServeSource =
       readonly tools: Iterable<Tool>;
       onSession?(session: Session): void | Promise<void>;
       readonly recorder?: RecordFunc | undefined;
+      /** Prompts served beside the tools. */
+      readonly prompts?: Iterable<Prompt> | undefined;
+      /** Resources and resource templates served beside the tools. */
+      readonly resources?: Iterable<McpResource | McpResourceTemplate> | undefined;
     };
 
 /** A connection served over stdio. */

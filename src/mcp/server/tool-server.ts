@@ -11,6 +11,9 @@ import type * as ServerStdio from '@modelcontextprotocol/server/stdio';
 import {
   accessOf,
   AgentToolError,
+  type McpResource,
+  type McpResourceTemplate,
+  type Prompt,
   goQuote,
   type Session,
   type Tool,
@@ -52,6 +55,7 @@ import {
 import { listenRefusal, Tasks } from './tasks';
 import { type ErrorReporter, McpSession, type SessionLease } from './session';
 import { observeServer, timeSession } from './telemetry';
+import { Catalog, DEFAULT_LIST_PAGE_SIZE, notifyResourceUpdated } from './primitives';
 
 /** How often a drain looks whether the work in flight is done (ms). */
 const DRAIN_POLL_MS = 25;
@@ -91,7 +95,18 @@ export class McpToolServer {
   readonly #unobserve: () => void;
 
   constructor(source: ServeSource, options: McpServerOptions = {}) {
-    const { tools, onSession, recorder } = readSource(source);
+    const { tools, onSession, recorder, prompts, resources } = readSource(source);
+    const catalog = new Catalog(
+      [...(prompts ?? []), ...(options.prompts ?? [])],
+      [...(resources ?? []), ...(options.resources ?? [])],
+    );
+    const pageSize = options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE;
+    if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
+      throw new AgentToolError(
+        'INVALID_OPTIONS',
+        `mcp: listPageSize must be a whole number of at least 1, got ${String(pageSize)}`,
+      );
+    }
     this.#grace = options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
     this.#onSession = composeHooks(onSession, options.onSession);
     const info: Implementation = {
@@ -124,6 +139,8 @@ export class McpToolServer {
       definitions: () => (definitions ??= [...this.#tools.values()].map((s) => s.definition)),
       servedTools: () => (served ??= [...this.#tools.values()]),
       served: (name) => this.#tools.get(name),
+      catalog,
+      listPageSize: pageSize,
     };
     this.addTools(...tools);
     this.#made = true;
@@ -137,6 +154,28 @@ export class McpToolServer {
   /** The served tools, in the order they were added. */
   get tools(): readonly Tool[] {
     return [...this.#tools.values()].map((served) => served.tool);
+  }
+
+  /** The prompts served beside the tools. */
+  get prompts(): readonly Prompt[] {
+    return [...this.host.catalog.prompts.values()].map((entry) => entry.prompt);
+  }
+
+  /** The resources and resource templates served beside the tools. */
+  get resources(): readonly (McpResource | McpResourceTemplate)[] {
+    const catalog = this.host.catalog;
+    return [
+      ...[...catalog.resources.values()].map((entry) => entry.resource),
+      ...catalog.templates.map((entry) => entry.template),
+    ];
+  }
+
+  /**
+   * Tells the clients that subscribed to `uri` (2025 era, `resources/subscribe`) that
+   * the resource changed; they read it again. Resolves once the notices have gone out.
+   */
+  resourceUpdated(uri: string): Promise<void> {
+    return notifyResourceUpdated(this.#connections, uri);
   }
 
   /** The sessions currently open. */

@@ -52,6 +52,7 @@ import {
   type Tasks,
 } from '../tasks';
 import { TracedServer } from '../telemetry';
+import { type Catalog, primitiveCapabilities, servePrimitives } from '../primitives';
 
 /** Params of any shape: the end request reads only its `_meta`. */
 const ANY_PARAMS: StandardSchemaV1<unknown, Record<string, unknown>> = {
@@ -86,6 +87,10 @@ export interface InstanceHost {
   /** Every served tool, in the order of {@link definitions}. */
   servedTools(): readonly ServedTool[];
   served(name: string): ServedTool | undefined;
+  /** The prompts, resources and templates served beside the tools. */
+  readonly catalog: Catalog;
+  /** How many entries one page of a prompts or resources list holds. */
+  readonly listPageSize: number;
 }
 
 /** How an instance finds the session of a call: pinned to its connection, or per request. */
@@ -132,6 +137,7 @@ export function buildInstance(
     capabilities: {
       tools: { listChanged: host.listChanged() },
       logging: {},
+      ...primitiveCapabilities(host, era),
       extensions: { [SESSIONS_EXTENSION]: {} },
     },
     ...(host.instructions === undefined ? {} : { instructions: host.instructions }),
@@ -163,6 +169,7 @@ export function buildInstance(
         : serveLegacy(host, binding, server, request, ctx);
     return host.calls.track(answer.then((result) => stoppedAnswer(host.calls, result)));
   });
+  servePrimitives(server, host, binding, era);
   const end = binding.end?.bind(binding);
   if (era === 'modern' && end !== undefined) {
     server.setRequestHandler(SESSION_END_METHOD, { params: ANY_PARAMS }, async (_params, ctx) => {
@@ -433,7 +440,7 @@ function stoppedAnswer<T extends CallToolResult | InputRequiredResult>(
 }
 
 /** The request `ctx` as the route of the call it carries. */
-function routeOf(ctx: ServerContext): CallRoute {
+export function routeOf(ctx: ServerContext): CallRoute {
   const request = ctx.http?.req;
   return {
     progressToken: ctx.mcpReq._meta?.progressToken,

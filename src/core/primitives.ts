@@ -1,0 +1,184 @@
+import { type ToolAccess } from './auth';
+import { type ToolContext } from './context';
+import { type JsonObject } from './json';
+
+// MCP's other primitives beside tools: prompts (message templates a user picks) and
+// resources (data a client reads by URI). They are not the executor's resources (a
+// lock that serializes calls, `Tool.resource`); to keep the two apart, the data kind
+// is always spelt with MCP in front (`McpResource`, `McpResourceTemplate`).
+
+/** One argument of a prompt, as `prompts/list` shows it. */
+export interface PromptArgument {
+  readonly name: string;
+  readonly title?: string | undefined;
+  readonly description?: string | undefined;
+  readonly required?: boolean | undefined;
+}
+
+/** The contents of a resource: text, or bytes (base64 in `blob`). */
+export type ResourceContents =
+  | {
+      readonly uri: string;
+      readonly mimeType?: string | undefined;
+      readonly text: string;
+      readonly _meta?: JsonObject | undefined;
+    }
+  | {
+      readonly uri: string;
+      readonly mimeType?: string | undefined;
+      /** The bytes, base64-encoded. */
+      readonly blob: string;
+      readonly _meta?: JsonObject | undefined;
+    };
+
+/** One block of a prompt message. */
+export type PromptContent =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image'; readonly data: string; readonly mimeType: string }
+  | { readonly type: 'audio'; readonly data: string; readonly mimeType: string }
+  | { readonly type: 'resource'; readonly resource: ResourceContents }
+  | {
+      readonly type: 'resource_link';
+      readonly uri: string;
+      readonly name: string;
+      readonly title?: string | undefined;
+      readonly description?: string | undefined;
+      readonly mimeType?: string | undefined;
+    };
+
+/** One message of a prompt: who says it, and one block. */
+export interface PromptMessage {
+  readonly role: 'user' | 'assistant';
+  readonly content: PromptContent;
+}
+
+/**
+ * What a prompt gives: one user message (a string), messages, or messages with a
+ * description of this rendering.
+ */
+export type PromptReply =
+  | string
+  | readonly PromptMessage[]
+  | { readonly description?: string | undefined; readonly messages: readonly PromptMessage[] };
+
+/**
+ * What a resource read gives: text (typed with the resource's MIME type), bytes, one
+ * contents object, or several (a `uri` left out is the URI read).
+ */
+export type ResourceReply =
+  | string
+  | Uint8Array
+  | ResourceBody
+  | readonly ResourceBody[]
+  | { readonly contents: readonly ResourceBody[] };
+
+/** A resource's contents as a reader gives them: the URI and MIME type may be left out. */
+export type ResourceBody =
+  | {
+      readonly uri?: string | undefined;
+      readonly mimeType?: string | undefined;
+      readonly text: string;
+      readonly _meta?: JsonObject | undefined;
+    }
+  | {
+      readonly uri?: string | undefined;
+      readonly mimeType?: string | undefined;
+      readonly blob: string | Uint8Array;
+      readonly _meta?: JsonObject | undefined;
+    };
+
+/**
+ * Completes an argument of a prompt or a variable of a resource template: the values
+ * that fit what the user typed so far (`value`), given the other arguments already
+ * filled in (`context`); `ctx` is the request's (its session and caller).
+ */
+export type Completer = (
+  value: string,
+  context: Readonly<Record<string, string>>,
+  ctx: ToolContext,
+) => readonly string[] | Promise<readonly string[]>;
+
+/**
+ * A prompt: a named message template the user picks, rendered with its arguments by
+ * `get`. Arguments are strings, as MCP has them. `get` runs with a call context
+ * (`ctx.ask`, `ctx.sample`, `ctx.session`, `ctx.auth` as in a tool); throwing fails the
+ * request with the error's message, a `ValidationError` as invalid params. A host
+ * checks that the required arguments are there before `get` runs.
+ */
+export interface Prompt {
+  /** Non-empty, unique among the prompts served together. */
+  readonly name: string;
+  readonly title?: string | undefined;
+  readonly description?: string | undefined;
+  readonly arguments?: readonly PromptArgument[] | undefined;
+  get(args: Readonly<Record<string, string>>, ctx: ToolContext): PromptReply | Promise<PromptReply>;
+  /** Completers by argument name. */
+  readonly completions?: Readonly<Record<string, Completer>> | undefined;
+  /** Who may list and get the prompt (scopes, guards); absent: every caller. */
+  readonly access?: ToolAccess | undefined;
+}
+
+/** What resources and templates both describe. */
+interface ResourceDescription {
+  /** A short name, unique among the resources (or templates) served together. */
+  readonly name: string;
+  readonly title?: string | undefined;
+  readonly description?: string | undefined;
+  readonly mimeType?: string | undefined;
+  /** MCP's audience and priority hints. */
+  readonly annotations?:
+    | {
+        readonly audience?: readonly ('user' | 'assistant')[] | undefined;
+        readonly priority?: number | undefined;
+        readonly lastModified?: string | undefined;
+      }
+    | undefined;
+  /** Who may list and read it (scopes, guards); absent: every caller. */
+  readonly access?: ToolAccess | undefined;
+}
+
+/**
+ * A resource at one URI, read by `read`. Not the executor's resource
+ * (`Tool.resource`, a lock that serializes calls): this is data a client reads.
+ */
+export interface McpResource extends ResourceDescription {
+  /** The URI, unique among the resources served together. */
+  readonly uri: string;
+  /** The size in bytes, when known. */
+  readonly size?: number | undefined;
+  read(ctx: ToolContext): ResourceReply | Promise<ResourceReply>;
+}
+
+/** A resource a template lists: its URI and name, and optionally more. */
+export interface ListedResource {
+  readonly uri: string;
+  readonly name: string;
+  readonly title?: string | undefined;
+  readonly description?: string | undefined;
+  readonly mimeType?: string | undefined;
+  readonly size?: number | undefined;
+}
+
+/**
+ * Resources at the URIs that match an RFC 6570 template (`users://{id}/profile`): `read`
+ * gets the template's variables taken from the URI read, and the URI.
+ */
+export interface McpResourceTemplate extends ResourceDescription {
+  readonly uriTemplate: string;
+  read(
+    vars: Readonly<Record<string, string>>,
+    uri: string,
+    ctx: ToolContext,
+  ): ResourceReply | Promise<ResourceReply>;
+  /** The resources the template has now, listed by `resources/list` beside the static ones. */
+  list?(ctx: ToolContext): readonly ListedResource[] | Promise<readonly ListedResource[]>;
+  /** Completers by variable name. */
+  readonly completions?: Readonly<Record<string, Completer>> | undefined;
+}
+
+/** True for a template, false for a resource at one URI. */
+export function isResourceTemplate(
+  entry: McpResource | McpResourceTemplate,
+): entry is McpResourceTemplate {
+  return typeof (entry as Partial<McpResourceTemplate>).uriTemplate === 'string';
+}

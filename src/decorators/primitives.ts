@@ -1,0 +1,504 @@
+import 'reflect-metadata';
+import {
+  type Completer,
+  type Constructor,
+  type ListedResource,
+  type McpResource as McpResourceContract,
+  type McpResourceTemplate as McpResourceTemplateContract,
+  type Prompt as PromptContract,
+  type PromptArgument,
+  type PromptReply,
+  type ResourceReply,
+  runWithContext,
+  type ToolAccess,
+  type ToolContext,
+} from '../core';
+import { type ArgumentsPipeline, argumentsOf } from './arguments';
+import { guardsOf, scopesOf } from './descriptor';
+import { DecoratorError } from './errors';
+import { requireExperimentalDecorators } from './experimental-only';
+import { guardFunctions, type ToolBuildOptions } from './guards';
+import { readClass, readParams } from './metadata';
+
+// The decorators of MCP's prompts and resources, and the readers that turn a decorated
+// class into the core `Prompt`, `McpResource` or `McpResourceTemplate`. Arguments and
+// template variables are declared with `@Param` on a class, as a tool's arguments are.
+
+/** What `@Prompt` takes. */
+export interface PromptOptions {
+  /** Non-empty; unique among the prompts served together. */
+  readonly name: string;
+  readonly title?: string | undefined;
+  readonly description?: string | undefined;
+  /**
+   * The arguments class: its `@Param` fields are the prompt's arguments (strings, as
+   * MCP has them), validated (class-validator included) before `get` runs.
+   */
+  readonly args?: Constructor | undefined;
+}
+
+/** MCP's audience and priority hints of a resource. */
+export interface ResourceAnnotations {
+  readonly audience?: readonly ('user' | 'assistant')[] | undefined;
+  readonly priority?: number | undefined;
+  readonly lastModified?: string | undefined;
+}
+
+/** What `@McpResource` takes. */
+export interface McpResourceOptions {
+  /** The URI a client reads it at; unique among the resources served together. */
+  readonly uri: string;
+  /** A short name; unique among the resources served together. */
+  readonly name: string;
+  readonly title?: string | undefined;
+  readonly description?: string | undefined;
+  /** The MIME type of what `read` gives (text given as a string is typed with it). */
+  readonly mimeType?: string | undefined;
+  readonly size?: number | undefined;
+  readonly annotations?: ResourceAnnotations | undefined;
+}
+
+/** What `@McpResourceTemplate` takes. */
+export interface McpResourceTemplateOptions {
+  /** An RFC 6570 URI template (`users://{id}/profile`) whose variables are `vars`' fields. */
+  readonly uriTemplate: string;
+  readonly name: string;
+  readonly title?: string | undefined;
+  readonly description?: string | undefined;
+  readonly mimeType?: string | undefined;
+  readonly annotations?: ResourceAnnotations | undefined;
+  /**
+   * The variables class: its `@Param` fields (strings) are the template's variables,
+   * taken from the URI read and validated before `read` runs. Absent: `read` gets the
+   * variables as a plain object.
+   */
+  readonly vars?: Constructor | undefined;
+}
+
+const NAMESPACE = 'io.github.christopherdavenport.agenttool/primitives';
+const PROMPT_KEY = `${NAMESPACE}/prompt`;
+const RESOURCE_KEY = `${NAMESPACE}/resource`;
+const TEMPLATE_KEY = `${NAMESPACE}/template`;
+const COMPLETE_KEY = `${NAMESPACE}/complete`;
+
+function classDecorator(name: string, key: string, value: object): ClassDecorator {
+  return (target: object, ...rest: unknown[]) => {
+    requireExperimentalDecorators(name, rest[0]);
+    Reflect.defineMetadata(key, value, target);
+  };
+}
+
+/**
+ * Marks a class as an MCP prompt: a message template a user picks, rendered by its
+ * `get(args, ctx)` method into messages (a string is one user message). Its arguments
+ * are the `@Param` fields of `args`. `@Scopes` and `@Guard` decide who may list and get
+ * it, as for a tool. Registered with `@Module({ prompts: [...] })`.
+ */
+export function Prompt(options: PromptOptions): ClassDecorator {
+  return classDecorator('Prompt', PROMPT_KEY, { ...options });
+}
+
+/**
+ * Marks a class as an MCP resource at one URI, read by its `read(ctx)` method. Not the
+ * executor's `@Resource(name)`, which names a lock that serializes a tool's calls: this
+ * is data a client reads. Registered with `@Module({ resources: [...] })`.
+ */
+export function McpResource(options: McpResourceOptions): ClassDecorator {
+  return classDecorator('McpResource', RESOURCE_KEY, { ...options });
+}
+
+/**
+ * Marks a class as an MCP resource template: the resources at the URIs that match
+ * `uriTemplate`, read by its `read(vars, uri, ctx)` method; an optional `list(ctx)`
+ * lists the ones there are now. Registered with `@Module({ resources: [...] })`.
+ */
+export function McpResourceTemplate(options: McpResourceTemplateOptions): ClassDecorator {
+  return classDecorator('McpResourceTemplate', TEMPLATE_KEY, { ...options });
+}
+
+/**
+ * Marks a method of a prompt or resource template class as the completer of one
+ * argument (or variable): `(value, context) => string[]`, called with what the user
+ * typed so far and the other arguments already filled in, on the class's instance (its
+ * injected services at hand). It takes precedence over the field's `completions` list.
+ */
+export function Complete(argument: string): MethodDecorator {
+  return (target: object, key: string | symbol) => {
+    requireExperimentalDecorators('Complete', key);
+    const own =
+      (Reflect.getOwnMetadata(COMPLETE_KEY, target) as CompleteRecord[] | undefined) ?? [];
+    Reflect.defineMetadata(COMPLETE_KEY, [...own, { argument, method: key }], target);
+  };
+}
+
+interface CompleteRecord {
+  readonly argument: unknown;
+  readonly method: string | symbol;
+}
+
+/** True for a class (or a subclass of one) marked `@Prompt`. */
+export function isPromptClass(cls: unknown): cls is Constructor {
+  return typeof cls === 'function' && Reflect.getMetadata(PROMPT_KEY, cls) !== undefined;
+}
+
+/** True for a class marked `@McpResource` or `@McpResourceTemplate`. */
+export function isMcpResourceClass(cls: unknown): cls is Constructor {
+  return (
+    typeof cls === 'function' &&
+    (Reflect.getMetadata(RESOURCE_KEY, cls) !== undefined ||
+      Reflect.getMetadata(TEMPLATE_KEY, cls) !== undefined)
+  );
+}
+
+/** The name a `@Prompt`, `@McpResource` or `@McpResourceTemplate` class declares. */
+export function primitiveNameOf(cls: Constructor): string | undefined {
+  for (const key of [PROMPT_KEY, RESOURCE_KEY, TEMPLATE_KEY]) {
+    const options = Reflect.getMetadata(key, cls) as { name?: unknown } | undefined;
+    if (typeof options?.name === 'string') return options.name;
+  }
+  return undefined;
+}
+
+/** The guards a class's `@Guard` names (none when it has none, or names something else). */
+export function declaredGuards(cls: Constructor): readonly unknown[] {
+  const guards = readClass(cls, 'guards');
+  return Array.isArray(guards) ? guards : [];
+}
+
+/** Gives the instance that serves a request (a `ToolApp` finds it per session or call). */
+export type InstanceFor = (ctx: ToolContext) => object | Promise<object>;
+
+interface Described {
+  readonly access: ToolAccess | undefined;
+  readonly pipeline: ArgumentsPipeline | undefined;
+  readonly fields: readonly PromptArgument[];
+  /** Completers by argument, taking the instance. */
+  readonly completers: ReadonlyMap<string, (instance: object) => Completer>;
+}
+
+/**
+ * What a prompt or template class's arguments and access are, or every problem found.
+ * `what` names the decorator in the problems.
+ */
+function describeClass(
+  cls: Constructor,
+  what: string,
+  argsOption: 'args' | 'vars',
+  argsClass: unknown,
+  options: ToolBuildOptions,
+  problems: string[],
+): Described {
+  const where = cls.name;
+  let pipeline: ArgumentsPipeline | undefined;
+  const fields: PromptArgument[] = [];
+  const lists = new Map<string, readonly string[]>();
+  if (argsClass !== undefined) {
+    if (typeof argsClass !== 'function') {
+      problems.push(`${where}: @${what} ${argsOption} must be a class of @Param fields`);
+    } else {
+      const built = argumentsOf(argsClass as Constructor, false, 'validated');
+      problems.push(...built.problems);
+      pipeline = built.pipeline;
+      for (const field of pipeline?.fields ?? []) {
+        const enumOk = field.enum === undefined || field.enum.every((v) => typeof v === 'string');
+        if (field.shape.kind !== 'string' || !enumOk) {
+          problems.push(
+            `${where}: ${argsOption} field ${JSON.stringify(field.name)} is not a string; MCP gives ${argsOption === 'args' ? 'prompt arguments' : 'template variables'} as strings, so declare it a string (and convert it in your method)`,
+          );
+        }
+        fields.push({
+          name: field.name,
+          ...(field.description === '' ? {} : { description: field.description }),
+          required: !field.optional,
+        });
+      }
+      for (const record of readParams(argsClass as Constructor)) {
+        const list = record.options.completions;
+        if (list === undefined) continue;
+        if (!Array.isArray(list) || !list.every((v) => typeof v === 'string')) {
+          problems.push(
+            `${where}: @Param completions of ${String(record.key)} must be a list of strings`,
+          );
+        } else lists.set(String(record.key), list);
+      }
+    }
+  }
+  const completers = new Map<string, (instance: object) => Completer>();
+  for (const [argument, list] of lists) {
+    const complete: Completer = (value) => list.filter((v) => v.startsWith(value));
+    completers.set(argument, () => complete);
+  }
+  for (const record of completeRecords(cls)) {
+    const argument = record.argument;
+    if (typeof argument !== 'string' || !fields.some((f) => f.name === argument)) {
+      problems.push(
+        `${where}: @Complete(${JSON.stringify(argument)}) on ${String(record.method)} names no ${argsOption} field; ${fields.length === 0 ? `declare ${argsOption} first` : `the fields are ${fields.map((f) => f.name).join(', ')}`}`,
+      );
+      continue;
+    }
+    const method = record.method;
+    completers.set(argument, (instance) => (value, context, ctx) => {
+      const fn = (instance as Record<string | symbol, unknown>)[method];
+      return (fn as Completer).call(instance, value, context, ctx);
+    });
+  }
+  const scopes = scopesOf(readClass(cls, 'scopes'), where, problems);
+  const guardLikes = guardsOf(readClass(cls, 'guards'), where, problems);
+  let access: ToolAccess | undefined;
+  if (problems.length === 0) {
+    const guards = [
+      ...(options.guards ?? []),
+      ...guardFunctions(guardLikes, where, options.resolveGuard),
+    ];
+    if (scopes.length > 0 || guards.length > 0) access = Object.freeze({ scopes, guards });
+  }
+  return { access, pipeline, fields, completers };
+}
+
+function completeRecords(cls: Constructor): CompleteRecord[] {
+  const records: CompleteRecord[] = [];
+  for (let proto: unknown = cls.prototype; proto !== null && proto !== Object.prototype;) {
+    const own = Reflect.getOwnMetadata(COMPLETE_KEY, proto as object) as
+      CompleteRecord[] | undefined;
+    if (own !== undefined) records.unshift(...own);
+    proto = Object.getPrototypeOf(proto);
+  }
+  return records;
+}
+
+function textOption(
+  options: Record<string, unknown>,
+  key: string,
+  what: string,
+  where: string,
+  problems: string[],
+  required: boolean,
+): string | undefined {
+  const value = options[key];
+  if (value === undefined) {
+    if (required) problems.push(`${where}: @${what} needs a non-empty ${key}`);
+    return undefined;
+  }
+  if (typeof value !== 'string' || (required && value.trim() === '')) {
+    problems.push(`${where}: @${what} ${key} must be a ${required ? 'non-empty ' : ''}string`);
+    return undefined;
+  }
+  return value;
+}
+
+function methodProblem(cls: Constructor, method: string, signature: string, problems: string[]) {
+  if (typeof (cls.prototype as Record<string, unknown>)[method] !== 'function') {
+    problems.push(`${cls.name}: the class needs a ${signature} method`);
+  }
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** Runs `fn` with the request's context installed, as a tool's `execute` runs. */
+function inContext<T>(ctx: ToolContext, fn: () => T): T {
+  return runWithContext(ctx, fn);
+}
+
+/** Decodes and checks arguments with the class's pipeline, class-validator included. */
+async function decoded(
+  pipeline: ArgumentsPipeline | undefined,
+  args: Readonly<Record<string, string>>,
+): Promise<object> {
+  if (pipeline === undefined) return { ...args };
+  const instance = pipeline.decodeValue({ ...args });
+  if (pipeline.check !== undefined) await pipeline.check(instance);
+  return instance;
+}
+
+function completionsFor(
+  described: Described,
+  instanceFor: InstanceFor,
+): Readonly<Record<string, Completer>> | undefined {
+  if (described.completers.size === 0) return undefined;
+  const completions: Record<string, Completer> = {};
+  for (const [argument, make] of described.completers) {
+    completions[argument] = async (value, context, ctx) =>
+      make(await instanceFor(ctx))(value, context, ctx);
+  }
+  return completions;
+}
+
+/**
+ * A core `Prompt` of a `@Prompt` class whose instance is found per request (see
+ * {@link InstanceFor}). Every problem of the class is thrown at once as a
+ * {@link DecoratorError}.
+ */
+export function classPrompt(
+  cls: Constructor,
+  instanceFor: InstanceFor,
+  options: ToolBuildOptions = {},
+): PromptContract {
+  const problems: string[] = [];
+  const where = cls.name;
+  const declared = Reflect.getMetadata(PROMPT_KEY, cls) as Record<string, unknown> | undefined;
+  if (declared === undefined) {
+    throw new DecoratorError('prompt class', where, [
+      `${where}: the class has no @Prompt decorator; add @Prompt({ name, description, args })`,
+    ]);
+  }
+  const name = textOption(declared, 'name', 'Prompt', where, problems, true);
+  const title = textOption(declared, 'title', 'Prompt', where, problems, false);
+  const description = textOption(declared, 'description', 'Prompt', where, problems, false);
+  methodProblem(cls, 'get', 'get(args, ctx)', problems);
+  const described = describeClass(cls, 'Prompt', 'args', declared.args, options, problems);
+  if (problems.length > 0) throw new DecoratorError('prompt class', where, problems);
+  const prompt: Mutable<PromptContract> = {
+    name: name!,
+    arguments: described.fields,
+    get: async (args, ctx) => {
+      const instance = (await instanceFor(ctx)) as {
+        get(args: object, ctx: ToolContext): PromptReply | Promise<PromptReply>;
+      };
+      const decodedArgs = await decoded(described.pipeline, args);
+      return inContext(ctx, () => instance.get(decodedArgs, ctx));
+    },
+  };
+  if (title !== undefined) prompt.title = title;
+  if (description !== undefined) prompt.description = description;
+  const completions = completionsFor(described, instanceFor);
+  if (completions !== undefined) prompt.completions = completions;
+  if (described.access !== undefined) prompt.access = described.access;
+  return prompt;
+}
+
+/** A core `Prompt` around an instance of a `@Prompt` class. */
+export function promptFromInstance(
+  instance: object,
+  options: ToolBuildOptions = {},
+): PromptContract {
+  return classPrompt(instance.constructor as Constructor, () => instance, options);
+}
+
+/**
+ * A core `McpResource` or `McpResourceTemplate` of a class marked `@McpResource` or
+ * `@McpResourceTemplate`, whose instance is found per request (see {@link InstanceFor}).
+ * Every problem of the class is thrown at once as a {@link DecoratorError}.
+ */
+export function classMcpResource(
+  cls: Constructor,
+  instanceFor: InstanceFor,
+  options: ToolBuildOptions = {},
+): McpResourceContract | McpResourceTemplateContract {
+  const where = cls.name;
+  const problems: string[] = [];
+  const fixed = Reflect.getMetadata(RESOURCE_KEY, cls) as Record<string, unknown> | undefined;
+  const template = Reflect.getMetadata(TEMPLATE_KEY, cls) as Record<string, unknown> | undefined;
+  if (fixed === undefined && template === undefined) {
+    throw new DecoratorError('resource class', where, [
+      `${where}: the class has no @McpResource or @McpResourceTemplate decorator; add @McpResource({ uri, name }) or @McpResourceTemplate({ uriTemplate, name })`,
+    ]);
+  }
+  if (fixed !== undefined && template !== undefined) {
+    throw new DecoratorError('resource class', where, [
+      `${where}: the class has both @McpResource and @McpResourceTemplate; keep one`,
+    ]);
+  }
+  const declared = (fixed ?? template)!;
+  const what = fixed !== undefined ? 'McpResource' : 'McpResourceTemplate';
+  const name = textOption(declared, 'name', what, where, problems, true);
+  const title = textOption(declared, 'title', what, where, problems, false);
+  const description = textOption(declared, 'description', what, where, problems, false);
+  const mimeType = textOption(declared, 'mimeType', what, where, problems, false);
+  const annotations = declared.annotations as ResourceAnnotations | undefined;
+  if (annotations !== undefined && (typeof annotations !== 'object' || annotations === null)) {
+    problems.push(`${where}: @${what} annotations must be an object`);
+  }
+  const common = {
+    name: name!,
+    ...(title === undefined ? {} : { title }),
+    ...(description === undefined ? {} : { description }),
+    ...(mimeType === undefined ? {} : { mimeType }),
+    ...(annotations === undefined ? {} : { annotations: { ...annotations } }),
+  };
+  if (fixed !== undefined) {
+    const uri = textOption(declared, 'uri', what, where, problems, true);
+    if (uri !== undefined && !URI_SCHEME.test(uri)) {
+      problems.push(`${where}: @McpResource uri ${JSON.stringify(uri)} is not a URI (scheme:...)`);
+    }
+    const size = declared.size;
+    if (size !== undefined && (typeof size !== 'number' || !Number.isInteger(size) || size < 0)) {
+      problems.push(`${where}: @McpResource size must be a whole number of bytes`);
+    }
+    methodProblem(cls, 'read', 'read(ctx)', problems);
+    const described = describeClass(cls, what, 'vars', undefined, options, problems);
+    if (problems.length > 0) throw new DecoratorError('resource class', where, problems);
+    const resource: Mutable<McpResourceContract> = {
+      ...common,
+      uri: uri!,
+      read: async (ctx) => {
+        const instance = (await instanceFor(ctx)) as {
+          read(ctx: ToolContext): ResourceReply | Promise<ResourceReply>;
+        };
+        return inContext(ctx, () => instance.read(ctx));
+      },
+    };
+    if (typeof size === 'number') resource.size = size;
+    if (described.access !== undefined) resource.access = described.access;
+    return resource;
+  }
+  const uriTemplate = textOption(declared, 'uriTemplate', what, where, problems, true);
+  methodProblem(cls, 'read', 'read(vars, uri, ctx)', problems);
+  const described = describeClass(cls, what, 'vars', declared.vars, options, problems);
+  if (uriTemplate !== undefined && declared.vars !== undefined) {
+    const variables = templateVariables(uriTemplate);
+    for (const field of described.fields) {
+      if (!variables.includes(field.name)) {
+        problems.push(
+          `${where}: vars field ${JSON.stringify(field.name)} is no variable of ${JSON.stringify(uriTemplate)}; its variables are ${variables.join(', ') || 'none'}`,
+        );
+      }
+    }
+  }
+  if (problems.length > 0) throw new DecoratorError('resource class', where, problems);
+  const hasList = typeof (cls.prototype as { list?: unknown }).list === 'function';
+  const resource: Mutable<McpResourceTemplateContract> = {
+    ...common,
+    uriTemplate: uriTemplate!,
+    read: async (vars, uri, ctx) => {
+      const instance = (await instanceFor(ctx)) as {
+        read(vars: object, uri: string, ctx: ToolContext): ResourceReply | Promise<ResourceReply>;
+      };
+      const decodedVars = await decoded(described.pipeline, vars);
+      return inContext(ctx, () => instance.read(decodedVars, uri, ctx));
+    },
+  };
+  if (hasList) {
+    resource.list = async (ctx) => {
+      const instance = (await instanceFor(ctx)) as {
+        list(ctx: ToolContext): readonly ListedResource[] | Promise<readonly ListedResource[]>;
+      };
+      return inContext(ctx, () => instance.list(ctx));
+    };
+  }
+  const completions = completionsFor(described, instanceFor);
+  if (completions !== undefined) resource.completions = completions;
+  if (described.access !== undefined) resource.access = described.access;
+  return resource;
+}
+
+/** A core resource or template around an instance of a decorated class. */
+export function mcpResourceFromInstance(
+  instance: object,
+  options: ToolBuildOptions = {},
+): McpResourceContract | McpResourceTemplateContract {
+  return classMcpResource(instance.constructor as Constructor, () => instance, options);
+}
+
+const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/** The variable names of an RFC 6570 template, in order, each once. */
+export function templateVariables(template: string): string[] {
+  const names: string[] = [];
+  for (const [, expression] of template.matchAll(/\{([^}]*)\}/g)) {
+    for (const spec of (expression ?? '').replace(/^[+#./;?&]/, '').split(',')) {
+      const name = spec.replace(/(\*|:\d+)$/, '').trim();
+      if (name !== '' && !names.includes(name)) names.push(name);
+    }
+  }
+  return names;
+}

@@ -1,0 +1,7 @@
+export { Catalog } from './catalog';
+export {
+  DEFAULT_LIST_PAGE_SIZE,
+  notifyResourceUpdated,
+  primitiveCapabilities,
+  servePrimitives,
+} from './serve';

@@ -1,0 +1,513 @@
+import {
+  type CallToolResult,
+  type InputRequiredResult,
+  ProtocolError,
+  ResourceNotFoundError,
+  type Server,
+  type ServerCapabilities,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import {
+  type AuthInfo,
+  checkAccess,
+  createContext,
+  errorMessage,
+  goQuote,
+  MissingCapabilityError,
+  type ToolAccess,
+  type ToolContext,
+  ValidationError,
+} from '../../../core';
+import { callerOf } from '../auth';
+import {
+  directElicitor,
+  directRootsLister,
+  directSampler,
+  RoundTripRun,
+  type SendToClient,
+  SHUTTING_DOWN,
+} from '../calls';
+import { missingCapabilityError } from '../calls/client-asks';
+import { callerKeyOf } from '../http';
+import { listedResource, promptResult, resourceContents } from './catalog';
+import {
+  envelopeCapabilities,
+  type InstanceHost,
+  routeOf,
+  type SessionBinding,
+} from '../sessions/instance';
+
+/** JSON-RPC "Invalid params". */
+const INVALID_PARAMS = -32602;
+/** JSON-RPC "Internal error". */
+const INTERNAL_ERROR = -32603;
+/** How many entries one page of `prompts/list`, `resources/list` and `resources/templates/list` holds by default. */
+export const DEFAULT_LIST_PAGE_SIZE = 100;
+/** The most values one `completion/complete` answer holds (MCP's limit). */
+const MAX_COMPLETIONS = 100;
+
+type Era = 'legacy' | 'modern';
+
+/** The capabilities of what the catalog serves: none for a server of tools alone. */
+export function primitiveCapabilities(host: InstanceHost, era: Era): ServerCapabilities {
+  const catalog = host.catalog;
+  const capabilities: ServerCapabilities = {};
+  if (catalog.hasPrompts) capabilities.prompts = { listChanged: false };
+  if (catalog.hasResources) {
+    capabilities.resources =
+      era === 'legacy' ? { listChanged: false, subscribe: true } : { listChanged: false };
+  }
+  const completes =
+    [...catalog.prompts.values()].some((p) => p.prompt.completions !== undefined) ||
+    catalog.templates.some((t) => t.template.completions !== undefined);
+  if (completes) capabilities.completions = {};
+  return capabilities;
+}
+
+/** What each 2025-era connection subscribed to (`resources/subscribe`). */
+const subscriptions = new WeakMap<Server, Set<string>>();
+
+/**
+ * Tells each 2025-era connection of `servers` that subscribed to `uri` that the
+ * resource changed (`notifications/resources/updated`).
+ */
+export async function notifyResourceUpdated(servers: Iterable<Server>, uri: string): Promise<void> {
+  const sends: Promise<void>[] = [];
+  for (const server of servers) {
+    if (subscriptions.get(server)?.has(uri) !== true) continue;
+    sends.push(server.notification({ method: 'notifications/resources/updated', params: { uri } }));
+  }
+  await Promise.allSettled(sends);
+}
+
+/**
+ * Serves the catalog's prompts, resources, templates and completions on `server`, in
+ * its era: lists by page (each caller sees what it may use), `prompts/get` and
+ * `resources/read` run with a call context (asks go to the client as a tool's do),
+ * subscriptions in the 2025 era.
+ */
+export function servePrimitives(
+  server: Server,
+  host: InstanceHost,
+  binding: SessionBinding,
+  era: Era,
+): void {
+  const catalog = host.catalog;
+  const pageSize = host.listPageSize;
+  const caller = (ctx: ServerContext): AuthInfo | undefined => callerOf(ctx, host.localAuth);
+  const visible = async (
+    entries: readonly { access?: ToolAccess | undefined; name: string }[],
+    kind: 'prompt' | 'resource',
+    auth: AuthInfo | undefined,
+  ): Promise<boolean[]> => Promise.all(entries.map((entry) => mayUse(host, entry, kind, auth)));
+
+  if (catalog.hasPrompts) {
+    server.setRequestHandler('prompts/list', async (request, ctx) => {
+      const all = [...catalog.prompts.values()];
+      const allowed = await visible(
+        all.map((p) => p.prompt),
+        'prompt',
+        caller(ctx),
+      );
+      const listed = all.filter((_, i) => allowed[i]).map((p) => p.definition);
+      const { page, nextCursor } = paged(listed, request.params?.cursor, pageSize);
+      return { prompts: page, ...(nextCursor === undefined ? {} : { nextCursor }) };
+    });
+    server.setRequestHandler('prompts/get', async (request, ctx) => {
+      const { name } = request.params;
+      const args = request.params.arguments ?? {};
+      const entry = catalog.prompts.get(name);
+      const auth = caller(ctx);
+      if (entry === undefined || !(await mayUse(host, entry.prompt, 'prompt', auth))) {
+        throw new ProtocolError(INVALID_PARAMS, `mcp: unknown prompt ${goQuote(name)}`);
+      }
+      const prompt = entry.prompt;
+      for (const argument of prompt.arguments ?? []) {
+        if (argument.required === true && typeof args[argument.name] !== 'string') {
+          throw new ProtocolError(
+            INVALID_PARAMS,
+            `mcp: prompt ${goQuote(name)}: missing required argument ${goQuote(argument.name)}`,
+          );
+        }
+      }
+      const known = new Set((prompt.arguments ?? []).map((a) => a.name));
+      for (const key of Object.keys(args)) {
+        if (prompt.arguments !== undefined && !known.has(key)) {
+          throw new ProtocolError(
+            INVALID_PARAMS,
+            `mcp: prompt ${goQuote(name)}: unknown argument ${goQuote(key)}; its arguments are ${[...known].join(', ') || 'none'}`,
+          );
+        }
+      }
+      return runOperation(
+        host,
+        binding,
+        server,
+        era,
+        ctx,
+        `prompt:${name}`,
+        { name, args },
+        auth,
+        async (toolCtx) => promptResult(name, await prompt.get(args, toolCtx)),
+      );
+    });
+  }
+
+  if (catalog.hasResources) {
+    server.setRequestHandler('resources/list', async (request, ctx) => {
+      const auth = caller(ctx);
+      const fixed = [...catalog.resources.values()];
+      const allowed = await visible(
+        fixed.map((r) => r.resource),
+        'resource',
+        auth,
+      );
+      const listed = fixed.filter((_, i) => allowed[i]).map((r) => r.definition);
+      const listing = catalog.templates.filter((t) => t.template.list !== undefined);
+      if (listing.length > 0) {
+        const mayList = await visible(
+          listing.map((t) => t.template),
+          'resource',
+          auth,
+        );
+        const toolCtx = listContext(ctx, auth);
+        for (const [i, served] of listing.entries()) {
+          if (!mayList[i]) continue;
+          const found = await served.template.list!(toolCtx);
+          listed.push(...found.map((item) => listedResource(item, served.template)));
+        }
+      }
+      const { page, nextCursor } = paged(listed, request.params?.cursor, pageSize);
+      return { resources: page, ...(nextCursor === undefined ? {} : { nextCursor }) };
+    });
+    server.setRequestHandler('resources/templates/list', async (request, ctx) => {
+      const allowed = await visible(
+        catalog.templates.map((t) => t.template),
+        'resource',
+        caller(ctx),
+      );
+      const listed = catalog.templates.filter((_, i) => allowed[i]).map((t) => t.definition);
+      const { page, nextCursor } = paged(listed, request.params?.cursor, pageSize);
+      return { resourceTemplates: page, ...(nextCursor === undefined ? {} : { nextCursor }) };
+    });
+    server.setRequestHandler('resources/read', async (request, ctx) => {
+      const { uri } = request.params;
+      const auth = caller(ctx);
+      const fixed = catalog.resources.get(uri);
+      if (fixed !== undefined && (await mayUse(host, fixed.resource, 'resource', auth))) {
+        const resource = fixed.resource;
+        return runOperation(
+          host,
+          binding,
+          server,
+          era,
+          ctx,
+          `resource:${uri}`,
+          { uri },
+          auth,
+          async (toolCtx) => ({
+            contents: resourceContents(uri, resource.mimeType, await resource.read(toolCtx)),
+          }),
+        );
+      }
+      const matched = fixed === undefined ? catalog.match(uri) : undefined;
+      if (
+        matched !== undefined &&
+        (await mayUse(host, matched.served.template, 'resource', auth))
+      ) {
+        const template = matched.served.template;
+        return runOperation(
+          host,
+          binding,
+          server,
+          era,
+          ctx,
+          `resource:${uri}`,
+          { uri, vars: matched.vars },
+          auth,
+          async (toolCtx) => ({
+            contents: resourceContents(
+              uri,
+              template.mimeType,
+              await template.read(matched.vars, uri, toolCtx),
+            ),
+          }),
+        );
+      }
+      throw resourceNotFound(uri);
+    });
+    if (era === 'legacy') {
+      server.setRequestHandler('resources/subscribe', (request) => {
+        const { uri } = request.params;
+        const known = catalog.resources.has(uri) || catalog.match(uri) !== undefined;
+        if (!known) throw resourceNotFound(uri);
+        let set = subscriptions.get(server);
+        if (set === undefined) subscriptions.set(server, (set = new Set()));
+        set.add(uri);
+        return {};
+      });
+      server.setRequestHandler('resources/unsubscribe', (request) => {
+        subscriptions.get(server)?.delete(request.params.uri);
+        return {};
+      });
+    }
+  }
+
+  if (primitiveCapabilities(host, era).completions !== undefined) {
+    server.setRequestHandler('completion/complete', async (request, ctx) => {
+      const { ref, argument } = request.params;
+      const others = request.params.context?.arguments ?? {};
+      const auth = caller(ctx);
+      let completer;
+      if (ref.type === 'ref/prompt') {
+        const entry = catalog.prompts.get(ref.name);
+        if (entry === undefined || !(await mayUse(host, entry.prompt, 'prompt', auth))) {
+          throw new ProtocolError(INVALID_PARAMS, `mcp: unknown prompt ${goQuote(ref.name)}`);
+        }
+        completer = entry.prompt.completions?.[argument.name];
+      } else {
+        const served = catalog.templates.find((t) => t.template.uriTemplate === ref.uri);
+        if (served === undefined || !(await mayUse(host, served.template, 'resource', auth))) {
+          throw new ProtocolError(
+            INVALID_PARAMS,
+            `mcp: unknown resource template ${goQuote(ref.uri)}`,
+          );
+        }
+        completer = served.template.completions?.[argument.name];
+      }
+      if (completer === undefined) return { completion: { values: [], hasMore: false } };
+      let values: readonly string[];
+      try {
+        values = await completer(argument.value, others, listContext(ctx, auth));
+      } catch (error) {
+        throw new ProtocolError(
+          INTERNAL_ERROR,
+          `mcp: completion of ${goQuote(argument.name)}: ${errorMessage(error)}`,
+        );
+      }
+      const strings = values.filter((v): v is string => typeof v === 'string');
+      return {
+        completion: {
+          values: strings.slice(0, MAX_COMPLETIONS),
+          total: strings.length,
+          hasMore: strings.length > MAX_COMPLETIONS,
+        },
+      };
+    });
+  }
+}
+
+/**
+ * The JSON-RPC error for a URI nothing serves: -32602 with the URI in `data`, in both
+ * eras. SEP-2164 standardized that code; the 2025 texts' -32002 is what clients accept
+ * from older servers, and the SDK rewrites a thrown -32002 to -32602 anyway.
+ */
+function resourceNotFound(uri: string): ProtocolError {
+  return new ResourceNotFoundError(uri, `mcp: unknown resource ${goQuote(uri)}`);
+}
+
+/** Whether `auth` may use a prompt or resource (a guard that throws refuses, and is reported). */
+async function mayUse(
+  host: InstanceHost,
+  entry: { readonly access?: ToolAccess | undefined; readonly name: string },
+  kind: 'prompt' | 'resource',
+  auth: AuthInfo | undefined,
+): Promise<boolean> {
+  if (entry.access === undefined) return true;
+  const verdict = await checkAccess(entry, { tool: entry.name, kind, auth });
+  if (verdict.allowed) return true;
+  if (verdict.reason === 'failed') {
+    host.report(`mcp: ${kind} ${goQuote(entry.name)}: a guard failed`, verdict.error);
+  }
+  return false;
+}
+
+/** A page of `items` from `cursor` (an offset the server wrote), and the cursor of the next. */
+function paged<T>(
+  items: readonly T[],
+  cursor: string | undefined,
+  size: number,
+): { page: T[]; nextCursor: string | undefined } {
+  let start = 0;
+  if (cursor !== undefined) {
+    const decoded = /^[0-9]{1,9}$/.test(cursor) ? Number(cursor) : Number.NaN;
+    if (!Number.isSafeInteger(decoded) || decoded > items.length) {
+      throw new ProtocolError(
+        INVALID_PARAMS,
+        `mcp: invalid cursor ${goQuote(cursor)}: give the nextCursor of the previous page, or none for the first`,
+      );
+    }
+    start = decoded;
+  }
+  const end = Math.min(items.length, start + size);
+  return {
+    page: items.slice(start, end),
+    nextCursor: end < items.length ? String(end) : undefined,
+  };
+}
+
+/** A context of a listing or a completion: the caller, the request's signal, nothing to ask with. */
+function listContext(ctx: ServerContext, auth: AuthInfo | undefined): ToolContext {
+  return createContext({ signal: ctx.mcpReq.signal, auth });
+}
+
+/**
+ * Runs a prompt's `get` or a resource's `read` as a tool's call runs: in the caller's
+ * session, with a context whose `ask`, `sample` and `roots` reach the client (in the
+ * 2026-07-28 era as input requests that go back with the answer, the run parked under a
+ * request state until the client answers), stopped when the request is cancelled or
+ * the server closes. A `ValidationError` fails the request as invalid params, any other
+ * error as an internal error with its message.
+ */
+async function runOperation<T extends object>(
+  host: InstanceHost,
+  binding: SessionBinding,
+  server: Server,
+  era: Era,
+  ctx: ServerContext,
+  key: string,
+  args: object,
+  auth: AuthInfo | undefined,
+  operation: (toolCtx: ToolContext) => Promise<T>,
+): Promise<T | InputRequiredResult> {
+  if (host.calls.stopping || host.calls.refusing) {
+    throw new ProtocolError(INTERNAL_ERROR, SHUTTING_DOWN);
+  }
+  const signal = ctx.mcpReq.signal;
+  if (era === 'modern') {
+    const state = ctx.mcpReq.requestState<unknown>();
+    if (typeof state === 'string') {
+      const answer = await host.trips.resume(
+        key,
+        state,
+        binding.owner(ctx),
+        ctx.mcpReq.inputResponses,
+        routeOf(ctx),
+        signal,
+        envelopeCapabilities(ctx),
+      );
+      return settled<T>(answer);
+    }
+  }
+  const capabilities =
+    era === 'modern' ? envelopeCapabilities(ctx) : server.getClientCapabilities();
+  const lease = binding.lease(ctx, capabilities);
+  try {
+    if (lease.ready !== undefined) await lease.ready;
+  } catch (error) {
+    lease.release();
+    throw new ProtocolError(INTERNAL_ERROR, `mcp: session setup failed: ${errorMessage(error)}`);
+  }
+  const call = { id: `mcp_${key}`, args: JSON.stringify(args) };
+  const log = (
+    level: Parameters<ServerContext['mcpReq']['log']>[0],
+    data: unknown,
+    logger?: string,
+  ) => void ctx.mcpReq.log(level, data, logger).catch(() => undefined);
+  if (era === 'legacy') {
+    const linked = host.calls.callSignal(
+      signal,
+      binding.resumable === true ? undefined : ctx.http?.req?.signal,
+    );
+    const send: SendToClient = (request) =>
+      ctx.mcpReq.send(
+        { method: request.method, params: request.params as Record<string, unknown> },
+        { signal: linked.signal },
+      );
+    const toolCtx = createContext({
+      signal: linked.signal,
+      call,
+      session: lease.session,
+      elicitor: directElicitor(capabilities?.elicitation, (params) =>
+        ctx.mcpReq.send({ method: 'elicitation/create', params }, { signal: linked.signal }),
+      ),
+      sampler: directSampler(capabilities, send),
+      rootsLister: directRootsLister(capabilities, send),
+      recorder: host.recorder,
+      log,
+      auth,
+    });
+    try {
+      return await operation(toolCtx);
+    } catch (error) {
+      throw asProtocolError(key, error);
+    } finally {
+      linked.dispose();
+      lease.release();
+    }
+  }
+  const run = new RoundTripRun(key, binding.owner(ctx), capabilities, callerKeyOf(ctx));
+  const unwatch = lease.session.whileOpen(() => run.stop(new Error('mcp: the session ended')));
+  const stop = (): void => run.stop(host.calls.signal.reason);
+  host.calls.signal.addEventListener('abort', stop, { once: true });
+  run.onOver(() => {
+    unwatch();
+    host.calls.signal.removeEventListener('abort', stop);
+    lease.release();
+  });
+  const toolCtx = createContext({
+    signal: run.controller.signal,
+    call,
+    session: lease.session,
+    elicitor: run.elicitor,
+    sampler: run.sampler,
+    rootsLister: run.rootsLister,
+    askWithoutElicitor: 'refuse',
+    recorder: host.recorder,
+    log,
+    auth,
+  });
+  const route = routeOf(ctx);
+  run.route = route;
+  let missing: MissingCapabilityError | undefined;
+  const result = operation(toolCtx).then(
+    (value): CallToolResult => carrying(value),
+    (error: unknown): never => {
+      if (error instanceof MissingCapabilityError) missing = error;
+      throw asProtocolError(key, error);
+    },
+  );
+  // The run reads a missing capability only from a result; a thrown one is read here.
+  const running = {
+    result: result.catch((error: unknown) => {
+      if (missing !== undefined) return carrying(undefined);
+      throw error;
+    }),
+    flush: () => Promise.resolve(),
+    missing: () => missing,
+  };
+  run.start(running);
+  return settled<T>(await run.wait(route, signal, host.trips, capabilities));
+}
+
+/** The operation's value, carried through the run's tool-shaped result. */
+const carried = new WeakMap<object, unknown>();
+
+function carrying(value: unknown): CallToolResult {
+  const result: CallToolResult = { content: [] };
+  carried.set(result, value);
+  return result;
+}
+
+/** The run's answer as the request's: its value, its questions, or its failure thrown. */
+function settled<T>(answer: CallToolResult | InputRequiredResult): T | InputRequiredResult {
+  if (carried.has(answer)) return carried.get(answer) as T;
+  if ((answer as CallToolResult).isError === true) {
+    const content = (answer as CallToolResult).content[0];
+    const text = content?.type === 'text' ? content.text : 'mcp: the request failed';
+    throw new ProtocolError(text.includes('cancelled') ? INTERNAL_ERROR : INVALID_PARAMS, text);
+  }
+  return answer as InputRequiredResult;
+}
+
+function asProtocolError(key: string, error: unknown): unknown {
+  if (ProtocolError.isInstance(error)) return error;
+  if (error instanceof MissingCapabilityError) return missingCapabilityError(error);
+  const what = key.startsWith('prompt:')
+    ? `prompt ${goQuote(key.slice(7))}`
+    : `resource ${goQuote(key.slice(9))}`;
+  if (error instanceof ValidationError) {
+    return new ProtocolError(INVALID_PARAMS, `mcp: ${what}: ${errorMessage(error)}`);
+  }
+  return new ProtocolError(INTERNAL_ERROR, `mcp: ${what}: ${errorMessage(error)}`);
+}
