@@ -17,6 +17,7 @@ import {
 import { createContext } from 'agenttool';
 import { type ConnectOptions, connectMcp, type RemoteTools } from 'agenttool/mcp';
 import * as z from 'zod';
+import { browseServer } from '../../../samples/docs/remote-primitives';
 
 const LOGO = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0x10]);
 
@@ -443,6 +444,26 @@ describe('2026-07-28: a prompt or a resource the server needs input for', () => 
       );
     } finally {
       await refused.stop();
+    }
+  });
+});
+
+describe('docs/client.md: browsing a server', () => {
+  it('completes, gets and reads what the SDK server offers', async () => {
+    const handler = createMcpHandler(() => demoServer());
+    try {
+      const lines = await browseServer({
+        url: 'http://demo.test/mcp',
+        fetch: (url, init) => handler.fetch(new Request(url, init)),
+      });
+      expect(lines).toEqual([
+        'prompt greet: Say hello to alice',
+        'mem://readme: read me',
+        'mem://logo.png: 12 base64 chars',
+        'template mem://users/{id}',
+      ]);
+    } finally {
+      await handler.close();
     }
   });
 });
