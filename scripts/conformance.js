@@ -10,9 +10,22 @@
 //             then each scenario of the tasks extension (`tasks-*`), which the suite
 //             runs at --spec-version 2026-07-28 only with --force and does not score
 //             among the requirements (extensions are optional), so each must pass here.
-// `--era 2025` or `--era 2026` runs one suite; other arguments go to the conformance CLI
-// (e.g. `npm run conformance -- --era 2025 --scenario ping`, `-o results`); `--full`
-// prints the whole log; `--no-build` uses the last build.
+// Then client mode, in each era: the suite starts its own scenario servers and runs our
+// client program against each (test/fixtures/mcp-client/conformance-client.ts, built with
+// the fixtures: `connectMcp` with OAuth through StoredAuthProvider, the client-credentials
+// providers of the SDK for those scenarios; it calls every tool, gets every prompt and
+// reads every resource). The scenario name reaches it in MCP_CONFORMANCE_SCENARIO, the
+// server URL as its last argument:
+//   2025 era: 0.1.13 `client --suite all` (initialize, tools_call, elicitation defaults,
+//             sse-retry, the auth scenarios);
+//   2026-07-28: 0.2.0-alpha.12 `client --requirements 2026-07-28` (the scored scenarios,
+//             and the extension ones, which the suite runs and does not score);
+// each with the expected failures in the `client:` list of the same baseline file, each
+// with its reason.
+// `--era 2025` or `--era 2026` runs one suite; `--mode server` or `--mode client` one
+// mode; other arguments go to the conformance CLI (e.g. `npm run conformance -- --era 2025
+// --scenario ping`, `-o results`); `--full` prints the whole log; `--no-build` uses the
+// last build.
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 const { join } = require('node:path');
@@ -49,6 +62,7 @@ const SUITES = {
     },
   },
 };
+const CLIENT_SELECT = { 2025: ['--suite', 'all'], 2026: ['--requirements', '2026-07-28'] };
 const args = process.argv.slice(2);
 const full = args.includes('--full');
 const eraAt = args.indexOf('--era');
@@ -57,8 +71,20 @@ if (eras.some((era) => SUITES[era] === undefined)) {
   console.error('conformance: --era takes 2025 or 2026');
   process.exit(2);
 }
+const modeAt = args.indexOf('--mode');
+const modes = modeAt === -1 ? ['server', 'client'] : [args[modeAt + 1]];
+if (modes.some((mode) => mode !== 'server' && mode !== 'client')) {
+  console.error('conformance: --mode takes server or client');
+  process.exit(2);
+}
 const passThrough = args.filter(
-  (a, i) => a !== '--full' && a !== '--no-build' && i !== eraAt && i !== eraAt + 1,
+  (a, i) =>
+    a !== '--full' &&
+    a !== '--no-build' &&
+    i !== eraAt &&
+    i !== eraAt + 1 &&
+    i !== modeAt &&
+    i !== modeAt + 1,
 );
 
 if (!args.includes('--no-build')) {
@@ -108,7 +134,57 @@ function runSuite(era, url, scenario) {
   return new Promise((resolve) => child.once('close', (code) => resolve({ code: code ?? 1, log })));
 }
 
+/** Runs the era's client scenarios against our client program. */
+function runClientSuite(era) {
+  const suite = SUITES[era];
+  const client = join(root, 'dist', 'test', 'fixtures', 'mcp-client', 'conformance-client.js');
+  const select = passThrough.includes('--scenario') ? [] : CLIENT_SELECT[era];
+  const output = passThrough.indexOf('--output-dir');
+  const rest =
+    output === -1
+      ? passThrough
+      : passThrough.map((a, i) => (i === output + 1 ? join(a, `client-era-${era}`) : a));
+  const child = spawn(
+    suite.node,
+    [
+      suite.cli,
+      'client',
+      '--command',
+      `${process.execPath} ${client}`,
+      ...select,
+      '--expected-failures',
+      suite.baseline,
+      ...rest,
+    ],
+    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let log = '';
+  child.stdout.on('data', (chunk) => (log += chunk));
+  child.stderr.on('data', (chunk) => (log += chunk));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code: code ?? 1, log })));
+}
+
+async function clientMode() {
+  let failed = 0;
+  for (const era of eras) {
+    const { code, log } = await runClientSuite(era);
+    const summary = log.indexOf('=== SUITE SUMMARY ===');
+    const name = era === '2025' ? '2025 era' : '2026-07-28';
+    process.stdout.write(`\n##### client mode, protocol ${name}\n`);
+    process.stdout.write(full || summary === -1 ? log : log.slice(summary));
+    process.stdout.write(`\nconformance client ${era}: ${code === 0 ? 'passed' : 'FAILED'}\n`);
+    if (code !== 0) failed++;
+  }
+  return failed;
+}
+
 async function main() {
+  let failed = modes.includes('server') ? await serverMode() : 0;
+  if (modes.includes('client')) failed += await clientMode();
+  return failed === 0 ? 0 : 1;
+}
+
+async function serverMode() {
   const { child, url } = await startServer();
   let failed = 0;
   try {
@@ -132,7 +208,7 @@ async function main() {
         if (run.code !== 0) failed++;
       }
     }
-    return failed === 0 ? 0 : 1;
+    return failed;
   } finally {
     child.kill('SIGTERM');
   }

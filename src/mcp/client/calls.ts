@@ -17,7 +17,7 @@ import {
   type ToolContext,
   ValidationError,
 } from '../../core';
-import { connectionClosedError, refusalText } from './errors';
+import { CONNECTION_CLOSED, connectionClosedError, refusalText } from './errors';
 import { argumentsToSend } from './exact-integers';
 import { CALL_HEADER, LOG_CALL_META_KEY } from './log-routing';
 import { REPLAY_SAFE_HEADER } from './safe-retry';
@@ -102,8 +102,8 @@ export interface CallOptions {
   readonly reinitialize?: (stale: Client) => Promise<boolean>;
 }
 
-/** What each request of a call is sent with. */
-interface CallRequestOptions {
+/** What each request of a call, or a request made outside one, is sent with. */
+export interface SendOptions {
   readonly signal: AbortSignal;
   readonly timeout: number;
   readonly allowInputRequired: boolean;
@@ -189,6 +189,27 @@ export class RemoteCalls {
   /** The session handle a 2026-07-28 server gave, if one did. */
   get handle(): string | undefined {
     return this.#handle;
+  }
+
+  /** Aborted (with the reason) when the connection closes. */
+  get closed(): AbortSignal {
+    return this.closing;
+  }
+
+  /** True when the connection answers anything a server needs: questions, the model or roots. */
+  get takesInput(): boolean {
+    const o = this.options;
+    return o.elicitation || o.sampling === true || o.roots !== undefined;
+  }
+
+  /**
+   * Counts `entry` among the calls in flight until the returned function is called, so a
+   * 2025-era server's question, sampling or roots request made while it is the only one
+   * goes to its context (a prompt or a resource asked for with a context).
+   */
+  enter(entry: CallInFlight): () => void {
+    this.#inFlight.add(entry);
+    return () => this.#inFlight.delete(entry);
   }
 
   /** The calls in flight, for a 2025-era server's questions. */
@@ -289,7 +310,7 @@ export class RemoteCalls {
       if (this.closing.aborted) throw connectionClosedError(remote);
       if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
       if (error instanceof AgentToolError) throw error;
-      throw this.#failure(remote, error);
+      throw this.#failure(callWhere(remote), error);
     } finally {
       linked.dispose();
       ended.abort();
@@ -350,7 +371,11 @@ export class RemoteCalls {
           allowInputRequired: true,
           ...(Object.keys(headers).length === 0 ? {} : { headers }),
         };
-        const result = await this.#request(remote, request, options);
+        const result = await this.#request(
+          callWhere(remote),
+          (client, sent) => client.request(request, RAW_RESULT, sent),
+          options,
+        );
         this.#noteHandle(result);
         held = typeof result.requestState === 'string' ? result.requestState : undefined;
         const task = carriedTask(result);
@@ -377,7 +402,7 @@ export class RemoteCalls {
         const answered: (readonly [string, unknown])[] = await Promise.all(
           Object.entries(inputRequests).map(
             async ([id, request]) =>
-              [id, await this.#answer(remote, request, entry, signal)] as const,
+              [id, await this.answer(callWhere(remote), request, entry, signal)] as const,
           ),
         );
         retry = { inputResponses: Object.fromEntries(answered) };
@@ -420,11 +445,11 @@ export class RemoteCalls {
    * new session. A call waiting in a session the server lost otherwise fails with
    * "connection lost": it may have run.
    */
-  async #request(
-    remote: string,
-    request: { readonly method: 'tools/call'; readonly params: { readonly name: string } },
-    options: CallRequestOptions,
-  ): Promise<JsonObject> {
+  async #request<T>(
+    where: string,
+    send: (client: Client, options: SendOptions) => Promise<T>,
+    options: SendOptions,
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = this.client();
       const lost = this.#lostSignal(client);
@@ -438,15 +463,15 @@ export class RemoteCalls {
         sent = { ...options, headers: { ...options.headers, [STREAM_HEADER]: mark } };
       }
       try {
-        return await client.request(request, RAW_RESULT, { ...sent, signal: linked.signal });
+        return await send(client, { ...sent, signal: linked.signal });
       } catch (error) {
         if (options.signal.aborted) throw error;
         // The stream ended without the answer: the call may have run, so it is not made again.
-        if (stream.signal.aborted) throw this.#failure(remote, stream.signal.reason);
+        if (stream.signal.aborted) throw this.#failure(where, stream.signal.reason);
         // Its own POST answered 404. The SDK reports that to the connection before the
         // request rejects; the session's other calls are marked lost once a new one is open.
         const stale = sessionNotFound(error) || (!lost.aborted && client !== this.client());
-        if (!stale) throw lost.aborted ? this.#failure(remote, lost.reason) : error;
+        if (!stale) throw lost.aborted ? this.#failure(where, lost.reason) : error;
         if (attempt > 1) throw error;
         const reopened = await unlessAborted(
           this.options.reinitialize?.(client) ?? Promise.resolve(false),
@@ -457,6 +482,44 @@ export class RemoteCalls {
         linked.dispose();
         if (mark !== undefined) this.#streams.delete(mark);
       }
+    }
+  }
+
+  /**
+   * Sends one request that is not a tool call (a prompt, a resource, a listing, a
+   * completion), as a call's requests are sent: in the current session (made once more
+   * in a new one when the server lost it before the request ran), bounded by the
+   * connection's close, `signal` and `timeout` (the `callTimeout` by default). Failures
+   * read `<where>: <reason>` as a call's do; an abort of `signal` reads `<where>:
+   * context canceled`.
+   */
+  async send<T>(
+    where: string,
+    send: (client: Client, options: SendOptions) => Promise<T>,
+    options: { readonly signal?: AbortSignal | undefined; readonly timeout?: number | undefined },
+  ): Promise<T> {
+    if (this.closing.aborted)
+      throw new AgentToolError('CONNECTION', `${where}: ${CONNECTION_CLOSED}`);
+    const signal = options.signal;
+    if (signal?.aborted === true) throw cancelledAt(where, signal);
+    const linked =
+      signal === undefined ? linkedSignal(this.closing) : linkedSignal(signal, this.closing);
+    try {
+      return await this.#request(where, send, {
+        signal: linked.signal,
+        timeout: options.timeout ?? this.options.timeout,
+        allowInputRequired: true,
+      });
+    } catch (error) {
+      if (this.closing.aborted) {
+        throw new AgentToolError('CONNECTION', `${where}: ${CONNECTION_CLOSED}`, { cause: error });
+      }
+      // Not closing, so the caller's own signal ended it.
+      if (linked.signal.aborted && signal !== undefined) throw cancelledAt(where, signal);
+      if (error instanceof AgentToolError) throw error;
+      throw this.#failure(where, error);
+    } finally {
+      linked.dispose();
     }
   }
 
@@ -474,20 +537,23 @@ export class RemoteCalls {
         if (!this.options.elicitation && isJsonObject(request)) {
           if (request.method === 'elicitation/create') return Promise.resolve({ action: 'cancel' });
         }
-        return this.#answer(remote, request, entry, signal);
+        return this.answer(callWhere(remote), request, entry, signal);
       },
     };
   }
 
   /**
-   * The answer to one request a 2026-07-28 server sent back with the call: a question
-   * (`elicitation/create`), a turn of a model (`sampling/createMessage`) or the roots
-   * (`roots/list`), each answered as the options say.
+   * The answer to one request a 2026-07-28 server sent back with a request (a call, a
+   * prompt, a resource): a question (`elicitation/create`), a turn of a model
+   * (`sampling/createMessage`) or the roots (`roots/list`), each answered as the options
+   * say, by the caller's handler or the context of `entry`. Without an entry (a request
+   * made with no context), a question with no handler is answered `cancel`, and a turn
+   * of a model or the roots with no handler or list fails naming the option to give.
    */
-  async #answer(
-    remote: string,
+  async answer(
+    where: string,
     request: unknown,
-    entry: CallInFlight,
+    entry: CallInFlight | undefined,
     signal: AbortSignal,
   ): Promise<unknown> {
     const method = isJsonObject(request) ? request.method : undefined;
@@ -498,22 +564,22 @@ export class RemoteCalls {
         if (!o.elicitation) break;
         const own = o.elicitationHandler;
         if (own !== undefined) return askHandler(own, params as ElicitParams, signal);
+        if (entry === undefined) return { action: 'cancel' };
         return askCall(entry, params as ElicitParams, signal);
       }
       case 'sampling/createMessage':
-        if (o.sampling !== true) break;
+        if (o.sampling !== true || (entry === undefined && o.samplingHandler === undefined)) break;
         return sampleFor(entry, o.samplingHandler, params, signal);
       case 'roots/list':
-        if (o.roots === undefined) break;
+        if (o.roots === undefined || (entry === undefined && o.roots.kind === 'call')) break;
         return rootsFor(entry, o.roots, signal);
     }
-    throw notOffered(remote, method, request);
+    throw notOffered(where, method, request, entry === undefined);
   }
 
   /** A call's failure, saying what happened: a protocol error, no answer in time, a lost connection. */
-  #failure(remote: string, error: unknown): AgentToolError {
+  #failure(where: string, error: unknown): AgentToolError {
     const sdk = clientSdk();
-    const where = `mcp: call ${goQuote(remote)}`;
     if (sdk.ProtocolError.isInstance(error)) {
       if (error instanceof sdk.MissingRequiredClientCapabilityError) {
         return new AgentToolError(
@@ -579,17 +645,31 @@ function causes(error: unknown): string {
   return parts.join(': ');
 }
 
+/** How a call's failures begin: `mcp: call "<remote>"`. */
+function callWhere(remote: string): string {
+  return `mcp: call ${goQuote(remote)}`;
+}
+
+/** A request its caller's signal ended: `<where>: context canceled` (or `deadline exceeded`). */
+function cancelledAt(where: string, signal: AbortSignal): CancelledError {
+  const reason: unknown = signal.reason;
+  const timedOut =
+    typeof reason === 'object' &&
+    reason !== null &&
+    (reason as { name?: unknown }).name === 'TimeoutError';
+  return new CancelledError(
+    `${where}: ${timedOut ? 'context deadline exceeded' : 'context canceled'}`,
+    {
+      cause: reason,
+    },
+  );
+}
+
 /**
  * A call its context ended: `mcp: call "<remote>": context canceled` (`context deadline
  * exceeded` when the signal timed out), as the Go binding's client reads (the Go SDK's
  * `CallTool` returns `ctx.Err()`). The signal's reason stays on `cause`.
  */
 function cancelled(remote: string, signal: AbortSignal): CancelledError {
-  const reason: unknown = signal.reason;
-  const timedOut =
-    typeof reason === 'object' &&
-    reason !== null &&
-    (reason as { name?: unknown }).name === 'TimeoutError';
-  const why = timedOut ? 'context deadline exceeded' : 'context canceled';
-  return new CancelledError(`mcp: call ${goQuote(remote)}: ${why}`, { cause: reason });
+  return cancelledAt(callWhere(remote), signal);
 }

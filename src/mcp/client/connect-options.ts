@@ -92,6 +92,12 @@ export interface ConnectOptions extends Declarations {
    * whatever the server sends.
    */
   readonly logLevel?: LogLevel;
+  /**
+   * Receives the URI of each resource the server says changed
+   * (`notifications/resources/updated`), after `subscribeResource`. What it throws is
+   * ignored.
+   */
+  readonly onResourceUpdated?: (uri: string) => void;
   /** Bounds the connection and the first listing only. */
   readonly signal?: AbortSignal;
 }
@@ -157,6 +163,7 @@ export function checkConnectOptions(options: unknown): void {
   }
   optionalFunction(o.onLog, 'onLog', ' (level, data, logger) => void');
   optionalFunction(o.onRefreshError, 'onRefreshError', '');
+  optionalFunction(o.onResourceUpdated, 'onResourceUpdated', ' (uri) => void');
   optionalFunction(
     o.elicitationHandler,
     'elicitationHandler',

@@ -1,5 +1,6 @@
 /**
- * The MCP client adapter: any MCP server's tools as agenttool tools.
+ * The MCP client adapter: any MCP server's tools as agenttool tools, and its prompts,
+ * resources and completions.
  */
 export { type ConnectOptions } from './connect-options';
 export {
@@ -10,6 +11,13 @@ export {
   type ServerInfo,
   connectMcp,
 } from './remote';
+export {
+  type CompletionArgument,
+  type CompletionContext,
+  type ListOptions,
+  MAX_LIST_PAGES,
+  type PrimitiveRequestOptions,
+} from './primitives';
 export { type RootsHandler, type SamplingHandler } from './sampling-and-roots';
 export { type HttpTarget, type McpTarget, type StdioTarget } from './transport';
 export {

@@ -2,7 +2,15 @@ import { setMaxListeners } from 'node:events';
 import {
   type Client,
   type ClientCapabilities,
+  type CompleteResult,
   type CreateMessageResult,
+  type GetPromptResult,
+  type Prompt,
+  type PromptReference,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplateReference,
+  type ResourceTemplateType,
   type StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import {
@@ -21,6 +29,13 @@ import { CONNECTION_CLOSED } from './errors';
 import { elicitationHandler } from './elicitation';
 import { listAllTools } from './listing';
 import { ListRefresher } from './refresh';
+import {
+  type CompletionArgument,
+  type CompletionContext,
+  type ListOptions,
+  type PrimitiveRequestOptions,
+  RemotePrimitives,
+} from './primitives';
 import { resultOf } from './result';
 import { onlyCall, rootsFor, type RootsSource, sampleFor } from './sampling-and-roots';
 import { clientSdk } from './sdk-modules';
@@ -83,6 +98,7 @@ export class RemoteTools {
   #snapshot: readonly Tool[] = [];
   readonly #refresher: ListRefresher;
   readonly #calls: RemoteCalls;
+  readonly #primitives: RemotePrimitives;
   #closed = false;
   /** The connection's era, server and instructions as they were when it closed. */
   #closedAs: ConnectionFacts | undefined;
@@ -128,6 +144,11 @@ export class RemoteTools {
       },
       this.#closing.signal,
     );
+    this.#primitives = new RemotePrimitives({
+      calls: this.#calls,
+      client: () => this.#client,
+      serverName: () => this.serverInfo.name || targetName(options),
+    });
   }
 
   /** See {@link connectMcp}. */
@@ -137,7 +158,7 @@ export class RemoteTools {
     return remote;
   }
 
-  /** The SDK client, for what this adapter does not cover (resources, prompts, ...). */
+  /** The SDK client, for what this adapter does not cover. */
   get session(): Client {
     return this.#client;
   }
@@ -195,6 +216,82 @@ export class RemoteTools {
   }
 
   /**
+   * The server's prompts, every page of them (`prompts/list` followed through each
+   * `nextCursor`); none when the server offers no prompts. A server that repeats a
+   * cursor, or pages past `MAX_LIST_PAGES`, fails the listing rather than page forever.
+   * Failures read `mcp: prompts/list on server "<name>": <reason>`.
+   */
+  listPrompts(options?: ListOptions): Promise<Prompt[]> {
+    return this.#primitives.listPrompts(options);
+  }
+
+  /**
+   * Gets the prompt `name` filled with `args`. A 2026-07-28 server that needs input first
+   * (`input_required`) has its requests answered as a tool call's are (the connection's
+   * handlers, or the `context` of `options`) and is asked again with the answers. A
+   * server's refusal reads `mcp: prompts/get "<name>" on server "<server>": <its
+   * message>`, with the SDK's `ProtocolError` (its JSON-RPC `code`) as the `cause`.
+   */
+  getPrompt(
+    name: string,
+    args?: Readonly<Record<string, string>>,
+    options?: PrimitiveRequestOptions,
+  ): Promise<GetPromptResult> {
+    return this.#primitives.getPrompt(name, args, options);
+  }
+
+  /** The server's resources, every page of them; see {@link RemoteTools.listPrompts}. */
+  listResources(options?: ListOptions): Promise<Resource[]> {
+    return this.#primitives.listResources(options);
+  }
+
+  /** The server's resource templates, every page of them; see {@link RemoteTools.listPrompts}. */
+  listResourceTemplates(options?: ListOptions): Promise<ResourceTemplateType[]> {
+    return this.#primitives.listResourceTemplates(options);
+  }
+
+  /**
+   * Reads the resource at `uri` (a listed resource, or a template's URI filled in):
+   * text contents carry `text`, binary ones base64 `blob`. Input a 2026-07-28 server
+   * needs first is given as for {@link RemoteTools.getPrompt}. An unknown URI fails with
+   * `mcp: resources/read "<uri>" on server "<name>": <its message>` (JSON-RPC -32602 in
+   * 2026-07-28, -32002 from 2025-era servers, on the `cause`).
+   */
+  readResource(uri: string, options?: PrimitiveRequestOptions): Promise<ReadResourceResult> {
+    return this.#primitives.readResource(uri, options);
+  }
+
+  /**
+   * Asks the server to complete `argument` of a prompt (`{ type: 'ref/prompt', name }`)
+   * or a resource template (`{ type: 'ref/resource', uri }`), given what has been typed
+   * so far and, in `context`, the other arguments already chosen.
+   */
+  complete(
+    ref: PromptReference | ResourceTemplateReference,
+    argument: CompletionArgument,
+    context?: CompletionContext,
+    options?: ListOptions,
+  ): Promise<CompleteResult> {
+    return this.#primitives.complete(ref, argument, context, options);
+  }
+
+  /**
+   * Asks the server to announce changes to the resource at `uri`: each arrives at the
+   * `onResourceUpdated` option. A 2025-era server is sent `resources/subscribe`; a
+   * 2026-07-28 server, which has no such request, is listened to on a
+   * `subscriptions/listen` stream for that URI. Fails when the server does not offer
+   * subscriptions.
+   */
+  subscribeResource(uri: string, options?: ListOptions): Promise<void> {
+    return this.#primitives.subscribeResource(uri, options);
+  }
+
+  /** Stops the announcements {@link RemoteTools.subscribeResource} asked for. */
+  unsubscribeResource(uri: string, options?: ListOptions): Promise<void> {
+    return this.#primitives.unsubscribeResource(uri, options);
+  }
+
+  /**
    * Closes the connection. Calls in flight end at once with `mcp: call "<name>": mcp:
    * connection closed` (the server is told they were cancelled), and so do later calls.
    * The server is told to free what it holds for this client: a 2025-era HTTP session is
@@ -205,6 +302,7 @@ export class RemoteTools {
     if (this.#closeDone === undefined) {
       this.#markClosed();
       this.#closeDone = (async () => {
+        await this.#primitives.close();
         await this.#endHandleSession();
         // The transport is gone when the connection closed first (the server went away).
         const transport = this.#client.transport as
@@ -378,6 +476,16 @@ export class RemoteTools {
     client.setNotificationHandler('notifications/message', (notification) => {
       this.#calls.logged(notification.params);
     });
+    const onUpdated = this.#options.onResourceUpdated;
+    if (onUpdated !== undefined) {
+      client.setNotificationHandler('notifications/resources/updated', (notification) => {
+        try {
+          onUpdated(notification.params.uri);
+        } catch {
+          // A failing listener must not break the connection.
+        }
+      });
+    }
     const own = this.#options.elicitationHandler;
     if (own !== undefined) {
       client.setRequestHandler('elicitation/create', (request, ctx) =>
@@ -465,6 +573,14 @@ export class RemoteTools {
       signal,
     );
   }
+}
+
+/** How errors name a server that gave no name: the URL or command it was reached at. */
+function targetName(options: ConnectOptions): string {
+  const target = options.transport as Partial<{ url: string | URL; command: unknown }>;
+  if (target.url !== undefined) return target.url.toString();
+  if (typeof target.command === 'string') return target.command;
+  return 'the server';
 }
 
 /** Where this connection answers a server's `roots/list` from; undefined: it does not. */

@@ -180,18 +180,38 @@ export function onlyCall(
   );
 }
 
-/** Quoted for an error: the method a server asked for that this client does not offer. */
-export function notOffered(remote: string, method: unknown, request: unknown): AgentToolError {
-  const option = OPTION_OF[typeof method === 'string' ? method : ''];
+/**
+ * Quoted for an error: the method a server asked for that this client does not offer
+ * (`where` says what asked: `mcp: call "<name>"`, `mcp: prompts/get "<name>" ...`).
+ * `noContext`: the request was made without a context whose sampler or roots could
+ * answer, so only a handler (or a list of roots) for the whole connection can.
+ */
+export function notOffered(
+  where: string,
+  method: unknown,
+  request: unknown,
+  noContext = false,
+): AgentToolError {
+  const option = noContext
+    ? WITHOUT_CONTEXT[typeof method === 'string' ? method : '']
+    : OPTION_OF[typeof method === 'string' ? method : ''];
   const asked = typeof method === 'string' ? goQuote(method) : describeValue(request);
   return new AgentToolError(
     'PROTOCOL',
-    `mcp: call ${goQuote(remote)}: the server asked for ${asked}, which this client does not offer${option === undefined ? '' : ` (connect with ${option})`}`,
+    `${where}: the server asked for ${asked}, which this client does not offer${option === undefined ? '' : ` (${option})`}`,
   );
 }
 
+const WITHOUT_CONTEXT: Readonly<Record<string, string>> = {
+  'elicitation/create': 'connect with elicitation: true or an elicitationHandler',
+  'sampling/createMessage':
+    'connect with a samplingHandler, or pass a context whose sampler answers, with sampling: true',
+  'roots/list':
+    'connect with a list of roots or a rootsHandler, or pass a context whose roots answer, with roots: true',
+};
+
 const OPTION_OF: Readonly<Record<string, string>> = {
-  'elicitation/create': 'elicitation: true or an elicitationHandler',
-  'sampling/createMessage': 'sampling: true or a samplingHandler',
-  'roots/list': 'roots: true, a list of roots, or a rootsHandler',
+  'elicitation/create': 'connect with elicitation: true or an elicitationHandler',
+  'sampling/createMessage': 'connect with sampling: true or a samplingHandler',
+  'roots/list': 'connect with roots: true, a list of roots, or a rootsHandler',
 };

@@ -17,6 +17,12 @@ export interface StoredAuthProviderOptions {
   readonly key: { readonly endpoint: string | URL; readonly subject?: string };
   /** This client as the authorization server should register it. */
   readonly clientMetadata: OAuthClientMetadata;
+  /**
+   * This client's metadata document (an HTTPS URL), used as its `client_id` where the
+   * authorization server takes Client ID Metadata Documents
+   * (`client_id_metadata_document_supported`), in place of registering.
+   */
+  readonly clientMetadataUrl?: string;
   /** Where the authorization server sends the user back; absent for non-interactive grants. */
   readonly redirectUrl?: string | URL;
   /** A registration made beforehand; without one the client registers itself. */
@@ -53,6 +59,8 @@ export class StoredAuthProvider implements OAuthClientProvider {
   private verifier: string | undefined;
   private discovery: OAuthDiscoveryState | undefined;
   private pendingCode: string | URLSearchParams | undefined;
+  /** The `clientMetadataUrl` option: this client's metadata document, its CIMD `client_id`. */
+  readonly clientMetadataUrl?: string;
 
   constructor(private readonly options: StoredAuthProviderOptions) {
     if (options?.store === undefined || options.clientMetadata === undefined) {
@@ -68,6 +76,7 @@ export class StoredAuthProvider implements OAuthClientProvider {
       );
     }
     this.key = tokenKey(options.key);
+    if (options.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.clientMetadataUrl;
   }
 
   get redirectUrl(): string | URL | undefined {

@@ -1,0 +1,12 @@
+/**
+ * A remote server's prompts, resources, resource templates and completions, as
+ * `RemoteTools` offers them besides the tools.
+ */
+export {
+  type CompletionArgument,
+  type CompletionContext,
+  type PrimitivesConnection,
+  RemotePrimitives,
+} from './remote-primitives';
+export { MAX_LIST_PAGES } from './paging';
+export { type ListOptions, type PrimitiveRequestOptions } from './request-options';

@@ -1,0 +1,219 @@
+import {
+  type Client,
+  type CompleteResult,
+  type GetPromptResult,
+  type McpSubscription,
+  type Prompt,
+  type PromptReference,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplateReference,
+  type ResourceTemplateType,
+} from '@modelcontextprotocol/client';
+import { AgentToolError, goQuote } from '../../../core';
+import { type RemoteCalls } from '../calls';
+import { withInput } from './input-rounds';
+import { listEvery, type Paged } from './paging';
+import { type ListOptions, type PrimitiveRequestOptions } from './request-options';
+
+/** What the primitives need of the connection they are reached through. */
+export interface PrimitivesConnection {
+  readonly calls: RemoteCalls;
+  readonly client: () => Client;
+  /** How the server is named in errors: its name, or the target it was reached at. */
+  readonly serverName: () => string;
+}
+
+/** The argument a completion is asked for: its name, and what has been typed so far. */
+export interface CompletionArgument {
+  /** The argument's name (a prompt argument, or a template's variable). */
+  readonly name: string;
+  /** What has been typed so far ("" for every value). */
+  readonly value: string;
+}
+
+/** What a completion may know besides: the values of the other arguments already given. */
+export interface CompletionContext {
+  /** The other arguments' values, by name. */
+  readonly arguments?: Readonly<Record<string, string>>;
+}
+
+const PROMPTS: Paged<Prompt> = {
+  method: 'prompts/list',
+  page: async (client, cursor, options) => {
+    const page = await client.request(
+      { method: 'prompts/list', params: cursor === undefined ? {} : { cursor } },
+      options,
+    );
+    return { items: page.prompts, nextCursor: page.nextCursor };
+  },
+};
+
+const RESOURCES: Paged<Resource> = {
+  method: 'resources/list',
+  page: async (client, cursor, options) => {
+    const page = await client.request(
+      { method: 'resources/list', params: cursor === undefined ? {} : { cursor } },
+      options,
+    );
+    return { items: page.resources, nextCursor: page.nextCursor };
+  },
+};
+
+const TEMPLATES: Paged<ResourceTemplateType> = {
+  method: 'resources/templates/list',
+  page: async (client, cursor, options) => {
+    const page = await client.request(
+      { method: 'resources/templates/list', params: cursor === undefined ? {} : { cursor } },
+      options,
+    );
+    return { items: page.resourceTemplates, nextCursor: page.nextCursor };
+  },
+};
+
+/**
+ * A server's prompts, resources, resource templates and completions, reached through
+ * one connection: what `RemoteTools` offers besides the tools.
+ */
+export class RemotePrimitives {
+  /** The open 2026-07-28 resource subscriptions (`subscriptions/listen` streams), by URI. */
+  readonly #listening = new Map<string, Promise<McpSubscription>>();
+
+  constructor(private readonly connection: PrimitivesConnection) {}
+
+  listPrompts(options: ListOptions = {}): Promise<Prompt[]> {
+    return this.#list(PROMPTS, 'prompts', options);
+  }
+
+  listResources(options: ListOptions = {}): Promise<Resource[]> {
+    return this.#list(RESOURCES, 'resources', options);
+  }
+
+  listResourceTemplates(options: ListOptions = {}): Promise<ResourceTemplateType[]> {
+    return this.#list(TEMPLATES, 'resources', options);
+  }
+
+  getPrompt(
+    name: string,
+    args: Readonly<Record<string, string>> | undefined,
+    options: PrimitiveRequestOptions = {},
+  ): Promise<GetPromptResult> {
+    const where = this.#where('prompts/get', name);
+    const params = { name, ...(args === undefined ? {} : { arguments: { ...args } }) };
+    return withInput<GetPromptResult>(
+      this.connection.calls,
+      where,
+      (client, retry, sent) => client.getPrompt({ ...params, ...retry }, sent),
+      options,
+    );
+  }
+
+  readResource(uri: string, options: PrimitiveRequestOptions = {}): Promise<ReadResourceResult> {
+    const where = this.#where('resources/read', uri);
+    return withInput<ReadResourceResult>(
+      this.connection.calls,
+      where,
+      (client, retry, sent) => client.readResource({ uri, ...retry }, sent),
+      options,
+    );
+  }
+
+  complete(
+    ref: PromptReference | ResourceTemplateReference,
+    argument: CompletionArgument,
+    context: CompletionContext | undefined,
+    options: ListOptions = {},
+  ): Promise<CompleteResult> {
+    const target = ref.type === 'ref/prompt' ? ref.name : ref.uri;
+    const where = this.#where('completion/complete', `${target} ${argument.name}`);
+    const params = {
+      ref,
+      argument: { name: argument.name, value: argument.value },
+      ...(context?.arguments === undefined
+        ? {}
+        : { context: { arguments: { ...context.arguments } } }),
+    };
+    return this.connection.calls.send(
+      where,
+      (client, sent) => client.complete(params, sent),
+      options,
+    );
+  }
+
+  async subscribeResource(uri: string, options: ListOptions = {}): Promise<void> {
+    const where = this.#where('resources/subscribe', uri);
+    const client = this.connection.client();
+    if (client.getServerCapabilities()?.resources?.subscribe !== true) {
+      throw new AgentToolError(
+        'PROTOCOL',
+        `${where}: the server does not offer resource subscriptions (its resources capability has no "subscribe")`,
+      );
+    }
+    if (client.getProtocolEra() !== 'modern') {
+      await this.connection.calls.send(
+        where,
+        (c, sent) => c.subscribeResource({ uri }, sent),
+        options,
+      );
+      return;
+    }
+    // 2026-07-28 has no resources/subscribe: updates come on a subscriptions/listen stream.
+    if (this.#listening.has(uri)) return;
+    const opening = this.connection.calls.send(
+      where,
+      (c, sent) => c.listen({ resourceSubscriptions: [uri] }, sent),
+      options,
+    );
+    this.#listening.set(uri, opening);
+    try {
+      await opening;
+    } catch (error) {
+      this.#listening.delete(uri);
+      throw error;
+    }
+  }
+
+  async unsubscribeResource(uri: string, options: ListOptions = {}): Promise<void> {
+    const where = this.#where('resources/unsubscribe', uri);
+    const client = this.connection.client();
+    if (client.getProtocolEra() !== 'modern') {
+      await this.connection.calls.send(
+        where,
+        (c, sent) => c.unsubscribeResource({ uri }, sent),
+        options,
+      );
+      return;
+    }
+    const opening = this.#listening.get(uri);
+    this.#listening.delete(uri);
+    if (opening === undefined) return;
+    const subscription = await opening.catch(() => undefined);
+    await subscription?.close();
+  }
+
+  /** Ends every 2026-07-28 resource subscription (the connection is closing). */
+  async close(): Promise<void> {
+    const open = [...this.#listening.values()];
+    this.#listening.clear();
+    await Promise.all(open.map(async (opening) => (await opening.catch(() => undefined))?.close()));
+  }
+
+  async #list<T>(
+    paged: Paged<T>,
+    capability: 'prompts' | 'resources',
+    options: ListOptions,
+  ): Promise<T[]> {
+    // A server that offers none lists none, as the SDK's own listing answers.
+    if (this.connection.client().getServerCapabilities()?.[capability] === undefined) return [];
+    const where = this.#where(paged.method);
+    return listEvery(paged, where, (fetch) => this.connection.calls.send(where, fetch, options));
+  }
+
+  /** `mcp: <method> "<target>" on server "<name>"`: what failed, and where. */
+  #where(method: string, target?: string): string {
+    const on = `on server ${goQuote(this.connection.serverName())}`;
+    return target === undefined
+      ? `mcp: ${method} ${on}`
+      : `mcp: ${method} ${goQuote(target)} ${on}`;
+  }
+}
