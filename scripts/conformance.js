@@ -1,7 +1,7 @@
 // npm run conformance: builds the conformance fixture app (test/fixtures/mcp-server),
 // serves it over Streamable HTTP on 127.0.0.1 (one endpoint, both protocol eras), and
 // runs the MCP conformance suite against it twice, printing each summary:
-//   2025 era: @modelcontextprotocol/conformance 0.1.13, every scenario, with the
+//   2025 era: @modelcontextprotocol/conformance 0.1.16, every scenario, with the
 //             expected failures in scripts/conformance-baseline.yml;
 //   2026-07-28: @modelcontextprotocol/conformance 0.2.0-alpha.12 (the devDependency
 //             `conformance-2026`, which needs Node 22 or later: it runs on the Node 24
@@ -16,7 +16,7 @@
 // providers of the SDK for those scenarios; it calls every tool, gets every prompt and
 // reads every resource). The scenario name reaches it in MCP_CONFORMANCE_SCENARIO, the
 // server URL as its last argument:
-//   2025 era: 0.1.13 `client --suite all` (initialize, tools_call, elicitation defaults,
+//   2025 era: 0.1.16 `client --suite all` (initialize, tools_call, elicitation defaults,
 //             sse-retry, the auth scenarios);
 //   2026-07-28: 0.2.0-alpha.12 `client --requirements 2026-07-28` (the scored scenarios,
 //             and the extension ones, which the suite runs and does not score);

@@ -1,7 +1,7 @@
 /**
  * The MCP conformance suite in server mode against the conformance fixture app served
  * over Streamable HTTP (one endpoint, both eras), through `scripts/conformance.js` (what
- * `npm run conformance` runs): @modelcontextprotocol/conformance 0.1.13 for the 2025 era
+ * `npm run conformance` runs): @modelcontextprotocol/conformance 0.1.16 for the 2025 era
  * and 0.2.0-alpha.12 for the 2026-07-28 requirements (on Node 24). The fixture app and
  * src are compiled into dist/ first (scripts/conformance-fixtures.js).
  */
@@ -35,6 +35,19 @@ const REQUIRED_2025 = [
   'json-schema-2020-12',
   'server-sse-multiple-streams',
   'dns-rebinding-protection',
+  'server-sse-polling',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'resources-subscribe',
+  'resources-unsubscribe',
+  'completion-complete',
 ];
 
 /** 2026-07-28 scenarios: each must pass with no failure and no warning. */
@@ -66,6 +79,20 @@ const REQUIRED_2026 = [
   'input-required-result-multiple-input-requests',
   'input-required-result-tampered-state',
   'input-required-result-capability-check',
+  // Issue 38: prompts, resources, templates, completion, caching hints, SEP-2164.
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'completion-complete',
+  'caching',
+  'sep-2164-resource-not-found',
+  'input-required-result-non-tool-request',
 ];
 
 interface Check {
@@ -90,7 +117,15 @@ test('npm run conformance passes against the baseline and prints the summary', a
   try {
     const done = await run(
       process.execPath,
-      [join(root, 'scripts', 'conformance.js'), '--no-build', '--output-dir', results],
+      // Server mode: the client scenarios (`--mode client`) run by `npm run conformance`.
+      [
+        join(root, 'scripts', 'conformance.js'),
+        '--no-build',
+        '--mode',
+        'server',
+        '--output-dir',
+        results,
+      ],
       { cwd: root, maxBuffer: 64 * 1024 * 1024 },
     );
     output = done.stdout;
