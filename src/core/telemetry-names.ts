@@ -7,6 +7,10 @@
 /** `gen_ai.operation.name`: `execute_tool` on every span of a tool call. */
 export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
 export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
+/** The prompt a `prompts/get` renders (MCP semantic conventions). */
+export const ATTR_GEN_AI_PROMPT_NAME = 'gen_ai.prompt.name';
+/** The resource a `resources/*` request names (MCP semantic conventions). */
+export const ATTR_MCP_RESOURCE_URI = 'mcp.resource.uri';
 export const ATTR_GEN_AI_TOOL_CALL_ID = 'gen_ai.tool.call.id';
 export const ATTR_GEN_AI_TOOL_TYPE = 'gen_ai.tool.type';
 export const ATTR_MCP_METHOD_NAME = 'mcp.method.name';

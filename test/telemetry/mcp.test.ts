@@ -10,7 +10,16 @@
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { SpanKind } from '@opentelemetry/api';
 import { type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { createContext, Executor, type Job, newTool, text, type Tool } from 'agenttool';
+import {
+  createContext,
+  Executor,
+  type Job,
+  type McpResource,
+  newTool,
+  type Prompt,
+  text,
+  type Tool,
+} from 'agenttool';
 import {
   type ConnectOptions,
   connectMcp,
@@ -239,6 +248,29 @@ test('the server continues the trace a request carries in _meta (traceparent, tr
   expect(span.attributes['jsonrpc.request.id']).toBe('2');
   const initialize = only(otel.spans(), 'initialize');
   expect(initialize.attributes['mcp.method.name']).toBe('initialize');
+});
+
+test('prompts/get is named by its prompt, resources/read carries its URI', async () => {
+  const prompt: Prompt = { name: 'brief', get: () => 'Be brief.' };
+  const resource: McpResource = { uri: 'notes://today', name: 'today', read: () => 'nothing' };
+  const served = serveTools(
+    { tools: [newTool({ name: 'plain', execute: () => text('ok') })] },
+    { prompts: [prompt], resources: [resource] },
+  );
+  const connection = await connect(served, 'http 2026-07-28');
+  try {
+    await connection.remote.getPrompt('brief');
+    await connection.remote.readResource('notes://today');
+  } finally {
+    await connection.close();
+    await served.close();
+  }
+  const server = otel.spans().filter((span) => span.kind === SpanKind.SERVER);
+  const get = only(server, 'prompts/get brief');
+  expect(get.attributes['gen_ai.prompt.name']).toBe('brief');
+  expect(get.attributes['mcp.method.name']).toBe('prompts/get');
+  const read = only(server, 'resources/read');
+  expect(read.attributes['mcp.resource.uri']).toBe('notes://today');
 });
 
 test('a task links its run to the call that created it', async () => {

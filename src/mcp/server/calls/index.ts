@@ -46,3 +46,4 @@ export {
   DEFAULT_DRAIN_GRACE_MS,
   SHUTTING_DOWN,
 } from './stopping';
+export { envelopeCapabilities, routeOf } from './request-route';

@@ -1,6 +1,7 @@
 import {
   type CallToolResult,
   type InputRequiredResult,
+  type ClientCapabilities,
   ProtocolError,
   ResourceNotFoundError,
   type Server,
@@ -10,6 +11,7 @@ import {
 import {
   type AuthInfo,
   checkAccess,
+  type RecordFunc,
   createContext,
   errorMessage,
   goQuote,
@@ -20,22 +22,39 @@ import {
 } from '../../../core';
 import { callerOf } from '../auth';
 import {
+  type CallTracker,
   directElicitor,
   directRootsLister,
   directSampler,
+  envelopeCapabilities,
+  missingCapabilityError,
+  routeOf,
   RoundTripRun,
+  type RoundTrips,
   type SendToClient,
   SHUTTING_DOWN,
 } from '../calls';
-import { missingCapabilityError } from '../calls/client-asks';
 import { callerKeyOf } from '../http';
-import { listedResource, promptResult, resourceContents } from './catalog';
-import {
-  envelopeCapabilities,
-  type InstanceHost,
-  routeOf,
-  type SessionBinding,
-} from '../sessions/instance';
+import { type SessionLease } from '../session';
+import { type Catalog, listedResource, promptResult, resourceContents } from './catalog';
+
+/** What serving the primitives needs of the server (the sessions' `PrimitiveHost` is one). */
+export interface PrimitiveHost {
+  readonly catalog: Catalog;
+  readonly listPageSize: number;
+  readonly localAuth: AuthInfo | undefined;
+  readonly recorder: RecordFunc | undefined;
+  readonly trips: RoundTrips;
+  readonly calls: CallTracker;
+  report(message: string, error: unknown): void;
+}
+
+/** How a request finds its session (the sessions' `PrimitiveBinding` is one). */
+export interface PrimitiveBinding {
+  lease(ctx: ServerContext, client: ClientCapabilities | undefined): SessionLease;
+  owner(ctx: ServerContext): string;
+  readonly resumable?: boolean;
+}
 
 /** JSON-RPC "Invalid params". */
 const INVALID_PARAMS = -32602;
@@ -49,7 +68,7 @@ const MAX_COMPLETIONS = 100;
 type Era = 'legacy' | 'modern';
 
 /** The capabilities of what the catalog serves: none for a server of tools alone. */
-export function primitiveCapabilities(host: InstanceHost, era: Era): ServerCapabilities {
+export function primitiveCapabilities(host: PrimitiveHost, era: Era): ServerCapabilities {
   const catalog = host.catalog;
   const capabilities: ServerCapabilities = {};
   if (catalog.hasPrompts) capabilities.prompts = { listChanged: false };
@@ -88,8 +107,8 @@ export async function notifyResourceUpdated(servers: Iterable<Server>, uri: stri
  */
 export function servePrimitives(
   server: Server,
-  host: InstanceHost,
-  binding: SessionBinding,
+  host: PrimitiveHost,
+  binding: PrimitiveBinding,
   era: Era,
 ): void {
   const catalog = host.catalog;
@@ -308,7 +327,7 @@ function resourceNotFound(uri: string): ProtocolError {
 
 /** Whether `auth` may use a prompt or resource (a guard that throws refuses, and is reported). */
 async function mayUse(
-  host: InstanceHost,
+  host: PrimitiveHost,
   entry: { readonly access?: ToolAccess | undefined; readonly name: string },
   kind: 'prompt' | 'resource',
   auth: AuthInfo | undefined,
@@ -360,8 +379,8 @@ function listContext(ctx: ServerContext, auth: AuthInfo | undefined): ToolContex
  * error as an internal error with its message.
  */
 async function runOperation<T extends object>(
-  host: InstanceHost,
-  binding: SessionBinding,
+  host: PrimitiveHost,
+  binding: PrimitiveBinding,
   server: Server,
   era: Era,
   ctx: ServerContext,

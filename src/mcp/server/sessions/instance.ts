@@ -1,5 +1,4 @@
 import {
-  CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   type CallToolRequest,
   type CallToolResult,
@@ -16,8 +15,8 @@ import { type AuthInfo, isJsonObject, type RecordFunc, taskSupportOf } from '../
 import { callerOf, definitionsFor, permitted } from '../auth';
 import {
   admit,
-  backlogs,
-  type CallRoute,
+  envelopeCapabilities,
+  routeOf,
   type CallTracker,
   CANCEL_META_KEY,
   directElicitor,
@@ -439,17 +438,6 @@ function stoppedAnswer<T extends CallToolResult | InputRequiredResult>(
   return failure(SHUTTING_DOWN);
 }
 
-/** The request `ctx` as the route of the call it carries. */
-export function routeOf(ctx: ServerContext): CallRoute {
-  const request = ctx.http?.req;
-  return {
-    progressToken: ctx.mcpReq._meta?.progressToken,
-    backlog: request === undefined ? undefined : backlogs.get(request),
-    notify: (notification) => ctx.mcpReq.notify(notification),
-    log: (level, data, logger) => ctx.mcpReq.log(level, data, logger),
-  };
-}
-
 function withHandle<T extends CallToolResult | InputRequiredResult>(
   result: T,
   handle: string | undefined,
@@ -462,11 +450,6 @@ function withHandle<T extends CallToolResult | InputRequiredResult>(
 function envelopeMember(ctx: ServerContext, key: string): unknown {
   const envelope = ctx.mcpReq.envelope as Readonly<Record<string, unknown>> | undefined;
   return envelope?.[key];
-}
-
-/** The capabilities a 2026-07-28 request declares in its envelope. */
-export function envelopeCapabilities(ctx: ServerContext): ClientCapabilities | undefined {
-  return envelopeMember(ctx, CLIENT_CAPABILITIES_META_KEY) as ClientCapabilities | undefined;
 }
 
 /** The client info a 2026-07-28 request carries in its envelope. */

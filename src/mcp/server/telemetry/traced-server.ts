@@ -48,14 +48,21 @@ async function serveObserved(
 ): Promise<Result> {
   const started = performance.now();
   const params = request.params as Record<string, unknown> | undefined;
-  const tool =
-    method === 'tools/call' && typeof params?.name === 'string' ? params.name : undefined;
+  const named = typeof params?.name === 'string' ? params.name : undefined;
+  const tool = method === 'tools/call' ? named : undefined;
   const attributes = operationAttributes(server, method, tool, ctx);
+  // A prompt is named in the span's name, as a tool is; a resource's URI only in an
+  // attribute (URIs are many).
+  const prompt = method === 'prompts/get' ? named : undefined;
+  if (prompt !== undefined) attributes[N.ATTR_GEN_AI_PROMPT_NAME] = prompt;
+  if (method.startsWith('resources/') && typeof params?.uri === 'string') {
+    attributes[N.ATTR_MCP_RESOURCE_URI] = params.uri;
+  }
   let span: Span | undefined;
   let run = (): Promise<Result> => inner(request, ctx);
   if (traced) {
     const parent = parentOf(api, params?._meta);
-    span = startServerSpan(api, method, tool, attributes, request, parent);
+    span = startServerSpan(api, method, tool ?? prompt, attributes, request, parent);
     const active = api.trace.setSpan(parent, span);
     run = () => api.context.with(active, () => inner(request, ctx));
   }
@@ -121,7 +128,7 @@ function operationAttributes(
 function startServerSpan(
   api: Otel,
   method: string,
-  tool: string | undefined,
+  target: string | undefined,
   attributes: Attributes,
   request: JSONRPCRequest,
   parent: import('@opentelemetry/api').Context,
@@ -134,7 +141,7 @@ function startServerSpan(
       ? [{ context: ambient.spanContext() }]
       : [];
   const span = api.trace.getTracer('agenttool').startSpan(
-    tool === undefined ? method : `${method} ${tool}`,
+    target === undefined ? method : `${method} ${target}`,
     {
       kind: api.SpanKind.SERVER,
       attributes: { ...attributes, [N.ATTR_JSONRPC_REQUEST_ID]: String(request.id) },
