@@ -5,7 +5,8 @@ import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@ne
 import { DiscoveryService, ExternalContextCreator, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { AGENTTOOL_MODULE_OPTIONS, type AgentToolModuleOptions } from './options';
 import { OwnSession } from './sessions';
-import { type DiscoveredTool, discoverTools, requests } from './tools';
+import { requests } from './calls';
+import { type DiscoveredTool, discoverTools } from './tools';
 
 /** Express's request and response, or Fastify's (which wrap Node's as `raw`). */
 interface FrameworkRequest {
