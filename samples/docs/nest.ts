@@ -1,6 +1,6 @@
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Param, Tool } from 'agenttool';
+import { Param, Prompt, Tool } from 'agenttool';
 import { AgentToolModule } from 'agenttool/nest';
 
 @Injectable()
@@ -24,9 +24,23 @@ export class Greet {
   }
 }
 
+class GreetingArgs {
+  @Param('Who the message is for') name!: string;
+}
+
+/** So is a prompt (and an `@McpResource` or `@McpResourceTemplate`): served beside the tools. */
+@Prompt({ name: 'greeting', description: 'A message that greets someone', args: GreetingArgs })
+export class GreetingPrompt {
+  constructor(private readonly greetings: Greetings) {}
+
+  get(args: GreetingArgs): string {
+    return `Write to ${args.name}, starting with "${this.greetings.phrase(args.name)}"`;
+  }
+}
+
 @Module({
   imports: [AgentToolModule.forRoot({ name: 'greeter', version: '1.0.0', path: '/mcp' })],
-  providers: [Greetings, Greet],
+  providers: [Greetings, Greet, GreetingPrompt],
 })
 export class GreeterAppModule {}
 

@@ -72,6 +72,12 @@ export interface ProviderDescription {
   /** True when the module lists it in `tools`: its value is a `@Tool` instance. */
   readonly tool: boolean;
   /**
+   * What MCP primitive it serves when the module lists it in `prompts` (a `@Prompt`
+   * instance) or `resources` (an `@McpResource` or `@McpResourceTemplate` instance);
+   * undefined otherwise.
+   */
+  readonly primitive: 'prompt' | 'resource' | undefined;
+  /**
    * True for a guard class its module builds for its tools (a class in its `guards`, or
    * named by a tool's `@Guard`) without listing it in `providers`.
    */
@@ -185,6 +191,11 @@ function describeModule(graph: AppGraph, module: ModuleNode, context: Context): 
     providers: providers.map((node) => {
       const description = describeProvider(node, {
         tool: module.tools.includes(node),
+        primitive: module.prompts.includes(node)
+          ? 'prompt'
+          : module.resources.includes(node)
+            ? 'resource'
+            : undefined,
         guard: guardOnly.has(node),
         home: homes.get(node) ?? 'app',
         order,
@@ -204,7 +215,13 @@ function describeModule(graph: AppGraph, module: ModuleNode, context: Context): 
 
 function describeProvider(
   node: ProviderNode,
-  how: { tool: boolean; guard: boolean; home: Home; order: HookOrder },
+  how: {
+    tool: boolean;
+    primitive: 'prompt' | 'resource' | undefined;
+    guard: boolean;
+    home: Home;
+    order: HookOrder;
+  },
 ): Described {
   const kind = node.kind === 'tool' ? 'class' : node.kind;
   if (kind === 'builtin' || kind === 'module') {
@@ -222,6 +239,7 @@ function describeProvider(
     inject: [],
     make: (...deps) => node.build(deps),
     tool: how.tool,
+    primitive: how.primitive,
     guard: how.guard,
     hookPlace: {
       moduleRank: how.order.moduleRankOf(node),

@@ -50,8 +50,13 @@ export interface AsNestModuleOptions {
   readonly onScopeReport?: ((changes: readonly ScopeChange[]) => void) | undefined;
 }
 
-/** The `@Tool` class each factory of a translated tool makes, and how its app serves it. */
-export interface TranslatedTool {
+/**
+ * The served class (`@Tool`, `@Prompt`, `@McpResource` or `@McpResourceTemplate`) each
+ * factory of a translated tool, prompt or resource makes, and how its app serves it.
+ */
+export interface TranslatedClass {
+  /** What the module lists it as: a tool, a prompt, or an MCP resource. */
+  readonly kind: 'tool' | 'prompt' | 'resource';
   readonly cls: Constructor;
   readonly app: NestDiApp;
   /** Where its instances live: the app's one, or one per session. */
@@ -60,8 +65,8 @@ export interface TranslatedTool {
   readonly options: () => ToolBuildOptions;
 }
 
-/** Each factory of a translated tool, with its tool. */
-export const toolFactories = new WeakMap<object, TranslatedTool>();
+/** Each factory of a translated tool, prompt or resource, with its class. */
+export const servedFactories = new WeakMap<object, TranslatedClass>();
 
 /** What ToolApp does with the scope report: `onScopeReport`, or a warning for stated scopes. */
 function report(root: string, changes: readonly ScopeChange[], options: AsNestModuleOptions): void {
@@ -109,8 +114,10 @@ function nestProvider(at: AppProvider, app: NestDiApp, module: ModuleDescription
     default: {
       const useFactory = (...deps: unknown[]): Promise<unknown> => app.make(at, deps);
       Object.defineProperty(useFactory, 'name', { value: provider.label });
-      if (provider.tool) {
-        toolFactories.set(useFactory, {
+      const kind = provider.tool ? 'tool' : provider.primitive;
+      if (kind !== undefined) {
+        servedFactories.set(useFactory, {
+          kind,
           cls: provider.token as Constructor,
           app,
           home: provider.home,

@@ -1,6 +1,7 @@
 /**
- * agenttool/nest: a NestJS module that serves the app's `@Tool` providers over MCP on
- * the app's own HTTP adapter. Needs the peer dependencies `@nestjs/common` and
+ * agenttool/nest: a NestJS module that serves the app's `@Tool` providers (and its
+ * `@Prompt`, `@McpResource` and `@McpResourceTemplate` providers) over MCP on the app's
+ * own HTTP adapter. Needs the peer dependencies `@nestjs/common` and
  * `@nestjs/core` (12.x).
  */
 import { checkNestPeers } from './peer';

@@ -10,10 +10,11 @@ import { AgentToolServer } from './server';
 /**
  * Serves the app's `@Tool` providers over MCP on the app's own HTTP adapter (Express or
  * Fastify), at `path` (`/mcp`), for clients of the 2026-07-28 protocol and of the 2025
- * era on one endpoint. A tool class is an ordinary provider of any module: Nest builds
- * it and injects its constructor's dependencies; its scope (request, transient),
- * Nest's guards and interceptors, and its lifecycle hooks are Nest's. Import it once,
- * in the root module.
+ * era on one endpoint, and beside them its `@Prompt`, `@McpResource` and
+ * `@McpResourceTemplate` providers. Such a class is an ordinary provider of any module:
+ * Nest builds it and injects its constructor's dependencies; its scope (request,
+ * transient), Nest's guards and interceptors, and its lifecycle hooks are Nest's.
+ * Import it once, in the root module.
  */
 @Module({})
 export class AgentToolModule {

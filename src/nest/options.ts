@@ -22,8 +22,9 @@ export interface AgentToolModuleOptions extends McpServerOptions {
    */
   readonly http?: AgentToolHttpOptions;
   /**
-   * The modules whose `@Tool` providers are served; all modules by default. A tool
-   * provided by a module left out is not served.
+   * The modules whose `@Tool` providers (and prompt and resource providers) are served;
+   * all modules by default. A tool, prompt or resource provided by a module left out is
+   * not served.
    */
   readonly include?: readonly Type<unknown>[];
 }

@@ -104,6 +104,7 @@ export function planResolution(modules: readonly ModuleDescription[]): PlannedMo
         token: tokens.get(original)!,
         inject: rewrite(original.inject),
         tool: false,
+        primitive: undefined,
         guard: false,
       };
       if (original.scope === 'resolution') {
@@ -144,7 +145,8 @@ function findRoots(modules: readonly ModuleDescription[]): Root[] {
     if (placed.has(provider)) return;
     placed.add(provider);
     for (const dep of provider.inject) if (dep.provider !== undefined) consider(dep.provider);
-    const root = !perInjection(provider) || (provider.tool && provider.kind !== 'alias');
+    const served = provider.tool || provider.primitive !== undefined;
+    const root = !perInjection(provider) || (served && provider.kind !== 'alias');
     if (!root || provider.kind === 'value' || provider.kind === 'alias') return;
     const resolution = resolutionOf(provider.inject);
     if (![...resolution].some((p) => p.scope === 'resolution')) return;

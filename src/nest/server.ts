@@ -1,11 +1,19 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
-import { AgentToolError, type Tool } from 'agenttool';
+import {
+  AgentToolError,
+  type McpResource,
+  type McpResourceTemplate,
+  type Prompt,
+  type Tool,
+} from 'agenttool';
 import { type HttpHandler, type McpToolServer, serveTools } from 'agenttool/mcp';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, ExternalContextCreator, HttpAdapterHost, ModuleRef } from '@nestjs/core';
 import { AGENTTOOL_MODULE_OPTIONS, type AgentToolModuleOptions } from './options';
 import { OwnSession } from './sessions';
-import { type DiscoveredTool, discoverTools, requests } from './tools';
+import { requests } from './calls';
+import { type DiscoveredPrimitives, discoverPrimitives } from './primitives';
+import { type DiscoveredTool, discoverTools } from './tools';
 
 /** Express's request and response, or Fastify's (which wrap Node's as `raw`). */
 interface FrameworkRequest {
@@ -49,7 +57,8 @@ function routedAlready(path: string, endpoint: string): AgentToolError {
 }
 
 /**
- * The module's MCP server: discovers the `@Tool` providers when the module initializes,
+ * The module's MCP server: discovers the `@Tool`, `@Prompt`, `@McpResource` and
+ * `@McpResourceTemplate` providers when the module initializes,
  * serves them on the app's HTTP adapter (Express or Fastify) at the module's path, for
  * clients of both protocol eras, and stops when the app closes. Inject it to reach the
  * `McpToolServer` of `agenttool/mcp` (to serve stdio too, or add tools).
@@ -59,6 +68,7 @@ export class AgentToolServer implements OnModuleInit, OnModuleDestroy {
   #mcp: McpToolServer | undefined;
   #handler: HttpHandler | undefined;
   #served: DiscoveredTool[] = [];
+  #primitives: DiscoveredPrimitives = { prompts: [], resources: [] };
   #closing: Promise<void> | undefined;
   /** The session of calls that come without one; it ends when the server closes. */
   readonly #ownSession = new OwnSession();
@@ -84,13 +94,26 @@ export class AgentToolServer implements OnModuleInit, OnModuleDestroy {
     return this.#served.map((found) => found.tool);
   }
 
+  /** The prompts of the app's `@Prompt` providers, in discovery order. */
+  get prompts(): readonly Prompt[] {
+    return this.#primitives.prompts;
+  }
+
+  /**
+   * The MCP resources and resource templates of the app's `@McpResource` and
+   * `@McpResourceTemplate` providers, in discovery order.
+   */
+  get resources(): readonly (McpResource | McpResourceTemplate)[] {
+    return this.#primitives.resources;
+  }
+
   /** The endpoint's path on the app's HTTP adapter. */
   get path(): string {
     return this.options.path ?? '/mcp';
   }
 
   /**
-   * Discovers the tools and mounts the endpoint. Runs in Nest's `onModuleInit`, after
+   * Discovers the tools, prompts and resources and mounts the endpoint. Runs in Nest's `onModuleInit`, after
    * every provider exists and before Nest adds its not-found handler to the adapter.
    */
   onModuleInit(): void {
@@ -102,8 +125,10 @@ export class AgentToolServer implements OnModuleInit, OnModuleDestroy {
       ownSession: this.#ownSession,
     };
     this.#served = discoverTools(nest, include);
+    this.#primitives = discoverPrimitives(nest, include);
+    // Prompts and resources given in the options are served after these.
     this.#mcp = serveTools(
-      this.#served.map((found) => found.tool),
+      { tools: this.#served.map((found) => found.tool), ...this.#primitives },
       serverOptions,
     );
     const adapter = this.adapterHost.httpAdapter as

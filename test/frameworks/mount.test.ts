@@ -1,11 +1,11 @@
 /**
  * docs/serving.md's mounting examples: the MCP handler in Express, Fastify and Hono apps made
  * by the MCP SDK's own adapters, served on loopback, for clients of both eras, with the
- * Host and Origin checks on through each mount.
+ * Host and Origin checks on through each mount, and a prompt served beside the tools.
  */
 import { request, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
-import { createContext } from 'agenttool';
+import { createContext, type Prompt } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
 import { connectMcp, type McpToolServer, serveTools } from 'agenttool/mcp';
 import { GreetModule } from '../../samples/readme/greet';
@@ -86,7 +86,13 @@ describe.each(Object.keys(MOUNTS))('mounted in %s', (framework) => {
 
   beforeAll(async () => {
     app = await ToolApp.create(GreetModule);
-    tools = serveTools(app, { name: 'greeter' });
+    // A prompt beside the tools: the mounted handler serves what McpToolServer serves.
+    const greeting: Prompt = {
+      name: 'greeting',
+      arguments: [{ name: 'name', required: true }],
+      get: (args) => `Greet ${args.name ?? ''}`,
+    };
+    tools = serveTools(app, { name: 'greeter', prompts: [greeting] });
     mounted = await MOUNTS[framework]!(tools);
   });
 
@@ -111,6 +117,8 @@ describe.each(Object.keys(MOUNTS))('mounted in %s', (framework) => {
       const call = { id: 'call_1', args: '{"name":"Ada"}' };
       const greet = remote.tools().find((t) => t.name === 'greet')!;
       expect((await greet.execute(call, createContext({ call }))).output).toBe('Hello, Ada!');
+      const prompt = await remote.getPrompt('greeting', { name: 'Ada' });
+      expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Greet Ada' });
     } finally {
       await remote.close();
     }

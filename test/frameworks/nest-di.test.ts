@@ -282,6 +282,10 @@ describe('an agenttool/di app served over MCP by AgentToolModule in a NestJS app
     expect(await call(a, 'which')).toBe('Shell #1 with Buffer #1');
     expect(await call(a, 'scratch')).toBe('Shell #1');
     expect(await call(a, 'clock')).toBe('Clock #1');
+    // A module's prompts: built by Nest with their providers, behind the module's guards.
+    expect((await a.listPrompts()).map((p) => p.name)).toEqual(['clock_prompt']);
+    const prompt = await a.getPrompt('clock_prompt');
+    expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Which clock is Clock #1?' });
     // Its log lines travel by a pipe, its answers by a socket: wait for the last one.
     await app.waitForStdout(/EVENT close Buffer #3\n/);
     const before = eventsOf(app.stdout());

@@ -3,8 +3,9 @@
  * Express and on Fastify, run by the Node that runs Jest (NestJS 12 is an ES module,
  * which Node loads from our CommonJS and Jest does not), with our client in both
  * protocol eras: discovery of @Tool providers, Nest's injection, request-scoped and
- * transient tools, guards and interceptors around each call, the Host and Origin checks,
- * and `app.close()` with a session open.
+ * transient tools, guards and interceptors around each call, prompts and resources
+ * served beside the tools, the Host and Origin checks, and `app.close()` with a session
+ * open.
  */
 import { join } from 'node:path';
 import { createContext, type JobOutcome, outputText, type Tool } from 'agenttool';
@@ -125,6 +126,45 @@ describe.each(['express', 'fastify'])('a NestJS app on %s', (adapter) => {
     }
   });
 
+  it('serves @Prompt, @McpResource and @McpResourceTemplate providers built by Nest, guarded, to clients of both eras', async () => {
+    for (const protocol of ['modern', 'legacy'] as const) {
+      const remote = await connect(protocol, { 'x-caller': `ada-${protocol}` });
+      // The hidden prompt's own @Guard refuses everyone: it is not listed.
+      expect((await remote.listPrompts()).map((p) => p.name)).toEqual(['greeting']);
+      const prompt = await remote.getPrompt('greeting', { name: 'Ada' });
+      expect(prompt.messages).toEqual([
+        {
+          role: 'user',
+          content: { type: 'text', text: 'Write to Ada, starting with "Hello, Ada!"' },
+        },
+      ]);
+      await printed(app, 'USE prompt greeting -\n');
+      await expect(remote.getPrompt('hidden')).rejects.toThrow();
+      expect((await remote.listResources()).map((r) => r.uri)).toEqual([
+        'app://caller',
+        'app://vault',
+        'greeting://Ada',
+      ]);
+      expect((await remote.listResourceTemplates()).map((t) => t.uriTemplate)).toEqual([
+        'greeting://{name}',
+      ]);
+      const text = async (uri: string): Promise<unknown> =>
+        (await remote.readResource(uri)).contents.map((c) => ('text' in c ? c.text : c.blob));
+      // Request-scoped, with the HTTP request injected.
+      expect(await text('app://caller')).toEqual([`caller ada-${protocol}`]);
+      expect(await text('greeting://Grace')).toEqual(['greeting://Grace: Hello, Grace!']);
+      await printed(app, 'USE resource greetings greeting://Grace\n');
+      const completed = await remote.complete(
+        { type: 'ref/resource', uri: 'greeting://{name}' },
+        { name: 'name', value: 'G' },
+      );
+      expect(completed.completion.values).toEqual(['Grace', 'Gottfried']);
+      // A Nest guard written for routes, around the read.
+      await expect(text('app://vault')).rejects.toThrow(/Forbidden resource/);
+      await printed(app, 'GUARD vault\n');
+    }
+  });
+
   it("runs Nest middleware bound to the endpoint's path, and refuses a foreign Origin with 403", async () => {
     const response = await fetch(url, {
       method: 'POST',
@@ -231,6 +271,11 @@ describe.each(['express', 'fastify'])('on %s', (adapter) => {
       const remote = await connectMcp({ transport: { url }, protocol });
       try {
         expect(await call(remote, 'greet', { name: 'Ada' })).toBe('Hello, Ada!');
+        const prompt = await remote.getPrompt('greeting', { name: 'Ada' });
+        expect(prompt.messages[0]?.content).toEqual({
+          type: 'text',
+          text: 'Write to Ada, starting with "Hello, Ada!"',
+        });
       } finally {
         await remote.close();
       }
