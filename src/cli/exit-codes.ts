@@ -8,11 +8,15 @@ import { AgentToolError, type AgentToolErrorCode } from './public-api';
 export const ExitCode = {
   /** The command did what was asked (for `call`: the tool succeeded). */
   OK: 0,
-  /** `call`: the tool ran and failed (an error result); the error is printed on stderr. */
+  /**
+   * `call`: the tool ran and failed (an error result); `get-prompt`, `read-resource`: the
+   * prompt or the read ran and failed. The error is printed on stderr.
+   */
   TOOL_ERROR: 1,
   /**
-   * The command line was wrong: an unknown command, option or tool, arguments that are
-   * not JSON or do not fit the tool's schema, a module file that cannot be used.
+   * The command line was wrong: an unknown command, option, tool or prompt, a URI the
+   * target does not serve, arguments that are not JSON or do not fit the tool's schema
+   * (or the prompt's: a required argument missing), a module file that cannot be used.
    */
   BAD_ARGUMENTS: 2,
   /**
@@ -36,9 +40,11 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 export const EXIT_CODES_HELP = `
 Exit codes:
   0    success
-  1    the tool ran and failed (call)
-  2    bad arguments: unknown command, option or tool; arguments that are not JSON or
-       do not fit the tool's schema; a module file that cannot be used
+  1    the tool, the prompt or the read ran and failed (call, get-prompt,
+       read-resource)
+  2    bad arguments: unknown command, option, tool or prompt; a URI the target does
+       not serve; arguments that are not JSON or do not fit the tool's schema (or the
+       prompt's arguments); a module file that cannot be used
   3    connection failure: the server or app could not be started or reached, or the
        connection was lost
   70   internal error: a bug in agenttool, or an error the module's code left

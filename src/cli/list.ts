@@ -149,7 +149,8 @@ export function annotationsText(a: StatedAnnotations | null): string {
   return words.join(', ');
 }
 
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+/** Rows under a header, in columns two spaces apart (the last column not padded). */
+export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: readonly string[]): string =>
     cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');

@@ -1,7 +1,10 @@
 import { Command, CommanderError, Option } from 'commander';
 import { openRecordFile, runCall, type CliIo } from './call';
 import { CliError, EXIT_CODES_HELP, ExitCode } from './exit-codes';
+import { runGetPrompt } from './get-prompt';
 import { listTools, toolTable } from './list';
+import { LIST_KINDS, type ListKind, listPrimitives, primitiveTables } from './list-primitives';
+import { runReadResource } from './read-resource';
 import { type ServeOptions, serveModule } from './serve';
 import { type WorkspaceFlags, workspaceApp } from './workspace';
 import { OpenResources } from './process-guard';
@@ -137,24 +140,55 @@ function buildProgram(
   const list = program
     .command('list')
     .description(
-      'List the tools of a module file or an MCP server: definition hash and properties.',
+      'List what a module file or an MCP server offers: its tools (definition hash and properties), prompts, resources and resource templates.',
     )
     .argument('[module-file]', 'a compiled module file (or give --stdio or --http)')
-    .option('--json', 'print the definitions, hashes and properties as JSON');
+    .option(
+      '--json',
+      'print JSON: the tools (definitions, hashes and properties), or with --only the kind asked for',
+    )
+    .addOption(
+      new Option('--only <kind>', 'list one kind: tools, prompts, resources or templates').choices(
+        LIST_KINDS,
+      ),
+    );
   targetOptions(list)
     .addHelpText('after', EXIT_CODES_HELP)
-    .action(async (moduleFile: string | undefined, options: TargetOptions & { json?: boolean }) => {
-      setCode(
-        await withTarget(targetSpec(moduleFile, options, io), resources, io, (target) => {
-          const text =
-            options.json === true
-              ? JSON.stringify(listTools(target.tools), null, 2)
-              : toolTable(target.tools);
-          io.stdout.write(`${text}\n`);
-          return Promise.resolve(ExitCode.OK);
-        }),
-      );
-    });
+    .action(
+      async (
+        moduleFile: string | undefined,
+        options: TargetOptions & { json?: boolean; only?: ListKind },
+      ) => {
+        setCode(
+          await withTarget(targetSpec(moduleFile, options, io), resources, io, async (target) => {
+            // `--json` alone prints the tools, as it always has; `--only` picks a kind.
+            const only = options.only ?? (options.json === true ? 'tools' : undefined);
+            const kinds = only === undefined ? LIST_KINDS : [only];
+            const listed = await listPrimitives(target, kinds);
+            let text: string;
+            if (options.json === true) {
+              const json =
+                only === 'prompts'
+                  ? listed.prompts
+                  : only === 'resources'
+                    ? listed.resources
+                    : only === 'templates'
+                      ? listed.templates
+                      : listTools(target.tools);
+              text = JSON.stringify(json, null, 2);
+            } else {
+              const tables = [
+                ...(kinds.includes('tools') ? [toolTable(target.tools)] : []),
+                ...primitiveTables(listed),
+              ];
+              text = tables.join('\n\n');
+            }
+            io.stdout.write(text === '' ? '' : `${text}\n`);
+            return ExitCode.OK;
+          }),
+        );
+      },
+    );
 
   const call = program
     .command('call')
@@ -165,16 +199,11 @@ function buildProgram(
   targetOptions(call)
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (words: string[], options: TargetOptions & { record?: string }) => {
-      const remote = options.stdio !== undefined || options.http !== undefined;
-      const [moduleFile, tool, args, ...extra] = remote ? [undefined, ...words] : words;
-      if (tool === undefined || extra.length > 0) {
-        throw new CliError(
-          ExitCode.BAD_ARGUMENTS,
-          tool === undefined
-            ? 'agenttool: call: give the target and the tool, e.g. agenttool call app.module.js read_file \'{"path": "a.txt"}\''
-            : `agenttool: call: unexpected ${JSON.stringify(extra[0])}; give the arguments as one JSON object in single quotes`,
-        );
-      }
+      const [moduleFile, tool, args] = targetAndWords('call', words, options, {
+        first: 'tool',
+        example: 'agenttool call app.module.js read_file \'{"path": "a.txt"}\'',
+        rest: 'arguments',
+      });
       // A file that cannot be opened is refused before anything starts.
       const records =
         options.record === undefined ? undefined : await openRecordFile(options.record);
@@ -189,7 +218,116 @@ function buildProgram(
       }
     });
 
+  const getPrompt = program
+    .command('get-prompt')
+    .alias('prompt')
+    .usage('<module-file | --stdio "cmd args" | --http URL> <prompt> [json-args] [options]')
+    .description(
+      'Get one prompt filled with its arguments (MCP prompts/get) and print its messages: text as is, images, audio and binary resources by MIME type and size.',
+    )
+    .argument('<words...>', '[module-file] <prompt> [json-args: a JSON object of strings]')
+    .option('--json', 'print the prompts/get result as JSON, as the server gave it');
+  targetOptions(getPrompt)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  agenttool get-prompt dist/app.module.js review '{"code": "x = 1"}'
+  agenttool get-prompt --http http://127.0.0.1:3333/mcp summarize --json
+  (agenttool list <target> --only prompts shows the prompts and their arguments)
+${EXIT_CODES_HELP}`,
+    )
+    .action(async (words: string[], options: TargetOptions & { json?: boolean }) => {
+      const [moduleFile, name, args] = targetAndWords('get-prompt', words, options, {
+        first: 'prompt',
+        example: 'agenttool get-prompt app.module.js review \'{"code": "x = 1"}\'',
+        rest: 'arguments',
+      });
+      setCode(
+        await withTarget(targetSpec(moduleFile, options, io), resources, io, (target, signal) =>
+          runGetPrompt(target, { name, args, json: options.json === true, signal }, io),
+        ),
+      );
+    });
+
+  const readResource = program
+    .command('read-resource')
+    .alias('read')
+    .usage('<module-file | --stdio "cmd args" | --http URL> <uri> [options]')
+    .description(
+      "Read the resource at a URI (MCP resources/read): a listed resource, or a template's URI filled in. Text is printed as is; binary contents are summarized unless --output names a file.",
+    )
+    .argument('<words...>', '[module-file] <uri>')
+    .addOption(
+      new Option('--json', 'print the resources/read result as JSON, as the server gave it'),
+    )
+    .addOption(
+      new Option(
+        '--output <file>',
+        'write the contents (text, or the bytes of binary contents) to this file',
+      ).conflicts('json'),
+    );
+  targetOptions(readResource)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  agenttool read-resource dist/app.module.js docs://readme
+  agenttool read-resource dist/app.module.js 'users://ada/profile' --json
+  agenttool read-resource --stdio "node server.js" file:///logo.png --output logo.png
+  (agenttool list <target> shows the resources and the templates)
+${EXIT_CODES_HELP}`,
+    )
+    .action(
+      async (words: string[], options: TargetOptions & { json?: boolean; output?: string }) => {
+        const [moduleFile, uri] = targetAndWords('read-resource', words, options, {
+          first: 'uri',
+          example: 'agenttool read-resource app.module.js docs://readme',
+        });
+        setCode(
+          await withTarget(targetSpec(moduleFile, options, io), resources, io, (target, signal) =>
+            runReadResource(
+              target,
+              { uri, json: options.json === true, output: options.output, signal },
+              io,
+            ),
+          ),
+        );
+      },
+    );
+
   return program;
+}
+
+/**
+ * The words of `call`, `get-prompt` and `read-resource`: the module file (unless
+ * `--stdio` or `--http` names the target), the name (or URI), and at most one more word
+ * (the JSON arguments, where `rest` names them).
+ */
+function targetAndWords(
+  command: string,
+  words: readonly string[],
+  options: TargetOptions,
+  what: { first: string; example: string; rest?: string },
+): [moduleFile: string | undefined, name: string, rest: string | undefined] {
+  const remote = options.stdio !== undefined || options.http !== undefined;
+  const [moduleFile, name, rest, ...extra] = remote ? [undefined, ...words] : words;
+  if (name === undefined) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: ${command}: give the target and the ${what.first}, e.g. ${what.example}`,
+    );
+  }
+  if (extra.length > 0 || (what.rest === undefined && rest !== undefined)) {
+    const unexpected = what.rest === undefined ? rest : extra[0];
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      what.rest === undefined
+        ? `agenttool: ${command}: unexpected ${JSON.stringify(unexpected)}; give the target and one ${what.first}`
+        : `agenttool: ${command}: unexpected ${JSON.stringify(unexpected)}; give the ${what.rest} as one JSON object in single quotes`,
+    );
+  }
+  return [moduleFile, name, rest];
 }
 
 /** The options `serve` and `workspace` share: how and where the tools are served. */

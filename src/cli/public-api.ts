@@ -44,6 +44,7 @@ export {
   schemaFromJson,
   type StatedAnnotations,
   type Tool,
+  type ToolContext,
   type ToolRecord,
   ValidationError,
 } from 'agenttool';
@@ -57,6 +58,7 @@ export {
   type HttpTarget,
   jwtVerifier,
   type McpToolServer,
+  type RemoteTools,
   type ScaleOutOptions,
   serveTools,
   StoredAuthProvider,

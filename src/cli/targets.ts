@@ -7,6 +7,8 @@ import {
   type ExecutorEvent,
   type Job,
   type RecordFunc,
+  type RemoteTools,
+  serveTools,
   type Tool,
   ToolApp,
 } from './public-api';
@@ -14,7 +16,9 @@ import { type Writable } from 'node:stream';
 import { type ClientAuthSpec, clientAuth } from './auth';
 import { splitCommandLine } from './command-line';
 import { CliError, ExitCode } from './exit-codes';
+import { MemoryTransport } from './memory-transport';
 import { loadModuleFile } from './module-file';
+import { packageVersion } from './version';
 
 /** Where the tools are: a module file, a command that serves MCP over stdio, or a URL. */
 export interface TargetSpec {
@@ -40,6 +44,15 @@ export interface RunOptions {
   readonly elicitor?: Elicitor | undefined;
 }
 
+/**
+ * A target's prompts, resources and templates, reached as an MCP client reaches them
+ * (a module file's app served to the command in memory).
+ */
+export type Primitives = Pick<
+  RemoteTools,
+  'listPrompts' | 'getPrompt' | 'listResources' | 'listResourceTemplates' | 'readResource'
+>;
+
 /** Tools opened from a {@link TargetSpec}, ready to list and call; close it when done. */
 export interface OpenTarget {
   /** How to name the target to a person, e.g. `module WorkspaceModule` or the URL. */
@@ -47,6 +60,12 @@ export interface OpenTarget {
   readonly tools: readonly Tool[];
   /** Runs a batch through an executor (the app's own, for a module). */
   execute(jobs: readonly Job[], options: RunOptions): AsyncIterable<ExecutorEvent>;
+  /**
+   * The prompts, resources and templates: the server's own for a remote target; for a
+   * module file, its app served over MCP in this process (so that prompts and reads run
+   * with a call context, as a client sees them), or undefined when the app has none.
+   */
+  primitives(): Promise<Primitives | undefined>;
   /** Closes the app (its shells and other resources) or the connection. */
   close(): Promise<void>;
 }
@@ -84,12 +103,53 @@ async function openModule(moduleFile: string, log: Writable | undefined): Promis
   const app = await createApp(loaded.module, {
     onWarning: (warning) => log?.write(`agenttool: warning: ${warning}\n`),
   });
+  let served: Promise<{ remote: RemoteTools; close: () => Promise<void> }> | undefined;
   return {
     label: `module ${loaded.name}`,
     tools: [...app.tools],
     execute: (jobs, options) => app.execute(jobs, options),
-    close: () => app.close(),
+    primitives: async () => {
+      if (app.prompts.length === 0 && app.resources.length === 0) return undefined;
+      served ??= serveInMemory(app, loaded.name);
+      return (await served).remote;
+    },
+    close: async () => {
+      const serving = served;
+      served = undefined;
+      try {
+        await (await serving?.catch(() => undefined))?.close();
+      } finally {
+        await app.close();
+      }
+    },
   };
+}
+
+/** The app served over a pair of in-memory transports, and the command's client to it. */
+async function serveInMemory(
+  app: ToolApp,
+  name: string,
+): Promise<{ remote: RemoteTools; close: () => Promise<void> }> {
+  const server = serveTools(app, { name, version: packageVersion() });
+  const [clientEnd, serverEnd] = MemoryTransport.pair();
+  try {
+    await server.connect(serverEnd);
+    const remote = await connectMcp({ transport: clientEnd, elicitation: true });
+    return {
+      remote,
+      close: async () => {
+        await remote.close().catch(() => undefined);
+        await server.close();
+      },
+    };
+  } catch (error) {
+    await server.close().catch(() => undefined);
+    throw new CliError(
+      ExitCode.CONNECTION,
+      `agenttool: module ${name}: could not serve its prompts and resources: ${errorMessage(error)}`,
+      { cause: error },
+    );
+  }
 }
 
 /** `ToolApp.create`, its failure as a connection {@link CliError} (the tools cannot start). */
@@ -169,6 +229,7 @@ async function openRemote(spec: TargetSpec): Promise<OpenTarget> {
         signal: options.signal,
         context: createContext({ recorder: options.recorder, elicitor: options.elicitor }),
       }),
+    primitives: () => Promise.resolve(remote),
     close: () => remote.close(),
   };
 }

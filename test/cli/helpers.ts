@@ -18,6 +18,7 @@ const FIXTURE_SOURCES = [
   'no-module.ts',
   'two-modules.ts',
   'output-app.module.ts',
+  'primitives-app.module.ts',
   'scale-app.module.ts',
   'banner-app.module.ts',
   'esm-app.module.mts',
