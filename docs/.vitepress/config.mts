@@ -72,6 +72,7 @@ export default withMermaid(
             text: 'MCP',
             items: [
               { text: 'Serving over MCP', link: '/serving' },
+              { text: 'Prompts and resources', link: '/prompts-and-resources' },
               { text: 'Consuming MCP servers', link: '/client' },
             ],
           },

@@ -10,9 +10,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createContext, taskSupportOf, toolFromInstance } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
+import { connectMcp, type ConnectOptions, type McpToolServer } from 'agenttool/mcp';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { runNotesBatch } from '../../samples/docs/batch-events';
 import { ScratchpadModule } from '../../samples/docs/handles';
 import { greetGuests } from '../../samples/docs/modules';
+import { serveHandbook } from '../../samples/docs/prompts-and-resources';
 import { ProjectShellModule } from '../../samples/docs/shell-module';
 import { crawl, Migrate } from '../../samples/docs/task-support';
 
@@ -162,5 +165,237 @@ describe('the samples no other test runs', () => {
     expect((await migrate.execute(call, createContext({ call }))).output).toBe(
       'migrated to version 3',
     );
+  });
+});
+
+/** Our client on a handbook server in memory: 2025 over a transport pair, 2026-07-28 through its fetch face. */
+async function connectHandbook(
+  era: 'legacy' | 'modern',
+  server: McpToolServer,
+  options: Omit<ConnectOptions, 'transport' | 'protocol'> = {},
+) {
+  if (era === 'legacy') {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    return connectMcp({ ...options, transport: clientSide, protocol: 'legacy' });
+  }
+  const handler = server.handler();
+  return connectMcp({
+    ...options,
+    transport: {
+      url: 'http://localhost/mcp',
+      fetch: (url, init) => handler.fetch(new Request(url, init)),
+    },
+    protocol: 'modern',
+  });
+}
+
+/** What a request refused by the server carried: the SDK's ProtocolError, as the cause. */
+async function refusal(promise: Promise<unknown>): Promise<{ code: unknown; data: unknown }> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(Error);
+  const cause = (error as Error).cause as { code?: unknown; data?: unknown } | undefined;
+  return { code: cause?.code, data: cause?.data };
+}
+
+describe.each(['legacy', 'modern'] as const)(
+  'prompts-and-resources.md: the handbook served, %s era',
+  (era) => {
+    let handbook: Awaited<ReturnType<typeof serveHandbook>>;
+    beforeEach(async () => {
+      handbook = await serveHandbook();
+    });
+    afterEach(() => handbook.stop());
+
+    it('lists its prompts, resources and template, the scoped pager left out', async () => {
+      const remote = await connectHandbook(era, handbook.server);
+      try {
+        expect(await remote.listPrompts()).toEqual([
+          {
+            name: 'triage',
+            title: 'Triage an incident',
+            description: 'Triage an incident with its evidence and the runbook',
+            arguments: [
+              { name: 'incident', description: 'The incident id', required: true },
+              { name: 'severity', description: 'How bad it is', required: false },
+            ],
+          },
+          { name: 'handover', description: 'Write the on-call handover' },
+        ]);
+        expect((await remote.listResources()).map((r) => [r.uri, r.mimeType])).toEqual([
+          ['handbook://runbook', 'text/markdown'],
+          ['handbook://oncall.png', 'image/png'],
+          ['incidents://inc-1', 'application/json'],
+          ['incidents://inc-2', 'application/json'],
+        ]);
+        expect(await remote.listResourceTemplates()).toEqual([
+          { uriTemplate: 'incidents://{id}', name: 'incident', mimeType: 'application/json' },
+        ]);
+      } finally {
+        await remote.close();
+      }
+    });
+
+    it('gets a prompt in every kind of message, and a string as one user message', async () => {
+      const remote = await connectHandbook(era, handbook.server);
+      try {
+        const triage = await remote.getPrompt('triage', { incident: 'inc-1', severity: 'sev2' });
+        expect(triage.messages.map((m) => [m.role, m.content.type])).toEqual([
+          ['user', 'text'],
+          ['user', 'image'],
+          ['user', 'audio'],
+          ['user', 'resource'],
+          ['user', 'resource_link'],
+          ['assistant', 'text'],
+        ]);
+        expect(triage.messages[0]!.content).toEqual({
+          type: 'text',
+          text: 'Triage inc-1 (sev2): Checkout returns 502',
+        });
+        expect(triage.messages[1]!.content).toEqual({
+          type: 'image',
+          data: 'iVBORw0KGgo=',
+          mimeType: 'image/png',
+        });
+        expect(triage.messages[4]!.content).toEqual({
+          type: 'resource_link',
+          uri: 'incidents://inc-1',
+          name: 'inc-1',
+        });
+        expect((await remote.getPrompt('handover')).messages).toEqual([
+          { role: 'user', content: { type: 'text', text: 'Write the handover for inc-1, inc-2.' } },
+        ]);
+        // Arguments the class refuses, and a prompt nobody serves: invalid params.
+        expect(
+          await refusal(remote.getPrompt('triage', { incident: 'inc-1', severity: 'sev9' })),
+        ).toMatchObject({ code: -32602 });
+        expect(await refusal(remote.getPrompt('triage', {}))).toMatchObject({ code: -32602 });
+        expect(await refusal(remote.getPrompt('triage', { incident: 'inc-9' }))).toMatchObject({
+          code: -32602,
+        });
+        expect(await refusal(remote.getPrompt('nothing'))).toMatchObject({ code: -32602 });
+      } finally {
+        await remote.close();
+      }
+    });
+
+    it('asks the user for what a prompt lacks', async () => {
+      const remote = await connectHandbook(era, handbook.server, { elicitation: true });
+      const questions: string[] = [];
+      const context = createContext({
+        elicitor: (question) => {
+          questions.push(question.message);
+          return { action: 'accept', content: { severity: 'sev1' } };
+        },
+      });
+      try {
+        const triage = await remote.getPrompt('triage', { incident: 'inc-2' }, { context });
+        expect(questions).toEqual(['How bad is inc-2?']);
+        expect(triage.messages[0]!.content).toEqual({
+          type: 'text',
+          text: 'Triage inc-2 (sev1): Search is slow',
+        });
+      } finally {
+        await remote.close();
+      }
+    });
+
+    it('reads text, bytes and a templated resource; an unknown URI is invalid params', async () => {
+      const remote = await connectHandbook(era, handbook.server);
+      try {
+        expect((await remote.readResource('handbook://runbook')).contents).toEqual([
+          {
+            uri: 'handbook://runbook',
+            mimeType: 'text/markdown',
+            text: '# Runbook\n\n1. Page the owner.\n2. Roll back the last deploy.\n',
+          },
+        ]);
+        expect((await remote.readResource('handbook://oncall.png')).contents).toEqual([
+          { uri: 'handbook://oncall.png', mimeType: 'image/png', blob: 'iVBORw0KGgo=' },
+        ]);
+        expect((await remote.readResource('incidents://inc-2')).contents).toEqual([
+          {
+            uri: 'incidents://inc-2',
+            mimeType: 'application/json',
+            text: '{"id":"inc-2","title":"Search is slow"}',
+          },
+        ]);
+        // SEP-2164 in both eras: -32602 with the URI in data.
+        expect(await refusal(remote.readResource('handbook://nothing'))).toEqual({
+          code: -32602,
+          data: { uri: 'handbook://nothing' },
+        });
+        // Hidden from a caller without the oncall scope, as if it did not exist.
+        expect(await refusal(remote.readResource('handbook://pager'))).toMatchObject({
+          code: -32602,
+        });
+        // A template's read that throws a ValidationError: invalid params too.
+        expect(await refusal(remote.readResource('incidents://inc-9'))).toMatchObject({
+          code: -32602,
+        });
+      } finally {
+        await remote.close();
+      }
+    });
+
+    it('completes from a @Param list and from a @Complete method', async () => {
+      const remote = await connectHandbook(era, handbook.server);
+      try {
+        const severity = await remote.complete(
+          { type: 'ref/prompt', name: 'triage' },
+          { name: 'severity', value: 'sev' },
+        );
+        expect(severity.completion.values).toEqual(['sev1', 'sev2', 'sev3']);
+        const id = await remote.complete(
+          { type: 'ref/resource', uri: 'incidents://{id}' },
+          { name: 'id', value: 'inc-' },
+        );
+        expect(id.completion.values).toEqual(['inc-1', 'inc-2']);
+      } finally {
+        await remote.close();
+      }
+    });
+  },
+);
+
+describe('prompts-and-resources.md: who may see, and subscriptions', () => {
+  it('serves the scoped pager to a caller holding its scope', async () => {
+    const handbook = await serveHandbook({
+      localAuth: { subject: 'ada', clientId: 'cli', scopes: ['oncall'] },
+    });
+    const remote = await connectHandbook('legacy', handbook.server);
+    try {
+      expect((await remote.listResources()).map((r) => r.uri)).toContain('handbook://pager');
+      expect((await remote.readResource('handbook://pager')).contents).toEqual([
+        { uri: 'handbook://pager', mimeType: 'text/plain', text: 'ada is on call (asked by ada)' },
+      ]);
+    } finally {
+      await remote.close();
+      await handbook.stop();
+    }
+  });
+
+  it('2025 era: tells a subscribed client that its incident changed', async () => {
+    const handbook = await serveHandbook();
+    const updated: string[] = [];
+    const remote = await connectHandbook('legacy', handbook.server, {
+      onResourceUpdated: (uri) => void updated.push(uri),
+    });
+    try {
+      await remote.subscribeResource('incidents://inc-1');
+      handbook.log.update('inc-2', 'Search is down'); // not subscribed
+      handbook.log.update('inc-1', 'Checkout is back');
+      await remote.listPrompts(); // a round trip: the notices sent before it have arrived
+      expect(updated).toEqual(['incidents://inc-1']);
+      expect((await remote.readResource('incidents://inc-1')).contents[0]).toMatchObject({
+        text: '{"id":"inc-1","title":"Checkout is back"}',
+      });
+    } finally {
+      await remote.close();
+      await handbook.stop();
+    }
   });
 });
