@@ -21,7 +21,9 @@
 //   2026-07-28: 0.2.0-alpha.12 `client --requirements 2026-07-28` (the scored scenarios,
 //             and the extension ones, which the suite runs and does not score);
 // each with the expected failures in the `client:` list of the same baseline file, each
-// with its reason.
+// with its reason. The 2025 scenario sse-retry times our reconnection on the wall clock
+// (its `retry:` of 500 ms, 200 ms of slack): when a late one (a warning) is the run's only
+// unexpected failure, the scenario runs once more alone, and that run decides.
 // `--era 2025` or `--era 2026` runs one suite; `--mode server` or `--mode client` one
 // mode; other arguments go to the conformance CLI (e.g. `npm run conformance -- --era 2025
 // --scenario ping`, `-o results`); `--full` prints the whole log; `--no-build` uses the
@@ -134,11 +136,16 @@ function runSuite(era, url, scenario) {
   return new Promise((resolve) => child.once('close', (code) => resolve({ code: code ?? 1, log })));
 }
 
-/** Runs the era's client scenarios against our client program. */
-function runClientSuite(era) {
+/** Runs the era's client scenarios (or the one given) against our client program. */
+function runClientSuite(era, scenario) {
   const suite = SUITES[era];
   const client = join(root, 'dist', 'test', 'fixtures', 'mcp-client', 'conformance-client.js');
-  const select = passThrough.includes('--scenario') ? [] : CLIENT_SELECT[era];
+  const select =
+    scenario !== undefined
+      ? ['--scenario', scenario]
+      : passThrough.includes('--scenario')
+        ? []
+        : CLIENT_SELECT[era];
   const output = passThrough.indexOf('--output-dir');
   const rest =
     output === -1
@@ -164,14 +171,42 @@ function runClientSuite(era) {
   return new Promise((resolve) => child.once('close', (code) => resolve({ code: code ?? 1, log })));
 }
 
+/**
+ * Whether the run's only unexpected failure is sse-retry, and only by warnings. That
+ * scenario times our reconnection against its `retry:` (500 ms) with 200 ms of slack on
+ * the wall clock of two processes; the wait is the SDK transport's exact timer (the
+ * client adds nothing to it, test/mcp/client/sse-resume.test.ts covers the resumption),
+ * yet on a loaded machine the GET can land late, a WARNING, which fails the run.
+ */
+function onlyLateSseRetry(log) {
+  const plain = log.replace(/\x1b\[[0-9;]*m/g, '');
+  const at = plain.indexOf('Unexpected failures (not in baseline):');
+  if (at === -1) return false;
+  const unexpected = [...plain.slice(at).matchAll(/^ {2}✗ (\S+)$/gm)].map((m) => m[1]);
+  return (
+    unexpected.length === 1 &&
+    unexpected[0] === 'sse-retry' &&
+    /^✗ sse-retry: \d+ passed, 0 failed, \d+ warnings$/m.test(plain)
+  );
+}
+
 async function clientMode() {
   let failed = 0;
   for (const era of eras) {
-    const { code, log } = await runClientSuite(era);
+    let { code, log } = await runClientSuite(era);
     const summary = log.indexOf('=== SUITE SUMMARY ===');
     const name = era === '2025' ? '2025 era' : '2026-07-28';
     process.stdout.write(`\n##### client mode, protocol ${name}\n`);
     process.stdout.write(full || summary === -1 ? log : log.slice(summary));
+    if (code !== 0 && onlyLateSseRetry(log)) {
+      // Once more, alone; that run decides.
+      ({ code, log } = await runClientSuite(era, 'sse-retry'));
+      const counts = /Passed: .*/.exec(log)?.[0] ?? 'no result';
+      process.stdout.write(
+        `\nsse-retry only warned (a late reconnection): run again alone: ${counts}\n`,
+      );
+      if (full || code !== 0) process.stdout.write(log);
+    }
     process.stdout.write(`\nconformance client ${era}: ${code === 0 ? 'passed' : 'FAILED'}\n`);
     if (code !== 0) failed++;
   }

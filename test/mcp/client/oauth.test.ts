@@ -1,10 +1,12 @@
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { CrossAppAccessProvider, requestJwtAuthorizationGrant } from '@modelcontextprotocol/client';
 import { createContext, type Tool } from 'agenttool';
 import {
   connectMcp,
   FileTokenStore,
+  type HttpTarget,
   MemoryTokenStore,
   type StoredGrant,
   StoredAuthProvider,
@@ -56,7 +58,7 @@ function provider(
   });
 }
 
-async function whoami(authProvider: StoredAuthProvider): Promise<string> {
+async function whoami(authProvider: NonNullable<HttpTarget['authProvider']>): Promise<string> {
   const remote = await connectMcp({ transport: { url: fixture.mcpUrl, authProvider } });
   try {
     const tool = remote.tools().find((t) => t.name === 'whoami') as Tool;
@@ -182,6 +184,36 @@ describe('OAuth with a stored grant', () => {
           onSaveError: () => undefined,
         }),
     ).toThrow('mcp: token key needs the endpoint');
+  });
+});
+
+describe('OAuth with cross-app access (SEP-990)', () => {
+  it("exchanges the user's ID token at the IdP for an ID-JAG and presents it as a JWT bearer grant", async () => {
+    const { clientId, clientSecret } = fixture.crossAppClient;
+    const authProvider = new CrossAppAccessProvider({
+      clientId,
+      clientSecret,
+      expectedIssuer: fixture.issuer,
+      assertion: async (context) =>
+        (
+          await requestJwtAuthorizationGrant({
+            tokenEndpoint: fixture.idpTokenEndpoint,
+            audience: context.authorizationServerUrl,
+            resource: context.resourceUrl,
+            idToken: fixture.idToken,
+            clientId: 'idp-client',
+            fetchFn: context.fetchFn,
+          })
+        ).jwtAuthGrant,
+    });
+    await expect(whoami(authProvider)).resolves.toBe('ada');
+    // The ID-JAG named the authorization server the protected resource metadata named,
+    // and the MCP endpoint as the resource; no user was asked and no code exchanged.
+    expect(fixture.idJagsIssued).toHaveLength(1);
+    expect(new URL(fixture.idJagsIssued[0]?.audience ?? '').origin).toBe(fixture.issuer);
+    expect(fixture.idJagsIssued[0]?.resource).toBe(fixture.mcpUrl);
+    expect(fixture.jwtBearerGrants).toBe(1);
+    expect(fixture.codesExchanged).toBe(0);
   });
 });
 
