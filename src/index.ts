@@ -288,6 +288,7 @@ export {
   type PromptReply,
   type ResourceBody,
   type ResourceContents,
+  type ResourceDescription,
   type ResourceReply,
   isResourceTemplate,
 } from './core';

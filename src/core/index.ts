@@ -159,6 +159,7 @@ export {
   type PromptReply,
   type ResourceBody,
   type ResourceContents,
+  type ResourceDescription,
   type ResourceReply,
   isResourceTemplate,
 } from './primitives';

@@ -119,7 +119,7 @@ export interface Prompt {
 }
 
 /** What resources and templates both describe. */
-interface ResourceDescription {
+export interface ResourceDescription {
   /** A short name, unique among the resources (or templates) served together. */
   readonly name: string;
   readonly title?: string | undefined;

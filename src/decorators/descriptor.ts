@@ -302,7 +302,11 @@ export function scopesOf(declared: unknown, where: string, problems: string[]): 
   return Object.freeze([...new Set(scopes.filter(isScopeToken))]);
 }
 
-export function guardsOf(declared: unknown, where: string, problems: string[]): readonly GuardLike[] {
+export function guardsOf(
+  declared: unknown,
+  where: string,
+  problems: string[],
+): readonly GuardLike[] {
   if (declared === undefined) return Object.freeze([]);
   const guards = declared as readonly unknown[];
   if (guards.length === 0) problems.push(`${where}: @Guard needs at least one guard`);

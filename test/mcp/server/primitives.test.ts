@@ -50,7 +50,9 @@ class AskingPrompt {
       message: 'Who?',
       schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
     });
-    return answer.action === 'accept' ? `Greet ${typeof answer.content?.name === 'string' ? answer.content.name : '?'}` : 'Greet nobody';
+    return answer.action === 'accept'
+      ? `Greet ${typeof answer.content?.name === 'string' ? answer.content.name : '?'}`
+      : 'Greet nobody';
   }
 }
 
