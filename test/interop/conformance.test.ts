@@ -35,7 +35,6 @@ const REQUIRED_2025 = [
   'json-schema-2020-12',
   'server-sse-multiple-streams',
   'dns-rebinding-protection',
-  'server-sse-polling',
   'prompts-list',
   'prompts-get-simple',
   'prompts-get-with-args',

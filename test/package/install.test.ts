@@ -200,6 +200,12 @@ function optionalPeersIn(project: string): string[] {
 }
 
 /** No optional peer is installed in `project`, and its entries compile with lib checks on. */
+/**
+ * A check of the package's declarations alone: tsc's answer does not depend on the Node
+ * that runs it, so it runs once, on Node 24 (CI runs this folder on Node 22 too).
+ */
+const typesTest = Number(process.versions.node.split('.')[0]) >= 24 ? it : it.skip;
+
 async function expectStrictLibCheck(project: string): Promise<void> {
   expect(optionalPeersIn(project)).toEqual([]);
   const compiled = await compileWithLibCheck(project);
@@ -501,7 +507,7 @@ void main();
     expect(ran.stdout).toBe('Hello, Ada!\nImported 120 rows\n');
   });
 
-  it(
+  typesTest(
     'compiles every entry but the adapters with skipLibCheck off and no optional peer installed',
     () => expectStrictLibCheck(project),
     // tsc checks every declaration file of the dependencies too: on a loaded machine,
@@ -626,7 +632,7 @@ console.log(JSON.stringify({ missing }));
     expect(ran.stdout).toBe('Hello, Ada!\n');
   });
 
-  it(
+  typesTest(
     'compiles every entry but the adapters with skipLibCheck off and no optional peer installed',
     () => expectStrictLibCheck(project),
     // tsc checks every declaration file of the dependencies too: on a loaded machine,
