@@ -157,6 +157,7 @@ export {
   type PromptContent,
   type PromptMessage,
   type PromptReply,
+  type ResourceAnnotations,
   type ResourceBody,
   type ResourceContents,
   type ResourceDescription,

@@ -118,6 +118,13 @@ export interface Prompt {
   readonly access?: ToolAccess | undefined;
 }
 
+/** MCP's audience and priority hints of a resource. */
+export interface ResourceAnnotations {
+  readonly audience?: readonly ('user' | 'assistant')[] | undefined;
+  readonly priority?: number | undefined;
+  readonly lastModified?: string | undefined;
+}
+
 /** What resources and templates both describe. */
 export interface ResourceDescription {
   /** A short name, unique among the resources (or templates) served together. */
@@ -126,13 +133,7 @@ export interface ResourceDescription {
   readonly description?: string | undefined;
   readonly mimeType?: string | undefined;
   /** MCP's audience and priority hints. */
-  readonly annotations?:
-    | {
-        readonly audience?: readonly ('user' | 'assistant')[] | undefined;
-        readonly priority?: number | undefined;
-        readonly lastModified?: string | undefined;
-      }
-    | undefined;
+  readonly annotations?: ResourceAnnotations | undefined;
   /** Who may list and read it (scopes, guards); absent: every caller. */
   readonly access?: ToolAccess | undefined;
 }

@@ -64,7 +64,6 @@ export {
   type McpResourceTemplateOptions,
   Prompt,
   type PromptOptions,
-  type ResourceAnnotations,
   classMcpResource,
   classPrompt,
   declaredGuards,

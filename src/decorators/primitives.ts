@@ -8,6 +8,7 @@ import {
   type Prompt as PromptContract,
   type PromptArgument,
   type PromptReply,
+  type ResourceAnnotations,
   type ResourceReply,
   runWithContext,
   type ToolAccess,
@@ -35,13 +36,6 @@ export interface PromptOptions {
    * MCP has them), validated (class-validator included) before `get` runs.
    */
   readonly args?: Constructor | undefined;
-}
-
-/** MCP's audience and priority hints of a resource. */
-export interface ResourceAnnotations {
-  readonly audience?: readonly ('user' | 'assistant')[] | undefined;
-  readonly priority?: number | undefined;
-  readonly lastModified?: string | undefined;
 }
 
 /** What `@McpResource` takes. */
