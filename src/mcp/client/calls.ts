@@ -20,6 +20,7 @@ import {
 import { CONNECTION_CLOSED, connectionClosedError, refusalText } from './errors';
 import { argumentsToSend } from './exact-integers';
 import { CALL_HEADER, LOG_CALL_META_KEY } from './log-routing';
+import { mirrorsParamHeaders, type ParamHeader, paramHeaderValues } from './param-headers';
 import { REPLAY_SAFE_HEADER } from './safe-retry';
 import {
   askCall,
@@ -275,13 +276,16 @@ export class RemoteCalls {
    * Calls `remote` with the call's arguments and resolves with the raw result. A
    * 2026-07-28 server's questions come back with the call: each is put to the call's
    * elicitor (all of one round at once) and the answers go back with the request state,
-   * until the server returns the result.
+   * until the server returns the result. Over a 2026-07-28 connection that is not stdio,
+   * each request carries the `Mcp-Param-*` headers of the arguments `paramHeaders`
+   * declares (the tool's `x-mcp-header` properties, SEP-2243).
    */
   async call(
     remote: string,
     call: Call,
     ctx: ToolContext,
     replaySafe = false,
+    paramHeaders: readonly ParamHeader[] = [],
   ): Promise<JsonObject> {
     if (this.closing.aborted) throw connectionClosedError(remote);
     if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
@@ -305,7 +309,17 @@ export class RemoteCalls {
     if (mark !== undefined) this.#marked.set(mark, entry);
     const linked = linkedSignal(ctx.signal, this.closing);
     try {
-      return await this.#rounds(remote, args, token, entry, mark, linked.signal, replaySafe);
+      const mirrored = this.#mirrored(paramHeaders, args);
+      return await this.#rounds(
+        remote,
+        args,
+        mirrored,
+        token,
+        entry,
+        mark,
+        linked.signal,
+        replaySafe,
+      );
     } catch (error) {
       if (this.closing.aborted) throw connectionClosedError(remote);
       if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
@@ -324,9 +338,16 @@ export class RemoteCalls {
     }
   }
 
+  /** The `Mcp-Param-*` headers of a call with `args`, when the connection mirrors them. */
+  #mirrored(declared: readonly ParamHeader[], args: JsonObject): Record<string, string> {
+    if (declared.length === 0 || !mirrorsParamHeaders(this.client())) return {};
+    return paramHeaderValues(declared, args);
+  }
+
   async #rounds(
     remote: string,
     args: JsonObject,
+    mirrored: Readonly<Record<string, string>>,
     token: string | undefined,
     entry: CallInFlight,
     mark: string | undefined,
@@ -359,7 +380,8 @@ export class RemoteCalls {
           },
         } as const;
         // Answers to a parked call run nothing twice: a server takes a request state once.
-        const headers: Record<string, string> = {};
+        // Each request carries the arguments, so each carries their Mcp-Param-* headers.
+        const headers: Record<string, string> = { ...mirrored };
         if (mark !== undefined) headers[CALL_HEADER] = mark;
         // Only our own fetch (a transport made here from a URL) takes the mark off.
         if (this.options.routesLogLines && (replaySafe || retry !== undefined)) {
@@ -411,7 +433,7 @@ export class RemoteCalls {
     } catch (error) {
       // A call given up while its server waits for answers is stopped there at once,
       // rather than after the server's abandon timeout.
-      if (held !== undefined) void this.#giveUp(remote, args, held);
+      if (held !== undefined) void this.#giveUp(remote, args, mirrored, held);
       throw error;
     }
   }
@@ -420,7 +442,12 @@ export class RemoteCalls {
    * Tells a 2026-07-28 agenttool server that the call parked under `state` is given up
    * (`_meta[CANCEL_META_KEY]`); bounded, and nothing is made of its answer.
    */
-  async #giveUp(remote: string, args: JsonObject, state: string): Promise<void> {
+  async #giveUp(
+    remote: string,
+    args: JsonObject,
+    mirrored: Readonly<Record<string, string>>,
+    state: string,
+  ): Promise<void> {
     // Only a server that offers the extension knows the mark; another would resume the call.
     if (!offersSessionsExtension(this.client())) return;
     const meta: Record<string, unknown> = { [CANCEL_META_KEY]: true };
@@ -433,7 +460,11 @@ export class RemoteCalls {
         },
         RAW_RESULT,
         // Whatever comes back is read by nobody: no question of it is to be answered.
-        { timeout: GIVE_UP_TIMEOUT_MS, allowInputRequired: true },
+        {
+          timeout: GIVE_UP_TIMEOUT_MS,
+          allowInputRequired: true,
+          ...(Object.keys(mirrored).length === 0 ? {} : { headers: { ...mirrored } }),
+        },
       )
       .catch(() => undefined);
   }

@@ -16,6 +16,7 @@ import {
 import {
   AgentToolError,
   type Call,
+  goQuote,
   type Result,
   type Root,
   type Tool,
@@ -28,6 +29,7 @@ import { checkConnectOptions, type ConnectOptions } from './connect-options';
 import { CONNECTION_CLOSED } from './errors';
 import { elicitationHandler } from './elicitation';
 import { listAllTools } from './listing';
+import { mirrorsParamHeaders, type ParamHeader, scanParamHeaders } from './param-headers';
 import { ListRefresher } from './refresh';
 import {
   type CompletionArgument,
@@ -109,6 +111,8 @@ export class RemoteTools {
   #setup: ClientSetup | undefined;
   /** A new session being opened in place of a client's the server no longer knows. */
   #reopening: { readonly stale: Client; readonly done: Promise<boolean> } | undefined;
+  /** The warnings given about tools left out of the list, each given once. */
+  readonly #warned = new Set<string>();
 
   private constructor(options: ConnectOptions) {
     checkConnectOptions(options);
@@ -192,7 +196,11 @@ export class RemoteTools {
     };
   }
 
-  /** The tools as of the latest listing: a copy, in the server's order. */
+  /**
+   * The tools as of the latest listing: a copy, in the server's order. Over a 2026-07-28
+   * connection that is not stdio, a tool whose `x-mcp-header` marks are invalid is left
+   * out (SEP-2243), with a process warning naming it.
+   */
   tools(): Tool[] {
     return [...this.#snapshot];
   }
@@ -545,16 +553,64 @@ export class RemoteTools {
     void open();
   }
 
+  /**
+   * Lists the tools. Over a 2026-07-28 connection that is not stdio, a tool whose
+   * `x-mcp-header` declarations are invalid is left out (SEP-2243: its calls could not
+   * carry their headers), with a warning naming it; each call of the others carries
+   * the `Mcp-Param-*` headers its schema declares.
+   */
   async #listTools(): Promise<void> {
-    const raws = await listAllTools(this.#client, this.#listSignal);
-    const call = (remote: string, hints: RemoteHints, c: Call, ctx: ToolContext): Promise<Result> =>
-      this.#call(remote, hints, c, ctx);
-    this.#snapshot = raws.map((raw) => remoteTool(raw, this.#prefix, this.#options, call));
+    const client = this.#client;
+    const raws = await listAllTools(client, this.#listSignal);
+    const mirrors = mirrorsParamHeaders(client);
+    const tools: Tool[] = [];
+    for (const raw of raws) {
+      let paramHeaders: readonly ParamHeader[] = [];
+      const name = raw['name'];
+      // A tool with no name fails the listing in remoteTool, whatever it declares.
+      if (mirrors && typeof name === 'string') {
+        const scan = scanParamHeaders(raw['inputSchema']);
+        if (!scan.valid) {
+          this.#leftOut(name, scan.reason);
+          continue;
+        }
+        paramHeaders = scan.headers;
+      }
+      const call = (
+        remote: string,
+        hints: RemoteHints,
+        c: Call,
+        ctx: ToolContext,
+      ): Promise<Result> => this.#call(remote, hints, c, ctx, paramHeaders);
+      tools.push(remoteTool(raw, this.#prefix, this.#options, call));
+    }
+    this.#snapshot = tools;
   }
 
-  async #call(remote: string, hints: RemoteHints, call: Call, ctx: ToolContext): Promise<Result> {
+  /**
+   * Warns that the listed tool `remote` is left out for its invalid `x-mcp-header`
+   * declarations: a process warning (`AgentToolWarning`, code
+   * `AGENTTOOL_MCP_INVALID_PARAM_HEADER`), given once per tool and reason.
+   */
+  #leftOut(remote: string, reason: string): void {
+    const warning = `mcp: list tools: tool ${goQuote(remote)} is left out: its x-mcp-header declarations are invalid (SEP-2243): ${reason}`;
+    if (this.#warned.has(warning)) return;
+    this.#warned.add(warning);
+    process.emitWarning(warning, {
+      type: 'AgentToolWarning',
+      code: 'AGENTTOOL_MCP_INVALID_PARAM_HEADER',
+    });
+  }
+
+  async #call(
+    remote: string,
+    hints: RemoteHints,
+    call: Call,
+    ctx: ToolContext,
+    paramHeaders: readonly ParamHeader[],
+  ): Promise<Result> {
     const seenBefore = this.#refresher.seen;
-    const raw = await this.#calls.call(remote, call, ctx, hints.replaySafe);
+    const raw = await this.#calls.call(remote, call, ctx, hints.replaySafe, paramHeaders);
     await this.#afterCall(seenBefore, hints.readOnly, ctx.signal);
     return resultOf(raw);
   }
