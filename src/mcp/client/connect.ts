@@ -11,7 +11,8 @@ import { clientSdk, clientStdio } from './sdk-modules';
 import { tellingStreamEnds } from './stream-ends';
 import { acceptTaskResults, TASKS_EXTENSION } from './tasks/follow';
 import { notePeer, traceClient } from './telemetry';
-import { type HttpTarget, type McpTarget, transportFor } from './transport';
+import { codeSource } from './reauthorize';
+import { armReauthorization, type HttpTarget, type McpTarget, transportFor } from './transport';
 
 /** Which protocol era a connection speaks. */
 export type ProtocolChoice = 'auto' | 'modern' | 'legacy';
@@ -31,22 +32,20 @@ export interface ClientSetup {
   readonly streamEnded?: (mark: string) => void;
 }
 
-/** A pending interactive authorization, as {@link StoredAuthProvider} keeps one. */
-interface AuthorizationCodeSource {
-  takeAuthorizationCode(): string | URLSearchParams | undefined;
-}
-
 /**
  * Connects an SDK client to `target`: 2026-07-28 when the server serves it and the
  * choice allows, the 2025 era otherwise. When the server asks for authorization and the
  * target's auth provider has taken the user through it in between (it holds the
  * authorization code), the code is exchanged and the client connects again on a fresh
- * transport. Connection failures read `mcp: connect: <reason>`.
+ * transport. Once connected, the transport completes the authorizations the server asks
+ * for later (see reauthorize.ts). Connection failures read `mcp: connect: <reason>`.
  */
 export async function connectClient(target: McpTarget, setup: ClientSetup): Promise<Client> {
   let transport = transportMadeFor(target, setup);
   try {
-    return await connectOnce(transport, setup);
+    const client = await connectOnce(transport, setup);
+    armReauthorization(transport);
+    return client;
   } catch (error) {
     const code = authorizationCode(target, error);
     const http = clientSdk().StreamableHTTPClientTransport;
@@ -55,7 +54,9 @@ export async function connectClient(target: McpTarget, setup: ClientSetup): Prom
     try {
       await (typeof code === 'string' ? transport.finishAuth(code) : transport.finishAuth(code));
       transport = transportMadeFor(target, setup);
-      return await connectOnce(transport, setup);
+      const client = await connectOnce(transport, setup);
+      armReauthorization(transport);
+      return client;
     } catch (retryError) {
       throw connectError(retryError);
     }
@@ -171,8 +172,5 @@ function authorizationCode(
   error: unknown,
 ): string | URLSearchParams | undefined {
   if (!(error instanceof clientSdk().UnauthorizedError)) return undefined;
-  const provider = (target as Partial<HttpTarget>).authProvider as
-    Partial<AuthorizationCodeSource> | undefined;
-  if (typeof provider?.takeAuthorizationCode !== 'function') return undefined;
-  return provider.takeAuthorizationCode();
+  return codeSource((target as Partial<HttpTarget>).authProvider)?.takeAuthorizationCode();
 }

@@ -406,6 +406,11 @@ export class RemoteTools {
     client.onerror = (error) => {
       const gone = sessionGone(error);
       if (this.#client !== client || gone === undefined) return;
+      // Only a session the server opened can be gone: a server without sessions (no
+      // Mcp-Session-Id) that answers 404 (to a GET it has no route for, say) lost
+      // nothing, and opening another would strand the requests in flight.
+      const transport = client.transport as { readonly sessionId?: string } | undefined;
+      if (transport?.sessionId === undefined) return;
       if (gone === 'stream') this.#calls.sessionLost(client);
       void this.#reinitialize(client);
     };

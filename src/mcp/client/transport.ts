@@ -6,6 +6,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { AgentToolError, goQuote } from '../../core';
 import { routingLogLines } from './log-routing';
+import { notingChallengedScopes, reauthorizingRequests, type Reauthorizing } from './reauthorize';
 import { retryingSafely } from './safe-retry';
 import { clientSdk, clientStdio } from './sdk-modules';
 
@@ -27,7 +28,11 @@ export interface HttpTarget {
   readonly headers?: Readonly<Record<string, string>>;
   /**
    * OAuth through the SDK's client auth (e.g. a {@link StoredAuthProvider}), or any
-   * bearer-token provider (`{ token() }`).
+   * bearer-token provider (`{ token() }`). With an OAuth provider that keeps the code an
+   * authorization brought back (a {@link StoredAuthProvider} with `authorize`), the
+   * authorizations a server asks for after the connection is up (a 401, a 403
+   * `insufficient_scope` asking for more scope, a move to another authorization server)
+   * are completed and the request sent again, a bounded number of times.
    */
   readonly authProvider?: OAuthClientProvider | AuthProvider;
   /** The fetch to use; the global fetch by default. */
@@ -60,6 +65,25 @@ export function writesJsonText(target: McpTarget): boolean {
   return typeof target === 'object' && target !== null && !isTransport(target);
 }
 
+/** The reauthorization of each transport made here with an OAuth provider. */
+const reauthorizations = new WeakMap<Transport, Reauthorizing>();
+
+/**
+ * Tells a transport made by {@link transportFor} that its connection is up: from now on
+ * it completes the authorizations the server asks for on a 401 (see reauthorize.ts).
+ */
+export function armReauthorization(transport: Transport): void {
+  reauthorizations.get(transport)?.arm();
+}
+
+/** The SDK's test for an OAuth provider (tokens and a client registration), not a bare `{ token() }`. */
+function isOAuthProvider(
+  provider: OAuthClientProvider | AuthProvider | undefined,
+): provider is OAuthClientProvider {
+  const p = provider as Partial<OAuthClientProvider> | undefined;
+  return typeof p?.tokens === 'function' && typeof p.clientInformation === 'function';
+}
+
 /** A fresh transport for the target (the caller's own transport as is). */
 export function transportFor(target: McpTarget): Transport {
   if (typeof target === 'object' && target !== null) {
@@ -83,19 +107,32 @@ export function transportFor(target: McpTarget): Transport {
           `mcp: connect: ${goQuote(String(target.url))} is not a URL; give the server's Streamable HTTP endpoint, e.g. "http://127.0.0.1:3000/mcp"`,
         );
       }
-      return new (clientSdk().StreamableHTTPClientTransport)(url, {
+      // Our fetch tells the server's log lines apart by the call whose stream carried
+      // them, and sends again what a broken keep-alive connection lost unread.
+      const ours = routingLogLines(
+        retryingSafely(
+          target.fetch ?? ((url: string | URL, init?: RequestInit) => fetch(url, init)),
+        ),
+      );
+      const provider = target.authProvider;
+      const oauth = isOAuthProvider(provider) ? provider : undefined;
+      const transport = new (clientSdk().StreamableHTTPClientTransport)(url, {
         ...(target.headers !== undefined
           ? { requestInit: { headers: { ...target.headers } } }
           : {}),
-        ...(target.authProvider !== undefined ? { authProvider: target.authProvider } : {}),
-        // Our fetch tells the server's log lines apart by the call whose stream carried
-        // them, and sends again what a broken keep-alive connection lost unread.
-        fetch: routingLogLines(
-          retryingSafely(
-            target.fetch ?? ((url: string | URL, init?: RequestInit) => fetch(url, init)),
-          ),
-        ),
+        ...(provider !== undefined ? { authProvider: provider } : {}),
+        // A 403 asking for more scope is authorized in reauthorize.ts, which checks its
+        // bound before the user is asked (the transport's own step-up asks first).
+        ...(oauth !== undefined ? { onInsufficientScope: 'throw' as const } : {}),
+        fetch: oauth !== undefined ? notingChallengedScopes(ours, url, oauth) : ours,
       });
+      if (oauth !== undefined) {
+        reauthorizations.set(
+          transport,
+          reauthorizingRequests(transport, { url, provider: oauth, fetch: target.fetch }),
+        );
+      }
+      return transport;
     }
   }
   throw new AgentToolError(

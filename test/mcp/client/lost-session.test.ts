@@ -168,3 +168,54 @@ describe('a 2025-era session the server no longer knows', () => {
     }
   });
 });
+
+describe('a server without sessions', () => {
+  it('answering 404 to the GET stream is not a lost session: no new one is opened', async () => {
+    const posted: string[] = [];
+    let gets = 0;
+    let got: () => void = () => undefined;
+    const getAnswered = new Promise<void>((resolve) => (got = resolve));
+    // Stateless (no Mcp-Session-Id), and no route for GET: 404, as the conformance
+    // suite's scenario servers answer.
+    const fetch = async (_url: string | URL, init?: RequestInit): Promise<Response> => {
+      if ((init?.method ?? 'GET') === 'GET') {
+        gets++;
+        setTimeout(got, 20);
+        return new Response('Not Found', { status: 404 });
+      }
+      const message = JSON.parse(init?.body as string) as {
+        id?: number;
+        method?: string;
+        params?: { protocolVersion?: string };
+      };
+      posted.push(message.method ?? '');
+      if (message.id === undefined) return new Response(null, { status: 202 });
+      const result =
+        message.method === 'initialize'
+          ? {
+              protocolVersion: message.params?.protocolVersion,
+              capabilities: { tools: {} },
+              serverInfo: { name: 'stateless', version: '1' },
+            }
+          : message.method === 'tools/list'
+            ? { tools: [{ name: 'a', inputSchema: { type: 'object' } }] }
+            : { content: [{ type: 'text', text: 'ran' }] };
+      return new Response(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }), {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      });
+    };
+    const remote = await connectMcp({
+      transport: { url: 'http://stateless.test/mcp', fetch },
+      protocol: 'legacy',
+    });
+    try {
+      await getAnswered;
+      await expect(run(remote)).resolves.toMatchObject({ output: 'ran' });
+      expect(gets).toBeGreaterThan(0);
+      expect(posted.filter((m) => m === 'initialize')).toHaveLength(1);
+    } finally {
+      await remote.close();
+    }
+  });
+});

@@ -187,6 +187,93 @@ describe('OAuth with a stored grant', () => {
   });
 });
 
+describe('OAuth the server asks for after the connection is up', () => {
+  /** A connection authorized at connect, whose calls of whoami go through `run`. */
+  async function connected(
+    asked: URL[],
+    run: (call: () => Promise<unknown>) => Promise<void>,
+  ): Promise<void> {
+    const p = provider(new MemoryTokenStore(), {
+      authorize: async (url) => (asked.push(url), followAuthorization(url)),
+    });
+    const remote = await connectMcp({ transport: { url: fixture.mcpUrl, authProvider: p } });
+    try {
+      const tool = remote.tools().find((t) => t.name === 'whoami') as Tool;
+      await run(async () => (await tool.execute({ id: 'c', args: '{}' }, createContext())).output);
+    } finally {
+      await remote.close();
+    }
+  }
+
+  it('steps up on 403 insufficient_scope: authorizes the wider scope, then sends the call again', async () => {
+    fixture.requireScopes('tools/call', ['mcp:write']);
+    const asked: URL[] = [];
+    await connected(asked, async (call) => {
+      await expect(call()).resolves.toBe('ada');
+      // The token now has the scope: no more authorizations.
+      await expect(call()).resolves.toBe('ada');
+    });
+    expect(fixture.authorizations.map((a) => a.scopes)).toEqual([[], ['mcp:write']]);
+    expect(asked).toHaveLength(2);
+  });
+
+  it('asks for the union of the scopes, and again for each new challenge', async () => {
+    fixture.requireScopes('tools/call', (attempt) =>
+      attempt === 1 ? ['mcp:read'] : ['mcp:read', 'mcp:write'],
+    );
+    await connected([], async (call) => {
+      await expect(call()).resolves.toBe('ada');
+    });
+    expect(fixture.authorizations.map((a) => a.scopes)).toEqual([
+      [],
+      ['mcp:read'],
+      ['mcp:read', 'mcp:write'],
+    ]);
+  });
+
+  it('gives up, naming the scope, when the server refuses the call again for the scope just asked for', async () => {
+    // The authorization server never grants mcp:unobtainable: the step-up cannot succeed.
+    fixture.requireScopes('tools/call', ['mcp:admin', 'mcp:unobtainable']);
+    let authorized = 0;
+    await connected([], async (call) => {
+      await expect(call()).rejects.toThrow(
+        'mcp: tools/call "whoami": the server still refuses the request for want of scope "mcp:admin mcp:unobtainable" (403 insufficient_scope) after 1 authorization; giving up',
+      );
+      authorized = fixture.authorizations.length;
+    });
+    // One at connect, one step-up: the second refusal of the same scope ends it.
+    expect(authorized).toBe(2);
+  });
+
+  it('gives up after a bounded number of authorizations when each asks for more', async () => {
+    fixture.requireScopes('tools/call', (attempt) => [`mcp:level${attempt}`, 'mcp:unobtainable']);
+    await connected([], async (call) => {
+      await expect(call()).rejects.toThrow(
+        /^mcp: tools\/call "whoami": the server still refuses the request for want of scope "mcp:level3 mcp:unobtainable" \(403 insufficient_scope\) after 2 authorizations; giving up$/,
+      );
+    });
+    // One at connect, then MAX_REAUTHORIZATIONS (2) for the call, and no more.
+    expect(fixture.authorizations).toHaveLength(3);
+  });
+
+  it('follows the server to another authorization server (SEP-2352): registers there, authorizes, sends again', async () => {
+    const asked: URL[] = [];
+    await connected(asked, async (call) => {
+      await expect(call()).resolves.toBe('ada');
+      fixture.moveAuthorizationServer();
+      await expect(call()).resolves.toBe('ada');
+      await expect(call()).resolves.toBe('ada');
+    });
+    expect(asked.map((url) => url.origin)).toEqual([fixture.issuer, fixture.secondIssuer]);
+    expect(fixture.secondClients).toEqual(['as2-client-1']);
+    // The first server's registration was not presented to the second.
+    expect(fixture.authorizations.map((a) => [a.issuer, a.clientId])).toEqual([
+      [fixture.issuer, 'client-1'],
+      [fixture.secondIssuer, 'as2-client-1'],
+    ]);
+  });
+});
+
 describe('OAuth with cross-app access (SEP-990)', () => {
   it("exchanges the user's ID token at the IdP for an ID-JAG and presents it as a JWT bearer grant", async () => {
     const { clientId, clientSecret } = fixture.crossAppClient;

@@ -49,7 +49,9 @@ export interface StoredAuthProviderOptions {
  * request, and is retried when the tokens are next read.
  *
  * Give it as `authProvider` of a Streamable HTTP target; with `authorize`, `connectMcp`
- * completes an interactive authorization and connects.
+ * completes an interactive authorization and connects, and later completes those the
+ * server asks for (a 401, a 403 asking for more scope, a move to another authorization
+ * server, which is then registered with afresh) and sends the request again.
  */
 export class StoredAuthProvider implements OAuthClientProvider {
   private readonly key: TokenKey;
@@ -106,7 +108,12 @@ export class StoredAuthProvider implements OAuthClientProvider {
 
   async saveTokens(tokens: StoredOAuthTokens): Promise<void> {
     await this.load();
+    const fresh = tokens.access_token !== this.grant.tokens?.access_token;
     this.grant = { ...this.grant, tokens, savedAt: new Date().toISOString() };
+    // New tokens complete the authorization: the next one (a 401 later) discovers afresh
+    // which authorization server the MCP server names, and follows it if it moved
+    // (SEP-2352). The same tokens saved again (the SDK stamping their issuer) do not.
+    if (fresh) this.discovery = undefined;
     await this.persist();
   }
 
@@ -121,7 +128,10 @@ export class StoredAuthProvider implements OAuthClientProvider {
     this.pendingCode = back instanceof URL ? back.searchParams : back;
   }
 
-  /** What the last authorization brought back, once; used by `connectMcp`. */
+  /**
+   * What the last authorization brought back, once; `connectMcp` exchanges it, at
+   * connect and when the server asks for authorization (or more scope) later.
+   */
   takeAuthorizationCode(): string | URLSearchParams | undefined {
     const code = this.pendingCode;
     this.pendingCode = undefined;
@@ -142,6 +152,10 @@ export class StoredAuthProvider implements OAuthClientProvider {
     return this.verifier;
   }
 
+  /**
+   * Kept for the authorization in progress only (its code is exchanged with the
+   * authorization server it was asked of); dropped once new tokens are saved.
+   */
   saveDiscoveryState(state: OAuthDiscoveryState): void {
     this.discovery = state;
   }
