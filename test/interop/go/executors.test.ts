@@ -285,7 +285,9 @@ describe.each(BATCHES)('%s', (_, spec) => {
     if (spec.unordered === true && spec.maxParallel !== undefined) {
       expect([...mine].sort()).toEqual([...theirs].sort());
       expect(mostRunning(mine)).toBeLessThanOrEqual(spec.maxParallel);
-      expect(mostRunning(theirs)).toBeLessThanOrEqual(spec.maxParallel);
+      // Go frees a slot when its loop receives a final, and may log the start it frees
+      // before that final (the handover difference above): read in handover order.
+      expect(mostRunning(handedOver(spec, theirs))).toBeLessThanOrEqual(spec.maxParallel);
       return;
     }
     expect(settled(spec, mine)).toEqual(settled(spec, theirs));
