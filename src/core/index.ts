@@ -8,6 +8,8 @@ export {
   depthExceeded,
   depthExceededText,
   isJsonObject,
+  jsonValueAt,
+  scalarText,
 } from './json';
 export {
   AgentToolError,

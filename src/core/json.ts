@@ -114,3 +114,26 @@ export function nonFiniteProblem(value: unknown): string | undefined {
   });
   return problem;
 }
+
+/** The value at `path` (member names from the root) in a JSON value; undefined where a step is missing. */
+export function jsonValueAt(root: unknown, path: readonly string[]): unknown {
+  let node = root;
+  for (const key of path) {
+    if (!isJsonObject(node)) return undefined;
+    node = node[key];
+  }
+  return node;
+}
+
+/**
+ * A string, boolean or finite number as its text (an integer past 2^53 has none: its
+ * digits would not be exact); undefined for anything else.
+ */
+export function scalarText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    return Number.isInteger(value) && !Number.isSafeInteger(value) ? undefined : String(value);
+  }
+  return undefined;
+}

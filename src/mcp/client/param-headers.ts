@@ -1,5 +1,5 @@
 import { type Client } from '@modelcontextprotocol/client';
-import { isJsonObject, type JsonObject } from '../../core';
+import { isJsonObject, type JsonObject, jsonValueAt, scalarText } from '../../core';
 
 /**
  * An argument a tool's input schema marks with `x-mcp-header` (SEP-2243, revision
@@ -162,7 +162,7 @@ export function paramHeaderValues(
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const header of declared) {
-    const text = primitiveText(valueAt(args, header.path));
+    const text = scalarText(jsonValueAt(args, header.path));
     if (text !== undefined) out[`${PARAM_HEADER_PREFIX}${header.name}`] = encodeParamValue(text);
   }
   return out;
@@ -188,22 +188,4 @@ function needsBase64(value: string): boolean {
     if (c < 0x20 || c > 0x7e) return true;
   }
   return false;
-}
-
-function valueAt(root: unknown, path: readonly string[]): unknown {
-  let node = root;
-  for (const key of path) {
-    if (!isJsonObject(node)) return undefined;
-    node = node[key];
-  }
-  return node;
-}
-
-function primitiveText(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (typeof value === 'number' && Number.isFinite(value)) {
-    return Number.isInteger(value) && !Number.isSafeInteger(value) ? undefined : String(value);
-  }
-  return undefined;
 }

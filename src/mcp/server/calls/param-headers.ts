@@ -1,4 +1,4 @@
-import { isJsonObject } from '../../../core';
+import { isJsonObject, jsonValueAt, scalarText } from '../../../core';
 
 /**
  * An argument a 2026-07-28 client mirrors into an `Mcp-Param-<name>` HTTP header
@@ -55,8 +55,8 @@ export function paramHeaderMismatch(
 ): ParamHeaderMismatch | undefined {
   for (const param of declared) {
     const name = `Mcp-Param-${param.header}`;
-    const body = valueAt(args, param.path);
-    const text = primitiveText(body);
+    const body = jsonValueAt(args, param.path);
+    const text = scalarText(body);
     if (text === undefined) continue;
     const where = param.path.join('.');
     const sent = headers.get(name);
@@ -86,24 +86,6 @@ export function paramHeaderMismatch(
 
 function mismatch(header: string, detail: string): ParamHeaderMismatch {
   return { header, message: `Bad Request: the request headers and body disagree: ${detail}` };
-}
-
-function valueAt(root: unknown, path: readonly string[]): unknown {
-  let node = root;
-  for (const key of path) {
-    if (!isJsonObject(node)) return undefined;
-    node = node[key];
-  }
-  return node;
-}
-
-function primitiveText(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  if (typeof value === 'number' && Number.isFinite(value)) {
-    return Number.isInteger(value) && !Number.isSafeInteger(value) ? undefined : String(value);
-  }
-  return undefined;
 }
 
 function decode(value: string): string | undefined {

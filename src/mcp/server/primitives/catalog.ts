@@ -33,6 +33,11 @@ export class Catalog {
   readonly prompts = new Map<string, { prompt: Prompt; definition: McpPrompt }>();
   readonly resources = new Map<string, { resource: McpResource; definition: McpListedResource }>();
   readonly templates: ServedTemplate[] = [];
+  /**
+   * True when a prompt or template completes an argument (`completion/complete` is
+   * served); read once, since every SDK instance (one per 2026-07-28 request) asks.
+   */
+  readonly completes: boolean;
 
   /**
    * Checks and keeps `prompts` and `resources` (templates among them): every name
@@ -108,6 +113,9 @@ export class Catalog {
         `mcp: serve: ${problems.length === 1 ? problems[0] : `\n  - ${problems.join('\n  - ')}`}`,
       );
     }
+    this.completes =
+      [...this.prompts.values()].some((p) => p.prompt.completions !== undefined) ||
+      this.templates.some((t) => t.template.completions !== undefined);
   }
 
   get hasPrompts(): boolean {

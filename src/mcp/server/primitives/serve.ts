@@ -76,10 +76,7 @@ export function primitiveCapabilities(host: PrimitiveHost, era: Era): ServerCapa
     capabilities.resources =
       era === 'legacy' ? { listChanged: false, subscribe: true } : { listChanged: false };
   }
-  const completes =
-    [...catalog.prompts.values()].some((p) => p.prompt.completions !== undefined) ||
-    catalog.templates.some((t) => t.template.completions !== undefined);
-  if (completes) capabilities.completions = {};
+  if (catalog.completes) capabilities.completions = {};
   return capabilities;
 }
 
@@ -272,7 +269,7 @@ export function servePrimitives(
     }
   }
 
-  if (primitiveCapabilities(host, era).completions !== undefined) {
+  if (catalog.completes) {
     server.setRequestHandler('completion/complete', async (request, ctx) => {
       const { ref, argument } = request.params;
       const others = request.params.context?.arguments ?? {};
