@@ -15,7 +15,7 @@ import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const ROOT = join(__dirname, '..', '..');
-const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'pkg', 'agenttool.js');
 const MODULE = join(__dirname, 'scale-app.module.js');
 const KEY = 'b'.repeat(64);
 const IN_FLIGHT = 32;

@@ -1,4 +1,5 @@
-// Builds dist/ with tsc when a source is newer than its output (or has none), so that
+// Builds dist/ with tsc when a source is newer than its output (or has none), then the
+// bundle (dist/pkg) when it is older than a source, so that
 // `npm start` and `npm run demo` work on a fresh clone and skip the build when nothing
 // changed. Usage: node scripts/start-build.js [--quiet] [--allow-type-errors]; with
 // --prune-only it only removes the outputs of sources that are gone (`npm run build`).
@@ -73,7 +74,7 @@ function pruneOrphans() {
 function ensureBuilt({ quiet = false, allowTypeErrors = false } = {}) {
   pruneOrphans();
   const stale = staleSources();
-  if (stale.length === 0) return false;
+  if (stale.length === 0) return ensureBundled({ quiet });
   if (!quiet) {
     process.stderr.write(
       `Building (${stale.length} changed source files): tsc -p tsconfig.build.json\n`,
@@ -85,17 +86,43 @@ function ensureBuilt({ quiet = false, allowTypeErrors = false } = {}) {
     stdio: quiet ? 'pipe' : 'inherit',
     encoding: 'utf8',
   });
-  if (run.status === 0) return true;
+  if (run.status === 0) return ensureBundled({ quiet }) || true;
   const left = staleSources();
   if (allowTypeErrors && left.length === 0) {
     process.stderr.write('start-build: tsc reported type errors; continuing with its output\n');
-    return true;
+    return ensureBundled({ quiet }) || true;
   }
   const output = quiet ? `${run.stdout}${run.stderr}` : '';
   throw new Error(`the build failed (tsc -p tsconfig.build.json exited ${run.status})\n${output}`);
 }
 
-module.exports = { ensureBuilt, pruneOrphans, staleSources, ROOT };
+/** The bundle's bin, written last by scripts/bundle.js: its age is the bundle's. */
+const BUNDLE_STAMP = path.join(ROOT, 'dist', 'pkg', 'agenttool.js');
+
+/**
+ * Runs scripts/bundle.js when dist/pkg (the package's JavaScript) is missing or older than
+ * a source of src/ or a config file. Returns whether it ran; throws when it fails.
+ */
+function ensureBundled({ quiet = false } = {}) {
+  const built = fs.existsSync(BUNDLE_STAMP) ? fs.statSync(BUNDLE_STAMP).mtimeMs : -1;
+  const configTime = Math.max(...CONFIGS.map((c) => fs.statSync(path.join(ROOT, c)).mtimeMs));
+  const stale =
+    built < configTime ||
+    built < fs.statSync(path.join(ROOT, 'scripts', 'bundle.js')).mtimeMs ||
+    sources(path.join(ROOT, 'src')).some((source) => fs.statSync(source).mtimeMs > built);
+  if (!stale) return false;
+  if (!quiet) process.stderr.write('Bundling the package: node scripts/bundle.js\n');
+  const run = spawnSync(process.execPath, [path.join(__dirname, 'bundle.js')], {
+    cwd: ROOT,
+    stdio: quiet ? 'pipe' : 'inherit',
+    encoding: 'utf8',
+  });
+  if (run.status === 0) return true;
+  const output = quiet ? `${run.stdout}${run.stderr}` : '';
+  throw new Error(`the bundle failed (scripts/bundle.js exited ${run.status})\n${output}`);
+}
+
+module.exports = { ensureBuilt, ensureBundled, pruneOrphans, staleSources, ROOT };
 
 if (require.main === module) {
   if (process.argv.includes('--prune-only')) {

@@ -11,7 +11,7 @@ async function main() {
   const { runDemo } = require(path.join(ROOT, 'dist/samples/demo/demo.js'));
   const recordsFile = process.argv[2];
   const run = await runDemo({
-    cli: path.join(ROOT, 'dist/src/cli/main.js'),
+    cli: path.join(ROOT, 'dist/pkg/agenttool.js'),
     moduleFile: path.join(ROOT, 'dist/src/workspace/workspace.module.js'),
     out: process.stdout,
     cwd: ROOT,

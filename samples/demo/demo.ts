@@ -18,7 +18,7 @@ import { Timeline } from './timeline';
 
 /** Where the demo finds the command and the app, and where it writes. */
 export interface DemoOptions {
-  /** The built `agenttool` command (dist/src/cli/main.js). */
+  /** The built `agenttool` command (dist/pkg/agenttool.js). */
   readonly cli: string;
   /** The built workspace module (dist/src/workspace/workspace.module.js). */
   readonly moduleFile: string;

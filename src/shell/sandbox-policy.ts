@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { getCompileCacheDir } from 'node:module';
 import { totalmem } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
@@ -165,9 +166,15 @@ function strictlyInside(path: string, root: string): boolean {
   return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
 }
 
-/** The package folders of the code a server with a sandboxed shell runs. */
+/**
+ * The folders of the code a server with a sandboxed shell runs: the packages, and Node's
+ * compile cache when it is on (the agenttool command turns it on): compiled code written
+ * there is what the next start runs.
+ */
 function ownCode(): string[] {
-  const found = [packageRootOf(__dirname, 'agenttool')];
+  const cache = getCompileCacheDir();
+  // The cache's folder, not only this Node's subfolder in it: nothing may be added there.
+  const found = [packageRootOf(__dirname, 'agenttool'), cache && dirname(cache)];
   try {
     found.push(
       packageRootOf(

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const ROOT = join(__dirname, '../..');
-export const CLI = join(ROOT, 'dist/src/cli/main.js');
+/** The package's bin, as npx runs it. */
+export const CLI = join(ROOT, 'dist/pkg/agenttool.js');
 export const FIXTURES = join(ROOT, 'dist/test/cli/fixtures');
 export const APP = join(FIXTURES, 'cli-app.module.js');
 /** An ES module app with top-level await. */

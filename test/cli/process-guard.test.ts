@@ -17,8 +17,8 @@ import {
 beforeAll(() => ensureBuilt(), 300_000);
 afterAll(() => killChildren());
 
-const INDEX = JSON.stringify(join(ROOT, 'dist/src/index.js'));
-const DI = JSON.stringify(join(ROOT, 'dist/src/di/index.js'));
+const INDEX = JSON.stringify(join(ROOT, 'dist/pkg/index.js'));
+const DI = JSON.stringify(join(ROOT, 'dist/pkg/di.js'));
 
 /** Writes a module file with one tool whose `execute` body is `body`, after `top`. */
 function moduleFile(name: string, top: string, body: string, extra = ''): string {

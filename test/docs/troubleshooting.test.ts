@@ -195,10 +195,10 @@ function authorizedHandler(): HttpHandler {
 
 /** A CommonJS module file that loads agenttool's built entries by their paths. */
 function moduleFile(name: string, body: string): string {
-  const entry = (sub: string) => JSON.stringify(join(ROOT, 'dist/src', sub, 'index.js'));
+  const entry = (name: string) => JSON.stringify(join(ROOT, 'dist/pkg', `${name}.js`));
   writeFileSync(
     join(work, name),
-    `const { Param, Tool } = require(${entry('')});\nconst { Module } = require(${entry('di')});\n${body}\n`,
+    `const { Param, Tool } = require(${entry('index')});\nconst { Module } = require(${entry('di')});\n${body}\n`,
   );
   return name;
 }

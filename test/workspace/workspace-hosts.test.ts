@@ -8,13 +8,13 @@
  * - The list is fixed, so `tools.listChanged` is false.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
-const CLI = join(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
+const CLI = join(__dirname, '..', '..', 'dist', 'pkg', 'agenttool.js');
 
 type Era = 'legacy' | 'modern';
 
@@ -202,5 +202,32 @@ describe.each([
     expect(after.isError).toBeUndefined();
     expect(textOf(after)).toBe('after yes\n');
     await expect(long).rejects.toThrow();
+  });
+});
+
+describe("the command's compile cache, inside the workspace", () => {
+  test('is read-only to the sandboxed shell: no code planted for the next start', async () => {
+    const cacheHome = join(root, '.cache');
+    const cache = join(cacheHome, 'agenttool', 'node-compile-cache');
+    const c = client('legacy');
+    await c.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'workspace', root],
+        cwd: root,
+        env: { ...(process.env as Record<string, string>), XDG_CACHE_HOME: cacheHome },
+        stderr: 'ignore',
+      }),
+    );
+    cleanups.push(() => c.close());
+    const result = await bash(c, {
+      command: `touch ${cache}/planted; touch ${root}/written && echo other-writes-work`,
+    });
+    expect(textOf(result)).toMatch(
+      /Read-only file system|Permission denied|Operation not permitted/,
+    );
+    expect(textOf(result)).toContain('other-writes-work');
+    expect(existsSync(join(cache, 'planted'))).toBe(false);
+    expect(existsSync(join(root, 'written'))).toBe(true);
   });
 });

@@ -1,0 +1,183 @@
+// Bundles the package's JavaScript into dist/pkg/: one file per public entry and the
+// command, sharing chunks, with the MCP SDK (and its zod) and the small dependencies
+// inside. A fresh process then reads a few files instead of hundreds, tree-shaken of what
+// agenttool never uses (zod's 40 locales among them), and Node's compile cache can keep
+// them. tsc still writes dist/src (the declarations the package ships, and the JavaScript
+// the repository's own scripts and tests run); this script writes only dist/pkg.
+//
+// Each source is transpiled alone by TypeScript (ts.transpileModule, the compiler the
+// tests run on; scripts/check-decorator-metadata.js holds its decorator metadata to
+// tsc's), to ES modules so that rolldown can tree-shake, and the output is CommonJS.
+//
+// Kept outside, loaded from node_modules: Node's built-ins, the optional peers (a
+// framework an app does not use is never loaded), reflect-metadata and tsyringe (their
+// registries must be the one copy the app's own decorators write to), and what only some
+// starts need: the SDK's client (an app that serves tools never loads it; one that
+// connects loads it as before), jose (OAuth), ioredis (scale-out), the sandbox runtime.
+//
+// The command's bin is a small launcher written beside the bundle (LAUNCHER): it turns on
+// Node's compile cache before the bundle loads, so that a start after the first reads
+// compiled code instead of parsing 2 MB of JavaScript again.
+//
+// Usage: node scripts/bundle.js
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const ts = require('typescript');
+
+const ROOT = path.join(__dirname, '..');
+const SRC = path.join(ROOT, 'src');
+const OUT = path.join(ROOT, 'dist', 'pkg');
+
+/** Output name (without .js) → source, for each public entry and the command. */
+const ENTRIES = {
+  index: 'index.ts',
+  mcp: 'mcp/index.ts',
+  di: 'di/index.ts',
+  shell: 'shell/index.ts',
+  workspace: 'workspace/index.ts',
+  // agenttool/nest is `nest.js`, written below: its peers are checked before the entry's
+  // chunks load them (a bundle requires what it leaves outside before anything runs).
+  'nest-peers': 'nest/peer.ts',
+  'nest-entry': 'nest/index.ts',
+  'ai-sdk': 'ai-sdk/index.ts',
+  'openai-agents': 'openai-agents/index.ts',
+  cli: 'cli/main.ts',
+};
+
+/** The package's own specifiers (tsconfig's `paths`), resolved to their sources. */
+const SELF = {
+  agenttool: 'index.ts',
+  ...Object.fromEntries(
+    Object.entries(ENTRIES)
+      .filter(([name]) => !['index', 'cli', 'nest-peers', 'nest-entry'].includes(name))
+      .map(([name, source]) => [`agenttool/${name}`, source]),
+  ),
+  'agenttool/nest': ENTRIES['nest-entry'],
+};
+
+const EXTERNAL = [
+  /^node:/,
+  /^(fs|path|os|crypto|child_process|events|stream|util|net|http|https|url|zlib|tty|readline|worker_threads|async_hooks|buffer|string_decoder|querystring|assert|dns|perf_hooks|process|timers|v8|vm)(\/.*)?$/,
+  /^reflect-metadata(\/.*)?$/,
+  /^tsyringe(\/.*)?$/,
+  /^ioredis(\/.*)?$/,
+  /^jose(\/.*)?$/,
+  /^@modelcontextprotocol\/client(\/.*)?$/,
+  /^@anthropic-ai\/sandbox-runtime(\/.*)?$/,
+  /^@nestjs\//,
+  /^@openai\/agents(\/.*)?$/,
+  /^@opentelemetry\//,
+  /^ai(\/.*)?$/,
+  /^class-validator(\/.*)?$/,
+  /^class-transformer(\/.*)?$/,
+  /^rxjs(\/.*)?$/,
+];
+
+function compilerOptions() {
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    path.join(ROOT, 'tsconfig.build.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      },
+    },
+  );
+  return {
+    ...parsed.options,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    declaration: false,
+    declarationMap: false,
+    sourceMap: false,
+    inlineSourceMap: false,
+    noEmit: false,
+    isolatedModules: true,
+  };
+}
+
+/** The rolldown plugin that maps the package's own specifiers and transpiles TypeScript. */
+function typescript() {
+  const options = compilerOptions();
+  return {
+    name: 'agenttool-typescript',
+    resolveId(source) {
+      const own = SELF[source];
+      return own === undefined ? null : path.join(SRC, own);
+    },
+    transform(code, id) {
+      if (!id.endsWith('.ts') || id.endsWith('.d.ts')) return null;
+      const out = ts.transpileModule(code, { compilerOptions: options, fileName: id });
+      return { code: out.outputText, moduleType: 'js' };
+    },
+  };
+}
+
+async function bundle() {
+  const { rolldown } = await import('rolldown');
+  fs.rmSync(OUT, { recursive: true, force: true });
+  const build = await rolldown({
+    input: Object.fromEntries(
+      Object.entries(ENTRIES).map(([name, source]) => [name, path.join(SRC, source)]),
+    ),
+    external: EXTERNAL,
+    platform: 'node',
+    resolve: { conditionNames: ['node', 'import', 'default'] },
+    plugins: [typescript()],
+    logLevel: 'warn',
+    // The TypeScript transform takes most of the build by design; no report of it.
+    checks: { pluginTimings: false },
+  });
+  await build.write({
+    dir: OUT,
+    format: 'cjs',
+    entryFileNames: '[name].js',
+    chunkFileNames: 'chunks/[name]-[hash].js',
+    // The command's shebang comes from its source.
+    sourcemap: false,
+  });
+  await build.close();
+  writeWrappers();
+}
+
+/**
+ * The `agenttool` bin. The compile cache lives in the user's cache folder, not in the
+ * shared temporary one where another user could plant code for it (NODE_COMPILE_CACHE
+ * still chooses, and NODE_DISABLE_COMPILE_CACHE=1 turns it off; a folder that cannot be
+ * written only costs the speed). The shell's sandbox keeps it read-only
+ * (src/shell/sandbox-policy.ts), as it does the package's own code.
+ */
+const LAUNCHER = `#!/usr/bin/env node
+'use strict';
+// The agenttool command (written by scripts/bundle.js): Node's compile cache on, then the command.
+const { enableCompileCache } = require('node:module');
+const { homedir } = require('node:os');
+const { isAbsolute, join } = require('node:path');
+const xdg = process.env.XDG_CACHE_HOME;
+const cache = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
+enableCompileCache(join(cache, 'agenttool', 'node-compile-cache'));
+require('./cli.js');
+`;
+
+/** agenttool/nest: a missing NestJS peer is named before anything requires it. */
+const NEST_ENTRY = `'use strict';
+// agenttool/nest (written by scripts/bundle.js): the NestJS peers checked, then the entry.
+require('./nest-peers.js').checkNestPeers();
+module.exports = require('./nest-entry.js');
+`;
+
+function writeWrappers() {
+  fs.writeFileSync(path.join(OUT, 'agenttool.js'), LAUNCHER, { mode: 0o755 });
+  fs.writeFileSync(path.join(OUT, 'nest.js'), NEST_ENTRY);
+}
+
+module.exports = { bundle, OUT };
+
+if (require.main === module) {
+  bundle().catch((error) => {
+    process.stderr.write(`bundle: ${error.stack ?? error}\n`);
+    process.exit(1);
+  });
+}
