@@ -72,8 +72,12 @@ function once(contender: Contender): Promise<number> {
       out += chunk;
       if (!done && /"id":2\b/.test(out)) {
         done = true;
-        resolve(elapsed());
-        child.kill('SIGKILL');
+        const ms = elapsed();
+        // Stopped as a host stops it, by closing its stdin; the next run starts once it
+        // has exited (a server that outstays 5 s is killed).
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        child.once('exit', () => (clearTimeout(timer), resolve(ms)));
+        child.stdin.end();
       }
     });
     child.on('error', reject);
