@@ -128,11 +128,17 @@ export class BatchRun implements ExecutorRun, DrainSource {
     if (waiting !== undefined) return waiting.then(() => this.next());
     if (this.#state === NEW) this.#start();
     else this.#handover.consumerReturned();
-    const step = this.#take();
-    if (step === undefined) return this.#wait();
-    // A final handed over here: the consumer attaches its continuation once this returns.
-    if (this.#handover.pending) this.#handover.ensurePass(2);
-    return isThenable(step) ? step : Promise.resolve(step);
+    const event = this.#state === CLOSED ? undefined : this.#ready.shift();
+    if (event === undefined) return this.#finished() ? Promise.resolve(DONE) : this.#wait();
+    if (!event.final) {
+      const step = this.#deliverProgress(event);
+      return isThenable(step) ? step : Promise.resolve(step);
+    }
+    this.#handOver(event.index);
+    // The consumer attaches its continuation once this returns. The step is made here, in
+    // sight of Promise.resolve, which then need not look for a `then` on it.
+    this.#handover.ensurePass(2);
+    return Promise.resolve({ done: false, value: event as ExecutorEvent });
   }
 
   /**
@@ -174,17 +180,16 @@ export class BatchRun implements ExecutorRun, DrainSource {
     });
   }
 
-  /** The next step if one is ready (an event, or the end), else undefined. */
-  #take(): Step | Promise<Step> | undefined {
-    if (this.#state === CLOSED) return DONE;
-    const event = this.#ready.shift();
-    if (event !== undefined) return this.#deliver(event);
-    if (this.#finalsDelivered === this.#n) {
-      this.#close();
-      this.#unlinkSignals();
-      return DONE;
-    }
-    return undefined;
+  /**
+   * True when the batch has nothing more to yield (closed, or every final delivered,
+   * which closes it); called when no event is ready.
+   */
+  #finished(): boolean {
+    if (this.#state === CLOSED) return true;
+    if (this.#finalsDelivered !== this.#n) return false;
+    this.#close();
+    this.#unlinkSignals();
+    return true;
   }
 
   #wait(): Promise<Step> {
@@ -193,21 +198,22 @@ export class BatchRun implements ExecutorRun, DrainSource {
     return waiting;
   }
 
-  /** Hands `event` to the consumer, calling the job's own progress callback first. */
-  #deliver(event: QueuedEvent): Step | Promise<Step> {
-    if (event.final) {
-      this.#finalsDelivered++;
-      this.#handover.handedOver(event.index);
-    } else {
-      this.#took(event);
-      const onUpdate = this.#jobs[event.index]?.call.onUpdate;
-      if (onUpdate !== undefined) {
-        try {
-          onUpdate(event.result as Result);
-        } catch (error) {
-          // The caller's own callback failed: end the batch as a throwing loop body would.
-          return this.return().then(() => Promise.reject(error as Error));
-        }
+  /** Job `i`'s final goes to the consumer: its slot and turn are released after (see Handover). */
+  #handOver(i: number): void {
+    this.#finalsDelivered++;
+    this.#handover.handedOver(i);
+  }
+
+  /** Hands progress `event` to the consumer, calling the job's own progress callback first. */
+  #deliverProgress(event: QueuedEvent): Step | Promise<Step> {
+    this.#took(event);
+    const onUpdate = this.#jobs[event.index]?.call.onUpdate;
+    if (onUpdate !== undefined) {
+      try {
+        onUpdate(event.result as Result);
+      } catch (error) {
+        // The caller's own callback failed: end the batch as a throwing loop body would.
+        return this.return().then(() => Promise.reject(error as Error));
       }
     }
     return { done: false, value: event as ExecutorEvent };
@@ -418,16 +424,30 @@ export class BatchRun implements ExecutorRun, DrainSource {
     }
     this.#waiter = undefined;
     this.#waiting = undefined;
-    if (event.final || this.#jobs[event.index]?.call.onUpdate === undefined) {
-      // The consumer is waiting and nothing of the caller's runs first: hand it over now.
-      waiter(this.#deliver(event));
-      if (event.final) this.#handover.ensurePass(1);
+    if (event.final) {
+      // The consumer is waiting: hand the final over now.
+      this.#handOver(event.index);
+      waiter({ done: false, value: event as ExecutorEvent });
+      this.#handover.ensurePass(1);
+    } else if (this.#jobs[event.index]?.call.onUpdate === undefined) {
+      // Nothing of the caller's runs first: hand it over now.
+      waiter(this.#deliverProgress(event));
     } else {
       // The caller's callback runs when the consumer takes the event, not inside the
       // tool's progress() call.
       this.#ready.push(event);
-      waiter(Promise.resolve().then(() => this.#take() ?? this.#wait()));
+      waiter(Promise.resolve().then(() => this.#takeQueued()));
     }
+  }
+
+  /** The step after the caller's callback was put off: the event queued, or what comes now. */
+  #takeQueued(): Step | Promise<Step> {
+    if (this.#state === CLOSED) return DONE;
+    const event = this.#ready.shift();
+    if (event === undefined) return this.#finished() ? DONE : this.#wait();
+    if (!event.final) return this.#deliverProgress(event);
+    this.#handOver(event.index);
+    return { done: false, value: event as ExecutorEvent };
   }
 
   #close(): void {
