@@ -5,7 +5,9 @@
  * runner (a queue and 8 workers), the floor for scheduling in JavaScript; and that runner
  * with the two things the executor's contract adds that no bookkeeping can avoid: each
  * job's context made current for its function (`currentContext()`), and one event per
- * job handed to a `for await` consumer.
+ * job handed to a `for await` consumer. p-limit alone does neither, so it is measured a
+ * second time doing both, the like-for-like alternative to the executor; the plain
+ * p-limit row stays the headline.
  */
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { Executor, type Job, type Result, newTool } from 'agenttool';
@@ -112,6 +114,65 @@ function contextAndEventsRunner(
   return { [Symbol.asyncIterator]: () => iterator };
 }
 
+/**
+ * p-limit doing what the floor adds to the minimal runner, the same way: each function
+ * run with its job's context current, and each result handed to one `for await`
+ * consumer as an event. p-limit frees a slot when the function settles.
+ */
+function pLimitWithContextAndEvents(
+  limit: (fn: () => Promise<Result>) => Promise<Result>,
+  fns: readonly (() => Promise<Result>)[],
+): AsyncIterable<{ index: number; result: Result }> {
+  const scope = new AsyncResource('bench.plimit');
+  const enter = <T>(store: { index: number }, fn: () => T): T => {
+    storage.enterWith(store);
+    return fn();
+  };
+  const runIn = FRAMES
+    ? <T>(store: { index: number }, fn: () => T): T =>
+        scope.runInAsyncScope(enter<T>, null, store, fn)
+    : <T>(store: { index: number }, fn: () => T): T => storage.run(store, fn);
+  type Step = IteratorResult<{ index: number; result: Result }, undefined>;
+  // p-limit starts the next function when one settles, not when its event is taken, so
+  // events may pile up: read by position rather than with shift().
+  const ready: ({ index: number; result: Result } | undefined)[] = [];
+  let taken = 0;
+  let started = false;
+  let delivered = 0;
+  let waiter: ((step: Step) => void) | undefined;
+  const push = (event: { index: number; result: Result }): void => {
+    if (waiter === undefined) {
+      ready.push(event);
+      return;
+    }
+    const resolve = waiter;
+    waiter = undefined;
+    delivered++;
+    resolve({ done: false, value: event });
+  };
+  const start = (): void => {
+    started = true;
+    for (let index = 0; index < fns.length; index++) {
+      const fn = fns[index] as () => Promise<Result>;
+      void limit(() => runIn({ index }, fn)).then((result) => push({ index, result }));
+    }
+  };
+  const iterator: AsyncIterator<{ index: number; result: Result }, undefined> = {
+    next(): Promise<Step> {
+      if (!started) start();
+      const event = ready[taken];
+      if (event !== undefined) {
+        ready[taken++] = undefined;
+        delivered++;
+        return Promise.resolve({ done: false, value: event });
+      }
+      if (delivered === fns.length) return Promise.resolve({ done: true, value: undefined });
+      return new Promise<Step>((resolve) => (waiter = resolve));
+    },
+  };
+  return { [Symbol.asyncIterator]: () => iterator };
+}
+
 async function main(): Promise<void> {
   const { default: pLimit } = await import('p-limit');
   const jobs = makeJobs();
@@ -132,6 +193,11 @@ async function main(): Promise<void> {
   const runFloor = async (): Promise<void> => {
     for await (const event of contextAndEventsRunner(fns, BOUND)) if (event) floorEvents++;
   };
+  let pLimitEvents = 0;
+  const runPLimitLikeForLike = async (): Promise<void> => {
+    const limit = pLimit(BOUND);
+    for await (const event of pLimitWithContextAndEvents(limit, fns)) if (event) pLimitEvents++;
+  };
 
   // The baselines run first: the executor runs each tool under AsyncLocalStorage, and on
   // Node 20 the first run() turns on promise hooks for the whole process, which taxes
@@ -144,9 +210,13 @@ async function main(): Promise<void> {
   figures.push(await measure('minimal runner, hooks on', runMinimal, options));
   // Last: on Node 20 its own storage joins core's on the list every later promise visits.
   figures.push(await measure('runner + context + events', runFloor, options));
+  // Uses the floor's storage, so it comes after the floor for the same reason.
+  figures.push(await measure('p-limit(8) + context + events', runPLimitLikeForLike, options));
   const expected = JOBS * (options.rounds + options.warmup);
-  if (events !== expected || floorEvents !== expected) {
-    throw new Error(`delivered ${events} and ${floorEvents} finals, expected ${JOBS} per round`);
+  if (events !== expected || floorEvents !== expected || pLimitEvents !== expected) {
+    throw new Error(
+      `delivered ${events}, ${floorEvents} and ${pLimitEvents} finals, expected ${JOBS} per round`,
+    );
   }
   report(
     `executor: ${JOBS} no-op jobs, 30% on 10 resources, bound ${BOUND}`,
@@ -159,6 +229,11 @@ async function main(): Promise<void> {
     "against the floor with the contract's unavoidable parts (a context current per job, an event per job)",
     figures,
     'runner + context + events',
+  );
+  report(
+    'against p-limit doing the same two parts (a context current per job, an event per job)',
+    figures,
+    'p-limit(8) + context + events',
   );
 }
 

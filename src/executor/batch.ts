@@ -52,7 +52,9 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value:
  */
 export class BatchRun implements ExecutorRun, DrainSource {
   readonly #plan: BatchPlan;
+  readonly #jobs: readonly Job[];
   readonly #n: number;
+  readonly #limit: number;
   readonly #controller = new AbortController();
   /** What every job's context is made from: the batch's context, signal and recorder. */
   #jobBase: ToolContext;
@@ -62,25 +64,25 @@ export class BatchRun implements ExecutorRun, DrainSource {
   readonly #runIn: ContextRunner = contextRunner();
   #state = NEW;
 
-  /** Jobs that wait for a slot, having their turn in their chain, in the order they asked. */
-  readonly #wanting = new Fifo<number>();
+  /**
+   * Jobs that wait for a slot, having their turn in their chain, in the order they asked:
+   * a job asks once at most, so `n` places hold every job that will ever wait.
+   */
+  readonly #wanting: Int32Array;
+  #wantHead = 0;
+  #wantTail = 0;
   #active = 0;
 
-  /** Per job: holds a slot; has its final; progress events still queued. */
+  /** Per job: holds a slot; has its final. */
   readonly #holdsSlot: Uint8Array;
   readonly #settled: Uint8Array;
-  readonly #queued: Int32Array;
-  readonly #lastProgress: (QueuedEvent | undefined)[] = [];
-  readonly #drainWaiters: ((() => void)[] | undefined)[] = [];
+  /** Per job, made at its first progress update (most batches report none). */
+  #progressState: ProgressState | undefined;
 
   readonly #ready = new Fifo<QueuedEvent>();
   #finalsDelivered = 0;
   /** When a final's slot and turn are given back (see Handover). */
-  readonly #handover = new Handover({
-    isRunning: () => this.#state === RUNNING,
-    release: (i) => this.#release(i),
-    released: () => this.#pump(),
-  });
+  readonly #handover: Handover;
   /** The consumer's pending next(), when it waits for an event. */
   #waiter: ((step: Step | Promise<Step>) => void) | undefined;
   #waiting: Promise<Step> | undefined;
@@ -96,10 +98,20 @@ export class BatchRun implements ExecutorRun, DrainSource {
   constructor(plan: BatchPlan) {
     this.#plan = plan;
     const n = plan.jobs.length;
+    this.#jobs = plan.jobs;
     this.#n = n;
+    this.#limit = plan.limit;
+    this.#wanting = new Int32Array(n);
     this.#holdsSlot = new Uint8Array(n);
     this.#settled = new Uint8Array(n);
-    this.#queued = new Int32Array(n);
+    this.#handover = new Handover(
+      {
+        isRunning: () => this.#state === RUNNING,
+        release: (i) => this.#release(i),
+        released: () => this.#pump(),
+      },
+      n,
+    );
     const signal = this.#controller.signal;
     const recorder = plan.recorder;
     this.#jobBase = plan.context.with(recorder === undefined ? { signal } : { signal, recorder });
@@ -116,11 +128,17 @@ export class BatchRun implements ExecutorRun, DrainSource {
     if (waiting !== undefined) return waiting.then(() => this.next());
     if (this.#state === NEW) this.#start();
     else this.#handover.consumerReturned();
-    const step = this.#take();
-    if (step === undefined) return this.#wait();
-    // A final handed over here: the consumer attaches its continuation once this returns.
-    if (this.#handover.pending) this.#handover.ensurePass(2);
-    return isThenable(step) ? step : Promise.resolve(step);
+    const event = this.#state === CLOSED ? undefined : this.#ready.shift();
+    if (event === undefined) return this.#finished() ? Promise.resolve(DONE) : this.#wait();
+    if (!event.final) {
+      const step = this.#deliverProgress(event);
+      return isThenable(step) ? step : Promise.resolve(step);
+    }
+    this.#handOver(event.index);
+    // The consumer attaches its continuation once this returns. The step is made here, in
+    // sight of Promise.resolve, which then need not look for a `then` on it.
+    this.#handover.ensurePass(2);
+    return Promise.resolve({ done: false, value: event as ExecutorEvent });
   }
 
   /**
@@ -153,23 +171,25 @@ export class BatchRun implements ExecutorRun, DrainSource {
 
   /** See {@link progressTaken}. */
   drained(index: number): Promise<void> {
-    if (this.#queued[index] === 0 || this.#state === CLOSED) return Promise.resolve();
+    const progress = this.#progressState;
+    if (progress === undefined || progress.queued[index] === 0 || this.#state === CLOSED) {
+      return Promise.resolve();
+    }
     return new Promise<void>((resolve) => {
-      (this.#drainWaiters[index] ??= []).push(resolve);
+      (progress.drainWaiters[index] ??= []).push(resolve);
     });
   }
 
-  /** The next step if one is ready (an event, or the end), else undefined. */
-  #take(): Step | Promise<Step> | undefined {
-    if (this.#state === CLOSED) return DONE;
-    const event = this.#ready.shift();
-    if (event !== undefined) return this.#deliver(event);
-    if (this.#finalsDelivered === this.#n) {
-      this.#close();
-      this.#unlinkSignals();
-      return DONE;
-    }
-    return undefined;
+  /**
+   * True when the batch has nothing more to yield (closed, or every final delivered,
+   * which closes it); called when no event is ready.
+   */
+  #finished(): boolean {
+    if (this.#state === CLOSED) return true;
+    if (this.#finalsDelivered !== this.#n) return false;
+    this.#close();
+    this.#unlinkSignals();
+    return true;
   }
 
   #wait(): Promise<Step> {
@@ -178,21 +198,22 @@ export class BatchRun implements ExecutorRun, DrainSource {
     return waiting;
   }
 
-  /** Hands `event` to the consumer, calling the job's own progress callback first. */
-  #deliver(event: QueuedEvent): Step | Promise<Step> {
-    if (event.final) {
-      this.#finalsDelivered++;
-      this.#handover.handedOver(event.index);
-    } else {
-      this.#took(event);
-      const onUpdate = this.#plan.jobs[event.index]?.call.onUpdate;
-      if (onUpdate !== undefined) {
-        try {
-          onUpdate(event.result as Result);
-        } catch (error) {
-          // The caller's own callback failed: end the batch as a throwing loop body would.
-          return this.return().then(() => Promise.reject(error as Error));
-        }
+  /** Job `i`'s final goes to the consumer: its slot and turn are released after (see Handover). */
+  #handOver(i: number): void {
+    this.#finalsDelivered++;
+    this.#handover.handedOver(i);
+  }
+
+  /** Hands progress `event` to the consumer, calling the job's own progress callback first. */
+  #deliverProgress(event: QueuedEvent): Step | Promise<Step> {
+    this.#took(event);
+    const onUpdate = this.#jobs[event.index]?.call.onUpdate;
+    if (onUpdate !== undefined) {
+      try {
+        onUpdate(event.result as Result);
+      } catch (error) {
+        // The caller's own callback failed: end the batch as a throwing loop body would.
+        return this.return().then(() => Promise.reject(error as Error));
       }
     }
     return { done: false, value: event as ExecutorEvent };
@@ -214,7 +235,23 @@ export class BatchRun implements ExecutorRun, DrainSource {
       signal.addEventListener('abort', onAbort, { once: true });
       this.#unlink.push(() => signal.removeEventListener('abort', onAbort));
     }
-    for (const head of this.#plan.chains.heads) this.#want(head);
+    // Every chain's first job asks for a slot, in the chains' order (as #want would, one
+    // copy for them all: this runs once per batch, before the JIT has made it fast).
+    const heads = this.#plan.chains.heads;
+    if (this.#aborted) {
+      for (let k = 0; k < heads.length; k++) {
+        this.#complete(heads[k] as number, undefined, undefined);
+      }
+    } else {
+      this.#wanting.set(heads);
+      this.#wantTail = heads.length;
+      const telemetry = this.#telemetry;
+      if (telemetry !== undefined) {
+        for (let k = this.#limit; k < heads.length; k++) {
+          telemetry.waitingForSlot(heads[k] as number);
+        }
+      }
+    }
     this.#pump();
   }
 
@@ -230,20 +267,17 @@ export class BatchRun implements ExecutorRun, DrainSource {
 
   /** Job `i` has its turn and asks for a slot; after cancellation it completes at once. */
   #want(i: number): void {
-    if (this.#aborted) this.#complete(i, undefined, undefined);
-    else {
-      this.#wanting.push(i);
-      const telemetry = this.#telemetry;
-      if (telemetry !== undefined && this.#active + this.#wanting.size > this.#plan.limit) {
-        telemetry.waitingForSlot(i);
-      }
+    if (this.#aborted) return this.#complete(i, undefined, undefined);
+    this.#wanting[this.#wantTail++] = i;
+    const telemetry = this.#telemetry;
+    if (telemetry !== undefined && this.#active + this.#wantTail - this.#wantHead > this.#limit) {
+      telemetry.waitingForSlot(i);
     }
   }
 
   #pump(): void {
-    const limit = this.#plan.limit;
-    while (this.#active < limit && this.#wanting.size > 0) {
-      const i = this.#wanting.shift() as number;
+    while (this.#active < this.#limit && this.#wantHead < this.#wantTail) {
+      const i = this.#wanting[this.#wantHead++] as number;
       this.#active++;
       this.#holdsSlot[i] = 1;
       this.#begin(i);
@@ -255,14 +289,14 @@ export class BatchRun implements ExecutorRun, DrainSource {
     this.#aborted = true;
     this.#controller.abort(reason);
     // Jobs still waiting for a slot never start: they complete cancelled now.
-    for (let i = this.#wanting.shift(); i !== undefined; i = this.#wanting.shift()) {
-      this.#complete(i, undefined, undefined);
+    while (this.#wantHead < this.#wantTail) {
+      this.#complete(this.#wanting[this.#wantHead++] as number, undefined, undefined);
     }
   }
 
   /** Job `i` took its slot and its turn: hand it to onStart and its tool. */
   #begin(i: number): void {
-    const job = this.#plan.jobs[i] as Job;
+    const job = this.#jobs[i] as Job;
     if (this.#aborted) return this.#complete(i, undefined, undefined);
     const tool = job.tool;
     if (tool === undefined || tool === null) {
@@ -336,7 +370,8 @@ export class BatchRun implements ExecutorRun, DrainSource {
   /** Queues job `i`'s final event; neither result nor error means it was cancelled. */
   #complete(i: number, result: Result | undefined, error: Error | undefined): void {
     this.#settled[i] = 1;
-    this.#lastProgress[i] = undefined;
+    const progress = this.#progressState;
+    if (progress !== undefined) progress.last[i] = undefined;
     if (this.#state !== RUNNING) {
       this.#telemetry?.final(i, result, error);
       return;
@@ -345,8 +380,7 @@ export class BatchRun implements ExecutorRun, DrainSource {
       this.#telemetry?.final(i, result, undefined);
       this.#push({ index: i, final: true, result });
     } else {
-      const failure =
-        error ?? cancelled(this.#plan.jobs[i]?.call.id ?? '', this.#controller.signal);
+      const failure = error ?? cancelled(this.#jobs[i]?.call.id ?? '', this.#controller.signal);
       this.#telemetry?.final(i, undefined, failure);
       this.#push({ index: i, final: true, error: failure });
     }
@@ -362,28 +396,24 @@ export class BatchRun implements ExecutorRun, DrainSource {
   #progress(i: number, update: Result): void {
     if (this.#settled[i] === 1 || this.#state !== RUNNING) return;
     this.#telemetry?.progress(i, update);
-    const last = this.#lastProgress[i];
-    if (last !== undefined && (this.#queued[i] as number) >= this.#plan.progressBuffer) {
+    const progress = (this.#progressState ??= newProgressState(this.#n));
+    const last = progress.last[i];
+    if (last !== undefined && (progress.queued[i] as number) >= this.#plan.progressBuffer) {
       last.result = update;
       return;
     }
     const event: QueuedEvent = { index: i, final: false, result: update };
-    this.#queued[i] = (this.#queued[i] as number) + 1;
-    this.#lastProgress[i] = event;
+    progress.queued[i] = (progress.queued[i] as number) + 1;
+    progress.last[i] = event;
     this.#push(event);
   }
 
+  /** The consumer took progress `event` (so the progress state exists). */
   #took(event: QueuedEvent): void {
     const i = event.index;
-    if (this.#lastProgress[i] === event) this.#lastProgress[i] = undefined;
-    if (--this.#queued[i]! === 0) this.#resolveDrained(i);
-  }
-
-  #resolveDrained(i: number): void {
-    const waiters = this.#drainWaiters[i];
-    if (waiters === undefined) return;
-    this.#drainWaiters[i] = undefined;
-    for (const resolve of waiters) resolve();
+    const progress = this.#progressState as ProgressState;
+    if (progress.last[i] === event) progress.last[i] = undefined;
+    if (--progress.queued[i]! === 0) resolveDrained(progress, i);
   }
 
   #push(event: QueuedEvent): void {
@@ -394,23 +424,40 @@ export class BatchRun implements ExecutorRun, DrainSource {
     }
     this.#waiter = undefined;
     this.#waiting = undefined;
-    if (event.final || this.#plan.jobs[event.index]?.call.onUpdate === undefined) {
-      // The consumer is waiting and nothing of the caller's runs first: hand it over now.
-      waiter(this.#deliver(event));
-      if (event.final) this.#handover.ensurePass(1);
+    if (event.final) {
+      // The consumer is waiting: hand the final over now.
+      this.#handOver(event.index);
+      waiter({ done: false, value: event as ExecutorEvent });
+      this.#handover.ensurePass(1);
+    } else if (this.#jobs[event.index]?.call.onUpdate === undefined) {
+      // Nothing of the caller's runs first: hand it over now.
+      waiter(this.#deliverProgress(event));
     } else {
       // The caller's callback runs when the consumer takes the event, not inside the
       // tool's progress() call.
       this.#ready.push(event);
-      waiter(Promise.resolve().then(() => this.#take() ?? this.#wait()));
+      waiter(Promise.resolve().then(() => this.#takeQueued()));
     }
+  }
+
+  /** The step after the caller's callback was put off: the event queued, or what comes now. */
+  #takeQueued(): Step | Promise<Step> {
+    if (this.#state === CLOSED) return DONE;
+    const event = this.#ready.shift();
+    if (event === undefined) return this.#finished() ? DONE : this.#wait();
+    if (!event.final) return this.#deliverProgress(event);
+    this.#handOver(event.index);
+    return { done: false, value: event as ExecutorEvent };
   }
 
   #close(): void {
     this.#state = CLOSED;
     this.#telemetry?.end(this.#aborted || this.#finalsDelivered < this.#n);
     this.#ready.clear();
-    for (let i = 0; i < this.#drainWaiters.length; i++) this.#resolveDrained(i);
+    const progress = this.#progressState;
+    if (progress !== undefined) {
+      for (let i = 0; i < progress.drainWaiters.length; i++) resolveDrained(progress, i);
+    }
     const waiter = this.#waiter;
     this.#waiter = undefined;
     this.#waiting = undefined;
@@ -421,4 +468,25 @@ export class BatchRun implements ExecutorRun, DrainSource {
     for (const unlink of this.#unlink) unlink();
     this.#unlink = [];
   }
+}
+
+/** Per job of a batch that reports progress: its updates still queued and who awaits them. */
+interface ProgressState {
+  /** Progress events of each job not taken by the consumer yet. */
+  readonly queued: Int32Array;
+  /** Each job's newest progress event still queued, which a full buffer overwrites. */
+  readonly last: (QueuedEvent | undefined)[];
+  /** Each job's {@link progressTaken} promises waiting for its queue to empty. */
+  readonly drainWaiters: ((() => void)[] | undefined)[];
+}
+
+function newProgressState(n: number): ProgressState {
+  return { queued: new Int32Array(n), last: [], drainWaiters: [] };
+}
+
+function resolveDrained(progress: ProgressState, i: number): void {
+  const waiters = progress.drainWaiters[i];
+  if (waiters === undefined) return;
+  progress.drainWaiters[i] = undefined;
+  for (const resolve of waiters) resolve();
 }

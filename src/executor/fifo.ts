@@ -3,12 +3,15 @@
  * time without the O(n) cost of `Array.prototype.shift` on long queues.
  */
 export class Fifo<T> {
+  /** Its length is a power of two, so a position wraps with a mask. */
   #items: (T | undefined)[];
   #head = 0;
   #size = 0;
 
   constructor(capacity = 16) {
-    this.#items = new Array<T | undefined>(capacity);
+    let length = 2;
+    while (length < capacity) length *= 2;
+    this.#items = new Array<T | undefined>(length);
   }
 
   get size(): number {
@@ -16,10 +19,9 @@ export class Fifo<T> {
   }
 
   push(item: T): void {
-    const items = this.#items;
-    if (this.#size === items.length) this.#grow();
-    const at = (this.#head + this.#size) % this.#items.length;
-    this.#items[at] = item;
+    let items = this.#items;
+    if (this.#size === items.length) items = this.#grow();
+    items[(this.#head + this.#size) & (items.length - 1)] = item;
     this.#size++;
   }
 
@@ -29,7 +31,7 @@ export class Fifo<T> {
     const items = this.#items;
     const item = items[this.#head];
     items[this.#head] = undefined;
-    this.#head = (this.#head + 1) % items.length;
+    this.#head = (this.#head + 1) & (items.length - 1);
     this.#size--;
     return item;
   }
@@ -40,11 +42,12 @@ export class Fifo<T> {
     this.#size = 0;
   }
 
-  #grow(): void {
+  #grow(): (T | undefined)[] {
     const old = this.#items;
-    const next = new Array<T | undefined>(Math.max(16, old.length * 2));
-    for (let k = 0; k < this.#size; k++) next[k] = old[(this.#head + k) % old.length];
+    const next = new Array<T | undefined>(old.length * 2);
+    for (let k = 0; k < this.#size; k++) next[k] = old[(this.#head + k) & (old.length - 1)];
     this.#items = next;
     this.#head = 0;
+    return next;
   }
 }

@@ -1,5 +1,3 @@
-import { Fifo } from './fifo';
-
 const RESOLVED = Promise.resolve();
 
 /** What a handover releases for: the batch run. */
@@ -24,14 +22,20 @@ export interface HandoverTarget {
  * the consumer has received the final, while its loop body still runs.
  */
 export class Handover {
-  readonly #handed = new Fifo<number>();
+  /** The jobs in the order their finals were handed over: each job's final is handed once. */
+  readonly #handed: Int32Array;
   #handedCount = 0;
   #releasedCount = 0;
   /** A release pass is scheduled, and what its second hop releases. */
   #passing = false;
   #upTo = 0;
+  readonly #target: HandoverTarget;
 
-  constructor(private readonly target: HandoverTarget) {}
+  /** For a batch of `jobs` jobs. */
+  constructor(target: HandoverTarget, jobs: number) {
+    this.#target = target;
+    this.#handed = new Int32Array(jobs);
+  }
 
   /** True when a final was handed over and not released yet. */
   get pending(): boolean {
@@ -40,13 +44,12 @@ export class Handover {
 
   /** Job `i`'s final is being handed over: the `next()` carrying it resolves now. */
   handedOver(i: number): void {
-    this.#handed.push(i);
-    this.#handedCount++;
+    this.#handed[this.#handedCount++] = i;
   }
 
   /** The consumer asks for its next event: it has every final handed over so far. */
   consumerReturned(): void {
-    this.#releaseUpTo(this.#handedCount);
+    if (this.#releasedCount < this.#handedCount) this.#releaseUpTo(this.#handedCount);
   }
 
   /**
@@ -76,18 +79,18 @@ export class Handover {
 
   readonly #secondHop = (): void => {
     this.#passing = false;
-    if (!this.target.isRunning()) return;
-    this.#releaseUpTo(this.#upTo);
+    if (!this.#target.isRunning()) return;
+    if (this.#releasedCount < this.#upTo) this.#releaseUpTo(this.#upTo);
     if (this.pending) this.ensurePass(2);
   };
 
   /** The consumer has every final up to the `count`th handed over: release them, in order. */
   #releaseUpTo(count: number): void {
-    if (this.#releasedCount >= count || !this.target.isRunning()) return;
+    const target = this.#target;
+    if (!target.isRunning()) return;
     while (this.#releasedCount < count) {
-      this.#releasedCount++;
-      this.target.release(this.#handed.shift() as number);
+      target.release(this.#handed[this.#releasedCount++] as number);
     }
-    this.target.released();
+    target.released();
   }
 }
