@@ -33,7 +33,6 @@ import { decoratedNoop } from './mcp-noop-decorated';
 import { noopZodShape } from './mcp-noop-zod';
 
 export const NAME = 'noop';
-const OK: CallToolResult = { content: [{ type: 'text', text: 'ok' }] };
 
 export interface Contender {
   readonly name: string;
@@ -100,10 +99,13 @@ async function fetched(
   return checked(name, client, close);
 }
 
-/** The floor's server: the low-level SDK server, a Map lookup and a precompiled ajv validator. */
-function floorServer(validate: (value: unknown) => boolean): Server {
+/**
+ * The floor's server: the low-level SDK server, a Map lookup, a precompiled ajv
+ * validator, and the tool's text shaped into a result per call (as a server must).
+ */
+export function floorServer(validate: (value: unknown) => boolean): Server {
   const definition = { name: NAME, description: NOOP_DESCRIPTION, inputSchema: noopJsonSchema() };
-  const tools = new Map([[NAME, () => OK]]);
+  const tools = new Map([[NAME, (): string => 'ok']]);
   const server = new Server({ name: 'floor', version: '0' }, { capabilities: { tools: {} } });
   server.setRequestHandler('tools/list', () => ({ tools: [definition] }));
   server.setRequestHandler('tools/call', (request) => {
@@ -114,17 +116,19 @@ function floorServer(validate: (value: unknown) => boolean): Server {
     if (!validate(request.params.arguments ?? {})) {
       return { content: [{ type: 'text', text: 'invalid arguments' }], isError: true };
     }
-    return run();
+    const result: CallToolResult = { content: [{ type: 'text', text: run() }] };
+    return result;
   });
   return server;
 }
 
-function mcpServer(): McpServer {
+/** The SDK's `McpServer` with the no-op tool as a zod object. */
+export function mcpServer(): McpServer {
   const server = new McpServer({ name: 'mcpserver', version: '0' });
   server.registerTool(
     NAME,
     { description: NOOP_DESCRIPTION, inputSchema: z.object(noopZodShape()) },
-    () => OK,
+    (): CallToolResult => ({ content: [{ type: 'text', text: 'ok' }] }),
   );
   return server;
 }

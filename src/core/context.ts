@@ -164,11 +164,22 @@ const NO_CLIENT_ACCESS: ClientAccess = Object.freeze({
   askWithoutElicitor: 'cancel',
 });
 
+/**
+ * @internal Where a context's signal comes from when it is made on first read (see
+ * {@link createContextWithSignalSource}); `signal` gives the same signal every time.
+ */
+export interface SignalSource {
+  readonly signal: AbortSignal;
+}
+
 class CallContext implements ToolContext {
   readonly #client: ClientAccess;
+  #signal: AbortSignal | undefined;
+  readonly #source: SignalSource | undefined;
 
   constructor(
-    readonly signal: AbortSignal,
+    signal: AbortSignal | undefined,
+    source: SignalSource | undefined,
     readonly call: Call,
     readonly recorder: RecordFunc | undefined,
     readonly elicitor: Elicitor | undefined,
@@ -177,13 +188,20 @@ class CallContext implements ToolContext {
     readonly auth: AuthInfo | undefined,
     client: ClientAccess,
   ) {
+    this.#signal = signal;
+    this.#source = source;
     this.#client = client;
+  }
+
+  get signal(): AbortSignal {
+    return (this.#signal ??= this.#source?.signal ?? NEVER_ABORTED);
   }
 
   /** `ctx` for another call (see {@link contextForCall}), sharing everything else. */
   static forCall(ctx: CallContext, call: Call): CallContext {
     return new CallContext(
-      ctx.signal,
+      ctx.#signal,
+      ctx.#source,
       call,
       ctx.recorder,
       ctx.elicitor,
@@ -284,9 +302,22 @@ export function createContext(init: ContextInit = {}): ToolContext {
   return contextFrom(init);
 }
 
-function contextFrom(init: ContextInit): CallContext {
+/**
+ * @internal A new call context whose signal is `source.signal`, read when the signal is
+ * first read: a host whose call signal is costly to link (an MCP server links it to the
+ * request and to its own stop) pays nothing for a tool that never reads it.
+ */
+export function createContextWithSignalSource(
+  init: Omit<ContextInit, 'signal'>,
+  source: SignalSource,
+): ToolContext {
+  return contextFrom(init, source);
+}
+
+function contextFrom(init: ContextInit, source?: SignalSource): CallContext {
   return new CallContext(
-    init.signal ?? NEVER_ABORTED,
+    source === undefined ? (init.signal ?? NEVER_ABORTED) : undefined,
+    source,
     init.call ?? NO_CALL,
     init.recorder,
     init.elicitor,

@@ -84,8 +84,10 @@ export {
   type RecordFunc,
   type RootsLister,
   type Sampler,
+  type SignalSource,
   type ToolContext,
   createContext,
+  createContextWithSignalSource,
 } from './context';
 export {
   type ContextRunner,

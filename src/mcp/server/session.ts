@@ -19,6 +19,8 @@ export const SESSIONS_EXTENSION = 'io.github.christopherdavenport.agenttool/sess
  */
 export const SESSION_END_METHOD = 'io.github.christopherdavenport.agenttool/sessions/end';
 
+const RESOLVED = Promise.resolve();
+
 /** Reports a failure the server cannot hand to anyone else (stderr by default). */
 export type ErrorReporter = (message: string, error: unknown) => void;
 
@@ -39,7 +41,8 @@ export class McpSession implements Session {
   readonly id: string;
   #client: (() => ClientInfo | undefined) | undefined;
   #seen: ClientInfo | undefined;
-  #listeners = new Set<() => void | Promise<void>>();
+  /** Made with the first listener: most sessions of one call have none. */
+  #listeners: Set<() => void | Promise<void>> | undefined;
   #closed: Promise<void> | undefined;
   readonly #report: ErrorReporter;
   readonly #ending: (() => void) | undefined;
@@ -80,7 +83,7 @@ export class McpSession implements Session {
    */
   onClose(listener: () => void | Promise<void>): void {
     if (this.#closed === undefined) {
-      this.#listeners.add(listener);
+      (this.#listeners ??= new Set()).add(listener);
       return;
     }
     void this.#run(listener);
@@ -92,7 +95,7 @@ export class McpSession implements Session {
    */
   whileOpen(listener: () => void): () => void {
     this.onClose(listener);
-    return () => this.#listeners.delete(listener);
+    return () => void this.#listeners?.delete(listener);
   }
 
   /** @internal Where the client's info comes from (the latest request's, or `initialize`'s). */
@@ -111,11 +114,19 @@ export class McpSession implements Session {
    * never thrown. Later calls return the same promise.
    */
   close(): Promise<void> {
-    this.#closed ??= (async () => {
+    if (this.#closed !== undefined) return this.#closed;
+    const listeners = this.#listeners;
+    if (listeners === undefined || listeners.size === 0) {
+      // Nothing to run (the usual end of a call's own session): no async frame for it.
       this.#ending?.();
-      const listeners = [...this.#listeners].reverse();
-      this.#listeners.clear();
-      for (const listener of listeners) await this.#run(listener);
+      this.#closed = RESOLVED;
+      return RESOLVED;
+    }
+    this.#closed = (async () => {
+      this.#ending?.();
+      const running = [...listeners].reverse();
+      listeners.clear();
+      for (const listener of running) await this.#run(listener);
     })();
     return this.#closed;
   }

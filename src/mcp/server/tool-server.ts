@@ -418,8 +418,9 @@ export class McpToolServer {
     this.#sessions.add(session);
     timeSession(session);
     const hook = this.#onSession;
-    const ready =
-      hook === undefined ? Promise.resolve() : Promise.resolve().then(() => hook(session));
+    // Without a hook there is nothing to wait for: a call awaits nothing for it.
+    if (hook === undefined) return { session, ready: undefined };
+    const ready = Promise.resolve().then(() => hook(session));
     // A failing hook fails the session's calls; keep it from being unhandled meanwhile.
     ready.catch(() => undefined);
     return { session, ready };

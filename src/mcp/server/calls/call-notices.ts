@@ -49,7 +49,8 @@ type ProgressParams = { progress: number; total?: number; message?: string };
  */
 export class CallNotices {
   readonly #route: () => CallRoute | undefined;
-  readonly #pending = new Set<Promise<void>>();
+  /** Notifications not yet out; made with the first (most calls send none). */
+  #pending: Set<Promise<void>> | undefined;
   #finished = false;
   #count = 0;
   #textLeft: number;
@@ -82,11 +83,11 @@ export class CallNotices {
   };
 
   /** A log line of the call; dropped while the client lags. */
-  log(level: LoggingLevel, data: unknown, logger?: string): void {
+  readonly log = (level: LoggingLevel, data: unknown, logger?: string): void => {
     const route = this.#finished ? undefined : this.#route();
     if (route === undefined || route.backlog?.congested === true) return;
     this.#deliver(route.log(level, withTraceData(data), logger));
-  }
+  };
 
   /** The call is over: nothing more is sent, and progress held back is dropped. */
   finish(): void {
@@ -94,12 +95,16 @@ export class CallNotices {
     this.#held = undefined;
   }
 
-  /** Resolves once every notification sent so far has gone out (or failed to). */
-  flush(): Promise<void> {
-    // Most calls send nothing, and an await of nothing still costs a microtask turn.
-    return this.#pending.size === 0
-      ? Promise.resolve()
-      : Promise.all(this.#pending).then(() => undefined);
+  /**
+   * Resolves once every notification sent so far has gone out (or failed to); undefined
+   * when none is pending: most calls send nothing, and an await of nothing still costs
+   * a microtask turn.
+   */
+  flush(): Promise<void> | undefined {
+    const pending = this.#pending;
+    return pending === undefined || pending.size === 0
+      ? undefined
+      : Promise.all(pending).then(() => undefined);
   }
 
   /** `text` within what is left of the budget; the one that overflows it ends truncated. */
@@ -147,7 +152,8 @@ export class CallNotices {
 
   #deliver(sending: Promise<void>): void {
     const sent = sending.catch(() => undefined);
-    this.#pending.add(sent);
-    void sent.then(() => this.#pending.delete(sent));
+    const pending = (this.#pending ??= new Set());
+    pending.add(sent);
+    void sent.then(() => pending.delete(sent));
   }
 }

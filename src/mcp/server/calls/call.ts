@@ -7,7 +7,7 @@ import {
   type AskWithoutElicitor,
   type AuthInfo,
   type Call,
-  createContext,
+  createContextWithSignalSource,
   depthExceeded,
   depthExceededText,
   type Elicitor,
@@ -15,7 +15,6 @@ import {
   goQuote,
   isResult,
   type JsonObject,
-  type LogSink,
   MissingCapabilityError,
   PanicError,
   type RecordFunc,
@@ -23,6 +22,7 @@ import {
   type RootsLister,
   runWithContext,
   type Sampler,
+  type SignalSource,
   type Tool,
   toolFailure,
   toResult,
@@ -67,7 +67,11 @@ export interface CallSetup {
   readonly session: McpSession;
   /** The verified caller, if any. */
   readonly auth: AuthInfo | undefined;
-  readonly signal: AbortSignal;
+  /**
+   * Where the call's signal comes from (an AbortController will do), read when the tool
+   * first reads its signal.
+   */
+  readonly signalSource: SignalSource;
   readonly elicitor: Elicitor | undefined;
   readonly sampler?: Sampler | undefined;
   readonly rootsLister?: RootsLister | undefined;
@@ -78,14 +82,17 @@ export interface CallSetup {
   /** How much progress text the call sends at most (bytes). */
   readonly progressBudget: number;
   /** The request carrying the call now, if any. */
-  route(): CallRoute | undefined;
+  readonly route: () => CallRoute | undefined;
 }
 
 /** A call that runs: its result, and a way to wait for what it has sent so far. */
 export interface RunningCall {
   readonly result: Promise<CallToolResult>;
-  /** Resolves once every notification sent so far has gone out (or failed to). */
-  flush(): Promise<void>;
+  /**
+   * Resolves once every notification sent so far has gone out (or failed to);
+   * undefined when none is pending (most calls send none: nothing to await).
+   */
+  flush(): Promise<void> | undefined;
   /**
    * Once the result is in: the capability the tool failed for want of (it threw the
    * {@link MissingCapabilityError} of an ask, sample or roots listing), if it did.
@@ -156,48 +163,154 @@ export function runCall(
   served: ServedTool,
   args: Record<string, unknown>,
   setup: CallSetup,
-): RunningCall {
-  const notices = new CallNotices(() => setup.route(), setup.progressBudget);
-  const log: LogSink = (level, data, logger) => notices.log(level, data, logger);
-  const call = servedCall(`mcp_${++calls}`, args, notices.progress);
-  const ctx = createContext({
-    signal: setup.signal,
-    call,
-    session: setup.session,
-    elicitor: setup.elicitor,
-    recorder: setup.recorder,
-    log,
-    auth: setup.auth,
-    sampler: setup.sampler,
-    rootsLister: setup.rootsLister,
-    askWithoutElicitor: setup.askWithoutElicitor,
-  });
+): RunningCall & Pick<ServedRun, 'answer'> {
+  return new ServedRun(served, args, setup);
+}
 
-  const tool = served.tool;
-  let missing: MissingCapabilityError | undefined;
-  const result = (async (): Promise<CallToolResult> => {
+/**
+ * One run of a served tool. Its answer is one promise on the tool's (see
+ * {@link ServedRun.answer}): no async frame, and no closures beyond the call's progress
+ * and log sinks.
+ */
+class ServedRun implements RunningCall {
+  readonly #served: ServedTool;
+  readonly #args: Record<string, unknown>;
+  readonly #report: ErrorReporter;
+  readonly #notices: CallNotices;
+  /** The tool's promise; undefined when it returned (or threw) at once. */
+  readonly #pending: PromiseLike<unknown> | undefined;
+  /** What the tool returned or threw at once. */
+  readonly #returned: unknown;
+  readonly #threw: boolean = false;
+  #result: Promise<CallToolResult> | undefined;
+  #answered = false;
+  #missing: MissingCapabilityError | undefined;
+
+  constructor(served: ServedTool, args: Record<string, unknown>, setup: CallSetup) {
+    this.#served = served;
+    this.#args = args;
+    this.#report = setup.report;
+    const notices = new CallNotices(setup.route, setup.progressBudget);
+    this.#notices = notices;
+    const call = servedCall(`mcp_${++calls}`, args, notices.progress);
+    const ctx = createContextWithSignalSource(
+      {
+        call,
+        session: setup.session,
+        elicitor: setup.elicitor,
+        recorder: setup.recorder,
+        log: notices.log,
+        auth: setup.auth,
+        sampler: setup.sampler,
+        rootsLister: setup.rootsLister,
+        askWithoutElicitor: setup.askWithoutElicitor,
+      },
+      setup.signalSource,
+    );
+    const tool = served.tool;
+    let returned: unknown;
     try {
-      const returned: unknown = await runWithContext(ctx, () => tool.execute(call, ctx));
-      return successOf(served, isResult(returned) ? returned : toResult(returned));
+      returned = runWithContext(ctx, () => tool.execute(call, ctx));
     } catch (thrown) {
-      // The SDK's ProtocolError is the one way a tool fails its request with a JSON-RPC
-      // error of its choosing (a task then ends `failed`) rather than an isError result.
-      if (ProtocolError.isInstance(thrown)) throw thrown;
-      const error = toolFailure(tool.name, thrown);
-      if (error instanceof PanicError) setup.report(error.message, error);
-      if (error instanceof MissingCapabilityError) missing = error;
-      if (served.selfChecked && error instanceof ValidationError) {
-        // The tool refused its arguments where the served check would have: in its words,
-        // unless the refusal is the tool's own (class-validator), which the check passes.
-        const phrased = phrasedRefusal(served, args);
-        if (phrased !== undefined) return failure(phrased);
-      }
-      return failure(errorMessage(error), (error as { details?: unknown }).details);
-    } finally {
-      notices.finish();
+      this.#returned = thrown;
+      this.#threw = true;
+      return;
     }
-  })();
-  return { result, flush: () => notices.flush(), missing: () => missing };
+    if (isThenable(returned)) this.#pending = returned;
+    else this.#returned = returned;
+  }
+
+  get result(): Promise<CallToolResult> {
+    return (this.#result ??= this.answer(
+      (result) => result,
+      (error) => Promise.reject(error as Error),
+    ));
+  }
+
+  /**
+   * The call's answer, made by `onResult` from its result, or by `onError` from the
+   * error its request fails with (a ProtocolError the tool threw), in the turn the
+   * tool's own promise settles: one promise per call on the tool's, not one per layer.
+   * A run is answered once, by this or by {@link ServedRun.result}.
+   */
+  answer<T>(
+    onResult: (result: CallToolResult) => T | PromiseLike<T>,
+    onError: (error: unknown) => T | PromiseLike<T>,
+  ): Promise<T> {
+    // The outcome is made once: a panic is reported once.
+    if (this.#answered) throw new Error('mcp: a served run is answered once');
+    this.#answered = true;
+    const pending = this.#pending;
+    if (pending !== undefined) {
+      return Promise.resolve(pending).then(
+        (value) => onResult(this.#succeeded(value)),
+        (thrown: unknown) => this.#failedThen(thrown, onResult, onError),
+      );
+    }
+    const answer = this.#threw
+      ? this.#failedThen(this.#returned, onResult, onError)
+      : onResult(this.#succeeded(this.#returned));
+    return Promise.resolve(answer);
+  }
+
+  flush(): Promise<void> | undefined {
+    return this.#notices.flush();
+  }
+
+  missing(): MissingCapabilityError | undefined {
+    return this.#missing;
+  }
+
+  #succeeded(returned: unknown): CallToolResult {
+    try {
+      const answer = successOf(this.#served, isResult(returned) ? returned : toResult(returned));
+      this.#notices.finish();
+      return answer;
+    } catch (thrown) {
+      // Converting what the tool returned failed (e.g. JSON cannot encode it).
+      return this.#failed(thrown);
+    }
+  }
+
+  #failedThen<T>(
+    thrown: unknown,
+    onResult: (result: CallToolResult) => T | PromiseLike<T>,
+    onError: (error: unknown) => T | PromiseLike<T>,
+  ): T | PromiseLike<T> {
+    let answer: CallToolResult;
+    try {
+      answer = this.#failed(thrown);
+    } catch (error) {
+      return onError(error);
+    }
+    return onResult(answer);
+  }
+
+  #failed(thrown: unknown): CallToolResult {
+    this.#notices.finish();
+    // The SDK's ProtocolError is the one way a tool fails its request with a JSON-RPC
+    // error of its choosing (a task then ends `failed`) rather than an isError result.
+    if (ProtocolError.isInstance(thrown)) throw thrown;
+    const served = this.#served;
+    const error = toolFailure(served.tool.name, thrown);
+    if (error instanceof PanicError) this.#report(error.message, error);
+    if (error instanceof MissingCapabilityError) this.#missing = error;
+    if (served.selfChecked && error instanceof ValidationError) {
+      // The tool refused its arguments where the served check would have: in its words,
+      // unless the refusal is the tool's own (class-validator), which the check passes.
+      const phrased = phrasedRefusal(served, this.#args);
+      if (phrased !== undefined) return failure(phrased);
+    }
+    return failure(errorMessage(error), (error as { details?: unknown }).details);
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /**

@@ -41,6 +41,7 @@ export {
 } from './round-trips';
 export {
   bounded,
+  type CallLink,
   CallTracker,
   DEFAULT_CLOSE_GRACE_MS,
   DEFAULT_DRAIN_GRACE_MS,

@@ -26,6 +26,7 @@ import {
   samplingAsk,
 } from './client-asks';
 import { type RequestStates, SignedRequestStates } from './request-states';
+import { LazyAbortController, StopEntry } from './stopping';
 
 /**
  * How long a call waits for the client to come back with the answers to its questions
@@ -94,6 +95,11 @@ export interface RunHandOff {
   take(): Promise<CallToolResult>;
 }
 
+/** True for a capability the client declared. */
+function offers(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
+
 /** One request a run made of its client, and the tool waiting for its answer. */
 interface Pending {
   readonly ask: ClientAsk<unknown>;
@@ -113,9 +119,12 @@ type Round = Map<string, Pending>;
  * each under its key (the one the tool gave, or `elicit_<n>`, `sample_<n>`,
  * `roots_<n>`).
  */
-export class RoundTripRun {
-  /** Aborted when the run is stopped (its request cancelled, abandoned, its session ended). */
-  readonly controller = new AbortController();
+export class RoundTripRun extends StopEntry {
+  /**
+   * Aborted when the run is stopped (its request cancelled, abandoned, its session ended,
+   * the server stopped); its signal is made when first read.
+   */
+  readonly controller = new LazyAbortController();
   /** The run's elicitor: undefined when the client offered no elicitation. */
   readonly elicitor: Elicitor | undefined;
   /** The run's sampler: undefined when the client offered no sampling. */
@@ -156,11 +165,11 @@ export class RoundTripRun {
     capabilities: ClientCapabilities | undefined,
     caller?: string,
   ) {
+    super();
     this.tool = tool;
     this.owner = owner;
     this.caller = caller;
     this.#capabilities = capabilities;
-    const offers = (value: unknown): boolean => value !== undefined && value !== null;
     this.elicitor = offers(capabilities?.elicitation)
       ? (question) => this.#put(elicitationAsk(question))
       : undefined;
@@ -170,6 +179,11 @@ export class RoundTripRun {
     this.rootsLister = offers(capabilities?.roots)
       ? (request) => this.#put(rootsAsk(request))
       : undefined;
+  }
+
+  /** The server stopped (see `CallTracker.untilStopped`): the run stops. */
+  serverStopped(reason: unknown): void {
+    this.stop(reason);
   }
 
   /** Runs `listener` once when nobody can collect the run's result any more. */
@@ -248,8 +262,8 @@ export class RoundTripRun {
     this.#requests++;
     this.route = route;
     this.#capabilities = capabilities;
-    const wake = (): void => this.#wake?.();
-    signal.addEventListener('abort', wake, { once: true });
+    // The run listens itself (handleEvent), and removes itself below: no `once` to check.
+    signal.addEventListener('abort', this);
     try {
       for (;;) {
         if (!this.#returned && this.#asks.length === 0 && !signal.aborted) {
@@ -262,7 +276,8 @@ export class RoundTripRun {
           if (this.handOff?.always === true) return await this.handOff.take();
           try {
             const result = await running.result;
-            await running.flush();
+            const flushed = running.flush();
+            if (flushed !== undefined) await flushed;
             const missing = running.missing();
             if (missing !== undefined) throw missingCapabilityError(missing);
             return result;
@@ -298,7 +313,8 @@ export class RoundTripRun {
         }
         this.#pending = round;
         if (signal.aborted) return this.#cancelled();
-        await running.flush();
+        const flushed = running.flush();
+        if (flushed !== undefined) await flushed;
         if (signal.aborted) return this.#cancelled();
         const inputRequests: Record<string, InputRequest> = {};
         for (const [key, pending] of round) {
@@ -312,10 +328,15 @@ export class RoundTripRun {
         return inputRequired({ inputRequests, requestState: state });
       }
     } finally {
-      signal.removeEventListener('abort', wake);
+      signal.removeEventListener('abort', this);
       this.#wake = undefined;
       this.route = undefined;
     }
+  }
+
+  /** @internal The request waiting on the run was aborted (the event listener's entry point). */
+  handleEvent(): void {
+    this.#wake?.();
   }
 
   /**

@@ -7,23 +7,54 @@ export type Body = { readonly parsed: unknown } | undefined;
 
 export const NOTHING = (): void => undefined;
 
+/** Who waits for a streamed response's body to end, and the request's backlog. */
+interface Followers {
+  readonly dones: (() => void)[];
+  backlog: Backlog | undefined;
+}
+
+/**
+ * Streamed responses whose followers are not yet told: {@link writeResponse} tells them
+ * as it writes the body, and {@link settled} wraps the body once, in one stream that
+ * tells them, for a response that leaves for a reader of its own.
+ */
+const followed = new WeakMap<Response, Followers>();
+
 /**
  * `response`, calling `done` once its body has been read to the end or cancelled, and
- * telling the request's backlog of each chunk the client reads.
+ * telling the request's backlog of each chunk the client reads. The body is followed
+ * where it is read (see {@link settled}), so a response answered through several
+ * layers is not wrapped in a stream per layer.
  */
 export function whenDone(response: Response, done: () => void, backlog?: Backlog): Response {
-  const source = response.body;
-  if (source === null || !response.headers.get('content-type')?.includes('text/event-stream')) {
+  if (response.body === null || !isEventStream(response)) {
     done();
     return response;
   }
-  let finished = false;
-  const finish = (): void => {
-    if (finished) return;
-    finished = true;
-    done();
-  };
-  const reader = bytes(source).getReader();
+  const followers = followed.get(response);
+  if (followers === undefined) followed.set(response, { dones: [done], backlog });
+  else {
+    followers.dones.push(done);
+    if (backlog !== undefined) followers.backlog = backlog;
+  }
+  return response;
+}
+
+function isEventStream(response: Response): boolean {
+  return response.headers.get('content-type')?.includes('text/event-stream') === true;
+}
+
+/**
+ * `response` as it leaves for a reader of its own (a web-standard handler's caller):
+ * when it is followed (see {@link whenDone}), its body in one stream that tells the
+ * followers as it is read.
+ */
+export function settled(response: Response): Response {
+  const followers = followed.get(response);
+  if (followers === undefined) return response;
+  followed.delete(response);
+  const finish = once(followers.dones);
+  const reader = bytes(response.body!).getReader();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
@@ -33,7 +64,7 @@ export function whenDone(response: Response, done: () => void, backlog?: Backlog
           finish();
         } else {
           controller.enqueue(next.value);
-          backlog?.delivered();
+          followers.backlog?.delivered();
         }
       } catch (error) {
         finish();
@@ -50,6 +81,16 @@ export function whenDone(response: Response, done: () => void, backlog?: Backlog
     statusText: response.statusText,
     headers: response.headers,
   });
+}
+
+/** Calls every one of `dones` once, the first time it is called. */
+function once(dones: readonly (() => void)[]): () => void {
+  let finished = false;
+  return () => {
+    if (finished) return;
+    finished = true;
+    for (const done of dones) done();
+  };
 }
 
 // Node's fetch types a body's chunks as `any`; they are bytes.
@@ -148,42 +189,66 @@ export function headersOf(req: IncomingMessage): Headers {
   return headers;
 }
 
-/** Writes `response` to `res`, honouring back-pressure, until its body ends or `signal` aborts. */
+/**
+ * Writes `response` to `res`, honouring back-pressure, until its body ends or `signal`
+ * aborts; `extra` headers go out first (the response's own override them). A followed
+ * response (see {@link whenDone}) tells its followers as its body is written.
+ */
 export async function writeResponse(
   res: ServerResponse,
   response: Response,
   signal: AbortSignal,
+  extra?: Readonly<Record<string, string>>,
 ): Promise<void> {
-  const headers: Record<string, string> = {};
+  // One object to writeHead: headers set on `res` before would send every header
+  // through setHeader's checks again.
+  const headers: Record<string, string> = extra === undefined ? {} : { ...extra };
   for (const [name, value] of response.headers) headers[name] = value;
   res.writeHead(response.status, headers);
   const body = response.body;
+  const followers = followed.get(response);
+  if (followers !== undefined) followed.delete(response);
   if (body === null) {
     res.end();
     return;
   }
   // A stream's client learns it is open now, not with its first event (a listening
   // stream may wait long for one).
-  if (response.headers.get('content-type')?.includes('text/event-stream')) res.flushHeaders();
+  if (headers['content-type']?.includes('text/event-stream') === true) res.flushHeaders();
   const reader = body.getReader();
-  const aborted = new Promise<void>((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  // The client leaving (the connection closes, which aborts `signal`) cancels the read
+  // waiting for the body's next chunk: the read ends `done`.
+  const stop = (): void => void reader.cancel().catch(() => undefined);
+  if (signal.aborted) stop();
+  else res.on('close', stop);
   try {
     for (;;) {
-      const next = await Promise.race([reader.read(), aborted.then(() => undefined)]);
-      if (next === undefined || next.done) break;
-      if (!res.write(next.value)) {
-        await Promise.race([new Promise((resolve) => res.once('drain', resolve)), aborted]);
-      }
+      const next = await reader.read();
+      if (next.done || signal.aborted) break;
+      followers?.backlog?.delivered();
+      if (!res.write(next.value)) await drained(res);
     }
   } catch {
     // The body failed or the client left: end what was written.
   } finally {
+    res.off('close', stop);
     if (signal.aborted) await reader.cancel().catch(() => undefined);
+    if (followers !== undefined) once(followers.dones)();
     res.end();
   }
+}
+
+/** Resolves once `res` drains, or its connection closes. */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 /** The 413 answer; `headers` adds `Connection: close` where the rest of the body is not read. */

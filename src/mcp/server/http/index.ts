@@ -27,6 +27,7 @@ export {
   readNodeBody,
   refusedUnread,
   requestId,
+  settled,
   tooLarge,
   whenDone,
   writeResponse,

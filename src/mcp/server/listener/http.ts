@@ -39,6 +39,7 @@ import {
   refusedUnread,
   requestId,
   SessionShares,
+  settled,
   shareLimits,
   StreamShares,
   tooLarge,
@@ -111,23 +112,13 @@ export async function listenHttp(
   const port = (http.address() as AddressInfo).port;
   let handler: ReturnType<typeof httpHandler>;
   try {
-    handler = httpHandler(server, options, port);
+    handler = httpHandler(server, options, port, `timeout=${keepAlive.hintSeconds}`);
   } catch (error) {
     // Options refused (a limit, the authorization) leave no listening socket behind.
     await new Promise<void>((resolve) => http.close(() => resolve()));
     throw error;
   }
-  http.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    // Clients that honour the hint (Node's fetch and http.Agent) let an idle connection
-    // go well before the server closes it: no request is written onto a closing one. A
-    // client that keeps no connection (HTTP/1.0, `Connection: close`) is left as Node
-    // answers it.
-    if (req.httpVersion === '1.1' && !/\bclose\b/i.test(req.headers.connection ?? '')) {
-      res.setHeader('Connection', 'keep-alive');
-      res.setHeader('Keep-Alive', `timeout=${keepAlive.hintSeconds}`);
-    }
-    void handler.node(req, res);
-  });
+  http.on('request', (req: IncomingMessage, res: ServerResponse) => void handler.node(req, res));
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     (closing ??= (async () => {
@@ -149,8 +140,9 @@ export function httpHandler(
   server: ServedServer,
   options: HttpServeOptions,
   port: number | undefined,
+  keepAliveHint?: string,
 ): HttpHandler & { drain(): Promise<void> } {
-  const endpoint = new HttpEndpoint(server, options, port);
+  const endpoint = new HttpEndpoint(server, options, port, keepAliveHint);
   const unregister = server.addCloser(endpoint);
   return {
     paths: endpoint.paths,
@@ -186,9 +178,20 @@ class HttpEndpoint {
   #answering = 0;
   #draining: Promise<void> | undefined;
   #drained: (() => void) | undefined;
+  /**
+   * The `Keep-Alive` answers of our own listener carry (`timeout=<s>`); undefined for a
+   * handler mounted in someone else's server, whose answers are left as Node makes them.
+   */
+  readonly #keepAliveHint: string | undefined;
 
-  constructor(server: ServedServer, options: HttpServeOptions, port: number | undefined) {
+  constructor(
+    server: ServedServer,
+    options: HttpServeOptions,
+    port: number | undefined,
+    keepAliveHint?: string,
+  ) {
     this.#server = server;
+    this.#keepAliveHint = keepAliveHint;
     this.#options = options;
     this.#path = options.path ?? '/mcp';
     this.#limit = options.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
@@ -241,7 +244,9 @@ class HttpEndpoint {
       this.#gate?.metadataResponse(url, request.method) ??
       this.#screen(url, request.method, request.headers, url.host);
     if (early !== undefined) return early;
-    const authInfo = await this.#authorize(request, extras.authInfo);
+    // Without a gate nothing is awaited for the caller.
+    const authInfo =
+      this.#gate === undefined ? extras.authInfo : await this.#authorize(request, extras.authInfo);
     if (authInfo instanceof Response) return authInfo;
     const forwarded = request.headers.get('x-forwarded-for');
     callerKeys.set(request, callerKey(authInfo, this.#address(extras.clientAddress, forwarded)));
@@ -253,17 +258,18 @@ class HttpEndpoint {
       if (parsed instanceof Response) return parsed;
       body = parsed;
     }
-    if (!answers(body)) return this.#route(request, body, authInfo);
+    if (!answers(body)) return settled(await this.#dispatch(request, body, authInfo));
     // A drain waits for this answer: produced, and sent when it streams.
     this.#answering++;
+    const backlog = this.#backlog(request);
     let response: Response;
     try {
-      response = await this.#route(request, body, authInfo);
+      response = await this.#dispatch(request, body, authInfo);
     } catch (error) {
       this.#answered();
       throw error;
     }
-    return whenDone(response, () => this.#answered());
+    return settled(whenDone(response, () => this.#answered(), backlog));
   }
 
   async node(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
@@ -295,7 +301,7 @@ class HttpEndpoint {
     const refusedUnread = response.headers.get('connection') === 'close';
     if (refusedUnread) await discardBody(req, this.#limit);
     try {
-      await writeResponse(res, response, abort.signal);
+      await writeResponse(res, response, abort.signal, this.#keepAlive(req));
     } finally {
       finished = true;
       if (counted) this.#answered();
@@ -305,6 +311,19 @@ class HttpEndpoint {
       await written(res);
       req.destroy();
     }
+  }
+
+  /**
+   * The keep-alive headers of an answer of our listener: clients that honour the hint
+   * (Node's fetch and http.Agent) let an idle connection go well before the server closes
+   * it, so no request is written onto a closing one. A client that keeps no connection
+   * (HTTP/1.0, `Connection: close`) is left as Node answers it.
+   */
+  #keepAlive(req: IncomingMessage): Record<string, string> | undefined {
+    const hint = this.#keepAliveHint;
+    if (hint === undefined || req.httpVersion !== '1.1') return undefined;
+    if (/\bclose\b/i.test(req.headers.connection ?? '')) return undefined;
+    return { connection: 'keep-alive', 'keep-alive': hint };
   }
 
   async #nodeResponse(
@@ -329,7 +348,9 @@ class HttpEndpoint {
       this.#gate?.metadataResponse(url, method) ?? this.#screen(url, method, headers, '');
     if (early !== undefined) return refusedUnread(req, early);
     const request = new Request(url, { method, headers, signal });
-    const authInfo = await this.#authorize(request, (req as { auth?: AuthInfo }).auth);
+    const given = (req as { auth?: AuthInfo }).auth;
+    // Without a gate nothing is awaited for the caller.
+    const authInfo = this.#gate === undefined ? given : await this.#authorize(request, given);
     if (authInfo instanceof Response) return refusedUnread(req, authInfo);
     const address = this.#address(req.socket?.remoteAddress, headers.get('x-forwarded-for'));
     callerKeys.set(request, callerKey(authInfo, address));
@@ -345,8 +366,11 @@ class HttpEndpoint {
         body = parsed;
       }
     }
-    if (answers(body)) count();
-    return this.#route(request, body, authInfo);
+    if (!answers(body)) return this.#dispatch(request, body, authInfo);
+    count();
+    // writeResponse tells the backlog as it writes: the answer is not wrapped for it.
+    const backlog = this.#backlog(request);
+    return whenDone(await this.#dispatch(request, body, authInfo), NOTHING, backlog);
   }
 
   /** The answer to a request refused before its body is read, if it is. */
@@ -398,14 +422,13 @@ class HttpEndpoint {
   }
 
   /**
-   * Routes a request. An answered one gets a backlog: how far the client lags behind
-   * the notifications its streamed answer carries (the calls' notices read it).
+   * The backlog of a request that is answered: how far the client lags behind the
+   * notifications its streamed answer carries (the calls' notices read it).
    */
-  async #route(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {
-    if (!answers(body)) return this.#dispatch(request, body, authInfo);
+  #backlog(request: Request): Backlog {
     const backlog = new Backlog();
     backlogs.set(request, backlog);
-    return whenDone(await this.#dispatch(request, body, authInfo), NOTHING, backlog);
+    return backlog;
   }
 
   async #dispatch(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {

@@ -1,3 +1,5 @@
+import { settled } from '../http';
+
 /** The longest delay a timer takes (about 24.8 days); a later expiry is not watched. */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
@@ -8,7 +10,9 @@ const LONGEST_TIMER_MS = 2 ** 31 - 1;
  * closes it, and reopens it with a valid token (an OAuth client refreshes first). A
  * response that does not stream, or a token without expiry, is returned as it is.
  */
-export function endingAt(response: Response, expiresAt: number | undefined): Response {
+export function endingAt(followed: Response, expiresAt: number | undefined): Response {
+  // Read here, a followed body tells its followers as it is read (see whenDone).
+  const response = settled(followed);
   const source = response.body;
   if (
     source === null ||

@@ -63,11 +63,12 @@ export class HandleSessions implements SessionBinding {
       if (handle !== undefined && known !== undefined && known.subject === subject) {
         return this.#hold(handle, known);
       }
-      const caller = callerKeyOf(ctx) ?? `address:${UNKNOWN_ADDRESS}`;
-      if (
-        capabilities?.extensions?.[SESSIONS_EXTENSION] !== undefined &&
-        this.#shares?.room(caller) === true
-      ) {
+      // Only a client that carries handles gets one (its caller's share permitting).
+      const caller =
+        capabilities?.extensions?.[SESSIONS_EXTENSION] === undefined
+          ? undefined
+          : (callerKeyOf(ctx) ?? `address:${UNKNOWN_ADDRESS}`);
+      if (caller !== undefined && this.#shares?.room(caller) === true) {
         // Behind a load balancer the handle names its instance, which peers forward to.
         const fresh = this.#server.handlePrefix + randomHex(16);
         const opened = this.#server.openSession(fresh);

@@ -11,12 +11,19 @@ import {
   type StandardSchemaV1,
   type Tool as McpTool,
 } from '@modelcontextprotocol/server';
-import { type AuthInfo, isJsonObject, type RecordFunc, taskSupportOf } from '../../../core';
+import {
+  type AuthInfo,
+  type Elicitor,
+  isJsonObject,
+  type RecordFunc,
+  taskSupportOf,
+} from '../../../core';
 import { callerOf, definitionsFor, permitted } from '../auth';
 import {
   admit,
   envelopeCapabilities,
   routeOf,
+  type CallLink,
   type CallTracker,
   CANCEL_META_KEY,
   directElicitor,
@@ -158,15 +165,16 @@ export function buildInstance(
       listing: identified,
     });
   }
+  const calls = host.calls;
   server.setRequestHandler('tools/call', (request, ctx) => {
     // A draining server still takes the answers to the calls it runs, not new calls.
     const resumes = era === 'modern' && ctx.mcpReq.requestState() !== undefined;
-    if (host.calls.stopping || (host.calls.refusing && !resumes)) return failure(SHUTTING_DOWN);
-    const answer =
-      era === 'modern'
-        ? serveModern(host, binding, request, ctx)
-        : serveLegacy(host, binding, server, request, ctx);
-    return host.calls.track(answer.then((result) => stoppedAnswer(host.calls, result)));
+    if (calls.stopping || (calls.refusing && !resumes)) return failure(SHUTTING_DOWN);
+    // A legacy call tracks itself (see startLegacy).
+    if (era === 'legacy') return serveLegacy(host, binding, server, request, ctx);
+    return calls.track(serveModern(host, binding, request, ctx), (result) =>
+      stoppedAnswer(calls, result),
+    );
   });
   servePrimitives(server, host, binding, era);
   const end = binding.end?.bind(binding);
@@ -179,87 +187,171 @@ export function buildInstance(
   return server;
 }
 
-async function serveLegacy(
+/**
+ * A 2025-era call, among the calls in flight until it is answered. Answered without a
+ * promise when it is refused, and with one promise on the tool's when it runs: nothing
+ * else is awaited unless a guard answers later, the session's hook is still running or
+ * notifications are still going out.
+ */
+function serveLegacy(
   host: InstanceHost,
   binding: SessionBinding,
   server: Server,
   request: CallToolRequest,
   ctx: ServerContext,
-): Promise<CallToolResult> {
-  const { name } = request.params;
+): CallToolResult | Promise<CallToolResult> {
   const args = request.params.arguments ?? {};
   const auth = callerOf(ctx, host.localAuth);
-  const verdict = admitted(host, name, args, auth);
-  const served = verdict instanceof Promise ? await verdict : verdict;
-  if (!isAdmitted(served)) return served;
+  const verdict = admitted(host, request.params.name, args, auth);
+  if (verdict instanceof Promise) {
+    return tracked(
+      host.calls,
+      verdict.then((served) =>
+        isAdmitted(served) ? runLegacy(host, binding, server, request, ctx, served, auth) : served,
+      ),
+    );
+  }
+  if (!isAdmitted(verdict)) return verdict;
+  return runLegacy(host, binding, server, request, ctx, verdict, auth);
+}
+
+function runLegacy(
+  host: InstanceHost,
+  binding: SessionBinding,
+  server: Server,
+  request: CallToolRequest,
+  ctx: ServerContext,
+  served: ServedTool,
+  auth: AuthInfo | undefined,
+): CallToolResult | Promise<CallToolResult> {
   // 2025-11-25 tasks: a call that asks for one (`task`) is one, if its tool allows.
   const asked = request.params.task;
   const mode = taskSupportOf(served.tool).mode;
   if ((asked === undefined && mode === 'required') || (asked !== undefined && mode === 'never')) {
-    throw legacyTaskRefusal(name, mode);
+    return Promise.reject(legacyTaskRefusal(request.params.name, mode));
   }
   const capabilities = server.getClientCapabilities();
   const lease = binding.lease(ctx, capabilities);
-  try {
-    if (lease.ready !== undefined) await lease.ready;
-  } catch (error) {
-    lease.release();
-    return sessionFailure(error);
-  }
-  if (asked !== undefined) {
-    // The server may have begun to close while the session's hook ran.
-    if (host.calls.stopping) {
+  const start = (): CallToolResult | Promise<CallToolResult> =>
+    asked === undefined
+      ? startLegacy(
+          host,
+          binding,
+          ctx,
+          served,
+          request.params.arguments ?? {},
+          lease,
+          auth,
+          capabilities,
+        )
+      : startLegacyTask(host, server, request, ctx, served, lease, auth, capabilities);
+  if (lease.ready === undefined) return start();
+  return tracked(
+    host.calls,
+    lease.ready.then(start, (error: unknown) => {
       lease.release();
-      return failure(SHUTTING_DOWN);
-    }
-    return startTask(host, {
-      served,
-      args,
-      lease,
-      auth,
-      caller: callerKeyOf(ctx),
-      capabilities,
-      dropped: ctx.http?.req?.signal,
-      era: 'legacy',
-      ttlMs: asked.ttl,
-      home: sessionChannel(server),
-    });
+      return sessionFailure(error);
+    }),
+  );
+}
+
+function startLegacyTask(
+  host: InstanceHost,
+  server: Server,
+  request: CallToolRequest,
+  ctx: ServerContext,
+  served: ServedTool,
+  lease: SessionLease,
+  auth: AuthInfo | undefined,
+  capabilities: ClientCapabilities | undefined,
+): CallToolResult | Promise<CallToolResult> {
+  // The server may have begun to close while the session's hook ran.
+  if (host.calls.stopping) {
+    lease.release();
+    return failure(SHUTTING_DOWN);
   }
+  const started = startTask(host, {
+    served,
+    args: request.params.arguments ?? {},
+    lease,
+    auth,
+    caller: callerKeyOf(ctx),
+    capabilities,
+    dropped: ctx.http?.req?.signal,
+    era: 'legacy',
+    ttlMs: request.params.task?.ttl,
+    home: sessionChannel(server),
+  });
+  return tracked(host.calls, started);
+}
+
+function startLegacy(
+  host: InstanceHost,
+  binding: SessionBinding,
+  ctx: ServerContext,
+  served: ServedTool,
+  args: Record<string, unknown>,
+  lease: SessionLease,
+  auth: AuthInfo | undefined,
+  capabilities: ClientCapabilities | undefined,
+): Promise<CallToolResult> {
   // The call stops when its request is cancelled, when the client drops the request's
   // connection (unless the stream can be resumed), or when the server closes.
   const dropped = binding.resumable === true ? undefined : ctx.http?.req?.signal;
   const linked = host.calls.callSignal(ctx.mcpReq.signal, dropped);
-  const signal = linked.signal;
   const route = routeOf(ctx);
-  // The SDK checks the result against the method's own schema.
-  const send: SendToClient = (request) =>
-    ctx.mcpReq.send(
-      { method: request.method, params: request.params as Record<string, unknown> },
-      { signal },
-    );
   const running = runCall(served, args, {
     session: lease.session,
     auth,
-    signal,
-    elicitor: directElicitor(capabilities?.elicitation, (params) =>
-      ctx.mcpReq.send({ method: 'elicitation/create', params }, { signal }),
-    ),
-    sampler: directSampler(capabilities, send),
-    rootsLister: directRootsLister(capabilities, send),
+    signalSource: linked,
+    elicitor: legacyElicitor(capabilities, ctx, linked),
+    // The ways to ask the client are made for the capabilities it declared only.
+    sampler: offered(capabilities?.sampling)
+      ? directSampler(capabilities, sender(ctx, linked))
+      : undefined,
+    rootsLister: offered(capabilities?.roots)
+      ? directRootsLister(capabilities, sender(ctx, linked))
+      : undefined,
     recorder: host.recorder,
     report: host.report,
     progressBudget: host.progressBudget,
     route: () => route,
   });
-  try {
-    const result = await running.result;
-    // Progress and log lines go out before the result.
-    await running.flush();
-    return result;
-  } finally {
+  const calls = host.calls;
+  const over = (): void => {
     linked.dispose();
     lease.release();
-  }
+    calls.ended();
+  };
+  calls.began();
+  return running.answer(
+    (result) => {
+      // Progress and log lines go out before the result.
+      const flushed = running.flush();
+      if (flushed === undefined) {
+        over();
+        return stoppedAnswer(calls, result);
+      }
+      return flushed.then(() => {
+        over();
+        return stoppedAnswer(calls, result);
+      });
+    },
+    (error: unknown) => {
+      over();
+      throw error;
+    },
+  );
+}
+
+/** `answer` among the calls in flight until it settles; a failure once the server stops says so. */
+function tracked(
+  calls: CallTracker,
+  answer: CallToolResult | Promise<CallToolResult>,
+): CallToolResult | Promise<CallToolResult> {
+  return answer instanceof Promise
+    ? calls.track(answer, (result) => stoppedAnswer(calls, result))
+    : answer;
 }
 
 async function serveModern(
@@ -339,11 +431,10 @@ async function serveModern(
   const unwatch = lease.session.whileOpen(() => {
     if (late?.begun() !== true) run.stop(new Error('mcp: the session ended'));
   });
-  const stop = (): void => run.stop(host.calls.signal.reason);
-  host.calls.signal.addEventListener('abort', stop, { once: true });
+  host.calls.untilStopped(run);
   run.onOver(() => {
     unwatch();
-    host.calls.signal.removeEventListener('abort', stop);
+    run.leave();
     lease.release();
   });
   const route = routeOf(ctx);
@@ -353,7 +444,7 @@ async function serveModern(
     runCall(served, args, {
       session: lease.session,
       auth,
-      signal: run.controller.signal,
+      signalSource: run.controller,
       elicitor: asks.elicitor,
       sampler: asks.sampler,
       rootsLister: asks.rootsLister,
@@ -366,6 +457,33 @@ async function serveModern(
     }),
   );
   return withHandle(await run.wait(route, signal, host.trips, capabilities), lease.handle);
+}
+
+/** True for a capability the client declared. */
+function offered(capability: unknown): boolean {
+  return capability !== undefined && capability !== null;
+}
+
+/** `elicitation/create` on a 2025-era call's stream, when the client takes questions. */
+function legacyElicitor(
+  capabilities: ClientCapabilities | undefined,
+  ctx: ServerContext,
+  linked: CallLink,
+): Elicitor | undefined {
+  const offer = capabilities?.elicitation;
+  if (!offered(offer)) return undefined;
+  return directElicitor(offer, (params) =>
+    ctx.mcpReq.send({ method: 'elicitation/create', params }, { signal: linked.signal }),
+  );
+}
+
+/** A request of the server's own on a 2025-era call's stream (the SDK checks its result). */
+function sender(ctx: ServerContext, linked: CallLink): SendToClient {
+  return (request) =>
+    ctx.mcpReq.send(
+      { method: request.method, params: request.params as Record<string, unknown> },
+      { signal: linked.signal },
+    );
 }
 
 /** JSON-RPC "Method not found": the 2025-11-25 answer to a call that misuses a tool's task support. */

@@ -99,7 +99,7 @@ export async function startTask(host: TaskHost, call: TaskCall): Promise<CallToo
       runCall(call.served, call.args, {
         session: call.lease.session,
         auth: call.auth,
-        signal: controller.signal,
+        signalSource: controller,
         elicitor: task.elicitor,
         sampler: task.sampler,
         rootsLister: task.rootsLister,
