@@ -56,6 +56,22 @@ const FRAMES = Number(process.versions.node.split('.')[0]) >= 24;
 const storage = new AsyncLocalStorage<{ index: number }>();
 
 /**
+ * Runs a job's function with its store current, as the executor makes a call's context
+ * current: an async scope entered per job where AsyncContextFrame is on, else run().
+ */
+function storeRunner(name: string): <T>(store: { index: number }, fn: () => T) => T {
+  const scope = new AsyncResource(name);
+  const enter = <T>(store: { index: number }, fn: () => T): T => {
+    storage.enterWith(store);
+    return fn();
+  };
+  return FRAMES
+    ? <T>(store: { index: number }, fn: () => T): T =>
+        scope.runInAsyncScope(enter<T>, null, store, fn)
+    : <T>(store: { index: number }, fn: () => T): T => storage.run(store, fn);
+}
+
+/**
  * The minimal runner with a context current per job, made the cheapest way each Node
  * allows (as the executor does), and each job's end handed to one `for await` consumer
  * as an event; a slot is free again once the consumer took the event.
@@ -64,15 +80,7 @@ function contextAndEventsRunner(
   fns: readonly (() => Promise<Result>)[],
   bound: number,
 ): AsyncIterable<{ index: number; result: Result }> {
-  const scope = new AsyncResource('bench.batch');
-  const enter = <T>(store: { index: number }, fn: () => T): T => {
-    storage.enterWith(store);
-    return fn();
-  };
-  const runIn = FRAMES
-    ? <T>(store: { index: number }, fn: () => T): T =>
-        scope.runInAsyncScope(enter<T>, null, store, fn)
-    : <T>(store: { index: number }, fn: () => T): T => storage.run(store, fn);
+  const runIn = storeRunner('bench.batch');
   type Step = IteratorResult<{ index: number; result: Result }, undefined>;
   const ready: { index: number; result: Result }[] = [];
   let next = 0;
@@ -123,15 +131,7 @@ function pLimitWithContextAndEvents(
   limit: (fn: () => Promise<Result>) => Promise<Result>,
   fns: readonly (() => Promise<Result>)[],
 ): AsyncIterable<{ index: number; result: Result }> {
-  const scope = new AsyncResource('bench.plimit');
-  const enter = <T>(store: { index: number }, fn: () => T): T => {
-    storage.enterWith(store);
-    return fn();
-  };
-  const runIn = FRAMES
-    ? <T>(store: { index: number }, fn: () => T): T =>
-        scope.runInAsyncScope(enter<T>, null, store, fn)
-    : <T>(store: { index: number }, fn: () => T): T => storage.run(store, fn);
+  const runIn = storeRunner('bench.plimit');
   type Step = IteratorResult<{ index: number; result: Result }, undefined>;
   // p-limit starts the next function when one settles, not when its event is taken, so
   // events may pile up: read by position rather than with shift().
