@@ -4,7 +4,8 @@
 // - no import circles anywhere in src/;
 // - the layers of DESIGN.md: core imports nothing of ours; decorators, executor and mcp
 //   import core only; di composes them; the shell, the workspace, the CLI and the
-//   framework adapters use the public entries (`agenttool`, `agenttool/mcp`, ...) only;
+//   framework adapters and the testing entry use the public entries (`agenttool`,
+//   `agenttool/mcp`, ...) only;
 // - a room (any folder of src/ with an index.ts) is entered through its index: no deep
 //   import from outside it (but the executor's into core, and core's OpenTelemetry loader,
 //   whose types must stay out of the declarations the entries reach);
@@ -31,6 +32,7 @@ const ON_ENTRIES = {
   shell: ['mcp', 'di'],
   workspace: ['mcp', 'di', 'shell'],
   cli: ['mcp', 'di', 'shell', 'workspace'],
+  testing: ['mcp', 'di'],
   nest: ['mcp', 'di'],
   'ai-sdk': ['mcp', 'di'],
   'openai-agents': ['mcp', 'di'],

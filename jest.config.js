@@ -13,7 +13,7 @@
 
 /** Unit test files: whole folders, and the files of other folders that start nothing. */
 const UNIT = [
-  '/test/(core|decorators|di|executor)/.*\\.test\\.ts$',
+  '/test/(core|decorators|di|executor|testing)/.*\\.test\\.ts$',
   '/test/cli/parts\\.test\\.ts$',
   '/test/shell/protected-paths\\.test\\.ts$',
   '/test/workspace/file-tools\\.test\\.ts$',

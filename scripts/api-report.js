@@ -1,5 +1,5 @@
 // The API report of each public entry (agenttool, agenttool/di, agenttool/mcp,
-// agenttool/shell, agenttool/workspace, and the framework adapters agenttool/nest, agenttool/ai-sdk, agenttool/openai-agents), written
+// agenttool/shell, agenttool/workspace, agenttool/testing, and the framework adapters agenttool/nest, agenttool/ai-sdk, agenttool/openai-agents), written
 // by API Extractor from the declarations tsc emits, and kept under version control in
 // api/. `node scripts/api-report.js` fails when an entry's API differs from its report
 // (part of `npm run check`); `--update` (`npm run api:update`) rewrites the reports.
@@ -23,6 +23,11 @@ const ENTRIES = [
   {
     report: 'agenttool-workspace',
     declarations: 'dist/api/src/workspace/index.d.ts',
+    ownsTypes: false,
+  },
+  {
+    report: 'agenttool-testing',
+    declarations: 'dist/api/src/testing/index.d.ts',
     ownsTypes: false,
   },
   { report: 'agenttool-nest', declarations: 'dist/api/src/nest/index.d.ts', ownsTypes: false },

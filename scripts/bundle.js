@@ -36,6 +36,7 @@ const ENTRIES = {
   di: 'di/index.ts',
   shell: 'shell/index.ts',
   workspace: 'workspace/index.ts',
+  testing: 'testing/index.ts',
   // agenttool/nest is `nest.js`, written below: its peers are checked before the entry's
   // chunks load them (a bundle requires what it leaves outside before anything runs).
   'nest-peers': 'nest/peer.ts',

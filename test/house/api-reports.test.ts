@@ -33,6 +33,7 @@ it('covers the entries that need no framework', () => {
     'agenttool-di.api.md',
     'agenttool-mcp.api.md',
     'agenttool-shell.api.md',
+    'agenttool-testing.api.md',
     'agenttool-workspace.api.md',
     'agenttool.api.md',
   ]);

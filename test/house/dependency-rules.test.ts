@@ -63,6 +63,8 @@ const GOOD: Record<string, string> = {
   'src/di/index.ts':
     "import { serve } from '../mcp';\nimport { run } from '../executor';\nexport const app = [serve, run];\n",
   'src/shell/index.ts': "import { app } from 'agenttool/di';\nexport const shell = app;\n",
+  'src/testing/index.ts':
+    "import { app } from 'agenttool/di';\nimport { serve } from 'agenttool/mcp';\nexport const client = [app, serve];\n",
   'src/cli/main.ts':
     "import { shell } from 'agenttool/shell';\nimport { serve } from 'agenttool/mcp';\nexport const main = [shell, serve];\n",
   'src/nest/index.ts':
@@ -148,6 +150,15 @@ describe('the house rules', () => {
     expect(await broken({ 'src/shell/near.ts': "export { serve } from '../mcp';\n" })).toEqual([
       'entries-by-name-shell: src/shell/near.ts -> src/mcp/index.ts',
     ]);
+    expect(
+      await broken({ 'src/testing/deep.ts': "export { serve } from '../mcp/server';\n" }),
+    ).toEqual([
+      'entries-only-testing: src/testing/deep.ts -> src/mcp/server/index.ts',
+      'room-index-mcp: src/testing/deep.ts -> src/mcp/server/index.ts',
+    ]);
+    expect(
+      await broken({ 'src/testing/shell.ts': "export { shell } from 'agenttool/shell';\n" }),
+    ).toEqual(['entries-only-testing: src/testing/shell.ts -> src/shell/index.ts']);
     expect(
       await broken({ 'samples/deep.ts': "export { tool } from '../src/core/tool';\n" }),
     ).toEqual([
