@@ -11,10 +11,11 @@ import { join, relative } from 'node:path';
 import { createContext, taskSupportOf, toolFromInstance } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
 import { connectMcp, type ConnectOptions, type McpToolServer } from 'agenttool/mcp';
+import { PROTOCOL_ERAS, testClient } from 'agenttool/testing';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { runNotesBatch } from '../../samples/docs/batch-events';
 import { ScratchpadModule } from '../../samples/docs/handles';
-import { greetGuests } from '../../samples/docs/modules';
+import { greetGuests, GuestbookModule } from '../../samples/docs/modules';
 import { serveHandbook } from '../../samples/docs/prompts-and-resources';
 import { ProjectShellModule } from '../../samples/docs/shell-module';
 import { crawl, Migrate } from '../../samples/docs/task-support';
@@ -129,25 +130,6 @@ describe('the samples no other test runs', () => {
     ]);
   });
 
-  it('modules-and-di.md: a scratchpad kept by its pad_id where there is no session', async () => {
-    const app = await ToolApp.create(ScratchpadModule);
-    try {
-      const note = app.tools.lookup('note');
-      const call = async (args: object) => {
-        const c = { id: 'c', args: JSON.stringify(args) };
-        const session = { id: '', endsWithCall: true, onClose: () => undefined };
-        return note!.execute(c, createContext({ call: c, session }));
-      };
-      const first = await call({ line: 'one' });
-      const padId = first.structured?.['pad_id'];
-      expect(typeof padId).toBe('string');
-      expect((await call({ line: 'two', pad_id: padId })).output).toBe('one\ntwo');
-      expect(note!.description).toContain('A scratchpad unused for 10 minutes is closed.');
-    } finally {
-      await app.close();
-    }
-  });
-
   it('sandbox.md: the shell module gives the bash and restart tools', async () => {
     const app = await ToolApp.create(ProjectShellModule);
     try {
@@ -165,6 +147,44 @@ describe('the samples no other test runs', () => {
     expect((await migrate.execute(call, createContext({ call }))).output).toBe(
       'migrated to version 3',
     );
+  });
+});
+
+describe.each(PROTOCOL_ERAS)('modules-and-di.md, through agenttool/testing, %s era', (protocol) => {
+  it("greets and records; another client's guestbook is its own", async () => {
+    const app = await ToolApp.create(GuestbookModule);
+    const ada = await testClient(app, { protocol });
+    const bob = await testClient(app, { protocol });
+    try {
+      const first = await ada.call('greet', { name: 'Ada' });
+      expect(first.text).toBe('Hello, Ada! You are guest 1.');
+      expect(first.records).toEqual([{ ns: 'guestbook:signed', data: '{"name":"Ada"}' }]);
+      expect((await ada.call('greet', { name: 'Eve' })).text).toBe('Hello, Eve! You are guest 2.');
+      // A second client is another session: it sees none of the first one's guests.
+      expect((await bob.call('greet', { name: 'Bob' })).text).toBe('Hello, Bob! You are guest 1.');
+    } finally {
+      await ada.close();
+      await bob.close();
+      await app.close();
+    }
+  });
+
+  it('keeps a scratchpad per client, and says how to keep it where there is no session', async () => {
+    const app = await ToolApp.create(ScratchpadModule);
+    const first = await testClient(app, { protocol });
+    const second = await testClient(app, { protocol });
+    try {
+      expect((await first.call('note', { line: 'one' })).text).toBe('one');
+      expect((await first.call('note', { line: 'two' })).text).toBe('one\ntwo');
+      expect((await second.call('note', { line: 'three' })).text).toBe('three');
+      const [note] = await first.list();
+      expect(note?.description).toContain('A scratchpad unused for 10 minutes is closed.');
+      expect(Object.keys(note?.parameters['properties'] ?? {})).toEqual(['line', 'pad_id']);
+    } finally {
+      await first.close();
+      await second.close();
+      await app.close();
+    }
   });
 });
 

@@ -3,12 +3,13 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { type AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { createContext, recordOf, toolFromInstance } from 'agenttool';
+import { createContext, toolFromInstance } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
 import { connectMcp, serveTools } from 'agenttool/mcp';
+import { PROTOCOL_ERAS, testClient } from 'agenttool/testing';
 import { serveNotes } from '../../samples/docs/auth';
 import { runBatch } from '../../samples/docs/batch';
-import { importAsHost } from '../../samples/docs/context';
+import { ImportRows, importAsHost } from '../../samples/docs/context';
 import { GreetModule } from '../../samples/readme/greet';
 import { serveGreeter } from '../../samples/docs/serve-greeter';
 import { mountTools } from '../../samples/docs/mount';
@@ -175,42 +176,125 @@ describe('the Writing a tool examples run', () => {
     ]);
   });
 
-  it('does not ask for a small import, and imports nothing when the user says no', async () => {
-    const small = await importAsHost(20, false);
-    expect(small.questions).toEqual([]);
-    expect(small.output).toBe('Imported 20 rows');
-    const refused = await importAsHost(500, false);
-    expect(refused.output).toBe('Not imported: the user said no');
-    expect(refused.progress).toEqual([]);
-    expect(refused.records).toEqual([]);
-  });
-
-  it('returns each kind of output', async () => {
-    const run = (instance: object, args = '') =>
-      toolFromInstance(instance).execute({ id: 'call_1', args }, createContext());
-    expect(await run(new CountWords(), '{"text":"one two  three"}')).toEqual({
-      output: '{"words":3}',
+  it('returns each kind of output to a host that calls the tool itself', async () => {
+    // MCP carries no `terminate`: a host that runs the tool in process reads it.
+    const call = { id: 'call_1', args: '' };
+    expect(await toolFromInstance(new Finish()).execute(call, createContext())).toEqual({
+      output: 'Done',
+      terminate: true,
     });
-    const chart = await run(new Chart(), '{"title":"Sales"}');
-    expect(chart.output).toEqual([
-      { type: 'input_text', text: 'Chart "Sales"' },
-      { type: 'input_image', image_url: expect.stringMatching(/^data:image\/png;base64,iVBOR/) },
-    ]);
-    expect(recordOf(chart.details)).toEqual({
-      ns: 'chart:drawn',
-      data: '{"title":"Sales","points":1}',
-    });
-    expect((await run(new ExportCsv())).output).toEqual([
-      { type: 'input_text', text: 'Exported 1 table' },
-      {
-        type: 'input_file',
-        filename: 'tables.csv',
-        file_data: Buffer.from('name,rows\norders,2\n').toString('base64'),
-      },
-    ]);
-    expect(await run(new Finish())).toEqual({ output: 'Done', terminate: true });
   });
 });
+
+describe.each(PROTOCOL_ERAS)(
+  'the Writing a tool examples, through agenttool/testing, %s era',
+  (protocol) => {
+    it('returns each kind of output, as parts and records over MCP', async () => {
+      const client = await testClient(
+        [new CountWords(), new Chart(), new ExportCsv(), new Finish()],
+        {
+          protocol,
+        },
+      );
+      try {
+        expect((await client.call('count_words', { text: 'one two  three' })).text).toBe(
+          '{"words":3}',
+        );
+        const chart = await client.call('chart', { title: 'Sales' });
+        expect(chart.parts).toEqual([
+          { type: 'text', text: 'Chart "Sales"' },
+          {
+            type: 'input_image',
+            image_url: expect.stringMatching(/^data:image\/png;base64,iVBOR/),
+          },
+        ]);
+        // The details' record crosses under the record _meta key.
+        expect(chart.records).toEqual([
+          { ns: 'chart:drawn', data: '{"title":"Sales","points":1}' },
+        ]);
+        expect((await client.call('export_csv')).parts).toEqual([
+          { type: 'text', text: 'Exported 1 table' },
+          {
+            type: 'input_file',
+            filename: 'file:///tables.csv',
+            file_data: Buffer.from('name,rows\norders,2\n').toString('base64'),
+          },
+        ]);
+        expect((await client.call('finish')).text).toBe('Done');
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('does not ask for a small import, and imports nothing when the user says no', async () => {
+      const client = await testClient(ImportRows, { protocol });
+      try {
+        const small = await client.call('import_rows', { rows: 20 });
+        expect(small.questions).toEqual([]);
+        expect(small.text).toBe('Imported 20 rows');
+        const refused = await client.ask('import_rows', { rows: 500 }, [
+          {
+            question: 'Import 500 rows?',
+            answer: { action: 'accept', content: { confirm: false } },
+          },
+        ]);
+        expect(refused.text).toBe('Not imported: the user said no');
+        expect(refused.progress).toEqual([]);
+        expect(refused.records).toEqual([]);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('reports progress, logs and records a confirmed import', async () => {
+      const client = await testClient(ImportRows, { protocol });
+      try {
+        const done = await client.ask('import_rows', { rows: 120 }, [
+          { action: 'accept', content: { confirm: true } },
+        ]);
+        expect(done.text).toBe('Imported 120 rows');
+        expect(done.progress).toEqual([
+          'Checking the table',
+          '0 of 120 rows',
+          '50 of 120 rows',
+          '100 of 120 rows',
+          'All rows written; indexing',
+        ]);
+        expect(done.records).toEqual([
+          { ns: 'import:rows', data: expect.stringMatching(/^\{"rows":120,"session":"\w*"\}$/) },
+        ]);
+        expect(done.logs.map((line) => `${line.level}: ${String(line.data)}`)).toEqual([
+          expect.stringMatching(/^info: \w+: 120 rows$/),
+          'debug: batch of 50',
+          'debug: batch of 50',
+          'debug: batch of 20',
+        ]);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('stops a large import when the host interrupts it', async () => {
+      const client = await testClient(ImportRows, { protocol });
+      try {
+        const running = client.start(
+          'import_rows',
+          { rows: 10_000_000 },
+          { answers: [{ action: 'accept', content: { confirm: true } }] },
+        );
+        await running.started;
+        running.cancel();
+        expect((await running.outcome).cancelled).toBe(true);
+        // The tool met the interrupt between two batches and threw it.
+        const settled = await running.settled;
+        expect(settled.sawAbort).toBe(true);
+        expect(settled.output).toBeUndefined();
+      } finally {
+        await client.close();
+      }
+    });
+  },
+);
 
 describe('the Output example runs', () => {
   it('serves the output schema and hands the structured results to the host', async () => {
