@@ -66,6 +66,7 @@ export default withMermaid(
               { text: 'The executor and its batch rules', link: '/executor' },
               { text: 'Modules and dependency injection', link: '/modules-and-di' },
               { text: 'Long-running tasks', link: '/tasks' },
+              { text: 'Testing your tools', link: '/testing' },
             ],
           },
           {

@@ -6,8 +6,10 @@
  * ones no other test runs are run. test/readme/readme.test.ts, test/frameworks and
  * test/readme/tasks-doc.test.ts run the others.
  */
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
 import { createContext, taskSupportOf, toolFromInstance } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
 import { connectMcp, type ConnectOptions, type McpToolServer } from 'agenttool/mcp';
@@ -19,8 +21,10 @@ import { greetGuests, GuestbookModule } from '../../samples/docs/modules';
 import { serveHandbook } from '../../samples/docs/prompts-and-resources';
 import { ProjectShellModule } from '../../samples/docs/shell-module';
 import { crawl, Migrate } from '../../samples/docs/task-support';
+import { ensureBuilt } from '../cli/helpers';
 
 const ROOT = join(__dirname, '../..');
+const run = promisify(execFile);
 
 /** README.md and the guides, as paths from the root. */
 function pages(): string[] {
@@ -138,6 +142,19 @@ describe('the samples no other test runs', () => {
       await app.close();
     }
   });
+
+  it('testing.md: the node --test file passes, in both eras', async () => {
+    ensureBuilt();
+    const ran = await run(
+      process.execPath,
+      ['--test', '--test-reporter=tap', join(ROOT, 'dist/samples/docs/testing.js')],
+      { cwd: ROOT },
+    ).catch((error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`node --test failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
+    });
+    expect(ran.stdout).toMatch(/^# pass 6$/m);
+    expect(ran.stdout).toMatch(/^# fail 0$/m);
+  }, 60_000);
 
   it('tasks.md: each tool declares how its calls run as tasks', async () => {
     const migrate = toolFromInstance(new Migrate());
