@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { openRecordFile, runCall, type CliIo } from './call';
 import { CliError, EXIT_CODES_HELP, ExitCode } from './exit-codes';
 import { runGetPrompt } from './get-prompt';
+import { registerInit } from './init';
 import { listTools, toolTable } from './list';
 import { LIST_KINDS, type ListKind, listPrimitives, primitiveTables } from './list-primitives';
 import { runReadResource } from './read-resource';
@@ -295,6 +296,8 @@ ${EXIT_CODES_HELP}`,
         );
       },
     );
+
+  registerInit(program, io, setCode);
 
   return program;
 }

@@ -71,16 +71,17 @@ describe('the code on the pages', () => {
       .filter((block) => block.language !== 'ts' || block.marker === undefined)
       .map((block) => `${block.page}:${block.line} (${block.language})`);
     expect(unmarked).toEqual([]);
-    // The README's greeter is shown there, and the guides show the rest.
+    // The README's greeter and its test are shown there, and the guides show the rest.
     expect(shown.filter((b) => b.page === 'README.md').map((b) => b.marker)).toEqual([
       'samples/readme/greet.ts',
+      'samples/readme/greet.test.ts',
     ]);
   });
 
   it.each(shown.map((block) => [`${block.page}:${block.line}`, block] as const))(
     '%s is its sample file, byte for byte',
     (_where, block) => {
-      expect(block.marker).toMatch(/^samples\/[\w/-]+\.ts$/);
+      expect(block.marker).toMatch(/^samples\/[\w/.-]+\.ts$/);
       expect(block.code).toBe(readFileSync(join(ROOT, block.marker!), 'utf8'));
     },
   );
@@ -154,7 +155,8 @@ describe('the samples no other test runs', () => {
     });
     expect(ran.stdout).toMatch(/^# pass 6$/m);
     expect(ran.stdout).toMatch(/^# fail 0$/m);
-  }, 60_000);
+    // ensureBuilt builds first when src/ changed since the last build.
+  }, 180_000);
 
   it('tasks.md: each tool declares how its calls run as tasks', async () => {
     const migrate = toolFromInstance(new Migrate());
