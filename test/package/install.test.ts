@@ -2,8 +2,9 @@
  * The package as a user gets it. It is packed from a copy of this checkout, so that
  * `prepack` builds it as it would from a fresh clone, and installed with
  * `npm install <tarball>` into new projects: one that follows the README's first screen
- * as a new user would, command by command, through to a tool call and to the client
- * configurations it gives; and one CommonJS and one ES module project, where the
+ * as a new user would, command by command (`agenttool init`, its tests, a build, a tool
+ * call), through to the client configurations it writes and the README gives; and one
+ * CommonJS and one ES module project, where the
  * examples of the README and the guides compile with the README's tsconfig.json and run,
  * and where every entry but the framework adapters compiles with `skipLibCheck: false`
  * and no optional peer installed.
@@ -179,6 +180,14 @@ async function newProject(
   return dir;
 }
 
+/**
+ * The CommonJS project below, made once: its installed package is also the `agenttool`
+ * command that the first screen's `npx agenttool init` runs (npx would fetch the same
+ * package from the registry into a cache of its own).
+ */
+let commonJs: Promise<string> | undefined;
+const commonJsProject = () => (commonJs ??= newProject('greeter-cjs', {}, OUR_TYPESCRIPT));
+
 /** Compiles the README's greeter alone with the config that `tsc --init` writes. */
 async function compileWithInitConfig(project: string, flags: readonly string[]): Promise<Ran> {
   const dir = join(project, 'init-config');
@@ -294,7 +303,7 @@ describe('the packed package', () => {
   });
 });
 
-describe("the README's first screen, followed in a fresh project", () => {
+describe("the README's first screen, followed in a new folder", () => {
   let project: string;
   // The Node that runs Jest comes first on the PATH of every command, so that npm, npx
   // and the agenttool command all run on it; npm works from its cache where it can.
@@ -317,38 +326,87 @@ describe("the README's first screen, followed in a fresh project", () => {
         },
       );
     });
+  const quoted = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
   const lines = (block: string) => block.split('\n').filter((line) => line.trim() !== '');
-
+  /** The packed package's `agenttool` command, installed. */
+  let agenttool: string;
+  /** What each command of the first screen printed, by its line. */
+  const printed = new Map<string, Ran>();
   /** The last command's output. */
   let lastOutput: Ran;
 
+  /**
+   * Serves the project with the command and arguments a client configuration gives,
+   * started in `cwd` as the client would start it, and calls the tool through it.
+   */
+  async function serveAs(command: string, args: readonly string[], cwd: string): Promise<Ran> {
+    // Beside the project, so that it requires the project's agenttool.
+    const client = join(project, 'client.cjs');
+    if (!existsSync(client)) {
+      write(
+        client,
+        `const { createContext } = require('agenttool');
+const { connectMcp } = require('agenttool/mcp');
+
+(async () => {
+  const [command, args] = [process.argv[2], JSON.parse(process.argv[3])];
+  const remote = await connectMcp({ transport: { command, args } });
+  try {
+    const greet = remote.tools().find((tool) => tool.name === 'greet');
+    const call = { id: 'call_1', args: '{"name":"Ada"}' };
+    console.log((await greet.execute(call, createContext({ call }))).output);
+  } finally {
+    await remote.close();
+  }
+})().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
+`,
+      );
+    }
+    return shell(`node ${quoted(client)} ${quoted(command)} ${quoted(JSON.stringify(args))}`, cwd);
+  }
+
   beforeAll(async () => {
-    project = join(work, 'first-screen');
-    mkdirSync(project);
-    // A new, empty project, as `npm init -y` makes it.
-    const init = await shell('npm init -y');
-    if (init.code !== 0) throw new Error(`npm init -y failed:\n${init.stdout}${init.stderr}`);
-    // Install: the one command, with the packed tarball in place of the registry's.
-    const install = lines(readmeBlock('first-screen: install', 'sh'));
-    expect(install).toEqual(['npm install agenttool']);
-    const installed = await shell(`npm install ${tarball}`);
-    if (installed.code !== 0) throw new Error(`npm install failed:\n${installed.stderr}`);
-    // A first tool: the tsconfig.json and src/greet.ts, as the README shows them.
-    write(join(project, 'tsconfig.json'), readmeBlock('install: tsconfig.json', 'json'));
-    write(join(project, 'src', 'greet.ts'), readmeBlock('file: samples/readme/greet.ts', 'ts'));
-    // Then each command as it stands, in order; each must succeed.
+    agenttool = join(await commonJsProject(), 'node_modules', '.bin', 'agenttool');
+    // A new, empty folder; each command as it stands, in order, and each must succeed.
+    let cwd = join(work, 'first-screen');
+    mkdirSync(cwd);
     for (const line of lines(readmeBlock('first-screen: commands', 'sh'))) {
-      lastOutput = await shell(line);
+      const into = /^cd (\S+)$/.exec(line)?.[1];
+      if (into !== undefined) {
+        cwd = join(cwd, into);
+        continue;
+      }
+      // npx fetches agenttool and runs its command: here the packed one; npm install
+      // takes the packed tarball in place of the registry's agenttool.
+      const command = line.startsWith('npx agenttool init ')
+        ? `${quoted(agenttool)} ${line.slice('npx agenttool '.length)}`
+        : line === 'npm install'
+          ? `npm install ${quoted(tarball)}`
+          : line;
+      lastOutput = await shell(command, cwd);
+      printed.set(line, lastOutput);
       if (lastOutput.code !== 0) {
         throw new Error(
           `${line} exited ${lastOutput.code}:\n${lastOutput.stdout}${lastOutput.stderr}`,
         );
       }
     }
+    project = cwd;
   }, 10 * MINUTES);
 
   it('runs on the Node that runs the tests', async () => {
     expect((await shell('node --version')).stdout.trim()).toBe(process.version);
+  });
+
+  it('starts with agenttool init, and goes on with the commands it prints', () => {
+    const [first, ...rest] = lines(readmeBlock('first-screen: commands', 'sh'));
+    expect(first).toMatch(/^npx agenttool init \S+$/);
+    const made = printed.get(first!)!.stdout;
+    const next = made.slice(made.indexOf('\nNext:\n') + 7);
+    expect(lines(next).map((line) => line.trim())).toEqual(rest);
   });
 
   it('installs the peer dependencies with agenttool alone', () => {
@@ -358,6 +416,14 @@ describe("the README's first screen, followed in a fresh project", () => {
         installed: true,
       });
     }
+  });
+
+  it('passes the tests init wrote, through agenttool/testing in both eras', () => {
+    // node --test prints TAP when its output is not a terminal on Node 22, and its spec
+    // reporter on Node 24.
+    const tested = printed.get('npm test')!.stdout;
+    expect(tested).toMatch(/^(?:# |ℹ )pass 4$/m);
+    expect(tested).toMatch(/^(?:# |ℹ )fail 0$/m);
   });
 
   it('calls the tool and prints what the README says it prints', () => {
@@ -380,36 +446,63 @@ describe("the README's first screen, followed in a fresh project", () => {
       const args = server.args.map((arg) => arg.split(placeholder).join(project));
       // The client, as an MCP client application would: it starts the command in a folder
       // of its own, not the project's.
-      write(
-        join(project, 'client.cjs'),
-        `const { createContext } = require('agenttool');
-const { connectMcp } = require('agenttool/mcp');
-
-(async () => {
-  const [command, args] = [process.argv[2], JSON.parse(process.argv[3])];
-  const remote = await connectMcp({ transport: { command, args } });
-  try {
-    const greet = remote.tools().find((tool) => tool.name === 'greet');
-    const call = { id: 'call_1', args: '{"name":"Ada"}' };
-    console.log((await greet.execute(call, createContext({ call }))).output);
-  } finally {
-    await remote.close();
-  }
-})().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
-`,
-      );
-      const elsewhere = mkdtempSync(join(work, 'client-'));
-      const quoted = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
-      const ran = await shell(
-        `node ${quoted(join(project, 'client.cjs'))} ${quoted(server.command)} ${quoted(JSON.stringify(args))}`,
-        elsewhere,
-      );
+      const ran = await serveAs(server.command, args, mkdtempSync(join(work, 'client-')));
       expect({ code: ran.code, stdout: ran.stdout }).toEqual({ code: 0, stdout: 'Hello, Ada!\n' });
     },
     2 * MINUTES,
+  );
+
+  it.each([
+    // Claude Code expands ${VAR:-default} with its own environment, where
+    // CLAUDE_PROJECT_DIR is unset, and starts the server in the project's folder.
+    [
+      '.mcp.json',
+      'mcpServers',
+      (arg: string) => arg.split('${CLAUDE_PROJECT_DIR:-.}').join('.'),
+      true,
+    ],
+    // VS Code expands ${workspaceFolder}, and may start it anywhere.
+    [
+      '.vscode/mcp.json',
+      'servers',
+      (arg: string) => arg.split('${workspaceFolder}').join(project),
+      false,
+    ],
+  ])(
+    'serves the tool with npm start, as the %s init wrote starts it',
+    async (file, key, expand, inProject) => {
+      const config = JSON.parse(readFileSync(join(project, file), 'utf8')) as Record<
+        string,
+        Record<string, { type: string; command: string; args: string[] }>
+      >;
+      const server = config[key]!['greeter']!;
+      expect(server.type).toBe('stdio');
+      const cwd = inProject ? project : mkdtempSync(join(work, 'client-'));
+      const ran = await serveAs(server.command, server.args.map(expand), cwd);
+      expect({ code: ran.code, stdout: ran.stdout }).toEqual({ code: 0, stdout: 'Hello, Ada!\n' });
+    },
+    2 * MINUTES,
+  );
+
+  // A CommonJS project differs from the ES module one only in how Node loads the same
+  // compiled sources, which the projects below check on both Nodes: once, on Node 24.
+  const onNode24 = Number(process.versions.node.split('.')[0]) >= 24 ? it : it.skip;
+  onNode24(
+    'makes a CommonJS project with --cjs whose tests pass too',
+    async () => {
+      const made = await shell(`${quoted(agenttool)} init greeter-cjs --cjs`, dirname(project));
+      expect(made.code).toBe(0);
+      const cjs = join(dirname(project), 'greeter-cjs');
+      expect(JSON.parse(readFileSync(join(cjs, 'package.json'), 'utf8'))).toMatchObject({
+        type: 'commonjs',
+      });
+      // The same dependencies, already installed.
+      symlinkSync(join(project, 'node_modules'), join(cjs, 'node_modules'), 'dir');
+      const tested = await shell('npm test', cjs);
+      expect(tested.code).toBe(0);
+      expect(tested.stdout).toMatch(/^(?:# |ℹ )pass 4$/m);
+    },
+    3 * MINUTES,
   );
 });
 
@@ -417,7 +510,7 @@ describe('a CommonJS project', () => {
   let project: string;
 
   beforeAll(async () => {
-    project = await newProject('greeter-cjs', {}, OUR_TYPESCRIPT);
+    project = await commonJsProject();
     writeExamples(project, ['greet', 'serve-greeter', 'remote', 'context', 'results'], false);
     write(
       join(project, 'src', 'main.ts'),
@@ -608,7 +701,7 @@ try {
 
 const require = createRequire(import.meta.url);
 const missing = [];
-for (const entry of ['agenttool', 'agenttool/di', 'agenttool/mcp', 'agenttool/shell', 'agenttool/workspace']) {
+for (const entry of ['agenttool', 'agenttool/di', 'agenttool/mcp', 'agenttool/shell', 'agenttool/workspace', 'agenttool/testing']) {
   const esm = await import(entry);
   const cjs = require(entry);
   if (esm.default !== cjs) missing.push(entry + ': default');
