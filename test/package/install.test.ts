@@ -163,7 +163,7 @@ async function packCheckout(): Promise<void> {
   packed = result!.files.map((f) => f.path).sort();
 }
 
-/** A new project with the package installed as the README's Install section says. */
+/** A new project with the package installed as the README's "In a project of your own" says. */
 async function newProject(
   name: string,
   manifest: Record<string, unknown>,
