@@ -255,6 +255,36 @@ describe.each(PROTOCOL_ERAS)('a test client, %s era', (protocol) => {
   });
 });
 
+/** Waits a minute of the clock before it answers. */
+@Tool({ name: 'slow', description: 'Answer after a minute' })
+class Slow {
+  async execute(_args: unknown, ctx: ToolContext): Promise<string> {
+    await new Promise((resolve) => setTimeout(resolve, 60_000));
+    return ctx.signal.aborted ? 'late' : 'a minute later';
+  }
+}
+
+describe.each(PROTOCOL_ERAS)('a test client under a fake clock, %s era', (protocol) => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it("answers once the test's clock has moved, and not before", async () => {
+    const client = await testClient(new Slow(), { protocol });
+    try {
+      const running = client.start('slow');
+      await running.started;
+      let answered = false;
+      void running.outcome.then(() => (answered = true));
+      await jest.advanceTimersByTimeAsync(59_000);
+      expect(answered).toBe(false);
+      await jest.advanceTimersByTimeAsync(1_000);
+      expect((await running.outcome).text).toBe('a minute later');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('a test client opens no socket', () => {
   it.each(PROTOCOL_ERAS)('%s era: lists and calls with the network refused', async (protocol) => {
     const connect = jest.spyOn(net.Socket.prototype, 'connect').mockImplementation(() => {
