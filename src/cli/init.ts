@@ -129,49 +129,20 @@ export function runInit(
     { path: '.gitignore', text: GITIGNORE, what: 'node_modules/ and dist/' },
     { path: 'README.md', text: readme(name, kind), what: 'what each script does' },
   ];
-  const notes: string[] = [];
-  const made: string[] = [];
-  const width = Math.max(...files.map((f) => f.path.length)) + 2;
-  try {
-    mkdirSync(root, { recursive: true });
-    for (const file of files) {
-      const target = join(root, ...file.path.split('/'));
-      const line = `  ${file.path.padEnd(width)}${file.what}`;
-      if (file.path === 'package.json' && existing !== undefined) {
-        const { text, notes: kept } = mergeManifest(
-          existing,
-          {
-            type: manifest.type,
-            scripts: manifest.scripts,
-            dependencies: manifest.dependencies,
-            devDependencies: manifest.devDependencies,
-            engines: manifest.engines,
-          },
-          'package.json',
-        );
-        replaceFile(target, text);
-        notes.push(...kept);
-        made.push(`${line} (yours, with what it lacked added)`);
-      } else if (exists(target)) {
-        notes.push(`kept ${file.path}: it exists, and agenttool init does not overwrite a file`);
-        made.push(`${line} (yours, kept)`);
-      } else {
-        mkdirSync(dirname(target), { recursive: true });
-        writeFileSync(target, file.text, { flag: 'wx' });
-        made.push(line);
-      }
-    }
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    const done =
-      made.length === 0
-        ? 'nothing written'
-        : `written before it: ${made.length} of ${files.length} files`;
-    throw new CliError(
-      ExitCode.BAD_ARGUMENTS,
-      `agenttool init: cannot write in ${shown}: ${(error as Error).message} (${done})`,
+  refuseBlockedPaths(root, files, shown);
+  const merge = (mine: Record<string, unknown>) =>
+    mergeManifest(
+      mine,
+      {
+        type: manifest.type,
+        scripts: manifest.scripts,
+        dependencies: manifest.dependencies,
+        devDependencies: manifest.devDependencies,
+        engines: manifest.engines,
+      },
+      'package.json',
     );
-  }
+  const { made, notes } = writeFiles(root, files, existing, merge, shown);
   const into = root === cwd ? '' : cdLine(cwd, root, dir ?? '.');
   io.stdout.write(
     [
@@ -185,6 +156,73 @@ export function runInit(
   );
   for (const note of notes) io.stderr.write(`agenttool init: ${note}\n`);
   return ExitCode.OK;
+}
+
+/**
+ * Refuses, before anything is written, a project path that a file of the folder stands
+ * in the way of (a file named `src` where `src/greet.ts` goes).
+ */
+function refuseBlockedPaths(root: string, files: readonly Planned[], shown: string): void {
+  for (const file of files) {
+    const parts = file.path.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const folder = parts.slice(0, i).join('/');
+      const path = join(root, ...parts.slice(0, i));
+      if (exists(path) && !statSync(path).isDirectory()) {
+        throw new CliError(
+          ExitCode.BAD_ARGUMENTS,
+          `agenttool init: ${shown}/${folder} is a file, where ${file.path} goes; move it, or init another folder`,
+        );
+      }
+    }
+  }
+}
+
+/**
+ * Writes each file that does not exist (exclusively: never over one that appeared since),
+ * merges an existing package.json, and keeps every other existing file. Returns the
+ * lines of what it made, and the notes of what it kept.
+ */
+function writeFiles(
+  root: string,
+  files: readonly Planned[],
+  existing: Record<string, unknown> | undefined,
+  merge: (mine: Record<string, unknown>) => { text: string; notes: string[] },
+  shown: string,
+): { made: string[]; notes: string[] } {
+  const notes: string[] = [];
+  const made: string[] = [];
+  const written: string[] = [];
+  const width = Math.max(...files.map((f) => f.path.length)) + 2;
+  try {
+    mkdirSync(root, { recursive: true });
+    for (const file of files) {
+      const target = join(root, ...file.path.split('/'));
+      const line = `  ${file.path.padEnd(width)}${file.what}`;
+      if (file.path === 'package.json' && existing !== undefined) {
+        const merged = merge(existing);
+        replaceFile(target, merged.text);
+        notes.push(...merged.notes);
+        made.push(`${line} (yours, with what it lacked added)`);
+        written.push(file.path);
+      } else if (exists(target)) {
+        notes.push(`kept ${file.path}: it exists, and agenttool init does not overwrite a file`);
+        made.push(`${line} (yours, kept)`);
+      } else {
+        mkdirSync(dirname(target), { recursive: true });
+        writeFileSync(target, file.text, { flag: 'wx' });
+        made.push(line);
+        written.push(file.path);
+      }
+    }
+  } catch (error) {
+    const done = written.length === 0 ? 'nothing written' : `written: ${written.join(', ')}`;
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool init: cannot write in ${shown}: ${(error as Error).message} (${done})`,
+    );
+  }
+  return { made, notes };
 }
 
 /** The commands to run in the project once it is made, as the README's first screen shows them. */

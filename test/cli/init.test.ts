@@ -212,6 +212,16 @@ describe('agenttool init refuses', () => {
 });
 
 describe('agenttool init --force', () => {
+  it('refuses, before writing, a file where a folder of the project goes', async () => {
+    writeFileSync(join(work, 'src'), 'not a folder');
+    const ran = await agenttool(work, 'init', '--force');
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toBe(
+      'agenttool init: ./src is a file, where src/greet.ts goes; move it, or init another folder\n',
+    );
+    expect(readdirSync(work)).toEqual(['src']);
+  });
+
   it("adds what an npm init project lacks, keeps the user's files, and says so", async () => {
     const mine = {
       name: 'mine',
