@@ -207,6 +207,7 @@ function writeFiles(
         written.push(file.path);
       } else if (exists(target)) {
         notes.push(`kept ${file.path}: it exists, and agenttool init does not overwrite a file`);
+        if (file.path === 'tsconfig.json') notes.push(...decoratorSettingsMissing(target));
         made.push(`${line} (yours, kept)`);
       } else {
         mkdirSync(dirname(target), { recursive: true });
@@ -223,6 +224,22 @@ function writeFiles(
     );
   }
   return { made, notes };
+}
+
+/** A note for each decorator setting a kept tsconfig.json does not visibly turn on. */
+function decoratorSettingsMissing(file: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  return ['experimentalDecorators', 'emitDecoratorMetadata']
+    .filter((setting) => !new RegExp(`"${setting}"\\s*:\\s*true`).test(text))
+    .map(
+      (setting) =>
+        `tsconfig.json does not set "${setting}": true, which agenttool's decorators need; add it to compilerOptions`,
+    );
 }
 
 /** The commands to run in the project once it is made, as the README's first screen shows them. */

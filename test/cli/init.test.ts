@@ -233,6 +233,10 @@ describe('agenttool init --force', () => {
     };
     writeFileSync(join(work, 'package.json'), JSON.stringify(mine, null, 2));
     writeFileSync(join(work, 'README.md'), '# mine\n');
+    writeFileSync(
+      join(work, 'tsconfig.json'),
+      '{ "compilerOptions": { "experimentalDecorators": true } }',
+    );
     const ran = await agenttool(work, 'init', '--force');
     expect(ran.code).toBe(0);
     expect(ran.stdout).toMatch(/made mine in \., a CommonJS project:/);
@@ -240,6 +244,8 @@ describe('agenttool init --force', () => {
     expect(ran.stderr.split('\n').filter(Boolean)).toEqual([
       'agenttool init: package.json: kept your scripts.build ("make"); agenttool init would write "tsc"',
       `agenttool init: package.json: replaced npm's placeholder scripts.test with "tsc && node --test \\"dist/**/*.test.js\\""`,
+      'agenttool init: kept tsconfig.json: it exists, and agenttool init does not overwrite a file',
+      'agenttool init: tsconfig.json does not set "emitDecoratorMetadata": true, which agenttool\'s decorators need; add it to compilerOptions',
       'agenttool init: kept README.md: it exists, and agenttool init does not overwrite a file',
     ]);
     expect(read(work, 'README.md')).toBe('# mine\n');
