@@ -1,11 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
+  type Elicitation,
   errorMessage,
   type Output,
   type RecordFunc,
   type Result,
   type Tool,
   type ToolRecord,
+  runWithContext,
   wrap,
 } from 'agenttool';
 
@@ -30,6 +32,8 @@ export interface ToolSettled {
  */
 export class CallProbe {
   readonly records: ToolRecord[] = [];
+  /** The questions the tool put to the server's elicitor, whether or not they reached the call. */
+  readonly asked: Elicitation[] = [];
   readonly started: Promise<void>;
   readonly settled: Promise<ToolSettled>;
   #start!: () => void;
@@ -87,14 +91,27 @@ export function withProbe<T>(probe: CallProbe, fn: () => T): T {
   return current.run(probe, fn);
 }
 
-/** A tool that reports its start and how it settled to the probe of the call it serves. */
+/**
+ * A tool that reports to the probe of the call it serves: its start, the questions it
+ * puts to the server, and how it settled.
+ */
 export function probed(tool: Tool): Tool {
   return wrap(tool, async (call, ctx): Promise<Result> => {
     const probe = current.getStore();
     if (probe === undefined) return tool.execute(call, ctx);
     probe.markStarted();
+    const elicitor = ctx.elicitor;
+    const counted =
+      elicitor === undefined
+        ? ctx
+        : ctx.with({
+            elicitor: (question, at) => {
+              probe.asked.push(question);
+              return elicitor(question, at);
+            },
+          });
     try {
-      const result = await tool.execute(call, ctx);
+      const result = await runWithContext(counted, () => tool.execute(call, counted));
       probe.markSettled({ sawAbort: ctx.signal.aborted, output: result.output, error: undefined });
       return result;
     } catch (thrown) {

@@ -27,7 +27,12 @@ import {
 } from 'agenttool/mcp';
 import { type CallOutcome, failed, type LogLine, succeeded } from './outcome';
 import { CallProbe, probed, probingRecorder, type ToolSettled, withProbe } from './probes';
-import { type ScriptedAnswer, scriptedElicitor } from './scripted-answers';
+import {
+  type ScriptedAnswer,
+  type ScriptedElicitor,
+  ScriptError,
+  scriptedElicitor,
+} from './scripted-answers';
 import { serveTarget, type TestTarget } from './target';
 
 /** The two protocol eras: `modern` is MCP 2026-07-28, `legacy` the 2025 era (sessions). */
@@ -217,7 +222,7 @@ export class TestClient {
         if (done.cancelled) {
           if (script.failure !== undefined) throw script.failure;
         } else {
-          script.check();
+          checkScript(script, probe, this.protocol);
         }
         return done;
       });
@@ -344,6 +349,23 @@ async function connect(
     protocol,
     elicitation: true,
   });
+}
+
+/**
+ * Throws what broke the call's answer script, saying so when some of the tool's
+ * questions never reached the call: in the 2025 era the protocol ties no question to a
+ * call, and the client answers `cancel` to one that comes while several are in flight.
+ */
+function checkScript(script: ScriptedElicitor, probe: CallProbe, protocol: ProtocolEra): void {
+  try {
+    script.check();
+  } catch (error) {
+    const lost = probe.asked.length - script.questions.length;
+    if (!(error instanceof ScriptError) || lost <= 0) throw error;
+    throw new ScriptError(
+      `${error.message}; ${lost === 1 ? '1 question' : `${lost} questions`} the tool asked never reached this call${protocol === 'legacy' ? ': in the 2025 era the protocol ties no question to a call, and the client answers "cancel" to one asked while several calls are in flight' : ''}`,
+    );
+  }
 }
 
 /** Aborts `controller` when `signal` aborts; returns what stops following. */

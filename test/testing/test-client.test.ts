@@ -220,6 +220,35 @@ describe.each(PROTOCOL_ERAS)('a test client, %s era', (protocol) => {
     );
   });
 
+  it('answers the questions of calls in parallel, each from its own script, where the era can', async () => {
+    const asks = ['2', '3'].map((rows) =>
+      client.ask('import_rows', { rows: Number(rows) }, [
+        {
+          question: `Import ${rows} rows?`,
+          answer: { action: 'accept', content: { confirm: true } },
+        },
+        { action: 'accept', content: { table: `t${rows}` } },
+      ]),
+    );
+    if (protocol === 'modern') {
+      // 2026-07-28: each question comes back with the call it belongs to.
+      const done = await Promise.all(asks);
+      expect(done.map((o) => o.text)).toEqual([
+        'imported 2 rows into "t2"',
+        'imported 3 rows into "t3"',
+      ]);
+    } else {
+      // The 2025 era ties no question to a call: with two in flight, the client answers
+      // cancel, and the test says why its answers went unused.
+      for (const outcome of await Promise.allSettled(asks)) {
+        expect(outcome.status).toBe('rejected');
+        expect(String((outcome as PromiseRejectedResult).reason)).toContain(
+          'the tool asked never reached this call: in the 2025 era the protocol ties no question to a call',
+        );
+      }
+    }
+  });
+
   it('cancels a call mid-flight, and the tool sees the abort', async () => {
     const running = client.start('wait');
     await running.started;
