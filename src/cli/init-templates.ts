@@ -8,9 +8,13 @@
 /** ES modules (`"type": "module"`) or CommonJS. */
 export type ModuleKind = 'esm' | 'cjs';
 
-/** The versions the project is pinned to: the TypeScript and Node types it compiles with. */
+/**
+ * The versions the project is pinned to, as this repository pins them: the TypeScript
+ * and Node types it compiles with, and the SWC that `agenttool dev` compiles it with.
+ */
 export const TYPESCRIPT_VERSION = '6.0.3';
 export const TYPES_NODE_VERSION = '22.20.7';
+export const SWC_VERSION = '1.16.22';
 
 /** The module file the scripts and the client configurations serve, built and from source. */
 export const MODULE_SOURCE = 'src/greet.ts';
@@ -58,7 +62,11 @@ export function packageJson(
     type: kind === 'esm' ? 'module' : 'commonjs',
     scripts: scripts(),
     dependencies: { agenttool: agenttoolVersion },
-    devDependencies: { '@types/node': TYPES_NODE_VERSION, typescript: TYPESCRIPT_VERSION },
+    devDependencies: {
+      '@swc/core': SWC_VERSION,
+      '@types/node': TYPES_NODE_VERSION,
+      typescript: TYPESCRIPT_VERSION,
+    },
     engines: { node: '>=22.13' },
   };
 }

@@ -107,7 +107,9 @@ describe('agenttool init', () => {
         test: 'tsc && node --test "dist/**/*.test.js"',
       },
       dependencies: { agenttool: OURS.version },
+      // The compiler and the Node types of this repository, and the SWC `dev` compiles with.
       devDependencies: {
+        '@swc/core': OURS.devDependencies['@swc/core'],
         '@types/node': OURS.devDependencies['@types/node'],
         typescript: OURS.devDependencies.typescript,
       },
