@@ -54,6 +54,7 @@ export class ResultCacheInterceptor implements Interceptor {
     this.#now = optionalFunction<() => number>(where, 'now', options.now) ?? Date.now;
   }
 
+  /** The caller's kept result for these arguments, or the rest's result, kept. */
   async intercept(context: ToolExecutionContext, next: CallHandler): Promise<Result> {
     if (annotationsOf(context.tool)?.readOnly !== true) return next.handle();
     const caller = this.#caller(context.ctx);

@@ -6,7 +6,7 @@ import { goQuote } from '../quote';
 import { isResult, type Result, toResult } from '../result';
 import { type Tool } from '../tool';
 
-/** What {@link ToolExecutionContext.resolve} takes besides the token. */
+/** What `ToolExecutionContext.resolve` takes besides the token. */
 export interface ResolveOptions {
   /** Resolve to `undefined` when nothing provides the token, instead of failing. */
   readonly optional?: boolean | undefined;
@@ -57,6 +57,7 @@ export interface ToolExecutionContext {
   resolve<T>(token: Constructor<T>, options?: ResolveOptions): Promise<T>;
   /** An `InjectionToken<T>` of `agenttool/di` (whose phantom member carries `T`). */
   resolve<T>(token: { readonly __type?: T }, options?: ResolveOptions): Promise<T>;
+  /** A string or symbol token; `T` says what the caller expects it to be. */
   resolve<T = unknown>(token: string | symbol, options?: ResolveOptions): Promise<T>;
 }
 
@@ -80,6 +81,7 @@ export interface CallHandler {
  * as a tool's return value is (`toResult`), but `undefined`, which is a fault.
  */
 export interface Interceptor {
+  /** Runs around one call: `next.handle()` is the rest; what this resolves to is the call's result. */
   intercept(context: ToolExecutionContext, next: CallHandler): Result | Promise<Result>;
 }
 
@@ -91,10 +93,15 @@ export type InterceptorFunction = (
 
 /** What {@link runInterceptors} runs a call with, besides the interceptors. */
 export interface InterceptedCall {
+  /** The tool called (`context.tool`). */
   readonly tool: Tool;
+  /** Its `@Tool` class, when it has one (`context.toolClass`). */
   readonly toolClass?: Constructor | undefined;
+  /** The call (`context.call`). */
   readonly call: Call;
+  /** The arguments as the tool receives them, validated (`context.args`). */
   readonly args: unknown;
+  /** The call's context (`context.ctx`), current while the chain runs. */
   readonly ctx: ToolContext;
   /** How `context.resolve` finds providers; without one it fails (the tool is outside an app). */
   readonly resolve?: ProviderResolver | undefined;

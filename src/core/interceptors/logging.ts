@@ -14,9 +14,13 @@ export interface CallLogEntry {
   readonly time: string;
   /** `info` for a call that succeeded, `error` for one that failed. */
   readonly level: 'info' | 'error';
+  /** What is logged: a tool call. */
   readonly event: 'tool_call';
+  /** The tool's name. */
   readonly tool: string;
+  /** The call's id (`mcp_<n>` for a served call, the job's call id in a batch). */
   readonly call_id: string;
+  /** `ok` when the call gave a result, `error` when it failed (the model read `Error: ...`). */
   readonly outcome: 'ok' | 'error';
   /** How long the rest of the chain and the tool took, in milliseconds. */
   readonly duration_ms: number;
@@ -40,6 +44,7 @@ export interface CallLogEntry {
  * written is not skipped silently; a call that failed keeps its own error.
  */
 export abstract class CallLogSink {
+  /** Writes one entry; the call waits for the promise, when it returns one. */
   abstract write(entry: CallLogEntry): void | Promise<void>;
 }
 
@@ -88,6 +93,7 @@ export class LoggingInterceptor implements Interceptor {
     }
   }
 
+  /** Runs the rest, then writes how the call ended. */
   async intercept(context: ToolExecutionContext, next: CallHandler): Promise<Result> {
     const ids = activeTraceIds();
     const started = performance.now();

@@ -74,6 +74,7 @@ export class RateLimitInterceptor implements Interceptor {
     this.#now = optionalFunction<() => number>(where, 'now', options.now) ?? Date.now;
   }
 
+  /** Spends one of the caller's budget of the tool and runs the rest, or refuses the call. */
   intercept(context: ToolExecutionContext, next: CallHandler): Promise<Result> {
     const tool = context.tool.name;
     const key = `${tool}\u0000${this.#caller(context.ctx) ?? UNKNOWN_CALLER}`;

@@ -49,6 +49,7 @@ export class ResultSizeInterceptor implements Interceptor {
     this.#maxBytes = wholeNumber('ResultSizeInterceptor', 'maxBytes', options?.maxBytes, 0);
   }
 
+  /** The rest's result, or a {@link ResultTooLargeError} when it is over the limit. */
   async intercept(context: ToolExecutionContext, next: CallHandler): Promise<Result> {
     const result = await next.handle();
     const bytes = outputBytes(result.output);

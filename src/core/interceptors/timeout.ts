@@ -26,6 +26,7 @@ export class TimeoutInterceptor implements Interceptor {
     this.#ms = wholeNumber('TimeoutInterceptor', 'ms', options?.ms, 1);
   }
 
+  /** The rest's result, or the `TIMEOUT` error once the time is up (the rest's signal aborted). */
   async intercept(context: ToolExecutionContext, next: CallHandler): Promise<Result> {
     const outer = context.ctx.signal;
     const controller = new AbortController();
