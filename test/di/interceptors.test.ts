@@ -11,9 +11,11 @@ import {
   type AccessRequest,
   type CallHandler,
   createContext,
+  type Elicitor,
   Guard,
   type Interceptor,
   Param,
+  recordable,
   type Result,
   Tool,
   type ToolContext,
@@ -74,12 +76,18 @@ async function served(
   name: string,
   args: object = {},
   listed: () => void = () => undefined,
+  elicitor?: Elicitor,
 ): Promise<Result> {
   let remote;
   if (era === 'legacy') {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
-    remote = await connectMcp({ transport: clientSide, protocol: 'legacy', notificationGrace: 0 });
+    remote = await connectMcp({
+      transport: clientSide,
+      protocol: 'legacy',
+      notificationGrace: 0,
+      elicitation: elicitor !== undefined,
+    });
   } else {
     const handler = server.handler();
     remote = await connectMcp({
@@ -89,6 +97,7 @@ async function served(
       },
       protocol: 'modern',
       notificationGrace: 0,
+      elicitation: elicitor !== undefined,
     });
   }
   try {
@@ -96,7 +105,7 @@ async function served(
     listed();
     const tool = remote.tools().find((t) => t.name === name)!;
     const c = { id: 'call_1', args: JSON.stringify(args) };
-    return await tool.execute(c, createContext({ call: c }));
+    return await tool.execute(c, createContext({ call: c, elicitor }));
   } finally {
     await remote.close();
   }
@@ -175,6 +184,25 @@ describe('the chain', () => {
     expect(log).toEqual(expected.filter((line) => !line.startsWith('guard')));
   });
 
+  it('runs the chain once per call when one app is served and runs batches too', async () => {
+    let runs = 0;
+    const counted = (_c: ToolExecutionContext, next: CallHandler): Promise<Result> => {
+      runs++;
+      return next.handle();
+    };
+    const app = await create(RootModule, { interceptors: [counted] });
+    const server = serveTools(app);
+    try {
+      await served(server, 'legacy', 'say', { name: 'a' });
+      await served(server, 'modern', 'say', { name: 'b' });
+      await app.results([app.job('say', { name: 'c' }), app.job('say', { name: 'd' })]);
+    } finally {
+      await server.close();
+    }
+    expect(runs).toBe(4);
+    expect(log.filter((line) => line === 'tool 1 before')).toHaveLength(4);
+  });
+
   it('runs no interceptor for arguments that are not valid', async () => {
     const app = await create(RootModule, { interceptors: [around(log, 'app')] });
     await expect(call(app, 'say', { name: 7 })).rejects.toThrow(/^invalid arguments: name/);
@@ -204,14 +232,14 @@ describe('interceptor classes', () => {
         return next.handle();
       }
     }
-    @Tool({ name: 'one', description: '' })
+    @Tool({ name: 'one', description: 'A tool of the test' })
     @UseInterceptors(Audited)
     class One {
       execute(): string {
         return '1';
       }
     }
-    @Tool({ name: 'two', description: '' })
+    @Tool({ name: 'two', description: 'A tool of the test' })
     class Two {
       execute(): string {
         return '2';
@@ -255,7 +283,7 @@ describe('interceptor classes', () => {
       }
     }
     class NotOne {}
-    @Tool({ name: 't', description: '' })
+    @Tool({ name: 't', description: 'A tool of the test' })
     @UseInterceptors(NeedsMissing)
     class T {
       execute(): string {
@@ -286,7 +314,7 @@ describe('interceptor classes', () => {
   });
 
   it('refuses a bad @UseInterceptors when the class is read', () => {
-    @Tool({ name: 'bad', description: '' })
+    @Tool({ name: 'bad', description: 'A tool of the test' })
     @UseInterceptors({} as never)
     class Bad {
       execute(): string {
@@ -300,7 +328,7 @@ describe('interceptor classes', () => {
 });
 
 describe('failures', () => {
-  @Tool({ name: 'works', description: '' })
+  @Tool({ name: 'works', description: 'A tool of the test' })
   class Works {
     execute(): string {
       return 'worked';
@@ -332,10 +360,13 @@ describe('failures', () => {
       const server = serveTools(app);
       try {
         for (const era of ['legacy', 'modern'] as const) {
-          const result = served(server, era, 'works');
-          await expect(result).rejects.toThrow(message);
-          // Once: the message is not wrapped again on the way.
-          await expect(result).rejects.not.toThrow(/panicked: .*panicked|Error: Error/);
+          // The isError result's text is the message itself, once: the model reads
+          // `Error: <message>`, added by its harness.
+          const error = await served(server, era, 'works').then(
+            () => undefined,
+            (thrown: unknown) => thrown as Error,
+          );
+          expect([era, error?.message]).toEqual([era, message]);
         }
       } finally {
         await server.close();
@@ -359,7 +390,7 @@ describe('failures', () => {
   });
 
   it("hands interceptors the tool's fault as its panic, which one may reshape", async () => {
-    @Tool({ name: 'broken', description: '' })
+    @Tool({ name: 'broken', description: 'A tool of the test' })
     class Broken {
       execute(): string {
         throw new RangeError('out of range');
@@ -385,10 +416,11 @@ describe('failures', () => {
 describe('what an interceptor sees of a call', () => {
   it('sees progress, records, questions and cancellation through the context it hands on', async () => {
     const seen: string[] = [];
-    @Tool({ name: 'busy', description: '' })
+    @Tool({ name: 'busy', description: 'A tool of the test' })
     class Busy {
       async execute(_args: object, ctx: ToolContext): Promise<string> {
         ctx.progress('half way');
+        await ctx.record(recordable('busy:step', { step: 1 }));
         const answer = await ctx.ask({ message: 'go on?' });
         return `${answer.action}, aborted: ${ctx.signal.aborted}`;
       }
@@ -407,6 +439,10 @@ describe('what an interceptor sees of a call', () => {
               ctx.call.onUpdate?.(update);
             },
           },
+          recorder: async (record, current) => {
+            seen.push(`recorded ${record.ns} ${record.data}`);
+            await ctx.recorder?.(record, current);
+          },
           elicitor: async (question) => {
             seen.push(`asked ${question.message}`);
             return { action: 'accept', content: {} };
@@ -416,9 +452,12 @@ describe('what an interceptor sees of a call', () => {
     };
     @Module({ tools: [Busy], interceptors: [watch] })
     class BusyModule {}
-    const app = await create(BusyModule);
+    const records: string[] = [];
+    const app = await create(BusyModule, { recorder: (record) => void records.push(record.ns) });
     expect((await call(app, 'busy')).output).toBe('accept, aborted: true');
-    expect(seen).toEqual(['progress half way', 'asked go on?']);
+    expect(seen).toEqual(['progress half way', 'recorded busy:step {"step":1}', 'asked go on?']);
+    // Passed on: the app's recorder wrote it too.
+    expect(records).toEqual(['busy:step']);
   });
 
   it('sees the tool, its class, the call, its validated arguments, and the caller', async () => {
@@ -458,7 +497,7 @@ describe('what an interceptor sees of a call', () => {
   });
 
   it('fails context.resolve for a tool outside an app, unless optional', async () => {
-    @Tool({ name: 'lone', description: '' })
+    @Tool({ name: 'lone', description: 'A tool of the test' })
     class Lone {
       execute(): string {
         return 'lone';
@@ -484,6 +523,44 @@ describe('what an interceptor sees of a call', () => {
   });
 });
 
+describe('questions to the client', () => {
+  it.each(['legacy', 'modern'] as const)(
+    'leave the chain running once while the %s client answers',
+    async (era) => {
+      let runs = 0;
+      @Tool({ name: 'confirm', description: 'Asks before it answers' })
+      class Confirm {
+        async execute(_args: object, ctx: ToolContext): Promise<string> {
+          const answer = await ctx.ask({
+            message: 'Go on?',
+            schema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+          });
+          return `${answer.action} ${JSON.stringify(answer.content)}`;
+        }
+      }
+      const counted = async (_c: ToolExecutionContext, next: CallHandler): Promise<Result> => {
+        runs++;
+        const result = await next.handle();
+        return { ...result, output: `${result.output as string} after ${runs} run` };
+      };
+      @Module({ tools: [Confirm], interceptors: [counted] })
+      class ConfirmModule {}
+      const app = await create(ConfirmModule);
+      const server = serveTools(app);
+      try {
+        const result = await served(server, era, 'confirm', {}, undefined, () => ({
+          action: 'accept',
+          content: { ok: true },
+        }));
+        expect(result.output).toBe('accept {"ok":true} after 1 run');
+      } finally {
+        await server.close();
+      }
+      expect(runs).toBe(1);
+    },
+  );
+});
+
 describe('guards come first', () => {
   it('leaves a refused call unseen by every interceptor', async () => {
     const log: string[] = [];
@@ -493,7 +570,7 @@ describe('guards come first', () => {
         return false;
       }
     }
-    @Tool({ name: 'secret', description: '' })
+    @Tool({ name: 'secret', description: 'A tool of the test' })
     @Guard(Nobody)
     class Secret {
       execute(): string {
