@@ -1,0 +1,77 @@
+import { definitionHash, type Tool } from '../../core';
+import { type ServedTool } from './calls';
+import { type Catalog } from './primitives';
+
+/** A served tool whose definition changed in a swap, with its hash before and after. */
+export interface ChangedTool {
+  readonly name: string;
+  /** The definition hash before the swap (`sha256:` + hex, CONTRACT's hash). */
+  readonly from: string;
+  /** The definition hash after the swap. */
+  readonly to: string;
+}
+
+/**
+ * What `McpToolServer.swap` changed: tools by name (added, removed, and kept under
+ * the same name with another definition), and whether the prompts or the resources
+ * (templates included) listed differ. The lists are in the order the tools are served.
+ */
+export interface ServedChanges {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  /**
+   * Tools served under the same name whose definition changed: its hash, or what MCP
+   * serves beside it (annotations, title, output schema).
+   */
+  readonly changed: readonly ChangedTool[];
+  readonly promptsChanged: boolean;
+  readonly resourcesChanged: boolean;
+}
+
+/** The tools that came, went and changed between two served sets. */
+export function toolChanges(
+  before: ReadonlyMap<string, ServedTool>,
+  after: ReadonlyMap<string, ServedTool>,
+): Pick<ServedChanges, 'added' | 'removed' | 'changed'> {
+  const added = [...after.keys()].filter((name) => !before.has(name));
+  const removed = [...before.keys()].filter((name) => !after.has(name));
+  const changed: ChangedTool[] = [];
+  for (const [name, now] of after) {
+    const then = before.get(name);
+    if (then === undefined) continue;
+    const from = hashOf(then.tool);
+    const to = hashOf(now.tool);
+    // The contract's hash covers name, description and parameters; MCP serves more.
+    if (from !== to || JSON.stringify(then.definition) !== JSON.stringify(now.definition)) {
+      changed.push({ name, from, to });
+    }
+  }
+  return { added, removed, changed };
+}
+
+/** Whether the listed prompts, and the listed resources and templates, differ. */
+export function catalogChanges(
+  before: Catalog,
+  after: Catalog,
+): Pick<ServedChanges, 'promptsChanged' | 'resourcesChanged'> {
+  const prompts = (catalog: Catalog): string =>
+    JSON.stringify([...catalog.prompts.values()].map((entry) => entry.definition));
+  const resources = (catalog: Catalog): string =>
+    JSON.stringify([
+      [...catalog.resources.values()].map((entry) => entry.definition),
+      catalog.templates.map((entry) => entry.definition),
+    ]);
+  return {
+    promptsChanged: prompts(before) !== prompts(after),
+    resourcesChanged: resources(before) !== resources(after),
+  };
+}
+
+function hashOf(tool: Tool): string {
+  try {
+    return definitionHash(tool);
+  } catch {
+    // A definition that cannot be hashed (a schema JSON cannot hold) is served anyway.
+    return '';
+  }
+}
