@@ -1,5 +1,14 @@
-import { definitionHash, type Tool } from '../../core';
-import { type ServedTool } from './calls';
+import {
+  AgentToolError,
+  definitionHash,
+  goQuote,
+  type Tool,
+  toolNameProblem,
+  validatesOwnArguments,
+} from '../../core';
+import { compileOutputCheck, paramHeadersOf, type ServedTool } from './calls';
+import { mcpDefinition } from './definition';
+import { compileArgumentsCheck, contractDecides, withoutConstraints } from './validation';
 import { type Catalog } from './primitives';
 
 /** A served tool whose definition changed in a swap, with its hash before and after. */
@@ -74,4 +83,44 @@ function hashOf(tool: Tool): string {
     // A definition that cannot be hashed (a schema JSON cannot hold) is served anyway.
     return '';
   }
+}
+
+/**
+ * Each tool compiled for serving (its schemas, its definition), in order; throws for
+ * the first invalid one, or one whose name is `taken` or given twice.
+ */
+export function compileServedTools(
+  tools: readonly Tool[],
+  taken: (name: string) => boolean,
+): Map<string, ServedTool> {
+  const added = new Map<string, ServedTool>();
+  tools.forEach((tool, i) => {
+    if (typeof tool?.name !== 'string' || tool.name === '') {
+      throw new AgentToolError('INVALID_TOOL_SET', `mcp: tool[${i}]: empty name`);
+    }
+    if (taken(tool.name) || added.has(tool.name)) {
+      throw new AgentToolError(
+        'INVALID_TOOL_SET',
+        `mcp: tool ${goQuote(tool.name)}: duplicate name; remove the served tool first`,
+      );
+    }
+    // A tool that validates its own arguments checks class-validator's constraints
+    // itself, in the contract's words (as in process); the served check decides the rest.
+    const own = validatesOwnArguments(tool) ? withoutConstraints(tool.parameters) : undefined;
+    added.set(tool.name, {
+      tool,
+      check: compileArgumentsCheck(tool.name, tool.parameters),
+      selfChecked: validatesOwnArguments(tool) && contractDecides(own ?? tool.parameters),
+      ...(own === undefined ? {} : { phrasing: compileArgumentsCheck(tool.name, own) }),
+      output: compileOutputCheck(tool),
+      definition: mcpDefinition(tool),
+      paramHeaders: paramHeadersOf(tool.parameters),
+    });
+    // After the schemas, whose errors read as the Go server's, which takes any name.
+    const nameProblem = toolNameProblem(tool.name);
+    if (nameProblem !== undefined) {
+      throw new AgentToolError('INVALID_TOOL_SET', `mcp: tool[${i}]: ${nameProblem}`);
+    }
+  });
+  return added;
 }

@@ -14,28 +14,21 @@ import {
   type McpResource,
   type McpResourceTemplate,
   type Prompt,
-  goQuote,
   type RecordFunc,
   type Session,
   type Tool,
-  toolNameProblem,
-  validatesOwnArguments,
   withTraceIds,
 } from '../../core';
 import { randomHex } from '../random';
-import { compileArgumentsCheck, contractDecides, withoutConstraints } from './validation';
 import {
   bounded,
   CallTracker,
-  compileOutputCheck,
   DEFAULT_CLOSE_GRACE_MS,
   DEFAULT_DRAIN_GRACE_MS,
   DEFAULT_PROGRESS_BUDGET_BYTES,
-  paramHeadersOf,
   RoundTrips,
   type ServedTool,
 } from './calls';
-import { mcpDefinition } from './definition';
 import type * as Listener from './listener';
 import { type HttpHandler, type HttpListener, type HttpServeOptions } from './http';
 import {
@@ -46,7 +39,7 @@ import {
 } from './sessions';
 import { ScaleOut } from './scale';
 import { composeHooks, readSource } from './serve-source';
-import { catalogChanges, type ServedChanges, toolChanges } from './swap';
+import { catalogChanges, compileServedTools, type ServedChanges, toolChanges } from './swap';
 import {
   type Closer,
   type McpServerOptions,
@@ -216,7 +209,7 @@ export class McpToolServer {
    * error says which and why. Clients that listen are told the list changed.
    */
   addTools(...tools: Tool[]): void {
-    const added = this.#compile(tools, (name) => this.#tools.has(name));
+    const added = compileServedTools(tools, (name) => this.#tools.has(name));
     if (added.size === 0) return;
     for (const [name, served] of added) this.#tools.set(name, served);
     this.#listChanged();
@@ -242,7 +235,7 @@ export class McpToolServer {
     }
     const { tools, onSession, recorder, prompts, resources } = readSource(source);
     const catalog = this.#catalogOf(prompts, resources);
-    const served = this.#compile(tools, () => false);
+    const served = compileServedTools(tools, () => false);
     const changes = {
       ...toolChanges(this.#tools, served),
       ...catalogChanges(this.#catalog, catalog),
@@ -257,43 +250,6 @@ export class McpToolServer {
     if (promptsChanged) this.#primitivesChanged('prompts');
     if (resourcesChanged) this.#primitivesChanged('resources');
     return changes;
-  }
-
-  /**
-   * Each tool compiled for serving (its schemas, its definition), in order; throws for
-   * the first invalid one, or one whose name is `taken` or given twice.
-   */
-  #compile(tools: readonly Tool[], taken: (name: string) => boolean): Map<string, ServedTool> {
-    const added = new Map<string, ServedTool>();
-    tools.forEach((tool, i) => {
-      if (typeof tool?.name !== 'string' || tool.name === '') {
-        throw new AgentToolError('INVALID_TOOL_SET', `mcp: tool[${i}]: empty name`);
-      }
-      if (taken(tool.name) || added.has(tool.name)) {
-        throw new AgentToolError(
-          'INVALID_TOOL_SET',
-          `mcp: tool ${goQuote(tool.name)}: duplicate name; remove the served tool first`,
-        );
-      }
-      // A tool that validates its own arguments checks class-validator's constraints
-      // itself, in the contract's words (as in process); the served check decides the rest.
-      const own = validatesOwnArguments(tool) ? withoutConstraints(tool.parameters) : undefined;
-      added.set(tool.name, {
-        tool,
-        check: compileArgumentsCheck(tool.name, tool.parameters),
-        selfChecked: validatesOwnArguments(tool) && contractDecides(own ?? tool.parameters),
-        ...(own === undefined ? {} : { phrasing: compileArgumentsCheck(tool.name, own) }),
-        output: compileOutputCheck(tool),
-        definition: mcpDefinition(tool),
-        paramHeaders: paramHeadersOf(tool.parameters),
-      });
-      // After the schemas, whose errors read as the Go server's, which takes any name.
-      const nameProblem = toolNameProblem(tool.name);
-      if (nameProblem !== undefined) {
-        throw new AgentToolError('INVALID_TOOL_SET', `mcp: tool[${i}]: ${nameProblem}`);
-      }
-    });
-    return added;
   }
 
   /** The catalog of a source's prompts and resources, with the options' after them. */

@@ -125,7 +125,9 @@ test('a call running when the tools are swapped finishes on the tool it started 
   try {
     const running = connected.client.callTool({ name: 'slow', arguments: {} });
     await started.promise;
-    server.swap([newTool({ name: 'slow', description: 'Quick', execute: () => 'new answer' })]);
+    server.swap([
+      newTool({ name: 'slow', description: 'Quick', execute: () => ({ output: 'new answer' }) }),
+    ]);
     release.resolve();
     expect(firstText(await running)).toBe('old answer');
     expect(firstText(await connected.client.callTool({ name: 'slow', arguments: {} }))).toBe(
