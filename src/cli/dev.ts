@@ -108,7 +108,10 @@ export async function developModule(options: DevOptions): Promise<Developing> {
     current = next;
     watch.watch(loader.files);
     log.write(`agenttool: dev: reloaded after an edit of ${shown}\n${changeLines(changes)}`);
-    void previous?.retire().then(() => generations.delete(previous));
+    void previous?.retire().then(() => {
+      generations.delete(previous);
+      if (!stopped) log.write('agenttool: dev: the previous app is closed, its calls done\n');
+    });
   };
   const watch = new FileWatch((changed) => {
     if (stopped) return;
