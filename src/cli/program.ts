@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { openRecordFile, runCall, type CliIo } from './call';
 import { registerDev } from './dev-command';
+import { registerInstall } from './install-command';
 import { CliError, EXIT_CODES_HELP, ExitCode } from './exit-codes';
 import { runGetPrompt } from './get-prompt';
 import { listTools, toolTable } from './list';
@@ -107,6 +108,7 @@ function buildProgram(
     });
 
   registerDev(program, io, resources, setCode);
+  registerInstall(program, io, setCode);
 
   const list = program
     .command('list')
