@@ -3,11 +3,11 @@
  * beside what the file already holds, replaced on a second run (with a backup), and a
  * command that starts the server from any folder, as a client does.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { APP, CLI, ensureBuilt, killChildren, runAgenttool, tempDir } from './helpers';
+import { APP, ensureBuilt, killChildren, runAgenttool, tempDir } from './helpers';
 
 beforeAll(() => ensureBuilt(), 300_000);
 afterAll(() => killChildren());
