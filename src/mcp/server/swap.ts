@@ -13,6 +13,7 @@ import { type Catalog } from './primitives';
 
 /** A served tool whose definition changed in a swap, with its hash before and after. */
 export interface ChangedTool {
+  /** The tool's name, served before and after. */
   readonly name: string;
   /** The definition hash before the swap (`sha256:` + hex, CONTRACT's hash). */
   readonly from: string;
@@ -26,14 +27,18 @@ export interface ChangedTool {
  * (templates included) listed differ. The lists are in the order the tools are served.
  */
 export interface ServedChanges {
+  /** Tools served now under a name that was not served before. */
   readonly added: readonly string[];
+  /** Tools no longer served. */
   readonly removed: readonly string[];
   /**
    * Tools served under the same name whose definition changed: its hash, or what MCP
    * serves beside it (annotations, title, output schema).
    */
   readonly changed: readonly ChangedTool[];
+  /** True when the prompts listed differ (names, titles, descriptions, arguments). */
   readonly promptsChanged: boolean;
+  /** True when the resources or resource templates listed differ. */
   readonly resourcesChanged: boolean;
 }
 
