@@ -67,7 +67,8 @@ const internals = Module as unknown as {
 export class DevLoader {
   readonly #entry: string;
   readonly #export: string | undefined;
-  readonly #swc: Swc;
+  /** SWC, loaded when the first TypeScript file is: a CommonJS `.js` app needs none. */
+  #swc: Swc | undefined;
   /** The user's files of the last load (or load attempt), in load order. */
   #files: string[] = [];
   readonly #own: string;
@@ -85,7 +86,6 @@ export class DevLoader {
       );
     }
     this.#entry = realpathSync(this.#entry);
-    this.#swc = loadSwc(this.#entry);
     // agenttool's own files (the bundle's folder's parent, dist/): never the user's.
     this.#own = resolve(__dirname, '..');
   }
@@ -111,7 +111,8 @@ export class DevLoader {
     try {
       exported = requireFresh(this.#entry);
     } catch (error) {
-      throw error instanceof DevLoadError
+      // A missing SWC is the setup's to fix, not a line of the user's.
+      throw error instanceof DevLoadError || error instanceof CliError
         ? error
         : new DevLoadError(firstLine(errorMessage(error)), this.locate(error), { cause: error });
     } finally {
@@ -216,11 +217,11 @@ export class DevLoader {
   /** Teaches `require` TypeScript (through SWC) and `.js` imports that name `.ts` sources. */
   #install(): void {
     if (this.#restore !== undefined) return;
-    const swc = this.#swc;
+    const swc = (): Swc => (this.#swc ??= loadSwc(this.#entry));
     const previous = new Map(TYPESCRIPT.map((ext) => [ext, internals._extensions[ext]]));
     for (const ext of TYPESCRIPT) {
       internals._extensions[ext] = (module, filename) => {
-        module._compile(compile(swc, readFileSync(filename, 'utf8'), filename), filename);
+        module._compile(compile(swc(), readFileSync(filename, 'utf8'), filename), filename);
       };
     }
     const resolveFilename = internals._resolveFilename;
@@ -331,7 +332,7 @@ function loadSwc(entry: string): Swc {
   }
   throw new CliError(
     ExitCode.BAD_ARGUMENTS,
-    'agenttool: dev compiles TypeScript with SWC, and @swc/core is not installed: npm install --save-dev @swc/core',
+    'agenttool: dev: compiling TypeScript needs SWC, and @swc/core is not installed: npm install --save-dev @swc/core',
   );
 }
 

@@ -47,6 +47,7 @@ export async function developModule(options: DevOptions): Promise<Developing> {
     first = loader.load();
   } catch (error) {
     loader.close();
+    if (error instanceof CliError) throw error;
     throw new CliError(ExitCode.BAD_ARGUMENTS, `agenttool: dev: ${failure(error, loader)}`, {
       cause: error,
     });
