@@ -101,7 +101,9 @@ export function runInit(
   const existing = exists(manifestFile) ? readExistingManifest(manifestFile) : undefined;
   const kind = chooseKind(asked, existing);
   const name = packageName(flags.name, existing, root);
-  const server = name.replace(/^@[^/]+\//, '');
+  // Named as `agenttool install` names a module's server (the file's stem), so that an
+  // install into the same file replaces this entry rather than adding a second one.
+  const server = basename(MODULE_BUILT, '.js');
   const manifest = packageJson(name, kind, packageVersion());
   const files: Planned[] = [
     {

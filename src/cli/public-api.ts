@@ -47,6 +47,7 @@ export {
   type ToolContext,
   type ToolRecord,
   ValidationError,
+  wrap,
 } from 'agenttool';
 export { type Constructor, isModuleClass, ToolApp } from 'agenttool/di';
 export {
@@ -60,6 +61,8 @@ export {
   type McpToolServer,
   type RemoteTools,
   type ScaleOutOptions,
+  type ServedChanges,
+  type ServeSource,
   serveTools,
   StoredAuthProvider,
   type TokenVerifier,

@@ -5,7 +5,9 @@ import {
   DEFAULT_DRAIN_GRACE_MS,
   errorMessage,
   type HttpListener,
+  type McpToolServer,
   type ScaleOutOptions,
+  type ServeSource,
   serveTools,
   type Tool,
   type ToolApp,
@@ -58,6 +60,13 @@ export interface ServeOptions {
   readonly log: Writable;
   /** Where the stdio protocol is written; process.stdout by default. */
   readonly stdout?: Writable | undefined;
+  /**
+   * What is served of the app: the app itself unless given (`agenttool dev` serves its
+   * tools wrapped, to know when an app it replaced has no call running).
+   */
+  readonly serveAs?: ((app: ToolApp) => ServeSource) | undefined;
+  /** Announce that the served lists can change (`agenttool dev`, which reloads them). */
+  readonly listChanged?: boolean | undefined;
 }
 
 /** A running server. */
@@ -65,6 +74,8 @@ export interface Serving {
   /** The HTTP endpoint's URL; undefined over stdio. */
   readonly url: string | undefined;
   readonly tools: readonly Tool[];
+  /** The MCP server: `agenttool dev` swaps what it serves. */
+  readonly server: McpToolServer;
   /** Resolves once the server and the app are closed. */
   readonly closed: Promise<void>;
   /**
@@ -121,13 +132,15 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
     await records?.close();
     throw error;
   }
-  const server = serveTools(app, {
+  const server = serveTools(options.serveAs?.(app) ?? app, {
     name: loaded.name,
     version: packageVersion(),
     ...(records === undefined ? {} : { recorder: records.recorder() }),
     ...(scaleOut === undefined ? {} : { scaleOut }),
     // A module file's onServe hook is handed the server and may change its list.
-    ...('onServe' in loaded && loaded.onServe !== undefined ? { listChanged: true } : {}),
+    ...(('onServe' in loaded && loaded.onServe !== undefined) || options.listChanged === true
+      ? { listChanged: true }
+      : {}),
   });
   let stopping: Promise<void> | undefined;
   let resolveClosed!: () => void;
@@ -201,7 +214,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       await server.drain(grace);
       await stop(signal);
     })());
-  return { url: listener?.url, tools, closed, stop, drain };
+  return { url: listener?.url, tools, server, closed, stop, drain };
 }
 
 /** The scale-out options the command line gives, checked; undefined without --redis. */

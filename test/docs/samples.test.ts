@@ -17,6 +17,7 @@ import { PROTOCOL_ERAS, testClient } from 'agenttool/testing';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { runNotesBatch } from '../../samples/docs/batch-events';
 import { ScratchpadModule } from '../../samples/docs/handles';
+import { lookUp } from '../../samples/docs/interceptors';
 import { greetGuests, GuestbookModule } from '../../samples/docs/modules';
 import { serveHandbook } from '../../samples/docs/prompts-and-resources';
 import { ProjectShellModule } from '../../samples/docs/shell-module';
@@ -133,6 +134,33 @@ describe('the samples no other test runs', () => {
       ['guestbook:signed', '{"name":"Ada"}'],
       ['guestbook:signed', '{"name":"Bob"}'],
     ]);
+  });
+
+  it('interceptors.md: the cache answers a word again, the tool shapes its error, every call is logged', async () => {
+    expect(await lookUp(['word', 'word', 'zzz'])).toEqual({
+      outputs: ['word: a word', 'word: a word', 'no entry for zzz (after 2 calls)'],
+      ran: 2,
+      logged: ['define ok', 'define ok', 'define ok'],
+    });
+  });
+
+  it('modules-and-di.md: a scratchpad kept by its pad_id where there is no session', async () => {
+    const app = await ToolApp.create(ScratchpadModule);
+    try {
+      const note = app.tools.lookup('note');
+      const call = async (args: object) => {
+        const c = { id: 'c', args: JSON.stringify(args) };
+        const session = { id: '', endsWithCall: true, onClose: () => undefined };
+        return note!.execute(c, createContext({ call: c, session }));
+      };
+      const first = await call({ line: 'one' });
+      const padId = first.structured?.['pad_id'];
+      expect(typeof padId).toBe('string');
+      expect((await call({ line: 'two', pad_id: padId })).output).toBe('one\ntwo');
+      expect(note!.description).toContain('A scratchpad unused for 10 minutes is closed.');
+    } finally {
+      await app.close();
+    }
   });
 
   it('sandbox.md: the shell module gives the bash and restart tools', async () => {

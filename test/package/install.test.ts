@@ -334,6 +334,8 @@ describe("the README's first screen, followed in a new folder", () => {
   const printed = new Map<string, Ran>();
   /** The last command's output. */
   let lastOutput: Ran;
+  /** The client configurations init wrote, by file. */
+  const initConfigs = new Map<string, string>();
 
   /**
    * Serves the project with the command and arguments a client configuration gives,
@@ -395,6 +397,10 @@ const { connectMcp } = require('agenttool/mcp');
       }
     }
     project = cwd;
+    // As init wrote them: the README's install commands below add their own entries.
+    for (const file of ['.mcp.json', '.vscode/mcp.json']) {
+      initConfigs.set(file, readFileSync(join(project, file), 'utf8'));
+    }
   }, 10 * MINUTES);
 
   it('runs on the Node that runs the tests', async () => {
@@ -431,25 +437,48 @@ const { connectMcp } = require('agenttool/mcp');
     expect(lastOutput.stdout).toBe(readmeBlock('first-screen: output', 'text'));
   });
 
-  it.each([
-    ['claude-desktop-and-cursor', 'mcpServers', '/path/to/project'],
-    ['vscode', 'servers', '${workspaceFolder}'],
-  ])(
-    'serves the tool to a client configured with the %s JSON',
-    async (marker, key, placeholder) => {
-      const config = JSON.parse(readmeBlock(`mcp-config: ${marker}`, 'json')) as Record<
-        string,
-        Record<string, { type?: string; command: string; args: string[] }>
-      >;
-      const server = config[key]!['greeter']!;
-      expect(server.type ?? 'stdio').toBe('stdio');
-      const args = server.args.map((arg) => arg.split(placeholder).join(project));
+  it(
+    "serves the tool to each client the README's install commands configure, started from another folder",
+    async () => {
+      // A home of its own: the commands write the person's configuration files there.
+      const home = mkdtempSync(join(work, 'home-'));
+      const configs: Record<string, { file: string; key: string }> = {
+        'claude-desktop': {
+          file: join(home, '.config', 'Claude', 'claude_desktop_config.json'),
+          key: 'mcpServers',
+        },
+        cursor: { file: join(home, '.cursor', 'mcp.json'), key: 'mcpServers' },
+        vscode: { file: join(project, '.vscode', 'mcp.json'), key: 'servers' },
+        'claude-code': { file: join(project, '.mcp.json'), key: 'mcpServers' },
+      };
+      const commands = lines(readmeBlock('mcp-install', 'sh'));
+      expect(commands.map((line) => line.split(' ')[3])).toEqual(Object.keys(configs));
       // The client, as an MCP client application would: it starts the command in a folder
       // of its own, not the project's.
-      const ran = await serveAs(server.command, args, mkdtempSync(join(work, 'client-')));
-      expect({ code: ran.code, stdout: ran.stdout }).toEqual({ code: 0, stdout: 'Hello, Ada!\n' });
+      for (const [i, line] of commands.entries()) {
+        const client = Object.keys(configs)[i]!;
+        const installed = await shell(`HOME=${quoted(home)} XDG_CONFIG_HOME= ${line}`);
+        expect({ line, code: installed.code, stderr: installed.stderr }).toEqual({
+          line,
+          code: 0,
+          stderr: '',
+        });
+        const { file, key } = configs[client]!;
+        const config = JSON.parse(readFileSync(file, 'utf8')) as Record<
+          string,
+          Record<string, { type?: string; command: string; args: string[] }>
+        >;
+        const server = config[key]!['greet']!;
+        expect(server.type ?? 'stdio').toBe('stdio');
+        const ran = await serveAs(server.command, server.args, mkdtempSync(join(work, 'client-')));
+        expect({ client, code: ran.code, stdout: ran.stdout }).toEqual({
+          client,
+          code: 0,
+          stdout: 'Hello, Ada!\n',
+        });
+      }
     },
-    2 * MINUTES,
+    4 * MINUTES,
   );
 
   it.each([
@@ -471,11 +500,11 @@ const { connectMcp } = require('agenttool/mcp');
   ])(
     'serves the tool with npm start, as the %s init wrote starts it',
     async (file, key, expand, inProject) => {
-      const config = JSON.parse(readFileSync(join(project, file), 'utf8')) as Record<
+      const config = JSON.parse(initConfigs.get(file)!) as Record<
         string,
         Record<string, { type: string; command: string; args: string[] }>
       >;
-      const server = config[key]!['greeter']!;
+      const server = config[key]!['greet']!;
       expect(server.type).toBe('stdio');
       const cwd = inProject ? project : mkdtempSync(join(work, 'client-'));
       const ran = await serveAs(server.command, server.args.map(expand), cwd);
