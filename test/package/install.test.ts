@@ -513,6 +513,19 @@ const { connectMcp } = require('agenttool/mcp');
     2 * MINUTES,
   );
 
+  it(
+    'serves the tool from source with npm run dev, on the SWC init pinned',
+    async () => {
+      const ran = await serveAs(
+        'npm',
+        ['--prefix', project, '--silent', 'run', 'dev'],
+        mkdtempSync(join(work, 'client-')),
+      );
+      expect({ code: ran.code, stdout: ran.stdout }).toEqual({ code: 0, stdout: 'Hello, Ada!\n' });
+    },
+    2 * MINUTES,
+  );
+
   // A CommonJS project differs from the ES module one only in how Node loads the same
   // compiled sources, which the projects below check on both Nodes: once, on Node 24.
   const onNode24 = Number(process.versions.node.split('.')[0]) >= 24 ? it : it.skip;
