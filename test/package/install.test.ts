@@ -313,6 +313,8 @@ describe("the README's first screen, followed in a new folder", () => {
     npm_config_prefer_offline: 'true',
     npm_config_audit: 'false',
     npm_config_fund: 'false',
+    // npm's check for a newer npm prints on stderr, which the commands' checks read.
+    npm_config_update_notifier: 'false',
   };
   const shell = (line: string, cwd = project) =>
     new Promise<Ran>((resolve) => {
