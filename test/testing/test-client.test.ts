@@ -339,11 +339,15 @@ describe('a test client opens no socket', () => {
 });
 
 describe('a closed test client', () => {
-  it('refuses calls, and closes once', async () => {
-    const client = await testClient(new Echo());
-    await client.close();
-    await client.close();
-    await expect(client.call('echo', { words: 'x' })).rejects.toThrow(
+  it('refuses calls, and closes once, at the end of an `await using` block too', async () => {
+    let kept: TestClient | undefined;
+    {
+      await using client = await testClient(new Echo());
+      kept = client;
+      expect((await client.call('echo', { words: 'x' })).text).toBe('x');
+    }
+    await kept.close();
+    await expect(kept.call('echo', { words: 'x' })).rejects.toThrow(
       'agenttool/testing: the test client is closed',
     );
   });
