@@ -42,10 +42,15 @@ export {
   resourceOf,
   type Result,
   schemaFromJson,
+  type McpResource,
+  type McpResourceTemplate,
+  type Prompt,
   type StatedAnnotations,
+  tagsOf,
   type Tool,
   type ToolContext,
   type ToolRecord,
+  transformTools,
   ValidationError,
 } from 'agenttool';
 export { type Constructor, isModuleClass, ToolApp } from 'agenttool/di';
@@ -57,6 +62,7 @@ export {
   type HttpListener,
   type HttpTarget,
   jwtVerifier,
+  McpServers,
   type McpToolServer,
   type RemoteTools,
   type ScaleOutOptions,

@@ -21,6 +21,7 @@ import { addGuardNodes, type AppGraph, type ProviderNode, readModules } from './
 import { effectiveHomes, type Home, linkGraph } from './link';
 import { checkGuardScopes } from './module-guards';
 import { checkModuleClassScopes } from './scope-report';
+import { checkLiveTools } from './live-tools';
 
 /** The modules of an app, read and checked, with where each node's instances live. */
 export interface CheckedApp {
@@ -50,6 +51,7 @@ export function checkApp(graph: AppGraph): CheckedApp {
   const homes = effectiveHomes(graph);
   checkGuardScopes(graph, homes);
   checkModuleClassScopes(graph, homes);
+  checkLiveTools(graph, homes);
   if (graph.problems.length > 0) throw new ModuleError(graph.root.name, graph.problems);
   return { graph, homes };
 }

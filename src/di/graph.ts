@@ -239,6 +239,7 @@ export function readModules(
         providers: [],
         exports: [],
         guards: [],
+        liveTools: [],
       },
       imports: [],
       own: new Map(),

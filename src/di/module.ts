@@ -75,6 +75,13 @@ export interface ModuleOptions {
    * `canActivate`, or classes of them, built with this module's providers injected.
    */
   readonly guards?: readonly GuardLike[] | undefined;
+  /**
+   * Tokens of app-scoped providers (this module's or its imports' exports) whose
+   * instances are `LiveTools`: tools that change while the app runs, such as the remote
+   * tools of `McpServersModule`. Their tools join the app's, after the modules' own, and
+   * the app follows their changes (see `ToolApp.onToolsChanged`).
+   */
+  readonly liveTools?: readonly Token[] | undefined;
 }
 
 /** The options of a module as the app reads them: every list present. */
@@ -86,12 +93,13 @@ export interface ModuleRecord {
   readonly providers: readonly Provider[];
   readonly exports: readonly Token[];
   readonly guards: readonly GuardLike[];
+  readonly liveTools: readonly Token[];
 }
 
 const MODULE_KEY = 'io.github.christopherdavenport.agenttool/di:module';
 
 /**
- * `@Module({ imports, tools, providers, exports, guards })` composes tools and providers, as
+ * `@Module({ imports, tools, providers, exports, guards, liveTools })` composes tools and providers, as
  * NestJS modules do. It only records its options; `ToolApp.create` reads them.
  */
 export function Module(options: ModuleOptions): ClassDecorator {
@@ -105,6 +113,7 @@ export function Module(options: ModuleOptions): ClassDecorator {
       providers: [...(options.providers ?? [])],
       exports: [...(options.exports ?? [])],
       guards: [...(options.guards ?? [])],
+      liveTools: [...(options.liveTools ?? [])],
     };
     Reflect.defineMetadata(MODULE_KEY, record, target);
   };

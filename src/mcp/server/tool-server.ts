@@ -45,6 +45,7 @@ import {
 } from './sessions';
 import { ScaleOut } from './scale';
 import { composeHooks, readSource } from './serve-source';
+import { followTools } from './follow-tools';
 import {
   type Closer,
   type McpServerOptions,
@@ -93,9 +94,11 @@ export class McpToolServer {
   readonly host: InstanceHost;
   /** Withdraws the server's gauges from the meter provider (a no-op without one). */
   readonly #unobserve: () => void;
+  /** Stops following a source whose tools change. */
+  readonly #unfollow: () => void;
 
   constructor(source: ServeSource, options: McpServerOptions = {}) {
-    const { tools, onSession, recorder, prompts, resources } = readSource(source);
+    const { tools, onSession, recorder, prompts, resources, live } = readSource(source);
     const catalog = new Catalog(
       [...(prompts ?? []), ...(options.prompts ?? [])],
       [...(resources ?? []), ...(options.resources ?? [])],
@@ -135,7 +138,7 @@ export class McpToolServer {
       calls: new CallTracker(),
       tasks: new Tasks(options.tasks, report, this.#scale?.taskPlace()),
       localAuth: options.localAuth,
-      listChanged: () => options.listChanged ?? this.#changed,
+      listChanged: () => options.listChanged ?? (live !== undefined || this.#changed),
       definitions: () => (definitions ??= [...this.#tools.values()].map((s) => s.definition)),
       servedTools: () => (served ??= [...this.#tools.values()]),
       served: (name) => this.#tools.get(name),
@@ -144,6 +147,8 @@ export class McpToolServer {
     };
     this.addTools(...tools);
     this.#made = true;
+    // A source whose tools change (remote servers that come and go) is followed.
+    this.#unfollow = live === undefined ? () => undefined : followTools(live, tools, this, report);
     this.#unobserve = observeServer({
       sessions: () => this.#sessions.size,
       parkedCalls: () => this.host.trips.parked,
@@ -383,6 +388,7 @@ export class McpToolServer {
   }
 
   async #close(): Promise<void> {
+    this.#unfollow();
     const open = [...this.#sessions];
     const deadline = Date.now() + this.#grace;
     const calls = this.host.calls;
