@@ -5,6 +5,7 @@ import {
   type McpResource,
   type McpResourceTemplate,
   McpServers,
+  type McpServersConfig,
   type Prompt,
   type RecordFunc,
   type Tool,
@@ -64,7 +65,7 @@ export class Composition {
     const log = spec.log;
     let servers: McpServers;
     try {
-      servers = await McpServers.start(file.value, {
+      servers = await McpServers.start(file.value as McpServersConfig, {
         source: file.shown,
         baseDir: file.dir,
         ...(spec.expandEnv === true ? { env: process.env } : {}),
@@ -154,7 +155,9 @@ export class Composition {
     return this.servers.status
       .map((s) => {
         const state =
-          s.state === 'up' ? `up, ${s.tools} tools` : `${s.state}${s.error === undefined ? '' : `: ${s.error}`}`;
+          s.state === 'up'
+            ? `up, ${s.tools} tools`
+            : `${s.state}${s.error === undefined ? '' : `: ${s.error}`}`;
         return `  mcp server ${s.name}: ${state} (${s.target})\n`;
       })
       .join('');

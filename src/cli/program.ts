@@ -352,7 +352,7 @@ function configOptions(command: Command): Command {
   return command
     .option(
       '--config <file>',
-      'an mcpServers configuration (Claude Desktop, Cursor, VS Code): serve or list its servers\' tools too, as <name>__<tool>',
+      "an mcpServers configuration (Claude Desktop, Cursor, VS Code): serve or list its servers' tools too, as <name>__<tool>",
     )
     .option('--expand-env', 'with --config: expand ${VAR} and ${env:VAR} from the environment');
 }

@@ -63,6 +63,7 @@ export {
   type HttpTarget,
   jwtVerifier,
   McpServers,
+  type McpServersConfig,
   type McpToolServer,
   type RemoteTools,
   type ScaleOutOptions,

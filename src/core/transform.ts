@@ -60,7 +60,7 @@ export interface ToolSetTransform {
  */
 export function transformTool(tool: Tool, spec: ToolTransform): Tool {
   const where = `transformTool(${goQuote(String(tool?.name))})`;
-  if (!isJsonObject(spec as unknown)) throw invalid(`${where}: the spec must be an object`);
+  if (!isObject(spec)) throw invalid(`${where}: the spec must be an object`);
   const { rename, description, tags } = spec;
   if (rename !== undefined && (typeof rename !== 'string' || rename === '')) {
     throw invalid(`${where}: rename must be a non-empty string`);
@@ -103,7 +103,7 @@ export function transformTool(tool: Tool, spec: ToolTransform): Tool {
  */
 export function transformTools(tools: Iterable<Tool>, spec: ToolSetTransform): Tool[] {
   const where = 'transformTools';
-  if (!isJsonObject(spec as unknown)) throw invalid(`${where}: the spec must be an object`);
+  if (!isObject(spec)) throw invalid(`${where}: the spec must be an object`);
   for (const key of ['include', 'exclude', 'includeTags', 'excludeTags'] as const) {
     const list = spec[key];
     if (list !== undefined && !isNameList(list)) {
@@ -111,7 +111,7 @@ export function transformTools(tools: Iterable<Tool>, spec: ToolSetTransform): T
     }
   }
   const transforms = spec.transform ?? {};
-  if (!isJsonObject(transforms as unknown)) {
+  if (!isObject(transforms)) {
     throw invalid(`${where}: transform must be an object of transforms by tool name`);
   }
   const all = [...tools];
@@ -164,6 +164,11 @@ function patterns(list: readonly string[]): RegExp[] {
   return list.map(namePattern);
 }
 
+/** True for a plain object; a check that leaves the type of what it checks as declared. */
+function isObject(value: unknown): boolean {
+  return isJsonObject(value);
+}
+
 function invalid(message: string): AgentToolError {
   return new AgentToolError('INVALID_OPTIONS', message);
 }
@@ -179,7 +184,7 @@ function fixedValues(
   where: string,
 ): JsonObject | undefined {
   if (fixed === undefined) return undefined;
-  if (!isJsonObject(fixed as unknown)) {
+  if (!isObject(fixed)) {
     throw invalid(`${where}: fixed must be an object of argument values by name`);
   }
   const entries = Object.entries(fixed);
@@ -214,14 +219,17 @@ function narrowed(parameters: JsonObject | undefined, fixed: JsonObject): JsonOb
   const schema: JsonObject = { ...parameters, properties };
   const required = parameters['required'];
   if (Array.isArray(required)) {
-    schema['required'] = required.filter((name) => typeof name !== 'string' || !Object.hasOwn(fixed, name));
+    schema['required'] = required.filter(
+      (name) => typeof name !== 'string' || !Object.hasOwn(fixed, name),
+    );
   }
   return schema;
 }
 
 /** The call's arguments with the fixed values, refused when the caller gave one of them. */
 function withFixed(value: JsonValue, fixed: JsonObject): JsonObject {
-  if (!isJsonObject(value)) throw new ValidationError('', `expected object, got ${describe(value)}`);
+  if (!isJsonObject(value))
+    throw new ValidationError('', `expected object, got ${describe(value)}`);
   for (const name of Object.keys(fixed)) {
     if (Object.hasOwn(value, name)) {
       throw new ValidationError(

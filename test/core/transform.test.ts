@@ -74,7 +74,11 @@ describe('transformTool', () => {
     const closed: string[] = [];
     const inner = everything(closed);
     const tool = transformTool(inner, { rename: 'find', description: 'Find in the index' });
-    expect(definitionOf(tool)).toEqual({ ...definitionOf(inner), name: 'find', description: 'Find in the index' });
+    expect(definitionOf(tool)).toEqual({
+      ...definitionOf(inner),
+      name: 'find',
+      description: 'Find in the index',
+    });
     expect(definitionHash(tool)).not.toBe(definitionHash(inner));
     expect(definitionHash(tool)).toBe(
       definitionHash({ ...definitionOf(inner), name: 'find', description: 'Find in the index' }),
@@ -110,7 +114,10 @@ describe('transformTool', () => {
     const tool = transformTool(inner, { fixed: { index: 'code' } });
     expect(tool.parameters).toEqual({
       type: 'object',
-      properties: { query: { type: 'string', description: 'What to look for' }, limit: { type: 'integer' } },
+      properties: {
+        query: { type: 'string', description: 'What to look for' },
+        limit: { type: 'integer' },
+      },
       required: ['query'],
       additionalProperties: false,
     });
@@ -160,7 +167,9 @@ describe('transformTool', () => {
     expect(() => transformTool(tool, { rename: '' })).toThrow(
       'transformTool("search"): rename must be a non-empty string',
     );
-    expect(() => transformTool(tool, { tags: [''] })).toThrow('tags must be a list of non-empty strings');
+    expect(() => transformTool(tool, { tags: [''] })).toThrow(
+      'tags must be a list of non-empty strings',
+    );
   });
 
   it('chains with wrap: a wrapper of a transformed tool reports the new definition', () => {

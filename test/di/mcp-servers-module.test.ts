@@ -25,52 +25,65 @@ import { connectMcp, type McpServers, McpToolServer, serveTools } from 'agenttoo
 
 /** What the remote's tools saw. */
 const seen = { cancelled: 0, progressTokens: 0 };
-let releaseSlow: (() => void) | undefined;
 
 function remoteServer(): McpToolServer {
-  return serveTools([
-    newTool({
-      name: 'echo',
-      description: 'Echo the text back',
-      parameters: {
-        type: 'object',
-        properties: { text: { type: 'string' }, loud: { type: 'boolean' } },
-        required: ['text'],
-      },
-      annotations: { title: 'Echo', readOnly: true, openWorld: false },
-      outputSchema: { type: 'object', properties: { echoed: { type: 'string' } } },
-      execute: (call) => {
-        const args = JSON.parse(call.args) as { text: string; loud?: boolean };
-        return structuredResult({ echoed: args.loud === true ? args.text.toUpperCase() : args.text });
-      },
-    }),
-    newTool({
-      name: 'slow',
-      description: 'Reports progress, then waits until released or cancelled',
-      execute: async (_call, ctx) => {
-        ctx.progress(new ProgressInfo(1, 2, 'half way'));
-        await new Promise<void>((resolve) => {
-          releaseSlow = resolve;
-          ctx.signal.addEventListener('abort', () => {
-            seen.cancelled++;
-            resolve();
+  return serveTools(
+    [
+      newTool({
+        name: 'echo',
+        description: 'Echo the text back',
+        parameters: {
+          type: 'object',
+          properties: { text: { type: 'string' }, loud: { type: 'boolean' } },
+          required: ['text'],
+        },
+        annotations: { title: 'Echo', readOnly: true, openWorld: false },
+        outputSchema: { type: 'object', properties: { echoed: { type: 'string' } } },
+        execute: (call) => {
+          const args = JSON.parse(call.args) as { text: string; loud?: boolean };
+          return structuredResult({
+            echoed: args.loud === true ? args.text.toUpperCase() : args.text,
           });
-        });
-        return text('done');
-      },
-    }),
-    newTool({
-      name: 'ask',
-      description: 'Asks the user for a name',
-      execute: async (_call, ctx) => {
-        const answer = await ctx.ask({
-          message: 'Your name?',
-          schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-        });
-        return text(answer.action === 'accept' ? `hello ${String(answer.content?.['name'])}` : answer.action);
-      },
-    }),
-  ]);
+        },
+      }),
+      newTool({
+        name: 'slow',
+        description: 'Reports progress, then waits until released or cancelled',
+        execute: async (_call, ctx) => {
+          ctx.progress(new ProgressInfo(1, 2, 'half way'));
+          await new Promise<void>((resolve) => {
+            ctx.signal.addEventListener('abort', () => {
+              seen.cancelled++;
+              resolve();
+            });
+          });
+          return text('done');
+        },
+      }),
+      newTool({
+        name: 'ask',
+        description: 'Asks the user for a name',
+        // A 2025-era session sees it as the tool's execution.taskSupport.
+        taskSupport: 'optional',
+        execute: async (_call, ctx) => {
+          const answer = await ctx.ask({
+            message: 'Your name?',
+            schema: {
+              type: 'object',
+              properties: { name: { type: 'string' } },
+              required: ['name'],
+            },
+          });
+          return text(
+            answer.action === 'accept'
+              ? `hello ${answer.content?.['name'] as string}`
+              : answer.action,
+          );
+        },
+      }),
+    ],
+    { tasks: { pollIntervalMs: 5 } },
+  );
 }
 
 class HelloArgs {
@@ -156,7 +169,8 @@ afterAll(async () => {
 
 function tool(name: string) {
   const found = app.tools.lookup(name);
-  if (found === undefined) throw new Error(`no ${name} among ${[...app.tools].map((t) => t.name).join(', ')}`);
+  if (found === undefined)
+    throw new Error(`no ${name} among ${[...app.tools].map((t) => t.name).join(', ')}`);
   return found;
 }
 
@@ -182,9 +196,13 @@ describe('McpServersModule', () => {
       required: ['text'],
     });
     expect(annotationsOf(shout)).toMatchObject({ title: 'Echo', readOnly: true, openWorld: false });
-    expect(outputSchemaOf(shout)).toEqual({ type: 'object', properties: { echoed: { type: 'string' } } });
-    // agenttool's own server offers the tasks extension to 2026-07-28 clients.
-    expect(taskSupportOf(tool('modern__slow')).mode).toBe('optional');
+    expect(outputSchemaOf(shout)).toEqual({
+      type: 'object',
+      properties: { echoed: { type: 'string' } },
+    });
+    // A 2025-era server declares task support per tool; a 2026-07-28 one decides per call.
+    expect(taskSupportOf(tool('mem__ask')).mode).toBe('optional');
+    expect(taskSupportOf(tool('modern__ask')).mode).toBe('never');
     expect(taskSupportOf(tool('mem__shout')).mode).toBe('never');
   });
 
@@ -205,15 +223,22 @@ describe('McpServersModule', () => {
     );
   });
 
-  it.each(['mem', 'modern'])('puts a question of the %s server to the call’s elicitor', async (name) => {
-    const result = await run(`${name}__ask`, {}, {
-      elicitor: (question) => {
-        expect(question.message).toBe('Your name?');
-        return { action: 'accept', content: { name: 'Ada' } };
-      },
-    });
-    expect(result.output).toBe('hello Ada');
-  });
+  it.each(['mem', 'modern'])(
+    'puts a question of the %s server to the call’s elicitor',
+    async (name) => {
+      const result = await run(
+        `${name}__ask`,
+        {},
+        {
+          elicitor: (question) => {
+            expect(question.message).toBe('Your name?');
+            return { action: 'accept', content: { name: 'Ada' } };
+          },
+        },
+      );
+      expect(result.output).toBe('hello Ada');
+    },
+  );
 
   it('forwards progress, and a cancel reaches the server', async () => {
     const updates: Result[] = [];
@@ -264,9 +289,40 @@ describe('McpServersModule', () => {
     }
   });
 
+  it('runs a remote tool that takes tasks as a task for a client that takes them', async () => {
+    const server = serveTools(app, { tasks: { pollIntervalMs: 5 } });
+    const handler = server.handler();
+    const methods: string[] = [];
+    const client = await connectMcp({
+      transport: {
+        url: 'http://localhost/mcp',
+        fetch: async (url, init) => {
+          if (typeof init?.body === 'string') methods.push(String(JSON.parse(init.body).method));
+          return handler.fetch(new Request(url, init));
+        },
+      },
+      protocol: 'modern',
+      elicitation: true,
+    });
+    try {
+      const ask = client.tools().find((t) => t.name === 'mem__ask')!;
+      const call: Call = { id: 't', args: '{}' };
+      const elicitor = () => ({ action: 'accept' as const, content: { name: 'Ada' } });
+      const result = await ask.execute(call, createContext({ call, elicitor }));
+      expect(result.output).toBe('hello Ada');
+      expect(methods).toContain('tasks/get');
+      expect(methods).toContain('tasks/update');
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
   it('fails the start naming the entry and the field of a malformed configuration', async () => {
     @Module({
-      imports: [McpServersModule.from({ mcpServers: { bad: { command: 'x', args: ['ok', 7] } } } as never)],
+      imports: [
+        McpServersModule.from({ mcpServers: { bad: { command: 'x', args: ['ok', 7] } } } as never),
+      ],
     })
     class Bad {}
     await expect(ToolApp.create(Bad)).rejects.toThrow(

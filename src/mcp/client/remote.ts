@@ -39,7 +39,6 @@ import {
   RemotePrimitives,
 } from './primitives';
 import { resultOf } from './result';
-import { TASKS_EXTENSION } from './tasks/follow';
 import { onlyCall, rootsFor, type RootsSource, sampleFor } from './sampling-and-roots';
 import { clientSdk } from './sdk-modules';
 import { untilAborted } from '../signals';
@@ -589,10 +588,6 @@ export class RemoteTools {
     const client = this.#client;
     const raws = await listAllTools(client, this.#listSignal);
     const mirrors = mirrorsParamHeaders(client);
-    // A 2026-07-28 server that offers tasks may answer any call with one (followed to its
-    // result here); a 2025-era one says per tool (`execution.taskSupport`).
-    const modernTasks =
-      client.getProtocolEra() === 'modern' && offersTasksExtension(client) ? 'optional' : undefined;
     const tools: Tool[] = [];
     for (const raw of raws) {
       let paramHeaders: readonly ParamHeader[] = [];
@@ -606,7 +601,9 @@ export class RemoteTools {
         }
         paramHeaders = scan.headers;
       }
-      const taskSupport = modernTasks ?? legacyTaskSupport(raw);
+      // A 2025-era server says per tool whether it runs tasks (`execution.taskSupport`); a
+      // 2026-07-28 one decides per call, and a task it answers with is followed here.
+      const taskSupport = legacyTaskSupport(raw);
       const call = (
         remote: string,
         hints: RemoteHints,
@@ -665,16 +662,6 @@ export class RemoteTools {
       signal,
     );
   }
-}
-
-/** True when the server advertises the MCP tasks extension (2026-07-28). */
-function offersTasksExtension(client: Client): boolean {
-  const extensions: unknown = client.getServerCapabilities()?.extensions;
-  return (
-    typeof extensions === 'object' &&
-    extensions !== null &&
-    (extensions as Record<string, unknown>)[TASKS_EXTENSION] !== undefined
-  );
 }
 
 /** A 2025-era tool's `execution.taskSupport`, when it runs as a task at all. */

@@ -134,8 +134,9 @@ export type RemoteCaller = (
  * verbatim (`{"type":"object"}` when absent or null), the output schema verbatim when it is an
  * object schema, never strict, not a closer, replay unknown, annotations from the
  * server, sequential/resource/confined from the host's declarations, and task support
- * `optional` when the server runs the tool's calls as tasks (`taskSupport`: a host that
- * serves the tool again may then run its calls as tasks of its own).
+ * `optional` when a 2025-era server declares the tool runs as a task
+ * (`execution.taskSupport`): a host that serves the tool again may then run its calls
+ * as tasks of its own.
  */
 export function remoteTool(
   raw: JsonObject,

@@ -1,6 +1,5 @@
 import {
   isJsonObject,
-  type JsonObject,
   type ToolSetTransform,
   type ToolTransform,
   toolNameProblem,
@@ -10,7 +9,9 @@ type Fail = (path: string, problem: string) => never;
 
 /** `parent.key`, or `parent["odd key"]` when the key is not a plain name. */
 export function fieldPath(parent: string, key: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
+  return /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key)
+    ? `${parent}.${key}`
+    : `${parent}[${JSON.stringify(key)}]`;
 }
 
 const SET_KEYS = new Set(['include', 'exclude', 'transform', 'includeTags', 'excludeTags']);
@@ -40,25 +41,30 @@ export function checkToolSetTransform(
   }
   const transform = value['transform'];
   if (transform !== undefined) {
-    if (!isJsonObject(transform)) fail(`${at}.transform`, 'must be an object of transforms by tool name');
-    for (const [tool, spec] of Object.entries(transform as JsonObject)) {
+    if (!isJsonObject(transform))
+      fail(`${at}.transform`, 'must be an object of transforms by tool name');
+    for (const [tool, spec] of Object.entries(transform)) {
       checkToolTransform(spec, fieldPath(`${at}.transform`, tool), fail);
     }
   }
-  return value as ToolSetTransform;
+  return value;
 }
 
 function checkToolTransform(value: unknown, at: string, fail: Fail): ToolTransform {
-  if (!isJsonObject(value)) return fail(at, 'must be an object: { rename, description, fixed, tags }');
+  if (!isJsonObject(value))
+    return fail(at, 'must be an object: { rename, description, fixed, tags }');
   for (const key of Object.keys(value)) {
     if (!TOOL_KEYS.has(key)) {
-      fail(fieldPath(at, key), `is not a member of a tool's transform (${[...TOOL_KEYS].join(', ')})`);
+      fail(
+        fieldPath(at, key),
+        `is not a member of a tool's transform (${[...TOOL_KEYS].join(', ')})`,
+      );
     }
   }
   const rename = value['rename'];
   if (rename !== undefined) {
     if (typeof rename !== 'string') fail(`${at}.rename`, 'must be a string');
-    const problem = toolNameProblem(rename as string);
+    const problem = toolNameProblem(rename);
     if (problem !== undefined) fail(`${at}.rename`, problem);
   }
   if (value['description'] !== undefined && typeof value['description'] !== 'string') {
@@ -68,7 +74,7 @@ function checkToolTransform(value: unknown, at: string, fail: Fail): ToolTransfo
     fail(`${at}.fixed`, 'must be an object of argument values by name');
   }
   names(value['tags'], `${at}.tags`, fail);
-  return value as ToolTransform;
+  return value;
 }
 
 function names(value: unknown, at: string, fail: Fail): void {

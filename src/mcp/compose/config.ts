@@ -155,7 +155,10 @@ export function checkMcpServersConfig(
 ): CheckedConfig {
   const source = options.source ?? 'config';
   const fail = (path: string, problem: string): never => {
-    throw new AgentToolError('INVALID_OPTIONS', `${source}: ${path === '' ? '' : `${path}: `}${problem}`);
+    throw new AgentToolError(
+      'INVALID_OPTIONS',
+      `${source}: ${path === '' ? '' : `${path}: `}${problem}`,
+    );
   };
   if (!isJsonObject(value)) fail('', 'must be a JSON object with "mcpServers"');
   const config = value as JsonObject;
@@ -204,7 +207,8 @@ function checkEntry(
       `the server's name prefixes its tools (${name}__<tool>), so it may hold only A-Z, a-z, 0-9, _, - and .`,
     );
   }
-  if (!isJsonObject(entry)) return fail(at, 'must be an object: { "command", "args" } or { "url" }');
+  if (!isJsonObject(entry))
+    return fail(at, 'must be an object: { "command", "args" } or { "url" }');
   if (entry['disabled'] === true) return undefined;
   if (entry['disabled'] !== undefined && typeof entry['disabled'] !== 'boolean') {
     fail(`${at}.disabled`, 'must be true or false');
@@ -225,7 +229,8 @@ function checkEntry(
   }
   const made = (entry as { transport?: unknown }).transport;
   if (made !== undefined) {
-    if (typeof made !== 'function') fail(`${at}.transport`, 'must be a function making an MCP transport');
+    if (typeof made !== 'function')
+      fail(`${at}.transport`, 'must be a function making an MCP transport');
     if (entry['command'] !== undefined || entry['url'] !== undefined) {
       fail(at, 'give "transport", "command" or "url", one of them');
     }
@@ -249,7 +254,10 @@ function checkEntry(
     );
   }
   if (hasCommand && type !== undefined && type !== 'stdio') {
-    fail(`${at}.type`, `is "${String(type)}" but the entry gives a command; give "url" or drop "type"`);
+    fail(
+      `${at}.type`,
+      `is ${JSON.stringify(type)} but the entry gives a command; give "url" or drop "type"`,
+    );
   }
   if (hasUrl && type === 'stdio') fail(`${at}.type`, 'is "stdio" but the entry gives a url');
   const expand = expander(at, options.env, fail);
@@ -261,7 +269,10 @@ function checkEntry(
       expand(`args[${i}]`, arg, false),
     );
     const env = stringMap(entry['env'], `${at}.env`, fail, (k, v) => expand(`env.${k}`, v, true));
-    const cwdGiven = entry['cwd'] === undefined ? undefined : expand('cwd', stringAt(entry, 'cwd', at, fail), false);
+    const cwdGiven =
+      entry['cwd'] === undefined
+        ? undefined
+        : expand('cwd', stringAt(entry, 'cwd', at, fail), false);
     const base = options.baseDir;
     const cwd =
       cwdGiven === undefined
@@ -289,7 +300,10 @@ function checkEntry(
   try {
     parsed = new URL(url);
   } catch {
-    return fail(`${at}.url`, 'is not a URL; give the server\'s Streamable HTTP endpoint, e.g. "http://127.0.0.1:3000/mcp"');
+    return fail(
+      `${at}.url`,
+      'is not a URL; give the server\'s Streamable HTTP endpoint, e.g. "http://127.0.0.1:3000/mcp"',
+    );
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     fail(`${at}.url`, 'must be an http: or https: URL');
@@ -325,7 +339,10 @@ function expander(
     return value.replace(PLACEHOLDER, (_whole, name: string) => {
       const found = env[name];
       if (name === '' || found === undefined) {
-        return fail(`${at}.${field}`, `names the environment variable ${JSON.stringify(name)}, which is not set`);
+        return fail(
+          `${at}.${field}`,
+          `names the environment variable ${JSON.stringify(name)}, which is not set`,
+        );
       }
       return found;
     });
@@ -341,7 +358,9 @@ function stringAt(entry: JsonObject, key: string, at: string, fail: Fail): strin
 function stringList(value: unknown, at: string, fail: Fail): string[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) return fail(at, 'must be a list of strings');
-  return value.map((item, i) => (typeof item === 'string' ? item : fail(`${at}[${i}]`, 'must be a string')));
+  return value.map((item, i) =>
+    typeof item === 'string' ? item : fail(`${at}[${i}]`, 'must be a string'),
+  );
 }
 
 function stringMap(
@@ -356,7 +375,7 @@ function stringMap(
   for (const [key, item] of Object.entries(value)) {
     // The value may be a secret: the message names the field only.
     if (typeof item !== 'string') fail(fieldPath(at, key), 'must be a string');
-    map[key] = expand(key, item as string);
+    map[key] = expand(key, item);
   }
   return map;
 }
@@ -365,12 +384,15 @@ function stringMap(
 function urlSecrets(url: URL): string[] {
   const secrets = [url.password, url.username, ...url.searchParams.values()];
   // A message may quote the URL as written (percent-encoded) or decoded.
-  return secrets.filter((s) => s !== '').flatMap((s) => [s, decodeURIComponent(s), encodeURIComponent(s)]);
+  return secrets
+    .filter((s) => s !== '')
+    .flatMap((s) => [s, decodeURIComponent(s), encodeURIComponent(s)]);
 }
 
 function checkRetry(value: unknown, fail: Fail): RetryPolicy {
   if (value === undefined) return DEFAULT_RETRY;
-  if (!isJsonObject(value)) return fail('retry', 'must be an object: { initialDelayMs, maxDelayMs, maxAttempts }');
+  if (!isJsonObject(value))
+    return fail('retry', 'must be an object: { initialDelayMs, maxDelayMs, maxAttempts }');
   const read = (key: keyof RetryOptions, least: number): number => {
     const n = value[key];
     if (n === undefined) return DEFAULT_RETRY[key];

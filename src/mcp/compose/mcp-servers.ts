@@ -94,13 +94,13 @@ export class McpServers implements LiveTools {
   }
 
   /**
-   * Checks the configuration (throwing `INVALID_OPTIONS` naming the source, the entry and
+   * Checks the configuration (as written in code, or parsed from a file's JSON) (throwing `INVALID_OPTIONS` naming the source, the entry and
    * the field), then connects to every server at once and resolves once each has
    * connected or failed its first attempt (a failure is reported and tried again later);
    * then gathers the prompts and resources of those that are up.
    */
   static async start(
-    config: McpServersConfig | unknown,
+    config: McpServersConfig,
     options: McpServersOptions = {},
   ): Promise<McpServers> {
     const given: unknown = config;
@@ -134,7 +134,9 @@ export class McpServers implements LiveTools {
         for (const tool of server.tools) {
           // `a` serving `b__c` and `a__b` serving `c` would both be `a__b__c`.
           if (seen.has(tool.name)) {
-            this.#warn(`mcp server ${goQuote(server.config.name)}: tool ${goQuote(tool.name)} is left out: another server's tool has that name`);
+            this.#warn(
+              `mcp server ${goQuote(server.config.name)}: tool ${goQuote(tool.name)} is left out: another server's tool has that name`,
+            );
             continue;
           }
           seen.add(tool.name);
@@ -188,7 +190,8 @@ export class McpServers implements LiveTools {
     this.#closing ??= (async () => {
       const results = await Promise.allSettled(this.#servers.map((server) => server.close()));
       const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
-      if (errors.length > 0) throw new AggregateError(errors, `McpServers.close: ${errors.length} failed`);
+      if (errors.length > 0)
+        throw new AggregateError(errors, `McpServers.close: ${errors.length} failed`);
     })();
     return this.#closing;
   }

@@ -58,7 +58,9 @@ export async function gatherPrimitives(
     const take = (kind: 'name' | 'uri', key: string, what: string): boolean => {
       const set = kind === 'name' ? taken.names : taken.uris;
       if (set.has(key)) {
-        report(`mcp server ${goQuote(name)}: ${what} is left out: ${goQuote(key)} is served already`);
+        report(
+          `mcp server ${goQuote(name)}: ${what} is left out: ${goQuote(key)} is served already`,
+        );
         return false;
       }
       set.add(key);
@@ -83,7 +85,9 @@ export async function gatherPrimitives(
     }
     for (const resource of await list('resources', () => remote.listResources(options))) {
       if (!take('uri', resource.uri, `resource ${goQuote(resource.uri)}`)) continue;
-      if (!take('name', `resource:${name}__${resource.name}`, `resource ${goQuote(resource.uri)}`)) {
+      if (
+        !take('name', `resource:${name}__${resource.name}`, `resource ${goQuote(resource.uri)}`)
+      ) {
         continue;
       }
       const described = description(resource);
@@ -92,21 +96,29 @@ export async function gatherPrimitives(
         name: `${name}__${resource.name}`,
         uri: resource.uri,
         ...(resource.size === undefined ? {} : { size: resource.size }),
-        read: async (ctx: ToolContext) => reply(await connection(server).readResource(resource.uri, requestOf(ctx))),
+        read: async (ctx: ToolContext) =>
+          reply(await connection(server).readResource(resource.uri, requestOf(ctx))),
       });
     }
     for (const template of await list('resource templates', () =>
       remote.listResourceTemplates(options),
     )) {
       if (!take('uri', template.uriTemplate, `template ${goQuote(template.uriTemplate)}`)) continue;
-      if (!take('name', `resource:${name}__${template.name}`, `template ${goQuote(template.uriTemplate)}`)) {
+      if (
+        !take(
+          'name',
+          `resource:${name}__${template.name}`,
+          `template ${goQuote(template.uriTemplate)}`,
+        )
+      ) {
         continue;
       }
       resources.push({
         ...description(template),
         name: `${name}__${template.name}`,
         uriTemplate: template.uriTemplate,
-        read: async (_vars: Readonly<Record<string, string>>, uri: string, ctx: ToolContext) => reply(await connection(server).readResource(uri, requestOf(ctx))),
+        read: async (_vars: Readonly<Record<string, string>>, uri: string, ctx: ToolContext) =>
+          reply(await connection(server).readResource(uri, requestOf(ctx))),
       });
     }
   }

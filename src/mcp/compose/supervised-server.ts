@@ -115,10 +115,10 @@ export class SupervisedServer {
               ? { ...target, stderr: 'inherit' }
               : target,
         protocol,
-        // Whatever the server asks of its client goes to the client of the call it serves.
+        // A question or a turn of the model the server asks for goes to the client of the
+        // call it serves. (Roots are not offered: servers ask for them outside any call.)
         elicitation: true,
         sampling: true,
-        roots: true,
         clientInfo: this.host.clientInfo,
         notificationGrace: 0,
         signal: AbortSignal.any([
@@ -144,7 +144,8 @@ export class SupervisedServer {
     this.#failures = 0;
     this.#error = undefined;
     this.#list(connected);
-    if (again) this.host.report(`mcp server ${goQuote(name)}: connected again: ${this.#tools.length} tools`);
+    if (again)
+      this.host.report(`mcp server ${goQuote(name)}: connected again: ${this.#tools.length} tools`);
     const remote = connected;
     void remote.closed.then(() => this.#lost(remote, 'the connection closed'));
   }
@@ -165,7 +166,9 @@ export class SupervisedServer {
       });
     } catch (error) {
       // Serving the tools unchanged could offer what the section leaves out: serve none.
-      this.#warnOnce(`its tools section cannot be applied, so none of its tools are served: ${errorMessage(error)}`);
+      this.#warnOnce(
+        `its tools section cannot be applied, so none of its tools are served: ${errorMessage(error)}`,
+      );
       tools = [];
     }
     this.#setTools(tools);

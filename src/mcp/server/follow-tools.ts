@@ -44,7 +44,10 @@ export function followTools(
             target.addTools(tool);
             kept.set(tool.name, tool);
           } catch (error) {
-            report(`mcp: serve: tool ${JSON.stringify(tool.name)} is not served: ${errorMessage(error)}`, error);
+            report(
+              `mcp: serve: tool ${JSON.stringify(tool.name)} is not served: ${errorMessage(error)}`,
+              error,
+            );
           }
         }
       }
