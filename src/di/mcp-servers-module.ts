@@ -5,7 +5,7 @@ import { Module } from './module';
 import { InjectionToken } from './tokens';
 
 /**
- * The token of the {@link McpServers} an `McpServersModule` provides and exports:
+ * The token of the `McpServers` (of `agenttool/mcp`) an `McpServersModule` provides and exports:
  * `@Inject(MCP_SERVERS) servers: McpServers` reads where each server stands (`status`).
  */
 export const MCP_SERVERS = new InjectionToken<McpServers>('MCP_SERVERS');
