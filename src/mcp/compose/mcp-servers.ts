@@ -48,7 +48,7 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
  * The MCP servers of an `mcpServers` configuration as one set of tools: each server's
  * tools, changed as its `tools` section says, served as `<name>__<tool>` (the prefix rule
  * of the contract), then filtered by the top-level `includeTags` and `excludeTags`. A
- * {@link LiveTools}: `serveTools(servers)` or an app (`McpServersModule`) follows it.
+ * `LiveTools`: `serveTools(servers)` or an app (`McpServersModule`) follows it.
  *
  * A server that fails to start or loses its connection is reported by name
  * (`onWarning`); its tools leave the set (the listeners hear of it, so served clients
