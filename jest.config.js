@@ -14,11 +14,11 @@
 /** Unit test files: whole folders, and the files of other folders that start nothing. */
 const UNIT = [
   '/test/(core|decorators|di|executor)/.*\\.test\\.ts$',
-  '/test/cli/parts\\.test\\.ts$',
+  '/test/cli/(parts|install-parts)\\.test\\.ts$',
   '/test/shell/protected-paths\\.test\\.ts$',
   '/test/workspace/file-tools\\.test\\.ts$',
   '/test/mcp/client/(result|refresh|elicitation|log|log-routing|round-trips|lost-session|options|exact-integers|primitives|param-headers)\\.test\\.ts$',
-  '/test/mcp/server/(app-records|argument-check|client-address|content|decoded-call|go-format|lazy-loading|lazy-jose|record-key|stdio|output)\\.test\\.ts$',
+  '/test/mcp/server/(app-records|argument-check|client-address|content|decoded-call|go-format|lazy-loading|lazy-jose|record-key|stdio|output|swap)\\.test\\.ts$',
   '/test/mcp/quoting\\.test\\.ts$',
   '/test/mcp/compose/config\\.test\\.ts$',
   '/test/house/api-reports\\.test\\.ts$',

@@ -104,6 +104,9 @@ function typescript() {
   return {
     name: 'agenttool-typescript',
     resolveId(source) {
+      // jsonc-parser's main is a UMD build that requires its parts at run time: its ES
+      // module build bundles.
+      if (source === 'jsonc-parser') return require.resolve('jsonc-parser/lib/esm/main.js');
       const own = SELF[source];
       return own === undefined ? null : path.join(SRC, own);
     },

@@ -191,6 +191,43 @@ export {
   type ToolBuildOptions,
 } from './decorators';
 
+// ── Interceptors: what runs around each call ────────────────────────────────────────
+
+export {
+  type CallerKey,
+  type CallHandler,
+  type CallLogEntry,
+  CallLogSink,
+  type InterceptedCall,
+  type Interceptor,
+  type InterceptorFunction,
+  LoggingInterceptor,
+  type LoggingOptions,
+  type ProviderResolver,
+  RateLimitError,
+  RateLimitInterceptor,
+  type RateLimitOptions,
+  type ResolveOptions,
+  ResultCacheInterceptor,
+  type ResultCacheOptions,
+  ResultSizeInterceptor,
+  type ResultSizeOptions,
+  ResultTooLargeError,
+  TimeoutInterceptor,
+  type TimeoutOptions,
+  type ToolExecutionContext,
+  credentialsOrSession,
+  runInterceptors,
+  subjectOrSession,
+  withResolver,
+} from './core';
+export {
+  type InterceptorLike,
+  type InterceptorResolver,
+  UseInterceptors,
+  toolInterceptors,
+} from './decorators';
+
 // ── Errors ───────────────────────────────────────────────────────────────────────────
 
 export {
@@ -227,6 +264,7 @@ export {
 export {
   type FunctionToolDefinition,
   canonicalDefinition,
+  canonicalJson,
   definitionHash,
   definitionOf,
 } from './core';

@@ -65,6 +65,7 @@ export default withMermaid(
               { text: 'Tools and decorators', link: '/tools' },
               { text: 'The executor and its batch rules', link: '/executor' },
               { text: 'Modules and dependency injection', link: '/modules-and-di' },
+              { text: 'Interceptors', link: '/interceptors' },
               { text: 'Long-running tasks', link: '/tasks' },
             ],
           },

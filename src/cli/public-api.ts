@@ -52,6 +52,7 @@ export {
   type ToolRecord,
   transformTools,
   ValidationError,
+  wrap,
 } from 'agenttool';
 export { type Constructor, isModuleClass, ToolApp } from 'agenttool/di';
 export {
@@ -67,6 +68,8 @@ export {
   type McpToolServer,
   type RemoteTools,
   type ScaleOutOptions,
+  type ServedChanges,
+  type ServeSource,
   serveTools,
   StoredAuthProvider,
   type TokenVerifier,

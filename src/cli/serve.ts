@@ -6,7 +6,9 @@ import {
   DEFAULT_DRAIN_GRACE_MS,
   errorMessage,
   type HttpListener,
+  type McpToolServer,
   type ScaleOutOptions,
+  type ServeSource,
   serveTools,
   type Tool,
   type ToolApp,
@@ -67,6 +69,13 @@ export interface ServeOptions {
   readonly log: Writable;
   /** Where the stdio protocol is written; process.stdout by default. */
   readonly stdout?: Writable | undefined;
+  /**
+   * What is served of the app: the app itself unless given (`agenttool dev` serves its
+   * tools wrapped, to know when an app it replaced has no call running).
+   */
+  readonly serveAs?: ((app: ToolApp) => ServeSource) | undefined;
+  /** Announce that the served lists can change (`agenttool dev`, which reloads them). */
+  readonly listChanged?: boolean | undefined;
 }
 
 /** A running server. */
@@ -74,6 +83,8 @@ export interface Serving {
   /** The HTTP endpoint's URL; undefined over stdio. */
   readonly url: string | undefined;
   readonly tools: readonly Tool[];
+  /** The MCP server: `agenttool dev` swaps what it serves. */
+  readonly server: McpToolServer;
   /** Resolves once the server and the app are closed. */
   readonly closed: Promise<void>;
   /**
@@ -144,14 +155,15 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
   }
   const name = loaded?.name ?? basename(options.config ?? 'agenttool', '.json');
   // A module file, a configuration, or both: one of them is there (see loaded above).
-  const source: ToolApp | Composition = composition ?? (app as ToolApp);
+  const source: ServeSource = composition ?? options.serveAs?.(app as ToolApp) ?? (app as ToolApp);
   const server = serveTools(source, {
     name,
     version: packageVersion(),
     ...(records === undefined ? {} : { recorder: records.recorder() }),
     ...(scaleOut === undefined ? {} : { scaleOut }),
     // A module file's onServe hook is handed the server and may change its list.
-    ...(loaded !== undefined && 'onServe' in loaded && loaded.onServe !== undefined
+    ...((loaded !== undefined && 'onServe' in loaded && loaded.onServe !== undefined) ||
+    options.listChanged === true
       ? { listChanged: true }
       : {}),
   });
@@ -233,7 +245,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       await server.drain(grace);
       await stop(signal);
     })());
-  return { url: listener?.url, tools, closed, stop, drain };
+  return { url: listener?.url, tools, server, closed, stop, drain };
 }
 
 /** The scale-out options the command line gives, checked; undefined without --redis. */

@@ -80,6 +80,15 @@ export function canonicalDefinition(toolOrDefinition: Tool | FunctionToolDefinit
   return text;
 }
 
+/**
+ * `value` in RFC 8785 canonical JSON (the text {@link definitionHash} hashes is one):
+ * object members sorted, numbers and strings in their one form; undefined for a value
+ * JSON cannot write.
+ */
+export function canonicalJson(value: unknown): string | undefined {
+  return canonicalize()(value);
+}
+
 // node:crypto and canonicalize load on the first hash: serving tools or running a batch
 // never needs them, and together they cost several milliseconds of every start-up.
 let cryptoModule: typeof Crypto | undefined;

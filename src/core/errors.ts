@@ -19,7 +19,10 @@ import { goQuote } from './quote';
  *   `CLOSE_FAILED`: closing something failed; `CLOSED`: the app or session is closed;
  *   `SESSION_SCOPED`: a session-scoped provider was asked for outside a session;
  * - `CANCELLED`: a call, a batch or an app's start was cancelled; `TIMEOUT`: an app's
- *   start did not finish within its `timeoutMs`; `ON_START`: a batch's onStart failed;
+ *   start did not finish within its `timeoutMs`, or a call within a `TimeoutInterceptor`'s
+ *   time; `ON_START`: a batch's onStart failed;
+ * - `RATE_LIMITED`: a caller spent its budget of a tool (`RateLimitInterceptor`);
+ *   `RESULT_TOO_LARGE`: a result was over a `ResultSizeInterceptor`'s limit;
  * - `CONNECTION`, `PROTOCOL`: talking to another process failed;
  * - `INVALID_TOKEN`: a bearer token was refused (missing, expired, not for this
  *   server, badly signed);
@@ -53,6 +56,8 @@ export type AgentToolErrorCode =
   | 'SESSION_SCOPED'
   | 'CANCELLED'
   | 'TIMEOUT'
+  | 'RATE_LIMITED'
+  | 'RESULT_TOO_LARGE'
   | 'ON_START'
   | 'CONNECTION'
   | 'PROTOCOL'

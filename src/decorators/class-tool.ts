@@ -3,9 +3,11 @@ import {
   type Confinement,
   type Constructor,
   currentContext,
+  type Interceptor,
   type Replay,
   type Result,
   isResult,
+  runInterceptors,
   runWithContext,
   structuredResult,
   type Tool,
@@ -16,6 +18,7 @@ import {
 import { type ToolDescriptor, toolDescriptorOf } from './descriptor';
 import { DecoratorError } from './errors';
 import { guardFunctions, type ToolBuildOptions } from './guards';
+import { interceptorObjects } from './interceptors';
 
 interface ToolInstance {
   execute(args: object, ctx: ToolContext): unknown;
@@ -38,6 +41,9 @@ interface ToolInstance {
  * (class-validator does not run there) and answer the defaults when they are invalid.
  * A `close()` method makes the tool a closer. `@Scopes` and `@Guard` become the tool's
  * `access` (a guard class built as `options.resolveGuard` says, after `options.guards`).
+ * Interceptors (`options.interceptors`, then `@UseInterceptors`) run around each call
+ * once its arguments are validated, inside the one conversion of its failures: what they
+ * throw fails the call as the tool's own error would.
  * Every problem of the class is thrown at once, here, never at call time.
  */
 export function toolFromInstance(instance: object, options: ToolBuildOptions = {}): Tool {
@@ -78,6 +84,20 @@ export function classTool(
   );
 }
 
+/**
+ * The interceptors a tool of `cls` runs around each call, in order: `options.interceptors`
+ * (an app's, then its modules'), then the class's own `@UseInterceptors`, a class among them
+ * built as `options.resolveInterceptor` says. For a host that runs them itself (see
+ * `ToolBuildOptions.intercept`) with `runInterceptors`.
+ */
+export function toolInterceptors(cls: Constructor, options: ToolBuildOptions = {}): Interceptor[] {
+  const descriptor = toolDescriptorOf(cls);
+  return [
+    ...(options.interceptors ?? []),
+    ...interceptorObjects(descriptor.properties.interceptors, cls.name, options.resolveInterceptor),
+  ];
+}
+
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function toolOf(
@@ -89,11 +109,29 @@ function toolOf(
   const { decode, decodeValue, check } = descriptor.arguments;
   const convert = output === undefined ? toResult : (value: unknown) => structured(value, output);
 
+  const interceptors = options.intercept === false ? [] : toolInterceptors(descriptor.cls, options);
+  const chain = interceptors.length === 0 ? undefined : interceptors;
+  const resolveProvider = options.resolveProvider;
+
   const run = async (call: Call, ctx: ToolContext): Promise<Result> => {
     try {
       // A harness that has the arguments decoded hands them over; nothing to parse then.
       const args = call.value === undefined ? decode(call.args) : decodeValue(call.value);
       if (check !== undefined) await check(args);
+      if (chain !== undefined) {
+        // Guards were asked and the arguments checked: the interceptors come after both.
+        const parts = {
+          tool,
+          toolClass: descriptor.cls,
+          call,
+          args,
+          ctx,
+          resolve: resolveProvider,
+        };
+        return await runInterceptors(chain, parts, async (current) =>
+          convert(await invoke(args, current)),
+        );
+      }
       const returned = invoke(args, ctx);
       // Most tools return at once; awaiting a plain value would cost a promise and a turn.
       return convert(isThenable(returned) ? await returned : returned);

@@ -16,6 +16,7 @@ import { notAClass } from './built-in-types';
 import { type FieldPlan } from './class-plan';
 import { DecoratorError } from './errors';
 import { type GuardLike, guardProblem, isScopeToken } from './guards';
+import { type InterceptorLike, interceptorsOf } from './interceptors';
 import { ownDuplicates, readClass } from './metadata';
 import { buildOutputSchema } from './output';
 
@@ -34,6 +35,8 @@ export interface ToolProperties {
   readonly scopes: readonly string[];
   /** The guards `@Guard` names, in order (empty: none). */
   readonly guards: readonly GuardLike[];
+  /** The interceptors `@UseInterceptors` names, in order (empty: none). */
+  readonly interceptors: readonly InterceptorLike[];
   /** What `@TaskSupport` declares (absent: never). */
   readonly taskSupport: TaskSupport | undefined;
 }
@@ -177,6 +180,7 @@ function readTool(cls: Constructor): Read {
   const replay = replayOf(readClass(cls, 'replay'), where, problems);
   const scopes = scopesOf(readClass(cls, 'scopes'), where, problems);
   const guards = guardsOf(readClass(cls, 'guards'), where, problems);
+  const interceptors = interceptorsOf(readClass(cls, 'interceptors'), where, problems);
   const taskSupport = readClass(cls, 'taskSupport');
   const taskMode = taskSupport?.mode;
   if (
@@ -221,6 +225,7 @@ function readTool(cls: Constructor): Read {
       replay,
       scopes,
       guards,
+      interceptors,
       taskSupport:
         taskSupport === undefined
           ? undefined

@@ -1,5 +1,12 @@
-import { type AccessRequest, type Constructor, type ToolGuard } from '../core';
+import {
+  type AccessRequest,
+  type Constructor,
+  type Interceptor,
+  type ProviderResolver,
+  type ToolGuard,
+} from '../core';
 import { DecoratorError } from './errors';
+import { type InterceptorResolver } from './interceptors';
 
 /**
  * A guard as NestJS writes one: an object (or an injectable class of it) whose
@@ -30,6 +37,26 @@ export interface ToolBuildOptions {
   readonly resolveGuard?: GuardResolver | undefined;
   /** Guards asked before the class's own (a module's `guards`). */
   readonly guards?: readonly ToolGuard[] | undefined;
+  /**
+   * Interceptors run around each call before the class's own `@UseInterceptors` (an
+   * app's, then its modules'), the first outermost.
+   */
+  readonly interceptors?: readonly Interceptor[] | undefined;
+  /**
+   * The instance of each interceptor class the tool's `@UseInterceptors` names. Default:
+   * the class built with `new` and no arguments, once per tool.
+   */
+  readonly resolveInterceptor?: InterceptorResolver | undefined;
+  /**
+   * How the interceptors of the class find providers (`context.resolve`); without it they
+   * find none. (Those of `interceptors` bring their own, see `withResolver`.)
+   */
+  readonly resolveProvider?: ProviderResolver | undefined;
+  /**
+   * False when the host runs the interceptors itself (around the tool's `execute`, with
+   * `toolInterceptors` and `runInterceptors`): the tool then runs none. Default true.
+   */
+  readonly intercept?: boolean | undefined;
 }
 
 /** The OAuth scope-token grammar (RFC 6749 §3.3): printable ASCII but space, `"` and `\`. */

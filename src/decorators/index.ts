@@ -45,7 +45,16 @@ export {
   isToolClass,
   toolDescriptorOf,
 } from './descriptor';
-export { classTool, toolFromInstance } from './class-tool';
+export { classTool, toolFromInstance, toolInterceptors } from './class-tool';
+export {
+  type InterceptorLike,
+  type InterceptorResolver,
+  UseInterceptors,
+  interceptorObjects,
+  interceptorProblem,
+  interceptorsOf,
+  isInterceptorClass,
+} from './interceptors';
 export {
   type CanActivate,
   type GuardLike,

@@ -114,6 +114,7 @@ export interface ClassRecords {
   readonly replay: unknown;
   readonly scopes: readonly unknown[];
   readonly guards: readonly unknown[];
+  readonly interceptors: readonly unknown[];
   readonly taskSupport: { readonly mode: unknown; readonly questionsFirst: boolean };
 }
 

@@ -25,6 +25,7 @@ import { queuedTool, Turns } from './turns';
 import { hookOrder } from './hook-order';
 import { allNodes, dependencyOrder, type Home, sharingOf } from './link';
 import { ModuleGuards } from './module-guards';
+import { moduleInterceptors } from './module-interceptors';
 import { register } from './registration';
 import { type AppPlan, InstanceScope } from './scope';
 import { type ScopeChange, scopeChanges, warnOfStatedChanges } from './scope-report';
@@ -83,7 +84,8 @@ export async function resolveAppInstances(
 /**
  * The app's tools, module by module, each bound to where its instances come from: the
  * app's instance, a session's (`scopeOf` the call), or one per call; guarded by its
- * module's guards, resolved from the app.
+ * module's guards and intercepted by the app's and its modules' interceptors, resolved
+ * from the app.
  */
 export async function buildTools(
   checked: CheckedApp,
@@ -93,9 +95,10 @@ export async function buildTools(
 ): Promise<Tool[]> {
   const { graph, homes } = checked;
   const guarding = await moduleGuards(checked, appScope);
+  const intercepting = await moduleInterceptors({ graph, homes, appScope, scopeOf });
   const tools: Tool[] = [];
   for (const module of graph.modules) {
-    const build = guarding.buildOptions(module);
+    const build = { ...guarding.buildOptions(module), ...intercepting.buildOptions(module) };
     for (const node of module.tools) {
       const cls = node.token as Constructor;
       if (homes.get(node) === 'app') {

@@ -26,6 +26,7 @@ import {
   type JobOutcome,
   type OnStart,
 } from '../executor';
+import { type InterceptorLike } from '../decorators';
 import { bounded, checkStartBound } from './bounded-start';
 import {
   buildPrimitives,
@@ -93,6 +94,14 @@ export interface ToolAppOptions {
    * fails at once with a tool error saying so. Default 16 ({@link DEFAULT_MAX_QUEUED_CALLS}).
    */
   readonly maxQueuedCalls?: number | undefined;
+  /**
+   * Interceptors around every call of every tool of the app, served or in a batch (NestJS's
+   * global interceptors): run first, then the modules' `interceptors`, then each tool's
+   * `@UseInterceptors`, once the call's guards have let it through and its arguments are
+   * valid. Objects with `intercept(context, next)`, functions, or classes of them, built
+   * once with the root module's providers injected (see docs/interceptors.md).
+   */
+  readonly interceptors?: readonly InterceptorLike[] | undefined;
 }
 
 /** What one batch of an app runs with, besides its jobs. */
@@ -196,7 +205,7 @@ export class ToolApp {
   static async create(rootModule: Constructor, options: ToolAppOptions = {}): Promise<ToolApp> {
     const rootName = typeof rootModule === 'function' ? rootModule.name : String(rootModule);
     checkStartBound(rootName, options);
-    const checked = checkApp(readApp(rootModule));
+    const checked = checkApp(readApp(rootModule, options.interceptors));
     const { plan, scopeReport } = planScopes(rootName, checked, options.onScopeReport);
     const container = registerProviders(checked);
     const appScope = new InstanceScope('app', container, plan, undefined);

@@ -10,6 +10,7 @@ import {
 import {
   type CanActivate,
   classMcpResource,
+  type InterceptorLike,
   classPrompt,
   classTool,
   DecoratorError,
@@ -20,6 +21,7 @@ import { ModuleError, type ModuleProblem } from './errors';
 import { addGuardNodes, type AppGraph, type ProviderNode, readModules } from './graph';
 import { effectiveHomes, type Home, linkGraph } from './link';
 import { checkGuardScopes } from './module-guards';
+import { addInterceptorNodes, checkInterceptorScopes } from './module-interceptors';
 import { checkModuleClassScopes } from './scope-report';
 import { checkLiveTools } from './live-tools';
 
@@ -30,13 +32,18 @@ export interface CheckedApp {
 }
 
 /**
- * Reads the modules of `rootModule` into the app's graph: every module, provider, tool
- * and guard, linked to what each injects. What is wrong is collected in
+ * Reads the modules of `rootModule` into the app's graph: every module, provider, tool,
+ * guard and interceptor (the app's own `interceptors` go to the root module), linked to
+ * what each injects. What is wrong is collected in
  * `graph.problems`, for {@link checkApp} to report with everything else.
  */
-export function readApp(rootModule: Constructor): AppGraph {
+export function readApp(
+  rootModule: Constructor,
+  interceptors: readonly InterceptorLike[] = [],
+): AppGraph {
   const graph = readModules(rootModule, isToolClass);
   addGuardNodes(graph);
+  addInterceptorNodes(graph, interceptors);
   linkGraph(graph);
   return graph;
 }
@@ -50,6 +57,7 @@ export function checkApp(graph: AppGraph): CheckedApp {
   checkTools(graph);
   const homes = effectiveHomes(graph);
   checkGuardScopes(graph, homes);
+  checkInterceptorScopes(graph, homes);
   checkModuleClassScopes(graph, homes);
   checkLiveTools(graph, homes);
   if (graph.problems.length > 0) throw new ModuleError(graph.root.name, graph.problems);
@@ -72,8 +80,13 @@ function checkTools(graph: AppGraph): void {
     for (const node of module.tools) {
       try {
         const descriptor = toolDescriptorOf(node.token as Constructor);
-        // Guard classes are the app's to build, later.
-        templates.push(classTool(descriptor.cls, unbuilt, { resolveGuard: () => UNBUILT_GUARD }));
+        // Guard and interceptor classes are the app's to build, later.
+        templates.push(
+          classTool(descriptor.cls, unbuilt, {
+            resolveGuard: () => UNBUILT_GUARD,
+            resolveInterceptor: () => UNBUILT_INTERCEPTOR,
+          }),
+        );
       } catch (error) {
         if (!(error instanceof DecoratorError)) throw error;
         for (const problem of error.problems) {
@@ -141,6 +154,7 @@ function checkPrimitives(graph: AppGraph): void {
 }
 
 const UNBUILT_GUARD: CanActivate = { canActivate: unbuilt };
+const UNBUILT_INTERCEPTOR = { intercept: unbuilt };
 
 function unbuilt(): never {
   throw new AgentToolError('INTERNAL', 'agenttool/di: a tool was called before its app was built');

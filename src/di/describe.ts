@@ -1,5 +1,5 @@
 import { AgentToolError, type Constructor } from '../core';
-import { type GuardLike } from '../decorators';
+import { type GuardLike, type InterceptorLike } from '../decorators';
 import { checkedApp } from './checked-app';
 import { type AppGraph, type ModuleNode, type ProviderNode } from './graph';
 import { hookOrder } from './hook-order';
@@ -38,7 +38,7 @@ export interface HookPlace {
   readonly moduleRank: number;
   /** Its hierarchy level, as NestJS counts it: 0 for a value, else one more than its deepest dependency's. */
   readonly level: number;
-  /** Its place in its module's lists: guard classes first, then providers, then the other tools. */
+  /** Its place in its module's lists: guard and interceptor classes first, then providers, then the other tools. */
   readonly position: number;
 }
 
@@ -94,6 +94,14 @@ export interface GuardDescription {
   readonly module: Constructor;
 }
 
+/** One interceptor a module's tools run, with the module whose instance of an interceptor class is used. */
+export interface InterceptorDescription {
+  /** An object with `intercept`, a function, or an interceptor class. */
+  readonly interceptor: InterceptorLike;
+  /** The module that lists it in its `interceptors` (and builds it, when it is a class). */
+  readonly module: Constructor;
+}
+
 /** One module, as agenttool reads it. */
 export interface ModuleDescription {
   /** The `@Module` class. */
@@ -118,6 +126,14 @@ export interface ModuleDescription {
    * root first), then its own.
    */
   readonly toolGuards: readonly GuardDescription[];
+  /** Its `interceptors`. */
+  readonly interceptors: readonly InterceptorLike[];
+  /**
+   * Every interceptor its tools run before their own `@UseInterceptors`, in order: the
+   * `interceptors` of each module that imports it, directly or not (the nearest to the
+   * root first), then its own, as {@link ModuleDescription.toolGuards}.
+   */
+  readonly toolInterceptors: readonly InterceptorDescription[];
   /** Where the hooks of its class come: last in its module, in both directions. */
   readonly moduleRank: number;
 }
@@ -208,6 +224,10 @@ function describeModule(graph: AppGraph, module: ModuleNode, context: Context): 
     guards: module.options.guards,
     toolGuards: guardChain(graph, module).flatMap((m) =>
       m.options.guards.map((guard) => ({ guard, module: m.cls })),
+    ),
+    interceptors: module.options.interceptors,
+    toolInterceptors: guardChain(graph, module).flatMap((m) =>
+      m.options.interceptors.map((interceptor) => ({ interceptor, module: m.cls })),
     ),
     moduleRank: module.self === undefined ? 0 : order.moduleRankOf(module.self),
   };

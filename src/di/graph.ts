@@ -1,4 +1,4 @@
-import { type Constructor } from '../core';
+import { type Constructor, type Interceptor } from '../core';
 import {
   type CanActivate,
   declaredGuards,
@@ -45,6 +45,11 @@ export interface ModuleNode {
    * provider of the class when it lists one, else an instance of its own.
    */
   readonly guards: Map<Constructor<CanActivate>, ProviderNode>;
+  /**
+   * The interceptor classes its `interceptors` (and the app's, for the root module) and
+   * its tools' `@UseInterceptors` name, one node each, as {@link ModuleNode.guards}.
+   */
+  readonly interceptors: Map<Constructor<Interceptor>, ProviderNode>;
   /** The module class itself, built with its constructor's dependencies, hooked last. */
   self: ProviderNode | undefined;
   /**
@@ -147,6 +152,7 @@ export function readModules(
       prompts: [],
       resources: [],
       guards: new Map(),
+      interceptors: new Map(),
       self: undefined,
       distance: 0,
     };
@@ -239,6 +245,7 @@ export function readModules(
         providers: [],
         exports: [],
         guards: [],
+        interceptors: [],
         liveTools: [],
       },
       imports: [],
@@ -247,6 +254,7 @@ export function readModules(
       prompts: [],
       resources: [],
       guards: new Map(),
+      interceptors: new Map(),
       self: undefined,
       distance: 0,
     };
@@ -338,7 +346,8 @@ function statedClassScope(cls: Constructor, stated: Scope | undefined): Scope | 
   return stated ?? declaredScope(cls) ?? tsyringeScope(cls);
 }
 
-function classNode(
+/** A node that builds `cls` with its constructor's dependencies, in `module`. */
+export function classNode(
   module: ModuleNode,
   token: Token,
   cls: Constructor,

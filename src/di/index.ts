@@ -7,13 +7,14 @@ import 'reflect-metadata';
 export { ToolApp, type AppBatchOptions, type ToolAppOptions } from './app';
 export { MCP_SERVERS, McpServersModule } from './mcp-servers-module';
 export { CallAuth, CallElicitor, CallRecorder, CallSession } from './facades';
-export { type CanActivate, type GuardLike } from '../decorators';
+export { type CanActivate, type GuardLike, type InterceptorLike } from '../decorators';
 export {
   type AppDescription,
   describeApp,
   describeModules,
   type GuardDescription,
   type HookPlace,
+  type InterceptorDescription,
   type InjectionDescription,
   type ModuleDescription,
   type ProviderDescription,

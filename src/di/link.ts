@@ -81,13 +81,16 @@ export function visibleIn(module: ModuleNode, token: Token): ProviderNode | unde
 
 /**
  * A module's nodes in the order NestJS lists its instances for the hooks (controllers,
- * then injectables, then providers): the guards it builds for itself (Nest's
- * injectables), then its providers, then the tools it does not also provide (as a Nest
+ * then injectables, then providers): the guards and interceptors it builds for itself
+ * (Nest's injectables), then its providers, then the tools it does not also provide (as a Nest
  * module listing `providers: [...providers, ...tools]`), then the module class.
  */
 export function moduleNodes(module: ModuleNode): ProviderNode[] {
   const nodes = [
     ...[...module.guards.values()].filter((node) => !module.own.has(node.token)),
+    ...[...module.interceptors.values()].filter(
+      (node) => !module.own.has(node.token) && !module.guards.has(node.token as never),
+    ),
     ...module.own.values(),
     ...module.tools.filter((node) => !module.own.has(node.token)),
     ...module.prompts.filter((node) => !module.own.has(node.token)),

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { type Constructor } from '../core';
-import { type GuardLike, requireExperimentalDecorators } from '../decorators';
+import { type GuardLike, type InterceptorLike, requireExperimentalDecorators } from '../decorators';
 import { type HandleOptions } from './handles';
 import { type Scope, type Token } from './tokens';
 
@@ -76,6 +76,13 @@ export interface ModuleOptions {
    */
   readonly guards?: readonly GuardLike[] | undefined;
   /**
+   * Interceptors around every call of the tools of this module and of the modules it
+   * imports, run after the app's and the importing modules' and before a tool's own
+   * `@UseInterceptors` (the root module's first): objects with `intercept(context, next)`,
+   * functions, or classes of them, built once with this module's providers injected.
+   */
+  readonly interceptors?: readonly InterceptorLike[] | undefined;
+  /**
    * Tokens of app-scoped providers (this module's or its imports' exports) whose
    * instances are `LiveTools`: tools that change while the app runs, such as the remote
    * tools of `McpServersModule`. Their tools join the app's, after the modules' own, and
@@ -93,13 +100,15 @@ export interface ModuleRecord {
   readonly providers: readonly Provider[];
   readonly exports: readonly Token[];
   readonly guards: readonly GuardLike[];
+  readonly interceptors: readonly InterceptorLike[];
   readonly liveTools: readonly Token[];
 }
 
 const MODULE_KEY = 'io.github.christopherdavenport.agenttool/di:module';
 
 /**
- * `@Module({ imports, tools, providers, exports, guards, liveTools })` composes tools and providers, as
+ * `@Module({ imports, tools, providers, exports, guards, interceptors, liveTools })` composes
+ * tools and providers, as
  * NestJS modules do. It only records its options; `ToolApp.create` reads them.
  */
 export function Module(options: ModuleOptions): ClassDecorator {
@@ -113,6 +122,7 @@ export function Module(options: ModuleOptions): ClassDecorator {
       providers: [...(options.providers ?? [])],
       exports: [...(options.exports ?? [])],
       guards: [...(options.guards ?? [])],
+      interceptors: [...(options.interceptors ?? [])],
       liveTools: [...(options.liveTools ?? [])],
     };
     Reflect.defineMetadata(MODULE_KEY, record, target);

@@ -3,15 +3,20 @@ import {
   AgentToolError,
   type Constructor,
   errorMessage,
+  type Interceptor,
+  type InterceptorLike,
+  type ProviderResolver,
   type Session,
   type ToolBuildOptions,
   type ToolGuard,
+  withResolver,
 } from 'agenttool';
 import {
   type CanActivate,
   type GuardLike,
   type ModuleDescription,
   type ProviderDescription,
+  tokenName,
 } from 'agenttool/di';
 import { type ModuleRef } from '@nestjs/core';
 import { callHooks, type Hooked, hookError, type LifecycleHook } from './di-hooks';
@@ -475,23 +480,71 @@ export class NestDiApp {
    * tools' `@Guard` classes from itself.
    */
   toolOptions(module: ModuleDescription): ToolBuildOptions {
-    const instance = (owner: Constructor, cls: Constructor<CanActivate>): CanActivate => {
+    const refOf = (owner: Constructor, what: string): ModuleRef => {
       const ref = this.moduleRefs.get(owner);
       if (ref === undefined) {
         throw new AgentToolError(
           'INTERNAL',
-          `agenttool/nest: the module ${owner.name} of guard ${cls.name} was not built`,
+          `agenttool/nest: the module ${owner.name} of ${what} was not built`,
         );
       }
-      return ref.get(cls, { strict: true });
+      return ref;
     };
+    const instance = <T>(owner: Constructor, cls: Constructor<T>, kind: string): T =>
+      refOf(owner, `${kind} ${cls.name}`).get(cls, { strict: true });
     const guards = module.toolGuards.map(({ guard, module: owner }): ToolGuard => {
-      const target = isGuardClass(guard) ? instance(owner, guard) : guard;
+      const target = isGuardClass(guard) ? instance(owner, guard, 'guard') : guard;
       if (typeof target === 'function') return target;
       return (request: AccessRequest) => target.canActivate(request);
     });
-    return { guards, resolveGuard: (cls) => instance(module.module, cls) };
+    // Each module's interceptors find providers through that module's ModuleRef.
+    const interceptors = module.toolInterceptors.map(({ interceptor, module: owner }) => {
+      const target = isInterceptorClass(interceptor)
+        ? instance(owner, interceptor, 'interceptor')
+        : interceptor;
+      return withResolver(
+        target,
+        providerResolver(() => refOf(owner, 'an interceptor')),
+      );
+    });
+    return {
+      guards,
+      resolveGuard: (cls) => instance(module.module, cls, 'guard'),
+      interceptors,
+      resolveInterceptor: (cls) => instance(module.module, cls, 'interceptor'),
+      resolveProvider: providerResolver(() => refOf(module.module, 'an interceptor')),
+    };
   }
+}
+
+/**
+ * `context.resolve` through a NestJS ModuleRef: the provider anywhere in the NestJS app
+ * (`get` with `strict: false`), as NestJS's container sees it; one NestJS builds per
+ * request cannot be had this way.
+ */
+export function providerResolver(refOf: () => ModuleRef): ProviderResolver {
+  return (token, _ctx, options) => {
+    try {
+      return Promise.resolve(refOf().get(token as string, { strict: false }));
+    } catch (error) {
+      if (options.optional === true) return Promise.resolve(undefined);
+      return Promise.reject(
+        new AgentToolError(
+          'MISSING_PROVIDER',
+          `agenttool/nest: an interceptor asked for ${tokenName(token)}, which NestJS could not give: ${errorMessage(error)}`,
+          { cause: error },
+        ),
+      );
+    }
+  };
+}
+
+/** True for an interceptor class: a class whose instances have `intercept`. */
+function isInterceptorClass(value: InterceptorLike): value is Constructor<Interceptor> {
+  return (
+    typeof value === 'function' &&
+    typeof (value.prototype as Partial<Interceptor> | undefined)?.intercept === 'function'
+  );
 }
 
 /** True for a guard class: a class whose instances have `canActivate`. */

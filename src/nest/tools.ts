@@ -12,7 +12,6 @@ import {
   callContext,
   enhance,
   isPerCall,
-  methodHandler,
   type NestParts,
   originOf,
   perCallResolver,
@@ -24,6 +23,7 @@ import {
 } from './calls';
 import { madeHere } from './di-app';
 import { servedFactories, type TranslatedClass } from './di-module';
+import { toolChain, toolHandler } from './interceptors';
 
 /** A `@Tool` provider, served. */
 export interface DiscoveredTool {
@@ -44,7 +44,8 @@ interface ToolInstance {
  * calls Nest's instance; a request-scoped or transient provider (or one that depends on
  * such) is resolved by Nest for each call, in the context of the HTTP request that
  * carried it. Each call runs through Nest's guards and interceptors (global ones, and
- * those of the tool class and its `execute`), as a route handler does.
+ * those of the tool class and its `execute`), as a route handler does, and inside them
+ * agenttool's interceptors of the tool (its agenttool/di module's, its `@UseInterceptors`).
  */
 export function discoverTools(
   nest: NestParts,
@@ -104,7 +105,8 @@ function singletonTool(
   translated: TranslatedClass | undefined,
 ): DiscoveredTool {
   const instance = provider.instance as ToolInstance;
-  const handler = handlerOf(cls);
+  const chain = toolChain(nest, cls, buildOptions(translated));
+  const handler = toolHandler(cls, chain, () => tool);
   const enhanced = enhance(nest, instance, handler, undefined, undefined);
   const facade = {
     execute: async (args: object, ctx: ToolContext): Promise<unknown> => {
@@ -122,7 +124,8 @@ function singletonTool(
           await instance.close?.();
         }
       : undefined;
-  return { tool: classTool(cls, () => facade, buildOptions(translated)), origin, close };
+  const tool = classTool(cls, () => facade, chain.options);
+  return { tool, origin, close };
 }
 
 function perCallTool(
@@ -134,11 +137,13 @@ function perCallTool(
   translated: TranslatedClass | undefined,
 ): DiscoveredTool {
   const resolve = perCallResolver<ToolInstance>(nest, scoped, provider, cls, origin, translated);
+  const chain = toolChain(nest, cls, buildOptions(translated));
+  const handler = toolHandler(cls, chain, () => tool);
   const tool = classTool(
     cls,
     async (ctx) => {
       const { instance, contextId, request, close } = await resolve(ctx);
-      const enhanced = enhance(nest, instance, handlerOf(cls), contextId, provider.id);
+      const enhanced = enhance(nest, instance, handler, contextId, provider.id);
       return {
         execute: async (args: object, ctx: ToolContext): Promise<unknown> => {
           let result: unknown;
@@ -154,7 +159,7 @@ function perCallTool(
         },
       };
     },
-    buildOptions(translated),
+    chain.options,
   );
   return { tool, origin, close: undefined };
 }
@@ -162,21 +167,4 @@ function perCallTool(
 /** How a class is built: an agenttool/di module's with its modules' guards. */
 export function buildOptions(translated: TranslatedClass | undefined): ToolBuildOptions {
   return translated === undefined ? {} : translated.options();
-}
-
-const handlers = new WeakMap<Constructor, (...args: unknown[]) => unknown>();
-
-/**
- * The handler Nest calls with the execution context's arguments `[request, args, ctx]`:
- * it calls `execute(args, ctx)`, carrying the metadata of `execute`.
- */
-function handlerOf(cls: Constructor): (...args: unknown[]) => unknown {
-  let handler = handlers.get(cls);
-  if (handler === undefined) {
-    handler = methodHandler(cls, 'execute', (instance, args) =>
-      (instance as ToolInstance).execute(args[1] as object, args[2] as ToolContext),
-    );
-    handlers.set(cls, handler);
-  }
-  return handler;
 }

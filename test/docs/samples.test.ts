@@ -14,6 +14,7 @@ import { connectMcp, type ConnectOptions, type McpToolServer, serveTools } from 
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { runNotesBatch } from '../../samples/docs/batch-events';
 import { ScratchpadModule } from '../../samples/docs/handles';
+import { lookUp } from '../../samples/docs/interceptors';
 import { greetGuests } from '../../samples/docs/modules';
 import { serveHandbook } from '../../samples/docs/prompts-and-resources';
 import { ProjectShellModule } from '../../samples/docs/shell-module';
@@ -158,6 +159,14 @@ describe('the samples no other test runs', () => {
       ['guestbook:signed', '{"name":"Ada"}'],
       ['guestbook:signed', '{"name":"Bob"}'],
     ]);
+  });
+
+  it('interceptors.md: the cache answers a word again, the tool shapes its error, every call is logged', async () => {
+    expect(await lookUp(['word', 'word', 'zzz'])).toEqual({
+      outputs: ['word: a word', 'word: a word', 'no entry for zzz (after 2 calls)'],
+      ran: 2,
+      logged: ['define ok', 'define ok', 'define ok'],
+    });
   });
 
   it('modules-and-di.md: a scratchpad kept by its pad_id where there is no session', async () => {

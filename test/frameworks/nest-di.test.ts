@@ -3,8 +3,10 @@
  * compared with the same app under ToolApp: session scope (one instance per MCP session,
  * started on its first call, closed when the session ends), scope bubbling and its
  * report, module guards, tsyringe's resolution scope (through a module that re-exports
- * a token by name), and the bounded start. The NestJS side runs in the fixtures
- * test/fixtures/frameworks/nest-di-sessions.ts and nest-di-start.ts, on the Node that
+ * a token by name), the bounded start, and the order of guards and interceptors (against
+ * a NestJS controller too). The NestJS side runs in the fixtures
+ * test/fixtures/frameworks/nest-di-sessions.ts, nest-di-start.ts and
+ * nest-interceptors.ts, on the Node that
  * runs Jest (NestJS 12 is an ES module, which Node loads from our CommonJS and Jest does
  * not). The timeouts in the fixtures are short only to bound factories and hooks that
  * never settle; nothing here asserts a duration.
@@ -425,4 +427,47 @@ describe('a bounded start under NestJS: asNestModule(root, { timeoutMs, signal }
       ),
     );
   }, 60_000);
+});
+
+describe('guards and interceptors, in a NestJS controller, under ToolApp and under asNestModule', () => {
+  // One recording interceptor class, used by both frameworks: a NestJS controller route with
+  // guards and interceptors at its three levels (global, the controller's, the method's),
+  // and a ToolApp with them at the levels that stand for those (the app's and the root
+  // module's, the feature module's, the tool's), served over MCP; then the same app served
+  // by NestJS through asNestModule, with NestJS's own global guard and interceptor and the
+  // tool class's NestJS interceptor.
+  let order: { controller: string[]; toolApp: string[]; adapted: string[] };
+  beforeAll(async () => {
+    order = await report<typeof order>('nest-interceptors', []);
+  }, 120_000);
+
+  const around = (levels: readonly string[]): string[] => [
+    ...levels.map((level) => `${level} before`),
+    'handler',
+    ...[...levels].reverse().map((level) => `${level} after`),
+  ];
+
+  it('a NestJS route runs its guards, then its interceptors outermost first, results back in reverse', () => {
+    expect(order.controller).toEqual([
+      'guard global',
+      'guard class',
+      'guard method',
+      ...around(['global', 'class', 'method']),
+    ]);
+  });
+
+  it('a ToolApp runs the same interceptor class at its levels in the order NestJS does', () => {
+    expect(order.toolApp).toEqual(order.controller);
+  });
+
+  it("served through asNestModule, NestJS's guards and interceptors come around agenttool's, every guard first", () => {
+    expect(order.adapted).toEqual([
+      // agenttool's guards, asked by the MCP server before the call, then NestJS's.
+      'guard global',
+      'guard class',
+      'guard method',
+      'guard nest global',
+      ...around(['nest global', 'nest class', 'class', 'method']),
+    ]);
+  });
 });

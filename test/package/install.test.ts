@@ -365,19 +365,22 @@ describe("the README's first screen, followed in a fresh project", () => {
     expect(lastOutput.stdout).toBe(readmeBlock('first-screen: output', 'text'));
   });
 
-  it.each([
-    ['claude-desktop-and-cursor', 'mcpServers', '/path/to/project'],
-    ['vscode', 'servers', '${workspaceFolder}'],
-  ])(
-    'serves the tool to a client configured with the %s JSON',
-    async (marker, key, placeholder) => {
-      const config = JSON.parse(readmeBlock(`mcp-config: ${marker}`, 'json')) as Record<
-        string,
-        Record<string, { type?: string; command: string; args: string[] }>
-      >;
-      const server = config[key]!['greeter']!;
-      expect(server.type ?? 'stdio').toBe('stdio');
-      const args = server.args.map((arg) => arg.split(placeholder).join(project));
+  it(
+    "serves the tool to each client the README's install commands configure, started from another folder",
+    async () => {
+      // A home of its own: the commands write the person's configuration files there.
+      const home = mkdtempSync(join(work, 'home-'));
+      const configs: Record<string, { file: string; key: string }> = {
+        'claude-desktop': {
+          file: join(home, '.config', 'Claude', 'claude_desktop_config.json'),
+          key: 'mcpServers',
+        },
+        cursor: { file: join(home, '.cursor', 'mcp.json'), key: 'mcpServers' },
+        vscode: { file: join(project, '.vscode', 'mcp.json'), key: 'servers' },
+        'claude-code': { file: join(project, '.mcp.json'), key: 'mcpServers' },
+      };
+      const commands = lines(readmeBlock('mcp-install', 'sh'));
+      expect(commands.map((line) => line.split(' ')[3])).toEqual(Object.keys(configs));
       // The client, as an MCP client application would: it starts the command in a folder
       // of its own, not the project's.
       write(
@@ -401,15 +404,35 @@ const { connectMcp } = require('agenttool/mcp');
 });
 `,
       );
-      const elsewhere = mkdtempSync(join(work, 'client-'));
       const quoted = (text: string) => `'${text.replace(/'/g, "'\\''")}'`;
-      const ran = await shell(
-        `node ${quoted(join(project, 'client.cjs'))} ${quoted(server.command)} ${quoted(JSON.stringify(args))}`,
-        elsewhere,
-      );
-      expect({ code: ran.code, stdout: ran.stdout }).toEqual({ code: 0, stdout: 'Hello, Ada!\n' });
+      for (const [i, line] of commands.entries()) {
+        const client = Object.keys(configs)[i]!;
+        const installed = await shell(`HOME=${quoted(home)} XDG_CONFIG_HOME= ${line}`);
+        expect({ line, code: installed.code, stderr: installed.stderr }).toEqual({
+          line,
+          code: 0,
+          stderr: '',
+        });
+        const { file, key } = configs[client]!;
+        const config = JSON.parse(readFileSync(file, 'utf8')) as Record<
+          string,
+          Record<string, { type?: string; command: string; args: string[] }>
+        >;
+        const server = config[key]!['greet']!;
+        expect(server.type ?? 'stdio').toBe('stdio');
+        const elsewhere = mkdtempSync(join(work, 'client-'));
+        const ran = await shell(
+          `node ${quoted(join(project, 'client.cjs'))} ${quoted(server.command)} ${quoted(JSON.stringify(server.args))}`,
+          elsewhere,
+        );
+        expect({ client, code: ran.code, stdout: ran.stdout }).toEqual({
+          client,
+          code: 0,
+          stdout: 'Hello, Ada!\n',
+        });
+      }
     },
-    2 * MINUTES,
+    4 * MINUTES,
   );
 });
 

@@ -14,6 +14,7 @@ export {
 } from './calls';
 export { mcpDefinition } from './definition';
 export { McpToolServer, serveTools } from './tool-server';
+export { type ChangedTool, type ServedChanges } from './swap';
 export { type McpServerOptions, type ServeSource, type StdioConnection } from './server-options';
 export {
   type ErrorReporter,

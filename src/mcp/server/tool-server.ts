@@ -14,27 +14,22 @@ import {
   type McpResource,
   type McpResourceTemplate,
   type Prompt,
-  goQuote,
+  type RecordFunc,
   type Session,
+  type LiveTools,
   type Tool,
-  toolNameProblem,
-  validatesOwnArguments,
   withTraceIds,
 } from '../../core';
 import { randomHex } from '../random';
-import { compileArgumentsCheck, contractDecides, withoutConstraints } from './validation';
 import {
   bounded,
   CallTracker,
-  compileOutputCheck,
   DEFAULT_CLOSE_GRACE_MS,
   DEFAULT_DRAIN_GRACE_MS,
   DEFAULT_PROGRESS_BUDGET_BYTES,
-  paramHeadersOf,
   RoundTrips,
   type ServedTool,
 } from './calls';
-import { mcpDefinition } from './definition';
 import type * as Listener from './listener';
 import { type HttpHandler, type HttpListener, type HttpServeOptions } from './http';
 import {
@@ -45,6 +40,7 @@ import {
 } from './sessions';
 import { ScaleOut } from './scale';
 import { composeHooks, readSource } from './serve-source';
+import { catalogChanges, compileServedTools, type ServedChanges, toolChanges } from './swap';
 import { followTools } from './follow-tools';
 import {
   type Closer,
@@ -85,24 +81,42 @@ export class McpToolServer {
   #closing: Promise<void> | undefined;
   #draining: Promise<void> | undefined;
   readonly #listeners = new Set<() => void>();
+  readonly #primitiveListeners = new Set<(kind: 'prompts' | 'resources') => void>();
   /** True once the constructor has added the tools it was given: later changes are changes. */
   #made = false;
   /** True once the list changed after the server was made. */
   #changed = false;
-  readonly #onSession: ((session: Session) => void | Promise<void>) | undefined;
+  #onSession: ((session: Session) => void | Promise<void>) | undefined;
+  /** What the options add to every source: its session hook, prompts and resources. */
+  readonly #given: {
+    readonly onSession: ((session: Session) => void | Promise<void>) | undefined;
+    readonly recorder: RecordFunc | undefined;
+    readonly prompts: readonly Prompt[];
+    readonly resources: readonly (McpResource | McpResourceTemplate)[];
+  };
+  /** The served source's recorder (an app's own), used unless the options name one. */
+  #sourceRecorder: RecordFunc | undefined;
+  #catalog: Catalog;
   /** @internal What every SDK instance of this server shares. */
   readonly host: InstanceHost;
   /** Withdraws the server's gauges from the meter provider (a no-op without one). */
   readonly #unobserve: () => void;
-  /** Stops following a source whose tools change. */
-  readonly #unfollow: () => void;
+  /** Stops following a source whose tools change (see `LiveTools`). */
+  #unfollow: () => void = () => undefined;
+  /** True while the served source's tools change by themselves. */
+  #live = false;
 
   constructor(source: ServeSource, options: McpServerOptions = {}) {
     const { tools, onSession, recorder, prompts, resources, live } = readSource(source);
-    const catalog = new Catalog(
-      [...(prompts ?? []), ...(options.prompts ?? [])],
-      [...(resources ?? []), ...(options.resources ?? [])],
-    );
+    // Read once: an iterable given in the options serves every source a swap brings.
+    this.#given = {
+      onSession: options.onSession,
+      recorder: options.recorder,
+      prompts: [...(options.prompts ?? [])],
+      resources: [...(options.resources ?? [])],
+    };
+    this.#catalog = this.#catalogOf(prompts, resources);
+    this.#sourceRecorder = recorder;
     const pageSize = options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE;
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
       throw new AgentToolError(
@@ -128,27 +142,33 @@ export class McpToolServer {
       options.scaleOut === undefined
         ? undefined
         : new ScaleOut(options.scaleOut, trips.abandonAfterMs, report);
+    // The recorder and the catalog are read per call: a swap changes them.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const self = this;
     this.host = {
       info,
       instructions: options.instructions,
-      recorder: options.recorder ?? recorder,
+      get recorder() {
+        return self.#given.recorder ?? self.#sourceRecorder;
+      },
       report,
       progressBudget: options.progressBudgetBytes ?? DEFAULT_PROGRESS_BUDGET_BYTES,
       trips: this.#scale === undefined ? trips : new RoundTrips(options, this.#scale.states),
       calls: new CallTracker(),
       tasks: new Tasks(options.tasks, report, this.#scale?.taskPlace()),
       localAuth: options.localAuth,
-      listChanged: () => options.listChanged ?? (live !== undefined || this.#changed),
+      listChanged: () => options.listChanged ?? (this.#live || this.#changed),
       definitions: () => (definitions ??= [...this.#tools.values()].map((s) => s.definition)),
       servedTools: () => (served ??= [...this.#tools.values()]),
       served: (name) => this.#tools.get(name),
-      catalog,
+      get catalog() {
+        return self.#catalog;
+      },
       listPageSize: pageSize,
     };
     this.addTools(...tools);
     this.#made = true;
-    // A source whose tools change (remote servers that come and go) is followed.
-    this.#unfollow = live === undefined ? () => undefined : followTools(live, tools, this, report);
+    this.#follow(live, tools, report);
     this.#unobserve = observeServer({
       sessions: () => this.#sessions.size,
       parkedCalls: () => this.host.trips.parked,
@@ -196,38 +216,73 @@ export class McpToolServer {
    * error says which and why. Clients that listen are told the list changed.
    */
   addTools(...tools: Tool[]): void {
-    const added = new Map<string, ServedTool>();
-    tools.forEach((tool, i) => {
-      if (typeof tool?.name !== 'string' || tool.name === '') {
-        throw new AgentToolError('INVALID_TOOL_SET', `mcp: tool[${i}]: empty name`);
-      }
-      if (this.#tools.has(tool.name) || added.has(tool.name)) {
-        throw new AgentToolError(
-          'INVALID_TOOL_SET',
-          `mcp: tool ${goQuote(tool.name)}: duplicate name; remove the served tool first`,
-        );
-      }
-      // A tool that validates its own arguments checks class-validator's constraints
-      // itself, in the contract's words (as in process); the served check decides the rest.
-      const own = validatesOwnArguments(tool) ? withoutConstraints(tool.parameters) : undefined;
-      added.set(tool.name, {
-        tool,
-        check: compileArgumentsCheck(tool.name, tool.parameters),
-        selfChecked: validatesOwnArguments(tool) && contractDecides(own ?? tool.parameters),
-        ...(own === undefined ? {} : { phrasing: compileArgumentsCheck(tool.name, own) }),
-        output: compileOutputCheck(tool),
-        definition: mcpDefinition(tool),
-        paramHeaders: paramHeadersOf(tool.parameters),
-      });
-      // After the schemas, whose errors read as the Go server's, which takes any name.
-      const nameProblem = toolNameProblem(tool.name);
-      if (nameProblem !== undefined) {
-        throw new AgentToolError('INVALID_TOOL_SET', `mcp: tool[${i}]: ${nameProblem}`);
-      }
-    });
+    const added = compileServedTools(tools, (name) => this.#tools.has(name));
     if (added.size === 0) return;
     for (const [name, served] of added) this.#tools.set(name, served);
     this.#listChanged();
+  }
+
+  /**
+   * Serves `source` in place of what is served, without ending a session or a
+   * connection: its tools replace the served tools, its prompts and resources the
+   * served ones (those of the options stay), its session hook and recorder the old
+   * source's for the sessions and calls that start from now on. Everything is checked
+   * first (as {@link McpToolServer.addTools} and the constructor check it); when
+   * anything is refused, nothing changes and the error says what. Calls already running
+   * finish on the tools they started with. Listening clients are told what changed:
+   * `tools/list_changed`, and `prompts/list_changed` or `resources/list_changed` to
+   * those that were offered prompts or resources when they connected (a client that was
+   * not, because the old source had none, sees them once it reconnects). Announce
+   * `listChanged: true` in the options so that clients listen from the start.
+   * Returns what changed; nothing is sent when nothing did.
+   */
+  swap(source: ServeSource): ServedChanges {
+    if (this.#closing !== undefined) {
+      throw new AgentToolError('CLOSED', 'mcp: swap: the server is closed');
+    }
+    const { tools, onSession, recorder, prompts, resources, live } = readSource(source);
+    const catalog = this.#catalogOf(prompts, resources);
+    const served = compileServedTools(tools, () => false);
+    const changes = {
+      ...toolChanges(this.#tools, served),
+      ...catalogChanges(this.#catalog, catalog),
+    };
+    this.#tools.clear();
+    for (const [name, tool] of served) this.#tools.set(name, tool);
+    this.#catalog = catalog;
+    this.#sourceRecorder = recorder;
+    this.#onSession = composeHooks(onSession, this.#given.onSession);
+    this.#follow(live, tools, this.host.report);
+    const { added, removed, changed, promptsChanged, resourcesChanged } = changes;
+    if (added.length > 0 || removed.length > 0 || changed.length > 0) this.#listChanged();
+    if (promptsChanged) this.#primitivesChanged('prompts');
+    if (resourcesChanged) this.#primitivesChanged('resources');
+    return changes;
+  }
+
+  /**
+   * Follows a source whose tools change by themselves (remote servers that come and go):
+   * the served tools are kept equal to its tools, in place of the previous source's.
+   */
+  #follow(
+    live: LiveTools | undefined,
+    tools: readonly Tool[],
+    report: (message: string, error: unknown) => void,
+  ): void {
+    this.#unfollow();
+    this.#live = live !== undefined;
+    this.#unfollow = live === undefined ? () => undefined : followTools(live, tools, this, report);
+  }
+
+  /** The catalog of a source's prompts and resources, with the options' after them. */
+  #catalogOf(
+    prompts: readonly Prompt[] | undefined,
+    resources: readonly (McpResource | McpResourceTemplate)[] | undefined,
+  ): Catalog {
+    return new Catalog(
+      [...(prompts ?? []), ...this.#given.prompts],
+      [...(resources ?? []), ...this.#given.resources],
+    );
   }
 
   /** Removes tools by name; returns how many were served. Listening clients are told. */
@@ -500,6 +555,22 @@ export class McpToolServer {
     if (this.#made) this.#changed = true;
     this.#notifyListChanged();
     this.#scale?.publishListChanged();
+  }
+
+  /** @internal Runs `listener` whenever the prompts or the resources listed change. */
+  onPrimitivesChanged(listener: (kind: 'prompts' | 'resources') => void): () => void {
+    this.#primitiveListeners.add(listener);
+    return () => this.#primitiveListeners.delete(listener);
+  }
+
+  #primitivesChanged(kind: 'prompts' | 'resources'): void {
+    for (const listener of this.#primitiveListeners) listener(kind);
+    for (const server of this.#connections) {
+      if (server.transport === undefined) continue;
+      const sent =
+        kind === 'prompts' ? server.sendPromptListChanged() : server.sendResourceListChanged();
+      sent.catch(() => undefined);
+    }
   }
 
   /** Tells this process's listening clients that the tool list changed. */

@@ -73,6 +73,8 @@ export interface ServedServer extends SessionOpener, LegacyHost {
   addCloser(closer: Closer): () => void;
   /** Runs `listener` whenever the tool list changes; returns its remover. */
   onListChanged(listener: () => void): () => void;
+  /** Runs `listener` whenever the prompts or the resources listed change; returns its remover. */
+  onPrimitivesChanged(listener: (kind: 'prompts' | 'resources') => void): () => void;
   /** The scopes the served tools require, each once. */
   toolScopes(): readonly string[];
 }
@@ -213,7 +215,16 @@ class HttpEndpoint {
       onerror: (error) => server.host.report('mcp: http', error),
       maxRequestBodySize: this.#limit,
     });
-    this.#unlisten = server.onListChanged(() => this.#modern.notify.toolsChanged());
+    const unlistenTools = server.onListChanged(() => this.#modern.notify.toolsChanged());
+    const unlistenPrimitives = server.onPrimitivesChanged((kind) =>
+      kind === 'prompts'
+        ? this.#modern.notify.promptsChanged()
+        : this.#modern.notify.resourcesChanged(),
+    );
+    this.#unlisten = () => {
+      unlistenTools();
+      unlistenPrimitives();
+    };
     this.#gate = authGate(options, this.#path, port, {
       toolScopes: () => server.toolScopes(),
       report: server.host.report,

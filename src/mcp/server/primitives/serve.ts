@@ -43,6 +43,8 @@ export interface PrimitiveHost {
   readonly catalog: Catalog;
   readonly listPageSize: number;
   readonly localAuth: AuthInfo | undefined;
+  /** Whether the lists may change while served (announced as `listChanged`). */
+  listChanged?(): boolean;
   readonly recorder: RecordFunc | undefined;
   readonly trips: RoundTrips;
   readonly calls: CallTracker;
@@ -71,10 +73,11 @@ type Era = 'legacy' | 'modern';
 export function primitiveCapabilities(host: PrimitiveHost, era: Era): ServerCapabilities {
   const catalog = host.catalog;
   const capabilities: ServerCapabilities = {};
-  if (catalog.hasPrompts) capabilities.prompts = { listChanged: false };
+  // The lists can change when the tools' can (a swap of the served source).
+  const listChanged = host.listChanged?.() ?? false;
+  if (catalog.hasPrompts) capabilities.prompts = { listChanged };
   if (catalog.hasResources) {
-    capabilities.resources =
-      era === 'legacy' ? { listChanged: false, subscribe: true } : { listChanged: false };
+    capabilities.resources = era === 'legacy' ? { listChanged, subscribe: true } : { listChanged };
   }
   if (catalog.completes) capabilities.completions = {};
   return capabilities;
@@ -108,6 +111,8 @@ export function servePrimitives(
   binding: PrimitiveBinding,
   era: Era,
 ): void {
+  // Which handlers an instance has is settled when it is made; what they serve is
+  // read per request (a swap replaces the catalog).
   const catalog = host.catalog;
   const pageSize = host.listPageSize;
   const caller = (ctx: ServerContext): AuthInfo | undefined => callerOf(ctx, host.localAuth);
@@ -119,7 +124,7 @@ export function servePrimitives(
 
   if (catalog.hasPrompts) {
     server.setRequestHandler('prompts/list', async (request, ctx) => {
-      const all = [...catalog.prompts.values()];
+      const all = [...host.catalog.prompts.values()];
       const allowed = await visible(
         all.map((p) => p.prompt),
         'prompt',
@@ -132,7 +137,7 @@ export function servePrimitives(
     server.setRequestHandler('prompts/get', async (request, ctx) => {
       const { name } = request.params;
       const args = request.params.arguments ?? {};
-      const entry = catalog.prompts.get(name);
+      const entry = host.catalog.prompts.get(name);
       const auth = caller(ctx);
       if (entry === undefined || !(await mayUse(host, entry.prompt, 'prompt', auth))) {
         throw new ProtocolError(INVALID_PARAMS, `mcp: unknown prompt ${goQuote(name)}`);
@@ -172,14 +177,14 @@ export function servePrimitives(
   if (catalog.hasResources) {
     server.setRequestHandler('resources/list', async (request, ctx) => {
       const auth = caller(ctx);
-      const fixed = [...catalog.resources.values()];
+      const fixed = [...host.catalog.resources.values()];
       const allowed = await visible(
         fixed.map((r) => r.resource),
         'resource',
         auth,
       );
       const listed = fixed.filter((_, i) => allowed[i]).map((r) => r.definition);
-      const listing = catalog.templates.filter((t) => t.template.list !== undefined);
+      const listing = host.catalog.templates.filter((t) => t.template.list !== undefined);
       if (listing.length > 0) {
         const mayList = await visible(
           listing.map((t) => t.template),
@@ -198,18 +203,18 @@ export function servePrimitives(
     });
     server.setRequestHandler('resources/templates/list', async (request, ctx) => {
       const allowed = await visible(
-        catalog.templates.map((t) => t.template),
+        host.catalog.templates.map((t) => t.template),
         'resource',
         caller(ctx),
       );
-      const listed = catalog.templates.filter((_, i) => allowed[i]).map((t) => t.definition);
+      const listed = host.catalog.templates.filter((_, i) => allowed[i]).map((t) => t.definition);
       const { page, nextCursor } = paged(listed, request.params?.cursor, pageSize);
       return { resourceTemplates: page, ...(nextCursor === undefined ? {} : { nextCursor }) };
     });
     server.setRequestHandler('resources/read', async (request, ctx) => {
       const { uri } = request.params;
       const auth = caller(ctx);
-      const fixed = catalog.resources.get(uri);
+      const fixed = host.catalog.resources.get(uri);
       if (fixed !== undefined && (await mayUse(host, fixed.resource, 'resource', auth))) {
         const resource = fixed.resource;
         return runOperation(
@@ -226,7 +231,7 @@ export function servePrimitives(
           }),
         );
       }
-      const matched = fixed === undefined ? catalog.match(uri) : undefined;
+      const matched = fixed === undefined ? host.catalog.match(uri) : undefined;
       if (
         matched !== undefined &&
         (await mayUse(host, matched.served.template, 'resource', auth))
@@ -255,7 +260,7 @@ export function servePrimitives(
     if (era === 'legacy') {
       server.setRequestHandler('resources/subscribe', (request) => {
         const { uri } = request.params;
-        const known = catalog.resources.has(uri) || catalog.match(uri) !== undefined;
+        const known = host.catalog.resources.has(uri) || host.catalog.match(uri) !== undefined;
         if (!known) throw resourceNotFound(uri);
         let set = subscriptions.get(server);
         if (set === undefined) subscriptions.set(server, (set = new Set()));
@@ -276,13 +281,13 @@ export function servePrimitives(
       const auth = caller(ctx);
       let completer;
       if (ref.type === 'ref/prompt') {
-        const entry = catalog.prompts.get(ref.name);
+        const entry = host.catalog.prompts.get(ref.name);
         if (entry === undefined || !(await mayUse(host, entry.prompt, 'prompt', auth))) {
           throw new ProtocolError(INVALID_PARAMS, `mcp: unknown prompt ${goQuote(ref.name)}`);
         }
         completer = entry.prompt.completions?.[argument.name];
       } else {
-        const served = catalog.templates.find((t) => t.template.uriTemplate === ref.uri);
+        const served = host.catalog.templates.find((t) => t.template.uriTemplate === ref.uri);
         if (served === undefined || !(await mayUse(host, served.template, 'resource', auth))) {
           throw new ProtocolError(
             INVALID_PARAMS,

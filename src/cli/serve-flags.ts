@@ -1,0 +1,174 @@
+import { type Command, Option } from 'commander';
+import { type CliIo } from './call';
+import { CliError, ExitCode } from './exit-codes';
+import { type ServeOptions } from './serve';
+
+/** The options `serve`, `workspace` and `dev` share, as commander gives them. */
+export interface ServeFlags {
+  http?: string;
+  stateless?: boolean;
+  record?: string;
+  resumable?: boolean;
+  allowedHost?: string[];
+  trustProxy?: string;
+  redis?: string;
+  instance?: string;
+  advertise?: string;
+  requestStateKeyFile?: string;
+  drainGrace?: string;
+  authIssuer?: string;
+  authJwks?: string;
+  authVerifier?: string;
+  authAudience?: string;
+  authScopes?: string[];
+}
+
+/** The options `serve` and `workspace` share: how and where the tools are served. */
+export function serveOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--stdio', 'serve one client over stdin/stdout (the default)').conflicts('http'),
+    )
+    .option('--http <[host:]port>', 'serve over Streamable HTTP (host defaults to 127.0.0.1)')
+    .option('--stateless', 'with --http: no sessions, every request served on its own')
+    .option('--record <file>', 'append every record the tools write to this file, as JSON lines')
+    .option('--resumable', 'with --http: 2025-era streams resume after a dropped connection')
+    .option(
+      '--allowed-host <host...>',
+      "with --http: Host names clients use, e.g. a load balancer's (name or name:port)",
+    )
+    .option(
+      '--trust-proxy <setting>',
+      'with --http: believe X-Forwarded-For from proxies in front, for per-client limits: true, a number of hops, or addresses and CIDR ranges (a,b)',
+    )
+    .option(
+      '--redis <url>',
+      'with --http: one of several instances behind a load balancer, sharing this Redis (see docs/deploy.md)',
+    )
+    .option('--instance <name>', "with --redis: this instance's name (default: random)")
+    .option('--advertise <url>', 'with --redis: where the other instances reach this endpoint')
+    .option(
+      '--request-state-key-file <file>',
+      'with --redis: the key every instance shares (default: $AGENTTOOL_REQUEST_STATE_KEY)',
+    )
+    .option(
+      '--drain-grace <ms>',
+      'on SIGTERM, let the work in flight finish for this long (default 30000)',
+    )
+    .option(
+      '--auth-issuer <url>',
+      'with --http: require bearer tokens from this authorization server (OAuth issuer)',
+    )
+    .option('--auth-jwks <url>', "with --auth-issuer: the issuer's signing keys (JWT tokens)")
+    .option(
+      '--auth-verifier <module.js>',
+      'with --auth-issuer: a module exporting verifyToken(token, request, resource), instead of --auth-jwks',
+    )
+    .option(
+      '--auth-audience <url>',
+      "the server's resource URL, which tokens must name as audience (default: its URL)",
+    )
+    .option('--auth-scopes <scopes...>', 'scopes every request must carry (else 403)');
+}
+
+export function serveOptionsFrom(options: ServeFlags, io: CliIo): ServeOptions {
+  return {
+    http: options.http,
+    stateless: options.stateless === true,
+    record: options.record,
+    resumable: options.resumable,
+    allowedHosts: options.allowedHost,
+    trustProxy: trustProxyOf(options.trustProxy),
+    redis: options.redis,
+    instance: options.instance,
+    advertise: options.advertise,
+    requestStateKeyFile: options.requestStateKeyFile,
+    drainGraceMs: milliseconds('--drain-grace', options.drainGrace),
+    auth: {
+      issuer: options.authIssuer,
+      jwks: options.authJwks,
+      verifier: options.authVerifier,
+      audience: options.authAudience,
+      scopes: options.authScopes,
+    },
+    log: io.stderr,
+    stdout: io.stdout,
+  };
+}
+
+/** The options of `workspace` beside the serving ones: the shell's sandbox. */
+export function workspaceOptions(command: Command): Command {
+  return command
+    .option(
+      '--no-sandbox',
+      'run bash without a sandbox, with every right of this process (printed at start)',
+    )
+    .option(
+      '--allow-network <host...>',
+      'hosts bash may reach through the sandbox proxy: example.com, *.example.com, host:port, 127.0.0.1:8080 (default: none)',
+    )
+    .option('--allow-write <path...>', 'more paths bash may write, besides the folder and its temp')
+    .option('--deny-read <path...>', 'more paths bash may not read, besides the credentials')
+    .option('--max-processes <n>', 'the most processes one shell may have (default 1024)')
+    .option(
+      '--max-memory <size>',
+      'the most memory one shell may use, e.g. 2G (default: 4G or half the memory)',
+    )
+    .option(
+      '--allow-unsandboxed-commands',
+      'offer the escape hatch: bash takes dangerously_disable_sandbox, and such calls run unconfined',
+    )
+    .option('--shell-env <name...>', "variables of this process's environment bash also gets");
+}
+
+/** `--trust-proxy`: `true`, `false`, a number of hops, or addresses and CIDR ranges. */
+function trustProxyOf(text: string | undefined): boolean | number | string[] | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'true' || text === 'false') return text === 'true';
+  if (/^\d+$/.test(text)) return Number(text);
+  const list = text.split(',').map((entry) => entry.trim());
+  if (list.some((entry) => entry === '')) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: --trust-proxy ${JSON.stringify(text)}: give true, a number of hops, or addresses and CIDR ranges separated by commas, e.g. --trust-proxy 10.0.0.0/8`,
+    );
+  }
+  return list;
+}
+
+/** `text` as a number of milliseconds >= 0, or undefined when not given. */
+function milliseconds(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isInteger(value) || value < 0) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: ${flag} ${JSON.stringify(text)}: give a whole number of milliseconds, e.g. ${flag} 30000`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Calls `interrupt` on the first SIGINT and `terminate` on the first SIGTERM; any
+ * signal after the first exits at once. Returns a function that removes the handlers.
+ */
+export function onStopSignals(handlers: {
+  interrupt: () => void;
+  terminate: () => void;
+}): () => void {
+  let signalled = false;
+  const on = (handler: () => void) => (): void => {
+    if (signalled) process.exit(ExitCode.INTERRUPTED);
+    signalled = true;
+    handler();
+  };
+  const interrupt = on(handlers.interrupt);
+  const terminate = on(handlers.terminate);
+  process.on('SIGINT', interrupt);
+  process.on('SIGTERM', terminate);
+  return () => {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', terminate);
+  };
+}
