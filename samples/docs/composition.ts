@@ -9,7 +9,7 @@ class NoteArgs {
 /** A local tool beside the remote ones; it can see where each server stands. */
 @Tool({ name: 'note', description: 'Keep a note', args: NoteArgs })
 export class Note {
-  constructor(@Inject(MCP_SERVERS) private readonly servers: McpServers) {}
+  constructor(@Inject(MCP_SERVERS) private readonly servers: Pick<McpServers, 'status'>) {}
 
   execute(args: NoteArgs): string {
     const up = this.servers.status.filter((server) => server.state === 'up');

@@ -92,7 +92,7 @@ class HelloArgs {
 
 @Tool({ name: 'hello', description: 'Say hello', args: HelloArgs })
 class Hello {
-  constructor(@Inject(MCP_SERVERS) private readonly servers: McpServers) {}
+  constructor(@Inject(MCP_SERVERS) private readonly servers: Pick<McpServers, 'status'>) {}
 
   execute(args: HelloArgs): string {
     const up = this.servers.status.filter((s) => s.state === 'up').length;
