@@ -20,6 +20,7 @@ const UNIT = [
   '/test/mcp/client/(result|refresh|elicitation|log|log-routing|round-trips|lost-session|options|exact-integers|primitives|param-headers)\\.test\\.ts$',
   '/test/mcp/server/(app-records|argument-check|client-address|content|decoded-call|go-format|lazy-loading|lazy-jose|record-key|stdio|output|swap)\\.test\\.ts$',
   '/test/mcp/quoting\\.test\\.ts$',
+  '/test/mcp/compose/config\\.test\\.ts$',
   '/test/house/api-reports\\.test\\.ts$',
 ];
 const INTEROP = ['/test/interop/.*\\.test\\.ts$'];

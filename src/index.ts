@@ -98,9 +98,19 @@ export {
   handleArgumentOf,
   replayOf,
   resourceOf,
+  tagsOf,
   unwrap,
   validatesOwnArguments,
   wrap,
+} from './core';
+export {
+  type LiveTools,
+  type ToolSetTransform,
+  type ToolTransform,
+  isLiveTools,
+  namePattern,
+  transformTool,
+  transformTools,
 } from './core';
 export { type StatedTaskSupport, type TaskMode, taskSupportOf } from './core';
 export { ToolSet } from './core';

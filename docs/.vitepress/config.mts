@@ -76,6 +76,7 @@ export default withMermaid(
               { text: 'Serving over MCP', link: '/serving' },
               { text: 'Prompts and resources', link: '/prompts-and-resources' },
               { text: 'Consuming MCP servers', link: '/client' },
+              { text: 'One server made of many', link: '/composition' },
             ],
           },
           {

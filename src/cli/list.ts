@@ -13,6 +13,7 @@ import {
   outputSchemaOf,
   resourceOf,
   type StatedAnnotations,
+  tagsOf,
   type Tool,
 } from './public-api';
 
@@ -35,6 +36,8 @@ export interface ListedTool {
      * only its required arguments (a call may answer otherwise: an escape hatch, say).
      */
     readonly confined: Confinement;
+    /** The tool's tags, present only when it has some. */
+    readonly tags?: readonly string[];
   };
 }
 
@@ -51,6 +54,7 @@ export function listTools(tools: readonly Tool[]): ListedTool[] {
       closer: isCloser(tool),
       annotations: annotationsOf(tool) ?? null,
       confined: confinementOf(tool),
+      ...(tagsOf(tool).length === 0 ? {} : { tags: tagsOf(tool) }),
     },
   }));
 }
@@ -107,8 +111,8 @@ function minimalArguments(schema: JsonObject | undefined): unknown {
 
 /**
  * The tools as a table: name, definition hash, properties (sequential, resource,
- * strict, closer, `output` when it declares an output schema, and `confined=<by>` when
- * a call runs confined) and annotations
+ * strict, closer, `output` when it declares an output schema, `confined=<by>` when
+ * a call runs confined, and `tags=<a,b>` when it has tags) and annotations
  * (`unstated`, or the stated hints in words: see {@link annotationsText}).
  */
 export function toolTable(tools: readonly Tool[]): string {
@@ -129,6 +133,7 @@ function propertiesText(p: ListedTool['properties'], output: boolean): string {
   if (p.closer) words.push('closer');
   if (output) words.push('output');
   if (p.confined.confined) words.push(`confined=${p.confined.by === '' ? 'yes' : p.confined.by}`);
+  if (p.tags !== undefined) words.push(`tags=${p.tags.join(',')}`);
   return words.length === 0 ? '-' : words.join(' ');
 }
 

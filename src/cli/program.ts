@@ -21,6 +21,11 @@ import { OpenResources } from './process-guard';
 import { type OpenTarget, openTarget, type TargetSpec } from './targets';
 import { packageVersion } from './version';
 
+interface ConfigFlags {
+  config?: string;
+  expandEnv?: boolean;
+}
+
 interface TargetOptions {
   stdio?: string;
   http?: string;
@@ -84,13 +89,24 @@ function buildProgram(
   const serve = program
     .command('serve')
     .description(
-      'Serve the tools of a module file (a compiled .js exporting a @Module class) over MCP.',
+      'Serve the tools of a module file (a compiled .js exporting a @Module class) over MCP, and those of the MCP servers of a --config file.',
     )
-    .argument('<module-file>', 'the compiled module file, optionally file.js#ExportName');
-  serveOptions(serve)
+    .argument('[module-file]', 'the compiled module file, optionally file.js#ExportName');
+  configOptions(serveOptions(serve))
     .addHelpText('after', EXIT_CODES_HELP)
-    .action(async (moduleFile: string, options: ServeFlags) => {
-      await serveUntilStopped({ ...serveOptionsFrom(options, io), moduleFile }, io, resources);
+    .action(async (moduleFile: string | undefined, options: ServeFlags & ConfigFlags) => {
+      if (moduleFile === undefined && options.config === undefined) {
+        throw new CliError(
+          ExitCode.BAD_ARGUMENTS,
+          'agenttool: serve: give a module file, a --config file of MCP servers, or both',
+        );
+      }
+      const config = { config: options.config, expandEnv: options.expandEnv };
+      await serveUntilStopped(
+        { ...serveOptionsFrom(options, io), moduleFile, ...config },
+        io,
+        resources,
+      );
       setCode(ExitCode.OK);
     });
 
@@ -127,15 +143,16 @@ function buildProgram(
         LIST_KINDS,
       ),
     );
-  targetOptions(list)
+  configOptions(targetOptions(list))
     .addHelpText('after', EXIT_CODES_HELP)
     .action(
       async (
         moduleFile: string | undefined,
-        options: TargetOptions & { json?: boolean; only?: ListKind },
+        options: TargetOptions & ConfigFlags & { json?: boolean; only?: ListKind },
       ) => {
+        const spec = { ...targetSpec(moduleFile, options, io), ...configSpec(options) };
         setCode(
-          await withTarget(targetSpec(moduleFile, options, io), resources, io, async (target) => {
+          await withTarget(spec, resources, io, async (target) => {
             // `--json` alone prints the tools, as it always has; `--only` picks a kind.
             const only = options.only ?? (options.json === true ? 'tools' : undefined);
             const kinds = only === undefined ? LIST_KINDS : [only];
@@ -272,6 +289,20 @@ ${EXIT_CODES_HELP}`,
     );
 
   return program;
+}
+
+/** `--config` and `--expand-env`, of `serve` and `list` (see docs/composition.md). */
+function configOptions(command: Command): Command {
+  return command
+    .option(
+      '--config <file>',
+      "an mcpServers configuration (Claude Desktop, Cursor, VS Code): serve or list its servers' tools too, as <name>__<tool>",
+    )
+    .option('--expand-env', 'with --config: expand ${VAR} and ${env:VAR} from the environment');
+}
+
+function configSpec(options: ConfigFlags): Pick<TargetSpec, 'config' | 'expandEnv'> {
+  return { config: options.config, expandEnv: options.expandEnv };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { type Writable } from 'node:stream';
 import {
   AgentToolError,
@@ -19,6 +20,7 @@ import { CliError, ExitCode } from './exit-codes';
 import { confinementOf } from './list';
 import { loadModuleFile } from './module-file';
 import { createApp } from './targets';
+import { Composition } from './composition';
 import { packageVersion } from './version';
 
 /** What `agenttool serve` takes. */
@@ -31,6 +33,13 @@ export interface ServeOptions {
    */
   readonly module?:
     { readonly module: Constructor; readonly name: string; readonly summary?: string } | undefined;
+  /**
+   * An `mcpServers` configuration file (`--config`): its servers' tools are served beside
+   * the module's (or alone, without a module), each as `<name>__<tool>`.
+   */
+  readonly config?: string | undefined;
+  /** With `config`: expand `${VAR}` from the environment (`--expand-env`). */
+  readonly expandEnv?: boolean | undefined;
   /** `[host:]port` for Streamable HTTP; absent serves stdio. */
   readonly http?: string | undefined;
   readonly stateless?: boolean | undefined;
@@ -120,25 +129,41 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
   }
   const scaleOut = scaleOutOptions(options);
   const auth = await serveAuth(options.auth ?? {}, address !== undefined);
-  const loaded = options.module ?? (await loadModuleFile(options.moduleFile ?? ''));
+  const loaded =
+    options.module ??
+    (options.moduleFile === undefined && options.config !== undefined
+      ? undefined
+      : await loadModuleFile(options.moduleFile ?? ''));
   // Opened before the app is built: a path that cannot be written is refused at once.
   const records = options.record === undefined ? undefined : await openRecordFile(options.record);
-  let app: ToolApp;
+  let app: ToolApp | undefined;
+  let composition: Composition | undefined;
   try {
-    app = await createApp(loaded.module, {
-      onWarning: (warning) => options.log.write(`agenttool: warning: ${warning}\n`),
-    });
+    if (loaded !== undefined) {
+      app = await createApp(loaded.module, {
+        onWarning: (warning) => options.log.write(`agenttool: warning: ${warning}\n`),
+      });
+    }
+    if (options.config !== undefined) {
+      const spec = { config: options.config, expandEnv: options.expandEnv, log: options.log };
+      composition = await Composition.open(app, spec);
+    }
   } catch (error) {
+    await app?.close().catch(() => undefined);
     await records?.close();
     throw error;
   }
-  const server = serveTools(options.serveAs?.(app) ?? app, {
-    name: loaded.name,
+  const name = loaded?.name ?? basename(options.config ?? 'agenttool', '.json');
+  // A module file, a configuration, or both: one of them is there (see loaded above).
+  const source: ServeSource = composition ?? options.serveAs?.(app as ToolApp) ?? (app as ToolApp);
+  const server = serveTools(source, {
+    name,
     version: packageVersion(),
     ...(records === undefined ? {} : { recorder: records.recorder() }),
     ...(scaleOut === undefined ? {} : { scaleOut }),
     // A module file's onServe hook is handed the server and may change its list.
-    ...(('onServe' in loaded && loaded.onServe !== undefined) || options.listChanged === true
+    ...((loaded !== undefined && 'onServe' in loaded && loaded.onServe !== undefined) ||
+    options.listChanged === true
       ? { listChanged: true }
       : {}),
   });
@@ -150,13 +175,14 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       const errors: string[] = [];
       // Sessions first (their shells), then the app's own providers, then the file.
       await server.close().catch((e: unknown) => errors.push(errorMessage(e)));
-      await app.close(signal).catch((e: unknown) => errors.push(errorMessage(e)));
+      await composition?.close().catch((e: unknown) => errors.push(errorMessage(e)));
+      await app?.close(signal).catch((e: unknown) => errors.push(errorMessage(e)));
       await records?.close().catch((e: unknown) => errors.push(errorMessage(e)));
       for (const error of errors) options.log.write(`agenttool: while closing: ${error}\n`);
       resolveClosed();
     })());
 
-  const tools = [...app.tools];
+  const tools = [...(composition?.tools ?? app?.tools ?? [])];
   let listener: HttpListener | undefined;
   try {
     if (address === undefined) {
@@ -175,7 +201,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
         ...(auth === undefined ? {} : { auth }),
       });
     }
-    if ('onServe' in loaded) await loaded.onServe?.(server);
+    if (loaded !== undefined && 'onServe' in loaded) await loaded.onServe?.(server);
   } catch (error) {
     await stop();
     // A refused option (a public host without allowed hosts) is the caller's to fix;
@@ -192,8 +218,11 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
     listener === undefined
       ? 'over stdio'
       : `over Streamable HTTP at ${listener.url}${options.stateless === true ? ' (stateless)' : ''}`;
-  options.log.write(`agenttool: serving ${loaded.name} ${how}\n${toolLines(tools)}`);
-  if ('summary' in loaded && loaded.summary !== undefined) options.log.write(loaded.summary);
+  options.log.write(`agenttool: serving ${name} ${how}\n${toolLines(tools)}`);
+  if (composition !== undefined) options.log.write(composition.statusLines());
+  if (loaded !== undefined && 'summary' in loaded && loaded.summary !== undefined) {
+    options.log.write(loaded.summary);
+  }
   if (records !== undefined) options.log.write(`  records: ${records.path}\n`);
   if (server.instanceId !== undefined) {
     options.log.write(`  instance: ${server.instanceId}, sharing ${redacted(options.redis)}\n`);
@@ -206,7 +235,9 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
         : '  authorization: off: any client that reaches the address may call the tools (--auth-issuer requires tokens)\n',
   );
   // The workspace says how its shell is confined in its summary.
-  if (!('summary' in loaded && loaded.summary !== undefined)) options.log.write(sandboxLine(tools));
+  if (!(loaded !== undefined && 'summary' in loaded && loaded.summary !== undefined)) {
+    options.log.write(sandboxLine(tools));
+  }
   const grace = options.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS;
   let draining: Promise<void> | undefined;
   const drain = (signal?: string): Promise<void> =>

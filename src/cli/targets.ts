@@ -19,6 +19,7 @@ import { CliError, ExitCode } from './exit-codes';
 import { MemoryTransport } from './memory-transport';
 import { loadModuleFile } from './module-file';
 import { packageVersion } from './version';
+import { Composition } from './composition';
 
 /** Where the tools are: a module file, a command that serves MCP over stdio, or a URL. */
 export interface TargetSpec {
@@ -35,6 +36,13 @@ export interface TargetSpec {
   readonly log?: Writable | undefined;
   /** Aborts the opening (Ctrl-C): a connection attempt stops, its server process ended. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * An `mcpServers` configuration file: its servers' tools beside the module file's (or
+   * alone), as `serve --config` serves them.
+   */
+  readonly config?: string | undefined;
+  /** With `config`: expand `${VAR}` from the environment. */
+  readonly expandEnv?: boolean | undefined;
 }
 
 /** What one batch runs with. */
@@ -78,6 +86,7 @@ export interface OpenTarget {
  * not be started or reached.
  */
 export async function openTarget(spec: TargetSpec): Promise<OpenTarget> {
+  if (spec.config !== undefined) return openComposed(spec, spec.config);
   const given = [spec.moduleFile, spec.stdio, spec.http].filter((t) => t !== undefined);
   if (given.length !== 1) {
     throw new CliError(
@@ -125,9 +134,66 @@ async function openModule(moduleFile: string, log: Writable | undefined): Promis
   };
 }
 
+/**
+ * The tools of a module file (optional) and of the servers of a configuration file,
+ * composed as `serve --config` serves them; prompts and resources reached by serving
+ * the composition in memory.
+ */
+async function openComposed(spec: TargetSpec, config: string): Promise<OpenTarget> {
+  if (spec.stdio !== undefined || spec.http !== undefined) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      'agenttool: --config applies to a module file (or none), not to --stdio or --http',
+    );
+  }
+  const loaded = spec.moduleFile === undefined ? undefined : await loadModuleFile(spec.moduleFile);
+  const app =
+    loaded === undefined
+      ? undefined
+      : await createApp(loaded.module, {
+          onWarning: (warning) => spec.log?.write(`agenttool: warning: ${warning}\n`),
+        });
+  let composition: Composition;
+  try {
+    composition = await Composition.open(app, {
+      config,
+      expandEnv: spec.expandEnv,
+      log: spec.log ?? process.stderr,
+    });
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    throw error;
+  }
+  const name = loaded?.name ?? 'config';
+  const executor = app?.executor ?? new Executor();
+  let served: Promise<{ remote: RemoteTools; close: () => Promise<void> }> | undefined;
+  return {
+    label: `${loaded === undefined ? '' : `module ${loaded.name} and `}${composition.file}`,
+    tools: [...composition.tools],
+    execute: (jobs, options) =>
+      executor.execute(jobs, {
+        signal: options.signal,
+        context: createContext({ recorder: options.recorder, elicitor: options.elicitor }),
+      }),
+    primitives: async () => {
+      if (composition.prompts.length === 0 && composition.resources.length === 0) return undefined;
+      served ??= serveInMemory(composition, name);
+      return (await served).remote;
+    },
+    close: async () => {
+      try {
+        await (await served?.catch(() => undefined))?.close();
+        await composition.close();
+      } finally {
+        await app?.close();
+      }
+    },
+  };
+}
+
 /** The app served over a pair of in-memory transports, and the command's client to it. */
 async function serveInMemory(
-  app: ToolApp,
+  app: ToolApp | Composition,
   name: string,
 ): Promise<{ remote: RemoteTools; close: () => Promise<void> }> {
   const server = serveTools(app, { name, version: packageVersion() });

@@ -115,10 +115,19 @@ export {
   handleArgumentOf,
   replayOf,
   resourceOf,
+  tagsOf,
   unwrap,
   validatesOwnArguments,
   wrap,
 } from './tool';
+export { type LiveTools, ToolListeners, isLiveTools } from './live-tools';
+export {
+  type ToolSetTransform,
+  type ToolTransform,
+  namePattern,
+  transformTool,
+  transformTools,
+} from './transform';
 export {
   type StatedTaskSupport,
   type TaskMode,

@@ -107,6 +107,12 @@ export interface Tool {
    * minted it.
    */
   readonly handleArgument?: string | undefined;
+  /**
+   * Labels a host may select tools by (read with {@link tagsOf}; absent: none), e.g. a
+   * served set filtered to the tools tagged `safe`. Not part of the definition the model
+   * sees, nor of the definition hash.
+   */
+  readonly tags?: readonly string[] | undefined;
 }
 
 /** The optional members of a `Tool`: what a wrapper must forward. */
@@ -123,6 +129,7 @@ export const OPTIONAL_TOOL_PROPERTIES = [
   'access',
   'taskSupport',
   'handleArgument',
+  'tags',
 ] as const satisfies readonly (keyof Tool)[];
 
 /** True when the tool declares a strict definition. */
@@ -192,6 +199,17 @@ export function handleArgumentOf(tool: Tool): string | undefined {
   return typeof name === 'string' && name !== '' ? name : undefined;
 }
 
+/** The tool's tags: its non-empty strings, each once, in order; none by default. */
+export function tagsOf(tool: Pick<Tool, 'tags'>): readonly string[] {
+  const tags: unknown = tool.tags;
+  if (!Array.isArray(tags)) return NO_TAGS;
+  const seen = new Set<string>();
+  for (const tag of tags) if (typeof tag === 'string' && tag !== '') seen.add(tag);
+  return seen.size === tags.length ? (tags as readonly string[]) : [...seen];
+}
+
+const NO_TAGS: readonly string[] = Object.freeze([]);
+
 /** True when the tool owns something the host must close. */
 export function isCloser(tool: Tool): tool is Tool & { close(): void | Promise<void> } {
   return typeof tool.close === 'function';
@@ -240,6 +258,8 @@ export interface ToolInit {
   readonly taskSupport?: TaskMode | TaskSupport | undefined;
   /** The argument that carries the tool's state handle (see `Tool.handleArgument`). */
   readonly handleArgument?: string | undefined;
+  /** Labels a host may select tools by (see `Tool.tags`); absent: none. */
+  readonly tags?: readonly string[] | undefined;
 }
 
 /**
@@ -283,6 +303,7 @@ export function newTool(init: ToolInit): Tool {
   if (init.taskSupport !== undefined)
     tool.taskSupport = taskSupportFrom(init.name, init.taskSupport);
   if (init.handleArgument !== undefined) tool.handleArgument = init.handleArgument;
+  if (init.tags !== undefined) tool.tags = Object.freeze([...init.tags]);
   return tool;
 }
 
@@ -362,6 +383,9 @@ export function wrap(
     },
     get handleArgument() {
       return handleArgumentOf(tool);
+    },
+    get tags() {
+      return tagsOf(tool);
     },
   };
   if (isCloser(tool)) {

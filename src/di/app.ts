@@ -46,6 +46,7 @@ import { type ScopeChange } from './scope-report';
 import { startWarning, warnAtStart } from './start-warnings';
 import { type Token, tokenName } from './tokens';
 import { exposeRootTokens } from './registration';
+import { AppTools, type LiveSource, livePrimitives, resolveLiveTools } from './live-tools';
 
 /** How an app runs its tools. */
 export interface ToolAppOptions {
@@ -125,8 +126,7 @@ const MAX_NAMED_TOOLS = 20;
  * with an executor to run batches and `close()` to close what it created.
  */
 export class ToolApp {
-  /** The app's tools, validated (non-empty, unique names). */
-  readonly tools: ToolSet;
+  readonly #tools: AppTools;
   /** The app's prompts (`@Module({ prompts })`), served beside its tools by `serveTools(app)`. */
   readonly prompts: readonly Prompt[];
   /**
@@ -167,6 +167,7 @@ export class ToolApp {
     appScope: InstanceScope;
     options: ToolAppOptions;
     tools: Tool[];
+    live: readonly LiveSource[];
     primitives: BuiltPrimitives;
     scopeReport: readonly ScopeChange[];
     handles: HandleTable;
@@ -180,7 +181,7 @@ export class ToolApp {
     this.#options = init.options;
     this.scopeReport = init.scopeReport;
     this.container = init.appScope.container;
-    this.tools = new ToolSet(init.tools);
+    this.#tools = new AppTools(init.tools, init.live, warner(init.options));
     this.executor = new Executor({
       maxParallel: init.options.maxParallel,
       sequential: init.options.sequential,
@@ -224,6 +225,8 @@ export class ToolApp {
           maxQueued: maxQueuedCalls(options.maxQueuedCalls),
         });
         const primitives = await buildPrimitives(checked, appScope, scopeOf);
+        const live = await resolveLiveTools(checked.graph, appScope);
+        livePrimitives(live, primitives, warner(options));
         exposeRootTokens(container, checked.graph, checked.homes);
         const app = new ToolApp({
           graph: checked.graph,
@@ -231,6 +234,7 @@ export class ToolApp {
           appScope,
           options,
           tools,
+          live,
           primitives,
           scopeReport,
           handles,
@@ -242,6 +246,29 @@ export class ToolApp {
       await appScope.close().catch(() => undefined);
       throw error;
     }
+  }
+
+  /**
+   * The app's tools, validated (non-empty, unique names): those of its modules, then
+   * those of its live sources (`@Module({ liveTools })`) as they are now. Read it again
+   * after {@link ToolApp.onToolsChanged} reports a change.
+   */
+  get tools(): ToolSet {
+    return this.#tools.set;
+  }
+
+  /**
+   * Calls `listener` after each change of {@link ToolApp.tools} (a live source's tools
+   * changed: a remote server went away or came back); returns its remover. An app
+   * without live sources never changes. `serveTools(app)` follows it.
+   */
+  onToolsChanged(listener: () => void): () => void {
+    return this.#tools.onChanged(listener);
+  }
+
+  /** True when the app has live sources (`liveTools`): only then can its tools change. */
+  get mayChange(): boolean {
+    return this.#tools.live;
   }
 
   /**
@@ -422,6 +449,7 @@ export class ToolApp {
   }
 
   async #closeAll(signal: string | undefined): Promise<void> {
+    this.#tools.close();
     const errors: unknown[] = [];
     try {
       await this.#handles.close();
@@ -444,6 +472,11 @@ export class ToolApp {
       throw new AggregateError(errors, `ToolApp.close: ${errors.length} failed`);
     }
   }
+}
+
+/** Where the app's warnings go: `onWarning`, else a process warning. */
+function warner(options: ToolAppOptions): (warning: string) => void {
+  return options.onWarning ?? ((warning) => process.emitWarning(warning, 'AgentToolWarning'));
 }
 
 function maxQueuedCalls(value: unknown): number {

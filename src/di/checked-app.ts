@@ -23,6 +23,7 @@ import { effectiveHomes, type Home, linkGraph } from './link';
 import { checkGuardScopes } from './module-guards';
 import { addInterceptorNodes, checkInterceptorScopes } from './module-interceptors';
 import { checkModuleClassScopes } from './scope-report';
+import { checkLiveTools } from './live-tools';
 
 /** The modules of an app, read and checked, with where each node's instances live. */
 export interface CheckedApp {
@@ -58,6 +59,7 @@ export function checkApp(graph: AppGraph): CheckedApp {
   checkGuardScopes(graph, homes);
   checkInterceptorScopes(graph, homes);
   checkModuleClassScopes(graph, homes);
+  checkLiveTools(graph, homes);
   if (graph.problems.length > 0) throw new ModuleError(graph.root.name, graph.problems);
   return { graph, homes };
 }

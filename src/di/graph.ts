@@ -246,6 +246,7 @@ export function readModules(
         exports: [],
         guards: [],
         interceptors: [],
+        liveTools: [],
       },
       imports: [],
       own: new Map(),

@@ -5,6 +5,7 @@ import 'reflect-metadata';
  * container, an executor, and `close()`.
  */
 export { ToolApp, type AppBatchOptions, type ToolAppOptions } from './app';
+export { MCP_SERVERS, McpServersModule } from './mcp-servers-module';
 export { CallAuth, CallElicitor, CallRecorder, CallSession } from './facades';
 export { type CanActivate, type GuardLike, type InterceptorLike } from '../decorators';
 export {

@@ -82,6 +82,13 @@ export interface ModuleOptions {
    * functions, or classes of them, built once with this module's providers injected.
    */
   readonly interceptors?: readonly InterceptorLike[] | undefined;
+  /**
+   * Tokens of app-scoped providers (this module's or its imports' exports) whose
+   * instances are `LiveTools`: tools that change while the app runs, such as the remote
+   * tools of `McpServersModule`. Their tools join the app's, after the modules' own, and
+   * the app follows their changes (see `ToolApp.onToolsChanged`).
+   */
+  readonly liveTools?: readonly Token[] | undefined;
 }
 
 /** The options of a module as the app reads them: every list present. */
@@ -94,12 +101,14 @@ export interface ModuleRecord {
   readonly exports: readonly Token[];
   readonly guards: readonly GuardLike[];
   readonly interceptors: readonly InterceptorLike[];
+  readonly liveTools: readonly Token[];
 }
 
 const MODULE_KEY = 'io.github.christopherdavenport.agenttool/di:module';
 
 /**
- * `@Module({ imports, tools, providers, exports, guards, interceptors })` composes tools and providers, as
+ * `@Module({ imports, tools, providers, exports, guards, interceptors, liveTools })` composes
+ * tools and providers, as
  * NestJS modules do. It only records its options; `ToolApp.create` reads them.
  */
 export function Module(options: ModuleOptions): ClassDecorator {
@@ -114,6 +123,7 @@ export function Module(options: ModuleOptions): ClassDecorator {
       exports: [...(options.exports ?? [])],
       guards: [...(options.guards ?? [])],
       interceptors: [...(options.interceptors ?? [])],
+      liveTools: [...(options.liveTools ?? [])],
     };
     Reflect.defineMetadata(MODULE_KEY, record, target);
   };

@@ -22,6 +22,7 @@ const FIXTURE_SOURCES = [
   'primitives-app.module.ts',
   'scale-app.module.ts',
   'banner-app.module.ts',
+  'compose-remote.module.ts',
   'esm-app.module.mts',
   'esm-verifier.mts',
 ];

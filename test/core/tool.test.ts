@@ -15,6 +15,7 @@ import {
   outputSchemaOf,
   replayOf,
   resourceOf,
+  tagsOf,
   text,
   type Tool,
   ToolSet,
@@ -50,6 +51,7 @@ function everythingTool(closed: string[]): Tool {
     outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
     access: { scopes: ['files:write'], guards: [(request) => request.auth?.subject === 'ada'] },
     handleArgument: 'shell_id',
+    tags: ['files'],
     execute: () => text('inner'),
   });
 }
@@ -167,6 +169,7 @@ describe('wrap and unwrap', () => {
     expect(accessOf(wrapper)).toEqual(accessOf(inner));
     expect(accessOf(wrapper)?.guards).toEqual(inner.access?.guards);
     expect(handleArgumentOf(wrapper)).toBe('shell_id');
+    expect(tagsOf(wrapper)).toEqual(['files']);
     expect(definitionOf(wrapper)).toEqual(definitionOf(inner));
     expect(await wrapper.execute({ id: '1', args: '' }, ctx)).toEqual(text('outer'));
     await wrapper.close?.();

@@ -10,9 +10,9 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import { createContext, taskSupportOf, toolFromInstance } from 'agenttool';
+import { createContext, newTool, taskSupportOf, text, toolFromInstance } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
-import { connectMcp, type ConnectOptions, type McpToolServer } from 'agenttool/mcp';
+import { connectMcp, type ConnectOptions, type McpToolServer, serveTools } from 'agenttool/mcp';
 import { PROTOCOL_ERAS, testClient } from 'agenttool/testing';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { runNotesBatch } from '../../samples/docs/batch-events';
@@ -22,6 +22,7 @@ import { greetGuests, GuestbookModule } from '../../samples/docs/modules';
 import { serveHandbook } from '../../samples/docs/prompts-and-resources';
 import { ProjectShellModule } from '../../samples/docs/shell-module';
 import { crawl, Migrate } from '../../samples/docs/task-support';
+import { composedApp, readOnly, searchDocs } from '../../samples/docs/composition';
 import { ensureBuilt } from '../cli/helpers';
 
 const ROOT = join(__dirname, '../..');
@@ -106,6 +107,36 @@ describe('the code on the pages', () => {
 });
 
 describe('the samples no other test runs', () => {
+  it('composition.md: a server over HTTP beside a local tool, and transforms in code', async () => {
+    const remote = serveTools([
+      newTool({ name: 'time', description: 'The time', execute: () => text('12:00') }),
+    ]);
+    const listener = await remote.listenHttp({ port: 0 });
+    const app = await composedApp({ mcpServers: { clock: { url: listener.url } } });
+    try {
+      expect([...app.tools].map((t) => t.name)).toEqual(['note', 'clock__time']);
+      const [noted, time] = await app.results([
+        app.job('note', { text: 'hi' }),
+        app.job('clock__time', {}),
+      ]);
+      expect(noted?.result?.output).toBe('noted "hi" (1 of 1 servers up)');
+      expect(time?.result?.output).toBe('12:00');
+    } finally {
+      await app.close();
+      await remote.close();
+    }
+    expect(searchDocs.parameters).toEqual({
+      type: 'object',
+      properties: { query: { type: 'string' } },
+      required: ['query'],
+    });
+    const call = { id: 'c', args: '{"query":"tasks"}' };
+    expect((await searchDocs.execute(call, createContext({ call }))).output).toBe(
+      'searched {"index":"docs","query":"tasks"}',
+    );
+    expect(readOnly.map((t) => t.name)).toEqual(['search_docs']);
+  });
+
   it('executor.md: the batch keeps its chain in order and reports each event', async () => {
     const { chains, events, notes } = await runNotesBatch();
     expect(chains).toEqual([[0, 2], [1]]);

@@ -65,6 +65,12 @@ export interface ConnectOptions extends Declarations {
    * throws is ignored: refreshing goes on.
    */
   readonly onRefreshError?: (error: Error) => void;
+  /**
+   * Called after each listing of the tools (the one at connect, one following a
+   * `tools/list_changed`, a `refresh()`), which makes new tool objects; read them with
+   * `tools()`. What it throws is ignored.
+   */
+  readonly onToolsChanged?: () => void;
   /** How this client introduces itself; `{ name: "agenttool", version: "0" }` by default. */
   readonly clientInfo?: { readonly name: string; readonly version: string };
   /** Capabilities to declare besides those the options imply. */
@@ -163,6 +169,7 @@ export function checkConnectOptions(options: unknown): void {
   }
   optionalFunction(o.onLog, 'onLog', ' (level, data, logger) => void');
   optionalFunction(o.onRefreshError, 'onRefreshError', '');
+  optionalFunction(o.onToolsChanged, 'onToolsChanged', ' () => void');
   optionalFunction(o.onResourceUpdated, 'onResourceUpdated', ' (uri) => void');
   optionalFunction(
     o.elicitationHandler,

@@ -113,6 +113,9 @@ export class RemoteTools {
   #reopening: { readonly stale: Client; readonly done: Promise<boolean> } | undefined;
   /** The warnings given about tools left out of the list, each given once. */
   readonly #warned = new Set<string>();
+  /** Resolves once the connection is closed, by {@link RemoteTools.close} or by the server. */
+  readonly #ended: Promise<void>;
+  #end!: () => void;
 
   private constructor(options: ConnectOptions) {
     checkConnectOptions(options);
@@ -148,6 +151,7 @@ export class RemoteTools {
       },
       this.#closing.signal,
     );
+    this.#ended = new Promise((resolve) => (this.#end = resolve));
     this.#primitives = new RemotePrimitives({
       calls: this.#calls,
       client: () => this.#client,
@@ -160,6 +164,21 @@ export class RemoteTools {
     const remote = new RemoteTools(options);
     await remote.#open();
     return remote;
+  }
+
+  /**
+   * Resolves once the connection has closed: by {@link RemoteTools.close}, or because
+   * the server went away (a stdio server's process ended, the transport closed). Calls
+   * then fail with `mcp: connection closed`; a host that keeps the server's tools on
+   * offer withdraws them, and may connect again.
+   */
+  get closed(): Promise<void> {
+    return this.#ended;
+  }
+
+  /** True once the connection has closed (see {@link RemoteTools.closed}). */
+  get isClosed(): boolean {
+    return this.#closed;
   }
 
   /** The SDK client, for what this adapter does not cover. */
@@ -350,6 +369,7 @@ export class RemoteTools {
     const error = new AgentToolError('CONNECTION', CONNECTION_CLOSED);
     this.#closing.abort(error);
     this.#refresher.close(error);
+    this.#end();
   }
 
   async #open(): Promise<void> {
@@ -581,15 +601,23 @@ export class RemoteTools {
         }
         paramHeaders = scan.headers;
       }
+      // A 2025-era server says per tool whether it runs tasks (`execution.taskSupport`); a
+      // 2026-07-28 one decides per call, and a task it answers with is followed here.
+      const taskSupport = legacyTaskSupport(raw);
       const call = (
         remote: string,
         hints: RemoteHints,
         c: Call,
         ctx: ToolContext,
       ): Promise<Result> => this.#call(remote, hints, c, ctx, paramHeaders);
-      tools.push(remoteTool(raw, this.#prefix, this.#options, call));
+      tools.push(remoteTool(raw, this.#prefix, this.#options, call, taskSupport));
     }
     this.#snapshot = tools;
+    try {
+      this.#options.onToolsChanged?.();
+    } catch {
+      // A failing listener must not fail the listing.
+    }
   }
 
   /**
@@ -634,6 +662,16 @@ export class RemoteTools {
       signal,
     );
   }
+}
+
+/** A 2025-era tool's `execution.taskSupport`, when it runs as a task at all. */
+function legacyTaskSupport(raw: Readonly<Record<string, unknown>>): 'optional' | undefined {
+  const execution = raw['execution'];
+  if (typeof execution !== 'object' || execution === null) return undefined;
+  const mode = (execution as Record<string, unknown>)['taskSupport'];
+  // A tool that runs only as a task is still called as a plain call by this client,
+  // which asks for no 2025-11-25 task: the server decides.
+  return mode === 'optional' || mode === 'required' ? 'optional' : undefined;
 }
 
 /** How errors name a server that gave no name: the URL or command it was reached at. */

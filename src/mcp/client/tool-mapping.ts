@@ -133,13 +133,17 @@ export type RemoteCaller = (
  * A listed MCP tool as a core tool: the local name, the description, the input schema
  * verbatim (`{"type":"object"}` when absent or null), the output schema verbatim when it is an
  * object schema, never strict, not a closer, replay unknown, annotations from the
- * server, sequential/resource/confined from the host's declarations.
+ * server, sequential/resource/confined from the host's declarations, and task support
+ * `optional` when a 2025-era server declares the tool runs as a task
+ * (`execution.taskSupport`): a host that serves the tool again may then run its calls
+ * as tasks of its own.
  */
 export function remoteTool(
   raw: JsonObject,
   prefix: string,
   declarations: Declarations,
   caller: RemoteCaller,
+  taskSupport?: 'optional',
 ): Tool {
   const remote = raw['name'];
   if (typeof remote !== 'string' || remote === '') {
@@ -187,5 +191,6 @@ export function remoteTool(
     ...(resource !== undefined ? { resource } : {}),
     ...(annotations !== undefined ? { annotations } : {}),
     ...(confined !== undefined ? { confined } : {}),
+    ...(taskSupport !== undefined ? { taskSupport } : {}),
   });
 }

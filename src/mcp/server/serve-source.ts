@@ -1,5 +1,7 @@
 import {
   AgentToolError,
+  isLiveTools,
+  type LiveTools,
   type McpResource,
   type McpResourceTemplate,
   type Prompt,
@@ -16,6 +18,8 @@ export function readSource(source: ServeSource): {
   recorder?: RecordFunc | undefined;
   prompts?: Prompt[];
   resources?: (McpResource | McpResourceTemplate)[];
+  /** The source itself when its tools change while served (see `LiveTools`). */
+  live?: LiveTools;
 } {
   if (source === null || typeof source !== 'object') {
     throw new AgentToolError(
@@ -51,6 +55,7 @@ export function readSource(source: ServeSource): {
       recorder,
       ...(app.prompts === undefined ? {} : { prompts: [...app.prompts] }),
       ...(app.resources === undefined ? {} : { resources: [...app.resources] }),
+      ...(isLiveTools(source) ? { live: source } : {}),
     };
   }
   if (Symbol.iterator in source)

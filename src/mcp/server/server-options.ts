@@ -122,6 +122,11 @@ export type ServeSource =
       readonly prompts?: Iterable<Prompt> | undefined;
       /** Resources and resource templates served beside the tools. */
       readonly resources?: Iterable<McpResource | McpResourceTemplate> | undefined;
+      /**
+       * With `tools`, a `LiveTools`: the served tools follow `tools` after each change
+       * (an app with remote servers, `McpServers`), and clients are told.
+       */
+      onToolsChanged?(listener: () => void): () => void;
     };
 
 /** A connection served over stdio. */

@@ -16,6 +16,7 @@ import {
   type Prompt,
   type RecordFunc,
   type Session,
+  type LiveTools,
   type Tool,
   withTraceIds,
 } from '../../core';
@@ -40,6 +41,7 @@ import {
 import { ScaleOut } from './scale';
 import { composeHooks, readSource } from './serve-source';
 import { catalogChanges, compileServedTools, type ServedChanges, toolChanges } from './swap';
+import { followTools } from './follow-tools';
 import {
   type Closer,
   type McpServerOptions,
@@ -99,9 +101,13 @@ export class McpToolServer {
   readonly host: InstanceHost;
   /** Withdraws the server's gauges from the meter provider (a no-op without one). */
   readonly #unobserve: () => void;
+  /** Stops following a source whose tools change (see `LiveTools`). */
+  #unfollow: () => void = () => undefined;
+  /** True while the served source's tools change by themselves. */
+  #live = false;
 
   constructor(source: ServeSource, options: McpServerOptions = {}) {
-    const { tools, onSession, recorder, prompts, resources } = readSource(source);
+    const { tools, onSession, recorder, prompts, resources, live } = readSource(source);
     // Read once: an iterable given in the options serves every source a swap brings.
     this.#given = {
       onSession: options.onSession,
@@ -151,7 +157,7 @@ export class McpToolServer {
       calls: new CallTracker(),
       tasks: new Tasks(options.tasks, report, this.#scale?.taskPlace()),
       localAuth: options.localAuth,
-      listChanged: () => options.listChanged ?? this.#changed,
+      listChanged: () => options.listChanged ?? (this.#live || this.#changed),
       definitions: () => (definitions ??= [...this.#tools.values()].map((s) => s.definition)),
       servedTools: () => (served ??= [...this.#tools.values()]),
       served: (name) => this.#tools.get(name),
@@ -162,6 +168,7 @@ export class McpToolServer {
     };
     this.addTools(...tools);
     this.#made = true;
+    this.#follow(live, tools, report);
     this.#unobserve = observeServer({
       sessions: () => this.#sessions.size,
       parkedCalls: () => this.host.trips.parked,
@@ -233,7 +240,7 @@ export class McpToolServer {
     if (this.#closing !== undefined) {
       throw new AgentToolError('CLOSED', 'mcp: swap: the server is closed');
     }
-    const { tools, onSession, recorder, prompts, resources } = readSource(source);
+    const { tools, onSession, recorder, prompts, resources, live } = readSource(source);
     const catalog = this.#catalogOf(prompts, resources);
     const served = compileServedTools(tools, () => false);
     const changes = {
@@ -245,11 +252,26 @@ export class McpToolServer {
     this.#catalog = catalog;
     this.#sourceRecorder = recorder;
     this.#onSession = composeHooks(onSession, this.#given.onSession);
+    this.#follow(live, tools, this.host.report);
     const { added, removed, changed, promptsChanged, resourcesChanged } = changes;
     if (added.length > 0 || removed.length > 0 || changed.length > 0) this.#listChanged();
     if (promptsChanged) this.#primitivesChanged('prompts');
     if (resourcesChanged) this.#primitivesChanged('resources');
     return changes;
+  }
+
+  /**
+   * Follows a source whose tools change by themselves (remote servers that come and go):
+   * the served tools are kept equal to its tools, in place of the previous source's.
+   */
+  #follow(
+    live: LiveTools | undefined,
+    tools: readonly Tool[],
+    report: (message: string, error: unknown) => void,
+  ): void {
+    this.#unfollow();
+    this.#live = live !== undefined;
+    this.#unfollow = live === undefined ? () => undefined : followTools(live, tools, this, report);
   }
 
   /** The catalog of a source's prompts and resources, with the options' after them. */
@@ -421,6 +443,7 @@ export class McpToolServer {
   }
 
   async #close(): Promise<void> {
+    this.#unfollow();
     const open = [...this.#sessions];
     const deadline = Date.now() + this.#grace;
     const calls = this.host.calls;

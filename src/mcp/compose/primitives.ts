@@ -1,0 +1,158 @@
+import {
+  AgentToolError,
+  errorMessage,
+  goQuote,
+  type McpResource,
+  type McpResourceTemplate,
+  type Prompt,
+  type PromptMessage,
+  type ResourceBody,
+  type ResourceReply,
+  type ToolContext,
+} from '../../core';
+import { type RemoteTools } from '../client';
+import { scrubbed } from './secrets';
+import { type SupervisedServer } from './supervised-server';
+
+/** The prompts and resources of the servers, as listed when they were gathered. */
+export interface GatheredPrimitives {
+  readonly prompts: Prompt[];
+  readonly resources: (McpResource | McpResourceTemplate)[];
+}
+
+/** How long listing one server's prompts or resources may take (ms). */
+const LIST_TIMEOUT_MS = 10_000;
+
+/**
+ * The prompts, resources and templates of the servers that are up, listed now: each
+ * prompt as `<name>__<prompt>`, each resource and template under its own URI with its
+ * name prefixed. Each is answered by the server's connection of the moment (a server
+ * down then fails the request saying so). Listing failures are reported and skip that
+ * kind of that server; a URI or a name already taken (by an earlier server or `taken`)
+ * is left out, reported.
+ */
+export async function gatherPrimitives(
+  servers: readonly SupervisedServer[],
+  report: (message: string) => void,
+  taken: { readonly names: Set<string>; readonly uris: Set<string> } = {
+    names: new Set(),
+    uris: new Set(),
+  },
+): Promise<GatheredPrimitives> {
+  const prompts: Prompt[] = [];
+  const resources: (McpResource | McpResourceTemplate)[] = [];
+  for (const server of servers) {
+    const remote = server.remote;
+    if (remote === undefined) continue;
+    const name = server.config.name;
+    const list = async <T>(what: string, run: () => Promise<T[]>): Promise<T[]> => {
+      try {
+        return await run();
+      } catch (error) {
+        const message = scrubbed(errorMessage(error), server.config.secrets);
+        report(`mcp server ${goQuote(name)}: its ${what} are not served: ${message}`);
+        return [];
+      }
+    };
+    const options = { signal: AbortSignal.timeout(LIST_TIMEOUT_MS) };
+    const take = (kind: 'name' | 'uri', key: string, what: string): boolean => {
+      const set = kind === 'name' ? taken.names : taken.uris;
+      if (set.has(key)) {
+        report(
+          `mcp server ${goQuote(name)}: ${what} is left out: ${goQuote(key)} is served already`,
+        );
+        return false;
+      }
+      set.add(key);
+      return true;
+    };
+    for (const prompt of await list('prompts', () => remote.listPrompts(options))) {
+      const local = `${name}__${prompt.name}`;
+      if (!take('name', `prompt:${local}`, `prompt ${goQuote(prompt.name)}`)) continue;
+      prompts.push({
+        name: local,
+        ...(prompt.title === undefined ? {} : { title: prompt.title }),
+        ...(prompt.description === undefined ? {} : { description: prompt.description }),
+        ...(prompt.arguments === undefined ? {} : { arguments: prompt.arguments }),
+        get: async (args, ctx) => {
+          const result = await connection(server).getPrompt(prompt.name, args, requestOf(ctx));
+          return {
+            ...(result.description === undefined ? {} : { description: result.description }),
+            messages: result.messages as unknown as PromptMessage[],
+          };
+        },
+      });
+    }
+    for (const resource of await list('resources', () => remote.listResources(options))) {
+      if (!take('uri', resource.uri, `resource ${goQuote(resource.uri)}`)) continue;
+      if (
+        !take('name', `resource:${name}__${resource.name}`, `resource ${goQuote(resource.uri)}`)
+      ) {
+        continue;
+      }
+      const described = description(resource);
+      resources.push({
+        ...described,
+        name: `${name}__${resource.name}`,
+        uri: resource.uri,
+        ...(resource.size === undefined ? {} : { size: resource.size }),
+        read: async (ctx: ToolContext) =>
+          reply(await connection(server).readResource(resource.uri, requestOf(ctx))),
+      });
+    }
+    for (const template of await list('resource templates', () =>
+      remote.listResourceTemplates(options),
+    )) {
+      if (!take('uri', template.uriTemplate, `template ${goQuote(template.uriTemplate)}`)) continue;
+      if (
+        !take(
+          'name',
+          `resource:${name}__${template.name}`,
+          `template ${goQuote(template.uriTemplate)}`,
+        )
+      ) {
+        continue;
+      }
+      resources.push({
+        ...description(template),
+        name: `${name}__${template.name}`,
+        uriTemplate: template.uriTemplate,
+        read: async (_vars: Readonly<Record<string, string>>, uri: string, ctx: ToolContext) =>
+          reply(await connection(server).readResource(uri, requestOf(ctx))),
+      });
+    }
+  }
+  return { prompts, resources };
+}
+
+/** The server's connection now, or an error saying it is not connected. */
+function connection(server: SupervisedServer): RemoteTools {
+  const remote = server.remote;
+  if (remote === undefined) {
+    throw new AgentToolError(
+      'CONNECTION',
+      `mcp server ${goQuote(server.config.name)} is not connected now (${server.status.state}); try again later`,
+    );
+  }
+  return remote;
+}
+
+function requestOf(ctx: ToolContext): { context: ToolContext; signal: AbortSignal } {
+  return { context: ctx, signal: ctx.signal };
+}
+
+function reply(result: { readonly contents: readonly unknown[] }): ResourceReply {
+  return { contents: result.contents as ResourceBody[] };
+}
+
+function description(listed: {
+  readonly title?: string | undefined;
+  readonly description?: string | undefined;
+  readonly mimeType?: string | undefined;
+}): { title?: string; description?: string; mimeType?: string } {
+  return {
+    ...(listed.title === undefined ? {} : { title: listed.title }),
+    ...(listed.description === undefined ? {} : { description: listed.description }),
+    ...(listed.mimeType === undefined ? {} : { mimeType: listed.mimeType }),
+  };
+}

@@ -1,0 +1,312 @@
+// `agenttool serve --config`: one server made of many. One composed server (the built
+// command, over HTTP on loopback) serves a module file's tools beside three servers of
+// its configuration: the reference everything-server and one of our apps over stdio,
+// and one of our apps over HTTP (served by this test), plus two that never start. Two
+// clients, one per protocol era, list and call through it. Then `list --config`.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createContext, newTool, type Result, structuredResult, type Tool } from 'agenttool';
+import {
+  connectMcp,
+  type HttpListener,
+  type McpToolServer,
+  type RemoteTools,
+  serveTools,
+} from 'agenttool/mcp';
+import {
+  APP,
+  CLI,
+  ensureBuilt,
+  FIXTURES,
+  killChildren,
+  type Running,
+  runAgenttool,
+  startAgenttool,
+  tempDir,
+} from './helpers';
+
+const EVERYTHING = join(
+  require.resolve('@modelcontextprotocol/server-everything/package.json'),
+  '../dist/index.js',
+);
+const REMOTE_APP = join(FIXTURES, 'compose-remote.module.js');
+const SECRET = 'sekret-value-9f3';
+
+let web: McpToolServer;
+let webListener: HttpListener;
+let composed: Running;
+let modern: RemoteTools;
+let legacy: RemoteTools;
+let journal: string;
+let dir: string;
+let listChanges = 0;
+
+function webServer(): McpToolServer {
+  return serveTools([
+    newTool({
+      name: 'clock',
+      description: 'The time on the web server',
+      annotations: { readOnly: true, idempotent: true, openWorld: false },
+      outputSchema: { type: 'object', properties: { time: { type: 'string' } } },
+      execute: () => structuredResult({ time: '12:00' }),
+    }),
+    newTool({ name: 'internal', description: 'Not for agents', execute: () => ({ output: 'no' }) }),
+  ]);
+}
+
+beforeAll(async () => {
+  ensureBuilt();
+  dir = tempDir();
+  journal = join(dir, 'journal.txt');
+  writeFileSync(journal, '');
+  mkdirSync(join(dir, 'sub'));
+  web = webServer();
+  webListener = await web.listenHttp({ port: 0 });
+  const config = {
+    // Read by agenttool only: a comment such as VS Code's mcp.json may hold.
+    mcpServers: {
+      everything: {
+        command: process.execPath,
+        args: [EVERYTHING, 'stdio'],
+        protocol: 'legacy',
+        tools: {
+          include: ['echo', 'get-sum', 'get-structured-content', 'get-tiny-image'],
+          transform: {
+            echo: { rename: 'say', description: 'Say the message back' },
+            'get-sum': { fixed: { a: 40 }, tags: ['math'] },
+            'get-tiny-image': { tags: ['hidden'] },
+          },
+        },
+      },
+      mine: {
+        command: process.execPath,
+        args: [CLI, 'serve', REMOTE_APP],
+        // Relative to the file's folder, wherever agenttool was started.
+        cwd: 'sub',
+        env: { COMPOSE_JOURNAL: journal, API_TOKEN: SECRET },
+        protocol: 'modern',
+      },
+      web: { type: 'http', url: webListener.url, tools: { exclude: ['internal'] } },
+      broken: { command: join(dir, 'no-such-server'), env: { TOKEN: SECRET } },
+      unreachable: { url: `http://127.0.0.1:1/mcp?token=${SECRET}`, headers: { 'X-Key': SECRET } },
+    },
+    tools: { include: ['echo', 'count'], transform: { count: { tags: ['local'] } } },
+    excludeTags: ['hidden'],
+    retry: { initialDelayMs: 50, maxAttempts: 2 },
+  };
+  writeFileSync(join(dir, 'servers.json'), `// composed\n${JSON.stringify(config, null, 2)}`);
+  // Started from the config's folder's parent: paths in the file are the file's.
+  composed = startAgenttool(
+    ['serve', APP, '--config', join(dir, 'servers.json'), '--http', '127.0.0.1:0'],
+    {
+      cwd: join(dir, '..'),
+    },
+  );
+  const [, url] = await composed.waitForStderr(/over Streamable HTTP at (\S+)/);
+  modern = await connectMcp({ transport: { url: url! }, protocol: 'modern', elicitation: true });
+  legacy = await connectMcp({
+    transport: { url: url! },
+    protocol: 'legacy',
+    elicitation: true,
+    onToolsChanged: () => void listChanges++,
+  });
+}, 90_000);
+
+afterAll(async () => {
+  await modern?.close();
+  await legacy?.close();
+  composed?.process.kill('SIGINT');
+  await composed?.done;
+  await web?.close();
+  killChildren();
+});
+
+function tool(remote: RemoteTools, name: string): Tool {
+  const found = remote.tools().find((t) => t.name === name);
+  if (found === undefined) throw new Error(`no ${name} among ${names(remote).join(', ')}`);
+  return found;
+}
+
+function names(remote: RemoteTools): string[] {
+  return remote.tools().map((t) => t.name);
+}
+
+async function call(
+  remote: RemoteTools,
+  name: string,
+  args: unknown,
+  init: Parameters<typeof createContext>[0] = {},
+): Promise<Result> {
+  const c = init.call ?? { id: 'c', args: JSON.stringify(args) };
+  return tool(remote, name).execute(c, createContext({ ...init, call: c }));
+}
+
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 3000; i++) {
+    if (done()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+describe('agenttool serve --config', () => {
+  it("lists the module's tools, then each server's as <name>__<tool>, transformed", () => {
+    expect(names(legacy)).toEqual([
+      'echo',
+      'count',
+      'everything__say',
+      'everything__get-structured-content',
+      'everything__get-sum',
+      'mine__slow',
+      'mine__ask',
+      'mine__die',
+      'web__clock',
+    ]);
+    expect(names(modern)).toEqual(names(legacy));
+    expect(tool(legacy, 'everything__say').description).toBe('Say the message back');
+    const sum = tool(legacy, 'everything__get-sum').parameters as {
+      properties: object;
+      required: string[];
+    };
+    expect(Object.keys(sum.properties)).toEqual(['b']);
+    expect(sum.required).toEqual(['b']);
+    // Annotations and output schemas pass through unchanged.
+    expect(tool(modern, 'web__clock').annotations).toMatchObject({
+      readOnly: true,
+      idempotent: true,
+      openWorld: false,
+    });
+    expect(tool(modern, 'web__clock').outputSchema).toEqual({
+      type: 'object',
+      properties: { time: { type: 'string' } },
+    });
+    expect(tool(legacy, 'everything__get-structured-content').outputSchema).toBeDefined();
+  });
+
+  it('reports the servers that never start by name, without their secrets', async () => {
+    await composed.waitForStderr(/mcp server "unreachable": .*given up after 2 attempts/);
+    const stderr = (await composed.waitForStderr(/mcp server "broken": .*given up/)).input ?? '';
+    expect(stderr).toMatch(
+      /mcp server "broken": could not start: .*ENOENT.*trying again in 50 ms \(attempt 2 of 2\)/,
+    );
+    expect(stderr).toMatch(/mcp server everything: up, 4 tools/);
+    expect(stderr).not.toContain(SECRET);
+  });
+
+  it('calls through: a fixed argument merged, a caller may not set it, structured content', async () => {
+    expect((await call(modern, 'everything__get-sum', { b: 2 })).output).toContain('42');
+    await expect(call(legacy, 'everything__get-sum', { a: 1, b: 2 })).rejects.toThrow(
+      /invalid arguments: (unexpected property "a"|.*additional properties \["a"\])/,
+    );
+    const clock = await call(legacy, 'web__clock', {});
+    expect(clock.structured).toEqual({ time: '12:00' });
+    expect((await call(modern, 'echo', { text: 'local' })).output).toBe('local');
+  });
+
+  it.each([
+    ['2026-07-28', () => modern],
+    ['2025', () => legacy],
+  ])('puts the remote question to a %s client', async (_era, client) => {
+    const result = await call(
+      client(),
+      'mine__ask',
+      {},
+      {
+        elicitor: (question) => {
+          expect(question.message).toBe('Your name?');
+          return { action: 'accept', content: { name: 'Ada' } };
+        },
+      },
+    );
+    expect(result.output).toBe('hello Ada');
+  });
+
+  it('forwards progress, and a cancel reaches the remote server', async () => {
+    const updates: Result[] = [];
+    const controller = new AbortController();
+    const c = { id: 'slow', args: '{}', onUpdate: (u: Result) => updates.push(u) };
+    const running = call(legacy, 'mine__slow', {}, { call: c, signal: controller.signal });
+    await until(() => updates.length > 0, 'progress');
+    expect(updates[0]?.output).toBe('started');
+    controller.abort();
+    await expect(running).rejects.toThrow('context canceled');
+    await until(
+      () => readFileSync(journal, 'utf8').includes('slow cancelled'),
+      'the cancel to arrive',
+    );
+  });
+
+  it('serves the remote prompts under the prefix', async () => {
+    const prompts = await modern.listPrompts();
+    expect(prompts.map((p) => p.name)).toContain('everything__simple-prompt');
+    const got = await modern.getPrompt('everything__simple-prompt');
+    expect(got.messages.length).toBeGreaterThan(0);
+  });
+
+  it('withdraws the tools of a server that dies mid-call, tells the clients, and restarts it', async () => {
+    const before = listChanges;
+    await expect(call(modern, 'mine__die', {})).rejects.toThrow(/connection (closed|lost)/);
+    await composed.waitForStderr(/mcp server "mine": connection lost: .*its 3 tools are withdrawn/);
+    await until(
+      () => listChanges >= before + 2 && names(legacy).includes('mine__ask'),
+      'the server to come back',
+    );
+    await composed.waitForStderr(/mcp server "mine": connected again: 3 tools/);
+    expect(names(legacy)).toContain('web__clock');
+    const result = await call(
+      legacy,
+      'mine__ask',
+      {},
+      {
+        elicitor: () => ({ action: 'accept', content: { name: 'again' } }),
+      },
+    );
+    expect(result.output).toBe('hello again');
+  });
+
+  it('withdraws the tools of an HTTP server that stops answering', async () => {
+    await webListener.close();
+    await expect(call(legacy, 'web__clock', {})).rejects.toThrow(/mcp/);
+    await until(() => !names(legacy).includes('web__clock'), 'the tools to leave');
+    await composed.waitForStderr(/mcp server "web": connection lost/);
+  });
+});
+
+describe('agenttool list --config', () => {
+  it('lists the transformed tools and their tags, and refuses a malformed file by entry and field', async () => {
+    const server = webServer();
+    const listener = await server.listenHttp({ port: 0 });
+    try {
+      const file = join(dir, 'web.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          mcpServers: {
+            web: {
+              url: listener.url,
+              tools: { transform: { clock: { rename: 'now', tags: ['safe'] } } },
+            },
+          },
+          includeTags: ['safe'],
+        }),
+      );
+      const listed = await runAgenttool(['list', '--config', file, '--only', 'tools']);
+      expect(listed.stderr).toBe('');
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toMatch(
+        /^web__now\s+sha256:[0-9a-f]{64}\s+output tags=safe\s+read-only, closed world\n$/m,
+      );
+      expect(listed.stdout).not.toContain('internal');
+
+      writeFileSync(
+        file,
+        JSON.stringify({ mcpServers: { web: { url: listener.url, headers: { K: 1 } } } }),
+      );
+      const bad = await runAgenttool(['list', '--config', file]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toBe(`agenttool: ${file}: mcpServers.web.headers.K: must be a string\n`);
+    } finally {
+      await server.close();
+    }
+  });
+});
