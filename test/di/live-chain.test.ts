@@ -12,6 +12,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import {
   type AccessRequest,
   type CallHandler,
+  checkAccess,
+  type LiveTools,
   createContext,
   definitionHash,
   type Interceptor,
@@ -24,7 +26,14 @@ import {
   type ToolExecutionContext,
   unwrap,
 } from 'agenttool';
-import { Inject, MCP_SERVERS, McpServersModule, Module, ToolApp } from 'agenttool/di';
+import {
+  Inject,
+  InjectionToken,
+  MCP_SERVERS,
+  McpServersModule,
+  Module,
+  ToolApp,
+} from 'agenttool/di';
 import { connectMcp, type McpServers, type McpToolServer, serveTools } from 'agenttool/mcp';
 
 const log: string[] = [];
@@ -311,6 +320,45 @@ describe('live tools in the chain', () => {
       'invalid arguments: expected object, got array',
     );
     expect(log).toEqual([]);
+  });
+});
+
+describe('a live source of its own', () => {
+  it('asks the module guards before the tool’s own, and runs no chain where there is none', async () => {
+    const asked: string[] = [];
+    const plain = newTool({
+      name: 'plain',
+      description: 'A tool of a live source',
+      access: { guards: [() => (asked.push('own'), true)] },
+      execute: () => text('plain'),
+    });
+    const LIVE = new InjectionToken<LiveTools>('LIVE');
+    const live: LiveTools = { tools: [plain], onToolsChanged: () => () => undefined };
+    @Module({
+      providers: [{ provide: LIVE, useValue: live }],
+      liveTools: [LIVE],
+      guards: [() => (asked.push('module'), true)],
+    })
+    class LiveModule {}
+    const guarded = await ToolApp.create(LiveModule);
+    try {
+      const tool = guarded.tools.lookup('plain')!;
+      expect(await checkAccess(tool, { tool: 'plain', auth: undefined })).toEqual({
+        allowed: true,
+      });
+      expect(asked).toEqual(['module', 'own']);
+      expect(unwrap(tool)).toBe(plain);
+    } finally {
+      await guarded.close();
+    }
+    @Module({ providers: [{ provide: LIVE, useValue: live }], liveTools: [LIVE] })
+    class OpenModule {}
+    const open = await ToolApp.create(OpenModule);
+    try {
+      expect(open.tools.lookup('plain')).toBe(plain);
+    } finally {
+      await open.close();
+    }
   });
 });
 
