@@ -109,12 +109,12 @@ class TextArgs {
   @Param('The text') text!: string;
 }
 
-let servers: McpServers;
+let servers: Pick<McpServers, 'tools'>;
 const warnings: string[] = [];
 
 @Tool({ name: 'local', description: 'A local tool beside the remote ones', args: TextArgs })
 class Local {
-  constructor(@Inject(MCP_SERVERS) given: McpServers) {
+  constructor(@Inject(MCP_SERVERS) given: Pick<McpServers, 'tools'>) {
     servers = given;
   }
   execute(args: TextArgs): string {
