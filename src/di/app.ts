@@ -46,6 +46,7 @@ import { type ScopeChange } from './scope-report';
 import { startWarning, warnAtStart } from './start-warnings';
 import { type Token, tokenName } from './tokens';
 import { exposeRootTokens } from './registration';
+import { chainLiveSources } from './live-chain';
 import { AppTools, type LiveSource, livePrimitives, resolveLiveTools } from './live-tools';
 
 /** How an app runs its tools. */
@@ -225,7 +226,12 @@ export class ToolApp {
           maxQueued: maxQueuedCalls(options.maxQueuedCalls),
         });
         const primitives = await buildPrimitives(checked, appScope, scopeOf);
-        const live = await resolveLiveTools(checked.graph, appScope);
+        const live = await chainLiveSources(
+          checked,
+          appScope,
+          scopeOf,
+          await resolveLiveTools(checked.graph, appScope),
+        );
         livePrimitives(live, primitives, warner(options));
         exposeRootTokens(container, checked.graph, checked.homes);
         const app = new ToolApp({

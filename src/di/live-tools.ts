@@ -12,15 +12,19 @@ import {
   isResourceTemplate,
 } from '../core';
 import { type ModuleProblem } from './errors';
-import { type AppGraph, type ProviderNode } from './graph';
+import { type AppGraph, type ModuleNode, type ProviderNode } from './graph';
 import { type Home, sharingOf, visibleIn } from './link';
 import { type InstanceScope } from './scope';
 import { tokenName } from './tokens';
 
-/** A live source of the app: what names it in errors, and the source. */
+/** A live source of the app: what names it in errors, the source, and the module that lists it. */
 export interface LiveSource {
   readonly label: string;
   readonly live: LiveTools;
+  /** The first module that lists it in its `liveTools`: its guards and interceptors apply. */
+  readonly module: ModuleNode;
+  /** What each of its tools becomes in the app (its module chain around it); absent: itself. */
+  readonly wrap?: ((tool: Tool) => Tool) | undefined;
 }
 
 /**
@@ -68,7 +72,7 @@ export async function resolveLiveTools(
           `${label}: named in liveTools, its value is not LiveTools (it needs tools and onToolsChanged(listener))`,
         );
       }
-      sources.push({ label, live: instance });
+      sources.push({ label, live: instance, module });
     }
   }
   return sources;
@@ -120,7 +124,8 @@ function iterable<T>(value: unknown): T[] {
 
 /**
  * The app's tools: those of its modules, then those of its live sources as they are
- * now. A source's tool whose name is taken (by the modules' or an earlier source's) is
+ * now, each as its source's `wrap` makes it (the chain of the module that lists the
+ * source around it). A source's tool whose name is taken (by the modules' or an earlier source's) is
  * left out, with a warning once per name.
  */
 export class AppTools {
@@ -147,7 +152,7 @@ export class AppTools {
     if (this.#set === undefined) {
       const tools = [...this.own];
       const names = new Set(tools.map((tool) => tool.name));
-      for (const { label, live } of this.sources) {
+      for (const { label, live, wrap } of this.sources) {
         for (const tool of live.tools) {
           if (names.has(tool.name)) {
             const warning = `${label}: tool ${goQuote(tool.name)} is left out: the app has a tool of that name`;
@@ -156,7 +161,7 @@ export class AppTools {
             continue;
           }
           names.add(tool.name);
-          tools.push(tool);
+          tools.push(wrap === undefined ? tool : wrap(tool));
         }
       }
       this.#set = new ToolSet(tools);

@@ -33,13 +33,18 @@ export interface ToolExecutionContext {
    * properties, read through the readers (`annotationsOf(context.tool)?.readOnly`, ...).
    */
   readonly tool: Tool;
-  /** The `@Tool` class the tool was made from (NestJS's `getClass()`); undefined for another tool. */
+  /**
+   * The `@Tool` class the tool was made from (NestJS's `getClass()`); undefined for
+   * another tool (a remote server's, in an app).
+   */
   readonly toolClass: Constructor | undefined;
   /** The call: its id and its arguments as the model wrote them (`call.args`, `call.value`). */
   readonly call: Call;
   /**
    * The arguments as the tool receives them, validated already: the instance of its
    * arguments class (the decoded object for a tool without one). Shared with the tool.
+   * For a tool without a class that validates its own arguments after the chain (a
+   * remote server's tool in an app), the arguments as the model wrote them, decoded.
    */
   readonly args: unknown;
   /**
@@ -99,7 +104,7 @@ export interface InterceptedCall {
   readonly toolClass?: Constructor | undefined;
   /** The call (`context.call`). */
   readonly call: Call;
-  /** The arguments as the tool receives them, validated (`context.args`). */
+  /** The arguments as the tool receives them, validated unless the tool validates them itself (`context.args`). */
   readonly args: unknown;
   /** The call's context (`context.ctx`), current while the chain runs. */
   readonly ctx: ToolContext;
