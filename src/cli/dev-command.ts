@@ -18,7 +18,7 @@ export function registerDev(
     .description(
       'Serve a module file from its TypeScript source (compiled by SWC, no build step) over MCP, and reload the app on every edit of a file it imports: sessions stay connected and clients are told what changed.',
     )
-    .argument('<module-file>', 'the .ts module file (or a CommonJS .js), optionally file.ts#Export')
+    .argument('<module-file>', 'the module file, .ts or .js, optionally file.ts#Export')
     .option(
       '--debounce <ms>',
       `reload once the files have been quiet this long after an edit (default ${DEFAULT_DEBOUNCE_MS})`,

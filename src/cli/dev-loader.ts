@@ -6,6 +6,12 @@ import { CliError, ExitCode } from './exit-codes';
 
 /** The TypeScript extensions `agenttool dev` compiles with SWC. */
 const TYPESCRIPT = ['.ts', '.tsx', '.mts', '.cts'] as const;
+/**
+ * The JavaScript extensions that may hold an ES module of the user's: compiled to
+ * CommonJS by SWC too, since Node keeps an ES module it loaded for the life of the
+ * process, and dev must read the file again after each edit.
+ */
+const JAVASCRIPT = ['.js', '.mjs'] as const;
 /** What a relative `.js` import of a TypeScript project may name: its source. */
 const JS_TO_TS: Readonly<Record<string, readonly string[]>> = {
   '.js': ['.ts', '.tsx'],
@@ -82,7 +88,7 @@ export class DevLoader {
     if (!existsSync(this.#entry)) {
       throw new CliError(
         ExitCode.BAD_ARGUMENTS,
-        `agenttool: dev: module file ${path} not found; give the .ts (or CommonJS .js) file that exports your root @Module`,
+        `agenttool: dev: module file ${path} not found; give the .ts or .js file that exports your root @Module`,
       );
     }
     this.#entry = realpathSync(this.#entry);
@@ -218,10 +224,24 @@ export class DevLoader {
   #install(): void {
     if (this.#restore !== undefined) return;
     const swc = (): Swc => (this.#swc ??= loadSwc(this.#entry));
-    const previous = new Map(TYPESCRIPT.map((ext) => [ext, internals._extensions[ext]]));
+    const previous = new Map(
+      [...TYPESCRIPT, ...JAVASCRIPT].map((ext) => [ext, internals._extensions[ext]]),
+    );
     for (const ext of TYPESCRIPT) {
       internals._extensions[ext] = (module, filename) => {
         module._compile(compile(swc(), readFileSync(filename, 'utf8'), filename), filename);
+      };
+    }
+    const esmScopes = new Map<string, boolean>();
+    for (const ext of JAVASCRIPT) {
+      const node = internals._extensions[ext];
+      internals._extensions[ext] = (module, filename) => {
+        if (this.#isUsers(filename) && isEsModule(filename, esmScopes)) {
+          const source = readFileSync(filename, 'utf8');
+          module._compile(compile(swc(), source, filename, 'ecmascript'), filename);
+        } else if (node !== undefined) {
+          node(module, filename);
+        }
       };
     }
     const resolveFilename = internals._resolveFilename;
@@ -263,7 +283,46 @@ function typescriptSource(request: string, parent: unknown): string | undefined 
   return undefined;
 }
 
-function compile(swc: Swc, source: string, filename: string): string {
+/**
+ * True for a `.mjs` file, and for a `.js` file whose nearest `package.json` says
+ * `"type": "module"` (Node's own rule); `scopes` remembers each folder's answer.
+ */
+function isEsModule(filename: string, scopes: Map<string, boolean>): boolean {
+  if (filename.endsWith('.mjs')) return true;
+  const seen: string[] = [];
+  let dir = dirname(filename);
+  let answer = false;
+  for (;;) {
+    const known = scopes.get(dir);
+    if (known !== undefined) {
+      answer = known;
+      break;
+    }
+    seen.push(dir);
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      try {
+        answer =
+          (JSON.parse(readFileSync(manifest, 'utf8')) as { type?: unknown }).type === 'module';
+      } catch {
+        answer = false; // Node refuses a broken package.json itself, with its own message.
+      }
+      break;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  for (const folder of seen) scopes.set(folder, answer);
+  return answer;
+}
+
+function compile(
+  swc: Swc,
+  source: string,
+  filename: string,
+  syntax: 'typescript' | 'ecmascript' = 'typescript',
+): string {
   try {
     return swc.transformSync(source, {
       filename,
@@ -272,7 +331,10 @@ function compile(swc: Swc, source: string, filename: string): string {
       sourceMaps: 'inline',
       module: { type: 'commonjs' },
       jsc: {
-        parser: { syntax: 'typescript', decorators: true, tsx: filename.endsWith('.tsx') },
+        parser:
+          syntax === 'typescript'
+            ? { syntax, decorators: true, tsx: filename.endsWith('.tsx') }
+            : { syntax, decorators: true, jsx: false },
         target: 'es2022',
         keepClassNames: true,
         transform: {
@@ -332,7 +394,7 @@ function loadSwc(entry: string): Swc {
   }
   throw new CliError(
     ExitCode.BAD_ARGUMENTS,
-    'agenttool: dev: compiling TypeScript needs SWC, and @swc/core is not installed: npm install --save-dev @swc/core',
+    'agenttool: dev: compiling TypeScript (and ES module .js) needs SWC, and @swc/core is not installed: npm install --save-dev @swc/core',
   );
 }
 

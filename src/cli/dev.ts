@@ -14,7 +14,7 @@ import { type ServeOptions, serveModule, type Serving } from './serve';
 
 /** What `agenttool dev` takes: the module file, and how to serve it (as `serve`). */
 export interface DevOptions extends Omit<ServeOptions, 'moduleFile' | 'module' | 'serveAs'> {
-  /** The module file, `.ts` (or CommonJS `.js`), optionally `file.ts#Export`. */
+  /** The module file, `.ts` or `.js`, optionally `file.ts#Export`. */
   readonly moduleFile: string;
   /** How long the files must be quiet after an edit before the app reloads (ms). */
   readonly debounceMs?: number | undefined;

@@ -232,3 +232,67 @@ test('when the client leaves, the last app closes once and the process ends', as
     'destroy',
   ]);
 });
+
+describe('an ES module .js module file', () => {
+  /** The module file as tsc would leave it in a `"type": "module"` project, decorators applied by call. */
+  const esmSource = (answer: string): string => `import { Param, Tool } from 'agenttool';
+import { Module } from 'agenttool/di';
+
+class PingArgs {}
+Param('Who pings', { type: 'string' })(PingArgs.prototype, 'who');
+
+export class Ping {
+  execute(args) {
+    return '${answer} ' + args.who;
+  }
+}
+Tool({ name: 'ping', description: 'Answer a ping with ${answer}.', args: PingArgs })(Ping);
+
+export class PingModule {}
+Module({ tools: [Ping] })(PingModule);
+`;
+  let esmDir: string;
+  let esmClient: Client;
+  let esmStderr = '';
+
+  beforeAll(async () => {
+    esmDir = tempDir();
+    mkdirSync(join(esmDir, 'node_modules'));
+    symlinkSync(ROOT, join(esmDir, 'node_modules', 'agenttool'));
+    writeFileSync(join(esmDir, 'package.json'), '{ "type": "module" }\n');
+    writeFileSync(join(esmDir, 'ping.js'), esmSource('pong'));
+    const esmTransport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'dev', 'ping.js'],
+      cwd: esmDir,
+      env: { PATH: process.env['PATH'] ?? '' },
+      stderr: 'pipe',
+    });
+    const watching = new Promise<void>((resolve) =>
+      esmTransport.stderr?.on('data', (chunk: Buffer) => {
+        esmStderr += chunk.toString();
+        if (esmStderr.includes('agenttool: dev: watching 1 file')) resolve();
+      }),
+    );
+    esmClient = new Client({ name: 'dev-esm-test', version: '1' });
+    await esmClient.connect(esmTransport);
+    await watching;
+  }, 300_000);
+
+  afterAll(async () => {
+    await esmClient?.close();
+  });
+
+  test('is read again after each edit, as a TypeScript file is', async () => {
+    const ping = async (): Promise<string> =>
+      text(await esmClient.callTool({ name: 'ping', arguments: { who: 'Ada' } }));
+    expect(await ping()).toBe('pong Ada');
+    const noticed = new Promise<void>((resolve) =>
+      esmClient.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
+    writeFileSync(join(esmDir, 'ping.js'), esmSource('PONG'));
+    await noticed;
+    expect(await ping()).toBe('PONG Ada');
+    expect(esmStderr).toMatch(/agenttool: dev: reloaded after an edit of ping\.js\n {2}~ ping /);
+  });
+});
