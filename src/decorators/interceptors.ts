@@ -5,7 +5,7 @@ import {
   interceptorName,
 } from '../core';
 import { requireExperimentalDecorators } from './experimental-only';
-import { DecoratorError } from './errors';
+import { constructWithoutArguments } from './guards';
 import { recordClass } from './metadata';
 
 /**
@@ -91,14 +91,8 @@ export function interceptorObjects(
 }
 
 function construct(owner: string): InterceptorResolver {
-  return (interceptor) => {
-    if (interceptor.length > 0) {
-      throw new DecoratorError('tool class', owner, [
-        `${owner}: interceptor ${interceptor.name}'s constructor takes parameters; serve the tool from a ToolApp (it injects them), or give @UseInterceptors an instance`,
-      ]);
-    }
-    return Reflect.construct(interceptor, []) as Interceptor;
-  };
+  return (interceptor) =>
+    constructWithoutArguments<Interceptor>(interceptor, owner, 'interceptor', '@UseInterceptors');
 }
 
 function describe(value: unknown): string {
