@@ -5,7 +5,7 @@ import {
   type ProviderResolver,
   type ToolGuard,
 } from '../core';
-import { DecoratorError } from './errors';
+import { constructWithoutArguments } from './construct';
 import { type InterceptorResolver } from './interceptors';
 
 /**
@@ -90,7 +90,7 @@ export function guardProblem(guard: unknown): string | undefined {
 /**
  * The guards as functions, in order: a function as it is, an object's `canActivate`,
  * a class through `resolve` (by default built with `new`, which a class whose
- * constructor takes parameters cannot be: that is a {@link DecoratorError} naming the
+ * constructor takes parameters cannot be: that is a `DecoratorError` naming the
  * tool class).
  */
 export function guardFunctions(
@@ -113,25 +113,6 @@ export function guardFunctions(
 
 function construct(owner: string): GuardResolver {
   return (guard) => constructWithoutArguments<CanActivate>(guard, owner, 'guard', '@Guard');
-}
-
-/**
- * An instance of `cls` built with `new` and no arguments, as a tool class outside an app
- * has its guard and interceptor classes built; a class whose constructor takes
- * parameters is a {@link DecoratorError} naming the tool class `owner`.
- */
-export function constructWithoutArguments<T>(
-  cls: Constructor<T>,
-  owner: string,
-  kind: string,
-  decorator: string,
-): T {
-  if (cls.length > 0) {
-    throw new DecoratorError('tool class', owner, [
-      `${owner}: ${kind} ${cls.name}'s constructor takes parameters; serve the tool from a ToolApp (it injects them), or give ${decorator} an instance`,
-    ]);
-  }
-  return Reflect.construct(cls, []) as T;
 }
 
 function isClass(fn: object): boolean {

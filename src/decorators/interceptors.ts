@@ -5,7 +5,7 @@ import {
   interceptorName,
 } from '../core';
 import { requireExperimentalDecorators } from './experimental-only';
-import { constructWithoutArguments } from './guards';
+import { constructWithoutArguments } from './construct';
 import { recordClass } from './metadata';
 
 /**
