@@ -45,8 +45,9 @@ export interface SamplingRequest {
   /**
    * Names the request among those the call makes in one round: an MCP 2026-07-28
    * server sends it to the client under this key (`inputRequests`), so a client that
-   * knows the tool can answer it by name. Default: `sample_<n>`. Ignored where requests
-   * are not keyed (the 2025 era, a local sampler).
+   * knows the tool can answer it by name (also up front, as a question's key can be).
+   * Default: `sample_<n>`. Ignored where requests are not keyed
+   * (the 2025 era, a local sampler).
    */
   readonly key?: string;
   /** The conversation so far, at least one message; the model writes the next one. */

@@ -8,8 +8,10 @@ export interface Elicitation {
   /**
    * Names the question among those the call asks in one round: an MCP 2026-07-28
    * server sends it to the client under this key (`inputRequests`), so a client that
-   * knows the tool can answer it by name. Default: `elicit_<n>`. Ignored where questions
-   * are not keyed (the 2025 era, a local elicitor).
+   * knows the tool can answer it by name. A call that arrives with an answer under this
+   * key and no request state (a client that keeps no state and sends its answers up
+   * front) gets that answer without the question going back. Default: `elicit_<n>`.
+   * Ignored where questions are not keyed (the 2025 era, a local elicitor).
    */
   readonly key?: string;
   readonly message: string;

@@ -266,6 +266,58 @@ describe('input request keys', () => {
       await own.close();
     }
   });
+
+  test('a call without a request state answers the questions its tool names from the answers it carries; other keys are ignored', async () => {
+    const asked: string[] = [];
+    const upFront = newTool({
+      name: 'up_front',
+      description: 'Asks a named question, then an unnamed one',
+      execute: async (_call, ctx) => {
+        const named = await ctx.ask({
+          key: 'user_name',
+          message: 'Your name?',
+          schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        });
+        asked.push('user_name');
+        const unnamed = await ctx.ask({ message: 'Sure?' });
+        return { output: `${JSON.stringify(named.content ?? {})} ${unnamed.action}` };
+      },
+    });
+    const own = new McpToolServer([upFront]);
+    const mine = await own.listenHttp({ stateless: true });
+    try {
+      const call = (inputResponses: Record<string, unknown>, requestState?: string) =>
+        post(
+          mine.url,
+          modern(
+            'tools/call',
+            { name: 'up_front', arguments: {}, inputResponses, ...(requestState && { requestState }) },
+            declaring({ elicitation: {} }),
+          ),
+        );
+      // The named question is answered from the call; the unnamed one goes back, and an
+      // answer under a made-up key sent up front (elicit_1) answers nothing.
+      const first = await call({
+        user_name: { action: 'accept', content: { name: 'Alice' } },
+        elicit_1: { action: 'decline' },
+        unknown_extra: { action: 'accept', content: { foo: 'bar' } },
+      });
+      const pending = first.message?.result as {
+        inputRequests: Record<string, unknown>;
+        requestState: string;
+      };
+      expect(Object.keys(pending.inputRequests)).toEqual(['elicit_1']);
+      expect(asked).toEqual(['user_name']);
+      const done = await call({ elicit_1: { action: 'accept' } }, pending.requestState);
+      expect(resultText(done)).toBe('{"name":"Alice"} accept');
+      // An answer that does not fit the question's schema fails the question, as it
+      // would when sent under a request state.
+      const wrong = await call({ user_name: { action: 'accept', content: { name: 7 } } });
+      expect(resultText(wrong)).toMatch(/^mcpserver: elicitation answer: /);
+    } finally {
+      await own.close();
+    }
+  });
 });
 
 describe('arguments nested at any depth', () => {

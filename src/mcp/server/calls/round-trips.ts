@@ -158,6 +158,11 @@ export class RoundTripRun extends StopEntry {
   readonly #onOver: (() => void)[] = [];
   /** The capabilities of the request that carries the run now (or last did). */
   #capabilities: ClientCapabilities | undefined;
+  /**
+   * Answers the client sent with the call that started the run (no request state), by
+   * the key the tool gives its request; each answers one request, once.
+   */
+  #given: Record<string, unknown> | undefined;
 
   constructor(
     tool: string,
@@ -179,6 +184,25 @@ export class RoundTripRun extends StopEntry {
     this.rootsLister = offers(capabilities?.roots)
       ? (request) => this.#put(rootsAsk(request))
       : undefined;
+  }
+
+  /**
+   * Takes the answers a call without a request state carries, as a client that keeps no
+   * state sends them (SEP-2322: the server may run the call again and read them). A
+   * request the tool names with its own key (`ctx.ask({ key })`) is answered by the one
+   * under that key instead of going back to the client; made-up keys (`elicit_<n>`)
+   * name requests of another run, so answers under them are ignored, as are keys the
+   * tool never asks under.
+   */
+  answerFromCall(responses: Readonly<Record<string, unknown>> | undefined): void {
+    if (responses === undefined || responses === null || typeof responses !== 'object') return;
+    const given: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    let any = false;
+    for (const key of Object.keys(responses)) {
+      given[key] = responses[key];
+      any = true;
+    }
+    this.#given = any ? given : undefined;
   }
 
   /** The server stopped (see `CallTracker.untilStopped`): the run stops. */
@@ -235,6 +259,14 @@ export class RoundTripRun extends StopEntry {
     if (signal.aborted) return Promise.reject(signal.reason as Error);
     const missing = ask.missingFrom(this.#capabilities);
     if (missing !== undefined) return Promise.reject(missing);
+    const given = this.#takeGiven(ask.key);
+    if (given !== undefined && given !== null) {
+      try {
+        return Promise.resolve(ask.read(given));
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+    }
     return new Promise<T>((resolve, reject) => {
       this.#asks.push({ ask, resolve: resolve as (value: unknown) => void, reject });
       this.#wake?.();
@@ -337,6 +369,15 @@ export class RoundTripRun extends StopEntry {
   /** @internal The request waiting on the run was aborted (the event listener's entry point). */
   handleEvent(): void {
     this.#wake?.();
+  }
+
+  /** The answer the starting call gave under the tool's own `key`, taken once. */
+  #takeGiven(key: string | undefined): unknown {
+    const given = this.#given;
+    if (key === undefined || given === undefined || !(key in given)) return undefined;
+    const response = given[key];
+    delete given[key];
+    return response;
   }
 
   /**

@@ -458,6 +458,7 @@ async function runOperation<T extends object>(
     }
   }
   const run = new RoundTripRun(key, binding.owner(ctx), capabilities, callerKeyOf(ctx));
+  run.answerFromCall(ctx.mcpReq.inputResponses);
   const unwatch = lease.session.whileOpen(() => run.stop(new Error('mcp: the session ended')));
   const stop = (): void => run.stop(host.calls.signal.reason);
   host.calls.signal.addEventListener('abort', stop, { once: true });

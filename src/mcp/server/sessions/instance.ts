@@ -409,6 +409,7 @@ async function serveModern(
     return withHandle(await startTask(host, call), lease.handle);
   }
   const run = new RoundTripRun(name, binding.owner(ctx), capabilities, caller);
+  run.answerFromCall(ctx.mcpReq.inputResponses);
   const late =
     task === undefined
       ? undefined
