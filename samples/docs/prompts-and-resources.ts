@@ -43,7 +43,7 @@ const SCREENSHOT_PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a,
 const VOICE_NOTE_WAV = new Uint8Array([0x52, 0x49, 0x46, 0x46]);
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
-/** A prompt's arguments: `@Param` string fields, checked before `get` runs. */
+/** A prompt's arguments: `@Param` fields, checked before `get` runs. */
 class TriageArgs {
   @Param('The incident id') incident!: string;
   @Param('How bad it is', { optional: true, enum: SEVERITIES, completions: SEVERITIES })
@@ -141,7 +141,7 @@ export class Pager {
   }
 }
 
-/** A template's variables: `@Param` string fields, named as in the template. */
+/** A template's variables: `@Param` fields, named as in the template. */
 class IncidentVars {
   @Param('The incident id') id!: string;
 }

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import {
   type Completer,
   type Constructor,
+  type JsonObject,
   type ListedResource,
   type McpResource as McpResourceContract,
   type McpResourceTemplate as McpResourceTemplateContract,
@@ -32,8 +33,10 @@ export interface PromptOptions {
   readonly title?: string | undefined;
   readonly description?: string | undefined;
   /**
-   * The arguments class: its `@Param` fields are the prompt's arguments (strings, as
-   * MCP has them), validated (class-validator included) before `get` runs.
+   * The arguments class: its `@Param` fields are the prompt's arguments, validated
+   * (class-validator included) before `get` runs. MCP gives each argument as text: a
+   * string or `Date` field takes it as it is, a number, integer or boolean field reads
+   * the JSON value the text spells (`"42"`, `"true"`); other field types are refused.
    */
   readonly args?: Constructor | undefined;
 }
@@ -62,9 +65,10 @@ export interface McpResourceTemplateOptions {
   readonly mimeType?: string | undefined;
   readonly annotations?: ResourceAnnotations | undefined;
   /**
-   * The variables class: its `@Param` fields (strings) are the template's variables,
-   * taken from the URI read and validated before `read` runs. Absent: `read` gets the
-   * variables as a plain object.
+   * The variables class: its `@Param` fields are the template's variables, taken from
+   * the URI read and validated before `read` runs, typed as a prompt's arguments are
+   * (a string, `Date`, number, integer or boolean field). Absent: `read` gets the
+   * variables as a plain object of strings.
    */
   readonly vars?: Constructor | undefined;
 }
@@ -162,9 +166,35 @@ export function declaredGuards(cls: Constructor): readonly unknown[] {
 /** Gives the instance that serves a request (a `ToolApp` finds it per session or call). */
 export type InstanceFor = (ctx: ToolContext) => object | Promise<object>;
 
+/**
+ * The field types a prompt argument or template variable may have: MCP gives each as one
+ * text, which a number, integer or boolean field reads as the JSON value it spells.
+ */
+const TEXT_KINDS: ReadonlySet<string> = new Set([
+  'string',
+  'date-time',
+  'number',
+  'integer',
+  'boolean',
+]);
+
+/** How a problem names a field of a kind that is not one text. */
+const NOT_TEXT: Readonly<Record<string, string>> = {
+  any: 'has no declared type',
+  array: 'is an array',
+  map: 'is a map',
+  object: 'is an object',
+  bytes: 'holds bytes',
+};
+
+/** A JSON number, the only text a number field reads (no hex, no blanks, no `Infinity`). */
+const NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
 interface Described {
   readonly access: ToolAccess | undefined;
   readonly pipeline: ArgumentsPipeline | undefined;
+  /** The fields read from their text as a number or a boolean, by name. */
+  readonly typed: ReadonlyMap<string, 'number' | 'boolean'>;
   readonly fields: readonly PromptArgument[];
   /** Completers by argument, taking the instance. */
   readonly completers: ReadonlyMap<string, (instance: object) => Completer>;
@@ -185,6 +215,7 @@ function describeClass(
   const where = cls.name;
   let pipeline: ArgumentsPipeline | undefined;
   const fields: PromptArgument[] = [];
+  const typed = new Map<string, 'number' | 'boolean'>();
   const lists = new Map<string, readonly string[]>();
   if (argsClass !== undefined) {
     if (typeof argsClass !== 'function') {
@@ -194,12 +225,13 @@ function describeClass(
       problems.push(...built.problems);
       pipeline = built.pipeline;
       for (const field of pipeline?.fields ?? []) {
-        const enumOk = field.enum === undefined || field.enum.every((v) => typeof v === 'string');
-        if (field.shape.kind !== 'string' || !enumOk) {
+        const kind = field.shape.kind;
+        if (!TEXT_KINDS.has(kind)) {
           problems.push(
-            `${where}: ${argsOption} field ${JSON.stringify(field.name)} is not a string; MCP gives ${argsOption === 'args' ? 'prompt arguments' : 'template variables'} as strings, so declare it a string (and convert it in your method)`,
+            `${where}: ${argsOption} field ${JSON.stringify(field.name)} ${NOT_TEXT[kind] ?? `is a ${kind}`}; MCP gives ${argsOption === 'args' ? 'prompt arguments' : 'template variables'} as text, so declare it a string, a number, an integer, a boolean or a Date (and convert anything else in your method)`,
           );
-        }
+        } else if (kind === 'number' || kind === 'integer') typed.set(field.name, 'number');
+        else if (kind === 'boolean') typed.set(field.name, 'boolean');
         fields.push({
           name: field.name,
           ...(field.description === '' ? {} : { description: field.description }),
@@ -246,7 +278,7 @@ function describeClass(
     ];
     if (scopes.length > 0 || guards.length > 0) access = Object.freeze({ scopes, guards });
   }
-  return { access, pipeline, fields, completers };
+  return { access, pipeline, typed, fields, completers };
 }
 
 function completeRecords(cls: Constructor): CompleteRecord[] {
@@ -293,13 +325,26 @@ function inContext<T>(ctx: ToolContext, fn: () => T): T {
   return runWithContext(ctx, fn);
 }
 
-/** Decodes and checks arguments with the class's pipeline, class-validator included. */
+/**
+ * Decodes and checks arguments with the class's pipeline, class-validator included. A
+ * number or boolean field reads the value its text spells (`"42"`, `"true"`); a text
+ * that spells none stays text, which the pipeline refuses with the field's name.
+ */
 async function decoded(
-  pipeline: ArgumentsPipeline | undefined,
+  described: Described,
   args: Readonly<Record<string, string>>,
 ): Promise<object> {
+  const pipeline = described.pipeline;
   if (pipeline === undefined) return { ...args };
-  const instance = pipeline.decodeValue({ ...args });
+  const values: Record<string, JsonObject[string]> = { ...args };
+  for (const [name, kind] of described.typed) {
+    const text = Object.hasOwn(values, name) ? values[name] : undefined;
+    if (typeof text !== 'string') continue;
+    if (kind === 'boolean') {
+      if (text === 'true' || text === 'false') values[name] = text === 'true';
+    } else if (NUMBER_TEXT.test(text)) values[name] = Number(text);
+  }
+  const instance = pipeline.decodeValue(values);
   if (pipeline.check !== undefined) await pipeline.check(instance);
   return instance;
 }
@@ -348,7 +393,7 @@ export function classPrompt(
       const instance = (await instanceFor(ctx)) as {
         get(args: object, ctx: ToolContext): PromptReply | Promise<PromptReply>;
       };
-      const decodedArgs = await decoded(described.pipeline, args);
+      const decodedArgs = await decoded(described, args);
       return inContext(ctx, () => instance.get(decodedArgs, ctx));
     },
   };
@@ -457,7 +502,7 @@ export function classMcpResource(
       const instance = (await instanceFor(ctx)) as {
         read(vars: object, uri: string, ctx: ToolContext): ResourceReply | Promise<ResourceReply>;
       };
-      const decodedVars = await decoded(described.pipeline, vars);
+      const decodedVars = await decoded(described, vars);
       return inContext(ctx, () => instance.read(decodedVars, uri, ctx));
     },
   };

@@ -124,6 +124,70 @@ test('prompts and resources get their dependencies, per app, session or request'
   }
 });
 
+test('typed prompt arguments and template variables read the value their text spells, and other text is refused by name', async () => {
+  class PageVars {
+    @Param('The page', { type: 'integer' }) page!: number;
+    @Param('Archived pages only') archived!: boolean;
+  }
+  @McpResourceTemplate({
+    uriTemplate: 'app://pages/{page}/{archived}',
+    name: 'page',
+    vars: PageVars,
+  })
+  class PageResource {
+    read(vars: PageVars) {
+      return `${typeof vars.page} ${vars.page} ${typeof vars.archived} ${vars.archived}`;
+    }
+  }
+  class ScoreArgs {
+    @Param('The score') score!: number;
+    @Param('Say it loudly', { optional: true }) loud?: boolean;
+  }
+  @Prompt({ name: 'score', args: ScoreArgs })
+  class ScorePrompt {
+    get(args: ScoreArgs) {
+      return `${typeof args.score} ${args.score * 2} ${String(args.loud)}`;
+    }
+  }
+  @Module({ prompts: [ScorePrompt], resources: [PageResource] })
+  class Typed {}
+  const app = await ToolApp.create(Typed);
+  const served = await connected(app);
+  try {
+    const { client } = served;
+    const read = async (uri: string) =>
+      ((await client.readResource({ uri })).contents[0] as { text: string }).text;
+    expect(await read('app://pages/3/true')).toBe('number 3 boolean true');
+    expect(await read('app://pages/12/false')).toBe('number 12 boolean false');
+    const text = async (args: Record<string, string>) => {
+      const got = await client.getPrompt({ name: 'score', arguments: args });
+      return (got.messages[0]?.content as { text: string }).text;
+    };
+    expect(await text({ score: '-1.5e1' })).toBe('number -30 undefined');
+    expect(await text({ score: '2', loud: 'true' })).toBe('number 4 true');
+    // Text that spells no value of the field's type is refused, naming the field.
+    const refused = async (run: () => Promise<unknown>) =>
+      run().then(
+        () => 'answered',
+        (error: unknown) => (error as Error).message,
+      );
+    expect(await refused(() => read('app://pages/three/true'))).toContain(
+      'invalid arguments: page: expected integer, got "three"',
+    );
+    expect(await refused(() => read('app://pages/1.5/true'))).toContain('page: ');
+    expect(await refused(() => read('app://pages/3/yes'))).toContain(
+      'archived: expected boolean, got "yes"',
+    );
+    expect(await refused(() => text({ score: '0x10' }))).toContain(
+      'score: expected number, got "0x10"',
+    );
+    expect(await refused(() => text({ score: ' 1' }))).toContain('score: expected number');
+  } finally {
+    await served.close();
+    await app.close();
+  }
+});
+
 test('module guards and @Scopes hide prompts and resources as they hide tools', async () => {
   @Prompt({ name: 'open', description: 'Open to all' })
   class OpenPrompt {
@@ -168,7 +232,7 @@ test('every problem of the prompt and resource classes is reported with the modu
     }
   }
   class CountArgs {
-    @Param('A number') count!: number;
+    @Param('Tags', { items: 'string' }) tags!: string[];
   }
   @Prompt({ name: 'numbers', args: CountArgs })
   class NumberPrompt {
@@ -192,7 +256,7 @@ test('every problem of the prompt and resource classes is reported with the modu
   const message = (error as Error).message;
   expect(message).toContain('NotAPrompt at prompts[0], but it has no @Prompt decorator');
   expect(message).toContain('DupTwo and DupOne both serve the prompt name "prompt:dup"');
-  expect(message).toContain('field "count" is not a string');
+  expect(message).toContain('field "tags" is an array; MCP gives prompt arguments as text');
   expect(message).toContain('uri "no scheme" is not a URI');
   expect(message).toContain('NoRead: the class needs a read(ctx) method');
 });
