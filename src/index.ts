@@ -104,9 +104,11 @@ export {
   wrap,
 } from './core';
 export {
+  type LivePrimitives,
   type LiveTools,
   type ToolSetTransform,
   type ToolTransform,
+  isLivePrimitives,
   isLiveTools,
   namePattern,
   transformTool,

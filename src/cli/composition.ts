@@ -127,6 +127,23 @@ export class Composition {
     return () => void this.#listeners.delete(entry);
   }
 
+  /**
+   * Calls `listener` after the servers' prompts or resources change, or the app's (see
+   * `McpServers.onPrimitivesChanged`): what `serve --config` follows. Returns its remover.
+   */
+  onPrimitivesChanged(listener: () => void): () => void {
+    const stops = [this.servers.onPrimitivesChanged(listener)];
+    if (this.app !== undefined) stops.push(this.app.onPrimitivesChanged(listener));
+    return () => {
+      for (const stop of stops) stop();
+    };
+  }
+
+  /** True while the servers' prompts and resources are followed. */
+  get primitivesMayChange(): boolean {
+    return this.servers.primitivesMayChange || this.app?.primitivesMayChange === true;
+  }
+
   /** The app's prompts, then the servers' (see `McpServers.prompts`). */
   get prompts(): readonly Prompt[] {
     const own = this.app?.prompts ?? [];

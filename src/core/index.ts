@@ -120,7 +120,13 @@ export {
   validatesOwnArguments,
   wrap,
 } from './tool';
-export { type LiveTools, ToolListeners, isLiveTools } from './live-tools';
+export {
+  type LivePrimitives,
+  type LiveTools,
+  ToolListeners,
+  isLivePrimitives,
+  isLiveTools,
+} from './live-tools';
 export {
   type ToolSetTransform,
   type ToolTransform,

@@ -47,7 +47,7 @@ import { startWarning, warnAtStart } from './start-warnings';
 import { type Token, tokenName } from './tokens';
 import { exposeRootTokens } from './registration';
 import { chainLiveSources } from './live-chain';
-import { AppTools, type LiveSource, livePrimitives, resolveLiveTools } from './live-tools';
+import { AppPrimitives, AppTools, type LiveSource, resolveLiveTools } from './live-tools';
 
 /** How an app runs its tools. */
 export interface ToolAppOptions {
@@ -128,13 +128,7 @@ const MAX_NAMED_TOOLS = 20;
  */
 export class ToolApp {
   readonly #tools: AppTools;
-  /** The app's prompts (`@Module({ prompts })`), served beside its tools by `serveTools(app)`. */
-  readonly prompts: readonly Prompt[];
-  /**
-   * The app's MCP resources and resource templates (`@Module({ resources })`), served
-   * beside its tools by `serveTools(app)`.
-   */
-  readonly resources: readonly (McpResource | McpResourceTemplate)[];
+  readonly #primitives: AppPrimitives;
   /** The executor batches run on, configured from the options. */
   readonly executor: Executor;
   /**
@@ -173,8 +167,6 @@ export class ToolApp {
     scopeReport: readonly ScopeChange[];
     handles: HandleTable;
   }) {
-    this.prompts = Object.freeze([...init.primitives.prompts]);
-    this.resources = Object.freeze([...init.primitives.resources]);
     this.#handles = init.handles;
     this.#graph = init.graph;
     this.#plan = init.plan;
@@ -183,6 +175,7 @@ export class ToolApp {
     this.scopeReport = init.scopeReport;
     this.container = init.appScope.container;
     this.#tools = new AppTools(init.tools, init.live, warner(init.options));
+    this.#primitives = new AppPrimitives(init.primitives, init.live, warner(init.options));
     this.executor = new Executor({
       maxParallel: init.options.maxParallel,
       sequential: init.options.sequential,
@@ -232,7 +225,6 @@ export class ToolApp {
           scopeOf,
           await resolveLiveTools(checked.graph, appScope),
         );
-        livePrimitives(live, primitives, warner(options));
         exposeRootTokens(container, checked.graph, checked.homes);
         const app = new ToolApp({
           graph: checked.graph,
@@ -275,6 +267,43 @@ export class ToolApp {
   /** True when the app has live sources (`liveTools`): only then can its tools change. */
   get mayChange(): boolean {
     return this.#tools.live;
+  }
+
+  /**
+   * The app's prompts (`@Module({ prompts })`), then those of its live sources
+   * (`McpServersModule`'s servers') as they are now: a name the app or an earlier source
+   * has is left out, with a warning once. Served beside its tools by `serveTools(app)`;
+   * read it again after {@link ToolApp.onPrimitivesChanged} reports a change.
+   */
+  get prompts(): readonly Prompt[] {
+    return this.#primitives.prompts;
+  }
+
+  /**
+   * The app's MCP resources and resource templates (`@Module({ resources })`), then those
+   * of its live sources as they are now (a name or URI already served is left out, with a
+   * warning once). Served beside its tools by `serveTools(app)`.
+   */
+  get resources(): readonly (McpResource | McpResourceTemplate)[] {
+    return this.#primitives.resources;
+  }
+
+  /**
+   * Calls `listener` after each change of a live source's prompts or resources (a remote
+   * server came up, went away, or changed its own), after which {@link ToolApp.prompts}
+   * and {@link ToolApp.resources} may read otherwise; returns its remover.
+   * `serveTools(app)` follows it.
+   */
+  onPrimitivesChanged(listener: () => void): () => void {
+    return this.#primitives.onChanged(listener);
+  }
+
+  /**
+   * True when a live source's prompts or resources may change (`McpServersModule`):
+   * only then can the app's.
+   */
+  get primitivesMayChange(): boolean {
+    return this.#primitives.live;
   }
 
   /**
@@ -456,6 +485,7 @@ export class ToolApp {
 
   async #closeAll(signal: string | undefined): Promise<void> {
     this.#tools.close();
+    this.#primitives.close();
     const errors: unknown[] = [];
     try {
       await this.#handles.close();

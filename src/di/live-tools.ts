@@ -1,6 +1,7 @@
 import {
   AgentToolError,
   goQuote,
+  isLivePrimitives,
   isLiveTools,
   type LiveTools,
   type McpResource,
@@ -78,41 +79,104 @@ export async function resolveLiveTools(
   return sources;
 }
 
+/** Prompts and resources: an app's own, or the app's with its live sources'. */
+export interface PrimitiveLists {
+  readonly prompts: readonly Prompt[];
+  readonly resources: readonly (McpResource | McpResourceTemplate)[];
+}
+
 /**
- * The prompts and resources the live sources offer besides their tools (`prompts`,
- * `resources`, as `McpServers` gathers them at its start), after the app's own: a name
- * or URI already taken is left out, with a warning.
+ * The app's prompts and resources: its modules' own, then those its live sources offer
+ * besides their tools (`prompts`, `resources`, as `McpServers` gathers them) as they are
+ * now. A name or URI already taken (by the app's or an earlier source's) is left out,
+ * with a warning once. The sources that are `LivePrimitives` are followed: after each of
+ * their changes the lists are made again, and the listeners told.
  */
-export function livePrimitives(
-  sources: readonly LiveSource[],
-  own: { readonly prompts: Prompt[]; readonly resources: (McpResource | McpResourceTemplate)[] },
-  warn: (message: string) => void,
-): void {
-  const names = new Set([
-    ...own.prompts.map((p) => `prompt:${p.name}`),
-    ...own.resources.map((r) => `resource:${r.name}`),
-  ]);
-  const uris = new Set(own.resources.map((r) => (isResourceTemplate(r) ? r.uriTemplate : r.uri)));
-  for (const { label, live } of sources) {
-    const offered = live as { prompts?: unknown; resources?: unknown };
-    for (const prompt of iterable<Prompt>(offered.prompts)) {
-      if (names.has(`prompt:${prompt.name}`)) {
-        warn(`${label}: prompt ${goQuote(prompt.name)} is left out: the app has one of that name`);
-        continue;
+export class AppPrimitives {
+  #lists: PrimitiveLists | undefined;
+  readonly #listeners = new ToolListeners();
+  readonly #stops: (() => void)[];
+  readonly #warned = new Set<string>();
+  /** True when a source's prompts or resources may change: only then can the lists. */
+  readonly live: boolean;
+
+  constructor(
+    private readonly own: PrimitiveLists,
+    private readonly sources: readonly LiveSource[],
+    private readonly warn: (message: string) => void,
+  ) {
+    const followed = sources.flatMap(({ live }) => (isLivePrimitives(live) ? [live] : []));
+    this.live = followed.length > 0;
+    this.#stops = followed.map((live) =>
+      live.onPrimitivesChanged(() => {
+        this.#lists = undefined;
+        this.#listeners.notify();
+      }),
+    );
+    // Made now, so that what is left out is warned of as the app starts.
+    this.#current();
+  }
+
+  get prompts(): readonly Prompt[] {
+    return this.#current().prompts;
+  }
+
+  get resources(): readonly (McpResource | McpResourceTemplate)[] {
+    return this.#current().resources;
+  }
+
+  onChanged(listener: () => void): () => void {
+    return this.#listeners.add(listener);
+  }
+
+  /** Stops following the sources (the app closes them as it closes its providers). */
+  close(): void {
+    for (const stop of this.#stops) stop();
+  }
+
+  #current(): PrimitiveLists {
+    if (this.#lists === undefined) {
+      const prompts = [...this.own.prompts];
+      const resources = [...this.own.resources];
+      const names = new Set([
+        ...prompts.map((p) => `prompt:${p.name}`),
+        ...resources.map((r) => `resource:${r.name}`),
+      ]);
+      const uris = new Set(resources.map((r) => (isResourceTemplate(r) ? r.uriTemplate : r.uri)));
+      for (const { label, live } of this.sources) {
+        const offered = live as { prompts?: unknown; resources?: unknown };
+        for (const prompt of iterable<Prompt>(offered.prompts)) {
+          if (names.has(`prompt:${prompt.name}`)) {
+            this.#warnOnce(
+              `${label}: prompt ${goQuote(prompt.name)} is left out: the app has one of that name`,
+            );
+            continue;
+          }
+          names.add(`prompt:${prompt.name}`);
+          prompts.push(prompt);
+        }
+        for (const resource of iterable<McpResource | McpResourceTemplate>(offered.resources)) {
+          const uri = isResourceTemplate(resource) ? resource.uriTemplate : resource.uri;
+          if (names.has(`resource:${resource.name}`) || uris.has(uri)) {
+            this.#warnOnce(
+              `${label}: resource ${goQuote(uri)} is left out: the app serves its name or URI`,
+            );
+            continue;
+          }
+          names.add(`resource:${resource.name}`);
+          uris.add(uri);
+          resources.push(resource);
+        }
       }
-      names.add(`prompt:${prompt.name}`);
-      own.prompts.push(prompt);
+      this.#lists = { prompts: Object.freeze(prompts), resources: Object.freeze(resources) };
     }
-    for (const resource of iterable<McpResource | McpResourceTemplate>(offered.resources)) {
-      const uri = isResourceTemplate(resource) ? resource.uriTemplate : resource.uri;
-      if (names.has(`resource:${resource.name}`) || uris.has(uri)) {
-        warn(`${label}: resource ${goQuote(uri)} is left out: the app serves its name or URI`);
-        continue;
-      }
-      names.add(`resource:${resource.name}`);
-      uris.add(uri);
-      own.resources.push(resource);
-    }
+    return this.#lists;
+  }
+
+  #warnOnce(warning: string): void {
+    if (this.#warned.has(warning)) return;
+    this.#warned.add(warning);
+    this.warn(warning);
   }
 }
 

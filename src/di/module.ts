@@ -86,7 +86,8 @@ export interface ModuleOptions {
    * Tokens of app-scoped providers (this module's or its imports' exports) whose
    * instances are `LiveTools`: tools that change while the app runs, such as the remote
    * tools of `McpServersModule`. Their tools join the app's, after the modules' own, and
-   * the app follows their changes (see `ToolApp.onToolsChanged`).
+   * the app follows their changes (see `ToolApp.onToolsChanged`); so do the prompts and
+   * resources of those that are also `LivePrimitives` (see `ToolApp.onPrimitivesChanged`).
    */
   readonly liveTools?: readonly Token[] | undefined;
 }

@@ -2,13 +2,17 @@
 // serveTools(app). The remote is served in this process (over an in-memory pair, or the
 // server's fetch handler for 2026-07-28), so nothing starts: what passes through (output
 // schemas, structured content, annotations, progress, questions in both eras,
-// cancellation), what a lost server does to the list, and the errors.
+// cancellation), what a lost server does to the list, and the errors. Then
+// `McpServers` alone: the remote prompts and resources followed as servers come up late,
+// change theirs and go away.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import {
   annotationsOf,
   type Call,
   createContext,
+  type McpResource,
+  type Prompt,
   newTool,
   outputSchemaOf,
   Param,
@@ -21,7 +25,7 @@ import {
   type ToolContext,
 } from 'agenttool';
 import { Inject, MCP_SERVERS, McpServersModule, Module, ToolApp } from 'agenttool/di';
-import { connectMcp, type McpServers, McpToolServer, serveTools } from 'agenttool/mcp';
+import { connectMcp, McpServers, McpToolServer, type RemoteTools, serveTools } from 'agenttool/mcp';
 
 /** What the remote's tools saw. */
 const seen = { cancelled: 0, progressTokens: 0 };
@@ -82,8 +86,20 @@ function remoteServer(): McpToolServer {
         },
       }),
     ],
-    { tasks: { pollIntervalMs: 5 } },
+    { tasks: { pollIntervalMs: 5 }, prompts: [prompt('greet', 'Hello from the remote')] },
   );
+}
+
+function prompt(name: string, said: string): Prompt {
+  return {
+    name,
+    description: said,
+    get: () => ({ messages: [{ role: 'user', content: { type: 'text', text: said } }] }),
+  };
+}
+
+function note(uri: string, name: string, body: string): McpResource {
+  return { uri, name, mimeType: 'text/plain', read: () => body };
 }
 
 class HelloArgs {
@@ -106,6 +122,8 @@ let remote: McpToolServer;
 const serverEnds: InMemoryTransport[] = [];
 /** How many of the next attempts to connect to `mem` fail. */
 let refusals = 0;
+/** While set, a connection to `mem` is made, and starts once it resolves. */
+let held: Promise<void> | undefined;
 
 function memoryTransport() {
   if (refusals > 0) {
@@ -115,7 +133,18 @@ function memoryTransport() {
   const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
   serverEnds.push(serverEnd);
   void remote.connect(serverEnd);
-  return clientEnd;
+  return heldBy(held, clientEnd);
+}
+
+/** `transport`, whose start waits for `gate` (when there is one). */
+function heldBy(gate: Promise<void> | undefined, transport: InMemoryTransport): InMemoryTransport {
+  if (gate === undefined) return transport;
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    await gate;
+    await start();
+  };
+  return transport;
 }
 
 function modernTransport() {
@@ -259,15 +288,23 @@ describe('McpServersModule', () => {
     const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
     await server.connect(serverEnd);
     let changes = 0;
+    const primitiveChanges: string[] = [];
     const client = await connectMcp({
       transport: clientEnd,
       protocol: 'legacy',
       onToolsChanged: () => void changes++,
+      onPrimitivesChanged: (kind) => void primitiveChanges.push(kind),
     });
+    let comeBack!: () => void;
+    held = new Promise((resolve) => (comeBack = resolve));
     try {
       const names = () => client.tools().map((t) => t.name);
+      const prompts = async () => (await client.listPrompts()).map((p) => p.name);
       expect(names()).toContain('mem__shout');
       expect(client.session.getServerCapabilities()?.tools?.listChanged).toBe(true);
+      expect(client.session.getServerCapabilities()?.prompts?.listChanged).toBe(true);
+      expect(app.primitivesMayChange).toBe(true);
+      expect(await prompts()).toEqual(['mem__greet', 'modern__greet']);
       refusals = 1;
       warnings.length = 0;
       await serverEnds.at(-1)?.close();
@@ -276,14 +313,27 @@ describe('McpServersModule', () => {
       expect(warnings[0]).toMatch(
         /^mcp server "mem": connection lost: the connection closed; its 2 tools are withdrawn; connecting again in 5 ms$/,
       );
-      // The first retry fails, the second brings the server back.
+      // Its prompt leaves too, and the client hears of it.
+      await until(() => primitiveChanges.length === 1, 'the prompts to change');
+      expect(await prompts()).toEqual(['modern__greet']);
+      expect(app.prompts.map((p) => p.name)).toEqual(['modern__greet']);
+      // The first retry fails, the second (held until now) brings the server back.
+      comeBack();
       await until(() => names().includes('mem__shout'), 'the server to come back');
       expect(warnings.slice(1)).toEqual([
         'mcp server "mem": could not start: the remote is not there; trying again in 5 ms (attempt 2 of 2)',
         'mcp server "mem": connected again: 2 tools',
       ]);
       expect(changes).toBeGreaterThanOrEqual(2);
+      await until(() => primitiveChanges.length === 2, 'its prompt to come back');
+      expect(primitiveChanges).toEqual(['prompts', 'prompts']);
+      expect(await prompts()).toEqual(['mem__greet', 'modern__greet']);
+      const got = await client.getPrompt('mem__greet');
+      expect(got.messages).toEqual([
+        { role: 'user', content: { type: 'text', text: 'Hello from the remote' } },
+      ]);
     } finally {
+      held = undefined;
       await client.close();
       await server.close();
     }
@@ -328,6 +378,150 @@ describe('McpServersModule', () => {
     await expect(ToolApp.create(Bad)).rejects.toThrow(
       'config: mcpServers.bad.args[1]: must be a string',
     );
+  });
+});
+
+describe('McpServers follows the remote prompts and resources', () => {
+  const ping = newTool({ name: 'ping', description: 'Pong', execute: () => text('pong') });
+  const hello = prompt('hello', 'Hello');
+  const noteA = note('note://a', 'a', 'first note');
+  /** `late`: its first attempt fails, its second is held until the test lets it start. */
+  const late = serveTools([ping], { prompts: [prompt('greet', 'Greetings')] });
+  /** `live`, over 2026-07-28: it swaps in new prompts and resources. */
+  const live = new McpToolServer(
+    { tools: [ping], prompts: [hello], resources: [noteA] },
+    {
+      listChanged: true,
+    },
+  );
+  let lateAttempts = 0;
+  let lateGone = false;
+  const lateEnds: InMemoryTransport[] = [];
+  let letLateStart!: () => void;
+  const lateHeld = new Promise<void>((resolve) => (letLateStart = resolve));
+  const lateWarnings: string[] = [];
+  let servers: McpServers;
+  let composed: McpToolServer;
+  /** The composed server's clients, one per era, and the list changes each heard of. */
+  const clients: { era: string; remote: RemoteTools; heard: string[] }[] = [];
+
+  beforeAll(async () => {
+    const liveHandler = live.handler();
+    servers = await McpServers.start(
+      {
+        mcpServers: {
+          late: {
+            transport: () => {
+              if (++lateAttempts === 1 || lateGone) throw new Error('not there');
+              const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+              lateEnds.push(serverEnd);
+              void late.connect(serverEnd);
+              return heldBy(lateHeld, clientEnd);
+            },
+            protocol: 'legacy',
+          },
+          live: {
+            transport: () =>
+              new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), {
+                fetch: (url, init) => liveHandler.fetch(new Request(url, init)),
+              }),
+            protocol: 'modern',
+          },
+        },
+      },
+      { onWarning: (m) => lateWarnings.push(m), retry: { initialDelayMs: 5, maxAttempts: 3 } },
+    );
+    composed = serveTools(servers);
+    const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+    await composed.connect(serverEnd);
+    const handler = composed.handler();
+    for (const era of ['legacy', 'modern'] as const) {
+      const heard: string[] = [];
+      const remote = await connectMcp({
+        transport:
+          era === 'legacy'
+            ? clientEnd
+            : {
+                url: 'http://localhost/mcp',
+                fetch: (url, init) => handler.fetch(new Request(url, init)),
+              },
+        protocol: era,
+        onPrimitivesChanged: (kind) => void heard.push(kind),
+      });
+      clients.push({ era, remote, heard });
+    }
+  });
+
+  afterAll(async () => {
+    for (const { remote } of clients) await remote.close();
+    await composed?.close();
+    await servers?.close();
+    await late.close();
+    await live.close();
+  });
+
+  const promptNames = async (remote: RemoteTools) =>
+    (await remote.listPrompts()).map((p) => p.name);
+
+  it('offers prompts and resources that may change, and serves a late server’s once it is up', async () => {
+    // Its first attempt failed; its second waits.
+    await until(() => servers.status[0]?.state === 'starting', 'the second attempt');
+    expect(servers.status.map((s) => [s.name, s.state, s.failures])).toEqual([
+      ['late', 'starting', 1],
+      ['live', 'up', 0],
+    ]);
+    expect(lateWarnings).toEqual([
+      'mcp server "late": could not start: not there; trying again in 5 ms (attempt 2 of 3)',
+    ]);
+    for (const { remote, heard } of clients) {
+      const offered = remote.session.getServerCapabilities();
+      expect(offered?.prompts?.listChanged).toBe(true);
+      expect(offered?.resources?.listChanged).toBe(true);
+      expect(await promptNames(remote)).toEqual(['live__hello']);
+      expect(heard).toEqual([]);
+    }
+    letLateStart();
+    await until(() => clients.every((c) => c.heard.length === 1), 'the clients to hear of it');
+    for (const { remote, heard } of clients) {
+      expect(heard).toEqual(['prompts']);
+      expect(await promptNames(remote)).toEqual(['late__greet', 'live__hello']);
+      const got = await remote.getPrompt('late__greet');
+      expect(got.messages).toEqual([
+        { role: 'user', content: { type: 'text', text: 'Greetings' } },
+      ]);
+    }
+  });
+
+  it('follows a server that swaps in new prompts and resources', async () => {
+    const changes = live.swap({
+      tools: [ping],
+      prompts: [hello, prompt('bye', 'Goodbye')],
+      resources: [noteA, note('note://b', 'b', 'second note')],
+    });
+    expect(changes).toMatchObject({ promptsChanged: true, resourcesChanged: true });
+    await until(() => clients.every((c) => c.heard.length === 3), 'the clients to hear of it');
+    for (const { remote, heard } of clients) {
+      expect(heard).toEqual(['prompts', 'prompts', 'resources']);
+      expect(await promptNames(remote)).toEqual(['late__greet', 'live__hello', 'live__bye']);
+      expect((await remote.listResources()).map((r) => [r.uri, r.name])).toEqual([
+        ['note://a', 'live__a'],
+        ['note://b', 'live__b'],
+      ]);
+      expect((await remote.readResource('note://b')).contents).toEqual([
+        { uri: 'note://b', mimeType: 'text/plain', text: 'second note' },
+      ]);
+    }
+  });
+
+  it('lets the prompts of a server that went away leave', async () => {
+    lateGone = true;
+    await lateEnds.at(-1)?.close();
+    await until(() => clients.every((c) => c.heard.length === 4), 'the clients to hear of it');
+    for (const { remote, heard } of clients) {
+      expect(heard.at(-1)).toBe('prompts');
+      expect(await promptNames(remote)).toEqual(['live__hello', 'live__bye']);
+    }
+    expect(servers.prompts.map((p) => p.name)).toEqual(['live__hello', 'live__bye']);
   });
 });
 

@@ -71,6 +71,15 @@ export interface ConnectOptions extends Declarations {
    * `tools()`. What it throws is ignored.
    */
   readonly onToolsChanged?: () => void;
+  /**
+   * Called when the server says its prompts changed (`notifications/prompts/list_changed`,
+   * with `'prompts'`) or its resources or resource templates did
+   * (`notifications/resources/list_changed`, with `'resources'`); list them again with
+   * `listPrompts`, `listResources` and `listResourceTemplates`. With it, a 2026-07-28
+   * server that announces `listChanged` for them is listened to for those changes too
+   * (on the connection's `subscriptions/listen` stream). What it throws is ignored.
+   */
+  readonly onPrimitivesChanged?: (kind: 'prompts' | 'resources') => void;
   /** How this client introduces itself; `{ name: "agenttool", version: "0" }` by default. */
   readonly clientInfo?: { readonly name: string; readonly version: string };
   /** Capabilities to declare besides those the options imply. */
@@ -170,6 +179,7 @@ export function checkConnectOptions(options: unknown): void {
   optionalFunction(o.onLog, 'onLog', ' (level, data, logger) => void');
   optionalFunction(o.onRefreshError, 'onRefreshError', '');
   optionalFunction(o.onToolsChanged, 'onToolsChanged', ' () => void');
+  optionalFunction(o.onPrimitivesChanged, 'onPrimitivesChanged', ' (kind) => void');
   optionalFunction(o.onResourceUpdated, 'onResourceUpdated', ' (uri) => void');
   optionalFunction(
     o.elicitationHandler,

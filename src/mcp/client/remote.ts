@@ -12,6 +12,7 @@ import {
   type ResourceTemplateReference,
   type ResourceTemplateType,
   type StreamableHTTPClientTransport,
+  type SubscriptionFilter,
 } from '@modelcontextprotocol/client';
 import {
   AgentToolError,
@@ -400,8 +401,9 @@ export class RemoteTools {
       throw connectError(o.signal.reason);
     }
     const tools = client.getServerCapabilities()?.tools;
+    const filter = this.#listenFilter(client);
+    if (filter !== undefined) this.#listen(client, filter);
     if (tools === undefined) return;
-    if (tools.listChanged === true && client.getProtocolEra() === 'modern') this.#listen(client);
     this.#listSignal = o.signal;
     try {
       await this.#refresher.refresh();
@@ -509,6 +511,20 @@ export class RemoteTools {
     client.setNotificationHandler('notifications/message', (notification) => {
       this.#calls.logged(notification.params);
     });
+    const onPrimitives = this.#options.onPrimitivesChanged;
+    if (onPrimitives !== undefined) {
+      const tell = (kind: 'prompts' | 'resources'): void => {
+        try {
+          onPrimitives(kind);
+        } catch {
+          // A failing listener must not break the connection.
+        }
+      };
+      client.setNotificationHandler('notifications/prompts/list_changed', () => tell('prompts'));
+      client.setNotificationHandler('notifications/resources/list_changed', () =>
+        tell('resources'),
+      );
+    }
     const onUpdated = this.#options.onResourceUpdated;
     if (onUpdated !== undefined) {
       client.setNotificationHandler('notifications/resources/updated', (notification) => {
@@ -551,15 +567,34 @@ export class RemoteTools {
   }
 
   /**
+   * The list changes to listen for on a 2026-07-28 connection: the tools' when the server
+   * says they may change, the prompts' and the resources' too when the caller follows
+   * them (`onPrimitivesChanged`); undefined when there is nothing to listen for.
+   */
+  #listenFilter(client: Client): SubscriptionFilter | undefined {
+    if (client.getProtocolEra() !== 'modern') return undefined;
+    const offered = client.getServerCapabilities();
+    const follows = this.#options.onPrimitivesChanged !== undefined;
+    const filter: SubscriptionFilter = {
+      ...(offered?.tools?.listChanged === true ? { toolsListChanged: true } : {}),
+      ...(follows && offered?.prompts?.listChanged === true ? { promptsListChanged: true } : {}),
+      ...(follows && offered?.resources?.listChanged === true
+        ? { resourcesListChanged: true }
+        : {}),
+    };
+    return Object.keys(filter).length === 0 ? undefined : filter;
+  }
+
+  /**
    * A 2026-07-28 server sends list changes only on a `subscriptions/listen` stream the
    * client opens; one that drops is opened again, a second later, while the remote lives.
    */
-  #listen(client: Client): void {
+  #listen(client: Client, filter: SubscriptionFilter): void {
     const open = async (): Promise<void> => {
       while (!this.#closed && this.#client === client) {
         let reason: string;
         try {
-          const subscription = await client.listen({ toolsListChanged: true });
+          const subscription = await client.listen(filter);
           const stop = (): void => void subscription.close();
           this.#closing.signal.addEventListener('abort', stop, { once: true });
           try {

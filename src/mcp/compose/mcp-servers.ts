@@ -1,7 +1,9 @@
 import {
   AgentToolError,
+  errorMessage,
   goQuote,
   isJsonObject,
+  type LivePrimitives,
   type LiveTools,
   type McpResource,
   type McpResourceTemplate,
@@ -35,8 +37,8 @@ export interface McpServersOptions extends ConfigReadOptions {
   /** How this client introduces itself to each server. */
   readonly clientInfo?: { readonly name: string; readonly version: string } | undefined;
   /**
-   * Gather the servers' prompts, resources and templates once started (see
-   * {@link McpServers.prompts}); default true.
+   * Gather the servers' prompts, resources and templates once started, and follow them
+   * (see {@link McpServers.prompts}); default true.
    */
   readonly primitives?: boolean | undefined;
 }
@@ -50,22 +52,35 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
  * of the contract), then filtered by the top-level `includeTags` and `excludeTags`. A
  * `LiveTools`: `serveTools(servers)` or an app (`McpServersModule`) follows it.
  *
+ * Also a `LivePrimitives`: the servers' prompts and resources, followed as the servers
+ * come and go and change them.
+ *
  * A server that fails to start or loses its connection is reported by name
- * (`onWarning`); its tools leave the set (the listeners hear of it, so served clients
- * get a tool-list change) while the others keep serving, and it is tried again after a
+ * (`onWarning`); its tools, prompts and resources leave the set (the listeners hear of
+ * it, so served clients get a list change) while the others keep serving, and it is tried again after a
  * pause that doubles up to `retry.maxDelayMs`, until `retry.maxAttempts` attempts in a
  * row fail or the set is closed.
  *
  * Each server is reached over one connection shared by every caller of the set: what a
  * server keeps per session (a shell, a login) is shared by them all.
  */
-export class McpServers implements LiveTools {
+export class McpServers implements LiveTools, LivePrimitives {
   readonly #servers: readonly SupervisedServer[];
   readonly #config: CheckedConfig;
   readonly #listeners = new ToolListeners();
+  readonly #primitiveListeners = new ToolListeners();
   #tools: readonly Tool[] | undefined;
-  #prompts: Prompt[] = [];
-  #resources: (McpResource | McpResourceTemplate)[] = [];
+  #prompts: readonly Prompt[] = [];
+  #resources: readonly (McpResource | McpResourceTemplate)[] = [];
+  /** Whether the prompts and resources are gathered and followed (the `primitives` option). */
+  readonly #gathers: boolean;
+  /** True once every server's first attempt is over: changes are gathered from then on. */
+  #following = false;
+  /** A change came that no gathering under way reflects. */
+  #stale = false;
+  #gathering: Promise<void> | undefined;
+  /** What the last gathering reported: a problem that persists is reported once. */
+  #gatherReports = new Set<string>();
   readonly #report: (message: string) => void;
   #closing: Promise<void> | undefined;
 
@@ -89,7 +104,9 @@ export class McpServers implements LiveTools {
         this.#tools = undefined;
         this.#listeners.notify();
       },
+      primitivesChanged: options.primitives === false ? undefined : () => this.#gatherAgain(),
     };
+    this.#gathers = options.primitives !== false;
     this.#servers = config.servers.map((server) => new SupervisedServer(server, host));
   }
 
@@ -97,7 +114,8 @@ export class McpServers implements LiveTools {
    * Checks the configuration (as written in code, or parsed from a file's JSON) (throwing `INVALID_OPTIONS` naming the source, the entry and
    * the field), then connects to every server at once and resolves once each has
    * connected or failed its first attempt (a failure is reported and tried again later);
-   * then gathers the prompts and resources of those that are up.
+   * then gathers the prompts and resources of those that are up (unless the `primitives`
+   * option is false).
    */
   static async start(
     config: McpServersConfig,
@@ -117,10 +135,11 @@ export class McpServers implements LiveTools {
           };
     const servers = new McpServers(checkMcpServersConfig(merged, options), options);
     await Promise.all(servers.#servers.map((server) => server.start()));
-    if (options.primitives !== false) {
-      const gathered = await gatherPrimitives(servers.#servers, (m) => servers.#warn(m));
-      servers.#prompts = gathered.prompts;
-      servers.#resources = gathered.resources;
+    if (servers.#gathers) {
+      // Servers that came up during the start are all in this first gathering.
+      servers.#following = true;
+      servers.#gatherAgain();
+      await servers.#gathering;
     }
     return servers;
   }
@@ -158,21 +177,41 @@ export class McpServers implements LiveTools {
   }
 
   /**
-   * The prompts of the servers that were up at the start, as `<name>__<prompt>`; each is
-   * got from the server's connection of the moment. Not followed afterwards: a server
-   * that came up later, or a prompt a server adds, is not among them.
+   * The prompts of the servers that are up, as `<name>__<prompt>`, as last gathered; each
+   * is got from the server's connection of the moment. Followed: they are gathered again
+   * when a server comes up after the start (its first attempt failed, or it came back),
+   * when one goes away (its prompts leave), and when one says its prompts or resources
+   * changed (`list_changed`); one gathering at a time, changes that come together gathered
+   * once. {@link McpServers.onPrimitivesChanged} tells of each change. Empty with the
+   * `primitives` option false.
    */
   get prompts(): readonly Prompt[] {
     return this.#prompts;
   }
 
   /**
-   * The resources and resource templates of the servers that were up at the start, each
-   * under its own URI and its name prefixed `<name>__` (a URI two servers serve is the
-   * first's); read from the server's connection of the moment. Not followed afterwards.
+   * The resources and resource templates of the servers that are up, each under its own
+   * URI and its name prefixed `<name>__` (a URI two servers serve is the first's), as last
+   * gathered; read from the server's connection of the moment. Followed as
+   * {@link McpServers.prompts} are.
    */
   get resources(): readonly (McpResource | McpResourceTemplate)[] {
     return this.#resources;
+  }
+
+  /**
+   * Calls `listener` after each change of {@link McpServers.prompts} or
+   * {@link McpServers.resources}: only when a gathering found them changed (names,
+   * titles, descriptions, arguments, URIs, MIME types), and when the set closes. Returns
+   * its remover.
+   */
+  onPrimitivesChanged(listener: () => void): () => void {
+    return this.#primitiveListeners.add(listener);
+  }
+
+  /** False with the `primitives` option false: then there are none, and none come. */
+  get primitivesMayChange(): boolean {
+    return this.#gathers;
   }
 
   /** Where each server stands now, in the configuration's order. */
@@ -185,15 +224,74 @@ export class McpServers implements LiveTools {
     return this.#config;
   }
 
-  /** Stops retrying and closes every connection, once; the tools leave. */
+  /** Stops retrying and closes every connection, once; the tools, prompts and resources leave. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      // A gathering under way sees the set closing and keeps nothing.
+      this.#setPrimitives([], []);
       const results = await Promise.allSettled(this.#servers.map((server) => server.close()));
       const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
       if (errors.length > 0)
         throw new AggregateError(errors, `McpServers.close: ${errors.length} failed`);
     })();
     return this.#closing;
+  }
+
+  /**
+   * Gathers the prompts and resources again once the gathering under way (if any) is
+   * done; the changes that come meanwhile make one more gathering, not one each.
+   */
+  #gatherAgain(): void {
+    if (!this.#following || this.#closing !== undefined) return;
+    this.#stale = true;
+    this.#gathering ??= this.#gatherWhileStale();
+  }
+
+  async #gatherWhileStale(): Promise<void> {
+    try {
+      // A server that comes up tells of its tools, then of its prompts: one gathering.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (this.#stale && this.#closing === undefined) {
+        this.#stale = false;
+        const reports: string[] = [];
+        let gathered;
+        try {
+          gathered = await gatherPrimitives(this.#servers, (m) => reports.push(m));
+        } catch (error) {
+          reports.push(
+            `mcp servers: gathering the prompts and resources failed: ${errorMessage(error)}`,
+          );
+          continue;
+        } finally {
+          if (this.#closing === undefined) {
+            for (const report of reports) if (!this.#gatherReports.has(report)) this.#warn(report);
+            this.#gatherReports = new Set(reports);
+          }
+        }
+        if (this.#closing !== undefined) return;
+        this.#setPrimitives(gathered.prompts, gathered.resources);
+      }
+    } finally {
+      // Cleared in the same turn the loop ends: a change from now on starts another.
+      this.#gathering = undefined;
+    }
+  }
+
+  /** Keeps what was gathered, and tells the listeners, when it differs from what is kept. */
+  #setPrimitives(
+    prompts: readonly Prompt[],
+    resources: readonly (McpResource | McpResourceTemplate)[],
+  ): void {
+    // What is listed (functions aside) says it all: each entry reaches its server's
+    // connection of the moment, whichever gathering made it.
+    const same = (a: readonly object[], b: readonly object[]): boolean =>
+      JSON.stringify(a) === JSON.stringify(b);
+    const promptsSame = same(this.#prompts, prompts);
+    const resourcesSame = same(this.#resources, resources);
+    if (promptsSame && resourcesSame) return;
+    if (!promptsSame) this.#prompts = prompts;
+    if (!resourcesSame) this.#resources = resources;
+    this.#primitiveListeners.notify();
   }
 
   #warn(message: string): void {

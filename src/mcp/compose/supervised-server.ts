@@ -40,6 +40,11 @@ export interface ServerHost {
   readonly report: (message: string) => void;
   /** The server's served tools changed. */
   readonly changed: () => void;
+  /**
+   * The server's prompts or resources may have changed: it came up, went away, or said
+   * they changed (absent: they are not followed, and the server is not asked).
+   */
+  readonly primitivesChanged?: (() => void) | undefined;
 }
 
 /**
@@ -128,6 +133,15 @@ export class SupervisedServer {
         onToolsChanged: () => {
           if (connected !== undefined && this.#remote === connected) this.#list(connected);
         },
+        ...(this.host.primitivesChanged === undefined
+          ? {}
+          : {
+              onPrimitivesChanged: () => {
+                if (connected !== undefined && this.#remote === connected) {
+                  this.host.primitivesChanged?.();
+                }
+              },
+            }),
         onRefreshError: (error) => this.#warnOnce(`listing its tools failed: ${this.#text(error)}`),
       });
     } catch (error) {
@@ -144,6 +158,7 @@ export class SupervisedServer {
     this.#failures = 0;
     this.#error = undefined;
     this.#list(connected);
+    this.host.primitivesChanged?.();
     if (again)
       this.host.report(`mcp server ${goQuote(name)}: connected again: ${this.#tools.length} tools`);
     const remote = connected;
@@ -230,6 +245,7 @@ export class SupervisedServer {
     this.#setTools([]);
     this.#state = 'down';
     this.#error = why;
+    this.host.primitivesChanged?.();
     const delay = this.#delay(1);
     this.host.report(
       `mcp server ${goQuote(this.config.name)}: connection lost: ${why}; its ${count} tools are withdrawn; connecting again in ${seconds(delay)}`,

@@ -1,6 +1,8 @@
 import {
   AgentToolError,
+  isLivePrimitives,
   isLiveTools,
+  type LivePrimitives,
   type LiveTools,
   type McpResource,
   type McpResourceTemplate,
@@ -20,6 +22,8 @@ export function readSource(source: ServeSource): {
   resources?: (McpResource | McpResourceTemplate)[];
   /** The source itself when its tools change while served (see `LiveTools`). */
   live?: LiveTools;
+  /** The source itself when its prompts and resources change while served (see `LivePrimitives`). */
+  livePrimitives?: LivePrimitives;
 } {
   if (source === null || typeof source !== 'object') {
     throw new AgentToolError(
@@ -56,6 +60,7 @@ export function readSource(source: ServeSource): {
       ...(app.prompts === undefined ? {} : { prompts: [...app.prompts] }),
       ...(app.resources === undefined ? {} : { resources: [...app.resources] }),
       ...(isLiveTools(source) ? { live: source } : {}),
+      ...(isLivePrimitives(source) ? { livePrimitives: source } : {}),
     };
   }
   if (Symbol.iterator in source)

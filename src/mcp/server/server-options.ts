@@ -127,6 +127,12 @@ export type ServeSource =
        * (an app with remote servers, `McpServers`), and clients are told.
        */
       onToolsChanged?(listener: () => void): () => void;
+      /**
+       * With `prompts` and `resources`, a `LivePrimitives`: the served prompts and
+       * resources follow them after each change (an app with remote servers,
+       * `McpServers`), and clients are told.
+       */
+      onPrimitivesChanged?(listener: () => void): () => void;
     };
 
 /** A connection served over stdio. */

@@ -16,6 +16,7 @@ import {
   type Prompt,
   type RecordFunc,
   type Session,
+  type LivePrimitives,
   type LiveTools,
   type Tool,
   withTraceIds,
@@ -66,7 +67,10 @@ const defaultReporter: ErrorReporter = (message, error) => {
  * Serves a set of tools over MCP, to clients of the 2026-07-28 protocol and of the 2025
  * era alike, on any number of connections at once (stdio, Streamable HTTP, in-memory).
  * The set may change while it is served ({@link McpToolServer.addTools}, {@link McpToolServer.removeTools}); every
- * client that listens is then told the list changed.
+ * client that listens is then told the list changed. A source whose tools change by
+ * themselves (`LiveTools`) is followed, and so is one whose prompts and resources do
+ * (`LivePrimitives`): clients are told `prompts/list_changed` or
+ * `resources/list_changed`.
  *
  * The server does not close the tools: whoever built them does.
  */
@@ -105,9 +109,14 @@ export class McpToolServer {
   #unfollow: () => void = () => undefined;
   /** True while the served source's tools change by themselves. */
   #live = false;
+  /** Stops following a source whose prompts and resources change (see `LivePrimitives`). */
+  #unfollowPrimitives: () => void = () => undefined;
+  /** True while the served source's prompts and resources change by themselves. */
+  #livePrimitives = false;
 
   constructor(source: ServeSource, options: McpServerOptions = {}) {
-    const { tools, onSession, recorder, prompts, resources, live } = readSource(source);
+    const { tools, onSession, recorder, prompts, resources, live, livePrimitives } =
+      readSource(source);
     // Read once: an iterable given in the options serves every source a swap brings.
     this.#given = {
       onSession: options.onSession,
@@ -158,6 +167,7 @@ export class McpToolServer {
       tasks: new Tasks(options.tasks, report, this.#scale?.taskPlace()),
       localAuth: options.localAuth,
       listChanged: () => options.listChanged ?? (this.#live || this.#changed),
+      primitivesMayChange: () => this.#livePrimitives,
       definitions: () => (definitions ??= [...this.#tools.values()].map((s) => s.definition)),
       servedTools: () => (served ??= [...this.#tools.values()]),
       served: (name) => this.#tools.get(name),
@@ -169,6 +179,7 @@ export class McpToolServer {
     this.addTools(...tools);
     this.#made = true;
     this.#follow(live, tools, report);
+    this.#followPrimitives(livePrimitives);
     this.#unobserve = observeServer({
       sessions: () => this.#sessions.size,
       parkedCalls: () => this.host.trips.parked,
@@ -181,12 +192,18 @@ export class McpToolServer {
     return [...this.#tools.values()].map((served) => served.tool);
   }
 
-  /** The prompts served beside the tools. */
+  /**
+   * The prompts served beside the tools: the source's (as they are now, for a source
+   * whose prompts change: see `LivePrimitives`), then the options'.
+   */
   get prompts(): readonly Prompt[] {
     return [...this.host.catalog.prompts.values()].map((entry) => entry.prompt);
   }
 
-  /** The resources and resource templates served beside the tools. */
+  /**
+   * The resources and resource templates served beside the tools: the source's (as they
+   * are now, for a source whose resources change), then the options'.
+   */
   get resources(): readonly (McpResource | McpResourceTemplate)[] {
     const catalog = this.host.catalog;
     return [
@@ -240,7 +257,8 @@ export class McpToolServer {
     if (this.#closing !== undefined) {
       throw new AgentToolError('CLOSED', 'mcp: swap: the server is closed');
     }
-    const { tools, onSession, recorder, prompts, resources, live } = readSource(source);
+    const { tools, onSession, recorder, prompts, resources, live, livePrimitives } =
+      readSource(source);
     const catalog = this.#catalogOf(prompts, resources);
     const served = compileServedTools(tools, () => false);
     const changes = {
@@ -253,6 +271,7 @@ export class McpToolServer {
     this.#sourceRecorder = recorder;
     this.#onSession = composeHooks(onSession, this.#given.onSession);
     this.#follow(live, tools, this.host.report);
+    this.#followPrimitives(livePrimitives);
     const { added, removed, changed, promptsChanged, resourcesChanged } = changes;
     if (added.length > 0 || removed.length > 0 || changed.length > 0) this.#listChanged();
     if (promptsChanged) this.#primitivesChanged('prompts');
@@ -272,6 +291,36 @@ export class McpToolServer {
     this.#unfollow();
     this.#live = live !== undefined;
     this.#unfollow = live === undefined ? () => undefined : followTools(live, tools, this, report);
+  }
+
+  /**
+   * Follows a source whose prompts and resources change by themselves (remote servers
+   * that come and go): after each change the catalog is made again from them (the
+   * options' after them), and listening clients are told of the kinds that differ.
+   */
+  #followPrimitives(live: LivePrimitives | undefined): void {
+    this.#unfollowPrimitives();
+    this.#livePrimitives = live !== undefined;
+    this.#unfollowPrimitives =
+      live === undefined ? () => undefined : live.onPrimitivesChanged(() => this.#rebuild(live));
+  }
+
+  /** The catalog made again from a live source's prompts and resources as they are now. */
+  #rebuild(live: LivePrimitives): void {
+    if (this.#closing !== undefined) return;
+    let catalog: Catalog;
+    try {
+      catalog = this.#catalogOf([...live.prompts], [...live.resources]);
+    } catch (error) {
+      // What is served stays as it was: the source's next change is tried again.
+      this.host.report('mcp: serve: the changed prompts and resources are not served', error);
+      return;
+    }
+    const { promptsChanged, resourcesChanged } = catalogChanges(this.#catalog, catalog);
+    // The entries may be new objects even where nothing listed differs.
+    this.#catalog = catalog;
+    if (promptsChanged) this.#primitivesChanged('prompts');
+    if (resourcesChanged) this.#primitivesChanged('resources');
   }
 
   /** The catalog of a source's prompts and resources, with the options' after them. */
@@ -444,6 +493,7 @@ export class McpToolServer {
 
   async #close(): Promise<void> {
     this.#unfollow();
+    this.#unfollowPrimitives();
     const open = [...this.#sessions];
     const deadline = Date.now() + this.#grace;
     const calls = this.host.calls;

@@ -45,6 +45,11 @@ export interface PrimitiveHost {
   readonly localAuth: AuthInfo | undefined;
   /** Whether the lists may change while served (announced as `listChanged`). */
   listChanged?(): boolean;
+  /**
+   * True while the source's prompts and resources change by themselves (a
+   * `LivePrimitives`): both kinds are offered, with `listChanged`, even while empty.
+   */
+  primitivesMayChange?(): boolean;
   readonly recorder: RecordFunc | undefined;
   readonly trips: RoundTrips;
   readonly calls: CallTracker;
@@ -73,10 +78,12 @@ type Era = 'legacy' | 'modern';
 export function primitiveCapabilities(host: PrimitiveHost, era: Era): ServerCapabilities {
   const catalog = host.catalog;
   const capabilities: ServerCapabilities = {};
-  // The lists can change when the tools' can (a swap of the served source).
-  const listChanged = host.listChanged?.() ?? false;
-  if (catalog.hasPrompts) capabilities.prompts = { listChanged };
-  if (catalog.hasResources) {
+  // The lists can change when the tools' can (a swap of the served source), and when
+  // the source's own do (then they are offered while empty, for what comes later).
+  const live = host.primitivesMayChange?.() ?? false;
+  const listChanged = (host.listChanged?.() ?? false) || live;
+  if (catalog.hasPrompts || live) capabilities.prompts = { listChanged };
+  if (catalog.hasResources || live) {
     capabilities.resources = era === 'legacy' ? { listChanged, subscribe: true } : { listChanged };
   }
   if (catalog.completes) capabilities.completions = {};
@@ -112,8 +119,9 @@ export function servePrimitives(
   era: Era,
 ): void {
   // Which handlers an instance has is settled when it is made; what they serve is
-  // read per request (a swap replaces the catalog).
+  // read per request (a swap, or a live source's change, replaces the catalog).
   const catalog = host.catalog;
+  const live = host.primitivesMayChange?.() ?? false;
   const pageSize = host.listPageSize;
   const caller = (ctx: ServerContext): AuthInfo | undefined => callerOf(ctx, host.localAuth);
   const visible = async (
@@ -122,7 +130,7 @@ export function servePrimitives(
     auth: AuthInfo | undefined,
   ): Promise<boolean[]> => Promise.all(entries.map((entry) => mayUse(host, entry, kind, auth)));
 
-  if (catalog.hasPrompts) {
+  if (catalog.hasPrompts || live) {
     server.setRequestHandler('prompts/list', async (request, ctx) => {
       const all = [...host.catalog.prompts.values()];
       const allowed = await visible(
@@ -174,7 +182,7 @@ export function servePrimitives(
     });
   }
 
-  if (catalog.hasResources) {
+  if (catalog.hasResources || live) {
     server.setRequestHandler('resources/list', async (request, ctx) => {
       const auth = caller(ctx);
       const fixed = [...host.catalog.resources.values()];

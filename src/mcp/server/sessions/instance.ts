@@ -89,6 +89,8 @@ export interface InstanceHost {
   readonly localAuth: AuthInfo | undefined;
   /** What `tools.listChanged` announces now: whether the list can change (see the option). */
   listChanged(): boolean;
+  /** True while the source's prompts and resources change by themselves (see `PrimitiveHost`). */
+  primitivesMayChange(): boolean;
   definitions(): McpTool[];
   /** Every served tool, in the order of {@link definitions}. */
   servedTools(): readonly ServedTool[];
