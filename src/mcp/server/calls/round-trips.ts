@@ -260,13 +260,8 @@ export class RoundTripRun extends StopEntry {
     const missing = ask.missingFrom(this.#capabilities);
     if (missing !== undefined) return Promise.reject(missing);
     const given = this.#takeGiven(ask.key);
-    if (given !== undefined && given !== null) {
-      try {
-        return Promise.resolve(ask.read(given));
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
-    }
+    // An answer that does not read as one fails the request, as when sent under a state.
+    if (given !== undefined && given !== null) return new Promise<T>((ok) => ok(ask.read(given)));
     return new Promise<T>((resolve, reject) => {
       this.#asks.push({ ask, resolve: resolve as (value: unknown) => void, reject });
       this.#wake?.();
