@@ -291,7 +291,12 @@ describe('input request keys', () => {
           mine.url,
           modern(
             'tools/call',
-            { name: 'up_front', arguments: {}, inputResponses, ...(requestState && { requestState }) },
+            {
+              name: 'up_front',
+              arguments: {},
+              inputResponses,
+              ...(requestState && { requestState }),
+            },
             declaring({ elicitation: {} }),
           ),
         );
