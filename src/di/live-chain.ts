@@ -5,7 +5,10 @@ import {
   describeValue,
   type Interceptor,
   isJsonObject,
+  type McpResource,
+  type McpResourceTemplate,
   parseArguments,
+  type Prompt,
   type ProviderResolver,
   type Result,
   runInterceptors,
@@ -61,7 +64,7 @@ export async function chainLiveSources(
       interceptors: build.interceptors ?? [],
       resolve: build.resolveProvider,
     });
-    return { ...source, wrap: wrapTool };
+    return { ...source, wrap: wrapTool, guard: livePrimitiveGuard(guards) };
   });
 }
 
@@ -131,4 +134,62 @@ function chainedAccess(
     scopes: Object.freeze([...(own?.scopes ?? [])]),
     guards: Object.freeze([...guards, ...(own?.guards ?? [])]),
   });
+}
+
+/**
+ * What a live source's prompt or resource becomes: itself without guards; else one whose
+ * access asks `guards` first (its own scopes and guards after them), made once per
+ * object, so that one a source lists again is the same.
+ */
+function livePrimitiveGuard(
+  guards: readonly ToolGuard[],
+): (<T extends Prompt | McpResource | McpResourceTemplate>(item: T) => T) | undefined {
+  if (guards.length === 0) return undefined;
+  const made = new WeakMap<object, object>();
+  return <T extends Prompt | McpResource | McpResourceTemplate>(item: T): T => {
+    let guarded = made.get(item) as T | undefined;
+    if (guarded === undefined) {
+      guarded = behindGuards(item, chainedAccess(item.access, guards));
+      made.set(item, guarded);
+    }
+    return guarded;
+  };
+}
+
+/** The members of core's `Prompt`, `McpResource` and `McpResourceTemplate`, read through. */
+const PRIMITIVE_MEMBERS = [
+  'name',
+  'title',
+  'description',
+  'arguments',
+  'completions',
+  'uri',
+  'uriTemplate',
+  'size',
+  'mimeType',
+  'annotations',
+] as const;
+const PRIMITIVE_METHODS = ['get', 'read', 'list'] as const;
+
+/**
+ * `item` with `access` in place of its own: every other member read through, its
+ * methods called on `item` (a class instance keeps its private state).
+ */
+function behindGuards<T extends object>(item: T, access: ToolAccess | undefined): T {
+  const source = item as Record<string, unknown>;
+  const guarded: Record<string, unknown> = {};
+  for (const key of PRIMITIVE_MEMBERS) {
+    if (source[key] !== undefined) {
+      Object.defineProperty(guarded, key, { enumerable: true, get: () => source[key] });
+    }
+  }
+  for (const key of PRIMITIVE_METHODS) {
+    const method = source[key];
+    if (typeof method === 'function') {
+      guarded[key] = (...args: unknown[]): unknown =>
+        (method as (...a: unknown[]) => unknown).apply(item, args);
+    }
+  }
+  if (access !== undefined) guarded['access'] = access;
+  return Object.freeze(guarded) as T;
 }

@@ -26,6 +26,12 @@ export interface LiveSource {
   readonly module: ModuleNode;
   /** What each of its tools becomes in the app (its module chain around it); absent: itself. */
   readonly wrap?: ((tool: Tool) => Tool) | undefined;
+  /**
+   * What each of its prompts and resources becomes in the app (behind its module chain's
+   * guards, as a class prompt of that module would be); absent: itself.
+   */
+  readonly guard?:
+    (<T extends Prompt | McpResource | McpResourceTemplate>(item: T) => T) | undefined;
 }
 
 /**
@@ -143,7 +149,7 @@ export class AppPrimitives {
         ...resources.map((r) => `resource:${r.name}`),
       ]);
       const uris = new Set(resources.map((r) => (isResourceTemplate(r) ? r.uriTemplate : r.uri)));
-      for (const { label, live } of this.sources) {
+      for (const { label, live, guard } of this.sources) {
         const offered = live as { prompts?: unknown; resources?: unknown };
         for (const prompt of iterable<Prompt>(offered.prompts)) {
           if (names.has(`prompt:${prompt.name}`)) {
@@ -153,7 +159,7 @@ export class AppPrimitives {
             continue;
           }
           names.add(`prompt:${prompt.name}`);
-          prompts.push(prompt);
+          prompts.push(guard === undefined ? prompt : guard(prompt));
         }
         for (const resource of iterable<McpResource | McpResourceTemplate>(offered.resources)) {
           const uri = isResourceTemplate(resource) ? resource.uriTemplate : resource.uri;
@@ -165,7 +171,7 @@ export class AppPrimitives {
           }
           names.add(`resource:${resource.name}`);
           uris.add(uri);
-          resources.push(resource);
+          resources.push(guard === undefined ? resource : guard(resource));
         }
       }
       this.#lists = { prompts: Object.freeze(prompts), resources: Object.freeze(resources) };

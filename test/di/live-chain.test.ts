@@ -77,7 +77,10 @@ function remoteServer(): McpToolServer {
         return text((JSON.parse(call.args) as { text: string }).text);
       },
     });
-  return serveTools([tool('echo', true), tool('count', false)]);
+  return serveTools([tool('echo', true), tool('count', false)], {
+    prompts: [{ name: 'hello', description: 'Greets', get: () => 'hello there' }],
+    resources: [{ uri: 'remote://note', name: 'note', read: () => 'a note' }],
+  });
 }
 
 let remote: McpToolServer;
@@ -302,10 +305,12 @@ describe('live tools in the chain', () => {
     // Read again, the app's tool is the same wrapper.
     expect(app.tools.lookup('mem__count')).toBe(before);
 
+    const since = warnings.length;
     await serverEnds.at(-1)?.close();
     await until(() => app.tools.lookup('mem__count') === undefined, 'the tool to leave');
     await until(() => app.tools.lookup('mem__count') !== undefined, 'the remote to come back');
-    expect(warnings.at(-1)).toBe('mcp server "mem": connected again: 2 tools');
+    // Besides, the two servers' shared resource URI is reported as its first server comes back.
+    expect(warnings.slice(since)).toContain('mcp server "mem": connected again: 2 tools');
     const after = app.tools.lookup('mem__count')!;
     expect(unwrap(after)).toBe(source());
     log.length = 0;
@@ -370,3 +375,37 @@ async function until(done: () => boolean, what: string): Promise<void> {
   }
   throw new Error(`gave up waiting for ${what}`);
 }
+
+describe('live prompts and resources behind the chain', () => {
+  it.each(['legacy', 'modern'] as const)(
+    'are listed, got and read by a caller the module guards let through, and hidden from one they refuse (%s)',
+    async (era) => {
+      const ada = await connectAs(era, 'ada');
+      const mallory = await connectAs(era, 'mallory');
+      try {
+        log.length = 0;
+        expect((await ada.listPrompts()).map((p) => p.name).sort()).toEqual([
+          'mem__hello',
+          'modern__hello',
+        ]);
+        // The module guards decide, as for a tool: the root's and the listing module's.
+        expect(new Set(log)).toEqual(new Set(['guard root', 'guard remote module']));
+        const got = await ada.getPrompt('mem__hello', {});
+        expect(got.messages).toEqual([
+          { role: 'user', content: { type: 'text', text: 'hello there' } },
+        ]);
+        expect((await ada.listResources()).map((r) => r.uri)).toEqual(['remote://note']);
+        expect((await ada.readResource('remote://note')).contents).toEqual([
+          expect.objectContaining({ uri: 'remote://note', text: 'a note' }),
+        ]);
+        expect(await mallory.listPrompts()).toEqual([]);
+        expect(await mallory.listResources()).toEqual([]);
+        await expect(mallory.getPrompt('mem__hello', {})).rejects.toThrow(/mem__hello/);
+        await expect(mallory.readResource('remote://note')).rejects.toThrow(/remote:\/\/note/);
+      } finally {
+        await ada.close();
+        await mallory.close();
+      }
+    },
+  );
+});
