@@ -3,7 +3,7 @@
 // Ctrl-C would) must stop every one of them.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { ROOT, ensureBuilt, tempDir, killChildren } from './helpers';
 
 beforeAll(() => ensureBuilt(), 300_000);
@@ -18,18 +18,6 @@ afterAll(() => {
   }
   killChildren();
 });
-
-/** A TCP port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /** Live processes (zombies aside) of process group `pgid`, from /proc. */
 function groupMembers(pgid: number): number[] {
@@ -56,12 +44,15 @@ async function emptied(pgid: number): Promise<number[]> {
   return groupMembers(pgid);
 }
 
-/** Starts `npm start` in a process group of its own and waits until it serves. */
+/**
+ * Starts `npm start` in a process group of its own and waits until it serves. Port 0:
+ * the server takes a free port itself and prints its URL (a port picked here and bound
+ * later could be taken by another test meanwhile).
+ */
 async function startNpm(): Promise<{ npm: ChildProcess; port: number }> {
-  const port = await freePort();
   const npm = spawn('npm', ['start'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), WORKSPACE_ROOT: tempDir() },
+    env: { ...process.env, PORT: '0', WORKSPACE_ROOT: tempDir() },
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,
   });
@@ -74,6 +65,8 @@ async function startNpm(): Promise<{ npm: ChildProcess; port: number }> {
     });
     npm.once('exit', () => reject(new Error(`npm start exited before serving:\n${stderr}`)));
   });
+  const port = Number(/http:\/\/127\.0\.0\.1:(\d+)\//.exec(stderr)?.[1]);
+  if (!(port > 0)) throw new Error(`npm start printed no URL with its port:\n${stderr}`);
   // It answers on its port.
   await new Promise<void>((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => {
