@@ -4,7 +4,7 @@
 // schemas, structured content, annotations, progress, questions in both eras,
 // cancellation), what a lost server does to the list, and the errors. Then
 // `McpServers` alone: the remote prompts and resources followed as servers come up late,
-// change theirs and go away.
+// change theirs and go away, and their completions passed through.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import {
@@ -522,6 +522,145 @@ describe('McpServers follows the remote prompts and resources', () => {
       expect(await promptNames(remote)).toEqual(['live__hello', 'live__bye']);
     }
     expect(servers.prompts.map((p) => p.name)).toEqual(['live__hello', 'live__bye']);
+  });
+});
+
+describe('McpServers passes completions through', () => {
+  /** What the completing remote's completers were asked: value and context. */
+  const asked: [string, Readonly<Record<string, string>>][] = [];
+  const starting = (values: readonly string[]) => (value: string) =>
+    values.filter((v) => v.startsWith(value));
+  /** `suggests`, over 2026-07-28: its prompt and template complete. */
+  const suggests = serveTools([], {
+    prompts: [
+      {
+        name: 'paint',
+        arguments: [{ name: 'colour' }, { name: 'size' }],
+        get: () => ({ messages: [] }),
+        completions: {
+          colour: (value, context) => {
+            asked.push([value, context]);
+            if (value === '!') throw new Error('no colour starts with "!"');
+            return starting(['blue', 'black', 'green'])(value);
+          },
+        },
+      },
+    ],
+    resources: [
+      {
+        name: 'swatch',
+        uriTemplate: 'colour://{name}{?shade}',
+        read: () => ({ contents: [] }),
+        completions: { name: starting(['green', 'grey', 'blue']) },
+      },
+    ],
+  });
+  /** `plain`, over 2025: a prompt with an argument, completed by nothing. */
+  const plain = serveTools([], {
+    prompts: [{ name: 'paint', arguments: [{ name: 'colour' }], get: () => ({ messages: [] }) }],
+  });
+  const plainTransport = () => {
+    const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+    void plain.connect(serverEnd);
+    return clientEnd;
+  };
+  const closers: { close(): Promise<void> }[] = [];
+  /** A client of `servers` served, over an in-memory pair (2025) or the fetch handler (2026). */
+  const clientOf = async (servers: McpServers, era: 'legacy' | 'modern') => {
+    const composed = serveTools(servers);
+    closers.push(composed);
+    const transport =
+      era === 'legacy'
+        ? await (async () => {
+            const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+            await composed.connect(serverEnd);
+            return clientEnd;
+          })()
+        : {
+            url: 'http://localhost/mcp',
+            fetch: (url: string | URL, init?: RequestInit) =>
+              composed.handler().fetch(new Request(url, init)),
+          };
+    const client = await connectMcp({ transport, protocol: era });
+    closers.push(client);
+    return client;
+  };
+  let servers: McpServers;
+
+  beforeAll(async () => {
+    const handler = suggests.handler();
+    servers = await McpServers.start({
+      mcpServers: {
+        suggests: {
+          transport: () =>
+            new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), {
+              fetch: (url, init) => handler.fetch(new Request(url, init)),
+            }),
+          protocol: 'modern',
+        },
+        plain: { transport: plainTransport, protocol: 'legacy' },
+      },
+    });
+    closers.push(servers);
+  });
+
+  afterAll(async () => {
+    for (const closer of closers.reverse()) await closer.close();
+    await suggests.close();
+    await plain.close();
+  });
+
+  it.each(['legacy', 'modern'] as const)(
+    "gives a %s client the remote's values for its prompt and its template",
+    async (era) => {
+      const client = await clientOf(servers, era);
+      expect(client.serverCapabilities.completions).toEqual({});
+      asked.length = 0;
+      const prompt = { type: 'ref/prompt' as const, name: 'suggests__paint' };
+      const colour = await client.complete(
+        prompt,
+        { name: 'colour', value: 'b' },
+        { arguments: { size: 'L' } },
+      );
+      expect(colour.completion.values).toEqual(['blue', 'black']);
+      // Asked of the remote under its own name, with the context.
+      expect(asked).toEqual([['b', { size: 'L' }]]);
+      // An argument the remote does not complete: its answer, no values.
+      const size = await client.complete(prompt, { name: 'size', value: '' });
+      expect(size.completion.values).toEqual([]);
+      const swatch = await client.complete(
+        { type: 'ref/resource', uri: 'colour://{name}{?shade}' },
+        { name: 'name', value: 'g' },
+      );
+      expect(swatch.completion.values).toEqual(['green', 'grey']);
+      // The remote's failure fails the client's request, with its message.
+      await expect(client.complete(prompt, { name: 'colour', value: '!' })).rejects.toThrow(
+        'no colour starts with "!"',
+      );
+      expect(asked).toHaveLength(2);
+    },
+  );
+
+  it('completes nothing of a remote that does not offer completions', async () => {
+    const plainPrompt = servers.prompts.find((p) => p.name === 'plain__paint');
+    expect(plainPrompt?.arguments).toEqual([{ name: 'colour' }]);
+    expect(plainPrompt?.completions).toBeUndefined();
+    expect(servers.prompts.find((p) => p.name === 'suggests__paint')?.completions).toBeDefined();
+    const client = await clientOf(servers, 'legacy');
+    // Not asked of the remote (which would refuse the method): no values.
+    const none = await client.complete(
+      { type: 'ref/prompt', name: 'plain__paint' },
+      { name: 'colour', value: 'b' },
+    );
+    expect(none.completion.values).toEqual([]);
+    // Composed alone, it is not offered completions at all.
+    const alone = await McpServers.start({
+      mcpServers: { plain: { transport: plainTransport, protocol: 'legacy' } },
+    });
+    closers.push(alone);
+    const aloneClient = await clientOf(alone, 'legacy');
+    expect(aloneClient.serverCapabilities.prompts).toBeDefined();
+    expect(aloneClient.serverCapabilities.completions).toBeUndefined();
   });
 });
 

@@ -11,6 +11,7 @@ import {
   type Resource,
   type ResourceTemplateReference,
   type ResourceTemplateType,
+  type ServerCapabilities,
   type StreamableHTTPClientTransport,
   type SubscriptionFilter,
 } from '@modelcontextprotocol/client';
@@ -81,6 +82,7 @@ const NO_TIMEOUT = 2_147_483_647; // the longest timer Node accepts
 interface ConnectionFacts {
   readonly era: 'modern' | 'legacy';
   readonly serverInfo: ServerInfo;
+  readonly capabilities: ServerCapabilities;
   readonly instructions: string;
 }
 
@@ -200,6 +202,16 @@ export class RemoteTools {
     return (this.#closedAs ?? this.#facts()).serverInfo;
   }
 
+  /**
+   * What the server offers, as it said when its session opened (of a session opened
+   * again, the new one's): `tools`, `prompts`, `resources`, `completions`, `logging`
+   * and the rest, each present when offered; empty when it offered nothing. Kept once
+   * closed.
+   */
+  get serverCapabilities(): Readonly<ServerCapabilities> {
+    return (this.#closedAs ?? this.#facts()).capabilities;
+  }
+
   /** The server's instructions; "" when it gave none (kept once closed). */
   get instructions(): string {
     return (this.#closedAs ?? this.#facts()).instructions;
@@ -212,6 +224,7 @@ export class RemoteTools {
     return {
       era: client?.getProtocolEra() === 'modern' ? 'modern' : 'legacy',
       serverInfo: { name: info?.name ?? '', version: info?.version ?? '' },
+      capabilities: client?.getServerCapabilities() ?? {},
       instructions: client?.getInstructions() ?? '',
     };
   }

@@ -178,7 +178,8 @@ export class McpServers implements LiveTools, LivePrimitives {
 
   /**
    * The prompts of the servers that are up, as `<name>__<prompt>`, as last gathered; each
-   * is got from the server's connection of the moment. Followed: they are gathered again
+   * is got from the server's connection of the moment, and its arguments are completed
+   * by the server when it offers completions (its failure fails the completion). Followed: they are gathered again
    * when a server comes up after the start (its first attempt failed, or it came back),
    * when one goes away (its prompts leave), and when one says its prompts or resources
    * changed (`list_changed`); one gathering at a time, changes that come together gathered
@@ -192,7 +193,8 @@ export class McpServers implements LiveTools, LivePrimitives {
   /**
    * The resources and resource templates of the servers that are up, each under its own
    * URI and its name prefixed `<name>__` (a URI two servers serve is the first's), as last
-   * gathered; read from the server's connection of the moment. Followed as
+   * gathered; read from the server's connection of the moment, a template's variables
+   * completed as {@link McpServers.prompts}' arguments are. Followed as
    * {@link McpServers.prompts} are.
    */
   get resources(): readonly (McpResource | McpResourceTemplate)[] {

@@ -1,5 +1,7 @@
+import { UriTemplate } from '@modelcontextprotocol/server';
 import {
   AgentToolError,
+  type Completer,
   errorMessage,
   goQuote,
   type McpResource,
@@ -27,9 +29,10 @@ const LIST_TIMEOUT_MS = 10_000;
  * The prompts, resources and templates of the servers that are up, listed now: each
  * prompt as `<name>__<prompt>`, each resource and template under its own URI with its
  * name prefixed. Each is answered by the server's connection of the moment (a server
- * down then fails the request saying so). Listing failures are reported and skip that
- * kind of that server; a URI or a name already taken (by an earlier server or `taken`)
- * is left out, reported.
+ * down then fails the request saying so). A server that offers completions has each
+ * prompt argument and template variable completed by it (see {@link remoteCompleters}).
+ * Listing failures are reported and skip that kind of that server; a URI or a name
+ * already taken (by an earlier server or `taken`) is left out, reported.
  */
 export async function gatherPrimitives(
   servers: readonly SupervisedServer[],
@@ -55,6 +58,8 @@ export async function gatherPrimitives(
       }
     };
     const options = { signal: AbortSignal.timeout(LIST_TIMEOUT_MS) };
+    // Read from the connection listed: one that came up again is gathered again.
+    const completes = remote.serverCapabilities.completions !== undefined;
     const take = (kind: 'name' | 'uri', key: string, what: string): boolean => {
       const set = kind === 'name' ? taken.names : taken.uris;
       if (set.has(key)) {
@@ -74,6 +79,13 @@ export async function gatherPrimitives(
         ...(prompt.title === undefined ? {} : { title: prompt.title }),
         ...(prompt.description === undefined ? {} : { description: prompt.description }),
         ...(prompt.arguments === undefined ? {} : { arguments: prompt.arguments }),
+        ...(completes
+          ? remoteCompleters(
+              server,
+              { type: 'ref/prompt', name: prompt.name },
+              (prompt.arguments ?? []).map((a) => a.name),
+            )
+          : {}),
         get: async (args, ctx) => {
           const result = await connection(server).getPrompt(prompt.name, args, requestOf(ctx));
           return {
@@ -117,6 +129,13 @@ export async function gatherPrimitives(
         ...description(template),
         name: `${name}__${template.name}`,
         uriTemplate: template.uriTemplate,
+        ...(completes
+          ? remoteCompleters(
+              server,
+              { type: 'ref/resource', uri: template.uriTemplate },
+              variablesOf(template.uriTemplate),
+            )
+          : {}),
         read: async (_vars: Readonly<Record<string, string>>, uri: string, ctx: ToolContext) =>
           reply(await connection(server).readResource(uri, requestOf(ctx))),
       });
@@ -135,6 +154,47 @@ function connection(server: SupervisedServer): RemoteTools {
     );
   }
   return remote;
+}
+
+/**
+ * Completers of `names` (a prompt's arguments, a template's variables) that ask the
+ * server of `ref` (its own prompt name, its template), over its connection of the
+ * moment, and give its values; none for no names (nothing to offer). A failed request
+ * (the server down, its refusal, the client's cancel) fails the completion with the
+ * server's message, as a local completer's throw does: the client sees that it failed,
+ * not "no values".
+ */
+function remoteCompleters(
+  server: SupervisedServer,
+  ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
+  names: readonly string[],
+): { completions?: Record<string, Completer> } {
+  if (names.length === 0) return {};
+  const completions: Record<string, Completer> = {};
+  for (const name of names) {
+    completions[name] = async (value, context, ctx) => {
+      const result = await connection(server).complete(
+        ref,
+        { name, value },
+        { arguments: context },
+        { signal: ctx.signal },
+      );
+      return result.completion.values;
+    };
+  }
+  return { completions };
+}
+
+/** The variable names of an RFC 6570 template, each once; none for one the SDK cannot parse. */
+function variablesOf(uriTemplate: string): string[] {
+  try {
+    // The SDK keeps a prefix modifier on the name (`{id:3}` gives `id:3`).
+    const names = new UriTemplate(uriTemplate).variableNames.map((n) => n.replace(/:\d+$/, ''));
+    return [...new Set(names)];
+  } catch {
+    // Not served anyway: the served catalog refuses a template it cannot parse.
+    return [];
+  }
 }
 
 function requestOf(ctx: ToolContext): { context: ToolContext; signal: AbortSignal } {
