@@ -172,15 +172,19 @@ function remoteCompleters(
   if (names.length === 0) return {};
   const completions: Record<string, Completer> = {};
   for (const name of names) {
-    completions[name] = async (value, context, ctx) => {
-      const result = await connection(server).complete(
-        ref,
-        { name, value },
-        { arguments: context },
-        { signal: ctx.signal },
-      );
-      return result.completion.values;
-    };
+    // Defined, not assigned: a remote's argument named `__proto__` is one more key.
+    Object.defineProperty(completions, name, {
+      enumerable: true,
+      value: async (value: string, context: Readonly<Record<string, string>>, ctx: ToolContext) => {
+        const result = await connection(server).complete(
+          ref,
+          { name, value },
+          { arguments: context },
+          { signal: ctx.signal },
+        );
+        return result.completion.values;
+      },
+    });
   }
   return { completions };
 }

@@ -341,6 +341,17 @@ describe.each([
         }),
       ),
     ).toEqual({ completion: { values: [], hasMore: false } });
+    // An argument named after an object's inherited members names no completer.
+    for (const name of ['constructor', 'toString', '__proto__']) {
+      expect(
+        bare(
+          await client.complete({
+            ref: { type: 'ref/prompt', name: 'review' },
+            argument: { name, value: '' },
+          }),
+        ),
+      ).toEqual({ completion: { values: [], hasMore: false } });
+    }
     await client.close();
   });
 });

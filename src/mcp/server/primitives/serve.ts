@@ -11,6 +11,7 @@ import {
 import {
   type AuthInfo,
   checkAccess,
+  type Completer,
   type RecordFunc,
   createContext,
   errorMessage,
@@ -293,7 +294,7 @@ export function servePrimitives(
         if (entry === undefined || !(await mayUse(host, entry.prompt, 'prompt', auth))) {
           throw new ProtocolError(INVALID_PARAMS, `mcp: unknown prompt ${goQuote(ref.name)}`);
         }
-        completer = entry.prompt.completions?.[argument.name];
+        completer = ownCompleter(entry.prompt.completions, argument.name);
       } else {
         const served = host.catalog.templates.find((t) => t.template.uriTemplate === ref.uri);
         if (served === undefined || !(await mayUse(host, served.template, 'resource', auth))) {
@@ -302,7 +303,7 @@ export function servePrimitives(
             `mcp: unknown resource template ${goQuote(ref.uri)}`,
           );
         }
-        completer = served.template.completions?.[argument.name];
+        completer = ownCompleter(served.template.completions, argument.name);
       }
       if (completer === undefined) return { completion: { values: [], hasMore: false } };
       let values: readonly string[];
@@ -324,6 +325,19 @@ export function servePrimitives(
       };
     });
   }
+}
+
+/**
+ * The completer of `name`, only when `completions` has one of its own: a client's
+ * argument named `constructor` or `toString` names nothing inherited.
+ */
+function ownCompleter(
+  completions: Readonly<Record<string, Completer>> | undefined,
+  name: string,
+): Completer | undefined {
+  if (completions === undefined || !Object.hasOwn(completions, name)) return undefined;
+  const completer = completions[name];
+  return typeof completer === 'function' ? completer : undefined;
 }
 
 /**
