@@ -6,7 +6,7 @@
 // `McpServers` alone: the remote prompts and resources followed as servers come up late,
 // change theirs and go away, and their completions passed through.
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
+import { InMemoryTransport, Server } from '@modelcontextprotocol/server';
 import {
   annotationsOf,
   type Call,
@@ -661,6 +661,71 @@ describe('McpServers passes completions through', () => {
     const aloneClient = await clientOf(alone, 'legacy');
     expect(aloneClient.serverCapabilities.prompts).toBeDefined();
     expect(aloneClient.serverCapabilities.completions).toBeUndefined();
+  });
+});
+
+describe('McpServers and a remote whose resources the catalog cannot serve', () => {
+  it('leaves out a resource without a URI scheme and a template the SDK cannot parse, naming each, and serves the rest', async () => {
+    const raw = new Server(
+      { name: 'raw', version: '1' },
+      { capabilities: { resources: { listChanged: true } } },
+    );
+    raw.setRequestHandler('resources/list', () => ({
+      resources: [
+        { uri: 'no scheme', name: 'loose' },
+        { uri: 'good://a', name: 'a' },
+      ],
+    }));
+    raw.setRequestHandler('resources/templates/list', () => ({
+      resourceTemplates: [
+        { uriTemplate: 'bad://{', name: 'broken' },
+        { uriTemplate: 'good://{id}', name: 'item' },
+      ],
+    }));
+    const warned: string[] = [];
+    const servers = await McpServers.start(
+      {
+        mcpServers: {
+          raw: {
+            transport: () => {
+              const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+              void raw.connect(serverEnd);
+              return clientEnd;
+            },
+            protocol: 'legacy' as const,
+          },
+        },
+      },
+      { onWarning: (message) => warned.push(message) },
+    );
+    const composed = serveTools(servers);
+    const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+    await composed.connect(serverEnd);
+    const client = await connectMcp({ transport: clientEnd, protocol: 'legacy' });
+    try {
+      expect(servers.resources.map((r) => ('uriTemplate' in r ? r.uriTemplate : r.uri))).toEqual([
+        'good://a',
+        'good://{id}',
+      ]);
+      expect(warned).toEqual(
+        expect.arrayContaining([
+          'mcp server "raw": resource "no scheme" is left out: its uri is not a URI (scheme:...)',
+          expect.stringMatching(
+            /^mcp server "raw": template "bad:\/\/\{" is left out: it is not an RFC 6570 template: /,
+          ),
+        ]),
+      );
+      // The rest is served: the catalog took them.
+      expect((await client.listResourceTemplates()).map((t) => t.uriTemplate)).toEqual([
+        'good://{id}',
+      ]);
+      expect((await client.listResources()).map((r) => r.uri)).toEqual(['good://a']);
+    } finally {
+      await client.close();
+      await composed.close();
+      await servers.close();
+      await raw.close();
+    }
   });
 });
 

@@ -96,6 +96,12 @@ export async function gatherPrimitives(
       });
     }
     for (const resource of await list('resources', () => remote.listResources(options))) {
+      if (!URI_SCHEME.test(resource.uri)) {
+        report(
+          `mcp server ${goQuote(name)}: resource ${goQuote(resource.uri)} is left out: its uri is not a URI (scheme:...)`,
+        );
+        continue;
+      }
       if (!take('uri', resource.uri, `resource ${goQuote(resource.uri)}`)) continue;
       if (
         !take('name', `resource:${name}__${resource.name}`, `resource ${goQuote(resource.uri)}`)
@@ -115,6 +121,13 @@ export async function gatherPrimitives(
     for (const template of await list('resource templates', () =>
       remote.listResourceTemplates(options),
     )) {
+      const unusable = templateProblem(template.uriTemplate);
+      if (unusable !== undefined) {
+        report(
+          `mcp server ${goQuote(name)}: template ${goQuote(template.uriTemplate)} is left out: ${unusable}`,
+        );
+        continue;
+      }
       if (!take('uri', template.uriTemplate, `template ${goQuote(template.uriTemplate)}`)) continue;
       if (
         !take(
@@ -187,6 +200,22 @@ function remoteCompleters(
     });
   }
   return { completions };
+}
+
+/** What a served catalog requires of a resource's URI: a scheme. */
+const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/**
+ * Why the SDK cannot match URIs against `uriTemplate`, or undefined: a template the
+ * served catalog would refuse is left out here, so that it blocks none of the others.
+ */
+function templateProblem(uriTemplate: string): string | undefined {
+  try {
+    new UriTemplate(uriTemplate);
+    return undefined;
+  } catch (error) {
+    return `it is not an RFC 6570 template: ${errorMessage(error)}`;
+  }
 }
 
 /** The variable names of an RFC 6570 template, each once; none for one the SDK cannot parse. */
