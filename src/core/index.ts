@@ -211,6 +211,7 @@ export {
   type ResourceContents,
   type ResourceDescription,
   type ResourceReply,
+  hasUriScheme,
   isResourceTemplate,
 } from './primitives';
 export {

@@ -183,3 +183,13 @@ export function isResourceTemplate(
 ): entry is McpResourceTemplate {
   return typeof (entry as Partial<McpResourceTemplate>).uriTemplate === 'string';
 }
+
+/**
+ * True when `uri` starts with a URI scheme (`scheme:...`, RFC 3986 §3.1): what a served
+ * resource's URI must have.
+ */
+export function hasUriScheme(uri: string): boolean {
+  return URI_SCHEME.test(uri);
+}
+
+const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;

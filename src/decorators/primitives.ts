@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import {
   type Completer,
   type Constructor,
+  hasUriScheme,
   type JsonObject,
   type ListedResource,
   type McpResource as McpResourceContract,
@@ -456,7 +457,7 @@ export function classMcpResource(
   };
   if (fixed !== undefined) {
     const uri = textOption(declared, 'uri', what, where, problems, true);
-    if (uri !== undefined && !URI_SCHEME.test(uri)) {
+    if (uri !== undefined && !hasUriScheme(uri)) {
       problems.push(`${where}: @McpResource uri ${JSON.stringify(uri)} is not a URI (scheme:...)`);
     }
     const size = declared.size;
@@ -527,8 +528,6 @@ export function mcpResourceFromInstance(
 ): McpResourceContract | McpResourceTemplateContract {
   return classMcpResource(instance.constructor as Constructor, () => instance, options);
 }
-
-const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 /** The variable names of an RFC 6570 template, in order, each once. */
 export function templateVariables(template: string): string[] {

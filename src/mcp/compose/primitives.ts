@@ -4,6 +4,7 @@ import {
   type Completer,
   errorMessage,
   goQuote,
+  hasUriScheme,
   type McpResource,
   type McpResourceTemplate,
   type Prompt,
@@ -96,7 +97,7 @@ export async function gatherPrimitives(
       });
     }
     for (const resource of await list('resources', () => remote.listResources(options))) {
-      if (!URI_SCHEME.test(resource.uri)) {
+      if (!hasUriScheme(resource.uri)) {
         report(
           `mcp server ${goQuote(name)}: resource ${goQuote(resource.uri)} is left out: its uri is not a URI (scheme:...)`,
         );
@@ -201,9 +202,6 @@ function remoteCompleters(
   }
   return { completions };
 }
-
-/** What a served catalog requires of a resource's URI: a scheme. */
-const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 /**
  * Why the SDK cannot match URIs against `uriTemplate`, or undefined: a template the

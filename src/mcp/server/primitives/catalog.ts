@@ -10,6 +10,7 @@ import {
 import {
   AgentToolError,
   goQuote,
+  hasUriScheme,
   isResourceTemplate,
   type ListedResource,
   type McpResource,
@@ -96,7 +97,7 @@ export class Catalog {
         this.templates.push({ template: entry, matcher, definition: templateDefinition(entry) });
       } else {
         const uri = (entry as Partial<McpResource>).uri;
-        if (typeof uri !== 'string' || !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(uri)) {
+        if (typeof uri !== 'string' || !hasUriScheme(uri)) {
           problems.push(`${at} ${goQuote(entry.name)}: uri ${JSON.stringify(uri)} is not a URI`);
           continue;
         }
