@@ -96,17 +96,33 @@ describe('a listener with maxBodyBytes', () => {
   });
   afterAll(() => server.close());
 
-  test('refuses a body declared too large before any of it is sent', async () => {
-    // Nothing of the 10 GB follows: the answer cannot wait for it.
+  test('refuses a body declared too large without reading it whole', async () => {
+    // The client streams its 10 GB as clients do, until the answer comes: the server
+    // throws away a bounded part of it (twice the limit, at least 1 MiB each), answers,
+    // and closes the connection.
+    let answered = false;
+    let sent = 0;
     const answer = await exchange(
       listener.port,
       head(listener.port, 'Content-Length: 10000000000'),
+      (socket) => {
+        socket.once('data', () => (answered = true));
+        const more = (): void => {
+          if (answered || socket.destroyed) return;
+          sent += 64 * 1024;
+          socket.write('x'.repeat(64 * 1024), more);
+        };
+        more();
+      },
     );
     expectTooLarge(answer);
+    // Twice the 1 MiB floor is thrown away, and what the socket buffers on either side.
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
   });
 
   test('refuses a chunked body once it crosses the limit, without waiting for its end', async () => {
-    // Past the limit, and never finished: no last chunk follows.
+    // Past the limit, and never finished: no last chunk follows. The client stalls, so
+    // the server stops waiting for more after its bound (10 s), then answers and closes.
     const answer = await exchange(
       listener.port,
       head(listener.port, 'Transfer-Encoding: chunked') + chunk(LIMIT) + chunk(LIMIT),
