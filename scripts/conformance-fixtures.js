@@ -6,7 +6,7 @@
 // Compiler output goes to stderr, so stdout carries only the protocol under stdio.
 'use strict';
 const { spawnSync } = require('node:child_process');
-const { mkdirSync, rmSync, statSync } = require('node:fs');
+const { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
@@ -42,7 +42,48 @@ function build() {
   withLock(compile);
 }
 
+/** The `.ts` files under `dir`, at any depth. */
+function sourcesUnder(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) return sourcesUnder(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+// Four test files ask for this build in one Jest run, and CI runs two. A stamp written
+// after each successful compile skips it when no input is newer (the fixtures, all of
+// src, the configs, the lock file) and no output is missing; otherwise tsc compiles
+// incrementally, which rechecks only what changed (it does not look for outputs deleted
+// since, so a missing one makes it compile anew).
+const STAMP = join(fixtures, '.built');
+
 function compile() {
+  const fixtureSources = ['mcp-server', 'mcp-client'].flatMap((folder) =>
+    readdirSync(join(root, 'test', 'fixtures', folder))
+      .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
+      .map((name) => join('test', 'fixtures', folder, name)),
+  );
+  const expected = fixtureSources.map((source) =>
+    join(root, 'dist', source.replace(/\.ts$/, '.js')),
+  );
+  expected.push(join(root, 'dist', 'src', 'index.js'));
+  const missing = expected.some((output) => !existsSync(output));
+  const inputs = [
+    ...fixtureSources.map((source) => join(root, source)),
+    ...sourcesUnder(join(root, 'src')),
+    join(root, 'tsconfig.json'),
+    join(root, 'test', 'fixtures', 'mcp-server', 'tsconfig.json'),
+    join(root, 'package-lock.json'),
+  ];
+  if (!missing && existsSync(STAMP)) {
+    const stamped = statSync(STAMP).mtimeMs;
+    if (inputs.every((input) => statSync(input).mtimeMs < stamped)) return;
+  }
+  if (missing) rmSync(join(fixtures, '.tsbuildinfo'), { force: true });
+  rmSync(STAMP, { force: true });
+  // Stamped with the time the compile started: an input saved during it is newer.
+  const started = new Date();
   const tsc = require.resolve('typescript/bin/tsc');
   const config = join(root, 'test', 'fixtures', 'mcp-server', 'tsconfig.json');
   const run = spawnSync(process.execPath, [tsc, '-p', config], {
@@ -52,6 +93,8 @@ function compile() {
   if (run.status !== 0) {
     throw new Error('conformance-fixtures: the build failed (see the compiler output above)');
   }
+  writeFileSync(STAMP, '');
+  utimesSync(STAMP, started, started);
 }
 
 const [command = 'build', ...rest] = process.argv.slice(2);
