@@ -6,7 +6,15 @@
 // Compiler output goes to stderr, so stdout carries only the protocol under stdio.
 'use strict';
 const { spawnSync } = require('node:child_process');
-const { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } = require('node:fs');
+const {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} = require('node:fs');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');

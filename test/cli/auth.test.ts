@@ -141,19 +141,31 @@ function freePort(): Promise<number> {
 describe('agenttool list --http --oauth', () => {
   it('logs in through the browser redirect once, then uses the stored grant', async () => {
     const store = join(tempDir(), 'tokens.json');
-    const port = String(await freePort());
-    const args = ['list', '--http', url, '--oauth', '--token-store', store, '--oauth-port', port];
-    const first = startAgenttool(args);
-    const [, page] = await first.waitForStderr(/authorize in a browser: open\n {2}(\S+)\n/);
+    let port = '';
+    let args: string[] = [];
+    let first: ReturnType<typeof startAgenttool> | undefined;
+    let page: string | undefined;
+    // The port was free when asked; when something took it in between, the command says
+    // so and exits, and the login starts again on another one (three times at most).
+    for (let attempt = 1; page === undefined; attempt++) {
+      port = String(await freePort());
+      args = ['list', '--http', url, '--oauth', '--token-store', store, '--oauth-port', port];
+      first = startAgenttool(args);
+      try {
+        [, page] = await first.waitForStderr(/authorize in a browser: open\n {2}(\S+)\n/);
+      } catch (error) {
+        if (attempt === 3 || !String(error).includes('EADDRINUSE')) throw error;
+      }
+    }
     // The browser: the authorization server approves at once and redirects to the command.
-    const approved = await fetch(page!, { redirect: 'manual' });
+    const approved = await fetch(page, { redirect: 'manual' });
     expect(approved.status).toBe(302);
     const callback = approved.headers.get('location') ?? '';
     expect(callback.startsWith(`http://127.0.0.1:${port}/callback?code=`)).toBe(true);
     expect(await (await fetch(callback)).text()).toBe(
       'Authorized. You may close this page and return to the terminal.\n',
     );
-    const ran = await first.done;
+    const ran = await first!.done;
     expect(ran.code).toBe(0);
     expect(ran.stdout).toContain('echo');
     expect(existsSync(store)).toBe(true);

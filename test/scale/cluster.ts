@@ -80,18 +80,35 @@ function waitForOutput(child: ChildProcess, text: string, what: string): Promise
   });
 }
 
+/**
+ * Starts a program on a port that was free when asked, again on another port when
+ * something else took it in between (Redis and HAProxy cannot report a port the system
+ * chose), up to three times.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await freePort());
+    } catch (error) {
+      const taken = /Address already in use|cannot bind socket/i.test(String(error));
+      if (!taken || attempt === 3) throw error;
+    }
+  }
+}
+
 /** Redis on a loopback port, without persistence. */
-export async function startRedis(): Promise<{ url: string; port: number }> {
-  const port = await freePort();
-  const child = track(
-    spawn(
-      systemProgram('redis-server'),
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    ),
-  );
-  await waitForOutput(child, 'Ready to accept connections', 'redis-server');
-  return { url: `redis://127.0.0.1:${port}`, port };
+export function startRedis(): Promise<{ url: string; port: number }> {
+  return onFreePort(async (port) => {
+    const child = track(
+      spawn(
+        systemProgram('redis-server'),
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      ),
+    );
+    await waitForOutput(child, 'Ready to accept connections', 'redis-server');
+    return { url: `redis://127.0.0.1:${port}`, port };
+  });
 }
 
 /** A running `agenttool serve --http --redis` instance. */
@@ -192,10 +209,16 @@ ${instances.map((i) => `  server ${i.name} 127.0.0.1:${i.port} check inter 300 f
 }
 
 /** Starts HAProxy in front of `instances` and waits until it sees every one up. */
-export async function startBalancer(
+export function startBalancer(
   instances: readonly { name: string; port: number }[],
 ): Promise<Balancer> {
-  const port = await freePort();
+  return onFreePort((port) => startBalancerOn(port, instances));
+}
+
+async function startBalancerOn(
+  port: number,
+  instances: readonly { name: string; port: number }[],
+): Promise<Balancer> {
   const dir = scratch();
   const socket = join(dir, 'haproxy.sock');
   const config = join(dir, 'haproxy.cfg');
