@@ -331,6 +331,7 @@ export type McpResourceTemplate = McpResourceTemplateContract;
 export { type McpResourceContract, type McpResourceTemplateContract, type PromptContract };
 export {
   type Completer,
+  type CompletionValues,
   type ListedResource,
   type PromptArgument,
   type PromptContent,

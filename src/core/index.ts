@@ -198,6 +198,7 @@ export {
 } from './interceptors';
 export {
   type Completer,
+  type CompletionValues,
   type ListedResource,
   type McpResource,
   type McpResourceTemplate,

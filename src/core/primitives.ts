@@ -88,15 +88,34 @@ export type ResourceBody =
     };
 
 /**
+ * Some of the values that complete an argument, with how many there are in all: what a
+ * completer returns when it does not hold them all at hand (a search that stops at a
+ * page, another server's answer).
+ */
+export interface CompletionValues {
+  /** The values shown; an answer holds the first 100 (MCP's limit). */
+  readonly values: readonly string[];
+  /**
+   * How many values fit in all, when known; an answer never says fewer than the values
+   * it holds. Without it, and without `hasMore`, the values are all there are.
+   */
+  readonly total?: number | undefined;
+  /** Whether more values fit than `values` holds (true when `total` says so too). */
+  readonly hasMore?: boolean | undefined;
+}
+
+/**
  * Completes an argument of a prompt or a variable of a resource template: the values
  * that fit what the user typed so far (`value`), given the other arguments already
- * filled in (`context`); `ctx` is the request's (its session and caller).
+ * filled in (`context`); `ctx` is the request's (its session and caller). A list is
+ * every value that fits; {@link CompletionValues} is some of them, with how many there
+ * are.
  */
 export type Completer = (
   value: string,
   context: Readonly<Record<string, string>>,
   ctx: ToolContext,
-) => readonly string[] | Promise<readonly string[]>;
+) => readonly string[] | CompletionValues | Promise<readonly string[] | CompletionValues>;
 
 /**
  * A prompt: a named message template the user picks, rendered with its arguments by

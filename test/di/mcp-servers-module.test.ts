@@ -551,7 +551,11 @@ describe('McpServers passes completions through', () => {
         name: 'swatch',
         uriTemplate: 'colour://{name}{?shade}',
         read: () => ({ contents: [] }),
-        completions: { name: starting(['green', 'grey', 'blue']) },
+        completions: {
+          name: starting(['green', 'grey', 'blue']),
+          // Some of its values, and how many there are.
+          shade: () => ({ values: ['light', 'dark'], total: 12, hasMore: true }),
+        },
       },
     ],
   });
@@ -633,6 +637,12 @@ describe('McpServers passes completions through', () => {
         { name: 'name', value: 'g' },
       );
       expect(swatch.completion.values).toEqual(['green', 'grey']);
+      // The remote's count passes through with its values.
+      const shade = await client.complete(
+        { type: 'ref/resource', uri: 'colour://{name}{?shade}' },
+        { name: 'shade', value: '' },
+      );
+      expect(shade.completion).toEqual({ values: ['light', 'dark'], total: 12, hasMore: true });
       // The remote's failure fails the client's request, with its message.
       await expect(client.complete(prompt, { name: 'colour', value: '!' })).rejects.toThrow(
         'no colour starts with "!"',

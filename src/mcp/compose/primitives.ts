@@ -196,7 +196,9 @@ function remoteCompleters(
           { arguments: context },
           { signal: ctx.signal },
         );
-        return result.completion.values;
+        // The remote's count and hasMore pass through with its values.
+        const { values, total, hasMore } = result.completion;
+        return { values, total, hasMore };
       },
     });
   }

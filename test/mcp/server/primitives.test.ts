@@ -354,6 +354,66 @@ describe.each([
     }
     await client.close();
   });
+
+  test('passes on the count a completer gives with some of its values, and caps a long list at 100', async () => {
+    const numbers = Array.from({ length: 150 }, (_, i) => String(i));
+    const answers: Record<string, unknown> = {
+      page: { values: ['a', 'b'], total: 250, hasMore: true },
+      unknown: { values: ['a'], hasMore: true },
+      understated: { values: ['a', 'b', 'c'], total: 1 },
+      whole: { values: ['a', 'b'] },
+      long: numbers,
+      longPage: { values: numbers, total: 400 },
+      // Neither a list nor { values }: a completer written in JavaScript.
+      broken: 'a, b',
+    };
+    const server = new McpToolServer({
+      tools: [echo],
+      prompts: [
+        {
+          name: 'pick',
+          arguments: Object.keys(answers).map((name) => ({ name })),
+          get: () => 'picked',
+          completions: Object.fromEntries(
+            Object.entries(answers).map(([name, answer]) => [name, () => answer as string[]]),
+          ),
+        },
+      ],
+    });
+    servers.push(server);
+    const client = await connect(server);
+    const complete = async (name: string) =>
+      bare(
+        await client.complete({
+          ref: { type: 'ref/prompt', name: 'pick' },
+          argument: { name, value: '' },
+        }),
+      );
+    expect(await complete('page')).toEqual({
+      completion: { values: ['a', 'b'], total: 250, hasMore: true },
+    });
+    // More, and how many unknown: no total is made up.
+    expect(await complete('unknown')).toEqual({ completion: { values: ['a'], hasMore: true } });
+    // A total below the values given says at least the values.
+    expect(await complete('understated')).toEqual({
+      completion: { values: ['a', 'b', 'c'], total: 3, hasMore: false },
+    });
+    expect(await complete('whole')).toEqual({
+      completion: { values: ['a', 'b'], total: 2, hasMore: false },
+    });
+    expect(await complete('long')).toEqual({
+      completion: { values: numbers.slice(0, 100), total: 150, hasMore: true },
+    });
+    expect(await complete('longPage')).toEqual({
+      completion: { values: numbers.slice(0, 100), total: 400, hasMore: true },
+    });
+    const broken = await rejection(complete('broken'));
+    expect(broken.code).toBe(-32603);
+    expect(broken.message).toContain(
+      'completion of "broken": the completer returned neither a list of strings nor { values }',
+    );
+    await client.close();
+  });
 });
 
 test('a server of tools alone offers no prompts, resources or completions', async () => {

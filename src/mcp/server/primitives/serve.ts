@@ -12,6 +12,7 @@ import {
   type AuthInfo,
   checkAccess,
   type Completer,
+  type CompletionValues,
   type RecordFunc,
   createContext,
   errorMessage,
@@ -306,25 +307,55 @@ export function servePrimitives(
         completer = ownCompleter(served.template.completions, argument.name);
       }
       if (completer === undefined) return { completion: { values: [], hasMore: false } };
-      let values: readonly string[];
+      let answer: readonly string[] | CompletionValues;
       try {
-        values = await completer(argument.value, others, listContext(ctx, auth));
+        answer = await completer(argument.value, others, listContext(ctx, auth));
       } catch (error) {
         throw new ProtocolError(
           INTERNAL_ERROR,
           `mcp: completion of ${goQuote(argument.name)}: ${errorMessage(error)}`,
         );
       }
-      const strings = values.filter((v): v is string => typeof v === 'string');
-      return {
-        completion: {
-          values: strings.slice(0, MAX_COMPLETIONS),
-          total: strings.length,
-          hasMore: strings.length > MAX_COMPLETIONS,
-        },
-      };
+      const completion = completionOf(answer);
+      if (completion === undefined) {
+        throw new ProtocolError(
+          INTERNAL_ERROR,
+          `mcp: completion of ${goQuote(argument.name)}: the completer returned neither a list of strings nor { values }`,
+        );
+      }
+      return { completion };
     });
   }
+}
+
+/**
+ * The `completion` of an answer: at most 100 values, the strings of what the completer
+ * gave; `total` as the completer said (never fewer than the values it gave), or the
+ * count of a list, or absent when only `hasMore` is known. Undefined for an answer that
+ * is neither a list nor `{ values }` (a completer written in JavaScript).
+ */
+function completionOf(
+  answer: unknown,
+): { values: string[]; total?: number; hasMore: boolean } | undefined {
+  const page: Partial<CompletionValues> | undefined = Array.isArray(answer)
+    ? { values: answer as readonly string[] }
+    : typeof answer === 'object' &&
+        answer !== null &&
+        Array.isArray((answer as CompletionValues).values)
+      ? answer
+      : undefined;
+  if (page?.values === undefined) return undefined;
+  const strings = page.values.filter((v): v is string => typeof v === 'string');
+  const values = strings.slice(0, MAX_COMPLETIONS);
+  const said = page.total;
+  const total =
+    typeof said === 'number' && Number.isSafeInteger(said) && said >= 0
+      ? Math.max(said, strings.length)
+      : page.hasMore === true
+        ? undefined
+        : strings.length;
+  const hasMore = page.hasMore === true || (total ?? strings.length) > values.length;
+  return total === undefined ? { values, hasMore } : { values, total, hasMore };
 }
 
 /**
