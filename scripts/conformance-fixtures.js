@@ -6,16 +6,9 @@
 // Compiler output goes to stderr, so stdout carries only the protocol under stdio.
 'use strict';
 const { spawnSync } = require('node:child_process');
-const {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-} = require('node:fs');
+const { mkdirSync, readdirSync, rmSync, statSync } = require('node:fs');
 const { join } = require('node:path');
+const { buildOnChange, filesUnder } = require('./build-stamp');
 
 const root = join(__dirname, '..');
 const fixtures = join(root, 'dist', 'test', 'fixtures', 'mcp-server');
@@ -50,59 +43,41 @@ function build() {
   withLock(compile);
 }
 
-/** The `.ts` files under `dir`, at any depth. */
-function sourcesUnder(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) return sourcesUnder(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
-
-// Four test files ask for this build in one Jest run, and CI runs two. A stamp written
-// after each successful compile skips it when no input is newer (the fixtures, all of
-// src, the configs, the lock file) and no output is missing; otherwise tsc compiles
-// incrementally, which rechecks only what changed (it does not look for outputs deleted
-// since, so a missing one makes it compile anew).
-const STAMP = join(fixtures, '.built');
-
+// Four test files ask for this build in one Jest run, and CI runs two: it runs when an
+// input changed (the fixtures, all of src, the configs, the lock file) or an output is
+// missing, and then tsc compiles incrementally, rechecking only what changed.
 function compile() {
   const fixtureSources = ['mcp-server', 'mcp-client'].flatMap((folder) =>
     readdirSync(join(root, 'test', 'fixtures', folder))
       .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
       .map((name) => join('test', 'fixtures', folder, name)),
   );
-  const expected = fixtureSources.map((source) =>
-    join(root, 'dist', source.replace(/\.ts$/, '.js')),
-  );
-  expected.push(join(root, 'dist', 'src', 'index.js'));
-  const missing = expected.some((output) => !existsSync(output));
-  const inputs = [
-    ...fixtureSources.map((source) => join(root, source)),
-    ...sourcesUnder(join(root, 'src')),
-    join(root, 'tsconfig.json'),
-    join(root, 'test', 'fixtures', 'mcp-server', 'tsconfig.json'),
-    join(root, 'package-lock.json'),
-  ];
-  if (!missing && existsSync(STAMP)) {
-    const stamped = statSync(STAMP).mtimeMs;
-    if (inputs.every((input) => statSync(input).mtimeMs < stamped)) return;
-  }
-  if (missing) rmSync(join(fixtures, '.tsbuildinfo'), { force: true });
-  rmSync(STAMP, { force: true });
-  // Stamped with the time the compile started: an input saved during it is newer.
-  const started = new Date();
-  const tsc = require.resolve('typescript/bin/tsc');
   const config = join(root, 'test', 'fixtures', 'mcp-server', 'tsconfig.json');
-  const run = spawnSync(process.execPath, [tsc, '-p', config], {
-    cwd: root,
-    stdio: ['ignore', process.stderr, process.stderr],
+  buildOnChange({
+    stamp: join(fixtures, '.built'),
+    inputs: [
+      ...fixtureSources.map((source) => join(root, source)),
+      ...filesUnder(join(root, 'src'), '.ts'),
+      join(root, 'tsconfig.json'),
+      config,
+      join(root, 'package-lock.json'),
+    ],
+    outputs: [
+      ...fixtureSources.map((source) => join(root, 'dist', source.replace(/\.ts$/, '.js'))),
+      join(root, 'dist', 'src', 'index.js'),
+    ],
+    buildInfo: join(fixtures, '.tsbuildinfo'),
+    build: () => {
+      const tsc = require.resolve('typescript/bin/tsc');
+      const run = spawnSync(process.execPath, [tsc, '-p', config], {
+        cwd: root,
+        stdio: ['ignore', process.stderr, process.stderr],
+      });
+      if (run.status !== 0) {
+        throw new Error('conformance-fixtures: the build failed (see the compiler output above)');
+      }
+    },
   });
-  if (run.status !== 0) {
-    throw new Error('conformance-fixtures: the build failed (see the compiler output above)');
-  }
-  writeFileSync(STAMP, '');
-  utimesSync(STAMP, started, started);
 }
 
 const [command = 'build', ...rest] = process.argv.slice(2);

