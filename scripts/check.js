@@ -8,8 +8,8 @@
 const { spawn } = require('node:child_process');
 
 const LANES = [
-  ['lint', 'arch'],
-  ['check:metadata', 'format:check', 'api:check'],
+  ['lint', 'arch', 'format:check'],
+  ['check:metadata', 'api:check'],
 ];
 const npm = process.env.npm_execpath;
 
