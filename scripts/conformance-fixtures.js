@@ -1,51 +1,52 @@
-// Builds the MCP server fixture apps (test/fixtures/mcp-server) together with src into
-// dist/, and serves them:
+// Builds the MCP server fixture apps (test/fixtures/mcp-server, mcp-client) into dist/,
+// and serves them:
 //   node scripts/conformance-fixtures.js build
 //   node scripts/conformance-fixtures.js stdio [--no-build]          the sample app over stdio
 //   node scripts/conformance-fixtures.js http [--port N] [--no-build] the conformance app over HTTP
+// The fixtures import `agenttool` by name, which Node resolves to this package's own
+// bundle (dist/pkg), as a user's app gets it: the build first brings dist/ up to date
+// (scripts/start-build.js), then compiles the fixtures alone against its declarations.
 // Compiler output goes to stderr, so stdout carries only the protocol under stdio.
 'use strict';
 const { spawnSync } = require('node:child_process');
-const { mkdirSync, readdirSync, rmSync, statSync } = require('node:fs');
+const { readdirSync } = require('node:fs');
+const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { buildOnChange, filesUnder } = require('./build-stamp');
 
 const root = join(__dirname, '..');
 const fixtures = join(root, 'dist', 'test', 'fixtures', 'mcp-server');
+// The lock the test helpers build dist/ and the other fixtures under
+// (test/cli/helpers.ts, test/support/frameworks.ts): builds that test files ask for at
+// once take turns, and none reads declarations that another is writing.
+const LOCK = join(tmpdir(), 'agenttool-cli-tests.lock');
+const hasFlock = spawnSync('flock', ['--version']).status === 0;
 
-// Two test files may build at once; they take turns (a lock older than 5 minutes is stale).
-function withLock(fn) {
-  const lock = join(root, 'dist', '.mcp-fixtures.lock');
-  mkdirSync(join(root, 'dist'), { recursive: true });
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      let age = 0;
-      try {
-        age = Date.now() - statSync(lock).mtimeMs;
-      } catch {
-        continue;
-      }
-      if (age > 5 * 60 * 1000) rmSync(lock, { recursive: true, force: true });
-      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
-    }
-  }
-  try {
-    fn();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
+/** Runs `node script args` under the build lock; throws when it fails. */
+function locked(script, args) {
+  const command = [process.execPath, join(__dirname, script), ...args];
+  const run = hasFlock
+    ? spawnSync('flock', [LOCK, ...command], {
+        cwd: root,
+        stdio: ['ignore', process.stderr, process.stderr],
+      })
+    : spawnSync(command[0], command.slice(1), {
+        cwd: root,
+        stdio: ['ignore', process.stderr, process.stderr],
+      });
+  if (run.status !== 0) {
+    throw new Error(`conformance-fixtures: ${script} failed (see its output above)`);
   }
 }
 
 function build() {
-  withLock(compile);
+  locked('start-build.js', ['--quiet', '--allow-type-errors']);
+  locked('conformance-fixtures.js', ['compile-locked']);
 }
 
 // Four test files ask for this build in one Jest run, and CI runs two: it runs when an
-// input changed (the fixtures, all of src, the configs, the lock file) or an output is
-// missing, and then tsc compiles incrementally, rechecking only what changed.
+// input changed (the fixtures, the package's declarations, the configs, the lock file) or
+// an output is missing, and then tsc compiles incrementally, rechecking only what changed.
 function compile() {
   const fixtureSources = ['mcp-server', 'mcp-client'].flatMap((folder) =>
     readdirSync(join(root, 'test', 'fixtures', folder))
@@ -57,15 +58,12 @@ function compile() {
     stamp: join(fixtures, '.built'),
     inputs: [
       ...fixtureSources.map((source) => join(root, source)),
-      ...filesUnder(join(root, 'src'), '.ts'),
+      ...filesUnder(join(root, 'dist', 'src'), '.d.ts'),
       join(root, 'tsconfig.json'),
       config,
       join(root, 'package-lock.json'),
     ],
-    outputs: [
-      ...fixtureSources.map((source) => join(root, 'dist', source.replace(/\.ts$/, '.js'))),
-      join(root, 'dist', 'src', 'index.js'),
-    ],
+    outputs: fixtureSources.map((source) => join(root, 'dist', source.replace(/\.ts$/, '.js'))),
     buildInfo: join(fixtures, '.tsbuildinfo'),
     build: () => {
       const tsc = require.resolve('typescript/bin/tsc');
@@ -81,6 +79,16 @@ function compile() {
 }
 
 const [command = 'build', ...rest] = process.argv.slice(2);
+if (command === 'compile-locked') {
+  // The second half of build(), run under the lock.
+  try {
+    compile();
+  } catch (error) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  process.exit(0);
+}
 if (!rest.includes('--no-build')) {
   try {
     build();
