@@ -5,8 +5,8 @@
  * too deeply (an isError result naming the limit, never a protocol error), an empty
  * JSON-RPC batch (400), and a dropped connection that stops the call it carried.
  */
-import { createServer, request } from 'node:http';
-import { type AddressInfo, connect } from 'node:net';
+import { request } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import { createContext, newTool, outputText, type Tool } from 'agenttool';
 import { connectMcp, McpToolServer, type HttpListener } from 'agenttool/mcp';
 import { deferred } from './helpers';
@@ -327,27 +327,6 @@ test('a 2025-era client that drops its connection mid-call stops the call', asyn
 });
 
 describe('listenHttp with options it refuses', () => {
-  /** A port nothing listens on now. */
-  const freePort = (): Promise<number> =>
-    new Promise((resolve, reject) => {
-      const probe = createServer();
-      probe.once('error', reject);
-      probe.listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as AddressInfo;
-        probe.close(() => resolve(port));
-      });
-    });
-  /** Whether a connection to the port is accepted. */
-  const accepts = (port: number): Promise<boolean> =>
-    new Promise((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-
   it.each([
     ['a limit of 0 sessions', { maxSessions: 0 }, /maxSessions/],
     [
@@ -356,12 +335,16 @@ describe('listenHttp with options it refuses', () => {
       /authorizationServers/,
     ],
   ])('rejects %s and leaves nothing listening', async (_what, options, message) => {
-    const port = await freePort();
+    // Every socket server that starts to listen while the options are refused, read off
+    // this process: a port probed from outside could be taken by another process meanwhile.
+    const listen = jest.spyOn(NetServer.prototype, 'listen');
     const server = new McpToolServer([]);
     try {
-      await expect(server.listenHttp({ ...options, port })).rejects.toThrow(message);
-      expect(await accepts(port)).toBe(false);
+      await expect(server.listenHttp({ ...options, port: 0 })).rejects.toThrow(message);
+      const opened = listen.mock.contexts as NetServer[];
+      expect(opened.filter((socketServer) => socketServer.listening)).toEqual([]);
     } finally {
+      listen.mockRestore();
       await server.close();
     }
   });
