@@ -126,6 +126,9 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
           shell,
           [
             'setsid sleep 30 & decoy=$!',
+            // The decoy is a group of its own once setsid has run in it, which a loaded
+            // machine may do after the lines below: the forged start line waits for it.
+            `until [ "$(cut -d' ' -f5 /proc/$decoy/stat)" = "$decoy" ]; do sleep 0.01; done`,
             FIND_MARKERS,
             `for m in $markers; do printf '%s S %d\\n' "$m" "$decoy"; done`,
             'echo "decoy $decoy ready"; sleep 30',
