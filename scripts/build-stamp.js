@@ -2,8 +2,29 @@
 // in one Jest run (and CI runs two). A stamp beside the outputs, written after each
 // successful build, skips the next one when no input is newer and no output is missing.
 'use strict';
+const { spawnSync } = require('node:child_process');
 const { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } = require('node:fs');
+const { tmpdir } = require('node:os');
 const { join } = require('node:path');
+
+/**
+ * The lock the fixture builds take turns under (also test/cli/helpers.ts and
+ * test/support/frameworks.ts): builds that test files ask for at once run one at a time,
+ * and none reads declarations that another is writing.
+ */
+const BUILD_LOCK = join(tmpdir(), 'agenttool-cli-tests.lock');
+
+/**
+ * Runs `node script ...args` from `cwd` under BUILD_LOCK (with flock; without it, as it
+ * is), its output on stderr; throws when it fails.
+ */
+function underBuildLock(script, args, cwd) {
+  const command = [process.execPath, script, ...args];
+  const [file, ...rest] =
+    spawnSync('flock', ['--version']).status === 0 ? ['flock', BUILD_LOCK, ...command] : command;
+  const run = spawnSync(file, rest, { cwd, stdio: ['ignore', process.stderr, process.stderr] });
+  if (run.status !== 0) throw new Error(`${script} failed (see its output above)`);
+}
 
 /** The files under `dir` whose names end with `suffix`, at any depth. */
 function filesUnder(dir, suffix) {
@@ -37,4 +58,4 @@ function buildOnChange({ stamp, inputs, outputs, buildInfo, build }) {
   return true;
 }
 
-module.exports = { buildOnChange, filesUnder };
+module.exports = { buildOnChange, filesUnder, underBuildLock };

@@ -10,38 +10,14 @@
 'use strict';
 const { spawnSync } = require('node:child_process');
 const { readdirSync } = require('node:fs');
-const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const { buildOnChange, filesUnder } = require('./build-stamp');
+const { buildOnChange, filesUnder, underBuildLock } = require('./build-stamp');
 
 const root = join(__dirname, '..');
 const fixtures = join(root, 'dist', 'test', 'fixtures', 'mcp-server');
-// The lock the test helpers build dist/ and the other fixtures under
-// (test/cli/helpers.ts, test/support/frameworks.ts): builds that test files ask for at
-// once take turns, and none reads declarations that another is writing.
-const LOCK = join(tmpdir(), 'agenttool-cli-tests.lock');
-const hasFlock = spawnSync('flock', ['--version']).status === 0;
-
-/** Runs `node script args` under the build lock; throws when it fails. */
-function locked(script, args) {
-  const command = [process.execPath, join(__dirname, script), ...args];
-  const run = hasFlock
-    ? spawnSync('flock', [LOCK, ...command], {
-        cwd: root,
-        stdio: ['ignore', process.stderr, process.stderr],
-      })
-    : spawnSync(command[0], command.slice(1), {
-        cwd: root,
-        stdio: ['ignore', process.stderr, process.stderr],
-      });
-  if (run.status !== 0) {
-    throw new Error(`conformance-fixtures: ${script} failed (see its output above)`);
-  }
-}
-
 function build() {
-  locked('start-build.js', ['--quiet', '--allow-type-errors']);
-  locked('conformance-fixtures.js', ['compile-locked']);
+  underBuildLock(join(__dirname, 'start-build.js'), ['--quiet', '--allow-type-errors'], root);
+  underBuildLock(__filename, ['compile-locked'], root);
 }
 
 // Four test files ask for this build in one Jest run, and CI runs two: it runs when an
