@@ -2,6 +2,12 @@
 
 export const IN_FLIGHT = 32;
 
+/** The calls of a fresh process measured as its cold start (one at a time). */
+export const COLD_CALLS = 1000;
+
+/** The calls made before the timed rounds (after the cold ones), 32 in flight. */
+export const WARM_CALLS = 20_000;
+
 /** The protocol eras a contender is measured in. */
 export const ERAS = ['2025', '2026-07-28'] as const;
 export type Era = (typeof ERAS)[number];
@@ -34,4 +40,6 @@ export interface WorkerFigures {
   readonly concurrent: number;
   readonly sequentialCpu: number;
   readonly concurrentCpu: number;
+  /** CPU time per call of the process's first COLD_CALLS calls, one at a time. */
+  readonly coldCpu: number;
 }

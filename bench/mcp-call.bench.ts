@@ -21,6 +21,7 @@
 import { median, runChild } from './mcp-child';
 import {
   AGENTTOOL,
+  COLD_CALLS,
   CONTENDER_NAMES,
   contenderKey,
   ERAS,
@@ -28,6 +29,7 @@ import {
   IN_FLIGHT,
   MCP_SERVER,
   type WorkerFigures,
+  WARM_CALLS,
 } from './mcp-call-plan';
 import { type Figure, report } from './measure';
 
@@ -55,6 +57,11 @@ async function main(): Promise<void> {
       ['sequential', 'CPU time', (f) => f.sequentialCpu],
       [`${IN_FLIGHT} in flight`, 'wall time', (f) => f.concurrent],
       [`${IN_FLIGHT} in flight`, 'CPU time', (f) => f.concurrentCpu],
+      [
+        `the first ${COLD_CALLS} calls of a fresh process, one at a time`,
+        'CPU time',
+        (f) => f.coldCpu,
+      ],
     ];
     for (const [mode, clock, pick] of tables) {
       const set = figures(pick);
@@ -73,7 +80,9 @@ async function main(): Promise<void> {
   }
   console.log(
     `\n  agenttool (targets, CPU time: at most 1.05x the floor, below 1x McpServer):\n    ${summary.join('\n    ')}` +
-      `\n  Medians of ${PASSES} fresh processes per contender, each the median of 7 timed rounds.` +
+      `\n  Medians of ${PASSES} fresh processes per contender, each the median of 7 timed rounds` +
+      `\n  taken after ${WARM_CALLS} calls of warm-up (the steady state); the cold row is a fresh` +
+      `\n  process's first ${COLD_CALLS} calls, before that warm-up.` +
       `\n  CPU time is the worker's user + system time (client and server share the process);` +
       `\n  on a loaded machine it is the steadier clock. fastmcp waits 1 ms after every tool call` +
       `\n  (await delay(1) in its handler), which bounds its sequential figure.`,
