@@ -26,7 +26,7 @@ import { withProtectedPaths } from '../src/shell/protected-paths';
 import { sandboxPolicy } from '../src/shell/sandbox-policy';
 import { leaseSandbox } from '../src/shell/sandbox-runtime';
 import { lastStartTimes, Shell, type StartTimes } from '../src/shell/shell';
-import { measure, report } from './measure';
+import { type Figure, measure, report } from './measure';
 
 const MEGABYTE = "head -c 1000000 /dev/zero | tr '\\0' a";
 
@@ -86,6 +86,52 @@ async function perCommand(dir: string): Promise<void> {
     }
     report(`Per command: ${label}`, figures, 'fresh bash -c');
   }
+}
+
+/** How long a paced command waits before it starts (not counted). */
+const PAUSE_MS = 2;
+
+/**
+ * `run` timed alone, each time after a pause of PAUSE_MS: what a caller meets when
+ * commands do not come back to back (a served call: the result travels to the client,
+ * which sends the next call). The median over rounds of `ops` runs.
+ */
+async function paced(name: string, run: () => Promise<unknown>, ops: number): Promise<Figure> {
+  const rounds: number[] = [];
+  for (let round = 0; round < 7; round++) {
+    let total = 0n;
+    for (let i = 0; i < ops; i++) {
+      await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+      const start = process.hrtime.bigint();
+      await run();
+      total += process.hrtime.bigint() - start;
+    }
+    // The first two rounds warm up.
+    if (round >= 2) rounds.push(Number(total) / ops);
+  }
+  return { name, nsPerOp: median(rounds) };
+}
+
+/** A command that does nothing, each after a pause: the shell readies its job meanwhile. */
+async function perPacedCommand(dir: string): Promise<void> {
+  const figures = [await paced('fresh bash -c', () => freshBash('true', dir), 100)];
+  for (const [name, options] of [
+    ['persistent shell, sandboxed', {}],
+    ['persistent shell, unconfined', { sandbox: false }],
+  ] as const) {
+    const shell = new Shell({ cwd: dir, ...options });
+    try {
+      await shell.run('true');
+      figures.push(await paced(name, () => shell.run('true'), 100));
+    } finally {
+      await shell.close();
+    }
+  }
+  report(
+    `Per command, each after a pause of ${PAUSE_MS} ms (not counted): a command that does nothing (true)`,
+    figures,
+    'fresh bash -c',
+  );
 }
 
 /** Spawns `argv` and waits for it to exit. */
@@ -298,6 +344,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'shell-bench-'));
   try {
     await perCommand(dir);
+    await perPacedCommand(dir);
     await startUp(dir);
     await served(dir);
   } finally {

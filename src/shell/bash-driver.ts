@@ -1,6 +1,7 @@
 /**
- * The bash side of {@link Shell}: the script the persistent bash runs once at start, the
- * line it runs for each command, and the signaller that interrupts commands.
+ * The bash side of {@link Shell}: the script the persistent bash runs once at start (it
+ * ends in the loop that runs the commands), what the driver writes for each command,
+ * and the signaller that interrupts commands.
  *
  * Why it is shaped this way: each command must run in its own process group, so that an
  * interrupt (SIGINT to that group) reaches the command and everything it started but
@@ -11,7 +12,11 @@
  * attributes, functions, aliases, `set` and `shopt` options, umask) from a state file,
  * and on exit (normal, `exit`, `set -e`, or an interrupt) it saves it again.
  *
- * Speed: a command costs one fork (the job) and no exec. Saving and restoring use
+ * Speed: a command costs one fork (the job) and no exec, and both the fork and the
+ * state's restore are made ahead: as soon as a job has ended, the shell forks the next
+ * one, which restores the state and waits for its command on the shell's input. That
+ * work is done while the driver hands the previous result on, and a command costs what
+ * is left: reading it, running it, saving the state, and the end line. Saving and restoring use
  * builtins only: what a builtin prints is captured through a scratch file rather than a
  * command substitution, which would fork. Both files live on a memory file system where
  * there is one (`/dev/shm`; inside a sandbox, its private one): ext4 flushes a file that
@@ -28,11 +33,12 @@
  * (`<marker> R`, `<marker> S <pgid>`, `<marker> E <status>`), so the order of output and
  * "the command ended" is the order of the one pipe. Each marker is random, used once,
  * and never visible to a command before it matters: the start marker is the first thing
- * the job prints, before the command exists, and the end marker is read by bash from its
- * input only after the job has ended. Bash reads its input from a pipe one byte at a
- * time (POSIX requires a shell not to read ahead of the command it runs), so the end
- * marker is not in the memory the job was forked with. A command's output can therefore
- * neither end its own call early nor fake the start of another.
+ * the job prints, before the command runs, and the end marker is read by bash from its
+ * input only after the job has ended. The job reads its command a byte at a time up to
+ * the NUL that ends it (as bash reads its own input from a pipe: POSIX requires a shell
+ * not to read ahead of the command it runs), then takes /dev/null as its input, so the
+ * end marker is never in the job's memory nor within its reach. A command's output can
+ * therefore neither end its own call early nor fake the start of another.
  *
  * Interrupts are lines (`INT <pgid>`, `TERM <pgid>`, `KILL <pgid>`) to a signaller: a
  * background job of the shell reading descriptor 3 (or, for a shell in a container, a
@@ -318,11 +324,31 @@ __agenttool_opts() {
   done
   return 0
 }
-# The job's first act: say it exists, by its group id, before the command does; then
-# let go of the state descriptors, which the shell keeps for it.
-__agenttool_begin() {
-  builtin printf '%s S %d\\n' "$1" "$BASHPID"
-  [ "$__agenttool_fds" = /dev/fd ] || exec {__agenttool_fd}>&- {__agenttool_tfd}>&-
+# The job's wait for its command: the start marker's line, then the command up to a NUL
+# (read a byte at a time, so nothing after it is taken: the end marker stays for the
+# shell). Then the command's input is /dev/null, since the shell's is this channel. The
+# state is restored by then, so what the user set must not change how the command is
+# read: TMOUT, when set, would end the wait (a timeout of 31 years overrides it); a
+# read-only IFS cannot be blanked for the read (bash then trims the command's outer
+# blanks, which does not change what it does); and no function named exec is ever
+# restored (see __agenttool_state), so the channel is let go of here.
+__agenttool_next() {
+  __agenttool_t=()
+  [[ -z \${TMOUT-} ]] || __agenttool_t=(-t 999999999)
+  if [[ \${IFS@a} == *r* ]]; then
+    builtin read "\${__agenttool_t[@]}" -r __agenttool_sm &&
+      builtin read "\${__agenttool_t[@]}" -r -d '' __agenttool_c && exec </dev/null
+  else
+    IFS= builtin read "\${__agenttool_t[@]}" -r __agenttool_sm &&
+      IFS= builtin read "\${__agenttool_t[@]}" -r -d '' __agenttool_c && exec </dev/null
+  fi
+}
+# Where the command starts: the saved directory, which the restore entered. Said when it
+# was gone, so that a command starts where the previous one left, or is told why not.
+__agenttool_here() {
+  [[ -n $__agenttool_gone ]] || return 0
+  builtin printf 'agenttool: the working directory %s is gone; staying in %s\\n' "$__agenttool_gone" "$PWD"
+  __agenttool_gone=
 }
 # After the restore: from here an interrupt ends the command line through exit, so the
 # state is saved (bash alone would go on with the next command when the foreground
@@ -354,7 +380,9 @@ __agenttool_state() {
   builtin shopt -u nocasematch
   builtin compgen -v -X "$__agenttool_not_user" >|"$__agenttool_fds/$__agenttool_tfd"
   builtin mapfile -t __agenttool_vars <"$__agenttool_fds/$__agenttool_tfd"
-  builtin compgen -A function -X '__agenttool_*' >|"$__agenttool_fds/$__agenttool_tfd"
+  # Nor functions named exec or builtin, which would stand in for the builtins a job
+  # uses between its restore and its command (see __agenttool_next).
+  builtin compgen -A function -X '@(__agenttool_*|exec|builtin)' >|"$__agenttool_fds/$__agenttool_tfd"
   builtin mapfile -t __agenttool_funcs <"$__agenttool_fds/$__agenttool_tfd"
   case :$__agenttool_bo: in *:extglob:*) ;; *) builtin shopt -u extglob ;; esac
   case :$__agenttool_bo: in *:nocasematch:*) builtin shopt -s nocasematch ;; esac
@@ -377,8 +405,7 @@ __agenttool_state() {
     builtin printf ' %q' "\${__agenttool_unset[@]}"
     builtin printf '\\n'
   fi
-  builtin printf 'builtin cd -- %q 2>/dev/null || builtin printf %q %q "$PWD"\\n' "$PWD" \\
-    'agenttool: the working directory %s is gone; staying in %s\\n' "$PWD"
+  builtin printf 'builtin cd -- %q 2>/dev/null || __agenttool_gone=%q\\n' "$PWD" "$PWD"
   if ((\${#__agenttool_vars[@]})); then builtin declare -p "\${__agenttool_vars[@]}"; fi
   builtin umask -p
   # Every job starts with the shell's own shopt options: say them only when they differ
@@ -389,8 +416,9 @@ __agenttool_state() {
   # Functions before aliases: an alias would be expanded in a definition's name.
   if ((\${#__agenttool_funcs[@]})); then builtin declare -f "\${__agenttool_funcs[@]}"; fi
   builtin alias -p
-  # set -o last: once errexit is on, nothing after this may fail.
-  builtin printf '__agenttool_opts %q\\n' "$__agenttool_so"
+  # set -o is applied right before the command (see the job in __agenttool_serve): the
+  # job's own steps between the restore and the command run without errexit or xtrace.
+  builtin printf '__agenttool_want=%q\\n' "$__agenttool_so"
 }
 # Replaces the state with one another shell printed, and keeps this job from saving.
 __agenttool_take() {
@@ -402,10 +430,35 @@ __agenttool_take() {
 __agenttool_ended() {
   builtin wait "$1"
   __agenttool_last=$?
-  IFS= builtin read -r __agenttool_e
+  # The end of input: the driver is gone, and so is the shell.
+  IFS= builtin read -r __agenttool_e || builtin exit 0
   builtin printf '%s E %d\\n' "$__agenttool_e" "$__agenttool_last"
   __agenttool_e=
 }
+# The shell's loop. Each job is forked, and restores the state, before its command
+# arrives: that work is done while the driver hands the previous result on, and a
+# command costs what is left (reading it, running it, saving the state, the end line).
+# The job's body is at its top level, not in a function, where the state's \`declare\`
+# would make its variables local.
+__agenttool_serve() {
+  while :; do
+    (
+      [ "$__agenttool_fds" = /dev/fd ] || exec {__agenttool_fd}>&- {__agenttool_tfd}>&-
+      builtin . "$__agenttool_fds/$__agenttool_fd" >/dev/null 2>&1
+      # No command comes (the driver is gone): end without saving anything.
+      __agenttool_next || builtin exit 0
+      __agenttool_arm
+      builtin printf '%s S %d\\n' "$__agenttool_sm" "$BASHPID"
+      __agenttool_here
+      __agenttool_opts "$__agenttool_want" 2>/dev/null
+      { __agenttool_ret "$__agenttool_last" && :; } 2>/dev/null
+      builtin eval "$__agenttool_c"
+    ) 2>&1 &
+    __agenttool_ended "$!"
+  done
+}
+__agenttool_gone=
+__agenttool_want=$SHELLOPTS
 ${options.signallerOnFd3 ? SIGNALLER : KILL_SESSION}
 ${
   options.signallerOnFd3
@@ -416,27 +469,21 @@ fi`
     : ''
 }
 builtin printf '%s R %d\\n' ${bashQuote(options.readyMarker)} "$$"
+__agenttool_serve
 `;
 }
 
 /**
- * The text that runs one command as a job in its own process group. The job prints
- * `<startMarker> S <pgid>` as its first act: by then its signal handling is its own, so
- * an interrupt sent on that news is not lost (one sent between fork and that point can
- * be). The state is restored before the traps are set, so an interrupt during the
- * restore saves nothing rather than a half-restored state. The state file is sourced at
- * the job's top level, not in a function, where `declare` would make its variables
- * local. When the job has ended the shell reads the end marker, the line the
- * driver writes right after this text (see {@link endMarkerLine}), and prints
- * `<endMarker> E <status>`; the job and `__agenttool_ended` share the last line, since
- * bash runs a line only once it has read all of it, and `read` takes the line that
- * follows. Standard error is merged into standard output; standard input is /dev/null,
- * since the shell's own input is this channel.
+ * What the driver writes for one command: the start marker's line, the command and a
+ * NUL, which the waiting job reads (see `__agenttool_serve`), then the end marker's
+ * line, which the shell reads only once the job has ended. The job prints
+ * `<startMarker> S <pgid>` before the command runs, with its traps set: an interrupt
+ * sent on that news is not lost. The shell then prints `<endMarker> E <status>`.
+ * Standard error is merged into standard output; standard input is /dev/null, since the
+ * shell's own input is this channel. The command must hold no NUL.
  */
-export function commandSnippet(command: string, startMarker: string): string {
-  return `__agenttool_c=${bashQuote(command)}
-( __agenttool_begin ${bashQuote(startMarker)}; builtin . "$__agenttool_fds/$__agenttool_fd" 2>/dev/null; __agenttool_arm; { __agenttool_ret "$__agenttool_last" && :; } 2>/dev/null; builtin eval "$__agenttool_c" ) </dev/null 2>&1 & __agenttool_ended "$!"
-`;
+export function commandMessage(command: string, startMarker: string, endMarker: string): string {
+  return `${startMarker}\n${command}\0${endMarker}\n`;
 }
 
 /** The command that prints the shell's state portably (see `__agenttool_state`). */
@@ -445,9 +492,4 @@ export const EXPORT_STATE_COMMAND = '__agenttool_state 1';
 /** The command that makes `state` (from {@link EXPORT_STATE_COMMAND}) the shell's state. */
 export function importStateCommand(state: string): string {
   return `__agenttool_take ${bashQuote(state)}`;
-}
-
-/** The line that follows a {@link commandSnippet}: the end marker, read once the job ended. */
-export function endMarkerLine(endMarker: string): string {
-  return `${endMarker}\n`;
 }

@@ -3,8 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import {
-  commandSnippet,
-  endMarkerLine,
+  commandMessage,
   initScript,
   type SignallerSignal,
   signallerLine,
@@ -180,7 +179,7 @@ export class BashProcess {
 
   /**
    * Starts a command; the listener hears its start, output and end. Each command gets
-   * two fresh markers: the end marker follows the snippet on bash's input, where bash
+   * two fresh markers: the end marker follows the command on bash's input, where bash
    * reads it only after the command's job has ended.
    */
   send(command: string): void {
@@ -188,7 +187,7 @@ export class BashProcess {
     this.command = markers;
     this.stream.expect(markers.start);
     this.stream.expect(markers.end);
-    this.write(commandSnippet(command, markers.start) + endMarkerLine(markers.end));
+    this.write(commandMessage(command, markers.start, markers.end));
   }
 
   /**

@@ -170,9 +170,10 @@ interface Job {
  * hosts allowed, the shell has its own PID namespace, and its processes and memory are
  * capped. See {@link ShellOptions.sandbox} and docs/sandbox.md.
  *
- * Not kept across commands: traps, the directory stack, and jobs started with `&`
- * (they keep running, outside the shell's job table). A command that replaces the EXIT
- * trap does not save its state.
+ * Not kept across commands: traps, the directory stack, jobs started with `&` (they keep
+ * running, outside the shell's job table), and functions named `exec` or `builtin`
+ * (they would stand in for the builtins the shell runs between commands). A command
+ * that replaces the EXIT trap does not save its state.
  *
  * The shell owns a process: {@link Shell.close} ends it, and is safe to call twice.
  */

@@ -640,6 +640,39 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       expect(result.output).toMatch(/^x y 2\n\[:\]\n.*f.*\n$/);
       expect(result.output.split('\n')[2]).toContain('C');
     });
+
+    // The shell readies the next command's job, state restored, while it waits for the
+    // command: what a command leaves must not change how the next one is read.
+    it('waits for the next command however long, when a command set TMOUT', async () => {
+      const shell = newShell();
+      await shell.run('TMOUT=1');
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect((await shell.run('echo "ok $TMOUT"')).output).toBe('ok 1\n');
+      expect((await shell.run('echo again')).output).toBe('again\n');
+    });
+
+    it('reads the next command whole when a command made IFS read-only', async () => {
+      const shell = newShell();
+      await shell.run("readonly IFS=$' \\t\\n'");
+      const result = await shell.run('  printf "[%s]\\n" "a  b"  \n');
+      expect(result.output).toBe('[a  b]\n');
+      expect((await shell.run('echo "x y" | { read -r a b; echo "$b"; }')).output).toBe('y\n');
+    });
+
+    it('does not keep a function named exec or builtin, and gives the next command no way to its channel', async () => {
+      const shell = newShell();
+      await shell.run('exec() { :; }; kept=1');
+      const result = await shell.run(
+        'declare -F exec; echo "function: $?"; cat; echo "read: $?"; echo "$kept"',
+      );
+      expect(result.output).toBe('function: 1\nread: 0\n1\n');
+      // A function named builtin spoils that command's own save; the next still runs.
+      await shell.run('builtin() { :; }');
+      expect(
+        (await shell.run('declare -F builtin; echo "function: $?"; cat; echo "read: $?"')).output,
+      ).toBe('function: 1\nread: 0\n');
+      expect((await shell.run('ls -l /proc/self/fd/')).output).toContain('0 -> /dev/null');
+    });
   });
 
   describe('Shell: closing while starting', () => {
