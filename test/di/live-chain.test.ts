@@ -309,6 +309,13 @@ describe('live tools in the chain', () => {
     await serverEnds.at(-1)?.close();
     await until(() => app.tools.lookup('mem__count') === undefined, 'the tool to leave');
     await until(() => app.tools.lookup('mem__count') !== undefined, 'the remote to come back');
+    // Its prompts and resources are listed again after its tools: the tests below use them.
+    await until(
+      () =>
+        app.prompts.some((prompt) => prompt.name === 'mem__hello') &&
+        app.resources.some((resource) => 'uri' in resource && resource.uri === 'remote://note'),
+      "the remote's prompts and resources to come back",
+    );
     // Besides, the two servers' shared resource URI is reported as its first server comes back.
     expect(warnings.slice(since)).toContain('mcp server "mem": connected again: 2 tools');
     const after = app.tools.lookup('mem__count')!;
