@@ -252,8 +252,10 @@ async function startUp(dir: string): Promise<void> {
  * A served `bash {command: "true"}` call against a served `read_file` of a small file,
  * over one connection to one WorkspaceModule server, as a client with its default
  * settings makes them: our `connectMcp` and the SDK's plain `Client` over the SDK's
- * in-memory pair, and `connectMcp` over Streamable HTTP on loopback. The bash call goes
- * through the session's turns (src/di/turns.ts) and its handle (src/di/handles.ts).
+ * in-memory pair, `connectMcp` over Streamable HTTP on loopback, and `connectMcp` over
+ * stdio to `agenttool workspace` in a process of its own (the built command, as a host
+ * starts it). The bash call goes through the session's turns (src/di/turns.ts) and its
+ * handle (src/di/handles.ts).
  */
 async function served(dir: string): Promise<void> {
   writeFileSync(join(dir, 'small.txt'), 'hello\n');
@@ -301,6 +303,16 @@ async function served(dir: string): Promise<void> {
     [
       'Streamable HTTP on loopback, connectMcp (default options)',
       () => ours({ url: listener.url }),
+    ],
+    [
+      // As a desktop host runs it: the command in a process of its own, over its stdio.
+      'stdio, `agenttool workspace` in its own process, connectMcp (default options)',
+      () =>
+        ours({
+          command: process.execPath,
+          args: [join(__dirname, '..', 'pkg', 'agenttool.js'), 'workspace', dir],
+          stderr: 'ignore',
+        }),
     ],
   ];
   try {
