@@ -344,11 +344,22 @@ __agenttool_next() {
   fi
 }
 # Where the command starts: the saved directory, which the restore entered. Said when it
-# was gone, so that a command starts where the previous one left, or is told why not.
+# was gone then; and since the job waited for its command, checked again now: gone since
+# (the shell's own directory, and say so) or replaced (enter the new one), so that a
+# command starts where the previous one left, or is told why not.
 __agenttool_here() {
-  [[ -n $__agenttool_gone ]] || return 0
-  builtin printf 'agenttool: the working directory %s is gone; staying in %s\\n' "$__agenttool_gone" "$PWD"
-  __agenttool_gone=
+  if [[ -n $__agenttool_gone ]]; then
+    builtin printf 'agenttool: the working directory %s is gone; staying in %s\\n' "$__agenttool_gone" "$PWD"
+    __agenttool_gone=
+  elif ! [[ . -ef $PWD ]]; then
+    # cd sets OLDPWD: the command sees the one the previous command left.
+    __agenttool_w=$PWD __agenttool_o=\${OLDPWD-} __agenttool_os=\${OLDPWD+set}
+    if ! builtin cd -- "$__agenttool_w" 2>/dev/null; then
+      builtin cd -- "$__agenttool_home" 2>/dev/null
+      builtin printf 'agenttool: the working directory %s is gone; staying in %s\\n' "$__agenttool_w" "$PWD"
+    fi
+    if [[ -n $__agenttool_os ]]; then OLDPWD=$__agenttool_o; else builtin unset -v OLDPWD; fi
+  fi
 }
 # After the restore: from here an interrupt ends the command line through exit, so the
 # state is saved (bash alone would go on with the next command when the foreground
@@ -458,6 +469,7 @@ __agenttool_serve() {
   done
 }
 __agenttool_gone=
+__agenttool_home=$PWD
 __agenttool_want=$SHELLOPTS
 ${options.signallerOnFd3 ? SIGNALLER : KILL_SESSION}
 ${

@@ -1,4 +1,13 @@
-import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_COMMAND_TIMEOUT_MS, Shell, type ShellOptions } from 'agenttool/shell';
@@ -31,6 +40,12 @@ afterEach(async () => {
   await Promise.all(shells.splice(0).map((shell) => shell.close()));
   rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * Gives the shell time to ready the next command's job (forked, state restored), so that
+ * what a test does next happens while that job waits. A longer wait only makes it surer.
+ */
+const jobReady = () => new Promise((resolve) => setTimeout(resolve, 100));
 
 /** Runs a command and aborts it as soon as its output contains `text`. */
 async function runUntil(shell: Shell, command: string, text: string, extra = {}) {
@@ -236,6 +251,30 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       const result = await shell.run('pwd');
       expect(result.output).toContain(`the working directory ${dir}/doomed is gone`);
       expect(result.output.endsWith(`${dir}\n`)).toBe(true);
+    });
+
+    // The shell readies the next command's job, in the saved directory, before the
+    // command comes: what happens to that directory meanwhile is seen when it comes.
+    it('says so when the directory goes while the shell waits for the next command', async () => {
+      const shell = newShell();
+      await shell.run('mkdir waiting && cd waiting');
+      await jobReady();
+      rmSync(join(dir, 'waiting'), { recursive: true });
+      const result = await shell.run('pwd');
+      expect(result.output).toBe(
+        `agenttool: the working directory ${dir}/waiting is gone; staying in ${dir}\n${dir}\n`,
+      );
+    });
+
+    it('enters the directory anew when it was replaced while the shell waited', async () => {
+      const shell = newShell();
+      await shell.run('mkdir swapped && cd swapped');
+      await jobReady();
+      rmSync(join(dir, 'swapped'), { recursive: true });
+      mkdirSync(join(dir, 'swapped'));
+      writeFileSync(join(dir, 'swapped', 'new.txt'), '');
+      const result = await shell.run('ls; echo "$PWD $OLDPWD"');
+      expect(result.output).toBe(`new.txt\n${dir}/swapped ${dir}\n`);
     });
   });
 
