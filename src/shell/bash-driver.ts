@@ -443,7 +443,15 @@ __agenttool_ended() {
   __agenttool_last=$?
   # The end of input: the driver is gone, and so is the shell.
   IFS= builtin read -r __agenttool_e || builtin exit 0
-  builtin printf '%s E %d\\n' "$__agenttool_e" "$__agenttool_last"
+  if [[ $__agenttool_e != 'E '* ]]; then
+    # The job ended before it had taken all of its command (it was killed while it
+    # waited): the rest of the command is still here. Take it, so that the end line is
+    # next, and say that the command did not run.
+    IFS= builtin read -r -d '' __agenttool_e
+    IFS= builtin read -r __agenttool_e || builtin exit 0
+    builtin printf 'agenttool: the job that was to run this command ended before it started it (exit status %d); the command did not run\\n' "$__agenttool_last"
+  fi
+  builtin printf '%s E %d\\n' "\${__agenttool_e#E }" "$__agenttool_last"
   __agenttool_e=
 }
 # The shell's loop. Each job is forked, and restores the state, before its command
@@ -488,14 +496,17 @@ __agenttool_serve
 /**
  * What the driver writes for one command: the start marker's line, the command and a
  * NUL, which the waiting job reads (see `__agenttool_serve`), then the end marker's
- * line, which the shell reads only once the job has ended. The job prints
+ * line (`E <marker>`), which the shell reads only once the job has ended. A job killed
+ * before it took all of its command leaves the rest on the shell's input, where a start
+ * line or command text comes before that `E` line: the shell takes it and answers that
+ * the command did not run, and the next command finds the input in step. The job prints
  * `<startMarker> S <pgid>` before the command runs, with its traps set: an interrupt
  * sent on that news is not lost. The shell then prints `<endMarker> E <status>`.
  * Standard error is merged into standard output; standard input is /dev/null, since the
  * shell's own input is this channel. The command must hold no NUL.
  */
 export function commandMessage(command: string, startMarker: string, endMarker: string): string {
-  return `${startMarker}\n${command}\0${endMarker}\n`;
+  return `${startMarker}\n${command}\0E ${endMarker}\n`;
 }
 
 /** The command that prints the shell's state portably (see `__agenttool_state`). */

@@ -3,6 +3,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   rmSync,
   statSync,
@@ -46,6 +47,26 @@ afterEach(async () => {
  * what a test does next happens while that job waits. A longer wait only makes it surer.
  */
 const jobReady = () => new Promise((resolve) => setTimeout(resolve, 100));
+
+/** The child of `pid` started last (the job a shell readied for its next command). */
+function newestChild(pid: number | undefined): number | undefined {
+  let newest: { pid: number; start: number } | undefined;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid ... starttime is the 22nd field; comm may hold spaces.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const start = Number(fields[19]);
+      if (Number(fields[1]) === pid && (newest === undefined || start >= newest.start)) {
+        newest = { pid: Number(entry), start };
+      }
+    } catch {
+      // gone
+    }
+  }
+  return newest?.pid;
+}
 
 /** Runs a command and aborts it as soon as its output contains `text`. */
 async function runUntil(shell: Shell, command: string, text: string, extra = {}) {
@@ -542,6 +563,21 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
     });
 
     if (unconfined) {
+      it('answers that a command did not run when the job readied for it was killed, and goes on', async () => {
+        const shell = newShell();
+        await shell.run('x=kept');
+        await jobReady();
+        const waiting = newestChild(shell.pid);
+        expect(waiting).toBeDefined();
+        process.kill(waiting!, 'SIGKILL');
+        const lost = await shell.run('echo ran');
+        expect(lost.output).toBe(
+          'agenttool: the job that was to run this command ended before it started it (exit status 137); the command did not run\n',
+        );
+        expect(lost.exitCode).toBe(137);
+        expect((await shell.run('echo "again $x"')).output).toBe('again kept\n');
+      });
+
       it('restart ends a running command, whose run resolves without an exit status', async () => {
         const shell = newShell();
         let pgid = 0;
