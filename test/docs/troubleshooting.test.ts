@@ -9,7 +9,15 @@
  * test.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -123,6 +131,56 @@ async function workspaceCall(
     const before = Array.from({ length: options.before ?? 0 }, () => ({ command: 'sleep 1' }));
     return await toolResult(serveTools(app), 'bash', args, before);
   } finally {
+    await app.close();
+  }
+}
+
+/**
+ * Left running by a command: once the command is over, it kills the shell's newest
+ * child, which is the job the shell readied for the next command, then says so in a file.
+ */
+const KILL_THE_NEXT_JOB = `shell=$$
+(
+  sleep 0.3
+  newest= since=0
+  for f in /proc/[0-9]*/stat; do
+    IFS= read -r l <"$f" 2>/dev/null || continue
+    l=\${l##*) }
+    set -- $l
+    [ "$2" = "$shell" ] && [ "\${20}" -ge "$since" ] || continue
+    since=\${20} p=\${f#/proc/} newest=\${p%/stat}
+  done
+  kill -9 "$newest"
+  : >killed
+) >/dev/null 2>&1 &`;
+
+/**
+ * What a client reads from the workspace's `bash` when the job readied for its command was
+ * killed while it waited, by a process the previous command left behind.
+ */
+async function lostJob(): Promise<Raised> {
+  const root = mkdtempSync(join(work, 'workspace-'));
+  const app = await ToolApp.create(WorkspaceModule.forRoot({ root, shell: { sandbox: false } }));
+  const served = serveTools(app);
+  const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+  await served.connect(serverEnd);
+  const client = new Client({ name: 'troubleshooting', version: '1.0.0' });
+  await client.connect(clientEnd);
+  try {
+    await client.callTool({ name: 'bash', arguments: { command: KILL_THE_NEXT_JOB } });
+    for (let i = 0; i < 500 && !existsSync(join(root, 'killed')); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const result = await client.callTool({ name: 'bash', arguments: { command: 'echo ran' } });
+    const content = result.content as { type: string; text?: string }[];
+    return {
+      name: 'tool result',
+      result: result.isError === true ? 'isError' : 'output',
+      message: content.map((block) => block.text ?? '').join('\n'),
+    };
+  } finally {
+    await client.close();
+    await served.close();
     await app.close();
   }
 }
@@ -882,6 +940,7 @@ const TRIGGERS: Record<string, () => Promise<Raised>> = {
     return toolResult(serveTools([toolFromInstance(new AddNote())]), 'add_note', {});
   },
   'shell-handle-closed': () => workspaceCall({ command: 'pwd', shell_id: 'shell_gone' }),
+  'shell-job-lost': lostJob,
   'calls-waiting': () =>
     workspaceCall({ command: 'true' }, { shell: { sandbox: false }, maxQueuedCalls: 1, before: 2 }),
   'sandbox-read-only': () => workspaceCall({ command: 'touch /etc/agenttool-probe' }),
