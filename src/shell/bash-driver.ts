@@ -48,6 +48,13 @@
  * shell's session, so neither bash nor a running command outlives the server.
  */
 
+/**
+ * Every control marker is this prefix and MARKER_HEX_DIGITS random hex digits (made by
+ * `BashProcess`, fresh for each line it expects).
+ */
+export const MARKER_PREFIX = '__AGENTTOOL_';
+export const MARKER_HEX_DIGITS = 32;
+
 /** Variables bash maintains itself: never saved, restored or unset. */
 const SPECIAL_VARIABLES = [
   '_',
@@ -446,9 +453,15 @@ __agenttool_ended() {
   if [[ $__agenttool_e != 'E '* ]]; then
     # The job ended before it had taken all of its command (it was killed while it
     # waited): the rest of the command is still here. Take it, so that the end line is
-    # next, and say that the command did not run.
-    IFS= builtin read -r -d '' __agenttool_e
-    IFS= builtin read -r __agenttool_e || builtin exit 0
+    # next, and say that the command did not run. A line read here runs past the NUL
+    # when what was left of the command held no newline (read drops the NUL): it then
+    # ends with the end line itself.
+    if [[ $__agenttool_e =~ $__agenttool_end_line ]]; then
+      __agenttool_e="E \${BASH_REMATCH[1]}"
+    else
+      IFS= builtin read -r -d '' __agenttool_e
+      IFS= builtin read -r __agenttool_e || builtin exit 0
+    fi
     builtin printf 'agenttool: the job that was to run this command ended before it started it (exit status %d); the command did not run\\n' "$__agenttool_last"
   fi
   builtin printf '%s E %d\\n' "\${__agenttool_e#E }" "$__agenttool_last"
@@ -478,6 +491,7 @@ __agenttool_serve() {
 }
 __agenttool_gone=
 __agenttool_home=$PWD
+__agenttool_end_line=${bashQuote(`E (${MARKER_PREFIX}[0-9a-f]{${MARKER_HEX_DIGITS}})$`)}
 __agenttool_want=$SHELLOPTS
 ${options.signallerOnFd3 ? SIGNALLER : KILL_SESSION}
 ${

@@ -5,6 +5,8 @@ import type { Writable } from 'node:stream';
 import {
   commandMessage,
   initScript,
+  MARKER_HEX_DIGITS,
+  MARKER_PREFIX,
   type SignallerSignal,
   signallerLine,
   signallerScript,
@@ -52,7 +54,7 @@ const STDERR_TAIL = 2048;
 
 /** A fresh marker for one control line: random, so that no output can guess it. */
 function newMarker(): string {
-  return `__AGENTTOOL_${randomBytes(16).toString('hex')}`;
+  return `${MARKER_PREFIX}${randomBytes(MARKER_HEX_DIGITS / 2).toString('hex')}`;
 }
 
 /**

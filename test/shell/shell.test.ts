@@ -578,6 +578,23 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
         expect((await shell.run('echo "again $x"')).output).toBe('again kept\n');
       });
 
+      it('finds the next end line when the job was killed while it read a command of one line', async () => {
+        const shell = newShell();
+        await shell.run('x=kept');
+        await jobReady();
+        const reading = newestChild(shell.pid);
+        expect(reading).toBeDefined();
+        // The job reads a command a byte at a time: a megabyte keeps it reading a while,
+        // and what it leaves holds no newline, so the shell's next line runs past the NUL.
+        const lost = shell.run(`: ${'a'.repeat(1_000_000)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        process.kill(reading!, 'SIGKILL');
+        const result = await lost;
+        expect(result.output).toContain('ended before it started it (exit status 137)');
+        expect(result.exitCode).toBe(137);
+        expect((await shell.run('echo "again $x"')).output).toBe('again kept\n');
+      });
+
       it('restart ends a running command, whose run resolves without an exit status', async () => {
         const shell = newShell();
         let pgid = 0;
