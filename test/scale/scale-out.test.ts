@@ -418,11 +418,18 @@ describe('an instance leaving', () => {
     const oursModern = await ours(lb.url, 'modern');
     let sdkLegacy = await sdk(lb.url, 'legacy');
     const sdkModern = await sdk(lb.url, 'modern');
+    // Twelve calls each, and at least four begun after the kill: a client whose calls ran
+    // ahead of the others' may have made its twelve before the kill came.
     const worker = async (
       label: string,
       send: (text: string) => Promise<string>,
     ): Promise<void> => {
-      for (let i = 0; i < 12; i++) await note(label, send);
+      let afterKill = 0;
+      for (let i = 0; i < 12 || afterKill < 4; i++) {
+        const begunAfterKill = killed;
+        await note(label, send);
+        if (begunAfterKill) afterKill++;
+      }
     };
     await Promise.all([
       worker('ours-legacy', (text) => call(oursLegacy, 'note', { text })),
@@ -443,7 +450,7 @@ describe('an instance leaving', () => {
       worker('sdk-modern', (text) => sdkCall(sdkModern, 'note', { text }, 5000)),
     ]);
     expect(killed).toBe(true);
-    expect(outcomes).toHaveLength(48);
+    expect(outcomes.length).toBeGreaterThanOrEqual(48);
     // One clear error at most per call, saying what happened.
     for (const outcome of outcomes.filter((o) => o.error !== undefined)) {
       expect(outcome.error).toMatch(
