@@ -85,6 +85,25 @@ async function command(args: readonly string[], cwd = work): Promise<Raised> {
   return { name: 'agenttool', exit: ran.code ?? -1, message: ran.stderr };
 }
 
+/** A client connected to `served` in memory, in a 2025-era session. */
+async function inMemoryClient(served: McpToolServer): Promise<Client> {
+  const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+  await served.connect(serverEnd);
+  const client = new Client({ name: 'troubleshooting', version: '1.0.0' });
+  await client.connect(clientEnd);
+  return client;
+}
+
+/** A tool result as {@link Raised}: whether it is an error, and its text. */
+function asRaised(result: Awaited<ReturnType<Client['callTool']>>): Raised {
+  const content = result.content as { type: string; text?: string }[];
+  return {
+    name: 'tool result',
+    result: result.isError === true ? 'isError' : 'output',
+    message: content.map((block) => block.text ?? '').join('\n'),
+  };
+}
+
 /**
  * What a client reads when it calls `name` with `args` on `served` (in memory, a 2025-era
  * session): whether the result is an error, and its text. With `before`, those calls are
@@ -97,21 +116,12 @@ async function toolResult(
   args: Record<string, unknown>,
   before: readonly Record<string, unknown>[] = [],
 ): Promise<Raised> {
-  const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
-  await served.connect(serverEnd);
-  const client = new Client({ name: 'troubleshooting', version: '1.0.0' });
-  await client.connect(clientEnd);
+  const client = await inMemoryClient(served);
   try {
     const results = await Promise.all(
       [...before, args].map((a) => client.callTool({ name, arguments: a })),
     );
-    const result = results.find((r) => r.isError === true) ?? results.at(-1)!;
-    const content = result.content as { type: string; text?: string }[];
-    return {
-      name: 'tool result',
-      result: result.isError === true ? 'isError' : 'output',
-      message: content.map((block) => block.text ?? '').join('\n'),
-    };
+    return asRaised(results.find((r) => r.isError === true) ?? results.at(-1)!);
   } finally {
     await client.close();
     await served.close();
@@ -162,22 +172,13 @@ async function lostJob(): Promise<Raised> {
   const root = mkdtempSync(join(work, 'workspace-'));
   const app = await ToolApp.create(WorkspaceModule.forRoot({ root, shell: { sandbox: false } }));
   const served = serveTools(app);
-  const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
-  await served.connect(serverEnd);
-  const client = new Client({ name: 'troubleshooting', version: '1.0.0' });
-  await client.connect(clientEnd);
+  const client = await inMemoryClient(served);
   try {
     await client.callTool({ name: 'bash', arguments: { command: KILL_THE_NEXT_JOB } });
     for (let i = 0; i < 500 && !existsSync(join(root, 'killed')); i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    const result = await client.callTool({ name: 'bash', arguments: { command: 'echo ran' } });
-    const content = result.content as { type: string; text?: string }[];
-    return {
-      name: 'tool result',
-      result: result.isError === true ? 'isError' : 'output',
-      message: content.map((block) => block.text ?? '').join('\n'),
-    };
+    return asRaised(await client.callTool({ name: 'bash', arguments: { command: 'echo ran' } }));
   } finally {
     await client.close();
     await served.close();

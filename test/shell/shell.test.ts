@@ -563,13 +563,19 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
     });
 
     if (unconfined) {
-      it('answers that a command did not run when the job readied for it was killed, and goes on', async () => {
+      /** A shell with some state, and the job it readied for its next command. */
+      const withReadiedJob = async (): Promise<{ shell: Shell; job: number }> => {
         const shell = newShell();
         await shell.run('x=kept');
         await jobReady();
-        const waiting = newestChild(shell.pid);
-        expect(waiting).toBeDefined();
-        process.kill(waiting!, 'SIGKILL');
+        const job = newestChild(shell.pid);
+        if (job === undefined) throw new Error('the shell has no child');
+        return { shell, job };
+      };
+
+      it('answers that a command did not run when the job readied for it was killed, and goes on', async () => {
+        const { shell, job } = await withReadiedJob();
+        process.kill(job, 'SIGKILL');
         const lost = await shell.run('echo ran');
         expect(lost.output).toBe(
           'agenttool: the job that was to run this command ended before it started it (exit status 137); the command did not run\n',
@@ -579,16 +585,12 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       });
 
       it('finds the next end line when the job was killed while it read a command of one line', async () => {
-        const shell = newShell();
-        await shell.run('x=kept');
-        await jobReady();
-        const reading = newestChild(shell.pid);
-        expect(reading).toBeDefined();
+        const { shell, job } = await withReadiedJob();
         // The job reads a command a byte at a time: a megabyte keeps it reading a while,
         // and what it leaves holds no newline, so the shell's next line runs past the NUL.
         const lost = shell.run(`: ${'a'.repeat(1_000_000)}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
-        process.kill(reading!, 'SIGKILL');
+        process.kill(job, 'SIGKILL');
         const result = await lost;
         expect(result.output).toContain('ended before it started it (exit status 137)');
         expect(result.exitCode).toBe(137);
