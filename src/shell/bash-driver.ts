@@ -40,12 +40,8 @@
  * end marker is never in the job's memory nor within its reach. A command's output can
  * therefore neither end its own call early nor fake the start of another.
  *
- * Interrupts are lines (`INT <pgid>`, `TERM <pgid>`, `KILL <pgid>`) to a signaller: a
- * background job of the shell reading descriptor 3 (or, for a shell in a container, a
- * process of its own in the container). It lives in the shell's PID namespace, so it
- * signals the group by the id the start line gave, inside a sandbox as outside. When its
- * input ends (the server exited or was killed outright) it kills every process of the
- * shell's session, so neither bash nor a running command outlives the server.
+ * Interrupts go through a signaller (signaller.ts), which the script starts as a job of
+ * the shell reading descriptor 3 unless the shell's launch runs one of its own.
  */
 
 /**
@@ -54,6 +50,8 @@
  */
 export const MARKER_PREFIX = '__AGENTTOOL_';
 export const MARKER_HEX_DIGITS = 32;
+
+import { KILL_SESSION, SIGNALLER } from './signaller';
 
 /** Variables bash maintains itself: never saved, restored or unset. */
 const SPECIAL_VARIABLES = [
@@ -103,123 +101,9 @@ const SPECIAL_VARIABLES = [
 /** `set -o` options that belong to the persistent shell, not to a command. */
 const SHELL_OWNED_OPTIONS = ['monitor', 'history', 'emacs', 'vi', 'interactive-comments'];
 
-/** The signals a signaller line may name. */
-export type SignallerSignal = 'INT' | 'TERM' | 'KILL';
-
 /** Quotes a string for bash: single quotes, with `'` written as `'\''`. */
 export function bashQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The line that asks the signaller to send `signal` to process group `pgid`. */
-export function signallerLine(signal: SignallerSignal, pgid: number): string {
-  return `${signal} ${pgid}\n`;
-}
-
-/**
- * Kills every process of session `$1` (the caller's own when absent), group by group,
- * repeating while any is left. Reads /proc, so it needs no fork to find them.
- */
-const KILL_SESSION = `
-__agenttool_kill_session() {
-  local __agenttool_l __agenttool_f __agenttool_p __agenttool_found __agenttool_round
-  local __agenttool_me=$BASHPID __agenttool_sid=$1
-  if [ -z "$__agenttool_sid" ]; then
-    IFS= read -r __agenttool_l </proc/$BASHPID/stat || return 0
-    # The fields after the name are letters and numbers: no glob to fear in the split.
-    __agenttool_l=\${__agenttool_l##*) }
-    set -- $__agenttool_l
-    __agenttool_sid=$4
-  fi
-  for __agenttool_round in 1 2 3 4 5 6 7 8 9 10; do
-    __agenttool_found=
-    for __agenttool_f in /proc/[0-9]*/stat; do
-      IFS= read -r __agenttool_l <"$__agenttool_f" 2>/dev/null || continue
-      __agenttool_l=\${__agenttool_l##*) }
-      set -- $__agenttool_l
-      # state ppid pgrp session: a zombie is already dead.
-      [ "$4" = "$__agenttool_sid" ] && [ "$1" != Z ] || continue
-      __agenttool_p=\${__agenttool_f#/proc/}
-      __agenttool_p=\${__agenttool_p%/stat}
-      [ "$__agenttool_p" = "$__agenttool_me" ] && continue
-      __agenttool_found=1
-      [ "$3" = "$__agenttool_me" ] || kill -KILL -- "-$3"
-      kill -KILL "$__agenttool_p"
-    done 2>/dev/null
-    [ -n "$__agenttool_found" ] || return 0
-  done
-}`;
-
-/**
- * The signaller: reads `<signal> <pgid>` lines from descriptor `$1` and signals that
- * group; at end of input, runs `$2` if given (what ends the shell), else kills its own
- * session. It ignores interrupts, so that a signal meant for a command never ends it.
- */
-const SIGNALLER = `${KILL_SESSION}
-__agenttool_signaller() {
-  builtin trap '' INT TERM HUP
-  local __agenttool_s __agenttool_p
-  while IFS=' ' builtin read -r -u "$1" __agenttool_s __agenttool_p; do
-    case $__agenttool_p in '' | *[!0-9]* | 0 | 1) continue ;; esac
-    case $__agenttool_s in
-      INT | TERM | KILL) builtin kill -s "$__agenttool_s" -- "-$__agenttool_p" 2>/dev/null ;;
-    esac
-  done
-  if [ -n "\${2-}" ]; then "$2"; else __agenttool_kill_session; fi
-}`;
-
-/**
- * Kills process \`$1\` and everything descended from it, found by their parents in /proc
- * (for a shell that does not lead a session of its own, as in a container).
- */
-const KILL_TREE = `
-__agenttool_kill_tree() {
-  local __agenttool_root=$1 __agenttool_f __agenttool_l __agenttool_p __agenttool_c __agenttool_round
-  local -A __agenttool_kids
-  local -a __agenttool_queue __agenttool_all
-  for __agenttool_round in 1 2 3 4 5; do
-    __agenttool_kids=()
-    for __agenttool_f in /proc/[0-9]*/stat; do
-      IFS= read -r __agenttool_l <"$__agenttool_f" 2>/dev/null || continue
-      __agenttool_l=\${__agenttool_l##*) }
-      set -- $__agenttool_l
-      [ "$1" = Z ] && continue
-      __agenttool_p=\${__agenttool_f#/proc/}
-      __agenttool_kids[$2]+=" \${__agenttool_p%/stat}"
-    done 2>/dev/null
-    __agenttool_queue=("$__agenttool_root")
-    __agenttool_all=()
-    while ((\${#__agenttool_queue[@]})); do
-      __agenttool_p=\${__agenttool_queue[0]}
-      __agenttool_queue=("\${__agenttool_queue[@]:1}")
-      [ -d "/proc/$__agenttool_p" ] && __agenttool_all+=("$__agenttool_p")
-      for __agenttool_c in \${__agenttool_kids[$__agenttool_p]-}; do __agenttool_queue+=("$__agenttool_c"); done
-    done
-    ((\${#__agenttool_all[@]})) || return 0
-    kill -KILL "\${__agenttool_all[@]}" 2>/dev/null
-  done
-}`;
-
-/**
- * The script a signaller process of its own runs (a shell in a container, where the
- * shell's process gets no descriptor but its standard input): it reads lines from
- * standard input. The first line names the shell (\`SHELL <pid>\`): when input ends, it
- * kills the shell's session if the shell leads one, else the shell and what it started.
- */
-export function signallerScript(): string {
-  return `${SIGNALLER}${KILL_TREE}
-IFS=' ' read -r __agenttool_w __agenttool_shell || exit 0
-case $__agenttool_shell in '' | *[!0-9]*) exit 2 ;; esac
-__agenttool_end() {
-  local __agenttool_l
-  IFS= read -r __agenttool_l </proc/$__agenttool_shell/stat 2>/dev/null || return 0
-  __agenttool_l=\${__agenttool_l##*) }
-  set -- $__agenttool_l
-  if [ "$4" = "$__agenttool_shell" ]; then __agenttool_kill_session "$__agenttool_shell"
-  else __agenttool_kill_tree "$__agenttool_shell"; fi
-}
-__agenttool_signaller 0 __agenttool_end
-`;
 }
 
 /** How the persistent bash sets itself up; see {@link initScript}. */
@@ -350,23 +234,22 @@ __agenttool_next() {
       IFS= builtin read "\${__agenttool_t[@]}" -r -d '' __agenttool_c && exec </dev/null
   fi
 }
-# Where the command starts: the saved directory, which the restore entered. Said when it
-# was gone then; and since the job waited for its command, checked again now: gone since
-# (the shell's own directory, and say so) or replaced (enter the new one), so that a
-# command starts where the previous one left, or is told why not.
+# Where the command starts: the saved directory, which the restore entered. Since the
+# job waited for its command, checked again now: replaced meanwhile, it is entered anew;
+# gone (then or since), the command starts in the shell's own directory and is told so.
 __agenttool_here() {
-  if [[ -n $__agenttool_gone ]]; then
-    builtin printf 'agenttool: the working directory %s is gone; staying in %s\\n' "$__agenttool_gone" "$PWD"
-    __agenttool_gone=
-  elif ! [[ . -ef $PWD ]]; then
+  if [[ -z $__agenttool_gone ]] && ! [[ . -ef $PWD ]]; then
     # cd sets OLDPWD: the command sees the one the previous command left.
-    __agenttool_w=$PWD __agenttool_o=\${OLDPWD-} __agenttool_os=\${OLDPWD+set}
-    if ! builtin cd -- "$__agenttool_w" 2>/dev/null; then
+    __agenttool_o=\${OLDPWD-} __agenttool_os=\${OLDPWD+set}
+    builtin cd -- "$PWD" 2>/dev/null || {
+      __agenttool_gone=$PWD
       builtin cd -- "$__agenttool_home" 2>/dev/null
-      builtin printf 'agenttool: the working directory %s is gone; staying in %s\\n' "$__agenttool_w" "$PWD"
-    fi
+    }
     if [[ -n $__agenttool_os ]]; then OLDPWD=$__agenttool_o; else builtin unset -v OLDPWD; fi
   fi
+  [[ -n $__agenttool_gone ]] || return 0
+  builtin printf 'agenttool: the working directory %s is gone; staying in %s\\n' "$__agenttool_gone" "$PWD"
+  __agenttool_gone=
 }
 # After the restore: from here an interrupt ends the command line through exit, so the
 # state is saved (bash alone would go on with the next command when the foreground

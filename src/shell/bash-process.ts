@@ -2,16 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import type { Writable } from 'node:stream';
-import {
-  commandMessage,
-  initScript,
-  MARKER_HEX_DIGITS,
-  MARKER_PREFIX,
-  type SignallerSignal,
-  signallerLine,
-  signallerScript,
-} from './bash-driver';
+import { commandMessage, initScript, MARKER_HEX_DIGITS, MARKER_PREFIX } from './bash-driver';
 import { ControlStream } from './control-stream';
+import { type SignallerSignal, signallerLine, signallerScript } from './signaller';
 
 /** What a {@link BashProcess} reports; set by its owner, one command at a time. */
 export interface BashListener {

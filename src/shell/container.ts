@@ -1,4 +1,4 @@
-import { signallerScript } from './bash-driver';
+import { signallerScript } from './signaller';
 import type { ShellLaunch } from './bash-process';
 
 /** Runs the shell in a container that already runs, through `docker exec` or `podman exec`. */
