@@ -48,12 +48,15 @@ async function minimalRunner(
   await Promise.all(Array.from({ length: bound }, worker));
 }
 
-/** Node 24 builds AsyncLocalStorage on AsyncContextFrame (as `contextRunner` in core knows). */
-const FRAMES = Number(process.versions.node.split('.')[0]) >= 24;
-
 // One storage for the process, as core has: on Node 20 every AsyncLocalStorage that has
 // run stays on the list each new promise visits, so one per batch would slow every batch.
 const storage = new AsyncLocalStorage<{ index: number }>();
+
+/**
+ * Whether AsyncLocalStorage is built on AsyncContextFrame (Node 24, or Node 22 with
+ * `--experimental-async-context-frame`), tested as `contextRunner` in core tests it.
+ */
+const FRAMES = !Object.hasOwn(storage, 'enabled');
 
 /**
  * Runs a job's function with its store current, as the executor makes a call's context

@@ -51,7 +51,7 @@ function executeIn(ctx: ToolContext, tool: Tool, call: Call): Result | Promise<R
  * (the other async-local state a call sees is the batch's, whatever path reaches it).
  */
 export function contextRunner(): ContextRunner {
-  // Before Node 24, AsyncLocalStorage sits on async hooks, where run() is the cheaper.
+  // Where AsyncLocalStorage sits on async hooks, run() is the cheaper.
   if (!FRAMES) {
     return {
       run: runWithContext,
@@ -66,5 +66,9 @@ export function contextRunner(): ContextRunner {
   };
 }
 
-/** Node 24 builds AsyncLocalStorage on AsyncContextFrame by default. */
-const FRAMES = Number(process.versions.node.split('.')[0]) >= 24;
+/**
+ * Whether AsyncLocalStorage is built on AsyncContextFrame: the default from Node 24, and on
+ * Node 22 with `--experimental-async-context-frame`. The hook-based storage keeps an
+ * `enabled` flag on each instance; the frame-based one has no own state.
+ */
+const FRAMES = !Object.hasOwn(storage, 'enabled');
