@@ -7,6 +7,7 @@ export {
   MAX_JSON_DEPTH,
   depthExceeded,
   depthExceededText,
+  copyJson,
   isJsonObject,
   jsonValueAt,
   scalarText,

@@ -137,3 +137,35 @@ export function scalarText(value: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * A deep copy of plain JSON data (objects, arrays, strings, numbers, booleans, null),
+ * such as a schema this package built: on a tool's small schemas several times faster
+ * than `structuredClone`, which serializes. Only for data known to be plain: anything
+ * else (a Date, a Map, a function) is shared, not copied; `structuredClone` is the copy
+ * for data someone else owns. A member named `__proto__` stays a member.
+ */
+export function copyJson<T extends JsonValue>(value: T): T {
+  return copyValue(value) as T;
+}
+
+function copyValue(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyValue);
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const member = copyValue((value as Record<string, unknown>)[key]);
+    if (key === '__proto__') {
+      Object.defineProperty(copy, key, {
+        value: member,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else {
+      copy[key] = member;
+    }
+  }
+  return copy;
+}

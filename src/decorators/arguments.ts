@@ -2,6 +2,7 @@ import {
   asWritten,
   compileSchema,
   type Constructor,
+  copyJson,
   decodeArguments,
   depthExceeded,
   depthExceededText,
@@ -335,9 +336,7 @@ export interface SchemaOptions {
  * its schema verbatim. Throws a {@link DecoratorError} listing every problem.
  */
 export function schemaOf(argsClass: Constructor, options: SchemaOptions = {}): JsonObject {
-  return structuredClone(
-    pipelineOrThrow(argsClass, options.strict === true, 'validated').parameters,
-  );
+  return copyJson(pipelineOrThrow(argsClass, options.strict === true, 'validated').parameters);
 }
 
 /** Turns raw arguments into the arguments instance: resolves directly unless class-validator runs asynchronously. */

@@ -2,6 +2,7 @@ import {
   type Call,
   type Confinement,
   type Constructor,
+  copyJson,
   currentContext,
   type Interceptor,
   type Replay,
@@ -143,13 +144,14 @@ function toolOf(
   const tool: Mutable<Tool> = {
     name,
     description: descriptor.description,
-    parameters: structuredClone(descriptor.parameters),
+    // The descriptor's schemas are plain JSON this package made or copied already.
+    parameters: copyJson(descriptor.parameters),
     execute: (call, ctx) =>
       currentContext() === ctx ? run(call, ctx) : runWithContext(ctx, () => run(call, ctx)),
   };
   if (descriptor.validatesArguments) tool.validatesArguments = true;
   if (descriptor.outputSchema !== undefined) {
-    tool.outputSchema = structuredClone(descriptor.outputSchema);
+    tool.outputSchema = copyJson(descriptor.outputSchema);
   }
   if (properties.strict) tool.strict = true;
   if (properties.sequential) tool.sequential = true;

@@ -122,7 +122,17 @@ export type ClassRecordKind = keyof ClassRecords;
 
 const NAMESPACE = 'io.github.christopherdavenport.agenttool/decorators';
 const PARAMS_KEY = `${NAMESPACE}/params`;
-const classKey = (kind: ClassRecordKind): string => `${NAMESPACE}/${kind}`;
+/**
+ * The metadata key of each class record, made once: a key built per lookup is a new
+ * string that reflect-metadata's map must hash again, and a class's records are looked
+ * up many times while its tool is built.
+ */
+const classKeys = new Map<string, string>();
+const classKey = (kind: ClassRecordKind): string => {
+  let key = classKeys.get(kind);
+  if (key === undefined) classKeys.set(kind, (key = `${NAMESPACE}/${kind}`));
+  return key;
+};
 const duplicateKey = `${NAMESPACE}/duplicates`;
 
 /**
@@ -164,8 +174,10 @@ export function readClass<K extends ClassRecordKind>(
 
 /** Appends a `@Param` to the class that declares the property. */
 export function recordParam(target: object, record: ParamRecord): void {
-  const own = (Reflect.getOwnMetadata(PARAMS_KEY, target) as ParamRecord[] | undefined) ?? [];
-  Reflect.defineMetadata(PARAMS_KEY, [...own, record], target);
+  const own = Reflect.getOwnMetadata(PARAMS_KEY, target) as ParamRecord[] | undefined;
+  // The class's own list, which only its decorators write to, all as the class is made.
+  if (own === undefined) Reflect.defineMetadata(PARAMS_KEY, [record], target);
+  else own.push(record);
 }
 
 /**

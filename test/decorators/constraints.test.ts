@@ -264,6 +264,32 @@ class PlaceOrder {
   }
 }
 
+class Tags {
+  @Param('Short tags', { items: 'string' }) @MaxLength(4, { each: true }) tags!: string[];
+}
+
+class Address {
+  @Param('The postal code') @Length(5, 5) zip!: string;
+}
+
+class Shipment {
+  @Param('Where to send it') address!: Address;
+}
+
+@Tool({ name: 'tag', description: 'Tags a thing', args: Tags })
+class TagThing {
+  execute(args: Tags): string {
+    return args.tags.join(',');
+  }
+}
+
+@Tool({ name: 'ship', description: 'Ships a thing', args: Shipment })
+class ShipThing {
+  execute(args: Shipment): string {
+    return args.address.zip;
+  }
+}
+
 describe('constraints shown in the schema', () => {
   it('are still checked by class-validator, in its words', async () => {
     const error = await Promise.resolve()
@@ -309,6 +335,42 @@ describe('constraints shown in the schema', () => {
           'invalid arguments: validating root: validating /properties/quantity: type: 2 has type "string", want "integer"',
         ),
       );
+    } finally {
+      await remote.close();
+      await server.close();
+    }
+  });
+
+  it('are left to class-validator over MCP wherever they sit: on array items, in a nested class', async () => {
+    // Only nested constraints here: the served check must find them below the root too,
+    // or it would refuse first, in the Go server's words.
+    const server = new McpToolServer(
+      [toolFromInstance(new TagThing()), toolFromInstance(new ShipThing())],
+      { name: 'shop' },
+    );
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const remote = await connectMcp({
+      transport: clientSide,
+      protocol: 'legacy',
+      notificationGrace: 0,
+    });
+    try {
+      const [tag, ship] = ['tag', 'ship'].map((name) =>
+        remote.tools().find((t) => t.name === name)!,
+      );
+      const long = { id: 'call_1', args: '{"tags":["ok","toolong"]}' };
+      await expect(tag!.execute(long, createContext({ call: long }))).rejects.toThrow(
+        new Error(
+          'invalid arguments: tags: each value in tags must be shorter than or equal to 4 characters',
+        ),
+      );
+      const wrongZip = { id: 'call_2', args: '{"address":{"zip":"1"}}' };
+      await expect(ship!.execute(wrongZip, createContext({ call: wrongZip }))).rejects.toThrow(
+        /^invalid arguments: address\.zip: zip must be longer than or equal to 5 characters$/,
+      );
+      const fine = { id: 'call_3', args: '{"address":{"zip":"12345"}}' };
+      expect((await ship!.execute(fine, createContext({ call: fine }))).output).toBe('12345');
     } finally {
       await remote.close();
       await server.close();

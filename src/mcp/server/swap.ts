@@ -6,9 +6,14 @@ import {
   toolNameProblem,
   validatesOwnArguments,
 } from '../../core';
-import { compileOutputCheck, paramHeadersOf, type ServedTool } from './calls';
+import { compileOutputCheck, type ParamHeader, paramHeadersOf, type ServedTool } from './calls';
 import { mcpDefinition } from './definition';
-import { compileArgumentsCheck, contractDecides, withoutConstraints } from './validation';
+import {
+  checkContractDecides,
+  compileArgumentsCheck,
+  contractDecides,
+  withoutConstraints,
+} from './validation';
 import { type Catalog } from './primitives';
 
 /** A served tool whose definition changed in a swap, with its hash before and after. */
@@ -112,14 +117,25 @@ export function compileServedTools(
     // A tool that validates its own arguments checks class-validator's constraints
     // itself, in the contract's words (as in process); the served check decides the rest.
     const own = validatesOwnArguments(tool) ? withoutConstraints(tool.parameters) : undefined;
+    let paramHeaders: readonly ParamHeader[] | undefined;
+    const check = compileArgumentsCheck(tool.name, tool.parameters);
     added.set(tool.name, {
       tool,
-      check: compileArgumentsCheck(tool.name, tool.parameters),
-      selfChecked: validatesOwnArguments(tool) && contractDecides(own ?? tool.parameters),
+      check,
+      selfChecked:
+        validatesOwnArguments(tool) &&
+        (own !== undefined
+          ? contractDecides(own)
+          : tool.parameters === undefined ||
+            tool.parameters === null ||
+            checkContractDecides(check)),
       ...(own === undefined ? {} : { phrasing: compileArgumentsCheck(tool.name, own) }),
       output: compileOutputCheck(tool),
       definition: mcpDefinition(tool),
-      paramHeaders: paramHeadersOf(tool.parameters),
+      // Only a 2026-07-28 call over HTTP reads them: found then, not for every tool at start.
+      get paramHeaders() {
+        return (paramHeaders ??= paramHeadersOf(tool.parameters));
+      },
     });
     // After the schemas, whose errors read as the Go server's, which takes any name.
     const nameProblem = toolNameProblem(tool.name);

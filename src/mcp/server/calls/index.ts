@@ -25,7 +25,7 @@ export { contentOf, type DataUrl, parseDataUrl } from './content';
 export { directRootsLister, directSampler, type SendToClient } from './direct-asks';
 export { directElicitor } from './elicit';
 export { compileOutputCheck } from './output';
-export { paramHeaderMismatch, paramHeadersOf } from './param-headers';
+export { type ParamHeader, paramHeaderMismatch, paramHeadersOf } from './param-headers';
 export { RECORD_META_KEY, type RecordMeta } from './record-meta';
 export { SignedRequestStates } from './request-states';
 export {

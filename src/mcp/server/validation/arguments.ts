@@ -71,13 +71,13 @@ export function contractDecides(parameters: unknown): boolean {
  * class-validator, in the contract's words: the served check need only decide the rest.
  */
 export function withoutConstraints(parameters: unknown): JsonObject | undefined {
-  if (!isJsonObject(parameters)) return undefined;
-  let found = false;
+  // Most schemas have none: looked for first, so that those are not copied for nothing.
+  if (!isJsonObject(parameters) || !hasConstraint(parameters)) return undefined;
   const strip = (node: JsonObject): JsonObject => {
     const out: JsonObject = {};
     for (const [key, value] of Object.entries(node)) {
-      if ((CONSTRAINT_KEYWORDS as readonly string[]).includes(key)) found = true;
-      else if (key === 'properties' && isJsonObject(value)) {
+      if (CONSTRAINT_KEYS.has(key)) continue;
+      if (key === 'properties' && isJsonObject(value)) {
         out[key] = Object.fromEntries(
           Object.entries(value).map(([name, sub]) => [name, isJsonObject(sub) ? strip(sub) : sub]),
         );
@@ -87,8 +87,27 @@ export function withoutConstraints(parameters: unknown): JsonObject | undefined 
     }
     return out;
   };
-  const stripped = strip(parameters);
-  return found ? stripped : undefined;
+  return strip(parameters);
+}
+
+const CONSTRAINT_KEYS: ReadonlySet<string> = new Set(CONSTRAINT_KEYWORDS);
+
+/** Whether `withoutConstraints` finds a keyword to take out, where it looks. */
+function hasConstraint(node: JsonObject): boolean {
+  for (const key in node) {
+    if (!Object.hasOwn(node, key)) continue;
+    if (CONSTRAINT_KEYS.has(key)) return true;
+    const value = node[key];
+    if (key === 'properties' && isJsonObject(value)) {
+      for (const name in value) {
+        const sub = Object.hasOwn(value, name) ? value[name] : undefined;
+        if (isJsonObject(sub) && hasConstraint(sub)) return true;
+      }
+    } else if ((key === 'items' || key === 'additionalProperties') && isJsonObject(value)) {
+      if (hasConstraint(value)) return true;
+    }
+  }
+  return false;
 }
 
 /**
@@ -110,7 +129,21 @@ export function compileServedCheck(
 // registering many tools compiles nothing that is never called.
 function deferred(schema: Schema): ArgumentsCheck {
   let check: ArgumentsCheck | undefined;
-  return (value) => (check ??= compileSubset(schema))(value);
+  const served: ArgumentsCheck = (value) => (check ??= compileSubset(schema))(value);
+  subsets.set(served, schema);
+  return served;
+}
+
+/** The subset schema each deferred check was made of, read again by {@link checkContractDecides}. */
+const subsets = new WeakMap<ArgumentsCheck, Schema>();
+
+/**
+ * {@link contractDecides} of the parameters `check` was compiled from by
+ * {@link compileArgumentsCheck}, without reading the schema again.
+ */
+export function checkContractDecides(check: ArgumentsCheck): boolean {
+  const subset = subsets.get(check);
+  return subset !== undefined && sameVerdicts(subset);
 }
 
 function compileSubset(schema: Schema): ArgumentsCheck {

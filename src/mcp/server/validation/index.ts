@@ -3,6 +3,7 @@
 // references, the Go formats, and output schemas.
 export {
   type ArgumentsCheck,
+  checkContractDecides,
   compileArgumentsCheck,
   compileGeneral,
   compileServedCheck,
