@@ -290,6 +290,30 @@ class ShipThing {
   }
 }
 
+/** Runs `body` with a client connected in memory to a server of these tool instances. */
+async function withServed(
+  instances: object[],
+  body: (remote: Awaited<ReturnType<typeof connectMcp>>) => Promise<void>,
+): Promise<void> {
+  const server = new McpToolServer(
+    instances.map((instance) => toolFromInstance(instance)),
+    { name: 'shop' },
+  );
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const remote = await connectMcp({
+    transport: clientSide,
+    protocol: 'legacy',
+    notificationGrace: 0,
+  });
+  try {
+    await body(remote);
+  } finally {
+    await remote.close();
+    await server.close();
+  }
+}
+
 describe('constraints shown in the schema', () => {
   it('are still checked by class-validator, in its words', async () => {
     const error = await Promise.resolve()
@@ -302,15 +326,7 @@ describe('constraints shown in the schema', () => {
   });
 
   it('are served over MCP, and refused there in the same words as in process', async () => {
-    const server = new McpToolServer([toolFromInstance(new PlaceOrder())], { name: 'shop' });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const remote = await connectMcp({
-      transport: clientSide,
-      protocol: 'legacy',
-      notificationGrace: 0,
-    });
-    try {
+    await withServed([new PlaceOrder()], async (remote) => {
       const tool = remote.tools()[0]!;
       expect(tool.parameters).toEqual(schemaOf(Order));
       const call = { id: 'call_1', args: '{"quantity":2,"email":"ann@example.com"}' };
@@ -335,27 +351,13 @@ describe('constraints shown in the schema', () => {
           'invalid arguments: validating root: validating /properties/quantity: type: 2 has type "string", want "integer"',
         ),
       );
-    } finally {
-      await remote.close();
-      await server.close();
-    }
+    });
   });
 
   it('are left to class-validator over MCP wherever they sit: on array items, in a nested class', async () => {
     // Only nested constraints here: the served check must find them below the root too,
     // or it would refuse first, in the Go server's words.
-    const server = new McpToolServer(
-      [toolFromInstance(new TagThing()), toolFromInstance(new ShipThing())],
-      { name: 'shop' },
-    );
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const remote = await connectMcp({
-      transport: clientSide,
-      protocol: 'legacy',
-      notificationGrace: 0,
-    });
-    try {
+    await withServed([new TagThing(), new ShipThing()], async (remote) => {
       const [tag, ship] = ['tag', 'ship'].map((name) =>
         remote.tools().find((t) => t.name === name)!,
       );
@@ -371,9 +373,6 @@ describe('constraints shown in the schema', () => {
       );
       const fine = { id: 'call_3', args: '{"address":{"zip":"12345"}}' };
       expect((await ship!.execute(fine, createContext({ call: fine }))).output).toBe('12345');
-    } finally {
-      await remote.close();
-      await server.close();
-    }
+    });
   });
 });
