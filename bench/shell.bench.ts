@@ -25,7 +25,8 @@ import { WorkspaceModule } from 'agenttool/workspace';
 import { withProtectedPaths } from '../src/shell/protected-paths';
 import { sandboxPolicy } from '../src/shell/sandbox-policy';
 import { leaseSandbox } from '../src/shell/sandbox-runtime';
-import { lastStartTimes, Shell, type StartTimes } from '../src/shell/shell';
+import { lastStartTimes, Shell } from '../src/shell/shell';
+import { type StartTimes } from '../src/shell/shell-start';
 import { type Figure, measure, report } from './measure';
 
 const MEGABYTE = "head -c 1000000 /dev/zero | tr '\\0' a";

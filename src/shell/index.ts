@@ -3,13 +3,13 @@
  * container), the `bash` and `restart` tools on it, and the module that injects one
  * shell per client session. See docs/sandbox.md.
  */
+export { Shell } from './shell';
 export {
   DEFAULT_COMMAND_TIMEOUT_MS,
   type RunOptions,
-  Shell,
   type ShellOptions,
   type ShellResult,
-} from './shell';
+} from './shell-options';
 export { type ContainerOptions } from './container';
 export { SHELL_ENVIRONMENT_DEFAULTS, shellEnvironment } from './environment';
 export { limitsEnforcement, type ShellLimits } from './process-limits';

@@ -1,6 +1,7 @@
 import type { Constructor } from 'agenttool';
 import { type HandleOptions, Module, type ModuleOptions, type Token } from 'agenttool/di';
-import { Shell, type ShellOptions } from './shell';
+import { Shell } from './shell';
+import { type ShellOptions } from './shell-options';
 import { shellTools } from './tools';
 
 /**

@@ -1,127 +1,32 @@
-import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Confinement } from 'agenttool';
 import { EXPORT_STATE_COMMAND, importStateCommand } from './bash-driver';
 import type { SignallerSignal } from './signaller';
 import { BashProcess, type ShellLaunch } from './bash-process';
 import { BoundedOutput } from './bounded-output';
-import { type ContainerOptions, checkContainerOptions, containerLaunch } from './container';
+import {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  type RunOptions,
+  type ShellOptions,
+  type ShellResult,
+} from './shell-options';
+import { checkContainerOptions } from './container';
 import { shellEnvironment } from './environment';
-import { applyLimits, type ShellLimits } from './process-limits';
-import { withProtectedPaths } from './protected-paths';
-import { type SandboxOptions, type SandboxPolicy, sandboxPolicy } from './sandbox-policy';
-import { leaseSandbox, sandboxName } from './sandbox-runtime';
-
-/** How a {@link Shell} starts bash and bounds its commands. */
-export interface ShellOptions {
-  /** The directory the shell starts in; the host's working directory by default. */
-  readonly cwd?: string;
-  /**
-   * The environment bash starts with, exactly. By default only `PATH`, `HOME`, `LANG`
-   * and `TERM` of the host's (see {@link shellEnvironment}), never the whole of it: a
-   * server's environment holds credentials a command has no business reading.
-   */
-  readonly env?: NodeJS.ProcessEnv;
-  /**
-   * How long a command may run when its `run` gives no `timeoutMs`: after this many
-   * milliseconds it is interrupted as an abort would. 600000 (10 minutes) by default.
-   */
-  readonly defaultTimeoutMs?: number;
-  /**
-   * The most bytes of a command's output a result keeps (64 KiB by default): the first
-   * and the last half, with a truncation line between them.
-   */
-  readonly maxOutputBytes?: number;
-  /**
-   * How long an interrupted command gets before the next, harder signal (SIGINT, sent
-   * twice, then SIGTERM, then SIGKILL), and how long bash gets to report the end after
-   * SIGKILL before it is replaced. 2000 ms by default.
-   */
-  readonly interruptGraceMs?: number;
-  /** How long bash gets to start; 10000 ms by default. */
-  readonly startTimeoutMs?: number;
-  /**
-   * The bash program and its arguments, `['bash', '--noprofile', '--norc']` by default.
-   * It must read commands on its standard input.
-   */
-  readonly command?: readonly [string, ...string[]];
-  /**
-   * The OS sandbox commands run in, and what it allows (see {@link SandboxOptions}): on
-   * by default, with the default policy. `false` runs commands with every right of this
-   * process; say so only on purpose. When the sandbox cannot start, the shell does not
-   * start either (a {@link SandboxUnavailableError} names the cause and the fix).
-   */
-  readonly sandbox?: SandboxOptions | false;
-  /**
-   * Runs the shell in this container (through `docker exec` or `podman exec`) instead of
-   * an OS sandbox; `sandbox` must then be absent or `false`.
-   */
-  readonly container?: ContainerOptions;
-  /**
-   * Lets a run ask to go outside the sandbox (`run(command, { unsandboxed: true })`,
-   * the bash tool's escape hatch): off by default. Such a command runs in a second,
-   * unconfined bash that takes the sandboxed one's state (working directory,
-   * variables, functions, aliases, options) before it and hands it back after.
-   */
-  readonly allowUnsandboxedCommands?: boolean;
-}
-
-/** Where a shell's commands run, decided once from its options. */
-type Placement =
-  | { readonly kind: 'sandbox'; readonly policy: SandboxPolicy }
-  | { readonly kind: 'container'; readonly options: ContainerOptions }
-  | { readonly kind: 'unconfined' };
-
-/** What one command did. */
-export interface ShellResult {
-  /** Standard output and standard error as they interleaved, bounded (see `truncated`). */
-  readonly output: string;
-  /**
-   * The command's exit status (128 + n when signal n ended it), or null when it has none
-   * because the shell was restarted, closed or replaced while it ran.
-   */
-  readonly exitCode: number | null;
-  /** An interrupt was sent: the signal was aborted, or the timeout passed. */
-  readonly interrupted: boolean;
-  /** The interrupt was sent because `timeoutMs` passed. */
-  readonly timedOut: boolean;
-  /** Output was left out; the text says where and how much. */
-  readonly truncated: boolean;
-}
-
-/** How to run one command. */
-export interface RunOptions {
-  /** Aborting it interrupts the command (SIGINT to its process group); the shell stays. */
-  readonly signal?: AbortSignal;
-  /**
-   * Interrupts the command after this many milliseconds, as an abort would; the shell's
-   * `defaultTimeoutMs` (10 minutes unless configured) when absent.
-   */
-  readonly timeoutMs?: number | undefined;
-  /**
-   * Called with the command's process group id as soon as the command exists. If it
-   * throws, the command is interrupted and `run` rejects with what it threw.
-   */
-  readonly onStart?: (pgid: number) => void;
-  /**
-   * Called with output as it arrives, before any cap (for progress). If it throws, the
-   * command is interrupted and `run` rejects with what it threw.
-   */
-  readonly onOutput?: (text: string) => void;
-  /**
-   * Runs this command outside the sandbox, with every right of this process. Refused
-   * unless the shell was made with `allowUnsandboxedCommands`.
-   */
-  readonly unsandboxed?: boolean;
-}
+import { type ShellLimits } from './process-limits';
+import { type SandboxPolicy, sandboxPolicy } from './sandbox-policy';
+import { sandboxName } from './sandbox-runtime';
+import {
+  launchShell,
+  mark,
+  type Placement,
+  stageDurations,
+  type StartProgress,
+  startTimeoutMessage,
+  type StartTimes,
+} from './shell-start';
 
 /** The longest delay a timer takes; a longer one would fire at once (about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/** How long a command runs, by default, before it is interrupted: 10 minutes. */
-export const DEFAULT_COMMAND_TIMEOUT_MS = 600_000;
 
 const DEFAULTS = {
   maxOutputBytes: 64 * 1024,
@@ -590,48 +495,11 @@ export class Shell {
     }
   }
 
-  /** How to start bash where this shell's commands run. */
+  /** How to start bash where this shell's commands run; keeps the limits it applied. */
   private async launch(progress: StartProgress): Promise<ShellLaunch> {
-    const { command, env, cwd } = this.options;
-    const placement = this.placement;
-    switch (placement.kind) {
-      case 'unconfined':
-        this.shellLimits = undefined;
-        return { argv: command, env, cwd, stateDirs: stateDirectories() };
-      case 'container':
-        this.shellLimits = undefined;
-        return containerLaunch(placement.options, env, command);
-      case 'sandbox': {
-        const where = resolve(cwd ?? process.cwd());
-        progress.stage = { kind: 'scan', roots: placement.policy.allowWrite };
-        mark(progress, 'scan');
-        // Computed at each start, for the workspace and every writable path (never from
-        // this process's working directory): a repository made since is protected too.
-        const policy = await withProtectedPaths(placement.policy);
-        progress.stage = { kind: 'sandbox' };
-        mark(progress, 'wrap');
-        const lease = await leaseSandbox(policy, command, where);
-        mark(progress, 'limits');
-        const limits = applyLimits(policy.maxProcesses, policy.maxMemoryBytes);
-        this.shellLimits = limits.limits;
-        let released = false;
-        return {
-          argv: limits.wrap(lease.argv),
-          // SHLVL: the sandbox's own `bash -c` would read ~/.bashrc where its input is a
-          // socket (as Node's pipes are) and SHLVL says it is a first-level shell.
-          env: { ...env, SHLVL: '1' },
-          cwd: where,
-          prelude: [lease.prelude, limits.prelude].filter((line) => line !== '').join('\n'),
-          stateDirs: ['/dev/shm', '/tmp'],
-          release: () => {
-            if (released) return;
-            released = true;
-            lease.release();
-            limits.release();
-          },
-        };
-      }
-    }
+    const { launch, limits } = await launchShell(this.placement, this.options, progress);
+    this.shellLimits = limits;
+    return launch;
   }
 
   /** Kills the running command and bash, and waits (boundedly) for bash to exit. */
@@ -654,54 +522,6 @@ export class Shell {
   }
 }
 
-/** Which part of a shell's start is under way. */
-type StartStage =
-  | { readonly kind: 'launch'; readonly waitingFor: string }
-  | { readonly kind: 'scan'; readonly roots: readonly string[] }
-  | { readonly kind: 'sandbox' }
-  | {
-      readonly kind: 'ready';
-      readonly bash: BashProcess;
-      readonly launch: ShellLaunch;
-      readonly placement: Placement['kind'];
-    };
-
-interface StartProgress {
-  stage: StartStage;
-  /** When each part of the start began (performance.now()), in order. */
-  readonly marks: [StartPart | 'end', number][];
-}
-
-/**
- * The parts of a shell's start, in order: `launch` (deciding where bash runs), `scan`
- * (the protected-path scan), `wrap` (the sandbox runtime's wrap), `limits` (cgroups or
- * rlimits), `spawn` (the process made), `ready` (from the spawn to bash's ready line:
- * bubblewrap, what the runtime runs inside the sandbox, bash and our init script).
- */
-export type StartPart = 'launch' | 'scan' | 'wrap' | 'limits' | 'spawn' | 'ready';
-
-function mark(progress: StartProgress, part: StartPart | 'end'): void {
-  progress.marks.push([part, performance.now()]);
-}
-
-function stageDurations(marks: readonly [StartPart | 'end', number][]): StartTimes {
-  const parts: [StartPart, number][] = [];
-  for (let i = 0; i + 1 < marks.length; i++) {
-    const [part, at] = marks[i] ?? ['end', 0];
-    const next = marks[i + 1]?.[1] ?? at;
-    if (part !== 'end') parts.push([part, next - at]);
-  }
-  const first = marks[0]?.[1] ?? 0;
-  const last = marks[marks.length - 1]?.[1] ?? first;
-  return { parts, totalMs: last - first };
-}
-
-/** How long each part of a shell's last start took, in milliseconds. */
-export interface StartTimes {
-  readonly parts: readonly (readonly [StartPart, number])[];
-  readonly totalMs: number;
-}
-
 /** Each shell's last start, for the benchmark's breakdown (not part of the public API). */
 const startTimes = new WeakMap<Shell, StartTimes>();
 
@@ -711,44 +531,6 @@ const startTimes = new WeakMap<Shell, StartTimes>();
  */
 export function lastStartTimes(shell: Shell): StartTimes | undefined {
   return startTimes.get(shell);
-}
-
-/** Why a start that took too long had not ended: the part it was in, and what to check. */
-function startTimeoutMessage(ms: number, stage: StartStage): string {
-  const head = `bash did not start within ${ms} ms`;
-  switch (stage.kind) {
-    case 'launch':
-      return `${head}: it was still waiting for ${stage.waitingFor}`;
-    case 'scan':
-      return `${head}: it was still scanning the writable paths (${stage.roots.join(', ')}) for what the sandbox keeps read-only; a path that is very large or slow to read (a network mount) holds it up: leave it out of the writable paths, or give the shell more time (startTimeoutMs)`;
-    case 'sandbox':
-      return `${head}: it was still waiting for the sandbox's set-up (@anthropic-ai/sandbox-runtime: its network proxy and bubblewrap's arguments); check that \`bwrap --version\` and \`socat -V\` answer at once, and that the temp folder (${tmpdir()}) is writable`;
-    case 'ready': {
-      const [program] = stage.launch.argv;
-      const what =
-        stage.placement === 'sandbox'
-          ? 'bubblewrap'
-          : stage.placement === 'container'
-            ? `${program} exec`
-            : program;
-      const said = stage.bash.stderr.trim().split('\n').slice(-3).join(' / ');
-      const check =
-        stage.placement === 'sandbox'
-          ? 'check that bubblewrap starts a shell here (`bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all bash -c true`) and that the shell command reads commands on its standard input'
-          : stage.placement === 'container'
-            ? 'check that the container runs and that its shell reads commands on its standard input'
-            : 'check that the shell command starts here and reads commands on its standard input';
-      return `${head}: it was still waiting for bash's ready line; ${what} (pid ${stage.bash.pid ?? 'none'}) had started, but bash had not run its start-up script (${said === '' ? 'nothing on stderr' : `stderr: ${said}`}); ${check}`;
-    }
-  }
-}
-
-/**
- * Where an unconfined shell keeps its (at once unlinked) state files: a memory file
- * system first, where rewriting a file costs nothing, then the temp folder.
- */
-function stateDirectories(): string[] {
-  return existsSync('/dev/shm') ? ['/dev/shm', tmpdir()] : [tmpdir()];
 }
 
 function checkTimeout(name: string, ms: number): void {

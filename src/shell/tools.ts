@@ -14,7 +14,8 @@ import {
 import type { ContainerOptions } from './container';
 import type { SandboxOptions } from './sandbox-policy';
 import { sandboxName } from './sandbox-runtime';
-import { DEFAULT_COMMAND_TIMEOUT_MS, Shell, type ShellResult } from './shell';
+import { Shell } from './shell';
+import { DEFAULT_COMMAND_TIMEOUT_MS, type ShellResult } from './shell-options';
 
 /** The resource both shell tools name, so that one batch runs their calls in order. */
 export const SHELL_RESOURCE = 'shell:session';

@@ -1,0 +1,104 @@
+// What a {@link Shell} takes and answers: its options, a run's options, a command's
+// result. Kept apart from the shell's workings; `agenttool/shell` exports them.
+import { type ContainerOptions } from './container';
+import { type SandboxOptions } from './sandbox-policy';
+
+/** How long a command runs, by default, before it is interrupted: 10 minutes. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 600_000;
+
+/** How a {@link Shell} starts bash and bounds its commands. */
+export interface ShellOptions {
+  /** The directory the shell starts in; the host's working directory by default. */
+  readonly cwd?: string;
+  /**
+   * The environment bash starts with, exactly. By default only `PATH`, `HOME`, `LANG`
+   * and `TERM` of the host's (see {@link shellEnvironment}), never the whole of it: a
+   * server's environment holds credentials a command has no business reading.
+   */
+  readonly env?: NodeJS.ProcessEnv;
+  /**
+   * How long a command may run when its `run` gives no `timeoutMs`: after this many
+   * milliseconds it is interrupted as an abort would. 600000 (10 minutes) by default.
+   */
+  readonly defaultTimeoutMs?: number;
+  /**
+   * The most bytes of a command's output a result keeps (64 KiB by default): the first
+   * and the last half, with a truncation line between them.
+   */
+  readonly maxOutputBytes?: number;
+  /**
+   * How long an interrupted command gets before the next, harder signal (SIGINT, sent
+   * twice, then SIGTERM, then SIGKILL), and how long bash gets to report the end after
+   * SIGKILL before it is replaced. 2000 ms by default.
+   */
+  readonly interruptGraceMs?: number;
+  /** How long bash gets to start; 10000 ms by default. */
+  readonly startTimeoutMs?: number;
+  /**
+   * The bash program and its arguments, `['bash', '--noprofile', '--norc']` by default.
+   * It must read commands on its standard input.
+   */
+  readonly command?: readonly [string, ...string[]];
+  /**
+   * The OS sandbox commands run in, and what it allows (see {@link SandboxOptions}): on
+   * by default, with the default policy. `false` runs commands with every right of this
+   * process; say so only on purpose. When the sandbox cannot start, the shell does not
+   * start either (a {@link SandboxUnavailableError} names the cause and the fix).
+   */
+  readonly sandbox?: SandboxOptions | false;
+  /**
+   * Runs the shell in this container (through `docker exec` or `podman exec`) instead of
+   * an OS sandbox; `sandbox` must then be absent or `false`.
+   */
+  readonly container?: ContainerOptions;
+  /**
+   * Lets a run ask to go outside the sandbox (`run(command, { unsandboxed: true })`,
+   * the bash tool's escape hatch): off by default. Such a command runs in a second,
+   * unconfined bash that takes the sandboxed one's state (working directory,
+   * variables, functions, aliases, options) before it and hands it back after.
+   */
+  readonly allowUnsandboxedCommands?: boolean;
+}
+
+/** What one command did. */
+export interface ShellResult {
+  /** Standard output and standard error as they interleaved, bounded (see `truncated`). */
+  readonly output: string;
+  /**
+   * The command's exit status (128 + n when signal n ended it), or null when it has none
+   * because the shell was restarted, closed or replaced while it ran.
+   */
+  readonly exitCode: number | null;
+  /** An interrupt was sent: the signal was aborted, or the timeout passed. */
+  readonly interrupted: boolean;
+  /** The interrupt was sent because `timeoutMs` passed. */
+  readonly timedOut: boolean;
+  /** Output was left out; the text says where and how much. */
+  readonly truncated: boolean;
+}
+
+/** How to run one command. */
+export interface RunOptions {
+  /** Aborting it interrupts the command (SIGINT to its process group); the shell stays. */
+  readonly signal?: AbortSignal;
+  /**
+   * Interrupts the command after this many milliseconds, as an abort would; the shell's
+   * `defaultTimeoutMs` (10 minutes unless configured) when absent.
+   */
+  readonly timeoutMs?: number | undefined;
+  /**
+   * Called with the command's process group id as soon as the command exists. If it
+   * throws, the command is interrupted and `run` rejects with what it threw.
+   */
+  readonly onStart?: (pgid: number) => void;
+  /**
+   * Called with output as it arrives, before any cap (for progress). If it throws, the
+   * command is interrupted and `run` rejects with what it threw.
+   */
+  readonly onOutput?: (text: string) => void;
+  /**
+   * Runs this command outside the sandbox, with every right of this process. Refused
+   * unless the shell was made with `allowUnsandboxedCommands`.
+   */
+  readonly unsandboxed?: boolean;
+}
