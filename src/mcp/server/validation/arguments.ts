@@ -94,17 +94,20 @@ const CONSTRAINT_KEYS: ReadonlySet<string> = new Set(CONSTRAINT_KEYWORDS);
 
 /** Whether `withoutConstraints` finds a keyword to take out, where it looks. */
 function hasConstraint(node: JsonObject): boolean {
-  for (const key in node) {
-    if (!Object.hasOwn(node, key)) continue;
+  const keys = Object.keys(node);
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k] as string;
     if (CONSTRAINT_KEYS.has(key)) return true;
     const value = node[key];
-    if (key === 'properties' && isJsonObject(value)) {
-      for (const name in value) {
-        const sub = Object.hasOwn(value, name) ? value[name] : undefined;
+    if (!isJsonObject(value)) continue;
+    if (key === 'properties') {
+      const subs = Object.values(value);
+      for (let p = 0; p < subs.length; p++) {
+        const sub = subs[p];
         if (isJsonObject(sub) && hasConstraint(sub)) return true;
       }
-    } else if ((key === 'items' || key === 'additionalProperties') && isJsonObject(value)) {
-      if (hasConstraint(value)) return true;
+    } else if ((key === 'items' || key === 'additionalProperties') && hasConstraint(value)) {
+      return true;
     }
   }
   return false;
