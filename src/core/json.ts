@@ -141,9 +141,9 @@ export function scalarText(value: unknown): string | undefined {
 /**
  * A deep copy of plain JSON data (objects, arrays, strings, numbers, booleans, null),
  * such as a schema this package built: on a tool's small schemas several times faster
- * than `structuredClone`, which serializes. Only for data known to be plain: anything
- * else (a Date, a Map, a function) is shared, not copied; `structuredClone` is the copy
- * for data someone else owns. A member named `__proto__` stays a member.
+ * than `structuredClone`, which serializes. Meant for data known to be plain: an object
+ * that is not (a Date, a Map) is copied by `structuredClone`, and `structuredClone` is
+ * the copy for data someone else owns. A member named `__proto__` stays a member.
  */
 export function copyJson<T extends JsonValue>(value: T): T {
   return copyValue(value) as T;
@@ -152,7 +152,8 @@ export function copyJson<T extends JsonValue>(value: T): T {
 function copyValue(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map(copyValue);
-  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  // Not plain JSON (a Date, a Map, a class instance): copied the general way, never shared.
+  if (Object.getPrototypeOf(value) !== Object.prototype) return structuredClone(value);
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const member = copyValue((value as Record<string, unknown>)[key]);

@@ -45,4 +45,17 @@ describe('copyJson', () => {
     expect(copy).toEqual({ a: [1, { b: 'd' }] });
     expect(frozen).toEqual({ a: [1, { b: 'c' }] });
   });
+
+  it('copies what is not plain JSON the general way, sharing none of it', () => {
+    // structuredClone lets these through a user's schema; two tools must not share them.
+    const date = new Date(0);
+    const map = new Map([[1, 2]]);
+    const value = { default: date, values: map } as unknown as JsonValue;
+    const copy = copyJson(value) as unknown as { default: Date; values: Map<number, number> };
+    expect(copy.default).not.toBe(date);
+    expect(copy.default.getTime()).toBe(0);
+    expect(copy.values).not.toBe(map);
+    copy.values.set(3, 4);
+    expect([...map]).toEqual([[1, 2]]);
+  });
 });

@@ -117,24 +117,28 @@ export function compileServedTools(
     // A tool that validates its own arguments checks class-validator's constraints
     // itself, in the contract's words (as in process); the served check decides the rest.
     const own = validatesOwnArguments(tool) ? withoutConstraints(tool.parameters) : undefined;
-    let paramHeaders: readonly ParamHeader[] | undefined;
+    // In this order: the first schema that cannot be used is the one the error names.
     const check = compileArgumentsCheck(tool.name, tool.parameters);
+    const selfChecked =
+      validatesOwnArguments(tool) &&
+      (own !== undefined
+        ? contractDecides(own)
+        : tool.parameters === undefined || tool.parameters === null || checkContractDecides(check));
+    const phrasing = own === undefined ? undefined : compileArgumentsCheck(tool.name, own);
+    const output = compileOutputCheck(tool);
+    const definition = mcpDefinition(tool);
+    let paramHeaders: readonly ParamHeader[] | undefined;
     added.set(tool.name, {
       tool,
       check,
-      selfChecked:
-        validatesOwnArguments(tool) &&
-        (own !== undefined
-          ? contractDecides(own)
-          : tool.parameters === undefined ||
-            tool.parameters === null ||
-            checkContractDecides(check)),
-      ...(own === undefined ? {} : { phrasing: compileArgumentsCheck(tool.name, own) }),
-      output: compileOutputCheck(tool),
-      definition: mcpDefinition(tool),
-      // Only a 2026-07-28 call over HTTP reads them: found then, not for every tool at start.
+      selfChecked,
+      ...(phrasing === undefined ? {} : { phrasing }),
+      output,
+      definition,
+      // Only a 2026-07-28 call over HTTP reads them: found then, not for every tool at
+      // start, in the schema the tool is listed with.
       get paramHeaders() {
-        return (paramHeaders ??= paramHeadersOf(tool.parameters));
+        return (paramHeaders ??= paramHeadersOf(definition.inputSchema));
       },
     });
     // After the schemas, whose errors read as the Go server's, which takes any name.
