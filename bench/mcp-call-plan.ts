@@ -39,6 +39,8 @@ export interface WorkerFigures {
   readonly sequential: number;
   readonly concurrent: number;
   readonly sequentialCpu: number;
+  /** The mean over the timed rounds, collections included (see the worker's `figure`). */
+  readonly sequentialCpuMean: number;
   readonly concurrentCpu: number;
   /** CPU time per call of the process's first COLD_CALLS calls, one at a time. */
   readonly coldCpu: number;

@@ -55,6 +55,11 @@ async function main(): Promise<void> {
     const tables: [string, string, (f: WorkerFigures) => number][] = [
       ['sequential', 'wall time', (f) => f.sequential],
       ['sequential', 'CPU time', (f) => f.sequentialCpu],
+      [
+        'sequential',
+        'CPU time, mean of the rounds (collections included)',
+        (f) => f.sequentialCpuMean,
+      ],
       [`${IN_FLIGHT} in flight`, 'wall time', (f) => f.concurrent],
       [`${IN_FLIGHT} in flight`, 'CPU time', (f) => f.concurrentCpu],
       [
@@ -81,6 +86,7 @@ async function main(): Promise<void> {
   console.log(
     `\n  agenttool (targets, CPU time: at most 1.05x the floor, below 1x McpServer):\n    ${summary.join('\n    ')}` +
       `\n  Medians of ${PASSES} fresh processes per contender, each the median of 7 timed rounds` +
+      `\n  (the mean, for the row that says so: a round with a collection costs 2-3x one without)` +
       `\n  taken after ${WARM_CALLS} calls of warm-up (the steady state); the cold row is a fresh` +
       `\n  process's first ${COLD_CALLS} calls, before that warm-up.` +
       `\n  CPU time is the worker's user + system time (client and server share the process);` +
