@@ -32,7 +32,14 @@ export interface ServeOptions {
    * served under and lines printed once about it when it serves.
    */
   readonly module?:
-    { readonly module: Constructor; readonly name: string; readonly summary?: string } | undefined;
+    | {
+        readonly module: Constructor;
+        readonly name: string;
+        readonly summary?: string;
+        /** Awaited once the app is built, before serving (the workspace's sandbox probe). */
+        readonly ready?: Promise<void>;
+      }
+    | undefined;
   /**
    * An `mcpServers` configuration file (`--config`): its servers' tools are served beside
    * the module's (or alone, without a module), each as `<name>__<tool>`.
@@ -143,6 +150,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       app = await createApp(loaded.module, {
         onWarning: (warning) => options.log.write(`agenttool: warning: ${warning}\n`),
       });
+      if ('ready' in loaded) await loaded.ready;
     }
     if (options.config !== undefined) {
       const spec = { config: options.config, expandEnv: options.expandEnv, log: options.log };

@@ -26,6 +26,11 @@ export interface WorkspaceApp {
   readonly root: string;
   /** What the server prints once about the sandbox, before it serves. */
   readonly summary: string;
+  /**
+   * Settles once the sandbox is known to start here (bubblewrap's probe, run while the
+   * app is built); rejects with the CLI's error naming the cause and the fix.
+   */
+  readonly ready: Promise<void>;
 }
 
 /**
@@ -83,24 +88,37 @@ export function workspaceApp(
   };
   let module: Constructor;
   let limits: ShellLimits | undefined;
+  let ready: Promise<void> = Promise.resolve();
   try {
-    if (sandboxed) shellEntry.checkSandboxSupport();
+    // Started now and awaited before the server serves: the probe runs while it builds.
+    if (sandboxed) {
+      ready = shellEntry.probeSandboxSupport().catch((error: unknown) => {
+        throw workspaceError(error, shellEntry);
+      });
+      // Awaited by the server; this keeps a failure from counting as unhandled meanwhile.
+      ready.catch(() => undefined);
+    }
     module = workspaceEntry.WorkspaceModule.forRoot({ root, shell } satisfies WorkspaceOptions);
     const policy = new shellEntry.Shell({ ...shell, cwd: root }).sandboxPolicy;
     if (policy !== undefined) {
       limits = shellEntry.limitsEnforcement(policy.maxProcesses, policy.maxMemoryBytes);
     }
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new CliError(
-      error instanceof shellEntry.SandboxUnavailableError
-        ? ExitCode.CONNECTION
-        : ExitCode.BAD_ARGUMENTS,
-      `agenttool: workspace: ${message}`,
-      { cause: error },
-    );
+    throw workspaceError(error, shellEntry);
   }
-  return { module, name: 'workspace', root, summary: summary(root, flags, limits) };
+  return { module, name: 'workspace', root, summary: summary(root, flags, limits), ready };
+}
+
+/** The CLI's error for a workspace that cannot start: the sandbox's cause, or a bad option. */
+function workspaceError(error: unknown, shellEntry: typeof ShellEntry): CliError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new CliError(
+    error instanceof shellEntry.SandboxUnavailableError
+      ? ExitCode.CONNECTION
+      : ExitCode.BAD_ARGUMENTS,
+    `agenttool: workspace: ${message}`,
+    { cause: error },
+  );
 }
 
 function summary(root: string, flags: WorkspaceFlags, limits: ShellLimits | undefined): string {

@@ -20,7 +20,11 @@ export {
   type SandboxOptions,
   type SandboxPolicy,
 } from './sandbox-policy';
-export { checkSandboxSupport, SandboxUnavailableError } from './sandbox-runtime';
+export {
+  checkSandboxSupport,
+  probeSandboxSupport,
+  SandboxUnavailableError,
+} from './sandbox-runtime';
 export {
   BashArgs,
   type BashToolInstance,

@@ -44,14 +44,24 @@ interface Cgroup {
  * delegated to it with both controllers enabled), and falls back to rlimits set in the
  * shell where not.
  */
-export function applyLimits(maxProcesses: number, maxMemoryBytes: number): AppliedLimits {
+export function applyLimits(
+  maxProcesses: number,
+  maxMemoryBytes: number,
+  options: { readonly probe?: boolean } = {},
+): AppliedLimits {
   const name = `agenttool-shell-${randomBytes(6).toString('hex')}`;
+  // A probe's cgroups are removed before this returns: they are not handed to the
+  // janitor, whose start (a process) would cost a server's start more than the probe.
+  const register = options.probe !== true;
   const made: Cgroup[] = [];
   let processesBy: ShellLimits['processesBy'] = 'none';
   let memoryBy: ShellLimits['memoryBy'] = 'rlimit';
-  const v2 = cgroupV2Dir();
+  // Read once for the three lookups below (each a /proc file read and parsed).
+  const mounts = cgroupMounts();
+  const own = ownCgroups();
+  const v2 = cgroupV2Dir(mounts, own);
   if (v2 !== undefined && delegated(v2)) {
-    const dir = makeCgroup(join(v2, name), [
+    const dir = makeCgroup(join(v2, name), register, [
       ['pids.max', String(maxProcesses)],
       ['memory.max', String(maxMemoryBytes)],
       ['memory.swap.max', '0'],
@@ -63,20 +73,22 @@ export function applyLimits(maxProcesses: number, maxMemoryBytes: number): Appli
     }
   }
   if (made.length === 0) {
-    const pids = cgroupV1Dir('pids');
+    const pids = cgroupV1Dir('pids', mounts, own);
     const pidsGroup =
       pids === undefined
         ? undefined
-        : makeCgroup(join(pids, name), [['pids.max', String(maxProcesses)]]);
+        : makeCgroup(join(pids, name), register, [['pids.max', String(maxProcesses)]]);
     if (pidsGroup !== undefined) {
       made.push(pidsGroup);
       processesBy = 'cgroup';
     }
-    const memory = cgroupV1Dir('memory');
+    const memory = cgroupV1Dir('memory', mounts, own);
     const memoryGroup =
       memory === undefined
         ? undefined
-        : makeCgroup(join(memory, name), [['memory.limit_in_bytes', String(maxMemoryBytes)]]);
+        : makeCgroup(join(memory, name), register, [
+            ['memory.limit_in_bytes', String(maxMemoryBytes)],
+          ]);
     if (memoryGroup !== undefined) {
       made.push(memoryGroup);
       memoryBy = 'cgroup';
@@ -119,6 +131,7 @@ export function applyLimits(maxProcesses: number, maxMemoryBytes: number): Appli
 
 function makeCgroup(
   dir: string,
+  register: boolean,
   settings: readonly (readonly [string, string])[],
 ): Cgroup | undefined {
   try {
@@ -143,7 +156,7 @@ function makeCgroup(
     }
     return undefined;
   }
-  return { dir, forget: cleanupOnHardExit.cgroup(dir) };
+  return { dir, forget: register ? cleanupOnHardExit.cgroup(dir) : () => undefined };
 }
 
 /** Removes a cgroup once its processes have gone, trying for a few seconds. */
@@ -208,16 +221,23 @@ function cgroupMounts(): Map<string, string> {
   return mounts;
 }
 
-function cgroupV1Dir(controller: 'pids' | 'memory'): string | undefined {
-  const mount = cgroupMounts().get(controller);
-  const own = ownCgroups().find((line) => line.controllers.includes(controller));
-  return mount === undefined || own === undefined ? undefined : join(mount, own.path);
+function cgroupV1Dir(
+  controller: 'pids' | 'memory',
+  mounts: ReadonlyMap<string, string>,
+  own: readonly CgroupLine[],
+): string | undefined {
+  const mount = mounts.get(controller);
+  const line = own.find((entry) => entry.controllers.includes(controller));
+  return mount === undefined || line === undefined ? undefined : join(mount, line.path);
 }
 
-function cgroupV2Dir(): string | undefined {
-  const mount = cgroupMounts().get('');
-  const own = ownCgroups().find((line) => line.controllers.length === 0);
-  return mount === undefined || own === undefined ? undefined : join(mount, own.path);
+function cgroupV2Dir(
+  mounts: ReadonlyMap<string, string>,
+  own: readonly CgroupLine[],
+): string | undefined {
+  const mount = mounts.get('');
+  const line = own.find((entry) => entry.controllers.length === 0);
+  return mount === undefined || line === undefined ? undefined : join(mount, line.path);
 }
 
 /** A v2 cgroup whose children get both controllers (delegated to us and set up so). */
@@ -235,7 +255,7 @@ function delegated(dir: string): boolean {
  * once) the cgroups a shell would get: for a server to say at start what holds.
  */
 export function limitsEnforcement(maxProcesses: number, maxMemoryBytes: number): ShellLimits {
-  const applied = applyLimits(maxProcesses, maxMemoryBytes);
+  const applied = applyLimits(maxProcesses, maxMemoryBytes, { probe: true });
   applied.release();
   return applied.limits;
 }

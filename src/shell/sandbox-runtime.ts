@@ -1,7 +1,7 @@
 import type * as SandboxRuntime from '@anthropic-ai/sandbox-runtime' with {
   'resolution-mode': 'import',
 };
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,9 +71,69 @@ function onPath(program: string, path: string | undefined): boolean {
  * naming what is missing and how to fix it.
  */
 export function checkSandboxSupport(path: string | undefined = process.env['PATH']): void {
-  if (process.platform === 'darwin') return;
+  if (!needsProbe(path)) return;
+  const probe = spawnSync('bwrap', PROBE_ARGS, {
+    encoding: 'utf8',
+    timeout: PROBE_TIMEOUT_MS,
+    env: { PATH: path ?? '' },
+  });
+  if (probe.status !== 0) throw probeFailure(`${probe.stderr ?? ''}${probe.error?.message ?? ''}`);
+  supported.add(path ?? '');
+}
+
+/**
+ * The checks of {@link checkSandboxSupport}, with bubblewrap's probe run as a child
+ * process that the event loop does not wait on: for a server that builds its app in the
+ * meantime. Rejects with a {@link SandboxUnavailableError}; throws one at once for a
+ * missing program or an unsupported OS.
+ */
+export async function probeSandboxSupport(
+  path: string | undefined = process.env['PATH'],
+): Promise<void> {
+  if (!needsProbe(path)) return;
+  const said = await new Promise<string | undefined>((resolve) => {
+    execFile(
+      'bwrap',
+      PROBE_ARGS,
+      { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS, env: { PATH: path ?? '' } },
+      (error, _stdout, stderr) =>
+        // As the sync probe says it: what bubblewrap printed, else why it did not run.
+        resolve(
+          error === null
+            ? undefined
+            : stderr !== '' || typeof error.code === 'number'
+              ? stderr
+              : error.message,
+        ),
+    );
+  });
+  if (said !== undefined) throw probeFailure(said);
+  supported.add(path ?? '');
+}
+
+/** What bubblewrap runs to show that it can make the namespaces a sandbox needs. */
+const PROBE_ARGS = [
+  '--unshare-user',
+  '--unshare-pid',
+  '--ro-bind',
+  '/',
+  '/',
+  '--dev',
+  '/dev',
+  '--proc',
+  '/proc',
+  'true',
+];
+const PROBE_TIMEOUT_MS = 10_000;
+
+/**
+ * False when the sandbox is known to start here (macOS, or a PATH that passed before);
+ * throws for an unsupported OS or a missing program; true when bubblewrap must be tried.
+ */
+function needsProbe(path: string | undefined): boolean {
+  if (process.platform === 'darwin') return false;
   // What passed once passes again for the same PATH: a shell's start need not probe.
-  if (supported.has(path ?? '')) return;
+  if (supported.has(path ?? '')) return false;
   if (process.platform !== 'linux') {
     throw new SandboxUnavailableError(
       `the shell's sandbox cannot start: ${process.platform} is not supported (Linux uses bubblewrap, macOS Seatbelt); ${OPT_OUT_HINT}`,
@@ -88,29 +148,15 @@ export function checkSandboxSupport(path: string | undefined = process.env['PATH
       `the shell's sandbox cannot start: ${names.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not on PATH; ${INSTALL_HINT}, ${OPT_OUT_HINT}`,
     );
   }
-  const probe = spawnSync(
-    'bwrap',
-    [
-      '--unshare-user',
-      '--unshare-pid',
-      '--ro-bind',
-      '/',
-      '/',
-      '--dev',
-      '/dev',
-      '--proc',
-      '/proc',
-      'true',
-    ],
-    { encoding: 'utf8', timeout: 10_000, env: { PATH: path ?? '' } },
+  return true;
+}
+
+/** The error for a bubblewrap that could not make its namespaces, with the first line it said. */
+function probeFailure(output: string): SandboxUnavailableError {
+  const said = output.trim().split('\n')[0] ?? '';
+  return new SandboxUnavailableError(
+    `the shell's sandbox cannot start: bubblewrap cannot create user namespaces here${said === '' ? '' : ` (${said})`}; enable them (Debian: \`sysctl -w kernel.unprivileged_userns_clone=1\`; any Linux: \`sysctl -w user.max_user_namespaces=15000\`; Ubuntu 24.04: \`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\`), run the server where they are allowed, ${OPT_OUT_HINT}`,
   );
-  if (probe.status !== 0) {
-    const said = `${probe.stderr ?? ''}${probe.error?.message ?? ''}`.trim().split('\n')[0] ?? '';
-    throw new SandboxUnavailableError(
-      `the shell's sandbox cannot start: bubblewrap cannot create user namespaces here${said === '' ? '' : ` (${said})`}; enable them (Debian: \`sysctl -w kernel.unprivileged_userns_clone=1\`; any Linux: \`sysctl -w user.max_user_namespaces=15000\`; Ubuntu 24.04: \`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\`), run the server where they are allowed, ${OPT_OUT_HINT}`,
-    );
-  }
-  supported.add(path ?? '');
 }
 
 /** The PATHs on which {@link checkSandboxSupport} passed. */

@@ -330,4 +330,24 @@ describe('when the sandbox cannot start', () => {
     expect(ran.stderr).toContain('scripts/setup-system.sh');
     expect(ran.stderr).toContain('--no-sandbox');
   });
+
+  it('refuses to serve when bubblewrap cannot make its namespaces, with what it said', async () => {
+    // A bwrap that fails as one does where user namespaces are off; the probe runs while
+    // the app is built, and its failure still stops the start before anything is served.
+    const bin = tempDir();
+    writeFileSync(
+      join(bin, 'bwrap'),
+      '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n',
+      { mode: 0o755 },
+    );
+    const ran = await runAgenttool(['workspace', tempDir()], {
+      env: { PATH: `${bin}:${process.env['PATH'] ?? ''}` },
+    });
+    expect(ran.code).toBe(3);
+    expect(ran.stderr).toContain(
+      "agenttool: workspace: the shell's sandbox cannot start: bubblewrap cannot create user namespaces here (bwrap: setting up uid map: Permission denied)",
+    );
+    expect(ran.stderr).toContain('--no-sandbox');
+    expect(ran.stderr).not.toContain('serving');
+  });
 });
