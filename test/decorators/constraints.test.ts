@@ -4,7 +4,6 @@
  * checks it. Classes without such constraints keep their schemas byte for byte.
  */
 import 'reflect-metadata';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -42,8 +41,9 @@ import {
   toolFromInstance,
   ValidationError,
 } from 'agenttool';
-import { connectMcp, McpToolServer } from 'agenttool/mcp';
+import { McpToolServer, type RemoteTools } from 'agenttool/mcp';
 import { CONSTRAINT_KEYWORDS } from '../../src/core/schema';
+import { withInMemoryClient } from '../support/in-memory';
 
 /** The schema of a class with one field `f`, without the field's type and description. */
 function keywordsOf(cls: new () => object): Record<string, unknown> {
@@ -291,27 +291,12 @@ class ShipThing {
 }
 
 /** Runs `body` with a client connected in memory to a server of these tool instances. */
-async function withServed(
+function withServed(
   instances: object[],
-  body: (remote: Awaited<ReturnType<typeof connectMcp>>) => Promise<void>,
+  body: (remote: RemoteTools) => Promise<void>,
 ): Promise<void> {
-  const server = new McpToolServer(
-    instances.map((instance) => toolFromInstance(instance)),
-    { name: 'shop' },
-  );
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const remote = await connectMcp({
-    transport: clientSide,
-    protocol: 'legacy',
-    notificationGrace: 0,
-  });
-  try {
-    await body(remote);
-  } finally {
-    await remote.close();
-    await server.close();
-  }
+  const tools = instances.map((instance) => toolFromInstance(instance));
+  return withInMemoryClient(new McpToolServer(tools, { name: 'shop' }), body);
 }
 
 describe('constraints shown in the schema', () => {

@@ -3,7 +3,6 @@
  * both protocol eras: the 2025 era over the SDK's in-memory pair, 2026-07-28 through the
  * server's fetch handler called in process.
  */
-import { InMemoryTransport } from '@modelcontextprotocol/server';
 import {
   createContext,
   newTool,
@@ -16,6 +15,7 @@ import {
   toolFromInstance,
 } from 'agenttool';
 import { connectMcp, McpToolServer, type RemoteTools } from 'agenttool/mcp';
+import { connectInMemory, withInMemoryClient } from '../../support/in-memory';
 
 class Reading {
   @Param('Degrees Celsius') celsius!: number;
@@ -73,13 +73,7 @@ const eras: [string, () => Promise<Connected>][] = [
     '2025 era',
     async () => {
       const server = served();
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      await server.connect(serverSide);
-      const remote = await connectMcp({
-        transport: clientSide,
-        protocol: 'legacy',
-        notificationGrace: 0,
-      });
+      const remote = await connectInMemory(server);
       return { remote, stop: async () => (await remote.close(), await server.close()) };
     },
   ],
@@ -160,15 +154,7 @@ describe.each(eras)('structured results, %s', (_era, connect) => {
 
 describe('the served tools/call answer', () => {
   it('carries structuredContent beside the JSON as text', async () => {
-    const server = served();
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const remote = await connectMcp({
-      transport: clientSide,
-      protocol: 'legacy',
-      notificationGrace: 0,
-    });
-    try {
+    await withInMemoryClient(served(), async (remote) => {
       const raw = await remote.session.request(
         { method: 'tools/call', params: { name: 'weather', arguments: { city: 'Rome' } } },
         {
@@ -179,10 +165,7 @@ describe('the served tools/call answer', () => {
         content: [{ type: 'text', text: '{"celsius":21,"place":"Rome"}' }],
         structuredContent: { celsius: 21, place: 'Rome' },
       });
-    } finally {
-      await remote.close();
-      await server.close();
-    }
+    });
   });
 });
 
@@ -210,20 +193,10 @@ describe('adding a tool with an output schema', () => {
       ],
       { name: 's' },
     );
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const remote = await connectMcp({
-      transport: clientSide,
-      protocol: 'legacy',
-      notificationGrace: 0,
-    });
-    try {
+    await withInMemoryClient(server, async (remote) => {
       await expect(call(find(remote, 'bounded'))).rejects.toThrow(
         /^mcp: tool "bounded": invalid structured content: .*n.*1/,
       );
-    } finally {
-      await remote.close();
-      await server.close();
-    }
+    });
   });
 });
