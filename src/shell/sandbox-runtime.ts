@@ -84,8 +84,8 @@ export function checkSandboxSupport(path: string | undefined = process.env['PATH
 /**
  * The checks of {@link checkSandboxSupport}, with bubblewrap's probe run as a child
  * process that the event loop does not wait on: for a server that builds its app in the
- * meantime. Rejects with a {@link SandboxUnavailableError}; throws one at once for a
- * missing program or an unsupported OS.
+ * meantime. Rejects with the {@link SandboxUnavailableError} `checkSandboxSupport`
+ * would throw (an unsupported OS, a missing program, or no user namespaces).
  */
 export async function probeSandboxSupport(
   path: string | undefined = process.env['PATH'],
