@@ -11,6 +11,7 @@ export {
   isJsonObject,
   jsonValueAt,
   scalarText,
+  setMember,
 } from './json';
 export {
   AgentToolError,

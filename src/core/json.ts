@@ -156,17 +156,24 @@ function copyValue(value: unknown): unknown {
   if (Object.getPrototypeOf(value) !== Object.prototype) return structuredClone(value);
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    const member = copyValue((value as Record<string, unknown>)[key]);
-    if (key === '__proto__') {
-      Object.defineProperty(copy, key, {
-        value: member,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    } else {
-      copy[key] = member;
-    }
+    setMember(copy, key, copyValue((value as Record<string, unknown>)[key]));
   }
   return copy;
+}
+
+/**
+ * `target[key] = value` as an own, enumerable member, `__proto__` included: assigning
+ * that name would set the object's prototype instead.
+ */
+export function setMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  } else {
+    target[key] = value;
+  }
 }

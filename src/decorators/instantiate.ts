@@ -5,6 +5,7 @@ import {
   goQuote,
   type Instantiate,
   interpretInstantiator,
+  setMember,
   ValidationError,
 } from '../core';
 import { type ClassPlans } from './class-plan';
@@ -107,16 +108,7 @@ export class Instantiators {
           const out: Record<string, unknown> = {};
           const map = value as Record<string, unknown>;
           for (const key of Object.keys(map)) {
-            const converted = convertField(each, map[key], key);
-            // defineProperty keeps `__proto__` an own key instead of setting the prototype.
-            if (key === '__proto__') {
-              Object.defineProperty(out, key, {
-                value: converted,
-                enumerable: true,
-                writable: true,
-                configurable: true,
-              });
-            } else out[key] = converted;
+            setMember(out, key, convertField(each, map[key], key));
           }
           return out;
         };

@@ -121,9 +121,7 @@ export function compileServedTools(
     const check = compileArgumentsCheck(tool.name, tool.parameters);
     const selfChecked =
       validatesOwnArguments(tool) &&
-      (own !== undefined
-        ? contractDecides(own)
-        : tool.parameters === undefined || tool.parameters === null || checkContractDecides(check));
+      (own !== undefined ? contractDecides(own) : checkContractDecides(check));
     const phrasing = own === undefined ? undefined : compileArgumentsCheck(tool.name, own);
     const output = compileOutputCheck(tool);
     const definition = mcpDefinition(tool);

@@ -9,9 +9,11 @@ import {
   goQuote,
   isJsonObject,
   type JsonObject,
+  type JsonValue,
   NO_ARGS_SCHEMA,
   type Schema,
   schemaFromJson,
+  setMember,
   ValidationError,
 } from '../../../core';
 import { goPhrasing } from './ajv-phrasing';
@@ -71,46 +73,52 @@ export function contractDecides(parameters: unknown): boolean {
  * class-validator, in the contract's words: the served check need only decide the rest.
  */
 export function withoutConstraints(parameters: unknown): JsonObject | undefined {
-  // Most schemas have none: looked for first, so that those are not copied for nothing.
-  if (!isJsonObject(parameters) || !hasConstraint(parameters)) return undefined;
-  const strip = (node: JsonObject): JsonObject => {
-    const out: JsonObject = {};
-    for (const [key, value] of Object.entries(node)) {
-      if (CONSTRAINT_KEYS.has(key)) continue;
-      if (key === 'properties' && isJsonObject(value)) {
-        out[key] = Object.fromEntries(
-          Object.entries(value).map(([name, sub]) => [name, isJsonObject(sub) ? strip(sub) : sub]),
-        );
-      } else if ((key === 'items' || key === 'additionalProperties') && isJsonObject(value)) {
-        out[key] = strip(value);
-      } else out[key] = value;
-    }
-    return out;
-  };
-  return strip(parameters);
+  if (!isJsonObject(parameters)) return undefined;
+  const stripped = stripConstraints(parameters);
+  return stripped === parameters ? undefined : stripped;
 }
 
 const CONSTRAINT_KEYS: ReadonlySet<string> = new Set(CONSTRAINT_KEYWORDS);
 
-/** Whether `withoutConstraints` finds a keyword to take out, where it looks. */
-function hasConstraint(node: JsonObject): boolean {
-  const keys = Object.keys(node);
+/**
+ * `node` without constraint keywords, at its root and under `properties`, `items` and
+ * `additionalProperties`; `node` itself when it has none there (most schemas: nothing is
+ * copied for them).
+ */
+function stripConstraints(node: JsonObject): JsonObject {
+  return copiedOnChange(node, (key, value) => {
+    if (CONSTRAINT_KEYS.has(key)) return undefined;
+    if (!isJsonObject(value)) return value;
+    if (key === 'properties') {
+      return copiedOnChange(value, (_name, sub) =>
+        isJsonObject(sub) ? stripConstraints(sub) : sub,
+      );
+    }
+    return key === 'items' || key === 'additionalProperties' ? stripConstraints(value) : value;
+  });
+}
+
+/**
+ * `object` with each member replaced by what `change` makes of it (undefined drops it):
+ * a new object once a member changes, else `object` itself.
+ */
+function copiedOnChange(
+  object: JsonObject,
+  change: (key: string, value: JsonValue) => JsonValue | undefined,
+): JsonObject {
+  const keys = Object.keys(object);
+  let copy: JsonObject | undefined;
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k] as string;
-    if (CONSTRAINT_KEYS.has(key)) return true;
-    const value = node[key];
-    if (!isJsonObject(value)) continue;
-    if (key === 'properties') {
-      const subs = Object.values(value);
-      for (let p = 0; p < subs.length; p++) {
-        const sub = subs[p];
-        if (isJsonObject(sub) && hasConstraint(sub)) return true;
-      }
-    } else if ((key === 'items' || key === 'additionalProperties') && hasConstraint(value)) {
-      return true;
+    const value = object[key] as JsonValue;
+    const changed = change(key, value);
+    if (copy === undefined && changed !== value) {
+      copy = {};
+      for (let j = 0; j < k; j++) setMember(copy, keys[j] as string, object[keys[j] as string]);
     }
+    if (copy !== undefined && changed !== undefined) setMember(copy, key, changed);
   }
-  return false;
+  return copy ?? object;
 }
 
 /**
