@@ -172,3 +172,19 @@ export function onStopSignals(handlers: {
     process.off('SIGTERM', terminate);
   };
 }
+
+/** What `--config` and `--expand-env` hold. */
+export interface ConfigFlags {
+  config?: string;
+  expandEnv?: boolean;
+}
+
+/** `--config` and `--expand-env`, of `serve` and `list` (see docs/composition.md). */
+export function configOptions(command: Command): Command {
+  return command
+    .option(
+      '--config <file>',
+      "an mcpServers configuration (Claude Desktop, Cursor, VS Code): serve or list its servers' tools too, as <name>__<tool>",
+    )
+    .option('--expand-env', 'with --config: expand ${VAR} and ${env:VAR} from the environment');
+}
