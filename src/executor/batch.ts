@@ -12,6 +12,7 @@ import { type DrainSource, ExecutorCall } from './executor-call';
 import { cancelled, isThenable, onStartFailure } from './failures';
 import { Fifo } from './fifo';
 import { Handover } from './handover';
+import { ProgressQueue, type QueuedEvent } from './progress-queue';
 import { type ExecutorEvent, type ExecutorRun, type Job, type OnStart } from './types';
 
 /** What one batch runs with, settled by the executor before the run starts. */
@@ -24,14 +25,6 @@ export interface BatchPlan {
   readonly recorder: ToolContext['recorder'];
   readonly onStart: OnStart | undefined;
   readonly signals: readonly AbortSignal[];
-}
-
-/** An event as the run keeps it: progress events may be conflated while still queued. */
-interface QueuedEvent {
-  readonly index: number;
-  readonly final: boolean;
-  result?: Result | undefined;
-  readonly error?: Error;
 }
 
 const NEW = 0;
@@ -76,8 +69,8 @@ export class BatchRun implements ExecutorRun, DrainSource {
   /** Per job: holds a slot; has its final. */
   readonly #holdsSlot: Uint8Array;
   readonly #settled: Uint8Array;
-  /** Per job, made at its first progress update (most batches report none). */
-  #progressState: ProgressState | undefined;
+  /** Made at the batch's first progress update (most batches report none). */
+  #progressState: ProgressQueue | undefined;
 
   readonly #ready = new Fifo<QueuedEvent>();
   #finalsDelivered = 0;
@@ -172,12 +165,8 @@ export class BatchRun implements ExecutorRun, DrainSource {
   /** See {@link progressTaken}. */
   drained(index: number): Promise<void> {
     const progress = this.#progressState;
-    if (progress === undefined || progress.queued[index] === 0 || this.#state === CLOSED) {
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve) => {
-      (progress.drainWaiters[index] ??= []).push(resolve);
-    });
+    if (progress === undefined || this.#state === CLOSED) return Promise.resolve();
+    return progress.drained(index);
   }
 
   /**
@@ -370,8 +359,7 @@ export class BatchRun implements ExecutorRun, DrainSource {
   /** Queues job `i`'s final event; neither result nor error means it was cancelled. */
   #complete(i: number, result: Result | undefined, error: Error | undefined): void {
     this.#settled[i] = 1;
-    const progress = this.#progressState;
-    if (progress !== undefined) progress.last[i] = undefined;
+    this.#progressState?.finished(i);
     if (this.#state !== RUNNING) {
       this.#telemetry?.final(i, result, error);
       return;
@@ -387,33 +375,24 @@ export class BatchRun implements ExecutorRun, DrainSource {
   }
 
   /**
-   * A progress update of job `i`. Dropped after the job's final or the batch's end.
-   * At most `progressBuffer` updates of one job wait for the consumer; past that the
-   * newest replaces the last one queued, so memory stays bounded, order is kept, and
-   * the consumer still sees the latest state. A tool that must not lose updates awaits
-   * {@link progressTaken}.
+   * A progress update of job `i`, queued as {@link ProgressQueue} says (bounded, the
+   * newest kept). Dropped after the job's final or the batch's end. A tool that must not
+   * lose updates awaits {@link progressTaken}.
    */
   #progress(i: number, update: Result): void {
     if (this.#settled[i] === 1 || this.#state !== RUNNING) return;
     this.#telemetry?.progress(i, update);
-    const progress = (this.#progressState ??= newProgressState(this.#n));
-    const last = progress.last[i];
-    if (last !== undefined && (progress.queued[i] as number) >= this.#plan.progressBuffer) {
-      last.result = update;
-      return;
-    }
-    const event: QueuedEvent = { index: i, final: false, result: update };
-    progress.queued[i] = (progress.queued[i] as number) + 1;
-    progress.last[i] = event;
-    this.#push(event);
+    const progress = (this.#progressState ??= new ProgressQueue(
+      this.#n,
+      this.#plan.progressBuffer,
+    ));
+    const event = progress.offer(i, update);
+    if (event !== undefined) this.#push(event);
   }
 
   /** The consumer took progress `event` (so the progress state exists). */
   #took(event: QueuedEvent): void {
-    const i = event.index;
-    const progress = this.#progressState as ProgressState;
-    if (progress.last[i] === event) progress.last[i] = undefined;
-    if (--progress.queued[i]! === 0) resolveDrained(progress, i);
+    (this.#progressState as ProgressQueue).took(event);
   }
 
   #push(event: QueuedEvent): void {
@@ -454,10 +433,7 @@ export class BatchRun implements ExecutorRun, DrainSource {
     this.#state = CLOSED;
     this.#telemetry?.end(this.#aborted || this.#finalsDelivered < this.#n);
     this.#ready.clear();
-    const progress = this.#progressState;
-    if (progress !== undefined) {
-      for (let i = 0; i < progress.drainWaiters.length; i++) resolveDrained(progress, i);
-    }
+    this.#progressState?.releaseAll();
     const waiter = this.#waiter;
     this.#waiter = undefined;
     this.#waiting = undefined;
@@ -468,25 +444,4 @@ export class BatchRun implements ExecutorRun, DrainSource {
     for (const unlink of this.#unlink) unlink();
     this.#unlink = [];
   }
-}
-
-/** Per job of a batch that reports progress: its updates still queued and who awaits them. */
-interface ProgressState {
-  /** Progress events of each job not taken by the consumer yet. */
-  readonly queued: Int32Array;
-  /** Each job's newest progress event still queued, which a full buffer overwrites. */
-  readonly last: (QueuedEvent | undefined)[];
-  /** Each job's {@link progressTaken} promises waiting for its queue to empty. */
-  readonly drainWaiters: ((() => void)[] | undefined)[];
-}
-
-function newProgressState(n: number): ProgressState {
-  return { queued: new Int32Array(n), last: [], drainWaiters: [] };
-}
-
-function resolveDrained(progress: ProgressState, i: number): void {
-  const waiters = progress.drainWaiters[i];
-  if (waiters === undefined) return;
-  progress.drainWaiters[i] = undefined;
-  for (const resolve of waiters) resolve();
 }
