@@ -1,7 +1,5 @@
-import { StringDecoder } from 'node:string_decoder';
 import type { Confinement } from 'agenttool';
 import { EXPORT_STATE_COMMAND, importStateCommand } from './bash-driver';
-import type { SignallerSignal } from './signaller';
 import { BashProcess, type ShellLaunch } from './bash-process';
 import { BoundedOutput } from './bounded-output';
 import {
@@ -15,6 +13,7 @@ import { shellEnvironment } from './environment';
 import { type ShellLimits } from './process-limits';
 import { type SandboxPolicy, sandboxPolicy } from './sandbox-policy';
 import { sandboxName } from './sandbox-runtime';
+import { MAX_TIMER_MS, ShellJob } from './shell-job';
 import {
   launchShell,
   mark,
@@ -25,9 +24,6 @@ import {
   type StartTimes,
 } from './shell-start';
 
-/** The longest delay a timer takes; a longer one would fire at once (about 24.8 days). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 const DEFAULTS = {
   maxOutputBytes: 64 * 1024,
   defaultTimeoutMs: DEFAULT_COMMAND_TIMEOUT_MS,
@@ -35,32 +31,6 @@ const DEFAULTS = {
   startTimeoutMs: 10_000,
   command: ['bash', '--noprofile', '--norc'] as const,
 };
-
-/**
- * The escalation after an interrupt, each step after a delay (a fraction of the grace):
- * SIGINT once more soon, because a program that was starting when the first arrived can
- * miss it; then SIGTERM, then SIGKILL. After the last step bash itself is replaced.
- */
-const ESCALATION: readonly { readonly signal: SignallerSignal; readonly after: number }[] = [
-  { signal: 'INT', after: 0 },
-  { signal: 'INT', after: 0.1 },
-  { signal: 'TERM', after: 0.9 },
-  { signal: 'KILL', after: 1 },
-];
-
-interface Job {
-  readonly output: BoundedOutput;
-  pgid: number | undefined;
-  interruptRequested: boolean;
-  timedOut: boolean;
-  /** We ended the shell under this job (restart, close, or a wedged bash). */
-  endedByUs: boolean;
-  callbackError: { error: unknown } | undefined;
-  readonly timers: NodeJS.Timeout[];
-  /** Resolves once the job has settled, whichever way. */
-  readonly ended: Promise<void>;
-  settle(outcome: { exitCode: number | null } | { error: Error }): void;
-}
 
 /**
  * One persistent bash session. State a command leaves (working directory, variables,
@@ -97,7 +67,7 @@ export class Shell {
   private bash: BashProcess | undefined;
   private starting: Promise<BashProcess> | undefined;
   private shellLimits: ShellLimits | undefined;
-  private job: Job | undefined;
+  private job: ShellJob | undefined;
   private closed = false;
   private closing: Promise<void> | undefined;
 
@@ -269,37 +239,17 @@ export class Shell {
     while (this.job?.interruptRequested === true) await this.job.ended;
     if (this.closed) throw new Error('the shell is closed');
     if (this.job !== undefined) throw new Error('the previous command is still running');
-    const timeoutMs = options.timeoutMs ?? this.options.defaultTimeoutMs;
-    let settle!: Job['settle'];
-    let markEnded!: () => void;
-    const ended = new Promise<void>((resolve) => {
-      markEnded = resolve;
-    });
-    const done = new Promise<{ exitCode: number | null }>((resolve, reject) => {
-      settle = (outcome) => ('error' in outcome ? reject(outcome.error) : resolve(outcome));
-    });
-    // Settled with an error only on paths that throw that error themselves.
-    done.catch(() => undefined);
-    const job: Job = {
-      output: new BoundedOutput(this.options.maxOutputBytes),
-      pgid: undefined,
-      interruptRequested: false,
-      timedOut: false,
-      endedByUs: false,
-      callbackError: undefined,
-      timers: [],
-      ended,
-      settle: (outcome) => {
-        if (this.job !== job) return;
+    const job = new ShellJob({
+      maxOutputBytes: this.options.maxOutputBytes,
+      interruptGraceMs: this.options.interruptGraceMs,
+      bash: () => this.bash,
+      onSettle: () => {
         this.job = undefined;
-        for (const timer of job.timers) clearTimeout(timer);
-        settle(outcome);
-        markEnded();
       },
-    };
+    });
     this.job = job;
     const signal = options.signal;
-    const onAbort = () => this.interrupt(job);
+    const onAbort = () => job.interrupt();
     try {
       const bash = aborted(signal) ? undefined : await this.started();
       if (this.closed) throw new Error('the shell is closed');
@@ -307,23 +257,15 @@ export class Shell {
         // Interrupted before it began: nothing ran.
         job.interruptRequested = true;
         job.settle({ exitCode: null });
-        return this.result(job, null);
+        return job.result(null);
       }
-      this.attach(job, bash, options);
+      bash.listener = job.listener(bash, options);
       signal?.addEventListener('abort', onAbort, { once: true });
-      // A timeout longer than a timer can hold is no timeout.
-      if (timeoutMs <= MAX_TIMER_MS) {
-        job.timers.push(
-          setTimeout(() => {
-            job.timedOut = true;
-            this.interrupt(job);
-          }, timeoutMs),
-        );
-      }
+      job.timeOutAfter(options.timeoutMs ?? this.options.defaultTimeoutMs);
       bash.send(command);
-      const { exitCode } = await done;
+      const { exitCode } = await job.done;
       if (job.callbackError !== undefined) throw job.callbackError.error;
-      return this.result(job, exitCode);
+      return job.result(exitCode);
     } catch (error) {
       job.settle({ error: error instanceof Error ? error : new Error(String(error)) });
       throw error;
@@ -347,86 +289,6 @@ export class Shell {
     this.closed = true;
     this.closing ??= Promise.all([this.stop(), this.unconfined?.close()]).then(() => undefined);
     return this.closing;
-  }
-
-  private result(job: Job, exitCode: number | null): ShellResult {
-    return {
-      output: job.output.text(),
-      exitCode,
-      interrupted: job.interruptRequested,
-      timedOut: job.timedOut,
-      truncated: job.output.truncated,
-    };
-  }
-
-  private attach(job: Job, bash: BashProcess, options: RunOptions): void {
-    const { onStart, onOutput } = options;
-    const decoder = new StringDecoder('utf8');
-    const call = (fn: () => void) => {
-      try {
-        fn();
-      } catch (error) {
-        job.callbackError ??= { error };
-        this.interrupt(job);
-      }
-    };
-    bash.listener = {
-      onData: (chunk) => {
-        job.output.push(chunk);
-        if (onOutput !== undefined) {
-          const text = decoder.write(chunk);
-          if (text !== '') call(() => onOutput(text));
-        }
-      },
-      onStart: (pgid) => {
-        job.pgid = pgid;
-        // An interrupt asked for before now waits for this news; send it once.
-        const pending = job.interruptRequested;
-        if (onStart !== undefined) call(() => onStart(pgid));
-        if (pending) this.escalate(job, bash, 0);
-      },
-      onEnd: (status) => {
-        bash.listener = undefined;
-        job.settle({ exitCode: job.endedByUs ? null : status });
-      },
-      onExit: (reason) => {
-        if (job.endedByUs) job.settle({ exitCode: null });
-        else {
-          job.settle({
-            error: new Error(
-              `the shell exited while the command was running (${reason}); its state is lost, and the next command starts a new shell`,
-            ),
-          });
-        }
-      },
-    };
-  }
-
-  /** Asks the job to stop: now if its process group is known, else as soon as it is. */
-  private interrupt(job: Job): void {
-    if (job.interruptRequested) return;
-    job.interruptRequested = true;
-    const bash = this.bash;
-    if (job.pgid !== undefined && bash !== undefined) this.escalate(job, bash, 0);
-  }
-
-  private escalate(job: Job, bash: BashProcess, step: number): void {
-    if (this.job !== job) return;
-    const current = ESCALATION[step];
-    if (current === undefined) {
-      // Even SIGKILL brought no end from bash: it is wedged, so replace it.
-      job.endedByUs = true;
-      bash.kill();
-      return;
-    }
-    bash.signal(job.pgid, current.signal);
-    const next = ESCALATION[step + 1]?.after ?? 1;
-    job.timers.push(
-      setTimeout(
-        () => this.escalate(job, bash, step + 1),
-        Math.min(next * this.options.interruptGraceMs, MAX_TIMER_MS),
-      ),
-    );
   }
 
   /** The running bash, started if needed and ready, within the start timeout. */

@@ -1,0 +1,175 @@
+import { StringDecoder } from 'node:string_decoder';
+import type { BashListener, BashProcess } from './bash-process';
+import { BoundedOutput } from './bounded-output';
+import type { RunOptions, ShellResult } from './shell-options';
+import type { SignallerSignal } from './signaller';
+
+/** The longest delay a timer takes; a longer one would fire at once (about 24.8 days). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The escalation after an interrupt, each step after a delay (a fraction of the grace):
+ * SIGINT once more soon, because a program that was starting when the first arrived can
+ * miss it; then SIGTERM, then SIGKILL. After the last step bash itself is replaced.
+ */
+const ESCALATION: readonly { readonly signal: SignallerSignal; readonly after: number }[] = [
+  { signal: 'INT', after: 0 },
+  { signal: 'INT', after: 0.1 },
+  { signal: 'TERM', after: 0.9 },
+  { signal: 'KILL', after: 1 },
+];
+
+/** How a job ended: bash's status for it (null when there is none), or why it failed. */
+type Outcome = { readonly exitCode: number | null } | { readonly error: Error };
+
+/**
+ * One command of a {@link Shell} from its `run` to its end: its bounded output, its
+ * process group once bash reports it, and its interrupt, escalated from SIGINT to
+ * replacing bash. It settles once, whichever way it ends.
+ */
+export class ShellJob {
+  readonly output: BoundedOutput;
+  pgid: number | undefined;
+  interruptRequested = false;
+  timedOut = false;
+  /** We ended the shell under this job (restart, close, or a wedged bash). */
+  endedByUs = false;
+  callbackError: { error: unknown } | undefined;
+  /** Resolves once the job has settled, whichever way. */
+  readonly ended: Promise<void>;
+  /** Bash's status for the command; rejects with the error the job settled with. */
+  readonly done: Promise<{ exitCode: number | null }>;
+  readonly #timers: NodeJS.Timeout[] = [];
+  readonly #graceMs: number;
+  /** The shell's bash now (an interrupt reaches the command through it). */
+  readonly #bash: () => BashProcess | undefined;
+  readonly #onSettle: () => void;
+  #settled = false;
+  #finish!: (outcome: Outcome) => void;
+
+  constructor(options: {
+    readonly maxOutputBytes: number;
+    readonly interruptGraceMs: number;
+    readonly bash: () => BashProcess | undefined;
+    /** Called once, as the job settles (the shell takes a next command from then). */
+    readonly onSettle: () => void;
+  }) {
+    this.output = new BoundedOutput(options.maxOutputBytes);
+    this.#graceMs = options.interruptGraceMs;
+    this.#bash = options.bash;
+    this.#onSettle = options.onSettle;
+    let markEnded!: () => void;
+    this.ended = new Promise<void>((resolve) => (markEnded = resolve));
+    this.done = new Promise((resolve, reject) => {
+      this.#finish = (outcome) => {
+        if ('error' in outcome) reject(outcome.error);
+        else resolve(outcome);
+        markEnded();
+      };
+    });
+    // Settled with an error only on paths that throw that error themselves.
+    this.done.catch(() => undefined);
+  }
+
+  /** Ends the job with `outcome`; later calls do nothing. */
+  settle(outcome: Outcome): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#onSettle();
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#finish(outcome);
+  }
+
+  /** Interrupts the job after `ms` as timed out (a delay longer than a timer holds is none). */
+  timeOutAfter(ms: number): void {
+    if (ms > MAX_TIMER_MS) return;
+    this.#timers.push(
+      setTimeout(() => {
+        this.timedOut = true;
+        this.interrupt();
+      }, ms),
+    );
+  }
+
+  /** What `run` answers for the job, with bash's `exitCode`. */
+  result(exitCode: number | null): ShellResult {
+    return {
+      output: this.output.text(),
+      exitCode,
+      interrupted: this.interruptRequested,
+      timedOut: this.timedOut,
+      truncated: this.output.truncated,
+    };
+  }
+
+  /** Asks the job to stop: now if its process group is known, else as soon as it is. */
+  interrupt(): void {
+    if (this.interruptRequested) return;
+    this.interruptRequested = true;
+    const bash = this.#bash();
+    if (this.pgid !== undefined && bash !== undefined) this.#escalate(bash, 0);
+  }
+
+  /** What `bash` tells about this job, with `options`' callbacks called on its news. */
+  listener(bash: BashProcess, options: RunOptions): BashListener {
+    const { onStart, onOutput } = options;
+    const decoder = new StringDecoder('utf8');
+    const call = (fn: () => void) => {
+      try {
+        fn();
+      } catch (error) {
+        this.callbackError ??= { error };
+        this.interrupt();
+      }
+    };
+    return {
+      onData: (chunk) => {
+        this.output.push(chunk);
+        if (onOutput !== undefined) {
+          const text = decoder.write(chunk);
+          if (text !== '') call(() => onOutput(text));
+        }
+      },
+      onStart: (pgid) => {
+        this.pgid = pgid;
+        // An interrupt asked for before now waits for this news; send it once.
+        const pending = this.interruptRequested;
+        if (onStart !== undefined) call(() => onStart(pgid));
+        if (pending) this.#escalate(bash, 0);
+      },
+      onEnd: (status) => {
+        bash.listener = undefined;
+        this.settle({ exitCode: this.endedByUs ? null : status });
+      },
+      onExit: (reason) => {
+        if (this.endedByUs) this.settle({ exitCode: null });
+        else {
+          this.settle({
+            error: new Error(
+              `the shell exited while the command was running (${reason}); its state is lost, and the next command starts a new shell`,
+            ),
+          });
+        }
+      },
+    };
+  }
+
+  #escalate(bash: BashProcess, step: number): void {
+    if (this.#settled) return;
+    const current = ESCALATION[step];
+    if (current === undefined) {
+      // Even SIGKILL brought no end from bash: it is wedged, so replace it.
+      this.endedByUs = true;
+      bash.kill();
+      return;
+    }
+    bash.signal(this.pgid, current.signal);
+    const next = ESCALATION[step + 1]?.after ?? 1;
+    this.#timers.push(
+      setTimeout(
+        () => this.#escalate(bash, step + 1),
+        Math.min(next * this.#graceMs, MAX_TIMER_MS),
+      ),
+    );
+  }
+}
