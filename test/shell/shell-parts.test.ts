@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { BoundedOutput, truncationLine } from '../../src/shell/bounded-output';
 import { ControlStream, type ControlLine } from '../../src/shell/control-stream';
-import { bashQuote } from '../../src/shell/bash-driver';
+import { bashQuote } from '../../src/shell/bash-words';
 import { execFileSync } from 'node:child_process';
 
 describe('BoundedOutput', () => {
