@@ -13,8 +13,13 @@ import {
   type CallToolResult,
   createMcpHandler,
   InMemoryTransport,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
   McpServer,
   Server,
+  type Transport,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { toolFromInstance } from 'agenttool';
@@ -26,6 +31,7 @@ import {
   FASTMCP,
   FLOOR,
   FLOOR_HOOKS,
+  FLOOR_TOLD,
   MCP_SERVER,
 } from './mcp-call-plan';
 import { NOOP_ARGS, NOOP_DESCRIPTION, noopJsonSchema } from './mcp-noop';
@@ -100,13 +106,39 @@ async function fetched(
 }
 
 /**
+ * The SDK's low-level `Server`, dispatching as agenttool's servers do: a request or a
+ * notification is told by its members and checked with its own guard before the SDK's
+ * dispatch, which tries a result's and an error's schema first. A zod `safeParse` that
+ * fails keeps the value it failed on alive until the next full collection, so the plain
+ * floor pays for that retention at every young collection; this floor does not, and
+ * measures what agenttool's call path costs beside the same dispatch.
+ */
+class RequestFirstServer extends Server {
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(transport);
+    const dispatch = transport.onmessage!;
+    const onRequest = (this as unknown as Record<string, (m: unknown, e: unknown) => void>)
+      ._onrequest!;
+    transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
+      const plain = !('result' in message) && !('error' in message) && 'method' in message;
+      if (plain && 'id' in message && isJSONRPCRequest(message)) {
+        onRequest.call(this, message, extra);
+      } else if (plain && !('id' in message) && isJSONRPCNotification(message)) {
+        this._onnotification(message, extra);
+      } else dispatch(message, extra);
+    };
+  }
+}
+
+/**
  * The floor's server: the low-level SDK server, a Map lookup, a precompiled ajv
  * validator, and the tool's text shaped into a result per call (as a server must).
  */
-export function floorServer(validate: (value: unknown) => boolean): Server {
+export function floorServer(validate: (value: unknown) => boolean, told = false): Server {
   const definition = { name: NAME, description: NOOP_DESCRIPTION, inputSchema: noopJsonSchema() };
   const tools = new Map([[NAME, (): string => 'ok']]);
-  const server = new Server({ name: 'floor', version: '0' }, { capabilities: { tools: {} } });
+  const kind = told ? RequestFirstServer : Server;
+  const server = new kind({ name: 'floor', version: '0' }, { capabilities: { tools: {} } });
   server.setRequestHandler('tools/list', () => ({ tools: [definition] }));
   server.setRequestHandler('tools/call', (request) => {
     const run = tools.get(request.params.name);
@@ -135,8 +167,9 @@ export function mcpServer(): McpServer {
 
 function floor(era: Era, name = FLOOR): Promise<Contender> {
   const validate = new Ajv().compile(noopJsonSchema());
+  const told = name === FLOOR_TOLD;
   if (era === '2025') {
-    const server = floorServer(validate);
+    const server = floorServer(validate, told);
     return linked(
       name,
       (t) => server.connect(t),
@@ -144,7 +177,7 @@ function floor(era: Era, name = FLOOR): Promise<Contender> {
     );
   }
   // The 2026-07-28 entry builds a server per request from the factory.
-  const handler = createMcpHandler(() => floorServer(validate), { legacy: 'reject' });
+  const handler = createMcpHandler(() => floorServer(validate, told), { legacy: 'reject' });
   return fetched(name, handler, () => handler.close());
 }
 
@@ -214,10 +247,12 @@ function floorHooksOn(): Promise<Contender> {
 export const CONTENDERS: ReadonlyMap<string, () => Promise<Contender>> = new Map([
   [contenderKey('2025', FLOOR), () => floor('2025')],
   [contenderKey('2025', FLOOR_HOOKS), floorHooksOn],
+  [contenderKey('2025', FLOOR_TOLD), () => floor('2025', FLOOR_TOLD)],
   [contenderKey('2025', AGENTTOOL), () => agenttool('2025')],
   [contenderKey('2025', MCP_SERVER), () => sdkMcpServer('2025')],
   [contenderKey('2025', FASTMCP), fastmcp],
   [contenderKey('2026-07-28', FLOOR), () => floor('2026-07-28')],
+  [contenderKey('2026-07-28', FLOOR_TOLD), () => floor('2026-07-28', FLOOR_TOLD)],
   [contenderKey('2026-07-28', AGENTTOOL), () => agenttool('2026-07-28')],
   [contenderKey('2026-07-28', MCP_SERVER), () => sdkMcpServer('2026-07-28')],
 ]);

@@ -9,6 +9,10 @@
  * - floor: the SDK's low-level `Server` with a precompiled ajv validator (the protocol
  *   itself, and nothing a framework adds; in 2026-07-28 behind `createMcpHandler`);
  * - floor, ALS promise hooks on (2025): the same, after one AsyncLocalStorage run;
+ * - floor, requests told first: the same, dispatching as agenttool's servers do (a
+ *   request checked with its own schema first, not after two that fail; see
+ *   `RequestFirstServer` in mcp-call-contenders): what agenttool's call path costs
+ *   beside the same dispatch;
  * - agenttool: `serveTools` on a `@Tool`/`@Param` class through `toolFromInstance`
  *   (`connect`, or `handler()`, which also checks Host and Origin and routes the eras);
  * - McpServer: the SDK's `McpServer` with the same tool as a zod object;
@@ -26,6 +30,7 @@ import {
   contenderKey,
   ERAS,
   FLOOR,
+  FLOOR_TOLD,
   IN_FLIGHT,
   MCP_SERVER,
   type WorkerFigures,
@@ -79,7 +84,8 @@ async function main(): Promise<void> {
       const ratio = (base: string): string =>
         (ours / set.find((f) => f.name === base)!.nsPerOp).toFixed(2);
       summary.push(
-        `${era}, ${mode}, ${clock}: ${ratio(FLOOR)}x the floor, ${ratio(MCP_SERVER)}x McpServer`,
+        `${era}, ${mode}, ${clock}: ${ratio(FLOOR)}x the floor, ${ratio(MCP_SERVER)}x McpServer, ` +
+          `${ratio(FLOOR_TOLD)}x the floor told first`,
       );
     }
   }

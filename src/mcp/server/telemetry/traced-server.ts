@@ -3,13 +3,14 @@ import {
   PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   type Result,
-  Server,
+  type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { telemetryNames as N } from '../../../core';
 import { meteringApi, type Otel, tracingApi } from '../../../core/otel';
 import { operationInstruments } from '../../operation-instruments';
 import { SESSION_META_KEY } from '../session';
+import { RequestFirstServer } from './request-first-server';
 
 type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 type Attributes = import('@opentelemetry/api').Attributes;
@@ -21,11 +22,12 @@ const STATUS_LIMIT = 256;
 /**
  * The SDK's low-level `Server` whose request handlers each run in a span and are timed,
  * as the MCP semantic conventions say, when OpenTelemetry is set up in the process (a
- * tracer or meter provider registered); otherwise it is the SDK's `Server` as it is,
- * apart from one check per request. Every handler passes the SDK's own hook for
- * wrapping handlers (`_wrapHandler`), so `initialize` and `ping` are served in spans too.
+ * tracer or meter provider registered); otherwise it is the SDK's `Server` (which tells
+ * requests first, see {@link RequestFirstServer}), apart from one check per request.
+ * Every handler passes the SDK's own hook for wrapping handlers (`_wrapHandler`), so
+ * `initialize` and `ping` are served in spans too.
  */
-export class TracedServer extends Server {
+export class TracedServer extends RequestFirstServer {
   protected override _wrapHandler(method: string, handler: Handler): Handler {
     const inner = super._wrapHandler(method, handler);
     return (request, ctx) => {
