@@ -47,8 +47,11 @@ type ProgressParams = { progress: number; total?: number; message?: string };
  * - nothing after the call has finished.
  * Sending is best effort: a notification the client cannot take does not fail the call.
  */
+/** The route of a finished call: none. */
+const NO_ROUTE = (): undefined => undefined;
+
 export class CallNotices {
-  readonly #route: () => CallRoute | undefined;
+  #route: () => CallRoute | undefined;
   /** Notifications not yet out; made with the first (most calls send none). */
   #pending: Set<Promise<void>> | undefined;
   #finished = false;
@@ -89,10 +92,17 @@ export class CallNotices {
     this.#deliver(route.log(level, withTraceData(data), logger));
   };
 
-  /** The call is over: nothing more is sent, and progress held back is dropped. */
+  /**
+   * The call is over: nothing more is sent, and progress held back is dropped. The route
+   * is let go of too: a call that was running when the young generation was collected
+   * lives on in the old generation until the next full collection, dead, and whatever
+   * it still points to (its request, the SDK's context, the serving function's
+   * variables) would be kept through every young collection until then.
+   */
   finish(): void {
     this.#finished = true;
     this.#held = undefined;
+    this.#route = NO_ROUTE;
   }
 
   /**
