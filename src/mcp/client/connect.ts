@@ -5,6 +5,7 @@ import {
   type VersionNegotiationMode,
 } from '@modelcontextprotocol/client';
 import { AgentToolError, errorMessage } from '../../core';
+import { dispatchRequestsFirst } from '../dispatch';
 import { refusalText } from './errors';
 import { SESSIONS_EXTENSION } from './session-extension';
 import { clientSdk, clientStdio } from './sdk-modules';
@@ -101,7 +102,11 @@ async function connectOnce(transport: Transport, setup: ClientSetup): Promise<Cl
   try {
     if (setup.signal?.aborted === true) throw setup.signal.reason;
     await client.connect(transport, setup.signal === undefined ? {} : { signal: setup.signal });
-    acceptTaskResults(client.transport ?? transport);
+    const connected = client.transport ?? transport;
+    // Progress and log lines are told as notifications before the SDK tries them as
+    // responses (see dispatchRequestsFirst); then a task answer is carried to its call.
+    dispatchRequestsFirst(client, connected, clientSdk());
+    acceptTaskResults(connected);
   } catch (error) {
     await client.close().catch(() => undefined);
     // The SDK may have begun closing already (without waiting for it): a failed
