@@ -1,6 +1,6 @@
 import { Annotations, Param, Replay, Tool } from 'agenttool';
 import { FileRoot } from './file-root';
-import { shortPath } from './short-path';
+import { quotePath, shortPath } from './short-path';
 
 /** How much `read_file` returns when the call does not say. */
 export const DEFAULT_READ_BYTES = 256 * 1024;
@@ -62,15 +62,41 @@ export class ReadFileTool {
       );
     }
     const { content, size, truncated } = await this.files.read(args.path, { maxBytes });
-    const text = content.toString('utf8');
+    const text = utf8Text(content, truncated, args.path, size);
     if (!truncated) return text;
     const separator = text.endsWith('\n') ? '' : '\n';
     const more =
       maxBytes < MAX_READ_BYTES
         ? 'read with a larger max_bytes for more'
         : `read_file reads at most ${MAX_READ_BYTES} bytes`;
-    return `${text}${separator}[truncated: showed ${content.length} of ${size} bytes; ${more}]`;
+    const shown = Buffer.byteLength(text);
+    return `${text}${separator}[truncated: showed ${shown} of ${size} bytes; ${more}]`;
   }
+}
+
+/**
+ * `content` as text, or an error saying the file is not UTF-8 text: a NUL byte or bytes
+ * that are not UTF-8 would reach the model as replacement characters, and a file read
+ * so and written back would be changed. A byte order mark is kept, as the file has it. A
+ * read cut short may end inside a character, which is left out.
+ */
+function utf8Text(content: Buffer, truncated: boolean, path: string, size: number): string {
+  const nul = content.indexOf(0);
+  let text: string | undefined;
+  if (nul === -1) {
+    try {
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(content, {
+        stream: truncated,
+      });
+    } catch {
+      text = undefined;
+    }
+  }
+  if (text !== undefined) return text;
+  const what = nul === -1 ? 'bytes that are not UTF-8' : `a NUL byte at offset ${nul}`;
+  throw new Error(
+    `the file ${quotePath(path)} is not UTF-8 text (${size} bytes, with ${what}): read_file returns text only; look at it with the shell instead (for example \`file\`, \`xxd | head\` or \`base64\`)`,
+  );
 }
 
 /**

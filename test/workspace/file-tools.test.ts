@@ -6,7 +6,6 @@ import {
   realpathSync,
   rmSync,
   symlinkSync,
-  truncateSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -105,6 +104,32 @@ describe('fs tools through the executor', () => {
     ]);
   });
 
+  it('reads UTF-8 text, and refuses a file that is not text, saying how to look at it', async () => {
+    // With a byte order mark, which stays: the text written back is the file as it was.
+    writeFileSync(join(root, 'text.txt'), '\ufeffhéllo ✓ 🙂\n');
+    writeFileSync(join(root, 'nul.bin'), Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x01]));
+    writeFileSync(join(root, 'latin1.txt'), Buffer.from('caf\xe9\n', 'latin1'));
+    expect(
+      await run(
+        job(readFile, { path: 'text.txt' }),
+        job(readFile, { path: 'nul.bin' }),
+        job(readFile, { path: 'latin1.txt' }),
+      ),
+    ).toEqual([
+      '\ufeffhéllo ✓ 🙂\n',
+      'Error: the file "nul.bin" is not UTF-8 text (6 bytes, with a NUL byte at offset 4): read_file returns text only; look at it with the shell instead (for example `file`, `xxd | head` or `base64`)',
+      'Error: the file "latin1.txt" is not UTF-8 text (5 bytes, with bytes that are not UTF-8): read_file returns text only; look at it with the shell instead (for example `file`, `xxd | head` or `base64`)',
+    ]);
+  });
+
+  it('a read cut inside a character leaves the character out, and says so', async () => {
+    // "é" is two bytes: max_bytes 2 cuts it after its first.
+    writeFileSync(join(root, 'accent.txt'), 'aé and more');
+    expect(await run(job(readFile, { path: 'accent.txt', max_bytes: 2 }))).toEqual([
+      'a\n[truncated: showed 1 of 12 bytes; read with a larger max_bytes for more]',
+    ]);
+  });
+
   it('refuses every escape with a clear error and touches nothing', async () => {
     symlinkSync(join(base, 'outside'), join(root, 'out'));
     const attempts = [
@@ -136,12 +161,11 @@ describe('fs tools through the executor', () => {
       properties: { max_bytes: { description: string } };
     };
     expect(parameters.properties.max_bytes.description).toContain(`at most ${MAX_READ_BYTES}`);
-    writeFileSync(join(root, 'huge.bin'), '');
-    truncateSync(join(root, 'huge.bin'), MAX_READ_BYTES + 10);
-    expect(await run(job(readFile, { path: 'huge.bin', max_bytes: 2 ** 31 }))).toEqual([
+    writeFileSync(join(root, 'huge.txt'), 'a'.repeat(MAX_READ_BYTES + 10));
+    expect(await run(job(readFile, { path: 'huge.txt', max_bytes: 2 ** 31 }))).toEqual([
       `Error: max_bytes must be at most ${MAX_READ_BYTES} (4 MiB), got 2147483648: read_file reads no more than that in one call`,
     ]);
-    const [atCap] = (await run(job(readFile, { path: 'huge.bin', max_bytes: MAX_READ_BYTES }))) as [
+    const [atCap] = (await run(job(readFile, { path: 'huge.txt', max_bytes: MAX_READ_BYTES }))) as [
       string,
     ];
     expect(
