@@ -99,13 +99,16 @@ async function connectOnce(transport: Transport, setup: ClientSetup): Promise<Cl
   // server process, which the signal alone does not reach.
   const abort = (): void => void transport.close().catch(() => undefined);
   setup.signal?.addEventListener('abort', abort, { once: true });
+  // A listener the transport had of its own is called first by the SDK's dispatch, which
+  // is then kept as it is.
+  const listened = transport.onmessage !== undefined;
   try {
     if (setup.signal?.aborted === true) throw setup.signal.reason;
     await client.connect(transport, setup.signal === undefined ? {} : { signal: setup.signal });
     const connected = client.transport ?? transport;
     // Progress and log lines are told as notifications before the SDK tries them as
     // responses (see dispatchRequestsFirst); then a task answer is carried to its call.
-    dispatchRequestsFirst(client, connected, clientSdk());
+    if (!listened) dispatchRequestsFirst(client, connected, clientSdk());
     acceptTaskResults(connected);
   } catch (error) {
     await client.close().catch(() => undefined);
