@@ -28,9 +28,9 @@ import {
 } from 'agenttool';
 import { Module, ToolApp, type ToolAppOptions } from 'agenttool/di';
 import { connectMcp, type McpToolServer, type RemoteTools, serveTools } from 'agenttool/mcp';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { SpanKind } from '@opentelemetry/api';
 import { MODERN, modern } from '../mcp/auth/helpers';
+import { connectInMemory } from '../support/in-memory';
 import { only, setUpTelemetry } from '../telemetry/otel';
 
 const RESOURCE = 'http://localhost/mcp';
@@ -200,13 +200,8 @@ describe('RateLimitInterceptor', () => {
     now = 0;
     const app = await ToolApp.create(SearchModule, { interceptors: [limited()] });
     const server = serveTools(app);
-    const connect = async (): Promise<RemoteTools> => {
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      await server.connect(serverSide);
-      return connectMcp({ transport: clientSide, protocol: 'legacy', notificationGrace: 0 });
-    };
-    const one = await connect();
-    const two = await connect();
+    const one = await connectInMemory(server);
+    const two = await connectInMemory(server);
     try {
       await call(one, 'search', { q: '1' });
       await call(one, 'search', { q: '2' });

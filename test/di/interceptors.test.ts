@@ -33,9 +33,9 @@ import {
   ToolApp,
 } from 'agenttool/di';
 import { connectMcp, type McpToolServer, serveTools } from 'agenttool/mcp';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport as SdkMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { connectInMemory } from '../support/in-memory';
 
 const apps: ToolApp[] = [];
 afterEach(async () => {
@@ -80,14 +80,7 @@ async function served(
 ): Promise<Result> {
   let remote;
   if (era === 'legacy') {
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    remote = await connectMcp({
-      transport: clientSide,
-      protocol: 'legacy',
-      notificationGrace: 0,
-      elicitation: elicitor !== undefined,
-    });
+    remote = await connectInMemory(server, { elicitation: elicitor !== undefined });
   } else {
     const handler = server.handler();
     remote = await connectMcp({

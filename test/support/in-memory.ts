@@ -1,14 +1,33 @@
 import { InMemoryTransport } from '@modelcontextprotocol/server';
-import { connectMcp, type McpToolServer, type RemoteTools } from 'agenttool/mcp';
+import {
+  type ConnectOptions,
+  connectMcp,
+  type McpToolServer,
+  type RemoteTools,
+} from 'agenttool/mcp';
+
+/** What a test may add to {@link connectInMemory}'s connection; its transport and era are fixed. */
+export type InMemoryOptions = Omit<
+  Partial<ConnectOptions>,
+  'transport' | 'protocol' | 'notificationGrace'
+>;
 
 /**
  * Our client connected to `server` over the SDK's in-memory pair, in the 2025 era and
- * without waiting for list notifications.
+ * without waiting for list notifications; `options` add to that (they cannot change it).
  */
-export async function connectInMemory(server: McpToolServer): Promise<RemoteTools> {
+export async function connectInMemory(
+  server: McpToolServer,
+  options: InMemoryOptions = {},
+): Promise<RemoteTools> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
-  return connectMcp({ transport: clientSide, protocol: 'legacy', notificationGrace: 0 });
+  return connectMcp({
+    ...options,
+    transport: clientSide,
+    protocol: 'legacy',
+    notificationGrace: 0,
+  });
 }
 
 /** Runs `body` with {@link connectInMemory}'s client, then closes the client and `server`. */

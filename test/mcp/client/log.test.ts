@@ -15,6 +15,7 @@ import {
   type ToolContext,
 } from 'agenttool';
 import { type ConnectOptions, connectMcp, McpToolServer, type RemoteTools } from 'agenttool/mcp';
+import { connectInMemory } from '../../support/in-memory';
 import { RawServer } from './raw-server';
 
 type Line = [level: LogLevel, data: unknown, logger: string | undefined];
@@ -100,14 +101,7 @@ const eras: [string, Connect, boolean][] = [
     '2025 era in memory',
     async (options) => {
       const server = served();
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-      await server.connect(serverSide);
-      const remote = await connectMcp({
-        ...options,
-        transport: clientSide,
-        protocol: 'legacy',
-        notificationGrace: 0,
-      });
+      const remote = await connectInMemory(server, options);
       return {
         remote,
         metas: () => [],
