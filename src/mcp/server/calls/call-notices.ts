@@ -33,6 +33,9 @@ export const TRUNCATED = '[output truncated]';
 
 type ProgressParams = { progress: number; total?: number; message?: string };
 
+/** The route of a finished call: none. */
+const NO_ROUTE = (): undefined => undefined;
+
 /**
  * What one call sends its client while it runs (`notifications/progress`, log lines),
  * kept within bounds whatever the tool produces and however slowly the client reads:
@@ -47,9 +50,6 @@ type ProgressParams = { progress: number; total?: number; message?: string };
  * - nothing after the call has finished.
  * Sending is best effort: a notification the client cannot take does not fail the call.
  */
-/** The route of a finished call: none. */
-const NO_ROUTE = (): undefined => undefined;
-
 export class CallNotices {
   #route: () => CallRoute | undefined;
   /** Notifications not yet out; made with the first (most calls send none). */
