@@ -5,9 +5,9 @@
  *
  * Why: the SDK finds a message's kind by trying its zod schemas in turn, a result first,
  * then an error, then a request, then a notification: every request fails two of them,
- * every notification three. A zod 4 `safeParse` that fails returns an object with a
- * getter, and V8 gives each such object a map of its own, in the old generation; that
- * map keeps the failed value (the whole message and what it reaches) alive through
+ * every notification three. Since zod 4.6 a `safeParse` that fails returns an object
+ * with a getter, and V8 gives each such object a map of its own, in the old generation;
+ * that map keeps the failed value (the whole message and what it reaches) alive through
  * every young collection until the next full one. In a busy server each young
  * collection then moved megabytes to the old generation and paused for about 10 ms.
  *
