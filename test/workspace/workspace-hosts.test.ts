@@ -231,3 +231,22 @@ describe("the command's compile cache, inside the workspace", () => {
     expect(existsSync(join(root, 'written'))).toBe(true);
   });
 });
+
+describe('a message larger than the server reads over stdio (10 MiB)', () => {
+  test('is answered with an error, and the server and its shell go on', async () => {
+    const c = await connect('legacy', 'stdio');
+    await bash(c, { command: 'cd sub && export KEPT=yes' });
+    const content = 'x'.repeat(11 * 1024 * 1024);
+    const refused = c.callTool(
+      { name: 'write_file', arguments: { path: 'big.txt', content } },
+      { timeout: 60_000 },
+    );
+    await expect(refused).rejects.toThrow(
+      /Message too large: the limit over stdio is 10485760 bytes, and this one had 1153\d{4}/,
+    );
+    expect(existsSync(join(root, 'big.txt'))).toBe(false);
+    expect(textOf(await bash(c, { command: 'pwd; echo $KEPT' }))).toBe(
+      `${join(root, 'sub')}\nyes\n`,
+    );
+  });
+});

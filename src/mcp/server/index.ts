@@ -15,7 +15,13 @@ export {
 export { mcpDefinition } from './definition';
 export { McpToolServer, serveTools } from './tool-server';
 export { type ChangedTool, type ServedChanges } from './swap';
-export { type McpServerOptions, type ServeSource, type StdioConnection } from './server-options';
+export {
+  type McpServerOptions,
+  type ServeSource,
+  type StdioConnection,
+  type StdioServeOptions,
+} from './server-options';
+export { DEFAULT_STDIO_MESSAGE_BYTES } from './stdio-lines';
 export {
   type ErrorReporter,
   SESSION_END_METHOD,

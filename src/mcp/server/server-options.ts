@@ -7,6 +7,7 @@ import {
   type Session,
   type Tool,
 } from '../../core';
+import { type Readable, type Writable } from 'node:stream';
 import { type RoundTripOptions } from './calls';
 import { type ScaleOutOptions } from './scale';
 import { type ErrorReporter, type McpSession } from './session';
@@ -134,6 +135,21 @@ export type ServeSource =
        */
       onPrimitivesChanged?(listener: () => void): () => void;
     };
+
+/** Where and how a stdio connection is served (see `McpToolServer.serveStdio`). */
+export interface StdioServeOptions {
+  /** The connection's input: the process's own stdin unless given. */
+  readonly stdin?: Readable;
+  /** The connection's output: the process's own stdout unless given. */
+  readonly stdout?: Writable;
+  /**
+   * The largest message read, in bytes (default `DEFAULT_STDIO_MESSAGE_BYTES`, 10 MiB).
+   * A longer one is not read: the connection goes on, the message's id (where it can be
+   * found in the message's first or last bytes, where clients put it) is answered with
+   * a JSON-RPC error (-32000) that gives both sizes, and the error reporter is told.
+   */
+  readonly maxMessageBytes?: number;
+}
 
 /** A connection served over stdio. */
 export interface StdioConnection {

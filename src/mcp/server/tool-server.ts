@@ -1,4 +1,3 @@
-import { type Readable, type Writable } from 'node:stream';
 import {
   type Implementation,
   type Server,
@@ -43,12 +42,14 @@ import { ScaleOut } from './scale';
 import { composeHooks, readSource } from './serve-source';
 import { catalogChanges, compileServedTools, type ServedChanges, toolChanges } from './swap';
 import { followTools } from './follow-tools';
+import { boundedLines, DEFAULT_STDIO_MESSAGE_BYTES } from './stdio-lines';
 import {
   type Closer,
   type McpServerOptions,
   type OpenedSession,
   type ServeSource,
   type StdioConnection,
+  type StdioServeOptions,
 } from './server-options';
 import { listenRefusal, Tasks } from './tasks';
 import { type ErrorReporter, McpSession, type SessionLease } from './session';
@@ -357,14 +358,30 @@ export class McpToolServer {
    * in whichever era the client opens with. The connection is one session, which ends
    * when stdin ends (`closed` resolves then). Nothing else may write to stdout meanwhile.
    */
-  serveStdio(io: { stdin?: Readable; stdout?: Writable } = {}): Promise<StdioConnection> {
+  serveStdio(io: StdioServeOptions = {}): Promise<StdioConnection> {
+    const limit = io.maxMessageBytes ?? DEFAULT_STDIO_MESSAGE_BYTES;
+    if (!Number.isSafeInteger(limit) || limit < 1) {
+      throw new TypeError(
+        `serveStdio: maxMessageBytes must be a positive whole number of bytes, got ${String(limit)}`,
+      );
+    }
     /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand */
     const stdio = require('@modelcontextprotocol/server/stdio') as typeof ServerStdio;
     /* eslint-enable @typescript-eslint/no-require-imports */
-    const transport = new stdio.StdioServerTransport(
-      io.stdin ?? process.stdin,
-      io.stdout ?? process.stdout,
-    );
+    const stdin = boundedLines(io.stdin ?? process.stdin, limit, (oversized) => {
+      const message = `Message too large: the limit over stdio is ${limit} bytes, and this one had ${oversized.bytes}`;
+      this.host.report('mcp: stdio', new Error(message));
+      if (oversized.id === undefined) return;
+      const answer = { jsonrpc: '2.0', id: oversized.id, error: { code: -32000, message } };
+      transport
+        .send(answer as JSONRPCMessage)
+        .catch((error: unknown) => this.host.report('mcp: stdio', error));
+    });
+    // The lines that reach the SDK's read buffer are within the limit (one newline more
+    // where a line was cut), so its own bound, which ends the connection, is never met.
+    const transport = new stdio.StdioServerTransport(stdin, io.stdout ?? process.stdout, {
+      maxBufferSize: limit + 1024,
+    });
     let ended!: () => void;
     const closed = new Promise<void>((resolve) => (ended = resolve));
     const handle = stdio.serveStdio(({ era }) => this.pinnedInstance(era, ''), {
