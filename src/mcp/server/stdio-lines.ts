@@ -31,13 +31,14 @@ const TAIL_ID = /[,{]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/;
  * read buffer, which ends the session (a shell's state with it) for one message too
  * large; here the line is cut off (the part already passed on is ended with a newline,
  * a fragment the SDK skips as unparseable JSON), the rest of it is dropped up to its
- * newline, and the connection goes on.
+ * newline, and the connection goes on. `release` detaches `input` once the connection
+ * is over.
  */
 export function boundedLines(
   input: Readable,
   limit: number,
   onOversized: (message: OversizedMessage) => void,
-): Readable {
+): { readonly lines: Readable; release(): void } {
   let lineBytes = 0;
   let dropping = false;
   let head = Buffer.alloc(0);
@@ -76,8 +77,19 @@ export function boundedLines(
       done();
     },
   });
-  input.on('error', (error) => filter.destroy(error));
-  return input.pipe(filter);
+  const onError = (error: Error): void => void filter.destroy(error);
+  input.on('error', onError);
+  return {
+    lines: input.pipe(filter),
+    // Once the connection is over, `input` is let go of as the SDK's transport lets go
+    // of its own stdin: paused when nothing else reads it, so that it keeps no process
+    // alive.
+    release: () => {
+      input.unpipe(filter);
+      input.off('error', onError);
+      if (input.listenerCount('data') === 0) input.pause();
+    },
+  };
 }
 
 function idOf(head: Buffer, tail: Buffer): string | number | undefined {

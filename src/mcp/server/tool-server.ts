@@ -368,7 +368,7 @@ export class McpToolServer {
     /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand */
     const stdio = require('@modelcontextprotocol/server/stdio') as typeof ServerStdio;
     /* eslint-enable @typescript-eslint/no-require-imports */
-    const stdin = boundedLines(io.stdin ?? process.stdin, limit, (oversized) => {
+    const input = boundedLines(io.stdin ?? process.stdin, limit, (oversized) => {
       const message = `Message too large: the limit over stdio is ${limit} bytes, and this one had ${oversized.bytes}`;
       this.host.report('mcp: stdio', new Error(message));
       if (oversized.id === undefined) return;
@@ -379,7 +379,7 @@ export class McpToolServer {
     });
     // The lines that reach the SDK's read buffer are within the limit (one newline more
     // where a line was cut), so its own bound, which ends the connection, is never met.
-    const transport = new stdio.StdioServerTransport(stdin, io.stdout ?? process.stdout, {
+    const transport = new stdio.StdioServerTransport(input.lines, io.stdout ?? process.stdout, {
       maxBufferSize: limit + 1024,
     });
     let ended!: () => void;
@@ -409,6 +409,7 @@ export class McpToolServer {
     const previous = transport.onclose;
     transport.onclose = () => {
       previous?.();
+      input.release();
       unregister();
       ended();
     };

@@ -153,3 +153,15 @@ test('the limit is 10 MiB unless given, and must be a positive whole number of b
     );
   }
 });
+
+test('once the connection is closed, its stdin is let go of: unpiped and paused', async () => {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const server = serveTools([newTool({ name: 'echo', execute: () => ({ output: 'ok' }) })]);
+  const connection = await server.serveStdio({ stdin, stdout });
+  expect(stdin.listenerCount('data')).toBe(1);
+  await connection.close();
+  await server.close();
+  expect(stdin.listenerCount('data')).toBe(0);
+  expect(stdin.isPaused()).toBe(true);
+});
