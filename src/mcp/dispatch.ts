@@ -34,13 +34,13 @@ type Entry = (this: object, message: unknown, extra?: unknown) => void;
 /**
  * Makes `protocol` (an SDK `Server` or `Client`, connected to `transport` already) tell
  * requests and notifications first. Where the SDK's entry points are not found (another
- * SDK release) the SDK's dispatch is kept as it is. Returns whether it was installed.
+ * SDK release) the SDK's dispatch is kept as it is.
  */
 export function dispatchRequestsFirst(
   protocol: object,
   transport: Listened,
   guards: MessageGuards,
-): boolean {
+): void {
   const dispatch = transport.onmessage as ((message: unknown, extra?: unknown) => void) | undefined;
   // Private and protected in the SDK's types, methods of the class at run time (the
   // entry points the SDK's own dispatch calls).
@@ -52,7 +52,7 @@ export function dispatchRequestsFirst(
     typeof onRequest !== 'function' ||
     typeof onNotification !== 'function'
   ) {
-    return false;
+    return;
   }
   const request = onRequest as Entry;
   const notification = onNotification as Entry;
@@ -64,7 +64,6 @@ export function dispatchRequestsFirst(
       notification.call(protocol, message, extra);
     } else dispatch(message, extra);
   };
-  return true;
 }
 
 /** What a message claims to be by its members alone; `other` for responses and the rest. */

@@ -20,6 +20,7 @@ export interface OversizedMessage {
 /** How much of a long line's start and end is kept to find its id. */
 const KEPT = 256;
 const NEWLINE = 0x0a;
+const EMPTY: Buffer = Buffer.alloc(0);
 /** An id as the first member of a message (after `"jsonrpc"` at most). */
 const HEAD_ID = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/;
 /** An id as the last member of a message: after it, the message's own closing brace. */
@@ -41,11 +42,9 @@ export function boundedLines(
 ): { readonly lines: Readable; release(): void } {
   let lineBytes = 0;
   let dropping = false;
-  let head = Buffer.alloc(0);
-  let tail = Buffer.alloc(0);
-  const keepHead = (part: Buffer): void => {
-    if (head.length < KEPT) head = Buffer.concat([head, part.subarray(0, KEPT - head.length)]);
-  };
+  // The line's first part (a view, not a copy: most lines are never looked at again).
+  let head = EMPTY;
+  let tail = EMPTY;
   const keepTail = (part: Buffer): void => {
     tail = Buffer.concat([tail, part.subarray(Math.max(0, part.length - KEPT))]);
     if (tail.length > KEPT) tail = tail.subarray(tail.length - KEPT);
@@ -57,7 +56,7 @@ export function boundedLines(
         const newline = chunk.indexOf(NEWLINE, start);
         const end = newline === -1 ? chunk.length : newline;
         const part = chunk.subarray(start, end);
-        if (!dropping) keepHead(part);
+        if (lineBytes === 0) head = part.subarray(0, KEPT);
         if (!dropping && lineBytes + part.length > limit) {
           dropping = true;
           // What was passed on of this line ends here: the SDK skips the fragment.
@@ -70,8 +69,8 @@ export function boundedLines(
         if (dropping) onOversized({ bytes: lineBytes, id: idOf(head, tail) });
         lineBytes = 0;
         dropping = false;
-        head = Buffer.alloc(0);
-        tail = Buffer.alloc(0);
+        head = EMPTY;
+        tail = EMPTY;
         start = newline + 1;
       }
       done();
