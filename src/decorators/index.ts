@@ -66,20 +66,22 @@ export {
 } from './guards';
 export {
   Complete,
-  type InstanceFor,
   McpResource,
   type McpResourceOptions,
   McpResourceTemplate,
   type McpResourceTemplateOptions,
   Prompt,
   type PromptOptions,
-  classMcpResource,
-  classPrompt,
   declaredGuards,
   isMcpResourceClass,
   isPromptClass,
-  mcpResourceFromInstance,
   primitiveNameOf,
+} from './primitive-decorators';
+export {
+  type InstanceFor,
+  classMcpResource,
+  classPrompt,
+  mcpResourceFromInstance,
   promptFromInstance,
   templateVariables,
 } from './primitives';

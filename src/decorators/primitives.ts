@@ -19,150 +19,19 @@ import {
 import { type ArgumentsPipeline, argumentsOf } from './arguments';
 import { guardsOf, scopesOf } from './descriptor';
 import { DecoratorError } from './errors';
-import { requireExperimentalDecorators } from './experimental-only';
 import { guardFunctions, type ToolBuildOptions } from './guards';
 import { readClass, readParams } from './metadata';
+import {
+  completeRecords,
+  promptDeclared,
+  resourceDeclared,
+  templateDeclared,
+} from './primitive-decorators';
 
-// The decorators of MCP's prompts and resources, and the readers that turn a decorated
-// class into the core `Prompt`, `McpResource` or `McpResourceTemplate`. Arguments and
-// template variables are declared with `@Param` on a class, as a tool's arguments are.
-
-/** What `@Prompt` takes. */
-export interface PromptOptions {
-  /** Non-empty; unique among the prompts served together. */
-  readonly name: string;
-  readonly title?: string | undefined;
-  readonly description?: string | undefined;
-  /**
-   * The arguments class: its `@Param` fields are the prompt's arguments, validated
-   * (class-validator included) before `get` runs. MCP gives each argument as text: a
-   * string or `Date` field takes it as it is, a number, integer or boolean field reads
-   * the JSON value the text spells (`"42"`, `"true"`); other field types are refused.
-   */
-  readonly args?: Constructor | undefined;
-}
-
-/** What `@McpResource` takes. */
-export interface McpResourceOptions {
-  /** The URI a client reads it at; unique among the resources served together. */
-  readonly uri: string;
-  /** A short name; unique among the resources served together. */
-  readonly name: string;
-  readonly title?: string | undefined;
-  readonly description?: string | undefined;
-  /** The MIME type of what `read` gives (text given as a string is typed with it). */
-  readonly mimeType?: string | undefined;
-  readonly size?: number | undefined;
-  readonly annotations?: ResourceAnnotations | undefined;
-}
-
-/** What `@McpResourceTemplate` takes. */
-export interface McpResourceTemplateOptions {
-  /** An RFC 6570 URI template (`users://{id}/profile`) whose variables are `vars`' fields. */
-  readonly uriTemplate: string;
-  readonly name: string;
-  readonly title?: string | undefined;
-  readonly description?: string | undefined;
-  readonly mimeType?: string | undefined;
-  readonly annotations?: ResourceAnnotations | undefined;
-  /**
-   * The variables class: its `@Param` fields are the template's variables, taken from
-   * the URI read and validated before `read` runs, typed as a prompt's arguments are
-   * (a string, `Date`, number, integer or boolean field). Absent: `read` gets the
-   * variables as a plain object of strings.
-   */
-  readonly vars?: Constructor | undefined;
-}
-
-const NAMESPACE = 'io.github.christopherdavenport.agenttool/primitives';
-const PROMPT_KEY = `${NAMESPACE}/prompt`;
-const RESOURCE_KEY = `${NAMESPACE}/resource`;
-const TEMPLATE_KEY = `${NAMESPACE}/template`;
-const COMPLETE_KEY = `${NAMESPACE}/complete`;
-
-function classDecorator(name: string, key: string, value: object): ClassDecorator {
-  return (target: object, ...rest: unknown[]) => {
-    requireExperimentalDecorators(name, rest[0]);
-    Reflect.defineMetadata(key, value, target);
-  };
-}
-
-/**
- * Marks a class as an MCP prompt: a message template a user picks, rendered by its
- * `get(args, ctx)` method into messages (a string is one user message). Its arguments
- * are the `@Param` fields of `args`. `@Scopes` and `@Guard` decide who may list and get
- * it, as for a tool. Registered with `@Module({ prompts: [...] })`.
- */
-export function Prompt(options: PromptOptions): ClassDecorator {
-  return classDecorator('Prompt', PROMPT_KEY, { ...options });
-}
-
-/**
- * Marks a class as an MCP resource at one URI, read by its `read(ctx)` method. Not the
- * executor's `@Resource(name)`, which names a lock that serializes a tool's calls: this
- * is data a client reads. Registered with `@Module({ resources: [...] })`.
- */
-export function McpResource(options: McpResourceOptions): ClassDecorator {
-  return classDecorator('McpResource', RESOURCE_KEY, { ...options });
-}
-
-/**
- * Marks a class as an MCP resource template: the resources at the URIs that match
- * `uriTemplate`, read by its `read(vars, uri, ctx)` method; an optional `list(ctx)`
- * lists the ones there are now. Registered with `@Module({ resources: [...] })`.
- */
-export function McpResourceTemplate(options: McpResourceTemplateOptions): ClassDecorator {
-  return classDecorator('McpResourceTemplate', TEMPLATE_KEY, { ...options });
-}
-
-/**
- * Marks a method of a prompt or resource template class as the completer of one
- * argument (or variable): `(value, context) => string[]`, called with what the user
- * typed so far and the other arguments already filled in, on the class's instance (its
- * injected services at hand). It takes precedence over the field's `completions` list.
- */
-export function Complete(argument: string): MethodDecorator {
-  return (target: object, key: string | symbol) => {
-    requireExperimentalDecorators('Complete', key);
-    const own =
-      (Reflect.getOwnMetadata(COMPLETE_KEY, target) as CompleteRecord[] | undefined) ?? [];
-    Reflect.defineMetadata(COMPLETE_KEY, [...own, { argument, method: key }], target);
-  };
-}
-
-interface CompleteRecord {
-  readonly argument: unknown;
-  readonly method: string | symbol;
-}
-
-/** True for a class (or a subclass of one) marked `@Prompt`. */
-export function isPromptClass(cls: unknown): cls is Constructor {
-  return typeof cls === 'function' && Reflect.getMetadata(PROMPT_KEY, cls) !== undefined;
-}
-
-/** True for a class marked `@McpResource` or `@McpResourceTemplate`. */
-export function isMcpResourceClass(cls: unknown): cls is Constructor {
-  return (
-    typeof cls === 'function' &&
-    (Reflect.getMetadata(RESOURCE_KEY, cls) !== undefined ||
-      Reflect.getMetadata(TEMPLATE_KEY, cls) !== undefined)
-  );
-}
-
-/** The name a `@Prompt`, `@McpResource` or `@McpResourceTemplate` class declares. */
-export function primitiveNameOf(cls: Constructor): string | undefined {
-  for (const key of [PROMPT_KEY, RESOURCE_KEY, TEMPLATE_KEY]) {
-    const options = Reflect.getMetadata(key, cls) as { name?: unknown } | undefined;
-    if (typeof options?.name === 'string') return options.name;
-  }
-  return undefined;
-}
-
-/** The guards a class's `@Guard` names (none when it has none, or names something else). */
-export function declaredGuards(cls: Constructor): readonly unknown[] {
-  const guards = readClass(cls, 'guards');
-  return Array.isArray(guards) ? guards : [];
-}
+// The readers that turn a class marked `@Prompt`, `@McpResource` or
+// `@McpResourceTemplate` (primitive-decorators.ts) into the core `Prompt`,
+// `McpResource` or `McpResourceTemplate`. Arguments and template variables are declared
+// with `@Param` on a class, as a tool's arguments are.
 
 /** Gives the instance that serves a request (a `ToolApp` finds it per session or call). */
 export type InstanceFor = (ctx: ToolContext) => object | Promise<object>;
@@ -282,17 +151,6 @@ function describeClass(
   return { access, pipeline, typed, fields, completers };
 }
 
-function completeRecords(cls: Constructor): CompleteRecord[] {
-  const records: CompleteRecord[] = [];
-  for (let proto: unknown = cls.prototype; proto !== null && proto !== Object.prototype;) {
-    const own = Reflect.getOwnMetadata(COMPLETE_KEY, proto as object) as
-      CompleteRecord[] | undefined;
-    if (own !== undefined) records.unshift(...own);
-    proto = Object.getPrototypeOf(proto);
-  }
-  return records;
-}
-
 function textOption(
   options: Record<string, unknown>,
   key: string,
@@ -375,7 +233,7 @@ export function classPrompt(
 ): PromptContract {
   const problems: string[] = [];
   const where = cls.name;
-  const declared = Reflect.getMetadata(PROMPT_KEY, cls) as Record<string, unknown> | undefined;
+  const declared = promptDeclared(cls);
   if (declared === undefined) {
     throw new DecoratorError('prompt class', where, [
       `${where}: the class has no @Prompt decorator; add @Prompt({ name, description, args })`,
@@ -426,8 +284,8 @@ export function classMcpResource(
 ): McpResourceContract | McpResourceTemplateContract {
   const where = cls.name;
   const problems: string[] = [];
-  const fixed = Reflect.getMetadata(RESOURCE_KEY, cls) as Record<string, unknown> | undefined;
-  const template = Reflect.getMetadata(TEMPLATE_KEY, cls) as Record<string, unknown> | undefined;
+  const fixed = resourceDeclared(cls);
+  const template = templateDeclared(cls);
   if (fixed === undefined && template === undefined) {
     throw new DecoratorError('resource class', where, [
       `${where}: the class has no @McpResource or @McpResourceTemplate decorator; add @McpResource({ uri, name }) or @McpResourceTemplate({ uriTemplate, name })`,
