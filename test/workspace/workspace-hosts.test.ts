@@ -8,7 +8,15 @@
  * - The list is fixed, so `tools.listChanged` is false.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -249,4 +257,28 @@ describe('a message larger than the server reads over stdio (10 MiB)', () => {
       `${join(root, 'sub')}\nyes\n`,
     );
   });
+});
+
+describe('a result longer than a stdio client reads (the SDK client: 10 MiB)', () => {
+  test.each(['legacy', 'modern'] as const)(
+    '%s: read_file of 4 MiB of control characters is a tool error, and the server and its shell go on',
+    async (era) => {
+      // Each byte is six as JSON (\u0001): 24 MiB, which the SDK's client would not read,
+      // and it would close the connection.
+      writeFileSync(join(root, 'controls.txt'), Buffer.alloc(4 * 1024 * 1024, 1));
+      const c = await connect(era, 'stdio');
+      await bash(c, { command: 'cd sub && export KEPT=yes' });
+      const result = (await c.callTool(
+        { name: 'read_file', arguments: { path: 'controls.txt', max_bytes: 4 * 1024 * 1024 } },
+        { timeout: 60_000 },
+      )) as CallResult;
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(
+        /^The result of this call is 251\d{5} bytes as JSON, more than the 10420224 bytes this server sends in one message over stdio; it was not sent\. Ask for less at a time/,
+      );
+      expect(textOf(await bash(c, { command: 'pwd; echo $KEPT' }))).toBe(
+        `${join(root, 'sub')}\nyes\n`,
+      );
+    },
+  );
 });

@@ -22,6 +22,7 @@ export {
   type StdioServeOptions,
 } from './server-options';
 export { DEFAULT_STDIO_MESSAGE_BYTES } from './stdio-lines';
+export { DEFAULT_STDIO_SENT_MESSAGE_BYTES } from './stdio-writes';
 export {
   type ErrorReporter,
   SESSION_END_METHOD,

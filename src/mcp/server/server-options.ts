@@ -149,6 +149,16 @@ export interface StdioServeOptions {
    * a JSON-RPC error (-32000) that gives both sizes, and the error reporter is told.
    */
   readonly maxMessageBytes?: number;
+  /**
+   * The largest message written, in bytes (default `DEFAULT_STDIO_SENT_MESSAGE_BYTES`,
+   * 10 MiB less 64 KiB: the SDK's stdio client closes the connection when a message
+   * outgrows its 10 MiB buffer, and so would end the session). A longer message is
+   * replaced: a tool call's result by a tool error (`isError`) that gives its size and
+   * asks for less at a time, any other response by a JSON-RPC error (-32000); a longer
+   * request or notification is not written. The error reporter is told of each. At
+   * least 1024, room for the error that replaces a longer message.
+   */
+  readonly maxSentMessageBytes?: number;
 }
 
 /** A connection served over stdio. */

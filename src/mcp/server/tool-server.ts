@@ -43,6 +43,7 @@ import { composeHooks, readSource } from './serve-source';
 import { catalogChanges, compileServedTools, type ServedChanges, toolChanges } from './swap';
 import { followTools } from './follow-tools';
 import { boundedLines, DEFAULT_STDIO_MESSAGE_BYTES } from './stdio-lines';
+import { boundedWrites, DEFAULT_STDIO_SENT_MESSAGE_BYTES } from './stdio-writes';
 import {
   type Closer,
   type McpServerOptions,
@@ -365,6 +366,12 @@ export class McpToolServer {
         `serveStdio: maxMessageBytes must be a positive whole number of bytes, got ${String(limit)}`,
       );
     }
+    const sentLimit = io.maxSentMessageBytes ?? DEFAULT_STDIO_SENT_MESSAGE_BYTES;
+    if (!Number.isSafeInteger(sentLimit) || sentLimit < 1024) {
+      throw new TypeError(
+        `serveStdio: maxSentMessageBytes must be a whole number of bytes of at least 1024, got ${String(sentLimit)}`,
+      );
+    }
     /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand */
     const stdio = require('@modelcontextprotocol/server/stdio') as typeof ServerStdio;
     /* eslint-enable @typescript-eslint/no-require-imports */
@@ -379,7 +386,21 @@ export class McpToolServer {
     });
     // The lines that reach the SDK's read buffer are within the limit (one newline more
     // where a line was cut), so its own bound, which ends the connection, is never met.
-    const transport = new stdio.StdioServerTransport(input.lines, io.stdout ?? process.stdout, {
+    // What is written is bounded too: a client closes the connection on a message longer
+    // than it buffers (the SDK's at 10 MiB), and one large result would end the session.
+    const output = boundedWrites(io.stdout ?? process.stdout, sentLimit, (oversized) => {
+      const instead =
+        oversized.outcome === 'not sent'
+          ? 'it was not sent'
+          : `a ${oversized.outcome} went instead`;
+      this.host.report(
+        'mcp: stdio',
+        new Error(
+          `${oversized.which} was ${oversized.bytes} bytes, over the limit of ${sentLimit} bytes for a message sent over stdio: ${instead}`,
+        ),
+      );
+    });
+    const transport = new stdio.StdioServerTransport(input.lines, output, {
       maxBufferSize: limit + 1024,
     });
     let ended!: () => void;

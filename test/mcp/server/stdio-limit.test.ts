@@ -2,10 +2,25 @@
 // transport closed it (and so ended the session, a shell's state with it) when one
 // message outgrew its read buffer.
 import { PassThrough } from 'node:stream';
-import { newTool } from 'agenttool';
-import { DEFAULT_STDIO_MESSAGE_BYTES, serveTools } from 'agenttool/mcp';
+import { ReadBuffer } from '@modelcontextprotocol/client';
+import { McpResource, mcpResourceFromInstance, newTool } from 'agenttool';
+import {
+  DEFAULT_STDIO_MESSAGE_BYTES,
+  DEFAULT_STDIO_SENT_MESSAGE_BYTES,
+  serveTools,
+} from 'agenttool/mcp';
 
 const LIMIT = 2000;
+const SENT_LIMIT = 1500;
+
+/** A resource whose text is as long as the last read asked for. */
+@McpResource({ uri: 'test://long', name: 'long', mimeType: 'text/plain' })
+class LongResource {
+  static size = 0;
+  read() {
+    return 'r'.repeat(LongResource.size);
+  }
+}
 
 interface Pipe {
   /** Writes `text` to the server's stdin in pieces of `piece` characters. */
@@ -21,10 +36,28 @@ async function served(): Promise<Pipe> {
   const stdout = new PassThrough();
   const errors: unknown[] = [];
   const server = serveTools(
-    [newTool({ name: 'echo', execute: (call) => ({ output: call.args }) })],
+    {
+      tools: [
+        newTool({ name: 'echo', execute: (call) => ({ output: call.args }) }),
+        // Control characters: each is six bytes as JSON (\u0001).
+        newTool({
+          name: 'controls',
+          execute: (call) => {
+            const { count } = JSON.parse(call.args) as { count: number };
+            return { output: '\u0001'.repeat(count) };
+          },
+        }),
+      ],
+      resources: [mcpResourceFromInstance(new LongResource())],
+    },
     { onError: (_message, error) => errors.push(error) },
   );
-  const connection = await server.serveStdio({ stdin, stdout, maxMessageBytes: LIMIT });
+  const connection = await server.serveStdio({
+    stdin,
+    stdout,
+    maxMessageBytes: LIMIT,
+    maxSentMessageBytes: SENT_LIMIT,
+  });
   const waiting: ((message: Record<string, unknown>) => void)[] = [];
   const queued: Record<string, unknown>[] = [];
   let rest = '';
@@ -142,6 +175,105 @@ test('a long message whose id cannot be found is reported, not answered, and the
   } finally {
     await pipe.close();
   }
+});
+
+/** A tools/call of `name` with `args`, as a line. */
+function request(id: number, method: string, params: Record<string, unknown>): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n';
+}
+
+describe('a message the server would write over its limit', () => {
+  test("a tool call's result becomes a tool error that gives its size, and the connection goes on", async () => {
+    const pipe = await served();
+    try {
+      // 300 control characters are 1,800 bytes as JSON: over 1,500 with the envelope.
+      pipe.write(request(5, 'tools/call', { name: 'controls', arguments: { count: 300 } }));
+      const answer = await pipe.next();
+      expect(answer).toMatchObject({ jsonrpc: '2.0', id: 5, result: { isError: true } });
+      const text = (answer['result'] as { content: { text: string }[] }).content[0]?.text ?? '';
+      const bytes = Number(/this call is (\d+) bytes as JSON/.exec(text)?.[1]);
+      expect(bytes).toBeGreaterThan(1800);
+      expect(text).toContain(`more than the ${SENT_LIMIT} bytes this server sends`);
+      expect(text).toContain('Ask for less at a time');
+      expect(pipe.errors.map(String)).toEqual([
+        `Error: the response to 5 was ${bytes} bytes, over the limit of ${SENT_LIMIT} bytes for a message sent over stdio: a tool error went instead`,
+      ]);
+      // Just under the limit, the same tool's result is sent as it is.
+      pipe.write(request(6, 'tools/call', { name: 'controls', arguments: { count: 200 } }));
+      const whole = await pipe.next();
+      expect(whole).toMatchObject({ id: 6, result: { content: [{ type: 'text' }] } });
+      expect(JSON.stringify(whole).length).toBeGreaterThan(1200);
+      expect(JSON.stringify(whole).length).toBeLessThanOrEqual(SENT_LIMIT);
+    } finally {
+      await pipe.close();
+    }
+  });
+
+  test('another response becomes a JSON-RPC error', async () => {
+    const pipe = await served();
+    try {
+      LongResource.size = 5000;
+      pipe.write(request(7, 'resources/read', { uri: 'test://long' }));
+      const answer = await pipe.next();
+      expect(answer).toMatchObject({
+        id: 7,
+        error: {
+          code: -32000,
+          message: expect.stringMatching(
+            /^Response too large: it is \d+ bytes as JSON, more than the 1500 bytes/,
+          ) as unknown,
+        },
+      });
+      LongResource.size = 10;
+      pipe.write(request(8, 'resources/read', { uri: 'test://long' }));
+      expect(await pipe.next()).toMatchObject({
+        id: 8,
+        result: { contents: [{ text: 'r'.repeat(10) }] },
+      });
+    } finally {
+      await pipe.close();
+    }
+  });
+
+  test("the default lets the SDK's stdio client read every message it allows, however the pipe cuts it", () => {
+    expect(DEFAULT_STDIO_SENT_MESSAGE_BYTES).toBe(10 * 1024 * 1024 - 64 * 1024);
+    const line = (bytes: number, id: number): string => {
+      const base = JSON.stringify({ jsonrpc: '2.0', id, result: { text: '' } });
+      return JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        result: { text: 't'.repeat(bytes - base.length) },
+      });
+    };
+    // The worst a pipe does: the message's last piece in one 64 KiB read with the next
+    // message's start, after all the rest of it.
+    const readAll = (message: string): number => {
+      const stream = Buffer.from(message + '\n' + line(100_000, 2) + '\n');
+      const buffer = new ReadBuffer();
+      const end = Buffer.byteLength(message) + 1;
+      const cut = end - 1;
+      buffer.append(stream.subarray(0, cut));
+      expect(buffer.readMessage()).toBeNull();
+      buffer.append(stream.subarray(cut, cut + 64 * 1024));
+      let read = 0;
+      while (buffer.readMessage() !== null) read++;
+      return read;
+    };
+    const largest = line(DEFAULT_STDIO_SENT_MESSAGE_BYTES, 1);
+    expect(Buffer.byteLength(largest)).toBe(DEFAULT_STDIO_SENT_MESSAGE_BYTES);
+    expect(readAll(largest)).toBe(1);
+    // A message 10 MiB long is not read so: the client gives up the connection.
+    expect(() => readAll(line(10 * 1024 * 1024, 1))).toThrow('ReadBuffer exceeded maximum size');
+  });
+
+  test('must be a whole number of bytes of at least 1024', () => {
+    const server = serveTools([]);
+    for (const bad of [1023, 0, 1.5, Number.NaN]) {
+      expect(() => server.serveStdio({ maxSentMessageBytes: bad })).toThrow(
+        `serveStdio: maxSentMessageBytes must be a whole number of bytes of at least 1024, got ${String(bad)}`,
+      );
+    }
+  });
 });
 
 test('the limit is 10 MiB unless given, and must be a positive whole number of bytes', () => {
