@@ -5,10 +5,12 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { AgentToolError, goQuote } from '../../core';
+import { DEFAULT_STDIO_MESSAGE_BYTES } from '../line-bound';
 import { routingLogLines } from './log-routing';
 import { notingChallengedScopes, reauthorizingRequests, type Reauthorizing } from './reauthorize';
 import { retryingSafely } from './safe-retry';
 import { clientSdk, clientStdio } from './sdk-modules';
+import { boundStdioReads } from './stdio-reads';
 
 /** A server started as a child process, spoken to over its stdin and stdout. */
 export interface StdioTarget {
@@ -19,6 +21,13 @@ export interface StdioTarget {
   readonly cwd?: string;
   /** Where the server's stderr goes; `inherit` by default. */
   readonly stderr?: 'inherit' | 'ignore' | 'pipe';
+  /**
+   * The largest message read from the server, in bytes (default
+   * `DEFAULT_STDIO_MESSAGE_BYTES`, 10 MiB, as the SDK's client reads). A longer answer
+   * fails its call with an error that gives its size, and the connection goes on (the
+   * SDK's client alone closes it, failing every call after).
+   */
+  readonly maxMessageBytes?: number;
 }
 
 /** A server at a Streamable HTTP endpoint. */
@@ -89,13 +98,25 @@ export function transportFor(target: McpTarget): Transport {
   if (typeof target === 'object' && target !== null) {
     if (isTransport(target)) return target;
     if ('command' in target && typeof target.command === 'string' && target.command !== '') {
-      return new (clientStdio().StdioClientTransport)({
+      const limit = target.maxMessageBytes ?? DEFAULT_STDIO_MESSAGE_BYTES;
+      if (!Number.isSafeInteger(limit) || limit < 1) {
+        throw new AgentToolError(
+          'CONNECTION',
+          `mcp: connect: maxMessageBytes must be a positive whole number of bytes, got ${String(limit)}`,
+        );
+      }
+      const transport = new (clientStdio().StdioClientTransport)({
         command: target.command,
         args: [...(target.args ?? [])],
         ...(target.env !== undefined ? { env: { ...target.env } } : {}),
         ...(target.cwd !== undefined ? { cwd: target.cwd } : {}),
         stderr: target.stderr ?? 'inherit',
+        // Room for a line within the limit and the rest of the chunk that ends it: the
+        // bound below keeps the SDK's own reader from ever closing the connection.
+        maxBufferSize: limit + 128 * 1024,
       });
+      boundStdioReads(transport, limit);
+      return transport;
     }
     if ('url' in target && (typeof target.url === 'string' || target.url instanceof URL)) {
       let url: URL;

@@ -21,7 +21,7 @@ export {
   type StdioConnection,
   type StdioServeOptions,
 } from './server-options';
-export { DEFAULT_STDIO_MESSAGE_BYTES } from './stdio-lines';
+export { DEFAULT_STDIO_MESSAGE_BYTES } from '../line-bound';
 export { DEFAULT_STDIO_SENT_MESSAGE_BYTES } from './stdio-writes';
 export {
   type ErrorReporter,

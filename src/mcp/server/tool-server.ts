@@ -42,7 +42,7 @@ import { ScaleOut } from './scale';
 import { composeHooks, readSource } from './serve-source';
 import { catalogChanges, compileServedTools, type ServedChanges, toolChanges } from './swap';
 import { followTools } from './follow-tools';
-import { boundedLines, DEFAULT_STDIO_MESSAGE_BYTES } from './stdio-lines';
+import { boundedLines, DEFAULT_STDIO_MESSAGE_BYTES } from '../line-bound';
 import { boundedWrites, DEFAULT_STDIO_SENT_MESSAGE_BYTES } from './stdio-writes';
 import {
   type Closer,

@@ -1,0 +1,129 @@
+import { type Readable, Transform, type TransformCallback } from 'node:stream';
+
+/**
+ * The largest message a stdio connection reads by default, server or client: 10 MiB,
+ * the SDK's own read buffer.
+ */
+export const DEFAULT_STDIO_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/** A message longer than the bound, as far as it was seen. */
+export interface OversizedMessage {
+  /** Its length in bytes, up to its newline. */
+  readonly bytes: number;
+  /**
+   * Its JSON-RPC id, where one could be read from its first or last bytes (where
+   * clients and servers put it), so that an error can answer it; undefined otherwise.
+   */
+  readonly id: string | number | undefined;
+}
+
+/** How much of a long line's start and end is kept to find its id. */
+const KEPT = 256;
+const NEWLINE = 0x0a;
+const EMPTY: Buffer = Buffer.alloc(0);
+const NEWLINE_BUFFER: Buffer = Buffer.from('\n');
+/** An id as the first member of a message (after `"jsonrpc"` at most). */
+const HEAD_ID = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/;
+/** An id as the last member of a message: after it, the message's own closing brace. */
+const TAIL_ID = /[,{]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/;
+
+/**
+ * Splits a byte stream at its newlines and passes on what belongs to lines of at most
+ * `limit` bytes, with `onOversized` told of each longer one. A stdio transport of the
+ * SDK closes the connection when a message outgrows its read buffer, which ends the
+ * session (a shell's state with it) for one message too large; here the line is cut off
+ * (the part already passed on is ended with a newline, a fragment the SDK's reader skips
+ * as unparseable JSON), the rest of it is dropped up to its newline, and what follows is
+ * passed on as before. Parts are views of the chunks, not copies.
+ */
+export class LineBound {
+  #lineBytes = 0;
+  #dropping = false;
+  // The line's first part (a view, not a copy: most lines are never looked at again).
+  #head = EMPTY;
+  #tail = EMPTY;
+
+  constructor(
+    private readonly limit: number,
+    private readonly onOversized: (message: OversizedMessage) => void,
+  ) {}
+
+  /** Passes on, in order, the parts of `chunk` that belong to lines within the limit. */
+  write(chunk: Buffer, pass: (part: Buffer) => void): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(NEWLINE, start);
+      const end = newline === -1 ? chunk.length : newline;
+      const part = chunk.subarray(start, end);
+      if (this.#lineBytes === 0) this.#head = part.subarray(0, KEPT);
+      if (!this.#dropping && this.#lineBytes + part.length > this.limit) {
+        this.#dropping = true;
+        // What was passed on of this line ends here: the reader skips the fragment.
+        if (this.#lineBytes > 0) pass(NEWLINE_BUFFER);
+      }
+      this.#lineBytes += part.length;
+      if (this.#dropping) this.#keepTail(part);
+      else pass(newline === -1 ? part : chunk.subarray(start, newline + 1));
+      if (newline === -1) break;
+      if (this.#dropping) {
+        this.onOversized({ bytes: this.#lineBytes, id: idOf(this.#head, this.#tail) });
+      }
+      this.#lineBytes = 0;
+      this.#dropping = false;
+      this.#head = EMPTY;
+      this.#tail = EMPTY;
+      start = newline + 1;
+    }
+  }
+
+  #keepTail(part: Buffer): void {
+    const tail = Buffer.concat([this.#tail, part.subarray(Math.max(0, part.length - KEPT))]);
+    this.#tail = tail.length > KEPT ? tail.subarray(tail.length - KEPT) : tail;
+  }
+}
+
+/**
+ * `input` with every line longer than `limit` bytes taken out (see {@link LineBound}),
+ * for the SDK's stdio server transport to read. `release` detaches `input` once the
+ * connection is over.
+ */
+export function boundedLines(
+  input: Readable,
+  limit: number,
+  onOversized: (message: OversizedMessage) => void,
+): { readonly lines: Readable; release(): void } {
+  const bound = new LineBound(limit, onOversized);
+  const filter = new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+      bound.write(chunk, (part) => this.push(part));
+      done();
+    },
+  });
+  const onError = (error: Error): void => void filter.destroy(error);
+  input.on('error', onError);
+  return {
+    lines: input.pipe(filter),
+    // Once the connection is over, `input` is let go of as the SDK's transport lets go
+    // of its own stdin: paused when nothing else reads it, so that it keeps no process
+    // alive.
+    release: () => {
+      input.unpipe(filter);
+      input.off('error', onError);
+      if (input.listenerCount('data') === 0) input.pause();
+    },
+  };
+}
+
+function idOf(head: Buffer, tail: Buffer): string | number | undefined {
+  const found =
+    HEAD_ID.exec(head.toString('utf8'))?.[1] ?? TAIL_ID.exec(tail.toString('utf8'))?.[1];
+  if (found === undefined) return undefined;
+  try {
+    const id: unknown = JSON.parse(found);
+    return typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id))
+      ? id
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
