@@ -5,13 +5,17 @@
  * - the shell's start-up, to the first command's answer, and what a sandboxed start
  *   consists of;
  * - over MCP: a served `bash` call against a served `read_file` call, over the same
- *   connection to the same workspace server, for clients with their default settings.
+ *   connection to the same workspace server, for clients with their default settings;
+ * - a workspace's first call, as a host makes it: `agenttool workspace` spawned over
+ *   stdio, its tools listed, then the first `bash` at once or after a pause (the sandbox
+ *   readied meanwhile), against a first `read_file`.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { createContext, type Tool } from 'agenttool';
 import { ToolApp } from 'agenttool/di';
@@ -353,6 +357,60 @@ async function served(dir: string): Promise<void> {
   }
 }
 
+/**
+ * A workspace's first call as a host makes it: the built command spawned over stdio, the
+ * SDK's plain client, its tools listed, then (after `pauseMs`) one call, timed alone.
+ */
+async function firstCallMs(
+  dir: string,
+  pauseMs: number,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<number> {
+  const client = new Client({ name: 'bench-host', version: '0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [join(__dirname, '..', 'pkg', 'agenttool.js'), 'workspace', dir],
+      stderr: 'ignore',
+    }),
+  );
+  try {
+    await client.listTools();
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    const before = process.hrtime.bigint();
+    const result = await client.callTool({ name, arguments: args });
+    const ms = Number(process.hrtime.bigint() - before) / 1e6;
+    if (result.isError === true) throw new Error(JSON.stringify(result.content));
+    return ms;
+  } finally {
+    await client.close();
+  }
+}
+
+async function firstCall(dir: string): Promise<void> {
+  writeFileSync(join(dir, 'small.txt'), 'hello\n');
+  const rows: [string, number, string, Record<string, unknown>][] = [
+    ['first read_file, 1 s after tools/list', 1000, 'read_file', { path: 'small.txt' }],
+    ['first bash true, at once after tools/list', 0, 'bash', { command: 'true' }],
+    ['first bash true, 1 s after tools/list', 1000, 'bash', { command: 'true' }],
+  ];
+  const times = new Map<string, number[]>(rows.map(([label]) => [label, []]));
+  for (let run = 0; run < 5; run++) {
+    for (const [label, pause, name, args] of rows) {
+      times.get(label)?.push(await firstCallMs(dir, pause, name, args));
+    }
+  }
+  report(
+    "A workspace's first call: `agenttool workspace` over stdio, the SDK's Client (median of 5 fresh servers)",
+    rows.map(([label]) => ({ name: label, nsPerOp: median(times.get(label) ?? []) * 1e6 })),
+    'first read_file, 1 s after tools/list',
+  );
+  console.log(
+    '  (the command readies the sandbox 100 ms after it serves: a first bash at once pays for the runtime and its proxies)',
+  );
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'shell-bench-'));
   try {
@@ -360,6 +418,7 @@ async function main(): Promise<void> {
     await perPacedCommand(dir);
     await startUp(dir);
     await served(dir);
+    await firstCall(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

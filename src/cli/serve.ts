@@ -38,6 +38,12 @@ export interface ServeOptions {
         readonly summary?: string;
         /** Awaited once the app is built, before serving (the workspace's sandbox probe). */
         readonly ready?: Promise<void>;
+        /**
+         * Called a moment after the server serves, once a host's first requests are
+         * answered (the workspace readies its sandbox for the first command); what it
+         * returns is called, and awaited, when the server stops.
+         */
+        readonly warm?: () => () => Promise<void>;
       }
     | undefined;
   /**
@@ -115,6 +121,9 @@ export const REQUEST_STATE_KEY_ENV = 'AGENTTOOL_REQUEST_STATE_KEY';
  * what it serves: the address, the tools, whether authorization is on, and the sandbox
  * (the workspace's summary, or {@link sandboxLine}); start-up warnings come before.
  */
+/** How long after serving starts a module's `warm` is called. */
+const WARM_AFTER_MS = 100;
+
 export async function serveModule(options: ServeOptions): Promise<Serving> {
   const address = options.http === undefined ? undefined : parseAddress(options.http);
   if (address === undefined) {
@@ -175,6 +184,8 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       ? { listChanged: true }
       : {}),
   });
+  let warmTimer: NodeJS.Timeout | undefined;
+  let cool: (() => Promise<void>) | undefined;
   let stopping: Promise<void> | undefined;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
@@ -183,6 +194,8 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       const errors: string[] = [];
       // Sessions first (their shells), then the app's own providers, then the file.
       await server.close().catch((e: unknown) => errors.push(errorMessage(e)));
+      clearTimeout(warmTimer);
+      await cool?.().catch((e: unknown) => errors.push(errorMessage(e)));
       await composition?.close().catch((e: unknown) => errors.push(errorMessage(e)));
       await app?.close(signal).catch((e: unknown) => errors.push(errorMessage(e)));
       await records?.close().catch((e: unknown) => errors.push(errorMessage(e)));
@@ -221,6 +234,15 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       `agenttool: serve: ${errorMessage(error)}`,
       { cause: error },
     );
+  }
+  const warm = loaded !== undefined && 'warm' in loaded ? loaded.warm : undefined;
+  if (warm !== undefined) {
+    // Not at once: a host writes its first requests as it starts the server, and what
+    // warming loads would hold up their answers.
+    warmTimer = setTimeout(() => {
+      if (stopping === undefined) cool = warm();
+    }, WARM_AFTER_MS);
+    warmTimer.unref();
   }
   const how =
     listener === undefined

@@ -24,6 +24,7 @@ export {
   checkSandboxSupport,
   probeSandboxSupport,
   SandboxUnavailableError,
+  warmSandbox,
 } from './sandbox-runtime';
 export {
   BashArgs,

@@ -257,6 +257,66 @@ function childrenNamed(name: string): number[] {
   return found;
 }
 
+/**
+ * Counts one more user of the process-wide manager; the function returned ends that use
+ * (once, however often called). With no user left, the manager and its proxies are
+ * reset a moment later (a restart releases and leases again at once).
+ */
+function useManager(): () => void {
+  users += 1;
+  clearTimeout(resetTimer);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    users -= 1;
+    if (users === 0) resetTimer = setTimeout(() => void resetManager(), 250);
+  };
+}
+
+/**
+ * Resets the manager when no one uses it (its proxies and bridges stop), once an
+ * initialization in flight has finished; resolves when that is done.
+ */
+function resetManager(): Promise<void> {
+  clearTimeout(resetTimer);
+  if (users !== 0 || ready === undefined) return resetting ?? Promise.resolve();
+  const done = ready;
+  ready = undefined;
+  const reset: Promise<void> = done
+    .then((sandbox) => sandbox.reset())
+    .catch(() => undefined)
+    .finally(() => {
+      for (const forget of forgetBridges.splice(0)) forget();
+      if (resetting === reset) resetting = undefined;
+    });
+  resetting = reset;
+  return reset;
+}
+
+/**
+ * Makes the sandbox's process-wide part ready ahead of the first shell: the sandbox
+ * runtime loaded, and its network proxies and their bridges started (the runtime polls
+ * for the bridges' sockets with a pause of 100 ms). A first shell started after that
+ * takes a fraction of the time. The function returned lets go of it; with no shell left
+ * either, the proxies and bridges are stopped at once (a start still in flight first
+ * finishes), and its promise resolves when they are. Nothing is reported here: a sandbox
+ * that cannot start is the first shell's to report, with its cause.
+ */
+export function warmSandbox(): () => Promise<void> {
+  try {
+    checkSandboxSupport();
+  } catch {
+    return () => Promise.resolve();
+  }
+  const release = useManager();
+  manager().catch(() => undefined);
+  return () => {
+    release();
+    return resetManager();
+  };
+}
+
 /** One shell's use of the sandbox: how to start it, and its network allow-list. */
 export interface SandboxLease {
   /** The program that runs `command` in the sandbox. */
@@ -277,32 +337,13 @@ export async function leaseSandbox(
   cwd: string,
 ): Promise<SandboxLease> {
   checkSandboxSupport();
-  users += 1;
-  clearTimeout(resetTimer);
-  let released = false;
+  const user = useManager();
   const commandId = randomBytes(16).toString('base64url');
   let registered = false;
   const release = () => {
-    if (released) return;
-    released = true;
     if (registered) runtime?.SandboxManager.unregisterCommandNetworkLists(commandId);
-    users -= 1;
-    if (users === 0) {
-      // A restart releases and leases again at once: keep the manager for a moment.
-      resetTimer = setTimeout(() => {
-        if (users !== 0 || ready === undefined) return;
-        const done = ready;
-        ready = undefined;
-        const reset: Promise<void> = done
-          .then((sandbox) => sandbox.reset())
-          .catch(() => undefined)
-          .finally(() => {
-            for (const forget of forgetBridges.splice(0)) forget();
-            if (resetting === reset) resetting = undefined;
-          });
-        resetting = reset;
-      }, 250);
-    }
+    registered = false;
+    user();
   };
   try {
     const sandbox = await manager();
