@@ -35,6 +35,11 @@ const TAIL_ID = /[,{]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/;
  * (the part already passed on is ended with a newline, a fragment the SDK's reader skips
  * as unparseable JSON), the rest of it is dropped up to its newline, and what follows is
  * passed on as before. Parts are views of the chunks, not copies.
+ *
+ * A line that is a JSON array (a JSON-RPC batch, which revision 2025-03-26 requires a
+ * receiver to take) is passed on as one line per element: the SDK's reader takes one
+ * message per line and drops an array unanswered, so a client that batched its requests
+ * would wait for answers forever. The answers go back one by one, as they do over HTTP.
  */
 export class LineBound {
   #lineBytes = 0;
@@ -42,6 +47,8 @@ export class LineBound {
   // The line's first part (a view, not a copy: most lines are never looked at again).
   #head = EMPTY;
   #tail = EMPTY;
+  /** The parts of a line that starts as an array, kept until its end. */
+  #batch: Buffer[] | undefined;
 
   constructor(
     private readonly limit: number,
@@ -55,23 +62,30 @@ export class LineBound {
       const newline = chunk.indexOf(NEWLINE, start);
       const end = newline === -1 ? chunk.length : newline;
       const part = chunk.subarray(start, end);
-      if (this.#lineBytes === 0) this.#head = part.subarray(0, KEPT);
+      if (this.#lineBytes === 0) {
+        this.#head = part.subarray(0, KEPT);
+        if (startsArray(part)) this.#batch = [];
+      }
       if (!this.#dropping && this.#lineBytes + part.length > this.limit) {
         this.#dropping = true;
         // What was passed on of this line ends here: the reader skips the fragment.
-        if (this.#lineBytes > 0) pass(NEWLINE_BUFFER);
+        if (this.#lineBytes > 0 && this.#batch === undefined) pass(NEWLINE_BUFFER);
+        this.#batch = undefined;
       }
       this.#lineBytes += part.length;
       if (this.#dropping) this.#keepTail(part);
+      else if (this.#batch !== undefined) this.#batch.push(Buffer.from(part));
       else pass(newline === -1 ? part : chunk.subarray(start, newline + 1));
       if (newline === -1) break;
       if (this.#dropping) {
         this.onOversized({ bytes: this.#lineBytes, id: idOf(this.#head, this.#tail) });
       }
+      if (this.#batch !== undefined) passBatch(Buffer.concat(this.#batch), pass);
       this.#lineBytes = 0;
       this.#dropping = false;
       this.#head = EMPTY;
       this.#tail = EMPTY;
+      this.#batch = undefined;
       start = newline + 1;
     }
   }
@@ -112,6 +126,35 @@ export function boundedLines(
       if (input.listenerCount('data') === 0) input.pause();
     },
   };
+}
+
+const OPEN_BRACKET = 0x5b;
+
+/** True when a line's first part begins, after blanks, with `[`. */
+function startsArray(part: Buffer): boolean {
+  for (const byte of part) {
+    if (byte === OPEN_BRACKET) return true;
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) return false;
+  }
+  return false;
+}
+
+/**
+ * A batch's elements, one line each; a line that is not a non-empty JSON array is passed
+ * on as it came, for the reader to judge.
+ */
+function passBatch(line: Buffer, pass: (part: Buffer) => void): void {
+  let elements: unknown;
+  try {
+    elements = JSON.parse(line.toString('utf8'));
+  } catch {
+    elements = undefined;
+  }
+  if (!Array.isArray(elements) || elements.length === 0) {
+    pass(Buffer.concat([line, NEWLINE_BUFFER]));
+    return;
+  }
+  for (const element of elements) pass(Buffer.from(`${JSON.stringify(element)}\n`));
 }
 
 function idOf(head: Buffer, tail: Buffer): string | number | undefined {

@@ -276,6 +276,46 @@ describe('a message the server would write over its limit', () => {
   });
 });
 
+describe('a JSON-RPC batch (revision 2025-03-26 requires a receiver to take one)', () => {
+  test('each of its requests is answered, one message each, in pieces as a pipe delivers it', async () => {
+    const pipe = await served();
+    try {
+      const batch = JSON.stringify([
+        { jsonrpc: '2.0', id: 10, method: 'ping' },
+        {
+          jsonrpc: '2.0',
+          id: 11,
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { text: 'batched' } },
+        },
+      ]);
+      pipe.write(batch + '\n' + call(12, 'after') + '\n', 17);
+      const answers = [await pipe.next(), await pipe.next(), await pipe.next()];
+      expect(answers.map((answer) => answer.id).sort()).toEqual([10, 11, 12]);
+      const echoed = answers.find((answer) => answer.id === 11);
+      expect(JSON.stringify(echoed?.result)).toContain('batched');
+      expect(pipe.errors).toEqual([]);
+    } finally {
+      await pipe.close();
+    }
+  });
+
+  test('one over the limit is dropped and reported, and the next message is answered', async () => {
+    const pipe = await served();
+    try {
+      const batch = JSON.stringify([
+        { jsonrpc: '2.0', id: 20, method: 'ping' },
+        { jsonrpc: '2.0', id: 21, method: 'ping', params: { _meta: { pad: 'p'.repeat(3000) } } },
+      ]);
+      pipe.write(batch + '\n' + call(22, 'next') + '\n', 500);
+      expect((await pipe.next()).id).toBe(22);
+      expect(pipe.errors.map(String)).toEqual([`Error: ${tooLarge(Buffer.byteLength(batch))}`]);
+    } finally {
+      await pipe.close();
+    }
+  });
+});
+
 test('the limit is 10 MiB unless given, and must be a positive whole number of bytes', () => {
   expect(DEFAULT_STDIO_MESSAGE_BYTES).toBe(10 * 1024 * 1024);
   const server = serveTools([]);
