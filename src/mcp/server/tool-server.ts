@@ -57,6 +57,16 @@ import { type ErrorReporter, McpSession, type SessionLease } from './session';
 import { observeServer, timeSession } from './telemetry';
 import { Catalog, DEFAULT_LIST_PAGE_SIZE, notifyResourceUpdated } from './primitives';
 
+/**
+ * An error for a condition the server met and handled (a message too large), not a
+ * fault in its code: reported without the stack, which would only say where.
+ */
+function plainError(message: string): Error {
+  const error = new Error(message);
+  error.stack = `Error: ${message}`;
+  return error;
+}
+
 /** How often a drain looks whether the work in flight is done (ms). */
 const DRAIN_POLL_MS = 25;
 
@@ -377,7 +387,7 @@ export class McpToolServer {
     /* eslint-enable @typescript-eslint/no-require-imports */
     const input = boundedLines(io.stdin ?? process.stdin, limit, (oversized) => {
       const message = `Message too large: the limit over stdio is ${limit} bytes, and this one had ${oversized.bytes}`;
-      this.host.report('mcp: stdio', new Error(message));
+      this.host.report('mcp: stdio', plainError(message));
       if (oversized.id === undefined) return;
       const answer = { jsonrpc: '2.0', id: oversized.id, error: { code: -32000, message } };
       transport
@@ -395,7 +405,7 @@ export class McpToolServer {
           : `a ${oversized.outcome} went instead`;
       this.host.report(
         'mcp: stdio',
-        new Error(
+        plainError(
           `${oversized.which} was ${oversized.bytes} bytes, over the limit of ${sentLimit} bytes for a message sent over stdio: ${instead}`,
         ),
       );
