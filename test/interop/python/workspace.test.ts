@@ -1,15 +1,18 @@
 /**
  * `agenttool workspace` driven by Python hosts: the official MCP SDK's `Client` and
  * FastMCP's, pinned in requirements.txt and installed by scripts/setup-python-peer.sh.
- * Each starts the built command from `/` over stdio, in the 2025 era and in 2026-07-28,
- * and (workspace_host.py) lists the tools, sets a directory and a variable, sends two
- * `bash` calls together as a model's parallel calls, reads a file whose result is longer
- * than a stdio client reads at once, and looks at the shell again.
+ * Each starts the built command from `/` over stdio, or reaches it over Streamable HTTP
+ * (started from `/` too), in the 2025 era and in 2026-07-28, and (workspace_host.py)
+ * lists the tools, sets a directory and a variable, sends two `bash` calls together as a
+ * model's parallel calls, over stdio reads a file whose result is longer than a stdio
+ * client reads at once, and looks at the shell again; without sessions (2026-07-28 over
+ * HTTP) it carries the `shell_id` handle as a model would, and a call without it gets a
+ * shell of its own.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, ensureBuilt, ROOT, tempDir } from '../../cli/helpers';
+import { CLI, ensureBuilt, ROOT, startAgenttool, tempDir } from '../../cli/helpers';
 import { noneWithArgument } from '../../support/processes';
 
 const PYTHON = join(ROOT, '.tmp/python-peer/bin/python');
@@ -19,9 +22,12 @@ interface Seen {
   readonly tools: string[];
   readonly list_changed: boolean | null;
   readonly first: { text: string; is_error: boolean };
+  readonly handle: boolean;
   readonly parallel: { slow: string; quick: string; errors: boolean[]; finished: string[] };
-  readonly big: { is_error: boolean; text: string };
+  readonly big?: { is_error: boolean; text: string };
   readonly after: { text: string; is_error: boolean };
+  readonly fresh?: { text: string; other: boolean };
+  readonly again?: string;
   readonly protocol: string;
 }
 
@@ -34,11 +40,11 @@ beforeAll(() => {
   ensureBuilt();
 }, 300_000);
 
-function host(library: string, mode: string, root: string): Promise<Seen> {
+function host(library: string, mode: string, root: string, url?: string): Promise<Seen> {
   return new Promise((resolve, reject) => {
     execFile(
       PYTHON,
-      [HOST, library, mode, process.execPath, CLI, root],
+      [HOST, library, mode, process.execPath, CLI, root, ...(url === undefined ? [] : [url])],
       { cwd: '/', timeout: 120_000, maxBuffer: 4 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error !== null) {
@@ -51,23 +57,53 @@ function host(library: string, mode: string, root: string): Promise<Seen> {
   });
 }
 
+/** The workspace over Streamable HTTP, started from `/`; its URL and its stop. */
+async function overHttp(root: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const server = startAgenttool(['workspace', root, '--http', '127.0.0.1:0'], { cwd: '/' });
+  const [, url] = (await server.waitForStderr(/over Streamable HTTP at (\S+)/)) as [string, string];
+  return {
+    url,
+    stop: async () => {
+      server.process.kill('SIGTERM');
+      await server.done;
+    },
+  };
+}
+
+const NEW_SHELL = /^set\n\[shell_id: shell_\S+ \(a new shell; pass shell_id to keep using it\)\]$/;
+
 test.each([
-  ['mcp', 'legacy', '2025-11-25'],
-  ['mcp', 'auto', '2026-07-28'],
-  ['fastmcp', 'legacy', '2025-11-25'],
-  ['fastmcp', 'auto', '2026-07-28'],
+  ['mcp', 'legacy', 'stdio', '2025-11-25'],
+  ['mcp', 'auto', 'stdio', '2026-07-28'],
+  ['fastmcp', 'legacy', 'stdio', '2025-11-25'],
+  ['fastmcp', 'auto', 'stdio', '2026-07-28'],
+  ['mcp', 'legacy', 'http', '2025-11-25'],
+  ['mcp', 'auto', 'http', '2026-07-28'],
+  ['fastmcp', 'legacy', 'http', '2025-11-25'],
+  ['fastmcp', 'auto', 'http', '2026-07-28'],
 ])(
-  "Python's %s client (%s): a fixed list, one shell kept, parallel calls in order, a too-long result as a tool error",
-  async (library, mode, protocol) => {
+  "Python's %s client (%s) over %s: a fixed list, one shell kept, parallel calls in order",
+  async (library, mode, over, protocol) => {
     const root = realpathSync(tempDir());
     mkdirSync(join(root, 'sub'));
     // Six bytes each as JSON: 24 MiB, past what a stdio client reads at once.
     writeFileSync(join(root, 'controls.txt'), Buffer.alloc(4 * 1024 * 1024, 1));
-    const seen = await host(library, mode, root);
+    const http = over === 'http' ? await overHttp(root) : undefined;
+    let seen: Seen;
+    try {
+      seen = await host(library, mode, root, http?.url);
+    } finally {
+      await http?.stop();
+    }
+    // Without sessions (2026-07-28 over HTTP), the shell is kept by its handle.
+    const byHandle = over === 'http' && protocol === '2026-07-28';
     expect(seen.protocol).toBe(protocol);
     expect(seen.tools).toEqual(['append_file', 'bash', 'read_file', 'restart', 'write_file']);
     expect(seen.list_changed).toBe(false);
-    expect(seen.first).toEqual({ text: 'set\n', is_error: false });
+    expect(seen.first.is_error).toBe(false);
+    if (byHandle) expect(seen.first.text).toMatch(NEW_SHELL);
+    else expect(seen.first.text).toBe('set\n');
+    expect(seen.handle).toBe(byHandle);
     expect(seen.parallel).toEqual({
       slow: `slow in ${root}/sub\n`,
       quick: 'quick yes\n',
@@ -75,12 +111,19 @@ test.each([
       // The quick call came second, so it ran after the slow one.
       finished: ['slow', 'quick'],
     });
-    expect(seen.big.is_error).toBe(true);
-    expect(seen.big.text).toMatch(
-      /^The result of this call is 251\d{5} bytes as JSON, more than the 10420224 bytes this server sends in one message over stdio/,
-    );
+    if (over === 'stdio') {
+      expect(seen.big?.is_error).toBe(true);
+      expect(seen.big?.text).toMatch(
+        /^The result of this call is 251\d{5} bytes as JSON, more than the 10420224 bytes this server sends in one message over stdio/,
+      );
+    }
     expect(seen.after).toEqual({ text: `${root}/sub\nyes\n`, is_error: false });
-    // The host ended the server as it left; nothing of it is still running.
+    if (byHandle) {
+      // A call without the handle gets a new shell; the handle still reaches the first.
+      expect(seen.fresh).toEqual({ text: `${root}\n[]`, other: true });
+      expect(seen.again).toBe('yes\n');
+    }
+    // The server is gone once stopped (the host ends a stdio server as it leaves).
     expect(await noneWithArgument(root)).toBe(true);
   },
   180_000,

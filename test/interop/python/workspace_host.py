@@ -1,17 +1,18 @@
 """A Python host driving `agenttool workspace` over stdio, as a desktop host would.
 
-Usage: python workspace_host.py <mcp|fastmcp> <legacy|auto> <node> <cli> <root>
+Usage: python workspace_host.py <mcp|fastmcp> <legacy|auto> <node> <cli> <root> [url]
 
-Starts the built command from `/` with the client library named (the official `mcp`
+Starts the built command from `/` over stdio (or, given a URL, connects to the workspace
+served there over Streamable HTTP) with the client library named (the official `mcp`
 SDK's `Client`, or `fastmcp`'s), in the era asked for (`legacy`: the 2025 initialize;
 `auto`: 2026-07-28 where the server offers it), and prints one JSON object with what each
-step saw, for the Jest test beside this file to check.
+step saw, for the Jest test beside this file to check. A 2026-07-28 client over HTTP has
+no session: it carries the `shell_id` a result gives, as a model would.
 """
 
 import asyncio
 import json
 import sys
-import time
 
 from mcp import StdioServerParameters
 
@@ -20,7 +21,7 @@ def texts(result) -> str:
     return "".join(getattr(block, "text", "") for block in (result.content or []))
 
 
-async def scenario(call, list_tools, server_capabilities) -> dict:
+async def scenario(call, list_tools, server_capabilities, over_stdio: bool) -> dict:
     seen: dict = {}
     tools = await list_tools()
     seen["tools"] = sorted(tool.name for tool in tools)
@@ -54,25 +55,34 @@ async def scenario(call, list_tools, server_capabilities) -> dict:
         "finished": finished,
     }
 
-    # A result longer than a stdio client reads at once: a tool error, and the shell goes on.
-    started = time.monotonic()
-    big = await call("read_file", {"path": "controls.txt", "max_bytes": 4 * 1024 * 1024})
-    seen["big"] = {"is_error": bool(big.is_error), "text": texts(big)[:200]}
-    seen["big_seconds"] = round(time.monotonic() - started, 3)
+    if over_stdio:
+        # A result longer than a stdio client reads at once: a tool error, and the shell
+        # goes on.
+        big = await call("read_file", {"path": "controls.txt", "max_bytes": 4 * 1024 * 1024})
+        seen["big"] = {"is_error": bool(big.is_error), "text": texts(big)[:200]}
 
     after = await call("bash", {"command": "pwd; echo $KEPT", **handle})
     seen["after"] = {"text": texts(after), "is_error": bool(after.is_error)}
+
+    if handle:
+        # Without the handle, a new shell; with another's, its own state.
+        fresh = await call("bash", {"command": 'pwd; echo "[${KEPT-}]"'})
+        other = (fresh.structured_content or {}).get("shell_id")
+        seen["fresh"] = {"text": texts(fresh).split("\n[shell_id")[0], "other": other != handle["shell_id"]}
+        again = await call("bash", {"command": "echo $KEPT", **handle})
+        seen["again"] = texts(again)
     return seen
 
 
-async def with_mcp(params: StdioServerParameters, mode: str) -> dict:
+async def with_mcp(target, mode: str) -> dict:
     from mcp import Client
 
-    async with Client(params, mode=mode, read_timeout_seconds=60) as client:
+    async with Client(target, mode=mode, read_timeout_seconds=60) as client:
         seen = await scenario(
             lambda name, args: client.call_tool(name, args),
             lambda: _tools(client.list_tools()),
             lambda: client.server_capabilities,
+            isinstance(target, StdioServerParameters),
         )
         seen["protocol"] = client.protocol_version
         return seen
@@ -82,12 +92,15 @@ async def _tools(listing):
     return (await listing).tools
 
 
-async def with_fastmcp(params: StdioServerParameters, mode: str) -> dict:
+async def with_fastmcp(target, mode: str) -> dict:
     from fastmcp import Client
     from fastmcp.client.transports import StdioTransport
 
-    transport = StdioTransport(
-        command=params.command, args=params.args, cwd=params.cwd, keep_alive=False
+    over_stdio = isinstance(target, StdioServerParameters)
+    transport = (
+        StdioTransport(command=target.command, args=target.args, cwd=target.cwd, keep_alive=False)
+        if over_stdio
+        else target
     )
     async with Client(transport, mode=mode, timeout=60) as client:
 
@@ -95,9 +108,7 @@ async def with_fastmcp(params: StdioServerParameters, mode: str) -> dict:
             return await client.call_tool(name, args, raise_on_error=False)
 
         seen = await scenario(
-            call,
-            client.list_tools,
-            lambda: client.server_capabilities,
+            call, client.list_tools, lambda: client.server_capabilities, over_stdio
         )
         seen["protocol"] = client.protocol_version
         return seen
@@ -105,9 +116,10 @@ async def with_fastmcp(params: StdioServerParameters, mode: str) -> dict:
 
 def main() -> None:
     library, mode, node, cli, root = sys.argv[1:6]
-    params = StdioServerParameters(command=node, args=[cli, "workspace", root], cwd="/")
+    url = sys.argv[6] if len(sys.argv) > 6 else None
+    target = url or StdioServerParameters(command=node, args=[cli, "workspace", root], cwd="/")
     run = with_mcp if library == "mcp" else with_fastmcp
-    print(json.dumps(asyncio.run(run(params, mode))))
+    print(json.dumps(asyncio.run(run(target, mode))))
 
 
 if __name__ == "__main__":
