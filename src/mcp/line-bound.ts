@@ -22,6 +22,13 @@ const KEPT = 256;
 const NEWLINE = 0x0a;
 const EMPTY: Buffer = Buffer.alloc(0);
 const NEWLINE_BUFFER: Buffer = Buffer.from('\n');
+/**
+ * What ends the part of a line too long that was already passed on: a NUL, which no
+ * JSON text holds outside a string (and none inside one unescaped), then the newline. A
+ * reader skips such a fragment without answering it: its message was answered already.
+ */
+export const CUT_LINE_END = '\0';
+const CUT_BUFFER: Buffer = Buffer.from(`${CUT_LINE_END}\n`);
 /** An id as the first member of a message (after `"jsonrpc"` at most). */
 const HEAD_ID = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/;
 /** An id as the last member of a message: after it, the message's own closing brace. */
@@ -69,7 +76,7 @@ export class LineBound {
       if (!this.#dropping && this.#lineBytes + part.length > this.limit) {
         this.#dropping = true;
         // What was passed on of this line ends here: the reader skips the fragment.
-        if (this.#lineBytes > 0 && this.#batch === undefined) pass(NEWLINE_BUFFER);
+        if (this.#lineBytes > 0 && this.#batch === undefined) pass(CUT_BUFFER);
         this.#batch = undefined;
       }
       this.#lineBytes += part.length;
@@ -158,8 +165,19 @@ function passBatch(line: Buffer, pass: (part: Buffer) => void): void {
 }
 
 function idOf(head: Buffer, tail: Buffer): string | number | undefined {
-  const found =
-    HEAD_ID.exec(head.toString('utf8'))?.[1] ?? TAIL_ID.exec(tail.toString('utf8'))?.[1];
+  return idOfEnds(head.toString('utf8'), tail.toString('utf8'));
+}
+
+/**
+ * The JSON-RPC id of a message that cannot be read whole (too long, or not JSON), where
+ * its first or last bytes give one, as clients and servers put it there.
+ */
+export function idOfLine(line: string): string | number | undefined {
+  return idOfEnds(line.slice(0, KEPT), line.slice(-KEPT));
+}
+
+function idOfEnds(head: string, tail: string): string | number | undefined {
+  const found = HEAD_ID.exec(head)?.[1] ?? TAIL_ID.exec(tail)?.[1];
   if (found === undefined) return undefined;
   try {
     const id: unknown = JSON.parse(found);

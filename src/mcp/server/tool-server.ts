@@ -42,7 +42,8 @@ import { ScaleOut } from './scale';
 import { composeHooks, readSource } from './serve-source';
 import { catalogChanges, compileServedTools, type ServedChanges, toolChanges } from './swap';
 import { followTools } from './follow-tools';
-import { boundedLines, DEFAULT_STDIO_MESSAGE_BYTES } from '../line-bound';
+import { boundedLines, DEFAULT_STDIO_MESSAGE_BYTES, idOfLine } from '../line-bound';
+import { tellUnreadableLines } from './stdio-reader';
 import { boundedWrites, DEFAULT_STDIO_SENT_MESSAGE_BYTES } from './stdio-writes';
 import {
   type Closer,
@@ -412,6 +413,20 @@ export class McpToolServer {
     });
     const transport = new stdio.StdioServerTransport(input.lines, output, {
       maxBufferSize: limit + 1024,
+    });
+    // A line that is not JSON is answered with a parse error (JSON-RPC -32700) for the
+    // id its ends give, or null: the SDK's reader skips it, and its sender would wait.
+    tellUnreadableLines(transport, (line, error) => {
+      const message = `Parse error: the message is not JSON (${error.message})`;
+      this.host.report('mcp: stdio', plainError(message));
+      const answer = {
+        jsonrpc: '2.0',
+        id: idOfLine(line) ?? null,
+        error: { code: -32700, message },
+      };
+      transport
+        .send(answer as unknown as JSONRPCMessage)
+        .catch((sendError: unknown) => this.host.report('mcp: stdio', sendError));
     });
     let ended!: () => void;
     const closed = new Promise<void>((resolve) => (ended = resolve));

@@ -276,6 +276,26 @@ describe('a message the server would write over its limit', () => {
   });
 });
 
+test('a line that is not JSON is answered with a parse error, for the id its end gives or null; blank lines are not', async () => {
+  const pipe = await served();
+  try {
+    const malformed = '{"jsonrpc":"2.0","method":"tools/call","params":{oops},"id":31}';
+    pipe.write(`this is not JSON\n\n\r\n${malformed}\n${call(32, 'fine')}\n`, 9);
+    const parseError = {
+      code: -32700,
+      message: expect.stringMatching(/^Parse error: the message is not JSON \(.+\)$/) as unknown,
+    };
+    expect(await pipe.next()).toEqual({ jsonrpc: '2.0', id: null, error: parseError });
+    expect(await pipe.next()).toEqual({ jsonrpc: '2.0', id: 31, error: parseError });
+    const answer = await pipe.next();
+    expect(answer.id).toBe(32);
+    expect(JSON.stringify(answer.result)).toContain('fine');
+    expect(pipe.errors).toHaveLength(2);
+  } finally {
+    await pipe.close();
+  }
+});
+
 describe('a JSON-RPC batch (revision 2025-03-26 requires a receiver to take one)', () => {
   test('each of its requests is answered, one message each, in pieces as a pipe delivers it', async () => {
     const pipe = await served();
