@@ -42,9 +42,7 @@ import { ScaleOut } from './scale';
 import { composeHooks, readSource } from './serve-source';
 import { catalogChanges, compileServedTools, type ServedChanges, toolChanges } from './swap';
 import { followTools } from './follow-tools';
-import { boundedLines, DEFAULT_STDIO_MESSAGE_BYTES, idOfLine } from '../line-bound';
-import { tellUnreadableLines } from './stdio-reader';
-import { boundedWrites, DEFAULT_STDIO_SENT_MESSAGE_BYTES } from './stdio-writes';
+import { boundedStdioTransport } from './stdio-transport';
 import {
   type Closer,
   type McpServerOptions,
@@ -57,16 +55,6 @@ import { listenRefusal, Tasks } from './tasks';
 import { type ErrorReporter, McpSession, type SessionLease } from './session';
 import { observeServer, timeSession } from './telemetry';
 import { Catalog, DEFAULT_LIST_PAGE_SIZE, notifyResourceUpdated } from './primitives';
-
-/**
- * An error for a condition the server met and handled (a message too large), not a
- * fault in its code: reported without the stack, which would only say where.
- */
-function plainError(message: string): Error {
-  const error = new Error(message);
-  error.stack = `Error: ${message}`;
-  return error;
-}
 
 /** How often a drain looks whether the work in flight is done (ms). */
 const DRAIN_POLL_MS = 25;
@@ -371,63 +359,12 @@ export class McpToolServer {
    * when stdin ends (`closed` resolves then). Nothing else may write to stdout meanwhile.
    */
   serveStdio(io: StdioServeOptions = {}): Promise<StdioConnection> {
-    const limit = io.maxMessageBytes ?? DEFAULT_STDIO_MESSAGE_BYTES;
-    if (!Number.isSafeInteger(limit) || limit < 1) {
-      throw new TypeError(
-        `serveStdio: maxMessageBytes must be a positive whole number of bytes, got ${String(limit)}`,
-      );
-    }
-    const sentLimit = io.maxSentMessageBytes ?? DEFAULT_STDIO_SENT_MESSAGE_BYTES;
-    if (!Number.isSafeInteger(sentLimit) || sentLimit < 1024) {
-      throw new TypeError(
-        `serveStdio: maxSentMessageBytes must be a whole number of bytes of at least 1024, got ${String(sentLimit)}`,
-      );
-    }
     /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand */
     const stdio = require('@modelcontextprotocol/server/stdio') as typeof ServerStdio;
     /* eslint-enable @typescript-eslint/no-require-imports */
-    const input = boundedLines(io.stdin ?? process.stdin, limit, (oversized) => {
-      const message = `Message too large: the limit over stdio is ${limit} bytes, and this one had ${oversized.bytes}`;
-      this.host.report('mcp: stdio', plainError(message));
-      if (oversized.id === undefined) return;
-      const answer = { jsonrpc: '2.0', id: oversized.id, error: { code: -32000, message } };
-      transport
-        .send(answer as JSONRPCMessage)
-        .catch((error: unknown) => this.host.report('mcp: stdio', error));
-    });
-    // The lines that reach the SDK's read buffer are within the limit (one newline more
-    // where a line was cut), so its own bound, which ends the connection, is never met.
-    // What is written is bounded too: a client closes the connection on a message longer
-    // than it buffers (the SDK's at 10 MiB), and one large result would end the session.
-    const output = boundedWrites(io.stdout ?? process.stdout, sentLimit, (oversized) => {
-      const instead =
-        oversized.outcome === 'not sent'
-          ? 'it was not sent'
-          : `a ${oversized.outcome} went instead`;
-      this.host.report(
-        'mcp: stdio',
-        plainError(
-          `${oversized.which} was ${oversized.bytes} bytes, over the limit of ${sentLimit} bytes for a message sent over stdio: ${instead}`,
-        ),
-      );
-    });
-    const transport = new stdio.StdioServerTransport(input.lines, output, {
-      maxBufferSize: limit + 1024,
-    });
-    // A line that is not JSON is answered with a parse error (JSON-RPC -32700) for the
-    // id its ends give, or null: the SDK's reader skips it, and its sender would wait.
-    tellUnreadableLines(transport, (line, error) => {
-      const message = `Parse error: the message is not JSON (${error.message})`;
-      this.host.report('mcp: stdio', plainError(message));
-      const answer = {
-        jsonrpc: '2.0',
-        id: idOfLine(line) ?? null,
-        error: { code: -32700, message },
-      };
-      transport
-        .send(answer as unknown as JSONRPCMessage)
-        .catch((sendError: unknown) => this.host.report('mcp: stdio', sendError));
-    });
+    const { transport, release } = boundedStdioTransport(stdio, io, (error) =>
+      this.host.report('mcp: stdio', error),
+    );
     let ended!: () => void;
     const closed = new Promise<void>((resolve) => (ended = resolve));
     const handle = stdio.serveStdio(({ era }) => this.pinnedInstance(era, ''), {
@@ -455,7 +392,7 @@ export class McpToolServer {
     const previous = transport.onclose;
     transport.onclose = () => {
       previous?.();
-      input.release();
+      release();
       unregister();
       ended();
     };

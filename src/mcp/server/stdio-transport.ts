@@ -1,0 +1,78 @@
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import type * as ServerStdio from '@modelcontextprotocol/server/stdio';
+import { boundedLines, DEFAULT_STDIO_MESSAGE_BYTES, idOfLine } from '../line-bound';
+import type { StdioServeOptions } from './server-options';
+import { tellUnreadableLines } from './stdio-reader';
+import { boundedWrites, DEFAULT_STDIO_SENT_MESSAGE_BYTES } from './stdio-writes';
+
+/**
+ * The SDK's stdio server transport over `io`'s streams, made to keep a connection going
+ * where the SDK's alone would end it or leave a client waiting:
+ * - a message read over `maxMessageBytes` is not read, and its id is answered with a
+ *   JSON-RPC error (-32000) that gives both sizes (the SDK's closes the connection);
+ * - a JSON-RPC batch is answered one message per request (the SDK's drops it);
+ * - a line that is not JSON is answered with a parse error (-32700) for the id its ends
+ *   give, or null (the SDK's skips it in silence);
+ * - a message written over `maxSentMessageBytes` is replaced (a client closes the
+ *   connection on a message longer than it buffers: the SDK's client at 10 MiB).
+ * Each is reported. `release` lets go of the input once the connection is over. Bad
+ * limits throw here.
+ */
+export function boundedStdioTransport(
+  stdio: typeof ServerStdio,
+  io: StdioServeOptions,
+  report: (error: unknown) => void,
+): { readonly transport: ServerStdio.StdioServerTransport; readonly release: () => void } {
+  const limit = io.maxMessageBytes ?? DEFAULT_STDIO_MESSAGE_BYTES;
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new TypeError(
+      `serveStdio: maxMessageBytes must be a positive whole number of bytes, got ${String(limit)}`,
+    );
+  }
+  const sentLimit = io.maxSentMessageBytes ?? DEFAULT_STDIO_SENT_MESSAGE_BYTES;
+  if (!Number.isSafeInteger(sentLimit) || sentLimit < 1024) {
+    throw new TypeError(
+      `serveStdio: maxSentMessageBytes must be a whole number of bytes of at least 1024, got ${String(sentLimit)}`,
+    );
+  }
+  const answer = (message: Record<string, unknown>): void => {
+    transport.send(message as unknown as JSONRPCMessage).catch(report);
+  };
+  const input = boundedLines(io.stdin ?? process.stdin, limit, (oversized) => {
+    const message = `Message too large: the limit over stdio is ${limit} bytes, and this one had ${oversized.bytes}`;
+    report(plainError(message));
+    if (oversized.id !== undefined) {
+      answer({ jsonrpc: '2.0', id: oversized.id, error: { code: -32000, message } });
+    }
+  });
+  const output = boundedWrites(io.stdout ?? process.stdout, sentLimit, (oversized) => {
+    const instead =
+      oversized.outcome === 'not sent' ? 'it was not sent' : `a ${oversized.outcome} went instead`;
+    report(
+      plainError(
+        `${oversized.which} was ${oversized.bytes} bytes, over the limit of ${sentLimit} bytes for a message sent over stdio: ${instead}`,
+      ),
+    );
+  });
+  // The lines that reach the SDK's read buffer are within the limit (one line end more
+  // where a line was cut), so its own bound, which ends the connection, is never met.
+  const transport = new stdio.StdioServerTransport(input.lines, output, {
+    maxBufferSize: limit + 1024,
+  });
+  tellUnreadableLines(transport, (line, error) => {
+    const message = `Parse error: the message is not JSON (${error.message})`;
+    report(plainError(message));
+    answer({ jsonrpc: '2.0', id: idOfLine(line) ?? null, error: { code: -32700, message } });
+  });
+  return { transport, release: () => input.release() };
+}
+
+/**
+ * An error for a condition the server met and handled (a message too large), not a
+ * fault in its code: reported without the stack, which would only say where.
+ */
+function plainError(message: string): Error {
+  const error = new Error(message);
+  error.stack = `Error: ${message}`;
+  return error;
+}
