@@ -4,16 +4,30 @@ import { CUT_LINE_END } from '../line-bound';
 const NEWLINE = 0x0a;
 
 /**
- * Makes a stdio server transport of the SDK's tell of each line that is not JSON, rather
- * than skip it: its reader drops such a line in silence, and a client whose request was
- * malformed would wait for an answer forever. Blank lines and the fragments of lines cut
- * for being too long (answered already, see `LineBound`) are skipped as before. Each
- * line is read as the SDK's reader reads it (`deserializeMessage`); a transport whose
- * reader is not where this looks keeps its own.
+ * A line read that is no message: not JSON (`parse`), or JSON that is not a JSON-RPC
+ * message (`invalid`, with the id it carries where it has one).
+ */
+export type UnreadableLine =
+  | { readonly kind: 'parse'; readonly line: string; readonly error: Error }
+  | {
+      readonly kind: 'invalid';
+      readonly id: string | number | undefined;
+      readonly response: boolean;
+      readonly error: Error;
+    };
+
+/**
+ * Makes a stdio server transport of the SDK's tell of each line that is no message,
+ * rather than skip it: its reader drops a line that is not JSON in silence and hands
+ * one that is JSON but no message to the transport's error handler, and a client whose
+ * request was malformed would wait for an answer forever. Blank lines and the fragments
+ * of lines cut for being too long (answered already, see `LineBound`) are skipped as
+ * before. Each line is read as the SDK's reader reads it (`deserializeMessage`); a
+ * transport whose reader is not where this looks keeps its own.
  */
 export function tellUnreadableLines(
   transport: object,
-  onUnreadable: (line: string, error: SyntaxError) => void,
+  onUnreadable: (unreadable: UnreadableLine) => void,
 ): void {
   const holder = transport as { _readBuffer?: unknown };
   const own = holder._readBuffer as { append?: unknown; readMessage?: unknown } | undefined;
@@ -27,7 +41,7 @@ class TellingReadBuffer {
   /** True when what is pending holds a newline. */
   #complete = false;
 
-  constructor(private readonly onUnreadable: (line: string, error: SyntaxError) => void) {}
+  constructor(private readonly onUnreadable: (unreadable: UnreadableLine) => void) {}
 
   append(chunk: Buffer): void {
     this.#pending.push(chunk);
@@ -52,10 +66,7 @@ class TellingReadBuffer {
       try {
         return deserializeMessage(line);
       } catch (error) {
-        // Not JSON: told, then the next line. Anything else (JSON that is no message)
-        // goes to the transport's error handler, as the SDK's reader has it.
-        if (!(error instanceof SyntaxError)) throw error;
-        this.onUnreadable(line, error);
+        this.onUnreadable(unreadable(line, error));
       }
     }
     return null;
@@ -65,4 +76,32 @@ class TellingReadBuffer {
     this.#pending = [];
     this.#complete = false;
   }
+}
+
+/** What was wrong with a line the SDK's reader refused. */
+function unreadable(line: string, error: unknown): UnreadableLine {
+  const cause = error instanceof Error ? error : new Error(String(error));
+  if (error instanceof SyntaxError) return { kind: 'parse', line, error: cause };
+  // JSON (the reader parsed it before its schema refused it): what id, if any, it has.
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return { kind: 'parse', line, error: cause };
+  }
+  const object =
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  const id = object?.['id'];
+  return {
+    kind: 'invalid',
+    id:
+      typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id))
+        ? id
+        : undefined,
+    response:
+      object !== undefined && ('result' in object || 'error' in object) && !('method' in object),
+    error: cause,
+  };
 }

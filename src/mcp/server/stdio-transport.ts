@@ -12,7 +12,8 @@ import { boundedWrites, DEFAULT_STDIO_SENT_MESSAGE_BYTES } from './stdio-writes'
  *   JSON-RPC error (-32000) that gives both sizes (the SDK's closes the connection);
  * - a JSON-RPC batch is answered one message per request (the SDK's drops it);
  * - a line that is not JSON is answered with a parse error (-32700) for the id its ends
- *   give, or null (the SDK's skips it in silence);
+ *   give, or null (the SDK's skips it in silence), and JSON that is no request with an
+ *   invalid-request error (-32600; the SDK's only reports it);
  * - a message written over `maxSentMessageBytes` is replaced (a client closes the
  *   connection on a message longer than it buffers: the SDK's client at 10 MiB).
  * Each is reported. `release` lets go of the input once the connection is over. Bad
@@ -59,10 +60,21 @@ export function boundedStdioTransport(
   const transport = new stdio.StdioServerTransport(input.lines, output, {
     maxBufferSize: limit + 1024,
   });
-  tellUnreadableLines(transport, (line, error) => {
-    const message = `Parse error: the message is not JSON (${error.message})`;
-    report(plainError(message));
-    answer({ jsonrpc: '2.0', id: idOfLine(line) ?? null, error: { code: -32700, message } });
+  tellUnreadableLines(transport, (unreadable) => {
+    if (unreadable.kind === 'parse') {
+      const message = `Parse error: the message is not JSON (${unreadable.error.message})`;
+      report(plainError(message));
+      const id = idOfLine(unreadable.line) ?? null;
+      answer({ jsonrpc: '2.0', id, error: { code: -32700, message } });
+      return;
+    }
+    // JSON that is no JSON-RPC message: a request's sender is told (with its id, else
+    // null, as JSON-RPC has it); a malformed response is only reported.
+    report(unreadable.error);
+    if (unreadable.response) return;
+    const message =
+      'Invalid request: not a JSON-RPC 2.0 request or notification (an object with "jsonrpc": "2.0", a string "method", and an "id" for a request)';
+    answer({ jsonrpc: '2.0', id: unreadable.id ?? null, error: { code: -32600, message } });
   });
   return { transport, release: () => input.release() };
 }

@@ -296,6 +296,31 @@ test('a line that is not JSON is answered with a parse error, for the id its end
   }
 });
 
+test('JSON that is no request is answered as an invalid request, for its id or null; a malformed response is only reported', async () => {
+  const pipe = await served();
+  try {
+    const lines = [
+      '{"jsonrpc":"2.0","id":41,"method":123}',
+      '[1]',
+      '{"jsonrpc":"2.0","id":42,"result":5}',
+      call(43, 'fine'),
+    ];
+    pipe.write(lines.map((line) => `${line}\n`).join(''));
+    const invalid = {
+      code: -32600,
+      message:
+        'Invalid request: not a JSON-RPC 2.0 request or notification (an object with "jsonrpc": "2.0", a string "method", and an "id" for a request)',
+    };
+    expect(await pipe.next()).toEqual({ jsonrpc: '2.0', id: 41, error: invalid });
+    expect(await pipe.next()).toEqual({ jsonrpc: '2.0', id: null, error: invalid });
+    const answer = await pipe.next();
+    expect(answer.id).toBe(43);
+    expect(pipe.errors).toHaveLength(3);
+  } finally {
+    await pipe.close();
+  }
+});
+
 describe('a JSON-RPC batch (revision 2025-03-26 requires a receiver to take one)', () => {
   test('each of its requests is answered, one message each, in pieces as a pipe delivers it', async () => {
     const pipe = await served();
