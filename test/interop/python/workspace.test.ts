@@ -5,7 +5,8 @@
  * (started from `/` too), in the 2025 era and in 2026-07-28, and (workspace_host.py)
  * lists the tools, sets a directory and a variable, sends two `bash` calls together as a
  * model's parallel calls, over stdio reads a file whose result is longer than a stdio
- * client reads at once, and looks at the shell again; without sessions (2026-07-28 over
+ * client reads at once, looks at the shell again, and gives up on a call (cancels it)
+ * to send another at once; without sessions (2026-07-28 over
  * HTTP) it carries the `shell_id` handle as a model would, and a call without it gets a
  * shell of its own.
  */
@@ -26,6 +27,7 @@ interface Seen {
   readonly parallel: { slow: string; quick: string; errors: boolean[]; finished: string[] };
   readonly big?: { is_error: boolean; text: string };
   readonly after: { text: string; is_error: boolean };
+  readonly retried: { text: string; is_error: boolean; before_the_sleep_ended: boolean };
   readonly fresh?: { text: string; other: boolean };
   readonly again?: string;
   readonly protocol: string;
@@ -82,7 +84,7 @@ test.each([
   ['fastmcp', 'legacy', 'http', '2025-11-25'],
   ['fastmcp', 'auto', 'http', '2026-07-28'],
 ])(
-  "Python's %s client (%s) over %s: a fixed list, one shell kept, parallel calls in order",
+  "Python's %s client (%s) over %s: a fixed list, one shell kept, parallel calls in order, a cancel then a retry at once",
   async (library, mode, over, protocol) => {
     const root = realpathSync(tempDir());
     mkdirSync(join(root, 'sub'));
@@ -118,6 +120,12 @@ test.each([
       );
     }
     expect(seen.after).toEqual({ text: `${root}/sub\nyes\n`, is_error: false });
+    // Cancelled, then another call at once: it ran once the cancelled command was gone.
+    expect(seen.retried).toEqual({
+      text: 'retried yes\n',
+      is_error: false,
+      before_the_sleep_ended: true,
+    });
     if (byHandle) {
       // A call without the handle gets a new shell; the handle still reaches the first.
       expect(seen.fresh).toEqual({ text: `${root}\n[]`, other: true });

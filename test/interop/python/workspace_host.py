@@ -7,12 +7,14 @@ served there over Streamable HTTP) with the client library named (the official `
 SDK's `Client`, or `fastmcp`'s), in the era asked for (`legacy`: the 2025 initialize;
 `auto`: 2026-07-28 where the server offers it), and prints one JSON object with what each
 step saw, for the Jest test beside this file to check. A 2026-07-28 client over HTTP has
-no session: it carries the `shell_id` a result gives, as a model would.
+no session: it carries the `shell_id` a result gives, as a model would. A call is given
+up on (cancelled) and another sent at once, as hosts do.
 """
 
 import asyncio
 import json
 import sys
+import time
 
 from mcp import StdioServerParameters
 
@@ -63,6 +65,20 @@ async def scenario(call, list_tools, server_capabilities, over_stdio: bool) -> d
 
     after = await call("bash", {"command": "pwd; echo $KEPT", **handle})
     seen["after"] = {"text": texts(after), "is_error": bool(after.is_error)}
+
+    # A call given up on (the host cancels it), then another at once: it runs as soon as
+    # the cancelled command is gone, not once its 20 s are over.
+    started = time.monotonic()
+    try:
+        await asyncio.wait_for(call("bash", {"command": "sleep 20; echo late", **handle}), 0.5)
+    except (asyncio.TimeoutError, TimeoutError):
+        pass
+    retried = await call("bash", {"command": "echo retried $KEPT", **handle})
+    seen["retried"] = {
+        "text": texts(retried),
+        "is_error": bool(retried.is_error),
+        "before_the_sleep_ended": time.monotonic() - started < 20,
+    }
 
     if handle:
         # Without the handle, a new shell; with another's, its own state.
