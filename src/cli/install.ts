@@ -1,4 +1,5 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { basename, extname, resolve } from 'node:path';
 import { type Writable } from 'node:stream';
 import { Command, CommanderError, type Option } from 'commander';
@@ -12,6 +13,7 @@ import {
   type Scope,
 } from './install-clients';
 import { writeEntry } from './install-config';
+import { broadRootProblem } from './workspace';
 import { serveOptions, workspaceOptions } from './serve-flags';
 import { packageVersion } from './version';
 
@@ -62,7 +64,8 @@ export function install(options: InstallOptions): void {
     );
   }
   const cwd = options.cwd ?? process.cwd();
-  const { args, name: derived } = serveArguments(options.words, cwd);
+  const place = options.place ?? currentPlace(resolve(cwd, options.projectDir ?? '.'));
+  const { args, name: derived } = serveArguments(options.words, cwd, place.home);
   const name = options.name ?? derived;
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name)) {
     throw new CliError(
@@ -70,7 +73,6 @@ export function install(options: InstallOptions): void {
       `agenttool: install: --name ${JSON.stringify(name)}: give 1 to 64 letters, digits, "_", "-" or "."`,
     );
   }
-  const place = options.place ?? currentPlace(resolve(cwd, options.projectDir ?? '.'));
   const launch = (options.launcher ?? agenttoolLauncher)();
   const entry = spec.entry({ command: launch.command, args: [...launch.args, ...args] });
   const file =
@@ -96,6 +98,7 @@ export function install(options: InstallOptions): void {
 export function serveArguments(
   words: readonly string[],
   cwd: string,
+  home: string = homedir(),
 ): { args: string[]; name: string } {
   const [first, ...rest] = words;
   if (first === undefined) {
@@ -152,7 +155,7 @@ export function serveArguments(
     positional = word;
   }
   const target =
-    command === 'serve' ? moduleFile(positional, cwd) : workspaceDir(positional ?? '.', cwd);
+    command === 'serve' ? moduleFile(positional, cwd) : workspaceDir(positional, cwd, home);
   // The same check `serve` and `workspace` make of their options (a missing value, a
   // bad choice), before anything is written.
   parser
@@ -203,13 +206,23 @@ function moduleFile(spec: string | undefined, cwd: string): { arg: string; name:
   };
 }
 
-function workspaceDir(dir: string, cwd: string): { arg: string; name: string } {
-  const folder = resolve(cwd, dir);
+function workspaceDir(
+  dir: string | undefined,
+  cwd: string,
+  home: string,
+): { arg: string; name: string } {
+  const folder = resolve(cwd, dir ?? '.');
   if (!existsSync(folder) || !statSync(folder).isDirectory()) {
     throw new CliError(
       ExitCode.BAD_ARGUMENTS,
-      `agenttool: install: workspace folder ${dir} not found; give the folder the workspace serves`,
+      `agenttool: install: workspace folder ${dir ?? '.'} not found; give the folder the workspace serves`,
     );
+  }
+  // The folder is written out in full, so the rule the command applies to a folder left
+  // out is applied here, where it was left out.
+  const tooBroad = broadRootProblem(folder, dir === undefined, home);
+  if (tooBroad !== undefined) {
+    throw new CliError(ExitCode.BAD_ARGUMENTS, `agenttool: install: ${tooBroad}`);
   }
   return { arg: realpathSync(folder), name: 'workspace' };
 }

@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Constructor } from 'agenttool';
 import type * as ShellEntry from 'agenttool/shell';
@@ -54,6 +56,10 @@ export function workspaceApp(
   const workspaceEntry = require('agenttool/workspace') as typeof WorkspaceEntry;
   /* eslint-enable @typescript-eslint/no-require-imports */
   const root = resolve(cwd, dir ?? '.');
+  const tooBroad = broadRootProblem(root, dir === undefined);
+  if (tooBroad !== undefined) {
+    throw new CliError(ExitCode.BAD_ARGUMENTS, `agenttool: workspace: ${tooBroad}`);
+  }
   const sandboxed = flags.sandbox !== false;
   const sandboxOnly = (
     [
@@ -119,6 +125,40 @@ export function workspaceApp(
     ready,
     ...(sandboxed ? { warm: shellEntry.warmSandbox } : {}),
   };
+}
+
+/**
+ * Why a workspace at `root` would open too much to the model's commands, or undefined:
+ * the file system's root, given or not (every command could write wherever this process
+ * can), and, when no folder was given (`defaulted`), a working directory that is the
+ * home folder. A host starts a server from `/` or from the user's home, so a
+ * configuration that leaves the folder out would otherwise hand over all of it.
+ */
+export function broadRootProblem(
+  root: string,
+  defaulted: boolean,
+  home: string = homedir(),
+): string | undefined {
+  const real = realOrSelf(root);
+  const example = '`agenttool workspace ~/projects/site`';
+  if (real === '/') {
+    const how = defaulted
+      ? 'no folder was given, and the working directory is /'
+      : 'the folder given is /';
+    return `${how}, the whole file system: every command could write wherever this process can; name the project folder to work in, e.g. ${example}`;
+  }
+  if (defaulted && real === realOrSelf(home)) {
+    return `no folder was given, and the working directory is the home folder ${JSON.stringify(real)}: every command could write anywhere in it; name the folder to work in, e.g. ${example} (\`agenttool workspace .\` if it is this one)`;
+  }
+  return undefined;
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** The CLI's error for a workspace that cannot start: the sandbox's cause, or a bad option. */

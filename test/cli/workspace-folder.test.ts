@@ -1,0 +1,63 @@
+/**
+ * `agenttool workspace` refuses a folder that would open too much to the model's
+ * commands: `/` (given, or the working directory a host started it in with no folder
+ * named) and, when no folder is named, a working directory that is the home folder.
+ * `install` refuses to write such a server into a client's configuration too.
+ */
+import { realpathSync } from 'node:fs';
+import { ensureBuilt, runAgenttool, tempDir } from './helpers';
+
+beforeAll(() => ensureBuilt(), 300_000);
+
+const WHOLE_FILE_SYSTEM =
+  'the whole file system: every command could write wherever this process can; name the project folder to work in, e.g. `agenttool workspace ~/projects/site`';
+
+test.each([
+  ['no folder named, started from /', [] as string[], '/'],
+  ['/ named', ['/'], undefined],
+])('%s: refused, saying why', async (_case, words, cwd) => {
+  const ran = await runAgenttool(['workspace', ...words, '--no-sandbox'], {
+    ...(cwd === undefined ? {} : { cwd }),
+  });
+  expect(ran.code).toBe(2);
+  const how =
+    words.length === 0
+      ? 'no folder was given, and the working directory is /'
+      : 'the folder given is /';
+  expect(ran.stderr).toBe(`agenttool: workspace: ${how}, ${WHOLE_FILE_SYSTEM}\n`);
+});
+
+test('no folder named, started from the home folder: refused; named, the home folder serves', async () => {
+  const home = realpathSync(tempDir());
+  const env = { HOME: home };
+  const refused = await runAgenttool(['workspace', '--no-sandbox'], { cwd: home, env });
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toBe(
+    `agenttool: workspace: no folder was given, and the working directory is the home folder ${JSON.stringify(home)}: every command could write anywhere in it; name the folder to work in, e.g. \`agenttool workspace ~/projects/site\` (\`agenttool workspace .\` if it is this one)\n`,
+  );
+  const named = await runAgenttool(['workspace', '.', '--no-sandbox'], { cwd: home, env });
+  expect(named.code).toBe(0);
+  expect(named.stderr).toContain(`workspace: ${home}`);
+});
+
+test('install writes no such server', async () => {
+  const home = realpathSync(tempDir());
+  const env = { HOME: home };
+  const fromHome = await runAgenttool(['install', 'cursor', '--dry-run', 'workspace'], {
+    cwd: home,
+    env,
+  });
+  expect(fromHome.code).toBe(2);
+  expect(fromHome.stderr).toContain(
+    'agenttool: install: no folder was given, and the working directory is the home folder',
+  );
+  const root = await runAgenttool(['install', 'cursor', '--dry-run', 'workspace', '/'], { env });
+  expect(root.code).toBe(2);
+  expect(root.stderr).toBe(`agenttool: install: the folder given is /, ${WHOLE_FILE_SYSTEM}\n`);
+  const named = await runAgenttool(['install', 'cursor', '--dry-run', 'workspace', '.'], {
+    cwd: home,
+    env,
+  });
+  expect(named.code).toBe(0);
+  expect(named.stdout).toContain(JSON.stringify(home));
+});
