@@ -24,8 +24,8 @@ export {
   checkSandboxSupport,
   probeSandboxSupport,
   SandboxUnavailableError,
-  warmSandbox,
-} from './sandbox-runtime';
+} from './sandbox-support';
+export { warmSandbox } from './sandbox-runtime';
 export {
   BashArgs,
   type BashToolInstance,

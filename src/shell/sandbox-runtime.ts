@@ -1,41 +1,17 @@
 import type * as SandboxRuntime from '@anthropic-ai/sandbox-runtime' with {
   'resolution-mode': 'import',
 };
-import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, sep } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { cleanupOnHardExit } from './janitor';
 import { PROTECTED_DIRECTORIES, PROTECTED_FILES } from './protected-paths';
 import type { SandboxPolicy } from './sandbox-policy';
+import { checkSandboxSupport, OPT_OUT_HINT, SandboxUnavailableError } from './sandbox-support';
 
 type SandboxRuntimeModule = typeof SandboxRuntime;
 type Manager = SandboxRuntimeModule['SandboxManager'];
-
-/**
- * The sandbox could not be set up, so the shell does not start: it never falls back to
- * running unconfined. The message names the cause and the fix.
- */
-export class SandboxUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'SandboxUnavailableError';
-  }
-}
-
-/**
- * The packages the sandbox needs, by the program each provides. Not ripgrep: the runtime
- * runs it only for its scan of this process's working directory, which we turn off
- * (see {@link manager}) and do for the writable paths ourselves (protected-paths.ts).
- */
-const PROGRAMS = [
-  { program: 'bwrap', package: 'bubblewrap' },
-  { program: 'socat', package: 'socat' },
-] as const;
-
-const INSTALL_HINT =
-  'install bubblewrap and socat (Debian or Ubuntu: `sudo apt-get install bubblewrap socat`; in the agenttool repository `scripts/setup-system.sh` does it)';
 
 /**
  * What the runtime runs in place of ripgrep: a program that lists nothing. Its scan looks
@@ -44,124 +20,6 @@ const INSTALL_HINT =
  * computed for the workspace and every writable path instead, and given as `denyWrite`.
  */
 const NO_SCAN = { command: 'true' } as const;
-const OPT_OUT_HINT =
-  'or, knowing that commands then run with all the rights of this process, start the shell unconfined on purpose (`sandbox: false`, or `--no-sandbox` on the command line)';
-
-/** What a sandbox this platform can run is called, as `Confined` reports it. */
-export function sandboxName(platform: NodeJS.Platform = process.platform): string {
-  return platform === 'darwin' ? 'seatbelt' : 'bubblewrap';
-}
-
-function onPath(program: string, path: string | undefined): boolean {
-  for (const dir of (path ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    try {
-      accessSync(join(dir, program), constants.X_OK);
-      return true;
-    } catch {
-      // not here
-    }
-  }
-  return false;
-}
-
-/**
- * Checks that a sandbox can start on this machine: a supported OS, the programs the
- * sandbox runs, and (on Linux) user namespaces. Throws a {@link SandboxUnavailableError}
- * naming what is missing and how to fix it.
- */
-export function checkSandboxSupport(path: string | undefined = process.env['PATH']): void {
-  if (!needsProbe(path)) return;
-  const probe = spawnSync('bwrap', PROBE_ARGS, {
-    encoding: 'utf8',
-    timeout: PROBE_TIMEOUT_MS,
-    env: { PATH: path ?? '' },
-  });
-  if (probe.status !== 0) throw probeFailure(`${probe.stderr ?? ''}${probe.error?.message ?? ''}`);
-  supported.add(path ?? '');
-}
-
-/**
- * The checks of {@link checkSandboxSupport}, with bubblewrap's probe run as a child
- * process that the event loop does not wait on: for a server that builds its app in the
- * meantime. Rejects with the {@link SandboxUnavailableError} `checkSandboxSupport`
- * would throw (an unsupported OS, a missing program, or no user namespaces).
- */
-export async function probeSandboxSupport(
-  path: string | undefined = process.env['PATH'],
-): Promise<void> {
-  if (!needsProbe(path)) return;
-  const said = await new Promise<string | undefined>((resolve) => {
-    execFile(
-      'bwrap',
-      PROBE_ARGS,
-      { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS, env: { PATH: path ?? '' } },
-      (error, _stdout, stderr) =>
-        // As the sync probe says it: what bubblewrap printed, else why it did not run.
-        resolve(
-          error === null
-            ? undefined
-            : stderr !== '' || typeof error.code === 'number'
-              ? stderr
-              : error.message,
-        ),
-    );
-  });
-  if (said !== undefined) throw probeFailure(said);
-  supported.add(path ?? '');
-}
-
-/** What bubblewrap runs to show that it can make the namespaces a sandbox needs. */
-const PROBE_ARGS = [
-  '--unshare-user',
-  '--unshare-pid',
-  '--ro-bind',
-  '/',
-  '/',
-  '--dev',
-  '/dev',
-  '--proc',
-  '/proc',
-  'true',
-];
-const PROBE_TIMEOUT_MS = 10_000;
-
-/**
- * False when the sandbox is known to start here (macOS, or a PATH that passed before);
- * throws for an unsupported OS or a missing program; true when bubblewrap must be tried.
- */
-function needsProbe(path: string | undefined): boolean {
-  if (process.platform === 'darwin') return false;
-  // What passed once passes again for the same PATH: a shell's start need not probe.
-  if (supported.has(path ?? '')) return false;
-  if (process.platform !== 'linux') {
-    throw new SandboxUnavailableError(
-      `the shell's sandbox cannot start: ${process.platform} is not supported (Linux uses bubblewrap, macOS Seatbelt); ${OPT_OUT_HINT}`,
-    );
-  }
-  const missing = PROGRAMS.filter(({ program }) => !onPath(program, path));
-  if (missing.length > 0) {
-    const names = missing.map(({ program, package: pkg }) =>
-      program === pkg ? program : `${program} (package ${pkg})`,
-    );
-    throw new SandboxUnavailableError(
-      `the shell's sandbox cannot start: ${names.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not on PATH; ${INSTALL_HINT}, ${OPT_OUT_HINT}`,
-    );
-  }
-  return true;
-}
-
-/** The error for a bubblewrap that could not make its namespaces, with the first line it said. */
-function probeFailure(output: string): SandboxUnavailableError {
-  const said = output.trim().split('\n')[0] ?? '';
-  return new SandboxUnavailableError(
-    `the shell's sandbox cannot start: bubblewrap cannot create user namespaces here${said === '' ? '' : ` (${said})`}; enable them (Debian: \`sysctl -w kernel.unprivileged_userns_clone=1\`; any Linux: \`sysctl -w user.max_user_namespaces=15000\`; Ubuntu 24.04: \`sysctl -w kernel.apparmor_restrict_unprivileged_userns=0\`), run the server where they are allowed, ${OPT_OUT_HINT}`,
-  );
-}
-
-/** The PATHs on which {@link checkSandboxSupport} passed. */
-const supported = new Set<string>();
-
 let runtime: SandboxRuntimeModule | undefined;
 let ready: Promise<Manager> | undefined;
 let users = 0;

@@ -12,7 +12,7 @@ import { checkContainerOptions } from './container';
 import { shellEnvironment } from './environment';
 import { type ShellLimits } from './process-limits';
 import { type SandboxPolicy, sandboxPolicy } from './sandbox-policy';
-import { sandboxName } from './sandbox-runtime';
+import { sandboxName } from './sandbox-support';
 import { MAX_TIMER_MS, ShellJob } from './shell-job';
 import {
   launchShell,

@@ -13,7 +13,7 @@ import {
 } from 'agenttool';
 import type { ContainerOptions } from './container';
 import type { SandboxOptions } from './sandbox-policy';
-import { sandboxName } from './sandbox-runtime';
+import { sandboxName } from './sandbox-support';
 import { Shell } from './shell';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type ShellResult } from './shell-options';
 
