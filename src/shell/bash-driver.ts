@@ -10,13 +10,16 @@
  * cannot change its parent's state, so it carries the state itself: before the command
  * it restores what the previous command left (working directory, variables and their
  * attributes, functions, aliases, `set` and `shopt` options, umask) from a state file,
- * and on exit (normal, `exit`, `set -e`, or an interrupt) it saves it again.
+ * and on exit (normal, `exit`, `set -e`, or an interrupt) it saves it again, unless the
+ * command's text and the shell's names show that it cannot have changed it (a program
+ * with arguments that expand nothing, say: see stateless-command.ts).
  *
  * Speed: a command costs one fork (the job) and no exec, and both the fork and the
  * state's restore are made ahead: as soon as a job has ended, the shell forks the next
  * one, which restores the state and waits for its command on the shell's input. That
  * work is done while the driver hands the previous result on, and a command costs what
- * is left: reading it, running it, saving the state, and the end line. Saving and restoring use
+ * is left: reading it, running it, saving the state when it may have changed, and the
+ * end line. Saving and restoring use
  * builtins only: what a builtin prints is captured through a scratch file rather than a
  * command substitution, which would fork. Both files live on a memory file system where
  * there is one (`/dev/shm`; inside a sandbox, its private one): ext4 flushes a file that
@@ -53,6 +56,7 @@ export const MARKER_HEX_DIGITS = 32;
 
 import { bashQuote, SHELL_OWNED_OPTIONS, SPECIAL_VARIABLES } from './bash-words';
 import { KILL_SESSION, SIGNALLER } from './signaller';
+import { STATELESS_BUILTINS, statelessCommandWord } from './stateless-command';
 
 /** How the persistent bash sets itself up; see {@link initScript}. */
 export interface InitOptions {
@@ -148,6 +152,16 @@ for __agenttool_n in "\${__agenttool_initial[@]}"; do
   [[ \${!__agenttool_n@a} == *x* ]] || continue
   case ${bashQuote(` ${(options.given ?? []).join(' ')} `)} in *" $__agenttool_n "*) ;; *) __agenttool_plumbing+="$__agenttool_n " ;; esac
 done
+# Bash's builtins and keywords, but for those that change nothing: a command whose first
+# word is one of them may change the state (see __agenttool_arm).
+declare -A __agenttool_stateful=()
+builtin compgen -b >|"$__agenttool_fds/$__agenttool_tfd"
+builtin compgen -k >>"$__agenttool_fds/$__agenttool_tfd"
+builtin mapfile -t __agenttool_names <"$__agenttool_fds/$__agenttool_tfd"
+for __agenttool_n in "\${__agenttool_names[@]}"; do __agenttool_stateful[$__agenttool_n]=1; done
+for __agenttool_n in ${STATELESS_BUILTINS.map(bashQuote).join(' ')}; do
+  builtin unset -v "__agenttool_stateful[$__agenttool_n]"
+done
 unset -v __agenttool_names __agenttool_n
 # The shopt options every job starts with (a state leaves them out when they are these).
 __agenttool_bashopts=$BASHOPTS
@@ -196,15 +210,32 @@ __agenttool_here() {
     if [[ -n $__agenttool_os ]]; then OLDPWD=$__agenttool_o; else builtin unset -v OLDPWD; fi
   fi
   [[ -n $__agenttool_gone ]] || return 0
+  # The state moves here: saved, whatever the command.
+  __agenttool_saving
   builtin printf 'agenttool: the working directory %s is gone; staying in %s\\n' "$__agenttool_gone" "$PWD"
   __agenttool_gone=
 }
 # After the restore: from here an interrupt ends the command line through exit, so the
 # state is saved (bash alone would go on with the next command when the foreground
-# program survived the signal).
+# program survived the signal). Not when the driver found that the command cannot change
+# the state (its start line then ends in the command's first word: see
+# stateless-command.ts) and that word names a program or a builtin that changes nothing
+# (not a function, an alias, a keyword or another builtin), with lastpipe off: the state
+# is the one the restore read.
 __agenttool_arm() {
   builtin trap 'exit 130' INT
   builtin trap 'exit 143' TERM
+  if [[ $__agenttool_sm == *' '* ]]; then
+    __agenttool_w=\${__agenttool_sm#* }
+    __agenttool_sm=\${__agenttool_sm%% *}
+    if [[ -z \${__agenttool_stateful[$__agenttool_w]-} && -z \${BASH_ALIASES[$__agenttool_w]+set} ]] &&
+      ! builtin shopt -q lastpipe && ! builtin declare -F -- "$__agenttool_w" >/dev/null; then
+      return 0
+    fi
+  fi
+  __agenttool_saving
+}
+__agenttool_saving() {
   builtin trap '{ __agenttool_save; } 2>/dev/null' EXIT
 }
 # Runs in the command's environment, where its functions may shadow commands: builtin.
@@ -300,7 +331,8 @@ __agenttool_ended() {
 }
 # The shell's loop. Each job is forked, and restores the state, before its command
 # arrives: that work is done while the driver hands the previous result on, and a
-# command costs what is left (reading it, running it, saving the state, the end line).
+# command costs what is left (reading it, running it, saving the state when it may have
+# changed, the end line).
 # The job's body is at its top level, not in a function, where the state's \`declare\`
 # would make its variables local.
 __agenttool_serve() {
@@ -313,8 +345,13 @@ __agenttool_serve() {
       __agenttool_arm
       builtin printf '%s S %d\\n' "$__agenttool_sm" "$BASHPID"
       __agenttool_here
-      __agenttool_opts "$__agenttool_want" 2>/dev/null
-      { __agenttool_ret "$__agenttool_last" && :; } 2>/dev/null
+      # The set -o options and $? the command starts with; in the common case, the
+      # options are as they should be and nothing is traced (no redirection to pay for).
+      if [[ $__agenttool_want == "$SHELLOPTS" ]]; then
+        __agenttool_ret "$__agenttool_last" && :
+      else
+        { __agenttool_opts "$__agenttool_want"; __agenttool_ret "$__agenttool_last" && :; } 2>/dev/null
+      fi
       builtin eval "$__agenttool_c"
     ) 2>&1 &
     __agenttool_ended "$!"
@@ -344,14 +381,18 @@ __agenttool_serve
  * line (`E <marker>`), which the shell reads only once the job has ended. A job killed
  * before it took all of its command leaves the rest on the shell's input, where a start
  * line or command text comes before that `E` line: the shell takes it and answers that
- * the command did not run, and the next command finds the input in step. The job prints
+ * the command did not run, and the next command finds the input in step. The start line
+ * ends with the command's first word when its text shows it cannot change the shell's
+ * state (see `__agenttool_arm`). The job prints
  * `<startMarker> S <pgid>` before the command runs, with its traps set: an interrupt
  * sent on that news is not lost. The shell then prints `<endMarker> E <status>`.
  * Standard error is merged into standard output; standard input is /dev/null, since the
  * shell's own input is this channel. The command must hold no NUL.
  */
 export function commandMessage(command: string, startMarker: string, endMarker: string): string {
-  return `${startMarker}\n${command}\0E ${endMarker}\n`;
+  const word = statelessCommandWord(command);
+  const start = word === undefined ? startMarker : `${startMarker} ${word}`;
+  return `${start}\n${command}\0E ${endMarker}\n`;
 }
 
 /** The command that prints the shell's state portably (see `__agenttool_state`). */

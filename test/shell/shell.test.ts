@@ -241,6 +241,32 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       expect(result.output).toBe('[unset] [unset]\n[unexported]\n2\n');
     });
 
+    // A command whose text cannot change the state skips the save (stateless-command.ts);
+    // a name the shell gives another meaning, or lastpipe, still saves it.
+    it('keeps what a program-like name changed: a function, an alias, a pipeline under lastpipe', async () => {
+      const shell = newShell();
+      await shell.run('mkdir -p a/b; ls() { cd a; viaFunction=1; }');
+      await shell.run('ls');
+      await shell.run("alias ll='cd b; viaAlias=2'");
+      await shell.run('ll');
+      await shell.run('shopt -s lastpipe');
+      await shell.run('echo 3 | read viaPipe');
+      const result = await shell.run('echo "$PWD $viaFunction $viaAlias $viaPipe"');
+      expect(result.output).toBe(`${dir}/a/b 1 2 3
+`);
+    });
+
+    it('keeps the state across commands that save none', async () => {
+      const shell = newShell();
+      await shell.run('mkdir -p sub && cd sub; kept=1; greet() { echo hi; }; set -o pipefail');
+      for (const command of ['true', 'ls -a', 'echo plain | cat', '/bin/pwd', 'cd', 'test -d .']) {
+        await shell.run(command);
+      }
+      const result = await shell.run('echo "$PWD $kept $(greet)"; false | true; echo "$?"');
+      // `cd` alone is a builtin that changes the directory: it was saved.
+      expect(result.output).toBe(`${process.env.HOME ?? ''} 1 hi\n1\n`);
+    });
+
     it('gives the next command the previous exit status as $?', async () => {
       const shell = newShell();
       await shell.run('exit 7');
@@ -272,6 +298,16 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       const result = await shell.run('pwd');
       expect(result.output).toContain(`the working directory ${dir}/doomed is gone`);
       expect(result.output.endsWith(`${dir}\n`)).toBe(true);
+    });
+
+    it('says it once, when the command that found the directory gone saves nothing itself', async () => {
+      const shell = newShell();
+      await shell.run('mkdir doomed && cd doomed');
+      await shell.run('rmdir "$PWD"');
+      expect((await shell.run('true')).output).toContain(
+        `the working directory ${dir}/doomed is gone`,
+      );
+      expect((await shell.run('/bin/pwd')).output).toBe(`${dir}\n`);
     });
 
     // The shell readies the next command's job, in the saved directory, before the
