@@ -217,11 +217,13 @@ __agenttool_here() {
 }
 # After the restore: from here an interrupt ends the command line through exit, so the
 # state is saved (bash alone would go on with the next command when the foreground
-# program survived the signal). Not when the driver found that the command cannot change
-# the state (its start line then ends in the command's first word: see
-# stateless-command.ts) and that word names a program or a builtin that changes nothing
-# (not a function, an alias, a keyword or another builtin), with lastpipe off: the state
-# is the one the restore read.
+# program survived the signal). Unless the command cannot change the state: the driver
+# found its text plain (its start line then ends in the command's first word: see
+# stateless-command.ts), and here that word names a program or a builtin that changes
+# nothing (not a function, an alias, a keyword or another builtin), lastpipe is off,
+# xtrace is off (PS4 is expanded before the command, and may assign), and no alias is
+# defined when the command holds a | (eval expands an alias after a |, and one that
+# holds a ; runs its rest in the job). The state is then the one the restore read.
 __agenttool_arm() {
   builtin trap 'exit 130' INT
   builtin trap 'exit 143' TERM
@@ -229,6 +231,8 @@ __agenttool_arm() {
     __agenttool_w=\${__agenttool_sm#* }
     __agenttool_sm=\${__agenttool_sm%% *}
     if [[ -z \${__agenttool_stateful[$__agenttool_w]-} && -z \${BASH_ALIASES[$__agenttool_w]+set} ]] &&
+      [[ $__agenttool_c != *'|'* || \${#BASH_ALIASES[@]} == 0 ]] &&
+      [[ $__agenttool_want != *xtrace* ]] &&
       ! builtin shopt -q lastpipe && ! builtin declare -F -- "$__agenttool_w" >/dev/null; then
       return 0
     fi

@@ -23,7 +23,8 @@ const MAY_CHANGE_STATE = /[\n\r;&()$`]|\|\|/;
  * The shell still decides with what only it knows (see `__agenttool_arm` in
  * bash-driver.ts): its job saves the state unless that word is a program's name or a
  * builtin that changes nothing (not a function, an alias, a keyword or another builtin),
- * and lastpipe is off (so every part of a pipeline runs in a subshell of its own). What
+ * and lastpipe is off (so every part of a pipeline runs in a subshell of its own; and
+ * with no alias defined when there is a `|`, nor xtrace on). What
  * a program does cannot change the shell's variables, options or directory.
  */
 export function statelessCommandWord(command: string): string | undefined {
@@ -39,4 +40,5 @@ export function statelessCommandWord(command: string): string | undefined {
  * Bash's builtins that cannot change the shell's state whatever their arguments (with
  * none of them expanded): their jobs need not save it either.
  */
-export const STATELESS_BUILTINS = ['true', 'false', ':', 'echo', 'test'] as const;
+// Not `test`: `test -v 'a[x=5]'` evaluates the subscript, and assigns.
+export const STATELESS_BUILTINS = ['true', 'false', ':', 'echo'] as const;

@@ -256,10 +256,29 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
 `);
     });
 
+    it('keeps what an alias after a |, test -v on an array and PS4 under xtrace changed', async () => {
+      const shell = newShell();
+      await shell.run("alias x='true; viaAlias=1'; a=(1)");
+      await shell.run('ls | x');
+      await shell.run("test -v 'a[viaTest=2]'");
+      expect((await shell.run('echo "$viaAlias $viaTest"')).output).toBe('1 2\n');
+      // PS4 counts what xtrace traces: a command that saves nothing otherwise keeps the
+      // count as one that saves does.
+      const counts: string[] = [];
+      for (const command of ['true', 'cd .']) {
+        const traced = newShell();
+        await traced.run(`n=0; PS4='+\${n:=0}$((n+=1)) '; set -x`);
+        await traced.run(command);
+        counts.push((await traced.run('set +x; echo "n=$n"')).output.split('\n').at(-2) ?? '');
+      }
+      expect(counts[0]).toMatch(/^n=\d+$/);
+      expect(counts[0]).toBe(counts[1]);
+    });
+
     it('keeps the state across commands that save none', async () => {
       const shell = newShell();
       await shell.run('mkdir -p sub && cd sub; kept=1; greet() { echo hi; }; set -o pipefail');
-      for (const command of ['true', 'ls -a', 'echo plain | cat', '/bin/pwd', 'cd', 'test -d .']) {
+      for (const command of ['true', 'ls -a', 'echo plain | cat', '/bin/pwd', 'cd', ': x']) {
         await shell.run(command);
       }
       const result = await shell.run('echo "$PWD $kept $(greet)"; false | true; echo "$?"');
