@@ -87,7 +87,7 @@ export interface InitOptions {
  */
 export function initScript(options: InitOptions): string {
   const dirs = options.stateDirs.map(bashQuote).join(' ');
-  return `
+  const definitions = `
 set -m
 set +o history 2>/dev/null
 shopt -s expand_aliases
@@ -300,7 +300,7 @@ __agenttool_state() {
   # Functions before aliases: an alias would be expanded in a definition's name.
   if ((\${#__agenttool_funcs[@]})); then builtin declare -f "\${__agenttool_funcs[@]}"; fi
   builtin alias -p
-  # set -o is applied right before the command (see the job in __agenttool_serve): the
+  # set -o is applied right before the command (see the job in SERVE_LINE): the
   # job's own steps between the restore and the command run without errexit or xtrace.
   builtin printf '__agenttool_want=%q\\n' "$__agenttool_so"
 }
@@ -333,34 +333,6 @@ __agenttool_ended() {
   builtin printf '%s E %d\\n' "\${__agenttool_e#E }" "$__agenttool_last"
   __agenttool_e=
 }
-# The shell's loop. Each job is forked, and restores the state, before its command
-# arrives: that work is done while the driver hands the previous result on, and a
-# command costs what is left (reading it, running it, saving the state when it may have
-# changed, the end line).
-# The job's body is at its top level, not in a function, where the state's \`declare\`
-# would make its variables local.
-__agenttool_serve() {
-  while :; do
-    (
-      [ "$__agenttool_fds" = /dev/fd ] || exec {__agenttool_fd}>&- {__agenttool_tfd}>&-
-      builtin . "$__agenttool_fds/$__agenttool_fd" >/dev/null 2>&1
-      # No command comes (the driver is gone): end without saving anything.
-      __agenttool_next || builtin exit 0
-      __agenttool_arm
-      builtin printf '%s S %d\\n' "$__agenttool_sm" "$BASHPID"
-      __agenttool_here
-      # The set -o options and $? the command starts with; in the common case, the
-      # options are as they should be and nothing is traced (no redirection to pay for).
-      if [[ $__agenttool_want == "$SHELLOPTS" ]]; then
-        __agenttool_ret "$__agenttool_last" && :
-      else
-        { __agenttool_opts "$__agenttool_want"; __agenttool_ret "$__agenttool_last" && :; } 2>/dev/null
-      fi
-      builtin eval "$__agenttool_c"
-    ) 2>&1 &
-    __agenttool_ended "$!"
-  done
-}
 __agenttool_gone=
 __agenttool_home=$PWD
 __agenttool_end_line=${bashQuote(`E (${MARKER_PREFIX}[0-9a-f]{${MARKER_HEX_DIGITS}})$`)}
@@ -375,13 +347,46 @@ fi`
     : ''
 }
 builtin printf '%s R %d\\n' ${bashQuote(options.readyMarker)} "$$"
-__agenttool_serve
 `;
+  return `${SERVE_LINE}\n${definitions}\0`;
 }
 
 /**
+ * The first line bash reads: it takes the rest of the script (up to a NUL), runs it,
+ * then loops. Each job is forked, and restores the state, before its command arrives:
+ * that work is done while the driver hands the previous result on, and a command costs
+ * what is left (reading it, running it, saving the state when it may have changed, the
+ * end line). The loop is on the script's first line and at its top level, not in a
+ * function, so that the command's errors read as they would from `bash -c` (`bash:
+ * line 2: x: command not found`: bash names the function's source, `main`, and counts
+ * lines from the line the `eval` is on), and the state's `declare` makes its variables
+ * global.
+ */
+const SERVE_LINE = [
+  `IFS= builtin read -r -d '' __agenttool_init || builtin exit 70`,
+  'builtin eval "$__agenttool_init"',
+  'builtin unset -v __agenttool_init',
+  [
+    'while :; do (',
+    '[ "$__agenttool_fds" = /dev/fd ] || exec {__agenttool_fd}>&- {__agenttool_tfd}>&-;',
+    'builtin . "$__agenttool_fds/$__agenttool_fd" >/dev/null 2>&1;',
+    // No command comes (the driver is gone): end without saving anything.
+    '__agenttool_next || builtin exit 0;',
+    '__agenttool_arm;',
+    `builtin printf '%s S %d\\n' "$__agenttool_sm" "$BASHPID";`,
+    '__agenttool_here;',
+    // The set -o options and $? the command starts with; in the common case, the
+    // options are as they should be and nothing is traced (no redirection to pay for).
+    'if [[ $__agenttool_want == "$SHELLOPTS" ]]; then __agenttool_ret "$__agenttool_last" && :;',
+    'else { __agenttool_opts "$__agenttool_want"; __agenttool_ret "$__agenttool_last" && :; } 2>/dev/null; fi;',
+    'builtin eval "$__agenttool_c";',
+    ') 2>&1 & __agenttool_ended "$!"; done',
+  ].join(' '),
+].join('; ');
+
+/**
  * What the driver writes for one command: the start marker's line, the command and a
- * NUL, which the waiting job reads (see `__agenttool_serve`), then the end marker's
+ * NUL, which the waiting job reads (see `SERVE_LINE`), then the end marker's
  * line (`E <marker>`), which the shell reads only once the job has ended. A job killed
  * before it took all of its command leaves the rest on the shell's input, where a start
  * line or command text comes before that `E` line: the shell takes it and answers that

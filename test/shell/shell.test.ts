@@ -127,6 +127,30 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       expect(result.output).toBe('read: 0\n');
     });
 
+    // What a model reads of an error must point into its own command, as `bash -c`'s do.
+    it('words errors as bash -c does: bash, and the line of the command', async () => {
+      const shell = newShell();
+      const result = await shell.run('echo one\nnot_a_command_here\necho (');
+      expect(result.output).toBe(
+        [
+          'one',
+          'bash: line 2: not_a_command_here: command not found',
+          "bash: eval: line 3: syntax error near unexpected token `newline'",
+          "bash: eval: line 3: `echo ('",
+          '',
+        ].join('\n'),
+      );
+      const topLevel = await shell.run('return 3; local x=1; echo "[${FUNCNAME[*]-}] $LINENO"');
+      expect(topLevel.output).toBe(
+        [
+          "bash: line 1: return: can only `return' from a function or sourced script",
+          'bash: line 1: local: can only be used in a function',
+          '[] 1',
+          '',
+        ].join('\n'),
+      );
+    });
+
     it('refuses a command with a NUL character', async () => {
       const shell = newShell();
       await expect(shell.run('echo a\0b')).rejects.toThrow('without NUL');
