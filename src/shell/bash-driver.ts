@@ -239,8 +239,21 @@ __agenttool_arm() {
   fi
   __agenttool_saving
 }
+# The save runs as the command's job ends: through the EXIT trap when it ends early
+# (exit, set -e, an interrupt), else right after the command (see __agenttool_done),
+# since the command may set an EXIT trap of its own in the place of this one.
 __agenttool_saving() {
-  builtin trap '{ __agenttool_save; } 2>/dev/null' EXIT
+  __agenttool_keep=1
+  builtin trap '{ [[ -n $__agenttool_saved ]] || __agenttool_save; } 2>/dev/null' EXIT
+}
+# After the command (its status in $1): the save, and the status again for the job's
+# end, where an EXIT trap the command set runs (with the job's own stderr).
+__agenttool_done() {
+  if [[ -n \${__agenttool_keep-} ]]; then
+    __agenttool_save
+    __agenttool_saved=1
+  fi
+  return "$1"
 }
 # Runs in the command's environment, where its functions may shadow commands: builtin.
 __agenttool_save() {
@@ -308,6 +321,7 @@ __agenttool_state() {
 __agenttool_take() {
   builtin printf '%s' "$1" >|"$__agenttool_fds/$__agenttool_fd" || return 1
   builtin trap - EXIT
+  __agenttool_keep=
 }
 # In the shell, after the job: its status, then the end line with the marker that
 # follows the command on the shell's input (read only now that the job has ended).
@@ -379,7 +393,7 @@ const SERVE_LINE = [
     // options are as they should be and nothing is traced (no redirection to pay for).
     'if [[ $__agenttool_want == "$SHELLOPTS" ]]; then __agenttool_ret "$__agenttool_last" && :;',
     'else { __agenttool_opts "$__agenttool_want"; __agenttool_ret "$__agenttool_last" && :; } 2>/dev/null; fi;',
-    'builtin eval "$__agenttool_c";',
+    'builtin eval "$__agenttool_c"; { __agenttool_done "$?"; } 2>/dev/null',
     ') 2>&1 & __agenttool_ended "$!"; done',
   ].join(' '),
 ].join('; ');

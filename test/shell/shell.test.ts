@@ -328,6 +328,21 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       expect((await shell.run('false; echo "${nope-free}"')).output).toBe('free\n');
     });
 
+    // A command's own EXIT trap runs as its job ends, as bash -c runs it as the script
+    // ends; it must not take the place of the save.
+    it('keeps the state of a command that set an EXIT trap of its own', async () => {
+      const shell = newShell();
+      const set = await shell.run("mkdir -p sub; trap 'echo bye >&2' EXIT; cd sub; x=1");
+      expect(set.output).toBe('bye\n');
+      expect((await shell.run('echo "$PWD $x"')).output).toBe(`${dir}/sub 1\n`);
+      const failing = await shell.run("trap 'echo again' EXIT; y=2; false");
+      expect(failing).toMatchObject({ output: 'again\n', exitCode: 1 });
+      // The command's trap was its own: the next command's job has none of it.
+      const next = await shell.run('echo "$y"; trap -p EXIT');
+      expect(next.output.startsWith('2\n')).toBe(true);
+      expect(next.output).not.toContain('again');
+    });
+
     it('keeps the state a command left before `exit`', async () => {
       const shell = newShell();
       await shell.run('cd /; x=kept; exit 4');
