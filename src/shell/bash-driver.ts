@@ -8,7 +8,7 @@
  * never the shell. The persistent bash therefore runs with job control on (`set -m`) and
  * starts each command as one job: a subshell, whose pid is the group's id. A subshell
  * cannot change its parent's state, so it carries the state itself: before the command
- * it restores what the previous command left (working directory, variables and their
+ * it restores what the previous command left (working directory and stack, variables and their
  * attributes, functions, aliases, `set` and `shopt` options, umask) from a state file,
  * and on exit (normal, `exit`, `set -e`, or an interrupt) it saves it again, unless the
  * command's text and the shell's names show that it cannot have changed it (a program
@@ -303,6 +303,11 @@ __agenttool_state() {
     builtin printf '\\n'
   fi
   builtin printf 'builtin cd -- %q 2>/dev/null || __agenttool_gone=%q\\n' "$PWD" "$PWD"
+  # The directory stack below it (pushd, popd): each entry pushed without a cd, the
+  # deepest first, so that they come back in their order.
+  for ((__agenttool_n = \${#DIRSTACK[@]} - 1; __agenttool_n >= 1; __agenttool_n--)); do
+    builtin printf 'builtin pushd -n -- %q\\n' "\${DIRSTACK[__agenttool_n]}"
+  done
   if ((\${#__agenttool_vars[@]})); then builtin declare -p "\${__agenttool_vars[@]}"; fi
   builtin umask -p
   # Every job starts with the shell's own shopt options: say them only when they differ

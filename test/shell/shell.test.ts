@@ -255,6 +255,14 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       );
     });
 
+    it('keeps the directory stack of pushd and popd', async () => {
+      const shell = newShell();
+      await shell.run('mkdir -p a b && pushd a && pushd ../b');
+      const result = await shell.run('dirs -l -p; popd >/dev/null; pwd');
+      expect(result.output).toBe(`${dir}/b\n${dir}/a\n${dir}\n${dir}/a\n`);
+      expect((await shell.run('popd >/dev/null; pwd; dirs -l -p')).output).toBe(`${dir}\n${dir}\n`);
+    });
+
     it('forgets what a command unset or un-exported', async () => {
       const shell = newShell({ env: { ...process.env, FROM_HOST: 'x' } });
       await shell.run('a=1; export b=2; f() { :; }; alias g=true');
