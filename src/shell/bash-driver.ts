@@ -54,7 +54,8 @@
 export const MARKER_PREFIX = '__AGENTTOOL_';
 export const MARKER_HEX_DIGITS = 32;
 
-import { bashQuote, SHELL_OWNED_OPTIONS, SPECIAL_VARIABLES } from './bash-words';
+import { stateScript } from './bash-state';
+import { bashQuote } from './bash-words';
 import { KILL_SESSION, SIGNALLER } from './signaller';
 import { STATELESS_BUILTINS, statelessCommandWord } from './stateless-command';
 
@@ -86,72 +87,14 @@ export interface InitOptions {
  * `<readyMarker> R <pid>`, where `<pid>` is the shell's own pid in its PID namespace.
  */
 export function initScript(options: InitOptions): string {
-  const dirs = options.stateDirs.map(bashQuote).join(' ');
   const definitions = `
 set -m
 set +o history 2>/dev/null
 shopt -s expand_aliases
 ${options.prelude ?? ''}
 __agenttool_last=0
-# A lookup table, not a pattern: matching *" name "* against the list took about 10 µs
-# a variable, and a save looks at every variable.
-declare -A __agenttool_special=(${SPECIAL_VARIABLES.map((name) => `[${name}]=1`).join(' ')})
-# What compgen -X leaves out of a state: our own variables and bash's.
-__agenttool_not_user=${bashQuote(`@(__agenttool_*|${SPECIAL_VARIABLES.join('|')})`)}
-__agenttool_user_var() {
-  case $1 in __agenttool_*) return 1 ;; esac
-  [[ -z \${__agenttool_special[$1]-} ]]
-}
 __agenttool_ret() { return "$1"; }
-__agenttool_open() {
-  local __agenttool_d __agenttool_p
-  builtin set -C
-  for __agenttool_d in ${dirs}; do
-    __agenttool_p=$__agenttool_d/.agenttool-${options.stateName}
-    { exec {__agenttool_fd}>"$__agenttool_p.state"; } 2>/dev/null || continue
-    if { exec {__agenttool_tfd}>"$__agenttool_p.scratch"; } 2>/dev/null; then
-      command rm -f -- "$__agenttool_p.state" "$__agenttool_p.scratch"
-      builtin set +C
-      return 0
-    fi
-    exec {__agenttool_fd}>&-
-    command rm -f -- "$__agenttool_p.state"
-  done
-  builtin set +C
-  builtin printf 'agenttool: no directory to keep the shell state in (tried %s)\\n' ${bashQuote(options.stateDirs.join(', '))} >&2
-  exit 71
-}
-__agenttool_open
-# Where a job finds the state: through the shell's descriptors, so it can close its own.
-# The shell's pid as /proc counts it, which in a sandbox can be another PID namespace's
-# than the one $$ counts in.
-__agenttool_fds=/dev/fd
-if IFS=' ' builtin read -r __agenttool_n _ </proc/self/stat 2>/dev/null &&
-  [ -e "/proc/$__agenttool_n/fd/$__agenttool_fd" ]; then
-  __agenttool_fds=/proc/$__agenttool_n/fd
-fi
-# Names of the variables the shell starts with: a saved state says which are still set.
-__agenttool_initial=()
-builtin compgen -v >|"$__agenttool_fds/$__agenttool_tfd"
-builtin mapfile -t __agenttool_names <"$__agenttool_fds/$__agenttool_tfd"
-for __agenttool_n in "\${__agenttool_names[@]}"; do
-  __agenttool_user_var "$__agenttool_n" && __agenttool_initial+=("$__agenttool_n")
-done
-# The set -o options a command may change: all but the ones this shell owns.
-__agenttool_setopts=()
-builtin set +o >|"$__agenttool_fds/$__agenttool_tfd"
-builtin mapfile -t __agenttool_names <"$__agenttool_fds/$__agenttool_tfd"
-for __agenttool_n in "\${__agenttool_names[@]}"; do
-  __agenttool_n=\${__agenttool_n##* }
-  case ${bashQuote(` ${SHELL_OWNED_OPTIONS.join(' ')} `)} in *" $__agenttool_n "*) ;; *) __agenttool_setopts+=("$__agenttool_n") ;; esac
-done
-# The environment the shell was started with but not given by its owner: what a sandbox
-# or a container set for itself (its proxy, its temp folder).
-__agenttool_plumbing=' '
-for __agenttool_n in "\${__agenttool_initial[@]}"; do
-  [[ \${!__agenttool_n@a} == *x* ]] || continue
-  case ${bashQuote(` ${(options.given ?? []).join(' ')} `)} in *" $__agenttool_n "*) ;; *) __agenttool_plumbing+="$__agenttool_n " ;; esac
-done
+${stateScript(options)}
 # Bash's builtins and keywords, but for those that change nothing: a command whose first
 # word is one of them may change the state (see __agenttool_arm).
 declare -A __agenttool_stateful=()
@@ -163,20 +106,6 @@ for __agenttool_n in ${STATELESS_BUILTINS.map(bashQuote).join(' ')}; do
   builtin unset -v "__agenttool_stateful[$__agenttool_n]"
 done
 unset -v __agenttool_names __agenttool_n
-# The shopt options every job starts with (a state leaves them out when they are these).
-__agenttool_bashopts=$BASHOPTS
-__agenttool_opts() {
-  # As they are already (the common case): nothing to set.
-  [[ $1 == "$SHELLOPTS" ]] && return 0
-  local __agenttool_o
-  for __agenttool_o in "\${__agenttool_setopts[@]}"; do
-    case ":$1:" in
-      *":$__agenttool_o:"*) builtin set -o "$__agenttool_o" ;;
-      *) builtin set +o "$__agenttool_o" ;;
-    esac
-  done
-  return 0
-}
 # The job's wait for its command: the start marker's line, then the command up to a NUL
 # (read a byte at a time, so nothing after it is taken: the end marker stays for the
 # shell). Then the command's input is /dev/null, since the shell's is this channel. The
@@ -260,67 +189,6 @@ __agenttool_save() {
   # The command is over; a repeated interrupt must not cut the save short.
   builtin trap '' INT TERM
   __agenttool_state >|"$__agenttool_fds/$__agenttool_fd"
-}
-# Prints the state as bash that restores it. With 1, the state another shell can take
-# (the escape hatch's unconfined shell, say): without the variables this shell's
-# sandbox or container set itself, which mean nothing elsewhere.
-__agenttool_state() {
-  local __agenttool_so=$SHELLOPTS __agenttool_n __agenttool_portable=\${1-}
-  builtin set +euvx
-  builtin set +o pipefail
-  local -a __agenttool_names __agenttool_vars=() __agenttool_funcs=() __agenttool_unset=()
-  # The names come filtered from compgen (a pattern match in C): a loop in bash over the
-  # ninety-odd variables cost more than the rest of the save. Its -X pattern needs
-  # extglob, and nocasematch would make it drop a user's 'bash' along with 'BASH'.
-  local __agenttool_bo=$BASHOPTS
-  builtin shopt -s extglob
-  builtin shopt -u nocasematch
-  builtin compgen -v -X "$__agenttool_not_user" >|"$__agenttool_fds/$__agenttool_tfd"
-  builtin mapfile -t __agenttool_vars <"$__agenttool_fds/$__agenttool_tfd"
-  # Nor functions named exec or builtin, which would stand in for the builtins a job
-  # uses between its restore and its command (see __agenttool_next).
-  builtin compgen -A function -X '@(__agenttool_*|exec|builtin)' >|"$__agenttool_fds/$__agenttool_tfd"
-  builtin mapfile -t __agenttool_funcs <"$__agenttool_fds/$__agenttool_tfd"
-  case :$__agenttool_bo: in *:extglob:*) ;; *) builtin shopt -u extglob ;; esac
-  case :$__agenttool_bo: in *:nocasematch:*) builtin shopt -s nocasematch ;; esac
-  if [ -z "$__agenttool_portable" ]; then
-    __agenttool_unset=("\${__agenttool_initial[@]}")
-  else
-    __agenttool_names=("\${__agenttool_vars[@]}")
-    __agenttool_vars=()
-    for __agenttool_n in "\${__agenttool_names[@]}"; do
-      case $__agenttool_plumbing in *" $__agenttool_n "*) continue ;; esac
-      __agenttool_vars+=("$__agenttool_n")
-    done
-    for __agenttool_n in "\${__agenttool_initial[@]}"; do
-      case $__agenttool_plumbing in *" $__agenttool_n "*) continue ;; esac
-      __agenttool_unset+=("$__agenttool_n")
-    done
-  fi
-  if ((\${#__agenttool_unset[@]})); then
-    builtin printf 'builtin unset -v'
-    builtin printf ' %q' "\${__agenttool_unset[@]}"
-    builtin printf '\\n'
-  fi
-  builtin printf 'builtin cd -- %q 2>/dev/null || __agenttool_gone=%q\\n' "$PWD" "$PWD"
-  # The directory stack below it (pushd, popd): each entry pushed without a cd, the
-  # deepest first, so that they come back in their order.
-  for ((__agenttool_n = \${#DIRSTACK[@]} - 1; __agenttool_n >= 1; __agenttool_n--)); do
-    builtin printf 'builtin pushd -n -- %q\\n' "\${DIRSTACK[__agenttool_n]}"
-  done
-  if ((\${#__agenttool_vars[@]})); then builtin declare -p "\${__agenttool_vars[@]}"; fi
-  builtin umask -p
-  # Every job starts with the shell's own shopt options: say them only when they differ
-  # (60 lines that each cost a builtin on the way back in).
-  if [[ -n $__agenttool_portable || $BASHOPTS != "$__agenttool_bashopts" ]]; then
-    builtin shopt -p
-  fi
-  # Functions before aliases: an alias would be expanded in a definition's name.
-  if ((\${#__agenttool_funcs[@]})); then builtin declare -f "\${__agenttool_funcs[@]}"; fi
-  builtin alias -p
-  # set -o is applied right before the command (see the job in SERVE_LINE): the
-  # job's own steps between the restore and the command run without errexit or xtrace.
-  builtin printf '__agenttool_want=%q\\n' "$__agenttool_so"
 }
 # Replaces the state with one another shell printed, and keeps this job from saving.
 __agenttool_take() {
@@ -421,12 +289,4 @@ export function commandMessage(command: string, startMarker: string, endMarker: 
   const word = statelessCommandWord(command);
   const start = word === undefined ? startMarker : `${startMarker} ${word}`;
   return `${start}\n${command}\0E ${endMarker}\n`;
-}
-
-/** The command that prints the shell's state portably (see `__agenttool_state`). */
-export const EXPORT_STATE_COMMAND = '__agenttool_state 1';
-
-/** The command that makes `state` (from {@link EXPORT_STATE_COMMAND}) the shell's state. */
-export function importStateCommand(state: string): string {
-  return `__agenttool_take ${bashQuote(state)}`;
 }

@@ -1,5 +1,5 @@
 import type { Confinement } from 'agenttool';
-import { EXPORT_STATE_COMMAND, importStateCommand } from './bash-driver';
+import { EXPORT_STATE_COMMAND, importStateCommand } from './bash-state';
 import { BashProcess, type ShellLaunch } from './bash-process';
 import { BoundedOutput } from './bounded-output';
 import {
