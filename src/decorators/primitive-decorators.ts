@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { type Constructor, type ResourceAnnotations } from '../core';
+import { type Constructor, type ResourceDescription } from '../core';
 import { requireExperimentalDecorators } from './experimental-only';
 import { readClass } from './metadata';
 
@@ -21,29 +21,22 @@ export interface PromptOptions {
   readonly args?: Constructor | undefined;
 }
 
-/** What `@McpResource` takes. */
-export interface McpResourceOptions {
+/**
+ * What `@McpResource` takes: a resource's description (its MIME type types text that
+ * `read` gives as a string), its URI and its size. Who may read it comes from `@Scopes`
+ * and `@Guard` on the class.
+ */
+export interface McpResourceOptions extends Omit<ResourceDescription, 'access'> {
   /** The URI a client reads it at; unique among the resources served together. */
   readonly uri: string;
-  /** A short name; unique among the resources served together. */
-  readonly name: string;
-  readonly title?: string | undefined;
-  readonly description?: string | undefined;
-  /** The MIME type of what `read` gives (text given as a string is typed with it). */
-  readonly mimeType?: string | undefined;
+  /** The size in bytes, when known. */
   readonly size?: number | undefined;
-  readonly annotations?: ResourceAnnotations | undefined;
 }
 
-/** What `@McpResourceTemplate` takes. */
-export interface McpResourceTemplateOptions {
+/** What `@McpResourceTemplate` takes: a template's description, its URI template and variables. */
+export interface McpResourceTemplateOptions extends Omit<ResourceDescription, 'access'> {
   /** An RFC 6570 URI template (`users://{id}/profile`) whose variables are `vars`' fields. */
   readonly uriTemplate: string;
-  readonly name: string;
-  readonly title?: string | undefined;
-  readonly description?: string | undefined;
-  readonly mimeType?: string | undefined;
-  readonly annotations?: ResourceAnnotations | undefined;
   /**
    * The variables class: its `@Param` fields are the template's variables, taken from
    * the URI read and validated before `read` runs, typed as a prompt's arguments are
