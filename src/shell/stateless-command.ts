@@ -1,5 +1,5 @@
 // Which commands cannot change the persistent shell's state, as far as their text shows:
-// their jobs need not save it (the save is about a third of a command's time in bash).
+// their jobs need not save it (the save is about half a sandboxed command's time in bash).
 
 /**
  * A first word that names a program, or one of bash's words: no quote, escape,
@@ -22,10 +22,9 @@ const MAY_CHANGE_STATE = /[\n\r;&()$`]|\|\|/;
  *
  * The shell still decides with what only it knows (see `__agenttool_arm` in
  * bash-driver.ts): its job saves the state unless that word is a program's name or a
- * builtin that changes nothing (not a function, an alias, a keyword or another builtin),
- * and lastpipe is off (so every part of a pipeline runs in a subshell of its own; and
- * with no alias defined when there is a `|`, nor xtrace on). What
- * a program does cannot change the shell's variables, options or directory.
+ * builtin that changes nothing (not a function, an alias, a keyword or another
+ * builtin), lastpipe and xtrace are off, and no alias is defined when there is a `|`.
+ * What a program does cannot change the shell's variables, options or directory.
  */
 export function statelessCommandWord(command: string): string | undefined {
   const first = FIRST_WORD.exec(command);
@@ -38,7 +37,7 @@ export function statelessCommandWord(command: string): string | undefined {
 
 /**
  * Bash's builtins that cannot change the shell's state whatever their arguments (with
- * none of them expanded): their jobs need not save it either.
+ * none of them expanded): their jobs need not save it either. Not `test`:
+ * `test -v 'a[x=5]'` evaluates the subscript, and assigns.
  */
-// Not `test`: `test -v 'a[x=5]'` evaluates the subscript, and assigns.
 export const STATELESS_BUILTINS = ['true', 'false', ':', 'echo'] as const;
