@@ -121,10 +121,17 @@ async function paced(name: string, run: () => Promise<unknown>, ops: number): Pr
  * A command that does nothing, each after a pause: the shell readies its job meanwhile.
  * `true` cannot change the shell's state, so its job saves none; `cd .` is a builtin
  * that may, so its job saves the state (what any command with a `$`, a `;` or an
- * assignment pays too: see src/shell/stateless-command.ts).
+ * assignment pays too: see src/shell/stateless-command.ts); `/bin/true` is a program
+ * alone, which the job runs by exec, as `bash -c` runs its last command.
  */
+const PACED_COMMANDS = [
+  ['true', 'a command that does nothing (true), no state saved'],
+  ['cd .', 'a builtin that may change the state (cd .), state saved'],
+  ['/bin/true', 'a program alone (/bin/true), run by exec, no state saved'],
+] as const;
+
 async function perPacedCommand(dir: string): Promise<void> {
-  for (const command of ['true', 'cd .']) {
+  for (const [command, label] of PACED_COMMANDS) {
     const figures = [await paced('fresh bash -c', () => freshBash(command, dir), 100)];
     for (const [name, options] of [
       ['persistent shell, sandboxed', {}],
@@ -139,7 +146,7 @@ async function perPacedCommand(dir: string): Promise<void> {
       }
     }
     report(
-      `Per command, each after a pause of ${PAUSE_MS} ms (not counted): ${command === 'true' ? 'a command that does nothing (true), no state saved' : 'a builtin that may change the state (cd .), state saved'}`,
+      `Per command, each after a pause of ${PAUSE_MS} ms (not counted): ${label}`,
       figures,
       'fresh bash -c',
     );

@@ -14,12 +14,13 @@
  * command's text and the shell's names show that it cannot have changed it (a program
  * with arguments that expand nothing, say: see stateless-command.ts).
  *
- * Speed: a command costs one fork (the job) and no exec, and both the fork and the
- * state's restore are made ahead: as soon as a job has ended, the shell forks the next
+ * Speed: a command costs one fork (the job), and both the fork and the state's restore
+ * are made ahead: as soon as a job has ended, the shell forks the next
  * one, which restores the state and waits for its command on the shell's input. That
  * work is done while the driver hands the previous result on, and a command costs what
  * is left: reading it, running it, saving the state when it may have changed, and the
- * end line. Saving and restoring use
+ * end line. A program alone that cannot change the state is run by exec, as `bash -c`
+ * runs its last command: the job becomes it. Saving and restoring use
  * builtins only: what a builtin prints is captured through a scratch file rather than a
  * command substitution, which would fork. Both files live on a memory file system where
  * there is one (`/dev/shm`; inside a sandbox, its private one): ext4 flushes a file that
@@ -102,8 +103,10 @@ builtin compgen -b >|"$__agenttool_fds/$__agenttool_tfd"
 builtin compgen -k >>"$__agenttool_fds/$__agenttool_tfd"
 builtin mapfile -t __agenttool_names <"$__agenttool_fds/$__agenttool_tfd"
 for __agenttool_n in "\${__agenttool_names[@]}"; do __agenttool_stateful[$__agenttool_n]=1; done
+declare -A __agenttool_stateless=()
 for __agenttool_n in ${STATELESS_BUILTINS.map(bashQuote).join(' ')}; do
   builtin unset -v "__agenttool_stateful[$__agenttool_n]"
+  __agenttool_stateless[$__agenttool_n]=1
 done
 unset -v __agenttool_names __agenttool_n
 # The job's wait for its command: the start marker's line, then the command up to a NUL
@@ -163,6 +166,16 @@ __agenttool_arm() {
       [[ $__agenttool_c != *'|'* || \${#BASH_ALIASES[@]} == 0 ]] &&
       [[ $__agenttool_want != *xtrace* ]] &&
       ! builtin shopt -q lastpipe && ! builtin declare -F -- "$__agenttool_w" >/dev/null; then
+      # A program alone (no |) becomes the job itself: exec, one fork and one process's
+      # end fewer, as bash -c does with its last command. Only when the name is found,
+      # so that a missing or unrunnable one is reported as bash -c words it.
+      if [[ $__agenttool_c != *'|'* ]] && [[ -z \${__agenttool_stateless[$__agenttool_w]-} ]]; then
+        if [[ $__agenttool_w == */* ]]; then
+          [[ -f $__agenttool_w && -x $__agenttool_w ]] && __agenttool_exec=1
+        else
+          builtin hash -- "$__agenttool_w" 2>/dev/null && __agenttool_exec=1
+        fi
+      fi
       return 0
     fi
   fi
@@ -262,11 +275,16 @@ const SERVE_LINE = [
     '__agenttool_arm;',
     `builtin printf '%s S %d\\n' "$__agenttool_sm" "$BASHPID";`,
     '__agenttool_here;',
-    // The set -o options and $? the command starts with; in the common case, the
-    // options are as they should be and nothing is traced (no redirection to pay for).
-    'if [[ $__agenttool_want == "$SHELLOPTS" ]]; then __agenttool_ret "$__agenttool_last" && :;',
+    // A program alone, when the job saves nothing: the job becomes it (see
+    // __agenttool_arm), with the set -o options the command starts with.
+    'if [[ -n ${__agenttool_exec-} && -z ${__agenttool_keep-} ]]; then',
+    '[[ $__agenttool_want == "$SHELLOPTS" ]] || { __agenttool_opts "$__agenttool_want"; } 2>/dev/null;',
+    'builtin eval "\\builtin exec -- $__agenttool_c";',
+    // Else the options and $? the command starts with; in the common case, the options
+    // are as they should be and nothing is traced (no redirection to pay for).
+    'else if [[ $__agenttool_want == "$SHELLOPTS" ]]; then __agenttool_ret "$__agenttool_last" && :;',
     'else { __agenttool_opts "$__agenttool_want"; __agenttool_ret "$__agenttool_last" && :; } 2>/dev/null; fi;',
-    'builtin eval "$__agenttool_c"; { __agenttool_done "$?"; } 2>/dev/null',
+    'builtin eval "$__agenttool_c"; { __agenttool_done "$?"; } 2>/dev/null; fi',
     ') 2>&1 & __agenttool_ended "$!"; done',
   ].join(' '),
 ].join('; ');

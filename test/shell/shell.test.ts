@@ -318,6 +318,47 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       expect(result.output).toBe(`${process.env.HOME ?? ''} 1 hi\n1\n`);
     });
 
+    // A program alone, whose job saves nothing, is run by exec: it is the job itself, as
+    // bash -c's last command is, and its status, interrupt and errors are bash -c's.
+    it('runs a program alone as the job itself, with bash -c status, errors and interrupt', async () => {
+      const shell = newShell();
+      // Its pid and process group, as /proc counts them (which, in a sandbox, is another
+      // PID namespace than the one $$ counts in).
+      writeFileSync(join(dir, 'who'), '#!/bin/sh\nexec cut -d" " -f1,5 /proc/self/stat\n', {
+        mode: 0o755,
+      });
+      writeFileSync(join(dir, 'noshebang'), 'echo "no #! line: $((6 * 7))"\n', { mode: 0o755 });
+      writeFileSync(join(dir, 'plain'), 'echo never\n');
+      await shell.run('kept=1; cd .');
+      const [pid, group] = (await shell.run('./who')).output.trim().split(' ');
+      expect(group).toBe(pid);
+      // With a list, the job is a shell of its own, and the program one of its children.
+      const [listPid, listGroup] = (await shell.run('./who; true')).output.trim().split(' ');
+      expect(listGroup).not.toBe(listPid);
+      expect(await shell.run("sh -c 'echo out; echo err >&2; exit 3' >/dev/null")).toMatchObject({
+        output: 'err\n',
+        exitCode: 3,
+      });
+      expect((await shell.run('./noshebang')).output).toBe('no #! line: 42\n');
+      expect(await shell.run('./plain')).toMatchObject({
+        output: 'bash: line 1: ./plain: Permission denied\n',
+        exitCode: 126,
+      });
+      expect(await shell.run('./missing arg')).toMatchObject({
+        output: 'bash: line 1: ./missing: No such file or directory\n',
+        exitCode: 127,
+      });
+      expect(await shell.run('not_a_command_here arg')).toMatchObject({
+        output: 'bash: line 1: not_a_command_here: command not found\n',
+        exitCode: 127,
+      });
+      const shellLevel = (await shell.run('printenv SHLVL')).output;
+      expect((await shell.run('true; printenv SHLVL')).output).toBe(shellLevel);
+      const slept = await shell.run('sleep 30', { timeoutMs: 50 });
+      expect(slept).toMatchObject({ exitCode: 130, interrupted: true, timedOut: true });
+      expect((await shell.run('echo "$kept $?"')).output).toBe('1 130\n');
+    });
+
     it('gives the next command the previous exit status as $?', async () => {
       const shell = newShell();
       await shell.run('exit 7');
