@@ -149,7 +149,8 @@ __agenttool_here() {
 }
 # After the restore: from here an interrupt ends the command line through exit, so the
 # state is saved (bash alone would go on with the next command when the foreground
-# program survived the signal). Unless the command cannot change the state: the driver
+# program survived the signal); a program the job becomes (below) takes the signal
+# itself, as under bash -c. Unless the command cannot change the state: the driver
 # found its text plain (its start line then ends in the command's first word: see
 # stateless-command.ts), and here that word names a program or a builtin that changes
 # nothing (not a function, an alias, a keyword or another builtin), lastpipe is off,
@@ -167,19 +168,38 @@ __agenttool_arm() {
       [[ $__agenttool_want != *xtrace* ]] &&
       ! builtin shopt -q lastpipe && ! builtin declare -F -- "$__agenttool_w" >/dev/null; then
       # A program alone (no |) becomes the job itself: exec, one fork and one process's
-      # end fewer, as bash -c does with its last command. Only when the name is found,
-      # so that a missing or unrunnable one is reported as bash -c words it.
-      if [[ $__agenttool_c != *'|'* ]] && [[ -z \${__agenttool_stateless[$__agenttool_w]-} ]]; then
-        if [[ $__agenttool_w == */* ]]; then
-          [[ -f $__agenttool_w && -x $__agenttool_w ]] && __agenttool_exec=1
-        else
-          builtin hash -- "$__agenttool_w" 2>/dev/null && __agenttool_exec=1
-        fi
+      # end fewer, as bash -c does with its last command. Not with an argument list near
+      # the kernel's limit for one argument (a failed exec words its error otherwise).
+      if [[ $__agenttool_c != *'|'* ]] && ((\${#__agenttool_c} < 65536)) &&
+        [[ -z \${__agenttool_stateless[$__agenttool_w]-} ]] && __agenttool_runnable "$__agenttool_w"; then
+        __agenttool_exec=1
       fi
       return 0
     fi
   fi
   __agenttool_saving
+}
+# Whether the exec builtin would run the program $1 names as bash does, with no error of
+# its own (which bash -c words otherwise: the file's full path, and a second line for
+# some): a file found and executable that is a machine binary, or a script whose #!
+# names an interpreter that is there (a CRLF line ending, say, leaves it missing). The
+# file becomes the program's $_, as bash gives it.
+__agenttool_runnable() {
+  if [[ $1 == */* ]]; then
+    __agenttool_path=$1
+  else
+    builtin hash -- "$1" 2>/dev/null || return 1
+    __agenttool_path=\${BASH_CMDS[$1]-}
+  fi
+  [[ -f $__agenttool_path && -x $__agenttool_path ]] || return 1
+  builtin read -r -N 256 __agenttool_h <"$__agenttool_path" 2>/dev/null
+  [[ $__agenttool_h == $'\\x7f'ELF* ]] && return 0
+  [[ $__agenttool_h == '#!'* ]] || return 1
+  __agenttool_h=\${__agenttool_h%%$'\\n'*}
+  __agenttool_h=\${__agenttool_h#'#!'}
+  __agenttool_h=\${__agenttool_h#"\${__agenttool_h%%[! $'\\t']*}"}
+  __agenttool_h=\${__agenttool_h%%[ $'\\t']*}
+  [[ -f $__agenttool_h && -x $__agenttool_h ]]
 }
 # The save runs as the command's job ends: through the EXIT trap when it ends early
 # (exit, set -e, an interrupt), else right after the command (see __agenttool_done),
@@ -212,8 +232,14 @@ __agenttool_take() {
 # In the shell, after the job: its status, then the end line with the marker that
 # follows the command on the shell's input (read only now that the job has ended).
 __agenttool_ended() {
-  builtin wait "$1"
+  builtin wait "\${__agenttool_until_end[@]}" "$1"
   __agenttool_last=$?
+  # wait -f can answer with a stop's status (128 + STOP, TSTP, TTIN or TTOU) for a job
+  # killed while stopped; asked again, it gives the status the job ended with.
+  if ((__agenttool_last >= 147 && __agenttool_last <= 150)); then
+    builtin wait "\${__agenttool_until_end[@]}" "$1"
+    __agenttool_last=$?
+  fi
   # The end of input: the driver is gone, and so is the shell.
   IFS= builtin read -r __agenttool_e || builtin exit 0
   if [[ $__agenttool_e != 'E '* ]]; then
@@ -233,6 +259,12 @@ __agenttool_ended() {
   builtin printf '%s E %d\\n' "\${__agenttool_e#E }" "$__agenttool_last"
   __agenttool_e=
 }
+# With job control, wait returns when the job stops, not only when it ends: a job (or
+# the program it became) that stops itself is waited for still (wait -f, bash 5.1 on),
+# so that the command's interrupt or timeout ends it, as it would end a bash -c that
+# stops, rather than the command being reported done and the job left stopped.
+__agenttool_until_end=()
+((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501)) && __agenttool_until_end=(-f)
 __agenttool_gone=
 __agenttool_home=$PWD
 __agenttool_end_line=${bashQuote(`E (${MARKER_PREFIX}[0-9a-f]{${MARKER_HEX_DIGITS}})$`)}
@@ -279,7 +311,7 @@ const SERVE_LINE = [
     // __agenttool_arm), with the set -o options the command starts with.
     'if [[ -n ${__agenttool_exec-} && -z ${__agenttool_keep-} ]]; then',
     '[[ $__agenttool_want == "$SHELLOPTS" ]] || { __agenttool_opts "$__agenttool_want"; } 2>/dev/null;',
-    'builtin eval "\\builtin exec -- $__agenttool_c";',
+    'builtin eval "_=\\$__agenttool_path \\builtin exec -- $__agenttool_c";',
     // Else the options and $? the command starts with; in the common case, the options
     // are as they should be and nothing is traced (no redirection to pay for).
     'else if [[ $__agenttool_want == "$SHELLOPTS" ]]; then __agenttool_ret "$__agenttool_last" && :;',

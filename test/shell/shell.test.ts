@@ -359,6 +359,37 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       expect((await shell.run('echo "$kept $?"')).output).toBe('1 130\n');
     });
 
+    // What exec would word otherwise (a full path, a second line), or give the program
+    // otherwise ($_), is as when the job forks it: in a list.
+    it('runs a program alone as it runs one in a list: $_, unrunnable files, a program that stops', async () => {
+      const shell = newShell({ interruptGraceMs: 100 });
+      writeFileSync(join(dir, 'crlf'), '#!/bin/sh\r\necho never\r\n', { mode: 0o755 });
+      writeFileSync(join(dir, 'junk'), Buffer.from([0x01, 0x02, 0xff, 0x0a, 0x00, 0x7f]), {
+        mode: 0o755,
+      });
+      writeFileSync(join(dir, 'stopper'), '#!/bin/sh\nkill -STOP $$\necho resumed\n', {
+        mode: 0o755,
+      });
+      for (const command of ['printenv _', './crlf', './junk', 'sh -c "echo ok" extra']) {
+        const alone = await shell.run(command);
+        const inList = await shell.run(`true; ${command}`);
+        expect({ command, ...alone }).toEqual({ command, ...inList });
+      }
+      expect((await shell.run('printenv _')).output).toMatch(/\/printenv\n$/);
+      for (const command of ['./stopper', 'true; ./stopper']) {
+        const stopped = await shell.run(command, { timeoutMs: 200 });
+        expect({ command, ...stopped }).toEqual({
+          command,
+          output: '',
+          exitCode: 137,
+          interrupted: true,
+          timedOut: true,
+          truncated: false,
+        });
+      }
+      expect((await shell.run('sleep 0.2; echo next')).output).toBe('next\n');
+    });
+
     it('gives the next command the previous exit status as $?', async () => {
       const shell = newShell();
       await shell.run('exit 7');
