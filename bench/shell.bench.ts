@@ -274,7 +274,7 @@ async function startUp(dir: string): Promise<void> {
  * in-memory pair, `connectMcp` over Streamable HTTP on loopback, and `connectMcp` over
  * stdio to `agenttool workspace` in a process of its own (the built command, as a host
  * starts it). The bash call goes through the session's turns (src/di/turns.ts) and its
- * handle (src/di/handles.ts).
+ * handle (src/di/handles.ts). Each call is timed back to back and after a pause.
  */
 async function served(dir: string): Promise<void> {
   writeFileSync(join(dir, 'small.txt'), 'hello\n');
@@ -340,30 +340,48 @@ async function served(dir: string): Promise<void> {
       try {
         await call('bash', { command: 'true' });
         await call('read_file', { path: 'small.txt' });
-        // Alternate the two within each round, so that both see the same machine.
-        const readFile: number[] = [];
-        const bash: number[] = [];
-        const bashSaving: number[] = [];
+        // Alternate the calls within each round, so that all see the same machine. Each
+        // is timed back to back (as calls queued on one shell meet it) and each after a
+        // pause (as a model's calls come; the pause is not counted).
+        const calls = [
+          { row: 'served read_file (small file)', name: 'read_file', args: { path: 'small.txt' } },
+          { row: 'served bash (sandboxed) true', name: 'bash', args: { command: 'true' } },
+          {
+            row: 'served bash (sandboxed) cd . (state saved)',
+            name: 'bash',
+            args: { command: 'cd .' },
+          },
+        ].map((c) => ({ ...c, backToBack: [] as number[], paced: [] as number[] }));
         for (let round = 0; round < 9; round++) {
-          for (const [name, args, into] of [
-            ['read_file', { path: 'small.txt' }, readFile],
-            ['bash', { command: 'true' }, bash],
-            ['bash', { command: 'cd .' }, bashSaving],
-          ] as const) {
+          for (const c of calls) {
             const before = process.hrtime.bigint();
-            for (let i = 0; i < 30; i++) await call(name, args);
-            if (round >= 2) into.push(Number(process.hrtime.bigint() - before) / 30);
+            for (let i = 0; i < 30; i++) await call(c.name, c.args);
+            const backToBack = process.hrtime.bigint() - before;
+            let paced = 0n;
+            for (let i = 0; i < 30; i++) {
+              await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+              const start = process.hrtime.bigint();
+              await call(c.name, c.args);
+              paced += process.hrtime.bigint() - start;
+            }
+            if (round < 2) continue;
+            c.backToBack.push(Number(backToBack) / 30);
+            c.paced.push(Number(paced) / 30);
           }
         }
-        report(
-          `Over MCP, ${label}`,
+        for (const [kind, pick] of [
+          ['back to back', (c: (typeof calls)[number]) => c.backToBack],
           [
-            { name: 'served read_file (small file)', nsPerOp: median(readFile) },
-            { name: 'served bash (sandboxed) true', nsPerOp: median(bash) },
-            { name: 'served bash (sandboxed) cd . (state saved)', nsPerOp: median(bashSaving) },
+            `each after a pause of ${PAUSE_MS} ms (not counted)`,
+            (c: (typeof calls)[number]) => c.paced,
           ],
-          'served read_file (small file)',
-        );
+        ] as const) {
+          report(
+            `Over MCP, ${label}, ${kind}`,
+            calls.map((c) => ({ name: c.row, nsPerOp: median(pick(c)) })),
+            'served read_file (small file)',
+          );
+        }
       } finally {
         await close();
       }
