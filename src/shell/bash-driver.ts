@@ -147,10 +147,11 @@ __agenttool_here() {
   builtin printf 'agenttool: the working directory %s is gone; staying in %s\\n' "$__agenttool_gone" "$PWD"
   __agenttool_gone=
 }
-# After the restore: from here an interrupt ends the command line through exit, so the
-# state is saved (bash alone would go on with the next command when the foreground
-# program survived the signal); a program the job becomes (below) takes the signal
-# itself, as under bash -c. Unless the command cannot change the state: the driver
+# Once the command is read (the job set its INT and TERM traps before it waited, so that
+# an interrupt ends the command line through exit, and the state is saved: bash alone
+# would go on with the next command when the foreground program survived the signal; a
+# program the job becomes, below, takes the signal itself, as under bash -c): the save is
+# armed, unless the command cannot change the state: the driver
 # found its text plain (its start line then ends in the command's first word: see
 # stateless-command.ts), and here that word names a program or a builtin that changes
 # nothing (not a function, an alias, a keyword or another builtin), lastpipe is off,
@@ -158,15 +159,14 @@ __agenttool_here() {
 # defined when the command holds a | (eval expands an alias after a |, and one that
 # holds a ; runs its rest in the job). The state is then the one the restore read.
 __agenttool_arm() {
-  builtin trap 'exit 130' INT
-  builtin trap 'exit 143' TERM
   if [[ $__agenttool_sm == *' '* ]]; then
     __agenttool_w=\${__agenttool_sm#* }
     __agenttool_sm=\${__agenttool_sm%% *}
     if [[ -z \${__agenttool_stateful[$__agenttool_w]-} && -z \${BASH_ALIASES[$__agenttool_w]+set} ]] &&
       [[ $__agenttool_c != *'|'* || \${#BASH_ALIASES[@]} == 0 ]] &&
       [[ $__agenttool_want != *xtrace* ]] &&
-      ! builtin shopt -q lastpipe && ! builtin declare -F -- "$__agenttool_w" >/dev/null; then
+      [[ $__agenttool_fnames != *" $__agenttool_w "* && $__agenttool_w != __agenttool_* ]] &&
+      ! builtin shopt -q lastpipe; then
       # A program alone (no |) becomes the job itself: exec, one fork and one process's
       # end fewer, as bash -c does with its last command. Not with an argument list near
       # the kernel's limit for one argument (a failed exec words its error otherwise).
@@ -267,6 +267,8 @@ __agenttool_until_end=()
 ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501)) && __agenttool_until_end=(-f)
 __agenttool_gone=
 __agenttool_home=$PWD
+# The names of the user's functions (a saved state sets them; see __agenttool_state).
+__agenttool_fnames=' '
 __agenttool_end_line=${bashQuote(`E (${MARKER_PREFIX}[0-9a-f]{${MARKER_HEX_DIGITS}})$`)}
 __agenttool_want=$SHELLOPTS
 ${options.signallerOnFd3 ? SIGNALLER : KILL_SESSION}
@@ -303,6 +305,7 @@ const SERVE_LINE = [
     '[ "$__agenttool_fds" = /dev/fd ] || exec {__agenttool_fd}>&- {__agenttool_tfd}>&-;',
     'builtin . "$__agenttool_fds/$__agenttool_fd" >/dev/null 2>&1;',
     // No command comes (the driver is gone): end without saving anything.
+    "builtin trap 'exit 130' INT; builtin trap 'exit 143' TERM;",
     '__agenttool_next || builtin exit 0;',
     '__agenttool_arm;',
     `builtin printf '%s S %d\\n' "$__agenttool_sm" "$BASHPID";`,

@@ -149,6 +149,10 @@ __agenttool_state() {
   fi
   # Functions before aliases: an alias would be expanded in a definition's name.
   if ((\${#__agenttool_funcs[@]})); then builtin declare -f "\${__agenttool_funcs[@]}"; fi
+  # Their names, for a job's check of its command's first word (__agenttool_arm in
+  # bash-driver.ts), which then needs no builtin of its own.
+  builtin printf -v __agenttool_n ' %s' "\${__agenttool_funcs[@]}"
+  builtin printf '__agenttool_fnames=%q\\n' "$__agenttool_n "
   builtin alias -p
   # set -o is applied right before the command (SERVE_LINE in bash-driver.ts): the
   # job's own steps between the restore and the command run without errexit or xtrace.

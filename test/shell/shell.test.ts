@@ -279,12 +279,15 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       const shell = newShell();
       await shell.run('mkdir -p a/b; ls() { cd a; viaFunction=1; }');
       await shell.run('ls');
+      // The state names its functions for this check, whatever IFS the user set.
+      await shell.run('IFS=,; goto() { cd ..; cd a; viaSecond=1; }');
+      await shell.run('goto');
       await shell.run("alias ll='cd b; viaAlias=2'");
       await shell.run('ll');
       await shell.run('shopt -s lastpipe');
       await shell.run('echo 3 | read viaPipe');
-      const result = await shell.run('echo "$PWD $viaFunction $viaAlias $viaPipe"');
-      expect(result.output).toBe(`${dir}/a/b 1 2 3
+      const result = await shell.run('echo "$PWD $viaFunction $viaSecond $viaAlias $viaPipe"');
+      expect(result.output).toBe(`${dir}/a/b 1 1 2 3
 `);
     });
 
