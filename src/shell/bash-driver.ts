@@ -15,14 +15,14 @@
  * with arguments that expand nothing, say: see stateless-command.ts).
  *
  * Speed: a command costs one fork (the job), and both the fork and the state's restore
- * are made ahead: as soon as a job has ended, the shell forks the next
- * one, which restores the state and waits for its command on the shell's input. That
- * work is done while the driver hands the previous result on, and a command costs what
- * is left: reading it, running it, saving the state when it may have changed, and the
- * end line. A program alone that cannot change the state is run by exec, as `bash -c`
- * runs its last command: the job becomes it. Saving and restoring use
- * builtins only: what a builtin prints is captured through a scratch file rather than a
- * command substitution, which would fork. Both files live on a memory file system where
+ * are made ahead: as soon as a job has ended, the shell forks the next one, which
+ * restores the state and waits for its command on the shell's input. That work is done
+ * while the driver hands the previous result on, and a command costs what is left:
+ * reading it, running it, saving the state when it may have changed, and the end line.
+ * A program alone that cannot change the state is run by exec, as `bash -c` runs its
+ * last command: the job becomes it. Saving and restoring use builtins only: what a
+ * builtin prints is captured through a scratch file rather than a command substitution,
+ * which would fork. Both files live on a memory file system where
  * there is one (`/dev/shm`; inside a sandbox, its private one): ext4 flushes a file that
  * is truncated and rewritten, which cost about 10 ms a command.
  *
@@ -147,17 +147,17 @@ __agenttool_here() {
   builtin printf 'agenttool: the working directory %s is gone; staying in %s\\n' "$__agenttool_gone" "$PWD"
   __agenttool_gone=
 }
-# Once the command is read (the job set its INT and TERM traps before it waited, so that
-# an interrupt ends the command line through exit, and the state is saved: bash alone
-# would go on with the next command when the foreground program survived the signal; a
-# program the job becomes, below, takes the signal itself, as under bash -c): the save is
-# armed, unless the command cannot change the state: the driver
-# found its text plain (its start line then ends in the command's first word: see
-# stateless-command.ts), and here that word names a program or a builtin that changes
-# nothing (not a function, an alias, a keyword or another builtin), lastpipe is off,
-# xtrace is off (PS4 is expanded before the command, and may assign), and no alias is
-# defined when the command holds a | (eval expands an alias after a |, and one that
-# holds a ; runs its rest in the job). The state is then the one the restore read.
+# Once the command is read: arms the save. The job's INT and TERM traps (set before it
+# waited) end the command line through exit, so the state is saved (bash alone would go
+# on with the next command when the foreground program survived the signal); a program
+# the job becomes (below) takes the signal itself, as under bash -c. No save is armed
+# when the command cannot change the state: the driver found its text plain (its start
+# line then ends in the command's first word: see stateless-command.ts), and here that
+# word names a program or a builtin that changes nothing (not a function, an alias, a
+# keyword or another builtin), lastpipe is off, xtrace is off (PS4 is expanded before
+# the command, and may assign), and no alias is defined when the command holds a | (eval
+# expands an alias after a |, and one that holds a ; runs its rest in the job). The
+# state is then the one the restore read.
 __agenttool_arm() {
   if [[ $__agenttool_sm == *' '* ]]; then
     __agenttool_w=\${__agenttool_sm#* }
@@ -304,8 +304,10 @@ const SERVE_LINE = [
     'while :; do (',
     '[ "$__agenttool_fds" = /dev/fd ] || exec {__agenttool_fd}>&- {__agenttool_tfd}>&-;',
     'builtin . "$__agenttool_fds/$__agenttool_fd" >/dev/null 2>&1;',
-    // No command comes (the driver is gone): end without saving anything.
+    // From here an interrupt ends the job through exit (see __agenttool_arm); set before
+    // the wait, so that the command's path does not pay for it.
     "builtin trap 'exit 130' INT; builtin trap 'exit 143' TERM;",
+    // No command comes (the driver is gone): end without saving anything.
     '__agenttool_next || builtin exit 0;',
     '__agenttool_arm;',
     `builtin printf '%s S %d\\n' "$__agenttool_sm" "$BASHPID";`,
