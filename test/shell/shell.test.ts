@@ -374,12 +374,19 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       writeFileSync(join(dir, 'stopper'), '#!/bin/sh\nkill -STOP $$\necho resumed\n', {
         mode: 0o755,
       });
+      writeFileSync(join(dir, 'crash'), '#!/bin/sh\nkill -SEGV $$\n', { mode: 0o755 });
       for (const command of ['printenv _', './crlf', './junk', 'sh -c "echo ok" extra']) {
         const alone = await shell.run(command);
         const inList = await shell.run(`true; ${command}`);
         expect({ command, ...alone }).toEqual({ command, ...inList });
       }
       expect((await shell.run('printenv _')).output).toMatch(/\/printenv\n$/);
+      // A crash: its status alone, as bash -c gives it; in a list, the job's bash says it.
+      expect(await shell.run('./crash')).toMatchObject({ output: '', exitCode: 139 });
+      expect(await shell.run('true; ./crash')).toMatchObject({
+        output: expect.stringMatching(/^bash: line 1: +\d+ Segmentation fault.*\.\/crash\n$/),
+        exitCode: 139,
+      });
       for (const command of ['./stopper', 'true; ./stopper']) {
         const stopped = await shell.run(command, { timeoutMs: 200 });
         expect({ command, ...stopped }).toEqual({
