@@ -4,9 +4,10 @@
  * Interrupts are lines (`INT <pgid>`, `TERM <pgid>`, `KILL <pgid>`) to a signaller: a
  * background job of the shell reading descriptor 3 (or, for a shell in a container, a
  * process of its own in the container). It lives in the shell's PID namespace, so it
- * signals the group by the id the start line gave, inside a sandbox as outside. When its
- * input ends (the server exited or was killed outright) it kills every process of the
- * shell's session, so neither bash nor a running command outlives the server.
+ * signals the group by the id the start line gave, inside a sandbox as outside; `KILL`
+ * also reaches what the command started in groups of its own. When its input ends (the
+ * server exited or was killed outright) it kills every process of the shell's session,
+ * so neither bash nor a running command outlives the server.
  */
 
 /** The signals a signaller line may name. */
@@ -52,18 +53,82 @@ __agenttool_kill_session() {
 }`;
 
 /**
- * The signaller: reads `<signal> <pgid>` lines from descriptor `$1` and signals that
- * group; at end of input, runs `$2` if given (what ends the shell), else kills its own
- * session. It ignores interrupts, so that a signal meant for a command never ends it.
+ * Kills process \`$1\` (a pid as this shell counts it: a command's job) and everything
+ * descended from it, whatever process group each moved to (\`timeout\` and \`setsid\` take
+ * one of their own, which a group's signal misses). /proc may count pids in a PID
+ * namespace outside this shell's (in the sandbox it does), so each process is known by
+ * its NSpid line, whose last field is its pid in its own namespace: only processes of
+ * this namespace (as many NSpid fields as this one's) are taken, and signalled by that
+ * pid. Processes outside it (the sandbox's own) can be neither found nor signalled.
  */
-export const SIGNALLER = `${KILL_SESSION}
+const KILL_JOB_TREE = `
+__agenttool_kill_job_tree() {
+  local __agenttool_f __agenttool_l __agenttool_p __agenttool_c __agenttool_o __agenttool_round
+  local __agenttool_levels= __agenttool_ppid __agenttool_ns __agenttool_root
+  local -A __agenttool_kids __agenttool_inner
+  local -a __agenttool_lines __agenttool_queue __agenttool_all
+  builtin mapfile -t __agenttool_lines </proc/self/status 2>/dev/null || return 0
+  for __agenttool_l in "\${__agenttool_lines[@]}"; do
+    [[ $__agenttool_l == NSpid:* ]] || continue
+    # Digits and blanks: no glob to fear in the split.
+    __agenttool_all=(\${__agenttool_l#NSpid:})
+    __agenttool_levels=\${#__agenttool_all[@]}
+  done
+  [[ -n $__agenttool_levels ]] || return 0
+  for __agenttool_round in 1 2 3 4 5; do
+    __agenttool_kids=() __agenttool_inner=() __agenttool_root=
+    for __agenttool_f in /proc/[0-9]*/status; do
+      builtin mapfile -t __agenttool_lines <"$__agenttool_f" 2>/dev/null || continue
+      __agenttool_ppid= __agenttool_ns=
+      for __agenttool_l in "\${__agenttool_lines[@]}"; do
+        case $__agenttool_l in
+          PPid:*) __agenttool_ppid=\${__agenttool_l#PPid:} ;;
+          NSpid:*)
+            __agenttool_ns=\${__agenttool_l#NSpid:}
+            break
+            ;;
+          State:*Z*) continue 2 ;;
+        esac
+      done
+      __agenttool_all=($__agenttool_ns)
+      ((\${#__agenttool_all[@]} == __agenttool_levels)) && [[ -n $__agenttool_ppid ]] || continue
+      __agenttool_o=\${__agenttool_f#/proc/}
+      __agenttool_o=\${__agenttool_o%/status}
+      __agenttool_inner[$__agenttool_o]=\${__agenttool_all[-1]}
+      __agenttool_kids[\${__agenttool_ppid//[!0-9]/}]+=" $__agenttool_o"
+      [[ \${__agenttool_all[-1]} == "$1" ]] && __agenttool_root=$__agenttool_o
+    done
+    [[ -n $__agenttool_root ]] || return 0
+    __agenttool_queue=("$__agenttool_root")
+    __agenttool_all=()
+    while ((\${#__agenttool_queue[@]})); do
+      __agenttool_p=\${__agenttool_queue[0]}
+      __agenttool_queue=("\${__agenttool_queue[@]:1}")
+      __agenttool_all+=("\${__agenttool_inner[$__agenttool_p]}")
+      for __agenttool_c in \${__agenttool_kids[$__agenttool_p]-}; do __agenttool_queue+=("$__agenttool_c"); done
+    done
+    builtin kill -KILL "\${__agenttool_all[@]}" 2>/dev/null
+  done
+}`;
+
+/**
+ * The signaller: reads `<signal> <pgid>` lines from descriptor `$1` and signals that
+ * group (for KILL, the job's whole tree first: see KILL_JOB_TREE); at end of input, runs
+ * `$2` if given (what ends the shell), else kills its own session. It ignores
+ * interrupts, so that a signal meant for a command never ends it.
+ */
+export const SIGNALLER = `${KILL_SESSION}${KILL_JOB_TREE}
 __agenttool_signaller() {
   builtin trap '' INT TERM HUP
   local __agenttool_s __agenttool_p
   while IFS=' ' builtin read -r -u "$1" __agenttool_s __agenttool_p; do
     case $__agenttool_p in '' | *[!0-9]* | 0 | 1) continue ;; esac
     case $__agenttool_s in
-      INT | TERM | KILL) builtin kill -s "$__agenttool_s" -- "-$__agenttool_p" 2>/dev/null ;;
+      INT | TERM) builtin kill -s "$__agenttool_s" -- "-$__agenttool_p" 2>/dev/null ;;
+      KILL)
+        __agenttool_kill_job_tree "$__agenttool_p"
+        builtin kill -s KILL -- "-$__agenttool_p" 2>/dev/null
+        ;;
     esac
   done
   if [ -n "\${2-}" ]; then "$2"; else __agenttool_kill_session; fi

@@ -560,6 +560,19 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       expect((await shell.run('echo still here')).output).toBe('still here\n');
     });
 
+    // `timeout` (like `setsid`) moves to a process group of its own, which the group's
+    // signals miss: the last step kills the job's whole tree.
+    it('ends what the command started in a process group of its own', async () => {
+      const shell = newShell({ interruptGraceMs: 300 });
+      const result = await shell.run('timeout 30 sleep 41.5151; echo after', { timeoutMs: 200 });
+      expect(result).toMatchObject({ output: '', exitCode: 137, interrupted: true });
+      // Read from /proc, which the sandbox's ps cannot read (its PID namespaces differ).
+      const left = await shell.run(
+        "for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' <\"$f\"; echo; done 2>/dev/null | grep -cE '^(timeout 30 )?sleep 41[.]5151'",
+      );
+      expect(left.output).toBe('0\n');
+    });
+
     it('interrupts on timeout and says so', async () => {
       const shell = newShell();
       const result = await shell.run('echo waiting; sleep 30', { timeoutMs: 50 });
