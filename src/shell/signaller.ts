@@ -4,8 +4,8 @@
  * Interrupts are lines (`INT <pgid>`, `TERM <pgid>`, `KILL <pgid>`) to a signaller: a
  * background job of the shell reading descriptor 3 (or, for a shell in a container, a
  * process of its own in the container). It lives in the shell's PID namespace, so it
- * signals the group by the id the start line gave, inside a sandbox as outside; `KILL`
- * also reaches what the command started in groups of its own. When its input ends (the
+ * signals the group by the id the start line gave, inside a sandbox as outside, and
+ * what the command started in groups of its own. When its input ends (the
  * server exited or was killed outright) it kills every process of the shell's session,
  * so neither bash nor a running command outlives the server.
  */
@@ -53,19 +53,21 @@ __agenttool_kill_session() {
 }`;
 
 /**
- * Kills process \`$1\` (a pid as this shell counts it: a command's job) and everything
- * descended from it, whatever process group each moved to (\`timeout\` and \`setsid\` take
- * one of their own, which a group's signal misses). /proc may count pids in a PID
- * namespace outside this shell's (in the sandbox it does), so each process is known by
- * its NSpid line, whose last field is its pid in its own namespace: only processes of
- * this namespace (as many NSpid fields as this one's) are taken, and signalled by that
- * pid. Processes outside it (the sandbox's own) can be neither found nor signalled.
+ * Sends signal \`$1\` to the descendants of process \`$2\` (a pid as this shell counts it:
+ * a command's job, which leads the command's process group) that moved to a process
+ * group of their own (\`timeout\` and \`setsid\` do), which a signal to the group misses;
+ * for KILL, to the job and all of its descendants, repeated while the job lives. /proc may
+ * count pids in a PID namespace outside this shell's (in the sandbox it does), so each
+ * process is known by its NSpid and NSpgid lines, whose last fields are its pid and group
+ * in its own namespace: only processes of this namespace (as many NSpid fields as this
+ * one's) are taken, and signalled by that pid. Processes outside it (the sandbox's own)
+ * can be neither found nor signalled.
  */
-const KILL_JOB_TREE = `
-__agenttool_kill_job_tree() {
+const SIGNAL_JOB_TREE = `
+__agenttool_signal_job_tree() {
   local __agenttool_f __agenttool_l __agenttool_p __agenttool_c __agenttool_o __agenttool_round
-  local __agenttool_levels= __agenttool_ppid __agenttool_ns __agenttool_root
-  local -A __agenttool_kids __agenttool_inner
+  local __agenttool_levels= __agenttool_ppid __agenttool_ns __agenttool_group __agenttool_root
+  local -A __agenttool_kids __agenttool_inner __agenttool_apart
   local -a __agenttool_lines __agenttool_queue __agenttool_all
   builtin mapfile -t __agenttool_lines </proc/self/status 2>/dev/null || return 0
   for __agenttool_l in "\${__agenttool_lines[@]}"; do
@@ -76,15 +78,16 @@ __agenttool_kill_job_tree() {
   done
   [[ -n $__agenttool_levels ]] || return 0
   for __agenttool_round in 1 2 3 4 5; do
-    __agenttool_kids=() __agenttool_inner=() __agenttool_root=
+    __agenttool_kids=() __agenttool_inner=() __agenttool_apart=() __agenttool_root=
     for __agenttool_f in /proc/[0-9]*/status; do
       builtin mapfile -t __agenttool_lines <"$__agenttool_f" 2>/dev/null || continue
-      __agenttool_ppid= __agenttool_ns=
+      __agenttool_ppid= __agenttool_ns= __agenttool_group=
       for __agenttool_l in "\${__agenttool_lines[@]}"; do
         case $__agenttool_l in
           PPid:*) __agenttool_ppid=\${__agenttool_l#PPid:} ;;
-          NSpid:*)
-            __agenttool_ns=\${__agenttool_l#NSpid:}
+          NSpid:*) __agenttool_ns=\${__agenttool_l#NSpid:} ;;
+          NSpgid:*)
+            __agenttool_group=\${__agenttool_l##*[!0-9]}
             break
             ;;
           State:*Z*) continue 2 ;;
@@ -95,8 +98,9 @@ __agenttool_kill_job_tree() {
       __agenttool_o=\${__agenttool_f#/proc/}
       __agenttool_o=\${__agenttool_o%/status}
       __agenttool_inner[$__agenttool_o]=\${__agenttool_all[-1]}
+      [[ $__agenttool_group == "$2" ]] || __agenttool_apart[$__agenttool_o]=1
       __agenttool_kids[\${__agenttool_ppid//[!0-9]/}]+=" $__agenttool_o"
-      [[ \${__agenttool_all[-1]} == "$1" ]] && __agenttool_root=$__agenttool_o
+      [[ \${__agenttool_all[-1]} == "$2" ]] && __agenttool_root=$__agenttool_o
     done
     [[ -n $__agenttool_root ]] || return 0
     __agenttool_queue=("$__agenttool_root")
@@ -104,30 +108,33 @@ __agenttool_kill_job_tree() {
     while ((\${#__agenttool_queue[@]})); do
       __agenttool_p=\${__agenttool_queue[0]}
       __agenttool_queue=("\${__agenttool_queue[@]:1}")
-      __agenttool_all+=("\${__agenttool_inner[$__agenttool_p]}")
+      if [[ $1 == KILL || -n \${__agenttool_apart[$__agenttool_p]-} ]]; then
+        __agenttool_all+=("\${__agenttool_inner[$__agenttool_p]}")
+      fi
       for __agenttool_c in \${__agenttool_kids[$__agenttool_p]-}; do __agenttool_queue+=("$__agenttool_c"); done
     done
-    builtin kill -KILL "\${__agenttool_all[@]}" 2>/dev/null
+    ((\${#__agenttool_all[@]})) && builtin kill -s "$1" "\${__agenttool_all[@]}" 2>/dev/null
+    [[ $1 == KILL ]] || return 0
   done
 }`;
 
 /**
  * The signaller: reads `<signal> <pgid>` lines from descriptor `$1` and signals that
- * group (for KILL, the job's whole tree first: see KILL_JOB_TREE); at end of input, runs
+ * group, and what the job started in groups of its own (see SIGNAL_JOB_TREE); at end of input, runs
  * `$2` if given (what ends the shell), else kills its own session. It ignores
  * interrupts, so that a signal meant for a command never ends it.
  */
-export const SIGNALLER = `${KILL_SESSION}${KILL_JOB_TREE}
+export const SIGNALLER = `${KILL_SESSION}${SIGNAL_JOB_TREE}
 __agenttool_signaller() {
   builtin trap '' INT TERM HUP
   local __agenttool_s __agenttool_p
   while IFS=' ' builtin read -r -u "$1" __agenttool_s __agenttool_p; do
     case $__agenttool_p in '' | *[!0-9]* | 0 | 1) continue ;; esac
     case $__agenttool_s in
-      INT | TERM) builtin kill -s "$__agenttool_s" -- "-$__agenttool_p" 2>/dev/null ;;
-      KILL)
-        __agenttool_kill_job_tree "$__agenttool_p"
-        builtin kill -s KILL -- "-$__agenttool_p" 2>/dev/null
+      INT | TERM | KILL)
+        # The tree first: once the job is killed, its descendants are no longer its.
+        __agenttool_signal_job_tree "$__agenttool_s" "$__agenttool_p"
+        builtin kill -s "$__agenttool_s" -- "-$__agenttool_p" 2>/dev/null
         ;;
     esac
   done

@@ -560,17 +560,27 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       expect((await shell.run('echo still here')).output).toBe('still here\n');
     });
 
-    // `timeout` (like `setsid`) moves to a process group of its own, which the group's
-    // signals miss: the last step kills the job's whole tree.
-    it('ends what the command started in a process group of its own', async () => {
-      const shell = newShell({ interruptGraceMs: 300 });
-      const result = await shell.run('timeout 30 sleep 41.5151; echo after', { timeoutMs: 200 });
-      expect(result).toMatchObject({ output: '', exitCode: 137, interrupted: true });
+    // `timeout` and `setsid` move to a process group of their own, which the group's
+    // signals miss: each step also signals what the job started in other groups, and
+    // the last kills its whole tree.
+    it('interrupts what the command started in a process group of its own', async () => {
       // Read from /proc, which the sandbox's ps cannot read (its PID namespaces differ).
-      const left = await shell.run(
-        "for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' <\"$f\"; echo; done 2>/dev/null | grep -cE '^(timeout 30 )?sleep 41[.]5151'",
+      const count = (pattern: string) =>
+        `for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' <"$f"; echo; done 2>/dev/null | grep -cE '${pattern}'`;
+      // SIGINT reaches timeout, which passes it on: the command ends well before the
+      // grace, by its INT trap (130), not by the SIGKILL at the grace's end (137).
+      const patient = newShell({ interruptGraceMs: 5000 });
+      const timed = await patient.run('timeout 30 sleep 41.5151; echo after', { timeoutMs: 200 });
+      expect(timed).toMatchObject({ output: '', exitCode: 130, interrupted: true });
+      expect((await patient.run(count('^(timeout 30 )?sleep 41[.]5151'))).output).toBe('0\n');
+      // A session of its own that ignores SIGINT and SIGTERM: the SIGKILL ends it.
+      const shell = newShell({ interruptGraceMs: 300 });
+      const deaf = await shell.run(
+        'setsid sh -c \'trap "" INT TERM; exec sleep 41.7171\'; echo after',
+        { timeoutMs: 200 },
       );
-      expect(left.output).toBe('0\n');
+      expect(deaf).toMatchObject({ output: '', exitCode: 137, interrupted: true });
+      expect((await shell.run(count('^sleep 41[.]7171'))).output).toBe('0\n');
     });
 
     it('interrupts on timeout and says so', async () => {
