@@ -53,69 +53,87 @@ __agenttool_kill_session() {
 }`;
 
 /**
- * Sends signal \`$1\` to the descendants of process \`$2\` (a pid as this shell counts it:
- * a command's job, which leads the command's process group) that moved to a process
- * group of their own (\`timeout\` and \`setsid\` do), which a signal to the group misses;
- * for KILL, to the job and all of its descendants, repeated while the job lives. /proc may
- * count pids in a PID namespace outside this shell's (in the sandbox it does), so each
- * process is known by its NSpid and NSpgid lines, whose last fields are its pid and group
- * in its own namespace: only processes of this namespace (as many NSpid fields as this
- * one's) are taken, and signalled by that pid. Processes outside it (the sandbox's own)
- * can be neither found nor signalled.
+ * Signals what a command's job (\`$2\`: its pid as this shell counts it, which is also its
+ * process group) started in process groups of their own (\`timeout\` and \`setsid\` move to
+ * one), which a signal to the job's group misses. For INT and TERM: each process that
+ * left the job's group (one whose parent is still in it), as a terminal's interrupt would
+ * reach \`timeout\`, which passes it on to its own group. For KILL: the job and everything
+ * descended from it, stopped first (a stopped process cannot fork) until no new one
+ * appears, then killed.
+ *
+ * /proc may count pids in a PID namespace outside this shell's (in the sandbox it does),
+ * so a process is taken only when its pid namespace is this shell's (its
+ * \`/proc/<n>/ns/pid\` is the same file as ours; one it cannot read is left alone), and is
+ * known by the last field of its NSpid and NSpgid lines: its pid and group in that
+ * namespace, by which it is signalled. With more than 3,000 processes in /proc (a scan
+ * takes some 40 µs each) it does nothing: the group's signal goes out as before.
  */
 const SIGNAL_JOB_TREE = `
 __agenttool_signal_job_tree() {
-  local __agenttool_f __agenttool_l __agenttool_p __agenttool_c __agenttool_o __agenttool_round
-  local __agenttool_levels= __agenttool_ppid __agenttool_ns __agenttool_group __agenttool_root
-  local -A __agenttool_kids __agenttool_inner __agenttool_apart
-  local -a __agenttool_lines __agenttool_queue __agenttool_all
-  builtin mapfile -t __agenttool_lines </proc/self/status 2>/dev/null || return 0
-  for __agenttool_l in "\${__agenttool_lines[@]}"; do
-    [[ $__agenttool_l == NSpid:* ]] || continue
-    # Digits and blanks: no glob to fear in the split.
-    __agenttool_all=(\${__agenttool_l#NSpid:})
-    __agenttool_levels=\${#__agenttool_all[@]}
-  done
-  [[ -n $__agenttool_levels ]] || return 0
+  local __agenttool_f __agenttool_l __agenttool_o __agenttool_p __agenttool_c __agenttool_round
+  local __agenttool_ppid __agenttool_ns __agenttool_group __agenttool_root
+  local -A __agenttool_kids __agenttool_inner __agenttool_grp __agenttool_parent
+  local -A __agenttool_seen __agenttool_stopped=()
+  local -a __agenttool_entries __agenttool_lines __agenttool_queue __agenttool_targets
+  [[ /proc/self/ns/pid -ef /proc/self/ns/pid ]] || return 0
   for __agenttool_round in 1 2 3 4 5; do
-    __agenttool_kids=() __agenttool_inner=() __agenttool_apart=() __agenttool_root=
-    for __agenttool_f in /proc/[0-9]*/status; do
-      builtin mapfile -t __agenttool_lines <"$__agenttool_f" 2>/dev/null || continue
+    __agenttool_entries=(/proc/[0-9]*/status)
+    ((\${#__agenttool_entries[@]} <= 3000)) || return 0
+    __agenttool_kids=() __agenttool_inner=() __agenttool_grp=() __agenttool_parent=()
+    __agenttool_root=
+    for __agenttool_f in "\${__agenttool_entries[@]}"; do
+      __agenttool_o=\${__agenttool_f#/proc/}
+      __agenttool_o=\${__agenttool_o%/status}
+      [[ /proc/$__agenttool_o/ns/pid -ef /proc/self/ns/pid ]] || continue
+      builtin mapfile -t -n 20 __agenttool_lines 2>/dev/null <"$__agenttool_f" || continue
       __agenttool_ppid= __agenttool_ns= __agenttool_group=
       for __agenttool_l in "\${__agenttool_lines[@]}"; do
         case $__agenttool_l in
-          PPid:*) __agenttool_ppid=\${__agenttool_l#PPid:} ;;
-          NSpid:*) __agenttool_ns=\${__agenttool_l#NSpid:} ;;
+          State:*Z*) continue 2 ;;
+          PPid:*) __agenttool_ppid=\${__agenttool_l//[!0-9]/} ;;
+          NSpid:*) __agenttool_ns=\${__agenttool_l##*[!0-9]} ;;
           NSpgid:*)
             __agenttool_group=\${__agenttool_l##*[!0-9]}
             break
             ;;
-          State:*Z*) continue 2 ;;
         esac
       done
-      __agenttool_all=($__agenttool_ns)
-      ((\${#__agenttool_all[@]} == __agenttool_levels)) && [[ -n $__agenttool_ppid ]] || continue
-      __agenttool_o=\${__agenttool_f#/proc/}
-      __agenttool_o=\${__agenttool_o%/status}
-      __agenttool_inner[$__agenttool_o]=\${__agenttool_all[-1]}
-      [[ $__agenttool_group == "$2" ]] || __agenttool_apart[$__agenttool_o]=1
-      __agenttool_kids[\${__agenttool_ppid//[!0-9]/}]+=" $__agenttool_o"
-      [[ \${__agenttool_all[-1]} == "$2" ]] && __agenttool_root=$__agenttool_o
+      [[ -n $__agenttool_ppid && -n $__agenttool_ns && -n $__agenttool_group ]] || continue
+      __agenttool_inner[$__agenttool_o]=$__agenttool_ns
+      __agenttool_grp[$__agenttool_o]=$__agenttool_group
+      __agenttool_parent[$__agenttool_o]=$__agenttool_ppid
+      __agenttool_kids[$__agenttool_ppid]+=" $__agenttool_o"
+      [[ $__agenttool_ns == "$2" ]] && __agenttool_root=$__agenttool_o
     done
-    [[ -n $__agenttool_root ]] || return 0
-    __agenttool_queue=("$__agenttool_root")
-    __agenttool_all=()
+    [[ -n $__agenttool_root ]] || break
+    __agenttool_queue=("$__agenttool_root") __agenttool_targets=() __agenttool_seen=()
     while ((\${#__agenttool_queue[@]})); do
       __agenttool_p=\${__agenttool_queue[0]}
       __agenttool_queue=("\${__agenttool_queue[@]:1}")
-      if [[ $1 == KILL || -n \${__agenttool_apart[$__agenttool_p]-} ]]; then
-        __agenttool_all+=("\${__agenttool_inner[$__agenttool_p]}")
+      [[ -z \${__agenttool_seen[$__agenttool_p]-} ]] || continue
+      __agenttool_seen[$__agenttool_p]=1
+      if [[ $1 == KILL ]]; then
+        [[ -n \${__agenttool_stopped[$__agenttool_p]-} ]] || __agenttool_targets+=("$__agenttool_p")
+      elif [[ \${__agenttool_grp[$__agenttool_p]} != "$2" &&
+        \${__agenttool_grp[\${__agenttool_parent[$__agenttool_p]}]-} == "$2" ]]; then
+        __agenttool_targets+=("$__agenttool_p")
       fi
       for __agenttool_c in \${__agenttool_kids[$__agenttool_p]-}; do __agenttool_queue+=("$__agenttool_c"); done
     done
-    ((\${#__agenttool_all[@]})) && builtin kill -s "$1" "\${__agenttool_all[@]}" 2>/dev/null
-    [[ $1 == KILL ]] || return 0
+    if [[ $1 != KILL ]]; then
+      for __agenttool_p in "\${__agenttool_targets[@]}"; do
+        builtin kill -s "$1" "\${__agenttool_inner[$__agenttool_p]}" 2>/dev/null
+      done
+      return 0
+    fi
+    ((\${#__agenttool_targets[@]})) || break
+    for __agenttool_p in "\${__agenttool_targets[@]}"; do
+      __agenttool_stopped[$__agenttool_p]=\${__agenttool_inner[$__agenttool_p]}
+      builtin kill -s STOP "\${__agenttool_inner[$__agenttool_p]}" 2>/dev/null
+    done
   done
+  ((\${#__agenttool_stopped[@]})) && builtin kill -s KILL "\${__agenttool_stopped[@]}" 2>/dev/null
+  return 0
 }`;
 
 /**
@@ -131,10 +149,14 @@ __agenttool_signaller() {
   while IFS=' ' builtin read -r -u "$1" __agenttool_s __agenttool_p; do
     case $__agenttool_p in '' | *[!0-9]* | 0 | 1) continue ;; esac
     case $__agenttool_s in
-      INT | TERM | KILL)
-        # The tree first: once the job is killed, its descendants are no longer its.
-        __agenttool_signal_job_tree "$__agenttool_s" "$__agenttool_p"
+      INT | TERM)
         builtin kill -s "$__agenttool_s" -- "-$__agenttool_p" 2>/dev/null
+        __agenttool_signal_job_tree "$__agenttool_s" "$__agenttool_p"
+        ;;
+      KILL)
+        # The tree first: once the job is killed, its descendants are no longer its.
+        __agenttool_signal_job_tree KILL "$__agenttool_p"
+        builtin kill -s KILL -- "-$__agenttool_p" 2>/dev/null
         ;;
     esac
   done
