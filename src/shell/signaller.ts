@@ -58,8 +58,7 @@ __agenttool_kill_session() {
  * one), which a signal to the job's group misses. For INT and TERM: each process that
  * left the job's group (one whose parent is still in it), as a terminal's interrupt would
  * reach \`timeout\`, which passes it on to its own group. For KILL: the job and everything
- * descended from it, stopped first (a stopped process cannot fork) until no new one
- * appears, then killed.
+ * descended from it, again while the job lives.
  *
  * /proc may count pids in a PID namespace outside this shell's (in the sandbox it does),
  * so a process is taken only when its pid namespace is this shell's (its
@@ -73,7 +72,7 @@ __agenttool_signal_job_tree() {
   local __agenttool_f __agenttool_l __agenttool_o __agenttool_p __agenttool_c __agenttool_round
   local __agenttool_ppid __agenttool_ns __agenttool_group __agenttool_root
   local -A __agenttool_kids __agenttool_inner __agenttool_grp __agenttool_parent
-  local -A __agenttool_seen __agenttool_stopped=()
+  local -A __agenttool_seen
   local -a __agenttool_entries __agenttool_lines __agenttool_queue __agenttool_targets
   [[ /proc/self/ns/pid -ef /proc/self/ns/pid ]] || return 0
   for __agenttool_round in 1 2 3 4 5; do
@@ -113,26 +112,18 @@ __agenttool_signal_job_tree() {
       [[ -z \${__agenttool_seen[$__agenttool_p]-} ]] || continue
       __agenttool_seen[$__agenttool_p]=1
       if [[ $1 == KILL ]]; then
-        [[ -n \${__agenttool_stopped[$__agenttool_p]-} ]] || __agenttool_targets+=("$__agenttool_p")
+        __agenttool_targets+=("$__agenttool_p")
       elif [[ \${__agenttool_grp[$__agenttool_p]} != "$2" &&
         \${__agenttool_grp[\${__agenttool_parent[$__agenttool_p]}]-} == "$2" ]]; then
         __agenttool_targets+=("$__agenttool_p")
       fi
       for __agenttool_c in \${__agenttool_kids[$__agenttool_p]-}; do __agenttool_queue+=("$__agenttool_c"); done
     done
-    if [[ $1 != KILL ]]; then
-      for __agenttool_p in "\${__agenttool_targets[@]}"; do
-        builtin kill -s "$1" "\${__agenttool_inner[$__agenttool_p]}" 2>/dev/null
-      done
-      return 0
-    fi
-    ((\${#__agenttool_targets[@]})) || break
     for __agenttool_p in "\${__agenttool_targets[@]}"; do
-      __agenttool_stopped[$__agenttool_p]=\${__agenttool_inner[$__agenttool_p]}
-      builtin kill -s STOP "\${__agenttool_inner[$__agenttool_p]}" 2>/dev/null
+      builtin kill -s "$1" "\${__agenttool_inner[$__agenttool_p]}" 2>/dev/null
     done
+    [[ $1 == KILL ]] || break
   done
-  ((\${#__agenttool_stopped[@]})) && builtin kill -s KILL "\${__agenttool_stopped[@]}" 2>/dev/null
   return 0
 }`;
 
