@@ -4,10 +4,10 @@
  * Interrupts are lines (`INT <pgid>`, `TERM <pgid>`, `KILL <pgid>`) to a signaller: a
  * background job of the shell reading descriptor 3 (or, for a shell in a container, a
  * process of its own in the container). It lives in the shell's PID namespace, so it
- * signals the group by the id the start line gave, inside a sandbox as outside, and
- * what the command started in groups of its own. When its input ends (the
- * server exited or was killed outright) it kills every process of the shell's session,
- * so neither bash nor a running command outlives the server.
+ * signals the group by the id the start line gave, inside a sandbox as outside, and what
+ * the command started in groups of its own. When its input ends (the server exited or
+ * was killed outright) it kills every process of the shell's session, so neither bash
+ * nor a running command outlives the server.
  */
 
 /** The signals a signaller line may name. */
@@ -58,80 +58,76 @@ __agenttool_kill_session() {
  * one), which a signal to the job's group misses. For INT and TERM: each process that
  * left the job's group (one whose parent is still in it), as a terminal's interrupt would
  * reach \`timeout\`, which passes it on to its own group. For KILL: the job and everything
- * descended from it, again while the job lives.
+ * descended from it (the job first, so that none is taken from it meanwhile), which is
+ * also how a container's signaller ends a shell that leads no session of its own.
  *
  * /proc may count pids in a PID namespace outside this shell's (in the sandbox it does),
  * so a process is taken only when its pid namespace is this shell's (its
  * \`/proc/<n>/ns/pid\` is the same file as ours; one it cannot read is left alone), and is
  * known by the last field of its NSpid and NSpgid lines: its pid and group in that
  * namespace, by which it is signalled. With more than 3,000 processes in /proc (a scan
- * takes some 40 µs each) it does nothing: the group's signal goes out as before.
+ * takes some 100 µs each) it does nothing: the group's signal goes out as before.
  */
 const SIGNAL_JOB_TREE = `
 __agenttool_signal_job_tree() {
-  local __agenttool_f __agenttool_l __agenttool_o __agenttool_p __agenttool_c __agenttool_round
-  local __agenttool_ppid __agenttool_ns __agenttool_group __agenttool_root
-  local -A __agenttool_kids __agenttool_inner __agenttool_grp __agenttool_parent
-  local -A __agenttool_seen
-  local -a __agenttool_entries __agenttool_lines __agenttool_queue __agenttool_targets
+  local __agenttool_f __agenttool_l __agenttool_o __agenttool_p __agenttool_c
+  local __agenttool_ppid __agenttool_ns __agenttool_group __agenttool_root=
+  local -A __agenttool_kids=() __agenttool_inner=() __agenttool_grp=() __agenttool_parent=()
+  local -A __agenttool_seen=()
+  local -a __agenttool_entries __agenttool_lines __agenttool_queue __agenttool_targets=()
   [[ /proc/self/ns/pid -ef /proc/self/ns/pid ]] || return 0
-  for __agenttool_round in 1 2 3 4 5; do
-    __agenttool_entries=(/proc/[0-9]*/status)
-    ((\${#__agenttool_entries[@]} <= 3000)) || return 0
-    __agenttool_kids=() __agenttool_inner=() __agenttool_grp=() __agenttool_parent=()
-    __agenttool_root=
-    for __agenttool_f in "\${__agenttool_entries[@]}"; do
-      __agenttool_o=\${__agenttool_f#/proc/}
-      __agenttool_o=\${__agenttool_o%/status}
-      [[ /proc/$__agenttool_o/ns/pid -ef /proc/self/ns/pid ]] || continue
-      builtin mapfile -t -n 20 __agenttool_lines 2>/dev/null <"$__agenttool_f" || continue
-      __agenttool_ppid= __agenttool_ns= __agenttool_group=
-      for __agenttool_l in "\${__agenttool_lines[@]}"; do
-        case $__agenttool_l in
-          State:*Z*) continue 2 ;;
-          PPid:*) __agenttool_ppid=\${__agenttool_l//[!0-9]/} ;;
-          NSpid:*) __agenttool_ns=\${__agenttool_l##*[!0-9]} ;;
-          NSpgid:*)
-            __agenttool_group=\${__agenttool_l##*[!0-9]}
-            break
-            ;;
-        esac
-      done
-      [[ -n $__agenttool_ppid && -n $__agenttool_ns && -n $__agenttool_group ]] || continue
-      __agenttool_inner[$__agenttool_o]=$__agenttool_ns
-      __agenttool_grp[$__agenttool_o]=$__agenttool_group
-      __agenttool_parent[$__agenttool_o]=$__agenttool_ppid
-      __agenttool_kids[$__agenttool_ppid]+=" $__agenttool_o"
-      [[ $__agenttool_ns == "$2" ]] && __agenttool_root=$__agenttool_o
+  __agenttool_entries=(/proc/[0-9]*/status)
+  ((\${#__agenttool_entries[@]} <= 3000)) || return 0
+  for __agenttool_f in "\${__agenttool_entries[@]}"; do
+    __agenttool_o=\${__agenttool_f#/proc/}
+    __agenttool_o=\${__agenttool_o%/status}
+    [[ /proc/$__agenttool_o/ns/pid -ef /proc/self/ns/pid ]] || continue
+    builtin mapfile -t -n 20 __agenttool_lines 2>/dev/null <"$__agenttool_f" || continue
+    __agenttool_ppid= __agenttool_ns= __agenttool_group=
+    for __agenttool_l in "\${__agenttool_lines[@]}"; do
+      case $__agenttool_l in
+        State:*Z*) continue 2 ;;
+        PPid:*) __agenttool_ppid=\${__agenttool_l//[!0-9]/} ;;
+        NSpid:*) __agenttool_ns=\${__agenttool_l##*[!0-9]} ;;
+        NSpgid:*)
+          __agenttool_group=\${__agenttool_l##*[!0-9]}
+          break
+          ;;
+      esac
     done
-    [[ -n $__agenttool_root ]] || break
-    __agenttool_queue=("$__agenttool_root") __agenttool_targets=() __agenttool_seen=()
-    while ((\${#__agenttool_queue[@]})); do
-      __agenttool_p=\${__agenttool_queue[0]}
-      __agenttool_queue=("\${__agenttool_queue[@]:1}")
-      [[ -z \${__agenttool_seen[$__agenttool_p]-} ]] || continue
-      __agenttool_seen[$__agenttool_p]=1
-      if [[ $1 == KILL ]]; then
-        __agenttool_targets+=("$__agenttool_p")
-      elif [[ \${__agenttool_grp[$__agenttool_p]} != "$2" &&
-        \${__agenttool_grp[\${__agenttool_parent[$__agenttool_p]}]-} == "$2" ]]; then
-        __agenttool_targets+=("$__agenttool_p")
-      fi
-      for __agenttool_c in \${__agenttool_kids[$__agenttool_p]-}; do __agenttool_queue+=("$__agenttool_c"); done
-    done
-    for __agenttool_p in "\${__agenttool_targets[@]}"; do
-      builtin kill -s "$1" "\${__agenttool_inner[$__agenttool_p]}" 2>/dev/null
-    done
-    [[ $1 == KILL ]] || break
+    [[ -n $__agenttool_ppid && -n $__agenttool_ns && -n $__agenttool_group ]] || continue
+    __agenttool_inner[$__agenttool_o]=$__agenttool_ns
+    __agenttool_grp[$__agenttool_o]=$__agenttool_group
+    __agenttool_parent[$__agenttool_o]=$__agenttool_ppid
+    __agenttool_kids[$__agenttool_ppid]+=" $__agenttool_o"
+    [[ $__agenttool_ns == "$2" ]] && __agenttool_root=$__agenttool_o
+  done
+  [[ -n $__agenttool_root ]] || return 0
+  __agenttool_queue=("$__agenttool_root")
+  while ((\${#__agenttool_queue[@]})); do
+    __agenttool_p=\${__agenttool_queue[0]}
+    __agenttool_queue=("\${__agenttool_queue[@]:1}")
+    [[ -z \${__agenttool_seen[$__agenttool_p]-} ]] || continue
+    __agenttool_seen[$__agenttool_p]=1
+    if [[ $1 == KILL ]]; then
+      __agenttool_targets+=("$__agenttool_p")
+    elif [[ \${__agenttool_grp[$__agenttool_p]} != "$2" &&
+      \${__agenttool_grp[\${__agenttool_parent[$__agenttool_p]}]-} == "$2" ]]; then
+      __agenttool_targets+=("$__agenttool_p")
+    fi
+    for __agenttool_c in \${__agenttool_kids[$__agenttool_p]-}; do __agenttool_queue+=("$__agenttool_c"); done
+  done
+  for __agenttool_p in "\${__agenttool_targets[@]}"; do
+    builtin kill -s "$1" "\${__agenttool_inner[$__agenttool_p]}" 2>/dev/null
   done
   return 0
 }`;
 
 /**
  * The signaller: reads `<signal> <pgid>` lines from descriptor `$1` and signals that
- * group, and what the job started in groups of its own (see SIGNAL_JOB_TREE); at end of input, runs
- * `$2` if given (what ends the shell), else kills its own session. It ignores
- * interrupts, so that a signal meant for a command never ends it.
+ * group, and what the job started in groups of its own (see SIGNAL_JOB_TREE); at end of
+ * input, runs `$2` if given (what ends the shell), else kills its own session. It
+ * ignores interrupts, so that a signal meant for a command never ends it.
  */
 export const SIGNALLER = `${KILL_SESSION}${SIGNAL_JOB_TREE}
 __agenttool_signaller() {
@@ -155,45 +151,13 @@ __agenttool_signaller() {
 }`;
 
 /**
- * Kills process \`$1\` and everything descended from it, found by their parents in /proc
- * (for a shell that does not lead a session of its own, as in a container).
- */
-const KILL_TREE = `
-__agenttool_kill_tree() {
-  local __agenttool_root=$1 __agenttool_f __agenttool_l __agenttool_p __agenttool_c __agenttool_round
-  local -A __agenttool_kids
-  local -a __agenttool_queue __agenttool_all
-  for __agenttool_round in 1 2 3 4 5; do
-    __agenttool_kids=()
-    for __agenttool_f in /proc/[0-9]*/stat; do
-      IFS= read -r __agenttool_l <"$__agenttool_f" 2>/dev/null || continue
-      __agenttool_l=\${__agenttool_l##*) }
-      set -- $__agenttool_l
-      [ "$1" = Z ] && continue
-      __agenttool_p=\${__agenttool_f#/proc/}
-      __agenttool_kids[$2]+=" \${__agenttool_p%/stat}"
-    done 2>/dev/null
-    __agenttool_queue=("$__agenttool_root")
-    __agenttool_all=()
-    while ((\${#__agenttool_queue[@]})); do
-      __agenttool_p=\${__agenttool_queue[0]}
-      __agenttool_queue=("\${__agenttool_queue[@]:1}")
-      [ -d "/proc/$__agenttool_p" ] && __agenttool_all+=("$__agenttool_p")
-      for __agenttool_c in \${__agenttool_kids[$__agenttool_p]-}; do __agenttool_queue+=("$__agenttool_c"); done
-    done
-    ((\${#__agenttool_all[@]})) || return 0
-    kill -KILL "\${__agenttool_all[@]}" 2>/dev/null
-  done
-}`;
-
-/**
  * The script a signaller process of its own runs (a shell in a container, where the
  * shell's process gets no descriptor but its standard input): it reads lines from
  * standard input. The first line names the shell (\`SHELL <pid>\`): when input ends, it
  * kills the shell's session if the shell leads one, else the shell and what it started.
  */
 export function signallerScript(): string {
-  return `${SIGNALLER}${KILL_TREE}
+  return `${SIGNALLER}
 IFS=' ' read -r __agenttool_w __agenttool_shell || exit 0
 case $__agenttool_shell in '' | *[!0-9]*) exit 2 ;; esac
 __agenttool_end() {
@@ -202,7 +166,7 @@ __agenttool_end() {
   __agenttool_l=\${__agenttool_l##*) }
   set -- $__agenttool_l
   if [ "$4" = "$__agenttool_shell" ]; then __agenttool_kill_session "$__agenttool_shell"
-  else __agenttool_kill_tree "$__agenttool_shell"; fi
+  else __agenttool_signal_job_tree KILL "$__agenttool_shell"; fi
 }
 __agenttool_signaller 0 __agenttool_end
 `;

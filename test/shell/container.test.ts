@@ -7,13 +7,14 @@
  * shell working through them (the signaller a process of its own, interrupts, close).
  * Where a real runtime answers, a last test runs the shell in a real container.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Shell, shellTools } from 'agenttool/shell';
 import { confinedBy, createContext, toolFromInstance } from 'agenttool';
 import { noneWithArgument, withArgument } from '../support/processes';
+import { signallerScript } from '../../src/shell/signaller';
 
 const FAKE_RUNTIME = join(__dirname, 'fixtures/fake-container-runtime.sh');
 
@@ -90,6 +91,25 @@ describe('a shell in a container', () => {
     await shell.run(`sleep ${word} >/dev/null 2>&1 &`);
     expect(await withArgument(word)).toHaveLength(1);
     await shell.close();
+    expect(await noneWithArgument(word)).toBe(true);
+  });
+
+  // In a container the shell leads no session of its own: when the signaller's input
+  // ends, it kills the shell's process tree (not reachable through a runtime here, so
+  // driven directly: the script the signaller process runs, its shell one of ours).
+  it("kills the shell's tree when its input ends, the shell leading no session", async () => {
+    const word = `301.${process.pid}${Date.now() % 100000}`;
+    const tree = spawn('bash', ['-c', `sleep ${word} & setsid sleep ${word} & wait`], {
+      stdio: 'ignore',
+    });
+    const ended = new Promise((resolve) => tree.on('exit', (_code, signal) => resolve(signal)));
+    expect(await withArgument(word, 2)).toHaveLength(2);
+    const signaller = spawn('bash', ['-c', signallerScript()], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    signaller.stdin.end(`SHELL ${tree.pid ?? 0}\n`);
+    await new Promise((resolve) => signaller.on('close', resolve));
+    expect(await ended).toBe('SIGKILL');
     expect(await noneWithArgument(word)).toBe(true);
   });
 
