@@ -84,10 +84,14 @@ export class ShellJob {
   timeOutAfter(ms: number): void {
     if (ms > MAX_TIMER_MS) return;
     this.#timers.push(
-      setTimeout(() => {
-        this.timedOut = true;
-        this.interrupt();
-      }, ms),
+      setTimeout(
+        () =>
+          this.#unlessSettledMeanwhile(() => {
+            this.timedOut = true;
+            this.interrupt();
+          }),
+        ms,
+      ),
     );
   }
 
@@ -167,9 +171,22 @@ export class ShellJob {
     const next = ESCALATION[step + 1]?.after ?? 1;
     this.#timers.push(
       setTimeout(
-        () => this.#escalate(bash, step + 1),
+        () => this.#unlessSettledMeanwhile(() => this.#escalate(bash, step + 1)),
         Math.min(next * this.#graceMs, MAX_TIMER_MS),
       ),
     );
+  }
+
+  /**
+   * Runs `action` once what bash has already written is read, unless the job settled
+   * meanwhile. A timer that fires late (this process was busy, or was not scheduled, for
+   * longer than the delay) runs before the input that came during that time is read: a
+   * command that ended in time would be reported timed out, or its shell replaced after
+   * its end line had come. The input waiting is read before the next `setImmediate`.
+   */
+  #unlessSettledMeanwhile(action: () => void): void {
+    setImmediate(() => {
+      if (!this.#settled) action();
+    });
   }
 }
