@@ -232,13 +232,14 @@ __agenttool_take() {
 # In the shell, after the job: its status, then the end line with the marker that
 # follows the command on the shell's input (read only now that the job has ended).
 __agenttool_ended() {
-  builtin wait "\${__agenttool_until_end[@]}" "$1"
+  builtin wait "$1"
   __agenttool_last=$?
-  # wait -f can answer with a stop's status (128 + STOP, TSTP, TTIN or TTOU) for a job
-  # killed while stopped; asked again, it gives the status the job ended with.
-  if ((__agenttool_last >= 147 && __agenttool_last <= 150)); then
-    builtin wait "\${__agenttool_until_end[@]}" "$1"
-    __agenttool_last=$?
+  # With job control, wait also returns when the job stops (with 128 + STOP, TSTP, TTIN
+  # or TTOU): a job (or the program it became) that stops itself is waited for still, so
+  # that the command's interrupt or timeout ends it, as it would end a bash -c that
+  # stops, rather than the command being reported done and the job left stopped.
+  if ((__agenttool_last >= 147 && __agenttool_last <= 150)) && builtin kill -0 "$1" 2>/dev/null; then
+    __agenttool_wait_stopped "$1"
   fi
   # The end of input: the driver is gone, and so is the shell.
   IFS= builtin read -r __agenttool_e || builtin exit 0
@@ -259,12 +260,23 @@ __agenttool_ended() {
   builtin printf '%s E %d\\n' "\${__agenttool_e#E }" "$__agenttool_last"
   __agenttool_e=
 }
-# With job control, wait returns when the job stops, not only when it ends: a job (or
-# the program it became) that stops itself is waited for still (wait -f, bash 5.1 on),
-# so that the command's interrupt or timeout ends it, as it would end a bash -c that
-# stops, rather than the command being reported done and the job left stopped.
-__agenttool_until_end=()
-((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501)) && __agenttool_until_end=(-f)
+# Waits for a stopped job to end: asks again every 50 ms, and sleeps in between in a
+# read with a timeout from a FIFO of its own that no one writes. Not wait -f, which waits
+# for the end by asking again at once, at full CPU, for as long as the job is stopped.
+__agenttool_wait_stopped() {
+  local __agenttool_p=$__agenttool_state_dir/.agenttool-$$-$RANDOM.pause __agenttool_f=
+  if command mkfifo -m 600 -- "$__agenttool_p" 2>/dev/null; then
+    exec {__agenttool_f}<>"$__agenttool_p"
+    command rm -f -- "$__agenttool_p"
+  fi
+  while ((__agenttool_last >= 147 && __agenttool_last <= 150)) && builtin kill -0 "$1" 2>/dev/null; do
+    # Without a FIFO (none could be made), it waits as wait -f does.
+    [[ -z $__agenttool_f ]] || builtin read -r -t 0.05 -u "$__agenttool_f" _
+    builtin wait "$1"
+    __agenttool_last=$?
+  done
+  [[ -z $__agenttool_f ]] || exec {__agenttool_f}<&-
+}
 __agenttool_gone=
 __agenttool_home=$PWD
 # The names of the user's functions (a saved state sets them; see __agenttool_state).

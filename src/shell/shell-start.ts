@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
+import { resolve, sep } from 'node:path';
 import type { BashProcess, ShellLaunch } from './bash-process';
 import { type ContainerOptions, containerLaunch } from './container';
 import { applyLimits, type ShellLimits } from './process-limits';
@@ -98,6 +98,27 @@ export function startTimeoutMessage(ms: number, stage: StartStage): string {
   }
 }
 
+/** How many times a start is tried when the writable paths change under it. */
+export const MAX_START_ATTEMPTS = 10;
+
+/**
+ * The paths inside `roots` (the writable paths, which the scan for protected paths has
+ * just read) that `error`, bubblewrap's failure, names: a file the scan found that was
+ * gone, or replaced, by the time bubblewrap bound it, as happens when something outside
+ * the sandbox keeps making and removing files there. Bubblewrap names a path as the host
+ * has it, or under `/newroot`, where it sees the host's tree while it sets up.
+ */
+export function changedPathsNamed(error: unknown, roots: readonly string[]): string[] {
+  const message = error instanceof Error ? error.message : '';
+  const said = /\bbwrap: (.*)/.exec(message)?.[1];
+  if (said === undefined) return [];
+  const inside = (path: string) =>
+    roots.some((root) => path.startsWith(root.endsWith(sep) ? root : root + sep));
+  return [...said.matchAll(/(?:\/newroot)?(\/[^\s:"]+)/g)]
+    .map(([, path]) => path ?? '')
+    .filter(inside);
+}
+
 /**
  * Where an unconfined shell keeps its (at once unlinked) state files: a memory file
  * system first, where rewriting a file costs nothing, then the temp folder.
@@ -121,6 +142,7 @@ export async function launchShell(
   placement: Placement,
   options: LaunchOptions,
   progress: StartProgress,
+  unstable: ReadonlySet<string> = new Set(),
 ): Promise<{ readonly launch: ShellLaunch; readonly limits: ShellLimits | undefined }> {
   const { command, env, cwd } = options;
   switch (placement.kind) {
@@ -137,7 +159,13 @@ export async function launchShell(
       mark(progress, 'scan');
       // Computed at each start, for the workspace and every writable path (never from
       // this process's working directory): a repository made since is protected too.
-      const policy = await withProtectedPaths(placement.policy);
+      const scanned = await withProtectedPaths(placement.policy);
+      // Paths that changed while an earlier try of this start bound them are left out:
+      // something outside keeps making and removing them, so bubblewrap cannot bind them.
+      const policy =
+        unstable.size === 0
+          ? scanned
+          : { ...scanned, denyWrite: scanned.denyWrite.filter((path) => !unstable.has(path)) };
       progress.stage = { kind: 'sandbox' };
       mark(progress, 'wrap');
       const lease = await leaseSandbox(policy, command, where);

@@ -17,11 +17,13 @@ import { MAX_TIMER_MS, ShellJob } from './shell-job';
 import {
   launchShell,
   mark,
+  MAX_START_ATTEMPTS,
   type Placement,
   stageDurations,
   type StartProgress,
   startTimeoutMessage,
   type StartTimes,
+  changedPathsNamed,
 } from './shell-start';
 
 const DEFAULTS = {
@@ -319,9 +321,40 @@ export class Shell {
       );
     });
     timeout.catch(() => undefined);
+    // Protected paths that changed while a try bound them: the next try leaves them out.
+    const unstable = new Set<string>();
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.startOnce(progress, timeout, unstable);
+        } catch (error) {
+          // A protected file the scan found was gone, or replaced, by the time bubblewrap
+          // bound it (something keeps making and removing it in the workspace): scan and
+          // start again, within the same start timeout, without the paths that changed.
+          const changed =
+            this.placement.kind === 'sandbox'
+              ? changedPathsNamed(error, this.placement.policy.allowWrite)
+              : [];
+          if (this.closed || attempt >= MAX_START_ATTEMPTS || changed.length === 0) throw error;
+          for (const path of changed) unstable.add(path);
+          progress.stage = { kind: 'launch', waitingFor: "the shell's launch" };
+          progress.marks.splice(0, progress.marks.length, ['launch', performance.now()]);
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** One try at starting bash, given up when `timeout` rejects. */
+  private async startOnce(
+    progress: StartProgress,
+    timeout: Promise<never>,
+    unstable: ReadonlySet<string>,
+  ): Promise<BashProcess> {
     let launch: ShellLaunch | undefined;
     let created = false;
-    const launching = this.launch(progress);
+    const launching = this.launch(progress, unstable);
     try {
       launch = await Promise.race([launching, timeout]);
       if (this.closed) throw new Error('the shell is closed');
@@ -352,14 +385,15 @@ export class Shell {
       // Closed while starting: that, not the kill it caused, is what happened.
       if (this.closed) throw new Error('the shell is closed');
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
   }
 
   /** How to start bash where this shell's commands run; keeps the limits it applied. */
-  private async launch(progress: StartProgress): Promise<ShellLaunch> {
-    const { launch, limits } = await launchShell(this.placement, this.options, progress);
+  private async launch(
+    progress: StartProgress,
+    unstable: ReadonlySet<string>,
+  ): Promise<ShellLaunch> {
+    const { launch, limits } = await launchShell(this.placement, this.options, progress, unstable);
     this.shellLimits = limits;
     return launch;
   }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { BoundedOutput, truncationLine } from '../../src/shell/bounded-output';
 import { ControlStream, type ControlLine } from '../../src/shell/control-stream';
 import { bashQuote } from '../../src/shell/bash-words';
+import { changedPathsNamed } from '../../src/shell/shell-start';
 import { execFileSync } from 'node:child_process';
 
 describe('BoundedOutput', () => {
@@ -149,5 +150,55 @@ describe('bashQuote', () => {
       ),
       { numRuns: 30 },
     );
+  });
+});
+
+describe('changedPathsNamed', () => {
+  const roots = ['/work/space', '/data/'];
+  const failed = (said: string) => new Error(`bash could not start: exit status 1: bwrap: ${said}`);
+
+  it("finds the workspace's paths in what bubblewrap says when one changed as it bound it", () => {
+    expect(
+      changedPathsNamed(
+        failed("Can't find source path /work/space/a/.bashrc: No such file or directory"),
+        roots,
+      ),
+    ).toEqual(['/work/space/a/.bashrc']);
+    expect(
+      changedPathsNamed(
+        failed(
+          "Can't bind mount /oldroot/dev/null on /newroot/work/space/a/.bashrc: Unable to mount source on destination: No such file or directory",
+        ),
+        roots,
+      ),
+    ).toEqual(['/work/space/a/.bashrc']);
+    expect(
+      changedPathsNamed(
+        failed(
+          'Can\'t bind mount /oldroot/dev/null on /newroot/data/b/.profile: Unable to remount destination "/newroot/data/b/.profile" with correct flags: Invalid argument',
+        ),
+        roots,
+      ),
+    ).toEqual(['/data/b/.profile', '/data/b/.profile']);
+    expect(
+      changedPathsNamed(
+        failed("Can't get type of source /work/space/.git/config: No such file or directory"),
+        roots,
+      ),
+    ).toEqual(['/work/space/.git/config']);
+  });
+
+  it('finds nothing outside the writable paths, or in what is not bubblewrap', () => {
+    expect(
+      changedPathsNamed(failed("Can't find source path /etc/x: No such file or directory"), roots),
+    ).toEqual([]);
+    // A sibling whose name starts with a root's is not inside it.
+    expect(
+      changedPathsNamed(failed("Can't find source path /work/spaceship/x: No such file"), roots),
+    ).toEqual([]);
+    expect(
+      changedPathsNamed(new Error('bash could not start: /work/space/a: something'), roots),
+    ).toEqual([]);
+    expect(changedPathsNamed('not an error', roots)).toEqual([]);
   });
 });

@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_COMMAND_TIMEOUT_MS, Shell, type ShellOptions } from 'agenttool/shell';
-import { gone, liveGroup } from '../support/processes';
+import { descendants, gone, liveGroup } from '../support/processes';
 
 // Every behaviour of the shell holds in the OS sandbox (the default) and unconfined
 // (`sandbox: false`) alike; the few tests that look at process groups from this host
@@ -69,6 +69,39 @@ function newestChild(pid: number | undefined): number | undefined {
 }
 
 /** Runs a command and aborts it as soon as its output contains `text`. */
+/** The state letter of process `pid` (R, S, T, Z...), or undefined when it is gone. */
+function processState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The CPU time `pids` have spent, user and system, in clock ticks. */
+function cpuTicks(pids: readonly number[]): number {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
+/** Waits until `condition` holds, checking every 10 ms, for at most 10 s. */
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !condition(); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  if (!condition()) throw new Error('the condition did not come true within 10 s');
+}
+
 async function runUntil(shell: Shell, command: string, text: string, extra = {}) {
   const controller = new AbortController();
   let seen = '';
@@ -399,6 +432,34 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
         });
       }
       expect((await shell.run('sleep 0.2; echo next')).output).toBe('next\n');
+    });
+
+    it('waits for a command that stopped itself without spending the CPU', async () => {
+      const shell = newShell({ interruptGraceMs: 300 });
+      writeFileSync(join(dir, 'stopper'), '#!/bin/sh\nkill -STOP $$\necho resumed\n', {
+        mode: 0o755,
+      });
+      await shell.run('true');
+      // Alone (the job becomes the program) and in a list, stopped either way.
+      for (const command of ['./stopper', 'true; ./stopper', 'kill -STOP $BASHPID']) {
+        const controller = new AbortController();
+        const running = shell.run(command, { signal: controller.signal });
+        const processes = () => {
+          const root = shell.pid ?? 0;
+          return [root, ...descendants(root).map((proc) => proc.pid)];
+        };
+        await until(() => processes().some((pid) => processState(pid) === 'T'));
+        // Bash and what runs in it, while the command stays stopped: asleep, not asking
+        // again and again whether it has ended (clock ticks of 10 ms each).
+        const before = cpuTicks(processes());
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const spent = cpuTicks(processes()) - before;
+        controller.abort();
+        const saying = spent < 10 ? 'fewer than 10 ticks' : `${spent} ticks`;
+        expect({ command, spent: saying }).toEqual({ command, spent: 'fewer than 10 ticks' });
+        expect(await running).toMatchObject({ exitCode: 137, interrupted: true });
+      }
+      expect((await shell.run('echo still here')).output).toBe('still here\n');
     });
 
     it('gives the next command the previous exit status as $?', async () => {

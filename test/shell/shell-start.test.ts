@@ -1,0 +1,54 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Shell } from 'agenttool/shell';
+
+let dir: string;
+let churner: ChildProcess | undefined;
+
+beforeEach(() => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'shell-start-test-')));
+});
+
+afterEach(() => {
+  churner?.kill('SIGKILL');
+  churner = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a sandboxed shell starting in a workspace whose files change', () => {
+  it('starts although a protected file it found is gone before the sandbox binds it', async () => {
+    // A `.bashrc` below the workspace is kept read-only, so the start's scan names it to
+    // bubblewrap, which refuses to start when it is gone by then. Something in the
+    // workspace makes and removes one without pause, as a test suite or a build might.
+    const sub = join(dir, 'project');
+    mkdirSync(sub);
+    // One that stays put, and must stay read-only however many tries the start took.
+    mkdirSync(join(dir, 'stable'));
+    writeFileSync(join(dir, 'stable', '.bashrc'), 'kept\n');
+    churner = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('node:fs');
+         const file = process.argv[1];
+         for (;;) { fs.writeFileSync(file, ''); fs.rmSync(file, { force: true }); }`,
+        join(sub, '.bashrc'),
+      ],
+      { stdio: 'ignore' },
+    );
+    const outputs: string[] = [];
+    for (let start = 0; start < 8; start++) {
+      const shell = new Shell({ cwd: dir });
+      try {
+        const result = await shell.run('echo started; echo x >> stable/.bashrc || echo refused');
+        outputs.push(result.output.replace(/^.*Read-only file system\n/m, ''));
+      } finally {
+        await shell.close();
+      }
+    }
+    expect(outputs).toEqual(Array.from({ length: 8 }, () => 'started\nrefused\n'));
+    expect(readFileSync(join(dir, 'stable', '.bashrc'), 'utf8')).toBe('kept\n');
+  });
+});
