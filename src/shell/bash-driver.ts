@@ -261,18 +261,17 @@ __agenttool_ended() {
   __agenttool_e=
 }
 # Waits for a stopped job to end: asks again every 50 ms, and sleeps in between in a
-# read with a timeout from a FIFO of its own that no one writes. Not wait -f, which waits
-# for the end by asking again at once, at full CPU, for as long as the job is stopped.
+# read with a timeout from a pipe of its own, whose write end it holds (so no one writes
+# it, and it never ends). Not wait -f, which waits for the end by asking again at once,
+# at full CPU, for as long as the job is stopped. Its notice of a job killed meanwhile
+# goes nowhere: the shell's standard error is kept for what says why it ended.
 __agenttool_wait_stopped() {
-  local __agenttool_p=$__agenttool_state_dir/.agenttool-$$-$RANDOM.pause __agenttool_f=
-  if command mkfifo -m 600 -- "$__agenttool_p" 2>/dev/null; then
-    exec {__agenttool_f}<>"$__agenttool_p"
-    command rm -f -- "$__agenttool_p"
-  fi
+  local __agenttool_f=
+  { exec {__agenttool_f}<> <(:); } 2>/dev/null
   while ((__agenttool_last >= 147 && __agenttool_last <= 150)) && builtin kill -0 "$1" 2>/dev/null; do
-    # Without a FIFO (none could be made), it waits as wait -f does.
+    # Without the pipe (it could not be made), it asks again at once, as wait -f does.
     [[ -z $__agenttool_f ]] || builtin read -r -t 0.05 -u "$__agenttool_f" _
-    builtin wait "$1"
+    builtin wait "$1" 2>/dev/null
     __agenttool_last=$?
   done
   [[ -z $__agenttool_f ]] || exec {__agenttool_f}<&-

@@ -38,7 +38,6 @@ __agenttool_open() {
     { exec {__agenttool_fd}>"$__agenttool_p.state"; } 2>/dev/null || continue
     if { exec {__agenttool_tfd}>"$__agenttool_p.scratch"; } 2>/dev/null; then
       command rm -f -- "$__agenttool_p.state" "$__agenttool_p.scratch"
-      __agenttool_state_dir=$__agenttool_d
       builtin set +C
       return 0
     fi

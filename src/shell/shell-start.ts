@@ -104,9 +104,10 @@ export const MAX_START_ATTEMPTS = 10;
 /**
  * The paths inside `roots` (the writable paths, which the scan for protected paths has
  * just read) that `error`, bubblewrap's failure, names: a file the scan found that was
- * gone, or replaced, by the time bubblewrap bound it, as happens when something outside
- * the sandbox keeps making and removing files there. Bubblewrap names a path as the host
- * has it, or under `/newroot`, where it sees the host's tree while it sets up.
+ * gone, or replaced, by the time bubblewrap bound it, as happens when something makes
+ * and removes files there. Bubblewrap names a path as the host has it, or under
+ * `/newroot`, where it sees the host's tree while it sets up. Only says whether to try
+ * again: a path with a space or a colon in it is cut short, and then not found.
  */
 export function changedPathsNamed(error: unknown, roots: readonly string[]): string[] {
   const message = error instanceof Error ? error.message : '';
@@ -142,7 +143,6 @@ export async function launchShell(
   placement: Placement,
   options: LaunchOptions,
   progress: StartProgress,
-  unstable: ReadonlySet<string> = new Set(),
 ): Promise<{ readonly launch: ShellLaunch; readonly limits: ShellLimits | undefined }> {
   const { command, env, cwd } = options;
   switch (placement.kind) {
@@ -159,13 +159,7 @@ export async function launchShell(
       mark(progress, 'scan');
       // Computed at each start, for the workspace and every writable path (never from
       // this process's working directory): a repository made since is protected too.
-      const scanned = await withProtectedPaths(placement.policy);
-      // Paths that changed while an earlier try of this start bound them are left out:
-      // something outside keeps making and removing them, so bubblewrap cannot bind them.
-      const policy =
-        unstable.size === 0
-          ? scanned
-          : { ...scanned, denyWrite: scanned.denyWrite.filter((path) => !unstable.has(path)) };
+      const policy = await withProtectedPaths(placement.policy);
       progress.stage = { kind: 'sandbox' };
       mark(progress, 'wrap');
       const lease = await leaseSandbox(policy, command, where);

@@ -314,29 +314,39 @@ export class Shell {
       stage: { kind: 'launch', waitingFor: "the shell's launch" },
       marks: [['launch', performance.now()]],
     };
+    // The error of a try that failed because the workspace changed under it (see below).
+    let failedTry: Error | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new Error(startTimeoutMessage(this.options.startTimeoutMs, progress.stage))),
+        () => {
+          const message = startTimeoutMessage(this.options.startTimeoutMs, progress.stage);
+          reject(
+            new Error(
+              failedTry === undefined
+                ? message
+                : `${message}; an earlier try: ${failedTry.message}`,
+            ),
+          );
+        },
         Math.min(this.options.startTimeoutMs, MAX_TIMER_MS),
       );
     });
     timeout.catch(() => undefined);
-    // Protected paths that changed while a try bound them: the next try leaves them out.
-    const unstable = new Set<string>();
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          return await this.startOnce(progress, timeout, unstable);
+          return await this.startOnce(progress, timeout);
         } catch (error) {
           // A protected file the scan found was gone, or replaced, by the time bubblewrap
-          // bound it (something keeps making and removing it in the workspace): scan and
-          // start again, within the same start timeout, without the paths that changed.
+          // bound it (something makes and removes it in the workspace): scan and start
+          // again, within the same start timeout. Nothing is left out of the protection:
+          // the new scan binds what is there now, or holds the place of what is not.
           const changed =
-            this.placement.kind === 'sandbox'
-              ? changedPathsNamed(error, this.placement.policy.allowWrite)
-              : [];
-          if (this.closed || attempt >= MAX_START_ATTEMPTS || changed.length === 0) throw error;
-          for (const path of changed) unstable.add(path);
+            this.placement.kind === 'sandbox' &&
+            changedPathsNamed(error, this.placement.policy.allowWrite).length > 0;
+          if (this.closed || attempt >= MAX_START_ATTEMPTS || !changed) throw error;
+          failedTry = error instanceof Error ? error : new Error(String(error));
+          // The start times reported are the last try's.
           progress.stage = { kind: 'launch', waitingFor: "the shell's launch" };
           progress.marks.splice(0, progress.marks.length, ['launch', performance.now()]);
         }
@@ -347,14 +357,10 @@ export class Shell {
   }
 
   /** One try at starting bash, given up when `timeout` rejects. */
-  private async startOnce(
-    progress: StartProgress,
-    timeout: Promise<never>,
-    unstable: ReadonlySet<string>,
-  ): Promise<BashProcess> {
+  private async startOnce(progress: StartProgress, timeout: Promise<never>): Promise<BashProcess> {
     let launch: ShellLaunch | undefined;
     let created = false;
-    const launching = this.launch(progress, unstable);
+    const launching = this.launch(progress);
     try {
       launch = await Promise.race([launching, timeout]);
       if (this.closed) throw new Error('the shell is closed');
@@ -389,11 +395,8 @@ export class Shell {
   }
 
   /** How to start bash where this shell's commands run; keeps the limits it applied. */
-  private async launch(
-    progress: StartProgress,
-    unstable: ReadonlySet<string>,
-  ): Promise<ShellLaunch> {
-    const { launch, limits } = await launchShell(this.placement, this.options, progress, unstable);
+  private async launch(progress: StartProgress): Promise<ShellLaunch> {
+    const { launch, limits } = await launchShell(this.placement, this.options, progress);
     this.shellLimits = limits;
     return launch;
   }

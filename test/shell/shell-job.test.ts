@@ -1,4 +1,7 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { BashProcess } from '../../src/shell/bash-process';
 import { ShellJob } from '../../src/shell/shell-job';
 import type { SignallerSignal } from '../../src/shell/signaller';
@@ -17,28 +20,49 @@ function stall(ms: number): void {
   }
 }
 
+const fakes: FakeBash[] = [];
+afterEach(() => {
+  for (const fake of fakes.splice(0)) fake.close();
+});
+
 /**
  * A stand-in for bash: what the job sends it is recorded, and an end line written to it
- * comes back through a real pipe (`cat`), so that it is input the loop has to read.
+ * comes back through a real socket of this process's own, so that it is input the loop
+ * has to read (and is there to read as soon as it is written).
  */
 class FakeBash {
   readonly signals: SignallerSignal[] = [];
   killed = false;
   onSignal: (signal: SignallerSignal) => void = () => undefined;
-  readonly echo: ChildProcessWithoutNullStreams = spawn('cat');
 
-  constructor(job: ShellJob) {
-    const listener = job.listener(this as unknown as BashProcess, {});
-    this.echo.stdout.on('data', (chunk: Buffer) => {
+  private constructor(
+    private readonly writer: Socket,
+    private readonly server: Server,
+    private readonly dir: string,
+  ) {}
+
+  static async connected(job: ShellJob): Promise<FakeBash> {
+    const dir = mkdtempSync(join(tmpdir(), 'shell-job-test-'));
+    const path = join(dir, 'bash.sock');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
+    const writer = createConnection(path);
+    await new Promise<void>((resolve) => writer.once('connect', resolve));
+    const reader = await accepted;
+    const bash = new FakeBash(writer, server, dir);
+    const listener = job.listener(bash as unknown as BashProcess, {});
+    reader.on('data', (chunk: Buffer) => {
       const status = /^E (\d+)$/m.exec(chunk.toString())?.[1];
       if (status !== undefined) listener.onEnd(Number(status));
     });
     listener.onStart(4242);
+    return bash;
   }
 
   /** Writes the end line bash would write for `status`; it arrives as input later. */
   end(status: number): void {
-    this.echo.stdin.write(`E ${status}\n`);
+    this.writer.write(`E ${status}\n`);
   }
 
   signal(_pgid: number | undefined, signal: SignallerSignal): boolean {
@@ -52,12 +76,14 @@ class FakeBash {
   }
 
   close(): void {
-    this.echo.kill();
+    this.writer.destroy();
+    this.server.close();
+    rmSync(this.dir, { recursive: true, force: true });
   }
 }
 
 /** A job on a fake bash, as the shell makes one for a command. */
-function newJob(interruptGraceMs: number): { job: ShellJob; bash: FakeBash } {
+async function newJob(interruptGraceMs: number): Promise<{ job: ShellJob; bash: FakeBash }> {
   const made: { bash?: FakeBash } = {};
   const job = new ShellJob({
     maxOutputBytes: 1024,
@@ -65,21 +91,16 @@ function newJob(interruptGraceMs: number): { job: ShellJob; bash: FakeBash } {
     bash: () => made.bash as unknown as BashProcess | undefined,
     onSettle: () => undefined,
   });
-  const bash = new FakeBash(job);
+  const bash = await FakeBash.connected(job);
   made.bash = bash;
   fakes.push(bash);
   return { job, bash };
 }
 
-const fakes: FakeBash[] = [];
-afterEach(() => {
-  for (const fake of fakes.splice(0)) fake.close();
-});
-
 describe('ShellJob after a stall', () => {
   it('takes an end line that came during the SIGKILL grace rather than replacing bash', async () => {
     const grace = 40;
-    const { job, bash } = newJob(grace);
+    const { job, bash } = await newJob(grace);
     // The job ignores SIGINT and SIGTERM; SIGKILL ends it, and its end line comes while
     // this process is stalled for longer than the grace bash has to report it.
     bash.onSignal = (signal) => {
@@ -98,7 +119,7 @@ describe('ShellJob after a stall', () => {
   });
 
   it('does not report as timed out a command whose end came before a late timeout', async () => {
-    const { job, bash } = newJob(1000);
+    const { job, bash } = await newJob(1000);
     job.timeOutAfter(20);
     // The command ends well before its timeout, but the loop is busy until after it.
     bash.end(0);
@@ -113,7 +134,7 @@ describe('ShellJob after a stall', () => {
   });
 
   it('still replaces bash when no end line comes after the SIGKILL', async () => {
-    const { job, bash } = newJob(20);
+    const { job, bash } = await newJob(20);
     job.interrupt();
     // Nothing answers: the last step replaces bash, and the job ends without a status.
     await new Promise<void>((resolve) => {

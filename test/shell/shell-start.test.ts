@@ -21,7 +21,7 @@ describe('a sandboxed shell starting in a workspace whose files change', () => {
   it('starts although a protected file it found is gone before the sandbox binds it', async () => {
     // A `.bashrc` below the workspace is kept read-only, so the start's scan names it to
     // bubblewrap, which refuses to start when it is gone by then. Something in the
-    // workspace makes and removes one without pause, as a test suite or a build might.
+    // workspace makes and removes one every 50 ms, as a test suite or a build might.
     const sub = join(dir, 'project');
     mkdirSync(sub);
     // One that stays put, and must stay read-only however many tries the start took.
@@ -33,13 +33,19 @@ describe('a sandboxed shell starting in a workspace whose files change', () => {
         '-e',
         `const fs = require('node:fs');
          const file = process.argv[1];
-         for (;;) { fs.writeFileSync(file, ''); fs.rmSync(file, { force: true }); }`,
+         const pause = new Int32Array(new SharedArrayBuffer(4));
+         for (;;) {
+           fs.writeFileSync(file, '');
+           Atomics.wait(pause, 0, 0, 50);
+           fs.rmSync(file, { force: true });
+           Atomics.wait(pause, 0, 0, 50);
+         }`,
         join(sub, '.bashrc'),
       ],
       { stdio: 'ignore' },
     );
     const outputs: string[] = [];
-    for (let start = 0; start < 8; start++) {
+    for (let start = 0; start < 16; start++) {
       const shell = new Shell({ cwd: dir });
       try {
         const result = await shell.run('echo started; echo x >> stable/.bashrc || echo refused');
@@ -48,7 +54,7 @@ describe('a sandboxed shell starting in a workspace whose files change', () => {
         await shell.close();
       }
     }
-    expect(outputs).toEqual(Array.from({ length: 8 }, () => 'started\nrefused\n'));
+    expect(outputs).toEqual(Array.from({ length: 16 }, () => 'started\nrefused\n'));
     expect(readFileSync(join(dir, 'stable', '.bashrc'), 'utf8')).toBe('kept\n');
   });
 });

@@ -68,7 +68,6 @@ function newestChild(pid: number | undefined): number | undefined {
   return newest?.pid;
 }
 
-/** Runs a command and aborts it as soon as its output contains `text`. */
 /** The state letter of process `pid` (R, S, T, Z...), or undefined when it is gone. */
 function processState(pid: number): string | undefined {
   try {
@@ -102,6 +101,7 @@ async function until(condition: () => boolean): Promise<void> {
   if (!condition()) throw new Error('the condition did not come true within 10 s');
 }
 
+/** Runs a command and aborts it as soon as its output contains `text`. */
 async function runUntil(shell: Shell, command: string, text: string, extra = {}) {
   const controller = new AbortController();
   let seen = '';
