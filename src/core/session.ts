@@ -21,6 +21,13 @@ export interface Session {
    * carrying a handle is routed to the instance that holds it; "" or absent otherwise.
    */
   readonly handlePrefix?: string | undefined;
+  /**
+   * Who is calling where no authenticated subject says, for limits that are counted per
+   * caller (over HTTP, the client's address as the endpoint's fair shares count it:
+   * `address:<ip>`); absent where the transport tells callers apart by nothing else
+   * (stdio, in memory) or the caller is authenticated.
+   */
+  readonly callerKey?: string | undefined;
 }
 
 /** Severity levels of a tool's log lines, as MCP names them. */

@@ -141,6 +141,12 @@ interface Held {
   readonly session: HandleSession;
   /** The caller that minted it: the authenticated subject, "" without one. */
   readonly caller: string;
+  /**
+   * Whose most (`maxPerCaller`) it counts against: the subject, or, without one, who the
+   * transport says calls (the client's address over HTTP), so that one anonymous client's
+   * new handles never end another's.
+   */
+  readonly quota: string;
   inFlight: number;
   lastUsed: number;
   timer: NodeJS.Timeout | undefined;
@@ -162,15 +168,16 @@ export class HandleTable {
     return held;
   }
 
-  /** A new handle for `caller`, prefixed as its session says. */
-  mint(kind: HandleKind, caller: string, session: Session | undefined): Held {
+  /** A new handle for `caller`, counted against `quota`, prefixed as its session says. */
+  mint(kind: HandleKind, caller: string, quota: string, session: Session | undefined): Held {
     if (this.#closed) throw new AgentToolError('CLOSED', 'agenttool/di: the app is closed');
-    this.#makeRoom(kind, caller);
+    this.#makeRoom(kind, quota);
     const id = `${session?.handlePrefix ?? ''}${kind.argument.replace(/_id$/, '')}_${randomBytes(12).toString('base64url')}`;
     const held: Held = {
       kind,
       session: new HandleSession(id, session?.client),
       caller,
+      quota,
       inFlight: 0,
       lastUsed: Date.now(),
       timer: undefined,
@@ -220,12 +227,12 @@ export class HandleTable {
       );
   }
 
-  /** Ends `caller`'s idle handle of `kind` unused longest when it holds its most. */
-  #makeRoom(kind: HandleKind, caller: string): void {
+  /** Ends `quota`'s idle handle of `kind` unused longest when it holds its most. */
+  #makeRoom(kind: HandleKind, quota: string): void {
     let count = 0;
     let oldestIdle: Held | undefined;
     for (const held of this.#live.values()) {
-      if (held.kind.argument !== kind.argument || held.caller !== caller) continue;
+      if (held.kind.argument !== kind.argument || held.quota !== quota) continue;
       count++;
       if (held.inFlight === 0 && (oldestIdle === undefined || held.lastUsed < oldestIdle.lastUsed))
         oldestIdle = held;
@@ -269,7 +276,12 @@ export function handleTool(inner: Tool, options: HandleOptions, table: HandleTab
         );
       }
     } else if (ctx.session?.endsWithCall === true) {
-      held = table.mint(kind, caller, ctx.session);
+      const subject = ctx.auth?.subject;
+      const quota =
+        subject === undefined || subject === ''
+          ? `anonymous:${ctx.session.callerKey ?? ''}`
+          : `subject:${subject}`;
+      held = table.mint(kind, caller, quota, ctx.session);
       minted = true;
     }
     if (parsed !== undefined && argument in parsed) {

@@ -216,6 +216,28 @@ describe('a provider reached by a handle', () => {
     expect((await call({ counter_id: bobs }, { auth: bob })).output).toBe('counter #3 at 2');
   });
 
+  it('counts anonymous callers apart by who the transport says calls (an HTTP client address)', async () => {
+    const { call, state } = await app({
+      argument: 'counter_id',
+      holds: 'counter',
+      maxPerCaller: 2,
+    });
+    const from = (callerKey: string): Session => ({ ...callSession(), callerKey });
+    const others = handleOf(await call({}, { session: from('address:10.0.0.2') }));
+    const first = handleOf(await call({}, { session: from('address:10.0.0.1') }));
+    handleOf(await call({}, { session: from('address:10.0.0.1') }));
+    const closed = new Promise<void>((resolve) => (state.closedOne = resolve));
+    handleOf(await call({}, { session: from('address:10.0.0.1') }));
+    await closed;
+    // The first client's own oldest ended; the other's, minted before it, did not.
+    expect(state.closed).toEqual([2]);
+    await expect(call({ counter_id: first })).rejects.toThrow('names no open counter');
+    // A handle is still good for whoever holds it: no subject to check it against.
+    expect((await call({ counter_id: others }, { session: from('address:10.0.0.9') })).output).toBe(
+      'counter #1 at 2',
+    );
+  });
+
   it('closes every handle with the app', async () => {
     const { app: created, call, state } = await app();
     handleOf(await call({}));

@@ -51,19 +51,26 @@ export class McpSession implements Session {
   readonly endsWithCall: boolean;
   /** What handles minted for this session's calls start with (see `Session.handlePrefix`). */
   readonly handlePrefix: string;
+  /** Who calls, where no subject says (see `Session.callerKey`). */
+  readonly callerKey: string | undefined;
 
   /** `ending` runs first when the session ends, before any `onClose` listener. */
   constructor(
     id: string,
     report: ErrorReporter,
     ending?: () => void,
-    place: { readonly endsWithCall?: boolean; readonly handlePrefix?: string } = {},
+    place: {
+      readonly endsWithCall?: boolean;
+      readonly handlePrefix?: string;
+      readonly callerKey?: string | undefined;
+    } = {},
   ) {
     this.id = id;
     this.#report = report;
     this.#ending = ending;
     this.endsWithCall = place.endsWithCall === true;
     this.handlePrefix = place.handlePrefix ?? '';
+    this.callerKey = place.callerKey;
   }
 
   /** The client's name and version, once it has said them; undefined before. */

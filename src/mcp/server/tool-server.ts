@@ -520,12 +520,12 @@ export class McpToolServer {
    * @internal Opens a session: runs the `onSession` hook (calls wait for it), and keeps
    * the session in {@link McpToolServer.sessions} until it closes.
    */
-  openSession(id: string, endsWithCall = false): OpenedSession {
+  openSession(id: string, endsWithCall = false, callerKey?: string): OpenedSession {
     const session: McpSession = new McpSession(
       id,
       this.host.report,
       () => this.#sessions.delete(session),
-      { endsWithCall, handlePrefix: this.handlePrefix },
+      { endsWithCall, handlePrefix: this.handlePrefix, callerKey },
     );
     this.#sessions.add(session);
     timeSession(session);
@@ -548,8 +548,9 @@ export class McpToolServer {
     resumable = false,
     identified = (this.host.localAuth?.subject ?? '') !== '',
     endsWithCall = false,
+    callerKey?: string,
   ): Server {
-    const opened = this.openSession(sessionId, endsWithCall);
+    const opened = this.openSession(sessionId, endsWithCall, callerKey);
     const binding = new ConnectionSession(opened, resumable);
     const server = buildInstance(this.host, binding, era, identified);
     opened.session.bindClient(() => server.getClientVersion());

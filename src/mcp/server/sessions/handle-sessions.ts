@@ -22,7 +22,7 @@ import { type OpenedSession } from '../server-options';
 /** What the 2026-07-28 sessions need of the tool server: new sessions, and their handles' prefix. */
 export interface SessionOpener {
   /** Opens a session (its `onSession` hook runs; calls wait for it). */
-  openSession(id: string, endsWithCall?: boolean): OpenedSession;
+  openSession(id: string, endsWithCall?: boolean, callerKey?: string): OpenedSession;
   /** What a new session handle starts with: its instance, when scaled out. */
   readonly handlePrefix: string;
 }
@@ -85,7 +85,7 @@ export class HandleSessions implements SessionBinding {
       }
     }
     // The call's own session, which ends with it.
-    const { session, ready } = this.#server.openSession('', true);
+    const { session, ready } = this.#server.openSession('', true, callerKeyOf(ctx));
     return { session, ready, release: () => void session.close() };
   }
 

@@ -8,6 +8,7 @@ import { randomUuid } from '../../random';
 import { subjectOf } from '../auth';
 import {
   type Body,
+  callerKeys,
   type HttpServeOptions,
   jsonRpcError,
   requestId,
@@ -44,6 +45,7 @@ export interface LegacyHost {
     resumable: boolean,
     identified: boolean,
     endsWithCall?: boolean,
+    callerKey?: string,
   ): Server;
   /** The event store of a resumable session, kept `idleMs` past its last event. */
   eventStoreFor(
@@ -187,6 +189,7 @@ export class LegacyLeg {
       false,
       subject !== undefined && subject !== '',
       true,
+      callerKeys.get(request),
     );
     this.#stateless.add(transport);
     const end = (): void => {
