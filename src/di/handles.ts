@@ -45,25 +45,34 @@ export interface HandleOptions {
   /** How long a handle lives without a call, in ms (default 30 minutes, {@link DEFAULT_HANDLE_IDLE_MS}). */
   readonly idleTimeoutMs?: number | undefined;
   /**
-   * The most handles of this kind one caller (an authenticated subject; every caller
-   * when there is no authorization) holds at once (default 16,
+   * The most handles of this kind one caller holds at once (default 16,
    * {@link DEFAULT_HANDLES_PER_CALLER}): minting one more ends that caller's handle
-   * unused longest, if one is idle, or fails the call.
+   * unused longest, if one is idle, or fails the call. A caller is an authenticated
+   * subject; without authorization, who the transport says calls (over HTTP, the client
+   * address, as the endpoint's fair shares count it).
    */
   readonly maxPerCaller?: number | undefined;
+  /**
+   * The most handles of this kind open at once, all callers together (default 256,
+   * {@link DEFAULT_HANDLES_OPEN}): past it, a call that would mint one fails with a tool
+   * error saying so, and no caller's handle is ended for it.
+   */
+  readonly maxOpen?: number | undefined;
 }
 
 /** How long a handle lives without a call when its options say nothing: 30 minutes. */
 export const DEFAULT_HANDLE_IDLE_MS = 30 * 60_000;
 /** How many handles of a kind one caller holds at most when its options say nothing. */
 export const DEFAULT_HANDLES_PER_CALLER = 16;
+/** How many handles of a kind are open at most, all callers together, when its options say nothing. */
+export const DEFAULT_HANDLES_OPEN = 256;
 
 const ARGUMENT_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
 /** A problem with `options`, or undefined when they are usable. */
 export function handleOptionsProblem(options: unknown): string | undefined {
   if (!isRecord(options)) return 'handle must be an object: { argument, holds }';
-  const { argument, holds, idleTimeoutMs, maxPerCaller } = options;
+  const { argument, holds, idleTimeoutMs, maxPerCaller, maxOpen } = options;
   if (typeof argument !== 'string' || !ARGUMENT_NAME.test(argument)) {
     return `handle.argument must be a lower-case argument name such as "shell_id", got ${show(argument)}`;
   }
@@ -76,6 +85,9 @@ export function handleOptionsProblem(options: unknown): string | undefined {
   if (maxPerCaller !== undefined && !positiveInteger(maxPerCaller)) {
     return `handle.maxPerCaller must be a positive integer, got ${show(maxPerCaller)}`;
   }
+  if (maxOpen !== undefined && !positiveInteger(maxOpen)) {
+    return `handle.maxOpen must be a positive integer, got ${show(maxOpen)}`;
+  }
   return undefined;
 }
 
@@ -85,6 +97,7 @@ interface HandleKind {
   readonly holds: string;
   readonly idleMs: number;
   readonly maxPerCaller: number;
+  readonly maxOpen: number;
 }
 
 function kindOf(options: HandleOptions): HandleKind {
@@ -93,6 +106,7 @@ function kindOf(options: HandleOptions): HandleKind {
     holds: options.holds,
     idleMs: options.idleTimeoutMs ?? DEFAULT_HANDLE_IDLE_MS,
     maxPerCaller: options.maxPerCaller ?? DEFAULT_HANDLES_PER_CALLER,
+    maxOpen: options.maxOpen ?? DEFAULT_HANDLES_OPEN,
   };
 }
 
@@ -227,17 +241,29 @@ export class HandleTable {
       );
   }
 
-  /** Ends `quota`'s idle handle of `kind` unused longest when it holds its most. */
+  /**
+   * Ends `quota`'s idle handle of `kind` unused longest when it holds its most; fails
+   * when all of its handles are busy, or when the kind's handles, all callers together,
+   * are at their most.
+   */
   #makeRoom(kind: HandleKind, quota: string): void {
+    let open = 0;
     let count = 0;
     let oldestIdle: Held | undefined;
     for (const held of this.#live.values()) {
-      if (held.kind.argument !== kind.argument || held.quota !== quota) continue;
+      if (held.kind.argument !== kind.argument) continue;
+      open++;
+      if (held.quota !== quota) continue;
       count++;
       if (held.inFlight === 0 && (oldestIdle === undefined || held.lastUsed < oldestIdle.lastUsed))
         oldestIdle = held;
     }
-    if (count < kind.maxPerCaller) return;
+    if (count < kind.maxPerCaller) {
+      if (open < kind.maxOpen) return;
+      throw new Error(
+        `the server holds its most ${kind.holds}s (${kind.maxOpen}, all callers together); pass the ${kind.argument} of one you hold, or try again once one has closed (after ${describeMs(kind.idleMs)} unused)`,
+      );
+    }
     if (oldestIdle === undefined) {
       throw new Error(
         `${count} ${kind.holds}s are open for this caller and all are busy; wait for a call to finish and pass its ${kind.argument}`,

@@ -20,7 +20,12 @@ export {
   type ProviderDescription,
 } from './describe';
 export { ModuleError, type ModuleProblem } from './errors';
-export { DEFAULT_HANDLE_IDLE_MS, DEFAULT_HANDLES_PER_CALLER, type HandleOptions } from './handles';
+export {
+  DEFAULT_HANDLE_IDLE_MS,
+  DEFAULT_HANDLES_OPEN,
+  DEFAULT_HANDLES_PER_CALLER,
+  type HandleOptions,
+} from './handles';
 export { DEFAULT_MAX_QUEUED_CALLS } from './turns';
 export {
   type BeforeApplicationShutdown,

@@ -6,9 +6,15 @@ import { shellTools } from './tools';
 
 /**
  * The handle a client without a session keeps its shell by: `shell_id`, minted with the
- * first call's result, ended after 30 minutes unused.
+ * first call's result, ended after 30 minutes unused. At most 16 shells a caller and 64
+ * open in all (a shell is a bash, in its sandbox, for as long as it lives).
  */
-export const SHELL_HANDLE: HandleOptions = { argument: 'shell_id', holds: 'shell' };
+export const SHELL_HANDLE: HandleOptions = {
+  argument: 'shell_id',
+  holds: 'shell',
+  maxPerCaller: 16,
+  maxOpen: 64,
+};
 
 /** How {@link ShellModule.forRoot} makes each session's shell and its tools. */
 export type ShellModuleOptions = ShellOptions;

@@ -73,8 +73,13 @@ function counterModule(handle: HandleOptions, state: Gates): new () => unknown {
   return CounterModule;
 }
 
+/** Fresh bookkeeping for one app's tools. */
+function gates(): Gates {
+  return { gates: new Map(), ran: [], closed: [] };
+}
+
 async function app(handle: HandleOptions = { argument: 'counter_id', holds: 'counter' }) {
-  const state: Gates = { gates: new Map(), ran: [], closed: [] };
+  const state = gates();
   const created = await ToolApp.create(counterModule(handle, state));
   apps.push(created);
   const tool = created.tools.lookup('add');
@@ -236,6 +241,38 @@ describe('a provider reached by a handle', () => {
     expect((await call({ counter_id: others }, { session: from('address:10.0.0.9') })).output).toBe(
       'counter #1 at 2',
     );
+  });
+
+  it("refuses a new handle when the kind's handles, all callers together, are at their most, ending no one's", async () => {
+    const { call, state } = await app({
+      argument: 'counter_id',
+      holds: 'counter',
+      maxPerCaller: 2,
+      maxOpen: 2,
+    });
+    const adas = handleOf(await call({}, { auth: ada }));
+    const bobs = handleOf(await call({}, { auth: bob }));
+    const carol: AuthInfo = { subject: 'carol', scopes: [], clientId: 'c' };
+    await expect(call({}, { auth: carol })).rejects.toThrow(
+      'the server holds its most counters (2, all callers together); pass the counter_id of one you hold, or try again once one has closed (after 30 minutes unused)',
+    );
+    await expect(call({}, { auth: ada })).rejects.toThrow('the server holds its most counters');
+    expect(state.closed).toEqual([]);
+    expect((await call({ counter_id: adas }, { auth: ada })).output).toBe('counter #1 at 2');
+    expect((await call({ counter_id: bobs }, { auth: bob })).output).toBe('counter #2 at 2');
+  });
+
+  it('refuses handle limits that are not positive integers when the app is created', async () => {
+    await expect(
+      ToolApp.create(
+        counterModule({ argument: 'counter_id', holds: 'counter', maxOpen: 0 }, gates()),
+      ),
+    ).rejects.toThrow('handle.maxOpen must be a positive integer, got 0');
+    await expect(
+      ToolApp.create(
+        counterModule({ argument: 'counter_id', holds: 'counter', maxPerCaller: 1.5 }, gates()),
+      ),
+    ).rejects.toThrow('handle.maxPerCaller must be a positive integer, got 1.5');
   });
 
   it('closes every handle with the app', async () => {
