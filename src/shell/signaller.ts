@@ -57,9 +57,10 @@ __agenttool_kill_session() {
  * process group) started in process groups of their own (\`timeout\` and \`setsid\` move to
  * one), which a signal to the job's group misses. For INT and TERM: each process that
  * left the job's group (one whose parent is still in it), as a terminal's interrupt would
- * reach \`timeout\`, which passes it on to its own group. For KILL: the job and everything
- * descended from it (the job first, so that none is taken from it meanwhile), which is
- * also how a container's signaller ends a shell that leads no session of its own.
+ * reach \`timeout\`, which passes it on to its own group. For KILL: the job, the process
+ * groups its descendants lead (what they start meanwhile is in them), and everything
+ * descended from it, which is also how a container's signaller ends a shell that leads
+ * no session of its own.
  *
  * /proc may count pids in a PID namespace outside this shell's (in the sandbox it does),
  * so a process is taken only when its pid namespace is this shell's (its
@@ -117,6 +118,18 @@ __agenttool_signal_job_tree() {
     fi
     for __agenttool_c in \${__agenttool_kids[$__agenttool_p]-}; do __agenttool_queue+=("$__agenttool_c"); done
   done
+  if [[ $1 == KILL ]]; then
+    # The job first, so that it ends by this signal, not by what its children's end does
+    # (a pending INT trap would exit 130); then the groups the tree's processes lead,
+    # whole: a process forked after the scan is in its parent's group, and a fork racing
+    # a signal to its group does not escape it.
+    builtin kill -s KILL "$2" 2>/dev/null
+    for __agenttool_p in "\${__agenttool_targets[@]}"; do
+      [[ \${__agenttool_grp[$__agenttool_p]} == "\${__agenttool_inner[$__agenttool_p]}" &&
+        \${__agenttool_grp[$__agenttool_p]} != "$2" ]] || continue
+      builtin kill -s KILL -- "-\${__agenttool_grp[$__agenttool_p]}" 2>/dev/null
+    done
+  fi
   for __agenttool_p in "\${__agenttool_targets[@]}"; do
     builtin kill -s "$1" "\${__agenttool_inner[$__agenttool_p]}" 2>/dev/null
   done

@@ -644,6 +644,23 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       expect((await shell.run(count('^sleep 41[.]7171'))).output).toBe('0\n');
     });
 
+    it('kills what a command in a group of its own starts while the interrupt kills it', async () => {
+      const count = (pattern: string) =>
+        `for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' <"$f"; echo; done 2>/dev/null | grep -cE '${pattern}'`;
+      const shell = newShell({ interruptGraceMs: 300 });
+      // Its own duration, so that no other run's processes are counted.
+      const seconds = `41.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
+      // A session of its own that ignores SIGINT and SIGTERM and starts a process every
+      // few ms: those it starts between the SIGKILL's look at /proc and the kill are in
+      // its group, which the SIGKILL takes whole.
+      const forking = await shell.run(
+        `setsid sh -c 'trap "" INT TERM; i=0; while [ $i -lt 3000 ]; do sleep ${seconds} & i=$((i+1)); sleep 0.002; done'; echo after`,
+        { timeoutMs: 300 },
+      );
+      expect(forking).toMatchObject({ output: '', exitCode: 137, interrupted: true });
+      expect((await shell.run(count(`^sleep ${seconds.replace('.', '[.]')}`))).output).toBe('0\n');
+    });
+
     it('interrupts on timeout and says so', async () => {
       const shell = newShell();
       const result = await shell.run('echo waiting; sleep 30', { timeoutMs: 50 });
