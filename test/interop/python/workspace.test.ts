@@ -24,7 +24,14 @@ interface Seen {
   readonly list_changed: boolean | null;
   readonly first: { text: string; is_error: boolean };
   readonly handle: boolean;
-  readonly parallel: { slow: string; quick: string; errors: boolean[]; finished: string[] };
+  readonly parallel: {
+    slow: string;
+    quick: string;
+    errors: boolean[];
+    finished: string[];
+    /** When each command started and ended, in seconds of the shell's clock. */
+    spans: Record<string, [number, number]>;
+  };
   readonly big?: { is_error: boolean; text: string };
   readonly after: { text: string; is_error: boolean };
   readonly retried: { text: string; is_error: boolean; before_the_sleep_ended: boolean };
@@ -106,13 +113,19 @@ test.each([
     if (byHandle) expect(seen.first.text).toMatch(NEW_SHELL);
     else expect(seen.first.text).toBe('set\n');
     expect(seen.handle).toBe(byHandle);
-    expect(seen.parallel).toEqual({
+    const { spans, finished, ...parallel } = seen.parallel;
+    expect(parallel).toEqual({
       slow: `slow in ${root}/sub\n`,
       quick: 'quick yes\n',
       errors: [false, false],
-      // The quick call came second, so it ran after the slow one.
-      finished: ['slow', 'quick'],
     });
+    // One at a time, in the order they came: the one that finished second started only
+    // once the other had ended. Over stdio they came in the order they were sent (one
+    // pipe); over HTTP they are two requests, which may arrive either way round.
+    expect([...finished].sort()).toEqual(['quick', 'slow']);
+    const [firstDone, secondDone] = finished as [string, string];
+    expect(spans[secondDone]?.[0]).toBeGreaterThanOrEqual(spans[firstDone]?.[1] ?? Infinity);
+    if (over === 'stdio') expect(finished).toEqual(['slow', 'quick']);
     if (over === 'stdio') {
       expect(seen.big?.is_error).toBe(true);
       expect(seen.big?.text).toMatch(

@@ -38,23 +38,36 @@ async def scenario(call, list_tools, server_capabilities, over_stdio: bool) -> d
         handle = {"shell_id": structured["shell_id"]}
     seen["handle"] = bool(handle)
 
-    # Two calls sent together, as a model's parallel tool calls: both run, in order.
+    # Two calls sent together, as a model's parallel tool calls: both run, one at a time,
+    # in the order they came. Each says when it started and ended, in the shell's clock.
     finished: list = []
+    spans: dict = {}
 
     async def timed(label: str, command: str):
-        result = await call("bash", {"command": command, **handle})
+        spanned = f't0=$EPOCHREALTIME; {command}; echo "span $t0 $EPOCHREALTIME"'
+        result = await call("bash", {"command": spanned, **handle})
         finished.append(label)
         return result
+
+    def without_span(label: str, result) -> str:
+        kept = []
+        for line in texts(result).splitlines(keepends=True):
+            if line.startswith("span "):
+                spans[label] = [float(word) for word in line.split()[1:3]]
+            else:
+                kept.append(line)
+        return "".join(kept)
 
     slow, quick = await asyncio.gather(
         timed("slow", "sleep 0.3; echo slow in $PWD"),
         timed("quick", "echo quick $KEPT"),
     )
     seen["parallel"] = {
-        "slow": texts(slow),
-        "quick": texts(quick),
+        "slow": without_span("slow", slow),
+        "quick": without_span("quick", quick),
         "errors": [bool(slow.is_error), bool(quick.is_error)],
         "finished": finished,
+        "spans": spans,
     }
 
     if over_stdio:
