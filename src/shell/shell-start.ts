@@ -13,6 +13,7 @@ import { applyLimits, type ShellLimits } from './process-limits';
 import { withProtectedPaths } from './protected-paths';
 import { type SandboxPolicy } from './sandbox-policy';
 import { leaseSandbox } from './sandbox-runtime';
+import { MAX_TIMER_MS } from './shell-job';
 
 /** Where a shell's commands run, decided once from its options. */
 export type Placement =
@@ -99,7 +100,7 @@ export function startTimeoutMessage(ms: number, stage: StartStage): string {
 }
 
 /** How many times a start is tried when the writable paths change under it. */
-export const MAX_START_ATTEMPTS = 10;
+const MAX_START_ATTEMPTS = 10;
 
 /**
  * The paths inside `roots` (the writable paths, which the scan for protected paths has
@@ -118,6 +119,63 @@ export function changedPathsNamed(error: unknown, roots: readonly string[]): str
   return [...said.matchAll(/(?:\/newroot)?(\/[^\s:"]+)/g)]
     .map(([, path]) => path ?? '')
     .filter(inside);
+}
+
+/**
+ * Starts a shell by `tryOnce` (one try, given up when the `timeout` it is handed
+ * rejects), all tries within one start timeout of `timeoutMs`. A sandboxed try that
+ * bubblewrap failed because a protected file the scan found was gone, or replaced, by
+ * the time it bound it (something makes and removes it in the workspace: see
+ * {@link changedPathsNamed}) is followed by another, up to 10 tries.
+ * Nothing is left out of the protection for it: the new scan binds what is there now, or
+ * holds the place of what is not. A timeout after such a try says what the try met; the
+ * start times reported are the last try's.
+ */
+export async function startWithRetries<T>(options: {
+  readonly timeoutMs: number;
+  readonly placement: Placement;
+  readonly closed: () => boolean;
+  readonly tryOnce: (progress: StartProgress, timeout: Promise<never>) => Promise<T>;
+}): Promise<T> {
+  const { timeoutMs, placement, closed, tryOnce } = options;
+  // What the start waits for now, so that a start that times out says which part hung.
+  const progress: StartProgress = {
+    stage: { kind: 'launch', waitingFor: "the shell's launch" },
+    marks: [['launch', performance.now()]],
+  };
+  let failedTry: Error | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => {
+        const message = startTimeoutMessage(timeoutMs, progress.stage);
+        reject(
+          new Error(
+            failedTry === undefined ? message : `${message}; an earlier try: ${failedTry.message}`,
+          ),
+        );
+      },
+      Math.min(timeoutMs, MAX_TIMER_MS),
+    );
+  });
+  timeout.catch(() => undefined);
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await tryOnce(progress, timeout);
+      } catch (error) {
+        const changed =
+          placement.kind === 'sandbox' &&
+          changedPathsNamed(error, placement.policy.allowWrite).length > 0;
+        if (closed() || attempt >= MAX_START_ATTEMPTS || !changed) throw error;
+        failedTry = error instanceof Error ? error : new Error(String(error));
+        progress.stage = { kind: 'launch', waitingFor: "the shell's launch" };
+        progress.marks.splice(0, progress.marks.length, ['launch', performance.now()]);
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

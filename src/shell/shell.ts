@@ -17,13 +17,11 @@ import { MAX_TIMER_MS, ShellJob } from './shell-job';
 import {
   launchShell,
   mark,
-  MAX_START_ATTEMPTS,
   type Placement,
   stageDurations,
   type StartProgress,
-  startTimeoutMessage,
   type StartTimes,
-  changedPathsNamed,
+  startWithRetries,
 } from './shell-start';
 
 const DEFAULTS = {
@@ -307,53 +305,13 @@ export class Shell {
     return this.starting;
   }
 
-  private async start(): Promise<BashProcess> {
-    let timer: NodeJS.Timeout | undefined;
-    // What the start waits for now, so that a start that times out says which part hung.
-    const progress: StartProgress = {
-      stage: { kind: 'launch', waitingFor: "the shell's launch" },
-      marks: [['launch', performance.now()]],
-    };
-    // The error of a try that failed because the workspace changed under it (see below).
-    let failedTry: Error | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => {
-          const message = startTimeoutMessage(this.options.startTimeoutMs, progress.stage);
-          reject(
-            new Error(
-              failedTry === undefined
-                ? message
-                : `${message}; an earlier try: ${failedTry.message}`,
-            ),
-          );
-        },
-        Math.min(this.options.startTimeoutMs, MAX_TIMER_MS),
-      );
+  private start(): Promise<BashProcess> {
+    return startWithRetries({
+      timeoutMs: this.options.startTimeoutMs,
+      placement: this.placement,
+      closed: () => this.closed,
+      tryOnce: (progress, timeout) => this.startOnce(progress, timeout),
     });
-    timeout.catch(() => undefined);
-    try {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await this.startOnce(progress, timeout);
-        } catch (error) {
-          // A protected file the scan found was gone, or replaced, by the time bubblewrap
-          // bound it (something makes and removes it in the workspace): scan and start
-          // again, within the same start timeout. Nothing is left out of the protection:
-          // the new scan binds what is there now, or holds the place of what is not.
-          const changed =
-            this.placement.kind === 'sandbox' &&
-            changedPathsNamed(error, this.placement.policy.allowWrite).length > 0;
-          if (this.closed || attempt >= MAX_START_ATTEMPTS || !changed) throw error;
-          failedTry = error instanceof Error ? error : new Error(String(error));
-          // The start times reported are the last try's.
-          progress.stage = { kind: 'launch', waitingFor: "the shell's launch" };
-          progress.marks.splice(0, progress.marks.length, ['launch', performance.now()]);
-        }
-      }
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   /** One try at starting bash, given up when `timeout` rejects. */
