@@ -21,34 +21,54 @@ export function signallerLine(signal: SignallerSignal, pgid: number): string {
 /**
  * Kills every process of session `$1` (the caller's own when absent), group by group,
  * repeating while any is left. Reads /proc, so it needs no fork to find them.
+ *
+ * /proc may count pids in a PID namespace outside the caller's (in the sandbox it does:
+ * there `/proc/$BASHPID` is another process), so, as in SIGNAL_JOB_TREE, a process is
+ * taken only when its pid namespace is the caller's, and is known by the last field of
+ * its NSpid, NSpgid and NSsid lines: its numbers in that namespace, by which `$1` and
+ * `$BASHPID` count too.
  */
 export const KILL_SESSION = `
 __agenttool_kill_session() {
-  local __agenttool_l __agenttool_f __agenttool_p __agenttool_found __agenttool_round
+  local __agenttool_l __agenttool_f __agenttool_o __agenttool_found __agenttool_round
+  local __agenttool_p __agenttool_group __agenttool_session
   local __agenttool_me=$BASHPID __agenttool_sid=$1
-  if [ -z "$__agenttool_sid" ]; then
-    IFS= read -r __agenttool_l </proc/$BASHPID/stat || return 0
-    # The fields after the name are letters and numbers: no glob to fear in the split.
-    __agenttool_l=\${__agenttool_l##*) }
-    set -- $__agenttool_l
-    __agenttool_sid=$4
+  local -a __agenttool_lines
+  if [[ -z $__agenttool_sid ]]; then
+    builtin mapfile -t -n 20 __agenttool_lines </proc/self/status || return 0
+    for __agenttool_l in "\${__agenttool_lines[@]}"; do
+      [[ $__agenttool_l == NSsid:* ]] && __agenttool_sid=\${__agenttool_l##*[!0-9]}
+    done
+    [[ -n $__agenttool_sid ]] || return 0
   fi
   for __agenttool_round in 1 2 3 4 5 6 7 8 9 10; do
     __agenttool_found=
-    for __agenttool_f in /proc/[0-9]*/stat; do
-      IFS= read -r __agenttool_l <"$__agenttool_f" 2>/dev/null || continue
-      __agenttool_l=\${__agenttool_l##*) }
-      set -- $__agenttool_l
-      # state ppid pgrp session: a zombie is already dead.
-      [ "$4" = "$__agenttool_sid" ] && [ "$1" != Z ] || continue
-      __agenttool_p=\${__agenttool_f#/proc/}
-      __agenttool_p=\${__agenttool_p%/stat}
-      [ "$__agenttool_p" = "$__agenttool_me" ] && continue
+    for __agenttool_f in /proc/[0-9]*/status; do
+      __agenttool_o=\${__agenttool_f#/proc/}
+      __agenttool_o=\${__agenttool_o%/status}
+      [[ /proc/$__agenttool_o/ns/pid -ef /proc/self/ns/pid ]] || continue
+      builtin mapfile -t -n 20 __agenttool_lines <"$__agenttool_f" || continue
+      __agenttool_p= __agenttool_group= __agenttool_session=
+      for __agenttool_l in "\${__agenttool_lines[@]}"; do
+        case $__agenttool_l in
+          # A zombie is already dead.
+          State:*Z*) continue 2 ;;
+          NSpid:*) __agenttool_p=\${__agenttool_l##*[!0-9]} ;;
+          NSpgid:*) __agenttool_group=\${__agenttool_l##*[!0-9]} ;;
+          NSsid:*)
+            __agenttool_session=\${__agenttool_l##*[!0-9]}
+            break
+            ;;
+        esac
+      done
+      [[ $__agenttool_session == "$__agenttool_sid" && -n $__agenttool_p ]] || continue
+      [[ $__agenttool_p != "$__agenttool_me" ]] || continue
       __agenttool_found=1
-      [ "$3" = "$__agenttool_me" ] || kill -KILL -- "-$3"
-      kill -KILL "$__agenttool_p"
+      [[ -z $__agenttool_group || $__agenttool_group == "$__agenttool_me" ]] ||
+        builtin kill -s KILL -- "-$__agenttool_group"
+      builtin kill -s KILL "$__agenttool_p"
     done 2>/dev/null
-    [ -n "$__agenttool_found" ] || return 0
+    [[ -n $__agenttool_found ]] || return 0
   done
 }`;
 

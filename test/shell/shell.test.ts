@@ -668,6 +668,29 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       expect(left.output).toBe('0\n');
     });
 
+    // What the signaller runs when the server is gone: every process of the shell's
+    // session killed by the numbers the shell's PID namespace gives it, which in the
+    // sandbox are not /proc's (there /proc/$BASHPID is another process).
+    it("kills every other process of its session, and only those, when the server's end asks", async () => {
+      const shell = newShell();
+      const result = await shell.run(
+        `setsid -w bash -c "$(declare -f __agenttool_kill_session)"'
+        sleep 40.5 & a=$!; (sleep 40.6; :) & b=$!; set -m; sleep 40.7 & c=$!
+        exec 2>/dev/null; __agenttool_kill_session
+        for p in $a $b $c; do wait $p; echo "$?"; done; echo alive' & outside=$!
+        sleep 40.8 & kept=$!
+        wait $outside; kill -0 $kept && echo kept; kill $kept`,
+        { timeoutMs: 20_000 },
+      );
+      // Three killed (137), one of them in a group of its own; the caller and a
+      // process of another session (the shell's own) live on.
+      expect(result).toMatchObject({
+        output: '137\n137\n137\nalive\nkept\n',
+        exitCode: 0,
+        interrupted: false,
+      });
+    });
+
     it('interrupts on timeout and says so', async () => {
       const shell = newShell();
       const result = await shell.run('echo waiting; sleep 30', { timeoutMs: 50 });
