@@ -221,7 +221,8 @@ export class BashProcess {
     await Promise.race([
       this.exited,
       new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, timeoutMs);
+        // Late (the process was busy), it lets the exit that came meanwhile be read first.
+        timer = setTimeout(() => setImmediate(resolve), timeoutMs);
       }),
     ]);
     clearTimeout(timer);

@@ -146,15 +146,21 @@ export async function startWithRetries<T>(options: {
   let failedTry: Error | undefined;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
+    // A timer that fires late (the process was busy past it) runs before the input that
+    // came meanwhile is read: the rejection waits for that input, so that a ready line
+    // already there wins.
     timer = setTimeout(
-      () => {
-        const message = startTimeoutMessage(timeoutMs, progress.stage);
-        reject(
-          new Error(
-            failedTry === undefined ? message : `${message}; an earlier try: ${failedTry.message}`,
-          ),
-        );
-      },
+      () =>
+        setImmediate(() => {
+          const message = startTimeoutMessage(timeoutMs, progress.stage);
+          reject(
+            new Error(
+              failedTry === undefined
+                ? message
+                : `${message}; an earlier try: ${failedTry.message}`,
+            ),
+          );
+        }),
       Math.min(timeoutMs, MAX_TIMER_MS),
     );
   });

@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createConnection, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Shell } from 'agenttool/shell';
+import { startWithRetries } from '../../src/shell/shell-start';
 
 let dir: string;
 let churner: ChildProcess | undefined;
@@ -56,5 +58,49 @@ describe('a sandboxed shell starting in a workspace whose files change', () => {
     }
     expect(outputs).toEqual(Array.from({ length: 16 }, () => 'started\nrefused\n'));
     expect(readFileSync(join(dir, 'stable', '.bashrc'), 'utf8')).toBe('kept\n');
+  });
+});
+
+describe('a start whose timer fires late', () => {
+  /** Keeps this thread busy for `ms`, as a long GC pause or a descheduled process would. */
+  function stall(ms: number): void {
+    const until = performance.now() + ms;
+    while (performance.now() < until) {
+      // busy: nothing runs meanwhile
+    }
+  }
+
+  it('takes a ready line that came while the process was busy past the start timeout', async () => {
+    // The ready line comes through a real socket of this process's own, so that it is
+    // input the loop has to read, there to read as soon as it is written. Node runs due
+    // timers before it polls for input.
+    const path = join(dir, 'ready.sock');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
+    const writer = createConnection(path);
+    await new Promise<void>((resolve) => writer.once('connect', resolve));
+    const reader = await accepted;
+    try {
+      const started = startWithRetries({
+        timeoutMs: 20,
+        placement: { kind: 'unconfined' },
+        closed: () => false,
+        tryOnce: (_progress, timeout) =>
+          Promise.race([
+            new Promise<string>((resolve) =>
+              reader.once('data', (chunk: Buffer) => resolve(chunk.toString())),
+            ),
+            timeout,
+          ]),
+      });
+      writer.write('R 4242\n');
+      stall(100);
+      await expect(started).resolves.toBe('R 4242\n');
+    } finally {
+      writer.destroy();
+      reader.destroy();
+      server.close();
+    }
   });
 });
