@@ -19,7 +19,9 @@ export {
   defaultMaxMemoryBytes,
   type SandboxOptions,
   type SandboxPolicy,
+  sandboxPolicy,
 } from './sandbox-policy';
+export { writeProtection } from './protected-paths';
 export {
   checkSandboxSupport,
   probeSandboxSupport,

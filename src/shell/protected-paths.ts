@@ -216,3 +216,43 @@ export async function withProtectedPaths(policy: SandboxPolicy): Promise<Sandbox
   const { paths } = await protectedPaths(policy.allowWrite);
   return { ...policy, denyWrite: [...new Set([...policy.denyWrite, ...paths])] };
 }
+
+/**
+ * Why a path may not be written, or undefined when it may: the path's components below a
+ * writable root (`components`, no `.` or `..` among them) judged by the rules a sandboxed
+ * shell's start applies to its writable folders (see docs/sandbox.md, "What stays
+ * read-only in a writable folder"), by name and at any depth (the shell's scan stops
+ * three levels down; a path given whole is judged whole): a file named `.bashrc`,
+ * `.gitconfig`, `.mcp.json` or another of the sandbox runtime's list, anything in
+ * `.vscode`, `.idea`, `.claude/commands` or `.claude/agents`, a repository's `.git/hooks`
+ * and `.git/config` (and those of the submodules it keeps in `.git/modules`), and a
+ * `.git` itself, which as a file says where the repository is. For tools that write
+ * without the sandbox (the workspace's file tools), so that they leave alone what a
+ * sandboxed command cannot change. Case is ignored, as the scan does.
+ */
+export function writeProtection(components: readonly string[]): string | undefined {
+  const lower = components.map((name) => name.toLowerCase());
+  const files = new Set(PROTECTED_FILES.map((name) => name.toLowerCase()));
+  for (let i = 0; i < lower.length; i++) {
+    const name = lower[i]!;
+    if (files.has(name)) {
+      return `${components[i]} files stay read-only: a shell or another tool runs or trusts what they say outside the sandbox`;
+    }
+    for (const dir of PROTECTED_DIRECTORIES) {
+      if (dir.split('/').every((part, k) => lower[i + k] === part)) {
+        return `${dir} stays read-only: editors and agents run or trust what is there outside the sandbox`;
+      }
+    }
+    if (name !== '.git') continue;
+    const rest = lower.slice(i + 1);
+    const git =
+      rest.length === 0 ||
+      rest[0] === 'hooks' ||
+      rest[0] === 'config' ||
+      (rest[0] === 'modules' && rest.some((part) => part === 'hooks' || part === 'config'));
+    if (git) {
+      return "a repository's .git file, hooks and config stay read-only: git runs what they say outside the sandbox, at the next commit";
+    }
+  }
+  return undefined;
+}

@@ -11,6 +11,7 @@ import {
   unlink,
 } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { type SandboxOptions, sandboxPolicy, writeProtection } from 'agenttool/shell';
 import { landingOf } from './landing';
 import { quotePath } from './short-path';
 
@@ -47,6 +48,20 @@ export interface ReadResult {
   readonly truncated: boolean;
 }
 
+/** How a {@link FileRoot} is set up. */
+export interface FileRootOptions {
+  /**
+   * The sandbox options of the shell that works beside these files (see
+   * `agenttool/shell`), whose limits the files keep although no sandbox holds them: what
+   * a command may not read (the credentials of `CREDENTIAL_PATHS` under `$HOME`, and
+   * `denyRead`) is neither read nor written, and what stays read-only in a writable
+   * folder (the code this server runs; shell and tool configuration files, editor and
+   * agent folders, a repository's `.git` file, hooks and config: see
+   * `writeProtection`) is not written. The defaults' when not given.
+   */
+  readonly sandbox?: SandboxOptions;
+}
+
 /** The longest path accepted, in characters (Linux's PATH_MAX). */
 export const MAX_PATH_LENGTH = 4096;
 
@@ -66,6 +81,8 @@ const FD_DIR = '/proc/self/fd';
 interface Op {
   readonly path: string;
   readonly verb: string;
+  /** Whether the operation writes (and so must leave read-only paths alone). */
+  readonly writes: boolean;
   /** The root as configured, for errors. */
   readonly root: string;
   links: number;
@@ -91,6 +108,10 @@ interface Dir {
  * the call created outside (a directory moved out of the root meanwhile) is removed
  * through the handle it was made with. Without `/proc` (not Linux), the walk opens
  * each component by its path, which a swap between two steps can still redirect.
+ *
+ * Inside the root, it keeps the limits of the sandboxed shell that works beside it (see
+ * {@link FileRootOptions.sandbox}): where a path leads, links followed, is checked
+ * against them before anything is opened or created on its way.
  */
 export class FileRoot {
   /** The root as configured, made absolute. */
@@ -99,9 +120,16 @@ export class FileRoot {
   readonly realRoot: string;
   /** Whether directories are walked through their handles (Linux's /proc). */
   private readonly anchored: boolean;
+  /** Paths neither read nor written (a sandboxed command cannot read them). */
+  private readonly denyRead: readonly string[];
+  /** Paths not written (the code this server runs). */
+  private readonly denyWrite: readonly string[];
 
-  /** File access confined to `root`, which must be an existing directory (checked now). */
-  constructor(root: string) {
+  /**
+   * File access confined to `root`, which must be an existing directory (checked now).
+   * Throws a `TypeError` naming the setting when `options.sandbox` is malformed.
+   */
+  constructor(root: string, options: FileRootOptions = {}) {
     if (typeof root !== 'string' || root === '') {
       throw new Error('the root directory is empty; configure an existing directory');
     }
@@ -118,6 +146,9 @@ export class FileRoot {
       throw new Error(`the root ${quotePath(this.root)} is not a directory`);
     }
     this.anchored = existsSync(FD_DIR);
+    const policy = sandboxPolicy(options.sandbox ?? {}, process.env['HOME'], this.realRoot);
+    this.denyRead = withRealPaths(policy.denyRead);
+    this.denyWrite = withRealPaths(policy.denyWrite);
   }
 
   /**
@@ -125,7 +156,7 @@ export class FileRoot {
    * real root. Throws {@link PathEscapeError} when it leads outside. Touches nothing.
    */
   async resolve(path: string): Promise<string> {
-    const op = this.op(path, 'resolve');
+    const op = this.op(path, 'resolve', false);
     let components = this.componentsOf(op);
     for (;;) {
       const { dir, rest } = await this.walk(op, components, 'resolve');
@@ -142,7 +173,7 @@ export class FileRoot {
 
   /** Reads at most `maxBytes` bytes of a file inside the root. */
   async read(path: string, options: { maxBytes?: number } = {}): Promise<ReadResult> {
-    const op = this.op(path, 'read');
+    const op = this.op(path, 'read', false);
     const maxBytes = options.maxBytes ?? Number.MAX_SAFE_INTEGER;
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
       throw new Error(`maxBytes must be a non-negative integer, got ${maxBytes}`);
@@ -185,7 +216,7 @@ export class FileRoot {
    * link stays. Returns the number of bytes written.
    */
   async write(path: string, data: string | Uint8Array): Promise<number> {
-    const op = this.op(path, 'write');
+    const op = this.op(path, 'write', true);
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     let components = this.componentsOf(op);
     for (;;) {
@@ -205,7 +236,15 @@ export class FileRoot {
         if (existing?.isDirectory() === true) {
           throw new Error(`cannot write ${quotePath(path)}: it is a directory`);
         }
-        await this.replace(op, dir, name, bytes, existing === undefined ? 0o666 : existing.mode);
+        if (existing !== undefined && !existing.isFile()) {
+          throw new Error(
+            `cannot write ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
+          );
+        }
+        // The file's permissions, but not its set-user-ID, set-group-ID or sticky bits,
+        // which a copy by another user must not carry (as cp does not).
+        const mode = existing === undefined ? 0o666 : existing.mode & 0o777;
+        await this.replace(op, dir, name, bytes, mode);
         return bytes.length;
       } finally {
         await dir.handle.close();
@@ -218,7 +257,7 @@ export class FileRoot {
    * directories) when absent. Returns the number of bytes appended.
    */
   async append(path: string, data: string | Uint8Array): Promise<number> {
-    const op = this.op(path, 'append to');
+    const op = this.op(path, 'append to', true);
     const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     const handle = await this.openFinal(op, O_WRONLY | O_APPEND | O_NONBLOCK, 'create');
     try {
@@ -229,17 +268,41 @@ export class FileRoot {
         );
       }
       refuseHardLinked(op, info.nlink);
-      await handle.writeFile(bytes).catch((error: unknown) => {
-        throw describeFailure(op, error);
-      });
+      await appendAll(op, handle, bytes, info.size);
     } finally {
       await handle.close();
     }
     return bytes.length;
   }
 
-  private op(path: string, verb: string): Op {
-    return { path, verb, root: this.root, links: 0 };
+  private op(path: string, verb: string, writes: boolean): Op {
+    return { path, verb, writes, root: this.root, links: 0 };
+  }
+
+  /**
+   * Refuses `components` (a path below the real root, where `op.path` leads once its
+   * links so far are followed) when `op` may not touch it: a path a sandboxed command
+   * could not read, or, for a write, one it could not write.
+   */
+  private guard(op: Op, components: string[]): string[] {
+    const path = join(this.realRoot, ...components);
+    const what = `cannot ${op.verb} ${quotePath(op.path)}`;
+    const unreadable = this.denyRead.find((denied) => inside(denied, path));
+    if (unreadable !== undefined) {
+      throw new Error(
+        `${what}: it is in ${quotePath(unreadable)}, which the workspace keeps from its tools (credentials, and the paths the sandbox's denyRead names)`,
+      );
+    }
+    if (!op.writes) return components;
+    const code = this.denyWrite.find((denied) => inside(denied, path));
+    if (code !== undefined) {
+      throw new Error(
+        `${what}: it is in ${quotePath(code)}, the code this server runs, which stays read-only`,
+      );
+    }
+    const protection = writeProtection(components);
+    if (protection !== undefined) throw new Error(`${what}: ${protection}`);
+    return components;
   }
 
   /** The components of `path` under the real root, once checked; no link is followed. */
@@ -256,9 +319,15 @@ export class FileRoot {
     if (path.includes('\0')) {
       throw new Error(`the path ${quotePath(path)} contains a NUL character`);
     }
+    // Resolved, "dir/" or "file/." would lose what the ending says: a directory.
+    if (/\/\.{0,2}$/.test(path)) {
+      throw new Error(
+        `cannot ${op.verb} ${quotePath(path)}: a path that ends in "/", "/." or "/.." names a directory; give the path of a file`,
+      );
+    }
     for (const base of [this.root, this.realRoot]) {
       const candidate = resolve(base, path);
-      if (inside(base, candidate)) return splitPath(relative(base, candidate));
+      if (inside(base, candidate)) return this.guard(op, splitPath(relative(base, candidate)));
     }
     const how = isAbsolute(path) ? 'it is absolute and' : 'its ".." climbs out, and';
     throw new PathEscapeError(path, this.root, resolve(this.root, path), how);
@@ -330,15 +399,11 @@ export class FileRoot {
    * temporary file is made, and removed on failure, through the directory's handle.
    */
   private async replace(op: Op, dir: Dir, name: string, bytes: Uint8Array, mode: number) {
-    const temporary = `.${name.slice(0, 100)}.${randomBytes(6).toString('hex')}.tmp`;
+    const temporary = `.${utf8Prefix(name, 100)}.${randomBytes(6).toString('hex')}.tmp`;
     const removeTemporary = () => unlink(this.at(dir, temporary)).catch(() => undefined);
     let handle: FileHandle;
     try {
-      handle = await open(
-        this.at(dir, temporary),
-        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
-        mode & 0o7777,
-      );
+      handle = await open(this.at(dir, temporary), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
     } catch (error) {
       throw describeFailure(op, error);
     }
@@ -475,7 +540,7 @@ export class FileRoot {
         throw new PathEscapeError(op.path, this.root, landing, 'through a symbolic link,');
       }
     }
-    return splitPath(relative(this.realRoot, landing));
+    return this.guard(op, splitPath(relative(this.realRoot, landing)));
   }
 
   /** The path that opens `name` in `dir`: through its handle where /proc allows. */
@@ -538,6 +603,12 @@ function describeFailure(op: Op, error: unknown): Error {
     return new Error(`${what}: no such file${where}`, { cause: error });
   }
   if (isCode(error, 'EISDIR')) return new Error(`${what}: it is a directory`, { cause: error });
+  if (isCode(error, 'ENXIO')) {
+    // Opening a socket, or a pipe without a reader for writing, without blocking.
+    return new Error(`${what}: it is not a regular file (a pipe, socket or device)`, {
+      cause: error,
+    });
+  }
   if (isCode(error, 'EACCES', 'EPERM')) {
     return new Error(`${what}: permission denied`, { cause: error });
   }
@@ -561,6 +632,71 @@ function refuseHardLinked(op: Op, links: number): void {
   if (links > 1) {
     throw new Error(
       `cannot ${op.verb} ${quotePath(op.path)}: the file has ${links - 1} other hard link${links > 2 ? 's' : ''}, which may lie outside the workspace`,
+    );
+  }
+}
+
+/** `paths`, each with its real path beside it when that differs (links resolved). */
+function withRealPaths(paths: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const path of paths) {
+    found.add(resolve(path));
+    try {
+      found.add(realpathSync(path));
+    } catch {
+      // not there (yet): its path as given
+    }
+  }
+  return [...found];
+}
+
+/** The longest start of `name` that is at most `maxBytes` bytes of UTF-8, whole characters. */
+function utf8Prefix(name: string, maxBytes: number): string {
+  let bytes = 0;
+  let end = 0;
+  for (const char of name) {
+    bytes += Buffer.byteLength(char, 'utf8');
+    if (bytes > maxBytes) break;
+    end += char.length;
+  }
+  return name.slice(0, end);
+}
+
+/**
+ * Appends `bytes` through `handle` (opened with O_APPEND on a file of `sizeBefore`
+ * bytes). On a failure part way (a full disk), what it appended is taken back when the
+ * file is still as it left it (no one appended meanwhile); otherwise the error says how
+ * much went in, so that a retry does not append it twice.
+ */
+async function appendAll(
+  op: Op,
+  handle: FileHandle,
+  bytes: Uint8Array,
+  sizeBefore: number,
+): Promise<void> {
+  let written = 0;
+  try {
+    while (written < bytes.length) {
+      const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
+      written += bytesWritten;
+    }
+  } catch (error) {
+    const failure = describeFailure(op, error);
+    if (written === 0) throw failure;
+    const size = await handle
+      .stat()
+      .then((info) => info.size)
+      .catch(() => undefined);
+    const undone =
+      size === sizeBefore + written &&
+      (await handle.truncate(sizeBefore).then(
+        () => true,
+        () => false,
+      ));
+    if (undone) throw failure;
+    throw new Error(
+      `${failure.message}; ${written} of its ${bytes.length} bytes were appended before that`,
+      { cause: error },
     );
   }
 }

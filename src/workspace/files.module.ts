@@ -1,7 +1,7 @@
 import type { Constructor } from 'agenttool';
 import { Module } from 'agenttool/di';
 import { WorkspaceConfig, WorkspaceConfigModule } from './config';
-import { FileRoot } from './file-root';
+import { FileRoot, type FileRootOptions } from './file-root';
 import { AppendFileTool, ReadFileTool, WriteFileTool } from './file-tools';
 
 /**
@@ -22,10 +22,13 @@ import { AppendFileTool, ReadFileTool, WriteFileTool } from './file-tools';
   exports: [FileRoot],
 })
 export class FilesModule {
-  /** The file tools on `root`, an existing directory (checked when the app starts). */
-  static forRoot(root: string): Constructor {
+  /**
+   * The file tools on `root`, an existing directory (checked when the app starts), with
+   * `options` (the sandbox options of the shell beside them, whose limits they keep).
+   */
+  static forRoot(root: string, options: FileRootOptions = {}): Constructor {
     @Module({
-      providers: [{ provide: FileRoot, useFactory: () => new FileRoot(root) }],
+      providers: [{ provide: FileRoot, useFactory: () => new FileRoot(root, options) }],
       tools: [ReadFileTool, WriteFileTool, AppendFileTool],
       exports: [FileRoot],
     })

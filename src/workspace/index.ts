@@ -11,7 +11,13 @@ export {
   WorkspaceConfigModule,
   workspaceConfigFromEnvironment,
 } from './config';
-export { FileRoot, MAX_PATH_LENGTH, PathEscapeError, type ReadResult } from './file-root';
+export {
+  FileRoot,
+  type FileRootOptions,
+  MAX_PATH_LENGTH,
+  PathEscapeError,
+  type ReadResult,
+} from './file-root';
 export {
   AppendFileArgs,
   AppendFileTool,

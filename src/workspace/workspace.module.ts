@@ -52,8 +52,14 @@ export class WorkspaceModule {
   /** The workspace on `options.root`, which must be an existing directory (checked now). */
   static forRoot(options: WorkspaceOptions): Constructor {
     const root = existingDirectory(options.root);
+    const sandbox = options.shell?.sandbox;
     @Module({
-      imports: [ShellModule.forRoot({ ...options.shell, cwd: root }), FilesModule.forRoot(root)],
+      imports: [
+        ShellModule.forRoot({ ...options.shell, cwd: root }),
+        // The shell's limits, kept by the file tools too: a shell unconfined on purpose
+        // leaves them the defaults'.
+        FilesModule.forRoot(root, sandbox === undefined || sandbox === false ? {} : { sandbox }),
+      ],
     })
     class ConfiguredWorkspaceModule {}
     return ConfiguredWorkspaceModule;

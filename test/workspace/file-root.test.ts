@@ -47,7 +47,16 @@ describe('special files', () => {
   });
 
   it('refuses to append to a named pipe instead of waiting for a reader', async () => {
-    await expect(sandbox.append('pipe', 'x')).rejects.toThrow(/append to "pipe"/);
+    await expect(sandbox.append('pipe', 'x')).rejects.toThrow(
+      'cannot append to "pipe": it is not a regular file (a pipe, socket or device)',
+    );
+  });
+
+  it('refuses to write over a named pipe, which stays one', async () => {
+    await expect(sandbox.write('pipe', 'x')).rejects.toThrow(
+      'cannot write "pipe": it is not a regular file (a pipe, socket or device)',
+    );
+    expect(lstatSync(join(root, 'pipe')).isFIFO()).toBe(true);
   });
 });
 
@@ -270,5 +279,145 @@ describe('new FileRoot', () => {
     );
     expect(() => new FileRoot(join(root, 'hello.txt'))).toThrow('is not a directory');
     expect(() => new FileRoot('')).toThrow('the root directory is empty');
+  });
+});
+
+describe("FileRoot: what the shell's sandbox keeps read-only stays so", () => {
+  // A model that cannot write a git hook from its sandboxed shell must not write it
+  // through the file tools, which run in the server, outside the sandbox.
+  const PROTECTED = [
+    ['.bashrc', '.bashrc files stay read-only'],
+    ['deep/er/than/a/scan/.BashRC', '.BashRC files stay read-only'],
+    ['sub/.mcp.json', '.mcp.json files stay read-only'],
+    ['.vscode/settings.json', '.vscode stays read-only'],
+    ['a/.claude/commands/deploy.md', '.claude/commands stays read-only'],
+    ['.git/hooks/pre-commit', "a repository's .git file, hooks and config stay read-only"],
+    ['.git/config', "a repository's .git file, hooks and config stay read-only"],
+    ['sub/.git/hooks/post-checkout', "a repository's .git file, hooks and config"],
+    ['.git/modules/lib/hooks/pre-push', "a repository's .git file, hooks and config"],
+    ['sub/.git', "a repository's .git file, hooks and config"],
+  ] as const;
+
+  it.each(PROTECTED)('refuses to write or append to %s, creating nothing', async (path, why) => {
+    mkdirSync(join(root, '.git', 'hooks'), { recursive: true });
+    writeFileSync(join(root, '.git', 'config'), '[core]\n');
+    const before = tree(root);
+    for (const [verb, attempt] of [
+      ['write', () => sandbox.write(path, 'x')],
+      ['append to', () => sandbox.append(path, 'x')],
+    ] as const) {
+      await expect(attempt()).rejects.toThrow(`cannot ${verb} ${JSON.stringify(path)}: ${why}`);
+    }
+    expect(tree(root)).toEqual(before);
+    expect(readFileSync(join(root, '.git', 'config'), 'utf8')).toBe('[core]\n');
+  });
+
+  it('judges where a link leads, not the name it is given by', async () => {
+    mkdirSync(join(root, '.git', 'hooks'), { recursive: true });
+    writeFileSync(join(root, '.git', 'config'), '[core]\n');
+    symlinkSync('.git/hooks', join(root, 'hooks'));
+    symlinkSync('.git/config', join(root, 'settings'));
+    symlinkSync('.claude', join(root, 'dotclaude'));
+    await expect(sandbox.write('hooks/pre-commit', 'x')).rejects.toThrow(
+      `cannot write "hooks/pre-commit": a repository's .git file, hooks and config stay read-only`,
+    );
+    await expect(sandbox.append('settings', 'x')).rejects.toThrow(
+      `cannot append to "settings": a repository's .git file, hooks and config stay read-only`,
+    );
+    await expect(sandbox.write('dotclaude/commands/x.md', 'x')).rejects.toThrow(
+      'cannot write "dotclaude/commands/x.md": .claude/commands stays read-only',
+    );
+    expect(existsSync(join(root, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect(existsSync(join(root, '.claude'))).toBe(false);
+    expect(readFileSync(join(root, '.git', 'config'), 'utf8')).toBe('[core]\n');
+  });
+
+  it('reads them, and writes what lies beside them', async () => {
+    mkdirSync(join(root, '.git'));
+    writeFileSync(join(root, '.git', 'config'), '[core]\n');
+    writeFileSync(join(root, '.bashrc'), 'alias ll="ls -l"\n');
+    expect((await sandbox.read('.git/config')).content.toString()).toBe('[core]\n');
+    expect((await sandbox.read('.bashrc')).content.toString()).toBe('alias ll="ls -l"\n');
+    for (const path of ['.git/HEAD', '.github/workflows/ci.yml', '.claude/notes.md', 'bashrc']) {
+      await sandbox.write(path, 'ok');
+      expect(readFileSync(join(root, path), 'utf8')).toBe('ok');
+    }
+  });
+
+  it('neither reads nor writes the credentials a sandboxed command cannot read', async () => {
+    // The workspace is the home folder here, as when a server is started in it.
+    const home = process.env['HOME'];
+    process.env['HOME'] = root;
+    try {
+      mkdirSync(join(root, '.ssh'));
+      writeFileSync(join(root, '.ssh', 'id_ed25519'), 'key');
+      mkdirSync(join(root, 'private'));
+      writeFileSync(join(root, 'private', 'notes'), 'mine');
+      symlinkSync('.ssh', join(root, 'keys'));
+      const files = new FileRoot(root, { sandbox: { denyRead: ['~/private'] } });
+      for (const path of ['.ssh/id_ed25519', 'keys/id_ed25519', 'private/notes']) {
+        await expect(files.read(path)).rejects.toThrow(
+          `cannot read ${JSON.stringify(path)}: it is in`,
+        );
+      }
+      await expect(files.write('.ssh/authorized_keys', 'key')).rejects.toThrow(
+        `cannot write ".ssh/authorized_keys": it is in ${JSON.stringify(join(root, '.ssh'))}, which the workspace keeps from its tools`,
+      );
+      await expect(files.append('.aws/credentials', 'x')).rejects.toThrow(
+        `cannot append to ".aws/credentials": it is in ${JSON.stringify(join(root, '.aws'))}`,
+      );
+      expect(existsSync(join(root, '.ssh', 'authorized_keys'))).toBe(false);
+      expect(existsSync(join(root, '.aws'))).toBe(false);
+      expect((await files.read('hello.txt')).content.toString()).toBe('hello world');
+    } finally {
+      process.env['HOME'] = home;
+    }
+  });
+
+  it('refuses a malformed sandbox option, naming it', () => {
+    expect(() => new FileRoot(root, { sandbox: { denyRead: ['relative'] } })).toThrow(
+      'sandbox.denyRead[0] "relative" must be absolute (or start with ~/)',
+    );
+  });
+
+  it('does not write the code this server runs, when the root holds it', async () => {
+    // The repository is agenttool's own package: its dependencies and build stay
+    // read-only, its sources are the work.
+    const repository = join(__dirname, '..', '..');
+    const files = new FileRoot(repository);
+    const probe = `node_modules/.file-root-probe-${process.pid}`;
+    try {
+      await expect(files.write(probe, 'x')).rejects.toThrow(
+        `cannot write ${JSON.stringify(probe)}: it is in ${JSON.stringify(join(realpathSync(repository), 'node_modules'))}, the code this server runs, which stays read-only`,
+      );
+    } finally {
+      rmSync(join(repository, probe), { force: true });
+    }
+  });
+});
+
+describe('FileRoot: paths and names', () => {
+  it('refuses a path that ends as a directory does, instead of dropping the ending', async () => {
+    for (const path of ['newdir/', 'hello.txt/', 'hello.txt/.', 'sub/..']) {
+      await expect(sandbox.write(path, 'x')).rejects.toThrow(
+        `cannot write ${JSON.stringify(path)}: a path that ends in "/", "/." or "/.." names a directory`,
+      );
+    }
+    await expect(sandbox.read('hello.txt/')).rejects.toThrow('names a directory');
+    expect(tree(root)).toEqual(['hello.txt']);
+  });
+
+  it('writes a name as long as the file system allows in bytes of UTF-8', async () => {
+    const name = `${'文'.repeat(80)}.txt`; // 244 bytes
+    await sandbox.write(name, 'first');
+    await sandbox.write(name, 'second');
+    expect(readFileSync(join(root, name), 'utf8')).toBe('second');
+    expect(tree(root)).toEqual([name, 'hello.txt'].sort());
+  });
+
+  it('keeps the permissions of the file it replaces, but not its set-user-ID bit', async () => {
+    chmodSync(join(root, 'hello.txt'), 0o4755);
+    await sandbox.write('hello.txt', 'replaced');
+    expect(statSync(join(root, 'hello.txt')).mode & 0o7777).toBe(0o755);
   });
 });

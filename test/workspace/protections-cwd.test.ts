@@ -5,7 +5,7 @@
  * workspace itself, on a workspace that is a git repository with a `.bashrc`. Its first
  * `bash` call answers (started from `/`, the sandbox runtime's own scan of the server's
  * folder used to stall it), the protected files cannot be written from inside while an
- * ordinary file can, and once the server is closed, or SIGKILLed, none of its processes
+ * ordinary file can (nor through the file tools, which run outside the sandbox), and once the server is closed, or SIGKILLed, none of its processes
  * (bubblewrap, bash, socat, the janitor) is left, nor a mount point in the workspace.
  */
 import { spawnSync } from 'node:child_process';
@@ -76,11 +76,40 @@ async function serveHttp(root: string, cwd: string): Promise<Served> {
 
 let calls = 0;
 
-async function bash(remote: RemoteTools, command: string): Promise<string> {
-  const tool = remote.tools().find((t) => t.name === 'bash') as Tool;
+async function callTool(
+  remote: RemoteTools,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<string> {
+  const tool = remote.tools().find((t) => t.name === name) as Tool;
   calls += 1;
-  const call = { id: `call_${calls}`, args: JSON.stringify({ command }) };
+  const call = { id: `call_${calls}`, args: JSON.stringify(args) };
   return outputText((await tool.execute(call, createContext({ call }))).output);
+}
+
+const bash = (remote: RemoteTools, command: string) => callTool(remote, 'bash', { command });
+
+/**
+ * What the file tools, which run in the server outside the sandbox, answer to a write
+ * and an append of each protected file: `<path>: refused` for a refusal naming it.
+ */
+async function fileToolAttempts(remote: RemoteTools): Promise<string[]> {
+  const answers: string[] = [];
+  for (const path of PROTECTED) {
+    for (const tool of ['write_file', 'append_file']) {
+      const content = '#!/bin/sh\necho escaped\n';
+      // A remote tool error is thrown, with the tool's own message.
+      const text = await callTool(remote, tool, { path, content }).then(
+        (output) => `answered ${JSON.stringify(output)}`,
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      );
+      const refused = text.startsWith(
+        `cannot ${tool === 'write_file' ? 'write' : 'append to'} ${JSON.stringify(path)}: `,
+      );
+      answers.push(`${tool} ${path}: ${refused ? 'refused' : text}`);
+    }
+  }
+  return answers;
 }
 
 /** A git repository with a `.bashrc`, and what its protected files hold. */
@@ -158,6 +187,12 @@ describe.each([
             expect(await bash(served.remote, 'pwd')).toBe(`${root}\n`);
             expect(await bash(served.remote, ATTEMPT)).toBe(
               PROTECTED.map((path) => `${path}: refused\n`).join(''),
+            );
+            expect(await fileToolAttempts(served.remote)).toEqual(
+              PROTECTED.flatMap((path) => [
+                `write_file ${path}: refused`,
+                `append_file ${path}: refused`,
+              ]),
             );
             expect(await bash(served.remote, 'echo work > notes.txt && cat notes.txt')).toBe(
               'work\n',
