@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import {
   type Client,
   type ClientCapabilities,
@@ -138,6 +139,7 @@ function watchServerProcess(transport: Transport): () => Promise<void> {
   transport.start = async () => {
     await start();
     started = true;
+    endWhenServerExits(transport);
   };
   // The client chains its own handler after this one; the stdio transport calls it
   // when the process has closed.
@@ -147,6 +149,31 @@ function watchServerProcess(transport: Transport): () => Promise<void> {
     previous?.();
   };
   return () => (started ? gone : Promise.resolve());
+}
+
+/**
+ * How long the output of a server whose process has exited is still read, when another
+ * process keeps its stdout open, before the connection ends.
+ */
+const EXITED_SERVER_DRAIN_MS = 100;
+
+/**
+ * Ends the connection once the server's process has exited, although a process it
+ * started keeps its stdout open (a helper it spawned with its own stdout, a background
+ * job of a wrapper script): the SDK's transport ends it on the process's `close`, which
+ * then never comes, and every call would wait for its timeout. What the server wrote
+ * before it exited is read first; closing its pipes then brings the `close`.
+ */
+function endWhenServerExits(transport: Transport): void {
+  // The SDK keeps the child process to itself (a pinned version: a test holds this).
+  const child = (transport as unknown as { _process?: ChildProcess })._process;
+  child?.once('exit', () => {
+    setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      child.stdin?.destroy();
+    }, EXITED_SERVER_DRAIN_MS).unref();
+  });
 }
 
 function negotiation(choice: ProtocolChoice): VersionNegotiationMode {

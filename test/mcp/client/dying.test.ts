@@ -1,6 +1,7 @@
 /**
  * A server process that dies mid-call (SIGKILL): the call ends at once with an error that
- * says the connection was lost, over HTTP in both eras as over stdio; and a call that
+ * says the connection was lost, over HTTP in both eras as over stdio (also when a process
+ * it started keeps its stdout open); and a call that
  * gets no answer within `callTimeout` ends saying so.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -90,6 +91,43 @@ test('over stdio, a call whose server is SIGKILLed ends with "connection closed"
     expect(await within(settled, 10_000)).toBe('mcp: call "wait": mcp: connection closed');
   } finally {
     await remote.close();
+  }
+});
+
+test('over stdio, a call whose server exits while a process it started keeps its stdout ends with "connection closed"', async () => {
+  // A wrapper script that leaves a background job with the server's stdout, then runs
+  // the server: its process exits, its stdout stays open.
+  const helper = `sleep 41.${process.pid}`;
+  const remote = await connectMcp({
+    transport: {
+      command: 'bash',
+      args: [
+        '-c',
+        `${helper} & exec "$0" "$1"`,
+        process.execPath,
+        join(FIXTURES, 'serve-round-trip-stdio.js'),
+      ],
+    },
+    protocol: 'legacy',
+    callTimeout: 60_000,
+  });
+  try {
+    const pid = (remote.session.transport as { pid?: number | null } | undefined)?.pid;
+    const call = { id: 'call_1', args: '{}' };
+    const { settled } = start(async () =>
+      waitTool(remote.tools()).execute(call, createContext({ call })),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    process.kill(pid!, 'SIGKILL');
+    expect(await within(settled, 10_000)).toBe('mcp: call "wait": mcp: connection closed');
+    await expect(
+      Promise.resolve(waitTool(remote.tools()).execute(call, createContext({ call }))),
+    ).rejects.toThrow('mcp: call "wait": mcp: connection closed');
+  } finally {
+    await remote.close();
+    await promisify(execFile)('pkill', ['-f', `^${helper.replace('.', '[.]')}$`]).catch(
+      () => undefined,
+    );
   }
 });
 
