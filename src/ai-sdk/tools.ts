@@ -70,9 +70,9 @@ export function aiSdkTools(source: AiSdkToolSource, options: AiSdkToolsOptions =
   const executor = options.executor ?? read.executor ?? new Executor();
   const context = createContext({ recorder: options.recorder, elicitor: options.elicitor });
   const batcher = new CallBatcher({ executor, context });
-  const set: AiToolSet = {};
-  for (const tool of tools) set[tool.name] = aiTool(tool, batcher, options);
-  return set;
+  // Own properties whatever the names: an assignment to `set["__proto__"]` (a legal
+  // MCP tool name) would set the object's prototype instead.
+  return Object.fromEntries(tools.map((tool) => [tool.name, aiTool(tool, batcher, options)]));
 }
 
 function aiTool(tool: Tool, batcher: CallBatcher, options: AiSdkToolsOptions): AiTool {

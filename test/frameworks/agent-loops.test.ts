@@ -28,6 +28,7 @@ interface LoopReport {
 }
 
 interface AiSdkReport extends LoopReport {
+  oddNames: { keys: string[]; plainPrototype: boolean };
   modelCalls: { stream: number; generate: number };
   toolResults: { id: string; output: { type: string; value: string } }[];
   definitions: { name: string; strict?: boolean; inputSchema: unknown }[];
@@ -145,6 +146,10 @@ describe.each([
 
   it('refuses what is not a tool source, naming aiSdkTools and the problem', () => {
     expect(report.refusals).toEqual(refusals('aiSdkTools'));
+  });
+
+  it('keys every tool by its name, __proto__ and constructor too', () => {
+    expect(report.oddNames).toEqual({ keys: ['__proto__', 'constructor'], plainPrototype: true });
   });
 });
 

@@ -637,9 +637,20 @@ export class RemoteTools {
     const raws = await listAllTools(client, this.#listSignal);
     const mirrors = mirrorsParamHeaders(client);
     const tools: Tool[] = [];
+    const named = new Set<unknown>();
     for (const raw of raws) {
       let paramHeaders: readonly ParamHeader[] = [];
       const name = raw['name'];
+      // A name listed twice would make every host's tool set refuse the whole server:
+      // the first stands.
+      if (typeof name === 'string' && named.has(name)) {
+        this.#warnOnce(
+          `mcp: list tools: tool ${goQuote(name)} is listed more than once; the first is kept`,
+          'AGENTTOOL_MCP_DUPLICATE_TOOL',
+        );
+        continue;
+      }
+      named.add(name);
       // A tool with no name fails the listing in remoteTool, whatever it declares.
       if (mirrors && typeof name === 'string') {
         const scan = scanParamHeaders(raw['inputSchema']);
@@ -674,13 +685,17 @@ export class RemoteTools {
    * `AGENTTOOL_MCP_INVALID_PARAM_HEADER`), given once per tool and reason.
    */
   #leftOut(remote: string, reason: string): void {
-    const warning = `mcp: list tools: tool ${goQuote(remote)} is left out: its x-mcp-header declarations are invalid (SEP-2243): ${reason}`;
+    this.#warnOnce(
+      `mcp: list tools: tool ${goQuote(remote)} is left out: its x-mcp-header declarations are invalid (SEP-2243): ${reason}`,
+      'AGENTTOOL_MCP_INVALID_PARAM_HEADER',
+    );
+  }
+
+  /** A process warning (`AgentToolWarning`, `code`), given once per text. */
+  #warnOnce(warning: string, code: string): void {
     if (this.#warned.has(warning)) return;
     this.#warned.add(warning);
-    process.emitWarning(warning, {
-      type: 'AgentToolWarning',
-      code: 'AGENTTOOL_MCP_INVALID_PARAM_HEADER',
-    });
+    process.emitWarning(warning, { type: 'AgentToolWarning', code });
   }
 
   async #call(

@@ -108,6 +108,35 @@ describe('connectMcp: listing', () => {
     await remote.close();
   });
 
+  it('keeps the first of tools listed under one name, and warns once', async () => {
+    const warnings: string[] = [];
+    const spy = jest.spyOn(process, 'emitWarning').mockImplementation((warning) => {
+      if (String(warning).includes('more than once')) warnings.push(String(warning));
+    });
+    try {
+      const { remote } = await connect({
+        tools: [
+          { name: 'dup', description: 'first', inputSchema: { type: 'object' } },
+          { name: 'other', inputSchema: { type: 'object' } },
+          { name: 'dup', description: 'second', inputSchema: { type: 'object' } },
+          { name: 'dup', description: 'third', inputSchema: { type: 'object' } },
+        ],
+      });
+      expect(remote.tools().map((t) => [t.name, t.description])).toEqual([
+        ['dup', 'first'],
+        ['other', ''],
+      ]);
+      await remote.refresh();
+      expect(remote.tools()).toHaveLength(2);
+      expect(warnings).toEqual([
+        'mcp: list tools: tool "dup" is listed more than once; the first is kept',
+      ]);
+      await remote.close();
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('fails to connect when the first listing fails, and says so', async () => {
     const server = await new RawServer({
       list: () => {
