@@ -15,6 +15,11 @@ export interface OversizedMessage {
    * clients and servers put it), so that an error can answer it; undefined otherwise.
    */
   readonly id: string | number | undefined;
+  /**
+   * True when its first or last members name a method: a request (or a notification),
+   * not an answer, so that its id is the sender's, not one of the reader's requests.
+   */
+  readonly request: boolean;
 }
 
 /** How much of a long line's start and end is kept to find its id. */
@@ -31,6 +36,14 @@ export const CUT_LINE_END = '\0';
 const CUT_BUFFER: Buffer = Buffer.from(`${CUT_LINE_END}\n`);
 /** An id as the first member of a message (after `"jsonrpc"` at most). */
 const HEAD_ID = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/;
+/** A member of a message's first ones (`jsonrpc`, `id`), with the comma after it. */
+const LEADING_MEMBER = String.raw`\s*"(?:jsonrpc|id)"\s*:\s*(?:-?\d+|"(?:[^"\\]|\\.)*")\s*,`;
+/** `"method"` among a message's first members. */
+const HEAD_METHOD = new RegExp(String.raw`^\s*\{(?:${LEADING_MEMBER})*\s*"method"\s*:`);
+/** `"method"` among a message's last members (a string, then at most `jsonrpc` and `id`). */
+const TAIL_METHOD = new RegExp(
+  String.raw`[,{]\s*"method"\s*:\s*"(?:[^"\\]|\\.)*"\s*(?:,\s*"(?:jsonrpc|id)"\s*:\s*(?:-?\d+|"(?:[^"\\]|\\.)*")\s*)*\}\s*$`,
+);
 /** An id as the last member of a message: after it, the message's own closing brace. */
 const TAIL_ID = /[,{]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/;
 
@@ -85,7 +98,13 @@ export class LineBound {
       else pass(newline === -1 ? part : chunk.subarray(start, newline + 1));
       if (newline === -1) break;
       if (this.#dropping) {
-        this.onOversized({ bytes: this.#lineBytes, id: idOf(this.#head, this.#tail) });
+        const head = this.#head.toString('utf8');
+        const tail = this.#tail.toString('utf8');
+        this.onOversized({
+          bytes: this.#lineBytes,
+          id: idOfEnds(head, tail),
+          request: HEAD_METHOD.test(head) || TAIL_METHOD.test(tail),
+        });
       }
       if (this.#batch !== undefined) passBatch(Buffer.concat(this.#batch), pass);
       this.#lineBytes = 0;
@@ -162,10 +181,6 @@ function passBatch(line: Buffer, pass: (part: Buffer) => void): void {
     return;
   }
   for (const element of elements) pass(Buffer.from(`${JSON.stringify(element)}\n`));
-}
-
-function idOf(head: Buffer, tail: Buffer): string | number | undefined {
-  return idOfEnds(head.toString('utf8'), tail.toString('utf8'));
 }
 
 /**

@@ -13,8 +13,8 @@ interface ReadBufferLike {
  * and go on past a longer one. Its own reader closes the connection when a message
  * outgrows its buffer: one result too large from a server (the SDK's server sends any
  * size) would fail that call as "connection closed", and every call after it. Here the
- * message is dropped, and when its id can be read (its first or last bytes, where
- * servers put it), its request is answered with a JSON-RPC error (-32000) that gives
+ * message is dropped, and when it is an answer whose id can be read (its first or last
+ * bytes, where servers put it), its request is answered with a JSON-RPC error (-32000) that gives
  * its size, so that the call fails saying why and the connection goes on.
  *
  * The transport must have been made with a `maxBufferSize` above `limit` (what this
@@ -44,7 +44,9 @@ class BoundedReadBuffer implements ReadBufferLike {
     limit: number,
   ) {
     this.#bound = new LineBound(limit, (oversized) => {
-      if (oversized.id === undefined) return;
+      // A request of the server's carries an id of its own counting, which may be one
+      // of a call's: an error under it would fail that call.
+      if (oversized.id === undefined || oversized.request) return;
       this.#refusals.push({
         jsonrpc: '2.0',
         id: oversized.id,

@@ -76,3 +76,53 @@ test('maxMessageBytes sets the limit, and must be a positive whole number of byt
     );
   }
 }, 30_000);
+
+/**
+ * A server speaking newline-delimited JSON-RPC by hand: on `tools/call` it first sends a
+ * request of its own, too long to read, under the same id as the call (each side counts
+ * its ids from 0, so they meet), then answers the call.
+ */
+const OVERSIZED_REQUEST_SERVER = `
+const { createInterface } = require('node:readline');
+const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const message = JSON.parse(line);
+  if (message.id === undefined) return;
+  if (message.method === 'initialize') {
+    send({ jsonrpc: '2.0', id: message.id, result: {
+      protocolVersion: message.params.protocolVersion, capabilities: { tools: {} },
+      serverInfo: { name: 'raw', version: '1' } } });
+  } else if (message.method === 'tools/list') {
+    send({ jsonrpc: '2.0', id: message.id, result: { tools: [
+      { name: 'echo', inputSchema: { type: 'object' } }] } });
+  } else if (message.method === 'tools/call') {
+    send({ jsonrpc: '2.0', id: message.id, method: 'sampling/createMessage',
+      params: { messages: [], maxTokens: 1, padding: 'p'.repeat(8000) } });
+    // Later, so that the client has read all of the request first.
+    setTimeout(() => send({ jsonrpc: '2.0', id: message.id, result: {
+      content: [{ type: 'text', text: 'answered' }] } }), 200);
+  } else if (message.method !== undefined) {
+    send({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'no' } });
+  }
+});
+`;
+
+test("a server's request too long to read, under a call's id, does not fail that call", async () => {
+  const remote = await connectMcp({
+    transport: {
+      command: process.execPath,
+      args: ['-e', OVERSIZED_REQUEST_SERVER],
+      stderr: 'ignore',
+      maxMessageBytes: 4096,
+    },
+    protocol: 'legacy',
+  });
+  try {
+    const tool = remote.tools()[0] as Tool;
+    const call = { id: 'call_1', args: '{}' };
+    const result = await tool.execute(call, createContext({ call }));
+    expect(result.output).toBe('answered');
+  } finally {
+    await remote.close();
+  }
+});
