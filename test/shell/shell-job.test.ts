@@ -1,24 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BashProcess } from '../../src/shell/bash-process';
 import { ShellJob } from '../../src/shell/shell-job';
 import type { SignallerSignal } from '../../src/shell/signaller';
+import { socketPair, stall } from '../support/late-input';
 
 // A timer that fires late (this process was busy for longer than its delay) runs before
 // the input that came meanwhile is read: Node runs due timers before it polls, and a
 // timer set while the loop is busy counts from the loop's last tick. These tests stall
 // the loop while bash's end line is on its way, as a long GC pause or a descheduled
 // process would, and check that the job reads it before acting on the timer.
-
-/** Keeps this thread busy for `ms`, as a long pause would. */
-function stall(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    // busy: nothing runs meanwhile
-  }
-}
 
 const fakes: FakeBash[] = [];
 afterEach(() => {
@@ -43,13 +36,7 @@ class FakeBash {
 
   static async connected(job: ShellJob): Promise<FakeBash> {
     const dir = mkdtempSync(join(tmpdir(), 'shell-job-test-'));
-    const path = join(dir, 'bash.sock');
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(path, resolve));
-    const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
-    const writer = createConnection(path);
-    await new Promise<void>((resolve) => writer.once('connect', resolve));
-    const reader = await accepted;
+    const { server, writer, reader } = await socketPair(join(dir, 'bash.sock'));
     const bash = new FakeBash(writer, server, dir);
     const listener = job.listener(bash as unknown as BashProcess, {});
     reader.on('data', (chunk: Buffer) => {

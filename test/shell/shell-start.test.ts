@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createConnection, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Shell } from 'agenttool/shell';
 import { startWithRetries } from '../../src/shell/shell-start';
+import { socketPair, stall } from '../support/late-input';
 
 let dir: string;
 let churner: ChildProcess | undefined;
@@ -62,25 +62,11 @@ describe('a sandboxed shell starting in a workspace whose files change', () => {
 });
 
 describe('a start whose timer fires late', () => {
-  /** Keeps this thread busy for `ms`, as a long GC pause or a descheduled process would. */
-  function stall(ms: number): void {
-    const until = performance.now() + ms;
-    while (performance.now() < until) {
-      // busy: nothing runs meanwhile
-    }
-  }
-
   it('takes a ready line that came while the process was busy past the start timeout', async () => {
     // The ready line comes through a real socket of this process's own, so that it is
     // input the loop has to read, there to read as soon as it is written. Node runs due
     // timers before it polls for input.
-    const path = join(dir, 'ready.sock');
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(path, resolve));
-    const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
-    const writer = createConnection(path);
-    await new Promise<void>((resolve) => writer.once('connect', resolve));
-    const reader = await accepted;
+    const { writer, reader, close } = await socketPair(join(dir, 'ready.sock'));
     try {
       const started = startWithRetries({
         timeoutMs: 20,
@@ -98,9 +84,7 @@ describe('a start whose timer fires late', () => {
       stall(100);
       await expect(started).resolves.toBe('R 4242\n');
     } finally {
-      writer.destroy();
-      reader.destroy();
-      server.close();
+      close();
     }
   });
 });
