@@ -19,6 +19,7 @@ import {
   AgentToolError,
   type Call,
   goQuote,
+  isJsonObject,
   type Result,
   type Root,
   type Tool,
@@ -708,6 +709,12 @@ export class RemoteTools {
     const seenBefore = this.#refresher.seen;
     const raw = await this.#calls.call(remote, call, ctx, hints.replaySafe, paramHeaders);
     await this.#afterCall(seenBefore, hints.readOnly, ctx.signal);
+    if (hints.structuredProblem !== undefined && isJsonObject(raw) && raw['isError'] !== true) {
+      const problem = hints.structuredProblem(raw['structuredContent']);
+      if (problem !== undefined) {
+        throw new AgentToolError('PROTOCOL', `mcp: call ${goQuote(remote)}: ${problem}`);
+      }
+    }
     return resultOf(raw);
   }
 

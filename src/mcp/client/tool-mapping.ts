@@ -11,7 +11,9 @@ import {
   type Result,
   type Tool,
   type ToolContext,
+  type ValidationError,
 } from '../../core';
+import { compileStructuredCheck } from '../validation';
 
 /** Decides per call whether a remote tool's call runs confined, and by what. */
 export type ConfinedFunc = (args: string, ctx: ToolContext) => Confinement;
@@ -119,6 +121,11 @@ export interface RemoteHints {
    * whose connection broke before any answer came may be sent again.
    */
   readonly replaySafe: boolean;
+  /**
+   * For a tool that declares an output schema: why a successful result's structured
+   * content breaks it (missing, or not what it says), or undefined when it fits.
+   */
+  readonly structuredProblem?: (structured: unknown) => string | undefined;
 }
 
 /** Runs one call of a remote tool by its remote name. */
@@ -167,9 +174,11 @@ export function remoteTool(
     parameters = input;
   }
   const annotations = remoteAnnotations(raw);
+  const output = raw['outputSchema'];
   const hints: RemoteHints = {
     readOnly: annotations?.readOnly === true,
     replaySafe: annotations?.readOnly === true || annotations?.idempotent === true,
+    ...(isObjectSchema(output) ? { structuredProblem: structuredChecker(output) } : {}),
   };
   let resource: string | undefined;
   for (const r of declarations.resources ?? []) if (names(r.tools)) resource = r.resource;
@@ -180,7 +189,6 @@ export function remoteTool(
     confined =
       by === null ? undefined : typeof by === 'string' ? () => ({ confined: true, by }) : by;
   }
-  const output = raw['outputSchema'];
   return newTool({
     name: local,
     description: typeof raw['description'] === 'string' ? raw['description'] : '',
@@ -193,4 +201,30 @@ export function remoteTool(
     ...(confined !== undefined ? { confined } : {}),
     ...(taskSupport !== undefined ? { taskSupport } : {}),
   });
+}
+
+/**
+ * What checks a result's structured content against a listed output schema, compiled on
+ * the first result. MCP asks a server whose tool declares one to send structured
+ * content that conforms, and a client to check it: a host reads `structured` by that
+ * schema. A schema that cannot be compiled checks nothing (the server's fault, not the
+ * call's): only that structured content is there.
+ */
+function structuredChecker(schema: JsonObject): (structured: unknown) => string | undefined {
+  let check: ((value: unknown) => ValidationError | undefined) | undefined | null;
+  return (structured) => {
+    if (structured === undefined || structured === null) {
+      return 'the tool declares an output schema, but the result has no structured content';
+    }
+    if (check === undefined) {
+      try {
+        check = compileStructuredCheck(schema, (reason) => new Error(reason));
+      } catch {
+        check = null;
+      }
+    }
+    const error = check === null ? undefined : check(structured);
+    if (error === undefined) return undefined;
+    return `the structured content does not fit the tool's output schema: ${error.path === '' ? '' : `${error.path}: `}${error.detail}`;
+  };
 }

@@ -13,7 +13,7 @@ import {
   compileArgumentsCheck,
   contractDecides,
   withoutConstraints,
-} from './validation';
+} from '../validation';
 import { type Catalog } from './primitives';
 
 /** A served tool whose definition changed in a swap, with its hash before and after. */

@@ -338,6 +338,44 @@ describe('connectMcp: calls', () => {
     await remote.close();
   });
 
+  it("holds a successful result's structured content to the tool's output schema", async () => {
+    const weather = {
+      name: 'weather',
+      inputSchema: { type: 'object' },
+      outputSchema: {
+        type: 'object',
+        properties: { celsius: { type: 'number' } },
+        required: ['celsius'],
+        additionalProperties: false,
+      },
+    };
+    const answers: unknown[] = [
+      { content: [{ type: 'text', text: '{"celsius":21}' }], structuredContent: { celsius: 21 } },
+      { content: [{ type: 'text', text: 'warm' }], structuredContent: { celsius: 'warm' } },
+      { content: [{ type: 'text', text: 'x' }], structuredContent: { celsius: 1, evil: true } },
+      { content: [{ type: 'text', text: 'no structure' }] },
+      { content: [{ type: 'text', text: 'the sensor is down' }], isError: true },
+    ];
+    const { remote } = await connect({ tools: [weather], call: () => answers.shift() });
+    const tool = find(remote, 'weather');
+    await expect(run(tool, '{}')).resolves.toMatchObject({ structured: { celsius: 21 } });
+    const where = `mcp: call "weather": `;
+    const mismatch = await run(tool, '{}').catch((error: unknown) => error);
+    expect(mismatch).toMatchObject({ code: 'PROTOCOL' });
+    expect((mismatch as Error).message).toBe(
+      `${where}the structured content does not fit the tool's output schema: celsius: expected number, got "warm"`,
+    );
+    await expect(run(tool, '{}')).rejects.toThrow(
+      `${where}the structured content does not fit the tool's output schema: `,
+    );
+    await expect(run(tool, '{}')).rejects.toThrow(
+      `${where}the tool declares an output schema, but the result has no structured content`,
+    );
+    // A tool error needs no structured content: it reads as before.
+    await expect(run(tool, '{}')).rejects.toThrow(/^the sensor is down$/);
+    await remote.close();
+  });
+
   it('turns isError into a thrown error with the text and the raw result as details', async () => {
     const raw = { content: [{ type: 'text', text: 'disk on fire' }], isError: true };
     const { remote } = await connect({ tools: [echoTool], call: () => raw });

@@ -7,7 +7,7 @@ import {
   goQuoteList,
   goRat,
   goValue,
-} from '../../../src/mcp/server/validation/go-format';
+} from '../../../src/mcp/validation/go-format';
 
 /*
  * Go's fmt as google/jsonschema-go's messages use it (jsonschema/validate.go): `%v` of a

@@ -28,7 +28,7 @@ import {
   toResult,
   ValidationError,
 } from '../../../core';
-import { type ArgumentsCheck } from '../validation';
+import { type ArgumentsCheck } from '../../validation';
 import { contentOf } from './content';
 import { type CallRoute, CallNotices } from './call-notices';
 import { type OutputCheck, structuredOf } from './output';

@@ -16,7 +16,7 @@ import {
   type JsonObject,
 } from '../../../core';
 import { randomHex } from '../../random';
-import { type ArgumentsCheck, compileServedCheck } from '../validation';
+import { type ArgumentsCheck, compileServedCheck } from '../../validation';
 
 /** What a client offered for elicitation (`capabilities.elicitation`), when it offered any. */
 export type ElicitationOffer = NonNullable<ClientCapabilities['elicitation']>;

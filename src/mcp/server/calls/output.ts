@@ -1,17 +1,14 @@
 import {
   AgentToolError,
-  compileSchema,
   goQuote,
   isJsonObject,
   isObjectSchema,
   type JsonObject,
   outputText,
   type Result,
-  schemaFromJson,
   type Tool,
-  type ValidationError,
 } from '../../../core';
-import { compileGeneral } from '../validation';
+import { compileStructuredCheck } from '../../validation';
 
 /**
  * Checks a call's structured result against the tool's output schema: undefined when
@@ -38,25 +35,16 @@ export function compileOutputCheck(tool: Tool): OutputCheck | undefined {
       `${where}: output schema: must be a JSON Schema object with "type": "object" (MCP's structured content is an object)`,
     );
   }
-  const invalid = (error: ValidationError): string =>
-    `${where}: invalid structured content: ${error.path === '' ? '' : `${error.path}: `}${error.detail}`;
-  const subset = schemaFromJson(schema);
-  if (subset === undefined) {
-    const check = compileGeneral(
-      schema,
-      (reason, cause) =>
-        new AgentToolError('INVALID_SCHEMA', `${where}: output schema: ${reason}`, { cause }),
-    );
-    return (structured) => {
-      const error = check(structured);
-      return error === undefined ? undefined : invalid(error);
-    };
-  }
-  // The subset cannot fail to compile: compile on the first result, as arguments are.
-  let check: ((value: unknown) => ValidationError | undefined) | undefined;
+  const check = compileStructuredCheck(
+    schema,
+    (reason, cause) =>
+      new AgentToolError('INVALID_SCHEMA', `${where}: output schema: ${reason}`, { cause }),
+  );
   return (structured) => {
-    const error = (check ??= compileSchema(subset))(structured);
-    return error === undefined ? undefined : invalid(error);
+    const error = check(structured);
+    return error === undefined
+      ? undefined
+      : `${where}: invalid structured content: ${error.path === '' ? '' : `${error.path}: `}${error.detail}`;
   };
 }
 

@@ -15,7 +15,7 @@ import {
   schemaFromJson,
   setMember,
   ValidationError,
-} from '../../../core';
+} from '../../core';
 import { goPhrasing } from './ajv-phrasing';
 import { compileSubsetWalk, sameVerdicts } from './subset-check';
 

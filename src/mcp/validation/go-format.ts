@@ -1,4 +1,4 @@
-import { goQuote } from '../../../core';
+import { goQuote } from '../../core';
 
 /*
  * Go's fmt verbs for decoded JSON values (float64, string, bool, nil, []any,

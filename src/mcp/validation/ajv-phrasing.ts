@@ -1,4 +1,4 @@
-import { goQuote, isJsonObject, type JsonObject } from '../../../core';
+import { goQuote, isJsonObject, type JsonObject } from '../../core';
 import { type AjvError, type Located, locateErrors, type Step } from './ajv-errors';
 import {
   goFixed,

@@ -1,5 +1,5 @@
 import type * as AjvModule from 'ajv';
-import { isJsonObject, type JsonObject } from '../../../core';
+import { isJsonObject, type JsonObject } from '../../core';
 import {
   type SchemaIndex,
   schemaIndex,

@@ -1,4 +1,4 @@
-import { goQuote, type Schema } from '../../../core';
+import { goQuote, type Schema } from '../../core';
 import {
   goInstance,
   goQuoteList,

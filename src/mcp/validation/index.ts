@@ -10,3 +10,4 @@ export {
   contractDecides,
   withoutConstraints,
 } from './arguments';
+export { compileStructuredCheck } from './structured';

@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from '../../../core';
+import { isJsonObject, type JsonObject } from '../../core';
 import { pointerSegment } from './go-format';
 
 /*
