@@ -184,6 +184,14 @@ function passBatch(line: Buffer, pass: (part: Buffer) => void): void {
 }
 
 /**
+ * True when a message that cannot be read whole (too long, or not JSON) names a method
+ * among its first or last members: a request or a notification, not an answer.
+ */
+export function namesMethod(line: string): boolean {
+  return HEAD_METHOD.test(line.slice(0, KEPT)) || TAIL_METHOD.test(line.slice(-KEPT));
+}
+
+/**
  * The JSON-RPC id of a message that cannot be read whole (too long, or not JSON), where
  * its first or last bytes give one, as clients and servers put it there.
  */

@@ -1,5 +1,7 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
-import { LineBound } from '../line-bound';
+import { errorMessage } from '../../core';
+import { CUT_LINE_END, idOfLine, LineBound, namesMethod } from '../line-bound';
+import { clientSdk } from './sdk-modules';
 
 /** What the SDK's stdio client transport reads its messages through (its `_readBuffer`). */
 interface ReadBufferLike {
@@ -8,18 +10,25 @@ interface ReadBufferLike {
   clear(): void;
 }
 
+/** The JSON-RPC code of the error an answer that could not be read is turned into. */
+const UNREADABLE_ANSWER = -32000;
+
 /**
  * Makes a stdio client transport of the SDK's read messages of at most `limit` bytes
- * and go on past a longer one. Its own reader closes the connection when a message
- * outgrows its buffer: one result too large from a server (the SDK's server sends any
- * size) would fail that call as "connection closed", and every call after it. Here the
- * message is dropped, and when it is an answer whose id can be read (its first or last
- * bytes, where servers put it), its request is answered with a JSON-RPC error (-32000) that gives
- * its size, so that the call fails saying why and the connection goes on.
+ * and go on past a longer one, and turns an answer it cannot read into an error for its
+ * call. The SDK's own reader closes the connection when a message outgrows its buffer:
+ * one result too large from a server (the SDK's server sends any size) would fail that
+ * call as "connection closed", and every call after it; and it drops a line that is not
+ * JSON, or not JSON-RPC, without a word, so that a call whose answer was such a line
+ * (a `NaN` in it, a result that is not an object) waited for its timeout. Here, when
+ * such a message is an answer (no method among its first or last members) whose id can
+ * be read (its first or last bytes, where servers put it), its request is answered with
+ * a JSON-RPC error (-32000) that says why (its size, or what is wrong with it), so that
+ * the call fails saying so and the connection goes on. Other lines that cannot be read
+ * (a server's log lines on stdout, its own malformed requests) are skipped, as before.
  *
- * The transport must have been made with a `maxBufferSize` above `limit` (what this
- * passes on to the SDK's reader is a line of at most `limit` bytes and one chunk's
- * remainder). A transport whose reader is not where this looks keeps its own.
+ * The transport must have been made with a `maxBufferSize` above `limit`. A transport
+ * whose reader is not where this looks keeps its own.
  */
 export function boundStdioReads(transport: object, limit: number): void {
   const holder = transport as { _readBuffer?: unknown };
@@ -31,43 +40,83 @@ export function boundStdioReads(transport: object, limit: number): void {
   ) {
     return;
   }
-  holder._readBuffer = new BoundedReadBuffer(inner as ReadBufferLike, limit);
+  holder._readBuffer = new BoundedReadBuffer(limit);
 }
 
 class BoundedReadBuffer implements ReadBufferLike {
-  /** Answers to requests whose response was too long, in the order they came. */
-  #refusals: JSONRPCMessage[] = [];
+  /** The messages read, and the errors made for answers that could not be, in order. */
+  #messages: JSONRPCMessage[] = [];
+  /** The start of a line whose newline has not come yet. */
+  #partial: Buffer[] = [];
   readonly #bound: LineBound;
+  readonly #parse = clientSdk().parseJSONRPCMessage;
 
-  constructor(
-    private readonly inner: ReadBufferLike,
-    limit: number,
-  ) {
+  constructor(limit: number) {
     this.#bound = new LineBound(limit, (oversized) => {
       // A request of the server's carries an id of its own counting, which may be one
       // of a call's: an error under it would fail that call.
       if (oversized.id === undefined || oversized.request) return;
-      this.#refusals.push({
-        jsonrpc: '2.0',
-        id: oversized.id,
-        error: {
-          code: -32000,
-          message: `Message too large: the server's answer was ${oversized.bytes} bytes, over the limit of ${limit} bytes this client reads over stdio`,
-        },
-      });
+      this.#refuse(
+        oversized.id,
+        `Message too large: the server's answer was ${oversized.bytes} bytes, over the limit of ${limit} bytes this client reads over stdio`,
+      );
     });
   }
 
   append(chunk: Buffer): void {
-    this.#bound.write(chunk, (part) => this.inner.append(part));
+    this.#bound.write(chunk, (part) => this.#take(part));
   }
 
   readMessage(): JSONRPCMessage | null {
-    return this.inner.readMessage() ?? this.#refusals.shift() ?? null;
+    return this.#messages.shift() ?? null;
   }
 
   clear(): void {
-    this.inner.clear();
-    this.#refusals = [];
+    this.#messages = [];
+    this.#partial = [];
+  }
+
+  /** Takes a part of the stream that LineBound passed on, line by line. */
+  #take(part: Buffer): void {
+    let start = 0;
+    for (;;) {
+      const newline = part.indexOf(0x0a, start);
+      if (newline < 0) {
+        if (start < part.length) this.#partial.push(part.subarray(start));
+        return;
+      }
+      const end = part.subarray(start, newline);
+      const line = this.#partial.length === 0 ? end : Buffer.concat([...this.#partial, end]);
+      this.#partial = [];
+      this.#read(line.toString('utf8').replace(/\r$/, ''));
+      start = newline + 1;
+    }
+  }
+
+  #read(line: string): void {
+    // The end of a line too long was answered already (LineBound's onOversized).
+    if (line.trim() === '' || line.endsWith(CUT_LINE_END)) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      this.#unreadable(line, `it is not JSON (${errorMessage(error)})`);
+      return;
+    }
+    try {
+      this.#messages.push(this.#parse(value));
+    } catch {
+      this.#unreadable(line, 'it is not a JSON-RPC message');
+    }
+  }
+
+  #unreadable(line: string, why: string): void {
+    const id = idOfLine(line);
+    if (id === undefined || namesMethod(line)) return;
+    this.#refuse(id, `the server's answer could not be read: ${why}`);
+  }
+
+  #refuse(id: string | number, message: string): void {
+    this.#messages.push({ jsonrpc: '2.0', id, error: { code: UNREADABLE_ANSWER, message } });
   }
 }

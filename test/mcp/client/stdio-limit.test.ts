@@ -5,7 +5,7 @@
  * which sends a result of any size, started as a host starts one.
  */
 import { join } from 'node:path';
-import { createContext, type Tool } from 'agenttool';
+import { createContext, outputText, type Tool } from 'agenttool';
 import { connectMcp, DEFAULT_STDIO_MESSAGE_BYTES, type RemoteTools } from 'agenttool/mcp';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -122,6 +122,71 @@ test("a server's request too long to read, under a call's id, does not fail that
     const call = { id: 'call_1', args: '{}' };
     const result = await tool.execute(call, createContext({ call }));
     expect(result.output).toBe('answered');
+  } finally {
+    await remote.close();
+  }
+});
+
+/**
+ * A server speaking newline-delimited JSON-RPC by hand whose answer to a call is what
+ * the call's `kind` names, written as raw text after a log line on stdout.
+ */
+const MALFORMED_ANSWER_SERVER = `
+const { createInterface } = require('node:readline');
+const write = (text) => process.stdout.write(text + '\\n');
+const send = (message) => write(JSON.stringify(message));
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const message = JSON.parse(line);
+  if (message.id === undefined) return;
+  const id = JSON.stringify(message.id);
+  if (message.method === 'initialize') {
+    send({ jsonrpc: '2.0', id: message.id, result: {
+      protocolVersion: message.params.protocolVersion, capabilities: { tools: {} },
+      serverInfo: { name: 'raw', version: '1' } } });
+  } else if (message.method === 'tools/list') {
+    send({ jsonrpc: '2.0', id: message.id, result: { tools: [
+      { name: 'echo', inputSchema: { type: 'object' } }] } });
+  } else if (message.method === 'tools/call') {
+    write('starting the work (a log line on stdout)');
+    const kind = message.params.arguments.kind;
+    if (kind === 'nan') write('{"jsonrpc":"2.0","id":' + id + ',"result":NaN}');
+    else if (kind === 'string') write('{"jsonrpc":"2.0","id":' + id + ',"result":"just a string"}');
+    else if (kind === 'no-version') write('{"id":' + id + ',"result":{"content":[]}}');
+    else send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'ok' }] } });
+  } else if (message.method !== undefined) {
+    send({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'no' } });
+  }
+});
+`;
+
+test('an answer that is not JSON, or not JSON-RPC, fails its call saying so; the next call is answered', async () => {
+  const remote = await connectMcp({
+    transport: {
+      command: process.execPath,
+      args: ['-e', MALFORMED_ANSWER_SERVER],
+      stderr: 'ignore',
+    },
+    protocol: 'legacy',
+    callTimeout: 60_000,
+  });
+  try {
+    const tool = remote.tools()[0] as Tool;
+    const outcome = async (kind: string): Promise<string> => {
+      const call = { id: 'call_1', args: JSON.stringify({ kind }) };
+      return Promise.resolve(tool.execute(call, createContext({ call }))).then(
+        (result) => `answered ${outputText(result.output)}`,
+        (error: Error) => error.message,
+      );
+    };
+    expect(await outcome('nan')).toMatch(
+      /^mcp: call "echo": the server's answer could not be read: it is not JSON \(.+\)$/,
+    );
+    for (const kind of ['string', 'no-version']) {
+      expect(await outcome(kind)).toBe(
+        `mcp: call "echo": the server's answer could not be read: it is not a JSON-RPC message`,
+      );
+    }
+    expect(await outcome('fine')).toBe('answered ok');
   } finally {
     await remote.close();
   }
