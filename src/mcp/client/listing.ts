@@ -3,15 +3,20 @@ import { AgentToolError, errorMessage, goQuote, isJsonObject, type JsonObject } 
 import { RAW_RESULT } from './calls';
 
 /**
- * Every tool the server lists, page by page as it pages them, as raw definitions. A
+ * Every tool the server lists, page by page as it pages them, as raw definitions, each
+ * page's request within `timeoutMs` (the SDK's default when absent). A
  * page without a `tools` array, a listed tool that is not an object, or a cursor the
  * server repeats (it would page forever) fails the listing. Every failure reads
  * `mcp: list tools: <reason>` (code `PROTOCOL` for what the server sent, `CONNECTION`
  * for a request that failed).
  */
-export async function listAllTools(client: Client, signal?: AbortSignal): Promise<JsonObject[]> {
+export async function listAllTools(
+  client: Client,
+  signal?: AbortSignal,
+  timeoutMs?: number,
+): Promise<JsonObject[]> {
   try {
-    return await listPages(client, signal);
+    return await listPages(client, signal, timeoutMs);
   } catch (error) {
     if (error instanceof AgentToolError) throw error;
     throw new AgentToolError('CONNECTION', `mcp: list tools: ${errorMessage(error)}`, {
@@ -20,7 +25,11 @@ export async function listAllTools(client: Client, signal?: AbortSignal): Promis
   }
 }
 
-async function listPages(client: Client, signal: AbortSignal | undefined): Promise<JsonObject[]> {
+async function listPages(
+  client: Client,
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+): Promise<JsonObject[]> {
   const raws: JsonObject[] = [];
   const cursors = new Set<string>();
   let cursor: string | undefined;
@@ -28,7 +37,10 @@ async function listPages(client: Client, signal: AbortSignal | undefined): Promi
     const page = await client.request(
       { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
       RAW_RESULT,
-      signal === undefined ? {} : { signal },
+      {
+        ...(signal === undefined ? {} : { signal }),
+        ...(timeoutMs === undefined ? {} : { timeout: timeoutMs }),
+      },
     );
     const tools = page.tools;
     if (!Array.isArray(tools)) throw listingError('the result has no "tools" array');

@@ -112,6 +112,12 @@ export class RemoteTools {
   #closeDone: Promise<void> | undefined;
   /** Bounds listings while connecting only. */
   #listSignal: AbortSignal | undefined;
+  /**
+   * How long a listing's request may take: the SDK's default (60 s), or the callTimeout
+   * when that is shorter, so that a server that stops answering its lists holds neither
+   * a connect nor a call's result (which waits for a list it changed) for longer.
+   */
+  readonly #listTimeout: number;
   #setup: ClientSetup | undefined;
   /** A new session being opened in place of a client's the server no longer knows. */
   #reopening: { readonly stale: Client; readonly done: Promise<boolean> } | undefined;
@@ -129,6 +135,10 @@ export class RemoteTools {
     const prefix = options.prefix ?? '';
     const grace = options.notificationGrace ?? DEFAULT_NOTIFICATION_GRACE;
     const timeout = options.callTimeout ?? DEFAULT_CALL_TIMEOUT;
+    this.#listTimeout = Math.min(
+      timeout > 0 ? timeout : Number.POSITIVE_INFINITY,
+      clientSdk().DEFAULT_REQUEST_TIMEOUT_MSEC,
+    );
     const logLevel = options.logLevel;
     this.#options = options;
     this.#prefix = prefix;
@@ -635,7 +645,7 @@ export class RemoteTools {
    */
   async #listTools(): Promise<void> {
     const client = this.#client;
-    const raws = await listAllTools(client, this.#listSignal);
+    const raws = await listAllTools(client, this.#listSignal, this.#listTimeout);
     const mirrors = mirrorsParamHeaders(client);
     const tools: Tool[] = [];
     const named = new Set<unknown>();

@@ -258,3 +258,35 @@ describe('tool-list changes', () => {
     });
   });
 });
+
+describe('a server that stops answering its lists', () => {
+  it('fails the connect once the callTimeout has passed, saying the listing timed out', async () => {
+    const server = await new RawServer({ list: () => new Promise(() => undefined) }).start();
+    await expect(
+      connectMcp({ transport: server.clientTransport, callTimeout: 100 }),
+    ).rejects.toThrow(/^mcp: list tools: .*timed out/i);
+  });
+
+  it("returns a call's result once the list it changed has timed out, keeping the old list", async () => {
+    let answering = true;
+    const { server, remote } = await connect(
+      {
+        tools: [tool('change')],
+        list: () => (answering ? { tools: [tool('change')] } : new Promise(() => undefined)),
+        call: async ({ notify }) => {
+          answering = false;
+          await notify(CHANGED, {});
+          return { content: [{ type: 'text', text: 'changed' }] };
+        },
+      },
+      { callTimeout: 100 },
+    );
+    try {
+      await expect(run(remote, 'change')).resolves.toMatchObject({ output: 'changed' });
+      expect(names(remote)).toEqual(['change']);
+      expect(server.count('tools/list')).toBe(2);
+    } finally {
+      await remote.close();
+    }
+  });
+});
