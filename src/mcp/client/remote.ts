@@ -18,8 +18,10 @@ import {
 import {
   AgentToolError,
   type Call,
+  depthExceeded,
   goQuote,
   isJsonObject,
+  MAX_JSON_DEPTH,
   type Result,
   type Root,
   type Tool,
@@ -662,6 +664,15 @@ export class RemoteTools {
         continue;
       }
       named.add(name);
+      // A definition nested deeper than JSON is read anywhere else in agenttool could
+      // not be sent on to a model (JSON.stringify runs out of stack some thousands deep).
+      if (typeof name === 'string' && depthExceeded(raw) !== undefined) {
+        this.#warnOnce(
+          `mcp: list tools: tool ${goQuote(name)} is left out: its definition nests deeper than ${MAX_JSON_DEPTH} levels`,
+          'AGENTTOOL_MCP_TOOL_TOO_DEEP',
+        );
+        continue;
+      }
       // A tool with no name fails the listing in remoteTool, whatever it declares.
       if (mirrors && typeof name === 'string') {
         const scan = scanParamHeaders(raw['inputSchema']);

@@ -137,6 +137,27 @@ describe('connectMcp: listing', () => {
     }
   });
 
+  it('leaves out a tool whose definition nests too deep to send on, and warns', async () => {
+    const warnings: string[] = [];
+    const spy = jest.spyOn(process, 'emitWarning').mockImplementation((warning) => {
+      if (String(warning).includes('nests deeper')) warnings.push(String(warning));
+    });
+    try {
+      let deep: Record<string, unknown> = { type: 'string' };
+      for (let i = 0; i < 20_000; i++) deep = { type: 'object', properties: { x: deep } };
+      const { remote } = await connect({
+        tools: [{ name: 'deep', inputSchema: deep }, echoTool],
+      });
+      expect(remote.tools().map((t) => t.name)).toEqual(['echo']);
+      expect(warnings).toEqual([
+        'mcp: list tools: tool "deep" is left out: its definition nests deeper than 1000 levels',
+      ]);
+      await remote.close();
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('fails to connect when the first listing fails, and says so', async () => {
     const server = await new RawServer({
       list: () => {
