@@ -212,6 +212,46 @@ describe('without authorization, callers are counted by client address', () => {
     }
   });
 
+  test('holds more streams than the SDK holds by default (1024) when maxStreams says so', async () => {
+    const server2 = new McpToolServer([echo], { listChanged: true });
+    const own = await server2.listenHttp({ maxStreams: 1100, maxStreamsPerSubject: 1100 });
+    const streams: AbortController[] = [];
+    const listen = async (): Promise<Response> => {
+      const stop = new AbortController();
+      streams.push(stop);
+      return fetch(own.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'subscriptions/listen',
+        },
+        body: JSON.stringify(
+          modern('subscriptions/listen', { notifications: { toolsListChanged: true } }),
+        ),
+        signal: stop.signal,
+      });
+    };
+    /** The first event of a stream: its acknowledgement, or an error in its place. */
+    const firstEvent = async (response: Response): Promise<string> => {
+      const reader = response.body!.getReader();
+      const { value } = await reader.read();
+      return new TextDecoder().decode(value);
+    };
+    try {
+      const opened: Response[] = [];
+      for (let i = 0; i < 1030; i++) opened.push(await listen());
+      expect(opened.filter((r) => r.status !== 200)).toEqual([]);
+      const last = await firstEvent(opened[1029]!);
+      expect(last).not.toContain('"error"');
+      expect(last).toContain('jsonrpc');
+    } finally {
+      for (const stream of streams) stream.abort();
+      await server2.close();
+    }
+  }, 60_000);
+
   test("2025 era: a session's GET stream counts against its client's share of streams", async () => {
     const server2 = new McpToolServer([echo]);
     const own = await server2.listenHttp({

@@ -214,6 +214,9 @@ class HttpEndpoint {
       legacy: 'reject',
       onerror: (error) => server.host.report('mcp: http', error),
       maxRequestBodySize: this.#limit,
+      // The stream shares decide (503 or 429, naming the limit); the SDK's own cap
+      // (1024 by default) would refuse past it in-band, whatever maxStreams says.
+      maxSubscriptions: Number.MAX_SAFE_INTEGER,
     });
     const unlistenTools = server.onListChanged(() => this.#modern.notify.toolsChanged());
     const unlistenPrimitives = server.onPrimitivesChanged((kind) =>
