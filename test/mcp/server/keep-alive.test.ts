@@ -317,3 +317,36 @@ describe('sequential calls over kept-alive connections, idle around the keep-ali
     }
   }, 90_000);
 });
+
+describe('a request that arrives too slowly', () => {
+  test('gets 408 and its connection closes once requestTimeoutMs has passed', async () => {
+    const server = new McpToolServer([
+      newTool({ name: 'noop', description: 'Does nothing', execute: () => ({ output: '' }) }),
+    ]);
+    const listener = await server.listenHttp({ requestTimeoutMs: 300 });
+    const socket: Socket = connect(listener.port, '127.0.0.1');
+    try {
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      // Its headers and one byte of a 100-byte body, then nothing (a slow client).
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${listener.port}\r\n` +
+          'Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n' +
+          'Content-Length: 100\r\n\r\n{',
+      );
+      await closed;
+      expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    } finally {
+      socket.destroy();
+      await server.close();
+    }
+  });
+
+  test('refuses a request timeout that is not a positive number of milliseconds', async () => {
+    const server = new McpToolServer([]);
+    await expect(server.listenHttp({ requestTimeoutMs: -1 })).rejects.toThrow(/requestTimeoutMs/);
+    await server.close();
+  });
+});

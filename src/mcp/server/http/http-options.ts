@@ -22,6 +22,13 @@ export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /** How long a request's headers may take to arrive, by default (60 s, Node's default). */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 60_000;
 
+/**
+ * How long a whole request (its headers and body) may take to arrive, by default (60 s;
+ * Node's own default is 300 s): a client that sends its body a byte at a time holds a
+ * connection and its buffer this long at most.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
 /** How a server is served over Streamable HTTP (both protocol eras on one endpoint). */
 export interface HttpServeOptions {
   /**
@@ -119,6 +126,12 @@ export interface HttpServeOptions {
   readonly keepAliveTimeoutMs?: number;
   /** How long a request's headers may take to arrive, in ms (default 60 s). `listenHttp` only. */
   readonly headersTimeoutMs?: number;
+  /**
+   * How long a whole request, headers and body, may take to arrive, in ms (default 60 s;
+   * at least `headersTimeoutMs`, which is lowered to it otherwise). A request still
+   * arriving then gets 408 and its connection closes. `listenHttp` only.
+   */
+  readonly requestTimeoutMs?: number;
   /**
    * Makes a 2025-era session's SSE streams resumable (`Last-Event-ID`), keeping its
    * last 1000 events in memory until the session ends (default off). Clients of

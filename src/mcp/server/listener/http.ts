@@ -22,6 +22,7 @@ import {
   callerKeys,
   ClientGone,
   DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   discardBody,
   headersOf,
@@ -103,6 +104,10 @@ export async function listenHttp(
   const http = createServer({
     keepAliveTimeout: keepAlive.timeoutMs,
     headersTimeout: keepAlive.headersTimeoutMs,
+    requestTimeout: keepAlive.requestTimeoutMs,
+    // Node looks for requests past their time every this often (30 s by default, which
+    // would let a slow request hold its connection half a minute past its timeout).
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, keepAlive.requestTimeoutMs / 4)),
   });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -659,6 +664,7 @@ function handleOf(params: Record<string, unknown>): string | undefined {
 function keepAliveOf(options: HttpServeOptions): {
   readonly timeoutMs: number;
   readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
   readonly hintSeconds: number;
 } {
   const timeoutMs = countLimit(
@@ -666,13 +672,19 @@ function keepAliveOf(options: HttpServeOptions): {
     options.keepAliveTimeoutMs,
     DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   );
+  const requestTimeoutMs = countLimit(
+    'requestTimeoutMs',
+    options.requestTimeoutMs,
+    DEFAULT_REQUEST_TIMEOUT_MS,
+  );
   return {
     timeoutMs,
-    headersTimeoutMs: countLimit(
-      'headersTimeoutMs',
-      options.headersTimeoutMs,
-      DEFAULT_HEADERS_TIMEOUT_MS,
+    // Node refuses headers that may take longer than the whole request.
+    headersTimeoutMs: Math.min(
+      requestTimeoutMs,
+      countLimit('headersTimeoutMs', options.headersTimeoutMs, DEFAULT_HEADERS_TIMEOUT_MS),
     ),
+    requestTimeoutMs,
     // Half the server's timeout at most, and 5 s at most: a client that honours it lets
     // an idle connection go long before the server would.
     hintSeconds: Math.max(1, Math.min(5, Math.floor(timeoutMs / 2000))),
