@@ -237,3 +237,99 @@ describe('a mounted handler whose client leaves mid-upload', () => {
     }
   });
 });
+
+describe('a listener with maxBodyBytesInFlight', () => {
+  let server: McpToolServer;
+  let listener: HttpListener;
+  const held: Socket[] = [];
+  beforeEach(async () => {
+    server = new McpToolServer([echo]);
+    listener = await server.listenHttp({ maxBodyBytes: 1000, maxBodyBytesInFlight: 2000 });
+  });
+  afterEach(async () => {
+    for (const socket of held.splice(0)) socket.destroy();
+    await server.close();
+  });
+
+  /** A ping padded to `size` bytes of JSON. */
+  const ping = (size: number): string => {
+    const start = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"pad":"';
+    return `${start}${'x'.repeat(size - start.length - 4)}"}}}`;
+  };
+
+  /** A connection that sends all but the last `missing` bytes of a `size`-byte body. */
+  const holding = (size: number, missing: number): Socket => {
+    const socket = connect(listener.port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.write(head(listener.port, `Content-Length: ${size}`) + ping(size).slice(0, -missing));
+    held.push(socket);
+    return socket;
+  };
+
+  /** Sends `start` until the answer is a 503 (the bodies held are read by then), up to 2 s. */
+  async function until503(start: () => string, feed?: (socket: Socket) => void): Promise<Exchange> {
+    let answer = await exchange(listener.port, start(), feed);
+    for (let tries = 0; tries < 100 && !answer.status.includes('503'); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      answer = await exchange(listener.port, start(), feed);
+    }
+    return answer;
+  }
+
+  const refusal =
+    'Service unavailable: the server is reading its limit of 2000 bytes of request bodies at once (maxBodyBytesInFlight); try again later';
+
+  test('refuses a body that would not fit beside those being read, and reads it once they are', async () => {
+    const first = holding(900, 100);
+    holding(900, 100);
+    // 1,600 bytes held: a declared 500 would not fit.
+    const refused = await until503(() => head(listener.port, 'Content-Length: 500') + ping(500));
+    expect(refused.status).toBe('HTTP/1.1 503 Service Unavailable');
+    expect(refused.headers).toContain('connection: close');
+    expect(refused.headers).toContain('retry-after: 1');
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { message: refusal } });
+    // The first body ends: its bytes are given back, and a body of 500 fits again.
+    const answered = new Promise<string>((resolve) =>
+      first.once('data', (chunk: Buffer) => resolve(chunk.toString())),
+    );
+    first.write(ping(900).slice(-100));
+    // Answered (the ping of a client that never initialized: refused, as it is alone).
+    expect(await answered).not.toMatch(/^HTTP\/1\.1 503 /);
+    const fits = await exchange(
+      listener.port,
+      head(listener.port, 'Content-Length: 500\r\nConnection: close') + ping(500),
+    );
+    expect(fits.status).not.toContain('503');
+    expect(fits.body).toContain('"jsonrpc":"2.0"');
+  });
+
+  test('refuses a chunked body once what arrives would not fit', async () => {
+    holding(900, 100);
+    holding(900, 100);
+    const refused = await until503(
+      () => head(listener.port, 'Transfer-Encoding: chunked'),
+      // Sends on until answered, as a client does: the server throws a bounded part of
+      // the rest away before it answers and closes.
+      (socket) => {
+        let answered = false;
+        socket.once('data', () => (answered = true));
+        const more = (): void => {
+          if (!answered && !socket.destroyed) socket.write(chunk(500), more);
+        };
+        more();
+      },
+    );
+    expect(refused.status).toBe('HTTP/1.1 503 Service Unavailable');
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { message: refusal } });
+  });
+
+  test('must hold at least one body of the largest size', async () => {
+    const other = new McpToolServer([echo]);
+    await expect(
+      other.listenHttp({ maxBodyBytes: 1000, maxBodyBytesInFlight: 999 }),
+    ).rejects.toThrow(
+      'mcp: http: maxBodyBytesInFlight (999) must be at least maxBodyBytes (1000): a body of the largest size could never be read',
+    );
+    await other.close();
+  });
+});

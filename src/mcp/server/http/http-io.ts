@@ -111,22 +111,84 @@ export function parseBody(text: string): Body | Response {
   return { parsed };
 }
 
-/** The body of a web request as text, or undefined past `limit` bytes. */
-export async function readLimited(request: Request, limit: number): Promise<string | undefined> {
+/**
+ * The bytes of request bodies an endpoint holds while it reads them, all requests
+ * together, and the most it may: past it a request is refused (503) rather than read, so
+ * that memory for bodies is bounded by configuration, not by how many a client sends at
+ * once.
+ */
+export class BodyBudget {
+  #used = 0;
+
+  constructor(readonly limit: number) {}
+
+  /** Takes `bytes` of the budget; false (and nothing taken) when they do not fit. */
+  take(bytes: number): boolean {
+    if (this.#used + bytes > this.limit) return false;
+    this.#used += bytes;
+    return true;
+  }
+
+  /** Gives back `bytes` taken before. */
+  give(bytes: number): void {
+    this.#used -= bytes;
+  }
+
+  /** True when a body of `declared` bytes would not fit now. */
+  wouldExceed(declared: number): boolean {
+    return Number.isFinite(declared) && this.#used + declared > this.limit;
+  }
+}
+
+/** What a body read gets when the {@link BodyBudget} has no room for it. */
+export const OVER_BUDGET: unique symbol = Symbol('over the body budget');
+
+/** The 503 of a request whose body the {@link BodyBudget} has no room for. */
+export function overBudget(budget: BodyBudget): Response {
+  return jsonRpcError(
+    503,
+    -32000,
+    `Service unavailable: the server is reading its limit of ${budget.limit} bytes of request bodies at once (maxBodyBytesInFlight); try again later`,
+    { Connection: 'close', 'Retry-After': '1' },
+  );
+}
+
+/**
+ * The body of a web request as text, undefined past `limit` bytes, or
+ * {@link OVER_BUDGET} when `budget` has no room for it (its bytes are held from the
+ * budget while they are read, and given back once they are text).
+ */
+export async function readLimited(
+  request: Request,
+  limit: number,
+  budget?: BodyBudget,
+): Promise<string | undefined | typeof OVER_BUDGET> {
   const declared = Number(request.headers.get('content-length'));
   if (declared > limit) return undefined;
   if (request.body === null) return '';
+  if (budget?.wouldExceed(declared) === true) {
+    await request.body.cancel().catch(() => undefined);
+    return OVER_BUDGET;
+  }
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of bytes(request.body)) {
-    size += chunk.byteLength;
-    if (size > limit) {
-      await request.body.cancel().catch(() => undefined);
-      return undefined;
+  try {
+    for await (const chunk of bytes(request.body)) {
+      if (budget !== undefined && !budget.take(chunk.byteLength)) {
+        await request.body.cancel().catch(() => undefined);
+        return OVER_BUDGET;
+      }
+      size += chunk.byteLength;
+      if (size > limit) {
+        await request.body.cancel().catch(() => undefined);
+        return undefined;
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    budget?.give(size);
   }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The client left before its request's body was read: there is no one to answer. */
@@ -142,9 +204,15 @@ export class ClientGone extends Error {
  * (the caller answers 413 and closes the connection). Rejects with {@link ClientGone}
  * when the connection ends before the body does.
  */
-export function readNodeBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  if (Number(req.headers['content-length']) > limit) return Promise.resolve(undefined);
+export function readNodeBody(
+  req: IncomingMessage,
+  limit: number,
+  budget?: BodyBudget,
+): Promise<string | undefined | typeof OVER_BUDGET> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > limit) return Promise.resolve(undefined);
   if (req.destroyed) return Promise.reject(new ClientGone());
+  if (budget?.wouldExceed(declared) === true) return Promise.resolve(OVER_BUDGET);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -153,8 +221,16 @@ export function readNodeBody(req: IncomingMessage, limit: number): Promise<strin
       req.off('end', onEnd);
       req.off('error', onGone);
       req.off('close', onGone);
+      // What was read is held while it is read, and given back once it is text.
+      budget?.give(size);
     };
     const onData = (chunk: Buffer): void => {
+      if (budget !== undefined && !budget.take(chunk.length)) {
+        stop();
+        req.pause();
+        resolve(OVER_BUDGET);
+        return;
+      }
       size += chunk.length;
       if (size <= limit) {
         chunks.push(chunk);

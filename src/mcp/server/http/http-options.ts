@@ -75,6 +75,14 @@ export interface HttpServeOptions {
    */
   readonly maxBodyBytes?: number;
   /**
+   * The most bytes of request bodies held while they are read, all requests together
+   * (default 64 MiB, or four times `maxBodyBytes` when that is more; at least
+   * `maxBodyBytes`). Past it a request gets 503 with `Retry-After` and its connection
+   * closes, so that a client sending many large bodies at once cannot make the server
+   * hold more.
+   */
+  readonly maxBodyBytesInFlight?: number;
+  /**
    * A session with no request for this long ends (default 30 minutes; 0 never). A
    * session with a call in flight is not idle. Applies to 2025-era sessions and to the
    * sessions 2026-07-28 clients hold by handle.

@@ -36,6 +36,9 @@ import {
   overShare,
   parseBody,
   readLimited,
+  BodyBudget,
+  OVER_BUDGET,
+  overBudget,
   readNodeBody,
   refusedUnread,
   requestId,
@@ -168,6 +171,8 @@ class HttpEndpoint {
   readonly #options: HttpServeOptions;
   readonly #path: string;
   readonly #limit: number;
+  /** The bytes of request bodies read at once, all requests together. */
+  readonly #bodies: BodyBudget;
   /** The Host and Origin check; undefined when DNS-rebinding protection is off. */
   readonly #guard: RebindingGuard | undefined;
   /** The 2025-era leg: sessions by `Mcp-Session-Id`, and stateless requests. */
@@ -202,6 +207,7 @@ class HttpEndpoint {
     this.#options = options;
     this.#path = options.path ?? '/mcp';
     this.#limit = options.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
+    this.#bodies = bodyBudgetOf(options, this.#limit);
     this.#health = new HealthRoute(options.healthPath);
     if (options.dnsRebindingProtection ?? true) this.#guard = new RebindingGuard(options, port);
     const limits = shareLimits(options);
@@ -271,8 +277,9 @@ class HttpEndpoint {
     callerKeys.set(request, callerKey(authInfo, this.#address(extras.clientAddress, forwarded)));
     let body: Body;
     if (request.method === 'POST') {
-      const read = await readLimited(request, this.#limit);
+      const read = await readLimited(request, this.#limit, this.#bodies);
       if (read === undefined) return tooLarge(this.#limit);
+      if (read === OVER_BUDGET) return overBudget(this.#bodies);
       const parsed = parseBody(read);
       if (parsed instanceof Response) return parsed;
       body = parsed;
@@ -378,8 +385,9 @@ class HttpEndpoint {
       if (parsedBody !== undefined && typeof parsedBody !== 'function') {
         body = { parsed: parsedBody };
       } else {
-        const text = await readNodeBody(req, this.#limit);
+        const text = await readNodeBody(req, this.#limit, this.#bodies);
         if (text === undefined) return tooLarge(this.#limit, { Connection: 'close' });
+        if (text === OVER_BUDGET) return overBudget(this.#bodies);
         const parsed = parseBody(text);
         if (parsed instanceof Response) return parsed;
         body = parsed;
@@ -661,6 +669,24 @@ function handleOf(params: Record<string, unknown>): string | undefined {
 }
 
 /** The keep-alive settings of a listener (see `keepAliveTimeoutMs`). */
+/** The bytes of bodies read at once by default: 64 MiB, at least four largest bodies. */
+const DEFAULT_BODIES_IN_FLIGHT = 64 * 1024 * 1024;
+
+function bodyBudgetOf(options: HttpServeOptions, limit: number): BodyBudget {
+  const budget = countLimit(
+    'maxBodyBytesInFlight',
+    options.maxBodyBytesInFlight,
+    Math.max(DEFAULT_BODIES_IN_FLIGHT, 4 * limit),
+  );
+  if (budget < limit) {
+    throw new AgentToolError(
+      'INVALID_OPTIONS',
+      `mcp: http: maxBodyBytesInFlight (${budget}) must be at least maxBodyBytes (${limit}): a body of the largest size could never be read`,
+    );
+  }
+  return new BodyBudget(budget);
+}
+
 function keepAliveOf(options: HttpServeOptions): {
   readonly timeoutMs: number;
   readonly headersTimeoutMs: number;
