@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { errorMessage } from './public-api';
 import { CliError, ExitCode } from './exit-codes';
+
+/** The largest configuration file read: 10 MB, far above any real one. */
+export const MAX_CONFIG_BYTES = 10 * 1024 * 1024;
 
 /** A configuration file as read: its JSON, how errors name it, and its folder. */
 export interface ConfigFile {
@@ -23,14 +26,30 @@ export function readConfigFile(path: string, cwd: string = process.cwd()): Confi
   const shown = relative(cwd, file).startsWith('..') ? file : relative(cwd, file) || file;
   let text: string;
   try {
+    // A pipe or a device would be read without end; a huge file would be held whole.
+    const info = statSync(file);
+    if (!info.isFile()) {
+      throw new CliError(
+        ExitCode.BAD_ARGUMENTS,
+        `agenttool: --config ${shown}: it is not a regular file (a folder, a pipe or a device); give the configuration's JSON file`,
+      );
+    }
+    if (info.size > MAX_CONFIG_BYTES) {
+      throw new CliError(
+        ExitCode.BAD_ARGUMENTS,
+        `agenttool: --config ${shown}: it is ${info.size} bytes; a configuration file is at most ${MAX_CONFIG_BYTES}`,
+      );
+    }
     text = readFileSync(file, 'utf8');
   } catch (error) {
+    if (error instanceof CliError) throw error;
     throw new CliError(
       ExitCode.BAD_ARGUMENTS,
       `agenttool: --config ${shown}: cannot read it: ${errorMessage(error)}`,
     );
   }
-  const json = withoutComments(text);
+  // A byte-order mark, which some editors write at the start, is not JSON.
+  const json = withoutComments(text.startsWith('\uFEFF') ? ` ${text.slice(1)}` : text);
   try {
     return { value: JSON.parse(json) as unknown, shown, dir: dirname(file) };
   } catch (error) {
@@ -75,8 +94,12 @@ export function withoutComments(text: string): string {
       out += text.slice(i, stop).replace(/[^\n]/g, ' ');
       i = stop;
     } else {
-      out += c;
-      i++;
+      // Up to the next string or comment at once: a character at a time, a large file
+      // would cost a string per character.
+      let next = i + 1;
+      while (next < text.length && text[next] !== '"' && text[next] !== '/') next++;
+      out += text.slice(i, next);
+      i = next;
     }
   }
   return out;

@@ -173,17 +173,26 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
   const name = loaded?.name ?? basename(options.config ?? 'agenttool', '.json');
   // A module file, a configuration, or both: one of them is there (see loaded above).
   const source: ServeSource = composition ?? options.serveAs?.(app as ToolApp) ?? (app as ToolApp);
-  const server = serveTools(source, {
-    name,
-    version: packageVersion(),
-    ...(records === undefined ? {} : { recorder: records.recorder() }),
-    ...(scaleOut === undefined ? {} : { scaleOut }),
-    // A module file's onServe hook is handed the server and may change its list.
-    ...((loaded !== undefined && 'onServe' in loaded && loaded.onServe !== undefined) ||
-    options.listChanged === true
-      ? { listChanged: true }
-      : {}),
-  });
+  let server: ReturnType<typeof serveTools>;
+  try {
+    server = serveTools(source, {
+      name,
+      version: packageVersion(),
+      ...(records === undefined ? {} : { recorder: records.recorder() }),
+      ...(scaleOut === undefined ? {} : { scaleOut }),
+      // A module file's onServe hook is handed the server and may change its list.
+      ...((loaded !== undefined && 'onServe' in loaded && loaded.onServe !== undefined) ||
+      options.listChanged === true
+        ? { listChanged: true }
+        : {}),
+    });
+  } catch (error) {
+    // Refused options: what was started (the composition's servers among it) ends.
+    await composition?.close().catch(() => undefined);
+    await app?.close().catch(() => undefined);
+    await records?.close();
+    throw error;
+  }
   let warmTimer: NodeJS.Timeout | undefined;
   let cool: (() => Promise<void>) | undefined;
   let stopping: Promise<void> | undefined;
@@ -311,6 +320,17 @@ function scaleOutOptions(options: ServeOptions): ScaleOutOptions | undefined {
     throw new CliError(
       ExitCode.BAD_ARGUMENTS,
       `agenttool: --redis needs the request-state key every instance shares: set ${REQUEST_STATE_KEY_ENV} or give --request-state-key-file (at least 32 bytes, e.g. openssl rand -hex 32)`,
+    );
+  }
+  // The server's own check, made here so that it is the command's error, before any start.
+  if (Buffer.byteLength(key, 'utf8') < 32) {
+    const from =
+      options.requestStateKeyFile !== undefined
+        ? `--request-state-key-file ${options.requestStateKeyFile}`
+        : REQUEST_STATE_KEY_ENV;
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: the request-state key (${from}) is ${Buffer.byteLength(key, 'utf8')} bytes; it must be at least 32 (e.g. openssl rand -hex 32)`,
     );
   }
   return {

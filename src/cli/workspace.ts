@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import type { Constructor } from 'agenttool';
+import { type Constructor, errorMessage } from 'agenttool';
 import type * as ShellEntry from 'agenttool/shell';
 import type { SandboxOptions, ShellLimits, ShellOptions } from 'agenttool/shell';
 import type * as WorkspaceEntry from 'agenttool/workspace';
@@ -95,7 +95,7 @@ export function workspaceApp(
   const shell: Omit<ShellOptions, 'cwd'> = {
     sandbox: sandboxed ? sandbox : false,
     ...(flags.allowUnsandboxedCommands === true ? { allowUnsandboxedCommands: true } : {}),
-    env: shellEntry.shellEnvironment(process.env, [...(flags.shellEnv ?? [])]),
+    env: shellEnvironmentOf(shellEntry, flags.shellEnv ?? []),
   };
   let module: Constructor;
   let limits: ShellLimits | undefined;
@@ -247,4 +247,22 @@ function formatBytes(value: number): string {
     if (value >= scale) return `${Number((value / scale).toFixed(1))} ${unit}`;
   }
   return `${value} bytes`;
+}
+
+/** The shell's environment with the variables `--shell-env` names; a bad name is the flag's error. */
+function shellEnvironmentOf(
+  shellEntry: typeof ShellEntry,
+  names: readonly string[],
+): NodeJS.ProcessEnv {
+  try {
+    return shellEntry.shellEnvironment(process.env, [...names]);
+  } catch (error) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: workspace: --shell-env: ${errorMessage(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
 }

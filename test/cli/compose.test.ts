@@ -3,6 +3,7 @@
 // its configuration: the reference everything-server and one of our apps over stdio,
 // and one of our apps over HTTP (served by this test), plus two that never start. Two
 // clients, one per protocol era, list and call through it. Then `list --config`.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createContext, newTool, type Result, structuredResult, type Tool } from 'agenttool';
@@ -273,6 +274,26 @@ describe('agenttool serve --config', () => {
 });
 
 describe('agenttool list --config', () => {
+  it('refuses a configuration that is not a regular file, or one too large to be one', async () => {
+    const folder = await runAgenttool(['list', '--config', dir]);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toContain(
+      "it is not a regular file (a folder, a pipe or a device); give the configuration's JSON file",
+    );
+    const fifo = join(dir, 'pipe.json');
+    execFileSync('mkfifo', [fifo]);
+    const piped = await runAgenttool(['list', '--config', fifo]);
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toContain('it is not a regular file');
+    const huge = join(dir, 'huge.json');
+    writeFileSync(huge, ' '.repeat(11 * 1024 * 1024));
+    const large = await runAgenttool(['list', '--config', huge]);
+    expect(large.code).toBe(2);
+    expect(large.stderr).toContain(
+      `it is ${11 * 1024 * 1024} bytes; a configuration file is at most ${10 * 1024 * 1024}`,
+    );
+  });
+
   it('lists the transformed tools and their tags, and refuses a malformed file by entry and field', async () => {
     const server = webServer();
     const listener = await server.listenHttp({ port: 0 });
@@ -305,6 +326,23 @@ describe('agenttool list --config', () => {
       const bad = await runAgenttool(['list', '--config', file]);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toBe(`agenttool: ${file}: mcpServers.web.headers.K: must be a string\n`);
+
+      // A byte-order mark, as some editors write one, is read past.
+      writeFileSync(
+        file,
+        `\uFEFF${JSON.stringify({ mcpServers: { web: { url: listener.url } } })}`,
+      );
+      const marked = await runAgenttool(['list', '--config', file, '--only', 'tools']);
+      expect(marked.stderr).toBe('');
+      expect(marked.stdout).toMatch(/^web__clock\s/m);
+
+      // A misspelt key composes nothing: refused, saying what is missing.
+      writeFileSync(file, JSON.stringify({ mcpServer: { web: { url: listener.url } } }));
+      const misspelt = await runAgenttool(['list', '--config', file]);
+      expect(misspelt).toMatchObject({
+        code: 2,
+        stderr: `agenttool: ${file}: has no "mcpServers" (an object of servers by name), nor VS Code's "servers"\n`,
+      });
     } finally {
       await server.close();
     }

@@ -209,6 +209,16 @@ describe('agenttool serve: bad input', () => {
     expect(noKey.stderr).toContain(
       'agenttool: --redis needs the request-state key every instance shares: set AGENTTOOL_REQUEST_STATE_KEY or give --request-state-key-file',
     );
+    // A key the server would refuse is the command's error, before anything starts.
+    const short = await runAgenttool(
+      ['serve', APP, '--http', '0', '--redis', 'redis://127.0.0.1:1'],
+      { env: { AGENTTOOL_REQUEST_STATE_KEY: 'short' } },
+    );
+    expect(short).toMatchObject({
+      code: 2,
+      stderr:
+        'agenttool: the request-state key (AGENTTOOL_REQUEST_STATE_KEY) is 5 bytes; it must be at least 32 (e.g. openssl rand -hex 32)\n',
+    });
     const alone = await runAgenttool(['serve', APP, '--http', '0', '--instance', 'a']);
     expect(alone).toMatchObject({
       code: 2,

@@ -61,3 +61,12 @@ test('install writes no such server', async () => {
   expect(named.code).toBe(0);
   expect(named.stdout).toContain(JSON.stringify(home));
 });
+
+test('a --shell-env name that is not a variable name is the flag’s error, not a crash', async () => {
+  const ran = await runAgenttool(['workspace', tempDir(), '--shell-env', 'BAD=NAME']);
+  expect(ran.code).toBe(2);
+  expect(ran.stderr).toMatch(
+    /^agenttool: workspace: --shell-env: "BAD=NAME" is not an environment variable name/,
+  );
+  expect(ran.stderr.trimEnd().split('\n')).toHaveLength(1);
+});

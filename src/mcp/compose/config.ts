@@ -84,6 +84,7 @@ export interface RetryPolicy {
  * how failed servers are retried.
  */
 export interface McpServersConfig {
+  /** The servers by name; this or `servers` must be given (`{}` for none). */
   readonly mcpServers?: Readonly<Record<string, McpServerEntry>> | undefined;
   /** VS Code's name for `mcpServers`; give one of the two. */
   readonly servers?: Readonly<Record<string, McpServerEntry>> | undefined;
@@ -165,8 +166,12 @@ export function checkMcpServersConfig(
   if (config['mcpServers'] !== undefined && config['servers'] !== undefined) {
     fail('', 'give "mcpServers" or VS Code\'s "servers", not both');
   }
+  if (config['mcpServers'] === undefined && config['servers'] === undefined) {
+    // A misspelt key ("mcpServer") would otherwise compose nothing, without a word.
+    fail('', 'has no "mcpServers" (an object of servers by name), nor VS Code\'s "servers"');
+  }
   const key = config['servers'] !== undefined ? 'servers' : 'mcpServers';
-  const entries = config[key] ?? {};
+  const entries = config[key];
   if (!isJsonObject(entries)) fail(key, 'must be an object of servers by name');
   const servers: CheckedServer[] = [];
   for (const [name, entry] of Object.entries(entries as JsonObject)) {

@@ -59,6 +59,10 @@ describe('checkMcpServersConfig', () => {
   it.each([
     [[], 'servers.json: must be a JSON object with "mcpServers"'],
     [
+      { mcpServer: { a: { command: 'x' } } },
+      'servers.json: has no "mcpServers" (an object of servers by name), nor VS Code\'s "servers"',
+    ],
+    [
       { mcpServers: {}, servers: {} },
       'servers.json: give "mcpServers" or VS Code\'s "servers", not both',
     ],
