@@ -4,7 +4,7 @@ import { registerDev } from './dev-command';
 import { registerInstall } from './install-command';
 import { CliError, EXIT_CODES_HELP, ExitCode } from './exit-codes';
 import { registerInit } from './init';
-import { type ServeOptions, serveModule } from './serve';
+import { type ServeOptions, type Serving, serveModule } from './serve';
 import {
   type ConfigFlags,
   configOptions,
@@ -120,20 +120,34 @@ async function serveUntilStopped(
   io: CliIo,
   resources: OpenResources,
 ): Promise<void> {
-  const serving = await serveModule(options);
-  const untrack = resources.track(() => serving.stop());
+  // Listened for from the start: a signal while the app builds and the composed servers
+  // start would otherwise end the process there, leaving those servers running. It stops
+  // the server as soon as it has started (a second signal exits at once, as ever).
+  let serving: Serving | undefined;
+  let stopAsked: 'SIGINT' | 'SIGTERM' | undefined;
   const release = onStopSignals({
     interrupt: () => {
       io.stderr.write('agenttool: stopping: closing sessions and the app\n');
-      void serving.stop('SIGINT');
+      if (serving === undefined) stopAsked = 'SIGINT';
+      else void serving.stop('SIGINT');
     },
     // An orchestrator's stop: leave the balancer's pool, finish, then stop.
     terminate: () => {
       io.stderr.write('agenttool: draining: refusing new work, finishing the work in flight\n');
-      void serving.drain('SIGTERM');
+      if (serving === undefined) stopAsked = 'SIGTERM';
+      else void serving.drain('SIGTERM');
     },
   });
-  await serving.closed;
+  try {
+    serving = await serveModule(options);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  const started = serving;
+  const untrack = resources.track(() => started.stop());
+  if (stopAsked !== undefined) void started.stop(stopAsked);
+  await started.closed;
   release();
   untrack();
   io.stderr.write('agenttool: stopped\n');

@@ -25,6 +25,7 @@ import {
   startAgenttool,
   tempDir,
 } from './helpers';
+import { allGone, descendants, type ProcessInfo } from '../support/processes';
 
 const EVERYTHING = join(
   require.resolve('@modelcontextprotocol/server-everything/package.json'),
@@ -347,4 +348,44 @@ describe('agenttool list --config', () => {
       await server.close();
     }
   });
+});
+
+describe('agenttool serve --config, stopped while it starts', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'on %s while a composed server starts, closes it once started and leaves nothing running',
+    async (signal) => {
+      // A server that takes a while to start: a shell that sleeps, then runs it.
+      const file = join(dir, `slow-${signal}.json`);
+      writeFileSync(
+        file,
+        JSON.stringify({
+          mcpServers: {
+            slow: {
+              command: 'sh',
+              args: ['-c', 'sleep 1.5; exec "$0" "$1" stdio', process.execPath, EVERYTHING],
+            },
+          },
+        }),
+      );
+      const running = startAgenttool(['serve', '--config', file]);
+      const pid = running.process.pid!;
+      // The composed server's shell is up (its sleep started): the start is under way.
+      let started: ProcessInfo[] = [];
+      for (let i = 0; i < 250 && !started.some((p) => p.comm === 'sleep'); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        started = descendants(pid);
+      }
+      expect(started.map((p) => p.comm)).toContain('sleep');
+      running.process.kill(signal);
+      const ran = await running.done;
+      expect(ran.stderr).toContain(
+        signal === 'SIGINT' ? 'agenttool: stopping' : 'agenttool: draining',
+      );
+      expect(ran.stderr).toContain('agenttool: stopped');
+      expect(ran.code).toBe(0);
+      // The composed server (the shell, then what it ran) is gone with the command.
+      expect(await allGone(descendants(pid).concat(started))).toEqual([]);
+    },
+    30_000,
+  );
 });
