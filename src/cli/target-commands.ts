@@ -78,7 +78,14 @@ export function registerTargetCommands(
               text = tables.join('\n\n');
             }
             io.stdout.write(text === '' ? '' : `${text}\n`);
-            return ExitCode.OK;
+            // A one-shot listing does not wait for a server to come up: it says which are
+            // missing, and that the list is not whole.
+            const missing = target.unavailable ?? [];
+            if (missing.length === 0) return ExitCode.OK;
+            io.stderr.write(
+              `agenttool: list: the list lacks the tools of ${missing.length === 1 ? 'a server that is' : 'servers that are'} not up:\n${missing.map((line) => `  ${line}\n`).join('')}`,
+            );
+            return ExitCode.CONNECTION;
           }),
         );
       },

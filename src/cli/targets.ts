@@ -76,6 +76,11 @@ export interface OpenTarget {
   primitives(): Promise<Primitives | undefined>;
   /** Closes the app (its shells and other resources) or the connection. */
   close(): Promise<void>;
+  /**
+   * Of a configuration's servers, those not up once it was opened (one line each: its
+   * name, where it stands and why), whose tools are missing; none for other targets.
+   */
+  readonly unavailable?: readonly string[];
 }
 
 /**
@@ -169,6 +174,12 @@ async function openComposed(spec: TargetSpec, config: string): Promise<OpenTarge
   let served: Promise<{ remote: RemoteTools; close: () => Promise<void> }> | undefined;
   return {
     label: `${loaded === undefined ? '' : `module ${loaded.name} and `}${composition.file}`,
+    unavailable: composition.servers.status
+      .filter((server) => server.state !== 'up')
+      .map(
+        (server) =>
+          `mcp server ${JSON.stringify(server.name)}: ${server.state}${server.error === undefined ? '' : `: ${server.error}`} (${server.target})`,
+      ),
     tools: [...composition.tools],
     execute: (jobs, options) =>
       executor.execute(jobs, {

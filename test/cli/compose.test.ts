@@ -337,6 +337,23 @@ describe('agenttool list --config', () => {
       expect(marked.stderr).toBe('');
       expect(marked.stdout).toMatch(/^web__clock\s/m);
 
+      // A server that cannot start: the list says its tools are missing, and exits 3.
+      writeFileSync(
+        file,
+        JSON.stringify({
+          mcpServers: {
+            web: { url: listener.url },
+            gone: { command: join(dir, 'no-such-server') },
+          },
+        }),
+      );
+      const partial = await runAgenttool(['list', '--config', file, '--only', 'tools']);
+      expect(partial.code).toBe(3);
+      expect(partial.stdout).toMatch(/^web__clock\s/m);
+      expect(partial.stderr).toMatch(
+        /agenttool: list: the list lacks the tools of a server that is not up:\n {2}mcp server "gone": down: could not start: .*ENOENT/,
+      );
+
       // A misspelt key composes nothing: refused, saying what is missing.
       writeFileSync(file, JSON.stringify({ mcpServer: { web: { url: listener.url } } }));
       const misspelt = await runAgenttool(['list', '--config', file]);
