@@ -156,6 +156,14 @@ async function bundle() {
 const LAUNCHER = `#!/usr/bin/env node
 'use strict';
 // The agenttool command (written by scripts/bundle.js): Node's compile cache on, then the command.
+// An older Node (npm only warns of the engines field) is named rather than failing on a missing API.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 13)) {
+  process.stderr.write(
+    \`agenttool: needs Node 22.13 or later; this is Node \${process.versions.node} (\${process.execPath})\\n\`,
+  );
+  process.exit(1);
+}
 const { enableCompileCache } = require('node:module');
 const { homedir } = require('node:os');
 const { isAbsolute, join } = require('node:path');
