@@ -13,8 +13,14 @@ import {
   type Scope,
 } from './install-clients';
 import { writeEntry } from './install-config';
-import { broadRootProblem } from './workspace';
-import { serveOptions, workspaceOptions } from './serve-flags';
+import { broadRootProblem, type WorkspaceFlags, workspaceShellOptions } from './workspace';
+import {
+  configOptions,
+  type ServeFlags,
+  serveOptions,
+  serveOptionsFrom,
+  workspaceOptions,
+} from './serve-flags';
 import { packageVersion } from './version';
 
 /** What `agenttool install` takes. */
@@ -45,6 +51,7 @@ const PATH_OPTIONS = new Set([
   '--auth-verifier',
   '--allow-write',
   '--deny-read',
+  '--config',
 ]);
 
 /**
@@ -111,7 +118,7 @@ export function serveArguments(
   const given = first === command ? rest : words;
   const parser =
     command === 'serve'
-      ? serveOptions(new Command('serve').argument('<module-file>'))
+      ? configOptions(serveOptions(new Command('serve').argument('[module-file]')))
       : serveOptions(workspaceOptions(new Command('workspace').argument('[dir]')));
   const args: string[] = [];
   let positional: string | undefined;
@@ -154,8 +161,13 @@ export function serveArguments(
     }
     positional = word;
   }
+  const config = configOf(args);
   const target =
-    command === 'serve' ? moduleFile(positional, cwd) : workspaceDir(positional, cwd, home);
+    command === 'workspace'
+      ? workspaceDir(positional, cwd, home)
+      : positional === undefined && config !== undefined
+        ? { arg: undefined, name: basename(config, extname(config)) || 'agenttool' }
+        : moduleFile(positional, cwd);
   // The same check `serve` and `workspace` make of their options (a missing value, a
   // bad choice), before anything is written.
   parser
@@ -163,7 +175,7 @@ export function serveArguments(
     .configureOutput({ writeErr: () => undefined, writeOut: () => undefined })
     .action(() => undefined);
   try {
-    parser.parse([target.arg, ...args], { from: 'user' });
+    parser.parse([...(target.arg === undefined ? [] : [target.arg]), ...args], { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
       throw new CliError(
@@ -173,7 +185,31 @@ export function serveArguments(
     }
     throw error;
   }
-  return { args: [command, target.arg, ...args], name: target.name };
+  // The values too, as the command checks them when the client starts it: a value it
+  // would refuse is refused now, not written into the client's configuration.
+  const flags = parser.opts<ServeFlags & WorkspaceFlags>();
+  serveOptionsFrom(flags, { stdout: process.stdout, stderr: process.stderr });
+  if (flags.stateless === true) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: install: ${command}: --stateless applies to --http only, which a client does not start`,
+    );
+  }
+  if (command === 'workspace') workspaceShellOptions(flags, cwd);
+  return {
+    args: [command, ...(target.arg === undefined ? [] : [target.arg]), ...args],
+    name: target.name,
+  };
+}
+
+/** The `--config` file among the arguments (made absolute), if any. */
+function configOf(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (word === '--config') return args[i + 1];
+    if (word.startsWith('--config=')) return word.slice('--config='.length);
+  }
+  return undefined;
 }
 
 function moduleFile(spec: string | undefined, cwd: string): { arg: string; name: string } {

@@ -71,7 +71,10 @@ export function serveOptions(command: Command): Command {
     .option('--auth-scopes <scopes...>', 'scopes every request must carry (else 403)');
 }
 
-export function serveOptionsFrom(options: ServeFlags, io: CliIo): ServeOptions {
+export function serveOptionsFrom(
+  options: ServeFlags,
+  io: Pick<CliIo, 'stdout' | 'stderr'>,
+): ServeOptions {
   return {
     http: options.http,
     stateless: options.stateless === true,

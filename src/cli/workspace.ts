@@ -60,43 +60,7 @@ export function workspaceApp(
   if (tooBroad !== undefined) {
     throw new CliError(ExitCode.BAD_ARGUMENTS, `agenttool: workspace: ${tooBroad}`);
   }
-  const sandboxed = flags.sandbox !== false;
-  const sandboxOnly = (
-    [
-      ['--allow-network', flags.allowNetwork],
-      ['--allow-write', flags.allowWrite],
-      ['--deny-read', flags.denyRead],
-      ['--allow-unsandboxed-commands', flags.allowUnsandboxedCommands],
-      ['--max-processes', flags.maxProcesses],
-      ['--max-memory', flags.maxMemory],
-    ] as const
-  ).find(([, value]) => value !== undefined && value !== false);
-  if (!sandboxed && sandboxOnly !== undefined) {
-    throw new CliError(
-      ExitCode.BAD_ARGUMENTS,
-      `agenttool: workspace: ${sandboxOnly[0]} configures the sandbox, which --no-sandbox turns off`,
-    );
-  }
-  const sandbox: SandboxOptions = {
-    ...(flags.allowNetwork === undefined ? {} : { allowedHosts: flags.allowNetwork }),
-    ...(flags.allowWrite === undefined
-      ? {}
-      : { allowWrite: flags.allowWrite.map((p) => resolve(cwd, p)) }),
-    ...(flags.denyRead === undefined
-      ? {}
-      : { denyRead: flags.denyRead.map((p) => resolve(cwd, p)) }),
-    ...(flags.maxProcesses === undefined
-      ? {}
-      : { maxProcesses: count('--max-processes', flags.maxProcesses) }),
-    ...(flags.maxMemory === undefined
-      ? {}
-      : { maxMemoryBytes: bytes('--max-memory', flags.maxMemory) }),
-  };
-  const shell: Omit<ShellOptions, 'cwd'> = {
-    sandbox: sandboxed ? sandbox : false,
-    ...(flags.allowUnsandboxedCommands === true ? { allowUnsandboxedCommands: true } : {}),
-    env: shellEnvironmentOf(shellEntry, flags.shellEnv ?? []),
-  };
+  const { sandboxed, shell } = workspaceShellOptions(flags, cwd, shellEntry);
   let module: Constructor;
   let limits: ShellLimits | undefined;
   let ready: Promise<void> = Promise.resolve();
@@ -265,4 +229,55 @@ function shellEnvironmentOf(
       },
     );
   }
+}
+
+/**
+ * The shell's options the flags give, checked as `workspace` checks them (a flag that
+ * configures a sandbox --no-sandbox turns off, a count or size that is none, a variable
+ * name that is none): what `workspace` starts with, and what `install` checks before it
+ * writes a client's entry.
+ */
+export function workspaceShellOptions(
+  flags: WorkspaceFlags,
+  cwd: string,
+  shellEntry: typeof ShellEntry = require('agenttool/shell') as typeof ShellEntry, // eslint-disable-line @typescript-eslint/no-require-imports -- loaded on first use
+): { readonly sandboxed: boolean; readonly shell: Omit<ShellOptions, 'cwd'> } {
+  const sandboxed = flags.sandbox !== false;
+  const sandboxOnly = (
+    [
+      ['--allow-network', flags.allowNetwork],
+      ['--allow-write', flags.allowWrite],
+      ['--deny-read', flags.denyRead],
+      ['--allow-unsandboxed-commands', flags.allowUnsandboxedCommands],
+      ['--max-processes', flags.maxProcesses],
+      ['--max-memory', flags.maxMemory],
+    ] as const
+  ).find(([, value]) => value !== undefined && value !== false);
+  if (!sandboxed && sandboxOnly !== undefined) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: workspace: ${sandboxOnly[0]} configures the sandbox, which --no-sandbox turns off`,
+    );
+  }
+  const sandbox: SandboxOptions = {
+    ...(flags.allowNetwork === undefined ? {} : { allowedHosts: flags.allowNetwork }),
+    ...(flags.allowWrite === undefined
+      ? {}
+      : { allowWrite: flags.allowWrite.map((p) => resolve(cwd, p)) }),
+    ...(flags.denyRead === undefined
+      ? {}
+      : { denyRead: flags.denyRead.map((p) => resolve(cwd, p)) }),
+    ...(flags.maxProcesses === undefined
+      ? {}
+      : { maxProcesses: count('--max-processes', flags.maxProcesses) }),
+    ...(flags.maxMemory === undefined
+      ? {}
+      : { maxMemoryBytes: bytes('--max-memory', flags.maxMemory) }),
+  };
+  const shell: Omit<ShellOptions, 'cwd'> = {
+    sandbox: sandboxed ? sandbox : false,
+    ...(flags.allowUnsandboxedCommands === true ? { allowUnsandboxedCommands: true } : {}),
+    env: shellEnvironmentOf(shellEntry, flags.shellEnv ?? []),
+  };
+  return { sandboxed, shell };
 }

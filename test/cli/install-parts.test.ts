@@ -118,6 +118,31 @@ describe('the entry written', () => {
     });
   });
 
+  it('takes a --config of MCP servers, with or without a module file, its path absolute', () => {
+    const project = temp();
+    writeFileSync(join(project, 'app.js'), '');
+    writeFileSync(join(project, 'servers.json'), '{"mcpServers": {}}');
+    const home = temp();
+    run(project, home, {
+      client: 'claude-code',
+      words: ['serve', 'app.js', '--config', 'servers.json'],
+    });
+    expect(at(join(project, '.mcp.json'), ['mcpServers', 'app', 'args'])).toEqual([
+      ...LAUNCH.args,
+      'serve',
+      join(project, 'app.js'),
+      '--config',
+      join(project, 'servers.json'),
+    ]);
+    run(project, home, { client: 'claude-code', words: ['serve', '--config', 'servers.json'] });
+    expect(at(join(project, '.mcp.json'), ['mcpServers', 'servers', 'args'])).toEqual([
+      ...LAUNCH.args,
+      'serve',
+      '--config',
+      join(project, 'servers.json'),
+    ]);
+  });
+
   it('keeps a user entry and a local one of Claude Code side by side in one file', () => {
     const project = temp();
     writeFileSync(join(project, 'app.js'), '');
@@ -202,6 +227,12 @@ describe('what install refuses, leaving the file as it was', () => {
     ],
     [{ words: ['app.js', '--bogus'] }, /serve has no option --bogus/],
     [{ words: ['app.js', '--drain-grace'] }, /serve: option '--drain-grace <ms>' argument missing/],
+    // Values the command would refuse when the client starts it are refused now.
+    [{ words: ['app.js', '--drain-grace', 'soon'] }, /--drain-grace "soon": give a whole number/],
+    [{ words: ['app.js', '--stateless'] }, /--stateless applies to --http only/],
+    [{ words: ['workspace', '.', '--max-memory', 'abc'] }, /--max-memory/],
+    [{ words: ['workspace', '.', '--shell-env', 'BAD=NAME'] }, /--shell-env: "BAD=NAME" is not/],
+    [{ words: ['workspace', '.', '--no-sandbox', '--max-processes', '9'] }, /--no-sandbox/],
     [{ words: [] }, /give what to serve: serve dist\/app\.module\.js, or workspace/],
     [
       { scope: 'local' as const, words: ['app.js'] },
