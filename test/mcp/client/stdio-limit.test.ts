@@ -78,16 +78,20 @@ test('maxMessageBytes sets the limit, and must be a positive whole number of byt
 }, 30_000);
 
 /**
- * A server speaking newline-delimited JSON-RPC by hand: on `tools/call` it first sends a
- * request of its own, too long to read, under the same id as the call (each side counts
- * its ids from 0, so they meet), then answers the call.
+ * The script of a server speaking newline-delimited JSON-RPC by hand, so that it can send
+ * what no SDK sends: it answers `initialize` and `tools/list` (one tool, `echo`), and a
+ * `tools/call` by `call` (script text with `message`, `id` (the call's id as JSON),
+ * `send(message)` and `write(line)` in scope).
  */
-const OVERSIZED_REQUEST_SERVER = `
+function rawServer(call: string): string {
+  return `
 const { createInterface } = require('node:readline');
-const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
+const write = (text) => process.stdout.write(text + '\\n');
+const send = (message) => write(JSON.stringify(message));
 createInterface({ input: process.stdin }).on('line', (line) => {
   const message = JSON.parse(line);
   if (message.id === undefined) return;
+  const id = JSON.stringify(message.id);
   if (message.method === 'initialize') {
     send({ jsonrpc: '2.0', id: message.id, result: {
       protocolVersion: message.params.protocolVersion, capabilities: { tools: {} },
@@ -96,16 +100,24 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     send({ jsonrpc: '2.0', id: message.id, result: { tools: [
       { name: 'echo', inputSchema: { type: 'object' } }] } });
   } else if (message.method === 'tools/call') {
-    send({ jsonrpc: '2.0', id: message.id, method: 'sampling/createMessage',
-      params: { messages: [], maxTokens: 1, padding: 'p'.repeat(8000) } });
-    // Later, so that the client has read all of the request first.
-    setTimeout(() => send({ jsonrpc: '2.0', id: message.id, result: {
-      content: [{ type: 'text', text: 'answered' }] } }), 200);
+    ${call}
   } else if (message.method !== undefined) {
     send({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'no' } });
   }
 });
 `;
+}
+
+/**
+ * On `tools/call`, a request of the server's own, too long to read, under the same id as
+ * the call (each side counts its ids from 0, so they meet), then the call's answer.
+ */
+const OVERSIZED_REQUEST_SERVER = rawServer(`
+    send({ jsonrpc: '2.0', id: message.id, method: 'sampling/createMessage',
+      params: { messages: [], maxTokens: 1, padding: 'p'.repeat(8000) } });
+    // Later, so that the client has read all of the request first.
+    setTimeout(() => send({ jsonrpc: '2.0', id: message.id, result: {
+      content: [{ type: 'text', text: 'answered' }] } }), 200);`);
 
 test("a server's request too long to read, under a call's id, does not fail that call", async () => {
   const remote = await connectMcp({
@@ -127,37 +139,14 @@ test("a server's request too long to read, under a call's id, does not fail that
   }
 });
 
-/**
- * A server speaking newline-delimited JSON-RPC by hand whose answer to a call is what
- * the call's `kind` names, written as raw text after a log line on stdout.
- */
-const MALFORMED_ANSWER_SERVER = `
-const { createInterface } = require('node:readline');
-const write = (text) => process.stdout.write(text + '\\n');
-const send = (message) => write(JSON.stringify(message));
-createInterface({ input: process.stdin }).on('line', (line) => {
-  const message = JSON.parse(line);
-  if (message.id === undefined) return;
-  const id = JSON.stringify(message.id);
-  if (message.method === 'initialize') {
-    send({ jsonrpc: '2.0', id: message.id, result: {
-      protocolVersion: message.params.protocolVersion, capabilities: { tools: {} },
-      serverInfo: { name: 'raw', version: '1' } } });
-  } else if (message.method === 'tools/list') {
-    send({ jsonrpc: '2.0', id: message.id, result: { tools: [
-      { name: 'echo', inputSchema: { type: 'object' } }] } });
-  } else if (message.method === 'tools/call') {
+/** A call answered with what its `kind` names, written as raw text after a log line on stdout. */
+const MALFORMED_ANSWER_SERVER = rawServer(`
     write('starting the work (a log line on stdout)');
     const kind = message.params.arguments.kind;
     if (kind === 'nan') write('{"jsonrpc":"2.0","id":' + id + ',"result":NaN}');
     else if (kind === 'string') write('{"jsonrpc":"2.0","id":' + id + ',"result":"just a string"}');
     else if (kind === 'no-version') write('{"id":' + id + ',"result":{"content":[]}}');
-    else send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'ok' }] } });
-  } else if (message.method !== undefined) {
-    send({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'no' } });
-  }
-});
-`;
+    else send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'ok' }] } });`);
 
 test('an answer that is not JSON, or not JSON-RPC, fails its call saying so; the next call is answered', async () => {
   const remote = await connectMcp({

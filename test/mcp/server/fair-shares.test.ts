@@ -38,6 +38,33 @@ const asks = newTool({
 /** `X-Forwarded-For` naming a client, as a proxy in front writes it. */
 const from = (address: string) => ({ 'x-forwarded-for': address });
 
+/**
+ * Opens a 2026-07-28 `subscriptions/listen` stream at `url` (with `headers`), its abort
+ * kept in `streams` for the test to end it.
+ */
+function listenStream(
+  url: string,
+  streams: AbortController[],
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const stop = new AbortController();
+  streams.push(stop);
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'subscriptions/listen',
+      ...headers,
+    },
+    body: JSON.stringify(
+      modern('subscriptions/listen', { notifications: { toolsListChanged: true } }),
+    ),
+    signal: stop.signal,
+  });
+}
+
 async function call(remote: RemoteTools, name = 'echo'): Promise<string> {
   const tool = remote.tools().find((t) => t.name === name)!;
   const c = { id: 'call_1', args: '{}' };
@@ -180,24 +207,7 @@ describe('without authorization, callers are counted by client address', () => {
       trustProxy: true,
     });
     const streams: AbortController[] = [];
-    const listen = async (address: string) => {
-      const stop = new AbortController();
-      streams.push(stop);
-      return fetch(own.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'subscriptions/listen',
-          ...from(address),
-        },
-        body: JSON.stringify(
-          modern('subscriptions/listen', { notifications: { toolsListChanged: true } }),
-        ),
-        signal: stop.signal,
-      });
-    };
+    const listen = (address: string) => listenStream(own.url, streams, from(address));
     try {
       expect((await listen('10.0.0.1')).status).toBe(200);
       expect((await listen('10.0.0.2')).status).toBe(200);
@@ -216,23 +226,7 @@ describe('without authorization, callers are counted by client address', () => {
     const server2 = new McpToolServer([echo], { listChanged: true });
     const own = await server2.listenHttp({ maxStreams: 1100, maxStreamsPerSubject: 1100 });
     const streams: AbortController[] = [];
-    const listen = async (): Promise<Response> => {
-      const stop = new AbortController();
-      streams.push(stop);
-      return fetch(own.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'subscriptions/listen',
-        },
-        body: JSON.stringify(
-          modern('subscriptions/listen', { notifications: { toolsListChanged: true } }),
-        ),
-        signal: stop.signal,
-      });
-    };
+    const listen = () => listenStream(own.url, streams);
     /** The first event of a stream: its acknowledgement, or an error in its place. */
     const firstEvent = async (response: Response): Promise<string> => {
       const reader = response.body!.getReader();
