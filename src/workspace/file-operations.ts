@@ -1,0 +1,170 @@
+import { realpathSync } from 'node:fs';
+import { type FileHandle } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { quotePath } from './short-path';
+
+// The parts of FileRoot's operations that need none of its state: the errors and how
+// they are worded, the path arithmetic, and the bytes of an append.
+
+/**
+ * A path that would reach outside the root: through `..`, as an absolute path elsewhere,
+ * through a symbolic link, or through a directory moved while the call ran. Thrown
+ * before anything outside was touched, or after what the call made there was removed.
+ */
+export class PathEscapeError extends Error {
+  constructor(
+    /** The path as it was given. */
+    readonly path: string,
+    /** The root it must stay in. */
+    readonly root: string,
+    /** Where it would have led. */
+    readonly resolved: string,
+    how: string,
+  ) {
+    super(
+      `the path ${quotePath(path)} is outside the root directory ${quotePath(root)}: ${how} it leads to ${quotePath(resolved)}; give a path inside the root, relative to it or absolute under it`,
+    );
+    this.name = 'PathEscapeError';
+  }
+}
+
+/** One operation's path, as given, and what it has followed so far. */
+export interface Op {
+  readonly path: string;
+  readonly verb: string;
+  /** Whether the operation writes (and so must leave read-only paths alone). */
+  readonly writes: boolean;
+  /** The root as configured, for errors. */
+  readonly root: string;
+  links: number;
+}
+
+/** The components of a relative path; none for "". */
+export function splitPath(path: string): string[] {
+  return path.split(sep).filter((part) => part !== '');
+}
+
+/** True when `path` is `root` or below it (both absolute and normalised). */
+export function inside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+export function isCode(error: unknown, ...codes: string[]): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && codes.includes(code);
+}
+
+/**
+ * A clear error for a failed file operation. The system's own message names the
+ * path it was given (here a /proc path of no use to the reader, and maybe huge), so
+ * only its first part is kept.
+ */
+export function describeFailure(op: Op, error: unknown): Error {
+  const what = `cannot ${op.verb} ${quotePath(op.path)}`;
+  if (error instanceof PathEscapeError) return error;
+  if (isCode(error, 'ENOENT')) {
+    // A shell's `cd` persists, so a path it printed may be relative to somewhere else.
+    const where = isAbsolute(op.path)
+      ? ''
+      : ` under the workspace root ${quotePath(op.root)}: relative paths start there, not at the shell's working directory (give the absolute path, as \`realpath FILE\` prints it)`;
+    return new Error(`${what}: no such file${where}`, { cause: error });
+  }
+  if (isCode(error, 'EISDIR')) return new Error(`${what}: it is a directory`, { cause: error });
+  if (isCode(error, 'ENXIO')) {
+    // Opening a socket, or a pipe without a reader for writing, without blocking.
+    return new Error(`${what}: it is not a regular file (a pipe, socket or device)`, {
+      cause: error,
+    });
+  }
+  if (isCode(error, 'EACCES', 'EPERM')) {
+    return new Error(`${what}: permission denied`, { cause: error });
+  }
+  if (isCode(error, 'ENAMETOOLONG')) {
+    return new Error(`${what}: a name in it is longer than the file system allows`, {
+      cause: error,
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  const shown = typeof code === 'string' ? (message.split(', ')[0] ?? message) : message;
+  return new Error(`${what}: ${shown.slice(0, 200)}`, { cause: error });
+}
+
+/**
+ * Refuses a file with more than one hard link: the path checks vouch for the name
+ * inside the root, not for its other names, which may lie outside it (a hard link is
+ * indistinguishable from the original, so an inside one cannot be told from an outside).
+ */
+export function refuseHardLinked(op: Op, links: number): void {
+  if (links > 1) {
+    throw new Error(
+      `cannot ${op.verb} ${quotePath(op.path)}: the file has ${links - 1} other hard link${links > 2 ? 's' : ''}, which may lie outside the workspace`,
+    );
+  }
+}
+
+/** `paths`, each with its real path beside it when that differs (links resolved). */
+export function withRealPaths(paths: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const path of paths) {
+    found.add(resolve(path));
+    try {
+      found.add(realpathSync(path));
+    } catch {
+      // not there (yet): its path as given
+    }
+  }
+  return [...found];
+}
+
+/** The longest start of `name` that is at most `maxBytes` bytes of UTF-8, whole characters. */
+export function utf8Prefix(name: string, maxBytes: number): string {
+  let bytes = 0;
+  let end = 0;
+  for (const char of name) {
+    bytes += Buffer.byteLength(char, 'utf8');
+    if (bytes > maxBytes) break;
+    end += char.length;
+  }
+  return name.slice(0, end);
+}
+
+/**
+ * Appends `bytes` through `handle` (opened with O_APPEND on a file of `sizeBefore`
+ * bytes). On a failure part way (a full disk), what it appended is taken back when the
+ * file is still as it left it (no one appended meanwhile); otherwise the error says how
+ * much went in, so that a retry does not append it twice.
+ */
+export async function appendAll(
+  op: Op,
+  handle: FileHandle,
+  bytes: Uint8Array,
+  sizeBefore: number,
+): Promise<void> {
+  let written = 0;
+  try {
+    while (written < bytes.length) {
+      const { bytesWritten } = await handle.write(bytes, written, bytes.length - written);
+      written += bytesWritten;
+    }
+  } catch (error) {
+    const failure = describeFailure(op, error);
+    if (written === 0) throw failure;
+    const size = await handle
+      .stat()
+      .then((info) => info.size)
+      .catch(() => undefined);
+    const undone =
+      size === sizeBefore + written &&
+      (await handle.truncate(sizeBefore).then(
+        () => true,
+        () => false,
+      ));
+    if (undone) throw failure;
+    throw new Error(
+      `${failure.message}; ${written} of its ${bytes.length} bytes were appended before that`,
+      { cause: error },
+    );
+  }
+}
