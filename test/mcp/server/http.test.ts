@@ -174,6 +174,19 @@ describe('Streamable HTTP, stateful (the default)', () => {
     expect(unknown.status).toBe(404);
   });
 
+  test('methods other than POST, GET and DELETE are 405 with Allow, session or none', async () => {
+    for (const method of ['PUT', 'PATCH', 'OPTIONS']) {
+      for (const headers of [{}, { 'Mcp-Session-Id': 'any' }]) {
+        const answer = await raw(listener, { method, headers });
+        expect([method, answer.status, answer.headers['allow']]).toEqual([
+          method,
+          405,
+          'GET, POST, DELETE',
+        ]);
+      }
+    }
+  });
+
   test('DELETE ends the session: its onClose listeners run and its id is gone', async () => {
     const closed = deferred<Session>();
     const hooked = serveTools([echo], {

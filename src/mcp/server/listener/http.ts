@@ -409,6 +409,11 @@ class HttpEndpoint {
       return jsonRpcError(503, -32000, 'Service unavailable: the server is shutting down');
     }
     if (target.pathname !== this.#path) return jsonRpcError(404, -32000, 'Not found');
+    if (method !== 'GET' && method !== 'POST' && method !== 'DELETE') {
+      return jsonRpcError(405, -32000, `Method not allowed: ${method}; use POST, GET or DELETE`, {
+        Allow: 'GET, POST, DELETE',
+      });
+    }
     const refused = this.#guard?.refusal(headers, urlHost);
     if (refused !== undefined) return jsonRpcError(403, -32000, refused);
     if (method === 'POST' && !isJsonContentType(headers.get('content-type') ?? '')) {
