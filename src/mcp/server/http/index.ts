@@ -47,3 +47,4 @@ export {
   type HttpRequestExtras,
   type HttpServeOptions,
 } from './http-options';
+export { bodyBudgetOf, keepAliveOf } from './connection-limits';

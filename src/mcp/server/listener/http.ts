@@ -21,9 +21,6 @@ import {
   callerKey,
   callerKeys,
   ClientGone,
-  DEFAULT_HEADERS_TIMEOUT_MS,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   discardBody,
   headersOf,
   type HttpHandler,
@@ -37,6 +34,8 @@ import {
   parseBody,
   readLimited,
   BodyBudget,
+  bodyBudgetOf,
+  keepAliveOf,
   OVER_BUDGET,
   overBudget,
   readNodeBody,
@@ -60,7 +59,7 @@ import {
   type SessionOpener,
 } from '../sessions';
 import { SESSION_META_KEY, SESSIONS_EXTENSION } from '../session';
-import { Backlog, backlogs, countLimit, paramHeaderMismatch } from '../calls';
+import { Backlog, backlogs, paramHeaderMismatch } from '../calls';
 import { endingAt } from './token-expiry';
 import { LOOPBACK_HOSTS, RebindingGuard } from './rebinding-guard';
 import { listenRefusal } from '../tasks';
@@ -674,54 +673,6 @@ function handleOf(params: Record<string, unknown>): string | undefined {
 }
 
 /** The keep-alive settings of a listener (see `keepAliveTimeoutMs`). */
-/** The bytes of bodies read at once by default: 64 MiB, at least four largest bodies. */
-const DEFAULT_BODIES_IN_FLIGHT = 64 * 1024 * 1024;
-
-function bodyBudgetOf(options: HttpServeOptions, limit: number): BodyBudget {
-  const budget = countLimit(
-    'maxBodyBytesInFlight',
-    options.maxBodyBytesInFlight,
-    Math.max(DEFAULT_BODIES_IN_FLIGHT, 4 * limit),
-  );
-  if (budget < limit) {
-    throw new AgentToolError(
-      'INVALID_OPTIONS',
-      `mcp: http: maxBodyBytesInFlight (${budget}) must be at least maxBodyBytes (${limit}): a body of the largest size could never be read`,
-    );
-  }
-  return new BodyBudget(budget);
-}
-
-function keepAliveOf(options: HttpServeOptions): {
-  readonly timeoutMs: number;
-  readonly headersTimeoutMs: number;
-  readonly requestTimeoutMs: number;
-  readonly hintSeconds: number;
-} {
-  const timeoutMs = countLimit(
-    'keepAliveTimeoutMs',
-    options.keepAliveTimeoutMs,
-    DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
-  );
-  const requestTimeoutMs = countLimit(
-    'requestTimeoutMs',
-    options.requestTimeoutMs,
-    DEFAULT_REQUEST_TIMEOUT_MS,
-  );
-  return {
-    timeoutMs,
-    // Node refuses headers that may take longer than the whole request.
-    headersTimeoutMs: Math.min(
-      requestTimeoutMs,
-      countLimit('headersTimeoutMs', options.headersTimeoutMs, DEFAULT_HEADERS_TIMEOUT_MS),
-    ),
-    requestTimeoutMs,
-    // Half the server's timeout at most, and 5 s at most: a client that honours it lets
-    // an idle connection go long before the server would.
-    hintSeconds: Math.max(1, Math.min(5, Math.floor(timeoutMs / 2000))),
-  };
-}
-
 function isInitialize(body: unknown): boolean {
   if (Array.isArray(body)) return body.some((message) => isInitializeRequest(message));
   return isInitializeRequest(body);

@@ -1,0 +1,62 @@
+import { AgentToolError } from '../../../core';
+import { countLimit } from '../calls';
+import { BodyBudget } from './http-io';
+import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type HttpServeOptions,
+} from './http-options';
+
+// What the options say of connections and the requests on them, checked: their
+// timeouts, and the budget of request bodies read at once.
+
+/** The bytes of bodies read at once by default: 64 MiB, at least four largest bodies. */
+const DEFAULT_BODIES_IN_FLIGHT = 64 * 1024 * 1024;
+
+/** The budget of request bodies the options set (`maxBodyBytesInFlight`), checked. */
+export function bodyBudgetOf(options: HttpServeOptions, limit: number): BodyBudget {
+  const budget = countLimit(
+    'maxBodyBytesInFlight',
+    options.maxBodyBytesInFlight,
+    Math.max(DEFAULT_BODIES_IN_FLIGHT, 4 * limit),
+  );
+  if (budget < limit) {
+    throw new AgentToolError(
+      'INVALID_OPTIONS',
+      `mcp: http: maxBodyBytesInFlight (${budget}) must be at least maxBodyBytes (${limit}): a body of the largest size could never be read`,
+    );
+  }
+  return new BodyBudget(budget);
+}
+
+/** The connection and request timeouts the options set, checked, and the keep-alive hint. */
+export function keepAliveOf(options: HttpServeOptions): {
+  readonly timeoutMs: number;
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly hintSeconds: number;
+} {
+  const timeoutMs = countLimit(
+    'keepAliveTimeoutMs',
+    options.keepAliveTimeoutMs,
+    DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  );
+  const requestTimeoutMs = countLimit(
+    'requestTimeoutMs',
+    options.requestTimeoutMs,
+    DEFAULT_REQUEST_TIMEOUT_MS,
+  );
+  return {
+    timeoutMs,
+    // Node refuses headers that may take longer than the whole request.
+    headersTimeoutMs: Math.min(
+      requestTimeoutMs,
+      countLimit('headersTimeoutMs', options.headersTimeoutMs, DEFAULT_HEADERS_TIMEOUT_MS),
+    ),
+    requestTimeoutMs,
+    // Half the server's timeout at most, and 5 s at most: a client that honours it lets
+    // an idle connection go long before the server would.
+    hintSeconds: Math.max(1, Math.min(5, Math.floor(timeoutMs / 2000))),
+  };
+}
