@@ -76,6 +76,8 @@ function unchunked(encoded: string): string {
 function expectTooLarge(answer: Exchange): void {
   expect(answer.status).toBe('HTTP/1.1 413 Payload Too Large');
   expect(answer.headers).toContain('connection: close');
+  // It closes the connection: no keep-alive hint beside that.
+  expect(answer.headers).not.toContain('keep-alive');
   expect(JSON.parse(answer.body)).toMatchObject({
     error: { message: `Request body too large: the limit is ${LIMIT} bytes` },
   });

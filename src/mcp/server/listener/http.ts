@@ -326,7 +326,9 @@ class HttpEndpoint {
     const refusedUnread = response.headers.get('connection') === 'close';
     if (refusedUnread) await discardBody(req, this.#limit);
     try {
-      await writeResponse(res, response, abort.signal, this.#keepAlive(req));
+      // An answer that closes the connection offers no keep-alive.
+      const keepAlive = refusedUnread ? undefined : this.#keepAlive(req);
+      await writeResponse(res, response, abort.signal, keepAlive);
     } finally {
       finished = true;
       if (counted) this.#answered();
