@@ -24,6 +24,11 @@ export interface CompositionSpec {
   readonly expandEnv?: boolean | undefined;
   /** Where reports of the servers go, one line each (stderr). */
   readonly log: Writable;
+  /**
+   * For a command that uses the servers once and ends (`list`, `call`): each server gets
+   * one attempt, and none is reported as to be tried again.
+   */
+  readonly once?: boolean;
 }
 
 /**
@@ -71,6 +76,7 @@ export class Composition {
         ...(spec.expandEnv === true ? { env: process.env } : {}),
         onWarning: (message) => log.write(`agenttool: ${message}\n`),
         clientInfo: { name: 'agenttool', version: packageVersion() },
+        ...(spec.once === true ? { retry: { maxAttempts: 1 } } : {}),
       });
     } catch (error) {
       throw badConfig(error);

@@ -164,6 +164,7 @@ async function openComposed(spec: TargetSpec, config: string): Promise<OpenTarge
       config,
       expandEnv: spec.expandEnv,
       log: spec.log ?? process.stderr,
+      once: true,
     });
   } catch (error) {
     await app?.close().catch(() => undefined);

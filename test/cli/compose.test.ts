@@ -349,9 +349,11 @@ describe('agenttool list --config', () => {
       );
       const partial = await runAgenttool(['list', '--config', file, '--only', 'tools']);
       expect(partial.code).toBe(3);
+      // One attempt: a one-shot command does not say it will try again.
+      expect(partial.stderr).not.toContain('trying again');
       expect(partial.stdout).toMatch(/^web__clock\s/m);
       expect(partial.stderr).toMatch(
-        /agenttool: list: the list lacks the tools of a server that is not up:\n {2}mcp server "gone": down: could not start: .*ENOENT/,
+        /agenttool: list: the list lacks the tools of a server that is not up:\n {2}mcp server "gone": given-up: could not start: .*ENOENT/,
       );
 
       // A misspelt key composes nothing: refused, saying what is missing.

@@ -262,7 +262,9 @@ export class SupervisedServer {
     if (this.#failures >= maxAttempts) {
       this.#state = 'given-up';
       this.host.report(
-        `mcp server ${name}: ${why}; given up after ${this.#failures} attempts in a row (restart to try again)`,
+        maxAttempts === 1
+          ? `mcp server ${name}: ${why}`
+          : `mcp server ${name}: ${why}; given up after ${this.#failures} attempts in a row (restart to try again)`,
       );
       return;
     }
