@@ -43,6 +43,9 @@ export interface ShellLaunch {
   readonly release?: () => void;
 }
 
+/** How long stderr is read after the shell's process exited, at most, for its last words. */
+const STDERR_DRAIN_MS = 250;
+
 const STDERR_TAIL = 2048;
 
 /** A fresh marker for one control line: random, so that no output can guess it. */
@@ -136,9 +139,21 @@ export class BashProcess {
         resolve();
       };
       this.child.once('error', (error) => finish(error.message));
-      this.child.once('exit', (code, signal) =>
-        finish(this.describeExit(code, signal === null ? undefined : signal)),
-      );
+      this.child.once('exit', (code, signal) => {
+        const describe = (): void =>
+          finish(this.describeExit(code, signal === null ? undefined : signal));
+        // What it wrote to stderr just before it exited (bubblewrap's reason for failing
+        // to start, which tells a start to try again) may not have been read yet: it is
+        // read to the pipe's end first, or for a moment when a process it left holds the
+        // pipe open.
+        const stderr = this.child.stderr;
+        if (stderr === null || stderr.readableEnded || stderr.destroyed) return describe();
+        const timer = setTimeout(describe, STDERR_DRAIN_MS);
+        stderr.once('end', () => {
+          clearTimeout(timer);
+          describe();
+        });
+      });
     });
     this.child.stdout?.on('data', (chunk: Buffer) => this.stream.push(chunk));
     this.child.stderr?.on('data', (chunk: Buffer) => {

@@ -1003,6 +1003,29 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       expect(shell.running).toBe(false);
     });
 
+    (unconfined ? it : it.skip)(
+      'says what a shell that exits at once left to write, read to the end of its stderr',
+      async () => {
+        // A process the shell's process started writes the reason after that process has
+        // exited (as bubblewrap's reason for failing comes as it exits): it is read before
+        // the exit is told. Unconfined: in the sandbox the shell's end ends its processes.
+        const shell = newShell({
+          command: [
+            'bash',
+            '--noprofile',
+            '--norc',
+            '-c',
+            '(while kill -0 $$ 2>/dev/null; do sleep 0.01; done; echo its last words >&2) & exit 1',
+          ],
+        });
+        const said = await shell.run('true').then(
+          () => 'it ran',
+          (e: unknown) => (e as Error).message,
+        );
+        expect(said).toBe('bash could not start: exit status 1: its last words');
+      },
+    );
+
     it('says, of a shell that never printed its ready line, what had started and what it said', async () => {
       // A shell command that reads no commands: it starts, and never gets ready.
       const shell = newShell({
