@@ -15,6 +15,7 @@ import {
 import { writeEntry } from './install-config';
 import { broadRootProblem, type WorkspaceFlags, workspaceShellOptions } from './workspace';
 import {
+  type ConfigFlags,
   configOptions,
   type ServeFlags,
   serveOptions,
@@ -161,13 +162,6 @@ export function serveArguments(
     }
     positional = word;
   }
-  const config = configOf(args);
-  const target =
-    command === 'workspace'
-      ? workspaceDir(positional, cwd, home)
-      : positional === undefined && config !== undefined
-        ? { arg: undefined, name: basename(config, extname(config)) || 'agenttool' }
-        : moduleFile(positional, cwd);
   // The same check `serve` and `workspace` make of their options (a missing value, a
   // bad choice), before anything is written.
   parser
@@ -175,7 +169,7 @@ export function serveArguments(
     .configureOutput({ writeErr: () => undefined, writeOut: () => undefined })
     .action(() => undefined);
   try {
-    parser.parse([...(target.arg === undefined ? [] : [target.arg]), ...args], { from: 'user' });
+    parser.parse([...(positional === undefined ? [] : [positional]), ...args], { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
       throw new CliError(
@@ -185,9 +179,15 @@ export function serveArguments(
     }
     throw error;
   }
+  const flags = parser.opts<ServeFlags & WorkspaceFlags & ConfigFlags>();
+  const target =
+    command === 'workspace'
+      ? workspaceDir(positional, cwd, home)
+      : positional === undefined && flags.config !== undefined
+        ? { arg: undefined, name: basename(flags.config, extname(flags.config)) || 'agenttool' }
+        : moduleFile(positional, cwd);
   // The values too, as the command checks them when the client starts it: a value it
   // would refuse is refused now, not written into the client's configuration.
-  const flags = parser.opts<ServeFlags & WorkspaceFlags>();
   serveOptionsFrom(flags, { stdout: process.stdout, stderr: process.stderr });
   if (flags.stateless === true) {
     throw new CliError(
@@ -200,16 +200,6 @@ export function serveArguments(
     args: [command, ...(target.arg === undefined ? [] : [target.arg]), ...args],
     name: target.name,
   };
-}
-
-/** The `--config` file among the arguments (made absolute), if any. */
-function configOf(args: readonly string[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const word = args[i]!;
-    if (word === '--config') return args[i + 1];
-    if (word.startsWith('--config=')) return word.slice('--config='.length);
-  }
-  return undefined;
 }
 
 function moduleFile(spec: string | undefined, cwd: string): { arg: string; name: string } {

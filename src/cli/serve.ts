@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { type Writable } from 'node:stream';
 import {
@@ -7,7 +6,6 @@ import {
   errorMessage,
   type HttpListener,
   type McpToolServer,
-  type ScaleOutOptions,
   type ServeSource,
   serveTools,
   type Tool,
@@ -22,6 +20,7 @@ import { loadModuleFile } from './module-file';
 import { createApp } from './targets';
 import { Composition } from './composition';
 import { packageVersion } from './version';
+import { redacted, scaleOutOptions } from './scale-out-flags';
 
 /** What `agenttool serve` takes. */
 export interface ServeOptions {
@@ -112,8 +111,7 @@ export interface Serving {
   drain(signal?: string): Promise<void>;
 }
 
-/** The environment variable that holds the request-state key every instance shares. */
-export const REQUEST_STATE_KEY_ENV = 'AGENTTOOL_REQUEST_STATE_KEY';
+export { REQUEST_STATE_KEY_ENV } from './scale-out-flags';
 
 /**
  * Loads the module file, creates its app and serves its tools over stdio (until the
@@ -154,6 +152,8 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
   const records = options.record === undefined ? undefined : await openRecordFile(options.record);
   let app: ToolApp | undefined;
   let composition: Composition | undefined;
+  let server: ReturnType<typeof serveTools>;
+  const name = loaded?.name ?? basename(options.config ?? 'agenttool', '.json');
   try {
     if (loaded !== undefined) {
       app = await createApp(loaded.module, {
@@ -165,16 +165,9 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       const spec = { config: options.config, expandEnv: options.expandEnv, log: options.log };
       composition = await Composition.open(app, spec);
     }
-  } catch (error) {
-    await app?.close().catch(() => undefined);
-    await records?.close();
-    throw error;
-  }
-  const name = loaded?.name ?? basename(options.config ?? 'agenttool', '.json');
-  // A module file, a configuration, or both: one of them is there (see loaded above).
-  const source: ServeSource = composition ?? options.serveAs?.(app as ToolApp) ?? (app as ToolApp);
-  let server: ReturnType<typeof serveTools>;
-  try {
+    // A module file, a configuration, or both: one of them is there (see loaded above).
+    const source: ServeSource =
+      composition ?? options.serveAs?.(app as ToolApp) ?? (app as ToolApp);
     server = serveTools(source, {
       name,
       version: packageVersion(),
@@ -187,7 +180,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
         : {}),
     });
   } catch (error) {
-    // Refused options: what was started (the composition's servers among it) ends.
+    // What was started ends: the composition's servers, the app, the record file.
     await composition?.close().catch(() => undefined);
     await app?.close().catch(() => undefined);
     await records?.close();
@@ -285,71 +278,6 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       await stop(signal);
     })());
   return { url: listener?.url, tools, server, closed, stop, drain };
-}
-
-/** The scale-out options the command line gives, checked; undefined without --redis. */
-function scaleOutOptions(options: ServeOptions): ScaleOutOptions | undefined {
-  if (options.redis === undefined) {
-    const needsRedis = (
-      [
-        ['--instance', options.instance],
-        ['--advertise', options.advertise],
-        ['--request-state-key-file', options.requestStateKeyFile],
-      ] as const
-    ).find(([, value]) => value !== undefined);
-    if (needsRedis !== undefined) {
-      throw new CliError(
-        ExitCode.BAD_ARGUMENTS,
-        `agenttool: ${needsRedis[0]} applies to --redis only`,
-      );
-    }
-    return undefined;
-  }
-  let key = (options.env ?? process.env)[REQUEST_STATE_KEY_ENV];
-  if (options.requestStateKeyFile !== undefined) {
-    try {
-      key = readFileSync(options.requestStateKeyFile, 'utf8').trim();
-    } catch (error) {
-      throw new CliError(
-        ExitCode.BAD_ARGUMENTS,
-        `agenttool: --request-state-key-file: cannot read ${options.requestStateKeyFile}: ${errorMessage(error)}`,
-      );
-    }
-  }
-  if (key === undefined || key === '') {
-    throw new CliError(
-      ExitCode.BAD_ARGUMENTS,
-      `agenttool: --redis needs the request-state key every instance shares: set ${REQUEST_STATE_KEY_ENV} or give --request-state-key-file (at least 32 bytes, e.g. openssl rand -hex 32)`,
-    );
-  }
-  // The server's own check, made here so that it is the command's error, before any start.
-  if (Buffer.byteLength(key, 'utf8') < 32) {
-    const from =
-      options.requestStateKeyFile !== undefined
-        ? `--request-state-key-file ${options.requestStateKeyFile}`
-        : REQUEST_STATE_KEY_ENV;
-    throw new CliError(
-      ExitCode.BAD_ARGUMENTS,
-      `agenttool: the request-state key (${from}) is ${Buffer.byteLength(key, 'utf8')} bytes; it must be at least 32 (e.g. openssl rand -hex 32)`,
-    );
-  }
-  return {
-    redisUrl: options.redis,
-    requestStateKey: key,
-    ...(options.instance === undefined ? {} : { instanceId: options.instance }),
-  };
-}
-
-// A Redis URL as it may be printed: without its password.
-function redacted(url: string | undefined): string {
-  if (url === undefined) return '';
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return url;
-  }
 }
 
 /**
