@@ -103,7 +103,7 @@ export class LineBound {
         this.onOversized({
           bytes: this.#lineBytes,
           id: idOfEnds(head, tail),
-          request: HEAD_METHOD.test(head) || TAIL_METHOD.test(tail),
+          request: methodAtEnds(head, tail),
         });
       }
       if (this.#batch !== undefined) passBatch(Buffer.concat(this.#batch), pass);
@@ -188,7 +188,11 @@ function passBatch(line: Buffer, pass: (part: Buffer) => void): void {
  * among its first or last members: a request or a notification, not an answer.
  */
 export function namesMethod(line: string): boolean {
-  return HEAD_METHOD.test(line.slice(0, KEPT)) || TAIL_METHOD.test(line.slice(-KEPT));
+  return methodAtEnds(line.slice(0, KEPT), line.slice(-KEPT));
+}
+
+function methodAtEnds(head: string, tail: string): boolean {
+  return HEAD_METHOD.test(head) || TAIL_METHOD.test(tail);
 }
 
 /**
