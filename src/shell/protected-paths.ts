@@ -33,6 +33,11 @@ export const PROTECTED_DIRECTORIES: readonly string[] = [
   '.claude/agents',
 ];
 
+/** {@link PROTECTED_FILES} lower-cased: names are matched with case ignored. */
+const PROTECTED_FILE_NAMES: ReadonlySet<string> = new Set(
+  PROTECTED_FILES.map((name) => name.toLowerCase()),
+);
+
 /** How deep below a writable root the scan looks, as the runtime's default (3). */
 export const PROTECTED_SCAN_DEPTH = 3;
 
@@ -91,7 +96,6 @@ export async function protectedPaths(
   const maxDepth = options.maxDepth ?? PROTECTED_SCAN_DEPTH;
   const maxDirectories = options.maxDirectories ?? PROTECTED_SCAN_MAX_DIRECTORIES;
   const found = new Set<string>();
-  const files = new Set(PROTECTED_FILES.map((name) => name.toLowerCase()));
   /** Directories to read, level by level: each with how deep it lies below its root. */
   let level: { readonly dir: string; readonly depth: number }[] = [];
   for (const root of new Set(roots)) {
@@ -128,7 +132,7 @@ export async function protectedPaths(
           for (const entry of entries) {
             const path = join(dir, entry.name);
             const lower = entry.name.toLowerCase();
-            if (files.has(lower)) found.add(path);
+            if (PROTECTED_FILE_NAMES.has(lower)) found.add(path);
             if (!entry.isDirectory() || lower === 'node_modules') continue;
             if (depth <= maxDepth - 2) await nested(path, lower, found);
             if (depth + 1 <= maxDepth - 1) next.push({ dir: path, depth: depth + 1 });
@@ -232,10 +236,9 @@ export async function withProtectedPaths(policy: SandboxPolicy): Promise<Sandbox
  */
 export function writeProtection(components: readonly string[]): string | undefined {
   const lower = components.map((name) => name.toLowerCase());
-  const files = new Set(PROTECTED_FILES.map((name) => name.toLowerCase()));
   for (let i = 0; i < lower.length; i++) {
     const name = lower[i]!;
-    if (files.has(name)) {
+    if (PROTECTED_FILE_NAMES.has(name)) {
       return `${components[i]} files stay read-only: a shell or another tool runs or trusts what they say outside the sandbox`;
     }
     for (const dir of PROTECTED_DIRECTORIES) {
