@@ -44,14 +44,40 @@ const ENTRIES = {
   'ai-sdk': 'ai-sdk/index.ts',
   'openai-agents': 'openai-agents/index.ts',
   cli: 'cli/main.ts',
+  // Not a public entry: the HTTP listener (and node:http under it), which McpToolServer
+  // requires only when it serves HTTP.
+  'mcp-listener': 'mcp/server/listener/index.ts',
 };
+
+/**
+ * A `require()` in our sources of another entry's source is a load on demand (the
+ * command's workspace, the server's HTTP side). Left to the bundler it would be inlined
+ * into the requiring chunk, whose external requires (node:http, node:child_process,
+ * node:crypto) are hoisted to its top and so paid by every start. It stays a require of
+ * the entry's output file instead, written relative to the chunk it lands in.
+ */
+const ON_DEMAND = 'agenttool-on-demand:';
+const ENTRY_OF_SOURCE = new Map(
+  Object.entries(ENTRIES).map(([name, source]) => [path.join(SRC, source), name]),
+);
+
+/** The entry named by `source` required from `importer`, if it is one of ours. */
+function onDemandEntry(source, importer) {
+  const own = SELF[source];
+  if (own !== undefined) return ENTRY_OF_SOURCE.get(path.join(SRC, own));
+  if (!source.startsWith('.') || importer === undefined) return undefined;
+  const base = path.resolve(path.dirname(importer), source);
+  return ENTRY_OF_SOURCE.get(`${base}.ts`) ?? ENTRY_OF_SOURCE.get(path.join(base, 'index.ts'));
+}
 
 /** The package's own specifiers (tsconfig's `paths`), resolved to their sources. */
 const SELF = {
   agenttool: 'index.ts',
   ...Object.fromEntries(
     Object.entries(ENTRIES)
-      .filter(([name]) => !['index', 'cli', 'nest-peers', 'nest-entry'].includes(name))
+      .filter(
+        ([name]) => !['index', 'cli', 'nest-peers', 'nest-entry', 'mcp-listener'].includes(name),
+      )
       .map(([name, source]) => [`agenttool/${name}`, source]),
   ),
   'agenttool/nest': ENTRIES['nest-entry'],
@@ -104,7 +130,11 @@ function typescript() {
   const options = compilerOptions();
   return {
     name: 'agenttool-typescript',
-    resolveId(source) {
+    resolveId(source, importer, extra) {
+      if (extra.kind === 'require-call') {
+        const entry = onDemandEntry(source, importer);
+        if (entry !== undefined) return { id: `${ON_DEMAND}${entry}`, external: true };
+      }
       // jsonc-parser's main is a UMD build that requires its parts at run time: its ES
       // module build bundles.
       if (source === 'jsonc-parser') return require.resolve('jsonc-parser/lib/esm/main.js');
@@ -115,6 +145,15 @@ function typescript() {
       if (!id.endsWith('.ts') || id.endsWith('.d.ts')) return null;
       const out = ts.transpileModule(code, { compilerOptions: options, fileName: id });
       return { code: out.outputText, moduleType: 'js' };
+    },
+    renderChunk(code, chunk) {
+      if (!code.includes(ON_DEMAND)) return null;
+      const from = path.dirname(chunk.fileName);
+      const pattern = new RegExp(`(["'])${ON_DEMAND}([\\w-]+)\\1`, 'g');
+      return code.replace(pattern, (_match, quote, entry) => {
+        const relative = path.posix.relative(from, `${entry}.js`);
+        return `${quote}${relative.startsWith('.') ? relative : `./${relative}`}${quote}`;
+      });
     },
   };
 }

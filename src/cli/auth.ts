@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
+import type * as Http from 'node:http';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -185,6 +185,9 @@ export function clientAuth(
  * redirects the browser to, received on 127.0.0.1:`port`.
  */
 function awaitRedirect(page: URL, port: number, log: Writable): Promise<URL> {
+  // node:http is loaded by the one command that listens, not at every command's start.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
+  const { createServer } = require('node:http') as typeof Http;
   return new Promise((done, fail) => {
     const server = createServer((req, res) => {
       const back = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
@@ -122,6 +122,9 @@ function nodeValue(text: string, path: readonly string[]): unknown {
 }
 
 function writeAtomically(file: string, text: string, mode: number): void {
+  // node:crypto is loaded here, not at the command's start: serving never needs it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
+  const { randomBytes } = require('node:crypto') as typeof Crypto;
   const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     writeFileSync(temporary, text, { mode, flag: 'wx' });

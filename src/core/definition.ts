@@ -1,6 +1,6 @@
-import type * as Crypto from 'node:crypto';
 import type Canonicalize from 'canonicalize';
 import { AgentToolError } from './errors';
+import { nodeCrypto } from './node-crypto';
 import { DEPTH_EXCEEDED, depthExceeded, isJsonObject, type JsonObject } from './json';
 import { goQuote } from './quote';
 import { noArgsSchema } from './schema';
@@ -38,7 +38,7 @@ export function definitionOf(tool: Tool): FunctionToolDefinition {
  * Accepts a tool or a definition; `strict: false` counts as absent.
  */
 export function definitionHash(toolOrDefinition: Tool | FunctionToolDefinition): string {
-  return `sha256:${crypto().createHash('sha256').update(canonicalDefinition(toolOrDefinition)).digest('hex')}`;
+  return `sha256:${nodeCrypto().createHash('sha256').update(canonicalDefinition(toolOrDefinition)).digest('hex')}`;
 }
 
 /**
@@ -89,14 +89,10 @@ export function canonicalJson(value: unknown): string | undefined {
   return canonicalize()(value);
 }
 
-// node:crypto and canonicalize load on the first hash: serving tools or running a batch
-// never needs them, and together they cost several milliseconds of every start-up.
-let cryptoModule: typeof Crypto | undefined;
+// canonicalize (like node:crypto) loads on the first hash: serving tools or running a
+// batch never needs it.
 let canonicalizeFunction: typeof Canonicalize | undefined;
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use */
-function crypto(): typeof Crypto {
-  return (cryptoModule ??= require('node:crypto') as typeof Crypto);
-}
 function canonicalize(): typeof Canonicalize {
   if (canonicalizeFunction === undefined) {
     // Its CommonJS build exports the function itself.

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   AgentToolError,
   type Call,
@@ -6,6 +5,7 @@ import {
   goQuote,
   isJsonObject,
   type JsonObject,
+  nodeCrypto,
   outputSchemaOf,
   type Result,
   type Session,
@@ -186,7 +186,7 @@ export class HandleTable {
   mint(kind: HandleKind, caller: string, quota: string, session: Session | undefined): Held {
     if (this.#closed) throw new AgentToolError('CLOSED', 'agenttool/di: the app is closed');
     this.#makeRoom(kind, quota);
-    const id = `${session?.handlePrefix ?? ''}${kind.argument.replace(/_id$/, '')}_${randomBytes(12).toString('base64url')}`;
+    const id = `${session?.handlePrefix ?? ''}${kind.argument.replace(/_id$/, '')}_${nodeCrypto().randomBytes(12).toString('base64url')}`;
     const held: Held = {
       kind,
       session: new HandleSession(id, session?.client),

@@ -1,12 +1,6 @@
-import type * as Crypto from 'node:crypto';
+import { nodeCrypto } from '../core';
 
-// node:crypto costs some 5 ms to load; a server needs random ids only once clients come.
-let crypto: typeof Crypto | undefined;
-
-function nodeCrypto(): typeof Crypto {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
-  return (crypto ??= require('node:crypto') as typeof Crypto);
-}
+// node:crypto loads on first use: a server needs random ids only once clients come.
 
 /** `bytes` random bytes as lower-case hex, from node:crypto's generator. */
 export function randomHex(bytes: number): string {

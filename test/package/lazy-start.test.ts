@@ -1,0 +1,121 @@
+// What a start of the built command loads, as a host spawns it: a stdio server loads
+// neither the HTTP side (node:http, the listener's file) nor node:crypto (a random id or a
+// hash is asked for only later, if ever), and `serve` does not load the workspace's
+// shell. The bundle would otherwise hoist them to the top of the chunk that requires them
+// on demand (see scripts/bundle.js). Each child reports, as it exits, the built-in
+// modules it loaded and the package files it required; the HTTP row shows that the report
+// sees them at all.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { APP, ensureBuilt, killChildren, ROOT, startAgenttool, tempDir } from '../cli/helpers';
+
+const PACKAGE = join(ROOT, 'dist/pkg');
+
+interface Loaded {
+  readonly builtins: readonly string[];
+  readonly files: readonly string[];
+}
+
+/** A preload that writes what the process loaded to `report` as it exits. */
+function reporter(dir: string, report: string): string {
+  const file = join(dir, 'report-loads.js');
+  writeFileSync(
+    file,
+    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify({
+  builtins: process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)),
+  files: Object.keys(require.cache),
+})));\n`,
+  );
+  return file;
+}
+
+const MESSAGES = [
+  {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'host', version: '1' },
+    },
+  },
+  { jsonrpc: '2.0', method: 'notifications/initialized' },
+  { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+  {
+    jsonrpc: '2.0',
+    id: 3,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { text: 'x' } },
+  },
+]
+  .map((message) => `${JSON.stringify(message)}\n`)
+  .join('');
+
+/** Runs `agenttool <args>` over stdio through a list and a call, then reads its report. */
+async function loadsOverStdio(args: readonly string[]): Promise<Loaded> {
+  const dir = tempDir();
+  const report = join(dir, 'loaded.json');
+  const server = startAgenttool(args, {
+    env: { NODE_OPTIONS: `--require ${reporter(dir, report)}` },
+  });
+  server.stdin.write(MESSAGES);
+  await waitForAnswer(server.process.stdout!, 3);
+  server.stdin.end();
+  const ran = await server.done;
+  expect(ran.code).toBe(0);
+  return JSON.parse(readFileSync(report, 'utf8')) as Loaded;
+}
+
+function waitForAnswer(stdout: NodeJS.ReadableStream, id: number): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = '';
+    const onData = (chunk: Buffer | string): void => {
+      seen += chunk.toString();
+      if (seen.includes(`"id":${id}`)) {
+        stdout.off('data', onData);
+        resolve();
+      }
+    };
+    stdout.on('data', onData);
+  });
+}
+
+const packageFiles = (loaded: Loaded): string[] =>
+  loaded.files.filter((f) => f.startsWith(PACKAGE)).map((f) => relative(PACKAGE, f));
+
+beforeAll(() => ensureBuilt(), 300_000);
+afterAll(() => killChildren());
+
+test('a stdio serve loads neither the HTTP side nor node:crypto nor the workspace', async () => {
+  const loaded = await loadsOverStdio(['serve', APP]);
+  expect(loaded.builtins).not.toContain('http');
+  expect(loaded.builtins).not.toContain('crypto');
+  const files = packageFiles(loaded);
+  expect(files).toContain('cli.js');
+  expect(files).not.toContain('mcp-listener.js');
+  expect(files).not.toContain('shell.js');
+  expect(files).not.toContain('workspace.js');
+});
+
+test('a stdio workspace loads the workspace but not the HTTP side', async () => {
+  const loaded = await loadsOverStdio(['workspace', tempDir()]);
+  expect(loaded.builtins).not.toContain('http');
+  const files = packageFiles(loaded);
+  expect(files).toContain('workspace.js');
+  expect(files).not.toContain('mcp-listener.js');
+});
+
+test('serving HTTP loads node:http and the listener (the report sees them)', async () => {
+  const dir = tempDir();
+  const report = join(dir, 'loaded.json');
+  const server = startAgenttool(['serve', APP, '--http', '127.0.0.1:0'], {
+    env: { NODE_OPTIONS: `--require ${reporter(dir, report)}` },
+  });
+  await server.waitForStderr(/over Streamable HTTP at http:\/\/127\.0\.0\.1:\d+\/mcp\n/);
+  server.process.kill('SIGINT');
+  expect((await server.done).code).toBe(0);
+  const loaded = JSON.parse(readFileSync(report, 'utf8')) as Loaded;
+  expect(loaded.builtins).toContain('http');
+  expect(packageFiles(loaded)).toContain('mcp-listener.js');
+});
