@@ -1,6 +1,6 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { errorMessage } from '../../core';
-import { CUT_LINE_END, idOfLine, LineBound, namesMethod } from '../line-bound';
+import { CUT_LINE_END, LineBound, scanTopLevel } from '../line-bound';
 import { clientSdk } from './sdk-modules';
 
 /** What the SDK's stdio client transport reads its messages through (its `_readBuffer`). */
@@ -21,8 +21,9 @@ const UNREADABLE_ANSWER = -32000;
  * call as "connection closed", and every call after it; and it drops a line that is not
  * JSON, or not JSON-RPC, without a word, so that a call whose answer was such a line
  * (a `NaN` in it, a result that is not an object) waited for its timeout. Here, when
- * such a message is an answer (no method among its first or last members) whose id can
- * be read (its first or last bytes, where servers put it), its request is answered with
+ * such a message is an answer (no top-level method) whose top-level id can be read
+ * (wherever among its members it is: the line is scanned as it is dropped, in bounded
+ * memory), its request is answered with
  * a JSON-RPC error (-32000) that says why (its size, or what is wrong with it), so that
  * the call fails saying so and the connection goes on. Other lines that cannot be read
  * (a server's log lines on stdout, its own malformed requests) are skipped, as before.
@@ -55,9 +56,10 @@ class BoundedReadBuffer implements ReadBufferLike {
     this.#bound = new LineBound(limit, (oversized) => {
       // A request of the server's carries an id of its own counting, which may be one
       // of a call's: an error under it would fail that call.
-      if (oversized.id === undefined || oversized.request) return;
+      const { id, request } = oversized.topLevel;
+      if (id === undefined || request) return;
       this.#refuse(
-        oversized.id,
+        id,
         `Message too large: the server's answer was ${oversized.bytes} bytes, over the limit of ${limit} bytes this client reads over stdio`,
       );
     });
@@ -111,8 +113,8 @@ class BoundedReadBuffer implements ReadBufferLike {
   }
 
   #unreadable(line: string, why: string): void {
-    const id = idOfLine(line);
-    if (id === undefined || namesMethod(line)) return;
+    const { id, request } = scanTopLevel(line);
+    if (id === undefined || request) return;
     this.#refuse(id, `the server's answer could not be read: ${why}`);
   }
 

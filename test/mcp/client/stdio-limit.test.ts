@@ -110,11 +110,25 @@ createInterface({ input: process.stdin }).on('line', (line) => {
 
 /**
  * On `tools/call`, a request of the server's own, too long to read, under the same id as
- * the call (each side counts its ids from 0, so they meet), then the call's answer.
+ * the call (each side counts its ids from 0, so they meet), then the call's answer. The
+ * call's `kind` argument says where the request's members are: `ends` (the id and the
+ * method first), `method-middle` (the id first, the method between long members),
+ * `middle` (both between long members).
  */
 const OVERSIZED_REQUEST_SERVER = rawServer(`
-    send({ jsonrpc: '2.0', id: message.id, method: 'sampling/createMessage',
-      params: { messages: [], maxTokens: 1, padding: 'p'.repeat(8000) } });
+    const padding = 'p'.repeat(8000);
+    const params = '{"messages":[],"maxTokens":1,"padding":"' + padding + '"}';
+    const kind = message.params.arguments.kind;
+    if (kind === 'method-middle') {
+      write('{"jsonrpc":"2.0","id":' + id + ',"params":' + params +
+        ',"method":"sampling/createMessage","after":"' + padding + '"}');
+    } else if (kind === 'middle') {
+      write('{"params":' + params + ',"id":' + id +
+        ',"method":"sampling/createMessage","jsonrpc":"2.0","after":"' + padding + '"}');
+    } else {
+      send({ jsonrpc: '2.0', id: message.id, method: 'sampling/createMessage',
+        params: { messages: [], maxTokens: 1, padding } });
+    }
     // Later, so that the client has read all of the request first.
     setTimeout(() => send({ jsonrpc: '2.0', id: message.id, result: {
       content: [{ type: 'text', text: 'answered' }] } }), 200);`);
@@ -131,19 +145,74 @@ test("a server's request too long to read, under a call's id, does not fail that
   });
   try {
     const tool = remote.tools()[0] as Tool;
-    const call = { id: 'call_1', args: '{}' };
-    const result = await tool.execute(call, createContext({ call }));
-    expect(result.output).toBe('answered');
+    for (const kind of ['ends', 'method-middle', 'middle']) {
+      const call = { id: 'call_1', args: JSON.stringify({ kind }) };
+      const result = await tool.execute(call, createContext({ call }));
+      expect(result.output).toBe('answered');
+    }
   } finally {
     await remote.close();
   }
 });
+
+/**
+ * A call answered with a line too long to read whose `id` is neither among its first
+ * members nor its last, laid out as the call's `kind` says (with ids and methods in
+ * nested objects and strings beside it, and escaped quotes before it); `fine` is answered
+ * in a few bytes.
+ */
+const MIDDLE_ID_SERVER = rawServer(`
+    const big = JSON.stringify({ content: [{ type: 'text', text: 'm'.repeat(8000) }] });
+    const kind = message.params.arguments.kind;
+    const tricky = JSON.stringify({ note: '"id":999,"method":"x"}', nested: { id: 998, method: 'y' } });
+    if (kind === 'extra') {
+      write('{"jsonrpc":"2.0","result":' + big + ',"id":' + id + ',"extra":"' + 'e'.repeat(8000) + '"}');
+    } else if (kind === 'both-sides') {
+      write('{"result":' + big + ',"id":' + id + ',"jsonrpc":"2.0","more":' + tricky + ',"pad":' + big + '}');
+    } else if (kind === 'escapes') {
+      write('{"jsonrpc":"2.0","result":{"text":"\\\\\\\\\\\\"' + 'q'.repeat(8000) + '\\\\\\\\"},"id" : ' + id + ' ,"tail":[' + big + ',{"id":1}]}');
+    } else {
+      send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'ok' }] } });
+    }`);
+
+test('an answer too long to read whose id sits in its middle fails its call at once; the next call is answered', async () => {
+  const remote = await connectMcp({
+    transport: {
+      command: process.execPath,
+      args: ['-e', MIDDLE_ID_SERVER],
+      stderr: 'ignore',
+      maxMessageBytes: 4096,
+    },
+    protocol: 'legacy',
+    // Far longer than the test's own timeout: an answer left unanswered shows as a hang.
+    callTimeout: 600_000,
+  });
+  try {
+    const tool = remote.tools()[0] as Tool;
+    const outcome = async (kind: string): Promise<string> => {
+      const call = { id: 'call_1', args: JSON.stringify({ kind }) };
+      return Promise.resolve(tool.execute(call, createContext({ call }))).then(
+        (result) => `answered ${outputText(result.output)}`,
+        (error: Error) => error.message,
+      );
+    };
+    for (const kind of ['extra', 'both-sides', 'escapes']) {
+      expect(await outcome(kind)).toMatch(
+        /^mcp: call "echo": Message too large: the server's answer was \d+ bytes, over the limit of 4096 bytes this client reads over stdio$/,
+      );
+    }
+    expect(await outcome('fine')).toBe('answered ok');
+  } finally {
+    await remote.close();
+  }
+}, 20_000);
 
 /** A call answered with what its `kind` names, written as raw text after a log line on stdout. */
 const MALFORMED_ANSWER_SERVER = rawServer(`
     write('starting the work (a log line on stdout)');
     const kind = message.params.arguments.kind;
     if (kind === 'nan') write('{"jsonrpc":"2.0","id":' + id + ',"result":NaN}');
+    else if (kind === 'nan-middle') write('{"jsonrpc":"2.0","result":NaN,"id":' + id + ',"x":{"id":1}}');
     else if (kind === 'string') write('{"jsonrpc":"2.0","id":' + id + ',"result":"just a string"}');
     else if (kind === 'no-version') write('{"id":' + id + ',"result":{"content":[]}}');
     else send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'ok' }] } });`);
@@ -156,7 +225,8 @@ test('an answer that is not JSON, or not JSON-RPC, fails its call saying so; the
       stderr: 'ignore',
     },
     protocol: 'legacy',
-    callTimeout: 60_000,
+    // Far longer than the test's own timeout: an answer left unanswered shows as a hang.
+    callTimeout: 600_000,
   });
   try {
     const tool = remote.tools()[0] as Tool;
@@ -167,9 +237,11 @@ test('an answer that is not JSON, or not JSON-RPC, fails its call saying so; the
         (error: Error) => error.message,
       );
     };
-    expect(await outcome('nan')).toMatch(
-      /^mcp: call "echo": the server's answer could not be read: it is not JSON \(.+\)$/,
-    );
+    for (const kind of ['nan', 'nan-middle']) {
+      expect(await outcome(kind)).toMatch(
+        /^mcp: call "echo": the server's answer could not be read: it is not JSON \(.+\)$/,
+      );
+    }
     for (const kind of ['string', 'no-version']) {
       expect(await outcome(kind)).toBe(
         `mcp: call "echo": the server's answer could not be read: it is not a JSON-RPC message`,
