@@ -29,6 +29,13 @@ export const ExitCode = {
    * unhandled (an uncaught exception, an unhandled rejection); the stack is printed.
    */
   INTERNAL: 70,
+  /**
+   * The output could not be written: a write to stdout failed (a full disk, an I/O
+   * error, a file past its size limit). sysexits' EX_IOERR, beside 70 (EX_SOFTWARE): the
+   * command may have done its work (a call's tool ran), but its result is lost. A reader
+   * that closed stdout early (`| head`) is not this: the output ends quietly.
+   */
+  OUTPUT: 74,
   /** Interrupted (Ctrl-C or SIGTERM) before the call completed. */
   INTERRUPTED: 130,
 } as const;
@@ -49,6 +56,8 @@ Exit codes:
        connection was lost
   70   internal error: a bug in agenttool, or an error the module's code left
        unhandled (uncaught exception, unhandled rejection); the stack is printed
+  74   the output could not be written: a write to stdout failed (a full disk, an
+       I/O error); the command may have done its work
   130  interrupted (Ctrl-C)`;
 
 /** The {@link AgentToolError} code of each exit code, so a CliError says what happened. */
@@ -58,6 +67,8 @@ const CODES: Readonly<Record<ExitCode, AgentToolErrorCode>> = {
   [ExitCode.BAD_ARGUMENTS]: 'INVALID_COMMAND',
   [ExitCode.CONNECTION]: 'CONNECTION',
   [ExitCode.INTERNAL]: 'INTERNAL',
+  // Writing to another process or a file failed: the nearest of the codes.
+  [ExitCode.OUTPUT]: 'CONNECTION',
   [ExitCode.INTERRUPTED]: 'CANCELLED',
 };
 

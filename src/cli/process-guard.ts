@@ -1,7 +1,7 @@
 import { Console } from 'node:console';
 import { dirname, sep } from 'node:path';
 import { Writable } from 'node:stream';
-import { ExitCode } from './exit-codes';
+import { CliError, ExitCode } from './exit-codes';
 
 /** How long a fatal error waits for the open target to close before exiting anyway. */
 export const FATAL_CLOSE_LIMIT_MS = 5000;
@@ -21,7 +21,10 @@ export interface GuardedStdout {
  * Sends what module code prints to stderr: every method of the global `console`
  * (`log`, `dir`, `table`, `count`, `time`, `group`, ...) and `process.stdout.write`.
  * The command's own results go through the returned stream. A reader that closed
- * stdout early (EPIPE) ends the output quietly; the command keeps its exit code.
+ * stdout early (EPIPE) ends the output quietly; the command keeps its exit code. Any
+ * other failure to write stdout (ENOSPC on a full disk, EIO, EFBIG) is a
+ * {@link StdoutWriteError}, thrown for {@link exitOnFatalErrors} to report as one line
+ * and exit with {@link ExitCode.OUTPUT}; what follows is dropped.
  * Output written to file descriptor 1 directly (`fs.writeSync(1, ...)`, a child
  * process that inherits stdout) cannot be caught this way.
  */
@@ -39,13 +42,13 @@ export function guardStdout(): GuardedStdout {
   stdout.write = stderr.write.bind(stderr);
   let broken = false;
   const ignoreBrokenPipe = (error: NodeJS.ErrnoException): void => {
-    if (error.code === 'EPIPE') {
-      broken = true;
-      return;
-    }
-    // Any other failure of stdout is unexpected: let the fatal handler report it.
+    if (broken) return;
+    broken = true;
+    if (error.code === 'EPIPE') return;
+    // The output is lost: let the fatal handler report it (and close what is open).
+    const failure = typeof error.code === 'string' ? new StdoutWriteError(error) : error;
     queueMicrotask(() => {
-      throw error;
+      throw failure;
     });
   };
   stdout.on('error', ignoreBrokenPipe);
@@ -67,6 +70,21 @@ export function guardStdout(): GuardedStdout {
         results.end();
       }),
   };
+}
+
+/**
+ * A write to stdout failed with a system error other than EPIPE: the disk is full
+ * (ENOSPC), an I/O error (EIO), a file past its size limit (EFBIG). The command's output
+ * is lost; it exits with {@link ExitCode.OUTPUT}.
+ */
+export class StdoutWriteError extends CliError {
+  constructor(cause: NodeJS.ErrnoException) {
+    // "ENOSPC: no space left on device, write" reads "no space left on device (ENOSPC)".
+    const code = cause.code ?? 'unknown';
+    const what = cause.message.replace(/^[A-Z0-9_]+: /, '').replace(/, write$/, '');
+    super(ExitCode.OUTPUT, `writing to stdout failed: ${what} (${code})`, { cause });
+    this.name = 'StdoutWriteError';
+  }
 }
 
 /** Closers of what the command has open (its target, its server), for a fatal error. */
@@ -93,9 +111,11 @@ export class OpenResources {
 /**
  * Reports an uncaught exception or an unhandled rejection as one `agenttool:` line with
  * the stack, closes what is open (at most {@link FATAL_CLOSE_LIMIT_MS}) and exits with
- * {@link ExitCode.INTERNAL}; `failing` tells the command not to exit meanwhile. The message says whether the error came from the module's
- * code (the first frame of its stack lies in neither agenttool nor a package) or, as far
- * as can be told, from agenttool itself.
+ * {@link ExitCode.INTERNAL}; `failing` tells the command not to exit meanwhile. The
+ * message says whether the error came from the module's code (the first frame of its
+ * stack lies in neither agenttool nor a package) or, as far as can be told, from
+ * agenttool itself. A {@link StdoutWriteError} (stdout could not be written) is its one
+ * line, without a stack, and exits with {@link ExitCode.OUTPUT}.
  */
 export function exitOnFatalErrors(
   resources: OpenResources,
@@ -105,8 +125,10 @@ export function exitOnFatalErrors(
   const fatal = (kind: string) => (error: unknown) => {
     if (state.failing) return;
     state.failing = true;
-    stderr.write(`${describeFatal(kind, error)}\n`);
-    void resources.closeAll(FATAL_CLOSE_LIMIT_MS).finally(() => process.exit(ExitCode.INTERNAL));
+    const output = error instanceof StdoutWriteError;
+    stderr.write(`${output ? `agenttool: ${error.message}` : describeFatal(kind, error)}\n`);
+    const code = output ? ExitCode.OUTPUT : ExitCode.INTERNAL;
+    void resources.closeAll(FATAL_CLOSE_LIMIT_MS).finally(() => process.exit(code));
   };
   process.on('uncaughtException', fatal('uncaught exception'));
   process.on('unhandledRejection', fatal('unhandled rejection'));

@@ -1,7 +1,17 @@
 // What a module's code does outside the command's control: printing to stdout, leaving
 // errors unhandled, a reader closing stdout early; and the processes a remote target
 // starts, which must not outlive the command.
-import { mkdirSync, readdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  watch,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
   APP,
@@ -9,6 +19,7 @@ import {
   ROOT,
   ensureBuilt,
   killChildren,
+  type Ran,
   runAgenttool,
   startAgenttool,
   tempDir,
@@ -217,6 +228,50 @@ describe('a reader that closes stdout early', () => {
     expect(ran.code).toBe(0);
     expect(ran.stderr).not.toContain('EPIPE');
     expect(ran.stderr).not.toContain('agenttool: internal error');
+  });
+});
+
+describe('stdout that cannot be written', () => {
+  /** Runs `agenttool <args>` with its stdout on /dev/full, where every write fails with ENOSPC. */
+  async function toFullDisk(args: readonly string[]): Promise<Ran> {
+    const full = openSync('/dev/full', 'w');
+    try {
+      const child = spawn(process.execPath, [CLI, ...args], {
+        cwd: ROOT,
+        stdio: ['ignore', full, 'pipe'],
+      });
+      let stderr = '';
+      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      return { code, stdout: '', stderr };
+    } finally {
+      closeSync(full);
+    }
+  }
+
+  const FULL = 'agenttool: writing to stdout failed: no space left on device (ENOSPC)\n';
+  const onLinux = existsSync('/dev/full') ? it : it.skip;
+
+  onLinux.each([
+    ['list', [APP]],
+    ['list --json', ['--json', APP]],
+    ['call', [APP, 'echo', JSON.stringify({ text: 'hello' })]],
+  ])(
+    'a full disk is one line naming stdout and the system error, exit 74 (%s)',
+    async (what, args) => {
+      const ran = await toFullDisk([what.split(' ')[0] as string, ...args]);
+      expect(ran).toMatchObject({ code: 74, stderr: FULL });
+    },
+  );
+
+  onLinux('a full disk under call --stdio: the same line, no stack', async () => {
+    const server = `"${process.execPath}" "${CLI}" serve "${APP}"`;
+    const ran = await toFullDisk(['call', '--stdio', server, 'echo', '{"text":"hi"}']);
+    expect(ran.code).toBe(74);
+    // The server's own lines (its banner, its stop) come on the same stderr.
+    expect(ran.stderr).toContain(FULL);
+    expect(ran.stderr).not.toContain('internal error');
+    expect(ran.stderr).not.toMatch(/^\s+at /m);
   });
 });
 
