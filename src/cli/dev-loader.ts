@@ -3,6 +3,7 @@ import Module, { createRequire } from 'node:module';
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { type Constructor, errorMessage, isModuleClass } from './public-api';
 import { CliError, ExitCode } from './exit-codes';
+import { unusableModulePath } from './module-file';
 
 /** The TypeScript extensions `agenttool dev` compiles with SWC. */
 const TYPESCRIPT = ['.ts', '.tsx', '.mts', '.cts'] as const;
@@ -84,14 +85,13 @@ export class DevLoader {
     const hash = spec.lastIndexOf('#');
     const path = hash > 0 ? spec.slice(0, hash) : spec;
     this.#export = hash > 0 ? spec.slice(hash + 1) : undefined;
-    this.#entry = resolve(cwd, path);
-    if (!existsSync(this.#entry)) {
-      throw new CliError(
-        ExitCode.BAD_ARGUMENTS,
-        `agenttool: dev: module file ${path} not found; give the .ts or .js file that exports your root @Module`,
-      );
-    }
-    this.#entry = realpathSync(this.#entry);
+    // A directory or a missing file is told as serve tells it.
+    const unusable = unusableModulePath(path, cwd, {
+      prefix: 'agenttool: dev:',
+      give: 'give the .ts or .js file that exports your root @Module',
+    });
+    if (unusable !== undefined) throw unusable;
+    this.#entry = realpathSync(resolve(cwd, path));
     // agenttool's own files (the bundle's folder's parent, dist/): never the user's.
     this.#own = resolve(__dirname, '..');
   }

@@ -40,18 +40,11 @@ export async function loadModuleFile(
   const wanted = hash > 0 ? spec.slice(hash + 1) : undefined;
   const file = resolve(cwd, path);
   const shown = relative(cwd, file) || file;
-  if (existsSync(file) && statSync(file).isDirectory()) {
-    throw new CliError(
-      ExitCode.BAD_ARGUMENTS,
-      `agenttool: module file ${shown} is a directory; give the path of a compiled .js file that exports a @Module class`,
-    );
-  }
-  if (!existsSync(file) || !statSync(file).isFile()) {
-    throw new CliError(
-      ExitCode.BAD_ARGUMENTS,
-      `agenttool: module file ${shown} not found; give the path of a compiled .js file that exports a @Module class`,
-    );
-  }
+  const unusable = unusableModulePath(path, cwd, {
+    prefix: 'agenttool:',
+    give: 'give the path of a compiled .js file that exports a @Module class',
+  });
+  if (unusable !== undefined) throw unusable;
   const typescript = TYPESCRIPT.has(extname(file)) && !file.endsWith('.d.ts');
   if (typescript && !runnerRegistered(extname(file))) {
     const built = builtCounterpart(file, cwd);
@@ -108,6 +101,34 @@ export async function loadModuleFile(
     );
   }
   return { ...only, ...extra };
+}
+
+/**
+ * The error for a module file's path (relative to `cwd`) that names a directory or
+ * nothing, undefined when it names a file: `<prefix> module file <path> is a directory;
+ * <give>` or `... not found; <give>`. `agenttool serve`, `list`, `call` and `dev` say the
+ * same of the same path.
+ */
+export function unusableModulePath(
+  path: string,
+  cwd: string,
+  words: { readonly prefix: string; readonly give: string },
+): CliError | undefined {
+  const file = resolve(cwd, path);
+  const shown = relative(cwd, file) || file;
+  if (existsSync(file) && statSync(file).isDirectory()) {
+    return new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `${words.prefix} module file ${shown} is a directory; ${words.give}`,
+    );
+  }
+  if (!existsSync(file) || !statSync(file).isFile()) {
+    return new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `${words.prefix} module file ${shown} not found; ${words.give}`,
+    );
+  }
+  return undefined;
 }
 
 /**

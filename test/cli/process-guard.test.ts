@@ -213,6 +213,29 @@ describe('module files that cannot be used', () => {
       'agenttool: module file dist is a directory; give the path of a compiled .js file that exports a @Module class\n',
     );
   });
+
+  it('a directory to dev: bad arguments, saying it is a directory, as serve says', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'src'));
+    const give = 'give the .ts or .js file that exports your root @Module';
+    for (const [path, shown] of [
+      ['src', 'src'],
+      ['.', dir],
+    ]) {
+      const ran = await runAgenttool(['dev', path as string], { cwd: dir });
+      expect(ran).toMatchObject({
+        code: 2,
+        stderr: `agenttool: dev: module file ${shown} is a directory; ${give}\n`,
+      });
+      const served = await runAgenttool(['serve', path as string], { cwd: dir });
+      expect(served.stderr).toContain(`module file ${shown} is a directory;`);
+    }
+    const missing = await runAgenttool(['dev', 'src/app.module.ts'], { cwd: dir });
+    expect(missing).toMatchObject({
+      code: 2,
+      stderr: `agenttool: dev: module file src/app.module.ts not found; ${give}\n`,
+    });
+  });
 });
 
 describe('a reader that closes stdout early', () => {
