@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { basename, extname, resolve } from 'node:path';
 import { type Writable } from 'node:stream';
 import { Command, CommanderError, type Option } from 'commander';
+import { closestNames } from './closest';
 import { CliError, ExitCode } from './exit-codes';
 import {
   CLIENT_SPECS,
@@ -155,6 +156,10 @@ export function serveArguments(
       continue;
     }
     if (positional !== undefined) {
+      // `install <client> bogus app.js`: the word before the file is the wrong one.
+      if (first !== command && positional === first && !isFile(resolve(cwd, first))) {
+        throw notWhatToServe(first, word);
+      }
       throw new CliError(
         ExitCode.BAD_ARGUMENTS,
         `agenttool: install: unexpected ${JSON.stringify(word)}; ${command} takes one ${command === 'serve' ? 'module file' : 'folder'}`,
@@ -202,6 +207,22 @@ export function serveArguments(
   };
 }
 
+function isFile(path: string): boolean {
+  return existsSync(path) && statSync(path).isFile();
+}
+
+/**
+ * The error for a first word that is neither `serve` nor `workspace`, nor a file, with
+ * what to serve after it (`install cursor bogus app.js`).
+ */
+function notWhatToServe(first: string, next: string): CliError {
+  const near = closestNames(first, ['serve', 'workspace'], 1);
+  return new CliError(
+    ExitCode.BAD_ARGUMENTS,
+    `agenttool: install: ${JSON.stringify(first)} is not what to serve: give serve <module-file> or workspace [dir] after the client${near.length > 0 ? ` (did you mean ${near[0]}?)` : ''}, e.g. ${near[0] ?? 'serve'} ${next}`,
+  );
+}
+
 function moduleFile(spec: string | undefined, cwd: string): { arg: string; name: string } {
   if (spec === undefined) {
     throw new CliError(
@@ -212,7 +233,7 @@ function moduleFile(spec: string | undefined, cwd: string): { arg: string; name:
   const hash = spec.lastIndexOf('#');
   const path = hash > 0 ? spec.slice(0, hash) : spec;
   const file = resolve(cwd, path);
-  if (!existsSync(file) || !statSync(file).isFile()) {
+  if (!isFile(file)) {
     throw new CliError(
       ExitCode.BAD_ARGUMENTS,
       `agenttool: install: module file ${path} not found; give the compiled .js file the client should serve`,

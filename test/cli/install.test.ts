@@ -136,4 +136,30 @@ describe('agenttool install', () => {
     },
     60_000,
   );
+
+  it('a wrong word before the file: the message names that word and what belongs there', async () => {
+    const project = tempDir();
+    writeFileSync(join(project, 'app.js'), 'module.exports = {};\n');
+    const refused = async (words: string[]): Promise<string> => {
+      const ran = await runAgenttool(['install', 'cursor', '--dry-run', ...words], {
+        cwd: project,
+      });
+      expect(ran.code).toBe(2);
+      expect(ran.stdout).toBe('');
+      return ran.stderr;
+    };
+    expect(await refused(['bogus', 'app.js'])).toBe(
+      'agenttool: install: "bogus" is not what to serve: give serve <module-file> or workspace [dir] after the client, e.g. serve app.js\n',
+    );
+    expect(await refused(['sreve', '../app.js'])).toBe(
+      'agenttool: install: "sreve" is not what to serve: give serve <module-file> or workspace [dir] after the client (did you mean serve?), e.g. serve ../app.js\n',
+    );
+    expect(await refused(['worksapce', '.', '--allow-network', 'example.com'])).toBe(
+      'agenttool: install: "worksapce" is not what to serve: give serve <module-file> or workspace [dir] after the client (did you mean workspace?), e.g. workspace .\n',
+    );
+    // The file first, then a word too many: that word is the one named.
+    expect(await refused(['app.js', 'more.js'])).toBe(
+      'agenttool: install: unexpected "more.js"; serve takes one module file\n',
+    );
+  });
 });
