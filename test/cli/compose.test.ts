@@ -369,6 +369,49 @@ describe('agenttool list --config', () => {
   });
 });
 
+describe("a configuration's ${input:...} (VS Code's prompted inputs)", () => {
+  it('is refused naming the server and the field, as a VS Code prompt, not as an unset variable', async () => {
+    const vscode = join(dir, 'vscode-inputs');
+    mkdirSync(join(vscode, '.vscode'), { recursive: true });
+    const file = join(vscode, '.vscode', 'mcp.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        inputs: [{ type: 'promptString', id: 'api-key', description: 'API key', password: true }],
+        servers: {
+          search: {
+            type: 'stdio',
+            command: 'npx',
+            args: ['-y', 'search-server'],
+            env: { API_KEY: '${input:api-key}' },
+          },
+        },
+      }),
+    );
+    const prompt =
+      'holds ${input:api-key}, a value VS Code asks its user for when it starts the server ("inputs" of its mcp.json); agenttool asks no one, so such prompts are not supported here: write the value, or ${env:NAME} with --expand-env (env in code) to take it from the environment';
+    for (const expand of [['--expand-env'], []]) {
+      const ran = await runAgenttool(['list', '--config', file, ...expand]);
+      expect(ran).toMatchObject({
+        code: 2,
+        stderr: `agenttool: ${file}: servers.search.env.API_KEY: ${prompt}\n`,
+      });
+    }
+    // In args too, where another placeholder without --expand-env is an ordinary argument.
+    writeFileSync(
+      file,
+      JSON.stringify({
+        servers: { search: { command: 'search', args: ['--key=${input:api-key}'] } },
+      }),
+    );
+    const inArgs = await runAgenttool(['list', '--config', file]);
+    expect(inArgs).toMatchObject({
+      code: 2,
+      stderr: `agenttool: ${file}: servers.search.args[0]: ${prompt}\n`,
+    });
+  });
+});
+
 describe('agenttool serve --config, stopped while it starts', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)(
     'on %s while a composed server starts, closes it once started and leaves nothing running',

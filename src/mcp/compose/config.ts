@@ -143,6 +143,8 @@ export const DEFAULT_RETRY: RetryPolicy = Object.freeze({
 });
 
 const PLACEHOLDER = /\$\{(?:env:)?([^}]*)\}/g;
+/** VS Code's prompted input (`"inputs"` of its mcp.json), which only VS Code can ask for. */
+const INPUT = /\$\{input:([^}]*)\}/;
 
 /**
  * Checks a configuration (as parsed from JSON, or written in code) and normalizes it.
@@ -334,6 +336,14 @@ function expander(
 ): (field: string, value: string, secret: boolean) => string {
   return (field, value, secret) => {
     if (!value.includes('${')) return value;
+    const input = INPUT.exec(value);
+    if (input !== null) {
+      // Neither expanded nor passed on as it is, with or without env: nothing answers it.
+      return fail(
+        `${at}.${field}`,
+        `holds \${input:${input[1] ?? ''}}, a value VS Code asks its user for when it starts the server ("inputs" of its mcp.json); agenttool asks no one, so such prompts are not supported here: write the value, or \${env:NAME} with --expand-env (env in code) to take it from the environment`,
+      );
+    }
     if (env === undefined) {
       if (!secret) return value;
       return fail(
