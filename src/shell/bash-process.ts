@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './random-bytes';
 import { readFileSync, readdirSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { commandMessage, initScript, MARKER_HEX_DIGITS, MARKER_PREFIX } from './bash-driver';

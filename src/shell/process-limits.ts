@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './random-bytes';
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupOnHardExit } from './janitor';
@@ -49,7 +49,12 @@ export function applyLimits(
   maxMemoryBytes: number,
   options: { readonly probe?: boolean } = {},
 ): AppliedLimits {
-  const name = `agenttool-shell-${randomBytes(6).toString('hex')}`;
+  // A probe's name needs only to differ from the live ones (its cgroups go before this
+  // returns), and a server's start would otherwise load node:crypto for it.
+  const name =
+    options.probe === true
+      ? `agenttool-probe-${process.pid}-${Math.random().toString(16).slice(2, 14)}`
+      : `agenttool-shell-${randomBytes(6).toString('hex')}`;
   // A probe's cgroups are removed before this returns: they are not handed to the
   // janitor, whose start (a process) would cost a server's start more than the probe.
   const register = options.probe !== true;

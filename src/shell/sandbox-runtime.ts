@@ -1,7 +1,7 @@
 import type * as SandboxRuntime from '@anthropic-ai/sandbox-runtime' with {
   'resolution-mode': 'import',
 };
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './random-bytes';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';

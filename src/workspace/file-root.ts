@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import type * as Crypto from 'node:crypto';
 import { constants as fsConstants, existsSync, realpathSync, statSync } from 'node:fs';
 import {
   type FileHandle,
@@ -380,6 +380,9 @@ export class FileRoot {
    * temporary file is made, and removed on failure, through the directory's handle.
    */
   private async replace(op: Op, dir: Dir, name: string, bytes: Uint8Array, mode: number) {
+    // node:crypto loads with the first write, not with the workspace's start.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
+    const { randomBytes } = require('node:crypto') as typeof Crypto;
     const temporary = `.${utf8Prefix(name, 100)}.${randomBytes(6).toString('hex')}.tmp`;
     const removeTemporary = () => unlink(this.at(dir, temporary)).catch(() => undefined);
     let handle: FileHandle;

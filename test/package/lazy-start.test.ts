@@ -1,7 +1,7 @@
-// What a start of the built command loads, as a host spawns it: a stdio server loads
-// neither the HTTP side (node:http, the listener's file) nor node:crypto (a random id or a
-// hash is asked for only later, if ever), and `serve` does not load the workspace's
-// shell. The bundle would otherwise hoist them to the top of the chunk that requires them
+// What a start of the built command loads, as a host spawns it, up to its answer to the
+// first tools/list: a stdio server loads neither the HTTP side (node:http, the listener's
+// file) nor node:crypto (a random id or a hash is asked for only later, if ever), and
+// `serve` does not load the workspace's shell. The bundle would otherwise hoist them to the top of the chunk that requires them
 // on demand (see scripts/bundle.js). Each child reports, as it exits, the built-in
 // modules it loaded and the package files it required; the HTTP row shows that the report
 // sees them at all.
@@ -16,15 +16,31 @@ interface Loaded {
   readonly files: readonly string[];
 }
 
-/** A preload that writes what the process loaded to `report` as it exits. */
+/**
+ * A preload that writes to `report` what the process had loaded when it answered the
+ * first `tools/list` (id 2) on stdout, or, for a server that never answers one, when it
+ * exits. Taken at the answer: a workspace readies its sandbox a moment after it serves.
+ */
 function reporter(dir: string, report: string): string {
   const file = join(dir, 'report-loads.js');
   writeFileSync(
     file,
-    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify({
-  builtins: process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)),
-  files: Object.keys(require.cache),
-})));\n`,
+    `const fs = require('node:fs');
+let taken = false;
+const take = () => {
+  if (taken) return;
+  taken = true;
+  fs.writeFileSync(${JSON.stringify(report)}, JSON.stringify({
+    builtins: process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)),
+    files: Object.keys(require.cache),
+  }));
+};
+const write = process.stdout.write;
+process.stdout.write = function (chunk, ...rest) {
+  if (!taken && String(chunk).includes('"id":2')) take();
+  return write.call(this, chunk, ...rest);
+};
+process.on('exit', take);\n`,
   );
   return file;
 }
@@ -98,9 +114,10 @@ test('a stdio serve loads neither the HTTP side nor node:crypto nor the workspac
   expect(files).not.toContain('workspace.js');
 });
 
-test('a stdio workspace loads the workspace but not the HTTP side', async () => {
+test('a stdio workspace loads the workspace but neither the HTTP side nor node:crypto', async () => {
   const loaded = await loadsOverStdio(['workspace', tempDir()]);
   expect(loaded.builtins).not.toContain('http');
+  expect(loaded.builtins).not.toContain('crypto');
   const files = packageFiles(loaded);
   expect(files).toContain('workspace.js');
   expect(files).not.toContain('mcp-listener.js');
