@@ -24,6 +24,7 @@ import {
   startAgenttool,
   tempDir,
 } from './helpers';
+import { gone, liveGroup } from '../support/processes';
 
 beforeAll(() => ensureBuilt(), 300_000);
 afterAll(() => killChildren());
@@ -367,6 +368,112 @@ setInterval(() => {}, 1e9);
       expect(pids.filter(alive)).toEqual([]);
     },
   );
+});
+
+describe('a --stdio server started through a wrapper', () => {
+  /**
+   * `sh -c '<helper> & <server>; wait'`: the shell, a helper in the background (which a
+   * shell starts ignoring SIGINT) and the server in the foreground, each writing its pid
+   * to the returned folder. The server is agenttool serve of the test app (`answers`),
+   * or one that never answers and ignores its stdin closing.
+   */
+  function wrapped(answers: boolean): { command: string; pids: string } {
+    const dir = tempDir();
+    const pids = join(dir, 'pids');
+    mkdirSync(pids);
+    const note = `require('node:fs').writeFileSync(require('node:path').join(${JSON.stringify(pids)}, String(process.pid)), '');`;
+    const helper = join(dir, 'helper.js');
+    writeFileSync(helper, `${note}\nsetInterval(() => {}, 1e9);\n`);
+    const silent = join(dir, 'silent.js');
+    writeFileSync(silent, `${note}\nsetInterval(() => {}, 1e9);\n`);
+    const node = `"${process.execPath}"`;
+    const server = answers ? `${node} "${CLI}" serve "${APP}" 2>/dev/null` : `${node} "${silent}"`;
+    const script = `: > "${pids}/$$"; ${node} "${helper}" & ${server}; wait`;
+    return { command: `sh -c '${script}'`, pids };
+  }
+
+  /** Waits for the pids in `dir` to be `count` (each process writes its own). */
+  async function pidsOf(dir: string, count: number): Promise<number[]> {
+    for (let i = 0; i < 500; i += 1) {
+      const pids = readdirSync(dir).map(Number);
+      if (pids.length >= count) {
+        leftovers.push(...pids);
+        return pids;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(
+      `the wrapped server's processes did not all start: ${readdirSync(dir).join(', ')}`,
+    );
+  }
+
+  /**
+   * The server's process group (the shell leads it), checked to be its own, while it
+   * runs.
+   */
+  function groupOf(pids: readonly number[]): number {
+    const shell = pids.find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'sh');
+    const group = shell === undefined ? undefined : liveGroup(shell);
+    expect(group).toBe(shell);
+    expect(group).not.toBe(liveGroup(process.pid));
+    return group as number;
+  }
+
+  /**
+   * The processes of `group`, and those of `pids`, still running once each has had its
+   * bounded time to go (a process dead but not yet reaped counts as gone).
+   */
+  async function remaining(group: number, pids: readonly number[]): Promise<number[]> {
+    const left = new Set<number>();
+    for (const pid of pids) if (!(await gone(pid))) left.add(pid);
+    for (const entry of readdirSync('/proc')) {
+      if (/^\d+$/.test(entry) && liveGroup(Number(entry)) === group) left.add(Number(entry));
+    }
+    return [...left];
+  }
+
+  it.each([
+    ['list', 'legacy'],
+    ['call', 'auto'],
+  ])(
+    '%s --protocol %s: after Ctrl-C, no process of its group is left',
+    async (command, protocol) => {
+      const server = wrapped(false);
+      const args =
+        command === 'call'
+          ? ['call', '--protocol', protocol, '--stdio', server.command, 'probe']
+          : ['list', '--protocol', protocol, '--stdio', server.command];
+      const running = startAgenttool(args);
+      running.stdin.end();
+      // The shell, the helper and the server.
+      const pids = await pidsOf(server.pids, 3);
+      const group = groupOf(pids);
+      running.process.kill('SIGINT');
+      const ran = await running.done;
+      expect(ran.code).toBe(130);
+      expect(await remaining(group, pids)).toEqual([]);
+    },
+  );
+
+  it('after a call that completes, no process of its group is left', async () => {
+    const server = wrapped(true);
+    const running = startAgenttool([
+      'call',
+      '--protocol',
+      'legacy',
+      '--stdio',
+      server.command,
+      'echo',
+      '{"text":"hi"}',
+    ]);
+    running.stdin.end();
+    // The shell and the helper (the server is agenttool's own serve).
+    const pids = await pidsOf(server.pids, 2);
+    const group = groupOf(pids);
+    const ran = await running.done;
+    expect(ran).toMatchObject({ code: 0, stdout: 'hi\n' });
+    expect(await remaining(group, pids)).toEqual([]);
+  });
 });
 
 describe('--record to a path that cannot be written', () => {

@@ -9,10 +9,15 @@ import { DEFAULT_STDIO_MESSAGE_BYTES } from '../line-bound';
 import { routingLogLines } from './log-routing';
 import { notingChallengedScopes, reauthorizingRequests, type Reauthorizing } from './reauthorize';
 import { retryingSafely } from './safe-retry';
-import { clientSdk, clientStdio } from './sdk-modules';
+import { clientSdk } from './sdk-modules';
+import { groupedStdioTransport } from './stdio-process';
 import { boundStdioReads } from './stdio-reads';
 
-/** A server started as a child process, spoken to over its stdin and stdout. */
+/**
+ * A server started as a child process, spoken to over its stdin and stdout. It runs in a
+ * process group of its own (not on Windows), and closing the connection stops the whole
+ * group: stdin closed, then SIGTERM, then SIGKILL (see `groupedStdioTransport`).
+ */
 export interface StdioTarget {
   readonly command: string;
   readonly args?: readonly string[];
@@ -105,7 +110,8 @@ export function transportFor(target: McpTarget): Transport {
           `mcp: connect: maxMessageBytes must be a positive whole number of bytes, got ${String(limit)}`,
         );
       }
-      const transport = new (clientStdio().StdioClientTransport)({
+      // The server in a process group of its own, stopped as a whole (stdio-process.ts).
+      const transport = new (groupedStdioTransport())({
         command: target.command,
         args: [...(target.args ?? [])],
         ...(target.env !== undefined ? { env: { ...target.env } } : {}),
