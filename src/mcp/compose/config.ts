@@ -348,7 +348,7 @@ function expander(
       if (!secret) return value;
       return fail(
         `${at}.${field}`,
-        'holds a ${...} placeholder, which is not expanded unless asked: give --expand-env (expandEnv in code) to take it from the environment, or write the value',
+        'holds a ${...} placeholder, which is not expanded unless asked: give --expand-env (the env option in code) to take it from the environment, or write the value',
       );
     }
     return value.replace(PLACEHOLDER, (_whole, name: string) => {

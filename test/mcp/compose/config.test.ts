@@ -132,7 +132,7 @@ describe('checkMcpServersConfig', () => {
       mcpServers: { gh: { url: 'http://h/mcp', headers: { Authorization: 'Bearer ${GH_TOKEN}' } } },
     };
     expect(refusal(config)).toBe(
-      'servers.json: mcpServers.gh.headers.Authorization: holds a ${...} placeholder, which is not expanded unless asked: give --expand-env (expandEnv in code) to take it from the environment, or write the value',
+      'servers.json: mcpServers.gh.headers.Authorization: holds a ${...} placeholder, which is not expanded unless asked: give --expand-env (the env option in code) to take it from the environment, or write the value',
     );
     const expanded = checkMcpServersConfig(config, { env: { GH_TOKEN: 'tok-42' } });
     expect(expanded.servers[0]?.target).toEqual({
