@@ -1,4 +1,5 @@
 import { type ServerContext } from '@modelcontextprotocol/server';
+import { type CallShares } from './fair-shares';
 
 /**
  * The caller each HTTP request counts against for the fair shares (see `FairShares`):
@@ -11,4 +12,21 @@ export const callerKeys = new WeakMap<Request, string>();
 export function callerKeyOf(ctx: ServerContext): string | undefined {
   const request = ctx.http?.req;
   return request === undefined ? undefined : callerKeys.get(request);
+}
+
+/** The calls in flight of the endpoint that serves each HTTP request, set beside its caller. */
+export const callShares = new WeakMap<Request, CallShares>();
+
+/**
+ * Counts a new tool call of the request `ctx` against its caller's share of calls in
+ * flight (`maxCallsPerSubject`): the function that gives it back, once, when the call
+ * has ended; undefined off HTTP (stdio, in memory), where calls are not counted. Throws
+ * the JSON-RPC error of the refusal when the caller holds its share.
+ */
+export function takeCallShare(ctx: ServerContext): (() => void) | undefined {
+  const request = ctx.http?.req;
+  if (request === undefined) return undefined;
+  const shares = callShares.get(request);
+  const caller = callerKeys.get(request);
+  return shares === undefined || caller === undefined ? undefined : shares.take(caller);
 }

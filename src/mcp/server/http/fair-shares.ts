@@ -1,8 +1,12 @@
-import { type AuthInfo } from '@modelcontextprotocol/server';
+import { type AuthInfo, ProtocolError } from '@modelcontextprotocol/server';
 import { goQuote } from '../../../core';
 import { subjectOf } from '../auth';
 import { jsonRpcError } from './http-io';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS } from './http-options';
+import {
+  DEFAULT_MAX_CALLS_PER_SUBJECT,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MAX_STREAMS,
+} from './http-options';
 import { countLimit, fairShare } from '../calls';
 
 /** The `Retry-After` of a refusal past a share or a limit, in seconds. */
@@ -14,6 +18,7 @@ export interface ShareLimits {
   readonly sessionsPerCaller: number;
   readonly streams: number;
   readonly streamsPerCaller: number;
+  readonly callsPerCaller: number;
 }
 
 /** The limits an endpoint's options set, checked (`INVALID_OPTIONS` for a bad one). */
@@ -22,6 +27,7 @@ export function shareLimits(options: {
   readonly maxSessionsPerSubject?: number | undefined;
   readonly maxStreams?: number | undefined;
   readonly maxStreamsPerSubject?: number | undefined;
+  readonly maxCallsPerSubject?: number | undefined;
 }): ShareLimits {
   const sessions = countLimit('maxSessions', options.maxSessions, DEFAULT_MAX_SESSIONS);
   const streams = countLimit('maxStreams', options.maxStreams, DEFAULT_MAX_STREAMS);
@@ -37,6 +43,11 @@ export function shareLimits(options: {
       'maxStreamsPerSubject',
       options.maxStreamsPerSubject,
       fairShare(streams),
+    ),
+    callsPerCaller: countLimit(
+      'maxCallsPerSubject',
+      options.maxCallsPerSubject,
+      DEFAULT_MAX_CALLS_PER_SUBJECT,
     ),
   };
 }
@@ -97,10 +108,21 @@ export function overShare(
   return jsonRpcError(
     429,
     -32000,
-    `Too Many Requests: the ${callerName(caller)} holds its share of ${limit} ${what} (${option}); ${remedy}`,
+    overShareMessage(caller, what, limit, option, remedy),
     { 'Retry-After': String(RETRY_AFTER_SECONDS) },
     id,
   );
+}
+
+/** What {@link overShare} says. */
+function overShareMessage(
+  caller: string,
+  what: string,
+  limit: number,
+  option: string,
+  remedy: string,
+): string {
+  return `Too Many Requests: the ${callerName(caller)} holds its share of ${limit} ${what} (${option}); ${remedy}`;
 }
 
 /** The refusal past an endpoint's limit, whoever asks: 503 with `Retry-After`. */
@@ -220,6 +242,60 @@ export class StreamShares {
     return () => {
       if (!open) return;
       open = false;
+      this.#tally.give(caller);
+    };
+  }
+}
+
+/** How a caller past its share of calls in flight gets under it. */
+const CALLS_REMEDY = 'wait for one of them to end, or cancel one, first';
+
+/**
+ * The tool calls in flight of one endpoint's callers, each caller against its share
+ * (`maxCallsPerSubject`): a call counts from its start to its end, whether or not the
+ * connection of its request is still open (see `takeCallShare`).
+ */
+export class CallShares {
+  readonly #tally = new Tally();
+
+  constructor(readonly perCaller: number) {}
+
+  /** Why `caller` may not start one more call now (429), or undefined. */
+  refusal(caller: string, id: unknown): Response | undefined {
+    if (this.#tally.count(caller) < this.perCaller) return undefined;
+    return overShare(
+      caller,
+      'calls in flight',
+      this.perCaller,
+      'maxCallsPerSubject',
+      CALLS_REMEDY,
+      id,
+    );
+  }
+
+  /**
+   * Counts a call of `caller`; the returned function gives it back (once). A caller that
+   * holds its share is refused with the JSON-RPC error the 429 carries (-32000): a call
+   * that arrived together with others, or in a batch, gets past the endpoint's check.
+   */
+  take(caller: string): () => void {
+    if (this.#tally.count(caller) >= this.perCaller) {
+      throw new ProtocolError(
+        -32000,
+        overShareMessage(
+          caller,
+          'calls in flight',
+          this.perCaller,
+          'maxCallsPerSubject',
+          CALLS_REMEDY,
+        ),
+      );
+    }
+    this.#tally.take(caller);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
       this.#tally.give(caller);
     };
   }

@@ -13,6 +13,12 @@ export const DEFAULT_MAX_SESSIONS = 1000;
 export const DEFAULT_MAX_STREAMS = 1000;
 
 /**
+ * How many tool calls one caller of an HTTP endpoint has in flight at once, by default
+ * (100, the default share of the other per-caller limits).
+ */
+export const DEFAULT_MAX_CALLS_PER_SUBJECT = 100;
+
+/**
  * How long `listenHttp` keeps an idle keep-alive connection open, by default (65 s):
  * longer than the 60 s idle timeout of common load balancers and proxies (AWS ALB,
  * nginx's upstream keep-alive), so they, not the server, retire a pooled connection.
@@ -115,6 +121,25 @@ export interface HttpServeOptions {
    * {@link HttpServeOptions.maxStreams} (at least 1). Past it a new one gets 429.
    */
   readonly maxStreamsPerSubject?: number;
+  /**
+   * The most tool calls one caller has in flight at once (callers counted as
+   * {@link HttpServeOptions.maxSessionsPerSubject} counts them). Default
+   * {@link DEFAULT_MAX_CALLS_PER_SUBJECT}, 100; a whole number, at least 1. A call counts
+   * from the moment its `tools/call` is taken until its tool has ended (a result, an
+   * error, a cancellation, its session or the server closing), whether or not the
+   * connection of its request is still open: in both eras, a 2025-era call that goes on
+   * after its client dropped the connection (`resumable`), a 2026-07-28 call waiting for
+   * its client's answers (which `maxParkedCallsPerSubject` bounds too), a call in a
+   * JSON-RPC batch and a stateless one alike. The answers to a waiting call are no new
+   * call and are always taken. A call that runs as a task counts until the task is made:
+   * tasks are bounded by `tasks.maxTasksPerSubject` (counted until their TTL). Past it a
+   * new `tools/call` of that caller gets 429 with `Retry-After` and a message naming the
+   * limit (`Too Many Requests: the subject "ada" holds its share of 100 calls in flight
+   * (maxCallsPerSubject); ...`); one in a batch, or one that arrived together with others
+   * past the limit, the same message as a JSON-RPC error (-32000). Other callers are not
+   * affected.
+   */
+  readonly maxCallsPerSubject?: number;
   /**
    * Which proxies in front are trusted to name the client (`X-Forwarded-For`), for the
    * per-caller shares of a server without authorization, which count by client address

@@ -1,6 +1,6 @@
 // What every HTTP part of the server shares: request and response IO, the HTTP options,
 // the client's address behind proxies, caller keys and each caller's fair share.
-export { callerKeyOf, callerKeys } from './caller-keys';
+export { callerKeyOf, callerKeys, callShares, takeCallShare } from './caller-keys';
 export {
   type AddressFinder,
   addressFinder,
@@ -8,6 +8,7 @@ export {
   UNKNOWN_ADDRESS,
 } from './client-address';
 export {
+  CallShares,
   callerKey,
   overLimit,
   overShare,
@@ -40,6 +41,7 @@ export {
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_HEALTH_PATH,
   DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  DEFAULT_MAX_CALLS_PER_SUBJECT,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_STREAMS,
   type HttpHandler,

@@ -20,6 +20,8 @@ import {
   type Body,
   callerKey,
   callerKeys,
+  CallShares,
+  callShares,
   ClientGone,
   discardBody,
   headersOf,
@@ -183,6 +185,8 @@ class HttpEndpoint {
   readonly #gate: AuthGate | undefined;
   readonly #sessionShares: SessionShares;
   readonly #streamShares: StreamShares;
+  /** Each caller's tool calls in flight, counted by the calls themselves (see takeCallShare). */
+  readonly #callShares: CallShares;
   readonly #address: AddressFinder;
   #closing: Promise<void> | undefined;
   /** Requests that carry an answer (POSTs but `subscriptions/listen`) not yet answered. */
@@ -213,6 +217,7 @@ class HttpEndpoint {
     this.#address = addressFinder(options.trustProxy);
     this.#sessionShares = new SessionShares(limits, () => this.#legacy.size + this.#handles.size);
     this.#streamShares = new StreamShares(limits);
+    this.#callShares = new CallShares(limits.callsPerCaller);
     this.#handles = new HandleSessions(
       server,
       options.idleTimeoutMs ?? DEFAULT_IDLE_MS,
@@ -273,7 +278,7 @@ class HttpEndpoint {
       this.#gate === undefined ? extras.authInfo : await this.#authorize(request, extras.authInfo);
     if (authInfo instanceof Response) return authInfo;
     const forwarded = request.headers.get('x-forwarded-for');
-    callerKeys.set(request, callerKey(authInfo, this.#address(extras.clientAddress, forwarded)));
+    this.#identify(request, callerKey(authInfo, this.#address(extras.clientAddress, forwarded)));
     let body: Body;
     if (request.method === 'POST') {
       const read = await readLimited(request, this.#limit, this.#bodies);
@@ -380,7 +385,7 @@ class HttpEndpoint {
     const authInfo = this.#gate === undefined ? given : await this.#authorize(request, given);
     if (authInfo instanceof Response) return refusedUnread(req, authInfo);
     const address = this.#address(req.socket?.remoteAddress, headers.get('x-forwarded-for'));
-    callerKeys.set(request, callerKey(authInfo, address));
+    this.#identify(request, callerKey(authInfo, address));
     let body: Body;
     if (method === 'POST') {
       if (parsedBody !== undefined && typeof parsedBody !== 'function') {
@@ -399,6 +404,15 @@ class HttpEndpoint {
     // writeResponse tells the backlog as it writes: the answer is not wrapped for it.
     const backlog = this.#backlog(request);
     return whenDone(await this.#dispatch(request, body, authInfo), NOTHING, backlog);
+  }
+
+  /**
+   * Names the caller `request` counts against, for the shares, and the endpoint whose
+   * calls in flight its calls count among.
+   */
+  #identify(request: Request, caller: string): void {
+    callerKeys.set(request, caller);
+    callShares.set(request, this.#callShares);
   }
 
   /** The answer to a request refused before its body is read, if it is. */
@@ -498,7 +512,9 @@ class HttpEndpoint {
     }
     if (this.#options.stateless === true) {
       if (this.#leaving && request.method === 'POST') return drainingRefusal();
-      return this.#legacy.serveStateless(request, body, authInfo);
+      return (
+        this.#callRefusal(parsed, caller) ?? this.#legacy.serveStateless(request, body, authInfo)
+      );
     }
     const id = request.headers.get('mcp-session-id');
     if (id !== null && id !== '') {
@@ -509,7 +525,8 @@ class HttpEndpoint {
       }
       const serve = (): Promise<Response> => this.#legacy.serve(session, request, body, authInfo);
       // A session's GET is its listening stream.
-      return request.method === 'GET' ? this.#stream(caller, undefined, authInfo, serve) : serve();
+      if (request.method === 'GET') return this.#stream(caller, undefined, authInfo, serve);
+      return this.#callRefusal(parsed, caller) ?? serve();
     }
     if (request.method === 'POST' && isInitialize(parsed)) {
       if (this.#leaving) return drainingRefusal();
@@ -521,8 +538,8 @@ class HttpEndpoint {
   /**
    * Why a 2026-07-28 request may not be served now, or undefined. A new call is refused
    * while its caller keeps its share of calls waiting for answers (429; 503 past the
-   * server's limit), and when it would open a session by handle past the caller's share
-   * of sessions (429).
+   * server's limit) or of calls in flight (429), and when it would open a session by
+   * handle past the caller's share of sessions (429).
    */
   #admitModern(
     body: unknown,
@@ -550,6 +567,8 @@ class HttpEndpoint {
           )
         : overLimit('calls waiting for answers', trips.maxParked, 'maxParkedCalls', remedy, id);
     }
+    const calls = this.#callShares.refusal(caller, id);
+    if (calls !== undefined) return calls;
     if (this.#options.stateless === true || !opensHandleSession(params)) return undefined;
     const handle = handleOf(params);
     if (handle !== undefined && this.#handles.holds(handle, subjectOf(authInfo))) return undefined;
@@ -563,6 +582,16 @@ class HttpEndpoint {
       'close a client (its session ends) or carry the handle of one it holds',
       id,
     );
+  }
+
+  /**
+   * The 429 of a 2025-era `tools/call` of a caller that holds its share of calls in
+   * flight, or undefined. A batch is let in: its calls are refused one by one, when they
+   * start, and the answers it may carry are always taken.
+   */
+  #callRefusal(body: unknown, caller: string): Response | undefined {
+    if (!isJsonObject(body) || body.method !== 'tools/call') return undefined;
+    return this.#callShares.refusal(caller, requestId(body));
   }
 
   /**

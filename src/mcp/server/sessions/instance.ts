@@ -34,13 +34,14 @@ import {
   RoundTripRun,
   type RoundTrips,
   runCall,
+  type RunningCall,
   type SendToClient,
   type ServedTool,
   sessionFailure,
   SHUTTING_DOWN,
   unknownTool,
 } from '../calls';
-import { callerKeyOf } from '../http';
+import { callerKeyOf, takeCallShare } from '../http';
 import {
   type ClientInfo,
   type ErrorReporter,
@@ -172,8 +173,14 @@ export function buildInstance(
     // A draining server still takes the answers to the calls it runs, not new calls.
     const resumes = era === 'modern' && ctx.mcpReq.requestState() !== undefined;
     if (calls.stopping || (calls.refusing && !resumes)) return failure(SHUTTING_DOWN);
-    // A legacy call tracks itself (see startLegacy).
-    if (era === 'legacy') return serveLegacy(host, binding, server, request, ctx);
+    // A legacy call tracks itself (see startLegacy). Over HTTP it counts against its
+    // caller's share of calls in flight until it is answered: when its tool has ended,
+    // or its task is made.
+    if (era === 'legacy') {
+      const share = takeCallShare(ctx);
+      const serve = () => serveLegacy(host, binding, server, request, ctx);
+      return share === undefined ? serve() : givingBack(share, serve);
+    }
     return calls.track(serveModern(host, binding, request, ctx), (result) =>
       stoppedAnswer(calls, result),
     );
@@ -381,6 +388,35 @@ async function serveModern(
       envelopeCapabilities(ctx),
     );
   }
+  // Over HTTP the call counts against its caller's share of calls in flight: until it is
+  // answered, or, once it runs, until its tool has ended (see heldWhileRunning).
+  const share: CallShare = { giveBack: takeCallShare(ctx) };
+  try {
+    return await startModern(host, binding, request, ctx, share);
+  } finally {
+    share.giveBack?.();
+  }
+}
+
+/** A call's count among its caller's calls in flight, and who holds it. */
+interface CallShare {
+  /** Gives the count back (once); undefined when uncounted, or held elsewhere. */
+  giveBack: (() => void) | undefined;
+}
+
+/**
+ * A new 2026-07-28 call (no request state): admitted, then run, as a task or as a run
+ * whose questions go back with the call; the run takes `share` over from its request.
+ */
+async function startModern(
+  host: InstanceHost,
+  binding: SessionBinding,
+  request: CallToolRequest,
+  ctx: ServerContext,
+  share: CallShare,
+): Promise<CallToolResult | InputRequiredResult> {
+  const { name } = request.params;
+  const signal = ctx.mcpReq.signal;
   const args = request.params.arguments ?? {};
   const auth = callerOf(ctx, host.localAuth);
   const verdict = admitted(host, name, args, auth);
@@ -412,6 +448,8 @@ async function serveModern(
   }
   const run = new RoundTripRun(name, binding.owner(ctx), capabilities, caller);
   run.answerFromCall(ctx.mcpReq.inputResponses);
+  /** The call's share, once the run holds it (see below). */
+  const held: CallShare = { giveBack: undefined };
   const late =
     task === undefined
       ? undefined
@@ -424,6 +462,8 @@ async function serveModern(
           capabilities,
           dropped,
           required: task.mode === 'required',
+          // A call that became a task counts among the tasks from then on.
+          made: () => held.giveBack?.(),
         });
   // What the tool asks of its client goes back with the call, or, once the call is a
   // task, with the task.
@@ -443,23 +483,70 @@ async function serveModern(
   const route = routeOf(ctx);
   // The tool may report progress before it first awaits: the request carries it already.
   run.route = route;
-  run.start(
-    runCall(served, args, {
-      session: lease.session,
-      auth,
-      signalSource: run.controller,
-      elicitor: asks.elicitor,
-      sampler: asks.sampler,
-      rootsLister: asks.rootsLister,
-      // The revision fails a request that needs a capability the client did not declare.
-      askWithoutElicitor: 'refuse',
-      recorder: host.recorder,
-      report: host.report,
-      progressBudget: host.progressBudget,
-      route: late === undefined ? () => run.route : () => late.route(),
-    }),
-  );
+  const running = runCall(served, args, {
+    session: lease.session,
+    auth,
+    signalSource: run.controller,
+    elicitor: asks.elicitor,
+    sampler: asks.sampler,
+    rootsLister: asks.rootsLister,
+    // The revision fails a request that needs a capability the client did not declare.
+    askWithoutElicitor: 'refuse',
+    recorder: host.recorder,
+    report: host.report,
+    progressBudget: host.progressBudget,
+    route: late === undefined ? () => run.route : () => late.route(),
+  });
+  run.start(running);
+  // The run holds the call's share from here, past the request (see heldWhileRunning).
+  held.giveBack = share.giveBack;
+  share.giveBack = undefined;
+  if (held.giveBack !== undefined) heldWhileRunning(run, running, held.giveBack);
   return withHandle(await run.wait(route, signal, host.trips, capabilities), lease.handle);
+}
+
+/**
+ * Gives `share` back once `run` is over (its answer taken, or given up) and its tool has
+ * ended: a stopped tool that has not yet returned still holds what it holds.
+ */
+function heldWhileRunning(run: RoundTripRun, running: RunningCall, share: () => void): void {
+  let left = 2;
+  const one = (): void => {
+    if (--left === 0) share();
+  };
+  run.onOver(one);
+  running.result.then(one, one);
+}
+
+/**
+ * `serve()`'s answer, `share` given back once it is answered (at once when it is not a
+ * promise), however it is answered.
+ */
+function givingBack(
+  share: () => void,
+  serve: () => CallToolResult | Promise<CallToolResult>,
+): CallToolResult | Promise<CallToolResult> {
+  let answer: CallToolResult | Promise<CallToolResult>;
+  try {
+    answer = serve();
+  } catch (error) {
+    share();
+    throw error;
+  }
+  if (!(answer instanceof Promise)) {
+    share();
+    return answer;
+  }
+  return answer.then(
+    (result) => {
+      share();
+      return result;
+    },
+    (error: unknown) => {
+      share();
+      throw error;
+    },
+  );
 }
 
 /** True for a capability the client declared. */

@@ -160,7 +160,11 @@ export interface LateTask {
 export function taskAfterQuestions(
   host: TaskHost,
   run: RoundTripRun,
-  call: TaskCall & { readonly required: boolean },
+  call: TaskCall & {
+    readonly required: boolean;
+    /** Runs once the task is made: the call is a task from then on. */
+    readonly made?: () => void;
+  },
 ): LateTask {
   let created: Promise<LocalTask> | undefined;
   let task: LocalTask | undefined;
@@ -182,6 +186,7 @@ export function taskAfterQuestions(
         if (error instanceof TaskLimitError) return failure(error.message);
         throw error;
       }
+      call.made?.();
       const running = run.running;
       if (running !== undefined) follow(host, made, running);
       made.onOver(() => run.end());
