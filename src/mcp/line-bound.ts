@@ -11,16 +11,6 @@ export interface OversizedMessage {
   /** Its length in bytes, up to its newline. */
   readonly bytes: number;
   /**
-   * Its JSON-RPC id, where one could be read from its first or last bytes (where
-   * clients and servers put it), so that an error can answer it; undefined otherwise.
-   */
-  readonly id: string | number | undefined;
-  /**
-   * True when its first or last members name a method: a request (or a notification),
-   * not an answer, so that its id is the sender's, not one of the reader's requests.
-   */
-  readonly request: boolean;
-  /**
    * What a reading of the whole message found at its top level, wherever its members
    * are: its `id` (a string or a safe integer, undefined when it has none or another
    * kind of one, or when the message is no JSON object) and whether it has a `method`.
@@ -35,10 +25,7 @@ export interface TopLevelMembers {
   readonly request: boolean;
 }
 
-/** How much of a long line's start and end is kept to find its id. */
-const KEPT = 256;
 const NEWLINE = 0x0a;
-const EMPTY: Buffer = Buffer.alloc(0);
 const NEWLINE_BUFFER: Buffer = Buffer.from('\n');
 /**
  * What ends the part of a line too long that was already passed on: a NUL, which no
@@ -47,18 +34,6 @@ const NEWLINE_BUFFER: Buffer = Buffer.from('\n');
  */
 export const CUT_LINE_END = '\0';
 const CUT_BUFFER: Buffer = Buffer.from(`${CUT_LINE_END}\n`);
-/** An id as the first member of a message (after `"jsonrpc"` at most). */
-const HEAD_ID = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/;
-/** A member of a message's first ones (`jsonrpc`, `id`), with the comma after it. */
-const LEADING_MEMBER = String.raw`\s*"(?:jsonrpc|id)"\s*:\s*(?:-?\d+|"(?:[^"\\]|\\.)*")\s*,`;
-/** `"method"` among a message's first members. */
-const HEAD_METHOD = new RegExp(String.raw`^\s*\{(?:${LEADING_MEMBER})*\s*"method"\s*:`);
-/** `"method"` among a message's last members (a string, then at most `jsonrpc` and `id`). */
-const TAIL_METHOD = new RegExp(
-  String.raw`[,{]\s*"method"\s*:\s*"(?:[^"\\]|\\.)*"\s*(?:,\s*"(?:jsonrpc|id)"\s*:\s*(?:-?\d+|"(?:[^"\\]|\\.)*")\s*)*\}\s*$`,
-);
-/** An id as the last member of a message: after it, the message's own closing brace. */
-const TAIL_ID = /[,{]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/;
 
 /**
  * Splits a byte stream at its newlines and passes on what belongs to lines of at most
@@ -77,9 +52,6 @@ const TAIL_ID = /[,{]\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/;
 export class LineBound {
   #lineBytes = 0;
   #dropping = false;
-  // The line's first part (a view, not a copy: most lines are never looked at again).
-  #head = EMPTY;
-  #tail = EMPTY;
   /** The parts of a line that starts as an array, kept until its end. */
   #batch: Buffer[] | undefined;
   /**
@@ -101,10 +73,7 @@ export class LineBound {
       const newline = chunk.indexOf(NEWLINE, start);
       const end = newline === -1 ? chunk.length : newline;
       const part = chunk.subarray(start, end);
-      if (this.#lineBytes === 0) {
-        this.#head = part.subarray(0, KEPT);
-        if (startsArray(part)) this.#batch = [];
-      }
+      if (this.#lineBytes === 0 && startsArray(part)) this.#batch = [];
       if (!this.#dropping && this.#lineBytes + part.length > this.limit) {
         this.#dropping = true;
         // What was passed on of this line ends here: the reader skips the fragment.
@@ -116,7 +85,6 @@ export class LineBound {
       }
       this.#lineBytes += part.length;
       if (this.#dropping) {
-        this.#keepTail(part);
         this.#scan?.write(part);
       } else {
         if (part.length > 0) this.#passed.push(part);
@@ -125,30 +93,19 @@ export class LineBound {
       }
       if (newline === -1) break;
       if (this.#dropping) {
-        const head = this.#head.toString('utf8');
-        const tail = this.#tail.toString('utf8');
         this.onOversized({
           bytes: this.#lineBytes,
-          id: idOfEnds(head, tail),
-          request: methodAtEnds(head, tail),
           topLevel: this.#scan?.members() ?? { id: undefined, request: false },
         });
       }
       if (this.#batch !== undefined) passBatch(Buffer.concat(this.#batch), pass);
       this.#lineBytes = 0;
       this.#dropping = false;
-      this.#head = EMPTY;
-      this.#tail = EMPTY;
       this.#batch = undefined;
       this.#passed = [];
       this.#scan = undefined;
       start = newline + 1;
     }
-  }
-
-  #keepTail(part: Buffer): void {
-    const tail = Buffer.concat([this.#tail, part.subarray(Math.max(0, part.length - KEPT))]);
-    this.#tail = tail.length > KEPT ? tail.subarray(tail.length - KEPT) : tail;
   }
 }
 
@@ -211,26 +168,6 @@ function passBatch(line: Buffer, pass: (part: Buffer) => void): void {
     return;
   }
   for (const element of elements) pass(Buffer.from(`${JSON.stringify(element)}\n`));
-}
-
-/**
- * True when a message that cannot be read whole (too long, or not JSON) names a method
- * among its first or last members: a request or a notification, not an answer.
- */
-function methodAtEnds(head: string, tail: string): boolean {
-  return HEAD_METHOD.test(head) || TAIL_METHOD.test(tail);
-}
-
-/**
- * The JSON-RPC id of a message that cannot be read whole (too long, or not JSON), where
- * its first or last bytes give one, as clients and servers put it there.
- */
-export function idOfLine(line: string): string | number | undefined {
-  return idOfEnds(line.slice(0, KEPT), line.slice(-KEPT));
-}
-
-function idOfEnds(head: string, tail: string): string | number | undefined {
-  return parseId(HEAD_ID.exec(head)?.[1] ?? TAIL_ID.exec(tail)?.[1]);
 }
 
 /** An id's raw JSON text as an id: a string or a safe integer; undefined otherwise. */

@@ -144,9 +144,10 @@ export interface StdioServeOptions {
   readonly stdout?: Writable;
   /**
    * The largest message read, in bytes (default `DEFAULT_STDIO_MESSAGE_BYTES`, 10 MiB).
-   * A longer one is not read: the connection goes on, the message's id (where it can be
-   * found in the message's first or last bytes, where clients put it) is answered with
-   * a JSON-RPC error (-32000) that gives both sizes, and the error reporter is told.
+   * A longer one is not read: the connection goes on, a request's id (wherever it sits
+   * among the message's top-level members) is answered with a JSON-RPC error (-32000)
+   * that gives both sizes, an answer of the client fails the server's request it
+   * answers with that error (nothing is sent back), and the error reporter is told.
    */
   readonly maxMessageBytes?: number;
   /**

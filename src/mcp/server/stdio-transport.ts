@@ -1,6 +1,6 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type * as ServerStdio from '@modelcontextprotocol/server/stdio';
-import { boundedLines, DEFAULT_STDIO_MESSAGE_BYTES, idOfLine } from '../line-bound';
+import { boundedLines, DEFAULT_STDIO_MESSAGE_BYTES, scanTopLevel } from '../line-bound';
 import type { StdioServeOptions } from './server-options';
 import { tellUnreadableLines } from './stdio-reader';
 import { boundedWrites, DEFAULT_STDIO_SENT_MESSAGE_BYTES } from './stdio-writes';
@@ -8,12 +8,14 @@ import { boundedWrites, DEFAULT_STDIO_SENT_MESSAGE_BYTES } from './stdio-writes'
 /**
  * The SDK's stdio server transport over `io`'s streams, made to keep a connection going
  * where the SDK's alone would end it or leave a client waiting:
- * - a message read over `maxMessageBytes` is not read, and its id is answered with a
- *   JSON-RPC error (-32000) that gives both sizes (the SDK's closes the connection);
+ * - a message read over `maxMessageBytes` is not read: a request's id is answered with
+ *   a JSON-RPC error (-32000) that gives both sizes (the SDK's closes the connection),
+ *   and an answer of the client fails the request of ours it answers with that error;
  * - a JSON-RPC batch is answered one message per request (the SDK's drops it);
- * - a line that is not JSON is answered with a parse error (-32700) for the id its ends
- *   give, or null (the SDK's skips it in silence), and JSON that is no request with an
- *   invalid-request error (-32600; the SDK's only reports it);
+ * - a line that is not JSON is answered with a parse error (-32700) for the id it seems
+ *   to carry, or null (the SDK's skips it in silence), unless it seems an answer (an id
+ *   and no method), which fails our request instead; JSON that is no request is
+ *   answered with an invalid-request error (-32600; the SDK's only reports it);
  * - a message written over `maxSentMessageBytes` is replaced (a client closes the
  *   connection on a message longer than it buffers: the SDK's client at 10 MiB).
  * Each is reported. `release` lets go of the input once the connection is over. Bad
@@ -39,12 +41,20 @@ export function boundedStdioTransport(
   const answer = (message: Record<string, unknown>): void => {
     transport.send(message as unknown as JSONRPCMessage).catch(report);
   };
+  // An answer of the client that cannot be read fails the request of ours it answers,
+  // at once, as if the client had answered with that error: the request would otherwise
+  // wait for its timeout. Never sent back: the client's ids are not ours.
+  const failOwnRequest = (id: string | number, message: string): void => {
+    transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: -32000, message } });
+  };
   const input = boundedLines(io.stdin ?? process.stdin, limit, (oversized) => {
     const message = `Message too large: the limit over stdio is ${limit} bytes, and this one had ${oversized.bytes}`;
     report(plainError(message));
-    if (oversized.id !== undefined) {
-      answer({ jsonrpc: '2.0', id: oversized.id, error: { code: -32000, message } });
-    }
+    // Read from the whole message: its id and method may sit anywhere among its members.
+    const { id, request } = oversized.topLevel;
+    if (id === undefined) return;
+    if (request) answer({ jsonrpc: '2.0', id, error: { code: -32000, message } });
+    else failOwnRequest(id, `the client's answer was too large to read: ${message}`);
   });
   const output = boundedWrites(io.stdout ?? process.stdout, sentLimit, (oversized) => {
     const instead =
@@ -64,8 +74,10 @@ export function boundedStdioTransport(
     if (unreadable.kind === 'parse') {
       const message = `Parse error: the message is not JSON (${unreadable.error.message})`;
       report(plainError(message));
-      const id = idOfLine(unreadable.line) ?? null;
-      answer({ jsonrpc: '2.0', id, error: { code: -32700, message } });
+      const { id, request } = scanTopLevel(unreadable.line);
+      if (request || id === undefined)
+        answer({ jsonrpc: '2.0', id: id ?? null, error: { code: -32700, message } });
+      else failOwnRequest(id, `the client's answer could not be read: ${message}`);
       return;
     }
     // JSON that is no JSON-RPC message: a request's sender is told (with its id, else

@@ -31,7 +31,7 @@ interface Pipe {
   close(): Promise<void>;
 }
 
-async function served(): Promise<Pipe> {
+async function served(capabilities: Record<string, unknown> = {}): Promise<Pipe> {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const errors: unknown[] = [];
@@ -39,6 +39,17 @@ async function served(): Promise<Pipe> {
     {
       tools: [
         newTool({ name: 'echo', execute: (call) => ({ output: call.args }) }),
+        // Puts a question to the client (elicitation/create) and says how it ended.
+        newTool({
+          name: 'asks',
+          execute: async (_call, ctx) => {
+            try {
+              return { output: `answered ${(await ctx.ask({ message: 'Go?' })).action}` };
+            } catch (error) {
+              return { output: `ask failed: ${String(error)}` };
+            }
+          },
+        }),
         // Control characters: each is six bytes as JSON (\u0001).
         newTool({
           name: 'controls',
@@ -94,7 +105,7 @@ async function served(): Promise<Pipe> {
       method: 'initialize',
       params: {
         protocolVersion: '2025-11-25',
-        capabilities: {},
+        capabilities,
         clientInfo: { name: 'pipe', version: '0' },
       },
     }) + '\n',
@@ -159,22 +170,87 @@ test('the id is found first in the message too, and a message of the limit itsel
   }
 });
 
-test('a long message whose id cannot be found is reported, not answered, and the next one is', async () => {
+test('the id is found among the middle members too, wherever the method is', async () => {
   const pipe = await served();
   try {
-    const hidden = JSON.stringify({
+    const middle = JSON.stringify({
       jsonrpc: '2.0',
       method: 'tools/call',
       id: 3,
       params: { name: 'echo', arguments: { text: 'w'.repeat(3000) } },
     });
-    pipe.write(hidden + '\n' + call(4, 'after') + '\n');
-    const answer = await pipe.next();
-    expect(answer.id).toBe(4);
-    expect(pipe.errors.map(String)).toEqual([`Error: ${tooLarge(Buffer.byteLength(hidden))}`]);
+    pipe.write(middle + '\n' + call(4, 'after') + '\n', 500);
+    expect(await pipe.next()).toEqual({
+      jsonrpc: '2.0',
+      id: 3,
+      error: { code: -32000, message: tooLarge(Buffer.byteLength(middle)) },
+    });
+    expect((await pipe.next()).id).toBe(4);
   } finally {
     await pipe.close();
   }
+});
+
+test('a long message without an id (a notification) is reported, not answered, and the next one is', async () => {
+  const pipe = await served();
+  try {
+    const notification = JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'info', data: 'n'.repeat(3000), id: 5 },
+    });
+    pipe.write(notification + '\n' + call(4, 'after') + '\n');
+    expect((await pipe.next()).id).toBe(4);
+    expect(pipe.errors.map(String)).toEqual([
+      `Error: ${tooLarge(Buffer.byteLength(notification))}`,
+    ]);
+  } finally {
+    await pipe.close();
+  }
+});
+
+describe("the client's answer to a question of the server", () => {
+  const asked = async (): Promise<{ pipe: Pipe; question: Record<string, unknown> }> => {
+    const pipe = await served({ elicitation: {} });
+    pipe.write(request(11, 'tools/call', { name: 'asks', arguments: {} }));
+    const question = await pipe.next();
+    expect(question).toMatchObject({ method: 'elicitation/create' });
+    return { pipe, question };
+  };
+
+  test('too long to read fails the question at once, and is not answered under its id', async () => {
+    const { pipe, question } = await asked();
+    try {
+      const answer = JSON.stringify({
+        jsonrpc: '2.0',
+        id: question.id,
+        result: { action: 'accept', content: { text: 'a'.repeat(3000) } },
+      });
+      pipe.write(answer + '\n');
+      // The next message is the call's result: no error went out under the question's id.
+      const result = await pipe.next();
+      expect(result.id).toBe(11);
+      const text = JSON.stringify(result.result);
+      expect(text).toContain('ask failed');
+      expect(text).toContain("the client's answer was too large to read");
+    } finally {
+      await pipe.close();
+    }
+  });
+
+  test('that is not JSON fails the question at once, and is not answered under its id', async () => {
+    const { pipe, question } = await asked();
+    try {
+      pipe.write(`{"jsonrpc":"2.0","id":${JSON.stringify(question.id)},"result":NaN}\n`);
+      const result = await pipe.next();
+      expect(result.id).toBe(11);
+      const text = JSON.stringify(result.result);
+      expect(text).toContain('ask failed');
+      expect(text).toContain("the client's answer could not be read");
+    } finally {
+      await pipe.close();
+    }
+  });
 });
 
 /** A tools/call of `name` with `args`, as a line. */
