@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { newTool } from 'agenttool';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { type HttpHandler, type McpToolServer, serveTools } from 'agenttool/mcp';
 import { INITIALIZE, MODERN, modern } from './helpers';
 
@@ -33,7 +34,24 @@ function verified(sub: string, scopes: string[], claims: Record<string, unknown>
 /** Claims that try to pass for the server's own record of a verified caller. */
 const SPOOF = { [AUTH_KEY]: { subject: 'root', clientId: 'app', scopes: ['admin'] } };
 
-type Caller = ReturnType<typeof verified>;
+/** A verified caller in the SDK's shape, as a framework hands it over. */
+interface Caller {
+  readonly token: string;
+  readonly clientId: string;
+  readonly scopes: string[];
+  readonly extra?: Record<string, unknown>;
+}
+
+/** Callers that name no subject: no `extra.sub` or `extra.subject`, an empty client id. */
+const NAMELESS: [string, Caller][] = [
+  ['no extra', { token: 't', clientId: '', scopes: ['admin'] }],
+  ['no sub in extra', { token: 't', clientId: '', scopes: ['admin'], extra: { iss: 'idp' } }],
+  ['an empty sub', { token: 't', clientId: '', scopes: [], extra: { sub: '', subject: '' } }],
+  ['a sub that is no string', { token: 't', clientId: '', scopes: [], extra: { sub: 42 } }],
+];
+
+/** What the server reported (`onError`), by its message. */
+const reported: string[] = [];
 
 const HEADERS = {
   'content-type': 'application/json',
@@ -94,7 +112,9 @@ let port: number;
 let nodeCaller: Caller;
 
 beforeAll(async () => {
-  server = serveTools([whoami, admin]);
+  server = serveTools([whoami, admin], {
+    onError: (message, error) => reported.push(`${message}: ${String(error)}`),
+  });
   handler = server.handler();
   node = createServer((req: IncomingMessage, res: ServerResponse) => {
     // As the SDK's own bearer middleware does: the verified caller on `req.auth`.
@@ -142,5 +162,66 @@ describe.each(Object.keys(faces) as (keyof typeof faces)[])('%s', (face) => {
       // Refused as a tool the caller may not use: word for word an unknown tool.
       expect(await callThrough(send, era, 'admin')).toBe('unknown tool "admin"');
     });
+
+    test.each(NAMELESS)(
+      'a caller that names no subject (%s) is refused, 500 and reported: all such callers would be the subject ""',
+      async (_, caller) => {
+        reported.length = 0;
+        const sessions = server.sessions.length;
+        const send = faces[face](caller);
+        const body =
+          era === 'modern' ? modern('tools/call', { name: 'whoami', arguments: {} }) : INITIALIZE;
+        const response = await send(body, headersOf(body));
+        expect(response.status).toBe(500);
+        expect(((await response.json()) as { error: unknown }).error).toEqual({
+          code: -32603,
+          message: 'Internal error: the verified caller names no subject',
+        });
+        expect(reported).toEqual([
+          'mcp: http: the verified caller: AgentToolError: mcp: the verified caller names no subject (no extra.sub or extra.subject, and an empty clientId): every such caller would be the subject "", and use the sessions and handles of the others; name the subject in the AuthInfo\'s extra.sub',
+        ]);
+        // Nothing was opened for it.
+        expect(server.sessions).toHaveLength(sessions);
+      },
+    );
   });
+});
+
+test('a caller named by its client id alone is served as that subject', async () => {
+  const send = faces.fetch({ token: 't', clientId: 'app', scopes: [], extra: { sub: '' } });
+  expect(await callThrough(send, 'modern', 'whoami')).toBe('app []');
+});
+
+test('over a transport of ones own that carries a caller naming no subject, its calls are refused', async () => {
+  const own = serveTools([whoami]);
+  const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+  const answers = new Map<unknown, Record<string, unknown>>();
+  const answered = new Map<unknown, () => void>();
+  clientEnd.onmessage = (message) => {
+    const id = (message as { id?: unknown }).id;
+    answers.set(id, message);
+    answered.get(id)?.();
+  };
+  await own.connect(serverEnd);
+  await clientEnd.start();
+  const request = async (id: number, method: string, params: Record<string, unknown>) => {
+    const done = new Promise<void>((resolve) => answered.set(id, resolve));
+    await clientEnd.send(
+      { jsonrpc: '2.0', id, method, params },
+      { authInfo: { token: 't', clientId: '', scopes: [], extra: {} } },
+    );
+    await done;
+    return answers.get(id)!;
+  };
+  try {
+    expect((await request(1, 'initialize', INITIALIZE.params)).result).toBeDefined();
+    const call = await request(2, 'tools/call', { name: 'whoami', arguments: {} });
+    expect(call.error).toMatchObject({
+      code: -32603,
+      message: expect.stringContaining('mcp: the verified caller names no subject') as unknown,
+    });
+  } finally {
+    await clientEnd.close();
+    await own.close();
+  }
 });

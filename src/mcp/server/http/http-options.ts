@@ -198,9 +198,12 @@ export interface HttpServeOptions {
 export interface HttpRequestExtras {
   /**
    * The caller, as the framework's authentication verified it, in the SDK's shape: its
-   * subject is `extra.sub` (or `extra.subject`) when a string, else the client id; its
-   * scopes are `scopes`; `extra` is its claims, and nothing else in it names the caller.
-   * Used when the handler has no `auth` option of its own (which verifies every request).
+   * subject is `extra.sub` (or `extra.subject`) when a non-empty string, else the client
+   * id; its scopes are `scopes`; `extra` is its claims, and nothing else in it names the
+   * caller. A caller that names no subject (neither, and an empty client id) is refused
+   * with 500, the reason reported to `onError`: every such caller would be one subject,
+   * "", and use the others' sessions and handles. Used when the handler has no `auth`
+   * option of its own (which verifies every request).
    */
   readonly authInfo?: AuthInfo;
   /**

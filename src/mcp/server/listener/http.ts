@@ -11,7 +11,7 @@ import {
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
 import { AgentToolError, handleArgumentOf, isJsonObject } from '../../../core';
-import { type AuthGate, authGate, subjectOf } from '../auth';
+import { type AuthGate, authGate, namelessCaller, subjectOf } from '../auth';
 import { bringsNewWork, drainingRefusal, HealthRoute } from './health';
 import { type ScaleOut, serveElsewhere } from '../scale';
 import {
@@ -263,7 +263,20 @@ class HttpEndpoint {
     request: Request,
     given: AuthInfo | undefined,
   ): Promise<AuthInfo | undefined | Response> {
-    return this.#gate === undefined ? given : this.#gate.authenticate(request);
+    return this.#gate === undefined ? this.#named(given) : this.#gate.authenticate(request);
+  }
+
+  /**
+   * The caller a framework in front verified, or the answer that refuses it when it names
+   * no subject (see `fromSdkAuth`): 500, as the gate answers a verifier's caller without
+   * one, the why reported. Served, every such caller would be the subject "", and each
+   * would use the others' sessions and handles.
+   */
+  #named(given: AuthInfo | undefined): AuthInfo | undefined | Response {
+    const nameless = given === undefined ? undefined : namelessCaller(given);
+    if (nameless === undefined) return given;
+    this.#server.host.report('mcp: http: the verified caller', nameless);
+    return jsonRpcError(500, -32603, 'Internal error: the verified caller names no subject');
   }
 
   async fetch(request: Request, extras: HttpRequestExtras = {}): Promise<Response> {
@@ -275,7 +288,9 @@ class HttpEndpoint {
     if (early !== undefined) return early;
     // Without a gate nothing is awaited for the caller.
     const authInfo =
-      this.#gate === undefined ? extras.authInfo : await this.#authorize(request, extras.authInfo);
+      this.#gate === undefined
+        ? this.#named(extras.authInfo)
+        : await this.#authorize(request, extras.authInfo);
     if (authInfo instanceof Response) return authInfo;
     const forwarded = request.headers.get('x-forwarded-for');
     this.#identify(request, callerKey(authInfo, this.#address(extras.clientAddress, forwarded)));
@@ -382,7 +397,8 @@ class HttpEndpoint {
     const request = new Request(url, { method, headers, signal });
     const given = (req as { auth?: AuthInfo }).auth;
     // Without a gate nothing is awaited for the caller.
-    const authInfo = this.#gate === undefined ? given : await this.#authorize(request, given);
+    const authInfo =
+      this.#gate === undefined ? this.#named(given) : await this.#authorize(request, given);
     if (authInfo instanceof Response) return refusedUnread(req, authInfo);
     const address = this.#address(req.socket?.remoteAddress, headers.get('x-forwarded-for'));
     this.#identify(request, callerKey(authInfo, address));
