@@ -306,6 +306,27 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       expect(result.output).toBe('[unset] [unset]\n[unexported]\n2\n');
     });
 
+    // A state leaves out the starting variables while they are as the shell started
+    // (bash-state.ts: every job has them from the shell), and carries them all again
+    // once a command changed one; either way each command sees what the last one left.
+    it('keeps starting variables through a change, a change back, an un-export and cd -', async () => {
+      const shell = newShell({ env: { ...process.env, FROM_HOST: 'x', OTHER: 'o' } });
+      await shell.run('mkdir -p sub; export FROM_HOST=changed; n=1');
+      expect((await shell.run('echo "$FROM_HOST $n"')).output).toBe('changed 1\n');
+      await shell.run('FROM_HOST=x; cd sub');
+      expect(
+        (await shell.run('echo "$FROM_HOST $n"; bash -c \'echo "$FROM_HOST"\'; cd -')).output,
+      ).toBe(`x 1\nx\n${dir}\n`);
+      await shell.run('export -n OTHER');
+      expect(
+        (await shell.run('echo "$OTHER"; bash -c \'echo "${OTHER-unexported}"\'')).output,
+      ).toBe('o\nunexported\n');
+      await shell.run('export OTHER; cd -');
+      expect(
+        (await shell.run('bash -c \'echo "$OTHER $FROM_HOST"\'; echo "$PWD $OLDPWD"; cd -')).output,
+      ).toBe(`o x\n${dir}/sub ${dir}\n${dir}\n`);
+    });
+
     // A command whose text cannot change the state skips the save (stateless-command.ts);
     // a name the shell gives another meaning, or lastpipe, still saves it.
     it('keeps what a program-like name changed: a function, an alias, a pipeline under lastpipe', async () => {
