@@ -1,10 +1,10 @@
-// What a start of the built command loads, as a host spawns it, up to its answer to the
-// first tools/list: a stdio server loads neither the HTTP side (node:http, the listener's
-// file) nor node:crypto (a random id or a hash is asked for only later, if ever), and
-// `serve` does not load the workspace's shell. The bundle would otherwise hoist them to the top of the chunk that requires them
-// on demand (see scripts/bundle.js). Each child reports, as it exits, the built-in
-// modules it loaded and the package files it required; the HTTP row shows that the report
-// sees them at all.
+// What a start of the built command loads, as a host spawns it, up to the moment it
+// serves: a stdio server loads neither the HTTP side (node:http, the listener's file) nor
+// node:crypto (a random id or a hash is asked for only later, if ever), and `serve` does
+// not load the workspace's shell. The bundle would otherwise hoist them to the top of the
+// chunk that requires them on demand (see scripts/bundle.js). Each child reports the
+// built-in modules it loaded and the package files it required; the HTTP row shows that
+// the report sees them at all.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { APP, ensureBuilt, killChildren, ROOT, startAgenttool, tempDir } from '../cli/helpers';
@@ -17,11 +17,12 @@ interface Loaded {
 }
 
 /**
- * A preload that writes to `report` what the process had loaded when it answered the
- * first `tools/list` (id 2) on stdout, or, for a server that never answers one, when it
- * exits. Taken at the answer: a workspace readies its sandbox a moment after it serves.
+ * A preload that writes to `report` what the process had loaded by its exit or, when
+ * `servingLine`, by the line on stderr that says it serves, whichever comes first. A
+ * workspace is read at that line: it readies its sandbox (loading what a command needs)
+ * 100 ms later, on a timer set just before it.
  */
-function reporter(dir: string, report: string): string {
+function reporter(dir: string, report: string, servingLine = false): string {
   const file = join(dir, 'report-loads.js');
   writeFileSync(
     file,
@@ -35,11 +36,14 @@ const take = () => {
     files: Object.keys(require.cache),
   }));
 };
-const write = process.stdout.write;
-process.stdout.write = function (chunk, ...rest) {
-  if (!taken && String(chunk).includes('"id":2')) take();
-  return write.call(this, chunk, ...rest);
+const watch = (stream, mark) => {
+  const write = stream.write;
+  stream.write = function (chunk, ...rest) {
+    if (!taken && String(chunk).includes(mark)) take();
+    return write.call(this, chunk, ...rest);
+  };
 };
+${servingLine ? "watch(process.stderr, 'agenttool: serving ');" : ''}
 process.on('exit', take);\n`,
   );
   return file;
@@ -69,11 +73,11 @@ const MESSAGES = [
   .join('');
 
 /** Runs `agenttool <args>` over stdio through a list and a call, then reads its report. */
-async function loadsOverStdio(args: readonly string[]): Promise<Loaded> {
+async function loadsOverStdio(args: readonly string[], servingLine = false): Promise<Loaded> {
   const dir = tempDir();
   const report = join(dir, 'loaded.json');
   const server = startAgenttool(args, {
-    env: { NODE_OPTIONS: `--require ${reporter(dir, report)}` },
+    env: { NODE_OPTIONS: `--require ${reporter(dir, report, servingLine)}` },
   });
   server.stdin.write(MESSAGES);
   await waitForAnswer(server.process.stdout!, 3);
@@ -115,7 +119,7 @@ test('a stdio serve loads neither the HTTP side nor node:crypto nor the workspac
 });
 
 test('a stdio workspace loads the workspace but neither the HTTP side nor node:crypto', async () => {
-  const loaded = await loadsOverStdio(['workspace', tempDir()]);
+  const loaded = await loadsOverStdio(['workspace', tempDir()], true);
   expect(loaded.builtins).not.toContain('http');
   expect(loaded.builtins).not.toContain('crypto');
   const files = packageFiles(loaded);
