@@ -516,3 +516,116 @@ describe('maxCallsPerSubject', () => {
     }
   });
 });
+
+describe('maxCalls: the calls in flight of all callers together', () => {
+  /** What a refusal past the endpoint's limit of `limit` calls says. */
+  const overLimitOf = (limit: number) =>
+    `Service unavailable: the server holds its limit of ${limit} calls in flight (maxCalls); try again later`;
+
+  function expectOverLimit(answer: Answer, limit: number): void {
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toBe('5');
+    expect((answer.message?.error as { message: string }).message).toBe(overLimitOf(limit));
+  }
+
+  let slow: SlowCalls;
+  let server: McpToolServer;
+
+  beforeEach(() => {
+    slow = new SlowCalls();
+    server = new McpToolServer([slow.tool]);
+  });
+
+  afterEach(async () => {
+    slow.endAll();
+    await server.close();
+  });
+
+  test('callers under their shares are refused 503 once the others hold the limit, in both eras; each ended call gives its place back once', async () => {
+    const { url } = await server.listenHttp({
+      resumable: true,
+      trustProxy: true,
+      maxCalls: 3,
+      maxCallsPerSubject: SHARE,
+    });
+    const first = await legacySession(url, '10.0.0.1');
+    const second = await legacySession(url, '10.0.0.2');
+    await first.detached();
+    await first.detached();
+    await second.detached();
+    await slow.until('started', 3);
+    // The second client holds one call of its share of two, the third none.
+    expectOverLimit(await second.call('slow'), 3);
+    const third = await legacySession(url, '10.0.0.3');
+    expectOverLimit(await third.call('slow'), 3);
+    expectOverLimit(
+      await post(url, modern('tools/call', { name: 'slow', arguments: {} }), from('10.0.0.4')),
+      3,
+    );
+
+    slow.endAll();
+    await slow.until('ended', 3);
+    // Given back once each: three calls run again, of any callers, and no fourth.
+    await third.detached();
+    await second.detached();
+    await first.detached();
+    await slow.until('started', 6);
+    const fourth = await legacySession(url, '10.0.0.5');
+    expectOverLimit(await fourth.call('slow'), 3);
+  });
+
+  test('the calls of one batch past the limit are refused one by one, with the words of the 503', async () => {
+    const { url } = await server.listenHttp({
+      trustProxy: true,
+      maxCalls: 2,
+      maxCallsPerSubject: 3,
+    });
+    const session = await legacySession(url, '10.0.0.1');
+    const response = fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...session.headers,
+      },
+      body: JSON.stringify(
+        [1, 2, 3].map((id) => ({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'slow', arguments: {} },
+        })),
+      ),
+    });
+    await slow.until('started', 2);
+    slow.endAll();
+    const messages = (await (await response).text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(6)) as { id: number; error?: unknown });
+    expect(messages.map((m) => m.id).sort()).toEqual([1, 2, 3]);
+    expect(messages.filter((m) => m.error !== undefined)).toEqual([
+      { jsonrpc: '2.0', id: 3, error: { code: -32000, message: overLimitOf(2) } },
+    ]);
+  });
+
+  test("one caller's share is a tenth of maxCalls by default", async () => {
+    const { url } = await server.listenHttp({ trustProxy: true, maxCalls: 10 * SHARE });
+    const call = () =>
+      post(url, modern('tools/call', { name: 'slow', arguments: {} }), from('10.0.0.1'));
+    const running = [call(), call()];
+    await slow.until('started', 2);
+    expectRefused(await call(), 'client address 10.0.0.1');
+    slow.endAll();
+    for (const answer of await Promise.all(running)) expectDone(answer);
+  });
+
+  test.each([0, -1, 1.5, Number.NaN, '10'])('%p is refused, naming the option', async (value) => {
+    await expect(server.listenHttp({ maxCalls: value as number })).rejects.toThrow(
+      `mcp: maxCalls must be a whole number, at least 1, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
+    );
+    expect(() => server.handler({ maxCalls: value as number })).toThrow(
+      'mcp: maxCalls must be a whole number',
+    );
+  });
+});

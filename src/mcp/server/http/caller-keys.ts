@@ -19,9 +19,10 @@ export const callShares = new WeakMap<Request, CallShares>();
 
 /**
  * Counts a new tool call of the request `ctx` against its caller's share of calls in
- * flight (`maxCallsPerSubject`): the function that gives it back, once, when the call
- * has ended; undefined off HTTP (stdio, in memory), where calls are not counted. Throws
- * the JSON-RPC error of the refusal when the caller holds its share.
+ * flight (`maxCallsPerSubject`) and its endpoint's limit (`maxCalls`): the function that
+ * gives it back, once, when the call has ended; undefined off HTTP (stdio, in memory),
+ * where calls are not counted. Throws the JSON-RPC error of the refusal when the caller
+ * holds its share, or the endpoint its limit.
  */
 export function takeCallShare(ctx: ServerContext): (() => void) | undefined {
   const request = ctx.http?.req;

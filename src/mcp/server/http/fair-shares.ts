@@ -2,11 +2,7 @@ import { type AuthInfo, ProtocolError } from '@modelcontextprotocol/server';
 import { goQuote } from '../../../core';
 import { subjectOf } from '../auth';
 import { jsonRpcError } from './http-io';
-import {
-  DEFAULT_MAX_CALLS_PER_SUBJECT,
-  DEFAULT_MAX_SESSIONS,
-  DEFAULT_MAX_STREAMS,
-} from './http-options';
+import { DEFAULT_MAX_CALLS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_STREAMS } from './http-options';
 import { countLimit, fairShare } from '../calls';
 
 /** The `Retry-After` of a refusal past a share or a limit, in seconds. */
@@ -18,6 +14,7 @@ export interface ShareLimits {
   readonly sessionsPerCaller: number;
   readonly streams: number;
   readonly streamsPerCaller: number;
+  readonly calls: number;
   readonly callsPerCaller: number;
 }
 
@@ -27,10 +24,12 @@ export function shareLimits(options: {
   readonly maxSessionsPerSubject?: number | undefined;
   readonly maxStreams?: number | undefined;
   readonly maxStreamsPerSubject?: number | undefined;
+  readonly maxCalls?: number | undefined;
   readonly maxCallsPerSubject?: number | undefined;
 }): ShareLimits {
   const sessions = countLimit('maxSessions', options.maxSessions, DEFAULT_MAX_SESSIONS);
   const streams = countLimit('maxStreams', options.maxStreams, DEFAULT_MAX_STREAMS);
+  const calls = countLimit('maxCalls', options.maxCalls, DEFAULT_MAX_CALLS);
   return {
     sessions,
     sessionsPerCaller: countLimit(
@@ -44,11 +43,8 @@ export function shareLimits(options: {
       options.maxStreamsPerSubject,
       fairShare(streams),
     ),
-    callsPerCaller: countLimit(
-      'maxCallsPerSubject',
-      options.maxCallsPerSubject,
-      DEFAULT_MAX_CALLS_PER_SUBJECT,
-    ),
+    calls,
+    callsPerCaller: countLimit('maxCallsPerSubject', options.maxCallsPerSubject, fairShare(calls)),
   };
 }
 
@@ -136,10 +132,15 @@ export function overLimit(
   return jsonRpcError(
     503,
     -32000,
-    `Service unavailable: the server holds its limit of ${limit} ${what} (${option}); ${remedy}`,
+    overLimitMessage(what, limit, option, remedy),
     { 'Retry-After': String(RETRY_AFTER_SECONDS) },
     id,
   );
+}
+
+/** What {@link overLimit} says. */
+function overLimitMessage(what: string, limit: number, option: string, remedy: string): string {
+  return `Service unavailable: the server holds its limit of ${limit} ${what} (${option}); ${remedy}`;
 }
 
 /**
@@ -250,23 +251,33 @@ export class StreamShares {
 /** How a caller past its share of calls in flight gets under it. */
 const CALLS_REMEDY = 'wait for one of them to end, or cancel one, first';
 
+/** How a caller gets in once the endpoint holds its limit of calls in flight. */
+const CALLS_LATER = 'try again later';
+
 /**
- * The tool calls in flight of one endpoint's callers, each caller against its share
- * (`maxCallsPerSubject`): a call counts from its start to its end, whether or not the
- * connection of its request is still open (see `takeCallShare`).
+ * The tool calls in flight of one endpoint, against its limit (`maxCalls`), and of each
+ * of its callers, against its share (`maxCallsPerSubject`): a call counts from its start
+ * to its end, whether or not the connection of its request is still open (see
+ * `takeCallShare`).
  */
 export class CallShares {
   readonly #tally = new Tally();
 
-  constructor(readonly perCaller: number) {}
+  constructor(readonly limits: Pick<ShareLimits, 'calls' | 'callsPerCaller'>) {}
 
-  /** Why `caller` may not start one more call now (429), or undefined. */
+  /**
+   * Why `caller` may not start one more call now (503 past the endpoint's limit, 429 past
+   * its share), or undefined.
+   */
   refusal(caller: string, id: unknown): Response | undefined {
-    if (this.#tally.count(caller) < this.perCaller) return undefined;
+    if (this.#tally.total >= this.limits.calls) {
+      return overLimit('calls in flight', this.limits.calls, 'maxCalls', CALLS_LATER, id);
+    }
+    if (this.#tally.count(caller) < this.limits.callsPerCaller) return undefined;
     return overShare(
       caller,
       'calls in flight',
-      this.perCaller,
+      this.limits.callsPerCaller,
       'maxCallsPerSubject',
       CALLS_REMEDY,
       id,
@@ -274,18 +285,25 @@ export class CallShares {
   }
 
   /**
-   * Counts a call of `caller`; the returned function gives it back (once). A caller that
-   * holds its share is refused with the JSON-RPC error the 429 carries (-32000): a call
-   * that arrived together with others, or in a batch, gets past the endpoint's check.
+   * Counts a call of `caller`; the returned function gives it back (once). Past the
+   * endpoint's limit, or the caller's share, it is refused with the JSON-RPC error the
+   * 503 or the 429 carries (-32000): a call that arrived together with others, or in a
+   * batch, gets past the endpoint's check.
    */
   take(caller: string): () => void {
-    if (this.#tally.count(caller) >= this.perCaller) {
+    if (this.#tally.total >= this.limits.calls) {
+      throw new ProtocolError(
+        -32000,
+        overLimitMessage('calls in flight', this.limits.calls, 'maxCalls', CALLS_LATER),
+      );
+    }
+    if (this.#tally.count(caller) >= this.limits.callsPerCaller) {
       throw new ProtocolError(
         -32000,
         overShareMessage(
           caller,
           'calls in flight',
-          this.perCaller,
+          this.limits.callsPerCaller,
           'maxCallsPerSubject',
           CALLS_REMEDY,
         ),

@@ -13,8 +13,15 @@ export const DEFAULT_MAX_SESSIONS = 1000;
 export const DEFAULT_MAX_STREAMS = 1000;
 
 /**
+ * How many tool calls an HTTP endpoint has in flight at once, all callers together, by
+ * default (1000).
+ */
+export const DEFAULT_MAX_CALLS = 1000;
+
+/**
  * How many tool calls one caller of an HTTP endpoint has in flight at once, by default
- * (100, the default share of the other per-caller limits).
+ * (100): a tenth of {@link DEFAULT_MAX_CALLS}, as the other per-caller shares are a tenth
+ * of their limits. With `maxCalls` given, the default is a tenth of it.
  */
 export const DEFAULT_MAX_CALLS_PER_SUBJECT = 100;
 
@@ -122,9 +129,22 @@ export interface HttpServeOptions {
    */
   readonly maxStreamsPerSubject?: number;
   /**
+   * The most tool calls in flight at once, all callers together (default
+   * {@link DEFAULT_MAX_CALLS}, 1000; a whole number, at least 1), each counted as
+   * {@link HttpServeOptions.maxCallsPerSubject} counts it: from its start until its tool
+   * has ended, with or without the connection of its request, in both eras. Past it a new
+   * `tools/call` of any caller gets 503 with `Retry-After` and a message naming the limit
+   * (`Service unavailable: the server holds its limit of 1000 calls in flight
+   * (maxCalls); try again later`); one in a batch, or one that arrived together with
+   * others past the limit, the same message as a JSON-RPC error (-32000).
+   */
+  readonly maxCalls?: number;
+  /**
    * The most tool calls one caller has in flight at once (callers counted as
-   * {@link HttpServeOptions.maxSessionsPerSubject} counts them). Default
-   * {@link DEFAULT_MAX_CALLS_PER_SUBJECT}, 100; a whole number, at least 1. A call counts
+   * {@link HttpServeOptions.maxSessionsPerSubject} counts them). Default: a tenth of
+   * {@link HttpServeOptions.maxCalls} (at least 1), so
+   * {@link DEFAULT_MAX_CALLS_PER_SUBJECT}, 100, by default; a whole number, at least 1.
+   * A call counts
    * from the moment its `tools/call` is taken until its tool has ended (a result, an
    * error, a cancellation, its session or the server closing), whether or not the
    * connection of its request is still open: in both eras, a 2025-era call that goes on

@@ -185,7 +185,7 @@ class HttpEndpoint {
   readonly #gate: AuthGate | undefined;
   readonly #sessionShares: SessionShares;
   readonly #streamShares: StreamShares;
-  /** Each caller's tool calls in flight, counted by the calls themselves (see takeCallShare). */
+  /** The tool calls in flight, each caller's and all, counted by the calls (see takeCallShare). */
   readonly #callShares: CallShares;
   readonly #address: AddressFinder;
   #closing: Promise<void> | undefined;
@@ -217,7 +217,7 @@ class HttpEndpoint {
     this.#address = addressFinder(options.trustProxy);
     this.#sessionShares = new SessionShares(limits, () => this.#legacy.size + this.#handles.size);
     this.#streamShares = new StreamShares(limits);
-    this.#callShares = new CallShares(limits.callsPerCaller);
+    this.#callShares = new CallShares(limits);
     this.#handles = new HandleSessions(
       server,
       options.idleTimeoutMs ?? DEFAULT_IDLE_MS,
@@ -554,8 +554,8 @@ class HttpEndpoint {
   /**
    * Why a 2026-07-28 request may not be served now, or undefined. A new call is refused
    * while its caller keeps its share of calls waiting for answers (429; 503 past the
-   * server's limit) or of calls in flight (429), and when it would open a session by
-   * handle past the caller's share of sessions (429).
+   * server's limit) or of calls in flight (429; 503 past the endpoint's `maxCalls`), and
+   * when it would open a session by handle past the caller's share of sessions (429).
    */
   #admitModern(
     body: unknown,
@@ -602,8 +602,9 @@ class HttpEndpoint {
 
   /**
    * The 429 of a 2025-era `tools/call` of a caller that holds its share of calls in
-   * flight, or undefined. A batch is let in: its calls are refused one by one, when they
-   * start, and the answers it may carry are always taken.
+   * flight (503 when the endpoint holds its `maxCalls`), or undefined. A batch is let
+   * in: its calls are refused one by one, when they start, and the answers it may carry
+   * are always taken.
    */
   #callRefusal(body: unknown, caller: string): Response | undefined {
     if (!isJsonObject(body) || body.method !== 'tools/call') return undefined;
