@@ -57,6 +57,11 @@ export function callerKey(auth: AuthInfo | undefined, address: string): string {
   return subject === undefined ? `address:${address}` : `subject:${subject}`;
 }
 
+/** The client address a caller is counted by; undefined for a subject. */
+export function callerAddress(caller: string): string | undefined {
+  return caller.startsWith('address:') ? caller.slice(8) : undefined;
+}
+
 /** A caller as a refusal names it to itself: `subject "ada"`, `client address 10.0.0.7`. */
 export function callerName(caller: string): string {
   if (caller.startsWith('subject:')) return `subject ${goQuote(caller.slice(8))}`;

@@ -9,6 +9,7 @@ export {
 } from './client-address';
 export {
   CallShares,
+  callerAddress,
   callerKey,
   overLimit,
   overShare,

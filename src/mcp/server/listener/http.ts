@@ -13,11 +13,12 @@ import {
 import { AgentToolError, handleArgumentOf, isJsonObject } from '../../../core';
 import { type AuthGate, authGate, namelessCaller, subjectOf } from '../auth';
 import { bringsNewWork, drainingRefusal, HealthRoute } from './health';
-import { type ScaleOut, serveElsewhere } from '../scale';
+import { FORWARDED_CALLER_HEADER, type ScaleOut, serveElsewhere } from '../scale';
 import {
   type AddressFinder,
   addressFinder,
   type Body,
+  callerAddress,
   callerKey,
   callerKeys,
   CallShares,
@@ -292,8 +293,10 @@ class HttpEndpoint {
         ? this.#named(extras.authInfo)
         : await this.#authorize(request, extras.authInfo);
     if (authInfo instanceof Response) return authInfo;
-    const forwarded = request.headers.get('x-forwarded-for');
-    this.#identify(request, callerKey(authInfo, this.#address(extras.clientAddress, forwarded)));
+    this.#identify(
+      request,
+      callerKey(authInfo, this.#clientAddress(request.headers, extras.clientAddress)),
+    );
     let body: Body;
     if (request.method === 'POST') {
       const read = await readLimited(request, this.#limit, this.#bodies);
@@ -400,7 +403,7 @@ class HttpEndpoint {
     const authInfo =
       this.#gate === undefined ? this.#named(given) : await this.#authorize(request, given);
     if (authInfo instanceof Response) return refusedUnread(req, authInfo);
-    const address = this.#address(req.socket?.remoteAddress, headers.get('x-forwarded-for'));
+    const address = this.#clientAddress(headers, req.socket?.remoteAddress);
     this.#identify(request, callerKey(authInfo, address));
     let body: Body;
     if (method === 'POST') {
@@ -420,6 +423,17 @@ class HttpEndpoint {
     // writeResponse tells the backlog as it writes: the answer is not wrapped for it.
     const backlog = this.#backlog(request);
     return whenDone(await this.#dispatch(request, body, authInfo), NOTHING, backlog);
+  }
+
+  /**
+   * The client address a request is counted by without authorization: the one another
+   * instance of the deployment forwarded it for, when it carries that instance's signed
+   * word for it (see `serveElsewhere`), else the connection's peer (`peer`), or the
+   * address `X-Forwarded-For` names as `trustProxy` allows.
+   */
+  #clientAddress(headers: Headers, peer: string | undefined): string {
+    const forwardedFor = this.#server.scaleOut?.callers.read(headers.get(FORWARDED_CALLER_HEADER));
+    return forwardedFor ?? this.#address(peer, headers.get('x-forwarded-for'));
   }
 
   /**
@@ -507,10 +521,17 @@ class HttpEndpoint {
       const scale = this.#server.scaleOut;
       const elsewhere =
         scale &&
-        (await serveElsewhere(scale, request, parsed, (name) => {
-          const served = this.#server.host.served(name);
-          return served === undefined ? undefined : handleArgumentOf(served.tool);
-        }));
+        (await serveElsewhere(
+          scale,
+          request,
+          parsed,
+          (name) => {
+            const served = this.#server.host.served(name);
+            return served === undefined ? undefined : handleArgumentOf(served.tool);
+          },
+          // The owner counts the call against the client's shares, not this instance's.
+          callerAddress(caller),
+        ));
       if (elsewhere !== undefined) return elsewhere;
       const refused = this.#admitModern(parsed, caller, authInfo);
       if (refused !== undefined) return refused;

@@ -1,15 +1,18 @@
 import { errorMessage, isJsonObject } from '../../../core';
+import { FORWARDED_CALLER_HEADER } from './forwarded-caller';
 import { type ScaleOut } from './scale-out';
 
 /** Marks a request one instance forwarded to another: it is never forwarded again. */
 export const FORWARDED_BY_HEADER = 'x-agenttool-forwarded-by';
 
 // Not passed on: the hop's own headers, and those the next hop sets itself. The origin
-// was checked here; the owner checks its own host.
+// was checked here; the owner checks its own host. A client's own forwarded caller is
+// dropped (the owner would not believe it anyway).
 const NOT_FORWARDED = new Set([
   'connection',
   'content-length',
   'expect',
+  FORWARDED_CALLER_HEADER,
   'host',
   'keep-alive',
   'origin',
@@ -34,13 +37,16 @@ const NOT_RETURNED = new Set([
  * the case too when the owner refuses the connection (it is gone, nothing was sent):
  * answers to a parked call then get "no longer waiting" here, and a session's call runs
  * in a new session here. An owner that fails after taking the request is a 502 error,
- * never a second run.
+ * never a second run. `address`, the client's address as this instance counts it (when
+ * it counts the caller by address, without authorization), goes along signed, so the
+ * owner counts the request against the client's shares rather than this instance's.
  */
 export async function serveElsewhere(
   scale: ScaleOut,
   request: Request,
   body: unknown,
   handleArgument?: (tool: string) => string | undefined,
+  address?: string,
 ): Promise<Response | undefined> {
   if (request.headers.has(FORWARDED_BY_HEADER)) return undefined;
   const target = await scale.elsewhere(body, handleArgument);
@@ -50,6 +56,7 @@ export async function serveElsewhere(
     if (!NOT_FORWARDED.has(name)) headers.set(name, value);
   }
   headers.set(FORWARDED_BY_HEADER, scale.instanceId);
+  if (address !== undefined) headers.set(FORWARDED_CALLER_HEADER, scale.callers.sign(address));
   let answer: Response;
   try {
     answer = await fetch(target.url, {

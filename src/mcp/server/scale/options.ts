@@ -7,7 +7,10 @@ export interface ScaleOutOptions {
    * The key every instance shares, at least 32 bytes: it signs the `requestState` of
    * a 2026-07-28 call that asks questions (HMAC-SHA256, the SDK's
    * `createRequestStateCodec`), so an instance can tell which instance parked the call
-   * and refuse a forged state. Keep it secret; rotating it ends the calls parked then.
+   * and refuse a forged state; and, under a key derived from it, the client address a
+   * forwarded request carries, so the instance that serves it counts it against that
+   * client's shares (a client cannot write it itself). Keep it secret; rotating it ends
+   * the calls parked then.
    */
   readonly requestStateKey: string | Uint8Array;
   /**

@@ -2,6 +2,7 @@ import { AgentToolError, isJsonObject, type JsonObject } from '../../../core';
 import { randomHex } from '../../random';
 import { type ErrorReporter, SESSION_END_METHOD, SESSION_META_KEY } from '../session';
 import { RedisEventStore } from './event-store';
+import { ForwardedCallers } from './forwarded-caller';
 import { type ScaleOutOptions } from './options';
 import { type Peer, Peers } from './peers';
 import { closeRedis, openRedis, type RedisClient } from './redis';
@@ -35,6 +36,8 @@ interface Connected {
 export class ScaleOut {
   readonly instanceId: string;
   readonly states: SignedRequestStates;
+  /** The client addresses forwarded requests carry, signed with the shared key. */
+  readonly callers: ForwardedCallers;
   readonly #url: string;
   readonly #prefix: string;
   readonly #report: ErrorReporter;
@@ -70,6 +73,7 @@ export class ScaleOut {
     // A state outlives the wait for its answers by a minute; "never abandon" is ~68 years.
     const ttl = abandonAfterMs > 0 ? Math.ceil(abandonAfterMs / 1000) + 60 : 2 ** 31 - 1;
     this.states = new SignedRequestStates(options.requestStateKey, id, ttl);
+    this.callers = new ForwardedCallers(options.requestStateKey, id);
   }
 
   /** The prefix of this instance's session handles: `<instance>.`. */
