@@ -1,9 +1,4 @@
-import {
-  type AuthInfo,
-  type EventStore,
-  type Server,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
+import { type AuthInfo, type EventStore, type Server } from '@modelcontextprotocol/server';
 import { randomUuid } from '../../random';
 import { subjectOf } from '../auth';
 import {
@@ -16,13 +11,14 @@ import {
   whenDone,
 } from '../http';
 import { IdleClock } from './handle-sessions';
+import { SessionTransport } from './session-transport';
 
 /** How long a 2025-era session may sit unused before it ends, by default (30 min). */
 export const DEFAULT_IDLE_MS = 30 * 60 * 1000;
 
 /** A 2025-era session: its transport, its idle clock, and whose it is. */
 export interface LegacySession {
-  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly transport: SessionTransport;
   readonly idle: IdleClock;
   /** The subject whose session it is; undefined without authorization. */
   readonly owner: string | undefined;
@@ -56,7 +52,7 @@ export interface LegacyHost {
 
 export class LegacyLeg {
   readonly #sessions = new Map<string, LegacySession>();
-  readonly #stateless = new Set<WebStandardStreamableHTTPServerTransport>();
+  readonly #stateless = new Set<SessionTransport>();
 
   /** `shares` holds the endpoint's session limit and each caller's share. */
   constructor(
@@ -102,7 +98,7 @@ export class LegacyLeg {
     // Taken before the first await, given back once the session is refused or ends.
     this.#opening++;
     const share = this.shares.open(caller);
-    let transport: WebStandardStreamableHTTPServerTransport | undefined;
+    let transport: SessionTransport | undefined;
     let kept = false;
     try {
       const sessionId = randomUuid();
@@ -209,8 +205,8 @@ export class LegacyLeg {
   #transport(
     sessionIdGenerator: (() => string) | undefined,
     eventStore?: EventStore,
-  ): WebStandardStreamableHTTPServerTransport {
-    return new WebStandardStreamableHTTPServerTransport({
+  ): SessionTransport {
+    return new SessionTransport({
       sessionIdGenerator,
       maxRequestBodySize: this.bodyLimit,
       ...(eventStore === undefined ? {} : { eventStore }),

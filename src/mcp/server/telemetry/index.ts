@@ -4,4 +4,5 @@
 // is registered (see core/telemetry.ts).
 export { observeServer, timeSession } from './server-metrics';
 export { runAsTask } from './task-span';
+export { type UnansweredRequests } from './request-first-server';
 export { TracedServer } from './traced-server';
