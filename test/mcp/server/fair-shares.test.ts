@@ -224,7 +224,13 @@ describe('without authorization, callers are counted by client address', () => {
 
   test('holds more streams than the SDK holds by default (1024) when maxStreams says so', async () => {
     const server2 = new McpToolServer([echo], { listChanged: true });
-    const own = await server2.listenHttp({ maxStreams: 1100, maxStreamsPerSubject: 1100 });
+    // Each stream holds a connection of the one client address: its share of connections
+    // (a tenth of maxConnections, 410, by default) must hold them too.
+    const own = await server2.listenHttp({
+      maxStreams: 1100,
+      maxStreamsPerSubject: 1100,
+      maxConnectionsPerAddress: 1100,
+    });
     const streams: AbortController[] = [];
     const listen = () => listenStream(own.url, streams);
     /** The first event of a stream: its acknowledgement, or an error in its place. */

@@ -42,6 +42,24 @@ export function addressFinder(trust: TrustProxy | undefined): AddressFinder {
   };
 }
 
+/**
+ * Whether a connection from `peer` may be a proxy's `trust` believes, which carries many
+ * clients: never for `false` or 0 hops, always for `true` or more hops (any peer may be
+ * the proxy), and for a list when the peer is in it. Throws `INVALID_OPTIONS` as
+ * {@link addressFinder} does.
+ */
+export function proxyPeers(trust: TrustProxy | undefined): (peer: string | undefined) => boolean {
+  if (trust === undefined || trust === false) return () => false;
+  if (trust === true) return () => true;
+  if (typeof trust === 'number') {
+    if (!Number.isInteger(trust) || trust < 0) throw invalid(`got ${trust}`);
+    return () => trust > 0;
+  }
+  if (!Array.isArray(trust)) throw invalid(`got ${typeof trust}`);
+  const trusted = blockListOf(trust);
+  return (peer) => peer !== undefined && isTrusted(trusted, peer);
+}
+
 /** The addresses of `X-Forwarded-For`, left (the client) to right (the nearest proxy). */
 function hops(header: string | null): string[] {
   if (header === null) return [];

@@ -1,15 +1,16 @@
 import { AgentToolError } from '../../../core';
-import { countLimit } from '../calls';
+import { countLimit, fairShare } from '../calls';
 import { BodyBudget } from './http-io';
 import {
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS,
   DEFAULT_REQUEST_TIMEOUT_MS,
   type HttpServeOptions,
 } from './http-options';
 
-// What the options say of connections and the requests on them, checked: their
-// timeouts, and the budget of request bodies read at once.
+// What the options say of connections and the requests on them, checked: how many are
+// held, their timeouts, and the budget of request bodies read at once.
 
 /** The bytes of bodies read at once by default: 64 MiB, at least four largest bodies. */
 const DEFAULT_BODIES_IN_FLIGHT = 64 * 1024 * 1024;
@@ -58,5 +59,21 @@ export function keepAliveOf(options: HttpServeOptions): {
     // Half the server's timeout at most, and 5 s at most: a client that honours it lets
     // an idle connection go long before the server would.
     hintSeconds: Math.max(1, Math.min(5, Math.floor(timeoutMs / 2000))),
+  };
+}
+
+/** The connections a listener holds at once, all and of one client address, checked. */
+export function connectionLimitsOf(options: HttpServeOptions): {
+  readonly total: number;
+  readonly perAddress: number;
+} {
+  const total = countLimit('maxConnections', options.maxConnections, DEFAULT_MAX_CONNECTIONS);
+  return {
+    total,
+    perAddress: countLimit(
+      'maxConnectionsPerAddress',
+      options.maxConnectionsPerAddress,
+      fairShare(total),
+    ),
   };
 }

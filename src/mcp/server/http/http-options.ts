@@ -26,6 +26,19 @@ export const DEFAULT_MAX_CALLS = 1000;
 export const DEFAULT_MAX_CALLS_PER_SUBJECT = 100;
 
 /**
+ * How many connections `listenHttp` holds at once, by default (4096). Every connection is
+ * a file descriptor of the process, which the served tools need too (a shell spawns
+ * through pipes, a file tool opens files): the limit keeps a flood of idle or slow
+ * connections from taking them all. 4096 leaves room for every bound that holds a
+ * connection at its default at once (1000 listening streams, 1000 calls in flight, and
+ * the requests and idle keep-alive connections of the sessions' clients besides), and
+ * stays well under the descriptors a Node process has (Node raises its soft limit to the
+ * hard one at start, commonly 524288 or more under systemd or Docker); where the hard
+ * limit is lower, set `maxConnections` under it, with room for the tools' own.
+ */
+export const DEFAULT_MAX_CONNECTIONS = 4096;
+
+/**
  * How long `listenHttp` keeps an idle keep-alive connection open, by default (65 s):
  * longer than the 60 s idle timeout of common load balancers and proxies (AWS ALB,
  * nginx's upstream keep-alive), so they, not the server, retire a pooled connection.
@@ -161,11 +174,52 @@ export interface HttpServeOptions {
    */
   readonly maxCallsPerSubject?: number;
   /**
+   * The most connections the listener holds at once, all clients together (default
+   * {@link DEFAULT_MAX_CONNECTIONS}, 4096; a whole number, at least 1): Node's
+   * `server.maxConnections`. Each connection is a file descriptor, which the tools need too
+   * (a shell's pipes, the files a tool opens), so many idle or slow connections must not
+   * take them all. Past it Node closes a new connection as soon as it is accepted, before
+   * anything is read or written: the client sees its connection closed with no answer
+   * ("socket hang up", or `ECONNRESET` when it had sent its request), as from a server that
+   * is gone, and may connect again (`connectMcp` sends a request again once, where that is
+   * safe; a balancer takes it for a failed connection). An answer would hold the descriptor
+   * a while longer for each refused connection, so under a flood the count would no longer
+   * bound them. Connections refused by {@link HttpServeOptions.maxConnectionsPerAddress}
+   * count here until they close. `listenHttp` only: a mounted {@link HttpHandler} is not
+   * affected (the host server owns its sockets; bound them there, e.g. its own
+   * `maxConnections`).
+   */
+  readonly maxConnections?: number;
+  /**
+   * The most connections one client address holds at once (an IPv6 address by its /64, as
+   * the shares count addresses). Default: a tenth of {@link HttpServeOptions.maxConnections}
+   * (at least 1), so 410 by default: a client uses a handful (an MCP client one or two at a
+   * time, a browser six to a host), and a tenth leaves room for many clients behind one NAT
+   * address while ten addresses at most can fill the listener. Each listening stream and
+   * each call answered as a stream holds a connection: a share of streams or calls set
+   * above it is bounded by it, so raise it with them. A whole number, at least 1.
+   * Counted on the socket, from its accepting to its close, by the connection's peer
+   * address: no header has been read then, so `X-Forwarded-For` plays no part. A connection
+   * past it is answered at once, before its request is read, `429 Too Many Requests` with
+   * `Retry-After: 5` and `Connection: close` (and a JSON-RPC error naming the limit in its
+   * body), and closed (after at most a second for the client to read it): the status and
+   * `Retry-After` tell a client to wait without reading the body, where a reset would look
+   * like a failure to retry at once. With {@link HttpServeOptions.trustProxy} set,
+   * connections from peers it trusts (every peer for `true` or a number of hops above 0; the
+   * listed ones for a list) are not counted against it: a proxy's connections carry many
+   * clients, who are counted by the shares of sessions, streams and calls, and bounded
+   * together by `maxConnections` (and by the proxy's own connection limits). `listenHttp`
+   * only: a mounted {@link HttpHandler} is not affected (the host server owns its sockets).
+   */
+  readonly maxConnectionsPerAddress?: number;
+  /**
    * Which proxies in front are trusted to name the client (`X-Forwarded-For`), for the
    * per-caller shares of a server without authorization, which count by client address
    * (an IPv6 address by its /64): `false` (default) trusts none, `true` all, a number
    * that many hops, a list those addresses and CIDR ranges (see {@link TrustProxy}).
    * Behind a proxy, set it: otherwise every client counts as the proxy's one address.
+   * The peers it trusts are also left out of {@link HttpServeOptions.maxConnectionsPerAddress}
+   * (connections are counted before any header is read).
    */
   readonly trustProxy?: TrustProxy;
   /**

@@ -4,6 +4,8 @@ export { callerKeyOf, callerKeys, callShares, takeCallShare } from './caller-key
 export {
   type AddressFinder,
   addressFinder,
+  normalAddress,
+  proxyPeers,
   type TrustProxy,
   UNKNOWN_ADDRESS,
 } from './client-address';
@@ -13,6 +15,7 @@ export {
   callerKey,
   overLimit,
   overShare,
+  RETRY_AFTER_SECONDS,
   SessionShares,
   shareLimits,
   StreamShares,
@@ -44,6 +47,7 @@ export {
   DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
   DEFAULT_MAX_CALLS,
   DEFAULT_MAX_CALLS_PER_SUBJECT,
+  DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_MAX_STREAMS,
   type HttpHandler,
@@ -51,4 +55,4 @@ export {
   type HttpRequestExtras,
   type HttpServeOptions,
 } from './http-options';
-export { bodyBudgetOf, keepAliveOf } from './connection-limits';
+export { bodyBudgetOf, connectionLimitsOf, keepAliveOf } from './connection-limits';

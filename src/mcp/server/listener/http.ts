@@ -38,6 +38,7 @@ import {
   readLimited,
   BodyBudget,
   bodyBudgetOf,
+  connectionLimitsOf,
   keepAliveOf,
   OVER_BUDGET,
   overBudget,
@@ -64,6 +65,7 @@ import {
 import { SESSION_META_KEY, SESSIONS_EXTENSION } from '../session';
 import { Backlog, backlogs, paramHeaderMismatch } from '../calls';
 import { endingAt } from './token-expiry';
+import { gateConnections } from './connection-gate';
 import { LOOPBACK_HOSTS, RebindingGuard } from './rebinding-guard';
 import { listenRefusal } from '../tasks';
 import { type Closer } from '../server-options';
@@ -106,6 +108,7 @@ export async function listenHttp(
   // An IPv6 address may come as a URL writes it ([::1]); the socket takes it bare.
   const address = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
   const keepAlive = keepAliveOf(options);
+  const connections = connectionLimitsOf(options);
   const http = createServer({
     keepAliveTimeout: keepAlive.timeoutMs,
     headersTimeout: keepAlive.headersTimeoutMs,
@@ -114,6 +117,8 @@ export async function listenHttp(
     // would let a slow request hold its connection half a minute past its timeout).
     connectionsCheckingInterval: Math.max(10, Math.min(1000, keepAlive.requestTimeoutMs / 4)),
   });
+  // Each connection is a file descriptor the tools need too: bounded before any is taken.
+  const endRefused = gateConnections(http, connections, options.trustProxy);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? 0, address, () => {
@@ -136,6 +141,7 @@ export async function listenHttp(
     (closing ??= (async () => {
       unregister();
       await handler.close();
+      endRefused();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     })());
