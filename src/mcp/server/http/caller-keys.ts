@@ -6,16 +6,19 @@ import { type CallShares } from './fair-shares';
  * `subject:<sub>` for an authenticated caller, `address:<ip>` otherwise. Set by the
  * endpoint before the request is served, read by the handlers through the request.
  */
-export const callerKeys = new WeakMap<Request, string>();
+export const requestCallers = new WeakMap<Request, RequestCaller>();
+
+/** Whom an HTTP request counts against: its caller, and its endpoint's calls in flight. */
+export interface RequestCaller {
+  readonly key: string;
+  readonly calls: CallShares;
+}
 
 /** The share-holding caller of the request `ctx`; undefined off HTTP (stdio, in memory). */
 export function callerKeyOf(ctx: ServerContext): string | undefined {
   const request = ctx.http?.req;
-  return request === undefined ? undefined : callerKeys.get(request);
+  return request === undefined ? undefined : requestCallers.get(request)?.key;
 }
-
-/** The calls in flight of the endpoint that serves each HTTP request, set beside its caller. */
-export const callShares = new WeakMap<Request, CallShares>();
 
 /**
  * Counts a new tool call of the request `ctx` against its caller's share of calls in
@@ -26,8 +29,6 @@ export const callShares = new WeakMap<Request, CallShares>();
  */
 export function takeCallShare(ctx: ServerContext): (() => void) | undefined {
   const request = ctx.http?.req;
-  if (request === undefined) return undefined;
-  const shares = callShares.get(request);
-  const caller = callerKeys.get(request);
-  return shares === undefined || caller === undefined ? undefined : shares.take(caller);
+  const caller = request === undefined ? undefined : requestCallers.get(request);
+  return caller?.calls.take(caller.key);
 }

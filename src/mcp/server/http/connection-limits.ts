@@ -62,11 +62,14 @@ export function keepAliveOf(options: HttpServeOptions): {
   };
 }
 
-/** The connections a listener holds at once, all and of one client address, checked. */
-export function connectionLimitsOf(options: HttpServeOptions): {
+/** The connections a listener holds at once: all, and of one client address. */
+export interface ConnectionLimits {
   readonly total: number;
   readonly perAddress: number;
-} {
+}
+
+/** The connections a listener holds at once, all and of one client address, checked. */
+export function connectionLimitsOf(options: HttpServeOptions): ConnectionLimits {
   const total = countLimit('maxConnections', options.maxConnections, DEFAULT_MAX_CONNECTIONS);
   return {
     total,

@@ -116,7 +116,7 @@ export function overShare(
 }
 
 /** What {@link overShare} says. */
-function overShareMessage(
+export function overShareMessage(
   caller: string,
   what: string,
   limit: number,
@@ -275,18 +275,16 @@ export class CallShares {
    * its share), or undefined.
    */
   refusal(caller: string, id: unknown): Response | undefined {
-    if (this.#tally.total >= this.limits.calls) {
-      return overLimit('calls in flight', this.limits.calls, 'maxCalls', CALLS_LATER, id);
-    }
-    if (this.#tally.count(caller) < this.limits.callsPerCaller) return undefined;
-    return overShare(
-      caller,
-      'calls in flight',
-      this.limits.callsPerCaller,
-      'maxCallsPerSubject',
-      CALLS_REMEDY,
-      id,
-    );
+    const over = this.#over(caller);
+    return over === undefined
+      ? undefined
+      : jsonRpcError(
+          over.status,
+          -32000,
+          over.message,
+          { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+          id,
+        );
   }
 
   /**
@@ -296,30 +294,36 @@ export class CallShares {
    * batch, gets past the endpoint's check.
    */
   take(caller: string): () => void {
-    if (this.#tally.total >= this.limits.calls) {
-      throw new ProtocolError(
-        -32000,
-        overLimitMessage('calls in flight', this.limits.calls, 'maxCalls', CALLS_LATER),
-      );
-    }
-    if (this.#tally.count(caller) >= this.limits.callsPerCaller) {
-      throw new ProtocolError(
-        -32000,
-        overShareMessage(
-          caller,
-          'calls in flight',
-          this.limits.callsPerCaller,
-          'maxCallsPerSubject',
-          CALLS_REMEDY,
-        ),
-      );
-    }
+    const over = this.#over(caller);
+    if (over !== undefined) throw new ProtocolError(-32000, over.message);
     this.#tally.take(caller);
     let held = true;
     return () => {
       if (!held) return;
       held = false;
       this.#tally.give(caller);
+    };
+  }
+
+  /** The refusal a new call of `caller` meets now, if any: the endpoint's limit first. */
+  #over(caller: string): { readonly status: 429 | 503; readonly message: string } | undefined {
+    const { calls, callsPerCaller } = this.limits;
+    if (this.#tally.total >= calls) {
+      return {
+        status: 503,
+        message: overLimitMessage('calls in flight', calls, 'maxCalls', CALLS_LATER),
+      };
+    }
+    if (this.#tally.count(caller) < callsPerCaller) return undefined;
+    return {
+      status: 429,
+      message: overShareMessage(
+        caller,
+        'calls in flight',
+        callsPerCaller,
+        'maxCallsPerSubject',
+        CALLS_REMEDY,
+      ),
     };
   }
 }

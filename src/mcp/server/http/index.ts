@@ -1,6 +1,6 @@
 // What every HTTP part of the server shares: request and response IO, the HTTP options,
 // the client's address behind proxies, caller keys and each caller's fair share.
-export { callerKeyOf, callerKeys, callShares, takeCallShare } from './caller-keys';
+export { callerKeyOf, type RequestCaller, requestCallers, takeCallShare } from './caller-keys';
 export {
   type AddressFinder,
   addressFinder,
@@ -15,6 +15,8 @@ export {
   callerKey,
   overLimit,
   overShare,
+  overShareMessage,
+  Tally,
   RETRY_AFTER_SECONDS,
   SessionShares,
   shareLimits,
@@ -55,4 +57,9 @@ export {
   type HttpRequestExtras,
   type HttpServeOptions,
 } from './http-options';
-export { bodyBudgetOf, connectionLimitsOf, keepAliveOf } from './connection-limits';
+export {
+  bodyBudgetOf,
+  type ConnectionLimits,
+  connectionLimitsOf,
+  keepAliveOf,
+} from './connection-limits';

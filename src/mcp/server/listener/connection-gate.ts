@@ -1,18 +1,21 @@
 import { type Server } from 'node:http';
 import { type Socket } from 'node:net';
-import { normalAddress, proxyPeers, RETRY_AFTER_SECONDS, type TrustProxy } from '../http';
+import {
+  callerKey,
+  type ConnectionLimits,
+  normalAddress,
+  overShareMessage,
+  proxyPeers,
+  RETRY_AFTER_SECONDS,
+  Tally,
+  type TrustProxy,
+} from '../http';
 
 /**
  * How long a connection refused past its address's share stays open at most, for its
  * client to read the answer; then it is destroyed, so a refused client holds nothing.
  */
 const REFUSED_LINGER_MS = 1000;
-
-/** The connections a listener holds at once: all, and of one client address. */
-export interface ConnectionLimits {
-  readonly total: number;
-  readonly perAddress: number;
-}
 
 /**
  * Bounds the connections `http` holds (`maxConnections`, `maxConnectionsPerAddress`):
@@ -31,7 +34,7 @@ export function gateConnections(
 ): () => void {
   const isProxy = proxyPeers(trust);
   http.maxConnections = limits.total;
-  const held = new Map<string, number>();
+  const held = new Tally();
   const refused = new Set<Socket>();
   // The HTTP server's own listener, which reads requests off a connection: it runs only
   // for the connections let in (Node hands a socket to an HTTP server this way).
@@ -43,19 +46,14 @@ export function gateConnections(
   http.on('connection', (socket: Socket) => {
     const peer = socket.remoteAddress;
     if (isProxy(peer)) return admit(socket);
-    const address = normalAddress(peer);
-    const count = held.get(address) ?? 0;
-    if (count >= limits.perAddress) {
+    const address = callerKey(undefined, normalAddress(peer));
+    if (held.count(address) >= limits.perAddress) {
       refused.add(socket);
       socket.once('close', () => refused.delete(socket));
       return refuse(socket, address, limits.perAddress);
     }
-    held.set(address, count + 1);
-    socket.once('close', () => {
-      const left = (held.get(address) ?? 1) - 1;
-      if (left > 0) held.set(address, left);
-      else held.delete(address);
-    });
+    held.take(address);
+    socket.once('close', () => held.give(address));
     admit(socket);
   });
   return () => {
@@ -70,15 +68,15 @@ export function gateConnections(
  * sends meanwhile is read and thrown away, so the connection closes cleanly, not with a
  * reset that could lose the answer; it is destroyed after a second at most.
  */
-function refuse(socket: Socket, address: string, limit: number): void {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    error: {
-      code: -32000,
-      message: `Too Many Requests: the client address ${address} holds its share of ${limit} connections (maxConnectionsPerAddress); close one or try again later`,
-    },
-    id: null,
-  });
+function refuse(socket: Socket, caller: string, limit: number): void {
+  const message = overShareMessage(
+    caller,
+    'connections',
+    limit,
+    'maxConnectionsPerAddress',
+    'close one or try again later',
+  );
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
   socket.on('error', () => undefined);
   socket.resume();
   socket.end(

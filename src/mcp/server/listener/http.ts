@@ -20,9 +20,8 @@ import {
   type Body,
   callerAddress,
   callerKey,
-  callerKeys,
   CallShares,
-  callShares,
+  requestCallers,
   ClientGone,
   discardBody,
   headersOf,
@@ -447,8 +446,7 @@ class HttpEndpoint {
    * calls in flight its calls count among.
    */
   #identify(request: Request, caller: string): void {
-    callerKeys.set(request, caller);
-    callShares.set(request, this.#callShares);
+    requestCallers.set(request, { key: caller, calls: this.#callShares });
   }
 
   /** The answer to a request refused before its body is read, if it is. */
@@ -516,7 +514,8 @@ class HttpEndpoint {
 
   async #dispatch(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {
     const parsed = body?.parsed;
-    const caller = callerKeys.get(request) ?? callerKey(authInfo, this.#address(undefined, null));
+    const caller =
+      requestCallers.get(request)?.key ?? callerKey(authInfo, this.#address(undefined, null));
     if (
       claimsModern(parsed) ||
       !(await isLegacyRequest(request, parsed, { maxRequestBodySize: this.#limit }))

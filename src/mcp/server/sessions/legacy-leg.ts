@@ -3,7 +3,7 @@ import { randomUuid } from '../../random';
 import { subjectOf } from '../auth';
 import {
   type Body,
-  callerKeys,
+  requestCallers,
   type HttpServeOptions,
   jsonRpcError,
   requestId,
@@ -185,7 +185,7 @@ export class LegacyLeg {
       false,
       subject !== undefined && subject !== '',
       true,
-      callerKeys.get(request),
+      requestCallers.get(request)?.key,
     );
     this.#stateless.add(transport);
     const end = (): void => {
