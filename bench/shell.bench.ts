@@ -117,17 +117,23 @@ async function paced(name: string, run: () => Promise<unknown>, ops: number): Pr
   return { name, nsPerOp: median(rounds) };
 }
 
+/** A here-document of 8 KB written to a file, as a model writes one through the shell. */
+const HEREDOC = `cat > heredoc.txt <<'EOF'\n${'a line of text, as a model writes one into a file\n'.repeat(160)}EOF`;
+
 /**
  * A command that does nothing, each after a pause: the shell readies its job meanwhile.
  * `true` cannot change the shell's state, so its job saves none; `cd .` is a builtin
  * that may, so its job saves the state (what any command with a `$`, a `;` or an
  * assignment pays too: see src/shell/stateless-command.ts); `/bin/true` is a program
- * alone, which the job runs by exec, as `bash -c` runs its last command.
+ * alone, which the job runs by exec, as `bash -c` runs its last command; the
+ * here-document is what a long command costs (the shell reads it in one go where bash
+ * alone would read it a byte at a time: see `__agenttool_next` in bash-driver.ts).
  */
 const PACED_COMMANDS = [
   ['true', 'a command that does nothing (true), no state saved'],
   ['cd .', 'a builtin that may change the state (cd .), state saved'],
   ['/bin/true', 'a program alone (/bin/true), run by exec, no state saved'],
+  [HEREDOC, 'a command of 8 KB (a here-document written to a file), state saved'],
 ] as const;
 
 async function perPacedCommand(dir: string): Promise<void> {

@@ -38,11 +38,13 @@
  * "the command ended" is the order of the one pipe. Each marker is random, used once,
  * and never visible to a command before it matters: the start marker is the first thing
  * the job prints, before the command runs, and the end marker is read by bash from its
- * input only after the job has ended. The job reads its command a byte at a time up to
- * the NUL that ends it (as bash reads its own input from a pipe: POSIX requires a shell
- * not to read ahead of the command it runs), then takes /dev/null as its input, so the
- * end marker is never in the job's memory nor within its reach. A command's output can
- * therefore neither end its own call early nor fake the start of another.
+ * input only after the job has ended. The job reads its command up to the NUL that ends
+ * it and no further (bash reads a line or up to a delimiter a byte at a time from a pipe
+ * for that reason: POSIX requires a shell not to read ahead of the command it runs; the
+ * job reads the command's counted length in one go, which also stops there), then takes
+ * /dev/null as its input, so the end marker is never in the job's memory nor within its
+ * reach. A command's output can therefore neither end its own call early nor fake the
+ * start of another.
  *
  * Interrupts go through a signaller (signaller.ts), which the script starts as a job of
  * the shell reading descriptor 3 unless the shell's launch runs one of its own.
@@ -54,6 +56,11 @@
  */
 export const MARKER_PREFIX = '__AGENTTOOL_';
 export const MARKER_HEX_DIGITS = 32;
+const MARKER_LENGTH = MARKER_PREFIX.length + MARKER_HEX_DIGITS;
+/** Hex digits of each of the two lengths in a command's head (see commandMessage). */
+const COUNT_DIGITS = 8;
+/** A command's head: its start marker and two lengths, each after a space. */
+const HEAD_LENGTH = MARKER_LENGTH + 2 * (1 + COUNT_DIGITS);
 
 import { stateScript } from './bash-state';
 import { bashQuote } from './bash-words';
@@ -95,6 +102,7 @@ shopt -s expand_aliases
 ${options.prelude ?? ''}
 __agenttool_last=0
 __agenttool_ret() { return "$1"; }
+__agenttool_utf8=$'\\xe2\\x82\\xac\\xf0\\x9f\\x98\\x80'
 ${stateScript(options)}
 # Bash's builtins and keywords, but for those that change nothing: a command whose first
 # word is one of them may change the state (see __agenttool_arm).
@@ -109,23 +117,62 @@ for __agenttool_n in ${STATELESS_BUILTINS.map(bashQuote).join(' ')}; do
   __agenttool_stateless[$__agenttool_n]=1
 done
 unset -v __agenttool_names __agenttool_n
-# The job's wait for its command: the start marker's line, then the command up to a NUL
-# (read a byte at a time, so nothing after it is taken: the end marker stays for the
-# shell). Then the command's input is /dev/null, since the shell's is this channel. The
-# state is restored by then, so what the user set must not change how the command is
-# read: TMOUT, when set, would end the wait (a timeout of 31 years overrides it); a
-# read-only IFS cannot be blanked for the read (bash then trims the command's outer
-# blanks, which does not change what it does); and no function named exec is ever
-# restored (see __agenttool_state), so the channel is let go of here.
+# The job's wait for its command (see commandMessage): the start marker and the two
+# lengths of what follows up to the NUL, a head of fixed length; then that text, the
+# command's first word's line and the command, in one read of as many characters as the
+# locale counts there (the lengths in code points and in bytes); then the rest up to the
+# NUL, a byte at a time (nothing when the length was right). Nothing after the NUL is
+# taken: the end marker stays for the shell. bash reads a pipe or socket a byte at a
+# time for a line or up to a delimiter (POSIX: no read past what the command needs),
+# which cost about half a microsecond a byte; a read of a given count takes it whole,
+# and still never reads past it. The count is one the locale can only under-run (see
+# __agenttool_count; in any other locale it is all read up to the NUL, as before: a
+# count too high would take the end marker). A read that reads fewer characters
+# than the text holds (an invalid sequence read as one character per byte) leaves
+# the rest to the read up to the NUL. Then the command's input is /dev/null, since the
+# shell's is this channel. The state is restored by then, so what the user set must not
+# change how the command is read: TMOUT, when set, would end the wait (a timeout of 31
+# years overrides it); a read-only IFS cannot be blanked for the read (bash then trims
+# the command's outer blanks, which does not change what it does); and no function named
+# exec is ever restored (see __agenttool_state), so the channel is let go of here.
 __agenttool_next() {
   __agenttool_t=()
   [[ -z \${TMOUT-} ]] || __agenttool_t=(-t 999999999)
   if [[ \${IFS@a} == *r* ]]; then
-    builtin read "\${__agenttool_t[@]}" -r __agenttool_sm &&
-      builtin read "\${__agenttool_t[@]}" -r -d '' __agenttool_c && exec </dev/null
+    builtin read "\${__agenttool_t[@]}" -r -N ${HEAD_LENGTH} __agenttool_sm || return
+    __agenttool_count
+    __agenttool_c=
+    ((__agenttool_n == 0)) || builtin read "\${__agenttool_t[@]}" -r -N "$__agenttool_n" __agenttool_c || return
+    builtin read "\${__agenttool_t[@]}" -r -d '' __agenttool_w || return
   else
-    IFS= builtin read "\${__agenttool_t[@]}" -r __agenttool_sm &&
-      IFS= builtin read "\${__agenttool_t[@]}" -r -d '' __agenttool_c && exec </dev/null
+    IFS= builtin read "\${__agenttool_t[@]}" -r -N ${HEAD_LENGTH} __agenttool_sm || return
+    __agenttool_count
+    __agenttool_c=
+    ((__agenttool_n == 0)) || IFS= builtin read "\${__agenttool_t[@]}" -r -N "$__agenttool_n" __agenttool_c || return
+    IFS= builtin read "\${__agenttool_t[@]}" -r -d '' __agenttool_w || return
+  fi
+  exec </dev/null
+  __agenttool_c+=$__agenttool_w
+  __agenttool_w=\${__agenttool_c%%$'\\n'*}
+  __agenttool_w=\${__agenttool_w#:}
+  __agenttool_c=\${__agenttool_c#*$'\\n'}
+  __agenttool_sm=\${__agenttool_sm%% *}
+}
+# How many characters of the text before the NUL to read in one go (see
+# __agenttool_next), from the head's lengths: its code points where the locale reads
+# UTF-8 (the euro sign and an emoji are two characters to it, where any other
+# multibyte encoding makes more of their seven bytes), its bytes in the C or POSIX
+# locale (told by the name in effect: no count of characters tells a single-byte
+# encoding from every multibyte one, some of which read two bytes of UTF-8 as one
+# character), else 0.
+__agenttool_count() {
+  __agenttool_n=0
+  if ((\${#__agenttool_utf8} == 2)); then
+    __agenttool_n=$((16#\${__agenttool_sm:${MARKER_LENGTH + 1}:${COUNT_DIGITS}}))
+  else
+    case \${LC_ALL:-\${LC_CTYPE:-\${LANG:-C}}} in
+    C | POSIX) __agenttool_n=$((16#\${__agenttool_sm:${MARKER_LENGTH + 2 + COUNT_DIGITS}:${COUNT_DIGITS}})) ;;
+    esac
   fi
 }
 # Where the command starts: the saved directory, which the restore entered. Since the
@@ -159,9 +206,7 @@ __agenttool_here() {
 # expands an alias after a |, and one that holds a ; runs its rest in the job). The
 # state is then the one the restore read.
 __agenttool_arm() {
-  if [[ $__agenttool_sm == *' '* ]]; then
-    __agenttool_w=\${__agenttool_sm#* }
-    __agenttool_sm=\${__agenttool_sm%% *}
+  if [[ -n $__agenttool_w ]]; then
     if [[ -z \${__agenttool_stateful[$__agenttool_w]-} && -z \${BASH_ALIASES[$__agenttool_w]+set} ]] &&
       [[ $__agenttool_c != *'|'* || \${#BASH_ALIASES[@]} == 0 ]] &&
       [[ $__agenttool_want != *xtrace* ]] &&
@@ -338,21 +383,49 @@ const SERVE_LINE = [
 ].join('; ');
 
 /**
- * What the driver writes for one command: the start marker's line, the command and a
- * NUL, which the waiting job reads (see `SERVE_LINE`), then the end marker's
- * line (`E <marker>`), which the shell reads only once the job has ended. A job killed
- * before it took all of its command leaves the rest on the shell's input, where a start
- * line or command text comes before that `E` line: the shell takes it and answers that
- * the command did not run, and the next command finds the input in step. The start line
- * ends with the command's first word when its text shows it cannot change the shell's
- * state (see `__agenttool_arm`). The job prints
+ * What the driver writes for one command: its head (the start marker, then the length of
+ * what follows up to the NUL in code points and in bytes, each as a space and eight hex
+ * digits), the command's first word's line (a colon, then the word when the command's
+ * text shows it cannot change the shell's state, see `__agenttool_arm`), the command and a
+ * NUL, which the waiting job reads (see `__agenttool_next`), then the end marker's line
+ * (`E <marker>`), which the shell reads only once the job has ended. A job killed before
+ * it took all of its command leaves the rest on the shell's input, where its head or
+ * command text comes before that `E` line: the shell takes it and answers that the
+ * command did not run, and the next command finds the input in step. The job prints
  * `<startMarker> S <pgid>` before the command runs, with its traps set: an interrupt
  * sent on that news is not lost. The shell then prints `<endMarker> E <status>`.
  * Standard error is merged into standard output; standard input is /dev/null, since the
  * shell's own input is this channel. The command must hold no NUL.
  */
 export function commandMessage(command: string, startMarker: string, endMarker: string): string {
-  const word = statelessCommandWord(command);
-  const start = word === undefined ? startMarker : `${startMarker} ${word}`;
-  return `${start}\n${command}\0E ${endMarker}\n`;
+  // The word's line starts with a colon, so that no read trims it away (see
+  // __agenttool_next: a read-only IFS).
+  const text = `:${statelessCommandWord(command) ?? ''}\n${command}`;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  return `${startMarker} ${countField(codePoints(text, bytes))} ${countField(bytes)}${text}\0E ${endMarker}\n`;
+}
+
+/** A length as the head carries it; 0 (read up to the NUL) past what its digits hold. */
+function countField(count: number): string {
+  return (count <= MAX_COUNT ? count : 0).toString(16).padStart(COUNT_DIGITS, '0');
+}
+const MAX_COUNT = 16 ** COUNT_DIGITS - 1;
+
+/**
+ * The code points of `text` as UTF-8 carries it (`bytes` long): a lone surrogate is one
+ * (encoded as U+FFFD), a pair is one.
+ */
+function codePoints(text: string, bytes: number): number {
+  if (bytes === text.length) return bytes;
+  let pairs = 0;
+  for (let i = 0; i < text.length - 1; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0xd800 || unit > 0xdbff) continue;
+    const next = text.charCodeAt(i + 1);
+    if (next >= 0xdc00 && next <= 0xdfff) {
+      pairs++;
+      i++;
+    }
+  }
+  return text.length - pairs;
 }

@@ -184,6 +184,26 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       );
     });
 
+    it.each([
+      ['a UTF-8 locale (the shell starts in C.UTF-8)', 'export LC_ALL=C.UTF-8'],
+      ['the C locale', 'export LC_ALL=C'],
+      ['the POSIX locale', 'export LC_ALL=POSIX'],
+      // Neither by name nor by its count of characters: the command is read up to the NUL.
+      ['a locale that is not installed', 'export LC_ALL=xx_XX.ISO-8859-1'],
+    ])('takes a long command whole, multibyte text and all, in %s', async (_locale, setLocale) => {
+      const shell = newShell();
+      if (setLocale !== '') await shell.run(setLocale);
+      // Taken in one read of a counted length where the locale allows (bash reads a
+      // pipe a byte at a time otherwise): every character must arrive, none of the end
+      // line with them.
+      const text = `é€\u{1F600}\\ a"b\r\n\t`.repeat(700);
+      const command = `printf '%s' '${text}'\nprintf '|%s' "$?"`;
+      const result = await shell.run(command);
+      expect(result.output).toBe(`${text}|0`);
+      expect(result.exitCode).toBe(0);
+      expect((await shell.run('echo next')).output).toBe('next\n');
+    });
+
     it('refuses a command with a NUL character', async () => {
       const shell = newShell();
       await expect(shell.run('echo a\0b')).rejects.toThrow('without NUL');
@@ -925,10 +945,16 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
 
       it('finds the next end line when the job was killed while it read a command of one line', async () => {
         const { shell, job } = await withReadiedJob();
-        // The job reads a command a byte at a time: a megabyte keeps it reading a while,
-        // and what it leaves holds no newline, so the shell's next line runs past the NUL.
+        // The job takes a megabyte of command, more than the channel holds at once: held
+        // stopped while the channel fills, then let go while this process (which writes
+        // the rest) is blocked, it reads what the channel holds and waits for the rest,
+        // and is killed there. What it leaves holds no newline, so the shell's next line
+        // runs past the NUL.
+        process.kill(job, 'SIGSTOP');
         const lost = shell.run(`: ${'a'.repeat(1_000_000)}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        process.kill(job, 'SIGCONT');
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
         process.kill(job, 'SIGKILL');
         const result = await lost;
         expect(result.output).toContain('ended before it started it (exit status 137)');

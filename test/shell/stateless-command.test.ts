@@ -55,12 +55,26 @@ describe('statelessCommandWord', () => {
 });
 
 describe('commandMessage', () => {
-  it('ends the start line with the first word of a command that cannot change the state', () => {
-    expect(commandMessage('ls -l', 'S1', 'E1')).toBe('S1 ls\nls -l\0E E1\n');
-    expect(commandMessage('cd /', 'S1', 'E1')).toBe('S1 cd\ncd /\0E E1\n');
+  const start = `__AGENTTOOL_${'1'.repeat(32)}`;
+  const end = `__AGENTTOOL_${'2'.repeat(32)}`;
+  const head = (codePoints: number, bytes: number): string =>
+    `${start} ${codePoints.toString(16).padStart(8, '0')} ${bytes.toString(16).padStart(8, '0')}`;
+
+  it('gives the first word of a command that cannot change the state a line before it', () => {
+    expect(commandMessage('ls -l', start, end)).toBe(`${head(9, 9)}:ls\nls -l\0E ${end}\n`);
+    expect(commandMessage('cd /', start, end)).toBe(`${head(8, 8)}:cd\ncd /\0E ${end}\n`);
   });
 
-  it('leaves the start line bare for any other command', () => {
-    expect(commandMessage('a=1; ls', 'S1', 'E1')).toBe('S1\na=1; ls\0E E1\n');
+  it('leaves that line empty for any other command', () => {
+    expect(commandMessage('a=1; ls', start, end)).toBe(`${head(9, 9)}:\na=1; ls\0E ${end}\n`);
+  });
+
+  it('counts what follows the head up to the NUL in code points and in UTF-8 bytes', () => {
+    // é is 2 bytes, € 3, an emoji 4 (two UTF-16 units), a lone surrogate 3 (U+FFFD).
+    const command = 'echo é€\u{1F600}\ud800';
+    const text = `:echo\n${command}`;
+    expect(commandMessage(command, start, end)).toBe(`${head(15, 23)}${text}\0E ${end}\n`);
+    expect(Buffer.byteLength(text)).toBe(23);
+    expect([...text]).toHaveLength(15);
   });
 });
