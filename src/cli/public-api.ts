@@ -61,6 +61,7 @@ export {
   FileTokenStore,
   type HttpAuthOptions,
   type HttpListener,
+  type HttpServeOptions,
   type HttpTarget,
   jwtVerifier,
   McpServers,

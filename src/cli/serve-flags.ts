@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { type CliIo } from './call';
 import { CliError, ExitCode } from './exit-codes';
-import { type ServeOptions } from './serve';
+import { HTTP_LIMITS, type HttpLimits, type ServeOptions } from './serve';
 
 /** The options `serve`, `workspace` and `dev` share, as commander gives them. */
 export interface ServeFlags {
@@ -11,6 +11,7 @@ export interface ServeFlags {
   resumable?: boolean;
   allowedHost?: string[];
   trustProxy?: string;
+  limit?: string[];
   redis?: string;
   instance?: string;
   advertise?: string;
@@ -40,6 +41,11 @@ export function serveOptions(command: Command): Command {
     .option(
       '--trust-proxy <setting>',
       'with --http: believe X-Forwarded-For from proxies in front, for per-client limits: true, a number of hops, or addresses and CIDR ranges (a,b)',
+    )
+    .option(
+      '--limit <name=value>',
+      `with --http: one of the limits of docs/deploy.md (repeat it, or separate by commas), e.g. --limit maxCallsPerSubject=200: ${HTTP_LIMITS.join(', ')}`,
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option(
       '--redis <url>',
@@ -82,6 +88,7 @@ export function serveOptionsFrom(
     resumable: options.resumable,
     allowedHosts: options.allowedHost,
     trustProxy: trustProxyOf(options.trustProxy),
+    limits: limitsOf(options.limit),
     redis: options.redis,
     instance: options.instance,
     advertise: options.advertise,
@@ -137,6 +144,41 @@ function trustProxyOf(text: string | undefined): boolean | number | string[] | u
     );
   }
   return list;
+}
+
+/**
+ * `--limit name=value` (each given, or separated by commas): a limit of
+ * {@link HTTP_LIMITS} set to a whole number, at least 1 (a time, in ms, at least 0).
+ * The server checks each further (a share above its limit is refused there).
+ */
+function limitsOf(given: readonly string[] | undefined): HttpLimits | undefined {
+  if (given === undefined) return undefined;
+  const limits: Partial<Record<(typeof HTTP_LIMITS)[number], number>> = {};
+  for (const entry of given.flatMap((text) => text.split(','))) {
+    const refuse = (why: string): never => {
+      throw new CliError(
+        ExitCode.BAD_ARGUMENTS,
+        `agenttool: --limit ${JSON.stringify(entry.trim())}: ${why}`,
+      );
+    };
+    const match = /^\s*(\w+)\s*=\s*(\S*)\s*$/.exec(entry);
+    if (match === null) return refuse('give name=value, e.g. --limit maxCalls=2000');
+    const [, name = '', text = ''] = match;
+    const known = HTTP_LIMITS.find((limit) => limit === name);
+    if (known === undefined) {
+      return refuse(`there is no limit ${name}; the limits are ${HTTP_LIMITS.join(', ')}`);
+    }
+    if (known in limits) return refuse(`${name} is given twice`);
+    const value = Number(text);
+    const least = known.endsWith('Ms') ? 0 : 1;
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < least) {
+      return refuse(
+        `${name} takes a whole number${least === 0 ? ' of milliseconds' : ' of at least 1'}, e.g. ${name}=${known.endsWith('Ms') ? 60000 : 2000}`,
+      );
+    }
+    limits[known] = value;
+  }
+  return limits;
 }
 
 /** `text` as a number of milliseconds >= 0, or undefined when not given. */

@@ -5,6 +5,7 @@ import {
   DEFAULT_DRAIN_GRACE_MS,
   errorMessage,
   type HttpListener,
+  type HttpServeOptions,
   type McpToolServer,
   type ServeSource,
   serveTools,
@@ -21,6 +22,27 @@ import { createApp } from './targets';
 import { Composition } from './composition';
 import { packageVersion } from './version';
 import { redacted, scaleOutOptions } from './scale-out-flags';
+
+/**
+ * The listener's limits `--limit` sets, by their option names (docs/deploy.md, "Limits
+ * and fair shares").
+ */
+export const HTTP_LIMITS = [
+  'maxSessions',
+  'maxSessionsPerSubject',
+  'maxStreams',
+  'maxStreamsPerSubject',
+  'maxCalls',
+  'maxCallsPerSubject',
+  'maxConnections',
+  'maxConnectionsPerAddress',
+  'maxBodyBytes',
+  'maxBodyBytesInFlight',
+  'requestTimeoutMs',
+] as const satisfies readonly (keyof HttpServeOptions)[];
+
+/** Values of {@link HTTP_LIMITS}. */
+export type HttpLimits = Readonly<Partial<Record<(typeof HTTP_LIMITS)[number], number>>>;
 
 /** What `agenttool serve` takes. */
 export interface ServeOptions {
@@ -63,6 +85,8 @@ export interface ServeOptions {
   readonly allowedHosts?: readonly string[] | undefined;
   /** With `http`: which proxies in front may name the client (`X-Forwarded-For`). */
   readonly trustProxy?: boolean | number | readonly string[] | undefined;
+  /** With `http`: limits of the listener, by their option names (`--limit`). */
+  readonly limits?: HttpLimits | undefined;
   /** With `http`: scale out over this Redis (needs the request-state key). */
   readonly redis?: string | undefined;
   /** With `redis`: this instance's name among its peers. */
@@ -131,6 +155,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
         ['--resumable', options.resumable],
         ['--allowed-host', options.allowedHosts],
         ['--trust-proxy', options.trustProxy],
+        ['--limit', options.limits],
         ['--redis', options.redis],
       ] as const
     ).find(([, value]) => value !== undefined && value !== false);
@@ -220,6 +245,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
         resumable: options.resumable === true,
         ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
         ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
+        ...options.limits,
         ...(options.advertise === undefined ? {} : { advertiseUrl: options.advertise }),
         ...(auth === undefined ? {} : { auth }),
       });

@@ -122,6 +122,41 @@ describe('agenttool serve --http', () => {
     },
   );
 
+  it('sets the limits --limit names, each given or separated by commas', async () => {
+    const server = startAgenttool([
+      'serve',
+      APP,
+      '--http',
+      '127.0.0.1:0',
+      '--limit',
+      'maxBodyBytes=2000, maxCalls=50',
+      '--limit',
+      'maxCallsPerSubject=1',
+    ]);
+    const [, url] = await server.waitForStderr(/over Streamable HTTP at (http:\S+)\n/);
+    const remote = await connectMcp({ transport: { url: url! } });
+    remotes.push(remote);
+    const tools = remote.tools();
+    const echo = tools.find((t) => t.name === 'echo');
+    expect(await callTool(echo, { text: 'fits' })).toBe('fits');
+    await expect(callTool(echo, { text: 'x'.repeat(3000) })).rejects.toThrow(
+      'the limit is 2000 bytes',
+    );
+    // One call in flight for this caller: another, while `wait` runs, is refused.
+    let started!: () => void;
+    const progressed = new Promise<void>((resolve) => (started = resolve));
+    const call = { id: 'w1', args: '{}', onUpdate: () => started() };
+    const wait = tools.find((t) => t.name === 'wait')!;
+    const waiting = Promise.resolve(wait.execute(call, createContext({ call }))).catch(
+      () => undefined,
+    );
+    await progressed;
+    await expect(callTool(echo, { text: 'second' })).rejects.toThrow('(maxCallsPerSubject)');
+    server.process.kill('SIGINT');
+    await waiting;
+    expect((await server.done).code).toBe(0);
+  });
+
   it('serves statelessly with --stateless, and our call command works against it', async () => {
     const journal = join(tempDir(), 'journal.txt');
     const server = startAgenttool(['serve', APP, '--http', '0', '--stateless'], {
@@ -196,6 +231,27 @@ describe('agenttool serve: bad input', () => {
     expect(noModule.stderr).toContain('exports no @Module class');
     const both = await runAgenttool(['serve', APP, '--stdio', '--http', '0']);
     expect(both.code).toBe(2);
+  });
+
+  it.each([
+    ['maxCalls', 'give name=value, e.g. --limit maxCalls=2000'],
+    ['maxCals=5', 'there is no limit maxCals; the limits are maxSessions, '],
+    ['maxCalls=0', 'maxCalls takes a whole number of at least 1, e.g. maxCalls=2000'],
+    ['maxCalls=lots', 'maxCalls takes a whole number of at least 1'],
+    ['requestTimeoutMs=-1', 'requestTimeoutMs takes a whole number of milliseconds'],
+    ['maxCalls=5,maxCalls=6', 'maxCalls is given twice'],
+  ])('exits 2 naming a bad --limit %j', async (limit, message) => {
+    const ran = await runAgenttool(['serve', APP, '--http', '0', '--limit', limit]);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain(`agenttool: --limit `);
+    expect(ran.stderr).toContain(message);
+    expect(ran.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('exits 2 for --limit without --http', async () => {
+    const stdio = await runAgenttool(['serve', APP, '--limit', 'maxCalls=5']);
+    expect(stdio.code).toBe(2);
+    expect(stdio.stderr).toBe('agenttool: --limit applies to --http only\n');
   });
 
   it('exits 2 for scale-out options that cannot work, and 3 for a Redis it cannot reach', async () => {
