@@ -286,14 +286,26 @@ __agenttool_ended() {
   if ((__agenttool_last >= 147 && __agenttool_last <= 150)) && builtin kill -0 "$1" 2>/dev/null; then
     __agenttool_wait_stopped "$1"
   fi
-  # The end of input: the driver is gone, and so is the shell.
-  IFS= builtin read -r __agenttool_e || builtin exit 0
-  if [[ $__agenttool_e != 'E '* ]]; then
+  # The end line, taken whole in one read of its length (a line is read a byte at a
+  # time), and checked by patterns (a regular expression with a count costs bash ~30 us
+  # to compile, each time). At the end of input, the driver is gone, and so is the shell.
+  IFS= builtin read -r -N ${MARKER_LENGTH + 3} __agenttool_e || builtin exit 0
+  if [[ $__agenttool_e == 'E ${MARKER_PREFIX}'* && $__agenttool_e == *$'\\n' &&
+    \${__agenttool_e:${MARKER_PREFIX.length + 2}:${MARKER_HEX_DIGITS}} != *[!0-9a-f]* ]]; then
+    __agenttool_e=\${__agenttool_e%$'\\n'}
+  else
     # The job ended before it had taken all of its command (it was killed while it
-    # waited): the rest of the command is still here. Take it, so that the end line is
-    # next, and say that the command did not run. A line read here runs past the NUL
-    # when what was left of the command held no newline (read drops the NUL): it then
-    # ends with the end line itself.
+    # waited): what was read is the rest of the command, or of its head, and maybe the
+    # start of the end line (read drops the NUL between). Take the rest of that line:
+    # it ends with the end line itself when what was left of the command held no
+    # newline after what was read; else take the command up to the NUL, and the end
+    # line. Then say that the command did not run.
+    if [[ $__agenttool_e == *$'\\n' ]]; then
+      __agenttool_e=\${__agenttool_e%$'\\n'}
+    else
+      IFS= builtin read -r __agenttool_x
+      __agenttool_e+=$__agenttool_x
+    fi
     if [[ $__agenttool_e =~ $__agenttool_end_line ]]; then
       __agenttool_e="E \${BASH_REMATCH[1]}"
     else
