@@ -8,6 +8,8 @@
 # - haproxy, redis-server: the load balancer and the shared state of the scale-out tests.
 # - bsdutils: script(1), the pseudo-terminal the test of `agenttool call`'s live progress
 #   line runs the command on (essential on Debian, so normally there already).
+# - locales: the definitions localedef(1) builds a locale from; the shell's tests build a
+#   multibyte locale that is not UTF-8 (EUC-JP) and read commands in it.
 set -euo pipefail
 
 # Some of these live in /usr/sbin, which is not on every user's PATH.
@@ -19,8 +21,9 @@ present socat || missing+=(socat)
 present haproxy || missing+=(haproxy)
 present redis-server || missing+=(redis-server)
 present script || missing+=(bsdutils)
+[ -e /usr/share/i18n/charmaps/EUC-JP.gz ] || missing+=(locales)
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup-system: bubblewrap, socat, haproxy, redis-server and script are installed"
+  echo "setup-system: bubblewrap, socat, haproxy, redis-server, script and locales are installed"
   exit 0
 fi
 

@@ -170,9 +170,12 @@ __agenttool_count() {
   if ((\${#__agenttool_utf8} == 2)); then
     __agenttool_n=$((16#\${__agenttool_sm:${MARKER_LENGTH + 1}:${COUNT_DIGITS}}))
   else
-    case \${LC_ALL:-\${LC_CTYPE:-\${LANG:-C}}} in
-    C | POSIX) __agenttool_n=$((16#\${__agenttool_sm:${MARKER_LENGTH + 2 + COUNT_DIGITS}:${COUNT_DIGITS}})) ;;
-    esac
+    # By test, which nocasematch (a user's shopt, restored by now) leaves exact: a name
+    # \`c\` that failed to set would else pass for C, in the locale it left.
+    __agenttool_l=\${LC_ALL:-\${LC_CTYPE:-\${LANG:-C}}}
+    if builtin test "$__agenttool_l" = C || builtin test "$__agenttool_l" = POSIX; then
+      __agenttool_n=$((16#\${__agenttool_sm:${MARKER_LENGTH + 2 + COUNT_DIGITS}:${COUNT_DIGITS}}))
+    fi
   fi
 }
 # Where the command starts: the saved directory, which the restore entered. Since the

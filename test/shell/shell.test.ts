@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -201,6 +202,25 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       const result = await shell.run(command);
       expect(result.output).toBe(`${text}|0`);
       expect(result.exitCode).toBe(0);
+      expect((await shell.run('echo next')).output).toBe('next\n');
+    });
+
+    it('takes a long command whole in a multibyte locale that is not UTF-8, whatever the names say', async () => {
+      // EUC-JP reads two bytes of UTF-8 as one character: a count in bytes would take the
+      // end line. The locale is built here (localedef), and named by LANG; LC_CTYPE names
+      // "posix", which glibc does not know (it knows POSIX), so the shell stays in EUC-JP,
+      // and nocasematch would let a pattern take "posix" for POSIX.
+      const locales = join(dir, 'locales');
+      mkdirSync(locales);
+      execFileSync('localedef', ['-f', 'EUC-JP', '-i', 'ja_JP', join(locales, 'ja_JP.eucJP')]);
+      const shell = newShell({
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', LOCPATH: locales },
+      });
+      await shell.run('export LANG=ja_JP.eucJP LC_CTYPE=posix; shopt -s nocasematch');
+      expect((await shell.run("x=$'\\xc3\\xa9'; echo ${#x}")).output).toBe('1\n');
+      const text = `é€ a"b\n`.repeat(300);
+      const result = await shell.run(`printf '%s' '${text}'`);
+      expect(result.output).toBe(text);
       expect((await shell.run('echo next')).output).toBe('next\n');
     });
 
