@@ -64,6 +64,7 @@ export {
   type HttpServeOptions,
   type HttpTarget,
   jwtVerifier,
+  type McpServerOptions,
   McpServers,
   type McpServersConfig,
   type McpToolServer,

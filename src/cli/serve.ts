@@ -6,6 +6,7 @@ import {
   errorMessage,
   type HttpListener,
   type HttpServeOptions,
+  type McpServerOptions,
   type McpToolServer,
   type ServeSource,
   serveTools,
@@ -24,8 +25,8 @@ import { packageVersion } from './version';
 import { redacted, scaleOutOptions } from './scale-out-flags';
 
 /**
- * The listener's limits `--limit` sets, by their option names (docs/deploy.md, "Limits
- * and fair shares").
+ * The limits `--limit` sets, by their option names (docs/deploy.md, "Limits and fair
+ * shares"): the listener's, then the server's (parked calls, tasks).
  */
 export const HTTP_LIMITS = [
   'maxSessions',
@@ -39,10 +40,33 @@ export const HTTP_LIMITS = [
   'maxBodyBytes',
   'maxBodyBytesInFlight',
   'requestTimeoutMs',
-] as const satisfies readonly (keyof HttpServeOptions)[];
+  'maxParkedCalls',
+  'maxParkedCallsPerSubject',
+  'maxTasksPerSubject',
+] as const;
+
+/** The limits of {@link HTTP_LIMITS} that are the server's options, not the listener's. */
+type ServerLimit = 'maxParkedCalls' | 'maxParkedCallsPerSubject' | 'maxTasksPerSubject';
 
 /** Values of {@link HTTP_LIMITS}. */
 export type HttpLimits = Readonly<Partial<Record<(typeof HTTP_LIMITS)[number], number>>>;
+
+/** `limits` split into the listener's options and the server's. */
+function splitLimits(limits: HttpLimits | undefined): {
+  listener: Partial<Pick<HttpServeOptions, Exclude<keyof HttpLimits, ServerLimit>>>;
+  server: Pick<McpServerOptions, 'maxParkedCalls' | 'maxParkedCallsPerSubject' | 'tasks'>;
+} {
+  const { maxParkedCalls, maxParkedCallsPerSubject, maxTasksPerSubject, ...listener } =
+    limits ?? {};
+  return {
+    listener,
+    server: {
+      ...(maxParkedCalls === undefined ? {} : { maxParkedCalls }),
+      ...(maxParkedCallsPerSubject === undefined ? {} : { maxParkedCallsPerSubject }),
+      ...(maxTasksPerSubject === undefined ? {} : { tasks: { maxTasksPerSubject } }),
+    },
+  };
+}
 
 /** What `agenttool serve` takes. */
 export interface ServeOptions {
@@ -167,6 +191,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
     }
   }
   const scaleOut = scaleOutOptions(options);
+  const limits = splitLimits(options.limits);
   const auth = await serveAuth(options.auth ?? {}, address !== undefined);
   const loaded =
     options.module ??
@@ -194,6 +219,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
     const source: ServeSource =
       composition ?? options.serveAs?.(app as ToolApp) ?? (app as ToolApp);
     server = serveTools(source, {
+      ...limits.server,
       name,
       version: packageVersion(),
       ...(records === undefined ? {} : { recorder: records.recorder() }),
@@ -245,7 +271,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
         resumable: options.resumable === true,
         ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
         ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
-        ...options.limits,
+        ...limits.listener,
         ...(options.advertise === undefined ? {} : { advertiseUrl: options.advertise }),
         ...(auth === undefined ? {} : { auth }),
       });
