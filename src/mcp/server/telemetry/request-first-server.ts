@@ -37,6 +37,34 @@ export interface UnansweredRequests {
  * response stream, see {@link UnansweredRequests}) is told, after the SDK's decision.
  */
 export class RequestFirstServer extends Server {
+  /**
+   * The SDK's close makes a "connection closed" error first thing, for the requests and
+   * questions still open, and makes it on every close: every 2026-07-28 HTTP request's
+   * instance closes after its answer, and the error's stack trace (frames of the SDK's
+   * close path only) cost ~2% of such a call's CPU. It is made without one; the limit of
+   * frames is the process's again before anything else runs (the close's listener, the
+   * open requests' abort listeners, which see the error's message).
+   */
+  protected override _onclose(): void {
+    const limit = Error.stackTraceLimit;
+    const onclose = this.onclose;
+    const restore = (): void => {
+      Error.stackTraceLimit = limit;
+      if (onclose === undefined) delete this.onclose;
+      else this.onclose = onclose;
+    };
+    this.onclose = () => {
+      restore();
+      onclose?.();
+    };
+    Error.stackTraceLimit = 0;
+    try {
+      super._onclose();
+    } finally {
+      restore();
+    }
+  }
+
   override async connect(transport: Transport): Promise<void> {
     const earlier = transport.onmessage;
     await super.connect(transport);
