@@ -149,7 +149,7 @@ function trustProxyOf(text: string | undefined): boolean | number | string[] | u
 /**
  * `--limit name=value` (each given, or separated by commas): a limit of
  * {@link HTTP_LIMITS} set to a whole number, at least 1 (a time, in ms, at least 0).
- * The server checks each further (a share above its limit is refused there).
+ * The server checks them as it checks its options given in code.
  */
 function limitsOf(given: readonly string[] | undefined): HttpLimits | undefined {
   if (given === undefined) return undefined;
