@@ -1,7 +1,7 @@
 /**
  * The bash side of {@link Shell}: the script the persistent bash runs once at start (it
- * ends in the loop that runs the commands), what the driver writes for each command,
- * and the signaller that interrupts commands.
+ * ends in the loop that runs the commands; what the driver writes for each command is
+ * in command-message.ts), and the signaller that interrupts commands.
  *
  * Why it is shaped this way: each command must run in its own process group, so that an
  * interrupt (SIGINT to that group) reaches the command and everything it started but
@@ -50,22 +50,17 @@
  * the shell reading descriptor 3 unless the shell's launch runs one of its own.
  */
 
-/**
- * Every control marker is this prefix and MARKER_HEX_DIGITS random hex digits (made by
- * `BashProcess`, fresh for each line it expects).
- */
-export const MARKER_PREFIX = '__AGENTTOOL_';
-export const MARKER_HEX_DIGITS = 32;
-const MARKER_LENGTH = MARKER_PREFIX.length + MARKER_HEX_DIGITS;
-/** Hex digits of each of the two lengths in a command's head (see commandMessage). */
-const COUNT_DIGITS = 8;
-/** A command's head: its start marker and two lengths, each after a space. */
-const HEAD_LENGTH = MARKER_LENGTH + 2 * (1 + COUNT_DIGITS);
-
 import { stateScript } from './bash-state';
 import { bashQuote } from './bash-words';
+import {
+  COUNT_DIGITS,
+  HEAD_LENGTH,
+  MARKER_HEX_DIGITS,
+  MARKER_LENGTH,
+  MARKER_PREFIX,
+} from './command-message';
 import { KILL_SESSION, SIGNALLER } from './signaller';
-import { STATELESS_BUILTINS, statelessCommandWord } from './stateless-command';
+import { STATELESS_BUILTINS } from './stateless-command';
 
 /** How the persistent bash sets itself up; see {@link initScript}. */
 export interface InitOptions {
@@ -117,7 +112,7 @@ for __agenttool_n in ${STATELESS_BUILTINS.map(bashQuote).join(' ')}; do
   __agenttool_stateless[$__agenttool_n]=1
 done
 unset -v __agenttool_names __agenttool_n
-# The job's wait for its command (see commandMessage): the start marker and the two
+# The job's wait for its command (see command-message.ts): the start marker and the two
 # lengths of what follows up to the NUL, a head of fixed length; then that text, the
 # command's first word's line and the command, in one read of as many characters as the
 # locale counts there (the lengths in code points and in bytes); then the rest up to the
@@ -396,51 +391,3 @@ const SERVE_LINE = [
     ') 2>&1 & __agenttool_ended "$!"; done',
   ].join(' '),
 ].join('; ');
-
-/**
- * What the driver writes for one command: its head (the start marker, then the length of
- * what follows up to the NUL in code points and in bytes, each as a space and eight hex
- * digits), the command's first word's line (a colon, then the word when the command's
- * text shows it cannot change the shell's state, see `__agenttool_arm`), the command and a
- * NUL, which the waiting job reads (see `__agenttool_next`), then the end marker's line
- * (`E <marker>`), which the shell reads only once the job has ended. A job killed before
- * it took all of its command leaves the rest on the shell's input, where its head or
- * command text comes before that `E` line: the shell takes it and answers that the
- * command did not run, and the next command finds the input in step. The job prints
- * `<startMarker> S <pgid>` before the command runs, with its traps set: an interrupt
- * sent on that news is not lost. The shell then prints `<endMarker> E <status>`.
- * Standard error is merged into standard output; standard input is /dev/null, since the
- * shell's own input is this channel. The command must hold no NUL.
- */
-export function commandMessage(command: string, startMarker: string, endMarker: string): string {
-  // The word's line starts with a colon, so that no read trims it away (see
-  // __agenttool_next: a read-only IFS).
-  const text = `:${statelessCommandWord(command) ?? ''}\n${command}`;
-  const bytes = Buffer.byteLength(text, 'utf8');
-  return `${startMarker} ${countField(codePoints(text, bytes))} ${countField(bytes)}${text}\0E ${endMarker}\n`;
-}
-
-/** A length as the head carries it; 0 (read up to the NUL) past what its digits hold. */
-function countField(count: number): string {
-  return (count <= MAX_COUNT ? count : 0).toString(16).padStart(COUNT_DIGITS, '0');
-}
-const MAX_COUNT = 16 ** COUNT_DIGITS - 1;
-
-/**
- * The code points of `text` as UTF-8 carries it (`bytes` long): a lone surrogate is one
- * (encoded as U+FFFD), a pair is one.
- */
-function codePoints(text: string, bytes: number): number {
-  if (bytes === text.length) return bytes;
-  let pairs = 0;
-  for (let i = 0; i < text.length - 1; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0xd800 || unit > 0xdbff) continue;
-    const next = text.charCodeAt(i + 1);
-    if (next >= 0xdc00 && next <= 0xdfff) {
-      pairs++;
-      i++;
-    }
-  }
-  return text.length - pairs;
-}

@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from './random-bytes';
 import { readFileSync, readdirSync } from 'node:fs';
 import type { Writable } from 'node:stream';
-import { commandMessage, initScript, MARKER_HEX_DIGITS, MARKER_PREFIX } from './bash-driver';
+import { initScript } from './bash-driver';
+import { commandMessage, MARKER_HEX_DIGITS, MARKER_PREFIX } from './command-message';
 import { ControlStream } from './control-stream';
 import { type SignallerSignal, signallerLine, signallerScript } from './signaller';
 

@@ -3,7 +3,7 @@
  * skip the save, unless the shell knows the first word as a function, an alias or a
  * builtin that changes state: test/shell/shell.test.ts holds the shell to that part).
  */
-import { commandMessage } from '../../src/shell/bash-driver';
+import { commandMessage } from '../../src/shell/command-message';
 import { statelessCommandWord } from '../../src/shell/stateless-command';
 
 describe('statelessCommandWord', () => {
