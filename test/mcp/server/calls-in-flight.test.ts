@@ -14,6 +14,9 @@ import { TaskClient } from '../tasks/helpers';
 
 /** `X-Forwarded-For` naming a client, as a proxy in front writes it. */
 const from = (address: string) => ({ 'x-forwarded-for': address });
+/** A call of the slow tool from `address`, as the proxy in front names it. */
+const callSlow = (url: string, address: string) =>
+  post(url, modern('tools/call', { name: 'slow', arguments: {} }), from(address));
 
 const SHARE = 2;
 
@@ -380,14 +383,7 @@ describe('2026-07-28: calls in flight per caller', () => {
     void start('10.0.0.1');
     void start('10.0.0.1');
     await slow.until('started', 2);
-    expectRefused(
-      await post(
-        listener.url,
-        modern('tools/call', { name: 'slow', arguments: {} }),
-        from('10.0.0.1'),
-      ),
-      'client address 10.0.0.1',
-    );
+    expectRefused(await callSlow(listener.url, '10.0.0.1'), 'client address 10.0.0.1');
     void start('10.0.0.2');
     await slow.until('started', 3);
     stops[0]!.abort();
@@ -395,14 +391,7 @@ describe('2026-07-28: calls in flight per caller', () => {
     void start('10.0.0.1');
     await slow.until('started', 4);
     // Given back once: two are held again.
-    expectRefused(
-      await post(
-        listener.url,
-        modern('tools/call', { name: 'slow', arguments: {} }),
-        from('10.0.0.1'),
-      ),
-      'client address 10.0.0.1',
-    );
+    expectRefused(await callSlow(listener.url, '10.0.0.1'), 'client address 10.0.0.1');
     for (const stop of stops) stop.abort();
   });
 
@@ -411,8 +400,7 @@ describe('2026-07-28: calls in flight per caller', () => {
     const own = new McpToolServer([slow.tool, jobs.tool]);
     const url = (await own.listenHttp({ trustProxy: true, maxCallsPerSubject: SHARE })).url;
     const client = new TaskClient(url, { headers: from('10.0.0.1') });
-    const call = () =>
-      post(url, modern('tools/call', { name: 'slow', arguments: {} }), from('10.0.0.1'));
+    const call = () => callSlow(url, '10.0.0.1');
     try {
       for (let i = 0; i < SHARE + 1; i++) {
         expect(await client.call('job')).toMatchObject({ resultType: 'task' });
@@ -445,8 +433,7 @@ describe('2026-07-28: calls in flight per caller', () => {
     const own = new McpToolServer([slow.tool, plan]);
     const url = (await own.listenHttp({ trustProxy: true, maxCallsPerSubject: SHARE })).url;
     const client = new TaskClient(url, { headers: from('10.0.0.1') });
-    const call = () =>
-      post(url, modern('tools/call', { name: 'slow', arguments: {} }), from('10.0.0.1'));
+    const call = () => callSlow(url, '10.0.0.1');
     try {
       const asked = await client.call('plan');
       expect(asked.resultType).toBe('input_required');
@@ -558,10 +545,7 @@ describe('maxCalls: the calls in flight of all callers together', () => {
     expectOverLimit(await second.call('slow'), 3);
     const third = await legacySession(url, '10.0.0.3');
     expectOverLimit(await third.call('slow'), 3);
-    expectOverLimit(
-      await post(url, modern('tools/call', { name: 'slow', arguments: {} }), from('10.0.0.4')),
-      3,
-    );
+    expectOverLimit(await callSlow(url, '10.0.0.4'), 3);
 
     slow.endAll();
     await slow.until('ended', 3);
@@ -611,8 +595,7 @@ describe('maxCalls: the calls in flight of all callers together', () => {
 
   test("one caller's share is a tenth of maxCalls by default", async () => {
     const { url } = await server.listenHttp({ trustProxy: true, maxCalls: 10 * SHARE });
-    const call = () =>
-      post(url, modern('tools/call', { name: 'slow', arguments: {} }), from('10.0.0.1'));
+    const call = () => callSlow(url, '10.0.0.1');
     const running = [call(), call()];
     await slow.until('started', 2);
     expectRefused(await call(), 'client address 10.0.0.1');
