@@ -31,6 +31,7 @@ import {
   FASTMCP,
   FLOOR,
   FLOOR_HOOKS,
+  FLOOR_OWN_ZOD,
   FLOOR_TOLD,
   MCP_SERVER,
 } from './mcp-call-plan';
@@ -248,11 +249,13 @@ export const CONTENDERS: ReadonlyMap<string, () => Promise<Contender>> = new Map
   [contenderKey('2025', FLOOR), () => floor('2025')],
   [contenderKey('2025', FLOOR_HOOKS), floorHooksOn],
   [contenderKey('2025', FLOOR_TOLD), () => floor('2025', FLOOR_TOLD)],
+  [contenderKey('2025', FLOOR_OWN_ZOD), () => floor('2025', FLOOR_OWN_ZOD)],
   [contenderKey('2025', AGENTTOOL), () => agenttool('2025')],
   [contenderKey('2025', MCP_SERVER), () => sdkMcpServer('2025')],
   [contenderKey('2025', FASTMCP), fastmcp],
   [contenderKey('2026-07-28', FLOOR), () => floor('2026-07-28')],
   [contenderKey('2026-07-28', FLOOR_TOLD), () => floor('2026-07-28', FLOOR_TOLD)],
+  [contenderKey('2026-07-28', FLOOR_OWN_ZOD), () => floor('2026-07-28', FLOOR_OWN_ZOD)],
   [contenderKey('2026-07-28', AGENTTOOL), () => agenttool('2026-07-28')],
   [contenderKey('2026-07-28', MCP_SERVER), () => sdkMcpServer('2026-07-28')],
 ]);

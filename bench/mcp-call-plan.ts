@@ -15,15 +15,17 @@ export type Era = (typeof ERAS)[number];
 export const FLOOR = 'floor: SDK low-level Server + ajv';
 export const FLOOR_HOOKS = 'floor, ALS promise hooks on';
 export const FLOOR_TOLD = 'floor, requests told first';
+/** The floor in a worker whose client has a zod of its own (mcp-call-worker-own-zod). */
+export const FLOOR_OWN_ZOD = 'floor, its client on a zod of its own';
 export const AGENTTOOL = 'agenttool serveTools';
 export const MCP_SERVER = 'SDK McpServer + zod';
 export const FASTMCP = 'fastmcp';
 
 /** The contenders of each era, in the order a pass runs them. */
 export const CONTENDER_NAMES: Readonly<Record<Era, readonly string[]>> = {
-  '2025': [FLOOR, FLOOR_HOOKS, FLOOR_TOLD, AGENTTOOL, MCP_SERVER, FASTMCP],
+  '2025': [FLOOR, FLOOR_HOOKS, FLOOR_TOLD, FLOOR_OWN_ZOD, AGENTTOOL, MCP_SERVER, FASTMCP],
   // fastmcp serves the 2025 era only; on Node 24 the hooks row is the floor again.
-  '2026-07-28': [FLOOR, FLOOR_TOLD, AGENTTOOL, MCP_SERVER],
+  '2026-07-28': [FLOOR, FLOOR_TOLD, FLOOR_OWN_ZOD, AGENTTOOL, MCP_SERVER],
 };
 
 /** A contender as the worker takes it on its command line: `<era>/<name>`. */

@@ -9,6 +9,10 @@
  * - floor: the SDK's low-level `Server` with a precompiled ajv validator (the protocol
  *   itself, and nothing a framework adds; in 2026-07-28 behind `createMcpHandler`);
  * - floor, ALS promise hooks on (2025): the same, after one AsyncLocalStorage run;
+ * - floor, its client on a zod of its own: the same, with the client's zod apart from the
+ *   server's, as agenttool's bundle has it (mcp-call-worker-own-zod): a client and a
+ *   server that share zod in one process share the warm-up of its code, which is most of
+ *   a fresh process's first calls;
  * - floor, requests told first: the same, dispatching as agenttool's servers do (a
  *   request checked with its own schema first, not after two that fail; see
  *   `RequestFirstServer` in mcp-call-contenders): what agenttool's call path costs
@@ -30,6 +34,7 @@ import {
   contenderKey,
   ERAS,
   FLOOR,
+  FLOOR_OWN_ZOD,
   FLOOR_TOLD,
   IN_FLIGHT,
   MCP_SERVER,
@@ -49,9 +54,8 @@ async function main(): Promise<void> {
       // A different contender goes first in each pass, so none always meets the same load.
       const order = names.map((_, i) => names[(i + pass) % names.length]!);
       for (const name of order) {
-        const { value } = await runChild<WorkerFigures>('mcp-call-worker.js', [
-          contenderKey(era, name),
-        ]);
+        const worker = name === FLOOR_OWN_ZOD ? 'mcp-call-worker-own-zod.js' : 'mcp-call-worker.js';
+        const { value } = await runChild<WorkerFigures>(worker, [contenderKey(era, name)]);
         runs.get(name)!.push(value);
       }
     }
@@ -85,7 +89,7 @@ async function main(): Promise<void> {
         (ours / set.find((f) => f.name === base)!.nsPerOp).toFixed(2);
       summary.push(
         `${era}, ${mode}, ${clock}: ${ratio(FLOOR)}x the floor, ${ratio(MCP_SERVER)}x McpServer, ` +
-          `${ratio(FLOOR_TOLD)}x the floor told first`,
+          `${ratio(FLOOR_TOLD)}x the floor told first, ${ratio(FLOOR_OWN_ZOD)}x the floor on two zods`,
       );
     }
   }

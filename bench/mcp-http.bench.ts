@@ -12,7 +12,8 @@
  * - McpServer: the same mounting as the floor with the SDK's `McpServer` and a zod object.
  * The figures are the server's CPU time per call (the server process's user + system
  * time: where the contenders differ) and wall time per call; each the median of 3 fresh
- * server processes, each the median of its timed rounds.
+ * server processes, each the median of its timed rounds. One more row is a fresh server
+ * process's first calls (its CPU time over them), before the timed rounds warm it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -20,7 +21,7 @@ import { createInterface, type Interface } from 'node:readline';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { median } from './mcp-child';
 import { NAME } from './mcp-call-contenders';
-import { AGENTTOOL, FLOOR, IN_FLIGHT, MCP_SERVER } from './mcp-call-plan';
+import { AGENTTOOL, COLD_CALLS, FLOOR, IN_FLIGHT, MCP_SERVER } from './mcp-call-plan';
 import { HTTP_ERAS, type HttpEra } from './mcp-http-plan';
 import { NOOP_ARGS } from './mcp-noop';
 import { type Figure, report } from './measure';
@@ -118,8 +119,21 @@ async function timed(
 }
 
 interface Pass {
+  /** Server CPU time per call of its first COLD_CALLS calls, one at a time, in ns. */
+  readonly cold: number;
   readonly sequential: Timed;
   readonly concurrent: Timed;
+}
+
+/**
+ * Server CPU per call of a fresh server process's first `ops` calls, one at a time: what
+ * a short-lived server mostly runs (code not yet optimised), with only the server's own
+ * code in the process (in memory, a client and a server that share zod share its warm-up).
+ */
+async function cold(served: Served, client: Client, ops: number): Promise<number> {
+  const cpuBefore = await served.cpu();
+  await sequential(client, ops);
+  return ((await served.cpu()) - cpuBefore) * (1000 / ops);
 }
 
 async function pass(era: HttpEra, name: string): Promise<Pass> {
@@ -128,6 +142,7 @@ async function pass(era: HttpEra, name: string): Promise<Pass> {
     const client = await connect(era, served.url);
     try {
       return {
+        cold: await cold(served, client, COLD_CALLS),
         sequential: await timed(served, (ops) => sequential(client, ops), 300),
         concurrent: await timed(served, (ops) => concurrent(client, ops), 1000),
       };
@@ -151,6 +166,11 @@ async function main(): Promise<void> {
       }
     }
     const tables: [string, string, (p: Pass) => number][] = [
+      [
+        `the first ${COLD_CALLS} calls of a fresh server process, one at a time`,
+        'server CPU time',
+        (p) => p.cold,
+      ],
       ['sequential', 'server CPU time', (p) => p.sequential.serverCpu],
       ['sequential', 'wall time', (p) => p.sequential.wall],
       [`${IN_FLIGHT} in flight`, 'server CPU time', (p) => p.concurrent.serverCpu],
