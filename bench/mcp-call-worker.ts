@@ -10,15 +10,49 @@ import { NOOP_ARGS } from './mcp-noop';
 const call = (client: Client): Promise<unknown> =>
   client.callTool({ name: NAME, arguments: { ...NOOP_ARGS } });
 
+/** Calls between two turns of the event loop (see {@link turns}). */
+const CALLS_PER_TURN = 100;
+
+/**
+ * A turn of the event loop every CALLS_PER_TURN calls, for every caller at once. In
+ * memory a call is promises only, so without it the loop never turns: what a
+ * FinalizationRegistry lets go of (an AbortSignal that follows another, as undici's
+ * Request and `AbortSignal.any` make) is never let go of, and the old generation grows
+ * with every call (2-3 KB a call in the 2026-07-28 era), making each collection dearer
+ * the longer a run. A served process turns its loop on every read.
+ */
+function turns(): () => Promise<void> | undefined {
+  let calls = 0;
+  let turn: Promise<void> | undefined;
+  return () => {
+    if (turn !== undefined) return turn;
+    if (++calls % CALLS_PER_TURN !== 0) return undefined;
+    turn = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      turn = undefined;
+    });
+    return turn;
+  };
+}
+
 const sequential = (client: Client) => async (ops: number) => {
-  for (let i = 0; i < ops; i++) await call(client);
+  const turn = turns();
+  for (let i = 0; i < ops; i++) {
+    const waiting = turn();
+    if (waiting !== undefined) await waiting;
+    await call(client);
+  }
 };
 
 /** IN_FLIGHT workers, each calling again as soon as its last call answered. */
 const concurrent = (client: Client) => async (ops: number) => {
+  const turn = turns();
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next++ < ops) await call(client);
+    while (next++ < ops) {
+      const waiting = turn();
+      if (waiting !== undefined) await waiting;
+      await call(client);
+    }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
 };
