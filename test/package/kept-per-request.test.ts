@@ -61,9 +61,15 @@ async function perRequest(keepPerRequest) {
       if (keepPerRequest) held.push(Array.from({ length: 125 }, (_, k) => k + id));
     }
   };
+  // What the first thousands of requests leave for good (the compiler's feedback, the
+  // bytecode of functions met late: more of it on a loaded machine) is made once; what a
+  // request keeps grows with the requests. So the figure is the growth over a second
+  // window, after a first one has taken in what is made once.
   await round(1000);
+  await collected();
+  await round(3000);
   const before = await collected();
-  const requests = 4000;
+  const requests = 6000;
   await round(requests);
   const grown = (await collected()) - before;
   await server.close();
@@ -77,8 +83,10 @@ async function perRequest(keepPerRequest) {
 beforeAll(() => ensureBuilt(), 300_000);
 
 test('a 2026-07-28 request leaves nothing behind once answered', () => {
+  // An environment of its own: nothing an earlier test in this worker set reaches it.
   const run = spawnSync(process.execPath, ['--expose-gc', '-e', SCRIPT], {
     cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
     encoding: 'utf8',
     timeout: 120_000,
   });
@@ -86,7 +94,9 @@ test('a 2026-07-28 request leaves nothing behind once answered', () => {
   const bytes = JSON.parse(run.stdout) as { ours: number; control: number };
   // The control keeps an array of 1 KB a request: the measure sees it.
   expect(bytes.control).toBeGreaterThan(900);
-  // Measured: about 10 bytes a request (the SDK's own handler with a Server made per
-  // request, served the same way, about 30).
-  expect(bytes.ours).toBeLessThan(100);
+  // Measured: 10-15 bytes a request here, once about 100 in CI on Node 22 (the SDK's own
+  // handler with a Server made per request, served the same way, about 30). What this
+  // must catch is a request's objects kept: its signal, a listener and a closure are
+  // some 500 bytes together.
+  expect(bytes.ours).toBeLessThan(200);
 });
