@@ -125,6 +125,65 @@ function compilerOptions() {
   };
 }
 
+/**
+ * zod's failed `safeParse` result, as zod 4.6 writes it: an object literal with its own
+ * getter and setter for `error`, closures over the parse's issues and context. V8 gives
+ * each such object a hidden class of its own, made in the old generation, which holds
+ * those closures: whatever the parse failed on (a whole request or answer) then outlives
+ * every young collection until a full one. The SDK fails several of them on every
+ * request (it tells a message's kind by trying schemas: four a 2026-07-28 call), so each
+ * served request left some 5 KB for the old generation, and young collections took
+ * about twice as long. The bundle's zod (the SDK's, inside; an app's own zod is not
+ * touched) gets the alternative zod's own comment names: one shared accessor, the state
+ * in a property that is not enumerable. The result reads the same (`success`, `error`
+ * own and enumerable, the error built on first read, a replacement taking its place).
+ */
+const ZOD_PARSE = `${path.sep}node_modules${path.sep}zod${path.sep}v4${path.sep}core${path.sep}parse.js`;
+const ZOD_FAILURE = `function failure(Err, issues, ctx) {
+    let error;
+    return {
+        success: false,
+        get error() {
+            if (!error) {
+                error = new Err(issues.map((iss) => util.finalizeIssue(iss, ctx, core.config())));`;
+const SHARED_FAILURE = `const FAILURE_STATE = Symbol("agenttool.zodFailure");
+const FAILURE_ERROR = {
+    enumerable: true,
+    configurable: true,
+    get() {
+        const state = this[FAILURE_STATE];
+        if (state.issues !== undefined) {
+            state.error = new state.Err(state.issues.map((iss) => util.finalizeIssue(iss, state.ctx, core.config())));
+            state.issues = undefined;
+            state.ctx = undefined;
+        }
+        return state.error;
+    },
+    set(error) {
+        const state = this[FAILURE_STATE];
+        state.error = error;
+        state.issues = undefined;
+        state.ctx = undefined;
+    },
+};
+function failure(Err, issues, ctx) {
+    const result = { success: false };
+    Object.defineProperty(result, FAILURE_STATE, { value: { Err, issues, ctx, error: undefined } });
+    Object.defineProperty(result, "error", FAILURE_ERROR);
+    return result;
+}
+function failureAsZodWroteIt(Err, issues, ctx) {`;
+
+/** zod's parse module with {@link SHARED_FAILURE}; a zod whose text differs stops the build. */
+function withSharedFailure(code, id) {
+  if (!code.includes(ZOD_FAILURE)) {
+    throw new Error(
+      `${id}: zod's failure() is not the one scripts/bundle.js replaces; look at it again`,
+    );
+  }
+  return code.replace('function failure(Err, issues, ctx) {', SHARED_FAILURE);
+}
+
 /** The rolldown plugin that maps the package's own specifiers and transpiles TypeScript. */
 function typescript() {
   const options = compilerOptions();
@@ -142,6 +201,7 @@ function typescript() {
       return own === undefined ? null : path.join(SRC, own);
     },
     transform(code, id) {
+      if (id.endsWith(ZOD_PARSE)) return { code: withSharedFailure(code, id), moduleType: 'js' };
       if (!id.endsWith('.ts') || id.endsWith('.d.ts')) return null;
       const out = ts.transpileModule(code, { compilerOptions: options, fileName: id });
       return { code: out.outputText, moduleType: 'js' };
