@@ -145,7 +145,21 @@ const ZOD_FAILURE = `function failure(Err, issues, ctx) {
         success: false,
         get error() {
             if (!error) {
-                error = new Err(issues.map((iss) => util.finalizeIssue(iss, ctx, core.config())));`;
+                error = new Err(issues.map((iss) => util.finalizeIssue(iss, ctx, core.config())));
+                // finalizeIssue drops \`input\`, so the built error holds nothing; keeping the raw issues past this point pins the parsed value for the life of the result
+                issues = undefined;
+                ctx = undefined;
+            }
+            return error;
+        },
+        set error(e) {
+            error = e;
+            // a replacement makes the getter's branch unreachable, so the captures have to go here too
+            issues = undefined;
+            ctx = undefined;
+        },
+    };
+}`;
 const SHARED_FAILURE = `const FAILURE_STATE = Symbol("agenttool.zodFailure");
 const FAILURE_ERROR = {
     enumerable: true,
@@ -171,8 +185,7 @@ function failure(Err, issues, ctx) {
     Object.defineProperty(result, FAILURE_STATE, { value: { Err, issues, ctx, error: undefined } });
     Object.defineProperty(result, "error", FAILURE_ERROR);
     return result;
-}
-function failureAsZodWroteIt(Err, issues, ctx) {`;
+}`;
 
 /** zod's parse module with {@link SHARED_FAILURE}; a zod whose text differs stops the build. */
 function withSharedFailure(code, id) {
@@ -181,7 +194,7 @@ function withSharedFailure(code, id) {
       `${id}: zod's failure() is not the one scripts/bundle.js replaces; look at it again`,
     );
   }
-  return code.replace('function failure(Err, issues, ctx) {', SHARED_FAILURE);
+  return code.replace(ZOD_FAILURE, SHARED_FAILURE);
 }
 
 /** The rolldown plugin that maps the package's own specifiers and transpiles TypeScript. */

@@ -270,3 +270,18 @@ function badAnswer(feature: 'sampling' | 'roots', value: unknown, wanted: string
     `mcpserver: ${feature} answer: the client answered with ${describeValue(value)}, not ${wanted}`,
   );
 }
+
+/** True for a capability the client declared. */
+export function offers(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
+
+/** One request a run made of its client, and the tool waiting for its answer. */
+export interface Pending {
+  readonly ask: ClientAsk<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** What a run makes of its client in one round, by the key it goes under. */
+export type Round = Map<string, Pending>;

@@ -36,9 +36,9 @@ export {
   DEFAULT_MAX_REQUESTS,
   fairShare,
   type RoundTripOptions,
-  RoundTripRun,
   RoundTrips,
 } from './round-trips';
+export { RoundTripRun } from './round-trip-run';
 export {
   bounded,
   type CallLink,
