@@ -9,6 +9,7 @@ import {
   isLegacyRequest,
   PROTOCOL_VERSION_META_KEY,
   type McpHttpHandler,
+  type Server,
 } from '@modelcontextprotocol/server';
 import { AgentToolError, handleArgumentOf, isJsonObject } from '../../../core';
 import { type AuthGate, authGate, namelessCaller, subjectOf } from '../auth';
@@ -231,7 +232,17 @@ class HttpEndpoint {
     );
     this.#handles.shares = this.#sessionShares;
     this.#legacy = new LegacyLeg(server, options, this.#limit, this.#sessionShares);
-    this.#modern = createMcpHandler(() => buildInstance(server.host, this.#handles, 'modern'), {
+    // A 2026-07-28 request is one message, its method named by the Mcp-Method header,
+    // which the SDK has checked against the body before it asks for the instance.
+    const instanceFor = (request: Request | undefined): Server =>
+      buildInstance(
+        server.host,
+        this.#handles,
+        'modern',
+        false,
+        request?.headers.get('mcp-method') ?? undefined,
+      );
+    this.#modern = createMcpHandler(({ requestInfo }) => instanceFor(requestInfo), {
       legacy: 'reject',
       onerror: (error) => server.host.report('mcp: http', error),
       maxRequestBodySize: this.#limit,

@@ -132,25 +132,29 @@ type Era = 'legacy' | 'modern';
  * logging. `era` is the era the instance serves; 2025 when the entry does not say.
  * Tasks: the 2026-07-28 extension on a modern instance, the 2025-11-25 experimental
  * tasks on a legacy one, with `tasks/list` when `identified` (the connection's callers
- * carry an auth subject).
+ * carry an auth subject). An instance made for one inbound message names its method as
+ * `inbound`, and has the handlers of that method only (the SDK's own are all there).
  */
 export function buildInstance(
   host: InstanceHost,
   binding: SessionBinding,
   era: Era,
   identified = false,
+  inbound?: string,
 ): Server {
-  const server = new TracedServer(host.info, {
-    // The extension says the server holds sessions by handle, ends one on
-    // SESSION_END_METHOD, and stops a parked call given up (CANCEL_META_KEY).
-    capabilities: {
-      tools: { listChanged: host.listChanged() },
-      logging: {},
-      ...primitiveCapabilities(host, era),
-      extensions: { [SESSIONS_EXTENSION]: {} },
-    },
-    ...(host.instructions === undefined ? {} : { instructions: host.instructions }),
-  });
+  const make = (): TracedServer =>
+    new TracedServer(host.info, {
+      // The extension says the server holds sessions by handle, ends one on
+      // SESSION_END_METHOD, and stops a parked call given up (CANCEL_META_KEY).
+      capabilities: {
+        tools: { listChanged: host.listChanged() },
+        logging: {},
+        ...primitiveCapabilities(host, era),
+        extensions: { [SESSIONS_EXTENSION]: {} },
+      },
+      ...(host.instructions === undefined ? {} : { instructions: host.instructions }),
+    });
+  const server = inbound === undefined ? make() : TracedServer.answeringOnly(inbound, make);
   // Each caller sees the tools it may use (see auth/access).
   server.setRequestHandler('tools/list', async (_request, ctx) => {
     const tools = await definitionsFor(host, callerOf(ctx, host.localAuth));
