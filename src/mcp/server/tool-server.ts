@@ -540,7 +540,8 @@ export class McpToolServer {
 
   /**
    * @internal An SDK instance pinned to one connection, which is one session, opened
-   * now and closed with the connection.
+   * now and closed with the connection; `inbound` names the method of the one message
+   * it serves, when it serves one (a stateless request).
    */
   pinnedInstance(
     era: 'legacy' | 'modern',
@@ -549,10 +550,11 @@ export class McpToolServer {
     identified = (this.host.localAuth?.subject ?? '') !== '',
     endsWithCall = false,
     callerKey?: string,
+    inbound?: string,
   ): Server {
     const opened = this.openSession(sessionId, endsWithCall, callerKey);
     const binding = new ConnectionSession(opened, resumable);
-    const server = buildInstance(this.host, binding, era, identified);
+    const server = buildInstance(this.host, binding, era, identified, inbound);
     opened.session.bindClient(() => server.getClientVersion());
     this.#connections.add(server);
     server.onclose = () => {

@@ -1,4 +1,5 @@
 import { type AuthInfo, type EventStore, type Server } from '@modelcontextprotocol/server';
+import { isJsonObject } from '../../../core';
 import { randomUuid } from '../../random';
 import { subjectOf } from '../auth';
 import {
@@ -33,7 +34,8 @@ export interface LegacySession {
 export interface LegacyHost {
   /**
    * An SDK instance pinned to one connection, which is one session, opened now;
-   * `identified` when its callers carry an auth subject (they may list their tasks).
+   * `identified` when its callers carry an auth subject (they may list their tasks);
+   * `inbound` names the method of the one message it serves, when it serves one.
    */
   pinnedInstance(
     era: 'legacy',
@@ -42,6 +44,7 @@ export interface LegacyHost {
     identified: boolean,
     endsWithCall?: boolean,
     callerKey?: string,
+    inbound?: string,
   ): Server;
   /** The event store of a resumable session, kept `idleMs` past its last event. */
   eventStoreFor(
@@ -178,7 +181,9 @@ export class LegacyLeg {
     }
     const transport = this.#transport(undefined);
     const subject = subjectOf(authInfo);
-    // Each request is its own session, which ends with it.
+    // Each request is its own session, which ends with it. A message alone (not a batch)
+    // is all its instance serves: it has that method's handlers only.
+    const parsed = body?.parsed;
     const instance = this.server.pinnedInstance(
       'legacy',
       '',
@@ -186,6 +191,7 @@ export class LegacyLeg {
       subject !== undefined && subject !== '',
       true,
       requestCallers.get(request)?.key,
+      isJsonObject(parsed) && typeof parsed.method === 'string' ? parsed.method : undefined,
     );
     this.#stateless.add(transport);
     const end = (): void => {
