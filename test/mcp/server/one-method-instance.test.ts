@@ -1,0 +1,171 @@
+// A 2026-07-28 request is served by an instance made for it, with the handlers of the
+// request's method only: the method its Mcp-Method header names, which the SDK checks
+// against the body before the instance is made. Every method the server serves is still
+// answered, and a header that names another method than the body is refused before any
+// handler runs. Raw requests, as a host sends them, through the web-standard handler.
+import {
+  Complete,
+  McpResource,
+  McpResourceTemplate,
+  mcpResourceFromInstance,
+  newTool,
+  Param,
+  Prompt,
+  promptFromInstance,
+} from 'agenttool';
+import { McpToolServer } from 'agenttool/mcp';
+
+@Prompt({ name: 'greet', description: 'Greets' })
+class Greet {
+  get() {
+    return 'Hello';
+  }
+}
+
+@McpResource({ uri: 'test://readme', name: 'readme' })
+class Readme {
+  read() {
+    return '# Hello';
+  }
+}
+
+class NoteVars {
+  @Param('The note id') id!: string;
+}
+
+@McpResourceTemplate({ uriTemplate: 'notes://{id}', name: 'note', vars: NoteVars })
+class Note {
+  read(vars: NoteVars) {
+    return `note ${vars.id}`;
+  }
+
+  @Complete('id')
+  ids(value: string) {
+    return ['7', '70', '8'].filter((id) => id.startsWith(value));
+  }
+}
+
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+interface Answer {
+  readonly status: number;
+  readonly body: { result?: Record<string, unknown>; error?: { code: number; message: string } };
+}
+
+let calls = 0;
+const reported: string[] = [];
+const server = new McpToolServer(
+  {
+    tools: [
+      newTool({
+        name: 'echo',
+        execute: (call) => {
+          calls++;
+          return Promise.resolve({ output: call.args });
+        },
+      }),
+    ],
+    prompts: [promptFromInstance(new Greet())],
+    resources: [mcpResourceFromInstance(new Readme()), mcpResourceFromInstance(new Note())],
+  },
+  { onError: (message, error) => reported.push(`${message}: ${String(error)}`) },
+);
+const handler = server.handler();
+let id = 0;
+
+/** Sends one 2026-07-28 request for `method`, its Mcp-Method header naming it unless `headers` say otherwise. */
+async function send(
+  method: string,
+  params: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const response = await handler.fetch(
+    new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: {
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': method,
+        ...headers,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: ++id,
+        method,
+        params: { ...params, _meta: META },
+      }),
+    }),
+  );
+  const text = await response.text();
+  // A streamed answer carries the message in its one data line.
+  const json = text.startsWith('{') ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? text);
+  return { status: response.status, body: JSON.parse(json) as Answer['body'] };
+}
+
+afterAll(() => server.close());
+
+test.each([
+  ['tools/list', {}, {}],
+  ['tools/call', { name: 'echo', arguments: { said: 'hi' } }, { 'mcp-name': 'echo' }],
+  ['prompts/list', {}, {}],
+  ['prompts/get', { name: 'greet' }, { 'mcp-name': 'greet' }],
+  ['resources/list', {}, {}],
+  ['resources/templates/list', {}, {}],
+  ['resources/read', { uri: 'notes://7' }, { 'mcp-name': 'notes://7' }],
+  [
+    'completion/complete',
+    { ref: { type: 'ref/resource', uri: 'notes://{id}' }, argument: { name: 'id', value: '7' } },
+    {},
+  ],
+  ['server/discover', {}, {}],
+])('%s is answered by an instance made for it', async (method, params, headers) => {
+  const answer = await send(method, params, headers);
+  expect(answer.body.error).toBeUndefined();
+  expect(answer.status).toBe(200);
+  expect(answer.body.result).toBeDefined();
+});
+
+test('the instance serves what its method asks', async () => {
+  const call = await send(
+    'tools/call',
+    { name: 'echo', arguments: { said: 'hi' } },
+    { 'mcp-name': 'echo' },
+  );
+  expect(JSON.stringify(call.body.result)).toContain('hi');
+  const read = await send('resources/read', { uri: 'notes://7' }, { 'mcp-name': 'notes://7' });
+  expect(JSON.stringify(read.body.result)).toContain('note 7');
+  const completed = await send('completion/complete', {
+    ref: { type: 'ref/resource', uri: 'notes://{id}' },
+    argument: { name: 'id', value: '7' },
+  });
+  expect(completed.body.result?.completion).toEqual(
+    expect.objectContaining({ values: ['7', '70'] }),
+  );
+  const tools = await send('tools/list');
+  expect(tools.body.result?.tools).toEqual([expect.objectContaining({ name: 'echo' })]);
+});
+
+test('a method the server does not serve is not found, as before', async () => {
+  const answer = await send('sampling/createMessage', { messages: [], maxTokens: 1 });
+  expect(answer.body.error?.code).toBe(-32601);
+  // ping is not a method of the 2026-07-28 era (the SDK's own server answers the same).
+  expect((await send('ping')).body.error?.code).toBe(-32601);
+});
+
+test('an Mcp-Method header that names another method than the body is refused first', async () => {
+  const before = calls;
+  const answer = await send(
+    'tools/call',
+    { name: 'echo', arguments: { said: 'hi' } },
+    { 'mcp-method': 'tools/list', 'mcp-name': 'echo' },
+  );
+  expect(answer.status).toBe(400);
+  expect(answer.body.error?.message).toMatch(/Mcp-Method/i);
+  expect(calls).toBe(before);
+  expect(reported.at(-1)).toMatch(/method-header-mismatch/);
+});
