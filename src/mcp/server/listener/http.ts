@@ -9,7 +9,6 @@ import {
   isLegacyRequest,
   PROTOCOL_VERSION_META_KEY,
   type McpHttpHandler,
-  type Server,
 } from '@modelcontextprotocol/server';
 import { AgentToolError, handleArgumentOf, isJsonObject } from '../../../core';
 import { type AuthGate, authGate, namelessCaller, subjectOf } from '../auth';
@@ -234,22 +233,24 @@ class HttpEndpoint {
     this.#legacy = new LegacyLeg(server, options, this.#limit, this.#sessionShares);
     // A 2026-07-28 request is one message, its method named by the Mcp-Method header,
     // which the SDK has checked against the body before it asks for the instance.
-    const instanceFor = (request: Request | undefined): Server =>
-      buildInstance(
-        server.host,
-        this.#handles,
-        'modern',
-        false,
-        request?.headers.get('mcp-method') ?? undefined,
-      );
-    this.#modern = createMcpHandler(({ requestInfo }) => instanceFor(requestInfo), {
-      legacy: 'reject',
-      onerror: (error) => server.host.report('mcp: http', error),
-      maxRequestBodySize: this.#limit,
-      // The stream shares decide (503 or 429, naming the limit); the SDK's own cap
-      // (1024 by default) would refuse past it in-band, whatever maxStreams says.
-      maxSubscriptions: Number.MAX_SAFE_INTEGER,
-    });
+    this.#modern = createMcpHandler(
+      ({ requestInfo }) =>
+        buildInstance(
+          server.host,
+          this.#handles,
+          'modern',
+          false,
+          requestInfo?.headers.get('mcp-method') ?? undefined,
+        ),
+      {
+        legacy: 'reject',
+        onerror: (error) => server.host.report('mcp: http', error),
+        maxRequestBodySize: this.#limit,
+        // The stream shares decide (503 or 429, naming the limit); the SDK's own cap
+        // (1024 by default) would refuse past it in-band, whatever maxStreams says.
+        maxSubscriptions: Number.MAX_SAFE_INTEGER,
+      },
+    );
     const unlistenTools = server.onListChanged(() => this.#modern.notify.toolsChanged());
     const unlistenPrimitives = server.onPrimitivesChanged((kind) =>
       kind === 'prompts'
