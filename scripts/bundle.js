@@ -197,6 +197,70 @@ function withSharedFailure(code, id) {
   return code.replace(ZOD_FAILURE, SHARED_FAILURE);
 }
 
+/**
+ * The SDK's default JSON Schema validator (its own copy of ajv and ajv-formats, three
+ * dialects) is built from a module that evaluates all of ajv as it loads: 3-4 ms of every
+ * start, for a validator agenttool's server never asks for (its arguments are checked by
+ * its own ajv, on first use; the SDK's would check an elicitation answer, which our
+ * calls read themselves). The engines now load with the first default instance made.
+ * The module's unused `Ajv` export goes, so that a later import of it stops the build
+ * rather than reading an engine not yet loaded. Every text replaced must be found once,
+ * as written here: an SDK that writes it otherwise stops the build.
+ */
+const AJV_PROVIDER = /\/@modelcontextprotocol\/(server|client)\/dist\/ajvProvider-[\w-]+\.mjs$/;
+const LAZY_AJV_ENGINES = [
+  [
+    `var import_ajv = require_ajv();
+var import__2019 = require__2019();
+var import__2020 = require__2020();
+var import_dist = /* @__PURE__ */ __toESM(require_dist(), 1);`,
+    `var import_ajv, import__2019, import__2020, import_dist;
+function loadAjvEngines() {
+	if (import_dist !== undefined) return;
+	import_ajv = require_ajv();
+	import__2019 = require__2019();
+	import__2020 = require__2020();
+	import_dist = /* @__PURE__ */ __toESM(require_dist(), 1);
+}`,
+  ],
+  [
+    'const addFormats = import_dist.default;',
+    'function addFormats(...args) {\n\tloadAjvEngines();\n\treturn import_dist.default(...args);\n}',
+  ],
+  [
+    'createDefaultAjvInstance(import__2020.Ajv2020)',
+    'createDefaultAjvInstance((loadAjvEngines(), import__2020.Ajv2020))',
+  ],
+  [
+    'createDefaultAjvInstance(import__2019.Ajv2019)',
+    'createDefaultAjvInstance((loadAjvEngines(), import__2019.Ajv2019))',
+  ],
+  [
+    'createDefaultAjvInstance(import_ajv.Ajv)',
+    'createDefaultAjvInstance((loadAjvEngines(), import_ajv.Ajv))',
+  ],
+  ['const Ajv = import_ajv.Ajv;\n', ''],
+  [
+    'export { AjvJsonSchemaValidator as n, addFormats as r, Ajv as t };',
+    'export { AjvJsonSchemaValidator as n, addFormats as r };',
+  ],
+];
+
+/** The SDK's ajv provider with its engines loaded on first use ({@link LAZY_AJV_ENGINES}). */
+function withLazyAjvEngines(code, id) {
+  let out = code;
+  for (const [from, to] of LAZY_AJV_ENGINES) {
+    const found = out.split(from).length - 1;
+    if (found !== 1) {
+      throw new Error(
+        `${id}: expected the SDK's ajv provider to contain once (found ${found}):\n${from}\nlook at scripts/bundle.js's LAZY_AJV_ENGINES again`,
+      );
+    }
+    out = out.replace(from, () => to);
+  }
+  return out;
+}
+
 /** The rolldown plugin that maps the package's own specifiers and transpiles TypeScript. */
 function typescript() {
   const options = compilerOptions();
@@ -215,6 +279,7 @@ function typescript() {
     },
     transform(code, id) {
       if (id.endsWith(ZOD_PARSE)) return { code: withSharedFailure(code, id), moduleType: 'js' };
+      if (AJV_PROVIDER.test(id)) return { code: withLazyAjvEngines(code, id), moduleType: 'js' };
       if (!id.endsWith('.ts') || id.endsWith('.d.ts')) return null;
       const out = ts.transpileModule(code, { compilerOptions: options, fileName: id });
       return { code: out.outputText, moduleType: 'js' };
@@ -297,7 +362,7 @@ function writeWrappers() {
   fs.writeFileSync(path.join(OUT, 'nest.js'), NEST_ENTRY);
 }
 
-module.exports = { bundle, OUT };
+module.exports = { bundle, OUT, withLazyAjvEngines };
 
 if (require.main === module) {
   bundle().catch((error) => {

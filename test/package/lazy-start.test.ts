@@ -5,7 +5,8 @@
 // chunk that requires them on demand (see scripts/bundle.js). Each child reports the
 // built-in modules it loaded and the package files it required; the HTTP row shows that
 // the report sees them at all.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { APP, ensureBuilt, killChildren, ROOT, startAgenttool, tempDir } from '../cli/helpers';
 
@@ -125,6 +126,98 @@ test('a stdio workspace loads the workspace but neither the HTTP side nor node:c
   const files = packageFiles(loaded);
   expect(files).toContain('workspace.js');
   expect(files).not.toContain('mcp-listener.js');
+});
+
+/**
+ * The closures named `names` in a heap snapshot, by name: a class exists as a closure
+ * only once the module that declares it has run.
+ */
+function closuresNamed(snapshotFile: string, names: readonly string[]): Map<string, number> {
+  const snapshot = JSON.parse(readFileSync(snapshotFile, 'utf8')) as {
+    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
+    nodes: number[];
+    strings: string[];
+  };
+  const fields = snapshot.snapshot.meta.node_fields;
+  const typeAt = fields.indexOf('type');
+  const nameAt = fields.indexOf('name');
+  const closure = snapshot.snapshot.meta.node_types[0].indexOf('closure');
+  const counts = new Map(names.map((name) => [name, 0]));
+  for (let i = 0; i < snapshot.nodes.length; i += fields.length) {
+    if (snapshot.nodes[i + typeAt] !== closure) continue;
+    const name = snapshot.strings[snapshot.nodes[i + nameAt]!]!;
+    const count = counts.get(name);
+    if (count !== undefined) counts.set(name, count + 1);
+  }
+  return counts;
+}
+
+test("a served tool call loads no ajv, neither the SDK validator's nor agenttool's", async () => {
+  // The MCP SDK's default JSON Schema validator carries a copy of ajv of its own with
+  // three dialects (classes Ajv, Ajv2019, Ajv2020); agenttool's own ajv checks only the
+  // schemas its arguments classes do not describe. A decorated tool's call needs neither.
+  // Read in a heap snapshot at exit, after a list and a call; the server's own class is
+  // there to show that the snapshot's closures are read at all.
+  const dir = tempDir();
+  const snapshot = join(dir, 'exit.heapsnapshot');
+  const preload = join(dir, 'snapshot-at-exit.js');
+  writeFileSync(
+    preload,
+    `process.on('exit', () => require('node:v8').writeHeapSnapshot(${JSON.stringify(snapshot)}));\n`,
+  );
+  const server = startAgenttool(['serve', APP], {
+    env: { NODE_OPTIONS: `--require ${preload}` },
+  });
+  server.stdin.write(MESSAGES);
+  await waitForAnswer(server.process.stdout!, 3);
+  server.stdin.end();
+  expect((await server.done).code).toBe(0);
+  const counts = closuresNamed(snapshot, ['Ajv', 'Ajv2019', 'Ajv2020', 'McpToolServer']);
+  expect(counts.get('McpToolServer')).toBeGreaterThan(0);
+  expect([counts.get('Ajv'), counts.get('Ajv2019'), counts.get('Ajv2020')]).toEqual([0, 0, 0]);
+}, 60_000);
+
+test('the SDK validator with its engines loaded on first use validates in each dialect', () => {
+  // The bundle's transform of the SDK's ajv provider (scripts/bundle.js), applied to the
+  // installed SDK's module and run beside the two modules it imports.
+  const sdkDist = join(ROOT, 'node_modules/@modelcontextprotocol/server/dist');
+  const provider = readdirSync(sdkDist).find((f) => /^ajvProvider-[\w-]+\.mjs$/.test(f))!;
+  const code = readFileSync(join(sdkDist, provider), 'utf8');
+  const dir = tempDir();
+  for (const [, imported] of code.matchAll(/from "\.\/([\w-]+\.mjs)"/g)) {
+    copyFileSync(join(sdkDist, imported!), join(dir, imported!));
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the build's script, plain CommonJS
+  const { withLazyAjvEngines } = require(join(ROOT, 'scripts/bundle.js')) as {
+    withLazyAjvEngines(code: string, id: string): string;
+  };
+  writeFileSync(join(dir, 'provider.mjs'), withLazyAjvEngines(code, provider));
+  const check = `
+    const provider = await import(${JSON.stringify(join(dir, 'provider.mjs'))});
+    const validator = new provider.n();
+    const object = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
+    const run = (schema, value) => {
+      const result = validator.getValidator(schema)(value);
+      return result.valid ? 'valid' : result.errorMessage;
+    };
+    console.log(JSON.stringify({
+      exports: Object.keys(provider).sort(),
+      number: [run(object, { n: 1 }), run(object, { n: 'x' })],
+      email: run({ type: 'string', format: 'email' }, 'not an address'),
+      draft2019: run({ $schema: 'https://json-schema.org/draft/2019-09/schema', ...object }, {}),
+      draft07: run({ $schema: 'http://json-schema.org/draft-07/schema#', ...object }, { n: true }),
+    }));`;
+  const ran = spawnSync(process.execPath, ['--input-type=module', '-e', check], {
+    encoding: 'utf8',
+  });
+  expect(ran.stderr).toBe('');
+  expect(JSON.parse(ran.stdout)).toEqual({
+    exports: ['n', 'r'],
+    number: ['valid', 'data/n must be number'],
+    email: 'data must match format "email"',
+    draft2019: "data must have required property 'n'",
+    draft07: 'data/n must be number',
+  });
 });
 
 test('serving HTTP loads node:http and the listener (the report sees them)', async () => {
