@@ -302,4 +302,53 @@ describe('Streamable HTTP, stateless', () => {
     }
     await ended.promise;
   });
+
+  test("a 2025-era call stops when its client closes the call's stream", async () => {
+    // No session carries a `notifications/cancelled` to the call here (docs/serving.md):
+    // closing the stream is how a stateless call is given up.
+    const started = deferred();
+    const stopped = deferred<string>();
+    const slow = newTool({
+      name: 'slow',
+      description: 'Runs until its call is given up',
+      parameters: { type: 'object', properties: {} },
+      execute: (_call, ctx) =>
+        new Promise((resolve) => {
+          ctx.signal.addEventListener('abort', () => {
+            stopped.resolve(String(ctx.signal.reason));
+            resolve({ output: 'stopped' });
+          });
+          started.resolve();
+        }),
+    });
+    const server = serveTools([slow]);
+    const listener = await server.listenHttp({ stateless: true });
+    try {
+      const req = request({
+        host: '127.0.0.1',
+        port: listener.port,
+        method: 'POST',
+        path: '/mcp',
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'Mcp-Protocol-Version': '2025-06-18',
+        },
+      });
+      req.on('error', () => undefined);
+      req.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'slow', arguments: {} },
+        }),
+      );
+      await started.promise;
+      req.destroy();
+      expect(await stopped.promise).toMatch(/abort/i);
+    } finally {
+      await server.close();
+    }
+  });
 });
