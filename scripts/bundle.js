@@ -346,7 +346,10 @@ const { homedir } = require('node:os');
 const { isAbsolute, join } = require('node:path');
 const xdg = process.env.XDG_CACHE_HOME;
 const cache = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
-enableCompileCache(join(cache, 'agenttool', 'node-compile-cache'));
+const compileCache = join(cache, 'agenttool', 'node-compile-cache');
+enableCompileCache(compileCache);
+// The package's own files with a code cache made after a start (see code-cache.js).
+require('./code-cache.js').installCodeCache(__dirname, BUILD, IMPORTERS);
 require('./cli.js');
 `;
 
@@ -357,9 +360,66 @@ require('./nest-peers.js').checkNestPeers();
 module.exports = require('./nest-entry.js');
 `;
 
+/**
+ * The build's name for code-cache.js: a hash of every file the bundle wrote, so that a
+ * cache made for one build is never used for another.
+ */
+function buildId() {
+  const hash = require('node:crypto').createHash('sha256');
+  const walk = (dir) => {
+    for (const name of fs.readdirSync(dir).sort()) {
+      const full = path.join(dir, name);
+      if (fs.statSync(full).isDirectory()) walk(full);
+      else {
+        hash.update(path.relative(OUT, full));
+        hash.update(fs.readFileSync(full));
+      }
+    }
+  };
+  walk(OUT);
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
+ * The files of the bundle that make a dynamic `import()`: code-cache.js leaves them to
+ * Node, since a script compiled apart can import only through an experimental hook of
+ * Node's (which warns on every use).
+ */
+function dynamicImporters() {
+  const { parseAst } = require('rolldown/parseAst');
+  const found = [];
+  const hasImport = (node) => {
+    if (node === null || typeof node !== 'object') return false;
+    if (node.type === 'ImportExpression') return true;
+    return Object.values(node).some((value) =>
+      Array.isArray(value)
+        ? value.some(hasImport)
+        : value !== null && typeof value === 'object' && typeof value.type === 'string'
+          ? hasImport(value)
+          : false,
+    );
+  };
+  const walk = (dir) => {
+    for (const name of fs.readdirSync(dir).sort()) {
+      const full = path.join(dir, name);
+      if (fs.statSync(full).isDirectory()) walk(full);
+      else if (name.endsWith('.js') && hasImport(parseAst(fs.readFileSync(full, 'utf8')))) {
+        found.push(full);
+      }
+    }
+  };
+  walk(OUT);
+  return found.map((file) => path.relative(OUT, file).split(path.sep).join('/'));
+}
+
 function writeWrappers() {
-  fs.writeFileSync(path.join(OUT, 'agenttool.js'), LAUNCHER, { mode: 0o755 });
+  fs.copyFileSync(path.join(__dirname, 'code-cache.js'), path.join(OUT, 'code-cache.js'));
   fs.writeFileSync(path.join(OUT, 'nest.js'), NEST_ENTRY);
+  const launcher = LAUNCHER.replace(
+    'const compileCache = join(',
+    `const BUILD = ${JSON.stringify(buildId())};\nconst IMPORTERS = ${JSON.stringify(dynamicImporters())};\nconst compileCache = join(`,
+  );
+  fs.writeFileSync(path.join(OUT, 'agenttool.js'), launcher, { mode: 0o755 });
 }
 
 module.exports = { bundle, OUT, withLazyAjvEngines };

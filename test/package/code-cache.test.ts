@@ -1,0 +1,135 @@
+// The command's code cache for the package's own files (scripts/code-cache.js), as a host
+// starts the built command: none at the first start, made once the start is over, used
+// by the next one; a cache V8 refuses (damaged) is compiled past and made again; files
+// outside the package are left to Node. NODE_DEBUG=agenttool has the command say, for
+// each file of the package it compiles, whether a cache was used.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { APP, ensureBuilt, killChildren, ROOT, startAgenttool, tempDir } from '../cli/helpers';
+
+const PACKAGE = join(ROOT, 'dist/pkg');
+
+const MESSAGES = [
+  {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'host', version: '1' },
+    },
+  },
+  { jsonrpc: '2.0', method: 'notifications/initialized' },
+  { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+]
+  .map((message) => `${JSON.stringify(message)}\n`)
+  .join('');
+
+interface Start {
+  readonly stderr: string;
+  readonly listed: readonly string[];
+}
+
+/**
+ * `agenttool serve APP` over stdio with `cacheHome` as XDG_CACHE_HOME, through a list;
+ * with `untilWritten`, kept running until it says its caches are written.
+ */
+async function start(cacheHome: string, untilWritten: boolean): Promise<Start> {
+  const server = startAgenttool(['serve', APP], {
+    env: { XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'agenttool' },
+  });
+  server.stdin.write(MESSAGES);
+  let stdout = '';
+  await new Promise<void>((resolve) => {
+    server.process.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      if (stdout.includes('"id":2')) resolve();
+    });
+  });
+  // Written in one go: the first line says they all are.
+  if (untilWritten) await server.waitForStderr(/code cache written for /);
+  server.stdin.end();
+  const ran = await server.done;
+  expect(ran.code).toBe(0);
+  const list = stdout.split('\n').find((line) => line.includes('"id":2'))!;
+  const tools = (JSON.parse(list) as { result: { tools: { name: string }[] } }).result.tools;
+  return { stderr: ran.stderr, listed: tools.map((tool) => tool.name) };
+}
+
+/** How each file of the package was compiled, by its path in the package. */
+function compiled(stderr: string): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const [, how, file] of stderr.matchAll(/agenttool: code cache (\w+) for (\S+)\n/g)) {
+    if (file!.startsWith(`${PACKAGE}/`)) found.set(file!.slice(PACKAGE.length + 1), how!);
+  }
+  return found;
+}
+
+/** The cache files made, in the one folder of this Node and build. */
+function cacheFiles(cacheHome: string): string[] {
+  const executed = join(cacheHome, 'agenttool/node-compile-cache/executed');
+  const folders = readdirSync(executed);
+  expect(folders).toHaveLength(1);
+  return readdirSync(join(executed, folders[0]!)).map((name) => join(executed, folders[0]!, name));
+}
+
+beforeAll(() => ensureBuilt(), 300_000);
+afterAll(() => killChildren());
+
+test('made after the first start, used by the next; a damaged one is compiled past and made again', async () => {
+  const cacheHome = tempDir();
+  const first = await start(cacheHome, true);
+  expect(first.listed).toEqual(['echo', 'count', 'ask', 'visit', 'fail', 'note', 'wait', 'stall']);
+  const firstCompiled = compiled(first.stderr);
+  const executor = [...firstCompiled.keys()].find((file) => /^chunks\/executor-/.test(file))!;
+  expect(firstCompiled.get(executor)).toBe('none');
+  expect([...firstCompiled.values()].every((how) => how === 'none')).toBe(true);
+  // cli.js makes a dynamic import() (of module files): Node compiles it, as the served
+  // module file, which is not the package's.
+  expect(firstCompiled.has('cli.js')).toBe(false);
+  const named = [
+    ...first.stderr.matchAll(/agenttool: code cache (?:none|used|refused) for (\S+)\n/g),
+  ];
+  expect(named.length).toBe(firstCompiled.size);
+  const files = cacheFiles(cacheHome);
+  expect(files.length).toBe(firstCompiled.size);
+
+  const second = await start(cacheHome, false);
+  expect(second.listed).toEqual(first.listed);
+  const secondCompiled = compiled(second.stderr);
+  expect([...secondCompiled.keys()].sort()).toEqual([...firstCompiled.keys()].sort());
+  expect([...secondCompiled.values()].every((how) => how === 'used')).toBe(true);
+
+  const damaged = files.find((file) => /\/chunks~executor-[\w-]+\.js-\d+-\d+-\d+$/.test(file))!;
+  writeFileSync(damaged, Buffer.from('not a code cache'));
+  const third = await start(cacheHome, true);
+  expect(third.listed).toEqual(first.listed);
+  expect(compiled(third.stderr).get(executor)).toBe('refused');
+  expect(readFileSync(damaged).toString()).not.toBe('not a code cache');
+}, 60_000);
+
+test("a package file compiled with its cache keeps its lines: an error's stack names the line that threw", () => {
+  // The cache is installed in a child as the command's launcher installs it, over the
+  // package, with Node's compile cache on; an error thrown inside a chunk then names the
+  // line of its `throw`.
+  const cacheHome = tempDir();
+  const script = `
+    const { enableCompileCache } = require('node:module');
+    enableCompileCache(${JSON.stringify(join(cacheHome, 'node-compile-cache'))});
+    require(${JSON.stringify(join(PACKAGE, 'code-cache.js'))}).installCodeCache(${JSON.stringify(PACKAGE)}, 'test');
+    const { toolFromInstance } = require(${JSON.stringify(join(PACKAGE, 'index.js'))});
+    try { toolFromInstance(null); } catch (error) { console.log(error.stack); }
+  `;
+  const ran = spawnSync(process.execPath, ['-e', script], {
+    encoding: 'utf8',
+    env: { ...process.env, NODE_DEBUG: 'agenttool' },
+  });
+  // Compiled here, not by Node: the first start of this cache has none.
+  expect(ran.stderr).toMatch(/code cache none for \S+\/chunks\/executor-[\w-]+\.js\n/);
+  const frame = /\((\/[^():]+\/chunks\/[^():]+\.js):(\d+):\d+\)/.exec(ran.stdout);
+  expect(frame).not.toBeNull();
+  const line = readFileSync(frame![1]!, 'utf8').split('\n')[Number(frame![2]) - 1]!;
+  expect(line).toContain('toolFromInstance takes an instance of a @Tool class');
+});
