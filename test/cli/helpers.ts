@@ -79,6 +79,30 @@ export function killChildren(): void {
 }
 
 /** How a finished run of the command ended. */
+/**
+ * What a host writes to a stdio server it has just spawned, as JSON lines: a 2025-era
+ * `initialize`, its notification and a `tools/list` (id 2), then `more`.
+ */
+export function stdioOpening(...more: readonly object[]): string {
+  return [
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'host', version: '1' },
+      },
+    },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ...more,
+  ]
+    .map((message) => `${JSON.stringify(message)}\n`)
+    .join('');
+}
+
 export interface Ran {
   readonly code: number | null;
   readonly stdout: string;

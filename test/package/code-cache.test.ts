@@ -6,26 +6,19 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { APP, ensureBuilt, killChildren, ROOT, startAgenttool, tempDir } from '../cli/helpers';
+import {
+  APP,
+  ensureBuilt,
+  killChildren,
+  ROOT,
+  startAgenttool,
+  stdioOpening,
+  tempDir,
+} from '../cli/helpers';
 
 const PACKAGE = join(ROOT, 'dist/pkg');
 
-const MESSAGES = [
-  {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'host', version: '1' },
-    },
-  },
-  { jsonrpc: '2.0', method: 'notifications/initialized' },
-  { jsonrpc: '2.0', id: 2, method: 'tools/list' },
-]
-  .map((message) => `${JSON.stringify(message)}\n`)
-  .join('');
+const MESSAGES = stdioOpening();
 
 interface Start {
   readonly stderr: string;

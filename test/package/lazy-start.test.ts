@@ -8,7 +8,15 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { APP, ensureBuilt, killChildren, ROOT, startAgenttool, tempDir } from '../cli/helpers';
+import {
+  APP,
+  ensureBuilt,
+  killChildren,
+  ROOT,
+  startAgenttool,
+  stdioOpening,
+  tempDir,
+} from '../cli/helpers';
 
 const PACKAGE = join(ROOT, 'dist/pkg');
 
@@ -50,28 +58,12 @@ process.on('exit', take);\n`,
   return file;
 }
 
-const MESSAGES = [
-  {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'host', version: '1' },
-    },
-  },
-  { jsonrpc: '2.0', method: 'notifications/initialized' },
-  { jsonrpc: '2.0', id: 2, method: 'tools/list' },
-  {
-    jsonrpc: '2.0',
-    id: 3,
-    method: 'tools/call',
-    params: { name: 'echo', arguments: { text: 'x' } },
-  },
-]
-  .map((message) => `${JSON.stringify(message)}\n`)
-  .join('');
+const MESSAGES = stdioOpening({
+  jsonrpc: '2.0',
+  id: 3,
+  method: 'tools/call',
+  params: { name: 'echo', arguments: { text: 'x' } },
+});
 
 /** Runs `agenttool <args>` over stdio through a list and a call, then reads its report. */
 async function loadsOverStdio(args: readonly string[], servingLine = false): Promise<Loaded> {
