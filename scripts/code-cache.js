@@ -50,6 +50,22 @@ function installCodeCache(root, build, leftToNode = []) {
   const folder = path.join(executed, `${path.basename(nodeCache)}-${build}`);
   const pending = [];
   let timer;
+  // Whether the folder could be made: a file without a cache is compiled here only if its
+  // cache can then be written; otherwise (a folder of another user's, a file in the way)
+  // every start would compile without one, slower than Node's own cache, so Node does.
+  let writable;
+  const canWrite = () => {
+    if (writable === undefined) {
+      try {
+        fs.mkdirSync(folder, { recursive: true });
+        writable = true;
+      } catch (error) {
+        writable = false;
+        if (debug) process.stderr.write(`agenttool: code cache folder not writable: ${error}\n`);
+      }
+    }
+    return writable;
+  };
   const debug = /\bagenttool\b/.test(process.env.NODE_DEBUG ?? '');
 
   // The text compiled is the file's unless something transforms it on the way (a
@@ -92,6 +108,9 @@ function installCodeCache(root, build, leftToNode = []) {
       cachedData = fs.readFileSync(file);
     } catch {
       cachedData = undefined;
+    }
+    if (cachedData === undefined && !canWrite()) {
+      return Reflect.apply(original, this, [content, filename, format]);
     }
     const source = WRAP_START + content.replace(/^#!.*/, '') + WRAP_END;
     const script = new vm.Script(source, {

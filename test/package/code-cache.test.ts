@@ -4,7 +4,7 @@
 // outside the package are left to Node. NODE_DEBUG=agenttool has the command say, for
 // each file of the package it compiles, whether a cache was used.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   APP,
@@ -102,6 +102,17 @@ test('made after the first start, used by the next; a damaged one is compiled pa
   expect(compiled(third.stderr).get(executor)).toBe('refused');
   expect(readFileSync(damaged).toString()).not.toBe('not a code cache');
 }, 60_000);
+
+test('a cache folder that cannot be made leaves the package to Node', async () => {
+  // A file where the folder would be: no cache can be written, so none is compiled for.
+  const cacheHome = tempDir();
+  mkdirSync(join(cacheHome, 'agenttool/node-compile-cache'), { recursive: true });
+  writeFileSync(join(cacheHome, 'agenttool/node-compile-cache/executed'), 'in the way');
+  const started = await start(cacheHome, false);
+  expect(started.listed).toContain('echo');
+  expect(started.stderr).toMatch(/code cache folder not writable: .*ENOTDIR/);
+  expect(compiled(started.stderr).size).toBe(0);
+});
 
 test("a package file compiled with its cache keeps its lines: an error's stack names the line that threw", () => {
   // The cache is installed in a child as the command's launcher installs it, over the
