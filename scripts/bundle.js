@@ -15,7 +15,7 @@
 // starts need: the SDK's client (an app that serves tools never loads it; one that
 // connects loads it as before), jose (OAuth), ioredis (scale-out), the sandbox runtime.
 //
-// The command's bin is a small launcher written beside the bundle (LAUNCHER): it turns on
+// The command's bin is a small launcher written beside the bundle (launcher()): it turns on
 // Node's compile cache before the bundle loads, so that a start after the first reads
 // compiled code instead of parsing 2 MB of JavaScript again.
 //
@@ -330,7 +330,11 @@ async function bundle() {
  * written only costs the speed). The shell's sandbox keeps it read-only
  * (src/shell/sandbox-policy.ts), as it does the package's own code.
  */
-const LAUNCHER = `#!/usr/bin/env node
+/**
+ * The command's bin, for the build named `build` whose files `importers` make a dynamic
+ * `import()` (see code-cache.js).
+ */
+const launcher = (build, importers) => `#!/usr/bin/env node
 'use strict';
 // The agenttool command (written by scripts/bundle.js): Node's compile cache on, then the command.
 // An older Node (npm only warns of the engines field) is named rather than failing on a missing API.
@@ -346,6 +350,8 @@ const { homedir } = require('node:os');
 const { isAbsolute, join } = require('node:path');
 const xdg = process.env.XDG_CACHE_HOME;
 const cache = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
+const BUILD = ${JSON.stringify(build)};
+const IMPORTERS = ${JSON.stringify(importers)};
 const compileCache = join(cache, 'agenttool', 'node-compile-cache');
 enableCompileCache(compileCache);
 // The package's own files with a code cache made after a start (see code-cache.js).
@@ -360,24 +366,39 @@ require('./nest-peers.js').checkNestPeers();
 module.exports = require('./nest-entry.js');
 `;
 
+/** The bundle's files, paths relative to it written with `/`, in a stable order. */
+function outputFiles(dir = OUT) {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .flatMap((entry) =>
+      entry.isDirectory()
+        ? outputFiles(path.join(dir, entry.name))
+        : [path.relative(OUT, path.join(dir, entry.name)).split(path.sep).join('/')],
+    );
+}
+
 /**
  * The build's name for code-cache.js: a hash of every file the bundle wrote, so that a
  * cache made for one build is never used for another.
  */
 function buildId() {
   const hash = require('node:crypto').createHash('sha256');
-  const walk = (dir) => {
-    for (const name of fs.readdirSync(dir).sort()) {
-      const full = path.join(dir, name);
-      if (fs.statSync(full).isDirectory()) walk(full);
-      else {
-        hash.update(path.relative(OUT, full));
-        hash.update(fs.readFileSync(full));
-      }
-    }
-  };
-  walk(OUT);
+  for (const file of outputFiles()) hash.update(file).update(fs.readFileSync(path.join(OUT, file)));
   return hash.digest('hex').slice(0, 16);
+}
+
+/** Whether an ESTree node (or anything under it) is a dynamic `import()`. */
+function hasImport(node) {
+  if (node === null || typeof node !== 'object') return false;
+  if (node.type === 'ImportExpression') return true;
+  return Object.values(node).some((value) =>
+    Array.isArray(value)
+      ? value.some(hasImport)
+      : value !== null && typeof value === 'object' && typeof value.type === 'string'
+        ? hasImport(value)
+        : false,
+  );
 }
 
 /**
@@ -387,39 +408,18 @@ function buildId() {
  */
 function dynamicImporters() {
   const { parseAst } = require('rolldown/parseAst');
-  const found = [];
-  const hasImport = (node) => {
-    if (node === null || typeof node !== 'object') return false;
-    if (node.type === 'ImportExpression') return true;
-    return Object.values(node).some((value) =>
-      Array.isArray(value)
-        ? value.some(hasImport)
-        : value !== null && typeof value === 'object' && typeof value.type === 'string'
-          ? hasImport(value)
-          : false,
-    );
-  };
-  const walk = (dir) => {
-    for (const name of fs.readdirSync(dir).sort()) {
-      const full = path.join(dir, name);
-      if (fs.statSync(full).isDirectory()) walk(full);
-      else if (name.endsWith('.js') && hasImport(parseAst(fs.readFileSync(full, 'utf8')))) {
-        found.push(full);
-      }
-    }
-  };
-  walk(OUT);
-  return found.map((file) => path.relative(OUT, file).split(path.sep).join('/'));
+  return outputFiles().filter(
+    (file) =>
+      file.endsWith('.js') && hasImport(parseAst(fs.readFileSync(path.join(OUT, file), 'utf8'))),
+  );
 }
 
 function writeWrappers() {
   fs.copyFileSync(path.join(__dirname, 'code-cache.js'), path.join(OUT, 'code-cache.js'));
   fs.writeFileSync(path.join(OUT, 'nest.js'), NEST_ENTRY);
-  const launcher = LAUNCHER.replace(
-    'const compileCache = join(',
-    `const BUILD = ${JSON.stringify(buildId())};\nconst IMPORTERS = ${JSON.stringify(dynamicImporters())};\nconst compileCache = join(`,
-  );
-  fs.writeFileSync(path.join(OUT, 'agenttool.js'), launcher, { mode: 0o755 });
+  fs.writeFileSync(path.join(OUT, 'agenttool.js'), launcher(buildId(), dynamicImporters()), {
+    mode: 0o755,
+  });
 }
 
 module.exports = { bundle, OUT, withLazyAjvEngines };

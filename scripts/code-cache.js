@@ -48,6 +48,7 @@ function installCodeCache(root, build, leftToNode = []) {
   const byNode = new Set(leftToNode.map((file) => path.join(root, ...file.split('/'))));
   const executed = path.join(path.dirname(nodeCache), 'executed');
   const folder = path.join(executed, `${path.basename(nodeCache)}-${build}`);
+  const debug = /\bagenttool\b/.test(process.env.NODE_DEBUG ?? '');
   const pending = [];
   let timer;
   // Whether the folder could be made: a file without a cache is compiled here only if its
@@ -66,7 +67,6 @@ function installCodeCache(root, build, leftToNode = []) {
     }
     return writable;
   };
-  const debug = /\bagenttool\b/.test(process.env.NODE_DEBUG ?? '');
 
   // The text compiled is the file's unless something transforms it on the way (a
   // coverage tool's hook): its length is in the name, as the file's size and time are.
@@ -78,16 +78,17 @@ function installCodeCache(root, build, leftToNode = []) {
 
   const writeAll = () => {
     forgetOldBuilds(executed, folder);
-    for (const { script, file } of pending.splice(0)) {
+    const written = pending.splice(0);
+    if (!canWrite()) return;
+    for (const { script, file } of written) {
       try {
-        fs.mkdirSync(folder, { recursive: true });
         const temporary = `${file}.${process.pid}.tmp`;
         fs.writeFileSync(temporary, script.createCachedData());
         // Renamed into place: a start reading it meanwhile sees all of it or none.
         fs.renameSync(temporary, file);
         if (debug) process.stderr.write(`agenttool: code cache written for ${file}\n`);
       } catch (error) {
-        // A folder that cannot be written (read-only, full): the next start compiles again.
+        // A file that cannot be written (a full disk): the next start compiles again.
         if (debug) process.stderr.write(`agenttool: code cache not written: ${error}\n`);
       }
     }
@@ -169,4 +170,4 @@ function forgetOldBuilds(executed, current) {
   }
 }
 
-module.exports = { installCodeCache, WRITE_AFTER_MS };
+module.exports = { installCodeCache };
