@@ -9,8 +9,9 @@
  * RUNS times, the contenders taking turns; a figure is the median.
  *
  * The command's bin turns on Node's compile cache (in XDG_CACHE_HOME, here a temporary
- * folder); an app turns it on with NODE_COMPILE_CACHE or `module.enableCompileCache()`
- * at its top. Rows with the cache off say what it buys.
+ * folder) and a code cache of the package's files; an app turns the first on with
+ * NODE_COMPILE_CACHE or `module.enableCompileCache()` at its top, and both by importing
+ * agenttool/code-cache first. Rows with the cache off say what it buys.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -117,6 +118,12 @@ async function main(): Promise<void> {
       command: node,
       args: [join(__dirname, 'startup-app-agenttool.js')],
       env: appCache,
+    },
+    {
+      name: 'agenttool/mcp app, agenttool/code-cache',
+      command: node,
+      args: [join(__dirname, 'startup-app-code-cache.js')],
+      env: cacheHome,
     },
     {
       name: 'agenttool serve <module>, cache off',

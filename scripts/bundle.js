@@ -323,18 +323,8 @@ async function bundle() {
   writeWrappers();
 }
 
-/**
- * The `agenttool` bin. The compile cache lives in the user's cache folder, not in the
- * shared temporary one where another user could plant code for it (NODE_COMPILE_CACHE
- * still chooses, and NODE_DISABLE_COMPILE_CACHE=1 turns it off; a folder that cannot be
- * written only costs the speed). The shell's sandbox keeps it read-only
- * (src/shell/sandbox-policy.ts), as it does the package's own code.
- */
-/**
- * The command's bin, for the build named `build` whose files `importers` make a dynamic
- * `import()` (see code-cache.js).
- */
-const launcher = (build, importers) => `#!/usr/bin/env node
+/** The `agenttool` bin: an older Node named, then agenttool/code-cache, then the command. */
+const launcher = () => `#!/usr/bin/env node
 'use strict';
 // The agenttool command (written by scripts/bundle.js): Node's compile cache on, then the command.
 // An older Node (npm only warns of the engines field) is named rather than failing on a missing API.
@@ -345,18 +335,41 @@ if (major < 22 || (major === 22 && minor < 13)) {
   );
   process.exit(1);
 }
-const { enableCompileCache } = require('node:module');
+// Node's compile cache on, and the package's own files compiled with a code cache made
+// after a start (see code-cache.js).
+require('./code-cache-entry.js');
+require('./cli.js');
+`;
+
+/**
+ * agenttool/code-cache, for the build named `build` whose files `importers` make a dynamic
+ * `import()`: Node's compile cache turned on where it is not, then the package's files
+ * compiled with code caches. The compile cache it turns on lives in the user's cache
+ * folder, not in the shared temporary one where another user could plant code for it
+ * (NODE_COMPILE_CACHE still chooses, and NODE_DISABLE_COMPILE_CACHE=1 turns it off; a
+ * folder that cannot be written only costs the speed). The shell's sandbox keeps it
+ * read-only (src/shell/sandbox-policy.ts), as it does the package's own code.
+ */
+const codeCacheEntry = (build, importers) => `'use strict';
+// agenttool/code-cache (written by scripts/bundle.js): required before the rest of the
+// package, it has the package's files compiled with a code cache made after a start
+// (see code-cache.js and code-cache-entry.d.ts).
+const { enableCompileCache, getCompileCacheDir } = require('node:module');
 const { homedir } = require('node:os');
 const { isAbsolute, join } = require('node:path');
-const xdg = process.env.XDG_CACHE_HOME;
-const cache = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
 const BUILD = ${JSON.stringify(build)};
 const IMPORTERS = ${JSON.stringify(importers)};
-const compileCache = join(cache, 'agenttool', 'node-compile-cache');
-enableCompileCache(compileCache);
-// The package's own files with a code cache made after a start (see code-cache.js).
-require('./code-cache.js').installCodeCache(__dirname, BUILD, IMPORTERS);
-require('./cli.js');
+if (getCompileCacheDir?.() === undefined && enableCompileCache !== undefined) {
+  const xdg = process.env.XDG_CACHE_HOME;
+  let cache;
+  try {
+    cache = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
+  } catch {
+    // no home folder: Node's compile cache stays off, and so does the code cache
+  }
+  if (cache !== undefined) enableCompileCache(join(cache, 'agenttool', 'node-compile-cache'));
+}
+exports.codeCacheFolder = require('./code-cache.js').installCodeCache(__dirname, BUILD, IMPORTERS);
 `;
 
 /** agenttool/nest: a missing NestJS peer is named before anything requires it. */
@@ -417,9 +430,14 @@ function dynamicImporters() {
 function writeWrappers() {
   fs.copyFileSync(path.join(__dirname, 'code-cache.js'), path.join(OUT, 'code-cache.js'));
   fs.writeFileSync(path.join(OUT, 'nest.js'), NEST_ENTRY);
-  fs.writeFileSync(path.join(OUT, 'agenttool.js'), launcher(buildId(), dynamicImporters()), {
-    mode: 0o755,
-  });
+  const build = buildId();
+  const importers = dynamicImporters();
+  fs.writeFileSync(path.join(OUT, 'code-cache-entry.js'), codeCacheEntry(build, importers));
+  fs.copyFileSync(
+    path.join(__dirname, 'code-cache-entry.d.ts'),
+    path.join(OUT, 'code-cache-entry.d.ts'),
+  );
+  fs.writeFileSync(path.join(OUT, 'agenttool.js'), launcher(), { mode: 0o755 });
 }
 
 module.exports = { bundle, OUT, withLazyAjvEngines };

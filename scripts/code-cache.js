@@ -1,5 +1,6 @@
-// The agenttool command's code cache for the package's own files (copied into dist/pkg/
-// by scripts/bundle.js; the command's launcher installs it before it loads the rest).
+// A code cache for the package's own files (copied into dist/pkg/ by scripts/bundle.js;
+// installed by the agenttool/code-cache entry, which the command's launcher requires, and
+// an app may, before the rest of the package loads).
 //
 // Node's compile cache keeps the code V8 compiles before a file runs: the file's top
 // level and the functions V8 guesses will be called at once. Every other function is
@@ -36,29 +37,36 @@ const WRAP_END = '\n})';
  * through an experimental hook of Node's) with code caches (see above), kept beside Node's own
  * compile cache, which must be on: in a folder named as Node names its own (the Node
  * version, the architecture and a hash of the V8 flags, for the code V8 accepts) and
- * after `build`, the package's build, for the code it was made from. Does nothing
- * without Node's compile cache, or where Node's loader does not compile CommonJS
- * through `Module.prototype._compile` (Node 22 and 24 do).
+ * after `build`, the package's build, for the code it was made from. Returns that folder,
+ * or undefined where it does nothing: without Node's compile cache, where Node's loader
+ * does not compile CommonJS through `Module.prototype._compile` (Node 22 and 24 do), or
+ * where the folder is not the user's alone (see ownFolder).
  */
 function installCodeCache(root, build, leftToNode = []) {
   const original = Module.prototype._compile;
   const nodeCache = Module.getCompileCacheDir?.();
-  if (typeof original !== 'function' || nodeCache === undefined) return;
+  if (typeof original !== 'function' || nodeCache === undefined) return undefined;
   const inside = root.endsWith(path.sep) ? root : root + path.sep;
   const byNode = new Set(leftToNode.map((file) => path.join(root, ...file.split('/'))));
-  const executed = path.join(path.dirname(nodeCache), 'executed');
+  const cacheRoot = path.dirname(nodeCache);
+  const executed = path.join(cacheRoot, 'executed');
   const folder = path.join(executed, `${path.basename(nodeCache)}-${build}`);
   const debug = /\bagenttool\b/.test(process.env.NODE_DEBUG ?? '');
+  const refused = ownFolder(cacheRoot, executed, folder);
+  if (refused !== undefined) {
+    if (debug) process.stderr.write(`agenttool: code cache off: ${refused}\n`);
+    return undefined;
+  }
   const pending = [];
   let timer;
-  // Whether the folder could be made: a file without a cache is compiled here only if its
-  // cache can then be written; otherwise (a folder of another user's, a file in the way)
-  // every start would compile without one, slower than Node's own cache, so Node does.
+  // A file without a cache is compiled here only if its cache can then be written;
+  // otherwise (a read-only file system) every start would compile without one, slower
+  // than Node's own cache, so Node does.
   let writable;
   const canWrite = () => {
     if (writable === undefined) {
       try {
-        fs.mkdirSync(folder, { recursive: true });
+        fs.accessSync(folder, fs.constants.W_OK);
         writable = true;
       } catch (error) {
         writable = false;
@@ -143,6 +151,43 @@ function installCodeCache(root, build, leftToNode = []) {
       path.dirname(filename),
     ]);
   };
+  return folder;
+}
+
+/**
+ * Makes the cache's folders (`executed` and `folder` under `cacheRoot`) where they are
+ * missing and says why they are not the user's alone, or undefined where they are: each of
+ * the three a directory (not a link) of this user's that no other can write to. The caches
+ * are code this process will run, and V8 checks only that a cache was made for a text of
+ * the same length: whoever could write one could run code here (a folder made by someone
+ * else in /tmp, where Node's compile cache is by default). A folder its group can write to
+ * is the user's alone where the group is theirs alone, as the systems that give each user
+ * a group of their own (uid and gid the same) and umask 002 make them.
+ */
+function ownFolder(cacheRoot, executed, folder) {
+  try {
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    return `its folder cannot be made: ${error}`;
+  }
+  const uid = process.getuid?.();
+  const gid = process.getgid?.();
+  for (const dir of [cacheRoot, executed, folder]) {
+    let stat;
+    try {
+      stat = fs.lstatSync(dir);
+    } catch (error) {
+      return `${error}`;
+    }
+    if (!stat.isDirectory()) return `${dir} is not a directory`;
+    if (uid === undefined) continue; // Windows: its ACLs are not read here
+    if (stat.uid !== uid) return `${dir} belongs to user ${stat.uid}, not ${uid}`;
+    if ((stat.mode & 0o002) !== 0) return `${dir} can be written by any user`;
+    if ((stat.mode & 0o020) !== 0 && !(stat.gid === gid && gid === uid)) {
+      return `${dir} can be written by group ${stat.gid}`;
+    }
+  }
+  return undefined;
 }
 
 /** How long the caches of another build (an older agenttool, another Node) are kept. */

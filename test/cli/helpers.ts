@@ -119,7 +119,7 @@ export function runAgenttool(
   return child.done;
 }
 
-/** A running `agenttool` process. */
+/** A running `agenttool` (or other Node) process. */
 export interface Running {
   readonly process: ChildProcess;
   readonly stdin: NodeJS.WritableStream;
@@ -133,7 +133,15 @@ export function startAgenttool(
   args: readonly string[],
   options: { env?: Record<string, string>; cwd?: string } = {},
 ): Running {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  return startNode([CLI, ...args], options);
+}
+
+/** Starts `node <args>` (the Node running the tests) and returns at once. */
+export function startNode(
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Running {
+  const child = spawn(process.execPath, args, {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -23,7 +23,7 @@ import { serveHandbook } from '../../samples/docs/prompts-and-resources';
 import { ProjectShellModule } from '../../samples/docs/shell-module';
 import { crawl, Migrate } from '../../samples/docs/task-support';
 import { composedApp, readOnly, searchDocs } from '../../samples/docs/composition';
-import { ensureBuilt } from '../cli/helpers';
+import { ensureBuilt, killChildren, startNode, stdioOpening, tempDir } from '../cli/helpers';
 
 const ROOT = join(__dirname, '../..');
 const run = promisify(execFile);
@@ -202,6 +202,38 @@ describe('the samples no other test runs', () => {
       await app.close();
     }
   });
+
+  it("serving.md: an app that imports agenttool/code-cache first answers a call, agenttool's files compiled with the cache", async () => {
+    ensureBuilt();
+    const server = startNode([join(ROOT, 'dist/samples/docs/code-cache.js')], {
+      env: { XDG_CACHE_HOME: tempDir(), NODE_DEBUG: 'agenttool' },
+    });
+    try {
+      server.stdin.end(
+        stdioOpening({
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { text: 'cached' } },
+        }),
+      );
+      const ran = await server.done;
+      const answers = ran.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as object);
+      expect(answers).toContainEqual({
+        jsonrpc: '2.0',
+        id: 3,
+        result: { content: [{ type: 'text', text: 'cached' }] },
+      });
+      // The first start in this cache folder: compiled here, without one, then made.
+      expect(ran.stderr).toMatch(/agenttool: code cache none for \S+\/dist\/pkg\/mcp\.js\n/);
+      expect(ran.stderr).toMatch(/agenttool: code cache written for /);
+    } finally {
+      killChildren();
+    }
+  }, 60_000);
 
   it('testing.md: the node --test file passes, in both eras', async () => {
     ensureBuilt();

@@ -1,17 +1,28 @@
-// The command's code cache for the package's own files (scripts/code-cache.js), as a host
-// starts the built command: none at the first start, made once the start is over, used
-// by the next one; a cache V8 refuses (damaged) is compiled past and made again; files
-// outside the package are left to Node. NODE_DEBUG=agenttool has the command say, for
-// each file of the package it compiles, whether a cache was used.
+// The code cache for the package's own files (scripts/code-cache.js), as a host starts
+// the built command and an app that imports agenttool/code-cache first: none at the first
+// start, made once the start is over, used by the next one; a cache V8 refuses (damaged)
+// is compiled past and made again; files outside the package are left to Node, and so is
+// everything where the cache's folder is not the user's alone. NODE_DEBUG=agenttool has
+// the process say, for each file of the package it compiles, whether a cache was used.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import {
   APP,
   ensureBuilt,
   killChildren,
   ROOT,
+  type Running,
   startAgenttool,
+  startNode,
   stdioOpening,
   tempDir,
 } from '../cli/helpers';
@@ -19,6 +30,8 @@ import {
 const PACKAGE = join(ROOT, 'dist/pkg');
 
 const MESSAGES = stdioOpening();
+/** The code cache's folder in a cache home (XDG_CACHE_HOME). */
+const EXECUTED = 'agenttool/node-compile-cache/executed';
 
 interface Start {
   readonly stderr: string;
@@ -29,10 +42,15 @@ interface Start {
  * `agenttool serve APP` over stdio with `cacheHome` as XDG_CACHE_HOME, through a list;
  * with `untilWritten`, kept running until it says its caches are written.
  */
-async function start(cacheHome: string, untilWritten: boolean): Promise<Start> {
+function start(cacheHome: string, untilWritten: boolean): Promise<Start> {
   const server = startAgenttool(['serve', APP], {
     env: { XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'agenttool' },
   });
+  return listThenEnd(server, untilWritten);
+}
+
+/** A host's opening and list to a started stdio server, then its stdin closed. */
+async function listThenEnd(server: Running, untilWritten: boolean): Promise<Start> {
   server.stdin.write(MESSAGES);
   let stdout = '';
   await new Promise<void>((resolve) => {
@@ -62,7 +80,7 @@ function compiled(stderr: string): Map<string, string> {
 
 /** The cache files made, in the one folder of this Node and build. */
 function cacheFiles(cacheHome: string): string[] {
-  const executed = join(cacheHome, 'agenttool/node-compile-cache/executed');
+  const executed = join(cacheHome, EXECUTED);
   const folders = readdirSync(executed);
   expect(folders).toHaveLength(1);
   return readdirSync(join(executed, folders[0]!)).map((name) => join(executed, folders[0]!, name));
@@ -110,8 +128,172 @@ test('a cache folder that cannot be made leaves the package to Node', async () =
   writeFileSync(join(cacheHome, 'agenttool/node-compile-cache/executed'), 'in the way');
   const started = await start(cacheHome, false);
   expect(started.listed).toContain('echo');
-  expect(started.stderr).toMatch(/code cache folder not writable: .*ENOTDIR/);
+  expect(started.stderr).toMatch(/code cache off: its folder cannot be made: .*ENOTDIR/);
   expect(compiled(started.stderr).size).toBe(0);
+});
+
+/**
+ * A project whose node_modules/agenttool is this package (as npm links one), with an app
+ * of `text` in `file` that serves an echo tool over stdio and says on stderr the code
+ * cache's folder that agenttool/code-cache gave it.
+ */
+function project(file: string, text: string): string {
+  const dir = tempDir();
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(ROOT, join(dir, 'node_modules/agenttool'));
+  writeFileSync(join(dir, file), text);
+  return dir;
+}
+
+const SERVE_ECHO = `
+const echo = newTool({
+  name: 'echo',
+  parameters: { type: 'object' },
+  execute: () => text('echoed'),
+});
+process.stderr.write(\`app: code cache folder \${codeCacheFolder}\\n\`);
+void new McpToolServer([echo], { name: 'app', version: '1' }).serveStdio();
+`;
+
+const COMMONJS_APP = `'use strict';
+const { codeCacheFolder } = require('agenttool/code-cache');
+const { newTool, text } = require('agenttool');
+const { McpToolServer } = require('agenttool/mcp');
+${SERVE_ECHO}`;
+
+const ES_MODULE_APP = `
+import { codeCacheFolder } from 'agenttool/code-cache';
+import { newTool, text } from 'agenttool';
+import { McpToolServer } from 'agenttool/mcp';
+${SERVE_ECHO}`;
+
+/** `node <args>` in `dir` with `cacheHome` as XDG_CACHE_HOME, through a list. */
+function startApp(
+  dir: string,
+  args: readonly string[],
+  cacheHome: string,
+  untilWritten: boolean,
+  env: Record<string, string> = {},
+): Promise<Start> {
+  const server = startNode(args, {
+    cwd: dir,
+    env: { XDG_CACHE_HOME: cacheHome, NODE_DEBUG: 'agenttool', ...env },
+  });
+  return listThenEnd(server, untilWritten);
+}
+
+describe('an app that imports agenttool/code-cache first', () => {
+  test.each([
+    ['a CommonJS app', 'app.cjs', COMMONJS_APP, ['app.cjs']],
+    ['an ES module app', 'app.mjs', ES_MODULE_APP, ['app.mjs']],
+    [
+      'an app started with --require agenttool/code-cache',
+      'app.cjs',
+      COMMONJS_APP.replace("require('agenttool/code-cache')", 'exports'),
+      ['--require', 'agenttool/code-cache', 'app.cjs'],
+    ],
+  ])(
+    '%s: its first start makes the cache of the files it loaded, the next one uses it',
+    async (_name, file, text, args) => {
+      const dir = project(file, text);
+      const cacheHome = tempDir();
+      const first = await startApp(dir, args, cacheHome, true);
+      expect(first.listed).toEqual(['echo']);
+      const folders = readdirSync(join(cacheHome, EXECUTED));
+      expect(folders).toHaveLength(1);
+      if (!args.includes('--require')) {
+        expect(first.stderr).toContain(
+          `app: code cache folder ${join(cacheHome, EXECUTED, folders[0]!)}\n`,
+        );
+      }
+      const firstCompiled = compiled(first.stderr);
+      expect([...firstCompiled.keys()]).toEqual(
+        expect.arrayContaining(['index.js', 'mcp.js', expect.stringMatching(/^chunks\//)]),
+      );
+      expect([...firstCompiled.values()].every((how) => how === 'none')).toBe(true);
+      expect(cacheFiles(cacheHome)).toHaveLength(firstCompiled.size);
+
+      const second = await startApp(dir, args, cacheHome, false);
+      expect(second.listed).toEqual(['echo']);
+      const secondCompiled = compiled(second.stderr);
+      expect([...secondCompiled.keys()].sort()).toEqual([...firstCompiled.keys()].sort());
+      expect([...secondCompiled.values()].every((how) => how === 'used')).toBe(true);
+    },
+    60_000,
+  );
+
+  test('with NODE_DISABLE_COMPILE_CACHE=1 it is off, and the app starts as before', async () => {
+    const dir = project('app.cjs', COMMONJS_APP);
+    const cacheHome = tempDir();
+    const started = await startApp(dir, ['app.cjs'], cacheHome, false, {
+      NODE_DISABLE_COMPILE_CACHE: '1',
+    });
+    expect(started.listed).toEqual(['echo']);
+    expect(started.stderr).toContain('app: code cache folder undefined\n');
+    expect(compiled(started.stderr).size).toBe(0);
+  });
+
+  // The cache is code the next start runs: a folder another user can write to (or owns)
+  // could hold theirs. Nothing in it is read; a cache planted there, even a damaged one
+  // that V8 would refuse, is not even offered to V8.
+  const untrusted: [string, (dir: string) => void, RegExp][] = [
+    [
+      'a folder any user can write to',
+      (dir) => chmodSync(dir, 0o777),
+      /code cache off: \S+ can be written by any user/,
+    ],
+  ];
+  // Another user's or group's folder: only root can make one for the test.
+  if (process.getuid?.() === 0) {
+    untrusted.push(
+      [
+        "another user's folder",
+        (dir) => chownSync(dir, 65534, 65534),
+        /code cache off: \S+ belongs to user 65534, not 0/,
+      ],
+      [
+        "a folder its group can write to, of a group that is not the user's own",
+        (dir) => {
+          chmodSync(dir, 0o775);
+          chownSync(dir, 0, 1);
+        },
+        /code cache off: \S+ can be written by group 1\n/,
+      ],
+    );
+  }
+  test.each(untrusted)(
+    'in %s, nothing of the package is compiled with a cache',
+    async (_name, spoil, said) => {
+      const dir = project('app.cjs', COMMONJS_APP);
+      const cacheHome = tempDir();
+      const first = await startApp(dir, ['app.cjs'], cacheHome, true);
+      expect(first.listed).toEqual(['echo']);
+      for (const file of cacheFiles(cacheHome)) writeFileSync(file, 'planted');
+      spoil(join(cacheHome, EXECUTED));
+
+      const second = await startApp(dir, ['app.cjs'], cacheHome, false);
+      expect(second.listed).toEqual(['echo']);
+      expect(second.stderr).toMatch(said);
+      expect(second.stderr).toContain('app: code cache folder undefined\n');
+      expect(compiled(second.stderr).size).toBe(0);
+    },
+    60_000,
+  );
+
+  test("in a folder its group can write to, where the group is the user's own (uid and gid the same), the cache is used", async () => {
+    const uid = process.getuid!();
+    // A group of the user's own: the test can make one only where the user's gid is it.
+    if (process.getgid!() !== uid) return;
+    const dir = project('app.cjs', COMMONJS_APP);
+    const cacheHome = tempDir();
+    await startApp(dir, ['app.cjs'], cacheHome, true);
+    chmodSync(join(cacheHome, EXECUTED), 0o775);
+    const second = await startApp(dir, ['app.cjs'], cacheHome, false);
+    expect(second.listed).toEqual(['echo']);
+    const secondCompiled = compiled(second.stderr);
+    expect(secondCompiled.size).toBeGreaterThan(0);
+    expect([...secondCompiled.values()].every((how) => how === 'used')).toBe(true);
+  }, 60_000);
 });
 
 test("a package file compiled with its cache keeps its lines: an error's stack names the line that threw", () => {
