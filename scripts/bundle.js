@@ -15,6 +15,11 @@
 // starts need: the SDK's client (an app that serves tools never loads it; one that
 // connects loads it as before), jose (OAuth), ioredis (scale-out), the sandbox runtime.
 //
+// Three parts of the SDK's code (and its zod's) are rewritten as they are bundled, each
+// found as written or the build stops: zod's failed parse result (withSharedFailure), the
+// SDK's ajv loaded on first use (withLazyAjvEngines), and its type schemas built on first
+// read (scripts/lazy-sdk-schemas.js).
+//
 // The command's bin is a small launcher written beside the bundle (launcher()): it turns on
 // Node's compile cache before the bundle loads, so that a start after the first reads
 // compiled code instead of parsing 2 MB of JavaScript again.
@@ -24,6 +29,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const ts = require('typescript');
+const { withLazySdkSchemas } = require('./lazy-sdk-schemas');
 
 const ROOT = path.join(__dirname, '..');
 const SRC = path.join(ROOT, 'src');
@@ -261,6 +267,9 @@ function withLazyAjvEngines(code, id) {
   return out;
 }
 
+/** The chunks whose SDK schemas were made lazy (scripts/lazy-sdk-schemas.js): one, each build. */
+const lazySdkChunks = [];
+
 /** The rolldown plugin that maps the package's own specifiers and transpiles TypeScript. */
 function typescript() {
   const options = compilerOptions();
@@ -285,7 +294,12 @@ function typescript() {
       return { code: out.outputText, moduleType: 'js' };
     },
     renderChunk(code, chunk) {
-      if (!code.includes(ON_DEMAND)) return null;
+      // The chunk that holds the SDK's protocol module: its schemas built on first read.
+      if (code.includes('\tfor (const key of SPEC_SCHEMA_KEYS) register(')) {
+        lazySdkChunks.push(chunk.fileName);
+        code = withLazySdkSchemas(code, chunk.fileName);
+      }
+      if (!code.includes(ON_DEMAND)) return code;
       const from = path.dirname(chunk.fileName);
       const pattern = new RegExp(`(["'])${ON_DEMAND}([\\w-]+)\\1`, 'g');
       return code.replace(pattern, (_match, quote, entry) => {
@@ -299,6 +313,7 @@ function typescript() {
 async function bundle() {
   const { rolldown } = await import('rolldown');
   fs.rmSync(OUT, { recursive: true, force: true });
+  lazySdkChunks.length = 0;
   const build = await rolldown({
     input: Object.fromEntries(
       Object.entries(ENTRIES).map(([name, source]) => [name, path.join(SRC, source)]),
@@ -320,6 +335,11 @@ async function bundle() {
     sourcemap: false,
   });
   await build.close();
+  if (lazySdkChunks.length !== 1) {
+    throw new Error(
+      `expected one chunk with the SDK's protocol module, found ${lazySdkChunks.length}: ${lazySdkChunks.join(', ')}; look at scripts/lazy-sdk-schemas.js again`,
+    );
+  }
   writeWrappers();
 }
 

@@ -120,16 +120,25 @@ test('a stdio workspace loads the workspace but neither the HTTP side nor node:c
   expect(files).not.toContain('mcp-listener.js');
 });
 
+interface HeapSnapshot {
+  readonly snapshot: {
+    meta: {
+      node_fields: string[];
+      node_types: [string[]];
+      edge_fields: string[];
+      edge_types: [string[]];
+    };
+  };
+  readonly nodes: number[];
+  readonly edges: number[];
+  readonly strings: string[];
+}
+
 /**
  * The closures named `names` in a heap snapshot, by name: a class exists as a closure
  * only once the module that declares it has run.
  */
-function closuresNamed(snapshotFile: string, names: readonly string[]): Map<string, number> {
-  const snapshot = JSON.parse(readFileSync(snapshotFile, 'utf8')) as {
-    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
-    nodes: number[];
-    strings: string[];
-  };
+function closuresNamed(snapshot: HeapSnapshot, names: readonly string[]): Map<string, number> {
   const fields = snapshot.snapshot.meta.node_fields;
   const typeAt = fields.indexOf('type');
   const nameAt = fields.indexOf('name');
@@ -144,29 +153,98 @@ function closuresNamed(snapshotFile: string, names: readonly string[]): Map<stri
   return counts;
 }
 
+/**
+ * The SDK's type schemas that the bundle builds on first read (scripts/lazy-sdk-schemas.js
+ * gives each a function `<name>$lazy`), and of them those built: the chunk's variable of
+ * that name holds an object, not undefined.
+ */
+function lazySchemas(snapshot: HeapSnapshot): { all: Set<string>; built: Set<string> } {
+  const { meta } = snapshot.snapshot;
+  const nodeFields = meta.node_fields.length;
+  const [typeAt, nameAt, edgeCountAt] = ['type', 'name', 'edge_count'].map((field) =>
+    meta.node_fields.indexOf(field),
+  ) as [number, number, number];
+  const edgeFields = meta.edge_fields.length;
+  const [edgeTypeAt, edgeNameAt, toAt] = ['type', 'name_or_index', 'to_node'].map((field) =>
+    meta.edge_fields.indexOf(field),
+  ) as [number, number, number];
+  const closure = meta.node_types[0].indexOf('closure');
+  const object = meta.node_types[0].indexOf('object');
+  const context = meta.edge_types[0].indexOf('context');
+  const all = new Set<string>();
+  for (let i = 0; i < snapshot.nodes.length; i += nodeFields) {
+    const name = snapshot.strings[snapshot.nodes[i + nameAt]!]!;
+    if (snapshot.nodes[i + typeAt] === closure && name.endsWith('Schema$lazy')) {
+      all.add(name.slice(0, -'$lazy'.length));
+    }
+  }
+  const built = new Set<string>();
+  let edge = 0;
+  for (let i = 0; i < snapshot.nodes.length; i += nodeFields) {
+    for (let j = 0; j < snapshot.nodes[i + edgeCountAt]!; j++, edge += edgeFields) {
+      if (snapshot.edges[edge + edgeTypeAt] !== context) continue;
+      const name = snapshot.strings[snapshot.edges[edge + edgeNameAt]!]!;
+      const to = snapshot.edges[edge + toAt]!;
+      if (all.has(name) && snapshot.nodes[to + typeAt] === object) built.add(name);
+    }
+  }
+  return { all, built };
+}
+
+let served: Promise<HeapSnapshot> | undefined;
+
+/**
+ * A heap snapshot of the built `serve` at its exit, after a host's opening, a list and a
+ * call over stdio (taken once, for the tests that read it).
+ */
+function servedSnapshot(): Promise<HeapSnapshot> {
+  served ??= (async () => {
+    const dir = tempDir();
+    const snapshot = join(dir, 'exit.heapsnapshot');
+    const preload = join(dir, 'snapshot-at-exit.js');
+    writeFileSync(
+      preload,
+      `process.on('exit', () => require('node:v8').writeHeapSnapshot(${JSON.stringify(snapshot)}));\n`,
+    );
+    const server = startAgenttool(['serve', APP], {
+      env: { NODE_OPTIONS: `--require ${preload}` },
+    });
+    server.stdin.write(MESSAGES);
+    await waitForAnswer(server.process.stdout!, 3);
+    server.stdin.end();
+    expect((await server.done).code).toBe(0);
+    return JSON.parse(readFileSync(snapshot, 'utf8')) as HeapSnapshot;
+  })();
+  return served;
+}
+
 test("a served tool call loads no ajv, neither the SDK validator's nor agenttool's", async () => {
   // The MCP SDK's default JSON Schema validator carries a copy of ajv of its own with
   // three dialects (classes Ajv, Ajv2019, Ajv2020); agenttool's own ajv checks only the
   // schemas its arguments classes do not describe. A decorated tool's call needs neither.
   // Read in a heap snapshot at exit, after a list and a call; the server's own class is
   // there to show that the snapshot's closures are read at all.
-  const dir = tempDir();
-  const snapshot = join(dir, 'exit.heapsnapshot');
-  const preload = join(dir, 'snapshot-at-exit.js');
-  writeFileSync(
-    preload,
-    `process.on('exit', () => require('node:v8').writeHeapSnapshot(${JSON.stringify(snapshot)}));\n`,
-  );
-  const server = startAgenttool(['serve', APP], {
-    env: { NODE_OPTIONS: `--require ${preload}` },
-  });
-  server.stdin.write(MESSAGES);
-  await waitForAnswer(server.process.stdout!, 3);
-  server.stdin.end();
-  expect((await server.done).code).toBe(0);
-  const counts = closuresNamed(snapshot, ['Ajv', 'Ajv2019', 'Ajv2020', 'McpToolServer']);
+  const counts = closuresNamed(await servedSnapshot(), [
+    'Ajv',
+    'Ajv2019',
+    'Ajv2020',
+    'McpToolServer',
+  ]);
   expect(counts.get('McpToolServer')).toBeGreaterThan(0);
   expect([counts.get('Ajv'), counts.get('Ajv2019'), counts.get('Ajv2020')]).toEqual([0, 0, 0]);
+}, 60_000);
+
+test("a served list and call build few of the SDK's type schemas", async () => {
+  // The SDK's protocol module defines some 180 (its neutral types and OAuth's) and built
+  // them all as it loaded; a server reads few. Measured 2026-12-06: 31 of 183 built.
+  const { all, built } = lazySchemas(await servedSnapshot());
+  expect(all.size).toBeGreaterThanOrEqual(160);
+  expect(built.size).toBeLessThan(all.size / 4);
+  // Those read are built: the stdio transport reads each message with this one.
+  expect(built.has('JSONRPCMessageSchema')).toBe(true);
+  // Never read by a server: the OAuth token response.
+  expect(all.has('OAuthTokensSchema')).toBe(true);
+  expect(built.has('OAuthTokensSchema')).toBe(false);
 }, 60_000);
 
 test('the SDK validator with its engines loaded on first use validates in each dialect', () => {

@@ -1,0 +1,240 @@
+// The MCP SDK's zod schemas, built on first use instead of as the bundle loads (applied by
+// scripts/bundle.js to the chunk it bundles the SDK into).
+//
+// The SDK's protocol module builds some 180 zod schemas as it loads (the neutral types
+// module, and the OAuth one), then registers each under its type's name, reading them all.
+// A server reads few of them (its dispatch has registries of its own, built on first use),
+// and building them is a good part of every start: 8-9 ms of an app's start to its first
+// `tools/list` on a 2-core machine, measured with the code cache on (docs/benchmarks.md).
+//
+// In the bundle each module is a function that assigns its top-level names (`var X;` at the
+// chunk's top, `X = <expression>;` in the function, rolldown's `__esmMin`), and every use of
+// a name elsewhere in the chunk reads the variable. Here each `<Name>Schema = <expression>;`
+// of the two modules becomes a function at the chunk's top, `<Name>Schema$lazy()`, that
+// runs the module (once, as before: the rest of its statements, which build no schema)
+// and then the expression the first time it is called, and every read of the variable in
+// the chunk calls it (found with a scope analysis: a local of the same name is another
+// variable). A schema is then built when first read, after the module's other statements
+// have run, as the SDK's own statements read them; the value is the same object ever after.
+// The registration reads them through getters (REGISTRATION, below). Anything that differs
+// from this shape stops the build, with what differed: the SDK must be looked at again.
+'use strict';
+const acorn = require('acorn');
+const eslintScope = require('eslint-scope');
+
+/** The modules whose schemas are made lazy: their `__esmMin` functions' names. */
+const MODULES = [/^init_schemas_[\w$]+$/, /^init_auth_[\w$]+$/];
+
+/** The least number of schemas each must hold: fewer means the SDK moved them. */
+const AT_LEAST = [150, 10];
+
+/**
+ * The SDK's registration of its types by name reads every schema; these exact texts (each
+ * found once) register getters instead, and make the OAuth schemas' object one of getters.
+ */
+const REGISTRATION = [
+  [
+    `function register(key, schema) {
+	const name = key.slice(0, -6);
+	_specTypeSchemas[name] = schema;
+	_isSpecType[name] = (v) => schema.safeParse(v).success;
+}`,
+    `function register(key, schemaOf) {
+	const name = key.slice(0, -6);
+	Object.defineProperty(_specTypeSchemas, name, { get: schemaOf, enumerable: true });
+	_isSpecType[name] = (v) => schemaOf().safeParse(v).success;
+}`,
+  ],
+  [
+    '\tfor (const key of SPEC_SCHEMA_KEYS) register(key, schemas_exports[key]);',
+    '\tfor (const key of SPEC_SCHEMA_KEYS) register(key, () => schemas_exports[key]);',
+  ],
+  [
+    '\tfor (const [key, schema] of Object.entries(authSchemas)) register(key, schema);',
+    '\tfor (const key of Object.keys(authSchemas)) register(key, () => authSchemas[key]);',
+  ],
+];
+
+/** `authSchemas = { A, B, ... };`: its shorthand properties become getters. */
+const AUTH_SCHEMAS = /\tauthSchemas = \{\n((?:\t\t[\w$]+,?\n)+)\t\};\n/;
+
+/** Replaces each text of REGISTRATION, and the OAuth schemas' object, in `code`. */
+function withLazyRegistration(code, fileName) {
+  let out = code;
+  for (const [from, to] of REGISTRATION) {
+    const found = out.split(from).length - 1;
+    if (found !== 1) {
+      throw new Error(
+        `${fileName}: expected the SDK's registration of its types to contain once (found ${found}):\n${from}\nlook at scripts/lazy-sdk-schemas.js again`,
+      );
+    }
+    out = out.replace(from, () => to);
+  }
+  const auth = AUTH_SCHEMAS.exec(out);
+  if (auth === null) {
+    throw new Error(
+      `${fileName}: the SDK's authSchemas object is not as scripts/lazy-sdk-schemas.js expects`,
+    );
+  }
+  const names = auth[1]
+    .split('\n')
+    .map((line) => line.trim().replace(/,$/, ''))
+    .filter(Boolean);
+  const getters = names.map((name) => `\t\tget ${name}() {\n\t\t\treturn ${name};\n\t\t}`);
+  return out.replace(AUTH_SCHEMAS, () => `\tauthSchemas = {\n${getters.join(',\n')}\n\t};\n`);
+}
+
+/** Every node of an ESTree tree, depth first, with `visit(node)`. */
+function walk(node, visit) {
+  if (Array.isArray(node)) {
+    for (const child of node) walk(child, visit);
+    return;
+  }
+  if (node === null || typeof node !== 'object' || typeof node.type !== 'string') return;
+  visit(node);
+  for (const [key, value] of Object.entries(node)) {
+    if (key !== 'loc' && value !== null && typeof value === 'object') walk(value, visit);
+  }
+}
+
+/** The function an `init_x = <helper>.__esmMin(() => { ... })` declaration holds. */
+function moduleFunction(declarator) {
+  const call = declarator.init;
+  if (
+    call?.type === 'CallExpression' &&
+    call.callee.type === 'MemberExpression' &&
+    call.callee.property.name === '__esmMin' &&
+    call.arguments[0]?.type === 'ArrowFunctionExpression' &&
+    call.arguments[0].body.type === 'BlockStatement'
+  ) {
+    return call.arguments[0];
+  }
+  return undefined;
+}
+
+/** The chunk `code` with the schemas of MODULES built on first read (see above). */
+function withLazySdkSchemas(code, fileName) {
+  const source = withLazyRegistration(code, fileName);
+  const ast = acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'script', ranges: true });
+  // A CommonJS file's top level is a function's scope (nodejsScope): its names are resolved.
+  const scopes = eslintScope.analyze(ast, {
+    ecmaVersion: 2022,
+    sourceType: 'script',
+    nodejsScope: true,
+  });
+  const topScope = scopes.globalScope.childScopes[0];
+  const topVariables = new Map(topScope.variables.map((variable) => [variable.name, variable]));
+  const fail = (what) => {
+    throw new Error(`${fileName}: ${what}; look at scripts/lazy-sdk-schemas.js again`);
+  };
+
+  const lazy = []; // { name, init, statement, expression, variable }
+  const moduleEnds = [];
+  MODULES.forEach((pattern, index) => {
+    const found = [];
+    for (const statement of ast.body) {
+      if (statement.type !== 'VariableDeclaration') continue;
+      for (const declarator of statement.declarations) {
+        const fn =
+          declarator.id.type === 'Identifier' && pattern.test(declarator.id.name)
+            ? moduleFunction(declarator)
+            : undefined;
+        if (fn !== undefined) found.push({ init: declarator.id.name, fn, statement });
+      }
+    }
+    if (found.length !== 1) fail(`expected one module named ${pattern} (found ${found.length})`);
+    const [{ init, fn, statement }] = found;
+    const fnScope = scopes.acquire(fn);
+    let count = 0;
+    for (const child of fn.body.body) {
+      const assignment = child.type === 'ExpressionStatement' ? child.expression : undefined;
+      if (
+        assignment?.type !== 'AssignmentExpression' ||
+        assignment.operator !== '=' ||
+        assignment.left.type !== 'Identifier' ||
+        !/^[\w$]+Schema(\$\d+)?$/.test(assignment.left.name)
+      ) {
+        continue;
+      }
+      const name = assignment.left.name;
+      const variable = topVariables.get(name);
+      if (variable === undefined)
+        fail(`${name} is assigned in ${init} but not declared at the chunk's top`);
+      const writes = variable.references.filter((reference) => reference.isWrite());
+      if (writes.length !== 1) fail(`${name} is assigned ${writes.length} times`);
+      lazy.push({ name, init, statement: child, expression: assignment.right, variable });
+      count++;
+    }
+    if (count < AT_LEAST[index])
+      fail(`${init} builds ${count} schemas, fewer than ${AT_LEAST[index]}`);
+    // What an expression reads must be the chunk's, or its own: it moves out of the module.
+    for (const variable of fnScope.variables) {
+      for (const reference of variable.references) {
+        const start = reference.identifier.range[0];
+        if (
+          lazy.some(
+            (entry) =>
+              entry.init === init &&
+              start >= entry.expression.range[0] &&
+              start < entry.expression.range[1],
+          )
+        ) {
+          fail(`${variable.name}, read by a schema of ${init}, is local to the module`);
+        }
+      }
+    }
+    moduleEnds.push(statement.range[1]);
+  });
+
+  // Shorthand properties (`{ X }`) keep their key: `{ X: X$lazy() }`.
+  const shorthand = new Set();
+  walk(ast, (node) => {
+    if (node.type === 'Property' && node.shorthand) shorthand.add(node.value.range[0]);
+  });
+  const replacements = [];
+  for (const { name, variable } of lazy) {
+    for (const reference of variable.references) {
+      if (reference.isWrite()) continue;
+      const [start, end] = reference.identifier.range;
+      const call = `${name}$lazy()`;
+      replacements.push({ start, end, text: shorthand.has(start) ? `${name}: ${call}` : call });
+    }
+  }
+  replacements.sort((a, b) => a.start - b.start);
+  const rewritten = (from, to) => {
+    let text = '';
+    let at = from;
+    for (const { start, end, text: replacement } of replacements) {
+      if (start < from || end > to) continue;
+      text += source.slice(at, start) + replacement;
+      at = end;
+    }
+    return text + source.slice(at, to);
+  };
+
+  // The schemas' functions go after their module's declaration; their statements go.
+  const edits = lazy.map(({ statement }) => ({
+    start: statement.range[0],
+    end: statement.range[1],
+    text: '',
+  }));
+  for (const end of new Set(moduleEnds)) {
+    const functions = lazy
+      .filter((entry) => moduleEnds[MODULES.findIndex((p) => p.test(entry.init))] === end)
+      .map(
+        ({ name, init, expression }) =>
+          `function ${name}$lazy() {\n\tif (${name} === undefined) {\n\t\t${init}();\n\t\t${name} ??= ${rewritten(expression.range[0], expression.range[1])};\n\t}\n\treturn ${name};\n}`,
+      );
+    edits.push({ start: end, end, text: `\n${functions.join('\n')}` });
+  }
+  edits.sort((a, b) => a.start - b.start);
+  let out = '';
+  let at = 0;
+  for (const { start, end, text } of edits) {
+    out += rewritten(at, start) + text;
+    at = end;
+  }
+  return out + rewritten(at, source.length);
+}
+
+module.exports = { withLazySdkSchemas };

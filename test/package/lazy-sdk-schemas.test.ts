@@ -1,0 +1,186 @@
+// scripts/lazy-sdk-schemas.js, which has the bundle build the MCP SDK's type schemas on
+// first read instead of as it loads: on a chunk of the SDK's shape (rolldown's module
+// functions, the SDK's registration of its types by name), each schema is built when first
+// read and is the same object ever after; a local of the same name, a shorthand property
+// and a schema that refers to itself keep their meaning; a chunk of another shape stops
+// the build with what differed. test/package/lazy-start.test.ts reads the built bundle.
+import * as vm from 'node:vm';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a script of the build, in CommonJS
+const { withLazySdkSchemas } = require('../../scripts/lazy-sdk-schemas.js') as {
+  withLazySdkSchemas(code: string, fileName: string): string;
+};
+
+interface Schema {
+  readonly name: string;
+  readonly parts: readonly unknown[];
+  safeParse(value: unknown): { success: boolean };
+}
+
+interface Chunk {
+  readonly built: string[];
+  readonly read: Record<string, () => Schema>;
+  readonly specTypeSchemas: () => Record<string, Schema>;
+  readonly isSpecType: () => Record<string, (value: unknown) => boolean>;
+  readonly shadow: (value: unknown) => unknown;
+  readonly shorthand: () => Record<string, Schema>;
+}
+
+const TYPES = Array.from({ length: 150 }, (_, i) => `T${i}`);
+const AUTH = Array.from({ length: 10 }, (_, i) => `A${i}`);
+
+/**
+ * A chunk as rolldown writes the SDK's: `var` names at the top, module functions that
+ * assign them, the SDK's `register` and its loops over the types and the OAuth schemas.
+ */
+function sdkLikeChunk(): string {
+  const names = [...TYPES, ...AUTH, 'Self', 'Shadowed', 'Short'].map((name) => `${name}Schema`);
+  return `'use strict';
+const built = [];
+const make = (name, ...parts) => {
+	built.push(name);
+	return { name, parts, safeParse: (value) => ({ success: value === name }) };
+};
+var require_runtime = { __esmMin: (fn, res) => () => (fn && (res = fn(fn = 0)), res) };
+var PREFIX, ${names.join(', ')}, _specTypeSchemas, _isSpecType, authSchemas, schemas_exports, SPEC_SCHEMA_KEYS;
+var init_schemas_Abc123 = require_runtime.__esmMin((() => {
+	PREFIX = "type:";
+	T0Schema = make("T0", PREFIX);
+${TYPES.slice(1)
+  .map((name, i) => `\t${name}Schema = make("${name}", T${i}Schema);`)
+  .join('\n')}
+	SelfSchema = make("Self", () => SelfSchema);
+	ShadowedSchema = make("Shadowed");
+	ShortSchema = make("Short");
+}));
+var init_auth_Def456 = require_runtime.__esmMin((() => {
+	init_schemas_Abc123();
+${AUTH.map((name) => `\t${name}Schema = make("${name}", T0Schema);`).join('\n')}
+}));
+function register(key, schema) {
+	const name = key.slice(0, -6);
+	_specTypeSchemas[name] = schema;
+	_isSpecType[name] = (v) => schema.safeParse(v).success;
+}
+var init_protocol = require_runtime.__esmMin((() => {
+	init_auth_Def456();
+	schemas_exports = {
+${TYPES.map((name) => `\t\tget ${name}Schema() { return ${name}Schema; }`).join(',\n')}
+	};
+	SPEC_SCHEMA_KEYS = ${JSON.stringify(TYPES.map((name) => `${name}Schema`))};
+	authSchemas = {
+${AUTH.map((name) => `\t\t${name}Schema`).join(',\n')}
+	};
+	_specTypeSchemas = {};
+	_isSpecType = {};
+	for (const key of SPEC_SCHEMA_KEYS) register(key, schemas_exports[key]);
+	for (const [key, schema] of Object.entries(authSchemas)) register(key, schema);
+	Object.freeze(_specTypeSchemas);
+	Object.freeze(_isSpecType);
+}));
+function shadow(ShadowedSchema) {
+	return ShadowedSchema;
+}
+function shorthand() {
+	return { ShortSchema };
+}
+init_protocol();
+module.exports = {
+	built,
+	read: { T0: () => T0Schema, T1: () => T1Schema, T149: () => T149Schema, Self: () => SelfSchema, A0: () => A0Schema },
+	specTypeSchemas: () => _specTypeSchemas,
+	isSpecType: () => _isSpecType,
+	shadow,
+	shorthand,
+};
+`;
+}
+
+/** Runs a chunk's text as CommonJS and returns its exports. */
+function run(code: string): Chunk {
+  const module = { exports: {} as Chunk };
+  const wrapper = new vm.Script(
+    `(function (module, exports) {\n${code}\n})`,
+  ).runInThisContext() as (module: { exports: Chunk }, exports: Chunk) => void;
+  wrapper(module, module.exports);
+  return module.exports;
+}
+
+test('the chunk as it was builds every schema as it loads; transformed, none until read', () => {
+  expect(run(sdkLikeChunk()).built).toHaveLength(TYPES.length + AUTH.length + 3);
+  const chunk = run(withLazySdkSchemas(sdkLikeChunk(), 'chunk.js'));
+  expect(chunk.built).toEqual([]);
+  expect(Object.keys(chunk.specTypeSchemas())).toEqual([...TYPES, ...AUTH]);
+  expect(Object.isFrozen(chunk.specTypeSchemas())).toBe(true);
+  expect(chunk.built).toEqual([]);
+});
+
+test('a schema is built when first read, after what it reads, and is the same object after', () => {
+  const chunk = run(withLazySdkSchemas(sdkLikeChunk(), 'chunk.js'));
+  const t1 = chunk.read.T1!();
+  expect(chunk.built).toEqual(['T0', 'T1']);
+  expect(t1.parts[0]).toBe(chunk.read.T0!());
+  // The module's own statements ran first: T0 read the module's constant.
+  expect(chunk.read.T0!().parts).toEqual(['type:']);
+  expect(chunk.read.T1!()).toBe(t1);
+  expect(chunk.specTypeSchemas().T1).toBe(t1);
+  expect(chunk.built).toEqual(['T0', 'T1']);
+});
+
+test('the registration reads through getters: a type found by name, checked by name', () => {
+  const chunk = run(withLazySdkSchemas(sdkLikeChunk(), 'chunk.js'));
+  expect(chunk.specTypeSchemas().A3!.name).toBe('A3');
+  expect(chunk.isSpecType().A4!('A4')).toBe(true);
+  expect(chunk.isSpecType().T2!('no')).toBe(false);
+  expect(chunk.built).toEqual(['T0', 'A3', 'A4', 'T1', 'T2']);
+  expect(chunk.read.A0!().parts[0]).toBe(chunk.read.T0!());
+});
+
+test('a local of the same name, a shorthand property and a schema that refers to itself keep their meaning', () => {
+  const chunk = run(withLazySdkSchemas(sdkLikeChunk(), 'chunk.js'));
+  expect(chunk.shadow('a local')).toBe('a local');
+  expect(chunk.built).toEqual([]);
+  expect(chunk.shorthand()).toEqual({ ShortSchema: expect.objectContaining({ name: 'Short' }) });
+  const self = chunk.read.Self!();
+  expect((self.parts[0] as () => Schema)()).toBe(self);
+});
+
+describe('a chunk of another shape stops the build, saying what differed', () => {
+  test.each<[string, (code: string) => string, RegExp]>([
+    [
+      'the registration written otherwise',
+      (code) =>
+        code.replace('_specTypeSchemas[name] = schema;', '_specTypeSchemas[name] ??= schema;'),
+      /chunk\.js: expected the SDK's registration of its types to contain once \(found 0\)/,
+    ],
+    [
+      'no module of the OAuth schemas',
+      (code) => code.replaceAll('init_auth_Def456', 'init_oauth_Def456'),
+      /chunk\.js: expected one module named \/\^init_auth_\[\\w\$\]\+\$\/ \(found 0\)/,
+    ],
+    [
+      'fewer schemas than the SDK holds',
+      (code) => code.replace(/^\tT14[6-9]Schema = .*\n/gm, ''),
+      /init_schemas_Abc123 builds 149 schemas, fewer than 150/,
+    ],
+    [
+      'a schema assigned twice',
+      (code) =>
+        code.replace(
+          '\tShortSchema = make("Short");',
+          '\tShortSchema = make("Short");\n\tShortSchema = make("Short");',
+        ),
+      /ShortSchema is assigned 2 times/,
+    ],
+    [
+      'a schema that reads a local of its module (it could not move out of it)',
+      (code) =>
+        code
+          .replace('\tPREFIX = "type:";', '\tconst local = "type:";\n\tPREFIX = local;')
+          .replace('make("T0", PREFIX)', 'make("T0", local)'),
+      /local, read by a schema of init_schemas_Abc123, is local to the module/,
+    ],
+  ])('%s', (_name, edit, said) => {
+    expect(() => withLazySdkSchemas(edit(sdkLikeChunk()), 'chunk.js')).toThrow(said);
+  });
+});
