@@ -1,7 +1,15 @@
 // Shared by the CLI tests: the build (once, under a lock, only when stale), running the
 // built command as a child process, and killing every child the tests started.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -182,3 +190,38 @@ export function startNode(
       }),
   };
 }
+
+/**
+ * A project whose node_modules/agenttool is this package (as npm links one), with an app
+ * of `text` in `file` (COMMONJS_APP, ES_MODULE_APP: it imports agenttool/code-cache, serves
+ * an echo tool over stdio and says on stderr the code cache's folder it was given).
+ */
+export function appProject(file: string, text: string): string {
+  const dir = tempDir();
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(ROOT, join(dir, 'node_modules/agenttool'));
+  writeFileSync(join(dir, file), text);
+  return dir;
+}
+
+const SERVE_ECHO = `
+const echo = newTool({
+  name: 'echo',
+  parameters: { type: 'object' },
+  execute: () => text('echoed'),
+});
+process.stderr.write(\`app: code cache folder \${codeCacheFolder}\\n\`);
+void new McpToolServer([echo], { name: 'app', version: '1' }).serveStdio();
+`;
+
+export const COMMONJS_APP = `'use strict';
+const { codeCacheFolder } = require('agenttool/code-cache');
+const { newTool, text } = require('agenttool');
+const { McpToolServer } = require('agenttool/mcp');
+${SERVE_ECHO}`;
+
+export const ES_MODULE_APP = `
+import { codeCacheFolder } from 'agenttool/code-cache';
+import { newTool, text } from 'agenttool';
+import { McpToolServer } from 'agenttool/mcp';
+${SERVE_ECHO}`;

@@ -5,19 +5,14 @@
 // everything where the cache's folder is not the user's alone. NODE_DEBUG=agenttool has
 // the process say, for each file of the package it compiles, whether a cache was used.
 import { spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  chownSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   APP,
+  appProject,
+  COMMONJS_APP,
   ensureBuilt,
+  ES_MODULE_APP,
   killChildren,
   ROOT,
   type Running,
@@ -132,41 +127,6 @@ test('a cache folder that cannot be made leaves the package to Node', async () =
   expect(compiled(started.stderr).size).toBe(0);
 });
 
-/**
- * A project whose node_modules/agenttool is this package (as npm links one), with an app
- * of `text` in `file` that serves an echo tool over stdio and says on stderr the code
- * cache's folder that agenttool/code-cache gave it.
- */
-function project(file: string, text: string): string {
-  const dir = tempDir();
-  mkdirSync(join(dir, 'node_modules'));
-  symlinkSync(ROOT, join(dir, 'node_modules/agenttool'));
-  writeFileSync(join(dir, file), text);
-  return dir;
-}
-
-const SERVE_ECHO = `
-const echo = newTool({
-  name: 'echo',
-  parameters: { type: 'object' },
-  execute: () => text('echoed'),
-});
-process.stderr.write(\`app: code cache folder \${codeCacheFolder}\\n\`);
-void new McpToolServer([echo], { name: 'app', version: '1' }).serveStdio();
-`;
-
-const COMMONJS_APP = `'use strict';
-const { codeCacheFolder } = require('agenttool/code-cache');
-const { newTool, text } = require('agenttool');
-const { McpToolServer } = require('agenttool/mcp');
-${SERVE_ECHO}`;
-
-const ES_MODULE_APP = `
-import { codeCacheFolder } from 'agenttool/code-cache';
-import { newTool, text } from 'agenttool';
-import { McpToolServer } from 'agenttool/mcp';
-${SERVE_ECHO}`;
-
 /** `node <args>` in `dir` with `cacheHome` as XDG_CACHE_HOME, through a list. */
 function startApp(
   dir: string,
@@ -195,7 +155,7 @@ describe('an app that imports agenttool/code-cache first', () => {
   ])(
     '%s: its first start makes the cache of the files it loaded, the next one uses it',
     async (_name, file, text, args) => {
-      const dir = project(file, text);
+      const dir = appProject(file, text);
       const cacheHome = tempDir();
       const first = await startApp(dir, args, cacheHome, true);
       expect(first.listed).toEqual(['echo']);
@@ -223,7 +183,7 @@ describe('an app that imports agenttool/code-cache first', () => {
   );
 
   test('with NODE_DISABLE_COMPILE_CACHE=1 it is off, and the app starts as before', async () => {
-    const dir = project('app.cjs', COMMONJS_APP);
+    const dir = appProject('app.cjs', COMMONJS_APP);
     const cacheHome = tempDir();
     const started = await startApp(dir, ['app.cjs'], cacheHome, false, {
       NODE_DISABLE_COMPILE_CACHE: '1',
@@ -264,7 +224,7 @@ describe('an app that imports agenttool/code-cache first', () => {
   test.each(untrusted)(
     'in %s, nothing of the package is compiled with a cache',
     async (_name, spoil, said) => {
-      const dir = project('app.cjs', COMMONJS_APP);
+      const dir = appProject('app.cjs', COMMONJS_APP);
       const cacheHome = tempDir();
       const first = await startApp(dir, ['app.cjs'], cacheHome, true);
       expect(first.listed).toEqual(['echo']);
@@ -284,7 +244,7 @@ describe('an app that imports agenttool/code-cache first', () => {
     const uid = process.getuid!();
     // A group of the user's own: the test can make one only where the user's gid is it.
     if (process.getgid!() !== uid) return;
-    const dir = project('app.cjs', COMMONJS_APP);
+    const dir = appProject('app.cjs', COMMONJS_APP);
     const cacheHome = tempDir();
     await startApp(dir, ['app.cjs'], cacheHome, true);
     chmodSync(join(cacheHome, EXECUTED), 0o775);

@@ -10,10 +10,13 @@ import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path';
 import {
   APP,
+  appProject,
+  COMMONJS_APP,
   ensureBuilt,
   killChildren,
   ROOT,
   startAgenttool,
+  startNode,
   stdioOpening,
   tempDir,
 } from '../cli/helpers';
@@ -65,13 +68,20 @@ const MESSAGES = stdioOpening({
   params: { name: 'echo', arguments: { text: 'x' } },
 });
 
-/** Runs `agenttool <args>` over stdio through a list and a call, then reads its report. */
-async function loadsOverStdio(args: readonly string[], servingLine = false): Promise<Loaded> {
+/**
+ * Runs `agenttool <args>` (or, with `app`, `node <args>` in that folder) over stdio
+ * through a list and a call, then reads its report.
+ */
+async function loadsOverStdio(
+  args: readonly string[],
+  servingLine = false,
+  app?: string,
+): Promise<Loaded> {
   const dir = tempDir();
   const report = join(dir, 'loaded.json');
-  const server = startAgenttool(args, {
-    env: { NODE_OPTIONS: `--require ${reporter(dir, report, servingLine)}` },
-  });
+  const env = { NODE_OPTIONS: `--require ${reporter(dir, report, servingLine)}` };
+  const server =
+    app === undefined ? startAgenttool(args, { env }) : startNode(args, { env, cwd: app });
   server.stdin.write(MESSAGES);
   await waitForAnswer(server.process.stdout!, 3);
   server.stdin.end();
@@ -109,6 +119,19 @@ test('a stdio serve loads neither the HTTP side nor node:crypto nor the workspac
   expect(files).not.toContain('mcp-listener.js');
   expect(files).not.toContain('shell.js');
   expect(files).not.toContain('workspace.js');
+});
+
+test("an app's stdio server loads neither the HTTP side nor node:crypto nor node:child_process", async () => {
+  // The MCP client's stdio transport spawns servers, and the bundle holds it in the chunk
+  // an app's server loads: node:child_process is loaded with the first server spawned.
+  const app = appProject('app.cjs', COMMONJS_APP);
+  const loaded = await loadsOverStdio(['app.cjs'], false, app);
+  expect(loaded.builtins).not.toContain('http');
+  expect(loaded.builtins).not.toContain('crypto');
+  expect(loaded.builtins).not.toContain('child_process');
+  const files = packageFiles(loaded);
+  expect(files).toContain('mcp.js');
+  expect(files).not.toContain('mcp-listener.js');
 });
 
 test('a stdio workspace loads the workspace but neither the HTTP side nor node:crypto', async () => {

@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type * as ChildProcesses from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { type PassThrough } from 'node:stream';
 import type * as ClientStdio from '@modelcontextprotocol/client/stdio';
 import { clientStdio } from './sdk-modules';
@@ -11,6 +12,16 @@ const TERM_GRACE_MS = 2000;
 const PROBE_TERM_GRACE_MS = 1000;
 /** How often a signalled group is looked at, until it is empty. */
 const POLL_MS = 20;
+
+// node:child_process costs 1-2 ms to load, and a server that only serves never spawns one.
+let childProcesses: typeof ChildProcesses | undefined;
+
+/** node:child_process, loaded on the first server spawned. */
+function spawn(...args: Parameters<typeof ChildProcesses.spawn>): ChildProcess {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
+  childProcesses ??= require('node:child_process') as typeof ChildProcesses;
+  return childProcesses.spawn(...args);
+}
 
 type StdioTransport = ClientStdio.StdioClientTransport;
 type StdioTransportClass = typeof ClientStdio.StdioClientTransport;
