@@ -15,10 +15,11 @@
 // starts need: the SDK's client (an app that serves tools never loads it; one that
 // connects loads it as before), jose (OAuth), ioredis (scale-out), the sandbox runtime.
 //
-// Three parts of the SDK's code (and its zod's) are rewritten as they are bundled, each
-// found as written or the build stops: zod's failed parse result (withSharedFailure), the
-// SDK's ajv loaded on first use (withLazyAjvEngines), and its type schemas built on first
-// read (scripts/lazy-sdk-schemas.js).
+// Four parts of the bundled dependencies are rewritten as they are bundled, each found as
+// written or the build stops: zod's failed parse result (withSharedFailure), the SDK's ajv
+// loaded on first use (withLazyAjvEngines), its type schemas built on first read
+// (scripts/lazy-sdk-schemas.js), and commander's node:child_process required on use
+// (withLazyChildProcess).
 //
 // The command's bin is a small launcher written beside the bundle (launcher()): it turns on
 // Node's compile cache before the bundle loads, so that a start after the first reads
@@ -30,6 +31,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const ts = require('typescript');
 const { withLazySdkSchemas } = require('./lazy-sdk-schemas');
+const { replaceEachOnce } = require('./replace-once');
 
 const ROOT = path.join(__dirname, '..');
 const SRC = path.join(ROOT, 'src');
@@ -195,12 +197,11 @@ function failure(Err, issues, ctx) {
 
 /** zod's parse module with {@link SHARED_FAILURE}; a zod whose text differs stops the build. */
 function withSharedFailure(code, id) {
-  if (!code.includes(ZOD_FAILURE)) {
-    throw new Error(
-      `${id}: zod's failure() is not the one scripts/bundle.js replaces; look at it again`,
-    );
-  }
-  return code.replace(ZOD_FAILURE, SHARED_FAILURE);
+  return replaceEachOnce(code, [[ZOD_FAILURE, SHARED_FAILURE]], {
+    where: id,
+    what: "zod's parse module",
+    lookAt: "scripts/bundle.js's ZOD_FAILURE",
+  });
 }
 
 /**
@@ -254,21 +255,39 @@ function loadAjvEngines() {
 
 /** The SDK's ajv provider with its engines loaded on first use ({@link LAZY_AJV_ENGINES}). */
 function withLazyAjvEngines(code, id) {
-  let out = code;
-  for (const [from, to] of LAZY_AJV_ENGINES) {
-    const found = out.split(from).length - 1;
-    if (found !== 1) {
-      throw new Error(
-        `${id}: expected the SDK's ajv provider to contain once (found ${found}):\n${from}\nlook at scripts/bundle.js's LAZY_AJV_ENGINES again`,
-      );
-    }
-    out = out.replace(from, () => to);
-  }
-  return out;
+  return replaceEachOnce(code, LAZY_AJV_ENGINES, {
+    where: id,
+    what: "the SDK's ajv provider",
+    lookAt: "scripts/bundle.js's LAZY_AJV_ENGINES",
+  });
 }
 
 /** The chunks whose SDK schemas were made lazy (scripts/lazy-sdk-schemas.js): one, each build. */
 const lazySdkChunks = [];
+
+/**
+ * commander requires node:child_process as it loads (1 ms of every start of the command),
+ * for the external subcommands the command does not have: it is required when one runs.
+ */
+const COMMANDER_COMMAND = `${path.sep}node_modules${path.sep}commander${path.sep}lib${path.sep}command.js`;
+const COMMANDER_CHILD_PROCESS = [
+  "const childProcess = require('node:child_process');",
+  "const childProcess = {\n  spawn: (...args) => require('node:child_process').spawn(...args),\n};",
+];
+
+/** commander's command module with node:child_process required on use; exact text, once. */
+function withLazyChildProcess(code, id) {
+  if (/childProcess\.(?!spawn\()/.test(code)) {
+    throw new Error(
+      `${id}: commander uses more of node:child_process than spawn; look at scripts/bundle.js's COMMANDER_CHILD_PROCESS again`,
+    );
+  }
+  return replaceEachOnce(code, [COMMANDER_CHILD_PROCESS], {
+    where: id,
+    what: "commander's command module",
+    lookAt: "scripts/bundle.js's COMMANDER_CHILD_PROCESS",
+  });
+}
 
 /** The rolldown plugin that maps the package's own specifiers and transpiles TypeScript. */
 function typescript() {
@@ -289,6 +308,9 @@ function typescript() {
     transform(code, id) {
       if (id.endsWith(ZOD_PARSE)) return { code: withSharedFailure(code, id), moduleType: 'js' };
       if (AJV_PROVIDER.test(id)) return { code: withLazyAjvEngines(code, id), moduleType: 'js' };
+      if (id.endsWith(COMMANDER_COMMAND)) {
+        return { code: withLazyChildProcess(code, id), moduleType: 'js' };
+      }
       if (!id.endsWith('.ts') || id.endsWith('.d.ts')) return null;
       const out = ts.transpileModule(code, { compilerOptions: options, fileName: id });
       return { code: out.outputText, moduleType: 'js' };

@@ -21,6 +21,7 @@
 'use strict';
 const acorn = require('acorn');
 const eslintScope = require('eslint-scope');
+const { replaceEachOnce } = require('./replace-once');
 
 /** The modules whose schemas are made lazy: their `__esmMin` functions' names. */
 const MODULES = [/^init_schemas_[\w$]+$/, /^init_auth_[\w$]+$/];
@@ -60,16 +61,11 @@ const AUTH_SCHEMAS = /\tauthSchemas = \{\n((?:\t\t[\w$]+,?\n)+)\t\};\n/;
 
 /** Replaces each text of REGISTRATION, and the OAuth schemas' object, in `code`. */
 function withLazyRegistration(code, fileName) {
-  let out = code;
-  for (const [from, to] of REGISTRATION) {
-    const found = out.split(from).length - 1;
-    if (found !== 1) {
-      throw new Error(
-        `${fileName}: expected the SDK's registration of its types to contain once (found ${found}):\n${from}\nlook at scripts/lazy-sdk-schemas.js again`,
-      );
-    }
-    out = out.replace(from, () => to);
-  }
+  const out = replaceEachOnce(code, REGISTRATION, {
+    where: fileName,
+    what: "the SDK's registration of its types",
+    lookAt: 'scripts/lazy-sdk-schemas.js',
+  });
   const auth = AUTH_SCHEMAS.exec(out);
   if (auth === null) {
     throw new Error(

@@ -114,6 +114,10 @@ test('a stdio serve loads neither the HTTP side nor node:crypto nor the workspac
   const loaded = await loadsOverStdio(['serve', APP]);
   expect(loaded.builtins).not.toContain('http');
   expect(loaded.builtins).not.toContain('crypto');
+  // Nor what the command's other parts need: commander's external subcommands spawn, and
+  // `init` asks questions on a terminal.
+  expect(loaded.builtins).not.toContain('child_process');
+  expect(loaded.builtins).not.toContain('readline');
   const files = packageFiles(loaded);
   expect(files).toContain('cli.js');
   expect(files).not.toContain('mcp-listener.js');
