@@ -264,6 +264,12 @@ function withLazyAjvEngines(code, id) {
 
 /** The chunks whose SDK schemas were made lazy (scripts/lazy-sdk-schemas.js): one, each build. */
 const lazySdkChunks = [];
+/**
+ * The rewrites of a dependency's module made in this build: each must be, so that a
+ * dependency whose files moved stops the build rather than going out unchanged.
+ */
+const rewritten = new Set();
+const REWRITES = ['zod', 'ajv', 'commander'];
 
 /**
  * commander requires node:child_process as it loads (1 ms of every start of the command),
@@ -277,9 +283,11 @@ const COMMANDER_CHILD_PROCESS = [
 
 /** commander's command module with node:child_process required on use; exact text, once. */
 function withLazyChildProcess(code, id) {
-  if (/childProcess\.(?!spawn\()/.test(code)) {
+  const uses = code.match(/\bchildProcess\b/g)?.length ?? 0;
+  const spawns = code.match(/\bchildProcess\.spawn\(/g)?.length ?? 0;
+  if (uses !== spawns + 1) {
     throw new Error(
-      `${id}: commander uses more of node:child_process than spawn; look at scripts/bundle.js's COMMANDER_CHILD_PROCESS again`,
+      `${id}: commander uses node:child_process otherwise than by childProcess.spawn (${uses - 1} uses, ${spawns} spawns); look at scripts/bundle.js's COMMANDER_CHILD_PROCESS again`,
     );
   }
   return replaceEachOnce(code, [COMMANDER_CHILD_PROCESS], {
@@ -306,9 +314,16 @@ function typescript() {
       return own === undefined ? null : path.join(SRC, own);
     },
     transform(code, id) {
-      if (id.endsWith(ZOD_PARSE)) return { code: withSharedFailure(code, id), moduleType: 'js' };
-      if (AJV_PROVIDER.test(id)) return { code: withLazyAjvEngines(code, id), moduleType: 'js' };
+      if (id.endsWith(ZOD_PARSE)) {
+        rewritten.add('zod');
+        return { code: withSharedFailure(code, id), moduleType: 'js' };
+      }
+      if (AJV_PROVIDER.test(id)) {
+        rewritten.add('ajv');
+        return { code: withLazyAjvEngines(code, id), moduleType: 'js' };
+      }
       if (id.endsWith(COMMANDER_COMMAND)) {
+        rewritten.add('commander');
         return { code: withLazyChildProcess(code, id), moduleType: 'js' };
       }
       if (!id.endsWith('.ts') || id.endsWith('.d.ts')) return null;
@@ -336,6 +351,7 @@ async function bundle() {
   const { rolldown } = await import('rolldown');
   fs.rmSync(OUT, { recursive: true, force: true });
   lazySdkChunks.length = 0;
+  rewritten.clear();
   const build = await rolldown({
     input: Object.fromEntries(
       Object.entries(ENTRIES).map(([name, source]) => [name, path.join(SRC, source)]),
@@ -357,6 +373,12 @@ async function bundle() {
     sourcemap: false,
   });
   await build.close();
+  const missed = REWRITES.filter((name) => !rewritten.has(name));
+  if (missed.length > 0) {
+    throw new Error(
+      `the bundle's rewrite of ${missed.join(', ')} found no module to rewrite; look at scripts/bundle.js again`,
+    );
+  }
   if (lazySdkChunks.length !== 1) {
     throw new Error(
       `expected one chunk with the SDK's protocol module, found ${lazySdkChunks.length}: ${lazySdkChunks.join(', ')}; look at scripts/lazy-sdk-schemas.js again`,
@@ -399,6 +421,7 @@ const codeCacheEntry = (build, importers) => `'use strict';
 const { enableCompileCache, getCompileCacheDir } = require('node:module');
 const { homedir } = require('node:os');
 const { isAbsolute, join } = require('node:path');
+const { installCodeCache, ownedFolder } = require('./code-cache.js');
 const BUILD = ${JSON.stringify(build)};
 const IMPORTERS = ${JSON.stringify(importers)};
 if (getCompileCacheDir?.() === undefined && enableCompileCache !== undefined) {
@@ -409,9 +432,16 @@ if (getCompileCacheDir?.() === undefined && enableCompileCache !== undefined) {
   } catch {
     // no home folder: Node's compile cache stays off, and so does the code cache
   }
-  if (cache !== undefined) enableCompileCache(join(cache, 'agenttool', 'node-compile-cache'));
+  if (cache !== undefined) {
+    // Node's compile cache is code the next start runs too: only in a folder of the user's alone.
+    const owned = ownedFolder(join(cache, 'agenttool', 'node-compile-cache'), join(cache, 'agenttool'));
+    if (owned.folder !== undefined) enableCompileCache(owned.folder);
+    else if (/\\bagenttool\\b/.test(process.env.NODE_DEBUG ?? '')) {
+      process.stderr.write(\`agenttool: compile cache off: \${owned.refused}\\n\`);
+    }
+  }
 }
-exports.codeCacheFolder = require('./code-cache.js').installCodeCache(__dirname, BUILD, IMPORTERS);
+exports.codeCacheFolder = installCodeCache(__dirname, BUILD, IMPORTERS);
 `;
 
 /** agenttool/nest: a missing NestJS peer is named before anything requires it. */

@@ -40,7 +40,7 @@ const WRAP_END = '\n})';
  * after `build`, the package's build, for the code it was made from. Returns that folder,
  * or undefined where it does nothing: without Node's compile cache, where Node's loader
  * does not compile CommonJS through `Module.prototype._compile` (Node 22 and 24 do), or
- * where the folder is not the user's alone (see ownFolder).
+ * where the folder is not the user's alone (see ownedFolder).
  */
 function installCodeCache(root, build, leftToNode = []) {
   const original = Module.prototype._compile;
@@ -49,14 +49,18 @@ function installCodeCache(root, build, leftToNode = []) {
   const inside = root.endsWith(path.sep) ? root : root + path.sep;
   const byNode = new Set(leftToNode.map((file) => path.join(root, ...file.split('/'))));
   const cacheRoot = path.dirname(nodeCache);
-  const executed = path.join(cacheRoot, 'executed');
-  const folder = path.join(executed, `${path.basename(nodeCache)}-${build}`);
   const debug = /\bagenttool\b/.test(process.env.NODE_DEBUG ?? '');
-  const refused = ownFolder(cacheRoot, executed, folder);
-  if (refused !== undefined) {
-    if (debug) process.stderr.write(`agenttool: code cache off: ${refused}\n`);
+  const owned = ownedFolder(
+    path.join(cacheRoot, 'executed', `${path.basename(nodeCache)}-${build}`),
+    cacheRoot,
+  );
+  if (owned.refused !== undefined) {
+    if (debug) process.stderr.write(`agenttool: code cache off: ${owned.refused}\n`);
     return undefined;
   }
+  // The real path, links resolved: the one whose folders were looked at.
+  const folder = owned.folder;
+  const executed = path.dirname(folder);
   const pending = [];
   let timer;
   // A file without a cache is compiled here only if its cache can then be written;
@@ -155,39 +159,71 @@ function installCodeCache(root, build, leftToNode = []) {
 }
 
 /**
- * Makes the cache's folders (`executed` and `folder` under `cacheRoot`) where they are
- * missing and says why they are not the user's alone, or undefined where they are: each of
- * the three a directory (not a link) of this user's that no other can write to. The caches
- * are code this process will run, and V8 checks only that a cache was made for a text of
- * the same length: whoever could write one could run code here (a folder made by someone
- * else in /tmp, where Node's compile cache is by default). A folder its group can write to
- * is the user's alone where the group is theirs alone, as the systems that give each user
- * a group of their own (uid and gid the same) and umask 002 make them.
+ * Makes `dir` where it is missing (mode 0700) and returns its real path, or why it is not
+ * the user's alone: `{ folder }` or `{ refused }`. The caches are code a process runs, and
+ * V8 checks only that a cache was made for a text of the same length: whoever could write
+ * one, or put a folder of theirs in its place, could run code there (a folder made first
+ * by someone else in /tmp, where Node's compile cache is by default). So, on the real path
+ * (no link in it), `ownFrom` and every folder below it must be this user's, every folder
+ * above it this user's or root's, and none of them writable by another user, unless it
+ * has the sticky bit (as /tmp), which lets no one rename or remove what is not theirs. A
+ * folder its group can write to is the user's alone where the group is theirs alone, as
+ * the systems that give each user a group of their own (uid and gid the same, umask 002)
+ * make them. The folders above `dir` that exist are looked at before anything is made.
+ * On Windows (no uid) only that it is a folder is checked: its ACLs are not read here.
  */
-function ownFolder(cacheRoot, executed, folder) {
+function ownedFolder(dir, ownFrom) {
+  let existing = path.resolve(dir);
+  while (!fs.existsSync(existing) && path.dirname(existing) !== existing) {
+    existing = path.dirname(existing);
+  }
+  const before = refusal(existing, ownFrom);
+  if (before !== undefined) return { refused: before };
   try {
-    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    return `its folder cannot be made: ${error}`;
+    return { refused: `its folder cannot be made: ${error}` };
+  }
+  const after = refusal(dir, ownFrom);
+  return after === undefined ? { folder: fs.realpathSync(dir) } : { refused: after };
+}
+
+/** Why the existing folder `dir` is not the user's alone (see ownedFolder), or undefined. */
+function refusal(dir, ownFrom) {
+  let real;
+  let ownBelow;
+  try {
+    real = fs.realpathSync(dir);
+    // ownFrom may not exist yet (a folder of it, to be made): its nearest existing folder.
+    let own = path.resolve(ownFrom);
+    while (!fs.existsSync(own) && path.dirname(own) !== own) own = path.dirname(own);
+    ownBelow = fs.realpathSync(own);
+  } catch (error) {
+    return `${error}`;
   }
   const uid = process.getuid?.();
   const gid = process.getgid?.();
-  for (const dir of [cacheRoot, executed, folder]) {
+  for (let at = real; ; at = path.dirname(at)) {
     let stat;
     try {
-      stat = fs.lstatSync(dir);
+      stat = fs.lstatSync(at);
     } catch (error) {
       return `${error}`;
     }
-    if (!stat.isDirectory()) return `${dir} is not a directory`;
-    if (uid === undefined) continue; // Windows: its ACLs are not read here
-    if (stat.uid !== uid) return `${dir} belongs to user ${stat.uid}, not ${uid}`;
-    if ((stat.mode & 0o002) !== 0) return `${dir} can be written by any user`;
-    if ((stat.mode & 0o020) !== 0 && !(stat.gid === gid && gid === uid)) {
-      return `${dir} can be written by group ${stat.gid}`;
+    if (!stat.isDirectory()) return `${at} is not a directory`;
+    if (uid !== undefined) {
+      const mustBeOwn = at === ownBelow || at.startsWith(ownBelow + path.sep);
+      if (stat.uid !== uid && (mustBeOwn || stat.uid !== 0)) {
+        return `${at} belongs to user ${stat.uid}, not ${uid}`;
+      }
+      const sticky = (stat.mode & 0o1000) !== 0;
+      if ((stat.mode & 0o002) !== 0 && !sticky) return `${at} can be written by any user`;
+      if ((stat.mode & 0o020) !== 0 && !sticky && !(stat.gid === gid && gid === uid)) {
+        return `${at} can be written by group ${stat.gid}`;
+      }
     }
+    if (path.dirname(at) === at) return undefined;
   }
-  return undefined;
 }
 
 /** How long the caches of another build (an older agenttool, another Node) are kept. */
@@ -215,4 +251,4 @@ function forgetOldBuilds(executed, current) {
   }
 }
 
-module.exports = { installCodeCache };
+module.exports = { installCodeCache, ownedFolder };

@@ -182,17 +182,36 @@ function withLazySdkSchemas(code, fileName) {
     moduleEnds.push(statement.range[1]);
   });
 
-  // Shorthand properties (`{ X }`) keep their key: `{ X: X$lazy() }`.
+  // A moved expression runs late, or never: it may write nothing of the chunk's.
+  const inLazy = (start) =>
+    lazy.some((entry) => start >= entry.expression.range[0] && start < entry.expression.range[1]);
+  for (const variable of topScope.variables) {
+    for (const reference of variable.references) {
+      if (reference.isWrite() && inLazy(reference.identifier.range[0])) {
+        fail(`a schema's expression assigns ${variable.name}, which would then happen late`);
+      }
+    }
+  }
+  for (const { name } of lazy) {
+    if (topVariables.has(`${name}$lazy`) || source.includes(`${name}$lazy`)) {
+      fail(`the chunk already names ${name}$lazy`);
+    }
+  }
+
+  // Shorthand properties (`{ X }`) keep their key: `{ X: X$lazy() }`; `new X(...)` becomes
+  // `new (X$lazy())(...)`.
   const shorthand = new Set();
+  const constructed = new Set();
   walk(ast, (node) => {
     if (node.type === 'Property' && node.shorthand) shorthand.add(node.value.range[0]);
+    if (node.type === 'NewExpression') constructed.add(node.callee.range[0]);
   });
   const replacements = [];
   for (const { name, variable } of lazy) {
     for (const reference of variable.references) {
       if (reference.isWrite()) continue;
       const [start, end] = reference.identifier.range;
-      const call = `${name}$lazy()`;
+      const call = constructed.has(start) ? `(${name}$lazy())` : `${name}$lazy()`;
       replacements.push({ start, end, text: shorthand.has(start) ? `${name}: ${call}` : call });
     }
   }

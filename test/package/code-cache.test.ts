@@ -5,7 +5,15 @@
 // everything where the cache's folder is not the user's alone. NODE_DEBUG=agenttool has
 // the process say, for each file of the package it compiles, whether a cache was used.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import {
   APP,
@@ -123,7 +131,7 @@ test('a cache folder that cannot be made leaves the package to Node', async () =
   writeFileSync(join(cacheHome, 'agenttool/node-compile-cache/executed'), 'in the way');
   const started = await start(cacheHome, false);
   expect(started.listed).toContain('echo');
-  expect(started.stderr).toMatch(/code cache off: its folder cannot be made: .*ENOTDIR/);
+  expect(started.stderr).toMatch(/code cache off: \S+\/executed is not a directory\n/);
   expect(compiled(started.stderr).size).toBe(0);
 });
 
@@ -196,7 +204,8 @@ describe('an app that imports agenttool/code-cache first', () => {
   // The cache is code the next start runs: a folder another user can write to (or owns)
   // could hold theirs. Nothing in it is read; a cache planted there, even a damaged one
   // that V8 would refuse, is not even offered to V8.
-  const untrusted: [string, (dir: string) => void, RegExp][] = [
+  type Spoil = [string, (dir: string) => void, RegExp];
+  const untrusted: Spoil[] = [
     [
       'a folder any user can write to',
       (dir) => chmodSync(dir, 0o777),
@@ -204,56 +213,99 @@ describe('an app that imports agenttool/code-cache first', () => {
     ],
   ];
   // Another user's or group's folder: only root can make one for the test.
-  if (process.getuid?.() === 0) {
-    untrusted.push(
-      [
-        "another user's folder",
-        (dir) => chownSync(dir, 65534, 65534),
-        /code cache off: \S+ belongs to user 65534, not 0/,
-      ],
-      [
-        "a folder its group can write to, of a group that is not the user's own",
-        (dir) => {
-          chmodSync(dir, 0o775);
-          chownSync(dir, 0, 1);
-        },
-        /code cache off: \S+ can be written by group 1\n/,
-      ],
-    );
-  }
+  const untrustedAsRoot: Spoil[] = [
+    [
+      "another user's folder",
+      (dir) => chownSync(dir, 65534, 65534),
+      /code cache off: \S+ belongs to user 65534, not 0/,
+    ],
+    [
+      "a folder its group can write to, of a group that is not the user's own",
+      (dir) => {
+        chmodSync(dir, 0o775);
+        chownSync(dir, 0, 1);
+      },
+      /code cache off: \S+ can be written by group 1\n/,
+    ],
+  ];
+  const asRoot = process.getuid?.() === 0 ? test : test.skip;
+  const spoiled = async (spoil: (dir: string) => void, said: RegExp): Promise<void> => {
+    const dir = appProject('app.cjs', COMMONJS_APP);
+    const cacheHome = tempDir();
+    const first = await startApp(dir, ['app.cjs'], cacheHome, true);
+    expect(first.listed).toEqual(['echo']);
+    for (const file of cacheFiles(cacheHome)) writeFileSync(file, 'planted');
+    spoil(join(cacheHome, EXECUTED));
+
+    const second = await startApp(dir, ['app.cjs'], cacheHome, false);
+    expect(second.listed).toEqual(['echo']);
+    expect(second.stderr).toMatch(said);
+    expect(second.stderr).toContain('app: code cache folder undefined\n');
+    expect(compiled(second.stderr).size).toBe(0);
+  };
   test.each(untrusted)(
     'in %s, nothing of the package is compiled with a cache',
-    async (_name, spoil, said) => {
-      const dir = appProject('app.cjs', COMMONJS_APP);
-      const cacheHome = tempDir();
-      const first = await startApp(dir, ['app.cjs'], cacheHome, true);
-      expect(first.listed).toEqual(['echo']);
-      for (const file of cacheFiles(cacheHome)) writeFileSync(file, 'planted');
-      spoil(join(cacheHome, EXECUTED));
-
-      const second = await startApp(dir, ['app.cjs'], cacheHome, false);
-      expect(second.listed).toEqual(['echo']);
-      expect(second.stderr).toMatch(said);
-      expect(second.stderr).toContain('app: code cache folder undefined\n');
-      expect(compiled(second.stderr).size).toBe(0);
-    },
+    (_name, spoil, said) => spoiled(spoil, said),
+    60_000,
+  );
+  asRoot.each(untrustedAsRoot)(
+    'in %s, nothing of the package is compiled with a cache (as root)',
+    (_name, spoil, said) => spoiled(spoil, said),
     60_000,
   );
 
-  test("in a folder its group can write to, where the group is the user's own (uid and gid the same), the cache is used", async () => {
-    const uid = process.getuid!();
-    // A group of the user's own: the test can make one only where the user's gid is it.
-    if (process.getgid!() !== uid) return;
+  test('under a folder another user can write to, neither cache is turned on', async () => {
+    // Whoever can write the folder above could put a folder of theirs in the cache's place.
+    const shared = join(tempDir(), 'shared');
+    mkdirSync(shared, { mode: 0o777 });
+    chmodSync(shared, 0o777);
+    const cacheHome = join(shared, 'cache');
     const dir = appProject('app.cjs', COMMONJS_APP);
-    const cacheHome = tempDir();
-    await startApp(dir, ['app.cjs'], cacheHome, true);
-    chmodSync(join(cacheHome, EXECUTED), 0o775);
-    const second = await startApp(dir, ['app.cjs'], cacheHome, false);
+    const started = await startApp(dir, ['app.cjs'], cacheHome, false);
+    expect(started.listed).toEqual(['echo']);
+    expect(started.stderr).toContain(
+      `agenttool: compile cache off: ${shared} can be written by any user\n`,
+    );
+    expect(started.stderr).toContain('app: code cache folder undefined\n');
+    expect(compiled(started.stderr).size).toBe(0);
+    // Checked before anything was made in it.
+    expect(readdirSync(shared)).toEqual([]);
+  });
+
+  test('under a sticky folder any user can write to (as /tmp), and through a link, the cache is used', async () => {
+    const sticky = join(tempDir(), 'sticky');
+    mkdirSync(sticky);
+    chmodSync(sticky, 0o1777);
+    const linked = join(tempDir(), 'linked-cache-home');
+    symlinkSync(sticky, linked);
+    const dir = appProject('app.cjs', COMMONJS_APP);
+    await startApp(dir, ['app.cjs'], linked, true);
+    const second = await startApp(dir, ['app.cjs'], linked, false);
     expect(second.listed).toEqual(['echo']);
+    // The folder it names is the real one, links resolved.
+    expect(second.stderr).toContain(`app: code cache folder ${join(sticky, EXECUTED)}/`);
     const secondCompiled = compiled(second.stderr);
     expect(secondCompiled.size).toBeGreaterThan(0);
     expect([...secondCompiled.values()].every((how) => how === 'used')).toBe(true);
   }, 60_000);
+
+  // A group of the user's own: the test can make one only where the user's gid is their uid.
+  const ownGroup = process.getgid?.() === process.getuid?.() ? test : test.skip;
+  ownGroup(
+    "in a folder its group can write to, where the group is the user's own (uid and gid the same), the cache is used",
+    async () => {
+      const dir = appProject('app.cjs', COMMONJS_APP);
+      const cacheHome = tempDir();
+      await startApp(dir, ['app.cjs'], cacheHome, true);
+      chmodSync(join(cacheHome, EXECUTED), 0o775);
+      const second = await startApp(dir, ['app.cjs'], cacheHome, false);
+      expect(second.listed).toEqual(['echo']);
+      const secondCompiled = compiled(second.stderr);
+      expect(secondCompiled.size).toBeGreaterThan(0);
+      expect([...secondCompiled.values()].every((how) => how === 'used')).toBe(true);
+    },
+    60_000,
+  );
 });
 
 test("a package file compiled with its cache keeps its lines: an error's stack names the line that threw", () => {

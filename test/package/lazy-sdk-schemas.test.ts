@@ -24,6 +24,7 @@ interface Chunk {
   readonly isSpecType: () => Record<string, (value: unknown) => boolean>;
   readonly shadow: (value: unknown) => unknown;
   readonly shorthand: () => Record<string, Schema>;
+  readonly constructed: () => { value: string };
 }
 
 const TYPES = Array.from({ length: 150 }, (_, i) => `T${i}`);
@@ -34,7 +35,9 @@ const AUTH = Array.from({ length: 10 }, (_, i) => `A${i}`);
  * assign them, the SDK's `register` and its loops over the types and the OAuth schemas.
  */
 function sdkLikeChunk(): string {
-  const names = [...TYPES, ...AUTH, 'Self', 'Shadowed', 'Short'].map((name) => `${name}Schema`);
+  const names = [...TYPES, ...AUTH, 'Self', 'Shadowed', 'Short', 'Constructed'].map(
+    (name) => `${name}Schema`,
+  );
   return `'use strict';
 const built = [];
 const make = (name, ...parts) => {
@@ -52,6 +55,7 @@ ${TYPES.slice(1)
 	SelfSchema = make("Self", () => SelfSchema);
 	ShadowedSchema = make("Shadowed");
 	ShortSchema = make("Short");
+	ConstructedSchema = class { constructor(value) { built.push("Constructed"); this.value = value; } };
 }));
 var init_auth_Def456 = require_runtime.__esmMin((() => {
 	init_schemas_Abc123();
@@ -84,6 +88,9 @@ function shadow(ShadowedSchema) {
 function shorthand() {
 	return { ShortSchema };
 }
+function constructed() {
+	return new ConstructedSchema("made");
+}
 init_protocol();
 module.exports = {
 	built,
@@ -92,6 +99,7 @@ module.exports = {
 	isSpecType: () => _isSpecType,
 	shadow,
 	shorthand,
+	constructed,
 };
 `;
 }
@@ -143,6 +151,8 @@ test('a local of the same name, a shorthand property and a schema that refers to
   expect(chunk.shorthand()).toEqual({ ShortSchema: expect.objectContaining({ name: 'Short' }) });
   const self = chunk.read.Self!();
   expect((self.parts[0] as () => Schema)()).toBe(self);
+  // `new X(...)` constructs the value, not the function that builds it.
+  expect(chunk.constructed()).toEqual({ value: 'made' });
 });
 
 describe('a chunk of another shape stops the build, saying what differed', () => {
@@ -160,8 +170,22 @@ describe('a chunk of another shape stops the build, saying what differed', () =>
     ],
     [
       'fewer schemas than the SDK holds',
-      (code) => code.replace(/^\tT14[6-9]Schema = .*\n/gm, ''),
+      (code) => code.replace(/^\tT14[5-9]Schema = .*\n/gm, ''),
       /init_schemas_Abc123 builds 149 schemas, fewer than 150/,
+    ],
+    [
+      "a schema's expression that assigns a variable of the chunk (it would happen late)",
+      (code) =>
+        code.replace(
+          '\tShortSchema = make("Short");',
+          '\tShortSchema = (PREFIX = "late", make("Short"));',
+        ),
+      /a schema's expression assigns PREFIX, which would then happen late/,
+    ],
+    [
+      'a chunk that already names a function the transform adds',
+      (code) => code.replace('function shadow(', 'function T0Schema$lazy() {}\nfunction shadow('),
+      /the chunk already names T0Schema\$lazy/,
     ],
     [
       'a schema assigned twice',

@@ -79,7 +79,11 @@ async function loadsOverStdio(
 ): Promise<Loaded> {
   const dir = tempDir();
   const report = join(dir, 'loaded.json');
-  const env = { NODE_OPTIONS: `--require ${reporter(dir, report, servingLine)}` };
+  // A cache home of its own: the caches of these starts stay out of the user's.
+  const env = {
+    NODE_OPTIONS: `--require ${reporter(dir, report, servingLine)}`,
+    XDG_CACHE_HOME: join(dir, 'cache'),
+  };
   const server =
     app === undefined ? startAgenttool(args, { env }) : startNode(args, { env, cwd: app });
   server.stdin.write(MESSAGES);
