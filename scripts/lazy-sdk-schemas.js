@@ -16,8 +16,10 @@
 // the chunk calls it (found with a scope analysis: a local of the same name is another
 // variable). A schema is then built when first read, after the module's other statements
 // have run, as the SDK's own statements read them; the value is the same object ever after.
-// The registration reads them through getters (REGISTRATION, below). Anything that differs
-// from this shape stops the build, with what differed: the SDK must be looked at again.
+// The registration reads them through getters (REGISTRATION, below). The 2025 era's set,
+// which the SDK builds whole on the era's first request, is made lazy the same way inside
+// its builder (withLazyEraSchemas, below). Anything that differs from these shapes stops
+// the build, with what differed: the SDK must be looked at again.
 'use strict';
 const acorn = require('acorn');
 const eslintScope = require('eslint-scope');
@@ -108,8 +110,190 @@ function moduleFunction(declarator) {
   return undefined;
 }
 
-/** The chunk `code` with the schemas of MODULES built on first read (see above). */
+/** The chunk `code` with the SDK's schemas built on first read (see above and below). */
 function withLazySdkSchemas(code, fileName) {
+  return withLazyEraSchemas(withLazyModuleSchemas(code, fileName), fileName);
+}
+
+/** Parses a chunk and analyses its scopes (the top level a function's, as in CommonJS). */
+function analysed(source) {
+  const ast = acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'script', ranges: true });
+  const scopes = eslintScope.analyze(ast, {
+    ecmaVersion: 2022,
+    sourceType: 'script',
+    nodejsScope: true,
+  });
+  return { ast, scopes, topScope: scopes.globalScope.childScopes[0] };
+}
+
+/** `source` with each `{ start, end, text }` of `edits` (not overlapping) made. */
+function edited(source, edits) {
+  let out = '';
+  let at = 0;
+  for (const { start, end, text } of [...edits].sort((a, b) => a.start - b.start)) {
+    out += source.slice(at, start) + text;
+    at = end;
+  }
+  return out + source.slice(at);
+}
+
+/**
+ * The 2025 era's schemas, built on first read. The first request of the era has the SDK
+ * build the era's whole set (`buildSchemas2025()`, some 140 schemas: 6-9 ms) to look up
+ * the one it needs, in maps that read all of them (`registryMaps()`). Here each
+ * `const <Name>Schema = <expression>;` of the builder becomes a function of the builder's
+ * own that builds it once, its reads call it, and the object the builder returns and the
+ * maps read through getters that build a value once and then hold it as their own.
+ */
+function withLazyEraSchemas(source, fileName) {
+  const { ast, scopes } = analysed(source);
+  const fail = (what) => {
+    throw new Error(`${fileName}: ${what}; look at scripts/lazy-sdk-schemas.js again`);
+  };
+  const functionNamed = (pattern) => {
+    const found = ast.body.filter(
+      (node) => node.type === 'FunctionDeclaration' && pattern.test(node.id.name),
+    );
+    if (found.length !== 1) fail(`expected one function named ${pattern} (found ${found.length})`);
+    return found[0];
+  };
+  // `function buildSchemas2025() { return memo ??= build(); }`: the builder's name.
+  const memoized = functionNamed(/^buildSchemas2025$/).body.body;
+  const call = memoized.length === 1 ? memoized[0].argument?.right : undefined;
+  if (call?.type !== 'CallExpression' || call.callee.type !== 'Identifier') {
+    fail('buildSchemas2025() is not `return memo ??= build();`');
+  }
+  const builder = functionNamed(new RegExp(`^${call.callee.name.replace(/\$/g, '\\$')}$`));
+  const builderScope = scopes.acquire(builder);
+  const statements = builder.body.body;
+  const returned = statements.at(-1);
+  if (returned?.type !== 'ReturnStatement' || returned.argument?.type !== 'ObjectExpression') {
+    fail(`${builder.id.name} does not end by returning an object`);
+  }
+  const edits = [];
+  const lazy = new Map(); // name -> declaration statement
+  for (const statement of statements.slice(0, -1)) {
+    const [declarator] = statement.declarations ?? [];
+    if (
+      statement.type !== 'VariableDeclaration' ||
+      statement.kind !== 'const' ||
+      statement.declarations.length !== 1 ||
+      declarator.id.type !== 'Identifier' ||
+      !/Schema(\$\d+)?$/.test(declarator.id.name)
+    ) {
+      fail(`${builder.id.name} holds a statement other than \`const <Name>Schema = ...;\``);
+    }
+    lazy.set(declarator.id.name, { statement, expression: declarator.init });
+  }
+  if (lazy.size < 120) fail(`${builder.id.name} builds ${lazy.size} schemas, fewer than 120`);
+  if (source.includes('ownedOnRead$agenttool'))
+    fail('the chunk already names ownedOnRead$agenttool');
+  if ([...lazy.keys()].some((name) => source.includes(`${name}$built`))) {
+    fail(`the chunk already names a ${builder.id.name} schema's $built`);
+  }
+  const shorthand = new Set();
+  const constructed = new Set();
+  walk(builder, (node) => {
+    if (node.type === 'Property' && node.shorthand) shorthand.add(node.value.range[0]);
+    if (node.type === 'NewExpression') constructed.add(node.callee.range[0]);
+  });
+  // Every read of a schema's name in the builder calls its function.
+  const reads = [];
+  for (const variable of builderScope.variables) {
+    if (!lazy.has(variable.name)) continue;
+    for (const reference of variable.references) {
+      if (reference.init === true) continue;
+      if (reference.isWrite()) fail(`${variable.name} is assigned in ${builder.id.name}`);
+      const [start, end] = reference.identifier.range;
+      const read = constructed.has(start) ? `(${variable.name}$lazy())` : `${variable.name}$lazy()`;
+      reads.push({
+        start,
+        end,
+        text: shorthand.has(start) ? `${variable.name}: ${read}` : read,
+      });
+    }
+  }
+  const withReads = (from, to) =>
+    edited(
+      source.slice(from, to),
+      reads
+        .filter((read) => read.start >= from && read.end <= to)
+        .map((read) => ({ ...read, start: read.start - from, end: read.end - from })),
+    );
+  for (const [name, { statement, expression }] of lazy) {
+    edits.push({
+      start: statement.range[0],
+      end: statement.range[1],
+      text: `var ${name}$built;\n\tfunction ${name}$lazy() {\n\t\treturn ${name}$built ??= ${withReads(expression.range[0], expression.range[1])};\n\t}`,
+    });
+  }
+  edits.push({
+    start: returned.argument.range[0],
+    end: returned.argument.range[1],
+    text: ownedOnRead(returned.argument, withReads, fail),
+  });
+  // The maps of the era's requests, notifications and results: read through getters too.
+  const maps = functionNamed(/^registryMaps$/);
+  let mapsObject;
+  walk(maps, (node) => {
+    if (
+      node.type === 'AssignmentExpression' &&
+      node.right.type === 'ObjectExpression' &&
+      node.left.type === 'Identifier'
+    ) {
+      mapsObject ??= node.right;
+    }
+  });
+  if (mapsObject === undefined) fail('registryMaps() assigns no object');
+  const outer = mapsObject.properties.map((property) => {
+    if (property.type !== 'Property' || property.value.type !== 'ObjectExpression') {
+      fail('registryMaps() assigns an object whose values are not maps');
+    }
+    const key = source.slice(property.key.range[0], property.key.range[1]);
+    const plain = (from, to) => source.slice(from, to);
+    return `${key}: ${ownedOnRead(property.value, plain, fail)}`;
+  });
+  edits.push({
+    start: mapsObject.range[0],
+    end: mapsObject.range[1],
+    text: `{\n${outer.join(',\n')}\n}`,
+  });
+  return edited(source, edits) + `\n${OWNED_ON_READ}`;
+}
+
+/** What ownedOnRead's getters call: the value held as the object's own from then on. */
+const OWNED_ON_READ = `function ownedOnRead$agenttool(object, key, value) {
+\tObject.defineProperty(object, key, { value, enumerable: true, configurable: true, writable: true });
+\treturn value;
+}`;
+
+/**
+ * The text of `object` (an object literal of plain properties) with each property a
+ * getter that computes its value (`text(from, to)` of the value) on first read and then
+ * holds it as a property of its own.
+ */
+function ownedOnRead(object, text, fail) {
+  const getters = object.properties.map((property) => {
+    if (
+      property.type !== 'Property' ||
+      property.kind !== 'init' ||
+      property.computed ||
+      property.method
+    ) {
+      fail('an object the SDK reads its schemas from has a property that is not `key: value`');
+    }
+    const key = property.key.type === 'Identifier' ? property.key.name : property.key.value;
+    const name = JSON.stringify(String(key));
+    const value = property.shorthand
+      ? text(property.value.range[0], property.value.range[1]).replace(/^[\w$]+: /, '')
+      : text(property.value.range[0], property.value.range[1]);
+    return `\tget ${name}() {\n\t\treturn ownedOnRead$agenttool(this, ${name}, ${value});\n\t}`;
+  });
+  return `{\n${getters.join(',\n')}\n}`;
+}
+
+/** The chunk `code` with the schemas of MODULES built on first read (see above). */
+function withLazyModuleSchemas(code, fileName) {
   const source = withLazyRegistration(code, fileName);
   const ast = acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'script', ranges: true });
   // A CommonJS file's top level is a function's scope (nodejsScope): its names are resolved.

@@ -19,6 +19,9 @@ interface Schema {
 
 interface Chunk {
   readonly built: string[];
+  readonly requestSchema: (method: string) => Schema | undefined;
+  readonly resultSchema: (method: string) => Schema | undefined;
+  readonly era: () => Record<string, Schema>;
   readonly read: Record<string, () => Schema>;
   readonly specTypeSchemas: () => Record<string, Schema>;
   readonly isSpecType: () => Record<string, (value: unknown) => boolean>;
@@ -28,6 +31,7 @@ interface Chunk {
 }
 
 const TYPES = Array.from({ length: 150 }, (_, i) => `T${i}`);
+const ERA = Array.from({ length: 120 }, (_, i) => `P${i}`);
 const AUTH = Array.from({ length: 10 }, (_, i) => `A${i}`);
 
 /**
@@ -91,8 +95,39 @@ function shorthand() {
 function constructed() {
 	return new ConstructedSchema("made");
 }
+var memo$1, maps$1;
+function build$1() {
+	const P0Schema$1 = make("P0", T0Schema);
+${ERA.slice(1)
+  .map((name, i) => `\tconst ${name}Schema$1 = make("${name}", P${i}Schema$1);`)
+  .join('\n')}
+	const RecSchema$1 = make("Rec", () => RecSchema$1);
+	return {
+${ERA.map((name) => `\t\t${name}Schema: ${name}Schema$1,`).join('\n')}
+		RecSchema: RecSchema$1,
+		InlineSchema: make("Inline", P1Schema$1)
+	};
+}
+function buildSchemas2025() {
+	return memo$1 ??= build$1();
+}
+function registryMaps() {
+	if (maps$1) return maps$1;
+	const s = buildSchemas2025();
+	maps$1 = {
+		requestSchemas: {
+			ping: s.P0Schema,
+			"tools/list": s.P1Schema
+		},
+		resultSchemas: { "tools/list": s.InlineSchema }
+	};
+	return maps$1;
+}
 init_protocol();
 module.exports = {
+	requestSchema: (method) => registryMaps().requestSchemas[method],
+	resultSchema: (method) => registryMaps().resultSchemas[method],
+	era: () => buildSchemas2025(),
 	built,
 	read: { T0: () => T0Schema, T1: () => T1Schema, T149: () => T149Schema, Self: () => SelfSchema, A0: () => A0Schema },
 	specTypeSchemas: () => _specTypeSchemas,
@@ -155,6 +190,28 @@ test('a local of the same name, a shorthand property and a schema that refers to
   expect(chunk.constructed()).toEqual({ value: 'made' });
 });
 
+test("the era's builder and its maps: a request's schema built when looked up, the rest not", () => {
+  const chunk = run(withLazySdkSchemas(sdkLikeChunk(), 'chunk.js'));
+  const ping = chunk.requestSchema('ping');
+  // P0 reads T0, a schema of the types module: built first, once.
+  expect(chunk.built).toEqual(['T0', 'P0']);
+  expect(ping!.parts[0]).toBe(chunk.read.T0!());
+  expect(chunk.requestSchema('ping')).toBe(ping);
+  expect(chunk.era().P0Schema).toBe(ping);
+  expect(chunk.requestSchema('resources/read')).toBeUndefined();
+  expect(chunk.resultSchema('tools/list')!.name).toBe('Inline');
+  expect(chunk.built).toEqual(['T0', 'P0', 'P1', 'Inline']);
+  expect(Object.keys(chunk.era())).toEqual([
+    ...ERA.map((name) => `${name}Schema`),
+    'RecSchema',
+    'InlineSchema',
+  ]);
+  expect(chunk.built).toHaveLength(4);
+  const rec = chunk.era().RecSchema!;
+  expect((rec.parts[0] as () => Schema)()).toBe(rec);
+  expect(chunk.era().P119Schema!.parts[0]).toBe(chunk.era().P118Schema);
+});
+
 describe('a chunk of another shape stops the build, saying what differed', () => {
   test.each<[string, (code: string) => string, RegExp]>([
     [
@@ -186,6 +243,17 @@ describe('a chunk of another shape stops the build, saying what differed', () =>
       'a chunk that already names a function the transform adds',
       (code) => code.replace('function shadow(', 'function T0Schema$lazy() {}\nfunction shadow('),
       /the chunk already names T0Schema\$lazy/,
+    ],
+    [
+      'a builder of the era that does more than build its schemas',
+      (code) =>
+        code.replace('\tconst RecSchema$1 =', '\tconsole.log("built");\n\tconst RecSchema$1 ='),
+      /build\$1 holds a statement other than `const <Name>Schema = \.\.\.;`/,
+    ],
+    [
+      'no registry maps of the era',
+      (code) => code.replaceAll('registryMaps', 'eraMaps'),
+      /expected one function named \/\^registryMaps\$\/ \(found 0\)/,
     ],
     [
       'a schema assigned twice',

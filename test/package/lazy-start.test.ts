@@ -185,11 +185,16 @@ function closuresNamed(snapshot: HeapSnapshot, names: readonly string[]): Map<st
 }
 
 /**
- * The SDK's type schemas that the bundle builds on first read (scripts/lazy-sdk-schemas.js
- * gives each a function `<name>$lazy`), and of them those built: the chunk's variable of
- * that name holds an object, not undefined.
+ * The SDK's schemas that the bundle builds on first read (scripts/lazy-sdk-schemas.js),
+ * and of them those built, by their variables: the types module's (a function
+ * `<name>$lazy` each, the chunk's variable `<name>`) or the 2025 era builder's (a function
+ * `<name>$1$lazy` each, the builder's variable `<name>$1$built`), built where the
+ * variable holds an object, not undefined.
  */
-function lazySchemas(snapshot: HeapSnapshot): { all: Set<string>; built: Set<string> } {
+function lazySchemas(
+  snapshot: HeapSnapshot,
+  of: 'types' | 'era',
+): { all: Set<string>; built: Set<string> } {
   const { meta } = snapshot.snapshot;
   const nodeFields = meta.node_fields.length;
   const [typeAt, nameAt, edgeCountAt] = ['type', 'name', 'edge_count'].map((field) =>
@@ -202,12 +207,14 @@ function lazySchemas(snapshot: HeapSnapshot): { all: Set<string>; built: Set<str
   const closure = meta.node_types[0].indexOf('closure');
   const object = meta.node_types[0].indexOf('object');
   const context = meta.edge_types[0].indexOf('context');
+  const lazyFunction = of === 'types' ? /^[\w$]+Schema\$lazy$/ : /^[\w$]+Schema\$1\$lazy$/;
+  const variableOf = (name: string): string =>
+    of === 'types' ? name.slice(0, -'$lazy'.length) : `${name.slice(0, -'$lazy'.length)}$built`;
   const all = new Set<string>();
   for (let i = 0; i < snapshot.nodes.length; i += nodeFields) {
     const name = snapshot.strings[snapshot.nodes[i + nameAt]!]!;
-    if (snapshot.nodes[i + typeAt] === closure && name.endsWith('Schema$lazy')) {
-      all.add(name.slice(0, -'$lazy'.length));
-    }
+    if (snapshot.nodes[i + typeAt] === closure && lazyFunction.test(name))
+      all.add(variableOf(name));
   }
   const built = new Set<string>();
   let edge = 0;
@@ -268,7 +275,7 @@ test("a served tool call loads no ajv, neither the SDK validator's nor agenttool
 test("a served list and call build few of the SDK's type schemas", async () => {
   // The SDK's protocol module defines some 180 (its neutral types and OAuth's) and built
   // them all as it loaded; a server reads few. Measured 2026-12-06: 31 of 183 built.
-  const { all, built } = lazySchemas(await servedSnapshot());
+  const { all, built } = lazySchemas(await servedSnapshot(), 'types');
   expect(all.size).toBeGreaterThanOrEqual(160);
   expect(built.size).toBeLessThan(all.size / 4);
   // Those read are built: the stdio transport reads each message with this one.
@@ -276,6 +283,19 @@ test("a served list and call build few of the SDK's type schemas", async () => {
   // Never read by a server: the OAuth token response.
   expect(all.has('OAuthTokensSchema')).toBe(true);
   expect(built.has('OAuthTokensSchema')).toBe(false);
+}, 60_000);
+
+test("a served list and call build the 2025 era's schemas they look up, not the era's whole set", async () => {
+  // The SDK builds the era's set (some 140) on its first request, to look up the one it
+  // needs. Measured 2026-12-06: 40 of 140 built by an initialize, a list and a call.
+  const { all, built } = lazySchemas(await servedSnapshot(), 'era');
+  expect(all.size).toBeGreaterThanOrEqual(120);
+  expect(built.size).toBeLessThan(all.size / 2);
+  expect(built.has('ListToolsRequestSchema$1$built')).toBe(true);
+  expect(built.has('CallToolRequestSchema$1$built')).toBe(true);
+  // Never asked for by a server that was not sent one: a sampling request.
+  expect(all.has('CreateMessageRequestSchema$1$built')).toBe(true);
+  expect(built.has('CreateMessageRequestSchema$1$built')).toBe(false);
 }, 60_000);
 
 test('the SDK validator with its engines loaded on first use validates in each dialect', () => {
