@@ -188,8 +188,8 @@ function withLazyEraSchemas(source, fileName) {
   if (lazy.size < 120) fail(`${builder.id.name} builds ${lazy.size} schemas, fewer than 120`);
   if (source.includes('ownedOnRead$agenttool'))
     fail('the chunk already names ownedOnRead$agenttool');
-  if ([...lazy.keys()].some((name) => source.includes(`${name}$built`))) {
-    fail(`the chunk already names a ${builder.id.name} schema's $built`);
+  if ([...lazy.keys()].some((name) => source.includes(`${name}$era`))) {
+    fail(`the chunk already names a ${builder.id.name} schema's $eraLazy or $eraBuilt`);
   }
   const shorthand = new Set();
   const constructed = new Set();
@@ -205,12 +205,34 @@ function withLazyEraSchemas(source, fileName) {
       if (reference.init === true) continue;
       if (reference.isWrite()) fail(`${variable.name} is assigned in ${builder.id.name}`);
       const [start, end] = reference.identifier.range;
-      const read = constructed.has(start) ? `(${variable.name}$lazy())` : `${variable.name}$lazy()`;
+      const read = constructed.has(start)
+        ? `(${variable.name}$eraLazy())`
+        : `${variable.name}$eraLazy()`;
       reads.push({
         start,
         end,
         text: shorthand.has(start) ? `${variable.name}: ${read}` : read,
       });
+    }
+  }
+  // A moved expression runs late, or never: it may write nothing declared outside it.
+  const within = (scope) => [scope, ...scope.childScopes.flatMap(within)];
+  for (const scope of within(builderScope)) {
+    for (const reference of scope.references) {
+      const start = reference.identifier.range[0];
+      const entry = [...lazy.values()].find(
+        ({ expression }) => start >= expression.range[0] && start < expression.range[1],
+      );
+      const declared = reference.resolved?.defs[0]?.node.range;
+      const outside =
+        declared === undefined ||
+        declared[0] < entry?.expression.range[0] ||
+        declared[1] > entry?.expression.range[1];
+      if (entry !== undefined && reference.isWrite() && outside) {
+        fail(
+          `a schema's expression in ${builder.id.name} assigns ${reference.identifier.name}, which would then happen late`,
+        );
+      }
     }
   }
   const withReads = (from, to) =>
@@ -224,7 +246,7 @@ function withLazyEraSchemas(source, fileName) {
     edits.push({
       start: statement.range[0],
       end: statement.range[1],
-      text: `var ${name}$built;\n\tfunction ${name}$lazy() {\n\t\treturn ${name}$built ??= ${withReads(expression.range[0], expression.range[1])};\n\t}`,
+      text: `var ${name}$eraBuilt;\n\tfunction ${name}$eraLazy() {\n\t\treturn ${name}$eraBuilt ??= ${withReads(expression.range[0], expression.range[1])};\n\t}`,
     });
   }
   edits.push({
@@ -245,9 +267,27 @@ function withLazyEraSchemas(source, fileName) {
     }
   });
   if (mapsObject === undefined) fail('registryMaps() assigns no object');
+  // `const s = buildSchemas2025();`, and maps whose every value is `s.<Name>`.
+  const setName = maps.body.body
+    .flatMap((statement) =>
+      statement.type === 'VariableDeclaration' ? statement.declarations : [],
+    )
+    .find((declarator) => declarator.init?.callee?.name === 'buildSchemas2025')?.id.name;
+  if (setName === undefined) fail('registryMaps() does not read buildSchemas2025()');
   const outer = mapsObject.properties.map((property) => {
-    if (property.type !== 'Property' || property.value.type !== 'ObjectExpression') {
-      fail('registryMaps() assigns an object whose values are not maps');
+    if (
+      property.type !== 'Property' ||
+      property.value.type !== 'ObjectExpression' ||
+      !property.value.properties.every(
+        (entry) =>
+          entry.type === 'Property' &&
+          entry.value.type === 'MemberExpression' &&
+          !entry.value.computed &&
+          entry.value.object.type === 'Identifier' &&
+          entry.value.object.name === setName,
+      )
+    ) {
+      fail(`registryMaps() assigns an object whose values are not maps of ${setName}.<Name>`);
     }
     const key = source.slice(property.key.range[0], property.key.range[1]);
     const plain = (from, to) => source.slice(from, to);

@@ -102,9 +102,12 @@ ${ERA.slice(1)
   .map((name, i) => `\tconst ${name}Schema$1 = make("${name}", P${i}Schema$1);`)
   .join('\n')}
 	const RecSchema$1 = make("Rec", () => RecSchema$1);
+	const T5Schema = make("T5 of the era");
+	const ShortEraSchema = make("ShortEra", T5Schema);
 	return {
 ${ERA.map((name) => `\t\t${name}Schema: ${name}Schema$1,`).join('\n')}
 		RecSchema: RecSchema$1,
+		ShortEraSchema,
 		InlineSchema: make("Inline", P1Schema$1)
 	};
 }
@@ -204,9 +207,22 @@ test("the era's builder and its maps: a request's schema built when looked up, t
   expect(Object.keys(chunk.era())).toEqual([
     ...ERA.map((name) => `${name}Schema`),
     'RecSchema',
+    'ShortEraSchema',
     'InlineSchema',
   ]);
   expect(chunk.built).toHaveLength(4);
+  // Once read, a value is the object's own: no getter left.
+  expect(Object.getOwnPropertyDescriptor(chunk.era(), 'P0Schema')).toEqual({
+    value: ping,
+    enumerable: true,
+    configurable: true,
+    writable: true,
+  });
+  // A builder's local named as a schema of the types module is the builder's.
+  expect(chunk.era().ShortEraSchema!.parts[0]).toEqual(
+    expect.objectContaining({ name: 'T5 of the era' }),
+  );
+  expect(chunk.built).toEqual(['T0', 'P0', 'P1', 'Inline', 'T5 of the era', 'ShortEra']);
   const rec = chunk.era().RecSchema!;
   expect((rec.parts[0] as () => Schema)()).toBe(rec);
   expect(chunk.era().P119Schema!.parts[0]).toBe(chunk.era().P118Schema);
@@ -249,6 +265,20 @@ describe('a chunk of another shape stops the build, saying what differed', () =>
       (code) =>
         code.replace('\tconst RecSchema$1 =', '\tconsole.log("built");\n\tconst RecSchema$1 ='),
       /build\$1 holds a statement other than `const <Name>Schema = \.\.\.;`/,
+    ],
+    [
+      "a schema of the era's builder that assigns a variable outside it (it would happen late)",
+      (code) =>
+        code.replace(
+          'make("Rec", () => RecSchema$1)',
+          '(PREFIX = "late", make("Rec", () => RecSchema$1))',
+        ),
+      /a schema's expression in build\$1 assigns PREFIX, which would then happen late/,
+    ],
+    [
+      'registry maps that read other than the era set',
+      (code) => code.replace('ping: s.P0Schema,', 'ping: P0Schema(),'),
+      /registryMaps\(\) assigns an object whose values are not maps of s\.<Name>/,
     ],
     [
       'no registry maps of the era',
