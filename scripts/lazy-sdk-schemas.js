@@ -16,9 +16,9 @@
 // the chunk calls it (found with a scope analysis: a local of the same name is another
 // variable). A schema is then built when first read, after the module's other statements
 // have run, as the SDK's own statements read them; the value is the same object ever after.
-// The registration reads them through getters (REGISTRATION, below). The 2025 era's set,
-// which the SDK builds whole on the era's first request, is made lazy the same way inside
-// its builder (withLazyEraSchemas, below). Anything that differs from these shapes stops
+// The registration reads them through getters (REGISTRATION, below). Each era's set, which
+// the SDK builds whole on the era's first request, is made lazy the same way inside its
+// builder (withLazyEraSchemas, below). Anything that differs from these shapes stops
 // the build, with what differed: the SDK must be looked at again.
 'use strict';
 const acorn = require('acorn');
@@ -138,18 +138,43 @@ function edited(source, edits) {
 }
 
 /**
- * The 2025 era's schemas, built on first read. The first request of the era has the SDK
- * build the era's whole set (`buildSchemas2025()`, some 140 schemas: 6-9 ms) to look up
- * the one it needs, in maps that read all of them (`registryMaps()`). Here each
- * `const <Name>Schema = <expression>;` of the builder becomes a function of the builder's
- * own that builds it once, its reads call it, and the object the builder returns and the
- * maps read through getters that build a value once and then hold it as their own.
+ * Each era's schemas, built on first read. The first request of an era has the SDK build
+ * the era's whole set (`buildSchemas2025()`, some 140 schemas: 6-9 ms; the 2026-07-28 set
+ * likewise) to look up the one it needs, in maps that read all of them. Here each `const`
+ * of the builder becomes a function of the builder's own that builds it once
+ * (`<name>$eraLazy`, its value in `<name>$eraBuilt`), its reads call it, and the object
+ * the builder returns, the builder's own maps (2026-07-28) and the maps its consumers make
+ * read through getters that build a value once and then hold it as their own.
  */
+const ERAS = [
+  {
+    builtBy: 'buildSchemas2025',
+    atLeast: 120,
+    // The 2025 builder holds only its schemas.
+    only: /Schema(\$\d+)?$/,
+    functions: false,
+    maps: /(?!)/,
+    readers: [/^registryMaps$/],
+  },
+  {
+    builtBy: 'buildSchemas2026',
+    atLeast: 100,
+    // The 2026-07-28 builder also holds shapes, helpers and maps of its schemas.
+    only: /./,
+    functions: true,
+    maps: /Schemas(2026)?$/,
+    readers: [/^getWireResultSchemas$/],
+  },
+];
+
 function withLazyEraSchemas(source, fileName) {
   const { ast, scopes } = analysed(source);
   const fail = (what) => {
     throw new Error(`${fileName}: ${what}; look at scripts/lazy-sdk-schemas.js again`);
   };
+  if (source.includes('ownedOnRead$agenttool')) {
+    fail('the chunk already names ownedOnRead$agenttool');
+  }
   const functionNamed = (pattern) => {
     const found = ast.body.filter(
       (node) => node.type === 'FunctionDeclaration' && pattern.test(node.id.name),
@@ -157,11 +182,17 @@ function withLazyEraSchemas(source, fileName) {
     if (found.length !== 1) fail(`expected one function named ${pattern} (found ${found.length})`);
     return found[0];
   };
+  const edits = ERAS.flatMap((era) => eraEdits(era, { source, scopes, fail, functionNamed }));
+  return edited(source, edits) + `\n${OWNED_ON_READ}`;
+}
+
+/** The edits that make one era's builder and its readers lazy (see ERAS). */
+function eraEdits(era, { source, scopes, fail, functionNamed }) {
   // `function buildSchemas2025() { return memo ??= build(); }`: the builder's name.
-  const memoized = functionNamed(/^buildSchemas2025$/).body.body;
+  const memoized = functionNamed(new RegExp(`^${era.builtBy}$`)).body.body;
   const call = memoized.length === 1 ? memoized[0].argument?.right : undefined;
   if (call?.type !== 'CallExpression' || call.callee.type !== 'Identifier') {
-    fail('buildSchemas2025() is not `return memo ??= build();`');
+    fail(`${era.builtBy}() is not \`return memo ??= build();\``);
   }
   const builder = functionNamed(new RegExp(`^${call.callee.name.replace(/\$/g, '\\$')}$`));
   const builderScope = scopes.acquire(builder);
@@ -171,33 +202,34 @@ function withLazyEraSchemas(source, fileName) {
     fail(`${builder.id.name} does not end by returning an object`);
   }
   const edits = [];
-  const lazy = new Map(); // name -> declaration statement
+  const lazy = new Map(); // name -> { statement, expression }
+  const helpers = []; // the builder's function declarations: their reads rewritten
   for (const statement of statements.slice(0, -1)) {
+    if (statement.type === 'FunctionDeclaration' && era.functions) {
+      helpers.push(statement);
+      continue;
+    }
     const [declarator] = statement.declarations ?? [];
     if (
       statement.type !== 'VariableDeclaration' ||
       statement.kind !== 'const' ||
       statement.declarations.length !== 1 ||
       declarator.id.type !== 'Identifier' ||
-      !/Schema(\$\d+)?$/.test(declarator.id.name)
+      !era.only.test(declarator.id.name)
     ) {
       fail(`${builder.id.name} holds a statement other than \`const <Name>Schema = ...;\``);
     }
     lazy.set(declarator.id.name, { statement, expression: declarator.init });
   }
-  if (lazy.size < 120) fail(`${builder.id.name} builds ${lazy.size} schemas, fewer than 120`);
-  if (source.includes('ownedOnRead$agenttool'))
-    fail('the chunk already names ownedOnRead$agenttool');
+  const schemas = [...lazy.keys()].filter((name) => /Schema(\$\d+)?$/.test(name)).length;
+  if (schemas < era.atLeast) {
+    fail(`${builder.id.name} builds ${schemas} schemas, fewer than ${era.atLeast}`);
+  }
   if ([...lazy.keys()].some((name) => source.includes(`${name}$era`))) {
     fail(`the chunk already names a ${builder.id.name} schema's $eraLazy or $eraBuilt`);
   }
-  const shorthand = new Set();
-  const constructed = new Set();
-  walk(builder, (node) => {
-    if (node.type === 'Property' && node.shorthand) shorthand.add(node.value.range[0]);
-    if (node.type === 'NewExpression') constructed.add(node.callee.range[0]);
-  });
-  // Every read of a schema's name in the builder calls its function.
+  const asRead = readsIn(builder);
+  // Every read of a lazy name in the builder calls its function.
   const reads = [];
   for (const variable of builderScope.variables) {
     if (!lazy.has(variable.name)) continue;
@@ -205,14 +237,7 @@ function withLazyEraSchemas(source, fileName) {
       if (reference.init === true) continue;
       if (reference.isWrite()) fail(`${variable.name} is assigned in ${builder.id.name}`);
       const [start, end] = reference.identifier.range;
-      const read = constructed.has(start)
-        ? `(${variable.name}$eraLazy())`
-        : `${variable.name}$eraLazy()`;
-      reads.push({
-        start,
-        end,
-        text: shorthand.has(start) ? `${variable.name}: ${read}` : read,
-      });
+      reads.push({ start, end, text: asRead(start, variable.name, `${variable.name}$eraLazy()`) });
     }
   }
   // A moved expression runs late, or never: it may write nothing declared outside it.
@@ -243,10 +268,15 @@ function withLazyEraSchemas(source, fileName) {
         .map((read) => ({ ...read, start: read.start - from, end: read.end - from })),
     );
   for (const [name, { statement, expression }] of lazy) {
+    // A map of the builder's own: its entries built on first read too.
+    const value =
+      era.maps.test(name) && expression.type === 'ObjectExpression'
+        ? ownedOnRead(expression, withReads, fail)
+        : withReads(expression.range[0], expression.range[1]);
     edits.push({
       start: statement.range[0],
       end: statement.range[1],
-      text: `var ${name}$eraBuilt;\n\tfunction ${name}$eraLazy() {\n\t\treturn ${name}$eraBuilt ??= ${withReads(expression.range[0], expression.range[1])};\n\t}`,
+      text: `var ${name}$eraBuilt;\n\tfunction ${name}$eraLazy() {\n\t\treturn ${name}$eraBuilt ??= ${value};\n\t}`,
     });
   }
   edits.push({
@@ -254,51 +284,93 @@ function withLazyEraSchemas(source, fileName) {
     end: returned.argument.range[1],
     text: ownedOnRead(returned.argument, withReads, fail),
   });
-  // The maps of the era's requests, notifications and results: read through getters too.
-  const maps = functionNamed(/^registryMaps$/);
-  let mapsObject;
-  walk(maps, (node) => {
-    if (
-      node.type === 'AssignmentExpression' &&
-      node.right.type === 'ObjectExpression' &&
-      node.left.type === 'Identifier'
-    ) {
-      mapsObject ??= node.right;
+  for (const helper of helpers) {
+    edits.push({
+      start: helper.range[0],
+      end: helper.range[1],
+      text: withReads(helper.range[0], helper.range[1]),
+    });
+  }
+  // Every read was written into some edit (rolldown drops a function no one calls, so a
+  // read left as it was would name a variable that is gone).
+  for (const read of reads) {
+    if (!edits.some(({ start, end }) => read.start >= start && read.end <= end)) {
+      fail(
+        `a read of ${source.slice(read.start, read.end)} in ${builder.id.name} is outside what is rewritten`,
+      );
     }
-  });
-  if (mapsObject === undefined) fail('registryMaps() assigns no object');
-  // `const s = buildSchemas2025();`, and maps whose every value is `s.<Name>`.
-  const setName = maps.body.body
-    .flatMap((statement) =>
-      statement.type === 'VariableDeclaration' ? statement.declarations : [],
-    )
-    .find((declarator) => declarator.init?.callee?.name === 'buildSchemas2025')?.id.name;
-  if (setName === undefined) fail('registryMaps() does not read buildSchemas2025()');
-  const outer = mapsObject.properties.map((property) => {
-    if (
-      property.type !== 'Property' ||
-      property.value.type !== 'ObjectExpression' ||
-      !property.value.properties.every(
+  }
+  // The maps its readers make of the set (`const s = buildSchemas...(); x = { k: s.Name }`,
+  // or maps of such maps): read through getters too.
+  for (const pattern of era.readers) {
+    const reader = functionNamed(pattern);
+    const setName = reader.body.body
+      .flatMap((statement) =>
+        statement.type === 'VariableDeclaration' ? statement.declarations : [],
+      )
+      .find((declarator) => declarator.init?.callee?.name === era.builtBy)?.id.name;
+    if (setName === undefined) fail(`${reader.id.name}() does not read ${era.builtBy}()`);
+    let assigned;
+    walk(reader, (node) => {
+      if (
+        node.type === 'AssignmentExpression' &&
+        node.right.type === 'ObjectExpression' &&
+        node.left.type === 'Identifier'
+      ) {
+        assigned ??= node.right;
+      }
+    });
+    if (assigned === undefined) fail(`${reader.id.name}() assigns no object`);
+    const readsOfSet = (object) =>
+      object.properties.every(
         (entry) =>
           entry.type === 'Property' &&
           entry.value.type === 'MemberExpression' &&
           !entry.value.computed &&
           entry.value.object.type === 'Identifier' &&
           entry.value.object.name === setName,
-      )
-    ) {
-      fail(`registryMaps() assigns an object whose values are not maps of ${setName}.<Name>`);
-    }
-    const key = source.slice(property.key.range[0], property.key.range[1]);
+      );
     const plain = (from, to) => source.slice(from, to);
-    return `${key}: ${ownedOnRead(property.value, plain, fail)}`;
+    let text;
+    if (readsOfSet(assigned)) {
+      text = ownedOnRead(assigned, plain, fail);
+    } else {
+      const outer = assigned.properties.map((property) => {
+        if (
+          property.type !== 'Property' ||
+          property.value.type !== 'ObjectExpression' ||
+          !readsOfSet(property.value)
+        ) {
+          fail(
+            `${reader.id.name}() assigns an object whose values are not maps of ${setName}.<Name>`,
+          );
+        }
+        const key = source.slice(property.key.range[0], property.key.range[1]);
+        return `${key}: ${ownedOnRead(property.value, plain, fail)}`;
+      });
+      text = `{\n${outer.join(',\n')}\n}`;
+    }
+    edits.push({ start: assigned.range[0], end: assigned.range[1], text });
+  }
+  return edits;
+}
+
+/**
+ * How a read of `name` at a position in `node` is written as `call`: a shorthand property
+ * (`{ X }`) keeps its key (`{ X: call }`), and `new X(...)` constructs the value
+ * (`new (call)(...)`).
+ */
+function readsIn(node) {
+  const shorthand = new Set();
+  const constructed = new Set();
+  walk(node, (child) => {
+    if (child.type === 'Property' && child.shorthand) shorthand.add(child.value.range[0]);
+    if (child.type === 'NewExpression') constructed.add(child.callee.range[0]);
   });
-  edits.push({
-    start: mapsObject.range[0],
-    end: mapsObject.range[1],
-    text: `{\n${outer.join(',\n')}\n}`,
-  });
-  return edited(source, edits) + `\n${OWNED_ON_READ}`;
+  return (start, name, call) => {
+    const read = constructed.has(start) ? `(${call})` : call;
+    return shorthand.has(start) ? `${name}: ${read}` : read;
+  };
 }
 
 /** What ownedOnRead's getters call: the value held as the object's own from then on. */
@@ -422,21 +494,13 @@ function withLazyModuleSchemas(code, fileName) {
     }
   }
 
-  // Shorthand properties (`{ X }`) keep their key: `{ X: X$lazy() }`; `new X(...)` becomes
-  // `new (X$lazy())(...)`.
-  const shorthand = new Set();
-  const constructed = new Set();
-  walk(ast, (node) => {
-    if (node.type === 'Property' && node.shorthand) shorthand.add(node.value.range[0]);
-    if (node.type === 'NewExpression') constructed.add(node.callee.range[0]);
-  });
+  const asRead = readsIn(ast);
   const replacements = [];
   for (const { name, variable } of lazy) {
     for (const reference of variable.references) {
       if (reference.isWrite()) continue;
       const [start, end] = reference.identifier.range;
-      const call = constructed.has(start) ? `(${name}$lazy())` : `${name}$lazy()`;
-      replacements.push({ start, end, text: shorthand.has(start) ? `${name}: ${call}` : call });
+      replacements.push({ start, end, text: asRead(start, name, `${name}$lazy()`) });
     }
   }
   replacements.sort((a, b) => a.start - b.start);

@@ -22,6 +22,8 @@ interface Chunk {
   readonly requestSchema: (method: string) => Schema | undefined;
   readonly resultSchema: (method: string) => Schema | undefined;
   readonly era: () => Record<string, Schema>;
+  readonly modernRequest: (method: string) => Schema | undefined;
+  readonly modernResult: (method: string) => Schema | undefined;
   readonly read: Record<string, () => Schema>;
   readonly specTypeSchemas: () => Record<string, Schema>;
   readonly isSpecType: () => Record<string, (value: unknown) => boolean>;
@@ -32,6 +34,7 @@ interface Chunk {
 
 const TYPES = Array.from({ length: 150 }, (_, i) => `T${i}`);
 const ERA = Array.from({ length: 120 }, (_, i) => `P${i}`);
+const MODERN = Array.from({ length: 100 }, (_, i) => `M${i}`);
 const AUTH = Array.from({ length: 10 }, (_, i) => `A${i}`);
 
 /**
@@ -126,8 +129,39 @@ function registryMaps() {
 	};
 	return maps$1;
 }
+var memo, wireResultSchemasMemo;
+function build() {
+${MODERN.map((name, i) => `\tconst ${name}Schema$1 = make("${name}"${i === 0 ? '' : `, M${i - 1}Schema$1`});`).join('\n')}
+	const paramsShape = { cursor: M0Schema$1 };
+	const MetaSchema = make("Meta");
+	function dispatchRequest(method, shape) {
+		return make("dispatch " + method, MetaSchema, shape);
+	}
+	const dispatchRequestSchemas = {
+		"tools/list": dispatchRequest("tools/list", paramsShape),
+		"tools/call": dispatchRequest("tools/call", { name: M1Schema$1 })
+	};
+	return {
+${MODERN.map((name) => `\t\t${name}Schema: ${name}Schema$1,`).join('\n')}
+		dispatchRequestSchemas
+	};
+}
+function buildSchemas2026() {
+	return memo ??= build();
+}
+function getWireResultSchemas() {
+	if (wireResultSchemasMemo) return wireResultSchemasMemo;
+	const s = buildSchemas2026();
+	wireResultSchemasMemo = {
+		"tools/list": s.M2Schema,
+		"tools/call": s.M3Schema
+	};
+	return wireResultSchemasMemo;
+}
 init_protocol();
 module.exports = {
+	modernRequest: (method) => buildSchemas2026().dispatchRequestSchemas[method],
+	modernResult: (method) => getWireResultSchemas()[method],
 	requestSchema: (method) => registryMaps().requestSchemas[method],
 	resultSchema: (method) => registryMaps().resultSchemas[method],
 	era: () => buildSchemas2025(),
@@ -226,6 +260,23 @@ test("the era's builder and its maps: a request's schema built when looked up, t
   const rec = chunk.era().RecSchema!;
   expect((rec.parts[0] as () => Schema)()).toBe(rec);
   expect(chunk.era().P119Schema!.parts[0]).toBe(chunk.era().P118Schema);
+});
+
+test('the 2026-07-28 builder: its shapes, helpers and maps of its own read on demand too', () => {
+  const chunk = run(withLazySdkSchemas(sdkLikeChunk(), 'chunk.js'));
+  const list = chunk.modernRequest('tools/list')!;
+  // The map's one entry: the shape's schema, the helper's, then the entry itself.
+  expect(chunk.built).toEqual(['M0', 'Meta', 'dispatch tools/list']);
+  expect(list.parts).toEqual([
+    expect.objectContaining({ name: 'Meta' }),
+    { cursor: expect.objectContaining({ name: 'M0' }) },
+  ]);
+  expect(chunk.modernRequest('tools/list')).toBe(list);
+  expect(chunk.modernResult('tools/call')!.name).toBe('M3');
+  expect(chunk.built).toEqual(['M0', 'Meta', 'dispatch tools/list', 'M1', 'M2', 'M3']);
+  expect(chunk.modernRequest('tools/call')!.parts[1]).toEqual({
+    name: chunk.modernResult('tools/list')!.parts[0],
+  });
 });
 
 describe('a chunk of another shape stops the build, saying what differed', () => {
