@@ -217,7 +217,11 @@ function eraEdits(era, { source, scopes, fail, functionNamed }) {
       declarator.id.type !== 'Identifier' ||
       !era.only.test(declarator.id.name)
     ) {
-      fail(`${builder.id.name} holds a statement other than \`const <Name>Schema = ...;\``);
+      fail(
+        era.functions
+          ? `${builder.id.name} holds a statement other than \`const <name> = ...;\` or a function`
+          : `${builder.id.name} holds a statement other than \`const <Name>Schema = ...;\``,
+      );
     }
     lazy.set(declarator.id.name, { statement, expression: declarator.init });
   }
@@ -373,6 +377,26 @@ function readsIn(node) {
   };
 }
 
+/** Whether `node` reads `this` or `arguments` of the code around it. */
+function usesThisOrArguments(node) {
+  if (Array.isArray(node)) return node.some(usesThisOrArguments);
+  if (node === null || typeof node !== 'object' || typeof node.type !== 'string') return false;
+  if (node.type === 'ThisExpression') return true;
+  if (node.type === 'Identifier') return node.name === 'arguments';
+  if (
+    /^(FunctionExpression|FunctionDeclaration|ClassExpression|ClassDeclaration)$/.test(node.type)
+  ) {
+    return false;
+  }
+  // A key (`{ arguments: ... }`, `x.arguments`) names a property, not the variable.
+  if (node.type === 'Property' && !node.computed) return usesThisOrArguments(node.value);
+  if (node.type === 'MemberExpression' && !node.computed) return usesThisOrArguments(node.object);
+  return Object.entries(node).some(
+    ([key, value]) =>
+      key !== 'loc' && value !== null && typeof value === 'object' && usesThisOrArguments(value),
+  );
+}
+
 /** What ownedOnRead's getters call: the value held as the object's own from then on. */
 const OWNED_ON_READ = `function ownedOnRead$agenttool(object, key, value) {
 \tObject.defineProperty(object, key, { value, enumerable: true, configurable: true, writable: true });
@@ -396,6 +420,11 @@ function ownedOnRead(object, text, fail) {
     }
     const key = property.key.type === 'Identifier' ? property.key.name : property.key.value;
     const name = JSON.stringify(String(key));
+    // Moved into a getter, `this` and `arguments` would be the getter's (but for those of
+    // a function or class of the value's own).
+    if (usesThisOrArguments(property.value)) {
+      fail(`a value the SDK reads its schemas from uses \`this\` or \`arguments\`: ${name}`);
+    }
     const value = property.shorthand
       ? text(property.value.range[0], property.value.range[1]).replace(/^[\w$]+: /, '')
       : text(property.value.range[0], property.value.range[1]);

@@ -332,6 +332,15 @@ describe('a chunk of another shape stops the build, saying what differed', () =>
       /registryMaps\(\) assigns an object whose values are not maps of s\.<Name>/,
     ],
     [
+      "a value of the era's set that reads `this` (a getter's would be another)",
+      (code) =>
+        code.replace(
+          'InlineSchema: make("Inline", P1Schema$1)',
+          'InlineSchema: make("Inline", this)',
+        ),
+      /a value the SDK reads its schemas from uses `this` or `arguments`: "InlineSchema"/,
+    ],
+    [
       'no registry maps of the era',
       (code) => code.replaceAll('registryMaps', 'eraMaps'),
       /expected one function named \/\^registryMaps\$\/ \(found 0\)/,
