@@ -115,6 +115,26 @@ function withLazySdkSchemas(code, fileName) {
   return withLazyEraSchemas(withLazyModuleSchemas(code, fileName), fileName);
 }
 
+/** What stops the build for `fileName`, saying what differed from the shape expected. */
+function failing(fileName) {
+  return (what) => {
+    throw new Error(`${fileName}: ${what}; look at scripts/lazy-sdk-schemas.js again`);
+  };
+}
+
+/**
+ * The text of `source` from `from` to `to` with the `reads` (edits: `{ start, end, text }`)
+ * that lie within it made.
+ */
+function rewrittenBetween(source, reads, from, to) {
+  return edited(
+    source.slice(from, to),
+    reads
+      .filter((read) => read.start >= from && read.end <= to)
+      .map((read) => ({ ...read, start: read.start - from, end: read.end - from })),
+  );
+}
+
 /** Parses a chunk and analyses its scopes (the top level a function's, as in CommonJS). */
 function analysed(source) {
   const ast = acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'script', ranges: true });
@@ -169,9 +189,7 @@ const ERAS = [
 
 function withLazyEraSchemas(source, fileName) {
   const { ast, scopes } = analysed(source);
-  const fail = (what) => {
-    throw new Error(`${fileName}: ${what}; look at scripts/lazy-sdk-schemas.js again`);
-  };
+  const fail = failing(fileName);
   if (source.includes('ownedOnRead$agenttool')) {
     fail('the chunk already names ownedOnRead$agenttool');
   }
@@ -264,13 +282,7 @@ function eraEdits(era, { source, scopes, fail, functionNamed }) {
       }
     }
   }
-  const withReads = (from, to) =>
-    edited(
-      source.slice(from, to),
-      reads
-        .filter((read) => read.start >= from && read.end <= to)
-        .map((read) => ({ ...read, start: read.start - from, end: read.end - from })),
-    );
+  const withReads = (from, to) => rewrittenBetween(source, reads, from, to);
   for (const [name, { statement, expression }] of lazy) {
     // A map of the builder's own: its entries built on first read too.
     const value =
@@ -436,21 +448,11 @@ function ownedOnRead(object, text, fail) {
 /** The chunk `code` with the schemas of MODULES built on first read (see above). */
 function withLazyModuleSchemas(code, fileName) {
   const source = withLazyRegistration(code, fileName);
-  const ast = acorn.parse(source, { ecmaVersion: 'latest', sourceType: 'script', ranges: true });
-  // A CommonJS file's top level is a function's scope (nodejsScope): its names are resolved.
-  const scopes = eslintScope.analyze(ast, {
-    ecmaVersion: 2022,
-    sourceType: 'script',
-    nodejsScope: true,
-  });
-  const topScope = scopes.globalScope.childScopes[0];
+  const { ast, scopes, topScope } = analysed(source);
   const topVariables = new Map(topScope.variables.map((variable) => [variable.name, variable]));
-  const fail = (what) => {
-    throw new Error(`${fileName}: ${what}; look at scripts/lazy-sdk-schemas.js again`);
-  };
+  const fail = failing(fileName);
 
-  const lazy = []; // { name, init, statement, expression, variable }
-  const moduleEnds = [];
+  const lazy = []; // { name, init, statement, expression, variable, moduleEnd }
   MODULES.forEach((pattern, index) => {
     const found = [];
     for (const statement of ast.body) {
@@ -483,7 +485,14 @@ function withLazyModuleSchemas(code, fileName) {
         fail(`${name} is assigned in ${init} but not declared at the chunk's top`);
       const writes = variable.references.filter((reference) => reference.isWrite());
       if (writes.length !== 1) fail(`${name} is assigned ${writes.length} times`);
-      lazy.push({ name, init, statement: child, expression: assignment.right, variable });
+      lazy.push({
+        name,
+        init,
+        statement: child,
+        expression: assignment.right,
+        variable,
+        moduleEnd: statement.range[1],
+      });
       count++;
     }
     if (count < AT_LEAST[index])
@@ -504,7 +513,6 @@ function withLazyModuleSchemas(code, fileName) {
         }
       }
     }
-    moduleEnds.push(statement.range[1]);
   });
 
   // A moved expression runs late, or never: it may write nothing of the chunk's.
@@ -532,41 +540,24 @@ function withLazyModuleSchemas(code, fileName) {
       replacements.push({ start, end, text: asRead(start, name, `${name}$lazy()`) });
     }
   }
-  replacements.sort((a, b) => a.start - b.start);
-  const rewritten = (from, to) => {
-    let text = '';
-    let at = from;
-    for (const { start, end, text: replacement } of replacements) {
-      if (start < from || end > to) continue;
-      text += source.slice(at, start) + replacement;
-      at = end;
-    }
-    return text + source.slice(at, to);
-  };
-
-  // The schemas' functions go after their module's declaration; their statements go.
+  // The schemas' functions go after their module's declaration; their statements go; the
+  // reads elsewhere become calls.
   const edits = lazy.map(({ statement }) => ({
     start: statement.range[0],
     end: statement.range[1],
     text: '',
   }));
-  for (const end of new Set(moduleEnds)) {
+  for (const end of new Set(lazy.map((entry) => entry.moduleEnd))) {
     const functions = lazy
-      .filter((entry) => moduleEnds[MODULES.findIndex((p) => p.test(entry.init))] === end)
+      .filter((entry) => entry.moduleEnd === end)
       .map(
         ({ name, init, expression }) =>
-          `function ${name}$lazy() {\n\tif (${name} === undefined) {\n\t\t${init}();\n\t\t${name} ??= ${rewritten(expression.range[0], expression.range[1])};\n\t}\n\treturn ${name};\n}`,
+          `function ${name}$lazy() {\n\tif (${name} === undefined) {\n\t\t${init}();\n\t\t${name} ??= ${rewrittenBetween(source, replacements, expression.range[0], expression.range[1])};\n\t}\n\treturn ${name};\n}`,
       );
     edits.push({ start: end, end, text: `\n${functions.join('\n')}` });
   }
-  edits.sort((a, b) => a.start - b.start);
-  let out = '';
-  let at = 0;
-  for (const { start, end, text } of edits) {
-    out += rewritten(at, start) + text;
-    at = end;
-  }
-  return out + rewritten(at, source.length);
+  const removed = ({ start }) => edits.some((edit) => start >= edit.start && start < edit.end);
+  return edited(source, [...edits, ...replacements.filter((read) => !removed(read))]);
 }
 
 module.exports = { withLazySdkSchemas };

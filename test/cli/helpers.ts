@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { INITIALIZE } from '../support/initialize';
 
 export const ROOT = join(__dirname, '../..');
 /** The package's bin, as npx runs it. */
@@ -93,16 +94,7 @@ export function killChildren(): void {
  */
 export function stdioOpening(...more: readonly object[]): string {
   return [
-    {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'host', version: '1' },
-      },
-    },
+    INITIALIZE,
     { jsonrpc: '2.0', method: 'notifications/initialized' },
     { jsonrpc: '2.0', id: 2, method: 'tools/list' },
     ...more,

@@ -25,6 +25,7 @@ import {
   tempDir,
 } from './helpers';
 import { gone, liveGroup } from '../support/processes';
+import { INITIALIZE } from '../support/initialize';
 
 beforeAll(() => ensureBuilt(), 300_000);
 afterAll(() => killChildren());
@@ -121,16 +122,7 @@ process.stdout.write('written at load\\n');`;
       });
     });
     const send = (message: object): void => void server.stdin.write(`${JSON.stringify(message)}\n`);
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'test', version: '1' },
-      },
-    });
+    send(INITIALIZE);
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'probe', arguments: {} } });
     await answered;

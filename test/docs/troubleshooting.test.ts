@@ -50,6 +50,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ensureBuilt, killChildren, ROOT, runAgenttool } from '../cli/helpers';
 import { modern } from '../mcp/auth/helpers';
 import { buildFrameworkFixtures } from '../support/frameworks';
+import { INITIALIZE } from '../support/initialize';
 
 /**
  * What raising an entry's error gave: its class and code, the command's exit code, the
@@ -207,16 +208,7 @@ async function httpAnswer(
 
 /** A POST of an `initialize` to a handler mounted at /mcp. */
 function initialize(body = '', headers: Record<string, string> = {}): Request {
-  const opening = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'troubleshooting', version: '1.0.0' },
-    },
-  });
+  const opening = JSON.stringify(INITIALIZE);
   return new Request('http://127.0.0.1/mcp', {
     method: 'POST',
     headers: {

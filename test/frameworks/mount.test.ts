@@ -12,6 +12,7 @@ import { GreetModule } from '../../samples/readme/greet';
 import { mountInExpress } from '../../samples/docs/mount-express';
 import { mountInFastify } from '../../samples/docs/mount-fastify';
 import { mountInHono } from '../../samples/docs/mount-hono';
+import { INITIALIZE } from '../support/initialize';
 
 interface Mounted {
   readonly port: number;
@@ -39,16 +40,7 @@ const MOUNTS: Record<string, (tools: McpToolServer) => Promise<Mounted>> = {
   },
 };
 
-const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'probe', version: '1' },
-  },
-});
+const INITIALIZE_BODY = JSON.stringify(INITIALIZE);
 
 /** POSTs an initialize with the given headers (node:http lets a test set Host). */
 function post(
@@ -75,7 +67,7 @@ function post(
       },
     );
     req.on('error', reject);
-    req.end(INITIALIZE);
+    req.end(INITIALIZE_BODY);
   });
 }
 

@@ -7,6 +7,7 @@ import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureBuilt, killChildren, startAgenttool, tempDir } from '../cli/helpers';
 import { descendants, noneWithArgument, processesWithArgument } from '../support/processes';
+import { INITIALIZE } from '../support/initialize';
 
 /** Polls `probe` until it returns a value (boundedly); undefined if it never did. */
 async function poll<T>(probe: () => T | undefined, tries = 300): Promise<T | undefined> {
@@ -111,16 +112,7 @@ describe.each([
     const server = startAgenttool(['workspace', root, ...flags]);
     await server.waitForStderr(/serving workspace over stdio/);
     const send = (message: object) => server.stdin.write(`${JSON.stringify(message)}\n`);
-    send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 'orphan-test', version: '1.0.0' },
-      },
-    });
+    send(INITIALIZE);
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     // A process that left its parent (still in the group), and the command itself; this
     // host finds them by a word of their command lines.

@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { newTool, type Session } from 'agenttool';
 import { type HttpListener, serveTools } from 'agenttool/mcp';
 import { deferred, firstText } from './helpers';
+import { INITIALIZE } from '../../support/initialize';
 
 const echo = newTool({
   name: 'echo',
@@ -12,16 +13,7 @@ const echo = newTool({
   execute: (call) => ({ output: (JSON.parse(call.args) as { text: string }).text }),
 });
 
-const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'raw', version: '0' },
-  },
-});
+const INITIALIZE_BODY = JSON.stringify(INITIALIZE);
 
 interface Raw {
   status: number;
@@ -81,7 +73,7 @@ test.each(['::1', '[::1]'])('binds the IPv6 loopback written as %s', async (host
         'Content-Type': 'application/json',
         Accept: 'application/json, text/event-stream',
       },
-      body: INITIALIZE,
+      body: INITIALIZE_BODY,
     });
     await opened.text();
     expect(opened.status).toBe(200);
@@ -101,23 +93,26 @@ describe('Streamable HTTP, stateful (the default)', () => {
   test('binds loopback and serves the endpoint path only', async () => {
     expect(listener.host).toBe('127.0.0.1');
     expect(listener.url).toBe(`http://127.0.0.1:${listener.port}/mcp`);
-    const other = await raw(listener, { path: '/other', body: INITIALIZE });
+    const other = await raw(listener, { path: '/other', body: INITIALIZE_BODY });
     expect(other.status).toBe(404);
   });
 
   test('DNS-rebinding protection refuses a foreign Host or Origin with 403', async () => {
-    const host = await raw(listener, { headers: { Host: 'evil.example.com' }, body: INITIALIZE });
+    const host = await raw(listener, {
+      headers: { Host: 'evil.example.com' },
+      body: INITIALIZE_BODY,
+    });
     expect(host.status).toBe(403);
     expect(host.body).toContain('Invalid Host header: evil.example.com');
     const origin = await raw(listener, {
       headers: { Origin: 'http://evil.example.com' },
-      body: INITIALIZE,
+      body: INITIALIZE_BODY,
     });
     expect(origin.status).toBe(403);
     expect(origin.body).toContain('Invalid Origin header');
     const local = await raw(listener, {
       headers: { Host: `localhost:${listener.port}`, Origin: `http://localhost:${listener.port}` },
-      body: INITIALIZE,
+      body: INITIALIZE_BODY,
     });
     expect(local.status).toBe(200);
     expect(local.headers['mcp-session-id']).toEqual(expect.any(String));
@@ -129,12 +124,12 @@ describe('Streamable HTTP, stateful (the default)', () => {
       `127.0.0.1:${listener.port}`,
       `[::1]:${listener.port}`,
     ]) {
-      const taken = await raw(listener, { headers: { Host: host }, body: INITIALIZE });
+      const taken = await raw(listener, { headers: { Host: host }, body: INITIALIZE_BODY });
       expect({ host, status: taken.status }).toEqual({ host, status: 200 });
     }
     // Another port is another listener; a Host without a port means port 80.
     for (const host of ['localhost:1', '127.0.0.1:1', '[::1]:1', 'localhost']) {
-      const refused = await raw(listener, { headers: { Host: host }, body: INITIALIZE });
+      const refused = await raw(listener, { headers: { Host: host }, body: INITIALIZE_BODY });
       expect({ host, status: refused.status }).toEqual({ host, status: 403 });
       expect(refused.body).toContain(`Invalid Host header: ${host}`);
     }
@@ -142,7 +137,7 @@ describe('Streamable HTTP, stateful (the default)', () => {
 
   test('takes a loopback Origin on any port (a local web client), and nothing that only looks like one', async () => {
     for (const origin of ['http://localhost:6274', 'https://127.0.0.1:5173', 'http://[::1]:8080']) {
-      const taken = await raw(listener, { headers: { Origin: origin }, body: INITIALIZE });
+      const taken = await raw(listener, { headers: { Origin: origin }, body: INITIALIZE_BODY });
       expect({ origin, status: taken.status }).toEqual({ origin, status: 200 });
     }
     for (const origin of [
@@ -153,7 +148,7 @@ describe('Streamable HTTP, stateful (the default)', () => {
       'file://localhost',
       'null',
     ]) {
-      const refused = await raw(listener, { headers: { Origin: origin }, body: INITIALIZE });
+      const refused = await raw(listener, { headers: { Origin: origin }, body: INITIALIZE_BODY });
       expect({ origin, status: refused.status }).toEqual({ origin, status: 403 });
       expect(refused.body).toContain(`Invalid Origin header: ${origin}`);
     }
@@ -214,7 +209,7 @@ describe('Streamable HTTP, stateful (the default)', () => {
       onSession: (session) => session.onClose(() => closed.resolve(session.id)),
     });
     const own = await hooked.listenHttp({ idleTimeoutMs: 20 });
-    const opened = await raw(own, { body: INITIALIZE });
+    const opened = await raw(own, { body: INITIALIZE_BODY });
     expect(await closed.promise).toBe(opened.headers['mcp-session-id']);
     expect(hooked.sessions).toHaveLength(0);
     await hooked.close();
@@ -231,7 +226,7 @@ describe('Streamable HTTP, stateful (the default)', () => {
     const server = serveTools([echo]);
     const listener = await server.listenHttp({ idleTimeoutMs: 30 * 24 * 60 * 60 * 1000 });
     try {
-      const opened = await raw(listener, { body: INITIALIZE });
+      const opened = await raw(listener, { body: INITIALIZE_BODY });
       expect(opened.status).toBe(200);
       // A second request re-arms the clock after the first has armed it.
       const listed = await raw(listener, {
@@ -262,7 +257,7 @@ describe('Streamable HTTP, resumable', () => {
     const listener = await server.listenHttp({ resumable: true, retryIntervalMs: 1500 });
     try {
       const opened = await raw(listener, {
-        body: INITIALIZE.replace('2025-06-18', '2025-11-25'),
+        body: INITIALIZE_BODY.replace('2025-06-18', '2025-11-25'),
       });
       expect(opened.status).toBe(200);
       expect(opened.body).toMatch(/^id: \S+\nretry: 1500\ndata: \n\n/);
