@@ -10,7 +10,8 @@
 // In the bundle each module is a function that assigns its top-level names (`var X;` at the
 // chunk's top, `X = <expression>;` in the function, rolldown's `__esmMin`), and every use of
 // a name elsewhere in the chunk reads the variable. Here each `<Name>Schema = <expression>;`
-// of the two modules becomes a function at the chunk's top, `<Name>Schema$lazy()`, that
+// of the two modules (and three values the SDK's core module derives from 19 of them, see
+// MODULES) becomes a function at the chunk's top, `<Name>Schema$lazy()`, that
 // runs the module (once, as before: the rest of its statements, which build no schema)
 // and then the expression the first time it is called, and every read of the variable in
 // the chunk calls it (found with a scope analysis: a local of the same name is another
@@ -25,11 +26,23 @@ const acorn = require('acorn');
 const eslintScope = require('eslint-scope');
 const { replaceEachOnce } = require('./replace-once');
 
-/** The modules whose schemas are made lazy: their `__esmMin` functions' names. */
-const MODULES = [/^init_schemas_[\w$]+$/, /^init_auth_[\w$]+$/];
-
-/** The least number of schemas each must hold: fewer means the SDK moved them. */
-const AT_LEAST = [150, 10];
+/**
+ * The modules whose values are made lazy (`module`: their `__esmMin` functions' names), the
+ * names of those values (`names`), and how many each must hold: at least `atLeast` (fewer
+ * means the SDK moved them), or exactly as many as `exactly` lists. The types module and
+ * OAuth's build the schemas; the SDK's core module derives, as it loads, the keys an
+ * elicitation form may hold from 19 of them (read only when a server elicits input with a
+ * schema of its own, `normalizeElicitInputParams`).
+ */
+const MODULES = [
+  { module: /^init_schemas_[\w$]+$/, names: /^[\w$]+Schema(\$\d+)?$/, atLeast: 150 },
+  { module: /^init_auth_[\w$]+$/, names: /^[\w$]+Schema(\$\d+)?$/, atLeast: 10 },
+  {
+    module: /^init_src_[\w$]+$/,
+    names: /^(ROOT_KEYS|PROPERTY_KEYS_BY_TYPE|SUPPORTED_STRING_FORMATS)$/,
+    exactly: ['ROOT_KEYS', 'PROPERTY_KEYS_BY_TYPE', 'SUPPORTED_STRING_FORMATS'],
+  },
+];
 
 /**
  * The SDK's registration of its types by name reads every schema; these exact texts (each
@@ -453,7 +466,7 @@ function withLazyModuleSchemas(code, fileName) {
   const fail = failing(fileName);
 
   const lazy = []; // { name, init, statement, expression, variable, moduleEnd }
-  MODULES.forEach((pattern, index) => {
+  for (const { module: pattern, names, atLeast, exactly } of MODULES) {
     const found = [];
     for (const statement of ast.body) {
       if (statement.type !== 'VariableDeclaration') continue;
@@ -475,7 +488,7 @@ function withLazyModuleSchemas(code, fileName) {
         assignment?.type !== 'AssignmentExpression' ||
         assignment.operator !== '=' ||
         assignment.left.type !== 'Identifier' ||
-        !/^[\w$]+Schema(\$\d+)?$/.test(assignment.left.name)
+        !names.test(assignment.left.name)
       ) {
         continue;
       }
@@ -495,8 +508,14 @@ function withLazyModuleSchemas(code, fileName) {
       });
       count++;
     }
-    if (count < AT_LEAST[index])
-      fail(`${init} builds ${count} schemas, fewer than ${AT_LEAST[index]}`);
+    if (exactly !== undefined) {
+      const made = lazy.filter((entry) => entry.init === init).map((entry) => entry.name);
+      if (made.join() !== exactly.join()) {
+        fail(
+          `${init} assigns ${made.join(', ') || 'none'} where ${exactly.join(', ')} were expected`,
+        );
+      }
+    } else if (count < atLeast) fail(`${init} builds ${count} schemas, fewer than ${atLeast}`);
     // What an expression reads must be the chunk's, or its own: it moves out of the module.
     for (const variable of fnScope.variables) {
       for (const reference of variable.references) {
@@ -513,7 +532,7 @@ function withLazyModuleSchemas(code, fileName) {
         }
       }
     }
-  });
+  }
 
   // A moved expression runs late, or never: it may write nothing of the chunk's.
   const inLazy = (start) =>

@@ -30,6 +30,7 @@ interface Chunk {
   readonly shadow: (value: unknown) => unknown;
   readonly shorthand: () => Record<string, Schema>;
   readonly constructed: () => { value: string };
+  readonly formKeys: () => { name: string; from: Schema; ready: boolean }[];
 }
 
 const TYPES = Array.from({ length: 150 }, (_, i) => `T${i}`);
@@ -89,6 +90,21 @@ ${AUTH.map((name) => `\t\t${name}Schema`).join(',\n')}
 	Object.freeze(_specTypeSchemas);
 	Object.freeze(_isSpecType);
 }));
+var ROOT_KEYS, PROPERTY_KEYS_BY_TYPE, SUPPORTED_STRING_FORMATS, CORE_READY;
+function derive(name, schema) {
+	built.push(name);
+	return { name, from: schema, ready: CORE_READY };
+}
+var init_src_Ghi789 = require_runtime.__esmMin((() => {
+	init_protocol();
+	ROOT_KEYS = derive("ROOT_KEYS", T3Schema);
+	PROPERTY_KEYS_BY_TYPE = { string: derive("PROPERTY_KEYS_BY_TYPE", T4Schema) };
+	SUPPORTED_STRING_FORMATS = derive("SUPPORTED_STRING_FORMATS", T5Schema);
+	CORE_READY = true;
+}));
+function formKeys() {
+	return [ROOT_KEYS, PROPERTY_KEYS_BY_TYPE.string, SUPPORTED_STRING_FORMATS];
+}
 function shadow(ShadowedSchema) {
 	return ShadowedSchema;
 }
@@ -158,7 +174,7 @@ function getWireResultSchemas() {
 	};
 	return wireResultSchemasMemo;
 }
-init_protocol();
+init_src_Ghi789();
 module.exports = {
 	modernRequest: (method) => buildSchemas2026().dispatchRequestSchemas[method],
 	modernResult: (method) => getWireResultSchemas()[method],
@@ -172,6 +188,7 @@ module.exports = {
 	shadow,
 	shorthand,
 	constructed,
+	formKeys,
 };
 `;
 }
@@ -187,7 +204,8 @@ function run(code: string): Chunk {
 }
 
 test('the chunk as it was builds every schema as it loads; transformed, none until read', () => {
-  expect(run(sdkLikeChunk()).built).toHaveLength(TYPES.length + AUTH.length + 3);
+  // The types, OAuth's, three more, and the core module's three values derived from them.
+  expect(run(sdkLikeChunk()).built).toHaveLength(TYPES.length + AUTH.length + 3 + 3);
   const chunk = run(withLazySdkSchemas(sdkLikeChunk(), 'chunk.js'));
   expect(chunk.built).toEqual([]);
   expect(Object.keys(chunk.specTypeSchemas())).toEqual([...TYPES, ...AUTH]);
@@ -205,6 +223,29 @@ test('a schema is built when first read, after what it reads, and is the same ob
   expect(chunk.read.T1!()).toBe(t1);
   expect(chunk.specTypeSchemas().T1).toBe(t1);
   expect(chunk.built).toEqual(['T0', 'T1']);
+});
+
+test("the core module's values derived from schemas: derived when first read, after the module ran", () => {
+  const chunk = run(withLazySdkSchemas(sdkLikeChunk(), 'chunk.js'));
+  expect(chunk.built).toEqual([]);
+  const [root, byType, formats] = chunk.formKeys();
+  expect(chunk.built).toEqual([
+    'T0',
+    'T1',
+    'T2',
+    'T3',
+    'ROOT_KEYS',
+    'T4',
+    'PROPERTY_KEYS_BY_TYPE',
+    'T5',
+    'SUPPORTED_STRING_FORMATS',
+  ]);
+  expect(root!.from).toBe(chunk.specTypeSchemas().T3);
+  // Derived after the module's own statements, the later ones included, had run.
+  expect([root!.ready, byType!.ready, formats!.ready]).toEqual([true, true, true]);
+  expect(chunk.formKeys()).toEqual([root, byType, formats]);
+  expect(chunk.formKeys()[0]).toBe(root);
+  expect(chunk.built).toHaveLength(9);
 });
 
 test('the registration reads through getters: a type found by name, checked by name', () => {
@@ -344,6 +385,11 @@ describe('a chunk of another shape stops the build, saying what differed', () =>
       'no registry maps of the era',
       (code) => code.replaceAll('registryMaps', 'eraMaps'),
       /expected one function named \/\^registryMaps\$\/ \(found 0\)/,
+    ],
+    [
+      'a value the core module no longer derives',
+      (code) => code.replace(/^\tSUPPORTED_STRING_FORMATS = .*\n/m, ''),
+      /init_src_Ghi789 assigns ROOT_KEYS, PROPERTY_KEYS_BY_TYPE where ROOT_KEYS, PROPERTY_KEYS_BY_TYPE, SUPPORTED_STRING_FORMATS were expected/,
     ],
     [
       'a schema assigned twice',
