@@ -15,9 +15,10 @@
 // starts need: the SDK's client (an app that serves tools never loads it; one that
 // connects loads it as before), jose (OAuth), ioredis (scale-out), the sandbox runtime.
 //
-// Four parts of the bundled dependencies are rewritten as they are bundled, each found as
-// written or the build stops: zod's failed parse result (withSharedFailure), the SDK's ajv
-// loaded on first use (withLazyAjvEngines), its type schemas built on first read
+// Five parts of the bundled dependencies are rewritten as they are bundled, each found as
+// written or the build stops: zod's failed parse result (withSharedFailure), zod's object
+// parsers compiled once a schema is parsed again and again (withLaterZodFastpass), the
+// SDK's ajv loaded on first use (withLazyAjvEngines), its type schemas built on first read
 // (scripts/lazy-sdk-schemas.js), and commander's node:child_process required on use
 // (withLazyChildProcess).
 //
@@ -262,6 +263,38 @@ function withLazyAjvEngines(code, id) {
   });
 }
 
+/**
+ * zod compiles a parser of its own for each object schema (`new Function`, its "fastpass")
+ * the first time the schema parses: code no code cache keeps, compiled again by every
+ * start, for schemas a start parses once or a few times (the SDK's message envelope,
+ * `initialize`, the first list): 3.5 ms of `serve`'s start to its first `tools/list`
+ * (docs/benchmarks.md). The bundle's zod (the SDK's; an app's own zod is not touched) now
+ * compiles it on a schema's ninth synchronous parse, once the schema has shown it is
+ * parsed again and again; the first eight take zod's own path without it, the one an
+ * async parse or `jitless` takes, with the same result. Exact texts, each found once.
+ */
+const ZOD_SCHEMAS = `${path.sep}node_modules${path.sep}zod${path.sep}v4${path.sep}core${path.sep}schemas.js`;
+const ZOD_FASTPASS_AFTER = 8;
+const ZOD_FASTPASS_LATER = [
+  [
+    '    let fastpass;\n    const isObject = util.isObject;',
+    '    let fastpass;\n    let parsedWithoutFastpass = 0;\n    const isObject = util.isObject;',
+  ],
+  [
+    '        if (jit && fastEnabled && ctx?.async === false && ctx.jitless !== true) {',
+    `        if (jit && fastEnabled && ctx?.async === false && ctx.jitless !== true && (fastpass !== undefined || ++parsedWithoutFastpass > ${ZOD_FASTPASS_AFTER})) {`,
+  ],
+];
+
+/** zod's schemas module with an object's fastpass compiled later ({@link ZOD_FASTPASS_LATER}). */
+function withLaterZodFastpass(code, id) {
+  return replaceEachOnce(code, ZOD_FASTPASS_LATER, {
+    where: id,
+    what: "zod's schemas module",
+    lookAt: "scripts/bundle.js's ZOD_FASTPASS_LATER",
+  });
+}
+
 /** The chunks whose SDK schemas were made lazy (scripts/lazy-sdk-schemas.js): one, each build. */
 const lazySdkChunks = [];
 /**
@@ -269,7 +302,7 @@ const lazySdkChunks = [];
  * dependency whose files moved stops the build rather than going out unchanged.
  */
 const rewritten = new Set();
-const REWRITES = ['zod', 'ajv', 'commander'];
+const REWRITES = ['zod', 'zod-fastpass', 'ajv', 'commander'];
 
 /**
  * commander requires node:child_process as it loads (1 ms of every start of the command),
@@ -317,6 +350,10 @@ function typescript() {
       if (id.endsWith(ZOD_PARSE)) {
         rewritten.add('zod');
         return { code: withSharedFailure(code, id), moduleType: 'js' };
+      }
+      if (id.endsWith(ZOD_SCHEMAS)) {
+        rewritten.add('zod-fastpass');
+        return { code: withLaterZodFastpass(code, id), moduleType: 'js' };
       }
       if (AJV_PROVIDER.test(id)) {
         rewritten.add('ajv');
@@ -512,7 +549,7 @@ function writeWrappers() {
   fs.writeFileSync(path.join(OUT, 'agenttool.js'), launcher(), { mode: 0o755 });
 }
 
-module.exports = { bundle, OUT, withLazyAjvEngines };
+module.exports = { bundle, OUT, withLazyAjvEngines, withLaterZodFastpass, ZOD_FASTPASS_AFTER };
 
 if (require.main === module) {
   bundle().catch((error) => {
