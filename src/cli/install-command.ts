@@ -21,7 +21,8 @@ export function registerInstall(
   io: CliIo,
   setCode: (code: ExitCode) => void,
 ): void {
-  program.enablePositionalOptions();
+  // The program has positional options on (see program.ts): what follows `serve` here is
+  // serve's.
   program
     .command('install')
     .usage('<client> [options] serve <module-file> [serve options] | workspace [dir] [options]')

@@ -31,7 +31,7 @@ export async function runCli(
   resources: OpenResources = new OpenResources(),
 ): Promise<ExitCode> {
   let code: ExitCode = ExitCode.OK;
-  const program = buildProgram(io, resources, (c) => (code = c));
+  const program = buildProgram(io, resources, (c) => (code = c), argv[0]);
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return code;
@@ -50,10 +50,46 @@ export async function runCli(
   }
 }
 
+type Register = (
+  program: Command,
+  io: CliIo,
+  resources: OpenResources,
+  setCode: (code: ExitCode) => void,
+) => void;
+
+/**
+ * The commands, in the order help lists them, each with the words that run it (name and
+ * aliases; the target commands are registered together).
+ */
+const COMMANDS: readonly { readonly words: readonly string[]; readonly register: Register }[] = [
+  { words: ['serve'], register: registerServe },
+  { words: ['workspace'], register: registerWorkspace },
+  { words: ['dev'], register: registerDev },
+  {
+    words: ['install'],
+    register: (program, io, _resources, setCode) => registerInstall(program, io, setCode),
+  },
+  {
+    words: ['init'],
+    register: (program, io, _resources, setCode) => registerInit(program, io, setCode),
+  },
+  {
+    words: ['list', 'call', 'get-prompt', 'prompt', 'read-resource', 'read'],
+    register: registerTargetCommands,
+  },
+];
+
+/**
+ * The program, with every command, or with only the one `first` names (the first word of
+ * the command line): a command runs, or prints its own help, alone, and defining the
+ * others' options is a part of every start (1-2 ms). Anything else (no word, an option,
+ * `help`, a word no command has) gets them all, for the list, the help and the suggestions.
+ */
 function buildProgram(
   io: CliIo,
   resources: OpenResources,
   setCode: (code: ExitCode) => void,
+  first?: string,
 ): Command {
   const program = new Command('agenttool')
     .description(
@@ -66,8 +102,24 @@ function buildProgram(
     })
     .showSuggestionAfterError()
     .exitOverride()
+    // A command's options come after its name (install's serve arguments need it), and
+    // the program's own (--version) before: the same whichever commands are defined.
+    .enablePositionalOptions()
     .addHelpText('after', EXIT_CODES_HELP);
+  const invoked = COMMANDS.find((command) => first !== undefined && command.words.includes(first));
+  for (const command of COMMANDS) {
+    if (invoked === undefined || command === invoked)
+      command.register(program, io, resources, setCode);
+  }
+  return program;
+}
 
+function registerServe(
+  program: Command,
+  io: CliIo,
+  resources: OpenResources,
+  setCode: (code: ExitCode) => void,
+): void {
   const serve = program
     .command('serve')
     .description(
@@ -91,7 +143,14 @@ function buildProgram(
       );
       setCode(ExitCode.OK);
     });
+}
 
+function registerWorkspace(
+  program: Command,
+  io: CliIo,
+  resources: OpenResources,
+  setCode: (code: ExitCode) => void,
+): void {
   const workspace = program
     .command('workspace')
     .description(
@@ -105,13 +164,6 @@ function buildProgram(
       await serveUntilStopped({ ...serveOptionsFrom(options, io), module: app }, io, resources);
       setCode(ExitCode.OK);
     });
-
-  registerDev(program, io, resources, setCode);
-  registerInstall(program, io, setCode);
-  registerInit(program, io, setCode);
-  registerTargetCommands(program, io, resources, setCode);
-
-  return program;
 }
 
 /** Serves until a signal or the client ends it, draining on an orchestrator's stop. */
