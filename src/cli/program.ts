@@ -160,7 +160,7 @@ function registerWorkspace(
   serveOptions(workspaceOptions(workspace))
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (dir: string | undefined, options: ServeFlags & WorkspaceFlags) => {
-      const app = workspaceApp(dir, options);
+      const app = workspaceApp(dir, options, process.cwd(), io.stderr);
       await serveUntilStopped({ ...serveOptionsFrom(options, io), module: app }, io, resources);
       setCode(ExitCode.OK);
     });

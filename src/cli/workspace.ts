@@ -7,6 +7,7 @@ import type { SandboxOptions, ShellLimits, ShellOptions } from 'agenttool/shell'
 import type * as WorkspaceEntry from 'agenttool/workspace';
 import type { WorkspaceOptions } from 'agenttool/workspace';
 import { CliError, ExitCode } from './exit-codes';
+import { probeMemory } from './sandbox-probe-memory';
 
 /** The `agenttool workspace` options that shape the shell. */
 export interface WorkspaceFlags {
@@ -30,7 +31,9 @@ export interface WorkspaceApp {
   readonly summary: string;
   /**
    * Settles once the sandbox is known to start here (bubblewrap's probe, run while the
-   * app is built); rejects with the CLI's error naming the cause and the fix.
+   * app is built); rejects with the CLI's error naming the cause and the fix. Settled at
+   * once where the probe passed before under the same conditions (sandbox-probe-memory.ts):
+   * it is then made again once the server serves, with `warm`.
    */
   readonly ready: Promise<void>;
   /**
@@ -49,6 +52,7 @@ export function workspaceApp(
   dir: string | undefined,
   flags: WorkspaceFlags,
   cwd: string = process.cwd(),
+  log: NodeJS.WritableStream = process.stderr,
 ): WorkspaceApp {
   // Loaded here: the other commands never load the shell or its sandbox.
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use */
@@ -64,14 +68,23 @@ export function workspaceApp(
   let module: Constructor;
   let limits: ShellLimits | undefined;
   let ready: Promise<void> = Promise.resolve();
+  let warm: (() => () => Promise<void>) | undefined;
   try {
-    // Started now and awaited before the server serves: the probe runs while it builds.
     if (sandboxed) {
-      ready = shellEntry.probeSandboxSupport().catch((error: unknown) => {
-        throw workspaceError(error, shellEntry);
-      });
-      // Awaited by the server; this keeps a failure from counting as unhandled meanwhile.
-      ready.catch(() => undefined);
+      const probe = (): Promise<void> =>
+        shellEntry.probeSandboxSupport().catch((error: unknown) => {
+          throw workspaceError(error, shellEntry);
+        });
+      const memory = probeMemory();
+      if (memory.passedBefore) {
+        warm = verifiedWarm(probe, memory, shellEntry.warmSandbox, log);
+      } else {
+        // Started now and awaited before the server serves: the probe runs while it builds.
+        ready = probe().then(() => memory.passed());
+        // Awaited by the server; this keeps a failure from counting as unhandled meanwhile.
+        ready.catch(() => undefined);
+        warm = shellEntry.warmSandbox;
+      }
     }
     module = workspaceEntry.WorkspaceModule.forRoot({ root, shell } satisfies WorkspaceOptions);
     const policy = new shellEntry.Shell({ ...shell, cwd: root }).sandboxPolicy;
@@ -87,7 +100,42 @@ export function workspaceApp(
     root,
     summary: summary(root, flags, limits),
     ready,
-    ...(sandboxed ? { warm: shellEntry.warmSandbox } : {}),
+    ...(warm === undefined ? {} : { warm }),
+  };
+}
+
+/**
+ * The warm-up of a workspace whose probe passed before under the same conditions: the
+ * probe again first (the server already serves), then the sandbox readied. Should it fail
+ * now, the cause is printed and the memory forgotten; the shell, which probes for itself
+ * until a probe has passed, refuses to start with the same cause.
+ */
+function verifiedWarm(
+  probe: () => Promise<void>,
+  memory: ReturnType<typeof probeMemory>,
+  warmSandbox: () => () => Promise<void>,
+  log: NodeJS.WritableStream,
+): () => () => Promise<void> {
+  return () => {
+    let cool: (() => Promise<void>) | undefined;
+    let stopped = false;
+    const verified = probe().then(
+      () => {
+        memory.passed();
+        if (!stopped) cool = warmSandbox();
+      },
+      (error: unknown) => {
+        memory.forget();
+        log.write(
+          `${errorMessage(error)} (found once serving, though it passed here before: bash will not start)\n`,
+        );
+      },
+    );
+    return async () => {
+      stopped = true;
+      await verified;
+      await cool?.();
+    };
   };
 }
 

@@ -34,9 +34,14 @@ interface Served {
 const SECRET_VALUE = `secret-${randomBytes(8).toString('hex')}`;
 const opened: Served[] = [];
 
-async function serveWorkspace(root: string, home: string, flags: string[] = []): Promise<Served> {
+async function serveWorkspace(
+  root: string,
+  home: string,
+  flags: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Served> {
   const server = startAgenttool(['workspace', root, '--http', '127.0.0.1:0', ...flags], {
-    env: { HOME: home, AGENTTOOL_TEST_SERVER_SECRET: SECRET_VALUE },
+    env: { HOME: home, AGENTTOOL_TEST_SERVER_SECRET: SECRET_VALUE, ...env },
   });
   let stderr = '';
   server.process.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -350,4 +355,53 @@ describe('when the sandbox cannot start', () => {
     expect(ran.stderr).toContain('--no-sandbox');
     expect(ran.stderr).not.toContain('serving');
   });
+
+  it('probes once serving where the probe passed before here; failing then, says so, forgets, and bash refuses', async () => {
+    // A bwrap that runs the real one until a flag file exists, then fails as one does
+    // where user namespaces are off: a change the remembered conditions cannot see.
+    const bin = tempDir();
+    const flag = join(tempDir(), 'user-namespaces-off');
+    const real = ['/usr/bin/bwrap', '/bin/bwrap'].find((path) => existsSync(path))!;
+    writeFileSync(
+      join(bin, 'bwrap'),
+      `#!/bin/sh\nif [ -e ${flag} ]; then echo "bwrap: setting up uid map: Permission denied" >&2; exit 1; fi\nexec ${real} "$@"\n`,
+      { mode: 0o755 },
+    );
+    const home = tempDir();
+    const env = { PATH: `${bin}:${process.env['PATH'] ?? ''}` };
+    const memory = join(home, '.cache/agenttool/sandbox-probe');
+
+    // The first start probes before it serves, and remembers that it passed.
+    const first = await serveWorkspace(tempDir(), home, [], env);
+    expect(readFileSync(memory, 'utf8')).toContain(`bwrap ${join(bin, 'bwrap')} `);
+    expect(await bash(first, 'echo inside')).toBe('inside\n');
+    await first.stop();
+
+    // The next serves at once, then probes: now it fails.
+    writeFileSync(flag, '');
+    const second = await serveWorkspace(tempDir(), home, [], env);
+    expect(second.remote.tools().map((tool) => tool.name)).toContain('bash');
+    await waitFor(() => second.stderr().includes('found once serving'));
+    expect(second.stderr()).toMatch(
+      /agenttool: workspace: the shell's sandbox cannot start: bubblewrap cannot create user namespaces here \(bwrap: setting up uid map: Permission denied\);.* \(found once serving, though it passed here before: bash will not start\)\n/,
+    );
+    expect(existsSync(memory)).toBe(false);
+    await expect(bash(second, 'echo inside')).rejects.toThrow(
+      /bubblewrap cannot create user namespaces here \(bwrap: setting up uid map: Permission denied\)/,
+    );
+    await second.stop();
+
+    // The one after probes before serving again, and refuses to.
+    const third = await runAgenttool(['workspace', tempDir()], { env: { HOME: home, ...env } });
+    expect(third.code).toBe(3);
+    expect(third.stderr).not.toContain('serving');
+  }, 60_000);
 });
+
+/** Resolves once `check()` holds, checking every 20 ms; rejects after 20 s. */
+async function waitFor(check: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 20_000; !check();) {
+    if (Date.now() > deadline) throw new Error('waited 20 s in vain');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
