@@ -174,7 +174,19 @@ function strictlyInside(path: string, root: string): boolean {
 function ownCode(): string[] {
   const cache = getCompileCacheDir();
   // The cache's folder, not only this Node's subfolder in it: nothing may be added there.
-  const found = [packageRootOf(__dirname, 'agenttool'), cache && dirname(cache)];
+  return [...packageRoots(), ...(cache === undefined ? [] : [dirname(cache)])];
+}
+
+let ownPackages: readonly string[] | undefined;
+
+/**
+ * The folders of agenttool's package and the sandbox runtime's: looked up once (a
+ * workspace's start asks three times, for its file root, its shell and what it prints;
+ * where a package lies does not change while it runs).
+ */
+function packageRoots(): readonly string[] {
+  if (ownPackages !== undefined) return ownPackages;
+  const found = [packageRootOf(__dirname, 'agenttool')];
   try {
     found.push(
       packageRootOf(
@@ -185,7 +197,8 @@ function ownCode(): string[] {
   } catch {
     // not installed: nothing of it to protect
   }
-  return found.filter((dir): dir is string => dir !== undefined);
+  ownPackages = found.filter((dir): dir is string => dir !== undefined);
+  return ownPackages;
 }
 
 /** The nearest folder above `from` whose package.json names `name`. */
