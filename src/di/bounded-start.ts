@@ -1,5 +1,5 @@
 import { AgentToolError, errorMessage } from '../core';
-import { type Running } from './lifecycle';
+import { type Running, sinceStart } from './lifecycle';
 
 /** How long a start may take, and what may stop it. */
 export interface StartBound {
@@ -68,7 +68,7 @@ export async function bounded<T>(
 }
 
 function underWay(running: ReadonlySet<Running>): string {
-  const now = performance.now();
+  const now = sinceStart();
   const waited = [...running].map(
     ({ what, since }) => `${what} had not settled after ${Math.round(now - since)} ms`,
   );

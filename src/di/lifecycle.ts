@@ -79,7 +79,17 @@ export interface HookOrder {
 /** A hook under way, for the error of a start that does not finish. */
 export interface Running {
   readonly what: string;
+  /** When it began, in {@link sinceStart}'s milliseconds. */
   readonly since: number;
+}
+
+/**
+ * A monotonic clock in milliseconds, for how long something has been running: read from
+ * `process.hrtime` rather than `performance.now()`, whose first use loads node:perf_hooks
+ * and its nine modules (0.8 ms of a workspace's start, where nothing else reads it).
+ */
+export function sinceStart(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
 }
 
 /** What {@link callHook} did: the failures, and the instances it did not get to. */
@@ -189,7 +199,7 @@ export async function callHook(
 
 async function runHook(hook: LifecycleHook, member: Created, call: HookCall): Promise<void> {
   const target = member.instance as Record<LifecycleHook, (signal?: string) => unknown>;
-  const running: Running = { what: `${hookName(member.node, hook)}`, since: performance.now() };
+  const running: Running = { what: `${hookName(member.node, hook)}`, since: sinceStart() };
   call.running?.add(running);
   try {
     await (hook === 'beforeApplicationShutdown' || hook === 'onApplicationShutdown'

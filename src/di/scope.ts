@@ -8,6 +8,7 @@ import {
   type HookOrder,
   type LifecycleHook,
   type Running,
+  sinceStart,
   startFailure,
 } from './lifecycle';
 import { type Home, sharingOf } from './link';
@@ -217,7 +218,7 @@ export class InstanceScope {
   }
 
   async #running<T>(what: string, work: () => T | Promise<T>): Promise<T> {
-    const running: Running = { what, since: performance.now() };
+    const running: Running = { what, since: sinceStart() };
     this.running.add(running);
     try {
       return await work();

@@ -146,6 +146,9 @@ test('a stdio workspace loads the workspace but neither the HTTP side nor node:c
   const loaded = await loadsOverStdio(['workspace', tempDir()], true);
   expect(loaded.builtins).not.toContain('http');
   expect(loaded.builtins).not.toContain('crypto');
+  // Nor node:perf_hooks (and its nine modules), which the first read of `performance`
+  // loads: the app's start times its hooks with process.hrtime.
+  expect(loaded.builtins).not.toContain('perf_hooks');
   const files = packageFiles(loaded);
   expect(files).toContain('workspace.js');
   expect(files).not.toContain('mcp-listener.js');
