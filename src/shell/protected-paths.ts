@@ -1,5 +1,5 @@
+import { promises as fsPromises } from 'node:fs';
 import type { Dirent } from 'node:fs';
-import { lstat, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SandboxPolicy } from './sandbox-policy';
 
@@ -188,13 +188,13 @@ async function nested(path: string, lower: string, found: Set<string>): Promise<
 /** The entries of `dir`; `unreadable` for a directory of this user's that cannot be read. */
 async function entriesOf(dir: string): Promise<Dirent[] | 'unreadable'> {
   try {
-    return await readdir(dir, { withFileTypes: true });
+    return await fsPromises.readdir(dir, { withFileTypes: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'EACCES' && code !== 'EPERM') return [];
     try {
       // Another user's directory cannot be given back its mode from inside: nothing to do.
-      const info = await lstat(dir);
+      const info = await fsPromises.lstat(dir);
       return info.isDirectory() && info.uid === process.getuid?.() ? 'unreadable' : [];
     } catch {
       return [];
@@ -205,7 +205,7 @@ async function entriesOf(dir: string): Promise<Dirent[] | 'unreadable'> {
 /** What is at `path` (a symbolic link followed, as git does); undefined when nothing. */
 async function kindOf(path: string): Promise<'directory' | 'other' | undefined> {
   try {
-    return (await stat(path)).isDirectory() ? 'directory' : 'other';
+    return (await fsPromises.stat(path)).isDirectory() ? 'directory' : 'other';
   } catch {
     return undefined;
   }

@@ -1,4 +1,4 @@
-import { mkdir, stat } from 'node:fs/promises';
+import { promises as fsPromises } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Module } from 'agenttool/di';
 
@@ -44,11 +44,11 @@ export async function workspaceConfigFromEnvironment(
   const configured = env[WORKSPACE_ROOT_ENV]?.trim() ?? '';
   if (configured === '') {
     const root = join(resolve(cwd), DEFAULT_WORKSPACE_FOLDER);
-    await mkdir(root, { recursive: true });
+    await fsPromises.mkdir(root, { recursive: true });
     return new WorkspaceConfig(root, shellEnv);
   }
   const root = resolve(cwd, configured);
-  const info = await stat(root).catch(() => undefined);
+  const info = await fsPromises.stat(root).catch(() => undefined);
   if (info !== undefined && !info.isDirectory()) {
     throw new Error(
       `${WORKSPACE_ROOT_ENV}=${JSON.stringify(configured)}: ${JSON.stringify(root)} is a file, not a directory; set ${WORKSPACE_ROOT_ENV} to the folder to work in`,

@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs';
-import { type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { quotePath } from './short-path';
 

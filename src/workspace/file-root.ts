@@ -1,15 +1,12 @@
 import type * as Crypto from 'node:crypto';
-import { constants as fsConstants, existsSync, realpathSync, statSync } from 'node:fs';
 import {
-  type FileHandle,
-  lstat,
-  mkdir,
-  open,
-  readlink,
-  rename,
-  rmdir,
-  unlink,
-} from 'node:fs/promises';
+  constants as fsConstants,
+  existsSync,
+  realpathSync,
+  statSync,
+  promises as fsPromises,
+} from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { type SandboxOptions, sandboxPolicy, writeProtection } from 'agenttool/shell';
 import {
@@ -206,12 +203,17 @@ export class FileRoot {
         const name = rest[0];
         if (name === undefined)
           throw new Error(`cannot write ${quotePath(path)}: it is a directory`);
-        const existing = await lstat(this.at(dir, name)).catch((error: unknown) => {
+        const existing = await fsPromises.lstat(this.at(dir, name)).catch((error: unknown) => {
           if (isCode(error, 'ENOENT')) return undefined;
           throw describeFailure(op, error);
         });
         if (existing?.isSymbolicLink() === true) {
-          components = await this.follow(op, dir.path, await readlink(this.at(dir, name)), []);
+          components = await this.follow(
+            op,
+            dir.path,
+            await fsPromises.readlink(this.at(dir, name)),
+            [],
+          );
           continue;
         }
         if (existing?.isDirectory() === true) {
@@ -336,7 +338,7 @@ export class FileRoot {
         }
         await this.checkInside(op, opened.handle, join(dir.path, name), async () => {
           await opened.handle.close();
-          if (opened.created) await unlink(this.at(dir, name));
+          if (opened.created) await fsPromises.unlink(this.at(dir, name));
         });
         return opened.handle;
       } finally {
@@ -355,7 +357,10 @@ export class FileRoot {
   ): Promise<{ handle: FileHandle; created: boolean } | { link: string }> {
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return { handle: await open(this.at(dir, name), flags | O_NOFOLLOW), created: false };
+        return {
+          handle: await fsPromises.open(this.at(dir, name), flags | O_NOFOLLOW),
+          created: false,
+        };
       } catch (error) {
         if (isCode(error, 'ELOOP')) {
           const link = await this.linkAt(dir, name);
@@ -368,7 +373,10 @@ export class FileRoot {
       // Missing: create it, exclusively, so that we know it is ours to remove.
       try {
         const flagsCreate = flags | O_NOFOLLOW | O_CREAT | O_EXCL;
-        return { handle: await open(this.at(dir, name), flagsCreate, 0o666), created: true };
+        return {
+          handle: await fsPromises.open(this.at(dir, name), flagsCreate, 0o666),
+          created: true,
+        };
       } catch (error) {
         if (!isCode(error, 'EEXIST')) throw describeFailure(op, error);
       }
@@ -384,10 +392,14 @@ export class FileRoot {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
     const { randomBytes } = require('node:crypto') as typeof Crypto;
     const temporary = `.${utf8Prefix(name, 100)}.${randomBytes(6).toString('hex')}.tmp`;
-    const removeTemporary = () => unlink(this.at(dir, temporary)).catch(() => undefined);
+    const removeTemporary = () => fsPromises.unlink(this.at(dir, temporary)).catch(() => undefined);
     let handle: FileHandle;
     try {
-      handle = await open(this.at(dir, temporary), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+      handle = await fsPromises.open(
+        this.at(dir, temporary),
+        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+        mode,
+      );
     } catch (error) {
       throw describeFailure(op, error);
     }
@@ -399,14 +411,14 @@ export class FileRoot {
         await handle.close();
       }
       await this.checkInside(op, dir.handle, dir.path, removeTemporary);
-      await rename(this.at(dir, temporary), this.at(dir, name));
+      await fsPromises.rename(this.at(dir, temporary), this.at(dir, name));
     } catch (error) {
       await removeTemporary();
       throw error instanceof PathEscapeError ? error : describeFailure(op, error);
     }
     // Moved out between the check and the rename: take back what landed there.
     await this.checkInside(op, dir.handle, dir.path, () =>
-      unlink(this.at(dir, name)).catch(() => undefined),
+      fsPromises.unlink(this.at(dir, name)).catch(() => undefined),
     );
   }
 
@@ -433,7 +445,7 @@ export class FileRoot {
         let handle: FileHandle;
         let created = false;
         try {
-          handle = await open(this.at(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+          handle = await fsPromises.open(this.at(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
         } catch (error) {
           if (isCode(error, 'ELOOP', 'ENOTDIR')) {
             const link = await this.linkAt(dir, name);
@@ -454,12 +466,12 @@ export class FileRoot {
               : describeFailure(op, error);
           }
           attempts += 1;
-          await mkdir(this.at(dir, name)).catch((e: unknown) => {
+          await fsPromises.mkdir(this.at(dir, name)).catch((e: unknown) => {
             if (!isCode(e, 'EEXIST')) throw describeFailure(op, e);
           });
           created = true;
           try {
-            handle = await open(this.at(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+            handle = await fsPromises.open(this.at(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
           } catch (e) {
             // Removed (or replaced by a link) between making and opening it: try again.
             if (isCode(e, 'ENOENT', 'ELOOP') && attempts < MAX_ATTEMPTS) continue;
@@ -472,7 +484,7 @@ export class FileRoot {
         attempts = 0;
         try {
           await this.checkInside(op, handle, dir.path, async () => {
-            if (created) await rmdir(this.at(parent, name)).catch(() => undefined);
+            if (created) await fsPromises.rmdir(this.at(parent, name)).catch(() => undefined);
           });
         } finally {
           await parent.handle.close();
@@ -487,7 +499,7 @@ export class FileRoot {
 
   private async openRoot(op: Op): Promise<Dir> {
     try {
-      const handle = await open(this.realRoot, O_RDONLY | O_DIRECTORY);
+      const handle = await fsPromises.open(this.realRoot, O_RDONLY | O_DIRECTORY);
       return { handle, path: this.realRoot };
     } catch (error) {
       throw describeFailure(op, error);
@@ -496,9 +508,9 @@ export class FileRoot {
 
   /** The target of `name` in `dir` when it is a symbolic link; undefined when not. */
   private async linkAt(dir: Dir, name: string): Promise<string | undefined> {
-    const info = await lstat(this.at(dir, name)).catch(() => undefined);
+    const info = await fsPromises.lstat(this.at(dir, name)).catch(() => undefined);
     if (info?.isSymbolicLink() !== true) return undefined;
-    return readlink(this.at(dir, name)).catch(() => undefined);
+    return fsPromises.readlink(this.at(dir, name)).catch(() => undefined);
   }
 
   /**
@@ -543,7 +555,7 @@ export class FileRoot {
     undo: () => Promise<unknown>,
   ): Promise<void> {
     if (!this.anchored) return;
-    const where = await readlink(`${FD_DIR}/${handle.fd}`).catch(() => path);
+    const where = await fsPromises.readlink(`${FD_DIR}/${handle.fd}`).catch(() => path);
     if (inside(this.realRoot, where)) return;
     await undo();
     throw new PathEscapeError(

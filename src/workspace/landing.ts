@@ -1,4 +1,4 @@
-import { lstat, readlink, realpath } from 'node:fs/promises';
+import { promises as fsPromises } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /** Symbolic links followed for one path before giving up, as the OS does (ELOOP). */
@@ -17,7 +17,7 @@ export async function landingOf(path: string, links = 0): Promise<string> {
   for (;;) {
     let isLink: boolean;
     try {
-      isLink = (await lstat(current)).isSymbolicLink();
+      isLink = (await fsPromises.lstat(current)).isSymbolicLink();
     } catch (error) {
       if (!isCode(error, 'ENOENT', 'ENOTDIR')) throw error;
       const parent = dirname(current);
@@ -27,10 +27,10 @@ export async function landingOf(path: string, links = 0): Promise<string> {
       continue;
     }
     try {
-      return join(await realpath(current), ...missing);
+      return join(await fsPromises.realpath(current), ...missing);
     } catch (error) {
       if (!isLink || !isCode(error, 'ENOENT', 'ENOTDIR')) throw error;
-      const target = await readlink(current);
+      const target = await fsPromises.readlink(current);
       return landingOf(resolve(dirname(current), target, ...missing), links + 1);
     }
   }

@@ -122,6 +122,9 @@ test('a stdio serve loads neither the HTTP side nor node:crypto nor the workspac
   // `init` asks questions on a terminal.
   expect(loaded.builtins).not.toContain('child_process');
   expect(loaded.builtins).not.toContain('readline');
+  // Nor node:fs/promises (eight modules of Node's): a record file's or an --out file's
+  // writes read node:fs's `promises` when they come.
+  expect(loaded.builtins).not.toContain('fs/promises');
   const files = packageFiles(loaded);
   expect(files).toContain('cli.js');
   expect(files).not.toContain('mcp-listener.js');
@@ -149,6 +152,8 @@ test('a stdio workspace loads the workspace but neither the HTTP side nor node:c
   // Nor node:perf_hooks (and its nine modules), which the first read of `performance`
   // loads: the app's start times its hooks with process.hrtime.
   expect(loaded.builtins).not.toContain('perf_hooks');
+  // Nor node:fs/promises until a file tool or a command's start reads node:fs's `promises`.
+  expect(loaded.builtins).not.toContain('fs/promises');
   const files = packageFiles(loaded);
   expect(files).toContain('workspace.js');
   expect(files).not.toContain('mcp-listener.js');
