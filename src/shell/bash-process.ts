@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { childProcesses } from './child-processes';
 import { randomBytes } from './random-bytes';
 import { readFileSync, readdirSync } from 'node:fs';
 import type { Writable } from 'node:stream';
@@ -104,7 +105,7 @@ export class BashProcess {
     this.stream.expect(readyMarker);
     const [file, ...args] = launch.argv;
     const ownSignaller = launch.signaller !== undefined;
-    this.child = spawn(file, args, {
+    this.child = childProcesses().spawn(file, args, {
       cwd: launch.cwd,
       env: launch.env,
       // fd 3: the signaller's input, unless it runs as a process of its own.
@@ -113,7 +114,7 @@ export class BashProcess {
     });
     if (launch.signaller !== undefined) {
       const [sfile, ...sargs] = launch.signaller.argv;
-      this.signaller = spawn(sfile, sargs, {
+      this.signaller = childProcesses().spawn(sfile, sargs, {
         env: launch.env,
         stdio: ['pipe', 'ignore', 'ignore'],
         detached: true,

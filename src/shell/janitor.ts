@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { childProcesses } from './child-processes';
 import type { Socket } from 'node:net';
 
 /**
@@ -52,7 +53,7 @@ let janitor: { readonly child: ChildProcess; readonly input: Socket } | undefine
 function started(): { readonly child: ChildProcess; readonly input: Socket } | undefined {
   if (janitor !== undefined && janitor.child.exitCode === null) return janitor;
   try {
-    const child = spawn('bash', ['--noprofile', '--norc', '-c', SCRIPT], {
+    const child = childProcesses().spawn('bash', ['--noprofile', '--norc', '-c', SCRIPT], {
       stdio: ['pipe', 'ignore', 'ignore'],
       // Its own group: a Ctrl-C meant for this process must not take it first.
       detached: true,

@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { childProcesses } from './child-processes';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
@@ -54,7 +54,7 @@ function onPath(program: string, path: string | undefined): boolean {
  */
 export function checkSandboxSupport(path: string | undefined = process.env['PATH']): void {
   if (!needsProbe(path)) return;
-  const probe = spawnSync('bwrap', PROBE_ARGS, {
+  const probe = childProcesses().spawnSync('bwrap', PROBE_ARGS, {
     encoding: 'utf8',
     timeout: PROBE_TIMEOUT_MS,
     env: { PATH: path ?? '' },
@@ -74,7 +74,7 @@ export async function probeSandboxSupport(
 ): Promise<void> {
   if (!needsProbe(path)) return;
   const said = await new Promise<string | undefined>((resolve) => {
-    execFile(
+    childProcesses().execFile(
       'bwrap',
       PROBE_ARGS,
       { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS, env: { PATH: path ?? '' } },

@@ -76,13 +76,14 @@ async function loadsOverStdio(
   args: readonly string[],
   servingLine = false,
   app?: string,
+  cacheHome?: string,
 ): Promise<Loaded> {
   const dir = tempDir();
   const report = join(dir, 'loaded.json');
-  // A cache home of its own: the caches of these starts stay out of the user's.
+  // A cache home of its own (unless given): the caches of these starts stay out of the user's.
   const env = {
     NODE_OPTIONS: `--require ${reporter(dir, report, servingLine)}`,
-    XDG_CACHE_HOME: join(dir, 'cache'),
+    XDG_CACHE_HOME: cacheHome ?? join(dir, 'cache'),
   };
   const server =
     app === undefined ? startAgenttool(args, { env }) : startNode(args, { env, cwd: app });
@@ -157,6 +158,18 @@ test('a stdio workspace loads the workspace but neither the HTTP side nor node:c
   const files = packageFiles(loaded);
   expect(files).toContain('workspace.js');
   expect(files).not.toContain('mcp-listener.js');
+});
+
+test("a workspace whose sandbox's probe passed here before serves before it spawns anything", async () => {
+  // The first start probes before it serves (node:child_process, loaded by then: the
+  // report sees it); the next, finding the same conditions, serves first and probes with
+  // its warm-up.
+  const cacheHome = join(tempDir(), 'cache');
+  const first = await loadsOverStdio(['workspace', tempDir()], true, undefined, cacheHome);
+  expect(first.builtins).toContain('child_process');
+  const next = await loadsOverStdio(['workspace', tempDir()], true, undefined, cacheHome);
+  expect(next.builtins).not.toContain('child_process');
+  expect(packageFiles(next)).toContain('workspace.js');
 });
 
 interface HeapSnapshot {
