@@ -6,8 +6,11 @@
 // for itself until a probe of this process has passed, and never starts unconfined.
 import {
   accessSync,
+  closeSync,
   constants,
+  lstatSync,
   mkdirSync,
+  openSync,
   readFileSync,
   readlinkSync,
   realpathSync,
@@ -61,28 +64,65 @@ export function probeMemory(
   if (conditions === undefined || file === undefined) {
     return { passedBefore: false, passed: () => undefined, forget: () => undefined };
   }
-  let before: string | undefined;
-  try {
-    before = readFileSync(file, 'utf8');
-  } catch {
-    before = undefined;
-  }
+  const before = readMemory(file);
   return {
     passedBefore: before === conditions,
     passed: () => {
-      if (before === conditions) return;
+      if (before !== conditions) writeMemory(file, conditions);
+    },
+    forget: () => {
       try {
-        mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-        const temporary = `${file}.${process.pid}.tmp`;
-        writeFileSync(temporary, conditions, { mode: 0o600 });
-        // Renamed into place: a start reading it meanwhile sees all of it or none.
-        renameSync(temporary, file);
+        rmSync(file, { force: true });
       } catch {
-        // not writable (a read-only home): the next start probes first again
+        // a folder not writable: the file stays, and the next start's probe corrects it
       }
     },
-    forget: () => rmSync(file, { force: true }),
   };
+}
+
+/** The most a memory file holds: anything larger is not one. */
+const MAX_MEMORY_BYTES = 64 * 1024;
+
+/**
+ * The memory's text, or undefined: only a regular file of this user's (not a link, not a
+ * pipe, which a read would wait on, not another user's) is read.
+ */
+function readMemory(file: string): string | undefined {
+  try {
+    const info = lstatSync(file);
+    if (!info.isFile() || info.size > MAX_MEMORY_BYTES) return undefined;
+    if (process.getuid !== undefined && info.uid !== process.getuid()) return undefined;
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes the memory: into a file made new (never one that was there, nor through a link),
+ * renamed into place, so that a start reading it meanwhile sees all of it or none.
+ * Where it cannot be written (a read-only home), the next start probes first again.
+ */
+function writeMemory(file: string, conditions: string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  let made = false;
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const fd = openSync(
+      temporary,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    );
+    made = true;
+    try {
+      writeFileSync(fd, conditions);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, file);
+  } catch {
+    if (made) rmSync(temporary, { force: true });
+  }
 }
 
 function memoryFile(env: NodeJS.ProcessEnv): string | undefined {

@@ -46,7 +46,9 @@ export interface WorkspaceApp {
 /**
  * The workspace module for `dir` (the working directory by default), configured from
  * the command line. The sandbox is checked now, so a machine that cannot run it fails
- * at start with the cause and the fix, not at the first call.
+ * at start with the cause and the fix, not at the first call; where the same check
+ * passed before under the same conditions, right after the server starts serving (see
+ * sandbox-probe-memory.ts), and a failure then is printed and refused by `bash`.
  */
 export function workspaceApp(
   dir: string | undefined,
@@ -119,21 +121,25 @@ function verifiedWarm(
   return () => {
     let cool: (() => Promise<void>) | undefined;
     let stopped = false;
-    const verified = probe().then(
-      () => {
-        memory.passed();
-        if (!stopped) cool = warmSandbox();
-      },
-      (error: unknown) => {
-        memory.forget();
-        log.write(
-          `${errorMessage(error)} (found once serving, though it passed here before: bash will not start)\n`,
-        );
-      },
-    );
+    probe()
+      .then(
+        () => {
+          memory.passed();
+          if (!stopped) cool = warmSandbox();
+        },
+        (error: unknown) => {
+          memory.forget();
+          log.write(
+            `${errorMessage(error)} (found once serving, though it passed here before: bash will not start)\n`,
+          );
+        },
+      )
+      // Nothing above is meant to throw; a stderr gone (EPIPE) must not end the server.
+      .catch(() => undefined);
+    // A probe still under way when the server stops is not waited for (bubblewrap's
+    // `true` ends by itself); what the warm-up started is let go of.
     return async () => {
       stopped = true;
-      await verified;
       await cool?.();
     };
   };

@@ -368,7 +368,11 @@ describe('when the sandbox cannot start', () => {
       { mode: 0o755 },
     );
     const home = tempDir();
-    const env = { PATH: `${bin}:${process.env['PATH'] ?? ''}` };
+    // The cache folder named, whatever the runner's environment says.
+    const env = {
+      PATH: `${bin}:${process.env['PATH'] ?? ''}`,
+      XDG_CACHE_HOME: join(home, '.cache'),
+    };
     const memory = join(home, '.cache/agenttool/sandbox-probe');
 
     // The first start probes before it serves, and remembers that it passed.
