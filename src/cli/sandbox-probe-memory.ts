@@ -8,6 +8,7 @@ import {
   accessSync,
   closeSync,
   constants,
+  existsSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -177,11 +178,14 @@ function onPath(program: string, path: string | undefined): string | undefined {
   for (const dir of (path ?? '').split(delimiter)) {
     if (dir === '') continue;
     const candidate = join(dir, program);
+    // Asked first: most folders on PATH do not hold it, and a check that throws costs
+    // some 60 µs (a start looks for two programs).
+    if (!existsSync(candidate)) continue;
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;
     } catch {
-      // not here
+      // there, but not executable
     }
   }
   return undefined;
