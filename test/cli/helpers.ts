@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { INITIALIZE } from '../support/initialize';
 
 export const ROOT = join(__dirname, '../..');
@@ -217,3 +218,15 @@ import { codeCacheFolder } from 'agenttool/code-cache';
 import { newTool, text } from 'agenttool';
 import { McpToolServer } from 'agenttool/mcp';
 ${SERVE_ECHO}`;
+
+/** A writable stream that keeps what is written to it, as text: an in-process run's output. */
+export function sink(): Writable & { text: string } {
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      stream.text += chunk.toString();
+      done();
+    },
+  }) as Writable & { text: string };
+  stream.text = '';
+  return stream;
+}

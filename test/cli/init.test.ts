@@ -8,8 +8,8 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { runCli } from '../../src/cli/program';
+import { sink } from './helpers';
 
 const ROOT = join(__dirname, '..', '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -17,17 +17,6 @@ const OURS = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   version: string;
   devDependencies: Record<string, string>;
 };
-
-function sink(): Writable & { text: string } {
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      stream.text += chunk.toString();
-      done();
-    },
-  }) as Writable & { text: string };
-  stream.text = '';
-  return stream;
-}
 
 /** Runs `agenttool <args>` in `cwd`: its exit code, stdout and stderr. */
 async function agenttool(cwd: string, ...args: string[]) {
