@@ -56,6 +56,9 @@ const ENTRIES = {
   // Not a public entry: the HTTP listener (and node:http under it), which McpToolServer
   // requires only when it serves HTTP.
   'mcp-listener': 'mcp/server/listener/index.ts',
+  // Not a public entry: the command's one dynamic import() (of module files), apart so
+  // that cli.js has none and gets the code cache (see code-cache.js).
+  'import-file': 'cli/import-file.ts',
 };
 
 /**
@@ -85,7 +88,10 @@ const SELF = {
   ...Object.fromEntries(
     Object.entries(ENTRIES)
       .filter(
-        ([name]) => !['index', 'cli', 'nest-peers', 'nest-entry', 'mcp-listener'].includes(name),
+        ([name]) =>
+          !['index', 'cli', 'nest-peers', 'nest-entry', 'mcp-listener', 'import-file'].includes(
+            name,
+          ),
       )
       .map(([name, source]) => [`agenttool/${name}`, source]),
   ),

@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import type * as Http from 'node:http';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { type Writable } from 'node:stream';
 import {
   errorMessage,
@@ -14,6 +13,7 @@ import {
   type TokenVerifier,
 } from './public-api';
 import { CliError, ExitCode } from './exit-codes';
+import type * as ImportFile from './import-file';
 
 /** What `agenttool serve --http` takes to authorize its callers. */
 export interface ServeAuthSpec {
@@ -88,7 +88,9 @@ async function loadVerifier(spec: string): Promise<TokenVerifier> {
   let namespace: Record<string, unknown>;
   try {
     // Named at run time: an ES module or a CommonJS one (its module.exports as default).
-    namespace = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- an entry of its own in the bundle (import-file.ts)
+    const { importFile } = require('./import-file') as typeof ImportFile;
+    namespace = await importFile(file);
   } catch (error) {
     throw bad(`agenttool: loading --auth-verifier ${spec} failed: ${errorMessage(error)}`);
   }

@@ -1,8 +1,8 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { type Constructor, errorMessage, isModuleClass, type McpToolServer } from './public-api';
 import { CliError, ExitCode } from './exit-codes';
+import type * as ImportFile from './import-file';
 
 /** A root `@Module` class found in a module file. */
 export interface LoadedModule {
@@ -143,7 +143,9 @@ async function importedExports(file: string): Promise<Exports> {
   // The file is named at run time; import() loads ES modules (top-level await
   // included) and CommonJS alike. A CommonJS module's namespace holds what Node could
   // tell of its exports, and all of module.exports as `default`.
-  const namespace = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- an entry of its own in the bundle (import-file.ts)
+  const { importFile } = require('./import-file') as typeof ImportFile;
+  const namespace = await importFile(file);
   const whole = namespace['default'];
   if ('module.exports' in namespace || isCommonJs(file)) {
     return typeof whole === 'object' && whole !== null ? (whole as Exports) : { default: whole };
