@@ -303,12 +303,6 @@ function withLaterZodFastpass(code, id) {
 
 /** The chunks whose SDK schemas were made lazy (scripts/lazy-sdk-schemas.js): one, each build. */
 const lazySdkChunks = [];
-/**
- * The rewrites of a dependency's module made in this build: each must be, so that a
- * dependency whose files moved stops the build rather than going out unchanged.
- */
-const rewritten = new Set();
-const REWRITES = ['zod', 'zod-fastpass', 'ajv', 'commander'];
 
 /**
  * commander requires node:child_process as it loads (1 ms of every start of the command),
@@ -336,6 +330,27 @@ function withLazyChildProcess(code, id) {
   });
 }
 
+/** Each rewrite of a dependency's module: its name, the module it rewrites, how. */
+const REWRITES = [
+  { name: 'zod', rewrites: (id) => id.endsWith(ZOD_PARSE), rewrite: withSharedFailure },
+  {
+    name: 'zod-fastpass',
+    rewrites: (id) => id.endsWith(ZOD_SCHEMAS),
+    rewrite: withLaterZodFastpass,
+  },
+  { name: 'ajv', rewrites: (id) => AJV_PROVIDER.test(id), rewrite: withLazyAjvEngines },
+  {
+    name: 'commander',
+    rewrites: (id) => id.endsWith(COMMANDER_COMMAND),
+    rewrite: withLazyChildProcess,
+  },
+];
+/**
+ * The rewrites made in this build: each must be, so that a dependency whose files moved
+ * stops the build rather than going out unchanged.
+ */
+const rewritten = new Set();
+
 /** The rolldown plugin that maps the package's own specifiers and transpiles TypeScript. */
 function typescript() {
   const options = compilerOptions();
@@ -353,21 +368,10 @@ function typescript() {
       return own === undefined ? null : path.join(SRC, own);
     },
     transform(code, id) {
-      if (id.endsWith(ZOD_PARSE)) {
-        rewritten.add('zod');
-        return { code: withSharedFailure(code, id), moduleType: 'js' };
-      }
-      if (id.endsWith(ZOD_SCHEMAS)) {
-        rewritten.add('zod-fastpass');
-        return { code: withLaterZodFastpass(code, id), moduleType: 'js' };
-      }
-      if (AJV_PROVIDER.test(id)) {
-        rewritten.add('ajv');
-        return { code: withLazyAjvEngines(code, id), moduleType: 'js' };
-      }
-      if (id.endsWith(COMMANDER_COMMAND)) {
-        rewritten.add('commander');
-        return { code: withLazyChildProcess(code, id), moduleType: 'js' };
+      const dependency = REWRITES.find(({ rewrites }) => rewrites(id));
+      if (dependency !== undefined) {
+        rewritten.add(dependency.name);
+        return { code: dependency.rewrite(code, id), moduleType: 'js' };
       }
       if (!id.endsWith('.ts') || id.endsWith('.d.ts')) return null;
       const out = ts.transpileModule(code, { compilerOptions: options, fileName: id });
@@ -416,7 +420,7 @@ async function bundle() {
     sourcemap: false,
   });
   await build.close();
-  const missed = REWRITES.filter((name) => !rewritten.has(name));
+  const missed = REWRITES.map(({ name }) => name).filter((name) => !rewritten.has(name));
   if (missed.length > 0) {
     throw new Error(
       `the bundle's rewrite of ${missed.join(', ')} found no module to rewrite; look at scripts/bundle.js again`,

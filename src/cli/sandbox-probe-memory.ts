@@ -5,37 +5,18 @@
 // only when the probe runs, never whether the sandbox is enforced: a shell's start probes
 // for itself until a probe of this process has passed, and never starts unconfined.
 import {
-  accessSync,
   closeSync,
   constants,
-  existsSync,
   lstatSync,
   mkdirSync,
   openSync,
   readFileSync,
-  readlinkSync,
-  realpathSync,
   renameSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, dirname, isAbsolute, join } from 'node:path';
-
-/** The programs the probe needs (see agenttool/shell's checks), as found on PATH. */
-const PROGRAMS = ['bwrap', 'socat'] as const;
-
-/** What the kernel lets a user do with namespaces (each file read where it exists). */
-const KERNEL_SETTINGS = [
-  '/proc/sys/kernel/random/boot_id',
-  '/proc/sys/user/max_user_namespaces',
-  '/proc/sys/kernel/unprivileged_userns_clone',
-  '/proc/sys/kernel/apparmor_restrict_unprivileged_userns',
-];
-
-/** The lines of /proc/self/status that say what this process may do. */
-const STATUS_LINES = /^(?:CapEff|NoNewPrivs|Seccomp|Seccomp_filters):/;
+import { dirname, isAbsolute, join } from 'node:path';
 
 /** The probe's remembered outcome, for the PATH the shell gets. */
 export interface ProbeMemory {
@@ -48,19 +29,15 @@ export interface ProbeMemory {
 }
 
 /**
- * The memory of bubblewrap's probe for `path` (the PATH the probe runs with), kept in
- * `agenttool/sandbox-probe` under the user's cache folder (`$XDG_CACHE_HOME`, else
- * `~/.cache`). The conditions: the user, PATH and the programs it finds (each file's
- * identity, size, times and mode), the boot, this process's user, mount and PID
- * namespaces, the kernel's settings for user namespaces, and this process's
- * capabilities, `no_new_privs` and seccomp. Anything unreadable (or not Linux): nothing
- * remembered, and the probe runs before serving, as always.
+ * The memory of bubblewrap's probe under `conditions` (agenttool/shell's
+ * `sandboxProbeConditions()`), kept in `agenttool/sandbox-probe` under the user's cache
+ * folder (`$XDG_CACHE_HOME`, else `~/.cache`). No conditions (unreadable, not Linux):
+ * nothing remembered, and the probe runs before serving, as always.
  */
 export function probeMemory(
-  path: string | undefined = process.env['PATH'],
+  conditions: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
 ): ProbeMemory {
-  const conditions = sandboxConditions(path);
   const file = memoryFile(env);
   if (conditions === undefined || file === undefined) {
     return { passedBefore: false, passed: () => undefined, forget: () => undefined };
@@ -134,59 +111,4 @@ function memoryFile(env: NodeJS.ProcessEnv): string | undefined {
   } catch {
     return undefined; // no home folder
   }
-}
-
-/** The conditions the probe's outcome depends on, as text, or undefined (see probeMemory). */
-function sandboxConditions(path: string | undefined): string | undefined {
-  if (process.platform !== 'linux') return undefined;
-  try {
-    const lines = [`uid ${process.getuid?.() ?? ''}`, `PATH ${path ?? ''}`];
-    for (const program of PROGRAMS) {
-      const found = onPath(program, path);
-      if (found === undefined) return undefined;
-      const real = realpathSync(found);
-      const info = statSync(real);
-      lines.push(
-        `${program} ${found} ${real} ${info.dev}:${info.ino} ${info.size} ${info.mtimeMs} ${info.ctimeMs} ${info.mode} ${info.uid}`,
-      );
-    }
-    for (const namespace of ['user', 'mnt', 'pid']) {
-      lines.push(`ns ${namespace} ${readlinkSync(`/proc/self/ns/${namespace}`)}`);
-    }
-    for (const setting of KERNEL_SETTINGS) lines.push(`${setting} ${readIfThere(setting)}`);
-    lines.push(
-      ...readFileSync('/proc/self/status', 'utf8')
-        .split('\n')
-        .filter((line) => STATUS_LINES.test(line)),
-    );
-    return `${lines.join('\n')}\n`;
-  } catch {
-    return undefined;
-  }
-}
-
-function readIfThere(file: string): string {
-  try {
-    return readFileSync(file, 'utf8').trim();
-  } catch {
-    return '-';
-  }
-}
-
-/** The first executable `program` on `path`, as the probe's `execFile` would find it. */
-function onPath(program: string, path: string | undefined): string | undefined {
-  for (const dir of (path ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, program);
-    // Asked first: most folders on PATH do not hold it, and a check that throws costs
-    // some 60 µs (a start looks for two programs).
-    if (!existsSync(candidate)) continue;
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // there, but not executable
-    }
-  }
-  return undefined;
 }

@@ -77,7 +77,7 @@ export function workspaceApp(
         shellEntry.probeSandboxSupport().catch((error: unknown) => {
           throw workspaceError(error, shellEntry);
         });
-      const memory = probeMemory();
+      const memory = probeMemory(shellEntry.sandboxProbeConditions());
       if (memory.passedBefore) {
         warm = verifiedWarm(probe, memory, shellEntry.warmSandbox, log);
       } else {

@@ -25,6 +25,7 @@ export { writeProtection } from './protected-paths';
 export {
   checkSandboxSupport,
   probeSandboxSupport,
+  sandboxProbeConditions,
   SandboxUnavailableError,
 } from './sandbox-support';
 export { warmSandbox } from './sandbox-runtime';

@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sandboxProbeConditions } from 'agenttool/shell';
 import { probeMemory } from '../../src/cli/sandbox-probe-memory';
 import { tempDir } from './helpers';
 
@@ -21,24 +22,24 @@ const linux = process.platform === 'linux' ? test : test.skip;
 
 linux('remembers a pass for the same conditions, in a file of the user alone', () => {
   const { env, file } = cacheHome();
-  expect(probeMemory(PATH, env).passedBefore).toBe(false);
-  probeMemory(PATH, env).passed();
-  expect(probeMemory(PATH, env).passedBefore).toBe(true);
+  expect(probeMemory(sandboxProbeConditions(PATH), env).passedBefore).toBe(false);
+  probeMemory(sandboxProbeConditions(PATH), env).passed();
+  expect(probeMemory(sandboxProbeConditions(PATH), env).passedBefore).toBe(true);
   expect(statSync(file).mode & 0o777).toBe(0o600);
   expect(statSync(join(file, '..')).mode & 0o777).toBe(0o700);
   expect(readFileSync(file, 'utf8')).toMatch(/^bwrap \/\S+\/bwrap /m);
   // Another PATH (another bubblewrap found first) is another condition.
   const bin = tempDir();
   writeFileSync(join(bin, 'bwrap'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
-  expect(probeMemory(`${bin}:${PATH}`, env).passedBefore).toBe(false);
-  probeMemory(PATH, env).forget();
+  expect(probeMemory(sandboxProbeConditions(`${bin}:${PATH}`), env).passedBefore).toBe(false);
+  probeMemory(sandboxProbeConditions(PATH), env).forget();
   expect(existsSync(file)).toBe(false);
-  expect(probeMemory(PATH, env).passedBefore).toBe(false);
+  expect(probeMemory(sandboxProbeConditions(PATH), env).passedBefore).toBe(false);
 });
 
 linux('a program missing from PATH remembers nothing', () => {
   const { env, file } = cacheHome();
-  const memory = probeMemory(tempDir(), env);
+  const memory = probeMemory(sandboxProbeConditions(tempDir()), env);
   memory.passed();
   expect(memory.passedBefore).toBe(false);
   expect(existsSync(file)).toBe(false);
@@ -46,25 +47,25 @@ linux('a program missing from PATH remembers nothing', () => {
 
 linux('reads no link and no pipe, and writes through no link', () => {
   const { env, file } = cacheHome();
-  probeMemory(PATH, env).passed();
+  probeMemory(sandboxProbeConditions(PATH), env).passed();
   const text = readFileSync(file, 'utf8');
   mkdirSync(join(file, '..'), { recursive: true });
   // The same text behind a link is not read as the memory.
   const elsewhere = join(tempDir(), 'conditions');
   writeFileSync(elsewhere, text);
-  probeMemory(PATH, env).forget();
+  probeMemory(sandboxProbeConditions(PATH), env).forget();
   symlinkSync(elsewhere, file);
-  expect(probeMemory(PATH, env).passedBefore).toBe(false);
+  expect(probeMemory(sandboxProbeConditions(PATH), env).passedBefore).toBe(false);
   // A pipe in its place is not waited on.
-  probeMemory(PATH, env).forget();
+  probeMemory(sandboxProbeConditions(PATH), env).forget();
   execFileSync('mkfifo', [file]);
-  expect(probeMemory(PATH, env).passedBefore).toBe(false);
-  probeMemory(PATH, env).forget();
+  expect(probeMemory(sandboxProbeConditions(PATH), env).passedBefore).toBe(false);
+  probeMemory(sandboxProbeConditions(PATH), env).forget();
   // A link planted where the memory's new file is made is not written through.
   const target = join(tempDir(), 'target');
   writeFileSync(target, 'untouched');
   symlinkSync(target, `${file}.${process.pid}.tmp`);
-  probeMemory(PATH, env).passed();
+  probeMemory(sandboxProbeConditions(PATH), env).passed();
   expect(readFileSync(target, 'utf8')).toBe('untouched');
   expect(existsSync(file)).toBe(false);
 });
