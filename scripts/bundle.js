@@ -351,6 +351,53 @@ const REWRITES = [
  */
 const rewritten = new Set();
 
+/** How many CommonJS modules' functions withLazyCommonJs took out of parentheses. */
+let lazyCommonJs = 0;
+
+/**
+ * `code` with its CommonJS modules' functions out of the parentheses rolldown writes
+ * around them (`__commonJSMin(((exports, module) => {...}))`). V8 compiles a function in
+ * parentheses as its file loads, guessing it is called at once, and a code cache made
+ * after a start then holds it; a CommonJS module's function runs when the module is
+ * first required, and a served start requires none of the bundle's but commander's (ajv,
+ * its formats and URI parser are loaded on first use, in agenttool's copy and in the
+ * SDK's own). Compiled anyway, they made a third of the SDK chunk's code cache, which
+ * every start deserializes whole (docs/benchmarks.md). The ES modules' functions
+ * (`__esmMin`) stay as they are: a start runs every one.
+ */
+function withLazyCommonJs(code) {
+  if (!code.includes('__commonJSMin(((')) return code;
+  const { parseAst } = require('rolldown/parseAst');
+  const cuts = [];
+  const visit = (node) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== 'object') return;
+    if (node.type === 'CallExpression' && node.arguments.length === 1) {
+      const { callee } = node;
+      const name = callee.type === 'MemberExpression' ? callee.property.name : callee.name;
+      const [module] = node.arguments;
+      if (
+        name === '__commonJSMin' &&
+        module.type === 'ArrowFunctionExpression' &&
+        code[module.start - 1] === '(' &&
+        code[module.end] === ')'
+      ) {
+        cuts.push(module.start - 1, module.end);
+      }
+    }
+    for (const key of Object.keys(node)) if (key !== 'type') visit(node[key]);
+  };
+  visit(parseAst(code));
+  lazyCommonJs += cuts.length / 2;
+  let out = '';
+  let from = 0;
+  for (const at of cuts.sort((a, b) => a - b)) {
+    out += code.slice(from, at);
+    from = at + 1;
+  }
+  return out + code.slice(from);
+}
+
 /** The rolldown plugin that maps the package's own specifiers and transpiles TypeScript. */
 function typescript() {
   const options = compilerOptions();
@@ -383,6 +430,7 @@ function typescript() {
         lazySdkChunks.push(chunk.fileName);
         code = withLazySdkSchemas(code, chunk.fileName);
       }
+      code = withLazyCommonJs(code);
       if (!code.includes(ON_DEMAND)) return code;
       const from = path.dirname(chunk.fileName);
       const pattern = new RegExp(`(["'])${ON_DEMAND}([\\w-]+)\\1`, 'g');
@@ -398,6 +446,7 @@ async function bundle() {
   const { rolldown } = await import('rolldown');
   fs.rmSync(OUT, { recursive: true, force: true });
   lazySdkChunks.length = 0;
+  lazyCommonJs = 0;
   rewritten.clear();
   const build = await rolldown({
     input: Object.fromEntries(
@@ -418,6 +467,10 @@ async function bundle() {
     chunkFileNames: 'chunks/[name]-[hash].js',
     // The command's shebang comes from its source.
     sourcemap: false,
+    // ASCII only, and no JSDoc: Node reads a file with any other character as two-byte
+    // text, and every start reads, copies and hands V8 each file whole (see nonAscii).
+    charset: 'ascii',
+    comments: { legal: true, annotation: true, jsdoc: false },
   });
   await build.close();
   const missed = REWRITES.map(({ name }) => name).filter((name) => !rewritten.has(name));
@@ -431,7 +484,33 @@ async function bundle() {
       `expected one chunk with the SDK's protocol module, found ${lazySdkChunks.length}: ${lazySdkChunks.join(', ')}; look at scripts/lazy-sdk-schemas.js again`,
     );
   }
+  if (lazyCommonJs === 0) {
+    throw new Error(
+      "found no CommonJS module in parentheses (rolldown's __commonJSMin); look at withLazyCommonJs in scripts/bundle.js again",
+    );
+  }
   writeWrappers();
+  for (const file of outputFiles().filter((name) => name.endsWith('.js'))) {
+    const problem = nonAscii(fs.readFileSync(path.join(OUT, file), 'utf8'));
+    if (problem !== undefined) {
+      throw new Error(`${file}:${problem}; look at scripts/bundle.js again`);
+    }
+  }
+}
+
+/**
+ * Where `text` has a character outside ASCII (`line:column: U+XXXX`), or undefined. Node
+ * reads a module whose text has any as two-byte text: 1.6 MB of the SDK's chunk then
+ * took twice as long to decode and to compile from its code cache, 5 ms of every start
+ * for a few dashes in comments (docs/benchmarks.md). Rolldown escapes them but in a
+ * tagged template's text and a kept comment, which the build then refuses.
+ */
+function nonAscii(text) {
+  const at = text.search(/[^\x00-\x7f]/);
+  if (at === -1) return undefined;
+  const before = text.slice(0, at).split('\n');
+  const code = text.codePointAt(at).toString(16).toUpperCase().padStart(4, '0');
+  return `${before.length}:${before.at(-1).length + 1}: U+${code} is not ASCII`;
 }
 
 /** The `agenttool` bin: an older Node named, then agenttool/code-cache, then the command. */
@@ -559,7 +638,15 @@ function writeWrappers() {
   fs.writeFileSync(path.join(OUT, 'agenttool.js'), launcher(), { mode: 0o755 });
 }
 
-module.exports = { bundle, OUT, withLazyAjvEngines, withLaterZodFastpass, ZOD_FASTPASS_AFTER };
+module.exports = {
+  bundle,
+  OUT,
+  nonAscii,
+  withLazyAjvEngines,
+  withLazyCommonJs,
+  withLaterZodFastpass,
+  ZOD_FASTPASS_AFTER,
+};
 
 if (require.main === module) {
   bundle().catch((error) => {

@@ -1,0 +1,84 @@
+// The built package's text (scripts/bundle.js): every JavaScript file is ASCII, since
+// Node reads a module with any other character as two-byte text, which every start then
+// decodes and hands V8 at twice the cost; the build refuses a file that is not, naming
+// where. And the bundle's CommonJS modules' functions are out of parentheses, which V8
+// would compile as their chunk loads (withLazyCommonJs).
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureBuilt, ROOT } from '../cli/helpers';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the build's script, plain CommonJS
+const { nonAscii } = require(join(ROOT, 'scripts/bundle.js')) as {
+  nonAscii(text: string): string | undefined;
+};
+
+/** The bundle's withLazyCommonJs on `code`, in Node (it loads rolldown's parser, an ES module). */
+function withLazyCommonJs(code: string): string {
+  const run = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      "process.stdout.write(require('./scripts/bundle.js').withLazyCommonJs(require('node:fs').readFileSync(0, 'utf8')))",
+    ],
+    { cwd: ROOT, input: code, encoding: 'utf8' },
+  );
+  if (run.status !== 0) throw new Error(run.stderr);
+  return run.stdout;
+}
+
+const PACKAGE = join(ROOT, 'dist/pkg');
+
+beforeAll(() => ensureBuilt(), 300_000);
+
+test('every JavaScript file the bundle wrote is ASCII', () => {
+  const files = readdirSync(PACKAGE, { recursive: true, encoding: 'utf8' }).filter((file) =>
+    file.endsWith('.js'),
+  );
+  expect(files).toContain('cli.js');
+  expect(files.filter((file) => file.startsWith('chunks/')).length).toBeGreaterThan(3);
+  const found = files.flatMap((file) => {
+    const problem = nonAscii(readFileSync(join(PACKAGE, file), 'utf8'));
+    return problem === undefined ? [] : [`${file}:${problem}`];
+  });
+  expect(found).toEqual([]);
+});
+
+test('a character outside ASCII is named with its line, column and code point', () => {
+  expect(nonAscii('const a = 1;\n// ok\n')).toBeUndefined();
+  expect(nonAscii('const a = 1;\nconst b = "a — b";\n')).toBe('2:14: U+2014 is not ASCII');
+  expect(nonAscii('x😀')).toBe('1:2: U+1F600 is not ASCII');
+});
+
+test('a CommonJS module of the bundle is compiled when first required, not as its chunk loads', () => {
+  const chunk = [
+    'var require_a = /* @__PURE__ */ __commonJSMin(((exports) => {',
+    '\texports.a = (() => 1)();',
+    '}));',
+    'var require_b = /* @__PURE__ */ runtime.__commonJSMin(((exports, module) => {',
+    '\tmodule.exports = "__commonJSMin(((";',
+    '}));',
+    'var init_c = __esmMin((() => {',
+    '\tc = 1;',
+    '}));',
+  ].join('\n');
+  expect(withLazyCommonJs(chunk)).toBe(
+    [
+      'var require_a = /* @__PURE__ */ __commonJSMin((exports) => {',
+      '\texports.a = (() => 1)();',
+      '});',
+      'var require_b = /* @__PURE__ */ runtime.__commonJSMin((exports, module) => {',
+      '\tmodule.exports = "__commonJSMin(((";',
+      '});',
+      // An ES module's function runs as the chunk loads: left for V8 to compile at once.
+      'var init_c = __esmMin((() => {',
+      '\tc = 1;',
+      '}));',
+    ].join('\n'),
+  );
+  const built = readdirSync(join(PACKAGE, 'chunks'))
+    .map((file) => readFileSync(join(PACKAGE, 'chunks', file), 'utf8'))
+    .join('\n');
+  expect(built).toContain('__commonJSMin((exports');
+  expect(built).not.toContain('__commonJSMin(((');
+});
