@@ -11,14 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import {
-  applyEdits,
-  findNodeAtLocation,
-  modify,
-  parseTree,
-  type ParseError,
-  printParseErrorCode,
-} from 'jsonc-parser';
+import type * as Jsonc from 'jsonc-parser';
 import { errorMessage } from './public-api';
 import { CliError, ExitCode } from './exit-codes';
 
@@ -66,7 +59,8 @@ export function writeEntry(
       refuse(target, `cannot be read: ${errorMessage(error)}`);
     }
   }
-  const errors: ParseError[] = [];
+  const { applyEdits, findNodeAtLocation, modify, parseTree, printParseErrorCode } = jsonc();
+  const errors: Jsonc.ParseError[] = [];
   const tree =
     text.trim() === '' ? undefined : parseTree(text, errors, { allowTrailingComma: true });
   const first = errors[0];
@@ -110,6 +104,7 @@ export function writeEntry(
 
 /** The value at `path` as plain JSON; undefined when absent or written with comments. */
 function nodeValue(text: string, path: readonly string[]): unknown {
+  const { findNodeAtLocation, parseTree } = jsonc();
   const tree = parseTree(text, [], { allowTrailingComma: true });
   const node = tree === undefined ? undefined : findNodeAtLocation(tree, [...path]);
   if (node === undefined) return undefined;
@@ -119,6 +114,15 @@ function nodeValue(text: string, path: readonly string[]): unknown {
     // Comments or trailing commas inside the entry: it differs from what is written.
     return undefined;
   }
+}
+
+/**
+ * jsonc-parser, loaded by the command that edits a file: its module builds some 1,200
+ * strings of indentation as it loads (220 KB), which every other command's start would pay.
+ */
+function jsonc(): typeof Jsonc {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
+  return require('jsonc-parser') as typeof Jsonc;
 }
 
 function writeAtomically(file: string, text: string, mode: number): void {
