@@ -354,6 +354,9 @@ const rewritten = new Set();
 /** How many CommonJS modules' functions withLazyCommonJs took out of parentheses. */
 let lazyCommonJs = 0;
 
+/** rolldown's helper for a CommonJS module, `$1` and on where a chunk has two of them. */
+const COMMONJS_HELPER = /^__commonJSMin(?:\$\d+)?$/;
+
 /**
  * `code` with its CommonJS modules' functions out of the parentheses rolldown writes
  * around them (`__commonJSMin(((exports, module) => {...}))`). V8 compiles a function in
@@ -363,10 +366,13 @@ let lazyCommonJs = 0;
  * its formats and URI parser are loaded on first use, in agenttool's copy and in the
  * SDK's own). Compiled anyway, they made a third of the SDK chunk's code cache, which
  * every start deserializes whole (docs/benchmarks.md). The ES modules' functions
- * (`__esmMin`) stay as they are: a start runs every one.
+ * (`__esmMin`) stay as they are: a start runs nearly all of them (jsonc-parser's, in
+ * cli.js, run for `install` alone). rolldown's output pass after renderChunk (its
+ * dead-code minify) prints the functions as they are left here. Throws where a call's
+ * function is written another way (the build would otherwise keep it eager unnoticed).
  */
 function withLazyCommonJs(code) {
-  if (!code.includes('__commonJSMin(((')) return code;
+  if (!code.includes('__commonJSMin')) return code;
   const { parseAst } = require('rolldown/parseAst');
   const cuts = [];
   const visit = (node) => {
@@ -376,13 +382,16 @@ function withLazyCommonJs(code) {
       const { callee } = node;
       const name = callee.type === 'MemberExpression' ? callee.property.name : callee.name;
       const [module] = node.arguments;
-      if (
-        name === '__commonJSMin' &&
-        module.type === 'ArrowFunctionExpression' &&
-        code[module.start - 1] === '(' &&
-        code[module.end] === ')'
-      ) {
-        cuts.push(module.start - 1, module.end);
+      if (COMMONJS_HELPER.test(name ?? '') && module.type === 'ArrowFunctionExpression') {
+        const before = code.slice(callee.end, module.start);
+        const after = code.slice(module.end, node.end);
+        // The call's parentheses and the function's own, nothing between them.
+        if (before === '((' && after === '))') cuts.push(module.start - 1, module.end);
+        else if (before !== '(' || after !== ')') {
+          throw new Error(
+            `a CommonJS module's function written as ${code.slice(node.start, module.start + 20)}...; look at withLazyCommonJs in scripts/bundle.js again`,
+          );
+        }
       }
     }
     for (const key of Object.keys(node)) if (key !== 'type') visit(node[key]);
@@ -467,8 +476,9 @@ async function bundle() {
     chunkFileNames: 'chunks/[name]-[hash].js',
     // The command's shebang comes from its source.
     sourcemap: false,
-    // ASCII only, and no JSDoc: Node reads a file with any other character as two-byte
-    // text, and every start reads, copies and hands V8 each file whole (see nonAscii).
+    // ASCII only, and no JSDoc: Node reads a file with a character past U+00FF as
+    // two-byte text, and every start reads, copies and hands V8 each file whole (see
+    // nonAscii).
     charset: 'ascii',
     comments: { legal: true, annotation: true, jsdoc: false },
   });
@@ -490,20 +500,15 @@ async function bundle() {
     );
   }
   writeWrappers();
-  for (const file of outputFiles().filter((name) => name.endsWith('.js'))) {
-    const problem = nonAscii(fs.readFileSync(path.join(OUT, file), 'utf8'));
-    if (problem !== undefined) {
-      throw new Error(`${file}:${problem}; look at scripts/bundle.js again`);
-    }
-  }
 }
 
 /**
  * Where `text` has a character outside ASCII (`line:column: U+XXXX`), or undefined. Node
- * reads a module whose text has any as two-byte text: 1.6 MB of the SDK's chunk then
- * took twice as long to decode and to compile from its code cache, 5 ms of every start
- * for a few dashes in comments (docs/benchmarks.md). Rolldown escapes them but in a
- * tagged template's text and a kept comment, which the build then refuses.
+ * reads a module whose text has one past U+00FF as two-byte text: the SDK's 1.6 MB chunk
+ * then took twice as long to read and 0.8 ms more to compile from its code cache, for a
+ * few dashes and ellipses in its comments and messages (docs/benchmarks.md). ASCII is
+ * the rule kept. Rolldown escapes them but in a tagged template's text and a kept
+ * comment, which the build then refuses.
  */
 function nonAscii(text) {
   const at = text.search(/[^\x00-\x7f]/);
@@ -635,6 +640,16 @@ function writeWrappers() {
     path.join(__dirname, 'code-cache-entry.d.ts'),
     path.join(OUT, 'code-cache-entry.d.ts'),
   );
+  // Every file ASCII before the launcher is written: it is what tells a later start
+  // (scripts/start-build.js) that the build is done.
+  const texts = outputFiles()
+    .filter((name) => name.endsWith('.js'))
+    .map((file) => [file, fs.readFileSync(path.join(OUT, file), 'utf8')]);
+  for (const [file, text] of [...texts, ['agenttool.js', launcher()]]) {
+    const problem = nonAscii(text);
+    if (problem !== undefined)
+      throw new Error(`${file}:${problem}; look at scripts/bundle.js again`);
+  }
   fs.writeFileSync(path.join(OUT, 'agenttool.js'), launcher(), { mode: 0o755 });
 }
 

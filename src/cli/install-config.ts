@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import type * as Jsonc from 'jsonc-parser';
+import type * as Jsonc from './jsonc';
 import { errorMessage } from './public-api';
 import { CliError, ExitCode } from './exit-codes';
 
@@ -117,12 +117,13 @@ function nodeValue(text: string, path: readonly string[]): unknown {
 }
 
 /**
- * jsonc-parser, loaded by the command that edits a file: its module builds some 1,200
- * strings of indentation as it loads (220 KB), which every other command's start would pay.
+ * jsonc-parser's parts, loaded by the command that edits a file: its module builds some
+ * 1,200 strings of indentation as it loads (220 KB), which every other command's start
+ * would pay.
  */
 function jsonc(): typeof Jsonc {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
-  return require('jsonc-parser') as typeof Jsonc;
+  return require('./jsonc') as typeof Jsonc;
 }
 
 function writeAtomically(file: string, text: string, mode: number): void {
