@@ -469,7 +469,7 @@ async function bundle() {
     // The TypeScript transform takes most of the build by design; no report of it.
     checks: { pluginTimings: false },
   });
-  await build.write({
+  const { output } = await build.write({
     dir: OUT,
     format: 'cjs',
     entryFileNames: '[name].js',
@@ -494,6 +494,7 @@ async function bundle() {
       `expected one chunk with the SDK's protocol module, found ${lazySdkChunks.length}: ${lazySdkChunks.join(', ')}; look at scripts/lazy-sdk-schemas.js again`,
     );
   }
+  writeThirdPartyLicenses(output);
   if (lazyCommonJs === 0) {
     throw new Error(
       "found no CommonJS module in parentheses (rolldown's __commonJSMin); look at withLazyCommonJs in scripts/bundle.js again",
@@ -516,6 +517,89 @@ function nonAscii(text) {
   const before = text.slice(0, at).split('\n');
   const code = text.codePointAt(at).toString(16).toUpperCase().padStart(4, '0');
   return `${before.length}:${before.at(-1).length + 1}: U+${code} is not ASCII`;
+}
+
+/** The file of dist/pkg that carries the licenses of the code the bundle holds. */
+const THIRD_PARTY_LICENSES = 'third-party-licenses.txt';
+/**
+ * A region of a published bundle that holds a package's file: the folder pnpm gives a
+ * package (its name and version, before any `_peer` part) when there is one, and the
+ * package's name.
+ */
+const EMBEDDED_REGION =
+  /^\/\/#region [^\n]*?node_modules\/(?:\.pnpm\/((?:@[^/+]+\+)?[^/@]+@[^/_]+)[^/]*\/node_modules\/)?((?:@[^/]+\/)?[^/.][^/]*)\//gm;
+/** A package's license and notice files, by the names packages give them. */
+const LICENSE_FILE = /^(licen[cs]e|copying|notice)(\.(md|txt|markdown))?$/i;
+
+/**
+ * Writes dist/pkg/third-party-licenses.txt: for each package whose code the bundle holds,
+ * its name, version, license and the texts of its license and notice files, which its
+ * license asks a copy to carry (MIT, BSD, Apache). That is each package rolldown took a
+ * module of, and each package whose code a bundled file carries inside it already (the
+ * MCP SDK's dist holds ajv, ajv-formats, fast-uri and others, named in its pnpm paths),
+ * with the text of the copy installed here. Stops the build where a package has no
+ * license file to carry.
+ */
+function writeThirdPartyLicenses(output) {
+  const packages = new Map();
+  const add = (dir, version, within) => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    const key = `${manifest.name}@${version ?? manifest.version}`;
+    const known = packages.get(key);
+    if (known !== undefined) {
+      // Bundled from node_modules too: not only inside another package.
+      if (within === undefined) known.within = undefined;
+      return;
+    }
+    const files = fs
+      .readdirSync(dir)
+      .filter((name) => LICENSE_FILE.test(name))
+      .sort();
+    if (files.length === 0) {
+      throw new Error(
+        `${manifest.name} (${dir}) is in the bundle but has no license file to carry; look at writeThirdPartyLicenses in scripts/bundle.js`,
+      );
+    }
+    const texts = files.map((name) => fs.readFileSync(path.join(dir, name), 'utf8').trim());
+    packages.set(key, { key, license: manifest.license ?? 'see below', within, texts });
+  };
+  const ids = output.flatMap((file) => (file.type === 'chunk' ? file.moduleIds : []));
+  for (const id of ids) {
+    const at = id.lastIndexOf(`${path.sep}node_modules${path.sep}`);
+    if (at === -1) continue;
+    const rest = id.slice(at + 14).split(path.sep);
+    const name = rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
+    const dir = path.join(id.slice(0, at + 14), ...name.split('/'));
+    add(dir, undefined, undefined);
+    // Code a published file carries from its own build, named by the regions its bundler
+    // marks (`//#region ../node_modules/.pnpm/ajv@8.18.0/node_modules/ajv/...`): pnpm's
+    // folder names the version; without it, the copy installed here says.
+    let text;
+    try {
+      text = fs.readFileSync(id, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const [, pnpm, embedded] of text.matchAll(EMBEDDED_REGION)) {
+      if (embedded === name) continue;
+      const version = pnpm === undefined ? undefined : pnpm.slice(pnpm.lastIndexOf('@') + 1);
+      const manifest = require.resolve(`${embedded}/package.json`, { paths: [dir] });
+      add(path.dirname(manifest), version, name);
+    }
+  }
+  const entries = [...packages.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
+  const text = [
+    'agenttool bundles code of the packages below into dist/pkg (scripts/bundle.js); each',
+    "comes with its license and notice files as its package has them (for code a package's",
+    'own build carries, those of the copy installed where agenttool was built).',
+    '',
+    ...entries.flatMap(({ key, license, within, texts }) => [
+      `== ${key} (${license})${within === undefined ? '' : `, inside ${within}`} ==`,
+      '',
+      ...texts.flatMap((body) => [body, '']),
+    ]),
+  ].join('\n');
+  fs.writeFileSync(path.join(OUT, THIRD_PARTY_LICENSES), text);
 }
 
 /** The `agenttool` bin: an older Node named, then agenttool/code-cache, then the command. */

@@ -103,3 +103,51 @@ test('a CommonJS module of the bundle is compiled when first required, not as it
   expect(built).toContain('__commonJSMin((exports');
   expect(built).not.toMatch(/__commonJSMin(?:\$\d+)?\(\(\(/);
 });
+
+test('the package carries the license of every package whose code the bundle holds', () => {
+  const notices = readFileSync(join(PACKAGE, 'third-party-licenses.txt'), 'utf8');
+  const entries = [
+    ...notices.matchAll(/^== ((?:@[^/\s]+\/)?[^@\s]+)@(\S+) \(([^)]+)\)(, inside (\S+))? ==$/gm),
+  ];
+  const named = new Set(entries.map(([, name]) => name));
+  // Every package a chunk has a module of (rolldown marks each module with its path).
+  const files = readdirSync(PACKAGE, { recursive: true, encoding: 'utf8' }).filter((file) =>
+    file.endsWith('.js'),
+  );
+  const bundled = new Set(
+    files.flatMap((file) =>
+      [
+        ...readFileSync(join(PACKAGE, file), 'utf8').matchAll(
+          /^\/\/ node_modules\/((?:@[^/]+\/)?[^/]+)\//gm,
+        ),
+      ].map(([, name]) => name!),
+    ),
+  );
+  expect(bundled).toContain('zod');
+  expect(bundled).toContain('@modelcontextprotocol/server');
+  expect([...bundled].filter((name) => !named.has(name))).toEqual([]);
+  // And what the SDK's own build put inside its files (its ajv, with its version).
+  expect(
+    entries.some(
+      ([, name, , , , inside]) => name === 'ajv' && inside === '@modelcontextprotocol/server',
+    ),
+  ).toBe(true);
+  // Each with its text: MIT's permission notice, Apache's and BSD's terms.
+  const sections = notices.split(/^== /m).slice(1);
+  expect(sections).toHaveLength(entries.length);
+  for (const section of sections) {
+    const license = /\(([^)]+)\)/.exec(section)![1];
+    const terms = {
+      MIT: 'Permission is hereby granted',
+      'Apache-2.0': 'Apache License',
+      'BSD-3-Clause': 'Redistribution and use in source and binary forms',
+    }[license!];
+    expect({
+      section: section.split('\n')[0],
+      found: terms !== undefined && section.includes(terms),
+    }).toEqual({
+      section: section.split('\n')[0],
+      found: true,
+    });
+  }
+});

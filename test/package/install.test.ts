@@ -312,8 +312,11 @@ afterAll(() => {
   if (work !== undefined) rmSync(work, { recursive: true, force: true });
 });
 
+/** The licenses of the code the bundle holds (scripts/bundle.js, writeThirdPartyLicenses). */
+const THIRD_PARTY = 'dist/pkg/third-party-licenses.txt';
+
 describe('the packed package', () => {
-  it('holds the bundle, the declarations, the README and the LICENSE, and nothing else', () => {
+  it("holds the bundle, the declarations, the README, the LICENSE and the bundled code's licenses, and nothing else", () => {
     // agenttool/code-cache's declarations are written by hand, beside its entry.
     const handWritten = Object.values(OURS.exports)
       .flatMap((target) => (typeof target === 'string' ? [] : [target.types]))
@@ -325,10 +328,12 @@ describe('the packed package', () => {
         !/^dist\/pkg\/.+\.js$/.test(file) &&
         !/^dist\/src\/.+\.d\.ts$/.test(file) &&
         !handWritten.includes(file) &&
-        !['LICENSE', 'README.md', 'package.json'].includes(file),
+        !['LICENSE', 'README.md', 'package.json', THIRD_PARTY].includes(file),
     );
     expect(unexpected).toEqual([]);
-    expect(packed).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'package.json']));
+    expect(packed).toEqual(
+      expect.arrayContaining(['LICENSE', 'README.md', 'package.json', THIRD_PARTY]),
+    );
     const targets = [
       OURS.main,
       OURS.types,
