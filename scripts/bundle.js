@@ -427,6 +427,7 @@ function typescript() {
       const dependency = REWRITES.find(({ rewrites }) => rewrites(id));
       if (dependency !== undefined) {
         rewritten.add(dependency.name);
+        modifiedPackages.add(packageOf(id).name);
         return { code: dependency.rewrite(code, id), moduleType: 'js' };
       }
       if (!id.endsWith('.ts') || id.endsWith('.d.ts')) return null;
@@ -438,6 +439,7 @@ function typescript() {
       if (code.includes('\tfor (const key of SPEC_SCHEMA_KEYS) register(')) {
         lazySdkChunks.push(chunk.fileName);
         code = withLazySdkSchemas(code, chunk.fileName);
+        modifiedPackages.add('@modelcontextprotocol/server').add('@modelcontextprotocol/core');
       }
       code = withLazyCommonJs(code);
       if (!code.includes(ON_DEMAND)) return code;
@@ -457,6 +459,7 @@ async function bundle() {
   lazySdkChunks.length = 0;
   lazyCommonJs = 0;
   rewritten.clear();
+  modifiedPackages.clear();
   const build = await rolldown({
     input: Object.fromEntries(
       Object.entries(ENTRIES).map(([name, source]) => [name, path.join(SRC, source)]),
@@ -521,24 +524,64 @@ function nonAscii(text) {
 
 /** The file of dist/pkg that carries the licenses of the code the bundle holds. */
 const THIRD_PARTY_LICENSES = 'third-party-licenses.txt';
-/**
- * A region of a published bundle that holds a package's file: the folder pnpm gives a
- * package (its name and version, before any `_peer` part) when there is one, and the
- * package's name.
- */
-const EMBEDDED_REGION =
-  /^\/\/#region [^\n]*?node_modules\/(?:\.pnpm\/((?:@[^/+]+\+)?[^/@]+@[^/_]+)[^/]*\/node_modules\/)?((?:@[^/]+\/)?[^/.][^/]*)\//gm;
 /** A package's license and notice files, by the names packages give them. */
-const LICENSE_FILE = /^(licen[cs]e|copying|notice)(\.(md|txt|markdown))?$/i;
+const LICENSE_FILE = /^(licen[cs]e|copying|notice|third[-_ ]?party[-_ ]?notices?)([-.][\w.-]+)?$/i;
+/**
+ * The packages whose files this build changes as it bundles them (the REWRITES, the SDK's
+ * schemas made lazy): Apache-2.0 asks a modified file to say so.
+ */
+const modifiedPackages = new Set();
+
+/** The package a module's path lies in (after its last node_modules), or undefined. */
+function packageOf(file) {
+  const marker = `${path.sep}node_modules${path.sep}`;
+  const at = file.lastIndexOf(marker);
+  if (at === -1) return undefined;
+  const parts = file.slice(at + marker.length).split(path.sep);
+  const name = parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+  return { name, dir: path.join(file.slice(0, at + marker.length), ...name.split('/')) };
+}
+
+/**
+ * The packages a published bundle carries inside it, named by the regions its bundler
+ * marks (`//#region ../node_modules/.pnpm/ajv@8.18.0/node_modules/ajv/dist/...`): each
+ * name (after the region's last node_modules), with the version pnpm's folder gives
+ * where it is that package's folder.
+ */
+function embeddedPackages(text) {
+  const found = [];
+  for (const [, region] of text.matchAll(/^\/\/#region (\S+)/gm)) {
+    const at = region.lastIndexOf('node_modules/');
+    if (at === -1) continue;
+    const parts = region.slice(at + 'node_modules/'.length).split('/');
+    const name = parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+    const folder = /(?:^|\/)\.pnpm\/([^/]+)\/$/.exec(region.slice(0, at))?.[1]?.replace('+', '/');
+    const version =
+      folder?.startsWith(`${name}@`) === true
+        ? folder.slice(name.length + 1).split('_')[0]
+        : undefined;
+    found.push({ name, version });
+  }
+  return found;
+}
+
+/** A package's license as its manifest says it (a string, an old object or list), or UNKNOWN. */
+function licenseOf(manifest) {
+  if (typeof manifest.license === 'string') return manifest.license;
+  if (typeof manifest.license?.type === 'string') return manifest.license.type;
+  if (Array.isArray(manifest.licenses)) return manifest.licenses.map((l) => l.type).join(' OR ');
+  return 'UNKNOWN';
+}
 
 /**
  * Writes dist/pkg/third-party-licenses.txt: for each package whose code the bundle holds,
  * its name, version, license and the texts of its license and notice files, which its
- * license asks a copy to carry (MIT, BSD, Apache). That is each package rolldown took a
- * module of, and each package whose code a bundled file carries inside it already (the
- * MCP SDK's dist holds ajv, ajv-formats, fast-uri and others, named in its pnpm paths),
- * with the text of the copy installed here. Stops the build where a package has no
- * license file to carry.
+ * license asks a copy to carry (MIT, BSD, Apache), and whether this build changed its
+ * files. That is each package rolldown took a module of, and each package a bundled file
+ * carries inside it already by its bundler's regions (the MCP SDK's dist holds ajv,
+ * ajv-formats, fast-uri and others), with the text of the copy installed here (its
+ * version said where it differs). Stops the build where a module comes from outside
+ * node_modules and src, or a package has no license file to carry or is not installed.
  */
 function writeThirdPartyLicenses(output) {
   const packages = new Map();
@@ -560,41 +603,57 @@ function writeThirdPartyLicenses(output) {
         `${manifest.name} (${dir}) is in the bundle but has no license file to carry; look at writeThirdPartyLicenses in scripts/bundle.js`,
       );
     }
-    const texts = files.map((name) => fs.readFileSync(path.join(dir, name), 'utf8').trim());
-    packages.set(key, { key, license: manifest.license ?? 'see below', within, texts });
+    packages.set(key, {
+      key,
+      name: manifest.name,
+      license: licenseOf(manifest),
+      within,
+      installed:
+        version === undefined || version === manifest.version ? undefined : manifest.version,
+      texts: files.map((name) => fs.readFileSync(path.join(dir, name), 'utf8').trim()),
+    });
   };
   const ids = output.flatMap((file) => (file.type === 'chunk' ? file.moduleIds : []));
   for (const id of ids) {
-    const at = id.lastIndexOf(`${path.sep}node_modules${path.sep}`);
-    if (at === -1) continue;
-    const rest = id.slice(at + 14).split(path.sep);
-    const name = rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
-    const dir = path.join(id.slice(0, at + 14), ...name.split('/'));
-    add(dir, undefined, undefined);
-    // Code a published file carries from its own build, named by the regions its bundler
-    // marks (`//#region ../node_modules/.pnpm/ajv@8.18.0/node_modules/ajv/...`): pnpm's
-    // folder names the version; without it, the copy installed here says.
-    let text;
-    try {
-      text = fs.readFileSync(id, 'utf8');
-    } catch {
-      continue;
+    if (id.startsWith('\0') || id.startsWith(SRC + path.sep)) continue;
+    const own = packageOf(id);
+    if (own === undefined) {
+      throw new Error(
+        `the bundle holds ${id}, neither agenttool's source nor an installed package's: whose license does it carry? Look at writeThirdPartyLicenses in scripts/bundle.js`,
+      );
     }
-    for (const [, pnpm, embedded] of text.matchAll(EMBEDDED_REGION)) {
-      if (embedded === name) continue;
-      const version = pnpm === undefined ? undefined : pnpm.slice(pnpm.lastIndexOf('@') + 1);
-      const manifest = require.resolve(`${embedded}/package.json`, { paths: [dir] });
-      add(path.dirname(manifest), version, name);
+    add(own.dir, undefined, undefined);
+    for (const { name, version } of embeddedPackages(fs.readFileSync(id, 'utf8'))) {
+      if (name === own.name) continue;
+      let dir;
+      for (let from = own.dir; dir === undefined; from = path.dirname(from)) {
+        const candidate = path.join(from, 'node_modules', ...name.split('/'));
+        if (fs.existsSync(path.join(candidate, 'package.json'))) dir = candidate;
+        else if (path.dirname(from) === from) {
+          throw new Error(
+            `${own.name}'s files carry ${name}${version === undefined ? '' : `@${version}`}, which is not installed here to take its license from; look at writeThirdPartyLicenses in scripts/bundle.js`,
+          );
+        }
+      }
+      add(dir, version, own.name);
     }
   }
   const entries = [...packages.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
   const text = [
     'agenttool bundles code of the packages below into dist/pkg (scripts/bundle.js); each',
     "comes with its license and notice files as its package has them (for code a package's",
-    'own build carries, those of the copy installed where agenttool was built).',
+    'own build carries, those of the copy installed where agenttool was built). The build',
+    "changes some of their files as it bundles them, as each entry says (scripts/bundle.js's",
+    'REWRITES, scripts/lazy-sdk-schemas.js).',
     '',
-    ...entries.flatMap(({ key, license, within, texts }) => [
-      `== ${key} (${license})${within === undefined ? '' : `, inside ${within}`} ==`,
+    ...entries.flatMap(({ key, name, license, within, installed, texts }) => [
+      [
+        `== ${key} (${license})`,
+        within === undefined ? '' : `, inside ${within}`,
+        within === undefined && modifiedPackages.has(name) ? ", modified by agenttool's build" : '',
+        installed === undefined ? '' : `, text of the installed ${installed}`,
+        ' ==',
+      ].join(''),
       '',
       ...texts.flatMap((body) => [body, '']),
     ]),
