@@ -83,6 +83,38 @@ function expectTooLarge(answer: Exchange): void {
   });
 }
 
+/**
+ * What an endless client sends at most: far past what the server throws away before it
+ * answers (2 MiB), so reaching it means no answer came; the client then leaves and the
+ * test fails on the answer missing, where it would otherwise send on until the test's
+ * time is up (a CI worker ran out of memory in this file twice, in runs that were not
+ * reproduced).
+ */
+const ENDLESS_CAP = 256 * 1024 * 1024;
+
+/**
+ * Writes `next()` on `socket` for as long as no answer came and it is open, each write
+ * after the last one was taken; leaves past {@link ENDLESS_CAP} bytes. Returns the bytes
+ * sent so far.
+ */
+function sendEndlessly(socket: Socket, next: () => string): () => number {
+  let answered = false;
+  let sent = 0;
+  socket.once('data', () => (answered = true));
+  const more = (): void => {
+    if (answered || socket.destroyed) return;
+    if (sent > ENDLESS_CAP) {
+      socket.destroy();
+      return;
+    }
+    const text = next();
+    sent += text.length;
+    socket.write(text, more);
+  };
+  more();
+  return () => sent;
+}
+
 /** A chunk of chunked transfer encoding holding `size` bytes. */
 function chunk(size: number): string {
   return `${size.toString(16)}\r\n${'x'.repeat(size)}\r\n`;
@@ -102,24 +134,15 @@ describe('a listener with maxBodyBytes', () => {
     // The client streams its 10 GB as clients do, until the answer comes: the server
     // throws away a bounded part of it (twice the limit, at least 1 MiB each), answers,
     // and closes the connection.
-    let answered = false;
-    let sent = 0;
+    let sent = (): number => 0;
     const answer = await exchange(
       listener.port,
       head(listener.port, 'Content-Length: 10000000000'),
-      (socket) => {
-        socket.once('data', () => (answered = true));
-        const more = (): void => {
-          if (answered || socket.destroyed) return;
-          sent += 64 * 1024;
-          socket.write('x'.repeat(64 * 1024), more);
-        };
-        more();
-      },
+      (socket) => (sent = sendEndlessly(socket, () => 'x'.repeat(64 * 1024))),
     );
     expectTooLarge(answer);
     // Twice the 1 MiB floor is thrown away, and what the socket buffers on either side.
-    expect(sent).toBeLessThan(64 * 1024 * 1024);
+    expect(sent()).toBeLessThan(64 * 1024 * 1024);
   });
 
   test('refuses a chunked body once it crosses the limit, without waiting for its end', async () => {
@@ -133,37 +156,23 @@ describe('a listener with maxBodyBytes', () => {
   });
 
   test('refuses a chunked body that never ends, and closes the connection', async () => {
-    let answered = false;
+    // Sends on for as long as the connection takes it.
     const answer = await exchange(
       listener.port,
       head(listener.port, 'Transfer-Encoding: chunked'),
-      (socket) => {
-        socket.once('data', () => (answered = true));
-        // Sends on for as long as the connection takes it.
-        const more = (): void => {
-          if (!answered && !socket.destroyed) socket.write(chunk(16 * 1024), more);
-        };
-        more();
-      },
+      (socket) => void sendEndlessly(socket, () => chunk(16 * 1024)),
     );
     expectTooLarge(answer);
   });
 
   test('leaves the endless body of a request refused before reading it unread, and closes the connection', async () => {
-    let answered = false;
     const answer = await exchange(
       listener.port,
       head(listener.port, 'Transfer-Encoding: chunked').replace(
         `Host: localhost:${listener.port}`,
         'Host: attacker.example',
       ),
-      (socket) => {
-        socket.once('data', () => (answered = true));
-        const more = (): void => {
-          if (!answered && !socket.destroyed) socket.write(chunk(16 * 1024), more);
-        };
-        more();
-      },
+      (socket) => void sendEndlessly(socket, () => chunk(16 * 1024)),
     );
     expect(answer.status).toBe('HTTP/1.1 403 Forbidden');
     expect(answer.headers).toContain('connection: close');
