@@ -497,12 +497,12 @@ async function bundle() {
       `expected one chunk with the SDK's protocol module, found ${lazySdkChunks.length}: ${lazySdkChunks.join(', ')}; look at scripts/lazy-sdk-schemas.js again`,
     );
   }
-  writeThirdPartyLicenses(output);
   if (lazyCommonJs === 0) {
     throw new Error(
       "found no CommonJS module in parentheses (rolldown's __commonJSMin); look at withLazyCommonJs in scripts/bundle.js again",
     );
   }
+  writeThirdPartyLicenses(output);
   writeWrappers();
 }
 
@@ -532,14 +532,18 @@ const LICENSE_FILE = /^(licen[cs]e|copying|notice|third[-_ ]?party[-_ ]?notices?
  */
 const modifiedPackages = new Set();
 
-/** The package a module's path lies in (after its last node_modules), or undefined. */
-function packageOf(file) {
-  const marker = `${path.sep}node_modules${path.sep}`;
+/**
+ * The package a module's path lies in (after its last node_modules, with `sep` between
+ * its parts): its name, its folder, and the path before that node_modules; or undefined.
+ */
+function packageOf(file, sep = path.sep) {
+  const marker = `${sep}node_modules${sep}`;
   const at = file.lastIndexOf(marker);
   if (at === -1) return undefined;
-  const parts = file.slice(at + marker.length).split(path.sep);
+  const parts = file.slice(at + marker.length).split(sep);
   const name = parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
-  return { name, dir: path.join(file.slice(0, at + marker.length), ...name.split('/')) };
+  const dir = [file.slice(0, at + marker.length - 1), ...name.split('/')].join(sep);
+  return { name, dir, before: file.slice(0, at + 1) };
 }
 
 /**
@@ -551,11 +555,10 @@ function packageOf(file) {
 function embeddedPackages(text) {
   const found = [];
   for (const [, region] of text.matchAll(/^\/\/#region (\S+)/gm)) {
-    const at = region.lastIndexOf('node_modules/');
-    if (at === -1) continue;
-    const parts = region.slice(at + 'node_modules/'.length).split('/');
-    const name = parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
-    const folder = /(?:^|\/)\.pnpm\/([^/]+)\/$/.exec(region.slice(0, at))?.[1]?.replace('+', '/');
+    const embedded = packageOf(region, '/');
+    if (embedded === undefined) continue;
+    const { name, before } = embedded;
+    const folder = /(?:^|\/)\.pnpm\/([^/]+)\/$/.exec(before)?.[1]?.replace('+', '/');
     const version =
       folder?.startsWith(`${name}@`) === true
         ? folder.slice(name.length + 1).split('_')[0]
