@@ -19,6 +19,7 @@ export {
   Tally,
   RETRY_AFTER_SECONDS,
   SessionShares,
+  type ShareLimits,
   shareLimits,
   StreamShares,
 } from './fair-shares';

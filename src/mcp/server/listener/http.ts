@@ -2,7 +2,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { type AddressInfo } from 'node:net';
 import {
   type AuthInfo,
-  CLIENT_CAPABILITIES_META_KEY,
   createMcpHandler,
   isInitializeRequest,
   isJsonContentType,
@@ -20,7 +19,6 @@ import {
   type Body,
   callerAddress,
   callerKey,
-  CallShares,
   requestCallers,
   ClientGone,
   discardBody,
@@ -31,8 +29,6 @@ import {
   type HttpServeOptions,
   jsonRpcError,
   NOTHING,
-  overLimit,
-  overShare,
   parseBody,
   readLimited,
   BodyBudget,
@@ -47,7 +43,6 @@ import {
   SessionShares,
   settled,
   shareLimits,
-  StreamShares,
   tooLarge,
   whenDone,
   writeResponse,
@@ -61,12 +56,11 @@ import {
   LegacyLeg,
   type SessionOpener,
 } from '../sessions';
-import { SESSION_META_KEY, SESSIONS_EXTENSION } from '../session';
-import { Backlog, backlogs, paramHeaderMismatch } from '../calls';
-import { endingAt } from './token-expiry';
+import { Backlog, backlogs } from '../calls';
 import { gateConnections } from './connection-gate';
 import { LOOPBACK_HOSTS, RebindingGuard } from './rebinding-guard';
 import { listenRefusal } from '../tasks';
+import { Admission } from './admission';
 import { type Closer } from '../server-options';
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
@@ -189,10 +183,8 @@ class HttpEndpoint {
   readonly #unlisten: () => void;
   readonly #health: HealthRoute;
   readonly #gate: AuthGate | undefined;
-  readonly #sessionShares: SessionShares;
-  readonly #streamShares: StreamShares;
-  /** The tool calls in flight, each caller's and all, counted by the calls (see takeCallShare). */
-  readonly #callShares: CallShares;
+  /** The callers' shares, and the requests refused for them now. */
+  readonly #admission: Admission;
   readonly #address: AddressFinder;
   #closing: Promise<void> | undefined;
   /** Requests that carry an answer (POSTs but `subscriptions/listen`) not yet answered. */
@@ -221,16 +213,21 @@ class HttpEndpoint {
     if (options.dnsRebindingProtection ?? true) this.#guard = new RebindingGuard(options, port);
     const limits = shareLimits(options);
     this.#address = addressFinder(options.trustProxy);
-    this.#sessionShares = new SessionShares(limits, () => this.#legacy.size + this.#handles.size);
-    this.#streamShares = new StreamShares(limits);
-    this.#callShares = new CallShares(limits);
+    const sessionShares = new SessionShares(limits, () => this.#legacy.size + this.#handles.size);
     this.#handles = new HandleSessions(
       server,
       options.idleTimeoutMs ?? DEFAULT_IDLE_MS,
       options.stateless === true,
     );
-    this.#handles.shares = this.#sessionShares;
-    this.#legacy = new LegacyLeg(server, options, this.#limit, this.#sessionShares);
+    this.#handles.shares = sessionShares;
+    this.#legacy = new LegacyLeg(server, options, this.#limit, sessionShares);
+    this.#admission = new Admission(
+      server.host,
+      this.#handles,
+      sessionShares,
+      limits,
+      options.stateless === true,
+    );
     // A 2026-07-28 request is one message, its method named by the Mcp-Method header,
     // which the SDK has checked against the body before it asks for the instance.
     this.#modern = createMcpHandler(
@@ -458,7 +455,7 @@ class HttpEndpoint {
    * calls in flight its calls count among.
    */
   #identify(request: Request, caller: string): void {
-    requestCallers.set(request, { key: caller, calls: this.#callShares });
+    requestCallers.set(request, { key: caller, calls: this.#admission.calls });
   }
 
   /** The answer to a request refused before its body is read, if it is. */
@@ -532,7 +529,7 @@ class HttpEndpoint {
       claimsModern(parsed) ||
       !(await isLegacyRequest(request, parsed, { maxRequestBodySize: this.#limit }))
     ) {
-      const mismatch = this.#paramHeaders(parsed, request.headers);
+      const mismatch = this.#admission.paramHeaders(parsed, request.headers);
       if (mismatch !== undefined) return mismatch;
       if (this.#leaving && bringsNewWork(parsed)) return drainingRefusal();
       const scale = this.#server.scaleOut;
@@ -550,7 +547,7 @@ class HttpEndpoint {
           callerAddress(caller),
         ));
       if (elsewhere !== undefined) return elsewhere;
-      const refused = this.#admitModern(parsed, caller, authInfo);
+      const refused = this.#admission.modern(parsed, caller, authInfo);
       if (refused !== undefined) return refused;
       const serve = (): Promise<Response> =>
         this.#modern.fetch(request, {
@@ -560,14 +557,14 @@ class HttpEndpoint {
       if (isJsonObject(parsed) && parsed.method === 'subscriptions/listen') {
         const refusal = listenRefusal(parsed);
         if (refusal !== undefined) return Response.json(refusal, { status: 400 });
-        return this.#stream(caller, requestId(parsed), authInfo, serve);
+        return this.#admission.stream(caller, requestId(parsed), authInfo, serve);
       }
       return serve();
     }
     if (this.#options.stateless === true) {
       if (this.#leaving && request.method === 'POST') return drainingRefusal();
       return (
-        this.#callRefusal(parsed, caller) ?? this.#legacy.serveStateless(request, body, authInfo)
+        this.#admission.call(parsed, caller) ?? this.#legacy.serveStateless(request, body, authInfo)
       );
     }
     const id = request.headers.get('mcp-session-id');
@@ -579,126 +576,15 @@ class HttpEndpoint {
       }
       const serve = (): Promise<Response> => this.#legacy.serve(session, request, body, authInfo);
       // A session's GET is its listening stream.
-      if (request.method === 'GET') return this.#stream(caller, undefined, authInfo, serve);
-      return this.#callRefusal(parsed, caller) ?? serve();
+      if (request.method === 'GET')
+        return this.#admission.stream(caller, undefined, authInfo, serve);
+      return this.#admission.call(parsed, caller) ?? serve();
     }
     if (request.method === 'POST' && isInitialize(parsed)) {
       if (this.#leaving) return drainingRefusal();
       return this.#legacy.open(request, body, authInfo, caller);
     }
     return jsonRpcError(400, -32000, 'Bad Request: No valid session ID provided');
-  }
-
-  /**
-   * Why a 2026-07-28 request may not be served now, or undefined. A new call is refused
-   * while its caller keeps its share of calls waiting for answers (429; 503 past the
-   * server's limit) or of calls in flight (429; 503 past the endpoint's `maxCalls`), and
-   * when it would open a session by handle past the caller's share of sessions (429).
-   */
-  #admitModern(
-    body: unknown,
-    caller: string,
-    authInfo: AuthInfo | undefined,
-  ): Response | undefined {
-    if (!isJsonObject(body) || body.method !== 'tools/call' || !isJsonObject(body.params)) {
-      return undefined;
-    }
-    const params = body.params;
-    if (typeof params.requestState === 'string') return undefined;
-    const id = requestId(body);
-    const trips = this.#server.host.trips;
-    const parked = trips.refusal(caller);
-    if (parked !== undefined) {
-      const remedy = 'answer them, or let them go, first';
-      return parked.perCaller
-        ? overShare(
-            caller,
-            'calls waiting for answers',
-            trips.maxParkedPerCaller,
-            'maxParkedCallsPerSubject',
-            remedy,
-            id,
-          )
-        : overLimit('calls waiting for answers', trips.maxParked, 'maxParkedCalls', remedy, id);
-    }
-    const calls = this.#callShares.refusal(caller, id);
-    if (calls !== undefined) return calls;
-    if (this.#options.stateless === true || !opensHandleSession(params)) return undefined;
-    const handle = handleOf(params);
-    if (handle !== undefined && this.#handles.holds(handle, subjectOf(authInfo))) return undefined;
-    const limits = this.#sessionShares.limits;
-    if (this.#sessionShares.heldBy(caller) < limits.sessionsPerCaller) return undefined;
-    return overShare(
-      caller,
-      'sessions',
-      limits.sessionsPerCaller,
-      'maxSessionsPerSubject',
-      'close a client (its session ends) or carry the handle of one it holds',
-      id,
-    );
-  }
-
-  /**
-   * The 429 of a 2025-era `tools/call` of a caller that holds its share of calls in
-   * flight (503 when the endpoint holds its `maxCalls`), or undefined. A batch is let
-   * in: its calls are refused one by one, when they start, and the answers it may carry
-   * are always taken.
-   */
-  #callRefusal(body: unknown, caller: string): Response | undefined {
-    if (!isJsonObject(body) || body.method !== 'tools/call') return undefined;
-    return this.#callShares.refusal(caller, requestId(body));
-  }
-
-  /**
-   * Serves a listening stream of `caller` (a 2025-era session's GET, a 2026-07-28
-   * `subscriptions/listen`) within the shares, counted while it is open, and ended when
-   * the token that opened it expires.
-   */
-  async #stream(
-    caller: string,
-    id: unknown,
-    authInfo: AuthInfo | undefined,
-    serve: () => Promise<Response>,
-  ): Promise<Response> {
-    const refused = this.#streamShares.refusal(caller, id);
-    if (refused !== undefined) return refused;
-    const close = this.#streamShares.open(caller);
-    let response: Response;
-    try {
-      response = await serve();
-    } catch (error) {
-      close();
-      throw error;
-    }
-    return whenDone(endingAt(response, authInfo?.expiresAt), close);
-  }
-
-  /**
-   * A 2026-07-28 `tools/call` whose `Mcp-Param-*` headers disagree with its arguments
-   * is refused (400, `-32020`): a proxy may have routed on the headers.
-   */
-  #paramHeaders(body: unknown, headers: Headers): Response | undefined {
-    if (!isJsonObject(body) || body.method !== 'tools/call' || !isJsonObject(body.params)) {
-      return undefined;
-    }
-    const name = body.params.name;
-    const served = typeof name === 'string' ? this.#server.host.served(name) : undefined;
-    if (served === undefined || served.paramHeaders.length === 0) return undefined;
-    const mismatch = paramHeaderMismatch(served.paramHeaders, body.params.arguments, headers);
-    if (mismatch === undefined) return undefined;
-    const id = typeof body.id === 'string' || typeof body.id === 'number' ? body.id : null;
-    return Response.json(
-      {
-        jsonrpc: '2.0',
-        id,
-        error: {
-          code: -32020,
-          message: mismatch.message,
-          data: { mismatch: { header: mismatch.header } },
-        },
-      },
-      { status: 400 },
-    );
   }
 
   async close(): Promise<void> {
@@ -739,26 +625,7 @@ function written(res: ServerResponse): Promise<void> {
   });
 }
 
-/** True for `tools/call` params of a client that carries session handles. */
-function opensHandleSession(params: Record<string, unknown>): boolean {
-  const meta = params._meta;
-  if (!isJsonObject(meta)) return false;
-  const capabilities = meta[CLIENT_CAPABILITIES_META_KEY];
-  return (
-    isJsonObject(capabilities) &&
-    isJsonObject(capabilities.extensions) &&
-    capabilities.extensions[SESSIONS_EXTENSION] !== undefined
-  );
-}
-
-/** The session handle `tools/call` params carry, if any. */
-function handleOf(params: Record<string, unknown>): string | undefined {
-  const meta = params._meta;
-  const handle = isJsonObject(meta) ? meta[SESSION_META_KEY] : undefined;
-  return typeof handle === 'string' && handle !== '' ? handle : undefined;
-}
-
-/** The keep-alive settings of a listener (see `keepAliveTimeoutMs`). */
+/** True for an `initialize` request, alone or in a batch. */
 function isInitialize(body: unknown): boolean {
   if (Array.isArray(body)) return body.some((message) => isInitializeRequest(message));
   return isInitializeRequest(body);
