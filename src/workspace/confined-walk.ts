@@ -1,0 +1,264 @@
+import { existsSync, constants as fsConstants, promises as fsPromises } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { writeProtection } from 'agenttool/shell';
+import {
+  describeFailure,
+  inside,
+  isCode,
+  type Op,
+  PathEscapeError,
+  splitPath,
+} from './file-operations';
+import { landingOf } from './landing';
+import { quotePath } from './short-path';
+
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fsConstants;
+
+/** The longest path accepted, in characters (Linux's PATH_MAX). */
+export const MAX_PATH_LENGTH = 4096;
+
+/** Symbolic links followed for one path before giving up, as the OS does (ELOOP). */
+export const MAX_LINKS = 40;
+/** How often one missing directory of a path is made and opened before giving up. */
+const MAX_ATTEMPTS = 3;
+
+/**
+ * Where Linux shows a process's descriptors. `<FD_DIR>/<fd>/<name>` opens `name` in the
+ * directory open as `fd`, whatever path now leads there (openat, for Node), and
+ * reading the link `<FD_DIR>/<fd>` tells where that file or directory is now.
+ */
+const FD_DIR = '/proc/self/fd';
+
+/** A directory opened during a walk, and the path it was reached by. */
+export interface Dir {
+  readonly handle: FileHandle;
+  readonly path: string;
+}
+
+/**
+ * The walk of a path from a root directory, one component at a time (see
+ * {@link FileRoot}): the path's components checked before anything is opened (no
+ * escape, the sandbox's limits), each directory opened with O_NOFOLLOW inside the one
+ * before (through `/proc/self/fd` where Linux has it), links read and followed by hand,
+ * and where a handle really is checked again before data goes in.
+ */
+export class ConfinedWalk {
+  /** Whether directories are walked through their handles (Linux's /proc). */
+  readonly anchored = existsSync(FD_DIR);
+  readonly #denyRead: readonly string[];
+  readonly #denyWrite: readonly string[];
+
+  /**
+   * The walk from `root` (as configured, absolute) whose real path is `realRoot`; never
+   * into `denyRead` (paths a sandboxed command cannot read), nor, to write, `denyWrite`
+   * (the code this server runs).
+   */
+  constructor(
+    readonly root: string,
+    readonly realRoot: string,
+    denyRead: readonly string[],
+    denyWrite: readonly string[],
+  ) {
+    this.#denyRead = denyRead;
+    this.#denyWrite = denyWrite;
+  }
+
+  /**
+   * Refuses `components` (a path below the real root, where `op.path` leads once its
+   * links so far are followed) when `op` may not touch it: a path a sandboxed command
+   * could not read, or, for a write, one it could not write.
+   */
+  #guard(op: Op, components: string[]): string[] {
+    const path = join(this.realRoot, ...components);
+    const what = `cannot ${op.verb} ${quotePath(op.path)}`;
+    const unreadable = this.#denyRead.find((denied) => inside(denied, path));
+    if (unreadable !== undefined) {
+      throw new Error(
+        `${what}: it is in ${quotePath(unreadable)}, which the workspace keeps from its tools (credentials, and the paths the sandbox's denyRead names)`,
+      );
+    }
+    if (!op.writes) return components;
+    const code = this.#denyWrite.find((denied) => inside(denied, path));
+    if (code !== undefined) {
+      throw new Error(
+        `${what}: it is in ${quotePath(code)}, the code this server runs, which stays read-only`,
+      );
+    }
+    const protection = writeProtection(components);
+    if (protection !== undefined) throw new Error(`${what}: ${protection}`);
+    return components;
+  }
+
+  /** The components of `path` under the real root, once checked; no link is followed. */
+  componentsOf(op: Op): string[] {
+    const { path } = op;
+    if (typeof path !== 'string' || path === '') {
+      throw new Error('the path is empty; give a file path inside the root');
+    }
+    if (path.length > MAX_PATH_LENGTH) {
+      throw new Error(
+        `the path ${quotePath(path)} is ${path.length} characters long; the limit is ${MAX_PATH_LENGTH}`,
+      );
+    }
+    if (path.includes('\0')) {
+      throw new Error(`the path ${quotePath(path)} contains a NUL character`);
+    }
+    // Resolved, "dir/" or "file/." would lose what the ending says: a directory.
+    if (/\/\.{0,2}$/.test(path)) {
+      throw new Error(
+        `cannot ${op.verb} ${quotePath(path)}: a path that ends in "/", "/." or "/.." names a directory; give the path of a file`,
+      );
+    }
+    for (const base of [this.root, this.realRoot]) {
+      const candidate = resolve(base, path);
+      if (inside(base, candidate)) return this.#guard(op, splitPath(relative(base, candidate)));
+    }
+    const how = isAbsolute(path) ? 'it is absolute and' : 'its ".." climbs out, and';
+    throw new PathEscapeError(path, this.root, resolve(this.root, path), how);
+  }
+
+  /**
+   * Opens, from the root, each directory `components` passes through but the last
+   * component, each with O_NOFOLLOW and inside the one before; a link is read and
+   * followed by hand from the root. A missing directory is created (`create`), or ends
+   * the walk (`resolve`), or is an error (`open`). Returns the last directory opened and
+   * the components left: the last name, or more when `resolve` met a missing one.
+   */
+  async walk(
+    op: Op,
+    components: readonly string[],
+    mode: 'open' | 'create' | 'resolve',
+  ): Promise<{ dir: Dir; rest: string[] }> {
+    let dir = await this.#openRoot(op);
+    const queue = [...components];
+    // Attempts at the current component (a directory made by someone else meanwhile
+    // is tried again); reset once a step succeeds, so a deep new path is no limit.
+    let attempts = 0;
+    try {
+      while (queue.length > 1) {
+        const name = queue[0]!;
+        let handle: FileHandle;
+        let created = false;
+        try {
+          handle = await fsPromises.open(this.at(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        } catch (error) {
+          if (isCode(error, 'ELOOP', 'ENOTDIR')) {
+            const link = await this.linkAt(dir, name);
+            if (link !== undefined) {
+              const next = await this.follow(op, dir.path, link, queue.slice(1));
+              await dir.handle.close();
+              dir = await this.#openRoot(op);
+              queue.splice(0, queue.length, ...next);
+              continue;
+            }
+          }
+          if (isCode(error, 'ENOENT', 'ENOTDIR') && mode === 'resolve') return { dir, rest: queue };
+          if (!isCode(error, 'ENOENT') || mode === 'open' || attempts >= MAX_ATTEMPTS) {
+            throw isCode(error, 'ENOTDIR', 'EEXIST')
+              ? new Error(`cannot ${op.verb} ${quotePath(op.path)}: a parent is not a directory`, {
+                  cause: error,
+                })
+              : describeFailure(op, error);
+          }
+          attempts += 1;
+          await fsPromises.mkdir(this.at(dir, name)).catch((e: unknown) => {
+            if (!isCode(e, 'EEXIST')) throw describeFailure(op, e);
+          });
+          created = true;
+          try {
+            handle = await fsPromises.open(this.at(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+          } catch (e) {
+            // Removed (or replaced by a link) between making and opening it: try again.
+            if (isCode(e, 'ENOENT', 'ELOOP') && attempts < MAX_ATTEMPTS) continue;
+            throw describeFailure(op, e);
+          }
+        }
+        const parent = dir;
+        dir = { handle, path: join(parent.path, name) };
+        queue.shift();
+        attempts = 0;
+        try {
+          await this.checkInside(op, handle, dir.path, async () => {
+            if (created) await fsPromises.rmdir(this.at(parent, name)).catch(() => undefined);
+          });
+        } finally {
+          await parent.handle.close();
+        }
+      }
+      return { dir, rest: queue };
+    } catch (error) {
+      await dir.handle.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async #openRoot(op: Op): Promise<Dir> {
+    try {
+      const handle = await fsPromises.open(this.realRoot, O_RDONLY | O_DIRECTORY);
+      return { handle, path: this.realRoot };
+    } catch (error) {
+      throw describeFailure(op, error);
+    }
+  }
+
+  /** The target of `name` in `dir` when it is a symbolic link; undefined when not. */
+  async linkAt(dir: Dir, name: string): Promise<string | undefined> {
+    const info = await fsPromises.lstat(this.at(dir, name)).catch(() => undefined);
+    if (info?.isSymbolicLink() !== true) return undefined;
+    return fsPromises.readlink(this.at(dir, name)).catch(() => undefined);
+  }
+
+  /**
+   * The components, under the real root, of where the link `target` (found in the
+   * directory `dirPath`) leads with `rest` after it. A target outside the root by its
+   * words is looked at once more with its links resolved (a link to the root under
+   * another name); one that still lands outside is refused.
+   */
+  async follow(
+    op: Op,
+    dirPath: string,
+    target: string,
+    rest: readonly string[],
+  ): Promise<string[]> {
+    op.links += 1;
+    if (op.links > MAX_LINKS) {
+      throw new Error(`cannot ${op.verb} ${quotePath(op.path)}: too many symbolic links`);
+    }
+    let landing = resolve(dirPath, target, ...rest);
+    if (!inside(this.realRoot, landing)) {
+      landing = await landingOf(landing).catch(() => landing);
+      if (!inside(this.realRoot, landing)) {
+        throw new PathEscapeError(op.path, this.root, landing, 'through a symbolic link,');
+      }
+    }
+    return this.#guard(op, splitPath(relative(this.realRoot, landing)));
+  }
+
+  /** The path that opens `name` in `dir`: through its handle where /proc allows. */
+  at(dir: Dir, name: string): string {
+    return this.anchored ? `${FD_DIR}/${dir.handle.fd}/${name}` : join(dir.path, name);
+  }
+
+  /**
+   * Throws {@link PathEscapeError}, after `undo`, when what `handle` has open is no
+   * longer inside the root (a directory on its way was moved out while the call ran).
+   */
+  async checkInside(
+    op: Op,
+    handle: FileHandle,
+    path: string,
+    undo: () => Promise<unknown>,
+  ): Promise<void> {
+    if (!this.anchored) return;
+    const where = await fsPromises.readlink(`${FD_DIR}/${handle.fd}`).catch(() => path);
+    if (inside(this.realRoot, where)) return;
+    await undo();
+    throw new PathEscapeError(
+      op.path,
+      this.root,
+      where,
+      'a directory on its way was moved or removed while the call ran, and',
+    );
+  }
+}
