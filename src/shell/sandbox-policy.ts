@@ -38,8 +38,10 @@ export interface SandboxOptions {
 
 /**
  * Credentials a sandboxed command can never read, relative to the server's `$HOME`:
- * SSH and GPG keys, cloud and cluster credentials, registry and git tokens, and
- * agenttool's own state (its OAuth token store among it).
+ * SSH and GPG keys, cloud and cluster credentials, registry, git and Vault tokens,
+ * database passwords, the tokens and settings of coding agents (Claude Code's), the
+ * shells' histories (a token typed at a prompt stays there), and agenttool's own state
+ * (its OAuth token store among it).
  */
 export const CREDENTIAL_PATHS: readonly string[] = [
   '.ssh',
@@ -59,6 +61,15 @@ export const CREDENTIAL_PATHS: readonly string[] = [
   '.cargo/credentials',
   '.cargo/credentials.toml',
   '.terraform.d/credentials.tfrc.json',
+  '.m2/settings.xml',
+  '.gradle/gradle.properties',
+  '.vault-token',
+  '.pgpass',
+  '.my.cnf',
+  '.claude/.credentials.json',
+  '.claude.json',
+  '.bash_history',
+  '.zsh_history',
   '.config/agenttool',
 ];
 

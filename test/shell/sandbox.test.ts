@@ -81,6 +81,11 @@ function homeWithCredentials(): string {
     '.kube/config': 'KUBE-TOKEN',
     '.docker/config.json': 'DOCKER-TOKEN',
     '.netrc': 'machine example.com password NETRC-TOKEN',
+    '.vault-token': 'VAULT-TOKEN',
+    '.pgpass': 'localhost:5432:db:user:PGPASS-TOKEN',
+    '.claude/.credentials.json': '{"claudeAiOauth":{"accessToken":"CLAUDE-OAUTH-TOKEN"}}',
+    '.claude.json': '{"primaryApiKey":"CLAUDE-API-KEY"}',
+    '.bash_history': 'export GITHUB_TOKEN=HISTORY-TOKEN',
   };
   for (const [path, content] of Object.entries(files)) {
     mkdirSync(join(home, path, '..'), { recursive: true });
@@ -152,7 +157,7 @@ describe('the served bash tool in its sandbox', () => {
   it("cannot read the server user's credentials", async () => {
     const output = await bash(
       served,
-      'for f in ~/.ssh/id_rsa ~/.aws/credentials ~/.git-credentials ~/.npmrc ~/.config/gcloud/credentials.db ~/.kube/config ~/.docker/config.json ~/.netrc; do cat "$f"; done 2>&1; ls -a ~/.ssh 2>&1',
+      'for f in ~/.ssh/id_rsa ~/.aws/credentials ~/.git-credentials ~/.npmrc ~/.config/gcloud/credentials.db ~/.kube/config ~/.docker/config.json ~/.netrc ~/.vault-token ~/.pgpass ~/.claude/.credentials.json ~/.claude.json ~/.bash_history; do cat "$f"; done 2>&1; ls -a ~/.ssh 2>&1',
     );
     for (const token of [
       'PRIVATE-SSH-KEY',
@@ -163,6 +168,11 @@ describe('the served bash tool in its sandbox', () => {
       'KUBE',
       'DOCKER-TOKEN',
       'NETRC',
+      'VAULT-TOKEN',
+      'PGPASS-TOKEN',
+      'CLAUDE-OAUTH-TOKEN',
+      'CLAUDE-API-KEY',
+      'HISTORY-TOKEN',
     ]) {
       expect(output).not.toContain(token);
     }
