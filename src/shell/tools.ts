@@ -186,7 +186,7 @@ export function shellTools(options: ShellToolsOptions = {}): ShellTools {
   @Tool({
     name: 'restart',
     description:
-      'Restart the persistent bash shell: stops any running command and starts a fresh shell in the workspace, losing the working directory, variables and functions.',
+      'Restart the persistent bash shell: once a command still running has ended (or reached its timeout), stops whatever the shell left running in the background and starts a fresh shell in the workspace, losing the working directory, variables and functions.',
   })
   @Resource(SHELL_RESOURCE)
   @Replay('safe')
