@@ -52,13 +52,16 @@ export class WorkspaceModule {
   /** The workspace on `options.root`, which must be an existing directory (checked now). */
   static forRoot(options: WorkspaceOptions): Constructor {
     const root = existingDirectory(options.root);
+    // The file tools take paths under the root as given too (a symbolic link, say, as a
+    // host names the folder) besides the real ones the shell prints.
+    const given = resolve(options.root);
     const sandbox = options.shell?.sandbox;
     @Module({
       imports: [
         ShellModule.forRoot({ ...options.shell, cwd: root }),
         // The shell's limits, kept by the file tools too: a shell unconfined on purpose
         // leaves them the defaults'.
-        FilesModule.forRoot(root, sandbox === undefined || sandbox === false ? {} : { sandbox }),
+        FilesModule.forRoot(given, sandbox === undefined || sandbox === false ? {} : { sandbox }),
       ],
     })
     class ConfiguredWorkspaceModule {}

@@ -1,8 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type JobOutcome, type Session, type ToolRecord, resourceOf } from 'agenttool';
+import {
+  type Constructor,
+  type JobOutcome,
+  type Session,
+  type ToolRecord,
+  resourceOf,
+} from 'agenttool';
 import { ToolApp } from 'agenttool/di';
 import { ShellModule } from 'agenttool/shell';
 import {
@@ -20,7 +34,7 @@ let root: string;
 let savedRoot: string | undefined;
 const apps: ToolApp[] = [];
 
-async function create(module: new () => unknown = WorkspaceModule, options = {}): Promise<ToolApp> {
+async function create(module: Constructor = WorkspaceModule, options = {}): Promise<ToolApp> {
   const app = await ToolApp.create(module, options);
   apps.push(app);
   return app;
@@ -93,6 +107,28 @@ describe('WorkspaceModule', () => {
     expect(described).toContain(
       "Paths are relative to the workspace root, not to the shell's current directory",
     );
+  });
+
+  it('takes file paths under a root given through a symbolic link, and the real ones', async () => {
+    const links = mkdtempSync(join(tmpdir(), 'workspace-link-'));
+    try {
+      const link = join(links, 'project');
+      symlinkSync(root, link);
+      const app = await create(WorkspaceModule.forRoot({ root: link }));
+      const [written] = await app.results([
+        app.job('write_file', { path: join(link, 'via-link.txt'), content: 'link' }),
+      ]);
+      expect(outputOf(written)).toBe(`Wrote 4 bytes to ${join(link, 'via-link.txt')}.`);
+      const [read, beside] = await app.results([
+        app.job('read_file', { path: join(root, 'via-link.txt') }),
+        app.job('read_file', { path: join(links, 'elsewhere.txt') }),
+      ]);
+      expect(outputOf(read)).toBe('link');
+      expect(String(outputOf(beside))).toContain('outside the root directory');
+      expect(existsSync(join(root, 'via-link.txt'))).toBe(true);
+    } finally {
+      rmSync(links, { recursive: true, force: true });
+    }
   });
 
   it('refuses file paths outside the root and touches nothing', async () => {
