@@ -11,6 +11,7 @@ export type UnreadableLine =
   | { readonly kind: 'parse'; readonly line: string; readonly error: Error }
   | {
       readonly kind: 'invalid';
+      readonly line: string;
       readonly id: string | number | undefined;
       readonly response: boolean;
       readonly error: Error;
@@ -96,6 +97,7 @@ function unreadable(line: string, error: unknown): UnreadableLine {
   const id = object?.['id'];
   return {
     kind: 'invalid',
+    line,
     id:
       typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id))
         ? id

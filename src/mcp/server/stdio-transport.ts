@@ -81,14 +81,36 @@ export function boundedStdioTransport(
       return;
     }
     // JSON that is no JSON-RPC message: a request's sender is told (with its id, else
-    // null, as JSON-RPC has it); a malformed response is only reported.
-    report(unreadable.error);
-    if (unreadable.response) return;
-    const message =
-      'Invalid request: not a JSON-RPC 2.0 request or notification (an object with "jsonrpc": "2.0", a string "method", and an "id" for a request)';
-    answer({ jsonrpc: '2.0', id: unreadable.id ?? null, error: { code: -32600, message } });
+    // null, as JSON-RPC has it); a malformed response is only reported. The report is a
+    // line naming the message, not the schema's error (a hundred lines per message).
+    if (unreadable.response) {
+      report(
+        plainError(
+          `Invalid response: not a JSON-RPC 2.0 result or error: ${excerpt(unreadable.line)}`,
+        ),
+      );
+      return;
+    }
+    report(plainError(`${INVALID_REQUEST}: ${excerpt(unreadable.line)}`));
+    answer({
+      jsonrpc: '2.0',
+      id: unreadable.id ?? null,
+      error: { code: -32600, message: INVALID_REQUEST },
+    });
   });
   return { transport, release: () => input.release() };
+}
+
+const INVALID_REQUEST =
+  'Invalid request: not a JSON-RPC 2.0 request or notification (an object with "jsonrpc": "2.0", a string "method", and an "id" for a request)';
+
+/** How much of a refused line a report quotes. */
+const EXCERPT_CHARS = 200;
+
+/** The start of `line`, quoted, for a report. */
+function excerpt(line: string): string {
+  const cut = line.length > EXCERPT_CHARS;
+  return `${JSON.stringify(cut ? line.slice(0, EXCERPT_CHARS) : line)}${cut ? ` (${line.length} characters in all)` : ''}`;
 }
 
 /**

@@ -379,6 +379,7 @@ test('JSON that is no request is answered as an invalid request, for its id or n
       '{"jsonrpc":"2.0","id":41,"method":123}',
       '[1]',
       '{"jsonrpc":"2.0","id":42,"result":5}',
+      `{"jsonrpc":"2.0","id":44,"method":false,"pad":"${'x'.repeat(300)}"}`,
       call(43, 'fine'),
     ];
     pipe.write(lines.map((line) => `${line}\n`).join(''));
@@ -389,9 +390,18 @@ test('JSON that is no request is answered as an invalid request, for its id or n
     };
     expect(await pipe.next()).toEqual({ jsonrpc: '2.0', id: 41, error: invalid });
     expect(await pipe.next()).toEqual({ jsonrpc: '2.0', id: null, error: invalid });
+    expect(await pipe.next()).toEqual({ jsonrpc: '2.0', id: 44, error: invalid });
     const answer = await pipe.next();
     expect(answer.id).toBe(43);
-    expect(pipe.errors).toHaveLength(3);
+    // Each is reported in a line naming it, not with the schema's error and a stack.
+    expect(pipe.errors.map((error) => (error as Error).stack)).toEqual([
+      `Error: ${invalid.message}: ${JSON.stringify(lines[0])}`,
+      // A batch's members are read one by one: the member is named.
+      `Error: ${invalid.message}: "1"`,
+      `Error: Invalid response: not a JSON-RPC 2.0 result or error: ${JSON.stringify(lines[2])}`,
+      // A long one is quoted in part, its length said.
+      `Error: ${invalid.message}: ${JSON.stringify(lines[3]?.slice(0, 200))} (${lines[3]?.length} characters in all)`,
+    ]);
   } finally {
     await pipe.close();
   }
