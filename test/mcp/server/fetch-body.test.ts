@@ -121,6 +121,23 @@ describe('the web-standard handler reading a body', () => {
     expect(seen.pulled).toBe(chunks.length);
   });
 
+  test('answers 400 when the body fails part-way, and reads the next one', async () => {
+    const handler = server.handler();
+    const failing = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"jsonrpc":'));
+        controller.error(new Error('the upload was cut'));
+      },
+    });
+    const response = await handler.fetch(post(failing));
+    expect(response.status).toBe(400);
+    expect((await answerOf(response)).error).toBe(
+      "Bad Request: the request's body could not be read: the upload was cut",
+    );
+    const next = await handler.fetch(post(callBody('next')));
+    expect(await answerOf(next)).toEqual({ text: 'next', error: undefined });
+  });
+
   test('refuses a body declared past the limit without reading it', async () => {
     const { body, seen } = streamed([callBody('x')]);
     const response = await server

@@ -154,15 +154,16 @@ export function overBudget(budget: BodyBudget): Response {
 }
 
 /**
- * The body of a web request as text, undefined past `limit` bytes, or
+ * The body of a web request as text, undefined past `limit` bytes,
  * {@link OVER_BUDGET} when `budget` has no room for it (its bytes are held from the
- * budget while they are read, and given back once they are text).
+ * budget while they are read, and given back once they are text), or the 400 answer
+ * when its stream fails part-way.
  */
 export async function readLimited(
   request: Request,
   limit: number,
   budget?: BodyBudget,
-): Promise<string | undefined | typeof OVER_BUDGET> {
+): Promise<string | undefined | typeof OVER_BUDGET | Response> {
   const declared = Number(request.headers.get('content-length'));
   if (declared > limit) return undefined;
   if (request.body === null) return '';
@@ -177,7 +178,13 @@ export async function readLimited(
   let size = 0;
   try {
     for (;;) {
-      const next = await reader.read();
+      let next: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        next = await reader.read();
+      } catch (error) {
+        // The body's stream failed (its source gave up part-way): nothing to parse.
+        return unreadableBody(error);
+      }
       if (next.done) break;
       const chunk = next.value;
       if (budget !== undefined && !budget.take(chunk.byteLength)) {
@@ -195,6 +202,15 @@ export async function readLimited(
   } finally {
     budget?.give(size);
   }
+}
+
+/** The answer to a request whose body's stream failed while it was read. */
+function unreadableBody(error: unknown): Response {
+  return jsonRpcError(
+    400,
+    -32000,
+    `Bad Request: the request's body could not be read: ${errorMessage(error)}`,
+  );
 }
 
 /** UTF-8 text of `chunks`; one chunk (most bodies) is decoded where it is, not copied first. */

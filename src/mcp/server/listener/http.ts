@@ -248,6 +248,7 @@ class HttpEndpoint {
       const read = await readLimited(request, this.#limit, this.#bodies);
       if (read === undefined) return tooLarge(this.#limit);
       if (read === OVER_BUDGET) return overBudget(this.#bodies);
+      if (read instanceof Response) return read;
       const parsed = parseBody(read);
       if (parsed instanceof Response) return parsed;
       body = parsed;
