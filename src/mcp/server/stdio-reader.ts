@@ -1,11 +1,13 @@
 import { deserializeMessage, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { CUT_LINE_END } from '../line-bound';
+import { nestedTooDeep } from '../message-depth';
 
 const NEWLINE = 0x0a;
 
 /**
- * A line read that is no message: not JSON (`parse`), or JSON that is not a JSON-RPC
- * message (`invalid`, with the id it carries where it has one).
+ * A line read that is no message: not JSON (`parse`), JSON that is not a JSON-RPC
+ * message (`invalid`, with the id it carries where it has one), or a message nested too
+ * deep to be handled (`deep`).
  */
 export type UnreadableLine =
   | { readonly kind: 'parse'; readonly line: string; readonly error: Error }
@@ -15,6 +17,13 @@ export type UnreadableLine =
       readonly id: string | number | undefined;
       readonly response: boolean;
       readonly error: Error;
+    }
+  | {
+      /** A message nested deeper than the SDK's schemas can walk (see `nestedTooDeep`). */
+      readonly kind: 'deep';
+      readonly line: string;
+      readonly id: string | number | undefined;
+      readonly response: boolean;
     };
 
 /**
@@ -64,11 +73,21 @@ class TellingReadBuffer {
       this.#pending = rest.length > 0 ? [rest] : [];
       this.#complete = rest.includes(NEWLINE);
       if (line.trim() === '' || line.endsWith(CUT_LINE_END)) continue;
+      let message: JSONRPCMessage;
       try {
-        return deserializeMessage(line);
+        message = deserializeMessage(line);
       } catch (error) {
         this.onUnreadable(unreadable(line, error));
+        continue;
       }
+      if (!nestedTooDeep(message)) return message;
+      const { id } = message as { id?: unknown };
+      this.onUnreadable({
+        kind: 'deep',
+        line,
+        id: typeof id === 'string' || typeof id === 'number' ? id : undefined,
+        response: !('method' in message),
+      });
     }
     return null;
   }

@@ -3,6 +3,7 @@ import type * as ServerStdio from '@modelcontextprotocol/server/stdio';
 import { boundedLines, DEFAULT_STDIO_MESSAGE_BYTES, scanTopLevel } from '../line-bound';
 import type { StdioServeOptions } from './server-options';
 import { tellUnreadableLines } from './stdio-reader';
+import { TOO_DEEP_MESSAGE } from '../message-depth';
 import { boundedWrites, DEFAULT_STDIO_SENT_MESSAGE_BYTES } from './stdio-writes';
 
 /**
@@ -78,6 +79,24 @@ export function boundedStdioTransport(
       if (request || id === undefined)
         answer({ jsonrpc: '2.0', id: id ?? null, error: { code: -32700, message } });
       else failOwnRequest(id, `the client's answer could not be read: ${message}`);
+      return;
+    }
+    if (unreadable.kind === 'deep') {
+      report(plainError(`${TOO_DEEP_MESSAGE}: ${excerpt(unreadable.line)}`));
+      if (unreadable.response) {
+        if (unreadable.id !== undefined) {
+          failOwnRequest(
+            unreadable.id,
+            `the client's answer could not be read: ${TOO_DEEP_MESSAGE}`,
+          );
+        }
+        return;
+      }
+      answer({
+        jsonrpc: '2.0',
+        id: unreadable.id ?? null,
+        error: { code: -32600, message: TOO_DEEP_MESSAGE },
+      });
       return;
     }
     // JSON that is no JSON-RPC message: a request's sender is told (with its id, else

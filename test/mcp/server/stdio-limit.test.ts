@@ -3,7 +3,7 @@
 // message outgrew its read buffer.
 import { PassThrough } from 'node:stream';
 import { ReadBuffer } from '@modelcontextprotocol/client';
-import { McpResource, mcpResourceFromInstance, newTool } from 'agenttool';
+import { MAX_JSON_DEPTH, McpResource, mcpResourceFromInstance, newTool } from 'agenttool';
 import {
   DEFAULT_STDIO_MESSAGE_BYTES,
   DEFAULT_STDIO_SENT_MESSAGE_BYTES,
@@ -31,7 +31,10 @@ interface Pipe {
   close(): Promise<void>;
 }
 
-async function served(capabilities: Record<string, unknown> = {}): Promise<Pipe> {
+async function served(
+  capabilities: Record<string, unknown> = {},
+  maxMessageBytes = LIMIT,
+): Promise<Pipe> {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const errors: unknown[] = [];
@@ -66,7 +69,7 @@ async function served(capabilities: Record<string, unknown> = {}): Promise<Pipe>
   const connection = await server.serveStdio({
     stdin,
     stdout,
-    maxMessageBytes: LIMIT,
+    maxMessageBytes,
     maxSentMessageBytes: SENT_LIMIT,
   });
   const waiting: ((message: Record<string, unknown>) => void)[] = [];
@@ -401,6 +404,27 @@ test('JSON that is no request is answered as an invalid request, for its id or n
       `Error: Invalid response: not a JSON-RPC 2.0 result or error: ${JSON.stringify(lines[2])}`,
       // A long one is quoted in part, its length said.
       `Error: ${invalid.message}: ${JSON.stringify(lines[3]?.slice(0, 200))} (${lines[3]?.length} characters in all)`,
+    ]);
+  } finally {
+    await pipe.close();
+  }
+});
+
+test('a message nested too deep outside the arguments is refused as an invalid request, in a line of report', async () => {
+  const pipe = await served({}, 64 * 1024);
+  try {
+    const deep = `${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`;
+    const initialize = `{"jsonrpc":"2.0","id":51,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"experimental":${deep}},"clientInfo":{"name":"x","version":"0"}}}`;
+    pipe.write(`${initialize}\n${call(52, 'fine')}\n`);
+    const tooDeep = `Invalid request: the message nests objects and arrays more than ${MAX_JSON_DEPTH} deep outside a tool's arguments`;
+    expect(await pipe.next()).toEqual({
+      jsonrpc: '2.0',
+      id: 51,
+      error: { code: -32600, message: tooDeep },
+    });
+    expect((await pipe.next()).id).toBe(52);
+    expect(pipe.errors.map((error) => (error as Error).stack)).toEqual([
+      `Error: ${tooDeep}: ${JSON.stringify(initialize.slice(0, 200))} (${initialize.length} characters in all)`,
     ]);
   } finally {
     await pipe.close();

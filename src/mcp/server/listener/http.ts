@@ -56,6 +56,7 @@ import { Backlog, backlogs } from '../calls';
 import { RebindingGuard } from './rebinding-guard';
 import { listenRefusal } from '../tasks';
 import { Admission } from './admission';
+import { nestedTooDeep, TOO_DEEP_MESSAGE } from '../../message-depth';
 import { type Closer } from '../server-options';
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
@@ -456,6 +457,9 @@ class HttpEndpoint {
 
   async #dispatch(request: Request, body: Body, authInfo: AuthInfo | undefined): Promise<Response> {
     const parsed = body?.parsed;
+    if (nestedTooDeep(parsed)) {
+      return jsonRpcError(400, -32600, TOO_DEEP_MESSAGE, {}, requestId(parsed));
+    }
     const caller =
       requestCallers.get(request)?.key ?? callerKey(authInfo, this.#address(undefined, null));
     if (
