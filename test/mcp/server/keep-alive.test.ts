@@ -350,3 +350,57 @@ describe('a request that arrives too slowly', () => {
     await server.close();
   });
 });
+
+describe("a client's Connection: close", () => {
+  test.each([
+    ['a streamed answer (a 2025-era initialize)', 'text/event-stream'],
+    ['a JSON answer (a 2026-07-28 tools/list)', 'application/json'],
+  ])('closes the connection after %s', async (_what, type) => {
+    const server = new McpToolServer([
+      newTool({ name: 'noop', description: 'Does nothing', execute: () => ({ output: '' }) }),
+    ]);
+    const listener = await server.listenHttp();
+    const socket: Socket = connect(listener.port, '127.0.0.1');
+    try {
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      const closed = new Promise<'closed'>((resolve) =>
+        socket.once('close', () => resolve('closed')),
+      );
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      const body =
+        type === 'text/event-stream'
+          ? JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'initialize',
+              params: {
+                protocolVersion: '2025-06-18',
+                capabilities: {},
+                clientInfo: { name: 'raw', version: '0' },
+              },
+            })
+          : JSON.stringify(modern('tools/list'));
+      const modernHeaders =
+        type === 'application/json'
+          ? 'MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\n'
+          : '';
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${listener.port}\r\nConnection: close\r\n` +
+          `Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n${modernHeaders}` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      // The server's keep-alive would hold it for 65 s: 5 s is the test's bound.
+      const ended = await Promise.race([closed, pause(5000).then(() => 'open' as const)]);
+      expect(ended).toBe('closed');
+      const head = answer.slice(0, answer.indexOf('\r\n\r\n')).toLowerCase();
+      expect(head).toMatch(/^http\/1\.1 200 ok\r\n/);
+      expect(head).toContain(`content-type: ${type}`);
+      expect(head).toContain('connection: close');
+      expect(head).not.toContain('keep-alive');
+    } finally {
+      socket.destroy();
+      await server.close();
+    }
+  });
+});

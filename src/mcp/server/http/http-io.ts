@@ -311,7 +311,15 @@ export async function writeResponse(
   // One object to writeHead: headers set on `res` before would send every header
   // through setHeader's checks again.
   const headers: Record<string, string> = extra === undefined ? {} : { ...extra };
-  for (const [name, value] of response.headers) headers[name] = value;
+  for (const [name, value] of response.headers) {
+    // Whether the connection stays open is the request's and this server's to say
+    // (`extra`); an answer may only close it. The SDK's streams say keep-alive, which
+    // kept open a connection whose client had asked for it to close.
+    if (name === 'keep-alive' || (name === 'connection' && value.toLowerCase() !== 'close')) {
+      continue;
+    }
+    headers[name] = value;
+  }
   res.writeHead(response.status, headers);
   const body = response.body;
   const followers = followed.get(response);
