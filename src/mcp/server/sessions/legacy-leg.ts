@@ -1,4 +1,9 @@
-import { type AuthInfo, type EventStore, type Server } from '@modelcontextprotocol/server';
+import {
+  type AuthInfo,
+  type EventStore,
+  type RequestId,
+  type Server,
+} from '@modelcontextprotocol/server';
 import { isJsonObject } from '../../../core';
 import { randomUuid } from '../../random';
 import { subjectOf } from '../auth';
@@ -155,6 +160,8 @@ export class LegacyLeg {
     body: Body,
     authInfo: AuthInfo | undefined,
   ): Promise<Response> {
+    const reused = reusedId(body?.parsed, (id) => session.transport.awaitsAnswer(id));
+    if (reused !== undefined) return reused;
     session.idle.busy();
     let response: Response;
     try {
@@ -179,6 +186,8 @@ export class LegacyLeg {
         Allow: 'POST',
       });
     }
+    const reused = reusedId(body?.parsed, () => false);
+    if (reused !== undefined) return reused;
     const transport = this.#transport(undefined);
     const subject = subjectOf(authInfo);
     // Each request is its own session, which ends with it. A message alone (not a batch)
@@ -229,6 +238,33 @@ export class LegacyLeg {
       ...[...this.#sessions.values()].map((s) => s.transport.close()),
     ]);
   }
+}
+
+/**
+ * The refusal of a POST whose requests reuse an id: one a request still waiting for its
+ * answer holds (`waiting`), or another request of the same batch has. The SDK files a
+ * request's answer by its id: the later request took the earlier one's place, which was
+ * left unanswered (its stream held open, and a server's close waiting for it).
+ */
+function reusedId(parsed: unknown, waiting: (id: RequestId) => boolean): Response | undefined {
+  const messages = Array.isArray(parsed) ? parsed : [parsed];
+  const seen = new Set<RequestId>();
+  for (const message of messages) {
+    if (!isJsonObject(message) || typeof message.method !== 'string') continue;
+    const id = message.id;
+    if (typeof id !== 'string' && typeof id !== 'number') continue;
+    if (seen.has(id) || waiting(id)) {
+      return jsonRpcError(
+        400,
+        -32600,
+        `Invalid request: the id ${JSON.stringify(id)} is already used by ${seen.has(id) ? 'another request of the batch' : 'a request of this session that has not been answered'}; give each request in flight an id of its own`,
+        {},
+        Array.isArray(parsed) ? null : id,
+      );
+    }
+    seen.add(id);
+  }
+  return undefined;
 }
 
 function handleOptions(

@@ -58,6 +58,16 @@ export class SessionTransport
     }
   }
 
+  /**
+   * True while a request of this id, come on a POST of the session, waits for its answer:
+   * the SDK files each request's stream by its id, so a second request of the same id
+   * would take the first one's place and leave it unanswered.
+   */
+  awaitsAnswer(id: RequestId): boolean {
+    const byRequest = (this as unknown as StreamBooks)._requestToStreamMapping;
+    return byRequest instanceof Map && byRequest.has(id);
+  }
+
   requestUnanswered(id: RequestId): void {
     if (this.#answering.has(id)) return;
     const books = this as unknown as StreamBooks;
