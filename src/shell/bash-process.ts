@@ -257,10 +257,25 @@ export class BashProcess {
 
   private describeExit(code: number | null, signal: NodeJS.Signals | undefined): string {
     const how = signal !== undefined ? `killed by ${signal}` : `exit status ${code ?? '?'}`;
-    const stderr = this.stderrTail.trim();
+    const stderr = afterJobNotices(this.stderrTail).trim();
     return stderr === '' ? how : `${how}: ${stderr.split('\n').slice(-3).join(' / ')}`;
   }
 }
+
+/**
+ * What bash wrote on stderr after its last notice of a command's job ("[2]+  Interrupt
+ * ( ... ) 2>&1", printed when a command is interrupted): the notice quotes the wrapper
+ * each command runs in, which says nothing of why bash exited and is not the user's.
+ */
+function afterJobNotices(tail: string): string {
+  const last = tail.lastIndexOf('__agenttool_');
+  if (last === -1) return tail;
+  const end = tail.indexOf(WRAPPER_END, last);
+  return end === -1 ? '' : tail.slice(end + WRAPPER_END.length);
+}
+
+/** How the wrapper a command runs in ends, as bash quotes it in a job's notice. */
+const WRAPPER_END = ') 2>&1';
 
 /** The script a container's signaller process runs; see {@link ShellLaunch.signaller}. */
 export { signallerScript };

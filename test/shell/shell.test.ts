@@ -1052,6 +1052,19 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
         expect(shell.running).toBe(false);
         expect((await shell.run('echo "${x-new shell}"')).output).toBe('new shell\n');
       });
+
+      it("says why a shell died after an interrupted command without quoting the command's wrapper", async () => {
+        const shell = newShell();
+        expect((await shell.run('sleep 10', { timeoutMs: 300 })).timedOut).toBe(true);
+        // bash noticed the interrupted job on its stderr, quoting the wrapper it ran in.
+        const died = await shell.run('kill -9 $$').then(
+          () => 'no error',
+          (error: unknown) => String(error),
+        );
+        expect(died).toBe(
+          'Error: the shell exited while the command was running (killed by SIGKILL); its state is lost, and the next command starts a new shell',
+        );
+      });
     }
 
     if (unconfined) {
