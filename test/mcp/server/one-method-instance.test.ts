@@ -58,6 +58,7 @@ interface Answer {
 
 let calls = 0;
 const reported: string[] = [];
+const stacks: (string | undefined)[] = [];
 const server = new McpToolServer(
   {
     tools: [
@@ -72,7 +73,12 @@ const server = new McpToolServer(
     prompts: [promptFromInstance(new Greet())],
     resources: [mcpResourceFromInstance(new Readme()), mcpResourceFromInstance(new Note())],
   },
-  { onError: (message, error) => reported.push(`${message}: ${String(error)}`) },
+  {
+    onError: (message, error) => {
+      reported.push(`${message}: ${String(error)}`);
+      stacks.push((error as Error).stack);
+    },
+  },
 );
 const handler = server.handler();
 let id = 0;
@@ -168,4 +174,8 @@ test('an Mcp-Method header that names another method than the body is refused fi
   expect(answer.body.error?.message).toMatch(/Mcp-Method/i);
   expect(calls).toBe(before);
   expect(reported.at(-1)).toMatch(/method-header-mismatch/);
+  // The client's fault, answered: reported in one line, without the SDK's stack.
+  expect(stacks.at(-1)).toMatch(
+    /^Error: Rejected inbound request \(method-header-mismatch\): [^\n]+$/,
+  );
 });

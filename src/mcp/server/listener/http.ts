@@ -61,6 +61,18 @@ import { type Closer } from '../server-options';
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
+/**
+ * A request the SDK refused for what the client sent ("Rejected inbound request
+ * (<why>): ..."; the client was answered 400 saying so) is reported in one line: its
+ * stack says only where in the SDK, and any client could fill a log with it.
+ */
+function withoutClientStack(error: Error): Error {
+  if (!error.message.startsWith('Rejected inbound request (')) return error;
+  const plain = new Error(error.message);
+  plain.stack = `Error: ${error.message}`;
+  return plain;
+}
+
 /** What the HTTP endpoint needs of the tool server it serves. */
 export interface ServedServer extends SessionOpener, LegacyHost {
   readonly host: InstanceHost;
@@ -174,7 +186,7 @@ class HttpEndpoint {
         ),
       {
         legacy: 'reject',
-        onerror: (error) => server.host.report('mcp: http', error),
+        onerror: (error) => server.host.report('mcp: http', withoutClientStack(error)),
         maxRequestBodySize: this.#limit,
         // The stream shares decide (503 or 429, naming the limit); the SDK's own cap
         // (1024 by default) would refuse past it in-band, whatever maxStreams says.
