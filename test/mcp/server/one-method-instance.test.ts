@@ -179,3 +179,18 @@ test('an Mcp-Method header that names another method than the body is refused fi
     /^Error: Rejected inbound request \(method-header-mismatch\): [^\n]+$/,
   );
 });
+
+test("params the SDK's schema refuses are invalid params (-32602), saying what is wrong and where", async () => {
+  const listed = await send('tools/list', { cursor: 5 });
+  expect(listed.body.error).toEqual({
+    code: -32602,
+    message:
+      'Invalid params for tools/list: params.cursor: Invalid input: expected string, received number',
+  });
+  const completed = await send('completion/complete', { ref: 5, argument: { name: 'id' } });
+  expect(completed.body.error?.code).toBe(-32602);
+  expect(completed.body.error?.message).toMatch(
+    /^Invalid params for completion\/complete: params\.ref/,
+  );
+  expect(completed.body.error?.message).not.toContain('\n');
+});

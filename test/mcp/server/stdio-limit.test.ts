@@ -431,6 +431,24 @@ test('a message nested too deep outside the arguments is refused as an invalid r
   }
 });
 
+test('params the schema refuses are invalid params (-32602), in the 2025 era too', async () => {
+  const pipe = await served();
+  try {
+    pipe.write('{"jsonrpc":"2.0","id":61,"method":"tools/list","params":{"cursor":5}}\n');
+    expect(await pipe.next()).toEqual({
+      jsonrpc: '2.0',
+      id: 61,
+      error: {
+        code: -32602,
+        message:
+          'Invalid params for tools/list: params.cursor: Invalid input: expected string, received number',
+      },
+    });
+  } finally {
+    await pipe.close();
+  }
+});
+
 describe('a JSON-RPC batch (revision 2025-03-26 requires a receiver to take one)', () => {
   test('each of its requests is answered, one message each, in pieces as a pipe delivers it', async () => {
     const pipe = await served();

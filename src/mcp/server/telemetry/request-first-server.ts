@@ -9,6 +9,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import { dispatchRequestsFirst } from '../../dispatch';
+import { refusingParamsAsInvalid } from './invalid-params';
 
 const GUARDS = { isJSONRPCRequest, isJSONRPCNotification };
 
@@ -115,7 +116,7 @@ export class RequestFirstServer extends Server {
   }
 
   protected override _wrapHandler(method: string, handler: Handler): Handler {
-    const inner = super._wrapHandler(method, handler);
+    const inner = super._wrapHandler(method, refusingParamsAsInvalid(method, handler));
     return (request, ctx) => {
       const settled = inner(request, ctx);
       const transport = this.transport as Partial<UnansweredRequests> | undefined;
