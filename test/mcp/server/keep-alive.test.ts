@@ -11,6 +11,7 @@ import { type AddressInfo } from 'node:net';
 import { createContext, newTool, outputText, type Tool } from 'agenttool';
 import { connectMcp, McpToolServer, type RemoteTools } from 'agenttool/mcp';
 import { modern } from '../auth/helpers';
+import { INITIALIZE } from '../../support/initialize';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -370,16 +371,7 @@ describe("a client's Connection: close", () => {
       await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
       const body =
         type === 'text/event-stream'
-          ? JSON.stringify({
-              jsonrpc: '2.0',
-              id: 1,
-              method: 'initialize',
-              params: {
-                protocolVersion: '2025-06-18',
-                capabilities: {},
-                clientInfo: { name: 'raw', version: '0' },
-              },
-            })
+          ? JSON.stringify(INITIALIZE)
           : JSON.stringify(modern('tools/list'));
       const modernHeaders =
         type === 'application/json'
