@@ -46,9 +46,10 @@ beforeEach(() => {
   release = deferred();
 });
 
-function post(body: unknown): Promise<Response> {
+function post(body: unknown, signal?: AbortSignal): Promise<Response> {
   return fetch(listener.url, {
     method: 'POST',
+    ...(signal === undefined ? {} : { signal }),
     headers: {
       ...HEADERS,
       'mcp-session-id': session,
@@ -111,5 +112,33 @@ test('a batch whose requests share an id is refused whole, before any runs', asy
     jsonrpc: '2.0',
     id: null,
     error: { code: -32600, message: reusing(9, 'another request of the batch') },
+  });
+});
+
+test('a retry may take the id of a request whose client has gone', async () => {
+  const gone = new AbortController();
+  const first = post(callOf(11), gone.signal).catch(() => 'aborted');
+  await started.promise;
+  gone.abort();
+  expect(await first).toBe('aborted');
+  // The server learns of the abort as the connection closes: until then the id is
+  // taken (refused), after it the retry runs its tool.
+  let accepted: Promise<Response> | undefined;
+  for (let attempt = 0; attempt < 200 && accepted === undefined; attempt++) {
+    started = deferred();
+    const pending = post(callOf(11));
+    const outcome = await Promise.race([pending, started.promise.then(() => 'ran' as const)]);
+    if (outcome === 'ran') accepted = pending;
+    else {
+      expect(outcome.status).toBe(400);
+      await outcome.text();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+  release.resolve();
+  expect(accepted).toBeDefined();
+  expect(await messageOf(await accepted!)).toMatchObject({
+    id: 11,
+    result: { content: [{ text: 'waited' }] },
   });
 });

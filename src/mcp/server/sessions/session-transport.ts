@@ -59,13 +59,19 @@ export class SessionTransport
   }
 
   /**
-   * True while a request of this id, come on a POST of the session, waits for its answer:
-   * the SDK files each request's stream by its id, so a second request of the same id
-   * would take the first one's place and leave it unanswered.
+   * True while a request of this id, come on a POST of the session, waits for its answer
+   * on a stream still open: the SDK files each request's stream by its id, so a second
+   * request of the same id would take the first one's place and leave it unanswered. A
+   * request whose client has gone (its stream cancelled) can be answered to no one: a
+   * retry of it may take its id.
    */
   awaitsAnswer(id: RequestId): boolean {
-    const byRequest = (this as unknown as StreamBooks)._requestToStreamMapping;
-    return byRequest instanceof Map && byRequest.has(id);
+    const books = this as unknown as StreamBooks;
+    const byRequest = books._requestToStreamMapping;
+    const streams = books._streamMapping;
+    if (!(byRequest instanceof Map) || !(streams instanceof Map)) return false;
+    const stream: unknown = byRequest.get(id);
+    return stream !== undefined && streams.has(stream);
   }
 
   requestUnanswered(id: RequestId): void {
