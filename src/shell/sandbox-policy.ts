@@ -55,6 +55,7 @@ export const CREDENTIAL_PATHS: readonly string[] = [
   '.git-credentials',
   '.config/git/credentials',
   '.config/gh',
+  '.config/hub',
   '.npmrc',
   '.yarnrc.yml',
   '.pypirc',
