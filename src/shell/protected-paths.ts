@@ -33,6 +33,28 @@ export const PROTECTED_DIRECTORIES: readonly string[] = [
   '.claude/agents',
 ];
 
+/**
+ * Files of coding agents that name commands they run outside any sandbox (Claude Code's
+ * hooks in its settings, Cursor's MCP servers), beyond the sandbox runtime's lists. The
+ * shell keeps those that exist read-only, wherever its scan finds them; unlike the
+ * runtime's, a missing one is not covered by a mount point, which would leave an empty
+ * settings file in the user's folder while the shell runs, one the agent may then fail
+ * to read. The file tools refuse them wherever they are.
+ */
+export const AGENT_CONFIG_FILES: readonly string[] = [
+  '.claude/settings.json',
+  '.claude/settings.local.json',
+  '.cursor/mcp.json',
+];
+
+/** {@link AGENT_CONFIG_FILES} as folder and file names, lower-cased. */
+const AGENT_CONFIG_PARTS: readonly (readonly [string, string])[] = AGENT_CONFIG_FILES.map(
+  (path) => {
+    const [dir, name] = path.toLowerCase().split('/') as [string, string];
+    return [dir, name] as const;
+  },
+);
+
 /** {@link PROTECTED_FILES} lower-cased: names are matched with case ignored. */
 const PROTECTED_FILE_NAMES: ReadonlySet<string> = new Set(
   PROTECTED_FILES.map((name) => name.toLowerCase()),
@@ -76,13 +98,15 @@ const CONCURRENCY = 16;
  * mandatory denies, applied at each root instead of at `process.cwd()`:
  *
  * - at the root itself, {@link PROTECTED_FILES} and {@link PROTECTED_DIRECTORIES}, there
- *   or not (so that none can be created), and, when `.git` is a directory, its `hooks`
+ *   or not (so that none can be created), the {@link AGENT_CONFIG_FILES} that are there,
+ *   and, when `.git` is a directory, its `hooks`
  *   (there or not) and `config`, or, when `.git` is a file (a worktree's or a submodule's
  *   pointer), that file;
  * - below it, by a scan that skips `node_modules`, follows no symbolic link, and reads
  *   directories breadth first, down to `maxDepth - 1` levels below the root and at most
  *   `maxDirectories` of them: every entry named as one of {@link PROTECTED_FILES} (case
- *   ignored) down to that depth; every existing protected directory and every repository's
+ *   ignored) down to that depth; every existing protected directory, agent configuration
+ *   file (in a `.claude` or `.cursor` folder) and every repository's
  *   `.git/hooks` and `.git/config` whose first part lies at most `maxDepth - 2` levels
  *   below the root (a nested repository's hooks); and every directory of this user's
  *   that cannot be read, whole, since what it holds is unknown.
@@ -102,6 +126,9 @@ export async function protectedPaths(
     const kind = await kindOf(root);
     if (kind !== 'directory') continue;
     for (const name of [...PROTECTED_FILES, ...PROTECTED_DIRECTORIES]) found.add(join(root, name));
+    for (const name of AGENT_CONFIG_FILES) {
+      if ((await kindOf(join(root, name))) !== undefined) found.add(join(root, name));
+    }
     const dotGit = await kindOf(join(root, '.git'));
     if (dotGit === 'directory') {
       found.add(join(root, '.git', 'hooks'));
@@ -170,6 +197,17 @@ async function nested(path: string, lower: string, found: Set<string>): Promise<
       }
     }
   }
+  if (AGENT_CONFIG_PARTS.some(([dir]) => dir === lower)) {
+    const inner = await entriesOf(path);
+    if (inner !== 'unreadable') {
+      for (const entry of inner) {
+        const name = entry.name.toLowerCase();
+        if (AGENT_CONFIG_PARTS.some(([dir, file]) => dir === lower && file === name)) {
+          found.add(join(path, entry.name));
+        }
+      }
+    }
+  }
   if (lower !== '.git') return;
   const inner = await entriesOf(path);
   if (inner === 'unreadable') {
@@ -228,7 +266,9 @@ export async function withProtectedPaths(policy: SandboxPolicy): Promise<Sandbox
  * read-only in a writable folder"), by name and at any depth (the shell's scan stops
  * three levels down; a path given whole is judged whole): a file named `.bashrc`,
  * `.gitconfig`, `.mcp.json` or another of the sandbox runtime's list, anything in
- * `.vscode`, `.idea`, `.claude/commands` or `.claude/agents`, a repository's `.git/hooks`
+ * `.vscode`, `.idea`, `.claude/commands` or `.claude/agents`, an agent's configuration
+ * that names commands (`.claude/settings.json`, `.claude/settings.local.json`,
+ * `.cursor/mcp.json`), a repository's `.git/hooks`
  * and `.git/config` (and those of the submodules it keeps in `.git/modules`), and a
  * `.git` itself, which as a file says where the repository is. For tools that write
  * without the sandbox (the workspace's file tools), so that they leave alone what a
@@ -244,6 +284,11 @@ export function writeProtection(components: readonly string[]): string | undefin
     for (const dir of PROTECTED_DIRECTORIES) {
       if (dir.split('/').every((part, k) => lower[i + k] === part)) {
         return `${dir} stays read-only: editors and agents run or trust what is there outside the sandbox`;
+      }
+    }
+    for (const [dir, file] of AGENT_CONFIG_PARTS) {
+      if (name === dir && lower[i + 1] === file && i + 2 === lower.length) {
+        return `${dir}/${file} stays read-only: the agent it configures runs the commands it names outside the sandbox`;
       }
     }
     if (name !== '.git') continue;

@@ -14,11 +14,13 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
+  AGENT_CONFIG_FILES,
   PROTECTED_DIRECTORIES,
   PROTECTED_FILES,
   PROTECTED_SCAN_DEPTH,
   protectedPaths,
   withProtectedPaths,
+  writeProtection,
 } from '../../src/shell/protected-paths';
 import { sandboxPolicy } from '../../src/shell/sandbox-policy';
 
@@ -128,6 +130,45 @@ describe('protectedPaths', () => {
         'a/b/.bashrc',
       ].sort(),
     );
+  });
+
+  it("protects the agents' configuration files that are there, at the root and nested, and makes none", async () => {
+    const root = join(work, 'ws');
+    file(root, '.claude/settings.json', '{}');
+    file(root, 'sub/.claude/settings.local.json', '{}');
+    file(root, 'sub/.CURSOR/mcp.json', '{}');
+    // Past the depth, and in node_modules: not read.
+    file(root, 'a/b/.claude/settings.json', '{}');
+    file(root, 'node_modules/.claude/settings.json', '{}');
+    expect(AGENT_CONFIG_FILES).toEqual([
+      '.claude/settings.json',
+      '.claude/settings.local.json',
+      '.cursor/mcp.json',
+    ]);
+    const paths = await found(root);
+    expect(paths.filter((path) => !AT_ROOT.includes(path))).toEqual(
+      ['.claude/settings.json', 'sub/.claude/settings.local.json', 'sub/.CURSOR/mcp.json'].sort(),
+    );
+    // Missing at the root: not protected (a mount point would be an empty settings file).
+    expect(paths).not.toContain('.claude/settings.local.json');
+    expect(paths).not.toContain('.cursor/mcp.json');
+  });
+
+  it('is what the file tools refuse too, wherever the file is, a missing one included', () => {
+    for (const path of [
+      ['.claude', 'settings.json'],
+      ['deep', 'down', '.Claude', 'settings.local.json'],
+      ['.cursor', 'mcp.json'],
+    ]) {
+      expect(writeProtection(path)).toMatch(/stays read-only: the agent it configures runs/);
+    }
+    for (const path of [
+      ['.claude', 'notes.md'],
+      ['.claude', 'settings.json', 'x'],
+      ['settings.json'],
+    ]) {
+      expect(writeProtection(path)).toBeUndefined();
+    }
   });
 
   it('takes every writable root, and skips one that is not there', async () => {

@@ -9,7 +9,14 @@
  * (bubblewrap, bash, socat, the janitor) is left, nor a mount point in the workspace.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createContext, outputText, type Tool } from 'agenttool';
@@ -223,3 +230,31 @@ describe.each([
     },
   );
 });
+
+it("keeps Claude Code's settings read-only where they are, through bash and the file tools", async () => {
+  const root = realpathSync(tempDir());
+  mkdirSync(join(root, '.claude'));
+  const settings = join(root, '.claude', 'settings.json');
+  writeFileSync(settings, '{}\n');
+  const served = await serveStdio(root, root);
+  try {
+    expect(
+      await bash(
+        served.remote,
+        `if (echo '{"hooks":{}}' > .claude/settings.json) 2>/dev/null; then echo written; else echo refused; fi`,
+      ),
+    ).toBe('refused\n');
+    const written = await callTool(served.remote, 'write_file', {
+      path: '.claude/settings.local.json',
+      content: '{"hooks":{}}',
+    }).then(
+      () => 'written',
+      (error: unknown) => String(error),
+    );
+    expect(written).toMatch(/stays read-only: the agent it configures runs the commands it names/);
+  } finally {
+    await served.close();
+  }
+  expect(readFileSync(settings, 'utf8')).toBe('{}\n');
+  expect(existsSync(join(root, '.claude', 'settings.local.json'))).toBe(false);
+}, 60_000);
