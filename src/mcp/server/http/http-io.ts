@@ -307,6 +307,7 @@ export async function writeResponse(
   response: Response,
   signal: AbortSignal,
   extra?: Readonly<Record<string, string>>,
+  stallMs = DEFAULT_WRITE_STALL_MS,
 ): Promise<void> {
   // One object to writeHead: headers set on `res` before would send every header
   // through setHeader's checks again.
@@ -342,7 +343,7 @@ export async function writeResponse(
       const next = await reader.read();
       if (next.done || signal.aborted) break;
       followers?.backlog?.delivered();
-      if (!res.write(next.value)) await drained(res);
+      if (!res.write(next.value)) await drained(res, stallMs);
     }
   } catch {
     // The body failed or the client left: end what was written.
@@ -355,17 +356,23 @@ export async function writeResponse(
 }
 
 /** Resolves once `res` drains, or its connection closes. */
-function drained(res: ServerResponse): Promise<void> {
+function drained(res: ServerResponse, stallMs: number): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
+      clearTimeout(timer);
       res.off('drain', done);
       res.off('close', done);
       resolve();
     };
+    // Nothing read for `stallMs`: the connection goes, and with it what it buffered.
+    const timer = setTimeout(() => res.destroy(), Math.min(stallMs, 2 ** 31 - 1));
     res.on('drain', done);
     res.on('close', done);
   });
 }
+
+/** How long an answer may wait for its client to read any of it, by default (60 s). */
+export const DEFAULT_WRITE_STALL_MS = 60_000;
 
 /** The 413 answer; `headers` adds `Connection: close` where the rest of the body is not read. */
 export function tooLarge(limit: number, headers: Record<string, string> = {}): Response {

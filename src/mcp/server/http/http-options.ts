@@ -240,6 +240,14 @@ export interface HttpServeOptions {
    */
   readonly requestTimeoutMs?: number;
   /**
+   * How long an answer being written may wait for its client to read some of it, in ms
+   * (default 60 s): a client that leaves it unread that long (its connection's buffers
+   * full) has its connection closed, and what the answer held in memory is let go. A
+   * client that reads, however slowly, is not affected. For `listenHttp` and the
+   * handler's `node()` alike.
+   */
+  readonly writeStallTimeoutMs?: number;
+  /**
    * Makes a 2025-era session's SSE streams resumable (`Last-Event-ID`), keeping its
    * last 1000 events in memory until the session ends (default off). Clients of
    * protocol 2025-11-25 or later then get a priming event first.

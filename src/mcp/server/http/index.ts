@@ -42,6 +42,7 @@ export {
   tooLarge,
   whenDone,
   writeResponse,
+  DEFAULT_WRITE_STALL_MS,
 } from './http-io';
 export {
   DEFAULT_HEADERS_TIMEOUT_MS,

@@ -42,6 +42,7 @@ import {
   tooLarge,
   whenDone,
   writeResponse,
+  DEFAULT_WRITE_STALL_MS,
 } from '../http';
 import {
   buildInstance,
@@ -52,7 +53,7 @@ import {
   LegacyLeg,
   type SessionOpener,
 } from '../sessions';
-import { Backlog, backlogs } from '../calls';
+import { Backlog, backlogs, countLimit } from '../calls';
 import { RebindingGuard } from './rebinding-guard';
 import { listenRefusal } from '../tasks';
 import { Admission } from './admission';
@@ -117,6 +118,7 @@ class HttpEndpoint {
   readonly #options: HttpServeOptions;
   readonly #path: string;
   readonly #limit: number;
+  readonly #writeStallMs: number;
   /** The bytes of request bodies read at once, all requests together. */
   readonly #bodies: BodyBudget;
   /** The Host and Origin check; undefined when DNS-rebinding protection is off. */
@@ -153,6 +155,11 @@ class HttpEndpoint {
     this.#options = options;
     this.#path = options.path ?? '/mcp';
     this.#limit = options.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
+    this.#writeStallMs = countLimit(
+      'writeStallTimeoutMs',
+      options.writeStallTimeoutMs,
+      DEFAULT_WRITE_STALL_MS,
+    );
     this.#bodies = bodyBudgetOf(options, this.#limit);
     this.#health = new HealthRoute(options.healthPath);
     if (options.dnsRebindingProtection ?? true) this.#guard = new RebindingGuard(options, port);
@@ -311,7 +318,7 @@ class HttpEndpoint {
     try {
       // An answer that closes the connection offers no keep-alive.
       const keepAlive = refusedUnread ? undefined : this.#keepAlive(req);
-      await writeResponse(res, response, abort.signal, keepAlive);
+      await writeResponse(res, response, abort.signal, keepAlive, this.#writeStallMs);
     } finally {
       finished = true;
       if (counted) this.#answered();
