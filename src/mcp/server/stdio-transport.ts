@@ -2,6 +2,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type * as ServerStdio from '@modelcontextprotocol/server/stdio';
 import { boundedLines, DEFAULT_STDIO_MESSAGE_BYTES, scanTopLevel } from '../line-bound';
 import type { StdioServeOptions } from './server-options';
+import { plainError } from './plain-errors';
 import { tellUnreadableLines } from './stdio-reader';
 import { TOO_DEEP_MESSAGE } from '../message-depth';
 import { boundedWrites, DEFAULT_STDIO_SENT_MESSAGE_BYTES } from './stdio-writes';
@@ -81,40 +82,24 @@ export function boundedStdioTransport(
       else failOwnRequest(id, `the client's answer could not be read: ${message}`);
       return;
     }
-    if (unreadable.kind === 'deep') {
-      report(plainError(`${TOO_DEEP_MESSAGE}: ${excerpt(unreadable.line)}`));
-      if (unreadable.response) {
-        if (unreadable.id !== undefined) {
-          failOwnRequest(
-            unreadable.id,
-            `the client's answer could not be read: ${TOO_DEEP_MESSAGE}`,
-          );
-        }
-        return;
-      }
-      answer({
-        jsonrpc: '2.0',
-        id: unreadable.id ?? null,
-        error: { code: -32600, message: TOO_DEEP_MESSAGE },
-      });
-      return;
-    }
-    // JSON that is no JSON-RPC message: a request's sender is told (with its id, else
-    // null, as JSON-RPC has it); a malformed response is only reported. The report is a
-    // line naming the message, not the schema's error (a hundred lines per message).
+    // JSON that is no JSON-RPC message, or one nested too deep to be handled: a request's
+    // sender is told (with its id, else null, as JSON-RPC has it); a malformed response
+    // is only reported, one too deep fails the request of ours it answers. The report is
+    // a line naming the message, not the schema's error (a hundred lines per message).
+    const refusal = unreadable.kind === 'deep' ? TOO_DEEP_MESSAGE : INVALID_REQUEST;
     if (unreadable.response) {
-      report(
-        plainError(
-          `Invalid response: not a JSON-RPC 2.0 result or error: ${excerpt(unreadable.line)}`,
-        ),
-      );
+      const what = unreadable.kind === 'deep' ? TOO_DEEP_MESSAGE : INVALID_RESPONSE;
+      report(plainError(`${what}: ${excerpt(unreadable.line)}`));
+      if (unreadable.kind === 'deep' && unreadable.id !== undefined) {
+        failOwnRequest(unreadable.id, `the client's answer could not be read: ${what}`);
+      }
       return;
     }
-    report(plainError(`${INVALID_REQUEST}: ${excerpt(unreadable.line)}`));
+    report(plainError(`${refusal}: ${excerpt(unreadable.line)}`));
     answer({
       jsonrpc: '2.0',
       id: unreadable.id ?? null,
-      error: { code: -32600, message: INVALID_REQUEST },
+      error: { code: -32600, message: refusal },
     });
   });
   return { transport, release: () => input.release() };
@@ -123,6 +108,8 @@ export function boundedStdioTransport(
 const INVALID_REQUEST =
   'Invalid request: not a JSON-RPC 2.0 request or notification (an object with "jsonrpc": "2.0", a string "method", and an "id" for a request)';
 
+const INVALID_RESPONSE = 'Invalid response: not a JSON-RPC 2.0 result or error';
+
 /** How much of a refused line a report quotes. */
 const EXCERPT_CHARS = 200;
 
@@ -130,14 +117,4 @@ const EXCERPT_CHARS = 200;
 function excerpt(line: string): string {
   const cut = line.length > EXCERPT_CHARS;
   return `${JSON.stringify(cut ? line.slice(0, EXCERPT_CHARS) : line)}${cut ? ` (${line.length} characters in all)` : ''}`;
-}
-
-/**
- * An error for a condition the server met and handled (a message too large), not a
- * fault in its code: reported without the stack, which would only say where.
- */
-function plainError(message: string): Error {
-  const error = new Error(message);
-  error.stack = `Error: ${message}`;
-  return error;
 }

@@ -297,6 +297,9 @@ export function headersOf(req: IncomingMessage): Headers {
   return headers;
 }
 
+/** How long an answer may wait for its client to read any of it, by default (60 s). */
+export const DEFAULT_WRITE_STALL_MS = 60_000;
+
 /**
  * Writes `response` to `res`, honouring back-pressure, until its body ends or `signal`
  * aborts; `extra` headers go out first (the response's own override them). A followed
@@ -370,9 +373,6 @@ function drained(res: ServerResponse, stallMs: number): Promise<void> {
     res.on('close', done);
   });
 }
-
-/** How long an answer may wait for its client to read any of it, by default (60 s). */
-export const DEFAULT_WRITE_STALL_MS = 60_000;
 
 /** The 413 answer; `headers` adds `Connection: close` where the rest of the body is not read. */
 export function tooLarge(limit: number, headers: Record<string, string> = {}): Response {

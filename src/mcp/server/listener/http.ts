@@ -59,20 +59,9 @@ import { listenRefusal } from '../tasks';
 import { Admission } from './admission';
 import { nestedTooDeep, TOO_DEEP_MESSAGE } from '../../message-depth';
 import { type Closer } from '../server-options';
+import { withoutClientStack } from '../plain-errors';
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
-
-/**
- * A request the SDK refused for what the client sent ("Rejected inbound request
- * (<why>): ..."; the client was answered 400 saying so) is reported in one line: its
- * stack says only where in the SDK, and any client could fill a log with it.
- */
-function withoutClientStack(error: Error): Error {
-  if (!error.message.startsWith('Rejected inbound request (')) return error;
-  const plain = new Error(error.message);
-  plain.stack = `Error: ${error.message}`;
-  return plain;
-}
 
 /** What the HTTP endpoint needs of the tool server it serves. */
 export interface ServedServer extends SessionOpener, LegacyHost {
