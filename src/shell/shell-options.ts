@@ -75,6 +75,14 @@ export interface ShellResult {
   readonly timedOut: boolean;
   /** Output was left out; the text says where and how much. */
   readonly truncated: boolean;
+  /**
+   * What a sandboxed shell undid after the command (or since the last result, after a
+   * restart) because git on the host would run it: config entries that may run a
+   * command and hooks added to a repository in the writable folders since the shell's
+   * first start, each moved aside and named (`sub/.git/config: core.fsmonitor, moved to
+   * sub/.git/config.disabled`). Absent when nothing was.
+   */
+  readonly disabled?: readonly string[];
 }
 
 /** How to run one command. */

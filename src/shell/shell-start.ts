@@ -207,7 +207,12 @@ export async function launchShell(
   placement: Placement,
   options: LaunchOptions,
   progress: StartProgress,
-): Promise<{ readonly launch: ShellLaunch; readonly limits: ShellLimits | undefined }> {
+): Promise<{
+  readonly launch: ShellLaunch;
+  readonly limits: ShellLimits | undefined;
+  /** In a sandbox: the paths its commands cannot write, the protected ones included. */
+  readonly readOnly?: readonly string[];
+}> {
   const { command, env, cwd } = options;
   switch (placement.kind) {
     case 'unconfined':
@@ -247,6 +252,7 @@ export async function launchShell(
           },
         },
         limits: limits.limits,
+        readOnly: policy.denyWrite,
       };
     }
   }

@@ -11,6 +11,7 @@ import {
 import { checkContainerOptions } from './container';
 import { shellEnvironment } from './environment';
 import { type ShellLimits } from './process-limits';
+import { RepositoryGuard } from './repository-guard';
 import { type SandboxPolicy, sandboxPolicy } from './sandbox-policy';
 import { sandboxName } from './sandbox-support';
 import { MAX_TIMER_MS, ShellJob } from './shell-job';
@@ -70,6 +71,10 @@ export class Shell {
   private job: ShellJob | undefined;
   private closed = false;
   private closing: Promise<void> | undefined;
+  /** A sandboxed shell's: undoes what commands add to repositories for git to run. */
+  private readonly guard: RepositoryGuard | undefined;
+  /** What the guard undid after a stop, told with the next command's result. */
+  private untold: string[] = [];
 
   constructor(options: ShellOptions = {}) {
     const { sandbox, container, allowUnsandboxedCommands, ...rest } = options;
@@ -92,15 +97,17 @@ export class Shell {
       if (sandbox !== undefined && (typeof sandbox !== 'object' || sandbox === null)) {
         throw new TypeError('sandbox must be an object of sandbox options, or false');
       }
-      this.placement = {
-        kind: 'sandbox',
-        policy: sandboxPolicy(
-          sandbox ?? {},
-          process.env['HOME'],
-          this.options.cwd ?? process.cwd(),
-        ),
-      };
+      const policy = sandboxPolicy(
+        sandbox ?? {},
+        process.env['HOME'],
+        this.options.cwd ?? process.cwd(),
+      );
+      this.placement = { kind: 'sandbox', policy };
     }
+    this.guard =
+      this.placement.kind === 'sandbox'
+        ? new RepositoryGuard(this.placement.policy.allowWrite)
+        : undefined;
     if (this.allowUnsandboxed && this.placement.kind !== 'sandbox') {
       throw new TypeError(
         'allowUnsandboxedCommands is for a sandboxed shell; this one is not sandboxed, so every command already runs outside a sandbox',
@@ -264,8 +271,10 @@ export class Shell {
       job.timeOutAfter(options.timeoutMs ?? this.options.defaultTimeoutMs);
       bash.send(command);
       const { exitCode } = await job.done;
+      const disabled = await this.guarded();
       if (job.callbackError !== undefined) throw job.callbackError.error;
-      return job.result(exitCode);
+      const result = job.result(exitCode);
+      return disabled.length === 0 ? result : { ...result, disabled };
     } catch (error) {
       job.settle({ error: error instanceof Error ? error : new Error(String(error)) });
       throw error;
@@ -352,10 +361,24 @@ export class Shell {
     }
   }
 
+  /**
+   * What the guard undid since the last result: after the command that just ended, and
+   * after a stop (a restart, bash's death) since.
+   */
+  private async guarded(): Promise<string[]> {
+    if (this.guard === undefined) return [];
+    const notes = [...this.untold, ...(await this.guard.check())];
+    this.untold = [];
+    return notes;
+  }
+
   /** How to start bash where this shell's commands run; keeps the limits it applied. */
   private async launch(progress: StartProgress): Promise<ShellLaunch> {
-    const { launch, limits } = await launchShell(this.placement, this.options, progress);
+    // What the repositories hold before any command ran is the user's.
+    await this.guard?.record();
+    const { launch, limits, readOnly } = await launchShell(this.placement, this.options, progress);
     this.shellLimits = limits;
+    if (readOnly !== undefined) this.guard?.readOnly(readOnly);
     return launch;
   }
 
@@ -376,6 +399,8 @@ export class Shell {
     await bash.close(Math.min(this.options.startTimeoutMs, MAX_TIMER_MS));
     // A job still unsettled here had a bash that never reported its exit.
     job?.settle({ exitCode: null });
+    // What a command left running added while nothing was checking, now that all is gone.
+    if (this.guard !== undefined) this.untold.push(...(await this.guard.check()));
   }
 }
 

@@ -214,6 +214,11 @@ export function describeRun(result: ShellResult, timeoutSeconds?: number): strin
   else if (result.interrupted) notes.push('[interrupted]');
   if (result.exitCode === null) notes.push('[no exit status]');
   else if (result.exitCode !== 0) notes.push(`[exit status ${result.exitCode}]`);
+  if (result.disabled !== undefined && result.disabled.length > 0) {
+    notes.push(
+      `[disabled, since git on the host would run them outside the sandbox: ${result.disabled.join('; ')}]`,
+    );
+  }
   const output = result.output === '' && notes.length === 0 ? '(no output)' : result.output;
   if (notes.length === 0) return output;
   const separator = output === '' || output.endsWith('\n') ? '' : '\n';
@@ -222,6 +227,8 @@ export function describeRun(result: ShellResult, timeoutSeconds?: number): strin
 
 /** What a host may read of a run besides the text (never shown to the model). */
 export function runDetails(result: ShellResult): Omit<ShellResult, 'output'> {
-  const { exitCode, interrupted, timedOut, truncated } = result;
-  return { exitCode, interrupted, timedOut, truncated };
+  const { exitCode, interrupted, timedOut, truncated, disabled } = result;
+  return disabled === undefined
+    ? { exitCode, interrupted, timedOut, truncated }
+    : { exitCode, interrupted, timedOut, truncated, disabled };
 }

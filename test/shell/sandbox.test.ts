@@ -5,7 +5,7 @@
  * and must be refused, while the workspace, the shell's state and the hosts the
  * configuration allows keep working.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -152,6 +152,45 @@ describe('the served bash tool in its sandbox', () => {
       expect(output).toMatch(/Read-only file system|Permission denied/);
       expect(existsSync(join(dir, name))).toBe(false);
     }
+  });
+
+  it('cannot plant in a repository it makes what git on the host would run', async () => {
+    const marker = join(tempDir(), 'ran');
+    const made = join(root, 'made');
+    const hook = `printf '#!/bin/sh\\ntouch ${marker}\\n' > made/.git/hooks/pre-commit`;
+    expect(
+      await bash(
+        served,
+        `cd ${root} && git init -q made && git -C made config core.fsmonitor "touch ${marker}" && ${hook} && chmod +x made/.git/hooks/pre-commit && echo made`,
+      ),
+    ).toBe(
+      'made\n[disabled, since git on the host would run them outside the sandbox: made/.git/hooks/pre-commit: a hook, renamed made/.git/hooks/pre-commit.disabled; made/.git/config: core.fsmonitor, moved to made/.git/config.disabled]',
+    );
+    const hostGit = (...args: string[]) =>
+      spawnSync('git', args, {
+        cwd: made,
+        env: {
+          ...process.env,
+          GIT_AUTHOR_NAME: 't',
+          GIT_AUTHOR_EMAIL: 't@t',
+          GIT_COMMITTER_NAME: 't',
+          GIT_COMMITTER_EMAIL: 't@t',
+        },
+      });
+    hostGit('status');
+    hostGit('commit', '-q', '--allow-empty', '-m', 'x');
+    expect(existsSync(marker)).toBe(false);
+    // A command left in the background adds one after its call: undone when the shell
+    // restarts, and told with the next call.
+    await bash(served, `(sleep 0.3; git -C ${made} config core.pager "touch ${marker}") &`);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const restart = served.remote.tools().find((t) => t.name === 'restart') as Tool;
+    const call = { id: `call_${++calls}`, args: '{}' };
+    await restart.execute(call, createContext({ call }));
+    expect(await bash(served, 'true')).toBe(
+      '[disabled, since git on the host would run them outside the sandbox: made/.git/config: core.pager, moved to made/.git/config.disabled-2]',
+    );
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("cannot read the server user's credentials", async () => {

@@ -17,7 +17,7 @@ import {
   resourceOf,
   toolFromInstance,
 } from 'agenttool';
-import { Shell, describeRun, shellTools } from 'agenttool/shell';
+import { Shell, describeRun, runDetails, shellTools } from 'agenttool/shell';
 
 const { BashTool, RestartTool } = shellTools({});
 
@@ -295,5 +295,13 @@ describe('describeRun', () => {
     expect(describeRun({ ...base, output: '', exitCode: null, interrupted: true })).toBe(
       '[interrupted]\n[no exit status]',
     );
+  });
+  it('names what the shell disabled after the command, and hands it to the host', () => {
+    const disabled = ['a/.git/hooks/pre-commit: a hook, renamed a/.git/hooks/pre-commit.disabled'];
+    expect(describeRun({ ...base, output: 'ok\n', exitCode: 1, disabled })).toBe(
+      `ok\n[exit status 1]\n[disabled, since git on the host would run them outside the sandbox: ${disabled[0]}]`,
+    );
+    expect(runDetails({ ...base, output: 'ok', disabled })).toEqual({ ...base, disabled });
+    expect(runDetails({ ...base, output: 'ok' })).toEqual(base);
   });
 });

@@ -1,0 +1,414 @@
+/**
+ * Git repositories a sandboxed command made or changed, made harmless again for git on
+ * the host. The shell's read-only mounts are decided at its start; a repository made
+ * after it (`git init sub`, a `.git` file pointing elsewhere, a bare repository's
+ * layout) has a config and hooks the sandbox can write, and the user's git would run
+ * what they name (`core.fsmonitor` at the next `git status`, a hook at the next
+ * commit). After each command the guard finds the repositories git would use in the
+ * writable folders and undoes what was added since the shell's first start: config
+ * entries that may run something are moved to `<file>.disabled`, new hooks renamed
+ * `<hook>.disabled`. Nothing is deleted; what was there at the start is left alone.
+ */
+import {
+  type Dirent,
+  promises as fs,
+  lstatSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { entryName, type GitConfigEntry, mayRunSomething, parseGitConfig } from './git-config';
+
+/** The most directories one check reads, all roots together. */
+export const GUARD_MAX_DIRECTORIES = 2000;
+
+/** How many folders a check reads before it lets the event loop run. */
+const SLICE = 64;
+
+/** A configuration file larger than this is not read: it is moved aside when new. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** A repository git would use, by its git directory's real path. */
+interface GitDir {
+  readonly path: string;
+  /** How the notes name it: below the root it lies in. */
+  readonly shown: string;
+}
+
+/** What of a git directory may make git run something: one identity per item. */
+type Items = Map<string, Item>;
+
+type Item =
+  | { readonly kind: 'entry'; readonly file: string }
+  | { readonly kind: 'file'; readonly file: string; readonly why: string }
+  | { readonly kind: 'hook'; readonly file: string };
+
+/**
+ * Finds, for the writable folders `roots`, the repositories git would use there and one
+ * level below (a `.git` folder, a `.git` file's target, a bare repository's layout, and
+ * a linked git directory's common one), and keeps what may make git run something
+ * (config entries that are not known data, hooks, a config that is no plain file) as it
+ * was at {@link RepositoryGuard.record}.
+ */
+export class RepositoryGuard {
+  private readonly roots: readonly string[];
+  /** What each git directory held at the record; `unread` when it could not be read. */
+  private baseline: Map<string, ReadonlySet<string> | 'unread'> | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** What the running sandbox mounts read-only, by real path: no command changed it. */
+  private mounted: ReadonlySet<string> = new Set();
+
+  constructor(
+    roots: readonly string[],
+    private readonly maxDirectories = GUARD_MAX_DIRECTORIES,
+  ) {
+    this.roots = [...new Set(roots.map((root) => resolve(root)))];
+  }
+
+  /**
+   * The paths the sandbox now started keeps read-only (its protected `.git/config` and
+   * `.git/hooks` among them): what lies there is left to the user, who may change it
+   * while the shell runs (a hook manager's install, `git config` on the host).
+   */
+  readOnly(paths: readonly string[]): void {
+    // A protection that does not exist yet is made by bubblewrap as the shell starts.
+    this.mounted = new Set(
+      paths.map(
+        (path) => realPath(path) ?? join(realPath(dirname(path)) ?? dirname(path), basename(path)),
+      ),
+    );
+  }
+
+  /** Takes what is there now as what the user made; later calls do nothing. */
+  record(): Promise<void> {
+    return this.serial(async () => {
+      if (this.baseline !== undefined) return;
+      const baseline = new Map<string, ReadonlySet<string> | 'unread'>();
+      for (const gitDir of await this.gitDirs()) {
+        let items: Items | undefined;
+        try {
+          items = itemsOf(gitDir.path);
+        } catch {
+          items = undefined;
+        }
+        baseline.set(gitDir.path, items === undefined ? 'unread' : new Set(items.keys()));
+      }
+      this.baseline = baseline;
+    });
+  }
+
+  /**
+   * Undoes what was added since {@link record} and says what, one note each
+   * (`sub/.git/config: core.fsmonitor, moved to sub/.git/config.disabled`). A
+   * repository that cannot be read is named with why; nothing is thrown. Does nothing
+   * before the record, nor to a repository that could not be read then.
+   */
+  check(): Promise<string[]> {
+    return this.serial(async () => {
+      const baseline = this.baseline;
+      if (baseline === undefined) return [];
+      const notes: string[] = [];
+      for (const gitDir of await this.gitDirs()) {
+        try {
+          const known = baseline.get(gitDir.path) ?? new Set<string>();
+          if (known === 'unread') continue;
+          const added = [...itemsOf(gitDir.path, this.mounted)].filter(([id]) => !known.has(id));
+          if (added.length > 0) {
+            notes.push(
+              ...(await disarm(
+                gitDir,
+                added.map(([, item]) => item),
+                known,
+              )),
+            );
+          }
+        } catch (error) {
+          notes.push(`${gitDir.shown}: not checked (${(error as Error).message})`);
+        }
+      }
+      return notes;
+    });
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * The git directories of the roots and of their folders one level down. Read with
+   * synchronous calls (a fifth of the promise API's cost, for the few dozen a command
+   * usually needs), giving the event loop its turn every {@link SLICE} folders.
+   */
+  private async gitDirs(): Promise<GitDir[]> {
+    const realRoots = this.roots.flatMap((root) => realPath(root) ?? []);
+    const inside = (path: string) =>
+      realRoots.find(
+        (root) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep),
+      );
+    const found = new Map<string, GitDir>();
+    const add = (path: string) => {
+      const real = realPath(path);
+      if (real === undefined || found.has(real)) return;
+      const root = inside(real);
+      if (root === undefined || statOf(real)?.isDirectory() !== true) return;
+      found.set(real, { path: real, shown: relative(root, real) || '.' });
+      // A linked worktree's or a submodule's git directory reads its common one's config.
+      const common = smallText(join(real, 'commondir'))?.trim();
+      if (common !== undefined && common !== '') add(resolve(real, common));
+    };
+    let budget = this.maxDirectories;
+    for (const root of realRoots) {
+      const top = entries(root);
+      budget--;
+      gitDirsIn(root, top, add);
+      for (const entry of top) {
+        const name = entry.name.toLowerCase();
+        if (!entry.isDirectory() || name === 'node_modules' || name === '.git') continue;
+        if (budget-- <= 0) break;
+        const dir = join(root, entry.name);
+        gitDirsIn(dir, entries(dir), add);
+        if (budget % SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    return [...found.values()];
+  }
+}
+
+/** The git directories `dir` (whose entries are `list`) is, or names, given to `add`. */
+function gitDirsIn(dir: string, list: readonly Dirent[], add: (path: string) => void): void {
+  let head = false;
+  let objects = false;
+  let refs = false;
+  for (const entry of list) {
+    const name = entry.name.toLowerCase();
+    if (name === 'head') head = true;
+    else if (name === 'objects') objects = entry.isDirectory();
+    else if (name === 'refs') refs = entry.isDirectory();
+    else if (name === '.git') {
+      const path = join(dir, entry.name);
+      if (!entry.isFile()) {
+        add(path);
+        continue;
+      }
+      const pointer = /^gitdir:\s*(.*?)\s*$/m.exec(smallText(path) ?? '')?.[1];
+      if (pointer !== undefined && pointer !== '') add(resolve(dir, pointer));
+    }
+  }
+  // A bare repository's layout: git takes the folder itself as the repository.
+  if (head && objects && refs) add(dir);
+}
+
+/**
+ * What in git directory `dir` may make git run something, by identity; what is in
+ * `mounted` (read-only to commands) is left out.
+ */
+function itemsOf(dir: string, mounted: ReadonlySet<string> = new Set()): Items {
+  const items: Items = new Map();
+  const configs = [join(dir, 'config'), join(dir, 'config.worktree')];
+  for (const worktree of entries(join(dir, 'worktrees'))) {
+    if (worktree.isDirectory())
+      configs.push(join(dir, 'worktrees', worktree.name, 'config.worktree'));
+  }
+  for (const file of configs) {
+    if (mounted.has(file)) continue;
+    const info = lstatOf(file);
+    if (info === undefined) continue;
+    if (!info.isFile() || info.size > MAX_CONFIG_BYTES) {
+      const why = info.isFile() ? 'larger than git configuration is' : 'not a plain file';
+      items.set(`file\0${file}\0${identity(info)}`, { kind: 'file', file, why });
+      continue;
+    }
+    const text = readFileSync(file, 'utf8');
+    const parsed = parseGitConfig(text);
+    if (!parsed.ok) {
+      items.set(`file\0${file}\0${text}`, {
+        kind: 'file',
+        file,
+        why: `unreadable at line ${parsed.line}`,
+      });
+      continue;
+    }
+    for (const entry of parsed.entries) {
+      if (mayRunSomething(entry)) items.set(entryId(file, entry, text), { kind: 'entry', file });
+    }
+  }
+  const hooks = join(dir, 'hooks');
+  const info = mounted.has(hooks) ? undefined : lstatOf(hooks);
+  if (info !== undefined && !info.isDirectory()) {
+    items.set(`file\0${hooks}\0${identity(info)}`, {
+      kind: 'file',
+      file: hooks,
+      why: 'not a folder',
+    });
+  } else if (info !== undefined) {
+    for (const hook of entries(hooks)) {
+      // Git runs a hook by its exact name: these never are one.
+      if (/\.(sample|disabled)(-\d+)?$/.test(hook.name)) continue;
+      const file = join(hooks, hook.name);
+      const stats = lstatOf(file);
+      if (stats !== undefined)
+        items.set(`hook\0${file}\0${identity(stats)}`, { kind: 'hook', file });
+    }
+  }
+  return items;
+}
+
+/**
+ * Moves what was added aside, and says what moved where. A command may still be running
+ * in the background, and may swap a folder for a link meanwhile: each file is checked
+ * to lie where it was found just before it is moved, files are made afresh (never
+ * opened through a link), and a configuration is read again and only the entries found
+ * added then are taken out.
+ */
+async function disarm(
+  gitDir: GitDir,
+  items: readonly Item[],
+  known: ReadonlySet<string>,
+): Promise<string[]> {
+  const notes: string[] = [];
+  const shown = (path: string) => join(gitDir.shown, relative(gitDir.path, path));
+  const configs = new Set<string>();
+  for (const item of items) {
+    if (item.kind === 'entry') {
+      configs.add(item.file);
+      continue;
+    }
+    await stillIn(gitDir, item.file);
+    const aside = await freeName(`${item.file}.disabled`);
+    await fs.rename(item.file, aside);
+    notes.push(
+      item.kind === 'hook'
+        ? `${shown(item.file)}: a hook, renamed ${shown(aside)}`
+        : `${shown(item.file)}: ${item.why}, moved to ${shown(aside)}`,
+    );
+  }
+  for (const file of configs) {
+    await stillIn(gitDir, file);
+    const info = await fs.lstat(file);
+    if (!info.isFile() || info.size > MAX_CONFIG_BYTES) continue; // the next check moves it
+    const text = await fs.readFile(file, 'utf8');
+    const parsed = parseGitConfig(text);
+    if (!parsed.ok) continue;
+    const removed = parsed.entries.filter(
+      (entry) => mayRunSomething(entry) && !known.has(entryId(file, entry, text)),
+    );
+    if (removed.length === 0) continue;
+    let kept = '';
+    let from = 0;
+    let moved = `# Moved here by agenttool on ${new Date().toISOString()} from ${file}: a sandboxed command wrote them, and git would run what they name outside the sandbox.\n`;
+    for (const entry of removed) {
+      const { start, end } = wholeLine(text, entry);
+      kept += text.slice(from, start);
+      from = end;
+      const header =
+        entry.subsection === undefined
+          ? `[${entry.section}]`
+          : `[${entry.section} "${entry.subsection.replace(/["\\]/g, (c) => `\\${c}`)}"]`;
+      moved += `${header}\n\t${text.slice(entry.start, entry.end)}\n`;
+    }
+    kept += text.slice(from);
+    const aside = await createFresh(`${file}.disabled`, moved);
+    const temporary = await createFresh(
+      join(dirname(file), `.agenttool-${randomBytes(6).toString('hex')}`),
+      kept,
+      info.mode & 0o777,
+    );
+    await stillIn(gitDir, file);
+    await fs.rename(temporary, file);
+    const names = [...new Set(removed.map(entryName))].join(', ');
+    notes.push(`${shown(file)}: ${names}, moved to ${shown(aside)}`);
+  }
+  return notes;
+}
+
+/**
+ * Where to cut `entry` out of `text`: its line with it when nothing else is on it, so
+ * that no blank line is left; else the entry alone.
+ */
+function wholeLine(text: string, entry: GitConfigEntry): { start: number; end: number } {
+  let start = entry.start;
+  while (start > 0 && (text[start - 1] === ' ' || text[start - 1] === '\t')) start--;
+  if (start > 0 && text[start - 1] !== '\n') return entry;
+  const end = text.startsWith('\r\n', entry.end) ? entry.end + 2 : entry.end + 1;
+  return { start, end: Math.min(end, text.length) };
+}
+
+/** Throws unless `file`'s folder is still, really, inside git directory `gitDir`. */
+async function stillIn(gitDir: GitDir, file: string): Promise<void> {
+  const real = await fs.realpath(dirname(file));
+  if (real !== gitDir.path && !real.startsWith(gitDir.path + sep)) {
+    throw new Error(`${dirname(file)} was replaced while it was checked`);
+  }
+}
+
+/** Writes `text` to a new file at `path` (or `path-2`...), never through a link. */
+async function createFresh(path: string, text: string, mode = 0o644): Promise<string> {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? path : `${path}-${n}`;
+    try {
+      await fs.writeFile(candidate, text, { flag: 'wx', mode });
+      return candidate;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+}
+
+/** `path`, or `path-2`, `path-3`... whichever is free. */
+async function freeName(path: string): Promise<string> {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? path : `${path}-${n}`;
+    if ((await fs.lstat(candidate).catch(() => undefined)) === undefined) return candidate;
+  }
+}
+
+/** How a config entry that may run something is known from one check to the next. */
+function entryId(file: string, entry: GitConfigEntry, text: string): string {
+  return `entry\0${file}\0${entry.section}\0${entry.subsection ?? ''}\0${text.slice(entry.start, entry.end)}`;
+}
+
+/** What changes when a file is replaced or written: its inode, size and change time. */
+function identity(info: Stats): string {
+  return `${info.ino}:${info.size}:${info.ctimeMs}`;
+}
+
+function entries(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+function realPath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function statOf(path: string): Stats | undefined {
+  return statSync(path, { throwIfNoEntry: false });
+}
+
+function lstatOf(path: string): Stats | undefined {
+  return lstatSync(path, { throwIfNoEntry: false });
+}
+
+/** A small file's text (a `.git` pointer, a `commondir`); undefined when there is none. */
+function smallText(path: string): string | undefined {
+  const info = statOf(path);
+  if (info === undefined || !info.isFile() || info.size > 4096) return undefined;
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}

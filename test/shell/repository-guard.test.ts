@@ -1,0 +1,197 @@
+/**
+ * The repository guard, on folders changed as a sandboxed command would change them
+ * (here by this process, so that each case is exact): what was added that git on the
+ * host would run is moved aside, the user's own settings and hooks stay, and git then
+ * runs none of it (checked with the real git, a marker file standing for the harm).
+ */
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { RepositoryGuard } from '../../src/shell/repository-guard';
+import { tempDir } from '../cli/helpers';
+
+const GIT_ENV = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@t',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@t',
+};
+
+function git(cwd: string, ...args: string[]): string {
+  const run = spawnSync('git', args, { cwd, encoding: 'utf8', env: GIT_ENV });
+  return `${run.stdout}${run.stderr}`;
+}
+
+/** A workspace that is a repository, with the user's own hook manager and hook. */
+function workspace(): string {
+  const root = tempDir();
+  git(root, 'init', '-q', '.');
+  git(root, 'config', 'core.hooksPath', '.husky');
+  writeFileSync(join(root, '.git', 'hooks', 'post-checkout'), '#!/bin/sh\nexit 0\n');
+  chmodSync(join(root, '.git', 'hooks', 'post-checkout'), 0o755);
+  return root;
+}
+
+/** A hook or fsmonitor command that leaves `marker` behind when git runs it. */
+function planted(marker: string): string {
+  return `#!/bin/sh\ntouch '${marker}'\n`;
+}
+
+describe('RepositoryGuard', () => {
+  it('disables what a new repository would run: its fsmonitor and its hook', async () => {
+    const root = workspace();
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    expect(await guard.check()).toEqual([]);
+
+    const marker = join(tempDir(), 'ran');
+    const script = join(root, 'monitor.sh');
+    writeFileSync(script, planted(marker), { mode: 0o755 });
+    git(root, 'init', '-q', 'sub');
+    git(join(root, 'sub'), 'config', 'core.fsmonitor', script);
+    git(join(root, 'sub'), 'config', 'user.email', 'agent@example.com');
+    writeFileSync(join(root, 'sub', '.git', 'hooks', 'pre-commit'), planted(marker), {
+      mode: 0o755,
+    });
+
+    // What was planted runs, as it stands.
+    git(join(root, 'sub'), 'status');
+    expect(existsSync(marker)).toBe(true);
+    rmSync(marker);
+
+    const notes = await guard.check();
+    expect(notes).toEqual([
+      'sub/.git/hooks/pre-commit: a hook, renamed sub/.git/hooks/pre-commit.disabled',
+      'sub/.git/config: core.fsmonitor, moved to sub/.git/config.disabled',
+    ]);
+    // What git keeps of the config is data; what was taken out is kept beside it.
+    expect(git(join(root, 'sub'), 'config', '--get', 'user.email').trim()).toBe(
+      'agent@example.com',
+    );
+    expect(readFileSync(join(root, 'sub', '.git', 'config.disabled'), 'utf8')).toContain(
+      `[core]\n\tfsmonitor = ${script}\n`,
+    );
+    git(join(root, 'sub'), 'status');
+    git(join(root, 'sub'), 'commit', '-q', '--allow-empty', '-m', 'x');
+    expect(existsSync(marker)).toBe(false);
+    // The user's own settings and hook were there at the record: they stay.
+    expect(git(root, 'config', '--get', 'core.hooksPath').trim()).toBe('.husky');
+    expect(existsSync(join(root, '.git', 'hooks', 'post-checkout'))).toBe(true);
+    // Nothing more to do on the next check.
+    expect(await guard.check()).toEqual([]);
+  });
+
+  it('finds a bare layout, a .git file pointing elsewhere and a common directory', async () => {
+    const root = workspace();
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    const marker = join(tempDir(), 'ran');
+    // A bare repository's layout that becomes a worktree's repository through `.git`.
+    mkdirSync(join(root, 'store', 'objects'), { recursive: true });
+    mkdirSync(join(root, 'store', 'refs'), { recursive: true });
+    writeFileSync(join(root, 'store', 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(
+      join(root, 'store', 'config'),
+      `[core]\n\tbare = false\n[alias]\n\tboom = !touch '${marker}'\n`,
+    );
+    mkdirSync(join(root, 'work'));
+    writeFileSync(join(root, 'work', '.git'), 'gitdir: ../store\n');
+    // A git directory whose common one (where git reads the config) lies elsewhere.
+    mkdirSync(join(root, 'linked'));
+    mkdirSync(join(root, 'common', 'objects'), { recursive: true });
+    writeFileSync(join(root, 'common', 'config'), `[core]\n\tpager = touch '${marker}'\n`);
+    mkdirSync(join(root, 'linked', '.git'));
+    writeFileSync(join(root, 'linked', '.git', 'commondir'), '../../common\n');
+
+    git(join(root, 'work'), 'boom');
+    expect(existsSync(marker)).toBe(true);
+    rmSync(marker);
+
+    const notes = await guard.check();
+    expect(notes.sort()).toEqual([
+      'common/config: core.pager, moved to common/config.disabled',
+      'store/config: alias.boom, moved to store/config.disabled',
+    ]);
+    git(join(root, 'work'), 'boom');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('moves aside a config that is a link or that git cannot read, and a hooks link', async () => {
+    const root = workspace();
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    const elsewhere = join(tempDir(), 'evil-config');
+    writeFileSync(elsewhere, '[core]\n\tfsmonitor = x\n');
+    git(root, 'init', '-q', 'a');
+    git(root, 'init', '-q', 'b');
+    git(root, 'init', '-q', 'c');
+    const config = (name: string) => join(root, name, '.git', 'config');
+    spawnSync('rm', [config('a')]);
+    symlinkSync(elsewhere, config('a'));
+    writeFileSync(config('b'), '[core\n');
+    spawnSync('rm', ['-r', join(root, 'c', '.git', 'hooks')]);
+    symlinkSync(tempDir(), join(root, 'c', '.git', 'hooks'));
+
+    expect((await guard.check()).sort()).toEqual([
+      'a/.git/config: not a plain file, moved to a/.git/config.disabled',
+      'b/.git/config: unreadable at line 2, moved to b/.git/config.disabled',
+      'c/.git/hooks: not a folder, moved to c/.git/hooks.disabled',
+    ]);
+    expect(readFileSync(elsewhere, 'utf8')).toBe('[core]\n\tfsmonitor = x\n');
+    expect(existsSync(config('b'))).toBe(false);
+  });
+
+  it('never writes through a link planted where it puts what it moved', async () => {
+    const root = workspace();
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    const victim = join(tempDir(), 'victim');
+    writeFileSync(victim, 'untouched\n');
+    git(root, 'init', '-q', 'sub');
+    symlinkSync(victim, join(root, 'sub', '.git', 'config.disabled'));
+    git(join(root, 'sub'), 'config', 'core.editor', 'evil');
+
+    expect(await guard.check()).toEqual([
+      'sub/.git/config: core.editor, moved to sub/.git/config.disabled-2',
+    ]);
+    expect(readFileSync(victim, 'utf8')).toBe('untouched\n');
+  });
+
+  it('leaves alone what the sandbox keeps read-only, which the user may change meanwhile', async () => {
+    const root = workspace();
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    guard.readOnly([join(root, '.git', 'config'), join(root, '.git', 'hooks')]);
+    git(root, 'config', 'core.editor', 'vim');
+    writeFileSync(join(root, '.git', 'hooks', 'pre-push'), '#!/bin/sh\n', { mode: 0o755 });
+    expect(await guard.check()).toEqual([]);
+    expect(git(root, 'config', '--get', 'core.editor').trim()).toBe('vim');
+  });
+
+  it('changes nothing before its record, and skips node_modules and deeper folders', async () => {
+    const root = tempDir();
+    git(root, 'init', '-q', 'early');
+    git(join(root, 'early'), 'config', 'core.editor', 'mine');
+    const guard = new RepositoryGuard([root]);
+    expect(await guard.check()).toEqual([]);
+    await guard.record();
+    git(root, 'init', '-q', join('node_modules', 'pkg'));
+    git(root, 'init', '-q', join('deep', 'er'));
+    git(join(root, 'node_modules', 'pkg'), 'config', 'core.editor', 'x');
+    git(join(root, 'deep', 'er'), 'config', 'core.editor', 'x');
+    expect(await guard.check()).toEqual([]);
+    expect(readdirSync(join(root, 'early', '.git'))).not.toContain('config.disabled');
+  });
+});
