@@ -92,6 +92,13 @@ describe.each(Object.entries(opening))('%s', (_era, request) => {
       "Invalid Authorization header format, expected 'Bearer TOKEN'",
     ],
     [
+      'a valid token followed by more words',
+      () => ({
+        authorization: `${bearer(issuer.mint({ sub: 'ada', aud: listener.url })).authorization} extra`,
+      }),
+      "Invalid Authorization header format, expected 'Bearer TOKEN'",
+    ],
+    [
       'an expired token',
       () => bearer(issuer.mint({ sub: 'ada', aud: listener.url }, { expiresIn: -60 })),
       'The access token has expired',

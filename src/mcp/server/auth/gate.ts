@@ -143,6 +143,13 @@ export class AuthGate {
     const header = (request.headers.get('authorization') ?? '').split(',')[0]?.trim();
     const options = { requiredScopes: this.#required, resourceMetadataUrl: this.metadataUrl };
     try {
+      // The scheme and one token: the SDK would read `Bearer <token> more` as the token.
+      if (header !== undefined && header !== '' && !/^bearer +\S+$/i.test(header)) {
+        throw new OAuthError(
+          OAuthErrorCode.InvalidToken,
+          "Invalid Authorization header format, expected 'Bearer TOKEN'",
+        );
+      }
       return await verifyBearerToken(header === '' ? undefined : header, {
         ...options,
         verifier: { verifyAccessToken: (token) => this.#caller(token, request) },
