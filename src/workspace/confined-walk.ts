@@ -104,6 +104,11 @@ export class ConfinedWalk {
     if (path.includes('\0')) {
       throw new Error(`the path ${quotePath(path)} contains a NUL character`);
     }
+    if (/\p{Cs}/u.test(path)) {
+      throw new Error(
+        `the path ${quotePath(path)} contains a lone surrogate, half of a pair that no file name can hold`,
+      );
+    }
     // Resolved, "dir/" or "file/." would lose what the ending says: a directory.
     if (/\/\.{0,2}$/.test(path)) {
       throw new Error(

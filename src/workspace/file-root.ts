@@ -166,7 +166,7 @@ export class FileRoot {
    */
   async write(path: string, data: string | Uint8Array): Promise<number> {
     const op = this.op(path, 'write', true);
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    const bytes = utf8Of(op, data);
     let components = this.walker.componentsOf(op);
     for (;;) {
       const { dir, rest } = await this.walker.walk(op, components, 'create');
@@ -214,7 +214,7 @@ export class FileRoot {
    */
   async append(path: string, data: string | Uint8Array): Promise<number> {
     const op = this.op(path, 'append to', true);
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    const bytes = utf8Of(op, data);
     const handle = await this.openFinal(op, O_WRONLY | O_APPEND | O_NONBLOCK, 'create');
     try {
       const info = await handle.stat();
@@ -341,4 +341,21 @@ export class FileRoot {
       fsPromises.unlink(this.walker.at(dir, name)).catch(() => undefined),
     );
   }
+}
+
+/**
+ * `data` as the bytes to write: text in UTF-8, refused when it holds a lone surrogate
+ * (half of a pair, which UTF-8 cannot carry: it would be written as U+FFFD, and the file
+ * would not hold what was sent).
+ */
+function utf8Of(op: Op, data: string | Uint8Array): Uint8Array {
+  if (typeof data !== 'string') return data;
+  const lone = /\p{Cs}/u.exec(data);
+  if (lone !== null) {
+    const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
+    throw new Error(
+      `cannot ${op.verb} ${quotePath(op.path)}: the content holds a lone surrogate (U+${unit}, at character ${lone.index}), half of a pair that is not text and that UTF-8 cannot carry; send the character whole`,
+    );
+  }
+  return Buffer.from(data, 'utf8');
 }

@@ -116,7 +116,7 @@ export class WriteFileTool {
 
   async execute(args: WriteFileArgs): Promise<string> {
     const bytes = await this.files.write(args.path, args.content);
-    return `Wrote ${bytes} bytes to ${shortPath(args.path)}.`;
+    return `Wrote ${byteCount(bytes)} to ${shortPath(args.path)}.`;
   }
 }
 
@@ -136,6 +136,11 @@ export class AppendFileTool {
 
   async execute(args: AppendFileArgs): Promise<string> {
     const bytes = await this.files.append(args.path, args.content);
-    return `Appended ${bytes} bytes to ${shortPath(args.path)}.`;
+    return `Appended ${byteCount(bytes)} to ${shortPath(args.path)}.`;
   }
+}
+
+/** `1 byte`, `2 bytes`. */
+function byteCount(bytes: number): string {
+  return bytes === 1 ? '1 byte' : `${bytes} bytes`;
 }

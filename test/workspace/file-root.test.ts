@@ -161,6 +161,23 @@ describe('FileRoot: escapes are refused and nothing is touched', () => {
     await expect(sandbox.read('')).rejects.toThrow('the path is empty');
     await expect(sandbox.write('a\0b', 'x')).rejects.toThrow('NUL');
   });
+
+  it('refuses a lone surrogate in a path or in text, which UTF-8 cannot carry, writing nothing', async () => {
+    await expect(sandbox.write('half\ud800.txt', 'x')).rejects.toThrow(
+      'contains a lone surrogate, half of a pair that no file name can hold',
+    );
+    await expect(sandbox.write('half.txt', 'a\udc00b')).rejects.toThrow(
+      'cannot write "half.txt": the content holds a lone surrogate (U+DC00, at character 1)',
+    );
+    await expect(sandbox.append('half.txt', 'ab\ud83d')).rejects.toThrow(
+      'cannot append to "half.txt": the content holds a lone surrogate (U+D83D, at character 2)',
+    );
+    expect(existsSync(join(root, 'half.txt'))).toBe(false);
+    expect(readdirSync(root).some((name) => name.startsWith('half'))).toBe(false);
+    // A pair whole is text, written as UTF-8.
+    expect(await sandbox.write('whole.txt', 'a\ud83d\ude00')).toBe(5);
+    expect(readFileSync(join(root, 'whole.txt'), 'utf8')).toBe('a\u{1F600}');
+  });
 });
 
 describe('FileRoot: reading', () => {

@@ -97,6 +97,15 @@ describe('fs tools through the executor', () => {
     expect(readFileSync(join(root, 'notes/a.txt'), 'utf8')).toBe('one\ntwo\n');
   });
 
+  it('counts one byte as one byte', async () => {
+    expect(await run(job(writeFile, { path: 'one.txt', content: 'x' }))).toEqual([
+      'Wrote 1 byte to one.txt.',
+    ]);
+    expect(await run(job(appendFile, { path: 'one.txt', content: 'y' }))).toEqual([
+      'Appended 1 byte to one.txt.',
+    ]);
+  });
+
   it('read_file stops at max_bytes and says how to read more', async () => {
     writeFileSync(join(root, 'big.txt'), 'abcdefghij');
     expect(await run(job(readFile, { path: 'big.txt', max_bytes: 4 }))).toEqual([
