@@ -1,3 +1,6 @@
+/** Errors {@link plainError} made: a client's doing, which a client can repeat at will. */
+const plain = new WeakSet<Error>();
+
 /**
  * An error for a condition the server met and handled (a message too large, a client's
  * malformed request), not a fault in its code: reported without the stack, which would
@@ -6,6 +9,7 @@
 export function plainError(message: string): Error {
   const error = new Error(message);
   error.stack = `Error: ${message}`;
+  plain.add(error);
   return error;
 }
 
@@ -16,4 +20,55 @@ export function plainError(message: string): Error {
  */
 export function withoutClientStack(error: Error): Error {
   return error.message.startsWith('Rejected inbound request (') ? plainError(error.message) : error;
+}
+
+/** How many reports of clients' doing each place writes in a window, at most. */
+export const CLIENT_REPORTS_PER_WINDOW = 10;
+
+/** The window of {@link CLIENT_REPORTS_PER_WINDOW}, in milliseconds. */
+export const CLIENT_REPORT_WINDOW_MS = 60_000;
+
+/**
+ * `report`, writing at most {@link CLIENT_REPORTS_PER_WINDOW} of the
+ * {@link plainError}s of one place (its `message`, `mcp: http`) per
+ * {@link CLIENT_REPORT_WINDOW_MS}: a client that sends what the server refuses as fast
+ * as it can would otherwise fill the log at its rate. Past the count, the window's end
+ * writes one line saying how many were left out. The server's own faults are all
+ * written.
+ */
+export function throttlingClientReports(
+  report: (message: string, error: unknown) => void,
+  perWindow = CLIENT_REPORTS_PER_WINDOW,
+  windowMs = CLIENT_REPORT_WINDOW_MS,
+): (message: string, error: unknown) => void {
+  const windows = new Map<string, { written: number; left: number }>();
+  return (message, error) => {
+    if (!(error instanceof Error && plain.has(error))) {
+      report(message, error);
+      return;
+    }
+    let window = windows.get(message);
+    if (window === undefined) {
+      window = { written: 0, left: 0 };
+      windows.set(message, window);
+      const ended = window;
+      setTimeout(() => {
+        windows.delete(message);
+        if (ended.left > 0) {
+          report(
+            message,
+            plainError(
+              `${ended.left} more like this in the last ${windowMs / 1000} s were not reported (at most ${perWindow} are)`,
+            ),
+          );
+        }
+      }, windowMs).unref();
+    }
+    if (window.written < perWindow) {
+      window.written++;
+      report(message, error);
+    } else {
+      window.left++;
+    }
+  };
 }

@@ -36,7 +36,10 @@ export interface McpServerOptions extends RoundTripOptions {
   readonly recorder?: RecordFunc;
   /**
    * Where failures that have nobody else to go to are reported (a panic-equivalent's
-   * stack, a failing `onClose` listener). Default: stderr, never stdout.
+   * stack, a failing `onClose` listener), and what a client sent that was refused (in
+   * one line, without a stack). Default: stderr, never stdout, with at most ten
+   * refusals of clients per place (`mcp: http`, `mcp: stdio`) a minute and a line of
+   * how many more; this reporter gets every one.
    */
   readonly onError?: ErrorReporter;
   /**

@@ -52,6 +52,7 @@ import {
   type StdioServeOptions,
 } from './server-options';
 import { listenRefusal, Tasks } from './tasks';
+import { throttlingClientReports } from './plain-errors';
 import { type ErrorReporter, McpSession, type SessionLease } from './session';
 import { observeServer, timeSession } from './telemetry';
 import { Catalog, DEFAULT_LIST_PAGE_SIZE, notifyResourceUpdated } from './primitives';
@@ -146,7 +147,7 @@ export class McpToolServer {
       definitions = undefined;
       served = undefined;
     });
-    const report = options.onError ?? defaultReporter;
+    const report = options.onError ?? throttlingClientReports(defaultReporter);
     const trips = new RoundTrips(options);
     this.#scale =
       options.scaleOut === undefined
