@@ -55,6 +55,19 @@ const AGENT_CONFIG_PARTS: readonly (readonly [string, string])[] = AGENT_CONFIG_
   },
 );
 
+/**
+ * What in a git directory says what git runs, or where it reads that from: its hooks,
+ * its config (and a worktree's), the common directory it reads them from, and its
+ * linked worktrees' own.
+ */
+const GIT_CONTROL: ReadonlySet<string> = new Set([
+  'hooks',
+  'config',
+  'config.worktree',
+  'commondir',
+  'worktrees',
+]);
+
 /** {@link PROTECTED_FILES} lower-cased: names are matched with case ignored. */
 const PROTECTED_FILE_NAMES: ReadonlySet<string> = new Set(
   PROTECTED_FILES.map((name) => name.toLowerCase()),
@@ -268,8 +281,9 @@ export async function withProtectedPaths(policy: SandboxPolicy): Promise<Sandbox
  * `.gitconfig`, `.mcp.json` or another of the sandbox runtime's list, anything in
  * `.vscode`, `.idea`, `.claude/commands` or `.claude/agents`, an agent's configuration
  * that names commands (`.claude/settings.json`, `.claude/settings.local.json`,
- * `.cursor/mcp.json`), a repository's `.git/hooks`
- * and `.git/config` (and those of the submodules it keeps in `.git/modules`), and a
+ * `.cursor/mcp.json`), a repository's `.git/hooks` and `.git/config`, with what says
+ * where git reads them from (`.git/commondir`, `.git/config.worktree`,
+ * `.git/worktrees`; and the same of the submodules it keeps in `.git/modules`), and a
  * `.git` itself, which as a file says where the repository is. For tools that write
  * without the sandbox (the workspace's file tools), so that they leave alone what a
  * sandboxed command cannot change. Case is ignored, as the scan does.
@@ -295,9 +309,8 @@ export function writeProtection(components: readonly string[]): string | undefin
     const rest = lower.slice(i + 1);
     const git =
       rest.length === 0 ||
-      rest[0] === 'hooks' ||
-      rest[0] === 'config' ||
-      (rest[0] === 'modules' && rest.some((part) => part === 'hooks' || part === 'config'));
+      GIT_CONTROL.has(rest[0]!) ||
+      (rest[0] === 'modules' && rest.some((part) => GIT_CONTROL.has(part)));
     if (git) {
       return "a repository's .git file, hooks and config stay read-only: git runs what they say outside the sandbox, at the next commit";
     }

@@ -85,7 +85,8 @@ export class ConfinedWalk {
         `${what}: it is in ${quotePath(code)}, the code this server runs, which stays read-only`,
       );
     }
-    const protection = writeProtection(components);
+    const protection =
+      writeProtection(components) ?? gitLayoutProtection(this.realRoot, components);
     if (protection !== undefined) throw new Error(`${what}: ${protection}`);
     return components;
   }
@@ -266,4 +267,30 @@ export class ConfinedWalk {
       'a directory on its way was moved or removed while the call ran, and',
     );
   }
+}
+
+/** For a file of a bare repository's layout: the others that make git take its folder. */
+const GIT_LAYOUT_PARTNERS: Readonly<Record<string, readonly string[]>> = {
+  head: ['config', 'commondir'],
+  config: ['HEAD'],
+  'config.worktree': ['HEAD'],
+  commondir: ['HEAD'],
+};
+
+/**
+ * Why writing `components` (below `realRoot`) is refused as part of a git repository's
+ * own folder outside any `.git` (a bare repository's layout, which git takes as a
+ * repository wherever it finds a `HEAD`, and reads a config of): a `config` or a
+ * `commondir` beside a `HEAD`, or a `HEAD` beside them. Git on the host would run what
+ * such a config names outside the sandbox. A `.git` folder's own are judged by
+ * `writeProtection`.
+ */
+function gitLayoutProtection(realRoot: string, components: readonly string[]): string | undefined {
+  const partners = GIT_LAYOUT_PARTNERS[components.at(-1)?.toLowerCase() ?? ''];
+  const parent = components.slice(0, -1);
+  if (partners === undefined || parent.at(-1)?.toLowerCase() === '.git') return undefined;
+  const beside = partners.find((name) => existsSync(join(realRoot, ...parent, name)));
+  if (beside === undefined) return undefined;
+  const folder = parent.length === 0 ? 'the root' : quotePath(parent.join('/'));
+  return `${folder} holds a ${beside}, as a git repository's own folder does: git on the host would take it as a repository, and run what its config names outside the sandbox`;
 }

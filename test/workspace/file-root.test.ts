@@ -313,6 +313,11 @@ describe("FileRoot: what the shell's sandbox keeps read-only stays so", () => {
     ['sub/.git/hooks/post-checkout', "a repository's .git file, hooks and config"],
     ['.git/modules/lib/hooks/pre-push', "a repository's .git file, hooks and config"],
     ['sub/.git', "a repository's .git file, hooks and config"],
+    // Where git reads the config from: a common folder, a worktree's.
+    ['.git/commondir', "a repository's .git file, hooks and config"],
+    ['.git/config.worktree', "a repository's .git file, hooks and config"],
+    ['.git/worktrees/w/config.worktree', "a repository's .git file, hooks and config"],
+    ['.git/modules/lib/commondir', "a repository's .git file, hooks and config"],
   ] as const;
 
   it.each(PROTECTED)('refuses to write or append to %s, creating nothing', async (path, why) => {
@@ -347,6 +352,28 @@ describe("FileRoot: what the shell's sandbox keeps read-only stays so", () => {
     expect(existsSync(join(root, '.git', 'hooks', 'pre-commit'))).toBe(false);
     expect(existsSync(join(root, '.claude'))).toBe(false);
     expect(readFileSync(join(root, '.git', 'config'), 'utf8')).toBe('[core]\n');
+  });
+
+  it("refuses what would make a folder a bare repository's, whichever comes first", async () => {
+    mkdirSync(join(root, 'store', 'objects'), { recursive: true });
+    mkdirSync(join(root, 'store', 'refs'), { recursive: true });
+    await sandbox.write('store/HEAD', 'ref: refs/heads/main\n');
+    const why = `"store" holds a HEAD, as a git repository's own folder does: git on the host would take it as a repository, and run what its config names outside the sandbox`;
+    await expect(sandbox.write('store/config', '[core]\n')).rejects.toThrow(
+      `cannot write "store/config": ${why}`,
+    );
+    await expect(sandbox.append('store/commondir', '..')).rejects.toThrow(
+      `cannot append to "store/commondir": ${why}`,
+    );
+    await sandbox.write('other/config', '[alias]\n');
+    await expect(sandbox.write('other/HEAD', 'ref: refs/heads/main\n')).rejects.toThrow(
+      `cannot write "other/HEAD": "other" holds a config, as a git repository's own folder does`,
+    );
+    expect(existsSync(join(root, 'store', 'config'))).toBe(false);
+    expect(existsSync(join(root, 'other', 'HEAD'))).toBe(false);
+    // A config or a HEAD alone is any file.
+    await sandbox.write('app/config', 'port=1\n');
+    await sandbox.write('docs/HEAD', 'top\n');
   });
 
   it('reads them, and writes what lies beside them', async () => {
