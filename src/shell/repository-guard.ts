@@ -20,7 +20,7 @@ import {
   statSync,
 } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './random-bytes';
 import { entryName, type GitConfigEntry, mayRunSomething, parseGitConfig } from './git-config';
 
 /** The most directories one check reads, all roots together. */
