@@ -164,15 +164,20 @@ export class RepositoryGuard {
     };
     let budget = this.maxDirectories;
     for (const root of realRoots) {
-      const top = entries(root);
+      const top = entries(root, true);
+      const listed = top === 'unlisted' ? [] : top;
       budget--;
       gitDirsIn(root, top, add);
-      for (const entry of top) {
+      for (const entry of listed) {
         const name = entry.name.toLowerCase();
-        if (!entry.isDirectory() || name === 'node_modules' || name === '.git') continue;
-        if (budget-- <= 0) break;
+        if (name === 'node_modules' || name === '.git') continue;
         const dir = join(root, entry.name);
-        gitDirsIn(dir, entries(dir), add);
+        // A link to a folder is a folder to git, which a user may run in.
+        if (!entry.isDirectory() && !(entry.isSymbolicLink() && statOf(dir)?.isDirectory())) {
+          continue;
+        }
+        if (budget-- <= 0) break;
+        gitDirsIn(dir, entries(dir, true), add);
         if (budget % SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
       }
     }
@@ -180,24 +185,37 @@ export class RepositoryGuard {
   }
 }
 
-/** The git directories `dir` (whose entries are `list`) is, or names, given to `add`. */
-function gitDirsIn(dir: string, list: readonly Dirent[], add: (path: string) => void): void {
+/**
+ * The git directories `dir` (whose entries are `list`) is, or names, given to `add`.
+ * A folder that cannot be listed may still be entered (git needs only that): what
+ * would make it a repository's is then looked up by name.
+ */
+function gitDirsIn(
+  dir: string,
+  list: readonly Dirent[] | 'unlisted',
+  add: (path: string) => void,
+): void {
+  const names =
+    list === 'unlisted'
+      ? ['.git', 'HEAD', 'objects', 'refs'].filter((name) => lstatOf(join(dir, name)) !== undefined)
+      : list.map((entry) => entry.name);
   let head = false;
   let objects = false;
   let refs = false;
-  for (const entry of list) {
-    const name = entry.name.toLowerCase();
-    if (name === 'head') head = true;
-    else if (name === 'objects') objects = entry.isDirectory();
-    else if (name === 'refs') refs = entry.isDirectory();
-    else if (name === '.git') {
-      const path = join(dir, entry.name);
-      if (!entry.isFile()) {
-        add(path);
-        continue;
+  for (const name of names) {
+    const lower = name.toLowerCase();
+    const path = join(dir, name);
+    if (lower === 'head') head = true;
+    else if (lower === 'objects') objects = statOf(path)?.isDirectory() === true;
+    else if (lower === 'refs') refs = statOf(path)?.isDirectory() === true;
+    else if (lower === '.git') {
+      // Followed as git follows it: a folder, or a file that names one.
+      const info = statOf(path);
+      if (info?.isDirectory() === true) add(path);
+      else if (info?.isFile() === true) {
+        const pointer = /^gitdir:\s*(.*?)\s*$/m.exec(smallText(path) ?? '')?.[1];
+        if (pointer !== undefined && pointer !== '') add(resolve(dir, pointer));
       }
-      const pointer = /^gitdir:\s*(.*?)\s*$/m.exec(smallText(path) ?? '')?.[1];
-      if (pointer !== undefined && pointer !== '') add(resolve(dir, pointer));
     }
   }
   // A bare repository's layout: git takes the folder itself as the repository.
@@ -224,7 +242,13 @@ function itemsOf(dir: string, mounted: ReadonlySet<string> = new Set()): Items {
       items.set(`file\0${file}\0${identity(info)}`, { kind: 'file', file, why });
       continue;
     }
-    const text = readFileSync(file, 'utf8');
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      items.set(`file\0${file}\0${identity(info)}`, { kind: 'file', file, why: 'unreadable' });
+      continue;
+    }
     const parsed = parseGitConfig(text);
     if (!parsed.ok) {
       items.set(`file\0${file}\0${text}`, {
@@ -240,20 +264,20 @@ function itemsOf(dir: string, mounted: ReadonlySet<string> = new Set()): Items {
   }
   const hooks = join(dir, 'hooks');
   const info = mounted.has(hooks) ? undefined : lstatOf(hooks);
-  if (info !== undefined && !info.isDirectory()) {
-    items.set(`file\0${hooks}\0${identity(info)}`, {
-      kind: 'file',
-      file: hooks,
-      why: 'not a folder',
-    });
-  } else if (info !== undefined) {
-    for (const hook of entries(hooks)) {
+  // A hooks folder that cannot be listed can still have its hooks run, by name.
+  const listed = info?.isDirectory() === true ? entries(hooks, true) : [];
+  if (info !== undefined && (!info.isDirectory() || listed === 'unlisted')) {
+    const why = info.isDirectory() ? 'a folder that cannot be listed' : 'not a folder';
+    items.set(`file\0${hooks}\0${identity(info)}`, { kind: 'file', file: hooks, why });
+  } else if (listed !== 'unlisted') {
+    for (const hook of listed) {
       // Git runs a hook by its exact name: these never are one.
       if (/\.(sample|disabled)(-\d+)?$/.test(hook.name)) continue;
       const file = join(hooks, hook.name);
       const stats = lstatOf(file);
-      if (stats !== undefined)
+      if (stats !== undefined) {
         items.set(`hook\0${file}\0${identity(stats)}`, { kind: 'hook', file });
+      }
     }
   }
   return items;
@@ -378,11 +402,15 @@ function identity(info: Stats): string {
   return `${info.ino}:${info.size}:${info.ctimeMs}`;
 }
 
-function entries(dir: string): Dirent[] {
+function entries(dir: string): Dirent[];
+function entries(dir: string, orUnlisted: true): Dirent[] | 'unlisted';
+/** `dir`'s entries: none when it is missing, `unlisted` (when asked) when it cannot be read. */
+function entries(dir: string, orUnlisted = false): Dirent[] | 'unlisted' {
   try {
     return readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return orUnlisted && (code === 'EACCES' || code === 'EPERM') ? 'unlisted' : [];
   }
 }
 

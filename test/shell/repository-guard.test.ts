@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { RepositoryGuard } from '../../src/shell/repository-guard';
-import { tempDir } from '../cli/helpers';
+import { ROOT, ensureBuilt, tempDir } from '../cli/helpers';
 
 const GIT_ENV = {
   ...process.env,
@@ -193,5 +193,64 @@ describe('RepositoryGuard', () => {
     git(join(root, 'deep', 'er'), 'config', 'core.editor', 'x');
     expect(await guard.check()).toEqual([]);
     expect(readdirSync(join(root, 'early', '.git'))).not.toContain('config.disabled');
+  });
+
+  it('follows a .git link to a pointer file and a folder given by a link', async () => {
+    const root = workspace();
+    const elsewhere = tempDir();
+    git(elsewhere, 'init', '-q', '--bare', 'store.git');
+    const guard = new RepositoryGuard([root, elsewhere]);
+    await guard.record();
+    // A worktree whose .git is a link to a file that names the repository.
+    mkdirSync(join(root, 'wt'));
+    writeFileSync(join(elsewhere, 'pointer'), `gitdir: ${join(elsewhere, 'store.git')}\n`);
+    symlinkSync(join(elsewhere, 'pointer'), join(root, 'wt', '.git'));
+    git(join(root, 'wt'), 'config', 'core.editor', 'evil');
+    // A link at the root to a folder deeper down, where a repository is made.
+    git(root, 'init', '-q', join('deep', 'down', 'repo'));
+    symlinkSync(join(root, 'deep', 'down', 'repo'), join(root, 'shortcut'));
+    git(join(root, 'shortcut'), 'config', 'core.pager', 'evil');
+    expect((await guard.check()).sort()).toEqual([
+      'deep/down/repo/.git/config: core.pager, moved to deep/down/repo/.git/config.disabled',
+      'store.git/config: core.editor, moved to store.git/config.disabled',
+    ]);
+  });
+
+  it('finds what it cannot list: a repository in a folder, hooks in a folder, that can only be entered', () => {
+    ensureBuilt();
+    // Run as a user without root's right to read anything (as the server's user is).
+    const root = tempDir();
+    const script = `
+      const { RepositoryGuard } = require(${JSON.stringify(join(ROOT, 'dist/src/shell/repository-guard.js'))});
+      const { execFileSync } = require('node:child_process');
+      const { chmodSync, writeFileSync } = require('node:fs');
+      const root = ${JSON.stringify(root)};
+      const git = (...args) => execFileSync('git', args, { cwd: root, env: { ...process.env, HOME: root } });
+      (async () => {
+        const guard = new RepositoryGuard([root]);
+        await guard.record();
+        git('init', '-q', 'hidden');
+        git('-C', 'hidden', 'config', 'core.fsmonitor', 'evil');
+        chmodSync(root + '/hidden', 0o100);
+        git('init', '-q', 'locked');
+        writeFileSync(root + '/locked/.git/hooks/pre-commit', '#!/bin/sh\\n', { mode: 0o755 });
+        chmodSync(root + '/locked/.git/hooks', 0o100);
+        process.stdout.write(JSON.stringify((await guard.check()).sort()));
+        chmodSync(root + '/hidden', 0o755);
+      })();`;
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) spawnSync('chown', ['-R', '65534:65534', root]);
+    const run = asRoot
+      ? spawnSync(
+          'setpriv',
+          ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', script],
+          { encoding: 'utf8', env: { ...GIT_ENV, HOME: root } },
+        )
+      : spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: GIT_ENV });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual([
+      'hidden/.git/config: core.fsmonitor, moved to hidden/.git/config.disabled',
+      'locked/.git/hooks: a folder that cannot be listed, moved to locked/.git/hooks.disabled',
+    ]);
   });
 });
