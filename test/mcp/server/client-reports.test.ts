@@ -48,7 +48,9 @@ test('a client sending refused requests as fast as it can gets ten lines written
     );
     expect(answer.status).toBe(400);
   }
-  const refusals = written.filter((line) => line.includes('Rejected inbound request (modern-header-without-claim)'));
+  const refusals = written.filter((line) =>
+    line.includes('Rejected inbound request (modern-header-without-claim)'),
+  );
   expect(refusals).toHaveLength(CLIENT_REPORTS_PER_WINDOW);
   expect(written).toHaveLength(CLIENT_REPORTS_PER_WINDOW);
   expect(refusals[0]).toMatch(/^mcp: http\nError: Rejected inbound request/);
