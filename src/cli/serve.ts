@@ -39,6 +39,8 @@ export const HTTP_LIMITS = [
   'maxConnectionsPerAddress',
   'maxBodyBytes',
   'maxBodyBytesInFlight',
+  'maxUnreadAnswerBytes',
+  'maxUnreadAnswerBytesPerSubject',
   'requestTimeoutMs',
   'maxParkedCalls',
   'maxParkedCallsPerSubject',

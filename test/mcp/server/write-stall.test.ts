@@ -79,11 +79,84 @@ test('a client that reads its answer gets it whole, however long it takes', asyn
   }
 }, 30_000);
 
+/** Sends a call on a connection that then reads nothing; resolves with the socket. */
+async function unreadCall(port: number, forwardedFor: string): Promise<Socket> {
+  const socket: Socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  socket.pause();
+  const headers = Object.entries({
+    ...callHeaders,
+    host: `127.0.0.1:${port}`,
+    'x-forwarded-for': forwardedFor,
+    'content-length': String(Buffer.byteLength(callBody)),
+  })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.write(`POST /mcp HTTP/1.1\r\n${headers}\r\n${callBody}`);
+  return socket;
+}
+
+/** Whether `socket` is closed by the server within `ms` (its buffered bytes read away). */
+async function closedWithin(socket: Socket, ms: number): Promise<boolean> {
+  if (socket.destroyed) return true;
+  const closed = new Promise<boolean>((resolve) => socket.once('close', () => resolve(true)));
+  socket.on('data', () => undefined);
+  socket.resume();
+  return Promise.race([closed, pause(ms).then(() => false)]);
+}
+
+test("a caller's answers left unread take its share of memory, no more; others are served", async () => {
+  const cuts: string[] = [];
+  const server = new McpToolServer([big], {
+    onError: (_message, error) => cuts.push((error as Error).message),
+  });
+  // A share that holds one unread answer of this size, and not two.
+  const listener = await server.listenHttp({
+    trustProxy: true,
+    maxUnreadAnswerBytesPerSubject: BIG + BIG / 2,
+  });
+  const sockets: Socket[] = [];
+  try {
+    sockets.push(await unreadCall(listener.port, '10.0.0.1'));
+    await pause(1500);
+    sockets.push(await unreadCall(listener.port, '10.0.0.1'));
+    sockets.push(await unreadCall(listener.port, '10.0.0.2'));
+    await pause(1500);
+    // The first caller's second answer is cut at once, not after the stall timeout
+    // (60 s); its first, and the other caller's, wait for their clients.
+    expect(cuts).toEqual([
+      expect.stringMatching(
+        /^an answer was cut \(its connection closed\): address:10\.0\.0\.1 has not read \d+ bytes of its answers, its share of 75497472 \(maxUnreadAnswerBytesPerSubject\), and another \d+ waited$/,
+      ),
+    ]);
+    expect(await closedWithin(sockets[1]!, 10_000)).toBe(true);
+    // Read, the waiting answers arrive whole.
+    for (const socket of [sockets[0]!, sockets[2]!]) {
+      let received = 0;
+      socket.on('data', (chunk: Buffer) => (received += chunk.length));
+      socket.resume();
+      const start = Date.now();
+      while (received < BIG && Date.now() - start < 20_000) await pause(50);
+      expect(received).toBeGreaterThan(BIG);
+    }
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await server.close();
+  }
+}, 60_000);
+
 test('must be a whole number of milliseconds, at least 1', async () => {
   const server = new McpToolServer([big]);
   try {
     expect(() => server.handler({ writeStallTimeoutMs: 0 })).toThrow(
       'mcp: writeStallTimeoutMs must be a whole number, at least 1, got 0',
+    );
+    expect(() => server.handler({ maxUnreadAnswerBytes: 0 })).toThrow(
+      'mcp: maxUnreadAnswerBytes must be a whole number, at least 1, got 0',
+    );
+    expect(() => server.handler({ maxUnreadAnswerBytesPerSubject: 1.5 })).toThrow(
+      'mcp: maxUnreadAnswerBytesPerSubject must be a whole number, at least 1, got 1.5',
     );
   } finally {
     await server.close();

@@ -1,6 +1,6 @@
 import { AgentToolError } from '../../../core';
 import { countLimit, fairShare } from '../calls';
-import { BodyBudget } from './http-io';
+import { AnswerBudget, BodyBudget } from './http-io';
 import {
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
@@ -29,6 +29,27 @@ export function bodyBudgetOf(options: HttpServeOptions, limit: number): BodyBudg
     );
   }
   return new BodyBudget(budget);
+}
+
+/** The bytes of unread answers held at once by default: 256 MiB. */
+const DEFAULT_UNREAD_ANSWERS = 256 * 1024 * 1024;
+
+/**
+ * The budget of answers clients have not read (`maxUnreadAnswerBytes`,
+ * `maxUnreadAnswerBytesPerSubject`), checked.
+ */
+export function answerBudgetOf(options: HttpServeOptions): AnswerBudget {
+  const limit = countLimit(
+    'maxUnreadAnswerBytes',
+    options.maxUnreadAnswerBytes,
+    DEFAULT_UNREAD_ANSWERS,
+  );
+  const share = countLimit(
+    'maxUnreadAnswerBytesPerSubject',
+    options.maxUnreadAnswerBytesPerSubject,
+    fairShare(limit),
+  );
+  return new AnswerBudget(limit, Math.min(share, limit));
 }
 
 /** The connection and request timeouts the options set, checked, and the keep-alive hint. */

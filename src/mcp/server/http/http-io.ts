@@ -140,6 +140,56 @@ export class BodyBudget {
   }
 }
 
+/**
+ * The bytes of answers clients have not read: a chunk written to a connection whose
+ * buffers are full counts until they drain. All callers together hold at most `limit`,
+ * one caller (a subject, or an address) at most `share`: a client that never reads
+ * cannot make the server hold more for it than that, however many connections it opens.
+ */
+export class AnswerBudget {
+  #used = 0;
+  readonly #byCaller = new Map<string, number>();
+
+  constructor(
+    readonly limit: number,
+    readonly share: number,
+  ) {}
+
+  /**
+   * Counts `bytes` against `caller`; the limit it would pass (`share` or `limit`) when
+   * they do not fit, and nothing counted.
+   */
+  hold(caller: string, bytes: number): 'share' | 'limit' | undefined {
+    const held = this.#byCaller.get(caller) ?? 0;
+    if (held > 0 && held + bytes > this.share) return 'share';
+    if (this.#used > 0 && this.#used + bytes > this.limit) return 'limit';
+    this.#byCaller.set(caller, held + bytes);
+    this.#used += bytes;
+    return undefined;
+  }
+
+  /** Gives back `bytes` {@link hold} counted against `caller`. */
+  release(caller: string, bytes: number): void {
+    const held = (this.#byCaller.get(caller) ?? 0) - bytes;
+    if (held > 0) this.#byCaller.set(caller, held);
+    else this.#byCaller.delete(caller);
+    this.#used -= bytes;
+  }
+
+  /** What `caller` holds now (for tests and reports). */
+  heldBy(caller: string): number {
+    return this.#byCaller.get(caller) ?? 0;
+  }
+}
+
+/** Who an answer is written for, and the budget of what it leaves unread. */
+export interface UnreadAnswers {
+  readonly budget: AnswerBudget;
+  readonly caller: string;
+  /** Told when the answer is cut because the budget has no room for it. */
+  readonly onCut: (why: 'share' | 'limit', bytes: number) => void;
+}
+
 /** What a body read gets when the {@link BodyBudget} has no room for it. */
 export const OVER_BUDGET: unique symbol = Symbol('over the body budget');
 
@@ -303,7 +353,9 @@ export const DEFAULT_WRITE_STALL_MS = 60_000;
 /**
  * Writes `response` to `res`, honouring back-pressure, until its body ends or `signal`
  * aborts; `extra` headers go out first (the response's own override them). A followed
- * response (see {@link whenDone}) tells its followers as its body is written.
+ * response (see {@link whenDone}) tells its followers as its body is written. A chunk
+ * its client does not take at once counts against `unread`'s budget until it does; one
+ * the budget has no room for ends the connection there.
  */
 export async function writeResponse(
   res: ServerResponse,
@@ -311,6 +363,7 @@ export async function writeResponse(
   signal: AbortSignal,
   extra?: Readonly<Record<string, string>>,
   stallMs = DEFAULT_WRITE_STALL_MS,
+  unread?: UnreadAnswers,
 ): Promise<void> {
   // One object to writeHead: headers set on `res` before would send every header
   // through setHeader's checks again.
@@ -335,7 +388,7 @@ export async function writeResponse(
   // A stream's client learns it is open now, not with its first event (a listening
   // stream may wait long for one).
   if (headers['content-type']?.includes('text/event-stream') === true) res.flushHeaders();
-  const reader = body.getReader();
+  const reader = bytes(body).getReader();
   // The client leaving (the connection closes, which aborts `signal`) cancels the read
   // waiting for the body's next chunk: the read ends `done`.
   const stop = (): void => void reader.cancel().catch(() => undefined);
@@ -346,7 +399,20 @@ export async function writeResponse(
       const next = await reader.read();
       if (next.done || signal.aborted) break;
       followers?.backlog?.delivered();
-      if (!res.write(next.value)) await drained(res, stallMs);
+      if (res.write(next.value)) continue;
+      // The client has not taken what was written: the chunk waits in memory.
+      const bytes = next.value.byteLength;
+      const over = unread?.budget.hold(unread.caller, bytes);
+      if (over !== undefined) {
+        unread?.onCut(over, bytes);
+        res.destroy();
+        break;
+      }
+      try {
+        await drained(res, stallMs);
+      } finally {
+        unread?.budget.release(unread.caller, bytes);
+      }
     }
   } catch {
     // The body failed or the client left: end what was written.

@@ -248,6 +248,22 @@ export interface HttpServeOptions {
    */
   readonly writeStallTimeoutMs?: number;
   /**
+   * The most bytes of answers written to connections whose clients have not read them,
+   * all clients together (default 256 MiB). An answer whose client reads nothing waits
+   * in memory (up to `writeStallTimeoutMs`); one that would pass this has its
+   * connection closed instead, the answer dropped. For `listenHttp` and the handler's
+   * `node()`; a web handler's answers are its host's to write.
+   */
+  readonly maxUnreadAnswerBytes?: number;
+  /**
+   * The same for one caller (the authenticated subject; without authorization the
+   * client address): by default a tenth of `maxUnreadAnswerBytes`. A caller's first
+   * unread answer is kept whatever its size; past the share its next is cut, so that a
+   * client that opens many connections and reads none takes no more than its share,
+   * while other callers are served.
+   */
+  readonly maxUnreadAnswerBytesPerSubject?: number;
+  /**
    * Makes a 2025-era session's SSE streams resumable (`Last-Event-ID`), keeping its
    * last 1000 events in memory until the session ends (default off). Clients of
    * protocol 2025-11-25 or later then get a priming event first.

@@ -32,7 +32,9 @@ export {
   NOTHING,
   parseBody,
   readLimited,
+  AnswerBudget,
   BodyBudget,
+  type UnreadAnswers,
   OVER_BUDGET,
   overBudget,
   readNodeBody,
@@ -60,6 +62,7 @@ export {
   type HttpServeOptions,
 } from './http-options';
 export {
+  answerBudgetOf,
   bodyBudgetOf,
   type ConnectionLimits,
   connectionLimitsOf,

@@ -29,6 +29,8 @@ import {
   NOTHING,
   parseBody,
   readLimited,
+  type AnswerBudget,
+  answerBudgetOf,
   BodyBudget,
   bodyBudgetOf,
   OVER_BUDGET,
@@ -40,6 +42,7 @@ import {
   settled,
   shareLimits,
   tooLarge,
+  type UnreadAnswers,
   whenDone,
   writeResponse,
   DEFAULT_WRITE_STALL_MS,
@@ -59,7 +62,7 @@ import { listenRefusal } from '../tasks';
 import { Admission } from './admission';
 import { nestedTooDeep, TOO_DEEP_MESSAGE } from '../../message-depth';
 import { type Closer } from '../server-options';
-import { withoutClientStack } from '../plain-errors';
+import { plainError, withoutClientStack } from '../plain-errors';
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
@@ -108,6 +111,8 @@ class HttpEndpoint {
   readonly #path: string;
   readonly #limit: number;
   readonly #writeStallMs: number;
+  /** The answers clients have not read, all callers together and each one's. */
+  readonly #unread: AnswerBudget;
   /** The bytes of request bodies read at once, all requests together. */
   readonly #bodies: BodyBudget;
   /** The Host and Origin check; undefined when DNS-rebinding protection is off. */
@@ -150,6 +155,7 @@ class HttpEndpoint {
       DEFAULT_WRITE_STALL_MS,
     );
     this.#bodies = bodyBudgetOf(options, this.#limit);
+    this.#unread = answerBudgetOf(options);
     this.#health = new HealthRoute(options.healthPath);
     if (options.dnsRebindingProtection ?? true) this.#guard = new RebindingGuard(options, port);
     const limits = shareLimits(options);
@@ -284,8 +290,10 @@ class HttpEndpoint {
     });
     // A drain waits for this answer until it is written: counted once the body is read.
     let counted = false;
-    const count = (): void => {
+    let caller: string | undefined;
+    const count = (key: string): void => {
       counted = true;
+      caller = key;
       this.#answering++;
     };
     let response: Response;
@@ -307,7 +315,14 @@ class HttpEndpoint {
     try {
       // An answer that closes the connection offers no keep-alive.
       const keepAlive = refusedUnread ? undefined : this.#keepAlive(req);
-      await writeResponse(res, response, abort.signal, keepAlive, this.#writeStallMs);
+      await writeResponse(
+        res,
+        response,
+        abort.signal,
+        keepAlive,
+        this.#writeStallMs,
+        caller === undefined ? undefined : this.#unreadAnswers(caller),
+      );
     } finally {
       finished = true;
       if (counted) this.#answered();
@@ -317,6 +332,24 @@ class HttpEndpoint {
       await written(res);
       req.destroy();
     }
+  }
+
+  /** What an answer for `caller` may leave unread, and the report when it is cut. */
+  #unreadAnswers(caller: string): UnreadAnswers {
+    const budget = this.#unread;
+    return {
+      budget,
+      caller,
+      onCut: (why, bytes) =>
+        this.#server.host.report(
+          'mcp: http',
+          plainError(
+            why === 'share'
+              ? `an answer was cut (its connection closed): ${caller} has not read ${budget.heldBy(caller)} bytes of its answers, its share of ${budget.share} (maxUnreadAnswerBytesPerSubject), and another ${bytes} waited`
+              : `an answer was cut (its connection closed): clients have not read ${budget.limit} bytes of answers at most (maxUnreadAnswerBytes), and another ${bytes} waited`,
+          ),
+        ),
+    };
   }
 
   /**
@@ -336,7 +369,7 @@ class HttpEndpoint {
     req: IncomingMessage,
     parsedBody: unknown,
     signal: AbortSignal,
-    count: () => void,
+    count: (caller: string) => void,
   ): Promise<Response> {
     const method = (req.method ?? 'GET').toUpperCase();
     const headers = headersOf(req);
@@ -375,7 +408,7 @@ class HttpEndpoint {
       }
     }
     if (!answers(body)) return this.#dispatch(request, body, authInfo);
-    count();
+    count(requestCallers.get(request)?.key ?? callerKey(authInfo, address));
     // writeResponse tells the backlog as it writes: the answer is not wrapped for it.
     const backlog = this.#backlog(request);
     return whenDone(await this.#dispatch(request, body, authInfo), NOTHING, backlog);
