@@ -357,7 +357,7 @@ export const DEFAULT_WRITE_STALL_MS = 60_000;
  * its client does not take at once counts against `unread`'s budget until it does; one
  * the budget has no room for ends the connection there.
  */
-export async function writeResponse(
+export function writeResponse(
   res: ServerResponse,
   response: Response,
   signal: AbortSignal,
@@ -383,12 +383,25 @@ export async function writeResponse(
   if (followers !== undefined) followed.delete(response);
   if (body === null) {
     res.end();
-    return;
+    return Promise.resolve();
   }
   // A stream's client learns it is open now, not with its first event (a listening
   // stream may wait long for one).
   if (headers['content-type']?.includes('text/event-stream') === true) res.flushHeaders();
-  const reader = bytes(body).getReader();
+  // The answer is not held while its body is written: what it was made from (a copy of
+  // the body, for a body given whole) goes with it.
+  return writeBody(res, bytes(body).getReader(), signal, followers, stallMs, unread);
+}
+
+/** Writes what `reader` reads to `res`, as {@link writeResponse} says. */
+async function writeBody(
+  res: ServerResponse,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  signal: AbortSignal,
+  followers: Followers | undefined,
+  stallMs: number,
+  unread: UnreadAnswers | undefined,
+): Promise<void> {
   // The client leaving (the connection closes, which aborts `signal`) cancels the read
   // waiting for the body's next chunk: the read ends `done`.
   const stop = (): void => void reader.cancel().catch(() => undefined);

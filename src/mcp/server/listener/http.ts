@@ -296,7 +296,7 @@ class HttpEndpoint {
       caller = key;
       this.#answering++;
     };
-    let response: Response;
+    let response: Response | undefined;
     try {
       response = await this.#nodeResponse(req, parsedBody, abort.signal, count);
     } catch (error) {
@@ -315,7 +315,7 @@ class HttpEndpoint {
     try {
       // An answer that closes the connection offers no keep-alive.
       const keepAlive = refusedUnread ? undefined : this.#keepAlive(req);
-      await writeResponse(
+      const writing = writeResponse(
         res,
         response,
         abort.signal,
@@ -323,6 +323,9 @@ class HttpEndpoint {
         this.#writeStallMs,
         caller === undefined ? undefined : this.#unreadAnswers(caller),
       );
+      // Not held while it is written (see writeResponse).
+      response = undefined;
+      await writing;
     } finally {
       finished = true;
       if (counted) this.#answered();
