@@ -187,6 +187,12 @@ test("params the SDK's schema refuses are invalid params (-32602), saying what i
     message:
       'Invalid params for tools/list: params.cursor: Invalid input: expected string, received number',
   });
+  const junk = await send('tools/list', { cursor: 'junk' });
+  expect(junk.body.error).toEqual({
+    code: -32602,
+    message:
+      'mcp: invalid cursor "junk": tools/list answers every tool at once and gives no nextCursor; send none',
+  });
   const completed = await send('completion/complete', { ref: 5, argument: { name: 'id' } });
   expect(completed.body.error?.code).toBe(-32602);
   expect(completed.body.error?.message).toMatch(

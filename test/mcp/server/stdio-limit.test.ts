@@ -444,6 +444,17 @@ test('params the schema refuses are invalid params (-32602), in the 2025 era too
           'Invalid params for tools/list: params.cursor: Invalid input: expected string, received number',
       },
     });
+    // A cursor of the right type is still none the server gave: tools/list has no pages.
+    pipe.write('{"jsonrpc":"2.0","id":62,"method":"tools/list","params":{"cursor":"junk"}}\n');
+    expect(await pipe.next()).toEqual({
+      jsonrpc: '2.0',
+      id: 62,
+      error: {
+        code: -32602,
+        message:
+          'mcp: invalid cursor "junk": tools/list answers every tool at once and gives no nextCursor; send none',
+      },
+    });
   } finally {
     await pipe.close();
   }

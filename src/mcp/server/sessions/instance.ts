@@ -6,6 +6,7 @@ import {
   type InputRequiredResult,
   type Implementation,
   ProtocolError,
+  ProtocolErrorCode,
   Server,
   type ServerContext,
   type StandardSchemaV1,
@@ -14,6 +15,7 @@ import {
 import {
   type AuthInfo,
   type Elicitor,
+  goQuote,
   isJsonObject,
   type RecordFunc,
   taskSupportOf,
@@ -156,7 +158,15 @@ export function buildInstance(
     });
   const server = inbound === undefined ? make() : TracedServer.answeringOnly(inbound, make);
   // Each caller sees the tools it may use (see auth/access).
-  server.setRequestHandler('tools/list', async (_request, ctx) => {
+  server.setRequestHandler('tools/list', async (request, ctx) => {
+    // Every tool is listed at once, with no nextCursor: a cursor is none this server gave.
+    const cursor = request.params?.cursor;
+    if (cursor !== undefined) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `mcp: invalid cursor ${goQuote(cursor)}: tools/list answers every tool at once and gives no nextCursor; send none`,
+      );
+    }
     const tools = await definitionsFor(host, callerOf(ctx, host.localAuth));
     return { tools: era === 'legacy' ? tools.map((tool) => withExecution(host, tool)) : tools };
   });
