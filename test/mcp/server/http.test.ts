@@ -169,6 +169,40 @@ describe('Streamable HTTP, stateful (the default)', () => {
     expect(unknown.status).toBe(404);
   });
 
+  test('an initialize whose params are not one says what is wrong, not that a session is missing', async () => {
+    const noClientInfo = await raw(listener, {
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'init-1',
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {} },
+      }),
+    });
+    expect(noClientInfo.status).toBe(400);
+    expect(JSON.parse(noClientInfo.body)).toEqual({
+      jsonrpc: '2.0',
+      id: 'init-1',
+      error: {
+        code: -32602,
+        message:
+          'Invalid params for initialize: params.clientInfo: Invalid input: expected object, received undefined',
+      },
+    });
+    // In a batch, the same.
+    const batch = await raw(listener, {
+      body: JSON.stringify([
+        { jsonrpc: '2.0', id: 5, method: 'initialize', params: { protocolVersion: 7 } },
+      ]),
+    });
+    expect(JSON.parse(batch.body)).toMatchObject({
+      id: 5,
+      error: {
+        code: -32602,
+        message: expect.stringMatching(/^Invalid params for initialize: params\.protocolVersion: /),
+      },
+    });
+  });
+
   test('methods other than POST, GET and DELETE are 405 with Allow, session or none', async () => {
     for (const method of ['PUT', 'PATCH', 'OPTIONS']) {
       for (const headers of [{}, { 'Mcp-Session-Id': 'any' }]) {

@@ -63,6 +63,7 @@ import { Admission } from './admission';
 import { nestedTooDeep, TOO_DEEP_MESSAGE } from '../../message-depth';
 import { type Closer } from '../server-options';
 import { plainError, withoutClientStack } from '../plain-errors';
+import { malformedInitialize } from './initialize-check';
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
@@ -564,6 +565,10 @@ class HttpEndpoint {
     if (request.method === 'POST' && isInitialize(parsed)) {
       if (this.#leaving) return drainingRefusal();
       return this.#legacy.open(request, body, authInfo, caller);
+    }
+    if (request.method === 'POST') {
+      const malformed = malformedInitialize(parsed);
+      if (malformed !== undefined) return malformed;
     }
     return jsonRpcError(400, -32000, 'Bad Request: No valid session ID provided');
   }
