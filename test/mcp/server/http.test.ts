@@ -203,6 +203,20 @@ describe('Streamable HTTP, stateful (the default)', () => {
     });
   });
 
+  test('an MCP-Protocol-Version header that names no revision is refused as such', async () => {
+    for (const version of ['bogus', '', '2025-6-18']) {
+      const answer = await raw(listener, {
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+        headers: { 'MCP-Protocol-Version': version },
+      });
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body).error).toEqual({
+        code: -32000,
+        message: `Bad Request: Unsupported protocol version: ${JSON.stringify(version)} is no protocol revision (supported versions: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07)`,
+      });
+    }
+  });
+
   test('methods other than POST, GET and DELETE are 405 with Allow, session or none', async () => {
     for (const method of ['PUT', 'PATCH', 'OPTIONS']) {
       for (const headers of [{}, { 'Mcp-Session-Id': 'any' }]) {

@@ -3,6 +3,7 @@ import {
   type AuthInfo,
   createMcpHandler,
   isInitializeRequest,
+  SUPPORTED_PROTOCOL_VERSIONS,
   isJsonContentType,
   isLegacyRequest,
   PROTOCOL_VERSION_META_KEY,
@@ -460,7 +461,7 @@ class HttpEndpoint {
         'Unsupported Media Type: Content-Type must be application/json',
       );
     }
-    return undefined;
+    return unnamedVersion(headers.get('mcp-protocol-version'));
   }
 
   /** True once the server drains or closes: new work is refused, the health route fails. */
@@ -609,6 +610,22 @@ function written(res: ServerResponse): Promise<void> {
     res.once('finish', resolve);
     res.once('close', resolve);
   });
+}
+
+/**
+ * The answer to an `MCP-Protocol-Version` header that names no revision at all (a
+ * revision is a date, `2025-06-18`): the SDK took any value it did not know for a later
+ * revision's, and asked a 2025-era request for that revision's `_meta`. A date it does
+ * not serve is the SDK's to refuse, naming the ones it does.
+ */
+function unnamedVersion(version: string | null): Response | undefined {
+  if (version === null || /^\d{4}-\d{2}-\d{2}$/.test(version)) return undefined;
+  const supported = ['2026-07-28', ...SUPPORTED_PROTOCOL_VERSIONS].join(', ');
+  return jsonRpcError(
+    400,
+    -32000,
+    `Bad Request: Unsupported protocol version: ${JSON.stringify(version)} is no protocol revision (supported versions: ${supported})`,
+  );
 }
 
 /** True for an `initialize` request, alone or in a batch. */
