@@ -53,7 +53,11 @@ const META = {
 
 interface Answer {
   readonly status: number;
-  readonly body: { result?: Record<string, unknown>; error?: { code: number; message: string } };
+  readonly body: {
+    id?: unknown;
+    result?: Record<string, unknown>;
+    error?: { code: number; message: string };
+  };
 }
 
 let calls = 0;
@@ -172,12 +176,26 @@ test('an Mcp-Method header that names another method than the body is refused fi
   );
   expect(answer.status).toBe(400);
   expect(answer.body.error?.message).toMatch(/Mcp-Method/i);
+  // The request's id, which the SDK's refusal left out (null).
+  expect(answer.body.id).toBe(id);
   expect(calls).toBe(before);
   expect(reported.at(-1)).toMatch(/method-header-mismatch/);
   // The client's fault, answered: reported in one line, without the SDK's stack.
   expect(stacks.at(-1)).toMatch(
     /^Error: Rejected inbound request \(method-header-mismatch\): [^\n]+$/,
   );
+});
+
+test('an Mcp-Name header that names another tool than the body is refused with the request id', async () => {
+  const answer = await send(
+    'tools/call',
+    { name: 'echo', arguments: { said: 'hi' } },
+    // What a client sends as UTF-8 for "echó", read as Latin-1.
+    { 'mcp-name': 'ech\u00c3\u00b3' },
+  );
+  expect(answer.status).toBe(400);
+  expect(answer.body.id).toBe(id);
+  expect(answer.body.error?.message).toMatch(/Mcp-Name/i);
 });
 
 test("params the SDK's schema refuses are invalid params (-32602), saying what is wrong and where", async () => {
