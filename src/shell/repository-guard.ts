@@ -88,7 +88,8 @@ export class RepositoryGuard {
     return this.serial(async () => {
       if (this.baseline !== undefined) return;
       const baseline = new Map<string, ReadonlySet<string> | 'unread'>();
-      for (const gitDir of await this.gitDirs()) {
+      // A record that cannot be made leaves none: checks then do nothing.
+      for (const gitDir of await this.gitDirs().catch(() => [])) {
         let items: Items | undefined;
         try {
           items = itemsOf(gitDir.path);
@@ -112,7 +113,13 @@ export class RepositoryGuard {
       const baseline = this.baseline;
       if (baseline === undefined) return [];
       const notes: string[] = [];
-      for (const gitDir of await this.gitDirs()) {
+      let gitDirs: GitDir[];
+      try {
+        gitDirs = await this.gitDirs();
+      } catch (error) {
+        return [`the repositories were not checked (${(error as Error).message})`];
+      }
+      for (const gitDir of gitDirs) {
         try {
           const known = baseline.get(gitDir.path) ?? new Set<string>();
           if (known === 'unread') continue;
@@ -422,12 +429,22 @@ function realPath(path: string): string | undefined {
   }
 }
 
+/** What is at `path`, links followed; undefined for nothing, a loop, or no access. */
 function statOf(path: string): Stats | undefined {
-  return statSync(path, { throwIfNoEntry: false });
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }
 
+/** What is at `path` itself; undefined for nothing or no access. */
 function lstatOf(path: string): Stats | undefined {
-  return lstatSync(path, { throwIfNoEntry: false });
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }
 
 /** A small file's text (a `.git` pointer, a `commondir`); undefined when there is none. */

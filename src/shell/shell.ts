@@ -367,7 +367,10 @@ export class Shell {
    */
   private async guarded(): Promise<string[]> {
     if (this.guard === undefined) return [];
-    const notes = [...this.untold, ...(await this.guard.check())];
+    const checked = await this.guard
+      .check()
+      .catch((error: unknown) => [`the repositories were not checked (${String(error)})`]);
+    const notes = [...this.untold, ...checked];
     this.untold = [];
     return notes;
   }
@@ -400,7 +403,13 @@ export class Shell {
     // A job still unsettled here had a bash that never reported its exit.
     job?.settle({ exitCode: null });
     // What a command left running added while nothing was checking, now that all is gone.
-    if (this.guard !== undefined) this.untold.push(...(await this.guard.check()));
+    if (this.guard !== undefined) {
+      this.untold.push(
+        ...(await this.guard
+          .check()
+          .catch((error: unknown) => [`the repositories were not checked (${String(error)})`])),
+      );
+    }
   }
 }
 

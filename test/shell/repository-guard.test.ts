@@ -253,4 +253,20 @@ describe('RepositoryGuard', () => {
       'locked/.git/hooks: a folder that cannot be listed, moved to locked/.git/hooks.disabled',
     ]);
   });
+
+  it('goes on past links that loop or lead nowhere where it looks', async () => {
+    const root = workspace();
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    mkdirSync(join(root, 'loop'));
+    symlinkSync('.git', join(root, 'loop', '.git'));
+    mkdirSync(join(root, 'dangling'));
+    symlinkSync(join(root, 'nowhere'), join(root, 'dangling', '.git'));
+    symlinkSync('cycle', join(root, 'cycle'));
+    git(root, 'init', '-q', 'real');
+    git(join(root, 'real'), 'config', 'core.pager', 'evil');
+    expect(await guard.check()).toEqual([
+      'real/.git/config: core.pager, moved to real/.git/config.disabled',
+    ]);
+  });
 });
