@@ -366,13 +366,17 @@ export class Shell {
    * after a stop (a restart, bash's death) since.
    */
   private async guarded(): Promise<string[]> {
-    if (this.guard === undefined) return [];
-    const checked = await this.guard
-      .check()
-      .catch((error: unknown) => [`the repositories were not checked (${String(error)})`]);
-    const notes = [...this.untold, ...checked];
+    const notes = [...this.untold, ...(await this.checkRepositories())];
     this.untold = [];
     return notes;
+  }
+
+  /** What the guard (a sandboxed shell's) undid now; a check that failed as a note. */
+  private async checkRepositories(): Promise<string[]> {
+    if (this.guard === undefined) return [];
+    return this.guard
+      .check()
+      .catch((error: unknown) => [`the repositories were not checked (${String(error)})`]);
   }
 
   /** How to start bash where this shell's commands run; keeps the limits it applied. */
@@ -403,13 +407,7 @@ export class Shell {
     // A job still unsettled here had a bash that never reported its exit.
     job?.settle({ exitCode: null });
     // What a command left running added while nothing was checking, now that all is gone.
-    if (this.guard !== undefined) {
-      this.untold.push(
-        ...(await this.guard
-          .check()
-          .catch((error: unknown) => [`the repositories were not checked (${String(error)})`])),
-      );
-    }
+    this.untold.push(...(await this.checkRepositories()));
   }
 }
 
