@@ -180,6 +180,13 @@ export class AnswerBudget {
   heldBy(caller: string): number {
     return this.#byCaller.get(caller) ?? 0;
   }
+
+  /** Why an answer of `bytes` for `caller` was cut, past the `why` limit. */
+  cut(caller: string, why: 'share' | 'limit', bytes: number): string {
+    return why === 'share'
+      ? `an answer was cut (its connection closed): ${caller} has not read ${this.heldBy(caller)} bytes of its answers, its share of ${this.share} (maxUnreadAnswerBytesPerSubject), and another ${bytes} waited`
+      : `an answer was cut (its connection closed): clients have not read ${this.limit} bytes of answers at most (maxUnreadAnswerBytes), and another ${bytes} waited`;
+  }
 }
 
 /** Who an answer is written for, and the budget of what it leaves unread. */

@@ -3,7 +3,6 @@ import {
   type AuthInfo,
   createMcpHandler,
   isInitializeRequest,
-  SUPPORTED_PROTOCOL_VERSIONS,
   isJsonContentType,
   isLegacyRequest,
   PROTOCOL_VERSION_META_KEY,
@@ -64,7 +63,7 @@ import { Admission } from './admission';
 import { nestedTooDeep, TOO_DEEP_MESSAGE } from '../../message-depth';
 import { type Closer } from '../server-options';
 import { plainError, withoutClientStack } from '../plain-errors';
-import { malformedInitialize } from './initialize-check';
+import { malformedInitialize, unnamedVersion } from './refusals';
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
@@ -342,19 +341,9 @@ class HttpEndpoint {
   /** What an answer for `caller` may leave unread, and the report when it is cut. */
   #unreadAnswers(caller: string): UnreadAnswers {
     const budget = this.#unread;
-    return {
-      budget,
-      caller,
-      onCut: (why, bytes) =>
-        this.#server.host.report(
-          'mcp: http',
-          plainError(
-            why === 'share'
-              ? `an answer was cut (its connection closed): ${caller} has not read ${budget.heldBy(caller)} bytes of its answers, its share of ${budget.share} (maxUnreadAnswerBytesPerSubject), and another ${bytes} waited`
-              : `an answer was cut (its connection closed): clients have not read ${budget.limit} bytes of answers at most (maxUnreadAnswerBytes), and another ${bytes} waited`,
-          ),
-        ),
-    };
+    const report = (why: 'share' | 'limit', bytes: number): void =>
+      this.#server.host.report('mcp: http', plainError(budget.cut(caller, why, bytes)));
+    return { budget, caller, onCut: report };
   }
 
   /**
@@ -610,22 +599,6 @@ function written(res: ServerResponse): Promise<void> {
     res.once('finish', resolve);
     res.once('close', resolve);
   });
-}
-
-/**
- * The answer to an `MCP-Protocol-Version` header that names no revision at all (a
- * revision is a date, `2025-06-18`): the SDK took any value it did not know for a later
- * revision's, and asked a 2025-era request for that revision's `_meta`. A date it does
- * not serve is the SDK's to refuse, naming the ones it does.
- */
-function unnamedVersion(version: string | null): Response | undefined {
-  if (version === null || /^\d{4}-\d{2}-\d{2}$/.test(version)) return undefined;
-  const supported = ['2026-07-28', ...SUPPORTED_PROTOCOL_VERSIONS].join(', ');
-  return jsonRpcError(
-    400,
-    -32000,
-    `Bad Request: Unsupported protocol version: ${JSON.stringify(version)} is no protocol revision (supported versions: ${supported})`,
-  );
 }
 
 /** True for an `initialize` request, alone or in a batch. */

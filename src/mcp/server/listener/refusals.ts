@@ -1,4 +1,6 @@
-import { specTypeSchemas } from '@modelcontextprotocol/server';
+// Requests the listener refuses itself, with answers that say what was wrong, where the
+// SDK's would not.
+import { SUPPORTED_PROTOCOL_VERSIONS, specTypeSchemas } from '@modelcontextprotocol/server';
 import { isJsonObject } from '../../../core';
 import { jsonRpcError } from '../http';
 
@@ -30,4 +32,20 @@ export function malformedInitialize(parsed: unknown): Response | undefined {
     return jsonRpcError(400, -32602, `Invalid params for initialize: ${text}`, {}, message.id);
   }
   return undefined;
+}
+
+/**
+ * The answer to an `MCP-Protocol-Version` header that names no revision at all (a
+ * revision is a date, `2025-06-18`): the SDK took any value it did not know for a later
+ * revision's, and asked a 2025-era request for that revision's `_meta`. A date it does
+ * not serve is the SDK's to refuse, naming the ones it does.
+ */
+export function unnamedVersion(version: string | null): Response | undefined {
+  if (version === null || /^\d{4}-\d{2}-\d{2}$/.test(version)) return undefined;
+  const supported = ['2026-07-28', ...SUPPORTED_PROTOCOL_VERSIONS].join(', ');
+  return jsonRpcError(
+    400,
+    -32000,
+    `Bad Request: Unsupported protocol version: ${JSON.stringify(version)} is no protocol revision (supported versions: ${supported})`,
+  );
 }
