@@ -203,11 +203,14 @@ describe('Streamable HTTP, stateful (the default)', () => {
     });
   });
 
-  test('an MCP-Protocol-Version header that names no revision is refused as such', async () => {
+  test("a 2025 session's MCP-Protocol-Version that names no revision is refused as such", async () => {
+    const opened = await raw(listener, { body: INITIALIZE_BODY });
+    const session = opened.headers['mcp-session-id'];
+    expect(typeof session).toBe('string');
     for (const version of ['bogus', '', '2025-6-18']) {
       const answer = await raw(listener, {
         body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
-        headers: { 'MCP-Protocol-Version': version },
+        headers: { 'MCP-Protocol-Version': version, 'Mcp-Session-Id': String(session) },
       });
       expect(answer.status).toBe(400);
       expect(JSON.parse(answer.body).error).toEqual({

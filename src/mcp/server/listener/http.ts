@@ -450,7 +450,11 @@ class HttpEndpoint {
         'Unsupported Media Type: Content-Type must be application/json',
       );
     }
-    return unnamedVersion(headers.get('mcp-protocol-version'));
+    // A 2025-era session's request: a 2026-07-28 one has no session id, and the SDK
+    // answers its unknown version as that revision asks (the versions it serves, the id).
+    return headers.has('mcp-session-id')
+      ? unnamedVersion(headers.get('mcp-protocol-version'))
+      : undefined;
   }
 
   /** True once the server drains or closes: new work is refused, the health route fails. */

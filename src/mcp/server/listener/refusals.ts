@@ -35,10 +35,10 @@ export function malformedInitialize(parsed: unknown): Response | undefined {
 }
 
 /**
- * The answer to an `MCP-Protocol-Version` header that names no revision at all (a
- * revision is a date, `2025-06-18`): the SDK took any value it did not know for a later
- * revision's, and asked a 2025-era request for that revision's `_meta`. A date it does
- * not serve is the SDK's to refuse, naming the ones it does.
+ * The answer to an `MCP-Protocol-Version` header of a 2025-era session's request that
+ * names no revision at all (a revision is a date, `2025-06-18`): the SDK took any value
+ * it did not know for a later revision's, and asked the request for that revision's
+ * `_meta`. A date it does not serve is the SDK's to refuse, naming the ones it does.
  */
 export function unnamedVersion(version: string | null): Response | undefined {
   if (version === null || /^\d{4}-\d{2}-\d{2}$/.test(version)) return undefined;
