@@ -47,6 +47,9 @@ export async function gitDirectories(
     // A linked worktree's or a submodule's git directory reads its common one's config.
     const common = smallText(join(real, 'commondir'))?.trim();
     if (common !== undefined && common !== '') add(resolve(real, common));
+    // Its submodules' git directories, wherever their worktrees are (`git status` in the
+    // repository runs in each).
+    for (const module of submoduleDirs(join(real, 'modules'))) add(module);
   };
   let budget = maxDirectories;
   for (const root of realRoots) {
@@ -68,6 +71,37 @@ export async function gitDirectories(
     }
   }
   return [...found.values()];
+}
+
+/** How deep below a `modules` folder a submodule's git directory is looked for. */
+const MODULES_DEPTH = 4;
+
+/** The most folders of one `modules` folder read. */
+const MODULES_FOLDERS = 256;
+
+/**
+ * The git directories in a repository's `modules` folder: each folder with a `HEAD`,
+ * down to {@link MODULES_DEPTH} levels (a submodule's name may hold slashes), at most
+ * {@link MODULES_FOLDERS} folders read. Its own `modules` are the caller's to follow.
+ */
+function submoduleDirs(modules: string): string[] {
+  const found: string[] = [];
+  let level = [modules];
+  let read = 0;
+  for (let depth = 0; depth < MODULES_DEPTH && level.length > 0; depth++) {
+    const next: string[] = [];
+    for (const dir of level) {
+      if (read++ >= MODULES_FOLDERS) return found;
+      for (const entry of entries(dir)) {
+        if (!entry.isDirectory()) continue;
+        const path = join(dir, entry.name);
+        if (lstatOf(join(path, 'HEAD')) !== undefined) found.push(path);
+        else next.push(path);
+      }
+    }
+    level = next;
+  }
+  return found;
 }
 
 /**

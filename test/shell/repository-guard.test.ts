@@ -269,4 +269,29 @@ describe('RepositoryGuard', () => {
       'real/.git/config: core.pager, moved to real/.git/config.disabled',
     ]);
   });
+
+  it("checks a submodule's git directory, however deep its worktree lies", async () => {
+    const root = workspace();
+    // A submodule whose worktree is two levels down: its git directory is in .git/modules.
+    mkdirSync(join(root, '.git', 'modules', 'vendor'), { recursive: true });
+    git(
+      root,
+      'init',
+      '-q',
+      '--separate-git-dir',
+      join(root, '.git', 'modules', 'vendor', 'lib'),
+      join('vendor', 'lib'),
+    );
+    git(join(root, 'vendor', 'lib'), 'config', 'core.worktree', '../../../../vendor/lib');
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    git(join(root, 'vendor', 'lib'), 'config', 'core.fsmonitor', 'evil');
+    expect(await guard.check()).toEqual([
+      '.git/modules/vendor/lib/config: core.fsmonitor, moved to .git/modules/vendor/lib/config.disabled',
+    ]);
+    // The user's own setting, there at the record, stays.
+    expect(git(join(root, 'vendor', 'lib'), 'config', '--get', 'core.worktree').trim()).toBe(
+      '../../../../vendor/lib',
+    );
+  });
 });
