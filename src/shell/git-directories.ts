@@ -23,6 +23,8 @@ const SLICE = 64;
 /** A repository git would use, by its git directory's real path. */
 export interface GitDir {
   readonly path: string;
+  /** The writable folder (real path) it lies in. */
+  readonly root: string;
   /** How notes name it: below the root it lies in. */
   readonly shown: string;
 }
@@ -43,7 +45,7 @@ export async function gitDirectories(
     if (real === undefined || found.has(real)) return;
     const root = inside(real);
     if (root === undefined || statOf(real)?.isDirectory() !== true) return;
-    found.set(real, { path: real, shown: relative(root, real) || '.' });
+    found.set(real, { path: real, root, shown: relative(root, real) || '.' });
     // A linked worktree's or a submodule's git directory reads its common one's config.
     const common = smallText(join(real, 'commondir'))?.trim();
     if (common !== undefined && common !== '') add(resolve(real, common));

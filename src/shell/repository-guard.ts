@@ -9,8 +9,9 @@
  * entries that may run something are moved to `<file>.disabled`, new hooks renamed
  * `<hook>.disabled`. Nothing is deleted; what was there at the start is left alone.
  */
-import { promises as fs, readFileSync, type Stats } from 'node:fs';
+import { renameSync, type Stats, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { PinnedFolder } from './pinned-folder';
 import { randomBytes } from './random-bytes';
 import { entries, type GitDir, gitDirectories, lstatOf, realPath } from './git-directories';
 import { entryName, type GitConfigEntry, mayRunSomething, parseGitConfig } from './git-config';
@@ -74,7 +75,7 @@ export class RepositoryGuard {
       for (const gitDir of await this.gitDirs().catch(() => [])) {
         let items: Items | undefined;
         try {
-          items = itemsOf(gitDir.path);
+          items = itemsOf(gitDir);
         } catch {
           items = undefined;
         }
@@ -105,14 +106,14 @@ export class RepositoryGuard {
         try {
           const known = baseline.get(gitDir.path) ?? new Set<string>();
           if (known === 'unread') continue;
-          const added = [...itemsOf(gitDir.path, this.mounted)].filter(([id]) => !known.has(id));
+          const added = [...itemsOf(gitDir, this.mounted)].filter(([id]) => !known.has(id));
           if (added.length > 0) {
             notes.push(
-              ...(await disarm(
+              ...disarm(
                 gitDir,
                 added.map(([, item]) => item),
                 known,
-              )),
+              ),
             );
           }
         } catch (error) {
@@ -136,132 +137,179 @@ export class RepositoryGuard {
 }
 
 /**
- * What in git directory `dir` may make git run something, by identity; what is in
- * `mounted` (read-only to commands) is left out.
+ * What in git directory `gitDir` may make git run something, by identity; what is in
+ * `mounted` (read-only to commands) is left out. Read through the folder held open (see
+ * {@link PinnedFolder}), never through a link a command put on the way.
  */
-function itemsOf(dir: string, mounted: ReadonlySet<string> = new Set()): Items {
+function itemsOf(gitDir: GitDir, mounted: ReadonlySet<string> = new Set()): Items {
   const items: Items = new Map();
-  const configs = [join(dir, 'config'), join(dir, 'config.worktree')];
-  for (const worktree of entries(join(dir, 'worktrees'))) {
-    if (worktree.isDirectory())
-      configs.push(join(dir, 'worktrees', worktree.name, 'config.worktree'));
-  }
-  for (const file of configs) {
-    if (mounted.has(file)) continue;
-    const info = lstatOf(file);
-    if (info === undefined) continue;
-    if (!info.isFile() || info.size > MAX_CONFIG_BYTES) {
-      const why = info.isFile() ? 'larger than git configuration is' : 'not a plain file';
-      items.set(`file\0${file}\0${identity(info)}`, { kind: 'file', file, why });
-      continue;
+  const folder = PinnedFolder.open(gitDir.root, gitDir.path);
+  const opened: PinnedFolder[] = [folder];
+  try {
+    const configs: [PinnedFolder, string][] = [
+      [folder, 'config'],
+      [folder, 'config.worktree'],
+    ];
+    const worktrees = childIfFolder(folder, 'worktrees', opened);
+    for (const worktree of worktrees === undefined ? [] : entries(worktrees.at('.'))) {
+      if (!worktree.isDirectory()) continue;
+      const each = childIfFolder(worktrees!, worktree.name, opened);
+      if (each !== undefined) configs.push([each, 'config.worktree']);
     }
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      items.set(`file\0${file}\0${identity(info)}`, { kind: 'file', file, why: 'unreadable' });
-      continue;
-    }
-    const parsed = parseGitConfig(text);
-    if (!parsed.ok) {
-      items.set(`file\0${file}\0${text}`, {
-        kind: 'file',
-        file,
-        why: `unreadable at line ${parsed.line}`,
-      });
-      continue;
-    }
-    for (const entry of parsed.entries) {
-      if (mayRunSomething(entry)) items.set(entryId(file, entry, text), { kind: 'entry', file });
-    }
-  }
-  const hooks = join(dir, 'hooks');
-  const info = mounted.has(hooks) ? undefined : lstatOf(hooks);
-  // A hooks folder that cannot be listed can still have its hooks run, by name.
-  const listed = info?.isDirectory() === true ? entries(hooks, true) : [];
-  if (info !== undefined && (!info.isDirectory() || listed === 'unlisted')) {
-    const why = info.isDirectory() ? 'a folder that cannot be listed' : 'not a folder';
-    items.set(`file\0${hooks}\0${identity(info)}`, { kind: 'file', file: hooks, why });
-  } else if (listed !== 'unlisted') {
-    for (const hook of listed) {
-      // Git runs a hook by its exact name: these never are one.
-      if (/\.(sample|disabled)(-\d+)?$/.test(hook.name)) continue;
-      const file = join(hooks, hook.name);
-      const stats = lstatOf(file);
-      if (stats !== undefined) {
-        items.set(`hook\0${file}\0${identity(stats)}`, { kind: 'hook', file });
+    for (const [where, name] of configs) {
+      const file = join(where.path, name);
+      if (mounted.has(file)) continue;
+      const info = lstatOf(where.at(name));
+      if (info === undefined) continue;
+      if (!info.isFile() || info.size > MAX_CONFIG_BYTES) {
+        const why = info.isFile() ? 'larger than git configuration is' : 'not a plain file';
+        items.set(`file\0${file}\0${identity(info)}`, { kind: 'file', file, why });
+        continue;
+      }
+      let text: string;
+      try {
+        text = where.readText(name);
+      } catch {
+        items.set(`file\0${file}\0${identity(info)}`, { kind: 'file', file, why: 'unreadable' });
+        continue;
+      }
+      const parsed = parseGitConfig(text);
+      if (!parsed.ok) {
+        items.set(`file\0${file}\0${text}`, {
+          kind: 'file',
+          file,
+          why: `unreadable at line ${parsed.line}`,
+        });
+        continue;
+      }
+      for (const entry of parsed.entries) {
+        if (mayRunSomething(entry)) items.set(entryId(file, entry, text), { kind: 'entry', file });
       }
     }
+    const hooks = join(gitDir.path, 'hooks');
+    const info = mounted.has(hooks) ? undefined : lstatOf(folder.at('hooks'));
+    const hookFolder =
+      info?.isDirectory() === true ? childIfFolder(folder, 'hooks', opened) : undefined;
+    // A hooks folder that cannot be listed can still have its hooks run, by name.
+    const listed = hookFolder === undefined ? [] : entries(hookFolder.at('.'), true);
+    if (info !== undefined && (!info.isDirectory() || listed === 'unlisted')) {
+      const why = info.isDirectory() ? 'a folder that cannot be listed' : 'not a folder';
+      items.set(`file\0${hooks}\0${identity(info)}`, { kind: 'file', file: hooks, why });
+    } else if (hookFolder !== undefined && listed !== 'unlisted') {
+      for (const hook of listed) {
+        // Git runs a hook by its exact name: these never are one.
+        if (/\.(sample|disabled)(-\d+)?$/.test(hook.name)) continue;
+        const file = join(hooks, hook.name);
+        const stats = lstatOf(hookFolder.at(hook.name));
+        if (stats !== undefined) {
+          items.set(`hook\0${file}\0${identity(stats)}`, { kind: 'hook', file });
+        }
+      }
+    }
+    return items;
+  } finally {
+    for (const each of opened) each.close();
   }
-  return items;
+}
+
+/** The folder `name` of `folder`, held open (and kept in `opened`), or undefined. */
+function childIfFolder(
+  folder: PinnedFolder,
+  name: string,
+  opened: PinnedFolder[],
+): PinnedFolder | undefined {
+  if (lstatOf(folder.at(name))?.isDirectory() !== true) return undefined;
+  try {
+    const child = folder.child(name);
+    opened.push(child);
+    return child;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * Moves what was added aside, and says what moved where. A command may still be running
- * in the background, and may swap a folder for a link meanwhile: each file is checked
- * to lie where it was found just before it is moved, files are made afresh (never
- * opened through a link), and a configuration is read again and only the entries found
- * added then are taken out.
+ * in the background, and may swap a folder on the way for a link meanwhile: every file
+ * is reached through its folder held open from the writable root (see
+ * {@link PinnedFolder}), files are made afresh and never opened through a link, and a
+ * configuration is read again and only the entries found added then are taken out.
  */
-async function disarm(
-  gitDir: GitDir,
-  items: readonly Item[],
-  known: ReadonlySet<string>,
-): Promise<string[]> {
+function disarm(gitDir: GitDir, items: readonly Item[], known: ReadonlySet<string>): string[] {
   const notes: string[] = [];
   const shown = (path: string) => join(gitDir.shown, relative(gitDir.path, path));
-  const configs = new Set<string>();
-  for (const item of items) {
-    if (item.kind === 'entry') {
-      configs.add(item.file);
-      continue;
+  const folder = PinnedFolder.open(gitDir.root, gitDir.path);
+  const opened: PinnedFolder[] = [folder];
+  /** The folder `file` is in, held open: the git directory, `hooks` or a worktree's. */
+  const folderOf = (file: string): PinnedFolder => {
+    let at = folder;
+    for (const name of relative(gitDir.path, dirname(file))
+      .split(sep)
+      .filter((n) => n !== '')) {
+      at = at.child(name);
+      opened.push(at);
     }
-    await stillIn(gitDir, item.file);
-    const aside = await freeName(`${item.file}.disabled`);
-    await fs.rename(item.file, aside);
-    notes.push(
-      item.kind === 'hook'
-        ? `${shown(item.file)}: a hook, renamed ${shown(aside)}`
-        : `${shown(item.file)}: ${item.why}, moved to ${shown(aside)}`,
-    );
-  }
-  for (const file of configs) {
-    await stillIn(gitDir, file);
-    const info = await fs.lstat(file);
-    if (!info.isFile() || info.size > MAX_CONFIG_BYTES) continue; // the next check moves it
-    const text = await fs.readFile(file, 'utf8');
-    const parsed = parseGitConfig(text);
-    if (!parsed.ok) continue;
-    const removed = parsed.entries.filter(
-      (entry) => mayRunSomething(entry) && !known.has(entryId(file, entry, text)),
-    );
-    if (removed.length === 0) continue;
-    let kept = '';
-    let from = 0;
-    let moved = `# Moved here by agenttool on ${new Date().toISOString()} from ${file}: a sandboxed command wrote them, and git would run what they name outside the sandbox.\n`;
-    for (const entry of removed) {
-      const { start, end } = wholeLine(text, entry);
-      kept += text.slice(from, start);
-      from = end;
-      const header =
-        entry.subsection === undefined
-          ? `[${entry.section}]`
-          : `[${entry.section} "${entry.subsection.replace(/["\\]/g, (c) => `\\${c}`)}"]`;
-      moved += `${header}\n\t${text.slice(entry.start, entry.end)}\n`;
+    return at;
+  };
+  try {
+    const configs = new Set<string>();
+    for (const item of items) {
+      if (item.kind === 'entry') {
+        configs.add(item.file);
+        continue;
+      }
+      const where = folderOf(item.file);
+      const name = basename(item.file);
+      const aside = freeName(where, `${name}.disabled`);
+      renameSync(where.at(name), where.at(aside));
+      const moved = join(dirname(item.file), aside);
+      notes.push(
+        item.kind === 'hook'
+          ? `${shown(item.file)}: a hook, renamed ${shown(moved)}`
+          : `${shown(item.file)}: ${item.why}, moved to ${shown(moved)}`,
+      );
     }
-    kept += text.slice(from);
-    const aside = await createFresh(`${file}.disabled`, moved);
-    const temporary = await createFresh(
-      join(dirname(file), `.agenttool-${randomBytes(6).toString('hex')}`),
-      kept,
-      info.mode & 0o777,
-    );
-    await stillIn(gitDir, file);
-    await fs.rename(temporary, file);
-    const names = [...new Set(removed.map(entryName))].join(', ');
-    notes.push(`${shown(file)}: ${names}, moved to ${shown(aside)}`);
+    for (const file of configs) {
+      const where = folderOf(file);
+      const name = basename(file);
+      const info = lstatOf(where.at(name));
+      if (info === undefined || !info.isFile() || info.size > MAX_CONFIG_BYTES) continue; // the next check moves it
+      const text = where.readText(name);
+      const parsed = parseGitConfig(text);
+      if (!parsed.ok) continue;
+      const removed = parsed.entries.filter(
+        (entry) => mayRunSomething(entry) && !known.has(entryId(file, entry, text)),
+      );
+      if (removed.length === 0) continue;
+      let kept = '';
+      let from = 0;
+      let moved = `# Moved here by agenttool on ${new Date().toISOString()} from ${file}: a sandboxed command wrote them, and git would run what they name outside the sandbox.\n`;
+      for (const entry of removed) {
+        const { start, end } = wholeLine(text, entry);
+        kept += text.slice(from, start);
+        from = end;
+        const header =
+          entry.subsection === undefined
+            ? `[${entry.section}]`
+            : `[${entry.section} "${entry.subsection.replace(/["\\]/g, (c) => `\\${c}`)}"]`;
+        moved += `${header}\n\t${text.slice(entry.start, entry.end)}\n`;
+      }
+      kept += text.slice(from);
+      const aside = createFresh(where, `${name}.disabled`, moved);
+      const temporary = createFresh(
+        where,
+        `.agenttool-${randomBytes(6).toString('hex')}`,
+        kept,
+        info.mode & 0o777,
+      );
+      renameSync(where.at(temporary), where.at(name));
+      const names = [...new Set(removed.map(entryName))].join(', ');
+      notes.push(`${shown(file)}: ${names}, moved to ${shown(join(dirname(file), aside))}`);
+    }
+    return notes;
+  } finally {
+    for (const each of opened) each.close();
   }
-  return notes;
 }
 
 /**
@@ -276,20 +324,12 @@ function wholeLine(text: string, entry: GitConfigEntry): { start: number; end: n
   return { start, end: Math.min(end, text.length) };
 }
 
-/** Throws unless `file`'s folder is still, really, inside git directory `gitDir`. */
-async function stillIn(gitDir: GitDir, file: string): Promise<void> {
-  const real = await fs.realpath(dirname(file));
-  if (real !== gitDir.path && !real.startsWith(gitDir.path + sep)) {
-    throw new Error(`${dirname(file)} was replaced while it was checked`);
-  }
-}
-
-/** Writes `text` to a new file at `path` (or `path-2`...), never through a link. */
-async function createFresh(path: string, text: string, mode = 0o644): Promise<string> {
+/** Writes `text` to a new file `name` (or `name-2`...) in `folder`, never through a link. */
+function createFresh(folder: PinnedFolder, name: string, text: string, mode = 0o644): string {
   for (let n = 1; ; n++) {
-    const candidate = n === 1 ? path : `${path}-${n}`;
+    const candidate = n === 1 ? name : `${name}-${n}`;
     try {
-      await fs.writeFile(candidate, text, { flag: 'wx', mode });
+      writeFileSync(folder.at(candidate), text, { flag: 'wx', mode });
       return candidate;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -297,11 +337,11 @@ async function createFresh(path: string, text: string, mode = 0o644): Promise<st
   }
 }
 
-/** `path`, or `path-2`, `path-3`... whichever is free. */
-async function freeName(path: string): Promise<string> {
+/** `name`, or `name-2`, `name-3`... whichever is free in `folder`. */
+function freeName(folder: PinnedFolder, name: string): string {
   for (let n = 1; ; n++) {
-    const candidate = n === 1 ? path : `${path}-${n}`;
-    if ((await fs.lstat(candidate).catch(() => undefined)) === undefined) return candidate;
+    const candidate = n === 1 ? name : `${name}-${n}`;
+    if (lstatOf(folder.at(candidate)) === undefined) return candidate;
   }
 }
 
