@@ -9,7 +9,9 @@
 import {
   type Dirent,
   lstatSync,
-  readFileSync,
+  closeSync,
+  openSync,
+  readSync,
   readdirSync,
   realpathSync,
   type Stats,
@@ -33,7 +35,7 @@ export interface GitDir {
 export async function gitDirectories(
   roots: readonly string[],
   maxDirectories: number,
-): Promise<GitDir[]> {
+): Promise<{ readonly dirs: GitDir[]; readonly complete: boolean }> {
   const realRoots = roots.flatMap((root) => realPath(root) ?? []);
   const inside = (path: string) =>
     realRoots.find(
@@ -47,13 +49,15 @@ export async function gitDirectories(
     if (root === undefined || statOf(real)?.isDirectory() !== true) return;
     found.set(real, { path: real, root, shown: relative(root, real) || '.' });
     // A linked worktree's or a submodule's git directory reads its common one's config.
-    const common = smallText(join(real, 'commondir'))?.trim();
-    if (common !== undefined && common !== '') add(resolve(real, common));
+    const commonText = smallText(join(real, 'commondir'));
+    const common = commonText === undefined ? '' : withoutLineEnds(commonText);
+    if (common !== '') add(resolve(real, common));
     // Its submodules' git directories, wherever their worktrees are (`git status` in the
     // repository runs in each).
     for (const module of submoduleDirs(join(real, 'modules'))) add(module);
   };
   let budget = maxDirectories;
+  let complete = true;
   for (const root of realRoots) {
     const top = entries(root, true);
     const listed = top === 'unlisted' ? [] : top;
@@ -67,12 +71,15 @@ export async function gitDirectories(
       if (!entry.isDirectory() && !(entry.isSymbolicLink() && statOf(dir)?.isDirectory())) {
         continue;
       }
-      if (budget-- <= 0) break;
+      if (budget-- <= 0) {
+        complete = false;
+        break;
+      }
       gitDirsIn(dir, entries(dir, true), add);
       if (budget % SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
     }
   }
-  return [...found.values()];
+  return { dirs: [...found.values()], complete };
 }
 
 /** How deep below a `modules` folder a submodule's git directory is looked for. */
@@ -118,29 +125,47 @@ function gitDirsIn(
 ): void {
   const names =
     list === 'unlisted'
-      ? ['.git', 'HEAD', 'objects', 'refs'].filter((name) => lstatOf(join(dir, name)) !== undefined)
+      ? ['.git', 'HEAD', 'objects', 'refs', 'commondir'].filter(
+          (name) => lstatOf(join(dir, name)) !== undefined,
+        )
       : list.map((entry) => entry.name);
-  let head = false;
-  let objects = false;
-  let refs = false;
+  const has = new Set<string>();
   for (const name of names) {
     const lower = name.toLowerCase();
+    has.add(lower);
+    if (lower !== '.git') continue;
+    // Followed as git follows it: a folder, or a file that names one.
     const path = join(dir, name);
-    if (lower === 'head') head = true;
-    else if (lower === 'objects') objects = statOf(path)?.isDirectory() === true;
-    else if (lower === 'refs') refs = statOf(path)?.isDirectory() === true;
-    else if (lower === '.git') {
-      // Followed as git follows it: a folder, or a file that names one.
-      const info = statOf(path);
-      if (info?.isDirectory() === true) add(path);
-      else if (info?.isFile() === true) {
-        const pointer = /^gitdir:\s*(.*?)\s*$/m.exec(smallText(path) ?? '')?.[1];
-        if (pointer !== undefined && pointer !== '') add(resolve(dir, pointer));
-      }
+    const info = statOf(path);
+    if (info?.isDirectory() === true) add(path);
+    else if (info?.isFile() === true) {
+      const pointer = gitFileTarget(path);
+      if (pointer !== undefined) add(resolve(dir, pointer));
     }
   }
-  // A bare repository's layout: git takes the folder itself as the repository.
-  if (head && objects && refs) add(dir);
+  // A git directory's layout, which git takes as a repository wherever it finds one: a
+  // HEAD, and objects and refs (of any kind: git asks only that it may enter them) or a
+  // common directory that has them.
+  if (has.has('head') && ((has.has('objects') && has.has('refs')) || has.has('commondir'))) {
+    add(dir);
+  }
+}
+
+/**
+ * The folder a `.git` file names, read as git reads it: the file whole (at most 1 MiB),
+ * `gitdir: ` and what follows, up to a NUL, with line ends taken off its end only.
+ */
+function gitFileTarget(path: string): string | undefined {
+  const text = smallText(path);
+  if (text === undefined || !text.startsWith('gitdir: ')) return undefined;
+  const target = withoutLineEnds(text.slice('gitdir: '.length));
+  return target === '' ? undefined : target;
+}
+
+/** `text` up to its first NUL (as C reads it), without the line ends at its end. */
+function withoutLineEnds(text: string): string {
+  const nul = text.indexOf('\0');
+  return (nul < 0 ? text : text.slice(0, nul)).replace(/[\r\n]+$/, '');
 }
 
 export function entries(dir: string): Dirent[];
@@ -181,13 +206,22 @@ export function lstatOf(path: string): Stats | undefined {
   }
 }
 
-/** A small file's text (a `.git` pointer, a `commondir`); undefined when there is none. */
+/**
+ * The first 8 KiB of a file that names a path (a `.git` pointer, a `commondir`), which
+ * git reads whole: a path past that would be too long for git to open, and what git
+ * takes off its end are line ends only, which a longer file may pad it with.
+ */
 function smallText(path: string): string | undefined {
-  const info = statOf(path);
-  if (info === undefined || !info.isFile() || info.size > 4096) return undefined;
+  if (statOf(path)?.isFile() !== true) return undefined;
+  let fd: number | undefined;
   try {
-    return readFileSync(path, 'utf8');
+    fd = openSync(path, 'r');
+    const buffer = Buffer.alloc(8192);
+    const read = readSync(fd, buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, read).toString('utf8');
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

@@ -44,6 +44,8 @@ export class RepositoryGuard {
   private queue: Promise<unknown> = Promise.resolve();
   /** What the running sandbox mounts read-only, by real path: no command changed it. */
   private mounted: ReadonlySet<string> = new Set();
+  /** Whether a check has said that it did not read every folder. */
+  private toldIncomplete = false;
 
   constructor(
     roots: readonly string[],
@@ -72,7 +74,8 @@ export class RepositoryGuard {
       if (this.baseline !== undefined) return;
       const baseline = new Map<string, ReadonlySet<string> | 'unread'>();
       // A record that cannot be made leaves none: checks then do nothing.
-      for (const gitDir of await this.gitDirs().catch(() => [])) {
+      const searched = await this.gitDirs().catch(() => ({ dirs: [] }));
+      for (const gitDir of searched.dirs) {
         let items: Items | undefined;
         try {
           items = itemsOf(gitDir);
@@ -98,7 +101,15 @@ export class RepositoryGuard {
       const notes: string[] = [];
       let gitDirs: GitDir[];
       try {
-        gitDirs = await this.gitDirs();
+        const searched = await this.gitDirs();
+        gitDirs = searched.dirs;
+        // Said once: it holds for every command after.
+        if (!searched.complete && !this.toldIncomplete) {
+          this.toldIncomplete = true;
+          notes.push(
+            `the repositories were looked for in ${this.maxDirectories} folders only: a writable folder holds more folders than that, and what git would run from the others is not checked`,
+          );
+        }
       } catch (error) {
         return [`the repositories were not checked (${(error as Error).message})`];
       }
@@ -131,7 +142,7 @@ export class RepositoryGuard {
   }
 
   /** The git directories of the roots and of their folders one level down. */
-  private gitDirs(): Promise<GitDir[]> {
+  private gitDirs(): Promise<{ readonly dirs: GitDir[]; readonly complete: boolean }> {
     return gitDirectories(this.roots, this.maxDirectories);
   }
 }

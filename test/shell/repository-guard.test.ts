@@ -294,4 +294,49 @@ describe('RepositoryGuard', () => {
       '../../../../vendor/lib',
     );
   });
+
+  it('reads a .git file and a commondir as git does, and takes any layout git takes', async () => {
+    const root = workspace();
+    const guard = new RepositoryGuard([root], 50);
+    await guard.record();
+    const plant = (dir: string) => {
+      mkdirSync(join(root, dir, 'objects'), { recursive: true });
+      mkdirSync(join(root, dir, 'refs'));
+      writeFileSync(join(root, dir, 'HEAD'), 'ref: refs/heads/main\n');
+      writeFileSync(join(root, dir, 'config'), '[core]\n\tpager = evil\n');
+    };
+    // A name with a space at its start, a NUL, and line ends past 4 KiB: git reads " g",
+    // "../deep/h" and "../deep/k".
+    plant('a/ g');
+    writeFileSync(join(root, 'a', '.git'), 'gitdir:  g\n');
+    plant('deep/h');
+    mkdirSync(join(root, 'b'));
+    writeFileSync(join(root, 'b', '.git'), 'gitdir: ../deep/h\0junk');
+    plant('deep/k');
+    mkdirSync(join(root, 'c'));
+    writeFileSync(join(root, 'c', '.git'), `gitdir: ../deep/k${'\n'.repeat(5000)}`);
+    // A layout of a HEAD and a common directory, and one whose objects and refs are files.
+    mkdirSync(join(root, 'd'));
+    writeFileSync(join(root, 'd', 'HEAD'), 'ref: refs/heads/main\n');
+    plant('deep/common');
+    writeFileSync(join(root, 'deep', 'common', 'HEAD'), 'x');
+    writeFileSync(join(root, 'd', 'commondir'), `../deep/common${'\n'.repeat(5000)}`);
+    mkdirSync(join(root, 'e'));
+    writeFileSync(join(root, 'e', 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(root, 'e', 'objects'), '', { mode: 0o755 });
+    writeFileSync(join(root, 'e', 'refs'), '', { mode: 0o755 });
+    writeFileSync(join(root, 'e', 'config'), '[core]\n\tpager = evil\n');
+    expect((await guard.check()).sort()).toEqual(
+      ['a/ g', 'deep/common', 'deep/h', 'deep/k', 'e'].map(
+        (dir) => `${dir}/config: core.pager, moved to ${dir}/config.disabled`,
+      ),
+    );
+    // Past its folders, a check says once that it did not read them all.
+    for (let i = 0; i < 60; i++) mkdirSync(join(root, `many-${i}`));
+    const said = await guard.check();
+    expect(said).toEqual([
+      'the repositories were looked for in 50 folders only: a writable folder holds more folders than that, and what git would run from the others is not checked',
+    ]);
+    expect(await guard.check()).toEqual([]);
+  });
 });
