@@ -17,7 +17,8 @@ import {
   type Stats,
   statSync,
 } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { gitlinks } from './git-index';
 
 /** How many folders a search reads before it lets the event loop run. */
 const SLICE = 64;
@@ -42,12 +43,21 @@ export async function gitDirectories(
       (root) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep),
     );
   const found = new Map<string, GitDir>();
-  const add = (path: string) => {
+  const add = (path: string, worktree?: string) => {
     const real = realPath(path);
     if (real === undefined || found.has(real)) return;
     const root = inside(real);
     if (root === undefined || statOf(real)?.isDirectory() !== true) return;
     found.set(real, { path: real, root, shown: relative(root, real) || '.' });
+    // The submodules its index names, at any depth of its worktree: `git status` there
+    // looks into each.
+    if (worktree !== undefined) {
+      for (const link of gitlinks(real)) {
+        if (isAbsolute(link) || link.split('/').includes('..')) continue;
+        const module = join(worktree, link);
+        gitDirsIn(module, ['.git'], add);
+      }
+    }
     // A linked worktree's or a submodule's git directory reads its common one's config.
     const commonText = smallText(join(real, 'commondir'));
     const common = commonText === undefined ? '' : withoutLineEnds(commonText);
@@ -120,15 +130,15 @@ function submoduleDirs(modules: string): string[] {
  */
 function gitDirsIn(
   dir: string,
-  list: readonly Dirent[] | 'unlisted',
-  add: (path: string) => void,
+  list: readonly Dirent[] | 'unlisted' | readonly string[],
+  add: (path: string, worktree?: string) => void,
 ): void {
   const names =
     list === 'unlisted'
       ? ['.git', 'HEAD', 'objects', 'refs', 'commondir'].filter(
           (name) => lstatOf(join(dir, name)) !== undefined,
         )
-      : list.map((entry) => entry.name);
+      : list.map((entry) => (typeof entry === 'string' ? entry : entry.name));
   const has = new Set<string>();
   for (const name of names) {
     const lower = name.toLowerCase();
@@ -137,10 +147,10 @@ function gitDirsIn(
     // Followed as git follows it: a folder, or a file that names one.
     const path = join(dir, name);
     const info = statOf(path);
-    if (info?.isDirectory() === true) add(path);
+    if (info?.isDirectory() === true) add(path, dir);
     else if (info?.isFile() === true) {
       const pointer = gitFileTarget(path);
-      if (pointer !== undefined) add(resolve(dir, pointer));
+      if (pointer !== undefined) add(resolve(dir, pointer), dir);
     }
   }
   // A git directory's layout, which git takes as a repository wherever it finds one: a

@@ -339,4 +339,28 @@ describe('RepositoryGuard', () => {
     ]);
     expect(await guard.check()).toEqual([]);
   });
+
+  it('checks the repositories the index names as submodules, however deep', async () => {
+    const root = workspace();
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    const marker = join(tempDir(), 'ran');
+    // A repository two levels down, named in the root's index as a submodule (a gitlink,
+    // no .gitmodules needed): git status at the root looks into it with its own config.
+    git(root, 'init', '-q', join('a', 'b'));
+    git(join(root, 'a', 'b'), 'commit', '-q', '--allow-empty', '-m', 'x');
+    const head = git(join(root, 'a', 'b'), 'rev-parse', 'HEAD').trim();
+    git(root, 'update-index', '--add', '--cacheinfo', `160000,${head},a/b`);
+    writeFileSync(join(root, 'monitor.sh'), planted(marker), { mode: 0o755 });
+    git(join(root, 'a', 'b'), 'config', 'core.fsmonitor', join(root, 'monitor.sh'));
+    git(root, 'status');
+    expect(existsSync(marker)).toBe(true);
+    rmSync(marker);
+    expect(await guard.check()).toEqual([
+      'a/b/.git/config: core.fsmonitor, moved to a/b/.git/config.disabled',
+    ]);
+    git(root, 'status');
+    git(root, 'diff');
+    expect(existsSync(marker)).toBe(false);
+  });
 });

@@ -1,0 +1,154 @@
+/**
+ * The submodules a repository's index names (its gitlinks, mode 160000), read from the
+ * index file itself: `git status` and `git diff` look into each, with its own config,
+ * wherever it lies in the worktree and whether or not `.gitmodules` names it. Versions
+ * 2, 3 and 4 of the format, SHA-1 and SHA-256, and a split index's shared part. An
+ * index the reader cannot follow gives what it read so far.
+ */
+import { closeSync, fstatSync, openSync, readSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** An index larger than this is not read (64 MiB: some 600,000 files). */
+const MAX_INDEX_BYTES = 64 * 1024 * 1024;
+
+/** The most gitlinks taken from one index. */
+const MAX_GITLINKS = 1024;
+
+const GITLINK = 0o160000;
+
+/** What was read of an index file, kept while the file stays the same. */
+const cache = new Map<string, { readonly stamp: string; readonly links: readonly string[] }>();
+
+/**
+ * The paths (relative to the worktree) of the gitlinks in git directory `gitDir`'s
+ * index and in the shared indexes a split index keeps beside it.
+ */
+export function gitlinks(gitDir: string): string[] {
+  const found = new Set<string>();
+  const files = ['index'];
+  try {
+    for (const name of readdirSync(gitDir)) if (name.startsWith('sharedindex.')) files.push(name);
+  } catch {
+    return [];
+  }
+  for (const name of files) {
+    for (const link of linksOf(join(gitDir, name))) {
+      if (found.size >= MAX_GITLINKS) break;
+      found.add(link);
+    }
+  }
+  return [...found];
+}
+
+/** The gitlinks of one index file, read again only when it changed. */
+function linksOf(file: string): readonly string[] {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return [];
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile() || info.size > MAX_INDEX_BYTES) return [];
+    const stamp = `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+    const known = cache.get(file);
+    if (known?.stamp === stamp) return known.links;
+    const bytes = Buffer.alloc(info.size);
+    let read = 0;
+    while (read < bytes.length) {
+      const got = readSync(fd, bytes, read, bytes.length - read, read);
+      if (got === 0) break;
+      read += got;
+    }
+    const links = parseGitlinks(bytes.subarray(0, read));
+    cache.set(file, { stamp, links });
+    if (cache.size > 256) cache.delete(cache.keys().next().value!);
+    return links;
+  } catch {
+    return [];
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The paths of the gitlinks in an index file's `bytes`: tried with SHA-1's hash length,
+ * then SHA-256's, the first reading that walks every entry kept.
+ */
+export function parseGitlinks(bytes: Buffer): string[] {
+  if (bytes.length < 12 || bytes.toString('latin1', 0, 4) !== 'DIRC') return [];
+  const version = bytes.readUInt32BE(4);
+  if (version < 2 || version > 4) return [];
+  let partial: string[] = [];
+  for (const hashLength of [20, 32]) {
+    const read = entriesOf(bytes, version, hashLength);
+    if (read.whole) return read.links;
+    if (read.links.length > partial.length) partial = read.links;
+  }
+  return partial;
+}
+
+function entriesOf(
+  bytes: Buffer,
+  version: number,
+  hashLength: number,
+): { links: string[]; whole: boolean } {
+  const count = bytes.readUInt32BE(8);
+  const links: string[] = [];
+  let at = 12;
+  let previous: Buffer = Buffer.alloc(0);
+  for (let i = 0; i < count; i++) {
+    const fixed = 40 + hashLength + 2;
+    if (at + fixed > bytes.length) return { links, whole: false };
+    const mode = bytes.readUInt32BE(at + 24);
+    const flags = bytes.readUInt16BE(at + 40 + hashLength);
+    let pathAt = at + fixed;
+    // An extended entry (version 3 and later) carries two more bytes of flags.
+    if (version >= 3 && (flags & 0x4000) !== 0) pathAt += 2;
+    let path: Buffer;
+    let end: number;
+    if (version === 4) {
+      // The path is the previous one less N bytes, then what follows up to a NUL.
+      let strip = 0;
+      let byte: number;
+      let p = pathAt;
+      do {
+        if (p >= bytes.length) return { links, whole: false };
+        byte = bytes[p++]!;
+        strip = (strip << 7) | (byte & 0x7f);
+        if ((byte & 0x80) !== 0) strip += 1;
+      } while ((byte & 0x80) !== 0);
+      const nul = bytes.indexOf(0, p);
+      if (nul < 0 || strip > previous.length) return { links, whole: false };
+      path = Buffer.concat([previous.subarray(0, previous.length - strip), bytes.subarray(p, nul)]);
+      end = nul + 1;
+    } else {
+      const nul = bytes.indexOf(0, pathAt);
+      if (nul < 0) return { links, whole: false };
+      path = bytes.subarray(pathAt, nul);
+      // Padded with NULs to a multiple of eight bytes from the entry's start.
+      end = at + Math.ceil((nul + 1 - at) / 8) * 8;
+    }
+    // The flags carry the path's length (up to 0xFFF): a reading off its track misses it.
+    if ((flags & 0xfff) !== Math.min(path.length, 0xfff) || path.length === 0) {
+      return { links, whole: false };
+    }
+    if ((mode & 0o170000) === GITLINK) links.push(path.toString('utf8'));
+    previous = path;
+    at = end;
+  }
+  return { links, whole: endsWithExtensions(bytes, at, hashLength) };
+}
+
+/**
+ * Whether what follows the entries at `at` is extensions (a signature and a size each)
+ * and then the file's hash, to its last byte: what a right reading of the entries meets.
+ */
+function endsWithExtensions(bytes: Buffer, at: number, hashLength: number): boolean {
+  let here = at;
+  while (here + 8 <= bytes.length - hashLength) {
+    here += 8 + bytes.readUInt32BE(here + 4);
+  }
+  return here === bytes.length - hashLength;
+}

@@ -1,0 +1,89 @@
+/**
+ * The repository guard finds the submodules a repository's index names by reading the
+ * index file: held here to what git itself lists (`git ls-files --stage`, mode 160000)
+ * for each format an index can have, made by the real git.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gitlinks } from '../../src/shell/git-index';
+import { tempDir } from '../cli/helpers';
+
+const GIT_ENV = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@t',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@t',
+};
+
+function git(cwd: string, ...args: string[]): string {
+  const run = spawnSync('git', args, { cwd, encoding: 'utf8', env: GIT_ENV });
+  if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr}`);
+  return run.stdout;
+}
+
+/** A repository with files and gitlinks at several depths, its index in `shape`. */
+function repository(shape: (root: string) => void, init: string[] = []): string {
+  const root = tempDir();
+  git(root, 'init', '-q', ...init, '.');
+  for (let i = 0; i < 30; i++) {
+    mkdirSync(join(root, `dir-${i % 4}`), { recursive: true });
+    writeFileSync(join(root, `dir-${i % 4}`, `file-${i}.txt`), `${i}\n`);
+  }
+  git(root, 'add', '.');
+  const commit =
+    git(root, 'commit', '-q', '-m', 'x') === '' ? git(root, 'rev-parse', 'HEAD').trim() : '';
+  for (const path of ['lib', 'vendor/deep/inner', 'dir-2/éclair']) {
+    git(root, 'update-index', '--add', '--cacheinfo', `160000,${commit},${path}`);
+  }
+  shape(root);
+  return root;
+}
+
+/** What git lists as gitlinks in `root`'s index. */
+function listed(root: string): string[] {
+  return git(root, 'ls-files', '--stage', '-z')
+    .split('\0')
+    .filter((line) => line.startsWith('160000 '))
+    .map((line) => line.slice(line.indexOf('\t') + 1))
+    .sort();
+}
+
+test.each([
+  ['version 2', (_root: string) => undefined, []],
+  [
+    'version 3 (an extended entry)',
+    (root: string) => {
+      writeFileSync(join(root, 'new.txt'), 'n');
+      git(root, 'add', '--intent-to-add', 'new.txt');
+    },
+    [],
+  ],
+  [
+    'version 4 (paths compressed)',
+    (root: string) => git(root, 'update-index', '--index-version', '4'),
+    [],
+  ],
+  ['a split index', (root: string) => git(root, 'update-index', '--split-index'), []],
+  ['SHA-256', (_root: string) => undefined, ['--object-format=sha256']],
+] as const)('reads the gitlinks of an index of %s as git lists them', (_name, shape, init) => {
+  const root = repository(shape, [...init]);
+  const expected = listed(root);
+  expect(expected).toEqual(['dir-2/éclair', 'lib', 'vendor/deep/inner']);
+  expect(gitlinks(join(root, '.git')).sort()).toEqual(expected);
+});
+
+test('reads nothing from what is no index, and goes on past one cut short', () => {
+  const root = tempDir();
+  mkdirSync(join(root, '.git'));
+  writeFileSync(join(root, '.git', 'index'), 'not an index');
+  expect(gitlinks(join(root, '.git'))).toEqual([]);
+  const repo = repository(() => undefined);
+  const index = join(repo, '.git', 'index');
+  const whole = require('node:fs').readFileSync(index) as Buffer;
+  writeFileSync(index, whole.subarray(0, 200));
+  expect(() => gitlinks(join(repo, '.git'))).not.toThrow();
+});
