@@ -4,7 +4,7 @@
  * for each format an index can have, made by the real git.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gitlinks } from '../../src/shell/git-index';
 import { tempDir } from '../cli/helpers';
@@ -83,7 +83,7 @@ test('reads nothing from what is no index, and goes on past one cut short', () =
   expect(gitlinks(join(root, '.git'))).toEqual([]);
   const repo = repository(() => undefined);
   const index = join(repo, '.git', 'index');
-  const whole = require('node:fs').readFileSync(index) as Buffer;
+  const whole = readFileSync(index);
   writeFileSync(index, whole.subarray(0, 200));
   expect(() => gitlinks(join(repo, '.git'))).not.toThrow();
 });
