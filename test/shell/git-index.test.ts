@@ -52,8 +52,8 @@ function listed(root: string): string[] {
     .sort();
 }
 
-test.each([
-  ['version 2', (_root: string) => undefined, []],
+const SHAPES: readonly (readonly [string, (root: string) => void, readonly string[]])[] = [
+  ['version 2', () => undefined, []],
   [
     'version 3 (an extended entry)',
     (root: string) => {
@@ -64,17 +64,22 @@ test.each([
   ],
   [
     'version 4 (paths compressed)',
-    (root: string) => git(root, 'update-index', '--index-version', '4'),
+    (root: string) => void git(root, 'update-index', '--index-version', '4'),
     [],
   ],
-  ['a split index', (root: string) => git(root, 'update-index', '--split-index'), []],
-  ['SHA-256', (_root: string) => undefined, ['--object-format=sha256']],
-] as const)('reads the gitlinks of an index of %s as git lists them', (_name, shape, init) => {
-  const root = repository(shape, [...init]);
-  const expected = listed(root);
-  expect(expected).toEqual(['dir-2/éclair', 'lib', 'vendor/deep/inner']);
-  expect(gitlinks(join(root, '.git')).sort()).toEqual(expected);
-});
+  ['a split index', (root: string) => void git(root, 'update-index', '--split-index'), []],
+  ['SHA-256', () => undefined, ['--object-format=sha256']],
+];
+
+test.each(SHAPES)(
+  'reads the gitlinks of an index of %s as git lists them',
+  (_name, shape, init) => {
+    const root = repository(shape, [...init]);
+    const expected = listed(root);
+    expect(expected).toEqual(['dir-2/éclair', 'lib', 'vendor/deep/inner']);
+    expect(gitlinks(join(root, '.git')).sort()).toEqual(expected);
+  },
+);
 
 test('reads nothing from what is no index, and goes on past one cut short', () => {
   const root = tempDir();
