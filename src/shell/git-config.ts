@@ -14,6 +14,8 @@ export interface GitConfigEntry {
   readonly start: number;
   /** Where it ends: the newline that closes it (or the text's end), not included. */
   readonly end: number;
+  /** Its value as git reads it; undefined for a key alone (true). */
+  readonly value: string | undefined;
 }
 
 /** What {@link parseGitConfig} read: every entry, or where git would refuse the file. */
@@ -77,12 +79,15 @@ export function parseGitConfig(text: string): ParsedGitConfig {
       d = next();
     }
     while (d === ' ' || d === '\t') d = next();
+    let value: string | undefined;
     if (d !== undefined && d !== '\n') {
-      if (d !== '=' || !skipValue(next)) return fail();
+      if (d !== '=') return fail();
+      value = readValue(next);
+      if (value === undefined) return fail();
     }
     // The entry ends before the newline that closed it (or at the text's end).
     const end = at > 0 && text[at - 1] === '\n' ? at - (text[at - 2] === '\r' ? 2 : 1) : at;
-    entries.push({ section, subsection, key, start, end });
+    entries.push({ section, subsection, key, start, end, value });
   }
 }
 
@@ -119,28 +124,58 @@ function readHeader(
   }
 }
 
-/** Reads a value after its `=` to its end; false where git refuses it. */
-function skipValue(next: () => string | undefined): boolean {
+/**
+ * Reads a value after its `=` to its end, as git's parse_value does (quotes, escapes,
+ * comments, white space at its ends); undefined where git refuses it.
+ */
+function readValue(next: () => string | undefined): string | undefined {
   let quote = false;
   let comment = false;
+  let value = '';
+  // Where unquoted white space at the end began, to be trimmed.
+  let trim: number | undefined;
   for (;;) {
     const c = next();
-    if (c === undefined || c === '\n') return !quote;
+    if (c === undefined || c === '\n') {
+      if (quote) return undefined;
+      return trim === undefined ? value : value.slice(0, trim);
+    }
     if (comment) continue;
+    if (!quote && (c === ' ' || c === '\t' || c === '\v' || c === '\f' || c === '\r')) {
+      trim ??= value.length;
+      // Git keeps unquoted white space inside a value as a space.
+      if (value.length > 0) value += ' ';
+      continue;
+    }
     if (!quote && (c === ';' || c === '#')) {
       comment = true;
       continue;
     }
+    trim = undefined;
     if (c === '\\') {
       // The text's end reads as a newline, as git reads it.
       const escaped = next() ?? '\n';
       if (escaped === '\n') continue;
-      if (!'tbn"\\'.includes(escaped)) return false;
+      const meant = ESCAPES[escaped];
+      if (meant === undefined) return undefined;
+      value += meant;
       continue;
     }
-    if (c === '"') quote = !quote;
+    if (c === '"') {
+      quote = !quote;
+      continue;
+    }
+    value += c;
   }
 }
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  t: '\t',
+  b: '\b',
+  n: '\n',
+  '"': '"',
+  '\\': '\\',
+};
 
 /**
  * Keys git reads as data, never as a command to run or a file to read: what `git init`,

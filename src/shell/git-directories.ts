@@ -18,6 +18,7 @@ import {
   statSync,
 } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { parseGitConfig } from './git-config';
 import { gitlinks } from './git-index';
 
 /** How many folders a search reads before it lets the event loop run. */
@@ -48,6 +49,9 @@ export async function gitDirectories(
     if (real === undefined || found.has(real)) return;
     const root = inside(real);
     if (root === undefined || statOf(real)?.isDirectory() !== true) return;
+    // Only what git would take for a git directory: its config and hooks are judged as
+    // git's, and a project's own `config` or `hooks` must not be.
+    if (!looksLikeGitDir(real)) return;
     found.set(real, { path: real, root, shown: relative(root, real) || '.' });
     // The submodules its index names, at any depth of its worktree: `git status` there
     // looks into each.
@@ -65,6 +69,13 @@ export async function gitDirectories(
     // Its submodules' git directories, wherever their worktrees are (`git status` in the
     // repository runs in each).
     for (const module of submoduleDirs(join(real, 'modules'))) add(module);
+    // The repositories on this machine its remotes name: a push to one runs its hooks.
+    for (const url of localRemotes(real)) {
+      const target = localPath(url, worktree ?? real);
+      if (target === undefined) continue;
+      add(target);
+      gitDirsIn(target, ['.git'], add);
+    }
   };
   let budget = maxDirectories;
   let complete = true;
@@ -90,6 +101,69 @@ export async function gitDirectories(
     }
   }
   return { dirs: [...found.values()], complete };
+}
+
+/**
+ * Whether git would take folder `dir` for a git directory, or a common one: it has a
+ * `HEAD`, or `objects` and `refs`.
+ */
+function looksLikeGitDir(dir: string): boolean {
+  return (
+    lstatOf(join(dir, 'HEAD')) !== undefined ||
+    (lstatOf(join(dir, 'objects')) !== undefined && lstatOf(join(dir, 'refs')) !== undefined)
+  );
+}
+
+/**
+ * The URLs of the remotes git directory `dir` names: its config's `remote.*.url` and
+ * `pushurl`, and the older `remotes/*` (`URL:` lines) and `branches/*` files.
+ */
+function localRemotes(dir: string): string[] {
+  const urls: string[] = [];
+  const config = smallText(join(dir, 'config'), 1024 * 1024);
+  const parsed = config === undefined ? undefined : parseGitConfig(config);
+  if (parsed?.ok === true) {
+    for (const entry of parsed.entries) {
+      if (entry.section !== 'remote' || entry.value === undefined) continue;
+      if (entry.key === 'url' || entry.key === 'pushurl') urls.push(entry.value);
+    }
+  }
+  for (const name of entries(join(dir, 'remotes')).map((entry) => entry.name)) {
+    for (const line of (smallText(join(dir, 'remotes', name)) ?? '').split('\n')) {
+      const url = /^URL:\s*(.*?)\s*$/.exec(line)?.[1];
+      if (url !== undefined && url !== '') urls.push(url);
+    }
+  }
+  for (const name of entries(join(dir, 'branches')).map((entry) => entry.name)) {
+    const url = (smallText(join(dir, 'branches', name)) ?? '')
+      .split('\n')[0]
+      ?.split('#')[0]
+      ?.trim();
+    if (url !== undefined && url !== '') urls.push(url);
+  }
+  return urls.slice(0, 64);
+}
+
+/**
+ * The folder a remote's `url` names on this machine (a path, or a `file://` URL), a
+ * relative one taken from `base`; undefined for another machine's (`host:path`, a
+ * scheme other than `file`).
+ */
+function localPath(url: string, base: string): string | undefined {
+  if (url.startsWith('file://')) {
+    const rest = url.slice('file://'.length);
+    const path = rest.startsWith('/') ? rest : rest.slice(rest.indexOf('/'));
+    try {
+      return decodeURIComponent(path);
+    } catch {
+      return path;
+    }
+  }
+  if (/^[A-Za-z][A-Za-z0-9+.-]*::?\/\//.test(url) || url.includes('::')) return undefined;
+  // `host:path` is another machine's unless a slash comes before the colon.
+  const colon = url.indexOf(':');
+  if (colon >= 0 && !url.slice(0, colon).includes('/')) return undefined;
+  return resolve(base, url);
 }
 
 /** How deep below a `modules` folder a submodule's git directory is looked for. */
@@ -221,12 +295,12 @@ export function lstatOf(path: string): Stats | undefined {
  * git reads whole: a path past that would be too long for git to open, and what git
  * takes off its end are line ends only, which a longer file may pad it with.
  */
-function smallText(path: string): string | undefined {
+function smallText(path: string, limit = 8192): string | undefined {
   if (statOf(path)?.isFile() !== true) return undefined;
   let fd: number | undefined;
   try {
     fd = openSync(path, 'r');
-    const buffer = Buffer.alloc(8192);
+    const buffer = Buffer.alloc(Math.min(limit, statOf(path)?.size ?? limit));
     const read = readSync(fd, buffer, 0, buffer.length, 0);
     return buffer.subarray(0, read).toString('utf8');
   } catch {

@@ -28,6 +28,8 @@ const TEXTS: Record<string, string> = {
   'comments and blank lines': '# c\n; c\n\n[core] ; c\n\t# fsmonitor = x\n\tbare = false # c\n',
   'an entry before any section': 'fsmonitor = x\n',
   'a key with dashes and digits': '[core]\n\tA-b9 = 1\n',
+  'values with white space, quotes and escapes':
+    '[remote "o"]\n\turl =   /a b/c  \n\tpushurl = " x "y\\tz\\\\ # c\n\tfetch = a\\\n b\n',
   'no newline at the end': '[core]\n\tfsmonitor = x',
   'a value ending in a backslash at the end': '[core]\n\tpager = a\\',
   'an include': '[include]\n\tpath = ../other\n[includeIf "gitdir:/x/"]\n\tpath = y\n',
@@ -42,11 +44,11 @@ const TEXTS: Record<string, string> = {
   'a newline in a subsection': '[remote "a\nb"]\n\turl = x\n',
 };
 
-/** What git lists for `text`, or undefined when it refuses the file. */
+/** What git lists for `text` (each name, and its value unless it has none), or undefined when it refuses the file. */
 function gitNames(text: string): string[] | undefined {
   const file = join(tempDir(), 'config');
   writeFileSync(file, text);
-  const listed = spawnSync('git', ['config', '--file', file, '--list', '--name-only', '-z'], {
+  const listed = spawnSync('git', ['config', '--file', file, '--list', '-z'], {
     encoding: 'utf8',
     env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: '/nonexistent' },
   });
@@ -65,9 +67,10 @@ describe('parseGitConfig', () => {
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
     // git names a key before any section with its key alone.
-    const names = parsed.entries.map((entry) =>
-      entry.section === '' ? entry.key : entryName(entry),
-    );
+    const names = parsed.entries.map((entry) => {
+      const name = entry.section === '' ? entry.key : entryName(entry);
+      return entry.value === undefined ? name : `${name}\n${entry.value}`;
+    });
     expect(names).toEqual(expected);
   });
 

@@ -111,9 +111,11 @@ describe('RepositoryGuard', () => {
     // A git directory whose common one (where git reads the config) lies elsewhere.
     mkdirSync(join(root, 'linked'));
     mkdirSync(join(root, 'common', 'objects'), { recursive: true });
+    mkdirSync(join(root, 'common', 'refs'));
     writeFileSync(join(root, 'common', 'config'), `[core]\n\tpager = touch '${marker}'\n`);
     mkdirSync(join(root, 'linked', '.git'));
     writeFileSync(join(root, 'linked', '.git', 'commondir'), '../../common\n');
+    writeFileSync(join(root, 'linked', '.git', 'HEAD'), 'ref: refs/heads/main\n');
 
     git(join(root, 'work'), 'boom');
     expect(existsSync(marker)).toBe(true);
@@ -362,5 +364,51 @@ describe('RepositoryGuard', () => {
     git(root, 'status');
     git(root, 'diff');
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it('checks the repositories on this machine a remote names: a push there runs their hooks', async () => {
+    const root = workspace();
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    const marker = join(tempDir(), 'ran');
+    git(root, 'init', '-q', '--bare', join('x', 'y', 'target.git'));
+    git(root, 'init', '-q', '--bare', join('x', 'y', 'legacy.git'));
+    for (const target of ['target.git', 'legacy.git']) {
+      writeFileSync(join(root, 'x', 'y', target, 'hooks', 'pre-receive'), planted(marker), {
+        mode: 0o755,
+      });
+    }
+    git(root, 'init', '-q', 'app');
+    git(join(root, 'app'), 'remote', 'add', 'origin', '../x/y/target.git');
+    // The older way to name a remote, in a file of the user's own repository.
+    mkdirSync(join(root, '.git', 'remotes'), { recursive: true });
+    writeFileSync(
+      join(root, '.git', 'remotes', 'old'),
+      `URL: file://${join(root, 'x', 'y', 'legacy.git')}\nPush: refs/heads/*:refs/heads/*\n`,
+    );
+    expect((await guard.check()).sort()).toEqual([
+      'x/y/legacy.git/hooks/pre-receive: a hook, renamed x/y/legacy.git/hooks/pre-receive.disabled',
+      'x/y/target.git/hooks/pre-receive: a hook, renamed x/y/target.git/hooks/pre-receive.disabled',
+    ]);
+    git(join(root, 'app'), 'commit', '-q', '--allow-empty', '-m', 'x');
+    git(join(root, 'app'), 'push', '-q', 'origin', 'HEAD:refs/heads/main');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("takes for a git directory only what git would: a project's config and hooks folders stay", async () => {
+    const root = workspace();
+    mkdirSync(join(root, 'config'));
+    writeFileSync(join(root, 'config', 'app.yml'), 'port: 1\n');
+    mkdirSync(join(root, 'hooks'));
+    writeFileSync(join(root, 'hooks', 'use-thing.ts'), 'export {};\n');
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    // A repository whose common directory is said to be the workspace itself.
+    git(root, 'init', '-q', 'sub');
+    writeFileSync(join(root, 'sub', '.git', 'commondir'), '../..\n');
+    writeFileSync(join(root, 'hooks', 'added.ts'), 'export {};\n');
+    expect(await guard.check()).toEqual([]);
+    expect(readdirSync(join(root, 'hooks')).sort()).toEqual(['added.ts', 'use-thing.ts']);
+    expect(readdirSync(join(root, 'config'))).toEqual(['app.yml']);
   });
 });
