@@ -3,27 +3,11 @@
  * index file: held here to what git itself lists (`git ls-files --stage`, mode 160000)
  * for each format an index can have, made by the real git.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gitlinks } from '../../src/shell/git-index';
 import { tempDir } from '../cli/helpers';
-
-const GIT_ENV = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 't',
-  GIT_AUTHOR_EMAIL: 't@t',
-  GIT_COMMITTER_NAME: 't',
-  GIT_COMMITTER_EMAIL: 't@t',
-};
-
-function git(cwd: string, ...args: string[]): string {
-  const run = spawnSync('git', args, { cwd, encoding: 'utf8', env: GIT_ENV });
-  if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr}`);
-  return run.stdout;
-}
+import { gitOrThrow as git } from '../support/git';
 
 /** A repository with files and gitlinks at several depths, its index in `shape`. */
 function repository(shape: (root: string) => void, init: string[] = []): string {

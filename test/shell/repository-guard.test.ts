@@ -18,21 +18,7 @@ import {
 import { join } from 'node:path';
 import { RepositoryGuard } from '../../src/shell/repository-guard';
 import { ROOT, ensureBuilt, tempDir } from '../cli/helpers';
-
-const GIT_ENV = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 't',
-  GIT_AUTHOR_EMAIL: 't@t',
-  GIT_COMMITTER_NAME: 't',
-  GIT_COMMITTER_EMAIL: 't@t',
-};
-
-function git(cwd: string, ...args: string[]): string {
-  const run = spawnSync('git', args, { cwd, encoding: 'utf8', env: GIT_ENV });
-  return `${run.stdout}${run.stderr}`;
-}
+import { GIT_ENV, git } from '../support/git';
 
 /** A workspace that is a repository, with the user's own hook manager and hook. */
 function workspace(): string {
