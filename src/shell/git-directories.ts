@@ -6,19 +6,10 @@
  * synchronous calls: a fifth of the promise API's cost, for the few dozen a command
  * usually needs, the event loop given its turn every 64 folders.
  */
-import {
-  type Dirent,
-  lstatSync,
-  closeSync,
-  openSync,
-  readSync,
-  readdirSync,
-  realpathSync,
-  type Stats,
-  statSync,
-} from 'node:fs';
+import { type Dirent, lstatSync, readdirSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseGitConfig } from './git-config';
+import { readRegular } from './regular-file';
 import { gitlinks } from './git-index';
 
 /** How many folders a search reads before it lets the event loop run. */
@@ -296,16 +287,5 @@ export function lstatOf(path: string): Stats | undefined {
  * takes off its end are line ends only, which a longer file may pad it with.
  */
 function smallText(path: string, limit = 8192): string | undefined {
-  if (statOf(path)?.isFile() !== true) return undefined;
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, 'r');
-    const buffer = Buffer.alloc(Math.min(limit, statOf(path)?.size ?? limit));
-    const read = readSync(fd, buffer, 0, buffer.length, 0);
-    return buffer.subarray(0, read).toString('utf8');
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+  return readRegular(path, limit)?.bytes.toString('utf8');
 }

@@ -5,8 +5,9 @@
  * 2, 3 and 4 of the format, SHA-1 and SHA-256, and a split index's shared part. An
  * index the reader cannot follow gives what it read so far.
  */
-import { closeSync, fstatSync, openSync, readSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { readRegular } from './regular-file';
 
 /** An index larger than this is not read (64 MiB: some 600,000 files). */
 const MAX_INDEX_BYTES = 64 * 1024 * 1024;
@@ -42,34 +43,16 @@ export function gitlinks(gitDir: string): string[] {
 
 /** The gitlinks of one index file, read again only when it changed. */
 function linksOf(file: string): readonly string[] {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch {
-    return [];
-  }
-  try {
-    const info = fstatSync(fd);
-    if (!info.isFile() || info.size > MAX_INDEX_BYTES) return [];
-    const stamp = `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
-    const known = cache.get(file);
-    if (known?.stamp === stamp) return known.links;
-    const bytes = Buffer.alloc(info.size);
-    let read = 0;
-    while (read < bytes.length) {
-      const got = readSync(fd, bytes, read, bytes.length - read, read);
-      if (got === 0) break;
-      read += got;
-    }
-    const links = parseGitlinks(bytes.subarray(0, read));
-    cache.set(file, { stamp, links });
-    if (cache.size > 256) cache.delete(cache.keys().next().value!);
-    return links;
-  } catch {
-    return [];
-  } finally {
-    closeSync(fd);
-  }
+  const read = readRegular(file, MAX_INDEX_BYTES + 1);
+  if (read === undefined || read.info.size > MAX_INDEX_BYTES) return [];
+  const { info } = read;
+  const stamp = `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+  const known = cache.get(file);
+  if (known?.stamp === stamp) return known.links;
+  const links = parseGitlinks(read.bytes);
+  cache.set(file, { stamp, links });
+  if (cache.size > 256) cache.delete(cache.keys().next().value!);
+  return links;
 }
 
 /**

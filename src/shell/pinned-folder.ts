@@ -7,8 +7,9 @@
  * `/proc/self/fd/<fd>/<name>`, which the kernel resolves from the folder itself.
  * Elsewhere the folder's real path is checked before each use (a narrower window).
  */
-import { closeSync, constants, existsSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, realpathSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { readRegular } from './regular-file';
 
 const FD_DIR = '/proc/self/fd';
 const anchored = existsSync(FD_DIR);
@@ -77,14 +78,14 @@ export class PinnedFolder {
     return join(this.path, name);
   }
 
-  /** The text of the file `name` in this folder, not read through a link. */
-  readText(name: string): string {
-    const fd = openSync(this.at(name), O_RDONLY | O_NOFOLLOW);
-    try {
-      return readFileSync(fd, 'utf8');
-    } finally {
-      closeSync(fd);
-    }
+  /**
+   * The text of the plain file `name` in this folder (its first `limit` bytes), not
+   * read through a link; throws when it is no plain file now.
+   */
+  readText(name: string, limit: number): string {
+    const read = readRegular(this.at(name), limit, true);
+    if (read === undefined) throw new Error(`${join(this.path, name)} is no plain file now`);
+    return read.bytes.toString('utf8');
   }
 
   close(): void {

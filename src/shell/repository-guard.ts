@@ -179,7 +179,7 @@ function itemsOf(gitDir: GitDir, mounted: ReadonlySet<string> = new Set()): Item
       }
       let text: string;
       try {
-        text = where.readText(name);
+        text = where.readText(name, MAX_CONFIG_BYTES);
       } catch {
         items.set(`file\0${file}\0${identity(info)}`, { kind: 'file', file, why: 'unreadable' });
         continue;
@@ -285,7 +285,7 @@ function disarm(gitDir: GitDir, items: readonly Item[], known: ReadonlySet<strin
       const name = basename(file);
       const info = lstatOf(where.at(name));
       if (info === undefined || !info.isFile() || info.size > MAX_CONFIG_BYTES) continue; // the next check moves it
-      const text = where.readText(name);
+      const text = where.readText(name, MAX_CONFIG_BYTES);
       const parsed = parseGitConfig(text);
       if (!parsed.ok) continue;
       const removed = parsed.entries.filter(

@@ -38,7 +38,7 @@ test('what is done by name in a held folder stays there when its path becomes a 
     // Nor is a file read through a link in it.
     symlinkSync(join(outside, 'secret'), join(root, 'a', 'moved', 'config'));
     writeFileSync(join(outside, 'secret'), 'secret');
-    expect(() => held.readText('config')).toThrow(/ELOOP|symbolic link/);
+    expect(() => held.readText('config', 1024)).toThrow('is no plain file now');
   } finally {
     held.close();
   }

@@ -397,4 +397,26 @@ describe('RepositoryGuard', () => {
     expect(readdirSync(join(root, 'hooks')).sort()).toEqual(['added.ts', 'use-thing.ts']);
     expect(readdirSync(join(root, 'config'))).toEqual(['app.yml']);
   });
+
+  it('is not held by a FIFO where it reads a file', async () => {
+    const root = workspace();
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    git(root, 'init', '-q', 'sub');
+    const fifo = (path: string) => {
+      const made = spawnSync('mkfifo', [path]);
+      if (made.status !== 0) throw new Error(`mkfifo ${path} failed`);
+    };
+    for (const name of ['index', 'commondir', 'sharedindex.0000'])
+      fifo(join(root, 'sub', '.git', name));
+    mkdirSync(join(root, 'sub', '.git', 'remotes'));
+    fifo(join(root, 'sub', '.git', 'remotes', 'origin'));
+    rmSync(join(root, 'sub', '.git', 'config'));
+    fifo(join(root, 'sub', '.git', 'config'));
+    mkdirSync(join(root, 'pipe'));
+    fifo(join(root, 'pipe', '.git'));
+    expect(await guard.check()).toEqual([
+      'sub/.git/config: not a plain file, moved to sub/.git/config.disabled',
+    ]);
+  });
 });
