@@ -119,13 +119,17 @@ function localRemotes(dir: string): string[] {
       if (entry.key === 'url' || entry.key === 'pushurl') urls.push(entry.value);
     }
   }
-  for (const name of entries(join(dir, 'remotes')).map((entry) => entry.name)) {
+  for (const name of entries(join(dir, 'remotes'))
+    .slice(0, 64)
+    .map((entry) => entry.name)) {
     for (const line of (smallText(join(dir, 'remotes', name)) ?? '').split('\n')) {
       const url = /^URL:\s*(.*?)\s*$/.exec(line)?.[1];
       if (url !== undefined && url !== '') urls.push(url);
     }
   }
-  for (const name of entries(join(dir, 'branches')).map((entry) => entry.name)) {
+  for (const name of entries(join(dir, 'branches'))
+    .slice(0, 64)
+    .map((entry) => entry.name)) {
     const url = (smallText(join(dir, 'branches', name)) ?? '')
       .split('\n')[0]
       ?.split('#')[0]

@@ -19,6 +19,12 @@ import { entryName, type GitConfigEntry, mayRunSomething, parseGitConfig } from 
 /** The most directories one check reads, all roots together. */
 export const GUARD_MAX_DIRECTORIES = 2000;
 
+/** The most entries of a `hooks` folder looked at one by one. */
+const MAX_HOOKS = 1000;
+
+/** The most linked worktrees of a repository whose own config is read. */
+const MAX_WORKTREES = 256;
+
 /** A configuration file larger than this is not read: it is moved aside when new. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
@@ -162,7 +168,8 @@ function itemsOf(gitDir: GitDir, mounted: ReadonlySet<string> = new Set()): Item
       [folder, 'config.worktree'],
     ];
     const worktrees = childIfFolder(folder, 'worktrees', opened);
-    for (const worktree of worktrees === undefined ? [] : entries(worktrees.at('.'))) {
+    const linked = worktrees === undefined ? [] : entries(worktrees.at('.'));
+    for (const worktree of linked.slice(0, MAX_WORKTREES)) {
       if (!worktree.isDirectory()) continue;
       const each = childIfFolder(worktrees!, worktree.name, opened);
       if (each !== undefined) configs.push([each, 'config.worktree']);
@@ -203,8 +210,14 @@ function itemsOf(gitDir: GitDir, mounted: ReadonlySet<string> = new Set()): Item
       info?.isDirectory() === true ? childIfFolder(folder, 'hooks', opened) : undefined;
     // A hooks folder that cannot be listed can still have its hooks run, by name.
     const listed = hookFolder === undefined ? [] : entries(hookFolder.at('.'), true);
-    if (info !== undefined && (!info.isDirectory() || listed === 'unlisted')) {
-      const why = info.isDirectory() ? 'a folder that cannot be listed' : 'not a folder';
+    // Past a bound the folder goes aside whole: a check is not made to take long.
+    const tooMany = listed !== 'unlisted' && listed.length > MAX_HOOKS;
+    if (info !== undefined && (!info.isDirectory() || listed === 'unlisted' || tooMany)) {
+      const why = !info.isDirectory()
+        ? 'not a folder'
+        : tooMany
+          ? `a folder of more than ${MAX_HOOKS} entries`
+          : 'a folder that cannot be listed';
       items.set(`file\0${hooks}\0${identity(info)}`, { kind: 'file', file: hooks, why });
     } else if (hookFolder !== undefined && listed !== 'unlisted') {
       for (const hook of listed) {

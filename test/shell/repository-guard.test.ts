@@ -419,4 +419,17 @@ describe('RepositoryGuard', () => {
       'sub/.git/config: not a plain file, moved to sub/.git/config.disabled',
     ]);
   });
+
+  it('moves a hooks folder of very many entries aside whole', async () => {
+    const root = workspace();
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    git(root, 'init', '-q', 'many');
+    for (let i = 0; i < 1200; i++) {
+      writeFileSync(join(root, 'many', '.git', 'hooks', `hook-${i}`), '', { mode: 0o755 });
+    }
+    expect(await guard.check()).toEqual([
+      'many/.git/hooks: a folder of more than 1000 entries, moved to many/.git/hooks.disabled',
+    ]);
+  });
 });
