@@ -64,7 +64,10 @@ test('closes the connection of a client that reads nothing of its answer', async
 
 test('a client that reads its answer gets it whole, however long it takes', async () => {
   const server = new McpToolServer([big]);
-  const listener = await server.listenHttp({ writeStallTimeoutMs: 300 });
+  // Longer than a loaded machine leaves a reading client without a turn, shorter than
+  // the whole slow read below.
+  const stallMs = 1000;
+  const listener = await server.listenHttp({ writeStallTimeoutMs: stallMs });
   try {
     const response = await fetch(listener.url, {
       method: 'POST',
@@ -72,12 +75,25 @@ test('a client that reads its answer gets it whole, however long it takes', asyn
       body: callBody,
     });
     expect(response.status).toBe(200);
-    const answer = (await response.json()) as { result: { content: { text: string }[] } };
+    // Read slowly: a pause after every chunk, the whole taking several times the timeout.
+    const started = Date.now();
+    const chunks: Uint8Array[] = [];
+    const reader = response.body!.getReader();
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) break;
+      chunks.push(next.value);
+      await pause(10);
+    }
+    expect(Date.now() - started).toBeGreaterThan(3 * stallMs);
+    const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      result: { content: { text: string }[] };
+    };
     expect(answer.result.content[0]?.text.length).toBe(BIG);
   } finally {
     await server.close();
   }
-}, 30_000);
+}, 60_000);
 
 /** Sends a call on a connection that then reads nothing; resolves with the socket. */
 async function unreadCall(port: number, forwardedFor: string): Promise<Socket> {

@@ -448,16 +448,40 @@ async function writeBody(
 function drained(res: ServerResponse, stallMs: number): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
-      clearTimeout(timer);
+      clearInterval(timer);
       res.off('drain', done);
       res.off('close', done);
       resolve();
     };
-    // Nothing read for `stallMs`: the connection goes, and with it what it buffered.
-    const timer = setTimeout(() => res.destroy(), Math.min(stallMs, 2 ** 31 - 1));
+    // Nothing taken by the client for `stallMs`: the connection goes, and with it what
+    // it buffered. A client that reads, however slowly, is never cut, however long one
+    // large chunk takes to drain.
+    let seen = progressOf(res);
+    const timer = setInterval(
+      () => {
+        const now = progressOf(res);
+        if (now === seen) res.destroy();
+        seen = now;
+      },
+      Math.min(stallMs, 2 ** 31 - 1),
+    );
     res.on('drain', done);
     res.on('close', done);
   });
+}
+
+/**
+ * What moves while a connection's client takes what was written to it: the bytes handed
+ * to the OS, those still buffered, and those the OS has yet to take of a write under
+ * way (libuv's write queue, which Node keeps on the socket's handle and shows nowhere
+ * else: a single large chunk is handed over whole, and drains from there).
+ */
+function progressOf(res: ServerResponse): string {
+  const socket = res.socket;
+  if (socket === null) return '';
+  const handle = (socket as { _handle?: { writeQueueSize?: unknown } })._handle;
+  const queued = typeof handle?.writeQueueSize === 'number' ? handle.writeQueueSize : -1;
+  return `${socket.bytesWritten}:${socket.writableLength}:${queued}`;
 }
 
 /** The 413 answer; `headers` adds `Connection: close` where the rest of the body is not read. */
