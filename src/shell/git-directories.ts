@@ -6,7 +6,16 @@
  * synchronous calls: a fifth of the promise API's cost, for the few dozen a command
  * usually needs, the event loop given its turn every 64 folders.
  */
-import { type Dirent, lstatSync, readdirSync, realpathSync, type Stats, statSync } from 'node:fs';
+import {
+  type Dir,
+  type Dirent,
+  lstatSync,
+  opendirSync,
+  readdirSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { parseGitConfig } from './git-config';
 import { readRegular } from './regular-file';
@@ -28,45 +37,84 @@ export interface GitDir {
 export async function gitDirectories(
   roots: readonly string[],
   maxDirectories: number,
-): Promise<{ readonly dirs: GitDir[]; readonly complete: boolean }> {
+): Promise<{ readonly dirs: GitDir[]; readonly complete: boolean; readonly followedAll: boolean }> {
   const realRoots = roots.flatMap((root) => realPath(root) ?? []);
   const inside = (path: string) =>
     realRoots.find(
       (root) => path === root || path.startsWith(root.endsWith(sep) ? root : root + sep),
     );
   const found = new Map<string, GitDir>();
-  const add = (path: string, worktree?: string) => {
+  /** The git directories whose index was read for submodules, with a worktree known. */
+  const linked = new Set<string>();
+  /** Where a path that is read must lead: into a writable folder, never elsewhere. */
+  const within = (path: string): boolean => {
     const real = realPath(path);
-    if (real === undefined || found.has(real)) return;
+    return real !== undefined && inside(real) !== undefined;
+  };
+  // A queue, not recursion: chains of common directories, submodules and remotes are
+  // a command's to make as long as it likes.
+  const queue: {
+    readonly path: string;
+    readonly worktree: string | undefined;
+    readonly hops: number;
+  }[] = [];
+  let overflowed = false;
+  /** How far from a folder the search reads the git directory now visited was reached. */
+  let hops = 0;
+  /** How many git directories one folder's search has reached, to bound its chains. */
+  let reached = 0;
+  const add = (path: string, worktree?: string) => {
+    if (hops >= MAX_HOPS || reached >= MAX_PER_FOLDER || found.size >= MAX_GIT_DIRS) {
+      overflowed = true;
+      return;
+    }
+    reached++;
+    queue.push({ path, worktree, hops: hops + 1 });
+  };
+  const visit = (path: string, worktree: string | undefined) => {
+    const real = realPath(path);
+    if (real === undefined) return;
     const root = inside(real);
     if (root === undefined || statOf(real)?.isDirectory() !== true) return;
     // Only what git would take for a git directory: its config and hooks are judged as
     // git's, and a project's own `config` or `hooks` must not be.
     if (!looksLikeGitDir(real)) return;
-    found.set(real, { path: real, root, shown: relative(root, real) || '.' });
     // The submodules its index names, at any depth of its worktree: `git status` there
-    // looks into each.
-    if (worktree !== undefined) {
+    // looks into each. Read once a worktree is known, however the folder was reached.
+    if (worktree !== undefined && !linked.has(real)) {
+      linked.add(real);
       for (const link of gitlinks(real)) {
         if (isAbsolute(link) || link.split('/').includes('..')) continue;
-        const module = join(worktree, link);
-        gitDirsIn(module, ['.git'], add);
+        gitDirsIn(join(worktree, link), ['.git'], add, within);
       }
     }
+    if (found.has(real)) return;
+    found.set(real, { path: real, root, shown: relative(root, real) || '.' });
     // A linked worktree's or a submodule's git directory reads its common one's config.
-    const commonText = smallText(join(real, 'commondir'));
+    const commonText = smallText(join(real, 'commondir'), 8192, true);
     const common = commonText === undefined ? '' : withoutLineEnds(commonText);
     if (common !== '') add(resolve(real, common));
     // Its submodules' git directories, wherever their worktrees are (`git status` in the
     // repository runs in each).
-    for (const module of submoduleDirs(join(real, 'modules'))) add(module);
+    if (within(join(real, 'modules'))) {
+      for (const module of submoduleDirs(join(real, 'modules'))) add(module);
+    }
     // The repositories on this machine its remotes name: a push to one runs its hooks.
-    for (const url of localRemotes(real)) {
+    for (const url of localRemotes(real, within)) {
       const target = localPath(url, worktree ?? real);
       if (target === undefined) continue;
       add(target);
-      gitDirsIn(target, ['.git'], add);
+      gitDirsIn(target, ['.git'], add, within);
     }
+  };
+  /** Visits what one folder's search reached, and what that leads to, within bounds. */
+  const drain = () => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      hops = next.hops;
+      visit(next.path, next.worktree);
+    }
+    hops = 0;
+    reached = 0;
   };
   let budget = maxDirectories;
   let complete = true;
@@ -74,7 +122,8 @@ export async function gitDirectories(
     const top = entries(root, true);
     const listed = top === 'unlisted' ? [] : top;
     budget--;
-    gitDirsIn(root, top, add);
+    gitDirsIn(root, top, add, within);
+    drain();
     for (const entry of listed) {
       const name = entry.name.toLowerCase();
       if (name === 'node_modules' || name === '.git') continue;
@@ -87,11 +136,12 @@ export async function gitDirectories(
         complete = false;
         break;
       }
-      gitDirsIn(dir, entries(dir, true), add);
+      gitDirsIn(dir, entries(dir, true), add, within);
+      drain();
       if (budget % SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
     }
   }
-  return { dirs: [...found.values()], complete };
+  return { dirs: [...found.values()], complete, followedAll: !overflowed };
 }
 
 /**
@@ -109,9 +159,9 @@ function looksLikeGitDir(dir: string): boolean {
  * The URLs of the remotes git directory `dir` names: its config's `remote.*.url` and
  * `pushurl`, and the older `remotes/*` (`URL:` lines) and `branches/*` files.
  */
-function localRemotes(dir: string): string[] {
+function localRemotes(dir: string, within: (path: string) => boolean): string[] {
   const urls: string[] = [];
-  const config = smallText(join(dir, 'config'), 1024 * 1024);
+  const config = smallText(join(dir, 'config'), 1024 * 1024, true);
   const parsed = config === undefined ? undefined : parseGitConfig(config);
   if (parsed?.ok === true) {
     for (const entry of parsed.entries) {
@@ -119,24 +169,47 @@ function localRemotes(dir: string): string[] {
       if (entry.key === 'url' || entry.key === 'pushurl') urls.push(entry.value);
     }
   }
-  for (const name of entries(join(dir, 'remotes'))
-    .slice(0, 64)
-    .map((entry) => entry.name)) {
-    for (const line of (smallText(join(dir, 'remotes', name)) ?? '').split('\n')) {
-      const url = /^URL:\s*(.*?)\s*$/.exec(line)?.[1];
-      if (url !== undefined && url !== '') urls.push(url);
+  for (const folder of ['remotes', 'branches']) {
+    const path = join(dir, folder);
+    if (!within(path)) continue;
+    for (const name of entriesUpTo(path, MAX_REMOTE_FILES)) {
+      const text = smallText(join(path, name), 8192, true) ?? '';
+      if (folder === 'remotes') {
+        for (const line of text.split('\n')) {
+          const url = /^URL:\s*(.*?)\s*$/.exec(line)?.[1];
+          if (url !== undefined && url !== '') urls.push(url);
+        }
+      } else {
+        const url = text.split('\n')[0]?.split('#')[0]?.trim();
+        if (url !== undefined && url !== '') urls.push(url);
+      }
     }
   }
-  for (const name of entries(join(dir, 'branches'))
-    .slice(0, 64)
-    .map((entry) => entry.name)) {
-    const url = (smallText(join(dir, 'branches', name)) ?? '')
-      .split('\n')[0]
-      ?.split('#')[0]
-      ?.trim();
-    if (url !== undefined && url !== '') urls.push(url);
+  return urls;
+}
+
+/** The most files of a repository's `remotes` or `branches` folder read. */
+const MAX_REMOTE_FILES = 64;
+
+/** The names of the first `limit` entries of folder `dir`, read no further. */
+function entriesUpTo(dir: string, limit: number): string[] {
+  const names: string[] = [];
+  let opened: Dir | undefined;
+  try {
+    opened = opendirSync(dir);
+    for (
+      let entry = opened.readSync();
+      entry !== null && names.length < limit;
+      entry = opened.readSync()
+    ) {
+      names.push(entry.name);
+    }
+  } catch {
+    // what was read is what there is
+  } finally {
+    opened?.closeSync();
   }
-  return urls.slice(0, 64);
+  return names;
 }
 
 /**
@@ -160,6 +233,15 @@ function localPath(url: string, base: string): string | undefined {
   if (colon >= 0 && !url.slice(0, colon).includes('/')) return undefined;
   return resolve(base, url);
 }
+
+/**
+ * Bounds on what one search follows (chains of common directories, submodules and
+ * remotes are a command's to make): the most git directories in all, the most reached
+ * from one folder of a writable folder, and how many steps from that folder.
+ */
+const MAX_GIT_DIRS = 4096;
+const MAX_PER_FOLDER = 256;
+const MAX_HOPS = 8;
 
 /** How deep below a `modules` folder a submodule's git directory is looked for. */
 const MODULES_DEPTH = 4;
@@ -201,6 +283,7 @@ function gitDirsIn(
   dir: string,
   list: readonly Dirent[] | 'unlisted' | readonly string[],
   add: (path: string, worktree?: string) => void,
+  within: (path: string) => boolean,
 ): void {
   const names =
     list === 'unlisted'
@@ -217,7 +300,8 @@ function gitDirsIn(
     const path = join(dir, name);
     const info = statOf(path);
     if (info?.isDirectory() === true) add(path, dir);
-    else if (info?.isFile() === true) {
+    // A link is followed as git follows it, only where it leads inside.
+    else if (info?.isFile() === true && within(path)) {
       const pointer = gitFileTarget(path);
       if (pointer !== undefined) add(resolve(dir, pointer), dir);
     }
@@ -290,6 +374,6 @@ export function lstatOf(path: string): Stats | undefined {
  * git reads whole: a path past that would be too long for git to open, and what git
  * takes off its end are line ends only, which a longer file may pad it with.
  */
-function smallText(path: string, limit = 8192): string | undefined {
-  return readRegular(path, limit)?.bytes.toString('utf8');
+function smallText(path: string, limit = 8192, noFollow = false): string | undefined {
+  return readRegular(path, limit, noFollow)?.bytes.toString('utf8');
 }

@@ -12,6 +12,9 @@ import { readRegular } from './regular-file';
 /** An index larger than this is not read (64 MiB: some 600,000 files). */
 const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 
+/** The most shared indexes of a split index read. */
+const MAX_SHARED_INDEXES = 4;
+
 /** The most gitlinks taken from one index. */
 const MAX_GITLINKS = 1024;
 
@@ -28,7 +31,10 @@ export function gitlinks(gitDir: string): string[] {
   const found = new Set<string>();
   const files = ['index'];
   try {
-    for (const name of readdirSync(gitDir)) if (name.startsWith('sharedindex.')) files.push(name);
+    for (const name of readdirSync(gitDir)) {
+      // Git keeps one or two; more are a command's making, not read.
+      if (name.startsWith('sharedindex.') && files.length <= MAX_SHARED_INDEXES) files.push(name);
+    }
   } catch {
     return [];
   }
@@ -43,12 +49,14 @@ export function gitlinks(gitDir: string): string[] {
 
 /** The gitlinks of one index file, read again only when it changed. */
 function linksOf(file: string): readonly string[] {
-  const read = readRegular(file, MAX_INDEX_BYTES + 1);
-  if (read === undefined || read.info.size > MAX_INDEX_BYTES) return [];
-  const { info } = read;
-  const stamp = `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
   const known = cache.get(file);
-  if (known?.stamp === stamp) return known.links;
+  let stamp = '';
+  // What changed, or is too large, is all that is read: its stamp is looked at first.
+  const read = readRegular(file, MAX_INDEX_BYTES, true, (info) => {
+    stamp = `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+    return info.size > MAX_INDEX_BYTES || known?.stamp === stamp;
+  });
+  if (read === undefined) return known?.stamp === stamp ? known.links : [];
   const links = parseGitlinks(read.bytes);
   cache.set(file, { stamp, links });
   if (cache.size > 256) cache.delete(cache.keys().next().value!);

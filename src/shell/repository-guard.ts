@@ -19,6 +19,32 @@ import { entryName, type GitConfigEntry, mayRunSomething, parseGitConfig } from 
 /** The most directories one check reads, all roots together. */
 export const GUARD_MAX_DIRECTORIES = 2000;
 
+/** The most notes one check gives, and the most characters of each. */
+const MAX_NOTES = 50;
+const MAX_NOTE_CHARACTERS = 500;
+
+/** The most config entry names one note names. */
+const MAX_NAMES = 20;
+
+/**
+ * `notes` as the command's result carries them: characters that would read as
+ * something else (line ends, escapes, controls) shown as `\uXXXX`, each note and their
+ * number bounded: names in them are a command's to choose.
+ */
+function bounded(notes: readonly string[]): string[] {
+  const shown = notes.slice(0, MAX_NOTES).map((note) => {
+    const plain = Array.from(note, (c) => {
+      const code = c.charCodeAt(0);
+      const control =
+        code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029;
+      return control ? `\\u${code.toString(16).padStart(4, '0')}` : c;
+    }).join('');
+    return plain.length > MAX_NOTE_CHARACTERS ? `${plain.slice(0, MAX_NOTE_CHARACTERS)}...` : plain;
+  });
+  if (notes.length > MAX_NOTES) shown.push(`and ${notes.length - MAX_NOTES} more like these`);
+  return shown;
+}
+
 /** The most entries of a `hooks` folder looked at one by one. */
 const MAX_HOOKS = 1000;
 
@@ -110,6 +136,11 @@ export class RepositoryGuard {
         const searched = await this.gitDirs();
         gitDirs = searched.dirs;
         // Said once: it holds for every command after.
+        if (!searched.followedAll) {
+          notes.push(
+            "the repositories' chains (common folders, submodules, remotes) were followed so far only (8 steps, 256 repositories from one folder): what git would run from beyond is not checked",
+          );
+        }
         if (!searched.complete && !this.toldIncomplete) {
           this.toldIncomplete = true;
           notes.push(
@@ -137,7 +168,7 @@ export class RepositoryGuard {
           notes.push(`${gitDir.shown}: not checked (${(error as Error).message})`);
         }
       }
-      return notes;
+      return bounded(notes);
     });
   }
 
@@ -148,7 +179,11 @@ export class RepositoryGuard {
   }
 
   /** The git directories of the roots and of their folders one level down. */
-  private gitDirs(): Promise<{ readonly dirs: GitDir[]; readonly complete: boolean }> {
+  private gitDirs(): Promise<{
+    readonly dirs: GitDir[];
+    readonly complete: boolean;
+    readonly followedAll: boolean;
+  }> {
     return gitDirectories(this.roots, this.maxDirectories);
   }
 }
@@ -327,7 +362,11 @@ function disarm(gitDir: GitDir, items: readonly Item[], known: ReadonlySet<strin
         info.mode & 0o777,
       );
       renameSync(where.at(temporary), where.at(name));
-      const names = [...new Set(removed.map(entryName))].join(', ');
+      const unique = [...new Set(removed.map(entryName))];
+      const names =
+        unique.length > MAX_NAMES
+          ? `${unique.slice(0, MAX_NAMES).join(', ')} and ${unique.length - MAX_NAMES} more`
+          : unique.join(', ');
       notes.push(`${shown(file)}: ${names}, moved to ${shown(join(dirname(file), aside))}`);
     }
     return notes;

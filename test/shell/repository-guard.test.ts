@@ -432,4 +432,43 @@ describe('RepositoryGuard', () => {
       'many/.git/hooks: a folder of more than 1000 entries, moved to many/.git/hooks.disabled',
     ]);
   });
+
+  it('follows no link out of the workspace, bounds its chains, and shows names plainly', async () => {
+    const root = workspace();
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    // A repository far down, with a new hook, named only from a file outside the
+    // workspace that a link in a repository's branches/ leads to: read, it would show.
+    git(root, 'init', '-q', '--bare', join('deep', 'er', 'probe'));
+    writeFileSync(join(root, 'deep', 'er', 'probe', 'hooks', 'pre-receive'), '#!/bin/sh\n', {
+      mode: 0o755,
+    });
+    const outside = tempDir();
+    writeFileSync(join(outside, 'origin'), `${join(root, 'deep', 'er', 'probe')}\n`);
+    git(root, 'init', '-q', 'sub');
+    rmSync(join(root, 'sub', '.git', 'branches'), { recursive: true, force: true });
+    symlinkSync(outside, join(root, 'sub', '.git', 'branches'));
+    // A chain of common directories longer than a stack.
+    mkdirSync(join(root, 'chain'));
+    writeFileSync(join(root, 'chain', 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(root, 'chain', 'commondir'), '../links/1\n');
+    for (let i = 1; i <= 3000; i++) {
+      mkdirSync(join(root, 'links', String(i)), { recursive: true });
+      writeFileSync(join(root, 'links', String(i), 'HEAD'), 'x');
+      writeFileSync(join(root, 'links', String(i), 'commondir'), `../${i + 1}\n`);
+    }
+    // A name that would read as another line.
+    git(root, 'init', '-q', 'two\nlines');
+    git(join(root, 'two\nlines'), 'config', 'core.pager', 'evil');
+    const notes = await guard.check();
+    expect(notes.some((note) => note.includes('probe'))).toBe(false);
+    expect(notes.some((note) => note.includes('were not checked ('))).toBe(false);
+    expect(notes).toContain(
+      "the repositories' chains (common folders, submodules, remotes) were followed so far only (8 steps, 256 repositories from one folder): what git would run from beyond is not checked",
+    );
+    expect(notes).toContain(
+      'two\\u000alines/.git/config: core.pager, moved to two\\u000alines/.git/config.disabled',
+    );
+    expect(notes.every((note) => !note.includes('\n'))).toBe(true);
+  });
 });
