@@ -19,6 +19,9 @@ import { entryName, type GitConfigEntry, mayRunSomething, parseGitConfig } from 
 /** The most directories one check reads, all roots together. */
 export const GUARD_MAX_DIRECTORIES = 2000;
 
+/** How far the record's time is set back against file times (ms). */
+const RECORD_MARGIN_MS = 100;
+
 /** The most notes one check gives, and the most characters of each. */
 const MAX_NOTES = 50;
 const MAX_NOTE_CHARACTERS = 500;
@@ -76,6 +79,8 @@ export class RepositoryGuard {
   private queue: Promise<unknown> = Promise.resolve();
   /** What the running sandbox mounts read-only, by real path: no command changed it. */
   private mounted: ReadonlySet<string> = new Set();
+  /** When the record was made (ms since the epoch), to date what is first seen later. */
+  private recordedAt = 0;
   /** Whether a check has said that it did not read every folder. */
   private toldIncomplete = false;
 
@@ -117,6 +122,10 @@ export class RepositoryGuard {
         baseline.set(gitDir.path, items === undefined ? 'unread' : new Set(items.keys()));
       }
       this.baseline = baseline;
+      // File times come from a coarser clock, a few ms behind: what is made just after
+      // the record must not date from before it. Something of the user's changed in the
+      // margin before is judged new, the safe way.
+      this.recordedAt = Date.now() - RECORD_MARGIN_MS;
     });
   }
 
@@ -152,9 +161,18 @@ export class RepositoryGuard {
       }
       for (const gitDir of gitDirs) {
         try {
-          const known = baseline.get(gitDir.path) ?? new Set<string>();
+          const items = itemsOf(gitDir, this.mounted);
+          let known = baseline.get(gitDir.path);
           if (known === 'unread') continue;
-          const added = [...itemsOf(gitDir, this.mounted)].filter(([id]) => !known.has(id));
+          // First seen now (deeper than the record looked, reached through a remote, a
+          // submodule): a repository that was there before the shell's first start keeps
+          // what had not changed since; one made since keeps nothing.
+          if (known === undefined) {
+            known = this.untouched(gitDir, items);
+            baseline.set(gitDir.path, known);
+          }
+          const kept = known;
+          const added = [...items].filter(([id]) => !kept.has(id));
           if (added.length > 0) {
             notes.push(
               ...disarm(
@@ -170,6 +188,27 @@ export class RepositoryGuard {
       }
       return bounded(notes);
     });
+  }
+
+  /**
+   * The items of `gitDir`, first seen after the record, that were there before it: none
+   * when the repository itself is newer (its `HEAD` made since); else its hooks and
+   * other files not made or changed since, and the entries of a config not written
+   * since. A config written since has its entries judged new, the user's with them.
+   */
+  private untouched(gitDir: GitDir, items: Items): Set<string> {
+    const kept = new Set<string>();
+    const before = (path: string): boolean => {
+      const info = lstatOf(path);
+      if (info === undefined) return false;
+      const born = info.birthtimeMs > 0 ? info.birthtimeMs : info.ctimeMs;
+      return (
+        born < this.recordedAt && info.ctimeMs < this.recordedAt && info.mtimeMs < this.recordedAt
+      );
+    };
+    if (!before(join(gitDir.path, 'HEAD')) && !before(gitDir.path)) return kept;
+    for (const [id, item] of items) if (before(item.file)) kept.add(id);
+    return kept;
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {

@@ -471,4 +471,31 @@ describe('RepositoryGuard', () => {
     );
     expect(notes.every((note) => !note.includes('\n'))).toBe(true);
   });
+
+  it("leaves alone a user's repository first reached later, as by a clone of it", async () => {
+    const root = workspace();
+    // The user's own repository, deeper than the record looks, with a hook and settings.
+    git(root, 'init', '-q', join('packages', 'foo'));
+    const foo = join(root, 'packages', 'foo');
+    writeFileSync(join(foo, '.git', 'hooks', 'pre-commit'), '#!/bin/sh\nexit 0\n', {
+      mode: 0o755,
+    });
+    git(foo, 'config', 'alias.st', 'status');
+    git(foo, 'config', 'filter.lfs.clean', 'git-lfs clean -- %f');
+    git(foo, 'commit', '-q', '--allow-empty', '-m', 'x');
+    // Older than the record's margin for file clocks.
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    // An ordinary command: its clone names the user's repository as its remote.
+    git(root, 'clone', '-q', join('packages', 'foo'), 'foo-copy');
+    expect(await guard.check()).toEqual([]);
+    expect(existsSync(join(foo, '.git', 'hooks', 'pre-commit'))).toBe(true);
+    expect(git(foo, 'config', '--get', 'alias.st').trim()).toBe('status');
+    // What a command adds there afterwards is still undone.
+    writeFileSync(join(foo, '.git', 'hooks', 'pre-push'), '#!/bin/sh\n', { mode: 0o755 });
+    expect(await guard.check()).toEqual([
+      'packages/foo/.git/hooks/pre-push: a hook, renamed packages/foo/.git/hooks/pre-push.disabled',
+    ]);
+  });
 });
