@@ -103,8 +103,11 @@ export async function gitDirectories(
     for (const url of localRemotes(real, within)) {
       const target = localPath(url, worktree ?? real);
       if (target === undefined) continue;
-      add(target);
-      gitDirsIn(target, ['.git'], add, within);
+      // Where git looks for it (enter_repo): the path, and the path with `.git` after.
+      for (const path of [target, `${target}.git`]) {
+        add(path);
+        gitDirsIn(path, ['.git'], add, within);
+      }
     }
   };
   /** Visits what one folder's search reached, and what that leads to, within bounds. */

@@ -365,7 +365,8 @@ describe('RepositoryGuard', () => {
       });
     }
     git(root, 'init', '-q', 'app');
-    git(join(root, 'app'), 'remote', 'add', 'origin', '../x/y/target.git');
+    // Named without its `.git`, as git finds it too.
+    git(join(root, 'app'), 'remote', 'add', 'origin', '../x/y/target');
     // The older way to name a remote, in a file of the user's own repository.
     mkdirSync(join(root, '.git', 'remotes'), { recursive: true });
     writeFileSync(
