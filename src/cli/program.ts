@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, type OutputConfiguration } from 'commander';
 import { type CliIo } from './call';
 import { registerDev } from './dev-command';
 import { registerInstall } from './install-command';
@@ -31,13 +31,24 @@ export async function runCli(
   resources: OpenResources = new OpenResources(),
 ): Promise<ExitCode> {
   let code: ExitCode = ExitCode.OK;
-  const program = buildProgram(io, resources, (c) => (code = c), argv[0]);
+  let wroteError = false;
+  const output: OutputConfiguration = {
+    writeOut: (s) => io.stdout.write(s),
+    writeErr: (s) => {
+      wroteError = true;
+      io.stderr.write(s);
+    },
+  };
+  const program = buildProgram(io, output, resources, (c) => (code = c), argv[0]);
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Commander has printed its message; help and version end well.
+      // Commander has printed its message; help and version end well. Help asked for
+      // (`help serve`) takes Commander's code from process.exitCode, which whatever ran
+      // before in this process may have set: help is an error only when it went to stderr.
+      if (error.code === 'commander.help') return wroteError ? ExitCode.BAD_ARGUMENTS : ExitCode.OK;
       return error.exitCode === 0 ? ExitCode.OK : ExitCode.BAD_ARGUMENTS;
     }
     if (error instanceof CliError) {
@@ -87,6 +98,7 @@ const COMMANDS: readonly { readonly words: readonly string[]; readonly register:
  */
 function buildProgram(
   io: CliIo,
+  output: OutputConfiguration,
   resources: OpenResources,
   setCode: (code: ExitCode) => void,
   first?: string,
@@ -96,10 +108,7 @@ function buildProgram(
       'Serve, list and call agent tools: app modules built with agenttool, or any MCP server.',
     )
     .version(packageVersion())
-    .configureOutput({
-      writeOut: (s) => io.stdout.write(s),
-      writeErr: (s) => io.stderr.write(s),
-    })
+    .configureOutput(output)
     .showSuggestionAfterError()
     .exitOverride()
     // A command's options come after its name (install's serve arguments need it), and

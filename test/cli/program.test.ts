@@ -67,3 +67,21 @@ test("a command's unknown option is refused with the option meant, and --version
   expect(version.code).toBe(0);
   expect(version.stdout).toMatch(/^\d+\.\d+\.\d+/);
 });
+
+test('help asked for exits 0, and help for a missing command 2, whatever process.exitCode holds', async () => {
+  // Commander takes help's code from process.exitCode, which something that ran before in
+  // the same process (a test runner's worker, an embedding program) may have set.
+  const before = process.exitCode;
+  process.exitCode = 1;
+  try {
+    const asked = await agenttool('help', 'serve');
+    expect(asked.code).toBe(0);
+    expect(asked.stdout).toMatch(/^Usage: agenttool serve /);
+    const missing = await agenttool();
+    expect(missing.code).toBe(2);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toMatch(/^Usage: agenttool /);
+  } finally {
+    process.exitCode = before;
+  }
+});

@@ -28,41 +28,59 @@ export const CLIENT_REPORTS_PER_WINDOW = 10;
 /** The window of {@link CLIENT_REPORTS_PER_WINDOW}, in milliseconds. */
 export const CLIENT_REPORT_WINDOW_MS = 60_000;
 
+/** A reporter that throttles clients' reports, with what ends its open windows. */
+export interface ThrottledReporter {
+  (message: string, error: unknown): void;
+  /**
+   * Ends every open window now: writes the line of how many each left out, and stops
+   * its timer. The server calls it when it closes, so that the count is neither lost
+   * with the process nor written after the server has gone.
+   */
+  readonly flush: () => void;
+}
+
 /**
  * `report`, writing at most {@link CLIENT_REPORTS_PER_WINDOW} of the
  * {@link plainError}s of one place (its `message`, `mcp: http`) per
  * {@link CLIENT_REPORT_WINDOW_MS}: a client that sends what the server refuses as fast
  * as it can would otherwise fill the log at its rate. Past the count, the window's end
- * writes one line saying how many were left out. The server's own faults are all
- * written.
+ * (or {@link ThrottledReporter.flush}) writes one line saying how many were left out.
+ * The server's own faults are all written.
  */
 export function throttlingClientReports(
   report: (message: string, error: unknown) => void,
   perWindow = CLIENT_REPORTS_PER_WINDOW,
   windowMs = CLIENT_REPORT_WINDOW_MS,
-): (message: string, error: unknown) => void {
-  const windows = new Map<string, { written: number; left: number }>();
-  return (message, error) => {
+): ThrottledReporter {
+  interface Window {
+    written: number;
+    left: number;
+    timer: ReturnType<typeof setTimeout>;
+  }
+  const windows = new Map<string, Window>();
+  const end = (message: string, window: Window): void => {
+    clearTimeout(window.timer);
+    windows.delete(message);
+    if (window.left > 0) {
+      report(
+        message,
+        plainError(
+          `${window.left} more like this in the last ${windowMs / 1000} s were not reported (at most ${perWindow} are)`,
+        ),
+      );
+    }
+  };
+  const throttled = (message: string, error: unknown): void => {
     if (!(error instanceof Error && plain.has(error))) {
       report(message, error);
       return;
     }
     let window = windows.get(message);
     if (window === undefined) {
-      window = { written: 0, left: 0 };
+      const timer = setTimeout(() => end(message, opened), windowMs).unref();
+      const opened: Window = { written: 0, left: 0, timer };
+      window = opened;
       windows.set(message, window);
-      const ended = window;
-      setTimeout(() => {
-        windows.delete(message);
-        if (ended.left > 0) {
-          report(
-            message,
-            plainError(
-              `${ended.left} more like this in the last ${windowMs / 1000} s were not reported (at most ${perWindow} are)`,
-            ),
-          );
-        }
-      }, windowMs).unref();
     }
     if (window.written < perWindow) {
       window.written++;
@@ -71,4 +89,9 @@ export function throttlingClientReports(
       window.left++;
     }
   };
+  return Object.assign(throttled, {
+    flush: () => {
+      for (const [message, window] of [...windows]) end(message, window);
+    },
+  });
 }

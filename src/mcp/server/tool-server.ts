@@ -115,6 +115,8 @@ export class McpToolServer {
   #unfollowPrimitives: () => void = () => undefined;
   /** True while the served source's prompts and resources change by themselves. */
   #livePrimitives = false;
+  /** Writes the default reporter's pending counts of left-out client reports (at close). */
+  readonly #flushReports: (() => void) | undefined;
 
   constructor(source: ServeSource, options: McpServerOptions = {}) {
     const { tools, onSession, recorder, prompts, resources, live, livePrimitives } =
@@ -147,7 +149,10 @@ export class McpToolServer {
       definitions = undefined;
       served = undefined;
     });
-    const report = options.onError ?? throttlingClientReports(defaultReporter);
+    const throttled =
+      options.onError === undefined ? throttlingClientReports(defaultReporter) : undefined;
+    this.#flushReports = throttled?.flush;
+    const report = options.onError ?? throttled ?? defaultReporter;
     const trips = new RoundTrips(options);
     this.#scale =
       options.scaleOut === undefined
@@ -515,6 +520,7 @@ export class McpToolServer {
     await this.host.tasks.close();
     await this.#scale?.close();
     this.#unobserve();
+    this.#flushReports?.();
   }
 
   /**

@@ -54,7 +54,12 @@ test('a client sending refused requests as fast as it can gets ten lines written
   expect(refusals).toHaveLength(CLIENT_REPORTS_PER_WINDOW);
   expect(written).toHaveLength(CLIENT_REPORTS_PER_WINDOW);
   expect(refusals[0]).toMatch(/^mcp: http\nError: Rejected inbound request/);
+  // Closing ends the window: the count is written now, not lost or written after the close.
   await server.close();
+  expect(written).toHaveLength(CLIENT_REPORTS_PER_WINDOW + 1);
+  expect(written.at(-1)).toBe(
+    'mcp: http\nError: 30 more like this in the last 60 s were not reported (at most 10 are)',
+  );
 });
 
 test('past the count, the window ends with one line of how many were left out', () => {
@@ -89,4 +94,26 @@ test('past the count, the window ends with one line of how many were left out', 
   expect(reported.at(-1)).toBe('mcp: http: bad request 7');
   jest.advanceTimersByTime(1000);
   expect(reported).toHaveLength(11);
+});
+
+test('flush ends every open window at once, and their timers with them', () => {
+  jest.useFakeTimers();
+  const reported: string[] = [];
+  const report = throttlingClientReports(
+    (message, error) => reported.push(`${message}: ${(error as Error).message}`),
+    1,
+    1000,
+  );
+  for (let i = 0; i < 3; i++) report('mcp: http', plainError(`bad request ${i}`));
+  report('mcp: stdio', plainError('bad line'));
+  expect(jest.getTimerCount()).toBe(2);
+  report.flush();
+  expect(reported).toEqual([
+    'mcp: http: bad request 0',
+    'mcp: stdio: bad line',
+    'mcp: http: 2 more like this in the last 1 s were not reported (at most 1 are)',
+  ]);
+  expect(jest.getTimerCount()).toBe(0);
+  jest.advanceTimersByTime(5000);
+  expect(reported).toHaveLength(3);
 });
