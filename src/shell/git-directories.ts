@@ -83,7 +83,9 @@ export async function gitDirectories(
     // looks into each. Read once a worktree is known, however the folder was reached.
     if (worktree !== undefined && !linked.has(real)) {
       linked.add(real);
-      for (const link of gitlinks(real)) {
+      const submodules = gitlinks(real);
+      if (!submodules.complete) overflowed = true;
+      for (const link of submodules.links) {
         if (isAbsolute(link) || link.split('/').includes('..')) continue;
         gitDirsIn(join(worktree, link), ['.git'], add, within);
       }
@@ -100,7 +102,8 @@ export async function gitDirectories(
       for (const module of submoduleDirs(join(real, 'modules'))) add(module);
     }
     // The repositories on this machine its remotes name: a push to one runs its hooks.
-    for (const url of localRemotes(real, within)) {
+    const remotes = localRemotes(real, within, () => (overflowed = true));
+    for (const url of remotes) {
       const target = localPath(url, worktree ?? real);
       if (target === undefined) continue;
       // Where git looks for it (enter_repo): the path, and the path with `.git` after.
@@ -160,9 +163,15 @@ function looksLikeGitDir(dir: string): boolean {
 
 /**
  * The URLs of the remotes git directory `dir` names: its config's `remote.*.url` and
- * `pushurl`, and the older `remotes/*` (`URL:` lines) and `branches/*` files.
+ * `pushurl`, and the older `remotes/*` (`URL:` lines) and `branches/*` files; `unread`
+ * is called when a bound leaves some of those files unread. A config past its bound is
+ * moved aside whole (repository-items), its remotes with it.
  */
-function localRemotes(dir: string, within: (path: string) => boolean): string[] {
+function localRemotes(
+  dir: string,
+  within: (path: string) => boolean,
+  unread: () => void,
+): string[] {
   const urls: string[] = [];
   const config = smallText(join(dir, 'config'), 1024 * 1024, true);
   const parsed = config === undefined ? undefined : parseGitConfig(config);
@@ -175,8 +184,12 @@ function localRemotes(dir: string, within: (path: string) => boolean): string[] 
   for (const folder of ['remotes', 'branches']) {
     const path = join(dir, folder);
     if (!within(path)) continue;
-    for (const name of entriesUpTo(path, MAX_REMOTE_FILES)) {
-      const text = smallText(join(path, name), 8192, true) ?? '';
+    const names = entriesUpTo(path, MAX_REMOTE_FILES + 1);
+    if (names.length > MAX_REMOTE_FILES) unread();
+    for (const name of names.slice(0, MAX_REMOTE_FILES)) {
+      const read = readRegular(join(path, name), MAX_REMOTE_FILE_BYTES, true);
+      if (read !== undefined && read.info.size > MAX_REMOTE_FILE_BYTES) unread();
+      const text = read?.bytes.toString('utf8') ?? '';
       if (folder === 'remotes') {
         for (const line of text.split('\n')) {
           const url = /^URL:\s*(.*?)\s*$/.exec(line)?.[1];
@@ -191,8 +204,9 @@ function localRemotes(dir: string, within: (path: string) => boolean): string[] 
   return urls;
 }
 
-/** The most files of a repository's `remotes` or `branches` folder read. */
+/** The most files of a repository's `remotes` or `branches` folder read, and of each file. */
 const MAX_REMOTE_FILES = 64;
+const MAX_REMOTE_FILE_BYTES = 8192;
 
 /** The names of the first `limit` entries of folder `dir`, read no further. */
 function entriesUpTo(dir: string, limit: number): string[] {

@@ -5,7 +5,7 @@
  * 2, 3 and 4 of the format, SHA-1 and SHA-256, and a split index's shared part. An
  * index the reader cannot follow gives what it read so far.
  */
-import { readdirSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRegular } from './regular-file';
 
@@ -25,37 +25,56 @@ const cache = new Map<string, { readonly stamp: string; readonly links: readonly
 
 /**
  * The paths (relative to the worktree) of the gitlinks in git directory `gitDir`'s
- * index and in the shared indexes a split index keeps beside it.
+ * index and in the shared indexes a split index keeps beside it; `complete` false when
+ * some were left unread (an index over 64 MiB or that is a link, more than four shared
+ * indexes, more than 1024 gitlinks): a command can make any of them to hide one more.
  */
-export function gitlinks(gitDir: string): string[] {
+export function gitlinks(gitDir: string): { readonly links: string[]; readonly complete: boolean } {
   const found = new Set<string>();
   const files = ['index'];
+  let complete = true;
   try {
     for (const name of readdirSync(gitDir)) {
       // Git keeps one or two; more are a command's making, not read.
-      if (name.startsWith('sharedindex.') && files.length <= MAX_SHARED_INDEXES) files.push(name);
+      if (!name.startsWith('sharedindex.')) continue;
+      if (files.length <= MAX_SHARED_INDEXES) files.push(name);
+      else complete = false;
     }
   } catch {
-    return [];
+    return { links: [], complete };
   }
   for (const name of files) {
-    for (const link of linksOf(join(gitDir, name))) {
-      if (found.size >= MAX_GITLINKS) break;
-      found.add(link);
+    const read = linksOf(join(gitDir, name));
+    if (read === 'unread') complete = false;
+    else {
+      for (const link of read) {
+        if (found.size >= MAX_GITLINKS && !found.has(link)) {
+          complete = false;
+          break;
+        }
+        found.add(link);
+      }
     }
   }
-  return [...found];
+  return { links: [...found], complete };
 }
 
 /** The gitlinks of one index file, read again only when it changed. */
-function linksOf(file: string): readonly string[] {
+function linksOf(file: string): readonly string[] | 'unread' {
   const known = cache.get(file);
   let stamp = '';
+  let large = false;
   // What changed, or is too large, is all that is read: its stamp is looked at first.
   const read = readRegular(file, MAX_INDEX_BYTES, true, (info) => {
     stamp = `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
-    return info.size > MAX_INDEX_BYTES || known?.stamp === stamp;
+    large = info.size > MAX_INDEX_BYTES;
+    return large || known?.stamp === stamp;
   });
+  // Too large to read, or a link (git follows it; this reader leaves the writable
+  // folders by no link): what it names is not known.
+  if (large || lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() === true) {
+    return 'unread';
+  }
   if (read === undefined) return known?.stamp === stamp ? known.links : [];
   const links = parseGitlinks(read.bytes);
   cache.set(file, { stamp, links });

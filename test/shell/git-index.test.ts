@@ -3,11 +3,14 @@
  * index file: held here to what git itself lists (`git ls-files --stage`, mode 160000)
  * for each format an index can have, made by the real git.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gitlinks } from '../../src/shell/git-index';
 import { tempDir } from '../cli/helpers';
-import { gitOrThrow as git } from '../support/git';
+import { GIT_ENV, gitOrThrow } from '../support/git';
+
+const git = gitOrThrow;
 
 /** A repository with files and gitlinks at several depths, its index in `shape`. */
 function repository(shape: (root: string) => void, init: string[] = []): string {
@@ -61,7 +64,11 @@ test.each(SHAPES)(
     const root = repository(shape, [...init]);
     const expected = listed(root);
     expect(expected).toEqual(['dir-2/éclair', 'lib', 'vendor/deep/inner']);
-    expect(gitlinks(join(root, '.git')).sort()).toEqual(expected);
+    expect(gitlinks(join(root, '.git'))).toEqual({
+      links: expect.arrayContaining(expected),
+      complete: true,
+    });
+    expect(gitlinks(join(root, '.git')).links).toHaveLength(expected.length);
   },
 );
 
@@ -69,10 +76,37 @@ test('reads nothing from what is no index, and goes on past one cut short', () =
   const root = tempDir();
   mkdirSync(join(root, '.git'));
   writeFileSync(join(root, '.git', 'index'), 'not an index');
-  expect(gitlinks(join(root, '.git'))).toEqual([]);
+  expect(gitlinks(join(root, '.git'))).toEqual({ links: [], complete: true });
   const repo = repository(() => undefined);
   const index = join(repo, '.git', 'index');
   const whole = readFileSync(index);
   writeFileSync(index, whole.subarray(0, 200));
   expect(() => gitlinks(join(repo, '.git'))).not.toThrow();
+});
+
+test('says when it left gitlinks unread: past 1024, an index that is a link, more shared indexes than git keeps', () => {
+  const root = repository(() => undefined);
+  const commit = gitOrThrow(root, 'rev-parse', 'HEAD').trim();
+  const lines = Array.from({ length: 1030 }, (_, i) => `160000 ${commit}\tmany/${i}\n`).join('');
+  const added = spawnSync('git', ['update-index', '--index-info'], {
+    cwd: root,
+    input: lines,
+    env: GIT_ENV,
+  });
+  expect(added.status).toBe(0);
+  const read = gitlinks(join(root, '.git'));
+  expect(read.complete).toBe(false);
+  expect(read.links).toHaveLength(1024);
+
+  const linked = repository(() => undefined);
+  const index = join(linked, '.git', 'index');
+  renameSync(index, join(linked, 'index-elsewhere'));
+  symlinkSync(join(linked, 'index-elsewhere'), index);
+  expect(gitlinks(join(linked, '.git'))).toEqual({ links: [], complete: false });
+
+  const split = repository((repo) => void git(repo, 'update-index', '--split-index'));
+  for (let i = 0; i < 4; i++) {
+    writeFileSync(join(split, '.git', `sharedindex.${'0'.repeat(39)}${i}`), 'x');
+  }
+  expect(gitlinks(join(split, '.git')).complete).toBe(false);
 });

@@ -30,6 +30,13 @@ function workspace(): string {
   return root;
 }
 
+/** The tree with nothing in it, which every repository has without making it. */
+const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+
+/** The note of a search that stopped at one of its bounds. */
+const FOLLOWED_SO_FAR =
+  "the repositories' chains (common folders, submodules, remotes) were followed so far only (8 steps, 256 repositories from one folder; an index of 64 MiB, 4 shared indexes and 1024 submodules, not one that is a link; 64 files of remotes of 8 KiB each): what git would run from beyond is not checked";
+
 /** A hook or fsmonitor command that leaves `marker` behind when git runs it. */
 function planted(marker: string): string {
   return `#!/bin/sh\ntouch '${marker}'\n`;
@@ -464,13 +471,52 @@ describe('RepositoryGuard', () => {
     const notes = await guard.check();
     expect(notes.some((note) => note.includes('probe'))).toBe(false);
     expect(notes.some((note) => note.includes('were not checked ('))).toBe(false);
-    expect(notes).toContain(
-      "the repositories' chains (common folders, submodules, remotes) were followed so far only (8 steps, 256 repositories from one folder): what git would run from beyond is not checked",
-    );
+    expect(notes).toContain(FOLLOWED_SO_FAR);
     expect(notes).toContain(
       'two\\u000alines/.git/config: core.pager, moved to two\\u000alines/.git/config.disabled',
     );
     expect(notes.every((note) => !note.includes('\n'))).toBe(true);
+  });
+
+  it('says so when an index names more submodules than it reads, or when remotes are past their bound', async () => {
+    const root = workspace();
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    // 1024 gitlinks nothing populates, then one whose git directory lies deep, with a
+    // hook: past the bound, it would pass unseen and unsaid.
+    git(root, 'init', '-q', 'many');
+    const many = join(root, 'many');
+    const commit = git(many, 'commit-tree', '-m', 'x', EMPTY_TREE).trim();
+    const lines = Array.from({ length: 1024 }, (_, i) => `160000 ${commit}\tempty/${i}\n`);
+    lines.push(`160000 ${commit}\tzz/deep/last\n`);
+    const added = spawnSync('git', ['update-index', '--index-info'], {
+      cwd: many,
+      input: lines.join(''),
+      env: GIT_ENV,
+    });
+    expect(added.status).toBe(0);
+    git(root, 'init', '-q', '--bare', join('hidden', 'a', 'b', 'gitdir'));
+    writeFileSync(join(root, 'hidden', 'a', 'b', 'gitdir', 'hooks', 'pre-commit'), '#!/bin/sh\n', {
+      mode: 0o755,
+    });
+    mkdirSync(join(many, 'zz', 'deep', 'last'), { recursive: true });
+    writeFileSync(
+      join(many, 'zz', 'deep', 'last', '.git'),
+      `gitdir: ${join(root, 'hidden', 'a', 'b', 'gitdir')}\n`,
+    );
+    expect(await guard.check()).toEqual([FOLLOWED_SO_FAR]);
+    // Below the bound, the same repository is found and its hook moved aside.
+    git(many, 'rm', '-q', '--cached', ...Array.from({ length: 10 }, (_, i) => `empty/${i}`));
+    expect(await guard.check()).toEqual([
+      'hidden/a/b/gitdir/hooks/pre-commit: a hook, renamed hidden/a/b/gitdir/hooks/pre-commit.disabled',
+    ]);
+
+    // A remotes folder of more files than are read.
+    git(root, 'init', '-q', 'remotes-many');
+    const remotes = join(root, 'remotes-many', '.git', 'remotes');
+    mkdirSync(remotes, { recursive: true });
+    for (let i = 0; i < 65; i++) writeFileSync(join(remotes, `r${i}`), 'URL: ../nowhere\n');
+    expect(await guard.check()).toEqual([FOLLOWED_SO_FAR]);
   });
 
   it("leaves alone a user's repository first reached later, as by a clone of it", async () => {
