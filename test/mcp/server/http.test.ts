@@ -118,6 +118,19 @@ describe('Streamable HTTP, stateful (the default)', () => {
     expect(local.headers['mcp-session-id']).toEqual(expect.any(String));
   });
 
+  test('refuses a Host that is no host with 400, whatever allowed name it carries', async () => {
+    for (const host of [
+      `evil.example.com#@127.0.0.1:${listener.port}`,
+      `evil.example.com@127.0.0.1:${listener.port}`,
+      `127.0.0.1:${listener.port}/mcp`,
+      `evil.example.com?127.0.0.1:${listener.port}`,
+    ]) {
+      const refused = await raw(listener, { headers: { Host: host }, body: INITIALIZE_BODY });
+      expect({ host, status: refused.status }).toEqual({ host, status: 400 });
+      expect(refused.body).toContain('the Host header or the path is not valid');
+    }
+  });
+
   test("takes the loopback names as Host with the listener's port only", async () => {
     for (const host of [
       `localhost:${listener.port}`,

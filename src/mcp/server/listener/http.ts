@@ -67,6 +67,8 @@ import { malformedInitialize, unnamedVersion } from './refusals';
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
+/** What a `Host` header may hold: a registered name, an IPv4 or bracketed IP literal, a port. */
+const HOST_SYNTAX = /^(?:\[[0-9A-Fa-f:.vV]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]*)(?::[0-9]*)?$/;
 /** What the HTTP endpoint needs of the tool server it serves. */
 export interface ServedServer extends SessionOpener, LegacyHost {
   readonly host: InstanceHost;
@@ -368,8 +370,12 @@ class HttpEndpoint {
     const method = (req.method ?? 'GET').toUpperCase();
     const headers = headersOf(req);
     let url: URL;
+    const host = headers.get('host');
     try {
-      url = new URL(`http://${headers.get('host') ?? 'localhost'}${req.url ?? '/'}`);
+      // A Host is a name or address and a port (RFC 9110): with `#`, `@`, `/` or `?` in
+      // it, the URL built from it would read part of it as the path or the fragment.
+      if (host !== null && !HOST_SYNTAX.test(host)) throw new Error('not a host');
+      url = new URL(`http://${host ?? 'localhost'}${req.url ?? '/'}`);
     } catch {
       return refusedUnread(
         req,
