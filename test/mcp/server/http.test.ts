@@ -118,6 +118,43 @@ describe('Streamable HTTP, stateful (the default)', () => {
     expect(local.headers['mcp-session-id']).toEqual(expect.any(String));
   });
 
+  test('refuses an id MCP does not take with 400 -32600, saying which message and what it was', async () => {
+    const cases: [string, string][] = [
+      [
+        '{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}',
+        'the message must be a string or an integer, got an object',
+      ],
+      [
+        '{"jsonrpc":"2.0","id":1e400,"method":"ping"}',
+        'got a number too large for a double (read as Infinity)',
+      ],
+      ['{"jsonrpc":"2.0","id":1.5,"method":"ping"}', 'got 1.5'],
+      ['{"jsonrpc":"2.0","id":true,"method":"ping"}', 'got true'],
+      [
+        '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}',
+        'past 2^53 where integers stay exact',
+      ],
+      [
+        '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":[1],"method":"ping"}]',
+        'the id of message 1 of the batch must be a string or an integer, got an array',
+      ],
+    ];
+    for (const [body, said] of cases) {
+      const refused = await raw(listener, { body });
+      expect({ body, status: refused.status }).toEqual({ body, status: 400 });
+      const answer = JSON.parse(refused.body) as {
+        id: unknown;
+        error: { code: number; message: string };
+      };
+      expect(answer.id).toBeNull();
+      expect(answer.error.code).toBe(-32600);
+      expect(answer.error.message).toContain(said);
+    }
+    // What MCP takes passes the screen: here a string id opens a session.
+    const taken = await raw(listener, { body: JSON.stringify({ ...INITIALIZE, id: 'init-1' }) });
+    expect(taken.status).toBe(200);
+  });
+
   test('refuses a Host that is no host with 400, whatever allowed name it carries', async () => {
     for (const host of [
       `evil.example.com#@127.0.0.1:${listener.port}`,

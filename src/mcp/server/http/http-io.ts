@@ -108,7 +108,39 @@ export function parseBody(text: string): Body | Response {
   if (Array.isArray(parsed) && parsed.length === 0) {
     return jsonRpcError(400, -32600, 'Invalid Request: an empty batch');
   }
-  return { parsed };
+  return idRefusal(parsed) ?? { parsed };
+}
+
+/** The answer to a body (parsed) whose message, or one of whose messages, has an id MCP does not take. */
+export function idRefusal(parsed: unknown): Response | undefined {
+  const messages: readonly unknown[] = Array.isArray(parsed) ? parsed : [parsed];
+  for (const [index, message] of messages.entries()) {
+    const badId = invalidId(message);
+    if (badId === undefined) continue;
+    const which = Array.isArray(parsed) ? `message ${index} of the batch` : 'the message';
+    return jsonRpcError(
+      400,
+      -32600,
+      `Invalid Request: the id of ${which} must be a string or an integer, got ${badId}`,
+    );
+  }
+  return undefined;
+}
+
+/**
+ * What is wrong with `message`'s id, said plainly, when it has one MCP does not take (a
+ * string or a safe integer; null, which an error answer may carry, is left to the SDK).
+ */
+function invalidId(message: unknown): string | undefined {
+  if (typeof message !== 'object' || message === null || !('id' in message)) return undefined;
+  const id: unknown = message.id;
+  if (typeof id === 'string' || id === null || Number.isSafeInteger(id)) return undefined;
+  if (typeof id === 'number') {
+    if (!Number.isFinite(id)) return 'a number too large for a double (read as Infinity)';
+    return Number.isInteger(id) ? `${id}, past 2^53 where integers stay exact` : String(id);
+  }
+  if (Array.isArray(id)) return 'an array';
+  return typeof id === 'object' ? 'an object' : JSON.stringify(id);
 }
 
 /**

@@ -30,6 +30,7 @@ export {
   headersOf,
   jsonRpcError,
   NOTHING,
+  idRefusal,
   parseBody,
   readLimited,
   AnswerBudget,

@@ -27,6 +27,7 @@ import {
   type HttpServeOptions,
   jsonRpcError,
   NOTHING,
+  idRefusal,
   parseBody,
   readLimited,
   type AnswerBudget,
@@ -397,6 +398,8 @@ class HttpEndpoint {
     let body: Body;
     if (method === 'POST') {
       if (parsedBody !== undefined && typeof parsedBody !== 'function') {
+        const refused = idRefusal(parsedBody);
+        if (refused !== undefined) return refused;
         body = { parsed: parsedBody };
       } else {
         const text = await readNodeBody(req, this.#limit, this.#bodies);
