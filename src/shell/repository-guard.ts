@@ -19,6 +19,13 @@ export const GUARD_MAX_DIRECTORIES = 2000;
 /** How far the record's time is set back against file times (ms). */
 const RECORD_MARGIN_MS = 100;
 
+/**
+ * How often the guard checks while no command runs (ms), for what a command left
+ * running in the background adds between commands; at least fifty times as long as the
+ * last check took, so that a large workspace costs at most a fiftieth of a core.
+ */
+const IDLE_CHECK_MS = 2000;
+
 /** The most notes one check gives, and the most characters of each. */
 const MAX_NOTES = 50;
 const MAX_NOTE_CHARACTERS = 500;
@@ -60,6 +67,8 @@ export class RepositoryGuard {
   private recordedAt = 0;
   /** Whether a check has said that it did not read every folder. */
   private toldIncomplete = false;
+  /** The timer of the checks {@link watch} makes, while it is on. */
+  private watching: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     roots: readonly string[],
@@ -186,6 +195,36 @@ export class RepositoryGuard {
     if (!before(join(gitDir.path, 'HEAD')) && !before(gitDir.path)) return kept;
     for (const [id, item] of items) if (before(item.file)) kept.add(id);
     return kept;
+  }
+
+  /**
+   * Checks every {@link IDLE_CHECK_MS} or so while `idle()` holds (no command runs), and
+   * gives what each undid to `told`: what a command left running in the background adds
+   * is undone within seconds, not at the next command. Until {@link unwatch}; the timer
+   * never keeps the process alive.
+   */
+  watch(idle: () => boolean, told: (notes: string[]) => void): void {
+    if (this.watching !== undefined) return;
+    const next = (delayMs: number): void => {
+      this.watching = setTimeout(() => void tick(), delayMs).unref();
+    };
+    const tick = async (): Promise<void> => {
+      if (!idle()) return next(IDLE_CHECK_MS);
+      const started = performance.now();
+      const notes = await this.check().catch((error: unknown) => [
+        `the repositories were not checked (${String(error)})`,
+      ]);
+      if (this.watching === undefined) return;
+      if (notes.length > 0) told(notes);
+      next(Math.max(IDLE_CHECK_MS, 50 * (performance.now() - started)));
+    };
+    next(IDLE_CHECK_MS);
+  }
+
+  /** Stops the checks {@link watch} makes (one under way finishes, and tells nothing). */
+  unwatch(): void {
+    clearTimeout(this.watching);
+    this.watching = undefined;
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {

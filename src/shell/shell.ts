@@ -25,6 +25,9 @@ import {
   startWithRetries,
 } from './shell-start';
 
+/** The most notes of the repository guard kept for the next result. */
+const MAX_UNTOLD = 100;
+
 const DEFAULTS = {
   maxOutputBytes: 64 * 1024,
   defaultTimeoutMs: DEFAULT_COMMAND_TIMEOUT_MS,
@@ -366,9 +369,14 @@ export class Shell {
    * after a stop (a restart, bash's death) since.
    */
   private async guarded(): Promise<string[]> {
-    const notes = [...this.untold, ...(await this.checkRepositories())];
+    const notes = [...new Set([...this.untold, ...(await this.checkRepositories())])];
     this.untold = [];
     return notes;
+  }
+
+  /** Keeps `notes` for the next result: once each, and at most a hundred. */
+  private tellLater(notes: readonly string[]): void {
+    this.untold = [...new Set([...this.untold, ...notes])].slice(0, MAX_UNTOLD);
   }
 
   /** What the guard (a sandboxed shell's) undid now; a check that failed as a note. */
@@ -386,11 +394,17 @@ export class Shell {
     const { launch, limits, readOnly } = await launchShell(this.placement, this.options, progress);
     this.shellLimits = limits;
     if (readOnly !== undefined) this.guard?.readOnly(readOnly);
+    // Between commands too: what a command left running adds.
+    this.guard?.watch(
+      () => this.job === undefined && this.escaping === undefined,
+      (notes) => this.tellLater(notes),
+    );
     return launch;
   }
 
   /** Kills the running command and bash, and waits (boundedly) for bash to exit. */
   private async stop(): Promise<void> {
+    this.guard?.unwatch();
     const job = this.job;
     const bash = this.bash;
     if (job !== undefined) {
@@ -406,8 +420,8 @@ export class Shell {
     await bash.close(Math.min(this.options.startTimeoutMs, MAX_TIMER_MS));
     // A job still unsettled here had a bash that never reported its exit.
     job?.settle({ exitCode: null });
-    // What a command left running added while nothing was checking, now that all is gone.
-    this.untold.push(...(await this.checkRepositories()));
+    // What a command left running added since the last check, now that all is gone.
+    this.tellLater(await this.checkRepositories());
   }
 }
 

@@ -519,6 +519,37 @@ describe('RepositoryGuard', () => {
     expect(await guard.check()).toEqual([FOLLOWED_SO_FAR]);
   });
 
+  it('checks by itself while idle, not while a command runs, and stops when told', async () => {
+    const root = workspace();
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    let idle = false;
+    const told: string[][] = [];
+    guard.watch(
+      () => idle,
+      (notes) => told.push(notes),
+    );
+    git(root, 'init', '-q', 'bg');
+    writeFileSync(join(root, 'bg', '.git', 'hooks', 'pre-commit'), '#!/bin/sh\n', { mode: 0o755 });
+    const hook = join(root, 'bg', '.git', 'hooks', 'pre-commit');
+    // A command runs: left for its own end.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(told).toEqual([]);
+    expect(existsSync(hook)).toBe(true);
+    idle = true;
+    for (let waited = 0; told.length === 0 && waited < 10_000; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(told).toEqual([
+      ['bg/.git/hooks/pre-commit: a hook, renamed bg/.git/hooks/pre-commit.disabled'],
+    ]);
+    guard.unwatch();
+    writeFileSync(join(root, 'bg', '.git', 'hooks', 'pre-push'), '#!/bin/sh\n', { mode: 0o755 });
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(told).toHaveLength(1);
+    expect(existsSync(join(root, 'bg', '.git', 'hooks', 'pre-push'))).toBe(true);
+  }, 20_000);
+
   it("leaves alone a user's repository first reached later, as by a clone of it", async () => {
     const root = workspace();
     // The user's own repository, deeper than the record looks, with a hook and settings.

@@ -193,6 +193,28 @@ describe('the served bash tool in its sandbox', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('undoes what a command left running adds between calls, within seconds, and tells it once', async () => {
+    const marker = join(tempDir(), 'ran');
+    const later = join(root, 'later');
+    await bash(
+      served,
+      `cd ${root} && (sleep 0.3; git init -q later; git -C later config core.fsmonitor "touch ${marker}") > /dev/null 2>&1 &`,
+    );
+    // No call comes: the guard's own checks between commands find it.
+    const moved = join(later, '.git', 'config.disabled');
+    for (let waited = 0; !existsSync(moved) && waited < 20_000; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(existsSync(moved)).toBe(true);
+    spawnSync('git', ['status'], { cwd: later });
+    expect(existsSync(marker)).toBe(false);
+    // Told with the next call, once, however many checks ran meanwhile.
+    expect(await bash(served, 'true')).toBe(
+      '[disabled, since git on the host would run them outside the sandbox: later/.git/config: core.fsmonitor, moved to later/.git/config.disabled]',
+    );
+    expect(await bash(served, 'true')).toBe('(no output)');
+  }, 30_000);
+
   it("cannot read the server user's credentials", async () => {
     const output = await bash(
       served,
