@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { quotePath } from './short-path';
 
 // The parts of FileRoot's operations that need none of its state: the errors and how
@@ -104,19 +104,34 @@ export function refuseHardLinked(op: Op, links: number): void {
   }
 }
 
-/** `paths`, each with its real path beside it when that differs (links resolved). */
+/**
+ * `paths`, each with its real path beside it when that differs (links resolved): for a
+ * path that does not exist yet, the real path of its nearest existing folder and the rest.
+ */
 export function withRealPaths(paths: readonly string[]): string[] {
   const found = new Set<string>();
+  const realFolders = new Map<string, string | undefined>();
   for (const path of paths) {
-    found.add(resolve(path));
-    // Most are not there (the credentials a user does not have): asked first, since a
-    // realpath that throws costs some 60 µs, each start (18 of them).
-    if (!existsSync(path)) continue;
-    try {
-      found.add(realpathSync(path));
-    } catch {
-      // gone meanwhile: its path as given
+    const given = resolve(path);
+    found.add(given);
+    // What is missing now may appear later (a key made after the start): its place is
+    // where its nearest existing folder really is, as `$HOME` through a link is.
+    let existing = given;
+    const missing: string[] = [];
+    while (!existsSync(existing) && dirname(existing) !== existing) {
+      missing.unshift(basename(existing));
+      existing = dirname(existing);
     }
+    let real = realFolders.get(existing);
+    if (!realFolders.has(existing)) {
+      try {
+        real = realpathSync(existing);
+      } catch {
+        real = undefined; // gone meanwhile: its path as given
+      }
+      realFolders.set(existing, real);
+    }
+    if (real !== undefined) found.add(join(real, ...missing));
   }
   return [...found];
 }

@@ -418,6 +418,30 @@ describe("FileRoot: what the shell's sandbox keeps read-only stays so", () => {
     }
   });
 
+  it('keeps from its tools the credentials made after its start, $HOME reached through a link', async () => {
+    const home = process.env['HOME'];
+    const link = join(base, 'home-link');
+    symlinkSync(root, link);
+    process.env['HOME'] = link;
+    try {
+      const files = new FileRoot(root);
+      // Made on the host after the start, where $HOME really is.
+      mkdirSync(join(root, '.ssh'));
+      writeFileSync(join(root, '.ssh', 'id_rsa'), 'key');
+      writeFileSync(join(root, '.netrc'), 'machine x password y');
+      for (const path of ['.ssh/id_rsa', '.netrc']) {
+        await expect(files.read(path)).rejects.toThrow(
+          `cannot read ${JSON.stringify(path)}: it is in`,
+        );
+      }
+      await expect(files.write('.aws/credentials', 'x')).rejects.toThrow(
+        `cannot write ".aws/credentials": it is in ${JSON.stringify(join(root, '.aws'))}`,
+      );
+    } finally {
+      process.env['HOME'] = home;
+    }
+  });
+
   it('refuses a malformed sandbox option, naming it', () => {
     expect(() => new FileRoot(root, { sandbox: { denyRead: ['relative'] } })).toThrow(
       'sandbox.denyRead[0] "relative" must be absolute (or start with ~/)',
