@@ -1,6 +1,6 @@
-import { existsSync, constants as fsConstants, promises as fsPromises } from 'node:fs';
+import { existsSync, constants as fsConstants, promises as fsPromises, lstatSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { writeProtection } from 'agenttool/shell';
 import {
   describeFailure,
@@ -118,7 +118,10 @@ export class ConfinedWalk {
     }
     for (const base of [this.root, this.realRoot]) {
       const candidate = resolve(base, path);
-      if (inside(base, candidate)) return this.#guard(op, splitPath(relative(base, candidate)));
+      if (inside(base, candidate)) {
+        refuseDotDotThroughLinks(op, path, this.root, this.realRoot);
+        return this.#guard(op, splitPath(relative(base, candidate)));
+      }
     }
     const how = isAbsolute(path) ? 'it is absolute and' : 'its ".." climbs out, and';
     throw new PathEscapeError(path, this.root, resolve(this.root, path), how);
@@ -293,4 +296,61 @@ function gitLayoutProtection(realRoot: string, components: readonly string[]): s
   if (beside === undefined) return undefined;
   const folder = parent.length === 0 ? 'the root' : quotePath(parent.join('/'));
   return `${folder} holds a ${beside}, as a git repository's own folder does: git on the host would take it as a repository, and run what its config names outside the sandbox`;
+}
+
+/**
+ * Refuses a path whose `..` would not mean here what it means to the shell: the tools
+ * take `a/b/../c` as `a/c`, while the system (and bash) goes through `a/b` first, so a
+ * `..` after a link climbs from where the link leads (`l/../f`, with `l` a link to
+ * `sub/deep`, is `sub/f` to the shell), and one after a file fails there.
+ * Such a path is refused, naming the part, rather than reaching another file than the
+ * shell's. Checked by name only (lstat); the walk that follows confines what is opened.
+ */
+function refuseDotDotThroughLinks(op: Op, path: string, root: string, realRoot: string): void {
+  const parts = path.split('/');
+  if (!parts.includes('..')) return;
+  let current = isAbsolute(path) ? '/' : root;
+  const named: string[] = [];
+  for (const part of parts) {
+    if (part === '' || part === '.') continue;
+    if (part !== '..') {
+      current = join(current, part);
+      named.push(part);
+      continue;
+    }
+    if (named.length > 0) {
+      const before = quotePath(`${isAbsolute(path) ? '/' : ''}${named.join('/')}`);
+      // Nothing is said of what lies outside the workspace.
+      if (!inside(root, current) && !inside(realRoot, current)) {
+        throw new PathEscapeError(
+          path,
+          root,
+          current,
+          `on its way to a ".." it passes through ${before}, and there`,
+        );
+      }
+      let info;
+      try {
+        info = lstatSync(current, { throwIfNoEntry: false });
+      } catch {
+        info = undefined;
+      }
+      // A missing name is taken away with its "..", as by name: nothing else is there.
+      const why =
+        info === undefined
+          ? undefined
+          : info.isSymbolicLink()
+            ? `${before} is a link, which the shell goes through before the ".." (so it climbs from where the link leads)`
+            : info.isDirectory()
+              ? undefined
+              : `${before} is not a directory`;
+      if (why !== undefined) {
+        throw new Error(
+          `cannot ${op.verb} ${quotePath(path)}: its ".." comes after ${why}; give the path without ".." there`,
+        );
+      }
+      named.pop();
+    }
+    current = dirname(current);
+  }
 }

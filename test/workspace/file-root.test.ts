@@ -442,6 +442,34 @@ describe("FileRoot: what the shell's sandbox keeps read-only stays so", () => {
     }
   });
 
+  it('refuses a ".." that would reach another file than the shell reaches, naming the part', async () => {
+    const files = new FileRoot(root);
+    mkdirSync(join(root, 'sub', 'deep'), { recursive: true });
+    writeFileSync(join(root, 'f'), 'top');
+    writeFileSync(join(root, 'sub', 'f'), 'in sub');
+    symlinkSync(join('sub', 'deep'), join(root, 'l'));
+    // To the shell, l/../f is sub/f: the link is gone through before the "..".
+    expect(execFileSync('cat', ['l/../f'], { cwd: root, encoding: 'utf8' })).toBe('in sub');
+    await expect(files.read('l/../f')).rejects.toThrow(
+      'cannot read "l/../f": its ".." comes after "l" is a link, which the shell goes through before the ".." (so it climbs from where the link leads); give the path without ".." there',
+    );
+    await expect(files.write('l/../f', 'lost')).rejects.toThrow(
+      'its ".." comes after "l" is a link',
+    );
+    expect(readFileSync(join(root, 'f'), 'utf8')).toBe('top');
+    await expect(files.read('hello.txt/../f')).rejects.toThrow(
+      'cannot read "hello.txt/../f": its ".." comes after "hello.txt" is not a directory',
+    );
+    // A missing name goes with its "..": nothing else is there to reach.
+    expect((await files.read('nowhere/../f')).content.toString()).toBe('top');
+    await expect(files.read('l/x/../../f')).rejects.toThrow('its ".." comes after "l" is a link');
+    // Through real folders it means what it means to the shell.
+    expect((await files.read('sub/deep/../f')).content.toString()).toBe('in sub');
+    expect((await files.read('./sub/./../f')).content.toString()).toBe('top');
+    // Nothing is said of what lies outside on the way.
+    await expect(files.read(`${base}/elsewhere/../root/f`)).rejects.toThrow(PathEscapeError);
+  });
+
   it('refuses a malformed sandbox option, naming it', () => {
     expect(() => new FileRoot(root, { sandbox: { denyRead: ['relative'] } })).toThrow(
       'sandbox.denyRead[0] "relative" must be absolute (or start with ~/)',
