@@ -199,8 +199,11 @@ export class FileRoot {
         }
         // The file's permissions, but not its set-user-ID, set-group-ID or sticky bits,
         // which a copy by another user must not carry (as cp does not).
-        const mode = existing === undefined ? 0o666 : existing.mode & 0o777;
-        await this.replace(op, dir, name, bytes, mode);
+        const keep =
+          existing === undefined
+            ? undefined
+            : { mode: existing.mode & 0o777, uid: existing.uid, gid: existing.gid };
+        await this.replace(op, dir, name, bytes, keep);
         return bytes.length;
       } finally {
         await dir.handle.close();
@@ -306,7 +309,13 @@ export class FileRoot {
    * Writes `bytes` to a temporary file in `dir` and renames it over `name`. The
    * temporary file is made, and removed on failure, through the directory's handle.
    */
-  private async replace(op: Op, dir: Dir, name: string, bytes: Uint8Array, mode: number) {
+  private async replace(
+    op: Op,
+    dir: Dir,
+    name: string,
+    bytes: Uint8Array,
+    keep: { readonly mode: number; readonly uid: number; readonly gid: number } | undefined,
+  ) {
     // node:crypto loads with the first write, not with the workspace's start.
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
     const { randomBytes } = require('node:crypto') as typeof Crypto;
@@ -318,13 +327,14 @@ export class FileRoot {
       handle = await fsPromises.open(
         this.walker.at(dir, temporary),
         O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
-        mode,
+        keep?.mode ?? 0o666,
       );
     } catch (error) {
       throw describeFailure(op, error);
     }
     try {
       try {
+        if (keep !== undefined) await keepOwnerAndMode(handle, keep);
         await handle.writeFile(bytes);
         await handle.sync();
       } finally {
@@ -341,6 +351,27 @@ export class FileRoot {
       fsPromises.unlink(this.walker.at(dir, name)).catch(() => undefined),
     );
   }
+}
+
+/**
+ * Gives the new file the replaced one's permissions exactly (creation took away the
+ * umask's bits) and, where this process may (as root, or a group it is in), its owner
+ * and group: a file it may not give away becomes its own, as an editor's save does.
+ */
+async function keepOwnerAndMode(
+  handle: FileHandle,
+  keep: { readonly mode: number; readonly uid: number; readonly gid: number },
+): Promise<void> {
+  const made = await handle.stat();
+  if (made.uid !== keep.uid || made.gid !== keep.gid) {
+    await handle.chown(keep.uid, keep.gid).catch(async (error: unknown) => {
+      if (!isCode(error, 'EPERM')) throw error;
+      // Not the owner's: the group alone, when it is one of ours.
+      if (made.gid !== keep.gid) await handle.chown(-1, keep.gid).catch(() => undefined);
+    });
+  }
+  // After chown, which clears the set-ID bits (none are kept anyway).
+  if ((made.mode & 0o7777) !== keep.mode) await handle.chmod(keep.mode);
 }
 
 /**

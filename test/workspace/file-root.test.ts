@@ -1,4 +1,5 @@
 import {
+  chownSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -515,5 +516,34 @@ describe('FileRoot: paths and names', () => {
     chmodSync(join(root, 'hello.txt'), 0o4755);
     await sandbox.write('hello.txt', 'replaced');
     expect(statSync(join(root, 'hello.txt')).mode & 0o7777).toBe(0o755);
+  });
+
+  it('keeps permissions the umask would take away, and the owner where it may', async () => {
+    const file = join(root, 'hello.txt');
+    const umask = process.umask(0o022);
+    try {
+      for (const mode of [0o666, 0o775, 0o664, 0o600]) {
+        chmodSync(file, mode);
+        await sandbox.write('hello.txt', `mode ${mode.toString(8)}`);
+        expect((statSync(file).mode & 0o7777).toString(8)).toBe(mode.toString(8));
+      }
+      // A new file is made as any is: the umask applies.
+      await sandbox.write('fresh.txt', 'new');
+      expect((statSync(join(root, 'fresh.txt')).mode & 0o777).toString(8)).toBe('644');
+    } finally {
+      process.umask(umask);
+    }
+    const ours = { uid: process.getuid!(), gid: process.getgid!() };
+    const theirs = { uid: 12345, gid: 12346 };
+    if (ours.uid === 0) {
+      // As root it may give the file back to its owner.
+      chownSync(file, theirs.uid, theirs.gid);
+      await sandbox.write('hello.txt', 'theirs still');
+      expect({ uid: statSync(file).uid, gid: statSync(file).gid }).toEqual(theirs);
+    } else {
+      // Otherwise the replaced file is its own, as an editor's save makes it.
+      await sandbox.write('hello.txt', 'ours');
+      expect(statSync(file).uid).toBe(ours.uid);
+    }
   });
 });
