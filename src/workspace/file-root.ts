@@ -44,6 +44,16 @@ export interface FileRootOptions {
 
 export { MAX_PATH_LENGTH } from './confined-walk';
 
+/** What {@link FileRoot.write} and {@link FileRoot.append} take besides the data. */
+export interface WriteOptions {
+  /**
+   * The caller's interrupt: aborted before the file changes (up to the rename that
+   * replaces it, or the append's first byte), the call throws its reason and the file
+   * is as it was; aborted after, the change stands.
+   */
+  readonly signal?: AbortSignal;
+}
+
 /**
  * File access confined to one root directory. Every path is refused, before anything
  * is opened, created or changed, when it would land outside: `..` that climbs out, an
@@ -164,9 +174,14 @@ export class FileRoot {
    * reached through a link inside the root is replaced where the link points, and the
    * link stays. Returns the number of bytes written.
    */
-  async write(path: string, data: string | Uint8Array): Promise<number> {
+  async write(
+    path: string,
+    data: string | Uint8Array,
+    options: WriteOptions = {},
+  ): Promise<number> {
     const op = this.op(path, 'write', true);
     const bytes = utf8Of(op, data);
+    options.signal?.throwIfAborted();
     let components = this.walker.componentsOf(op);
     for (;;) {
       const { dir, rest } = await this.walker.walk(op, components, 'create');
@@ -203,7 +218,7 @@ export class FileRoot {
           existing === undefined
             ? undefined
             : { mode: existing.mode & 0o777, uid: existing.uid, gid: existing.gid };
-        await this.replace(op, dir, name, bytes, keep);
+        await this.replace(op, dir, name, bytes, keep, options.signal);
         return bytes.length;
       } finally {
         await dir.handle.close();
@@ -215,9 +230,14 @@ export class FileRoot {
    * Appends `data` to a file inside the root, creating it (and missing parent
    * directories) when absent. Returns the number of bytes appended.
    */
-  async append(path: string, data: string | Uint8Array): Promise<number> {
+  async append(
+    path: string,
+    data: string | Uint8Array,
+    options: WriteOptions = {},
+  ): Promise<number> {
     const op = this.op(path, 'append to', true);
     const bytes = utf8Of(op, data);
+    options.signal?.throwIfAborted();
     const handle = await this.openFinal(op, O_WRONLY | O_APPEND | O_NONBLOCK, 'create');
     try {
       const info = await handle.stat();
@@ -227,6 +247,8 @@ export class FileRoot {
         );
       }
       refuseHardLinked(op, info.nlink);
+      // The last moment the call can still change nothing.
+      options.signal?.throwIfAborted();
       await appendAll(op, handle, bytes, info.size);
     } finally {
       await handle.close();
@@ -315,6 +337,7 @@ export class FileRoot {
     name: string,
     bytes: Uint8Array,
     keep: { readonly mode: number; readonly uid: number; readonly gid: number } | undefined,
+    signal: AbortSignal | undefined,
   ) {
     // node:crypto loads with the first write, not with the workspace's start.
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
@@ -341,10 +364,18 @@ export class FileRoot {
         await handle.close();
       }
       await this.walker.checkInside(op, dir.handle, dir.path, removeTemporary);
+      // The last moment the call can still change nothing (a large write takes a while).
+      signal?.throwIfAborted();
       await fsPromises.rename(this.walker.at(dir, temporary), this.walker.at(dir, name));
     } catch (error) {
       await removeTemporary();
-      throw error instanceof PathEscapeError ? error : describeFailure(op, error);
+      if (
+        error instanceof PathEscapeError ||
+        (signal?.aborted === true && error === signal.reason)
+      ) {
+        throw error;
+      }
+      throw describeFailure(op, error);
     }
     // Moved out between the check and the rename: take back what landed there.
     await this.walker.checkInside(op, dir.handle, dir.path, () =>

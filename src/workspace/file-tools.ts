@@ -1,4 +1,4 @@
-import { Annotations, Param, Replay, Tool } from 'agenttool';
+import { Annotations, Param, Replay, Tool, type ToolContext } from 'agenttool';
 import { FileRoot } from './file-root';
 import { quotePath, shortPath } from './short-path';
 
@@ -114,8 +114,9 @@ function utf8Text(content: Buffer, truncated: boolean, path: string, size: numbe
 export class WriteFileTool {
   constructor(private readonly files: FileRoot) {}
 
-  async execute(args: WriteFileArgs): Promise<string> {
-    const bytes = await this.files.write(args.path, args.content);
+  async execute(args: WriteFileArgs, ctx: ToolContext): Promise<string> {
+    // A call interrupted before the file changes leaves it as it was.
+    const bytes = await this.files.write(args.path, args.content, { signal: ctx.signal });
     return `Wrote ${byteCount(bytes)} to ${shortPath(args.path)}.`;
   }
 }
@@ -134,8 +135,8 @@ export class WriteFileTool {
 export class AppendFileTool {
   constructor(private readonly files: FileRoot) {}
 
-  async execute(args: AppendFileArgs): Promise<string> {
-    const bytes = await this.files.append(args.path, args.content);
+  async execute(args: AppendFileArgs, ctx: ToolContext): Promise<string> {
+    const bytes = await this.files.append(args.path, args.content, { signal: ctx.signal });
     return `Appended ${byteCount(bytes)} to ${shortPath(args.path)}.`;
   }
 }

@@ -17,6 +17,7 @@ export {
   MAX_PATH_LENGTH,
   PathEscapeError,
   type ReadResult,
+  type WriteOptions,
 } from './file-root';
 export {
   AppendFileArgs,

@@ -518,6 +518,29 @@ describe('FileRoot: paths and names', () => {
     expect(statSync(join(root, 'hello.txt')).mode & 0o7777).toBe(0o755);
   });
 
+  it('changes nothing when the call is interrupted before the file changes', async () => {
+    const file = join(root, 'hello.txt');
+    const stopped = new AbortController();
+    stopped.abort(new Error('interrupted'));
+    await expect(sandbox.write('hello.txt', 'x', { signal: stopped.signal })).rejects.toThrow(
+      'interrupted',
+    );
+    await expect(sandbox.append('new/one.txt', 'x', { signal: stopped.signal })).rejects.toThrow(
+      'interrupted',
+    );
+    // Interrupted while a large write is under way: the rename does not happen.
+    const during = new AbortController();
+    const writing = sandbox.write('hello.txt', 'y'.repeat(32 * 1024 * 1024), {
+      signal: during.signal,
+    });
+    setImmediate(() => during.abort(new Error('interrupted meanwhile')));
+    await expect(writing).rejects.toThrow('interrupted meanwhile');
+    const appending = sandbox.append('hello.txt', 'z', { signal: during.signal });
+    await expect(appending).rejects.toThrow('interrupted meanwhile');
+    expect(readFileSync(file, 'utf8')).toBe('hello world');
+    expect(tree(root)).toEqual(['hello.txt']);
+  });
+
   it('keeps permissions the umask would take away, and the owner where it may', async () => {
     const file = join(root, 'hello.txt');
     const umask = process.umask(0o022);
