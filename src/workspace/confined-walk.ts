@@ -165,9 +165,10 @@ export class ConfinedWalk {
           if (isCode(error, 'ENOENT', 'ENOTDIR') && mode === 'resolve') return { dir, rest: queue };
           if (!isCode(error, 'ENOENT') || mode === 'open' || attempts >= MAX_ATTEMPTS) {
             throw isCode(error, 'ENOTDIR', 'EEXIST')
-              ? new Error(`cannot ${op.verb} ${quotePath(op.path)}: a parent is not a directory`, {
-                  cause: error,
-                })
+              ? new Error(
+                  `cannot ${op.verb} ${quotePath(op.path)}: ${quotePath(relative(this.realRoot, join(dir.path, name)))} on its way is not a directory`,
+                  { cause: error },
+                )
               : describeFailure(op, error);
           }
           attempts += 1;

@@ -14,8 +14,14 @@ export function quotePath(path: string): string {
   return `${JSON.stringify(path.slice(0, KEPT))}…${JSON.stringify(path.slice(-KEPT))} (${path.length} characters)`;
 }
 
-/** A path as a message shows it unquoted: whole when short, else start…end with its length. */
+/**
+ * A path as a message shows it unquoted: whole when short, else start…end with its
+ * length; quoted, as {@link quotePath} shows it, when it holds a control character (a
+ * line end in a name must not read as the message's next line).
+ */
 export function shortPath(path: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what is looked for
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(path)) return quotePath(path);
   if (path.length <= MAX_SHOWN) return path;
   return `${path.slice(0, KEPT)}…${path.slice(-KEPT)} (${path.length} characters)`;
 }

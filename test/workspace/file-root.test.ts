@@ -235,8 +235,14 @@ describe('FileRoot: writing', () => {
 
   it('leaves no temporary file behind when the write fails', async () => {
     await expect(sandbox.write('hello.txt/child', 'x')).rejects.toThrow(
-      'cannot write "hello.txt/child": a parent is not a directory',
+      'cannot write "hello.txt/child": "hello.txt" on its way is not a directory',
     );
+    mkdirSync(join(root, 'a'));
+    writeFileSync(join(root, 'a', 'b'), 'a file');
+    await expect(sandbox.append('a/b/c/d.txt', 'x')).rejects.toThrow(
+      'cannot append to "a/b/c/d.txt": "a/b" on its way is not a directory',
+    );
+    rmSync(join(root, 'a'), { recursive: true });
     mkdirSync(join(root, 'dir'));
     await expect(sandbox.write('dir', 'x')).rejects.toThrow('it is a directory');
     expect(readdirSync(root).sort()).toEqual(['dir', 'hello.txt']);

@@ -106,6 +106,13 @@ describe('fs tools through the executor', () => {
     ]);
   });
 
+  it('shows a name with a line end in it quoted, so that it reads as one name', async () => {
+    expect(await run(job(writeFile, { path: 'new\nline.txt', content: 'x' }))).toEqual([
+      'Wrote 1 byte to "new\\nline.txt".',
+    ]);
+    expect(readFileSync(join(root, 'new\nline.txt'), 'utf8')).toBe('x');
+  });
+
   it('read_file stops at max_bytes and says how to read more', async () => {
     writeFileSync(join(root, 'big.txt'), 'abcdefghij');
     expect(await run(job(readFile, { path: 'big.txt', max_bytes: 4 }))).toEqual([
