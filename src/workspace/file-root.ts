@@ -139,8 +139,7 @@ export class FileRoot {
     }
     // O_NONBLOCK: opening a named pipe must not wait for a writer (it would hang the
     // call and hold a thread of the pool); what is opened is then checked to be a file.
-    const handle = await this.openFinal(op, O_RDONLY | O_NONBLOCK, 'open');
-    try {
+    return this.openFinal(op, O_RDONLY | O_NONBLOCK, 'open', async (handle) => {
       const info = await handle.stat();
       if (info.isDirectory()) throw new Error(`cannot read ${quotePath(path)}: it is a directory`);
       if (!info.isFile()) {
@@ -162,9 +161,7 @@ export class FileRoot {
         size: info.size,
         truncated: filled < info.size,
       };
-    } finally {
-      await handle.close();
-    }
+    });
   }
 
   /**
@@ -238,21 +235,25 @@ export class FileRoot {
     const op = this.op(path, 'append to', true);
     const bytes = utf8Of(op, data);
     options.signal?.throwIfAborted();
-    const handle = await this.openFinal(op, O_WRONLY | O_APPEND | O_NONBLOCK, 'create');
-    try {
-      const info = await handle.stat();
-      if (!info.isFile()) {
-        throw new Error(
-          `cannot append to ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
-        );
+    const flags = O_WRONLY | O_APPEND | O_NONBLOCK;
+    await this.openFinal(op, flags, 'create', async (handle, removeCreated) => {
+      try {
+        const info = await handle.stat();
+        if (!info.isFile()) {
+          throw new Error(
+            `cannot append to ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
+          );
+        }
+        refuseHardLinked(op, info.nlink);
+        // The last moment the call can still change nothing.
+        options.signal?.throwIfAborted();
+        await appendAll(op, handle, bytes, info.size);
+      } catch (error) {
+        // A file this call made and filled with nothing (interrupted, a full disk) goes.
+        await removeCreated?.();
+        throw error;
       }
-      refuseHardLinked(op, info.nlink);
-      // The last moment the call can still change nothing.
-      options.signal?.throwIfAborted();
-      await appendAll(op, handle, bytes, info.size);
-    } finally {
-      await handle.close();
-    }
+    });
     return bytes.length;
   }
 
@@ -262,11 +263,17 @@ export class FileRoot {
 
   /**
    * Opens the file `op.path` names with `flags` plus O_NOFOLLOW, following links by
-   * hand; with `create`, a missing file (and missing directories) is created. The file
-   * is checked to be inside the root before it is returned; one it created outside is
-   * removed.
+   * hand, and runs `use` with it (closing it after); with `create`, a missing file (and
+   * missing directories) is created, and `use` is given what removes it again while it
+   * is empty. The file is checked to be inside the root before it is used; one it
+   * created outside is removed.
    */
-  private async openFinal(op: Op, flags: number, mode: 'open' | 'create'): Promise<FileHandle> {
+  private async openFinal<T>(
+    op: Op,
+    flags: number,
+    mode: 'open' | 'create',
+    use: (handle: FileHandle, removeCreated: (() => Promise<void>) | undefined) => Promise<T>,
+  ): Promise<T> {
     let components = this.walker.componentsOf(op);
     for (;;) {
       const { dir, rest } = await this.walker.walk(op, components, mode);
@@ -284,7 +291,14 @@ export class FileRoot {
           await opened.handle.close();
           if (opened.created) await fsPromises.unlink(this.walker.at(dir, name));
         });
-        return opened.handle;
+        const removeCreated = opened.created
+          ? () => removeIfSameAndEmpty(opened.handle, this.walker.at(dir, name))
+          : undefined;
+        try {
+          return await use(opened.handle, removeCreated);
+        } finally {
+          await opened.handle.close();
+        }
       } finally {
         await dir.handle.close();
       }
@@ -381,6 +395,19 @@ export class FileRoot {
     await this.walker.checkInside(op, dir.handle, dir.path, () =>
       fsPromises.unlink(this.walker.at(dir, name)).catch(() => undefined),
     );
+  }
+}
+
+/** Removes `path` when it is still the file `handle` holds, and empty; else leaves it. */
+async function removeIfSameAndEmpty(handle: FileHandle, path: string): Promise<void> {
+  try {
+    const held = await handle.stat();
+    const there = await fsPromises.lstat(path);
+    if (held.size === 0 && there.ino === held.ino && there.dev === held.dev) {
+      await fsPromises.unlink(path);
+    }
+  } catch {
+    // gone, or replaced: nothing of this call's to take back
   }
 }
 

@@ -545,6 +545,19 @@ describe('FileRoot: paths and names', () => {
     await expect(appending).rejects.toThrow('interrupted meanwhile');
     expect(readFileSync(file, 'utf8')).toBe('hello world');
     expect(tree(root)).toEqual(['hello.txt']);
+    // Interrupted once the file it makes is there, before its first byte: it goes again.
+    let asked = 0;
+    const second = {
+      aborted: false,
+      throwIfAborted: () => {
+        if (++asked === 2) throw new Error('interrupted after the open');
+      },
+    } as unknown as AbortSignal;
+    await expect(sandbox.append('made.txt', 'x', { signal: second })).rejects.toThrow(
+      'interrupted after the open',
+    );
+    expect(asked).toBe(2);
+    expect(tree(root)).toEqual(['hello.txt']);
   });
 
   it('keeps permissions the umask would take away, and the owner where it may', async () => {
