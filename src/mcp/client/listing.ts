@@ -1,12 +1,17 @@
 import { type Client } from '@modelcontextprotocol/client';
 import { AgentToolError, errorMessage, goQuote, isJsonObject, type JsonObject } from '../../core';
 import { RAW_RESULT } from './calls';
+import { MAX_LIST_PAGES } from './primitives';
+
+/** The most tools a listing takes from one server (a model can use far fewer). */
+const MAX_LISTED_TOOLS = 100_000;
 
 /**
  * Every tool the server lists, page by page as it pages them, as raw definitions, each
  * page's request within `timeoutMs` (the SDK's default when absent). A
- * page without a `tools` array, a listed tool that is not an object, or a cursor the
- * server repeats (it would page forever) fails the listing. Every failure reads
+ * page without a `tools` array, a listed tool that is not an object, a cursor the
+ * server repeats, more than `MAX_LIST_PAGES` pages (it would page forever) or more than
+ * 100,000 tools fails the listing. Every failure reads
  * `mcp: list tools: <reason>` (code `PROTOCOL` for what the server sent, `CONNECTION`
  * for a request that failed).
  */
@@ -55,7 +60,16 @@ async function listPages(
     if (cursor !== undefined) {
       if (cursors.has(cursor))
         throw listingError(`the server repeated the cursor ${goQuote(cursor)}`);
+      // Each cursor new, and pages without end: it would page (and grow) forever.
+      if (cursors.size + 1 >= MAX_LIST_PAGES) {
+        throw listingError(
+          `the server still had more after ${MAX_LIST_PAGES} pages (it may page forever)`,
+        );
+      }
       cursors.add(cursor);
+    }
+    if (raws.length > MAX_LISTED_TOOLS) {
+      throw listingError(`the server listed more than ${MAX_LISTED_TOOLS} tools`);
     }
   } while (cursor !== undefined);
   return raws;

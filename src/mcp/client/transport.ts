@@ -6,6 +6,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { AgentToolError, goQuote } from '../../core';
 import { DEFAULT_STDIO_MESSAGE_BYTES } from '../line-bound';
+import { boundingAnswers } from './bounded-answers';
 import { routingLogLines } from './log-routing';
 import { notingChallengedScopes, reauthorizingRequests, type Reauthorizing } from './reauthorize';
 import { retryingSafely } from './safe-retry';
@@ -51,6 +52,13 @@ export interface HttpTarget {
   readonly authProvider?: OAuthClientProvider | AuthProvider;
   /** The fetch to use; the global fetch by default. */
   readonly fetch?: FetchLike;
+  /**
+   * The largest message read from the server, in bytes (default
+   * `DEFAULT_STDIO_MESSAGE_BYTES`, 10 MiB, as over stdio): a JSON answer, or an event of
+   * a stream, past it fails the requests it would answer with an error that gives the
+   * limit, and is never held whole. An HTTP error's body is read up to 4 KiB.
+   */
+  readonly maxMessageBytes?: number;
 }
 
 /** Where to connect: a command, a URL, or an MCP transport made by the caller. */
@@ -98,18 +106,24 @@ function isOAuthProvider(
   return typeof p?.tokens === 'function' && typeof p.clientInformation === 'function';
 }
 
+/** `maxMessageBytes` as given, or the default; refused when it is no positive whole number. */
+function messageLimit(given: number | undefined): number {
+  const limit = given ?? DEFAULT_STDIO_MESSAGE_BYTES;
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new AgentToolError(
+      'CONNECTION',
+      `mcp: connect: maxMessageBytes must be a positive whole number of bytes, got ${String(limit)}`,
+    );
+  }
+  return limit;
+}
+
 /** A fresh transport for the target (the caller's own transport as is). */
 export function transportFor(target: McpTarget): Transport {
   if (typeof target === 'object' && target !== null) {
     if (isTransport(target)) return target;
     if ('command' in target && typeof target.command === 'string' && target.command !== '') {
-      const limit = target.maxMessageBytes ?? DEFAULT_STDIO_MESSAGE_BYTES;
-      if (!Number.isSafeInteger(limit) || limit < 1) {
-        throw new AgentToolError(
-          'CONNECTION',
-          `mcp: connect: maxMessageBytes must be a positive whole number of bytes, got ${String(limit)}`,
-        );
-      }
+      const limit = messageLimit(target.maxMessageBytes);
       // The server in a process group of its own, stopped as a whole (stdio-process.ts).
       const transport = new (groupedStdioTransport())({
         command: target.command,
@@ -136,9 +150,13 @@ export function transportFor(target: McpTarget): Transport {
       }
       // Our fetch tells the server's log lines apart by the call whose stream carried
       // them, and sends again what a broken keep-alive connection lost unread.
+      // And reads no message past the limit.
       const ours = routingLogLines(
-        retryingSafely(
-          target.fetch ?? ((url: string | URL, init?: RequestInit) => fetch(url, init)),
+        boundingAnswers(
+          retryingSafely(
+            target.fetch ?? ((url: string | URL, init?: RequestInit) => fetch(url, init)),
+          ),
+          messageLimit(target.maxMessageBytes),
         ),
       );
       const provider = target.authProvider;

@@ -190,6 +190,25 @@ describe('connectMcp: listing', () => {
         { list: () => ({ tools: [], nextCursor: 'again' }) },
         'mcp: list tools: the server repeated the cursor "again"',
       ],
+      [
+        // A new cursor every page, without end.
+        {
+          list: (params) => ({
+            tools: [],
+            nextCursor: `${typeof params['cursor'] === 'string' ? params['cursor'] : ''}x`,
+          }),
+        },
+        'mcp: list tools: the server still had more after 1000 pages (it may page forever)',
+      ],
+      [
+        {
+          list: (params) => ({
+            tools: Array.from({ length: 60_000 }, (_, i) => ({ name: `t${i}`, inputSchema: {} })),
+            ...(params['cursor'] === undefined ? { nextCursor: 'two' } : {}),
+          }),
+        },
+        'mcp: list tools: the server listed more than 100000 tools',
+      ],
     ];
     for (const [options, message] of failures) {
       const server = await new RawServer(options).start();

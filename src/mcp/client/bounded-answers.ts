@@ -1,0 +1,161 @@
+import { type FetchLike } from '@modelcontextprotocol/client';
+
+/** How much of an HTTP error's body is kept: enough to say why, not a server's 50 MB. */
+const MAX_ERROR_BODY_BYTES = 4096;
+
+/** The JSON-RPC code of the error an answer too large is turned into (as over stdio). */
+const TOO_LARGE = -32000;
+
+/** An event ends at an empty line (SSE allows CRLF, LF or CR line ends). */
+const EVENT_END = /\r\n\r\n|\n\n|\r\r/;
+
+/**
+ * A fetch whose answers hold at most `limit` bytes a message, as a stdio connection
+ * reads them (`maxMessageBytes`): the SDK's HTTP transport reads a body, or an event of
+ * a stream, whole, however long, so one server could make the client hold gigabytes and
+ * end the process. A JSON answer past the limit fails its request with an error that
+ * says so; on an event stream, an event past it ends the stream with an error answer to
+ * each request the POST carried (or, on the stream a GET opened, which answers no
+ * request, is dropped, and the stream goes on); an error answer's body is cut at 4 KiB.
+ */
+export function boundingAnswers(fetch: FetchLike, limit: number): FetchLike {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    if (response.body === null) return response;
+    const type = response.headers.get('content-type') ?? '';
+    let body: ReadableStream<Uint8Array>;
+    if (!response.ok) body = response.body.pipeThrough(cutAfter(MAX_ERROR_BODY_BYTES));
+    else if (/^\s*text\/event-stream/i.test(type)) {
+      body = response.body.pipeThrough(boundedEvents(limit, requestIds(init?.body)));
+    } else body = response.body.pipeThrough(failPast(limit));
+    return new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  };
+}
+
+function tooLargeMessage(limit: number): string {
+  return `mcp: the server's answer is a message of more than ${limit} bytes, the most this client reads (maxMessageBytes); ask for less, or raise maxMessageBytes`;
+}
+
+/** A body of at most `limit` bytes; past that, the read fails saying why. */
+function failPast(limit: number): TransformStream<Uint8Array, Uint8Array> {
+  let bytes = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      bytes += chunk.byteLength;
+      if (bytes > limit) controller.error(new Error(tooLargeMessage(limit)));
+      else controller.enqueue(chunk);
+    },
+  });
+}
+
+/** The first `limit` bytes of a body, and a mark that the rest was left out. */
+function cutAfter(limit: number): TransformStream<Uint8Array, Uint8Array> {
+  let bytes = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (bytes >= limit) return;
+      const room = limit - bytes;
+      bytes += chunk.byteLength;
+      if (chunk.byteLength <= room) {
+        controller.enqueue(chunk);
+        return;
+      }
+      controller.enqueue(chunk.subarray(0, room));
+      controller.enqueue(new TextEncoder().encode(` [cut at ${limit} bytes]`));
+    },
+  });
+}
+
+/**
+ * Passes events of at most `limit` bytes through as they came. An event past it: with
+ * `ids` (the requests its POST carried), each gets an error answer and the stream ends;
+ * without, it is dropped and the stream goes on. Holds at most `limit` bytes of an event.
+ */
+function boundedEvents(
+  limit: number,
+  ids: readonly (string | number)[],
+): TransformStream<Uint8Array, Uint8Array> {
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let pending = '';
+  /** Bytes of the event under way (counted as they came, in UTF-8). */
+  let eventBytes = 0;
+  let dropping = false;
+  let ended = false;
+  const pass = (controller: TransformStreamDefaultController<Uint8Array>): void => {
+    let out = '';
+    for (let end = EVENT_END.exec(pending); end !== null; end = EVENT_END.exec(pending)) {
+      const stop = end.index + end[0].length;
+      if (!dropping) out += pending.slice(0, stop);
+      dropping = false;
+      pending = pending.slice(stop);
+      eventBytes = encoder.encode(pending).byteLength;
+    }
+    if (out !== '') controller.enqueue(encoder.encode(out));
+  };
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (ended) return;
+      eventBytes += chunk.byteLength;
+      pending += decoder.decode(chunk, { stream: true });
+      pass(controller);
+      if (eventBytes <= limit || dropping) {
+        if (dropping) pending = trailingLineEnds(pending);
+        return;
+      }
+      if (ids.length > 0) {
+        // The answer may be this event: the requests are answered with why, and the
+        // stream ends (what comes after belongs to an answer that was given).
+        const events = ids.map(
+          (id) =>
+            `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: TOO_LARGE, message: tooLargeMessage(limit) } })}\n\n`,
+        );
+        controller.enqueue(encoder.encode(events.join('')));
+        ended = true;
+        controller.terminate();
+        return;
+      }
+      // A message no request waits for: dropped up to its end.
+      dropping = true;
+      pending = trailingLineEnds(pending);
+    },
+    flush(controller) {
+      if (ended) return;
+      pending += decoder.decode();
+      pass(controller);
+      // An unfinished event is dropped by every SSE parser; pass it on as it came.
+      if (pending !== '' && !dropping) controller.enqueue(encoder.encode(pending));
+    },
+  });
+}
+
+/**
+ * The line ends at the end of `text` (at most two, the start of an event's end that
+ * the next chunk may finish): all that is kept of an event being dropped.
+ */
+function trailingLineEnds(text: string): string {
+  return /[\r\n]{0,3}$/.exec(text)?.[0] ?? '';
+}
+
+/** The ids of the requests a POST body (a JSON-RPC message or a batch) carries. */
+function requestIds(body: unknown): (string | number)[] {
+  if (typeof body !== 'string') return [];
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    return [];
+  }
+  const ids: (string | number)[] = [];
+  for (const item of Array.isArray(message) ? message : [message]) {
+    if (typeof item !== 'object' || item === null) continue;
+    const { id, method } = item as { id?: unknown; method?: unknown };
+    if (typeof method !== 'string') continue;
+    if (typeof id === 'string' || typeof id === 'number') ids.push(id);
+  }
+  return ids;
+}
