@@ -16,6 +16,7 @@ import {
   RecordFile,
 } from './public-api';
 import { closestNames } from './closest';
+import { terminalSafe } from './list';
 import { CliError, ExitCode } from './exit-codes';
 import { ProgressDisplay } from './progress';
 import { TerminalPrompter } from './prompts';
@@ -122,7 +123,7 @@ export async function openRecordFile(path: string): Promise<RecordFile> {
 function findTool(target: OpenTarget, name: string): Tool {
   const tool = target.tools.find((t) => t.name === name);
   if (tool !== undefined) return tool;
-  const names = target.tools.map((t) => t.name);
+  const names = target.tools.map((t) => terminalSafe(t.name));
   const near = closestNames(name, names);
   const hint =
     near.length > 0

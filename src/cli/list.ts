@@ -154,8 +154,21 @@ export function annotationsText(a: StatedAnnotations | null): string {
   return words.join(', ');
 }
 
+/**
+ * `text` as a terminal may show it: control characters (escape sequences that would
+ * clear the screen or retitle the window, line ends that would break a table) written
+ * as `\uXXXX`. What a server names is its to choose.
+ */
+export function terminalSafe(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what is replaced
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
 /** Rows under a header, in columns two spaces apart (the last column not padded). */
-export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+export function table(header: readonly string[], given: readonly (readonly string[])[]): string {
+  const rows = given.map((row) => row.map(terminalSafe));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: readonly string[]): string =>
     cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');

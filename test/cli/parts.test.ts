@@ -6,7 +6,7 @@ import { closestNames, editDistance } from '../../src/cli/closest';
 import { splitCommandLine } from '../../src/cli/command-line';
 import { CliError } from '../../src/cli/exit-codes';
 import { ProgressDisplay, describeProgress } from '../../src/cli/progress';
-import { annotationsText } from '../../src/cli/list';
+import { annotationsText, table } from '../../src/cli/list';
 import { describeField } from '../../src/cli/prompts';
 import { recordLine } from '../../src/core/record-file';
 import { parseAddress } from '../../src/cli/serve';
@@ -149,6 +149,16 @@ describe('annotations as `agenttool list` prints them', () => {
 
   it('says unstated for a tool that states none', () => {
     expect(annotationsText(null)).toBe('unstated');
+  });
+});
+
+describe('tables as `agenttool list` prints them', () => {
+  it("shows a server's control characters escaped, so that none acts on the terminal", () => {
+    const name = 'tool\u001b[2J\u001b]0;owned\u0007\nNAME  fake';
+    const shown = 'tool\\u001b[2J\\u001b]0;owned\\u0007\\u000aNAME  fake';
+    expect(table(['NAME', 'HASH'], [[name, 'abc']])).toBe(
+      `${'NAME'.padEnd(shown.length)}  HASH\n${shown}  abc`,
+    );
   });
 });
 
