@@ -102,6 +102,11 @@ export function groupedStdioTransport(): StdioTransportClass {
           }
         });
         child.stdout?.on('error', (error) => self.onerror?.(error));
+        // A server that closed its stdout answers nothing more, even if it runs on: the
+        // connection ends now, failing what waits, rather than at each call's timeout.
+        child.stdout?.on('end', () => {
+          if (self._process === child) this.close().catch(() => undefined);
+        });
         if (self._stderrStream !== null && child.stderr !== null) {
           child.stderr.pipe(self._stderrStream);
         }

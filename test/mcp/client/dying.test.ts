@@ -131,6 +131,35 @@ test('over stdio, a call whose server exits while a process it started keeps its
   }
 });
 
+test('over stdio, a call whose server closes its stdout and runs on ends with "connection closed", not at its timeout', async () => {
+  // Answers the handshake and the listing, then closes its stdout on a call and lives on.
+  const server = `
+    const rl = require('node:readline').createInterface({ input: process.stdin });
+    const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\\n');
+    setInterval(() => undefined, 1000);
+    rl.on('line', (line) => {
+      const m = JSON.parse(line);
+      if (m.method === 'initialize') send({ id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'mute', version: '1' } } });
+      else if (m.method === 'tools/list') send({ id: m.id, result: { tools: [{ name: 'wait', inputSchema: { type: 'object' } }] } });
+      else if (m.method === 'tools/call') process.stdout.end();
+      else if (m.id !== undefined) send({ id: m.id, result: {} });
+    });`;
+  const remote = await connectMcp({
+    transport: { command: process.execPath, args: ['-e', server] },
+    protocol: 'legacy',
+    callTimeout: 60_000,
+  });
+  try {
+    const call = { id: 'call_1', args: '{}' };
+    const { settled } = start(async () =>
+      waitTool(remote.tools()).execute(call, createContext({ call })),
+    );
+    expect(await within(settled, 10_000)).toBe('mcp: call "wait": mcp: connection closed');
+  } finally {
+    await remote.close();
+  }
+});
+
 test('a call with no answer within callTimeout ends saying so; 0 means none, and the default is 15 minutes', async () => {
   const server = serveTools(
     newTool({
