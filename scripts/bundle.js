@@ -105,6 +105,9 @@ const EXTERNAL = [
   /^tsyringe(\/.*)?$/,
   /^ioredis(\/.*)?$/,
   /^jose(\/.*)?$/,
+  // Loaded only when a remote tool declares an output schema with patterns: left out of
+  // the chunk every start parses.
+  /^re2js(\/.*)?$/,
   /^@modelcontextprotocol\/client(\/.*)?$/,
   /^@anthropic-ai\/sandbox-runtime(\/.*)?$/,
   /^@nestjs\//,

@@ -13,7 +13,14 @@ import {
   type ToolContext,
   type ValidationError,
 } from '../../core';
-import { compileStructuredCheck } from '../validation';
+import {
+  compileStructuredCheck,
+  expandedSubschemas,
+  holdsArrayLongerThan,
+  MAX_EXPANDED_SUBSCHEMAS,
+  MAX_UNIQUE_ITEMS_CHECKED,
+  requiresUniqueItems,
+} from '../validation';
 
 /** Decides per call whether a remote tool's call runs confined, and by what. */
 export type ConfinedFunc = (args: string, ctx: ToolContext) => Confinement;
@@ -208,21 +215,31 @@ export function remoteTool(
  * the first result. MCP asks a server whose tool declares one to send structured
  * content that conforms, and a client to check it: a host reads `structured` by that
  * schema. A schema that cannot be compiled checks nothing (the server's fault, not the
- * call's): only that structured content is there.
+ * call's): only that structured content is there. Nor does one whose check could take
+ * the process for good, as a server may write it: patterns are matched in linear time
+ * (RE2), references that expand past {@link MAX_EXPANDED_SUBSCHEMAS} subschemas are not
+ * followed (nothing is checked), and `uniqueItems` is not checked on content that holds
+ * an array longer than {@link MAX_UNIQUE_ITEMS_CHECKED}.
  */
 function structuredChecker(schema: JsonObject): (structured: unknown) => string | undefined {
   let check: ((value: unknown) => ValidationError | undefined) | undefined | null;
+  let unique = false;
   return (structured) => {
     if (structured === undefined || structured === null) {
       return 'the tool declares an output schema, but the result has no structured content';
     }
     if (check === undefined) {
       try {
-        check = compileStructuredCheck(schema, (reason) => new Error(reason));
+        if (expandedSubschemas(schema) > MAX_EXPANDED_SUBSCHEMAS) throw new Error('too large');
+        unique = requiresUniqueItems(schema);
+        check = compileStructuredCheck(schema, (reason) => new Error(reason), {
+          linearPatterns: true,
+        });
       } catch {
         check = null;
       }
     }
+    if (unique && holdsArrayLongerThan(structured, MAX_UNIQUE_ITEMS_CHECKED)) return undefined;
     const error = check === null ? undefined : check(structured);
     if (error === undefined) return undefined;
     return `the structured content does not fit the tool's output schema: ${error.path === '' ? '' : `${error.path}: `}${error.detail}`;

@@ -1,4 +1,5 @@
 import type * as AjvModule from 'ajv';
+import type * as Re2js from 're2js';
 import {
   AgentToolError,
   compileSchema,
@@ -182,6 +183,7 @@ function compileSubset(schema: Schema): ArgumentsCheck {
 export function compileGeneral(
   schema: JsonObject,
   fail: (reason: string, cause?: unknown) => Error,
+  options: GeneralCheckOptions = {},
 ): ArgumentsCheck {
   const draft07 = isDraft07(schema);
   let validate: AjvModule.ValidateFunction;
@@ -189,7 +191,7 @@ export function compileGeneral(
     // Throws on a schema off its meta-schema, as ajv's compile does with it on.
     const checked = metaValidatorFor(draft07).validateSchema(schema, true);
     if (checked !== true) throw new Error('schema is invalid: its meta-schema is asynchronous');
-    validate = isolatedAjv(draft07).compile(schema);
+    validate = isolatedAjv(draft07, options.linearPatterns === true).compile(schema);
   } catch (error) {
     throw fail(errorMessage(error), error);
   }
@@ -225,7 +227,7 @@ function phrased(
  * Collecting every error costs nothing on valid arguments, the common case, and each
  * comes with the schema that failed (`verbose`), to be named as Go names it.
  */
-function isolatedAjv(draft07: boolean): Ajv {
+function isolatedAjv(draft07: boolean, linearPatterns: boolean): Ajv {
   return newAjv(draft07, {
     strict: false,
     validateFormats: false,
@@ -233,7 +235,30 @@ function isolatedAjv(draft07: boolean): Ajv {
     verbose: true,
     meta: false,
     validateSchema: false,
+    ...(linearPatterns ? { code: { regExp: linearRegExp() } } : {}),
   });
+}
+
+/** How {@link compileGeneral} checks. */
+export interface GeneralCheckOptions {
+  /**
+   * Matches `pattern` and `patternProperties` with RE2 (re2js), in time linear in the
+   * text, for a schema from elsewhere (a remote server's): JavaScript's engine
+   * backtracks, and `^(a+)+$` against 40 characters held the process for a minute and
+   * a half. RE2 takes no look-around or back-reference: a schema with one does not compile.
+   */
+  readonly linearPatterns?: boolean;
+}
+
+/** ajv's `code.regExp` engine on re2js, loaded with the first schema that needs it. */
+function linearRegExp(): NonNullable<AjvModule.CodeOptions['regExp']> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand
+  const { RE2JS } = require('re2js') as typeof Re2js;
+  const engine = (pattern: string): { test: (text: string) => boolean } => {
+    const compiled = RE2JS.compile(pattern);
+    return { test: (text) => compiled.matcher(text).find() };
+  };
+  return Object.assign(engine, { code: 'require("re2js").RE2JS' });
 }
 
 /**

@@ -11,3 +11,10 @@ export {
   withoutConstraints,
 } from './arguments';
 export { compileStructuredCheck } from './structured';
+export {
+  expandedSubschemas,
+  holdsArrayLongerThan,
+  MAX_EXPANDED_SUBSCHEMAS,
+  MAX_UNIQUE_ITEMS_CHECKED,
+  requiresUniqueItems,
+} from './check-cost';

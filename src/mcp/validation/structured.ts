@@ -1,5 +1,5 @@
 import { compileSchema, type JsonObject, schemaFromJson, type ValidationError } from '../../core';
-import { compileGeneral } from './arguments';
+import { compileGeneral, type GeneralCheckOptions } from './arguments';
 
 /**
  * The check of structured content against an output schema (an object schema): in the
@@ -11,9 +11,10 @@ import { compileGeneral } from './arguments';
 export function compileStructuredCheck(
   schema: JsonObject,
   fail: (reason: string, cause?: unknown) => Error,
+  options: GeneralCheckOptions = {},
 ): (structured: unknown) => ValidationError | undefined {
   const subset = schemaFromJson(schema);
-  if (subset === undefined) return compileGeneral(schema, fail);
+  if (subset === undefined) return compileGeneral(schema, fail, options);
   let check: ((value: unknown) => ValidationError | undefined) | undefined;
   return (structured) => (check ??= compileSchema(subset))(structured);
 }

@@ -416,6 +416,70 @@ describe('connectMcp: calls', () => {
     await remote.close();
   });
 
+  it("checks a server's output schema in bounded time, whatever the schema holds", async () => {
+    // A pattern that backtracks exponentially in JavaScript's engine (a minute and a
+    // half for this text), a chain of references that doubles at each step (2^40
+    // subschemas), and uniqueItems over many objects (compared pairwise).
+    const defs: Record<string, unknown> = { d0: { type: 'object' } };
+    for (let i = 1; i <= 40; i++) {
+      defs[`d${i}`] = { allOf: [{ $ref: `#/$defs/d${i - 1}` }, { $ref: `#/$defs/d${i - 1}` }] };
+    }
+    const object = (properties: Record<string, unknown>, extra = {}) => ({
+      type: 'object',
+      properties,
+      ...extra,
+    });
+    const tools = [
+      {
+        name: 'pattern',
+        inputSchema: { type: 'object' },
+        outputSchema: object({ s: { type: 'string', pattern: '^(a+)+$' } }),
+      },
+      {
+        name: 'doubling',
+        inputSchema: { type: 'object' },
+        outputSchema: object({ x: { $ref: '#/$defs/d40' } }, { $defs: defs }),
+      },
+      {
+        name: 'unique',
+        inputSchema: { type: 'object' },
+        outputSchema: object({ a: { type: 'array', uniqueItems: true } }),
+      },
+    ];
+    const many = Array.from({ length: 100_000 }, (_, i) => ({ i: [i] }));
+    const answers: Record<string, unknown[]> = {
+      pattern: [{ s: `${'a'.repeat(40)}!` }, { s: 'aaaa' }],
+      doubling: [{ x: {} }],
+      unique: [{ a: many }, { a: [{ i: 1 }, { i: 1 }] }],
+    };
+    const { remote } = await connect({
+      tools,
+      call: ({ params }) => {
+        const structured = answers[params['name'] as string]!.shift();
+        return { content: [{ type: 'text', text: 'x' }], structuredContent: structured };
+      },
+    });
+    // Matched in linear time (RE2): refused, saying why.
+    await expect(run(find(remote, 'pattern'), '{}')).rejects.toThrow(
+      'pattern: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!" does not match regular expression "^(a+)+$"',
+    );
+    await expect(run(find(remote, 'pattern'), '{}')).resolves.toMatchObject({
+      structured: { s: 'aaaa' },
+    });
+    // Past the bound: not checked, the content passed on.
+    await expect(run(find(remote, 'doubling'), '{}')).resolves.toMatchObject({
+      structured: { x: {} },
+    });
+    await expect(run(find(remote, 'unique'), '{}')).resolves.toMatchObject({
+      structured: { a: many },
+    });
+    // Within it, checked.
+    await expect(run(find(remote, 'unique'), '{}')).rejects.toThrow(
+      'uniqueItems: array items 1 and 0 are equal',
+    );
+    await remote.close();
+  });
+
   it('turns isError into a thrown error with the text and the raw result as details', async () => {
     const raw = { content: [{ type: 'text', text: 'disk on fire' }], isError: true };
     const { remote } = await connect({ tools: [echoTool], call: () => raw });
