@@ -16,7 +16,8 @@ const EVENT_END = /\r\n\r\n|\n\n|\r\r/;
  * end the process. A JSON answer past the limit fails its request with an error that
  * says so; on an event stream, an event past it ends the stream with an error answer to
  * each request the POST carried (or, on the stream a GET opened, which answers no
- * request, is dropped, and the stream goes on); an error answer's body is cut at 4 KiB.
+ * request, is dropped, and the stream goes on); an error answer's body is cut at 4 KiB,
+ * and an empty one says its status.
  */
 export function boundingAnswers(fetch: FetchLike, limit: number): FetchLike {
   return async (url, init) => {
@@ -24,8 +25,11 @@ export function boundingAnswers(fetch: FetchLike, limit: number): FetchLike {
     if (response.body === null) return response;
     const type = response.headers.get('content-type') ?? '';
     let body: ReadableStream<Uint8Array>;
-    if (!response.ok) body = response.body.pipeThrough(cutAfter(MAX_ERROR_BODY_BYTES));
-    else if (/^\s*text\/event-stream/i.test(type)) {
+    if (!response.ok) {
+      // An empty one says its status: the SDK's error gives the body alone.
+      const status = `HTTP ${response.status}${response.statusText === '' ? '' : ` ${response.statusText}`}, no body`;
+      body = response.body.pipeThrough(cutAfter(MAX_ERROR_BODY_BYTES, status));
+    } else if (/^\s*text\/event-stream/i.test(type)) {
       body = response.body.pipeThrough(boundedEvents(limit, requestIds(init?.body)));
     } else body = response.body.pipeThrough(failPast(limit));
     return new Response(body, {
@@ -52,10 +56,13 @@ function failPast(limit: number): TransformStream<Uint8Array, Uint8Array> {
   });
 }
 
-/** The first `limit` bytes of a body, and a mark that the rest was left out. */
-function cutAfter(limit: number): TransformStream<Uint8Array, Uint8Array> {
+/** The first `limit` bytes of a body, and a mark that the rest was left out; `empty` for none. */
+function cutAfter(limit: number, empty: string): TransformStream<Uint8Array, Uint8Array> {
   let bytes = 0;
   return new TransformStream({
+    flush(controller) {
+      if (bytes === 0) controller.enqueue(new TextEncoder().encode(empty));
+    },
     transform(chunk, controller) {
       if (bytes >= limit) return;
       const room = limit - bytes;

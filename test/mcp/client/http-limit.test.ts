@@ -11,7 +11,7 @@ import { createContext } from 'agenttool';
 import { connectMcp } from 'agenttool/mcp';
 import { boundingAnswers } from '../../../src/mcp/client/bounded-answers';
 
-type Answer = 'json-huge' | 'sse-huge' | 'sse-endless' | 'error-huge' | 'ok';
+type Answer = 'json-huge' | 'sse-huge' | 'sse-endless' | 'error-huge' | 'empty-404' | 'ok';
 
 interface Scripted {
   readonly url: string;
@@ -80,6 +80,8 @@ async function startScripted(): Promise<Scripted> {
               res.once('close', () => undefined);
               return more();
             }
+            case 'empty-404':
+              return void res.writeHead(404).end();
             case 'error-huge':
               return void res
                 .writeHead(500, { 'content-type': 'text/plain' })
@@ -132,6 +134,9 @@ test('an answer past maxMessageBytes fails its call saying so, and the next call
     );
     expect(failure).toContain(`[cut at 4096 bytes]`);
     expect(failure!.length).toBeLessThan(6000);
+    // An error without a body says its status.
+    server.next = 'empty-404';
+    await expect(call(remote)).rejects.toThrow('HTTP 404 Not Found, no body');
   } finally {
     await remote.close();
     await server.close();
