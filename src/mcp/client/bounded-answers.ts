@@ -1,4 +1,5 @@
 import { type FetchLike } from '@modelcontextprotocol/client';
+import { EVENT_END } from './log-routing';
 
 /** How much of an HTTP error's body is kept: enough to say why, not a server's 50 MB. */
 const MAX_ERROR_BODY_BYTES = 4096;
@@ -6,8 +7,6 @@ const MAX_ERROR_BODY_BYTES = 4096;
 /** The JSON-RPC code of the error an answer too large is turned into (as over stdio). */
 const TOO_LARGE = -32000;
 
-/** An event ends at an empty line (SSE allows CRLF, LF or CR line ends). */
-const EVENT_END = /\r\n\r\n|\n\n|\r\r/;
 
 /**
  * A fetch whose answers hold at most `limit` bytes a message, as a stdio connection

@@ -38,7 +38,7 @@ export function routingLogLines(fetch: FetchLike): FetchLike {
 }
 
 /** An event ends at an empty line (SSE allows CRLF, LF or CR line ends). */
-const EVENT_END = /\r\n\r\n|\n\n|\r\r/;
+export const EVENT_END = /\r\n\r\n|\n\n|\r\r/;
 
 /**
  * Rewrites the log lines of one event stream so that they name `call`; an event is
