@@ -7,7 +7,6 @@ const MAX_ERROR_BODY_BYTES = 4096;
 /** The JSON-RPC code of the error an answer too large is turned into (as over stdio). */
 const TOO_LARGE = -32000;
 
-
 /**
  * A fetch whose answers hold at most `limit` bytes a message, as a stdio connection
  * reads them (`maxMessageBytes`): the SDK's HTTP transport reads a body, or an event of
