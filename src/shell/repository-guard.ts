@@ -69,6 +69,8 @@ export class RepositoryGuard {
   private toldIncomplete = false;
   /** The timer of the checks {@link watch} makes, while it is on. */
   private watching: ReturnType<typeof setTimeout> | undefined;
+  /** How many times {@link watch} began: a check tells only the watch it began under. */
+  private watches = 0;
 
   constructor(
     roots: readonly string[],
@@ -205,6 +207,8 @@ export class RepositoryGuard {
    */
   watch(idle: () => boolean, told: (notes: string[]) => void): void {
     if (this.watching !== undefined) return;
+    // A check under way when unwatch (and a new watch) came must not go on with the new.
+    const generation = ++this.watches;
     const next = (delayMs: number): void => {
       this.watching = setTimeout(() => void tick(), delayMs).unref();
     };
@@ -214,7 +218,7 @@ export class RepositoryGuard {
       const notes = await this.check().catch((error: unknown) => [
         `the repositories were not checked (${String(error)})`,
       ]);
-      if (this.watching === undefined) return;
+      if (this.watching === undefined || generation !== this.watches) return;
       if (notes.length > 0) told(notes);
       next(Math.max(IDLE_CHECK_MS, 50 * (performance.now() - started)));
     };
