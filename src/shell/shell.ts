@@ -349,6 +349,11 @@ export class Shell {
       }
       mark(progress, 'end');
       startTimes.set(this, stageDurations(progress.marks));
+      // Between commands too, while this bash runs: what a command left running adds.
+      this.guard?.watch(
+        () => this.job === undefined && this.escaping === undefined,
+        (notes) => this.tellLater(notes),
+      );
       return bash;
     } catch (error) {
       if (launch === undefined) {
@@ -394,11 +399,6 @@ export class Shell {
     const { launch, limits, readOnly } = await launchShell(this.placement, this.options, progress);
     this.shellLimits = limits;
     if (readOnly !== undefined) this.guard?.readOnly(readOnly);
-    // Between commands too: what a command left running adds.
-    this.guard?.watch(
-      () => this.job === undefined && this.escaping === undefined,
-      (notes) => this.tellLater(notes),
-    );
     return launch;
   }
 
