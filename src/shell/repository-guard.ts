@@ -26,6 +26,9 @@ const RECORD_MARGIN_MS = 100;
  */
 const IDLE_CHECK_MS = 2000;
 
+/** The most notes kept between two results. */
+const MAX_UNTOLD = 100;
+
 /** The most notes one check gives, and the most characters of each. */
 const MAX_NOTES = 50;
 const MAX_NOTE_CHARACTERS = 500;
@@ -71,6 +74,8 @@ export class RepositoryGuard {
   private watching: ReturnType<typeof setTimeout> | undefined;
   /** How many times {@link watch} began: a check tells only the watch it began under. */
   private watches = 0;
+  /** What was undone and not yet said (see {@link takeNotes}). */
+  private untold: string[] = [];
 
   constructor(
     roots: readonly string[],
@@ -200,12 +205,29 @@ export class RepositoryGuard {
   }
 
   /**
-   * Checks every {@link IDLE_CHECK_MS} or so while `idle()` holds (no command runs), and
-   * gives what each undid to `told`: what a command left running in the background adds
-   * is undone within seconds, not at the next command. Until {@link unwatch}; the timer
-   * never keeps the process alive.
+   * Checks now, and says what was undone since the last call: what the checks between
+   * commands and at a stop kept ({@link watch}, {@link checkForLater}), then this one's,
+   * once each. A check that fails is a note.
    */
-  watch(idle: () => boolean, told: (notes: string[]) => void): void {
+  async takeNotes(): Promise<string[]> {
+    const now = await this.checkOrSay();
+    const notes = [...new Set([...this.untold, ...now])];
+    this.untold = [];
+    return notes;
+  }
+
+  /** Checks now (the shell stopped), keeping what it undid for {@link takeNotes}. */
+  async checkForLater(): Promise<void> {
+    this.keep(await this.checkOrSay());
+  }
+
+  /**
+   * Checks every {@link IDLE_CHECK_MS} or so while `idle()` holds (no command runs), and
+   * gives what each undid to `told` (by default, kept for {@link takeNotes}): what a
+   * command left running in the background adds is undone within seconds, not at the
+   * next command. Until {@link unwatch}; the timer never keeps the process alive.
+   */
+  watch(idle: () => boolean, told: (notes: string[]) => void = (notes) => this.keep(notes)): void {
     if (this.watching !== undefined) return;
     // A check under way when unwatch (and a new watch) came must not go on with the new.
     const generation = ++this.watches;
@@ -215,9 +237,7 @@ export class RepositoryGuard {
     const tick = async (): Promise<void> => {
       if (!idle()) return next(IDLE_CHECK_MS);
       const started = performance.now();
-      const notes = await this.check().catch((error: unknown) => [
-        `the repositories were not checked (${String(error)})`,
-      ]);
+      const notes = await this.checkOrSay();
       if (this.watching === undefined || generation !== this.watches) return;
       if (notes.length > 0) told(notes);
       next(Math.max(IDLE_CHECK_MS, 50 * (performance.now() - started)));
@@ -229,6 +249,17 @@ export class RepositoryGuard {
   unwatch(): void {
     clearTimeout(this.watching);
     this.watching = undefined;
+  }
+
+  private checkOrSay(): Promise<string[]> {
+    return this.check().catch((error: unknown) => [
+      `the repositories were not checked (${String(error)})`,
+    ]);
+  }
+
+  /** Keeps `notes` for {@link takeNotes}: once each, and at most {@link MAX_UNTOLD}. */
+  private keep(notes: readonly string[]): void {
+    this.untold = [...new Set([...this.untold, ...notes])].slice(0, MAX_UNTOLD);
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {

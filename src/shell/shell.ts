@@ -25,9 +25,6 @@ import {
   startWithRetries,
 } from './shell-start';
 
-/** The most notes of the repository guard kept for the next result. */
-const MAX_UNTOLD = 100;
-
 const DEFAULTS = {
   maxOutputBytes: 64 * 1024,
   defaultTimeoutMs: DEFAULT_COMMAND_TIMEOUT_MS,
@@ -76,8 +73,6 @@ export class Shell {
   private closing: Promise<void> | undefined;
   /** A sandboxed shell's: undoes what commands add to repositories for git to run. */
   private readonly guard: RepositoryGuard | undefined;
-  /** What the guard undid after a stop, told with the next command's result. */
-  private untold: string[] = [];
 
   constructor(options: ShellOptions = {}) {
     const { sandbox, container, allowUnsandboxedCommands, ...rest } = options;
@@ -350,10 +345,7 @@ export class Shell {
       mark(progress, 'end');
       startTimes.set(this, stageDurations(progress.marks));
       // Between commands too, while this bash runs: what a command left running adds.
-      this.guard?.watch(
-        () => this.job === undefined && this.escaping === undefined,
-        (notes) => this.tellLater(notes),
-      );
+      this.guard?.watch(() => this.job === undefined && this.escaping === undefined);
       return bash;
     } catch (error) {
       if (launch === undefined) {
@@ -370,26 +362,11 @@ export class Shell {
   }
 
   /**
-   * What the guard undid since the last result: after the command that just ended, and
-   * after a stop (a restart, bash's death) since.
+   * What the guard undid since the last result: after the command that just ended,
+   * between commands, and after a stop (a restart, bash's death) since.
    */
   private async guarded(): Promise<string[]> {
-    const notes = [...new Set([...this.untold, ...(await this.checkRepositories())])];
-    this.untold = [];
-    return notes;
-  }
-
-  /** Keeps `notes` for the next result: once each, and at most a hundred. */
-  private tellLater(notes: readonly string[]): void {
-    this.untold = [...new Set([...this.untold, ...notes])].slice(0, MAX_UNTOLD);
-  }
-
-  /** What the guard (a sandboxed shell's) undid now; a check that failed as a note. */
-  private async checkRepositories(): Promise<string[]> {
-    if (this.guard === undefined) return [];
-    return this.guard
-      .check()
-      .catch((error: unknown) => [`the repositories were not checked (${String(error)})`]);
+    return (await this.guard?.takeNotes()) ?? [];
   }
 
   /** How to start bash where this shell's commands run; keeps the limits it applied. */
@@ -421,7 +398,7 @@ export class Shell {
     // A job still unsettled here had a bash that never reported its exit.
     job?.settle({ exitCode: null });
     // What a command left running added since the last check, now that all is gone.
-    this.tellLater(await this.checkRepositories());
+    await this.guard?.checkForLater();
   }
 }
 

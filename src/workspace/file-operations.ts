@@ -1,10 +1,20 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, promises as fsPromises, realpathSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { quotePath } from './short-path';
 
 // The parts of FileRoot's operations that need none of its state: the errors and how
-// they are worded, the path arithmetic, and the bytes of an append.
+// they are worded, the path arithmetic, the bytes of an append, and what a write keeps.
+
+/** What `FileRoot.write` and `FileRoot.append` take besides the data. */
+export interface WriteOptions {
+  /**
+   * The caller's interrupt: aborted before the file changes (up to the rename that
+   * replaces it, or the append's first byte), the call throws its reason and the file
+   * is as it was; aborted after, the change stands.
+   */
+  readonly signal?: AbortSignal;
+}
 
 /**
  * A path that would reach outside the root: through `..`, as an absolute path elsewhere,
@@ -185,4 +195,55 @@ export async function appendAll(
       { cause: error },
     );
   }
+}
+
+/** Removes `path` when it is still the file `handle` holds, and empty; else leaves it. */
+export async function removeIfSameAndEmpty(handle: FileHandle, path: string): Promise<void> {
+  try {
+    const held = await handle.stat();
+    const there = await fsPromises.lstat(path);
+    if (held.size === 0 && there.ino === held.ino && there.dev === held.dev) {
+      await fsPromises.unlink(path);
+    }
+  } catch {
+    // gone, or replaced: nothing of this call's to take back
+  }
+}
+
+/**
+ * Gives the new file the replaced one's permissions exactly (creation took away the
+ * umask's bits) and, where this process may (as root, or a group it is in), its owner
+ * and group: a file it may not give away becomes its own, as an editor's save does.
+ */
+export async function keepOwnerAndMode(
+  handle: FileHandle,
+  keep: { readonly mode: number; readonly uid: number; readonly gid: number },
+): Promise<void> {
+  const made = await handle.stat();
+  if (made.uid !== keep.uid || made.gid !== keep.gid) {
+    await handle.chown(keep.uid, keep.gid).catch(async (error: unknown) => {
+      if (!isCode(error, 'EPERM')) throw error;
+      // Not the owner's: the group alone, when it is one of ours.
+      if (made.gid !== keep.gid) await handle.chown(-1, keep.gid).catch(() => undefined);
+    });
+  }
+  // After chown, which clears the set-ID bits (none are kept anyway).
+  if ((made.mode & 0o7777) !== keep.mode) await handle.chmod(keep.mode);
+}
+
+/**
+ * `data` as the bytes to write: text in UTF-8, refused when it holds a lone surrogate
+ * (half of a pair, which UTF-8 cannot carry: it would be written as U+FFFD, and the file
+ * would not hold what was sent).
+ */
+export function utf8Of(op: Op, data: string | Uint8Array): Uint8Array {
+  if (typeof data !== 'string') return data;
+  const lone = /\p{Cs}/u.exec(data);
+  if (lone !== null) {
+    const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
+    throw new Error(
+      `cannot ${op.verb} ${quotePath(op.path)}: the content holds a lone surrogate (U+${unit}, at character ${lone.index}), half of a pair that is not text and that UTF-8 cannot carry; send the character whole`,
+    );
+  }
+  return Buffer.from(data, 'utf8');
 }

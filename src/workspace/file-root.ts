@@ -7,16 +7,20 @@ import {
   appendAll,
   describeFailure,
   isCode,
+  keepOwnerAndMode,
   type Op,
   PathEscapeError,
   refuseHardLinked,
+  removeIfSameAndEmpty,
+  utf8Of,
   utf8Prefix,
   withRealPaths,
+  type WriteOptions,
 } from './file-operations';
 import { ConfinedWalk, type Dir, MAX_LINKS } from './confined-walk';
 import { quotePath } from './short-path';
 
-export { PathEscapeError } from './file-operations';
+export { PathEscapeError, type WriteOptions } from './file-operations';
 
 const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fsConstants;
 
@@ -43,16 +47,6 @@ export interface FileRootOptions {
 }
 
 export { MAX_PATH_LENGTH } from './confined-walk';
-
-/** What {@link FileRoot.write} and {@link FileRoot.append} take besides the data. */
-export interface WriteOptions {
-  /**
-   * The caller's interrupt: aborted before the file changes (up to the rename that
-   * replaces it, or the append's first byte), the call throws its reason and the file
-   * is as it was; aborted after, the change stands.
-   */
-  readonly signal?: AbortSignal;
-}
 
 /**
  * File access confined to one root directory. Every path is refused, before anything
@@ -396,55 +390,4 @@ export class FileRoot {
       fsPromises.unlink(this.walker.at(dir, name)).catch(() => undefined),
     );
   }
-}
-
-/** Removes `path` when it is still the file `handle` holds, and empty; else leaves it. */
-async function removeIfSameAndEmpty(handle: FileHandle, path: string): Promise<void> {
-  try {
-    const held = await handle.stat();
-    const there = await fsPromises.lstat(path);
-    if (held.size === 0 && there.ino === held.ino && there.dev === held.dev) {
-      await fsPromises.unlink(path);
-    }
-  } catch {
-    // gone, or replaced: nothing of this call's to take back
-  }
-}
-
-/**
- * Gives the new file the replaced one's permissions exactly (creation took away the
- * umask's bits) and, where this process may (as root, or a group it is in), its owner
- * and group: a file it may not give away becomes its own, as an editor's save does.
- */
-async function keepOwnerAndMode(
-  handle: FileHandle,
-  keep: { readonly mode: number; readonly uid: number; readonly gid: number },
-): Promise<void> {
-  const made = await handle.stat();
-  if (made.uid !== keep.uid || made.gid !== keep.gid) {
-    await handle.chown(keep.uid, keep.gid).catch(async (error: unknown) => {
-      if (!isCode(error, 'EPERM')) throw error;
-      // Not the owner's: the group alone, when it is one of ours.
-      if (made.gid !== keep.gid) await handle.chown(-1, keep.gid).catch(() => undefined);
-    });
-  }
-  // After chown, which clears the set-ID bits (none are kept anyway).
-  if ((made.mode & 0o7777) !== keep.mode) await handle.chmod(keep.mode);
-}
-
-/**
- * `data` as the bytes to write: text in UTF-8, refused when it holds a lone surrogate
- * (half of a pair, which UTF-8 cannot carry: it would be written as U+FFFD, and the file
- * would not hold what was sent).
- */
-function utf8Of(op: Op, data: string | Uint8Array): Uint8Array {
-  if (typeof data !== 'string') return data;
-  const lone = /\p{Cs}/u.exec(data);
-  if (lone !== null) {
-    const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
-    throw new Error(
-      `cannot ${op.verb} ${quotePath(op.path)}: the content holds a lone surrogate (U+${unit}, at character ${lone.index}), half of a pair that is not text and that UTF-8 cannot carry; send the character whole`,
-    );
-  }
-  return Buffer.from(data, 'utf8');
 }
