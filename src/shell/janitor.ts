@@ -79,13 +79,21 @@ function tell(line: string): void {
 
 /** What the janitor removes if this process dies without releasing it. */
 export const cleanupOnHardExit = {
-  process(pid: number): () => void {
-    tell(`PID ${pid}`);
-    return () => tell(`UNPID ${pid}`);
+  /**
+   * Starts the janitor now, ahead of what it will be told: what is told of a process
+   * the moment after it starts then reaches it before this process could be killed.
+   */
+  prepare(): void {
+    started();
   },
-  file(path: string): () => void {
-    tell(`FILE ${path}`);
-    return () => tell(`UNFILE ${path}`);
+  /**
+   * A process, and the files it makes (a bridge and its socket), told in one write: a
+   * kill can come between two writes, not inside one.
+   */
+  process(pid: number, files: readonly string[] = []): () => void {
+    const told = files.filter((path) => !path.includes('\n'));
+    tell([`PID ${pid}`, ...told.map((path) => `FILE ${path}`)].join('\n'));
+    return () => tell([`UNPID ${pid}`, ...told.map((path) => `UNFILE ${path}`)].join('\n'));
   },
   /**
    * A mount point the sandbox makes on the host for a protected path that is absent (an

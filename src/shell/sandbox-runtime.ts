@@ -2,9 +2,11 @@ import type * as SandboxRuntime from '@anthropic-ai/sandbox-runtime' with {
   'resolution-mode': 'import',
 };
 import { randomBytes } from './random-bytes';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, sep } from 'node:path';
+import { basename, dirname, join, sep } from 'node:path';
 import { cleanupOnHardExit } from './janitor';
 import { PROTECTED_DIRECTORIES, PROTECTED_FILES } from './protected-paths';
 import type { SandboxPolicy } from './sandbox-policy';
@@ -53,20 +55,26 @@ async function manager(): Promise<Manager> {
       SIGINT: process.listeners('SIGINT'),
       SIGTERM: process.listeners('SIGTERM'),
     };
+    const watch = watchBridges();
     try {
       await SandboxManager.initialize({
         network: { allowedDomains: [], deniedDomains: [] },
         filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
         ripgrep: NO_SCAN,
       });
+    } catch (error) {
+      // The runtime ends the bridges of a start that failed itself.
+      for (const forget of watch.stop()) forget();
+      throw error;
     } finally {
+      watch.stop();
       for (const signal of ['SIGINT', 'SIGTERM'] as const) {
         for (const listener of process.listeners(signal)) {
           if (!before[signal].includes(listener)) process.removeListener(signal, listener);
         }
       }
     }
-    forgetBridges = bridges(SandboxManager);
+    forgetBridges = watch.stop();
     return SandboxManager;
   })();
   try {
@@ -81,38 +89,35 @@ async function manager(): Promise<Manager> {
 }
 
 /**
- * Registers the manager's host-side bridges (socat processes and their sockets) with
- * the janitor, so that a process killed outright leaves none of them behind.
+ * Registers the manager's host-side bridges (its socat processes and their sockets) with
+ * the janitor as the runtime starts them, so that this process killed outright, even
+ * while the runtime starts, leaves none of them behind: Node's `child_process` channel
+ * tells of each process made, and its id is read once the runtime's synchronous spawn
+ * returned. `stop` ends the watch (once) and gives the functions that forget them.
  */
-function bridges(sandbox: Manager): (() => void)[] {
+function watchBridges(): { stop(): (() => void)[] } {
+  cleanupOnHardExit.prepare();
   const forget: (() => void)[] = [];
-  for (const path of [sandbox.getLinuxHttpSocketPath(), sandbox.getLinuxSocksSocketPath()]) {
-    if (path !== undefined) forget.push(cleanupOnHardExit.file(path));
-  }
-  for (const pid of childrenNamed('socat')) forget.push(cleanupOnHardExit.process(pid));
-  return forget;
-}
-
-function childrenNamed(name: string): number[] {
-  const found: number[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return found;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (comm === name && ppid === process.pid) found.push(Number(entry));
-    } catch {
-      // gone
-    }
-  }
-  return found;
+  let watching = true;
+  const made = (message: unknown): void => {
+    const child = (message as { process?: ChildProcess }).process;
+    if (child === undefined) return;
+    queueMicrotask(() => {
+      if (!watching || child.pid === undefined || basename(child.spawnfile) !== 'socat') return;
+      const sockets = child.spawnargs.flatMap((arg) => /^UNIX-LISTEN:([^,]+)/.exec(arg)?.[1] ?? []);
+      forget.push(cleanupOnHardExit.process(child.pid, sockets));
+    });
+  };
+  subscribe('child_process', made);
+  return {
+    stop() {
+      if (watching) {
+        watching = false;
+        unsubscribe('child_process', made);
+      }
+      return forget;
+    },
+  };
 }
 
 /**

@@ -6,7 +6,7 @@
  * started ahead. Spoken to by the SDK's plain client over stdio, as a host does; and
  * in an app's own process, through `warmSandbox` from `agenttool/shell`.
  */
-import { readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Shell, warmSandbox } from 'agenttool/shell';
@@ -106,6 +106,48 @@ test('a server stopped before its first command leaves no bridge behind', async 
   expect(before.length).toBeGreaterThan(0);
   await client.close();
   expect(await allGone(before)).toEqual([]);
+}, 60_000);
+
+/** The sockets a socat bridge listens on, from its command line. */
+function socketsOf(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .flatMap((word) => /^UNIX-LISTEN:([^,]+)/.exec(word)?.[1] ?? []);
+  } catch {
+    return [];
+  }
+}
+
+test('a server SIGKILLed while its sandbox starts leaves no bridge and no socket behind', async () => {
+  const { pid } = await host([]);
+  // Killed a moment after its first bridge listens: the runtime is still starting (it
+  // polls for the bridge's socket, at 0 ms then 100 ms) and has not said what it
+  // started. The janitor hears of each bridge as it is made; it cannot before, so a
+  // kill in the millisecond between a bridge's start and that would leave it.
+  let first: ProcessInfo[] = [];
+  const until = Date.now() + 10_000;
+  while (Date.now() < until) {
+    let children = '';
+    try {
+      children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
+    } catch {
+      break;
+    }
+    if (children.trim() !== '') first = bridges(pid);
+    if (first.some((proc) => socketsOf(proc.pid).some((path) => existsSync(path)))) break;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 2));
+  process.kill(pid, 'SIGKILL');
+  expect(first.length).toBeGreaterThan(0);
+  const sockets = first.flatMap((proc) => socketsOf(proc.pid));
+  expect(sockets.length).toBeGreaterThan(0);
+  expect(await allGone(first)).toEqual([]);
+  for (let i = 0; i < 250 && sockets.some((path) => existsSync(path)); i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  expect(sockets.filter((path) => existsSync(path))).toEqual([]);
 }, 60_000);
 
 test('without a sandbox, nothing is started ahead', async () => {
