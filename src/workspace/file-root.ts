@@ -18,11 +18,24 @@ import {
   type WriteOptions,
 } from './file-operations';
 import { ConfinedWalk, type Dir, MAX_LINKS } from './confined-walk';
+import { READ_BYTES_AT_ONCE, ReadBudget } from './read-budget';
 import { quotePath } from './short-path';
 
 export { PathEscapeError, type WriteOptions } from './file-operations';
+export { READ_BYTES_AT_ONCE } from './read-budget';
 
 const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fsConstants;
+
+/** The bytes of file contents all reads in this process hold at once. */
+const contentBytes = new ReadBudget(READ_BYTES_AT_ONCE);
+
+/** What {@link FileRoot.read} takes besides the path. */
+export interface ReadOptions {
+  /** Stop after this many bytes (default: the whole file). */
+  readonly maxBytes?: number;
+  /** The caller's interrupt: a read still waiting for its turn leaves the line. */
+  readonly signal?: AbortSignal;
+}
 
 /** What {@link FileRoot.read} returns. */
 export interface ReadResult {
@@ -124,13 +137,37 @@ export class FileRoot {
     }
   }
 
-  /** Reads at most `maxBytes` bytes of a file inside the root. */
-  async read(path: string, options: { maxBytes?: number } = {}): Promise<ReadResult> {
+  /**
+   * Reads at most `maxBytes` bytes of a file inside the root. The reads of all roots in
+   * this process hold at most {@link READ_BYTES_AT_ONCE} bytes at once (one larger read
+   * goes alone); a read past that waits its turn, and leaves the line when `signal`
+   * aborts, throwing its reason.
+   */
+  async read(path: string, options: ReadOptions = {}): Promise<ReadResult> {
     const op = this.op(path, 'read', false);
     const maxBytes = options.maxBytes ?? Number.MAX_SAFE_INTEGER;
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
       throw new Error(`maxBytes must be a non-negative integer, got ${maxBytes}`);
     }
+    // Taken before the file is opened, so that reads waiting hold no descriptor; what
+    // the file's size leaves unused is given back once it is known.
+    const giveBack = await contentBytes.take(
+      Math.min(maxBytes, READ_BYTES_AT_ONCE),
+      options.signal,
+    );
+    try {
+      return await this.readOpened(op, path, maxBytes, giveBack);
+    } finally {
+      giveBack();
+    }
+  }
+
+  private readOpened(
+    op: Op,
+    path: string,
+    maxBytes: number,
+    giveBack: (bytes: number) => void,
+  ): Promise<ReadResult> {
     // O_NONBLOCK: opening a named pipe must not wait for a writer (it would hang the
     // call and hold a thread of the pool); what is opened is then checked to be a file.
     return this.openFinal(op, O_RDONLY | O_NONBLOCK, 'open', async (handle) => {
@@ -143,6 +180,7 @@ export class FileRoot {
       }
       refuseHardLinked(op, info.nlink);
       const want = Math.min(maxBytes, info.size);
+      giveBack(Math.min(maxBytes, READ_BYTES_AT_ONCE) - want);
       const content = Buffer.alloc(want);
       let filled = 0;
       while (filled < want) {

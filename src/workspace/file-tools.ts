@@ -53,7 +53,7 @@ export class AppendFileArgs {
 export class ReadFileTool {
   constructor(private readonly files: FileRoot) {}
 
-  async execute(args: ReadFileArgs): Promise<string> {
+  async execute(args: ReadFileArgs, ctx: ToolContext): Promise<string> {
     const maxBytes = args.max_bytes ?? DEFAULT_READ_BYTES;
     if (maxBytes < 0) throw new Error(`max_bytes must not be negative, got ${maxBytes}`);
     if (maxBytes > MAX_READ_BYTES) {
@@ -61,7 +61,10 @@ export class ReadFileTool {
         `max_bytes must be at most ${MAX_READ_BYTES} (4 MiB), got ${maxBytes}: read_file reads no more than that in one call`,
       );
     }
-    const { content, size, truncated } = await this.files.read(args.path, { maxBytes });
+    const { content, size, truncated } = await this.files.read(args.path, {
+      maxBytes,
+      signal: ctx.signal,
+    });
     const text = utf8Text(content, truncated, args.path, size);
     if (!truncated) return text;
     const separator = text.endsWith('\n') ? '' : '\n';

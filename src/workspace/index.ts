@@ -16,6 +16,8 @@ export {
   type FileRootOptions,
   MAX_PATH_LENGTH,
   PathEscapeError,
+  READ_BYTES_AT_ONCE,
+  type ReadOptions,
   type ReadResult,
   type WriteOptions,
 } from './file-root';

@@ -17,7 +17,7 @@ import {
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PathEscapeError, FileRoot } from '../../src/workspace/file-root';
+import { PathEscapeError, FileRoot, READ_BYTES_AT_ONCE } from '../../src/workspace/file-root';
 
 let base: string;
 let root: string;
@@ -201,6 +201,48 @@ describe('FileRoot: reading', () => {
     );
     mkdirSync(join(root, 'dir'));
     await expect(sandbox.read('dir')).rejects.toThrow('it is a directory');
+  });
+});
+
+describe('FileRoot: many reads at once', () => {
+  const FOUR_MIB = 4 * 1024 * 1024;
+
+  it(`hold at most ${READ_BYTES_AT_ONCE} bytes: one more waits its turn, and leaves the line when its signal aborts`, async () => {
+    writeFileSync(join(root, 'big.txt'), Buffer.alloc(FOUR_MIB, 'a'));
+    const holding = Array.from({ length: READ_BYTES_AT_ONCE / FOUR_MIB }, () =>
+      sandbox.read('big.txt', { maxBytes: FOUR_MIB }),
+    );
+    const stop = new AbortController();
+    const cancelled = sandbox.read('big.txt', { maxBytes: FOUR_MIB, signal: stop.signal });
+    const next = sandbox.read('hello.txt', { maxBytes: FOUR_MIB });
+    // Aborted before any read could finish: it was waiting, so it gives up at once.
+    stop.abort(new Error('the caller went away'));
+    await expect(cancelled).rejects.toThrow('the caller went away');
+    for (const read of await Promise.all(holding)) {
+      expect(read.content.length).toBe(FOUR_MIB);
+      expect(read.truncated).toBe(false);
+    }
+    expect((await next).content.toString()).toBe('hello world');
+  });
+
+  it('an aborted signal is refused before anything is read', async () => {
+    await expect(
+      sandbox.read('hello.txt', { signal: AbortSignal.abort(new Error('too late')) }),
+    ).rejects.toThrow('too late');
+  });
+
+  it('a read larger than all of them goes alone, whole', async () => {
+    const size = READ_BYTES_AT_ONCE + FOUR_MIB;
+    writeFileSync(join(root, 'huge.bin'), Buffer.alloc(size, 'b'));
+    const [small, huge, after] = await Promise.all([
+      sandbox.read('hello.txt'),
+      sandbox.read('huge.bin'),
+      sandbox.read('hello.txt', { maxBytes: 5 }),
+    ]);
+    expect(small.content.toString()).toBe('hello world');
+    expect(huge.content.length).toBe(size);
+    expect(huge.truncated).toBe(false);
+    expect(after.content.toString()).toBe('hello');
   });
 });
 
