@@ -91,7 +91,7 @@ async function connectOnce(transport: Transport, setup: ClientSetup): Promise<Cl
   };
   const client = new (clientSdk().Client)(
     { name: setup.clientInfo.name, version: setup.clientInfo.version },
-    { capabilities, versionNegotiation: { mode: negotiation(setup.protocol) } },
+    { capabilities, versionNegotiation: versionNegotiation(setup.protocol, transport) },
   );
   setup.install(client);
   traceClient(client, transport);
@@ -174,6 +174,28 @@ function endWhenServerExits(transport: Transport): void {
       child.stdin?.destroy();
     }, EXITED_SERVER_DRAIN_MS).unref();
   });
+}
+
+/**
+ * How long `auto` waits over stdio for the answer to `server/discover` before it speaks
+ * the 2025 era: some 2025-era servers never answer a request they do not know before
+ * `initialize`, and the SDK would wait its whole request timeout (60 s) for each
+ * connection. A server slower than this to start (a first `npx` or `uvx` download) is
+ * spoken to in the 2025 era, which a server of both eras serves; over HTTP, silence
+ * stays an error.
+ */
+const STDIO_DISCOVER_TIMEOUT_MS = 10_000;
+
+function versionNegotiation(
+  choice: ProtocolChoice,
+  transport: Transport,
+): { mode: VersionNegotiationMode; probe?: { timeoutMs: number } } {
+  const mode = negotiation(choice);
+  // `pid` first, so that an HTTP connection does not load the stdio module.
+  const stdio = 'pid' in transport && transport instanceof clientStdio().StdioClientTransport;
+  return mode === 'auto' && stdio
+    ? { mode, probe: { timeoutMs: STDIO_DISCOVER_TIMEOUT_MS } }
+    : { mode };
 }
 
 function negotiation(choice: ProtocolChoice): VersionNegotiationMode {
