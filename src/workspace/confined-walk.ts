@@ -293,7 +293,15 @@ function gitLayoutProtection(realRoot: string, components: readonly string[]): s
   const partners = GIT_LAYOUT_PARTNERS[components.at(-1)?.toLowerCase() ?? ''];
   const parent = components.slice(0, -1);
   if (partners === undefined || parent.at(-1)?.toLowerCase() === '.git') return undefined;
-  const beside = partners.find((name) => existsSync(join(realRoot, ...parent, name)));
+  // A link counts, dangling or not: git takes a HEAD that links to `refs/heads/main`
+  // before that branch exists.
+  const beside = partners.find((name) => {
+    try {
+      return lstatSync(join(realRoot, ...parent, name), { throwIfNoEntry: false }) !== undefined;
+    } catch {
+      return false; // a part on the way that is no folder: the walk says so
+    }
+  });
   if (beside === undefined) return undefined;
   const folder = parent.length === 0 ? 'the root' : quotePath(parent.join('/'));
   return `${folder} holds a ${beside}, as a git repository's own folder does: git on the host would take it as a repository, and run what its config names outside the sandbox`;

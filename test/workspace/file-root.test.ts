@@ -420,6 +420,14 @@ describe("FileRoot: what the shell's sandbox keeps read-only stays so", () => {
     );
     expect(existsSync(join(root, 'store', 'config'))).toBe(false);
     expect(existsSync(join(root, 'other', 'HEAD'))).toBe(false);
+    // A HEAD that links to a branch not made yet counts (git takes it), at any depth.
+    mkdirSync(join(root, 'a', 'b', 'x', 'objects'), { recursive: true });
+    mkdirSync(join(root, 'a', 'b', 'x', 'refs', 'heads'), { recursive: true });
+    symlinkSync('refs/heads/main', join(root, 'a', 'b', 'x', 'HEAD'));
+    await expect(sandbox.write('a/b/x/config', '[alias]\n')).rejects.toThrow(
+      `cannot write "a/b/x/config": "a/b/x" holds a HEAD, as a git repository's own folder does`,
+    );
+    expect(existsSync(join(root, 'a', 'b', 'x', 'config'))).toBe(false);
     // A config or a HEAD alone is any file.
     await sandbox.write('app/config', 'port=1\n');
     await sandbox.write('docs/HEAD', 'top\n');
