@@ -226,21 +226,43 @@ function compileNode(schema: Schema, depth: number): Check {
     schema.type === '' ||
     schema.type === 'null';
   const enumListsNull = enumValues?.includes(null) ?? false;
-  const enumText =
-    enumValues === undefined ? '' : `expected one of [${enumValues.map(describe).join(', ')}]`;
   const nullDetail = `expected ${schema.type ?? ''}, got null`;
 
   return (value) => {
     if (value === null) {
       if (!acceptsNull) return fail(nullDetail);
-      if (enumValues !== undefined && !enumListsNull) return fail(`${enumText}, got null`);
+      if (enumValues !== undefined && !enumListsNull) {
+        return fail(`${expectedOneOf(enumValues)}, got null`);
+      }
       return undefined;
     }
     if (enumValues !== undefined && !enumValues.some((allowed) => jsonEqual(allowed, value))) {
-      return fail(`${enumText}, got ${describe(value)}`, value);
+      return fail(`${expectedOneOf(enumValues)}, got ${describe(value)}`, value);
     }
     return typeCheck(value);
   };
+}
+
+/** The most values of an enum an error lists, and about the most characters. */
+const ENUM_VALUES_SHOWN = 100;
+const ENUM_CHARS_SHOWN = 2000;
+
+/**
+ * `expected one of [<d1>, <d2>]`, as the Go binding words it; a long enum (a server's
+ * schema may list a million values) is cut after its first values, with how many more
+ * there are, so that the error a model reads stays short. Made when a check fails.
+ */
+function expectedOneOf(values: readonly unknown[]): string {
+  const shown: string[] = [];
+  let chars = 0;
+  for (const value of values) {
+    if (shown.length === ENUM_VALUES_SHOWN || chars > ENUM_CHARS_SHOWN) break;
+    const described = describe(value);
+    shown.push(described);
+    chars += described.length + 2;
+  }
+  const more = values.length - shown.length;
+  return `expected one of [${shown.join(', ')}${more > 0 ? `, ... and ${more} more` : ''}]`;
 }
 
 function compileType(schema: Schema, depth: number): Check {

@@ -136,6 +136,39 @@ describe('validation, as the contract phrases it', () => {
     expect(v(null)?.message).toBe('invalid arguments: expected one of ["a"], got null');
   });
 
+  it('lists a long enum by its first values and how many more it has', () => {
+    const numbers = Array.from({ length: 800_000 }, (_, i) => i);
+    const many = compileSchema({
+      type: 'object',
+      properties: [{ name: 'x', schema: { enum: numbers } }],
+    });
+    const first100 = numbers.slice(0, 100).join(', ');
+    expect(errorOf(many, '{"x":-1}')).toBe(
+      `invalid arguments: x: expected one of [${first100}, ... and 799900 more], got -1`,
+    );
+    // Long values: cut once the list passes about 2,000 characters.
+    const words = Array.from({ length: 50 }, (_, i) => `${'w'.repeat(300)}${i}`);
+    const long = compileSchema({
+      type: 'object',
+      properties: [{ name: 'x', schema: { type: 'string', enum: words } }],
+    });
+    const shown = words
+      .slice(0, 7)
+      .map((w) => `"${w}"`)
+      .join(', ');
+    expect(errorOf(long, '{"x":"no"}')).toBe(
+      `invalid arguments: x: expected one of [${shown}, ... and 43 more], got "no"`,
+    );
+    // An enum of 100 values is listed whole, as the Go binding lists any.
+    const hundred = compileSchema({
+      type: 'object',
+      properties: [{ name: 'x', schema: { enum: numbers.slice(0, 100) } }],
+    });
+    expect(errorOf(hundred, '{"x":-1}')).toBe(
+      `invalid arguments: x: expected one of [${first100}], got -1`,
+    );
+  });
+
   it('names an unknown schema type', () => {
     expect(compileSchema({ type: 'int' })(1)?.message).toBe(
       'invalid arguments: schema type "int" is not a JSON Schema type',
