@@ -31,8 +31,9 @@ import {
  *   new handle: its instances live under it, and the result carries it, in its
  *   structured result under the argument's name and in a line of its text.
  * - A handle ends after `idleTimeoutMs` without a call (its instances are closed), when
- *   its caller holds more than `maxPerCaller` (the one unused longest that is idle), or
- *   when the app closes.
+ *   its caller holds more than `maxPerCaller` (the one unused longest that is idle), when
+ *   the kind is at `maxOpen` and its caller holds two more than one asking for a new one
+ *   (the same), or when the app closes.
  */
 export interface HandleOptions {
   /**
@@ -54,8 +55,10 @@ export interface HandleOptions {
   readonly maxPerCaller?: number | undefined;
   /**
    * The most handles of this kind open at once, all callers together (default 256,
-   * {@link DEFAULT_HANDLES_OPEN}): past it, a call that would mint one fails with a tool
-   * error saying so, and no caller's handle is ended for it.
+   * {@link DEFAULT_HANDLES_OPEN}): past it, the caller holding the most gives up its idle
+   * handle unused longest when it holds at least two more than the caller minting one,
+   * so that a few callers cannot keep every other one out; otherwise the call fails with
+   * a tool error saying so.
    */
   readonly maxOpen?: number | undefined;
 }
@@ -162,14 +165,24 @@ interface Held {
    */
   readonly quota: string;
   inFlight: number;
+  /** When a call on it last ended, as a count of such moments (milliseconds tie). */
   lastUsed: number;
   timer: NodeJS.Timeout | undefined;
 }
 
+/** Why a handle ended, for the error a later call with it gets. */
+type EndedBy = 'idle' | 'most' | 'share';
+
+/** How many ended handles are remembered with why they ended (the oldest go first). */
+const ENDED_REMEMBERED = 1024;
+
 /** The live handles of one app. */
 export class HandleTable {
   readonly #live = new Map<string, Held>();
+  /** Handles ended by a limit, lately: whose they were and why they ended. */
+  readonly #ended = new Map<string, { readonly caller: string; readonly why: EndedBy }>();
   #closed = false;
+  #uses = 0;
 
   constructor(private readonly onError: (message: string, error: unknown) => void) {}
 
@@ -180,6 +193,23 @@ export class HandleTable {
       return undefined;
     }
     return held;
+  }
+
+  /**
+   * Why `caller`'s handle `id` of `kind` ended, when a limit ended it lately; undefined
+   * when it is not known (another caller's, never minted, or long ago).
+   */
+  whyEnded(kind: HandleKind, id: string, caller: string): string | undefined {
+    const ended = this.#ended.get(id);
+    if (ended === undefined || ended.caller !== caller) return undefined;
+    switch (ended.why) {
+      case 'idle':
+        return `it was closed after ${describeMs(kind.idleMs)} unused`;
+      case 'most':
+        return `it was closed when this caller started one more ${kind.holds} past its most (${kind.maxPerCaller}): the one unused longest is closed then`;
+      case 'share':
+        return `it was closed to make room for another caller when the server held its most ${kind.holds}s (${kind.maxOpen}, all callers together): the caller holding the most gives up its ${kind.holds} unused longest`;
+    }
   }
 
   /** A new handle for `caller`, counted against `quota`, prefixed as its session says. */
@@ -193,7 +223,7 @@ export class HandleTable {
       caller,
       quota,
       inFlight: 0,
-      lastUsed: Date.now(),
+      lastUsed: ++this.#uses,
       timer: undefined,
     };
     this.#live.set(id, held);
@@ -210,10 +240,10 @@ export class HandleTable {
   /** Marks a call on `held` over: its idle time starts again when none is left. */
   done(held: Held): void {
     held.inFlight--;
-    held.lastUsed = Date.now();
+    held.lastUsed = ++this.#uses;
     if (held.inFlight > 0 || this.#live.get(held.session.id) !== held) return;
     // A delay past 2^31-1 ms would fire at once: clamp it (about 24.8 days).
-    held.timer = setTimeout(() => this.#end(held), Math.min(held.kind.idleMs, 2 ** 31 - 1));
+    held.timer = setTimeout(() => this.#end(held, 'idle'), Math.min(held.kind.idleMs, 2 ** 31 - 1));
     held.timer.unref();
   }
 
@@ -230,9 +260,13 @@ export class HandleTable {
     if (errors.length > 0) throw new AggregateError(errors, 'closing the handles failed');
   }
 
-  #end(held: Held): void {
+  #end(held: Held, why: EndedBy): void {
     if (this.#live.get(held.session.id) !== held) return;
     this.#live.delete(held.session.id);
+    this.#ended.set(held.session.id, { caller: held.caller, why });
+    if (this.#ended.size > ENDED_REMEMBERED) {
+      this.#ended.delete(this.#ended.keys().next().value as string);
+    }
     clearTimeout(held.timer);
     held.session
       .close()
@@ -243,33 +277,58 @@ export class HandleTable {
 
   /**
    * Ends `quota`'s idle handle of `kind` unused longest when it holds its most; fails
-   * when all of its handles are busy, or when the kind's handles, all callers together,
-   * are at their most.
+   * when all of its handles are busy. When the kind's handles, all callers together, are
+   * at their most, the caller holding the most (more than one beyond what `quota` holds)
+   * gives up its idle handle unused longest, so that a few callers cannot keep every
+   * other one out; failing that, the call fails.
    */
   #makeRoom(kind: HandleKind, quota: string): void {
     let open = 0;
-    let count = 0;
-    let oldestIdle: Held | undefined;
+    const byQuota = new Map<string, { count: number; oldestIdle: Held | undefined }>();
     for (const held of this.#live.values()) {
       if (held.kind.argument !== kind.argument) continue;
       open++;
-      if (held.quota !== quota) continue;
-      count++;
-      if (held.inFlight === 0 && (oldestIdle === undefined || held.lastUsed < oldestIdle.lastUsed))
-        oldestIdle = held;
+      const entry = byQuota.get(held.quota) ?? { count: 0, oldestIdle: undefined };
+      entry.count++;
+      if (
+        held.inFlight === 0 &&
+        (entry.oldestIdle === undefined || held.lastUsed < entry.oldestIdle.lastUsed)
+      ) {
+        entry.oldestIdle = held;
+      }
+      byQuota.set(held.quota, entry);
     }
-    if (count < kind.maxPerCaller) {
-      if (open < kind.maxOpen) return;
-      throw new Error(
-        `the server holds its most ${kind.holds}s (${kind.maxOpen}, all callers together); pass the ${kind.argument} of one you hold, or try again once one has closed (after ${describeMs(kind.idleMs)} unused)`,
-      );
+    const own = byQuota.get(quota) ?? { count: 0, oldestIdle: undefined };
+    if (own.count >= kind.maxPerCaller) {
+      if (own.oldestIdle === undefined) {
+        throw new Error(
+          `${own.count} ${kind.holds}s are open for this caller and all are busy; wait for a call to finish and pass its ${kind.argument}`,
+        );
+      }
+      this.#end(own.oldestIdle, 'most');
+      return;
     }
-    if (oldestIdle === undefined) {
-      throw new Error(
-        `${count} ${kind.holds}s are open for this caller and all are busy; wait for a call to finish and pass its ${kind.argument}`,
-      );
+    if (open < kind.maxOpen) return;
+    let largest: { count: number; oldestIdle: Held | undefined } | undefined;
+    for (const [other, entry] of byQuota) {
+      if (other === quota || entry.oldestIdle === undefined || entry.count <= own.count + 1) {
+        continue;
+      }
+      if (
+        largest?.oldestIdle === undefined ||
+        entry.count > largest.count ||
+        (entry.count === largest.count && entry.oldestIdle.lastUsed < largest.oldestIdle.lastUsed)
+      ) {
+        largest = entry;
+      }
     }
-    this.#end(oldestIdle);
+    if (largest?.oldestIdle !== undefined) {
+      this.#end(largest.oldestIdle, 'share');
+      return;
+    }
+    throw new Error(
+      `the server holds its most ${kind.holds}s (${kind.maxOpen}, all callers together), and none could be taken back (a caller holding at least two more than this one gives up its idle one unused longest); pass the ${kind.argument} of one you hold, or try again once one has closed (after ${describeMs(kind.idleMs)} unused)`,
+    );
   }
 }
 
@@ -297,8 +356,11 @@ export function handleTool(inner: Tool, options: HandleOptions, table: HandleTab
       }
       held = table.find(kind, given, caller);
       if (held === undefined) {
+        const why =
+          table.whyEnded(kind, given, caller) ??
+          `it was closed (after ${describeMs(kind.idleMs)} unused, or when the server restarted) or was never given to this caller`;
         throw new Error(
-          `${argument} ${goQuote(given)} names no open ${holds}: it was closed (after ${describeMs(kind.idleMs)} unused, or when the server restarted) or was never given to this caller; call again without ${argument} to start a new ${holds}`,
+          `${argument} ${goQuote(given)} names no open ${holds}: ${why}; call again without ${argument} to start a new ${holds}`,
         );
       }
     } else if (ctx.session?.endsWithCall === true) {

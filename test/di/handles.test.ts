@@ -197,7 +197,7 @@ describe('a provider reached by a handle', () => {
     await closed;
     expect(state.closed).toEqual([1]);
     await expect(call({ counter_id: id })).rejects.toThrow(
-      `counter_id "${id}" names no open counter: it was closed (after 20 ms unused`,
+      `counter_id "${id}" names no open counter: it was closed after 20 ms unused; call again without counter_id to start a new counter`,
     );
   });
 
@@ -215,7 +215,11 @@ describe('a provider reached by a handle', () => {
     await closed;
     expect(state.closed).toEqual([1]);
     await expect(call({ counter_id: first }, { auth: ada })).rejects.toThrow(
-      'names no open counter',
+      `counter_id "${first}" names no open counter: it was closed when this caller started one more counter past its most (2): the one unused longest is closed then; call again without counter_id to start a new counter`,
+    );
+    // Another caller is told nothing of it.
+    await expect(call({ counter_id: first }, { auth: bob })).rejects.toThrow(
+      'names no open counter: it was closed (after 30 minutes unused, or when the server restarted) or was never given to this caller',
     );
     expect((await call({ counter_id: second }, { auth: ada })).output).toBe('counter #2 at 2');
     expect((await call({ counter_id: bobs }, { auth: bob })).output).toBe('counter #3 at 2');
@@ -243,6 +247,46 @@ describe('a provider reached by a handle', () => {
     );
   });
 
+  it("at the kind's most, all callers together, takes back the idle handle unused longest of a caller holding two more", async () => {
+    const { call, state } = await app({
+      argument: 'counter_id',
+      holds: 'counter',
+      maxPerCaller: 3,
+      maxOpen: 4,
+    });
+    const adas = [
+      handleOf(await call({}, { auth: ada })),
+      handleOf(await call({}, { auth: ada })),
+      handleOf(await call({}, { auth: ada })),
+    ];
+    const bobs = handleOf(await call({}, { auth: bob }));
+    const carol: AuthInfo = { subject: 'carol', scopes: [], clientId: 'c' };
+    // Ada's second is used again: her first is the one unused longest.
+    await call({ counter_id: adas[1] }, { auth: ada });
+    const closed = new Promise<void>((resolve) => (state.closedOne = resolve));
+    const carols = handleOf(await call({}, { auth: carol }));
+    await closed;
+    expect(state.closed).toEqual([1]);
+    await expect(call({ counter_id: adas[0] }, { auth: ada })).rejects.toThrow(
+      'names no open counter: it was closed to make room for another caller when the server held its most counters (4, all callers together): the caller holding the most gives up its counter unused longest',
+    );
+    expect((await call({ counter_id: adas[1] }, { auth: ada })).output).toBe('counter #2 at 3');
+    expect((await call({ counter_id: bobs }, { auth: bob })).output).toBe('counter #4 at 2');
+    expect((await call({ counter_id: carols }, { auth: carol })).output).toBe('counter #5 at 2');
+    // Ada holds 2, the others 1 each: a new caller takes back ada's unused longest.
+    const dave: AuthInfo = { subject: 'dave', scopes: [], clientId: 'c' };
+    const closedAgain = new Promise<void>((resolve) => (state.closedOne = resolve));
+    handleOf(await call({}, { auth: dave }));
+    await closedAgain;
+    expect(state.closed).toEqual([1, 3]);
+    // 1, 1, 1, 1: a fifth caller is refused, and no one's handle ends for it.
+    const erin: AuthInfo = { subject: 'erin', scopes: [], clientId: 'c' };
+    await expect(call({}, { auth: erin })).rejects.toThrow(
+      'the server holds its most counters (4, all callers together), and none could be taken back',
+    );
+    expect(state.closed).toEqual([1, 3]);
+  });
+
   it("refuses a new handle when the kind's handles, all callers together, are at their most, ending no one's", async () => {
     const { call, state } = await app({
       argument: 'counter_id',
@@ -254,7 +298,7 @@ describe('a provider reached by a handle', () => {
     const bobs = handleOf(await call({}, { auth: bob }));
     const carol: AuthInfo = { subject: 'carol', scopes: [], clientId: 'c' };
     await expect(call({}, { auth: carol })).rejects.toThrow(
-      'the server holds its most counters (2, all callers together); pass the counter_id of one you hold, or try again once one has closed (after 30 minutes unused)',
+      'the server holds its most counters (2, all callers together), and none could be taken back (a caller holding at least two more than this one gives up its idle one unused longest); pass the counter_id of one you hold, or try again once one has closed (after 30 minutes unused)',
     );
     await expect(call({}, { auth: ada })).rejects.toThrow('the server holds its most counters');
     expect(state.closed).toEqual([]);
