@@ -14,12 +14,23 @@ export function plainError(message: string): Error {
 }
 
 /**
+ * The JSON-RPC codes of the SDK's protocol errors that refuse what a client sent: an
+ * invalid request or params, and 2026-07-28's header mismatch, missing capability and
+ * unsupported protocol version.
+ */
+const CLIENT_ERROR_CODES: ReadonlySet<unknown> = new Set([-32600, -32602, -32020, -32021, -32022]);
+
+/**
  * `error` as reported: a request the SDK refused for what its client sent ("Rejected
- * inbound request (<why>): ..."; the client was answered 400 saying so) as a
+ * inbound request (<why>): ...", or a protocol error of a client's making, such as an
+ * unsupported protocol version; the client was answered saying so) as a
  * {@link plainError}, anything else as it is.
  */
 export function withoutClientStack(error: Error): Error {
-  return error.message.startsWith('Rejected inbound request (') ? plainError(error.message) : error;
+  const clients =
+    error.message.startsWith('Rejected inbound request (') ||
+    (error.name === 'ProtocolError' && CLIENT_ERROR_CODES.has((error as { code?: unknown }).code));
+  return clients ? plainError(error.message) : error;
 }
 
 /** How many reports of clients' doing each place writes in a window, at most. */

@@ -186,6 +186,36 @@ test('an Mcp-Method header that names another method than the body is refused fi
   );
 });
 
+test('a protocol version the server does not serve is refused, and reported in one line', async () => {
+  const response = await handler.fetch(
+    new Request('http://localhost/mcp', {
+      method: 'POST',
+      headers: {
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+        'mcp-protocol-version': '2099-01-01',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'echo',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: ++id,
+        method: 'tools/call',
+        params: {
+          name: 'echo',
+          arguments: { said: 'hi' },
+          _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
+        },
+      }),
+    }),
+  );
+  const answer = (await response.json()) as { error?: { code: number; message: string } };
+  expect(answer.error?.code).toBe(-32022);
+  expect(answer.error?.message).toBe('Unsupported protocol version: 2099-01-01');
+  expect(reported.at(-1)).toMatch(/Unsupported protocol version: 2099-01-01/);
+  expect(stacks.at(-1)).toBe('Error: Unsupported protocol version: 2099-01-01');
+});
+
 test('an Mcp-Name header that names another tool than the body is refused with the request id', async () => {
   const answer = await send(
     'tools/call',
@@ -217,4 +247,19 @@ test("params the SDK's schema refuses are invalid params (-32602), saying what i
     /^Invalid params for completion\/complete: params\.ref/,
   );
   expect(completed.body.error?.message).not.toContain('\n');
+  // tools/call's params, which the SDK checks before the handler: the same, in one line.
+  for (const [args, got] of [
+    ['echo hi', 'string'],
+    [null, 'null'],
+  ] as const) {
+    const called = await send(
+      'tools/call',
+      { name: 'echo', arguments: args },
+      { 'mcp-name': 'echo' },
+    );
+    expect(called.body.error).toEqual({
+      code: -32602,
+      message: `Invalid params for tools/call: params.arguments: Invalid input: expected record, received ${got}`,
+    });
+  }
 });

@@ -31,13 +31,31 @@ interface Issue {
   readonly message?: unknown;
 }
 
+/**
+ * The SDK's own refusal of a `tools/call` request's params (it checks them before the
+ * handler, as a ProtocolError -32602 `Invalid tools/call request: <zod's issues as
+ * JSON, lines and all>`) as the same error naming each issue on one line; any other
+ * error as it is.
+ */
+export function rephrasedWireRefusal(method: string, error: unknown): unknown {
+  if (!(error instanceof ProtocolError) || error.code !== INVALID_PARAMS) return error;
+  const prefix = `Invalid ${method} request: `;
+  if (!error.message.startsWith(`${prefix}[`)) return error;
+  return issuesError(method, error.message.slice(prefix.length)) ?? error;
+}
+
 function invalidParams(method: string, error: unknown): ProtocolError | undefined {
   // The SDK's refusal: an Error itself, not a subclass, holding a JSON array.
   if (!(error instanceof Error) || error.constructor !== Error) return undefined;
   if (!error.message.startsWith('[')) return undefined;
+  return issuesError(method, error.message);
+}
+
+/** Zod's issues as JSON (`text`) as an invalid-params error, undefined if they are not. */
+function issuesError(method: string, text: string): ProtocolError | undefined {
   let issues: unknown;
   try {
-    issues = JSON.parse(error.message);
+    issues = JSON.parse(text);
   } catch {
     return undefined;
   }
@@ -50,7 +68,7 @@ function invalidParams(method: string, error: unknown): ProtocolError | undefine
     const path = Array.isArray(issue.path) ? issue.path.map(String).join('.') : '';
     described.push(path === '' ? issue.message : `${path}: ${issue.message}`);
   }
-  let text = described.join('; ');
-  if (text.length > ISSUES_LIMIT) text = `${text.slice(0, ISSUES_LIMIT)}...`;
-  return new ProtocolError(INVALID_PARAMS, `Invalid params for ${method}: ${text}`);
+  let joined = described.join('; ');
+  if (joined.length > ISSUES_LIMIT) joined = `${joined.slice(0, ISSUES_LIMIT)}...`;
+  return new ProtocolError(INVALID_PARAMS, `Invalid params for ${method}: ${joined}`);
 }

@@ -9,7 +9,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import { dispatchRequestsFirst } from '../../dispatch';
-import { refusingParamsAsInvalid } from './invalid-params';
+import { rephrasedWireRefusal, refusingParamsAsInvalid } from './invalid-params';
 
 const GUARDS = { isJSONRPCRequest, isJSONRPCNotification };
 
@@ -118,7 +118,9 @@ export class RequestFirstServer extends Server {
   protected override _wrapHandler(method: string, handler: Handler): Handler {
     const inner = super._wrapHandler(method, refusingParamsAsInvalid(method, handler));
     return (request, ctx) => {
-      const settled = inner(request, ctx);
+      const settled = inner(request, ctx).catch((error: unknown) => {
+        throw rephrasedWireRefusal(method, error);
+      });
       const transport = this.transport as Partial<UnansweredRequests> | undefined;
       if (typeof transport?.requestUnanswered === 'function') {
         const told = transport as UnansweredRequests;
