@@ -12,7 +12,7 @@ import type { Socket } from 'node:net';
  */
 const SCRIPT = `
 trap '' INT TERM HUP
-declare -A pids=() files=() groups=() holders=()
+declare -A pids=() files=() groups=() holders=() sockets=()
 while IFS=' ' read -r kind value; do
   case $kind in
     PID) pids[$value]=1 ;;
@@ -23,10 +23,16 @@ while IFS=' ' read -r kind value; do
     UNCGROUP) unset -v 'groups[$value]' ;;
     HOLDER) holders[$value]=1 ;;
     UNHOLDER) unset -v 'holders[$value]' ;;
+    SOCKETS) sockets[$value]=1 ;;
+    UNSOCKETS) unset -v 'sockets[$value]' ;;
   esac
 done
 for p in "\${!pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
 for f in "\${!files[@]}"; do rm -f -- "$f"; done
+# Sockets whose names begin so (the runtime names them after this process's id).
+for prefix in "\${!sockets[@]}"; do
+  for f in "$prefix"*; do [ -S "$f" ] && rm -f -- "$f"; done
+done
 # Mount points bubblewrap made for absent protected paths: only while still as it made
 # them (an empty file, an empty directory); one may hold another, so a few rounds.
 for round in 1 2 3 4; do
@@ -104,6 +110,15 @@ export const cleanupOnHardExit = {
     if (path.includes('\n')) return () => undefined;
     tell(`HOLDER ${path}`);
     return () => tell(`UNHOLDER ${path}`);
+  },
+  /**
+   * The sockets whose paths begin with `prefix` (the sandbox runtime's proxy makes one
+   * named after this process's id, at a moment no one is told of): removed, sockets only.
+   */
+  socketsStartingWith(prefix: string): () => void {
+    if (prefix.includes('\n')) return () => undefined;
+    tell(`SOCKETS ${prefix}`);
+    return () => tell(`UNSOCKETS ${prefix}`);
   },
   cgroup(path: string): () => void {
     tell(`CGROUP ${path}`);

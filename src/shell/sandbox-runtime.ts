@@ -89,15 +89,18 @@ async function manager(): Promise<Manager> {
 }
 
 /**
- * Registers the manager's host-side bridges (its socat processes and their sockets) with
- * the janitor as the runtime starts them, so that this process killed outright, even
+ * Registers the manager's host-side bridges (its socat processes and their sockets, and
+ * its proxy's socket) with the janitor as the runtime starts them, so that this process killed outright, even
  * while the runtime starts, leaves none of them behind: Node's `child_process` channel
  * tells of each process made, and its id is read once the runtime's synchronous spawn
  * returned. `stop` ends the watch (once) and gives the functions that forget them.
  */
 function watchBridges(): { stop(): (() => void)[] } {
   cleanupOnHardExit.prepare();
-  const forget: (() => void)[] = [];
+  // The proxy's own socket, which the runtime names after this process's id.
+  const forget: (() => void)[] = [
+    cleanupOnHardExit.socketsStartingWith(join(tmpdir(), `srt-mux-${process.pid}-`)),
+  ];
   let watching = true;
   const made = (message: unknown): void => {
     const child = (message as { process?: ChildProcess }).process;

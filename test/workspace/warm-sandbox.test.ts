@@ -6,7 +6,8 @@
  * started ahead. Spoken to by the SDK's plain client over stdio, as a host does; and
  * in an app's own process, through `warmSandbox` from `agenttool/shell`.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Shell, warmSandbox } from 'agenttool/shell';
@@ -96,6 +97,7 @@ test.each(['closed', 'SIGKILLed'] as const)(
       else process.kill(pid, 'SIGKILL');
     }
     expect(await allGone(helpers)).toEqual([]);
+    expect(await proxySocketsGone(pid)).toEqual([]);
   },
   60_000,
 );
@@ -107,6 +109,18 @@ test('a server stopped before its first command leaves no bridge behind', async 
   await client.close();
   expect(await allGone(before)).toEqual([]);
 }, 60_000);
+
+/**
+ * Waits, boundedly, until none is left of the sockets the runtime's proxy made for the
+ * server `pid` (named after it); those left then.
+ */
+async function proxySocketsGone(pid: number): Promise<string[]> {
+  const left = () => readdirSync(tmpdir()).filter((name) => name.startsWith(`srt-mux-${pid}-`));
+  for (let i = 0; i < 250 && left().length > 0; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return left();
+}
 
 /** The sockets a socat bridge listens on, from its command line. */
 function socketsOf(pid: number): string[] {
@@ -148,6 +162,7 @@ test('a server SIGKILLed while its sandbox starts leaves no bridge and no socket
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   expect(sockets.filter((path) => existsSync(path))).toEqual([]);
+  expect(await proxySocketsGone(pid)).toEqual([]);
 }, 60_000);
 
 test('without a sandbox, nothing is started ahead', async () => {
