@@ -107,7 +107,7 @@ async function send(
         jsonrpc: '2.0',
         id: ++id,
         method,
-        params: { ...params, _meta: META },
+        params: { ...params, _meta: { ...META, ...(params['_meta'] as object | undefined) } },
       }),
     }),
   );
@@ -187,31 +187,17 @@ test('an Mcp-Method header that names another method than the body is refused fi
 });
 
 test('a protocol version the server does not serve is refused, and reported in one line', async () => {
-  const response = await handler.fetch(
-    new Request('http://localhost/mcp', {
-      method: 'POST',
-      headers: {
-        accept: 'application/json, text/event-stream',
-        'content-type': 'application/json',
-        'mcp-protocol-version': '2099-01-01',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'echo',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: ++id,
-        method: 'tools/call',
-        params: {
-          name: 'echo',
-          arguments: { said: 'hi' },
-          _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
-        },
-      }),
-    }),
+  const answer = await send(
+    'tools/call',
+    {
+      name: 'echo',
+      arguments: { said: 'hi' },
+      _meta: { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' },
+    },
+    { 'mcp-protocol-version': '2099-01-01', 'mcp-name': 'echo' },
   );
-  const answer = (await response.json()) as { error?: { code: number; message: string } };
-  expect(answer.error?.code).toBe(-32022);
-  expect(answer.error?.message).toBe('Unsupported protocol version: 2099-01-01');
+  expect(answer.body.error?.code).toBe(-32022);
+  expect(answer.body.error?.message).toBe('Unsupported protocol version: 2099-01-01');
   expect(reported.at(-1)).toMatch(/Unsupported protocol version: 2099-01-01/);
   expect(stacks.at(-1)).toBe('Error: Unsupported protocol version: 2099-01-01');
 });
