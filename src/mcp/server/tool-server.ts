@@ -511,6 +511,9 @@ export class McpToolServer {
     // The answers go out before the transports close.
     const draining = [...this.#closers].flatMap((closer) => closer.drain?.() ?? []);
     await bounded(Promise.allSettled(draining), deadline - Date.now());
+    // A call's tool has settled, its answer is on its way to the transport: the SDK
+    // hands it over within the microtasks that follow, whatever their number.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const closing: Promise<void>[] = [];
     for (const closer of this.#closers) closing.push(closer.close());
     for (const server of this.#connections) closing.push(server.close());

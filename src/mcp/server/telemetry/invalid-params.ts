@@ -32,16 +32,18 @@ interface Issue {
 }
 
 /**
- * The SDK's own refusal of a `tools/call` request's params (it checks them before the
- * handler, as a ProtocolError -32602 `Invalid tools/call request: <zod's issues as
- * JSON, lines and all>`) as the same error naming each issue on one line; any other
- * error as it is.
+ * Rewords, in place, the SDK's own refusal of a `tools/call` request's params (it checks
+ * them before the handler, as a ProtocolError -32602 `Invalid tools/call request: <zod's
+ * issues as JSON, lines and all>`) to name each issue on one line, as
+ * {@link refusingParamsAsInvalid} does; any other error is left as it is. In place, so
+ * that the handler's promise is the SDK's own, with no turn added to every answer.
  */
-export function rephrasedWireRefusal(method: string, error: unknown): unknown {
-  if (!(error instanceof ProtocolError) || error.code !== INVALID_PARAMS) return error;
+export function rewordWireRefusal(method: string, error: unknown): void {
+  if (!(error instanceof ProtocolError) || error.code !== INVALID_PARAMS) return;
   const prefix = `Invalid ${method} request: `;
-  if (!error.message.startsWith(`${prefix}[`)) return error;
-  return issuesError(method, error.message.slice(prefix.length)) ?? error;
+  if (!error.message.startsWith(`${prefix}[`)) return;
+  const reworded = issuesError(method, error.message.slice(prefix.length));
+  if (reworded !== undefined) error.message = reworded.message;
 }
 
 function invalidParams(method: string, error: unknown): ProtocolError | undefined {

@@ -9,7 +9,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import { dispatchRequestsFirst } from '../../dispatch';
-import { rephrasedWireRefusal, refusingParamsAsInvalid } from './invalid-params';
+import { refusingParamsAsInvalid, rewordWireRefusal } from './invalid-params';
 
 const GUARDS = { isJSONRPCRequest, isJSONRPCNotification };
 
@@ -118,9 +118,9 @@ export class RequestFirstServer extends Server {
   protected override _wrapHandler(method: string, handler: Handler): Handler {
     const inner = super._wrapHandler(method, refusingParamsAsInvalid(method, handler));
     return (request, ctx) => {
-      const settled = inner(request, ctx).catch((error: unknown) => {
-        throw rephrasedWireRefusal(method, error);
-      });
+      const settled = inner(request, ctx);
+      // Told first of a refusal (the SDK reads its message after): no turn is added.
+      void settled.catch((error: unknown) => rewordWireRefusal(method, error));
       const transport = this.transport as Partial<UnansweredRequests> | undefined;
       if (typeof transport?.requestUnanswered === 'function') {
         const told = transport as UnansweredRequests;
