@@ -7,6 +7,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server';
 import type * as ServerStdio from '@modelcontextprotocol/server/stdio';
+import { setImmediate as realSetImmediate } from 'node:timers';
 import {
   accessOf,
   AgentToolError,
@@ -512,8 +513,9 @@ export class McpToolServer {
     const draining = [...this.#closers].flatMap((closer) => closer.drain?.() ?? []);
     await bounded(Promise.allSettled(draining), deadline - Date.now());
     // A call's tool has settled, its answer is on its way to the transport: the SDK
-    // hands it over within the microtasks that follow, whatever their number.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    // hands it over within the microtasks that follow, whatever their number. The
+    // timers module's own setImmediate: a test's fake clock replaces the global one.
+    await new Promise<void>((resolve) => realSetImmediate(resolve));
     const closing: Promise<void>[] = [];
     for (const closer of this.#closers) closing.push(closer.close());
     for (const server of this.#connections) closing.push(server.close());
