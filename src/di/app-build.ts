@@ -20,7 +20,8 @@ import {
 } from '../decorators';
 import { type CheckedApp } from './checked-app';
 import { type AppGraph, type ProviderNode } from './graph';
-import { type HandleOptions, type HandleTable, handleTool } from './handles';
+import { type HandleTable } from './handle-table';
+import { type HandleOptions, handleTool } from './handles';
 import { queuedTool, Turns } from './turns';
 import { hookOrder } from './hook-order';
 import { allNodes, dependencyOrder, type Home, sharingOf } from './link';

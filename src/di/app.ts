@@ -37,7 +37,7 @@ import {
   resolveAppInstances,
 } from './app-build';
 import { checkApp, readApp } from './checked-app';
-import { HandleTable } from './handles';
+import { HandleTable } from './handle-table';
 import { DEFAULT_MAX_QUEUED_CALLS } from './turns';
 import { type AppGraph } from './graph';
 import { sharingOf, visibleIn } from './link';

@@ -5,14 +5,13 @@ import {
   goQuote,
   isJsonObject,
   type JsonObject,
-  nodeCrypto,
   outputSchemaOf,
   type Result,
-  type Session,
   type Tool,
   type ToolContext,
   wrap,
 } from '../core';
+import { describeMs, type HandleKind, type HandleTable, type Held } from './handle-table';
 
 /**
  * State a client reaches by a handle it carries, as MCP 2026-07-28 keeps state across
@@ -94,15 +93,6 @@ export function handleOptionsProblem(options: unknown): string | undefined {
   return undefined;
 }
 
-/** A handle kind with its defaults applied. */
-interface HandleKind {
-  readonly argument: string;
-  readonly holds: string;
-  readonly idleMs: number;
-  readonly maxPerCaller: number;
-  readonly maxOpen: number;
-}
-
 function kindOf(options: HandleOptions): HandleKind {
   return {
     argument: options.argument,
@@ -111,225 +101,6 @@ function kindOf(options: HandleOptions): HandleKind {
     maxPerCaller: options.maxPerCaller ?? DEFAULT_HANDLES_PER_CALLER,
     maxOpen: options.maxOpen ?? DEFAULT_HANDLES_OPEN,
   };
-}
-
-/**
- * The session of one handle: what the handle's instances live in, ended by the table
- * (idle, evicted, the app closing).
- */
-class HandleSession implements Session {
-  readonly endsWithCall = false;
-  readonly #listeners: (() => void | Promise<void>)[] = [];
-  #closed: Promise<void> | undefined;
-
-  constructor(
-    readonly id: string,
-    readonly client: Session['client'],
-  ) {}
-
-  onClose(listener: () => void | Promise<void>): void {
-    if (this.#closed === undefined) this.#listeners.push(listener);
-    // Registered after the end: run now; nobody is left to tell of its failure.
-    else
-      void Promise.resolve()
-        .then(listener)
-        .catch(() => undefined);
-  }
-
-  close(): Promise<void> {
-    this.#closed ??= (async () => {
-      const errors: unknown[] = [];
-      for (const listener of this.#listeners.splice(0).reverse()) {
-        try {
-          await listener();
-        } catch (error) {
-          errors.push(error);
-        }
-      }
-      if (errors.length > 0) throw new AggregateError(errors, `handle ${this.id}: closing failed`);
-    })();
-    return this.#closed;
-  }
-}
-
-/** One live handle. */
-interface Held {
-  readonly kind: HandleKind;
-  readonly session: HandleSession;
-  /** The caller that minted it: the authenticated subject, "" without one. */
-  readonly caller: string;
-  /**
-   * Whose most (`maxPerCaller`) it counts against: the subject, or, without one, who the
-   * transport says calls (the client's address over HTTP), so that one anonymous client's
-   * new handles never end another's.
-   */
-  readonly quota: string;
-  inFlight: number;
-  /** When a call on it last ended, as a count of such moments (milliseconds tie). */
-  lastUsed: number;
-  timer: NodeJS.Timeout | undefined;
-}
-
-/** Why a handle ended, for the error a later call with it gets. */
-type EndedBy = 'idle' | 'most' | 'share';
-
-/** How many ended handles are remembered with why they ended (the oldest go first). */
-const ENDED_REMEMBERED = 1024;
-
-/** The live handles of one app. */
-export class HandleTable {
-  readonly #live = new Map<string, Held>();
-  /** Handles ended by a limit, lately: whose they were and why they ended. */
-  readonly #ended = new Map<string, { readonly caller: string; readonly why: EndedBy }>();
-  #closed = false;
-  #uses = 0;
-
-  constructor(private readonly onError: (message: string, error: unknown) => void) {}
-
-  /** The live handle `id` of `kind` that `caller` may use, else undefined. */
-  find(kind: HandleKind, id: string, caller: string): Held | undefined {
-    const held = this.#live.get(id);
-    if (held === undefined || held.kind.argument !== kind.argument || held.caller !== caller) {
-      return undefined;
-    }
-    return held;
-  }
-
-  /**
-   * Why `caller`'s handle `id` of `kind` ended, when a limit ended it lately; undefined
-   * when it is not known (another caller's, never minted, or long ago).
-   */
-  whyEnded(kind: HandleKind, id: string, caller: string): string | undefined {
-    const ended = this.#ended.get(id);
-    if (ended === undefined || ended.caller !== caller) return undefined;
-    switch (ended.why) {
-      case 'idle':
-        return `it was closed after ${describeMs(kind.idleMs)} unused`;
-      case 'most':
-        return `it was closed when this caller started one more ${kind.holds} past its most (${kind.maxPerCaller}): the one unused longest is closed then`;
-      case 'share':
-        return `it was closed to make room for another caller when the server held its most ${kind.holds}s (${kind.maxOpen}, all callers together): the caller holding the most gives up its ${kind.holds} unused longest`;
-    }
-  }
-
-  /** A new handle for `caller`, counted against `quota`, prefixed as its session says. */
-  mint(kind: HandleKind, caller: string, quota: string, session: Session | undefined): Held {
-    if (this.#closed) throw new AgentToolError('CLOSED', 'agenttool/di: the app is closed');
-    this.#makeRoom(kind, quota);
-    const id = `${session?.handlePrefix ?? ''}${kind.argument.replace(/_id$/, '')}_${nodeCrypto().randomBytes(12).toString('base64url')}`;
-    const held: Held = {
-      kind,
-      session: new HandleSession(id, session?.client),
-      caller,
-      quota,
-      inFlight: 0,
-      lastUsed: ++this.#uses,
-      timer: undefined,
-    };
-    this.#live.set(id, held);
-    return held;
-  }
-
-  /** Marks a call on `held` begun: it does not expire meanwhile. */
-  busy(held: Held): void {
-    held.inFlight++;
-    clearTimeout(held.timer);
-    held.timer = undefined;
-  }
-
-  /** Marks a call on `held` over: its idle time starts again when none is left. */
-  done(held: Held): void {
-    held.inFlight--;
-    held.lastUsed = ++this.#uses;
-    if (held.inFlight > 0 || this.#live.get(held.session.id) !== held) return;
-    // A delay past 2^31-1 ms would fire at once: clamp it (about 24.8 days).
-    held.timer = setTimeout(() => this.#end(held, 'idle'), Math.min(held.kind.idleMs, 2 ** 31 - 1));
-    held.timer.unref();
-  }
-
-  /** Ends every handle; later mints fail. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    const all = [...this.#live.values()];
-    this.#live.clear();
-    const errors: unknown[] = [];
-    for (const held of all) {
-      clearTimeout(held.timer);
-      await held.session.close().catch((error: unknown) => errors.push(error));
-    }
-    if (errors.length > 0) throw new AggregateError(errors, 'closing the handles failed');
-  }
-
-  #end(held: Held, why: EndedBy): void {
-    if (this.#live.get(held.session.id) !== held) return;
-    this.#live.delete(held.session.id);
-    this.#ended.set(held.session.id, { caller: held.caller, why });
-    if (this.#ended.size > ENDED_REMEMBERED) {
-      this.#ended.delete(this.#ended.keys().next().value as string);
-    }
-    clearTimeout(held.timer);
-    held.session
-      .close()
-      .catch((error: unknown) =>
-        this.onError(`agenttool/di: ending ${held.kind.holds} ${held.session.id} failed`, error),
-      );
-  }
-
-  /**
-   * Ends `quota`'s idle handle of `kind` unused longest when it holds its most; fails
-   * when all of its handles are busy. When the kind's handles, all callers together, are
-   * at their most, the caller holding the most (more than one beyond what `quota` holds)
-   * gives up its idle handle unused longest, so that a few callers cannot keep every
-   * other one out; failing that, the call fails.
-   */
-  #makeRoom(kind: HandleKind, quota: string): void {
-    let open = 0;
-    const byQuota = new Map<string, { count: number; oldestIdle: Held | undefined }>();
-    for (const held of this.#live.values()) {
-      if (held.kind.argument !== kind.argument) continue;
-      open++;
-      const entry = byQuota.get(held.quota) ?? { count: 0, oldestIdle: undefined };
-      entry.count++;
-      if (
-        held.inFlight === 0 &&
-        (entry.oldestIdle === undefined || held.lastUsed < entry.oldestIdle.lastUsed)
-      ) {
-        entry.oldestIdle = held;
-      }
-      byQuota.set(held.quota, entry);
-    }
-    const own = byQuota.get(quota) ?? { count: 0, oldestIdle: undefined };
-    if (own.count >= kind.maxPerCaller) {
-      if (own.oldestIdle === undefined) {
-        throw new Error(
-          `${own.count} ${kind.holds}s are open for this caller and all are busy; wait for a call to finish and pass its ${kind.argument}`,
-        );
-      }
-      this.#end(own.oldestIdle, 'most');
-      return;
-    }
-    if (open < kind.maxOpen) return;
-    let largest: { count: number; oldestIdle: Held | undefined } | undefined;
-    for (const [other, entry] of byQuota) {
-      if (other === quota || entry.oldestIdle === undefined || entry.count <= own.count + 1) {
-        continue;
-      }
-      if (
-        largest?.oldestIdle === undefined ||
-        entry.count > largest.count ||
-        (entry.count === largest.count && entry.oldestIdle.lastUsed < largest.oldestIdle.lastUsed)
-      ) {
-        largest = entry;
-      }
-    }
-    if (largest?.oldestIdle !== undefined) {
-      this.#end(largest.oldestIdle, 'share');
-      return;
-    }
-    throw new Error(
-      `the server holds its most ${kind.holds}s (${kind.maxOpen}, all callers together), and none could be taken back (a caller holding at least two more than this one gives up its idle one unused longest); pass the ${kind.argument} of one you hold, or try again once one has closed (after ${describeMs(kind.idleMs)} unused)`,
-    );
-  }
 }
 
 /**
@@ -455,17 +226,6 @@ function parseArgs(args: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-}
-
-function describeMs(ms: number): string {
-  if (ms % 3_600_000 === 0) return plural(ms / 3_600_000, 'hour');
-  if (ms % 60_000 === 0) return plural(ms / 60_000, 'minute');
-  if (ms % 1000 === 0) return plural(ms / 1000, 'second');
-  return `${ms} ms`;
-}
-
-function plural(n: number, unit: string): string {
-  return `${n} ${unit}${n === 1 ? '' : 's'}`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -67,7 +67,6 @@ async function manager(): Promise<Manager> {
       for (const forget of watch.stop()) forget();
       throw error;
     } finally {
-      watch.stop();
       for (const signal of ['SIGINT', 'SIGTERM'] as const) {
         for (const listener of process.listeners(signal)) {
           if (!before[signal].includes(listener)) process.removeListener(signal, listener);

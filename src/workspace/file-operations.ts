@@ -6,6 +6,34 @@ import { quotePath } from './short-path';
 // The parts of FileRoot's operations that need none of its state: the errors and how
 // they are worded, the path arithmetic, the bytes of an append, and what a write keeps.
 
+/** What `FileRoot.read` takes besides the path. */
+export interface ReadOptions {
+  /** Stop after this many bytes (default: the whole file). */
+  readonly maxBytes?: number;
+  /** The caller's interrupt: a read still waiting for its turn leaves the line. */
+  readonly signal?: AbortSignal;
+}
+
+/** What `FileRoot.read` returns. */
+export interface ReadResult {
+  readonly content: Buffer;
+  /** The file's size in bytes; more than `content.length` when the read was cut short. */
+  readonly size: number;
+  readonly truncated: boolean;
+}
+
+/** The first `want` bytes of the open file, fewer when it ends before. */
+export async function readUpTo(handle: FileHandle, want: number): Promise<Buffer> {
+  const content = Buffer.alloc(want);
+  let filled = 0;
+  while (filled < want) {
+    const { bytesRead } = await handle.read(content, filled, want - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return content.subarray(0, filled);
+}
+
 /** What `FileRoot.write` and `FileRoot.append` take besides the data. */
 export interface WriteOptions {
   /**

@@ -10,6 +10,9 @@ import {
   keepOwnerAndMode,
   type Op,
   PathEscapeError,
+  type ReadOptions,
+  type ReadResult,
+  readUpTo,
   refuseHardLinked,
   removeIfSameAndEmpty,
   utf8Of,
@@ -18,32 +21,18 @@ import {
   type WriteOptions,
 } from './file-operations';
 import { ConfinedWalk, type Dir, MAX_LINKS } from './confined-walk';
-import { READ_BYTES_AT_ONCE, ReadBudget } from './read-budget';
+import { fileContents, READ_BYTES_AT_ONCE } from './read-budget';
 import { quotePath } from './short-path';
 
-export { PathEscapeError, type WriteOptions } from './file-operations';
+export {
+  PathEscapeError,
+  type ReadOptions,
+  type ReadResult,
+  type WriteOptions,
+} from './file-operations';
 export { READ_BYTES_AT_ONCE } from './read-budget';
 
 const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fsConstants;
-
-/** The bytes of file contents all reads in this process hold at once. */
-const contentBytes = new ReadBudget(READ_BYTES_AT_ONCE);
-
-/** What {@link FileRoot.read} takes besides the path. */
-export interface ReadOptions {
-  /** Stop after this many bytes (default: the whole file). */
-  readonly maxBytes?: number;
-  /** The caller's interrupt: a read still waiting for its turn leaves the line. */
-  readonly signal?: AbortSignal;
-}
-
-/** What {@link FileRoot.read} returns. */
-export interface ReadResult {
-  readonly content: Buffer;
-  /** The file's size in bytes; more than `content.length` when the read was cut short. */
-  readonly size: number;
-  readonly truncated: boolean;
-}
 
 /** How a {@link FileRoot} is set up. */
 export interface FileRootOptions {
@@ -151,49 +140,26 @@ export class FileRoot {
     }
     // Taken before the file is opened, so that reads waiting hold no descriptor; what
     // the file's size leaves unused is given back once it is known.
-    const giveBack = await contentBytes.take(
-      Math.min(maxBytes, READ_BYTES_AT_ONCE),
-      options.signal,
+    const reserved = Math.min(maxBytes, READ_BYTES_AT_ONCE);
+    return fileContents.holding(reserved, options.signal, (keepOnly) =>
+      // O_NONBLOCK: opening a named pipe must not wait for a writer (it would hang the
+      // call and hold a thread of the pool); what is opened is then checked to be a file.
+      this.openFinal(op, O_RDONLY | O_NONBLOCK, 'open', async (handle) => {
+        const info = await handle.stat();
+        if (info.isDirectory())
+          throw new Error(`cannot read ${quotePath(path)}: it is a directory`);
+        if (!info.isFile()) {
+          throw new Error(
+            `cannot read ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
+          );
+        }
+        refuseHardLinked(op, info.nlink);
+        const want = Math.min(maxBytes, info.size);
+        keepOnly(want);
+        const content = await readUpTo(handle, want);
+        return { content, size: info.size, truncated: content.length < info.size };
+      }),
     );
-    try {
-      return await this.readOpened(op, path, maxBytes, giveBack);
-    } finally {
-      giveBack();
-    }
-  }
-
-  private readOpened(
-    op: Op,
-    path: string,
-    maxBytes: number,
-    giveBack: (bytes: number) => void,
-  ): Promise<ReadResult> {
-    // O_NONBLOCK: opening a named pipe must not wait for a writer (it would hang the
-    // call and hold a thread of the pool); what is opened is then checked to be a file.
-    return this.openFinal(op, O_RDONLY | O_NONBLOCK, 'open', async (handle) => {
-      const info = await handle.stat();
-      if (info.isDirectory()) throw new Error(`cannot read ${quotePath(path)}: it is a directory`);
-      if (!info.isFile()) {
-        throw new Error(
-          `cannot read ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
-        );
-      }
-      refuseHardLinked(op, info.nlink);
-      const want = Math.min(maxBytes, info.size);
-      giveBack(Math.min(maxBytes, READ_BYTES_AT_ONCE) - want);
-      const content = Buffer.alloc(want);
-      let filled = 0;
-      while (filled < want) {
-        const { bytesRead } = await handle.read(content, filled, want - filled, filled);
-        if (bytesRead === 0) break;
-        filled += bytesRead;
-      }
-      return {
-        content: content.subarray(0, filled),
-        size: info.size,
-        truncated: filled < info.size,
-      };
-    });
   }
 
   /**

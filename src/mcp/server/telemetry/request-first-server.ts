@@ -117,10 +117,13 @@ export class RequestFirstServer extends Server {
 
   protected override _wrapHandler(method: string, handler: Handler): Handler {
     const inner = super._wrapHandler(method, refusingParamsAsInvalid(method, handler));
+    // The SDK checks tools/call's params itself, before the handler (see rewordWireRefusal).
+    const reword =
+      method === 'tools/call' ? (error: unknown) => rewordWireRefusal(method, error) : undefined;
     return (request, ctx) => {
       const settled = inner(request, ctx);
       // Told first of a refusal (the SDK reads its message after): no turn is added.
-      void settled.catch((error: unknown) => rewordWireRefusal(method, error));
+      if (reword !== undefined) void settled.catch(reword);
       const transport = this.transport as Partial<UnansweredRequests> | undefined;
       if (typeof transport?.requestUnanswered === 'function') {
         const told = transport as UnansweredRequests;
