@@ -78,6 +78,11 @@ const ENDED_REMEMBERED = 1024;
 /** The live handles of one app. */
 export class HandleTable {
   readonly #live = new Map<string, Held>();
+  /**
+   * The lasting sessions (2025-era, stdio, a batch's) whose own instances of a kind are
+   * counted among its open ones, by kind (its argument), with the quota of each.
+   */
+  readonly #sessionHeld = new Map<string, Map<Session, string>>();
   /** Handles ended by a limit, lately: whose they were and why they ended. */
   readonly #ended = new Map<string, { readonly caller: string; readonly why: EndedBy }>();
   #closed = false;
@@ -114,7 +119,7 @@ export class HandleTable {
   /** A new handle for `caller`, counted against `quota`, prefixed as its session says. */
   mint(kind: HandleKind, caller: string, quota: string, session: Session | undefined): Held {
     if (this.#closed) throw new AgentToolError('CLOSED', 'agenttool/di: the app is closed');
-    this.#makeRoom(kind, quota);
+    this.#makeRoom(kind, quota, 'handle');
     const id = `${session?.handlePrefix ?? ''}${kind.argument.replace(/_id$/, '')}_${nodeCrypto().randomBytes(12).toString('base64url')}`;
     const held: Held = {
       kind,
@@ -127,6 +132,29 @@ export class HandleTable {
     };
     this.#live.set(id, held);
     return held;
+  }
+
+  /**
+   * Counts `session`'s own instances of `kind` (a lasting session's: 2025-era, stdio, a
+   * batch's) among the kind's open ones, against its caller's quota, from its first call until it
+   * ends, so that sessions cannot open past `maxOpen` what handles may not. Fails, as a
+   * new handle does, when the kind is at its most and no other caller's idle handle can
+   * be taken back. They are never ended by the table (the session ends them) and are
+   * not counted in a caller's `maxPerCaller`, which bounds handles only.
+   */
+  claimForSession(kind: HandleKind, session: Session, quotaOf: () => string): void {
+    let held = this.#sessionHeld.get(kind.argument);
+    if (held?.has(session) === true) return;
+    const quota = quotaOf();
+    if (this.#closed) throw new AgentToolError('CLOSED', 'agenttool/di: the app is closed');
+    this.#makeRoom(kind, quota, 'session');
+    if (held === undefined) {
+      held = new Map();
+      this.#sessionHeld.set(kind.argument, held);
+    }
+    const of = held;
+    of.set(session, quota);
+    session.onClose(() => void of.delete(session));
   }
 
   /** Marks a call on `held` begun: it does not expire meanwhile. */
@@ -175,40 +203,59 @@ export class HandleTable {
   }
 
   /**
-   * Ends `quota`'s idle handle of `kind` unused longest when it holds its most; fails
-   * when all of its handles are busy. When the kind's handles, all callers together, are
-   * at their most, the caller holding the most (more than one beyond what `quota` holds)
-   * gives up its idle handle unused longest, so that a few callers cannot keep every
-   * other one out; failing that, the call fails.
+   * Ends `quota`'s idle handle of `kind` unused longest when it holds its most handles
+   * (a new handle only); fails when all of them are busy. When the kind's instances, all
+   * callers together (handles and lasting sessions' own), are at their most, the caller
+   * holding the most (more than one beyond what `quota` holds) gives up its idle handle
+   * unused longest, so that a few callers cannot keep every other one out; failing
+   * that, the call fails.
    */
-  #makeRoom(kind: HandleKind, quota: string): void {
+  #makeRoom(kind: HandleKind, quota: string, asker: 'handle' | 'session'): void {
     let open = 0;
-    const byQuota = new Map<string, { count: number; oldestIdle: Held | undefined }>();
+    interface Holding {
+      /** Handles and sessions' own instances. */
+      count: number;
+      handles: number;
+      oldestIdle: Held | undefined;
+    }
+    const byQuota = new Map<string, Holding>();
+    const holdingOf = (of: string): Holding => {
+      let entry = byQuota.get(of);
+      if (entry === undefined) {
+        entry = { count: 0, handles: 0, oldestIdle: undefined };
+        byQuota.set(of, entry);
+      }
+      return entry;
+    };
     for (const held of this.#live.values()) {
       if (held.kind.argument !== kind.argument) continue;
       open++;
-      const entry = byQuota.get(held.quota) ?? { count: 0, oldestIdle: undefined };
+      const entry = holdingOf(held.quota);
       entry.count++;
+      entry.handles++;
       if (
         held.inFlight === 0 &&
         (entry.oldestIdle === undefined || held.lastUsed < entry.oldestIdle.lastUsed)
       ) {
         entry.oldestIdle = held;
       }
-      byQuota.set(held.quota, entry);
     }
-    const own = byQuota.get(quota) ?? { count: 0, oldestIdle: undefined };
-    if (own.count >= kind.maxPerCaller) {
+    for (const of of this.#sessionHeld.get(kind.argument)?.values() ?? []) {
+      open++;
+      holdingOf(of).count++;
+    }
+    const own = byQuota.get(quota) ?? { count: 0, handles: 0, oldestIdle: undefined };
+    if (asker === 'handle' && own.handles >= kind.maxPerCaller) {
       if (own.oldestIdle === undefined) {
         throw new Error(
-          `${own.count} ${kind.holds}s are open for this caller and all are busy; wait for a call to finish and pass its ${kind.argument}`,
+          `${own.handles} ${kind.holds}s are open for this caller and all are busy; wait for a call to finish and pass its ${kind.argument}`,
         );
       }
       this.#end(own.oldestIdle, 'most');
       return;
     }
     if (open < kind.maxOpen) return;
-    let largest: { count: number; oldestIdle: Held | undefined } | undefined;
+    let largest: Holding | undefined;
     for (const [other, entry] of byQuota) {
       if (other === quota || entry.oldestIdle === undefined || entry.count <= own.count + 1) {
         continue;
@@ -225,8 +272,12 @@ export class HandleTable {
       this.#end(largest.oldestIdle, 'share');
       return;
     }
+    const instead =
+      asker === 'handle'
+        ? `pass the ${kind.argument} of one you hold, or try again once one has closed (after ${describeMs(kind.idleMs)} unused)`
+        : `try again once one has closed (a session's ${kind.holds} closes with its session; one held by ${kind.argument} after ${describeMs(kind.idleMs)} unused)`;
     throw new Error(
-      `the server holds its most ${kind.holds}s (${kind.maxOpen}, all callers together), and none could be taken back (a caller holding at least two more than this one gives up its idle one unused longest); pass the ${kind.argument} of one you hold, or try again once one has closed (after ${describeMs(kind.idleMs)} unused)`,
+      `the server holds its most ${kind.holds}s (${kind.maxOpen}, all callers together), and none could be taken back (a caller holding at least two more than this one gives up its idle one unused longest); ${instead}`,
     );
   }
 }

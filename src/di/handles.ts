@@ -7,6 +7,7 @@ import {
   type JsonObject,
   outputSchemaOf,
   type Result,
+  type Session,
   type Tool,
   type ToolContext,
   wrap,
@@ -32,7 +33,10 @@ import { describeMs, type HandleKind, type HandleTable, type Held } from './hand
  * - A handle ends after `idleTimeoutMs` without a call (its instances are closed), when
  *   its caller holds more than `maxPerCaller` (the one unused longest that is idle), when
  *   the kind is at `maxOpen` and its caller holds two more than one asking for a new one
- *   (the same), or when the app closes.
+ *   (the same), or when the app closes. A lasting session's own instances (a 2025-era
+ *   session's, stdio's) count among the kind's open ones from the session's first call
+ *   on them until it ends: a session's first call fails, as a new handle's does, when
+ *   the kind is at `maxOpen` and no handle can be taken back.
  */
 export interface HandleOptions {
   /**
@@ -53,8 +57,8 @@ export interface HandleOptions {
    */
   readonly maxPerCaller?: number | undefined;
   /**
-   * The most handles of this kind open at once, all callers together (default 256,
-   * {@link DEFAULT_HANDLES_OPEN}): past it, the caller holding the most gives up its idle
+   * The most handles of this kind open at once, all callers together, lasting sessions'
+   * own instances among them (default 256, {@link DEFAULT_HANDLES_OPEN}): past it, the caller holding the most gives up its idle
    * handle unused longest when it holds at least two more than the caller minting one,
    * so that a few callers cannot keep every other one out; otherwise the call fails with
    * a tool error saying so.
@@ -135,13 +139,12 @@ export function handleTool(inner: Tool, options: HandleOptions, table: HandleTab
         );
       }
     } else if (ctx.session?.endsWithCall === true) {
-      const subject = ctx.auth?.subject;
-      const quota =
-        subject === undefined || subject === ''
-          ? `anonymous:${ctx.session.callerKey ?? ''}`
-          : `subject:${subject}`;
-      held = table.mint(kind, caller, quota, ctx.session);
+      held = table.mint(kind, caller, quotaOf(ctx, ctx.session), ctx.session);
       minted = true;
+    } else if (ctx.session !== undefined) {
+      // A lasting session's own instances count among the kind's open ones too.
+      const session = ctx.session;
+      table.claimForSession(kind, session, () => quotaOf(ctx, session));
     }
     if (parsed !== undefined && argument in parsed) {
       const { [argument]: _dropped, ...rest } = parsed;
@@ -165,6 +168,14 @@ export function handleTool(inner: Tool, options: HandleOptions, table: HandleTab
     },
     handleArgument: { value: argument, enumerable: true },
   });
+}
+
+/** Whose share a call's handles and session instances count against. */
+function quotaOf(ctx: ToolContext, session: Session): string {
+  const subject = ctx.auth?.subject;
+  return subject === undefined || subject === ''
+    ? `anonymous:${session.callerKey ?? ''}`
+    : `subject:${subject}`;
 }
 
 /** What the tool's description says of the handle: how to keep the state, and its lifetime. */

@@ -7,7 +7,8 @@ import { shellTools } from './tools';
 /**
  * The handle a client without a session keeps its shell by: `shell_id`, minted with the
  * first call's result, ended after 30 minutes unused. At most 16 shells a caller and 64
- * open in all (a shell is a bash, in its sandbox, for as long as it lives).
+ * open in all, sessions' own among them (a shell is a bash, in its sandbox, for as long
+ * as it lives).
  */
 export const SHELL_HANDLE: HandleOptions = {
   argument: 'shell_id',

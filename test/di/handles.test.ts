@@ -306,6 +306,61 @@ describe('a provider reached by a handle', () => {
     expect((await call({ counter_id: bobs }, { auth: bob })).output).toBe('counter #2 at 2');
   });
 
+  it("counts lasting sessions' own instances among the kind's open ones, until each session ends", async () => {
+    const { call, state } = await app({ argument: 'counter_id', holds: 'counter', maxOpen: 2 });
+    const adas = testSession('ada');
+    const carols = testSession('carol');
+    expect((await call({}, { session: adas, auth: ada })).output).toBe('counter #1 at 1');
+    // The same session again takes no more room.
+    expect((await call({}, { session: adas, auth: ada })).output).toBe('counter #1 at 2');
+    const bobs = handleOf(await call({}, { auth: bob }));
+    const carol: AuthInfo = { subject: 'carol', scopes: [], clientId: 'c' };
+    await expect(call({}, { session: carols, auth: carol })).rejects.toThrow(
+      "the server holds its most counters (2, all callers together), and none could be taken back (a caller holding at least two more than this one gives up its idle one unused longest); try again once one has closed (a session's counter closes with its session; one held by counter_id after 30 minutes unused)",
+    );
+    await expect(call({}, { auth: carol })).rejects.toThrow(
+      'the server holds its most counters (2',
+    );
+    expect(state.closed).toEqual([]);
+    await adas.end();
+    expect(state.closed).toEqual([1]);
+    expect((await call({}, { session: carols, auth: carol })).output).toBe('counter #3 at 1');
+    expect((await call({ counter_id: bobs }, { auth: bob })).output).toBe('counter #2 at 2');
+    await carols.end();
+  });
+
+  it("does not count a lasting session's own instances in the caller's maxPerCaller", async () => {
+    const { call } = await app({ argument: 'counter_id', holds: 'counter', maxPerCaller: 1 });
+    const session = testSession('ada');
+    expect((await call({}, { session, auth: ada })).output).toBe('counter #1 at 1');
+    const adas = handleOf(await call({}, { auth: ada }));
+    expect((await call({ counter_id: adas }, { auth: ada })).output).toBe('counter #2 at 2');
+    await session.end();
+  });
+
+  it("takes back an idle handle of a caller holding two more for a lasting session's first call", async () => {
+    const { call, state } = await app({
+      argument: 'counter_id',
+      holds: 'counter',
+      maxPerCaller: 3,
+      maxOpen: 3,
+    });
+    const adas = [
+      handleOf(await call({}, { auth: ada })),
+      handleOf(await call({}, { auth: ada })),
+      handleOf(await call({}, { auth: ada })),
+    ];
+    const session = testSession('bobs');
+    const closed = new Promise<void>((resolve) => (state.closedOne = resolve));
+    expect((await call({}, { session, auth: bob })).output).toBe('counter #4 at 1');
+    await closed;
+    expect(state.closed).toEqual([1]);
+    await expect(call({ counter_id: adas[0] }, { auth: ada })).rejects.toThrow(
+      'it was closed to make room for another caller',
+    );
+    await session.end();
+  });
+
   it('refuses handle limits that are not positive integers when the app is created', async () => {
     await expect(
       ToolApp.create(

@@ -1,13 +1,14 @@
 /**
  * Handles (SEP-2567) served over HTTP to 2026-07-28 callers without authorization: each
  * client address has its own most of handles (`maxPerCaller`), so one anonymous client
- * minting many handles ends its own idle ones, never another client's.
+ * minting many handles ends its own idle ones, never another client's. 2025-era
+ * sessions' own instances count among the open ones (`maxOpen`) too.
  */
 import 'reflect-metadata';
 import { Tool } from 'agenttool';
 import { Inject, Injectable, Module, ToolApp } from 'agenttool/di';
 import { type HttpListener, type McpToolServer, serveTools } from 'agenttool/mcp';
-import { modern, post } from '../auth/helpers';
+import { INITIALIZE, modern, post, send } from '../auth/helpers';
 
 @Injectable()
 class Counter {
@@ -32,7 +33,7 @@ class Add {
       provide: Counter,
       useClass: Counter,
       scope: 'session',
-      handle: { argument: 'counter_id', holds: 'counter', maxPerCaller: 2 },
+      handle: { argument: 'counter_id', holds: 'counter', maxPerCaller: 2, maxOpen: 3 },
     },
   ],
 })
@@ -95,5 +96,66 @@ describe('handles of anonymous callers over HTTP', () => {
     await add('10.0.0.3');
     await add('10.0.0.3');
     expect((await add('10.0.0.3', { counter_id: first.id })).error).toBe(true);
+  });
+});
+
+/** A 2025-era session opened by the client at `address`. */
+async function session2025(address: string) {
+  const opened = await post(listener.url, INITIALIZE, { 'x-forwarded-for': address });
+  expect(opened.status).toBe(200);
+  const id = opened.headers.get('mcp-session-id') ?? '';
+  expect(id).not.toBe('');
+  const headers = {
+    'x-forwarded-for': address,
+    'mcp-session-id': id,
+    'mcp-protocol-version': '2025-11-25',
+  };
+  const initialized = await post(
+    listener.url,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    headers,
+  );
+  expect(initialized.status).toBe(202);
+  return {
+    add: async () => {
+      const answer = await post(
+        listener.url,
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: {} } },
+        headers,
+      );
+      const result = answer.message?.result as { isError?: boolean; content: { text: string }[] };
+      return { error: result.isError === true, text: result.content[0]?.text ?? '' };
+    },
+    end: async () => {
+      const ended = await send(listener.url, { method: 'DELETE', headers });
+      expect(ended.status).toBe(200);
+    },
+  };
+}
+
+describe("2025-era sessions' own instances", () => {
+  it('count among the open ones: past maxOpen a new session is refused until one ends', async () => {
+    const first = await session2025('10.0.0.1');
+    const second = await session2025('10.0.0.2');
+    const third = await session2025('10.0.0.3');
+    const fourth = await session2025('10.0.0.4');
+    expect(await first.add()).toEqual({ error: false, text: 'at 1' });
+    expect(await first.add()).toEqual({ error: false, text: 'at 2' });
+    expect(await second.add()).toEqual({ error: false, text: 'at 1' });
+    expect(await third.add()).toEqual({ error: false, text: 'at 1' });
+    expect(await fourth.add()).toEqual({
+      error: true,
+      text: expect.stringContaining(
+        'the server holds its most counters (3, all callers together), and none could be taken back',
+      ),
+    });
+    // Nor may a handle be minted past it.
+    expect(await add('10.0.0.5')).toMatchObject({
+      error: true,
+      text: expect.stringContaining('the server holds its most counters (3'),
+    });
+    await second.end();
+    expect(await fourth.add()).toEqual({ error: false, text: 'at 1' });
+    expect(await first.add()).toEqual({ error: false, text: 'at 3' });
   });
 });
