@@ -12,6 +12,13 @@ export interface ReadOptions {
   readonly maxBytes?: number;
   /** The caller's interrupt: a read still waiting for its turn leaves the line. */
   readonly signal?: AbortSignal;
+  /**
+   * Waited for once the read has its turn, before the file is read: the calling
+   * session's `whenAnswersRead`, so that a client slow to read its answers holds its
+   * next reads back (each answer would otherwise wait in memory to be written). The
+   * read keeps its turn meanwhile, so the reads behind it wait too.
+   */
+  readonly whenAnswersRead?: ((signal?: AbortSignal) => Promise<void>) | undefined;
 }
 
 /** What `FileRoot.read` returns. */

@@ -141,10 +141,11 @@ export class FileRoot {
     // Taken before the file is opened, so that reads waiting hold no descriptor; what
     // the file's size leaves unused is given back once it is known.
     const reserved = Math.min(maxBytes, READ_BYTES_AT_ONCE);
-    return fileContents.holding(reserved, options.signal, (keepOnly) =>
+    return fileContents.holding(reserved, options.signal, async (keepOnly) => {
+      await options.whenAnswersRead?.(options.signal);
       // O_NONBLOCK: opening a named pipe must not wait for a writer (it would hang the
       // call and hold a thread of the pool); what is opened is then checked to be a file.
-      this.openFinal(op, O_RDONLY | O_NONBLOCK, 'open', async (handle) => {
+      return this.openFinal(op, O_RDONLY | O_NONBLOCK, 'open', async (handle) => {
         const info = await handle.stat();
         if (info.isDirectory())
           throw new Error(`cannot read ${quotePath(path)}: it is a directory`);
@@ -158,8 +159,8 @@ export class FileRoot {
         keepOnly(want);
         const content = await readUpTo(handle, want);
         return { content, size: info.size, truncated: content.length < info.size };
-      }),
-    );
+      });
+    });
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Annotations, Param, Replay, Tool, type ToolContext } from 'agenttool';
+import { Annotations, Param, Replay, type Session, Tool, type ToolContext } from 'agenttool';
 import { FileRoot } from './file-root';
 import { quotePath, shortPath } from './short-path';
 
@@ -64,6 +64,7 @@ export class ReadFileTool {
     const { content, size, truncated } = await this.files.read(args.path, {
       maxBytes,
       signal: ctx.signal,
+      whenAnswersRead: answersReadOf(ctx.session),
     });
     const text = utf8Text(content, truncated, args.path, size);
     if (!truncated) return text;
@@ -75,6 +76,14 @@ export class ReadFileTool {
     const shown = Buffer.byteLength(text);
     return `${text}${separator}[truncated: showed ${shown} of ${size} bytes; ${more}]`;
   }
+}
+
+/** The session's `whenAnswersRead`, called on it, where it has one. */
+function answersReadOf(
+  session: Session | undefined,
+): ((signal?: AbortSignal) => Promise<void>) | undefined {
+  const wait = session?.whenAnswersRead;
+  return wait === undefined ? undefined : (signal) => wait.call(session, signal);
 }
 
 /**

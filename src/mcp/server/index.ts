@@ -22,7 +22,7 @@ export {
   type StdioServeOptions,
 } from './server-options';
 export { DEFAULT_STDIO_MESSAGE_BYTES } from '../line-bound';
-export { DEFAULT_STDIO_SENT_MESSAGE_BYTES } from './stdio-writes';
+export { DEFAULT_STDIO_SENT_MESSAGE_BYTES, STDIO_UNREAD_ANSWER_BYTES } from './stdio-writes';
 export {
   type ErrorReporter,
   SESSION_END_METHOD,

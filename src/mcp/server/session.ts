@@ -53,6 +53,8 @@ export class McpSession implements Session {
   readonly handlePrefix: string;
   /** Who calls, where no subject says (see `Session.callerKey`). */
   readonly callerKey: string | undefined;
+  /** When the client has read the answers sent to it (see `Session.whenAnswersRead`). */
+  readonly whenAnswersRead: ((signal?: AbortSignal) => Promise<void>) | undefined;
 
   /** `ending` runs first when the session ends, before any `onClose` listener. */
   constructor(
@@ -63,6 +65,7 @@ export class McpSession implements Session {
       readonly endsWithCall?: boolean;
       readonly handlePrefix?: string;
       readonly callerKey?: string | undefined;
+      readonly whenAnswersRead?: ((signal?: AbortSignal) => Promise<void>) | undefined;
     } = {},
   ) {
     this.id = id;
@@ -71,6 +74,7 @@ export class McpSession implements Session {
     this.endsWithCall = place.endsWithCall === true;
     this.handlePrefix = place.handlePrefix ?? '';
     this.callerKey = place.callerKey;
+    this.whenAnswersRead = place.whenAnswersRead;
   }
 
   /** The client's name and version, once it has said them; undefined before. */

@@ -5,7 +5,7 @@ import type { StdioServeOptions } from './server-options';
 import { plainError } from './plain-errors';
 import { tellUnreadableLines } from './stdio-reader';
 import { TOO_DEEP_MESSAGE } from '../message-depth';
-import { boundedWrites, DEFAULT_STDIO_SENT_MESSAGE_BYTES } from './stdio-writes';
+import { answersReadOf, boundedWrites, DEFAULT_STDIO_SENT_MESSAGE_BYTES } from './stdio-writes';
 
 /**
  * The SDK's stdio server transport over `io`'s streams, made to keep a connection going
@@ -20,14 +20,18 @@ import { boundedWrites, DEFAULT_STDIO_SENT_MESSAGE_BYTES } from './stdio-writes'
  *   answered with an invalid-request error (-32600; the SDK's only reports it);
  * - a message written over `maxSentMessageBytes` is replaced (a client closes the
  *   connection on a message longer than it buffers: the SDK's client at 10 MiB).
- * Each is reported. `release` lets go of the input once the connection is over. Bad
- * limits throw here.
+ * Each is reported. `release` lets go of the input once the connection is over;
+ * `answersRead` is the connection's session's `whenAnswersRead`. Bad limits throw here.
  */
 export function boundedStdioTransport(
   stdio: typeof ServerStdio,
   io: StdioServeOptions,
   report: (error: unknown) => void,
-): { readonly transport: ServerStdio.StdioServerTransport; readonly release: () => void } {
+): {
+  readonly transport: ServerStdio.StdioServerTransport;
+  readonly release: () => void;
+  readonly answersRead: (signal?: AbortSignal) => Promise<void>;
+} {
   const limit = io.maxMessageBytes ?? DEFAULT_STDIO_MESSAGE_BYTES;
   if (!Number.isSafeInteger(limit) || limit < 1) {
     throw new TypeError(
@@ -58,7 +62,12 @@ export function boundedStdioTransport(
     if (request) answer({ jsonrpc: '2.0', id, error: { code: -32000, message } });
     else failOwnRequest(id, `the client's answer was too large to read: ${message}`);
   });
-  const output = boundedWrites(io.stdout ?? process.stdout, sentLimit, (oversized) => {
+  const stdout = io.stdout ?? process.stdout;
+  // The SDK's transport adds an 'error' and a 'drain' listener for each message its
+  // client has not read yet: many answers waiting are not a leak, and Node's warning
+  // past ten would say they were.
+  stdout.setMaxListeners(0);
+  const output = boundedWrites(stdout, sentLimit, (oversized) => {
     const instead =
       oversized.outcome === 'not sent' ? 'it was not sent' : `a ${oversized.outcome} went instead`;
     report(
@@ -102,7 +111,7 @@ export function boundedStdioTransport(
       error: { code: -32600, message: refusal },
     });
   });
-  return { transport, release: () => input.release() };
+  return { transport, release: () => input.release(), answersRead: answersReadOf(stdout) };
 }
 
 const INVALID_REQUEST =

@@ -8,6 +8,61 @@ import type { Writable } from 'node:stream';
  */
 export const DEFAULT_STDIO_SENT_MESSAGE_BYTES = 10 * 1024 * 1024 - 64 * 1024;
 
+/**
+ * The most bytes of answers a stdio connection holds unwritten, its client not having
+ * read them, before its session's `whenAnswersRead` makes a large result wait: 16 MiB.
+ */
+export const STDIO_UNREAD_ANSWER_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A session's `whenAnswersRead` for a connection that writes to `output`: resolves at
+ * once while `output` holds at most `limit` bytes not yet written (its reader not having
+ * read them), else once it has written them all ('drain'), or it has closed or failed
+ * (nothing more will pile up). Aborted first, it rejects with the signal's reason. The
+ * waiters share one listener of each event, however many there are.
+ */
+export function answersReadOf(
+  output: Writable,
+  limit = STDIO_UNREAD_ANSWER_BYTES,
+): (signal?: AbortSignal) => Promise<void> {
+  const caughtUp = (): boolean =>
+    output.writableLength <= limit || output.destroyed || output.writableFinished;
+  const waiting = new Set<() => void>();
+  let listening = false;
+  const wake = (): void => {
+    if (!caughtUp()) return;
+    listening = false;
+    output.off('drain', wake);
+    output.off('close', wake);
+    output.off('error', wake);
+    const woken = [...waiting];
+    waiting.clear();
+    for (const resolve of woken) resolve();
+  };
+  return (signal) => {
+    if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
+    if (caughtUp()) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const done = (): void => {
+        signal?.removeEventListener('abort', abort);
+        resolve();
+      };
+      const abort = (): void => {
+        waiting.delete(done);
+        reject(signal?.reason as Error);
+      };
+      if (!listening) {
+        listening = true;
+        output.on('drain', wake);
+        output.on('close', wake);
+        output.on('error', wake);
+      }
+      waiting.add(done);
+      signal?.addEventListener('abort', abort, { once: true });
+    });
+  };
+}
+
 /** A message too long to write, and what went out instead. */
 export interface OversizedWrite {
   /** Its length in bytes, without its newline. */

@@ -369,15 +369,19 @@ export class McpToolServer {
     /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand */
     const stdio = require('@modelcontextprotocol/server/stdio') as typeof ServerStdio;
     /* eslint-enable @typescript-eslint/no-require-imports */
-    const { transport, release } = boundedStdioTransport(stdio, io, (error) =>
+    const { transport, release, answersRead } = boundedStdioTransport(stdio, io, (error) =>
       this.host.report('mcp: stdio', error),
     );
     let ended!: () => void;
     const closed = new Promise<void>((resolve) => (ended = resolve));
-    const handle = stdio.serveStdio(({ era }) => this.pinnedInstance(era, ''), {
-      transport,
-      onerror: (error) => this.host.report('mcp: stdio', error),
-    });
+    const handle = stdio.serveStdio(
+      ({ era }) =>
+        this.pinnedInstance(era, '', false, undefined, false, undefined, undefined, answersRead),
+      {
+        transport,
+        onerror: (error) => this.host.report('mcp: stdio', error),
+      },
+    );
     const close = async (): Promise<void> => {
       await handle.close();
       ended();
@@ -532,12 +536,17 @@ export class McpToolServer {
    * @internal Opens a session: runs the `onSession` hook (calls wait for it), and keeps
    * the session in {@link McpToolServer.sessions} until it closes.
    */
-  openSession(id: string, endsWithCall = false, callerKey?: string): OpenedSession {
+  openSession(
+    id: string,
+    endsWithCall = false,
+    callerKey?: string,
+    whenAnswersRead?: (signal?: AbortSignal) => Promise<void>,
+  ): OpenedSession {
     const session: McpSession = new McpSession(
       id,
       this.host.report,
       () => this.#sessions.delete(session),
-      { endsWithCall, handlePrefix: this.handlePrefix, callerKey },
+      { endsWithCall, handlePrefix: this.handlePrefix, callerKey, whenAnswersRead },
     );
     this.#sessions.add(session);
     timeSession(session);
@@ -563,8 +572,9 @@ export class McpToolServer {
     endsWithCall = false,
     callerKey?: string,
     inbound?: string,
+    whenAnswersRead?: (signal?: AbortSignal) => Promise<void>,
   ): Server {
-    const opened = this.openSession(sessionId, endsWithCall, callerKey);
+    const opened = this.openSession(sessionId, endsWithCall, callerKey, whenAnswersRead);
     const binding = new ConnectionSession(opened, resumable);
     const server = buildInstance(this.host, binding, era, identified, inbound);
     opened.session.bindClient(() => server.getClientVersion());
