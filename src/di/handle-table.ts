@@ -139,8 +139,8 @@ export class HandleTable {
    * batch's) among the kind's open ones, against its caller's quota, from its first call until it
    * ends, so that sessions cannot open past `maxOpen` what handles may not. Fails, as a
    * new handle does, when the kind is at its most and no other caller's idle handle can
-   * be taken back. They are never ended by the table (the session ends them) and are
-   * not counted in a caller's `maxPerCaller`, which bounds handles only.
+   * be taken back, or the caller holds its most (`maxPerCaller`) and none of its
+   * handles is idle. They are never ended by the table: the session ends them.
    */
   claimForSession(kind: HandleKind, session: Session, quotaOf: () => string): void {
     let held = this.#sessionHeld.get(kind.argument);
@@ -177,6 +177,7 @@ export class HandleTable {
   /** Ends every handle; later mints fail. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#sessionHeld.clear();
     const all = [...this.#live.values()];
     this.#live.clear();
     const errors: unknown[] = [];
@@ -203,8 +204,9 @@ export class HandleTable {
   }
 
   /**
-   * Ends `quota`'s idle handle of `kind` unused longest when it holds its most handles
-   * (a new handle only); fails when all of them are busy. When the kind's instances, all
+   * Ends `quota`'s idle handle of `kind` unused longest when it holds its most (handles
+   * and lasting sessions' own instances together); fails when none of its handles is
+   * idle. When the kind's instances, all
    * callers together (handles and lasting sessions' own), are at their most, the caller
    * holding the most (more than one beyond what `quota` holds) gives up its idle handle
    * unused longest, so that a few callers cannot keep every other one out; failing
@@ -245,14 +247,17 @@ export class HandleTable {
       holdingOf(of).count++;
     }
     const own = byQuota.get(quota) ?? { count: 0, handles: 0, oldestIdle: undefined };
-    if (asker === 'handle' && own.handles >= kind.maxPerCaller) {
-      if (own.oldestIdle === undefined) {
-        throw new Error(
-          `${own.handles} ${kind.holds}s are open for this caller and all are busy; wait for a call to finish and pass its ${kind.argument}`,
-        );
+    if (own.count >= kind.maxPerCaller) {
+      if (own.oldestIdle !== undefined) {
+        this.#end(own.oldestIdle, 'most');
+        return;
       }
-      this.#end(own.oldestIdle, 'most');
-      return;
+      const sessions = own.count - own.handles;
+      throw new Error(
+        sessions === 0
+          ? `${own.count} ${kind.holds}s are open for this caller and all are busy; wait for a call to finish and pass its ${kind.argument}`
+          : `${own.count} ${kind.holds}s are open for this caller, its most (${kind.maxPerCaller}), ${sessions} of them its sessions' (each closes with its session) and none of the rest idle; end a session it no longer uses, or wait for a call to finish and pass its ${kind.argument}`,
+      );
     }
     if (open < kind.maxOpen) return;
     let largest: Holding | undefined;

@@ -34,9 +34,9 @@ import { describeMs, type HandleKind, type HandleTable, type Held } from './hand
  *   its caller holds more than `maxPerCaller` (the one unused longest that is idle), when
  *   the kind is at `maxOpen` and its caller holds two more than one asking for a new one
  *   (the same), or when the app closes. A lasting session's own instances (a 2025-era
- *   session's, stdio's) count among the kind's open ones from the session's first call
- *   on them until it ends: a session's first call fails, as a new handle's does, when
- *   the kind is at `maxOpen` and no handle can be taken back.
+ *   session's, stdio's) count among its caller's and the kind's open ones from the
+ *   session's first call on them until it ends, and are never ended but with it: a
+ *   session's first call fails, as a new handle's does, when no handle can make room.
  */
 export interface HandleOptions {
   /**
@@ -49,9 +49,10 @@ export interface HandleOptions {
   /** How long a handle lives without a call, in ms (default 30 minutes, {@link DEFAULT_HANDLE_IDLE_MS}). */
   readonly idleTimeoutMs?: number | undefined;
   /**
-   * The most handles of this kind one caller holds at once (default 16,
-   * {@link DEFAULT_HANDLES_PER_CALLER}): minting one more ends that caller's handle
-   * unused longest, if one is idle, or fails the call. A caller is an authenticated
+   * The most handles of this kind one caller holds at once, its lasting sessions' own
+   * instances among them (default 16, {@link DEFAULT_HANDLES_PER_CALLER}): minting one
+   * more (or a session's first call) ends that caller's handle unused longest, if one is
+   * idle, or fails the call. A caller is an authenticated
    * subject; without authorization, who the transport says calls (over HTTP, the client
    * address, as the endpoint's fair shares count it).
    */

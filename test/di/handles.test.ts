@@ -329,13 +329,34 @@ describe('a provider reached by a handle', () => {
     await carols.end();
   });
 
-  it("does not count a lasting session's own instances in the caller's maxPerCaller", async () => {
-    const { call } = await app({ argument: 'counter_id', holds: 'counter', maxPerCaller: 1 });
-    const session = testSession('ada');
-    expect((await call({}, { session, auth: ada })).output).toBe('counter #1 at 1');
-    const adas = handleOf(await call({}, { auth: ada }));
-    expect((await call({ counter_id: adas }, { auth: ada })).output).toBe('counter #2 at 2');
-    await session.end();
+  it("counts a lasting session's own instances in its caller's maxPerCaller, taking back only handles", async () => {
+    const { call, state } = await app({
+      argument: 'counter_id',
+      holds: 'counter',
+      maxPerCaller: 2,
+    });
+    const adas = [handleOf(await call({}, { auth: ada })), handleOf(await call({}, { auth: ada }))];
+    const first = testSession('first');
+    const second = testSession('second');
+    const third = testSession('third');
+    // At her most: her session's first call ends her handle unused longest.
+    const closed = new Promise<void>((resolve) => (state.closedOne = resolve));
+    expect((await call({}, { session: first, auth: ada })).output).toBe('counter #3 at 1');
+    await closed;
+    expect(state.closed).toEqual([1]);
+    expect((await call({}, { session: second, auth: ada })).output).toBe('counter #4 at 1');
+    expect(state.closed).toEqual([1, 2]);
+    await expect(call({ counter_id: adas[1] }, { auth: ada })).rejects.toThrow('past its most (2)');
+    // Two sessions hold her most: neither is taken back, a third session and a handle are refused.
+    await expect(call({}, { session: third, auth: ada })).rejects.toThrow(
+      "2 counters are open for this caller, its most (2), 2 of them its sessions' (each closes with its session) and none of the rest idle; end a session it no longer uses, or wait for a call to finish and pass its counter_id",
+    );
+    await expect(call({}, { auth: ada })).rejects.toThrow('2 counters are open for this caller');
+    expect(handleOf(await call({}, { auth: bob }))).not.toBe('');
+    await first.end();
+    expect((await call({}, { session: third, auth: ada })).output).toBe('counter #6 at 1');
+    await second.end();
+    await third.end();
   });
 
   it("takes back an idle handle of a caller holding two more for a lasting session's first call", async () => {

@@ -33,7 +33,7 @@ class Add {
       provide: Counter,
       useClass: Counter,
       scope: 'session',
-      handle: { argument: 'counter_id', holds: 'counter', maxPerCaller: 2, maxOpen: 3 },
+      handle: { argument: 'counter_id', holds: 'counter', maxPerCaller: 2, maxOpen: 4 },
     },
   ],
 })
@@ -99,8 +99,13 @@ describe('handles of anonymous callers over HTTP', () => {
   });
 });
 
+interface Session2025 {
+  add(): Promise<{ error: boolean; text: string }>;
+  end(): Promise<void>;
+}
+
 /** A 2025-era session opened by the client at `address`. */
-async function session2025(address: string) {
+async function session2025(address: string): Promise<Session2025> {
   const opened = await post(listener.url, INITIALIZE, { 'x-forwarded-for': address });
   expect(opened.status).toBe(200);
   const id = opened.headers.get('mcp-session-id') ?? '';
@@ -135,27 +140,50 @@ async function session2025(address: string) {
 
 describe("2025-era sessions' own instances", () => {
   it('count among the open ones: past maxOpen a new session is refused until one ends', async () => {
-    const first = await session2025('10.0.0.1');
-    const second = await session2025('10.0.0.2');
-    const third = await session2025('10.0.0.3');
-    const fourth = await session2025('10.0.0.4');
+    const sessions = await Promise.all(
+      ['10.0.0.1', '10.0.0.2', '10.0.0.3', '10.0.0.4', '10.0.0.5'].map(session2025),
+    );
+    const [first, second, third, fourth, fifth] = sessions as [
+      Session2025,
+      Session2025,
+      Session2025,
+      Session2025,
+      Session2025,
+    ];
     expect(await first.add()).toEqual({ error: false, text: 'at 1' });
     expect(await first.add()).toEqual({ error: false, text: 'at 2' });
     expect(await second.add()).toEqual({ error: false, text: 'at 1' });
     expect(await third.add()).toEqual({ error: false, text: 'at 1' });
-    expect(await fourth.add()).toEqual({
+    expect(await fourth.add()).toEqual({ error: false, text: 'at 1' });
+    expect(await fifth.add()).toEqual({
       error: true,
       text: expect.stringContaining(
-        'the server holds its most counters (3, all callers together), and none could be taken back',
+        'the server holds its most counters (4, all callers together), and none could be taken back',
       ),
     });
     // Nor may a handle be minted past it.
-    expect(await add('10.0.0.5')).toMatchObject({
+    expect(await add('10.0.0.6')).toMatchObject({
       error: true,
-      text: expect.stringContaining('the server holds its most counters (3'),
+      text: expect.stringContaining('the server holds its most counters (4'),
     });
     await second.end();
-    expect(await fourth.add()).toEqual({ error: false, text: 'at 1' });
+    expect(await fifth.add()).toEqual({ error: false, text: 'at 1' });
     expect(await first.add()).toEqual({ error: false, text: 'at 3' });
+  });
+
+  it("count against each one's client address: a new one takes back the idle handle of an address holding two more", async () => {
+    const first = await session2025('10.0.0.1');
+    const second = await session2025('10.0.0.2');
+    expect(await first.add()).toEqual({ error: false, text: 'at 1' });
+    expect(await second.add()).toEqual({ error: false, text: 'at 1' });
+    const older = await add('10.0.0.9');
+    await add('10.0.0.9');
+    // At the most (4): the new session's address holds none, 10.0.0.9 two.
+    const third = await session2025('10.0.0.3');
+    expect(await third.add()).toEqual({ error: false, text: 'at 1' });
+    expect(await add('10.0.0.9', { counter_id: older.id })).toMatchObject({
+      error: true,
+      text: expect.stringContaining('it was closed to make room for another caller'),
+    });
   });
 });

@@ -71,7 +71,7 @@ export class HandleSessions implements SessionBinding {
       if (caller !== undefined && this.#shares?.room(caller) === true) {
         // Behind a load balancer the handle names its instance, which peers forward to.
         const fresh = this.#server.handlePrefix + randomHex(16);
-        const opened = this.#server.openSession(fresh);
+        const opened = this.#server.openSession(fresh, false, caller);
         const share = this.#shares.open(caller);
         const idle = new IdleClock(this.#idleMs, () => void opened.session.close());
         const entry: HeldSession = { opened, idle, subject };

@@ -122,11 +122,14 @@ export class LegacyLeg {
       });
       const session: LegacySession = { transport: opened, idle, owner: subjectOf(authInfo) };
       // Only callers told apart by their subject list their tasks (2025-11-25 tasks/list).
+      // The caller goes with the session: its handle kinds' instances count against it.
       const instance = this.server.pinnedInstance(
         'legacy',
         sessionId,
         this.options.resumable === true,
         session.owner !== undefined && session.owner !== '',
+        false,
+        caller,
       );
       const closed = instance.onclose;
       instance.onclose = () => {
