@@ -29,14 +29,15 @@ export interface Session {
    */
   readonly callerKey?: string | undefined;
   /**
-   * Resolves once the client has read the answers already sent to it, all but a few
-   * MiB (over stdio: at most 16 MiB wait to be written, `STDIO_UNREAD_ANSWER_BYTES`); rejects
-   * with `signal`'s reason when it aborts first. A tool about to make a large result
-   * waits for it, so that a client slower to read than the tools are to answer does not
-   * make the server hold every answer at once. Absent where the transport does not say
-   * (over HTTP, `maxUnreadAnswerBytes` bounds what clients leave unread instead).
+   * Whether the client has read the answers already sent to it, all but a few MiB (over
+   * stdio: more than 16 MiB waiting to be written, `STDIO_UNREAD_ANSWER_BYTES`, is
+   * behind): undefined when it has, else a promise that resolves once it has caught up,
+   * or rejects with `signal`'s reason when it aborts first. A tool about to make a large
+   * result waits for it, so that a client slower to read than the tools are to answer
+   * does not make the server hold every answer at once. Absent where the transport does
+   * not say (over HTTP, `maxUnreadAnswerBytes` bounds what clients leave unread instead).
    */
-  readonly whenAnswersRead?: ((signal?: AbortSignal) => Promise<void>) | undefined;
+  readonly whenAnswersRead?: ((signal?: AbortSignal) => Promise<void> | undefined) | undefined;
 }
 
 /** Severity levels of a tool's log lines, as MCP names them. */

@@ -13,12 +13,11 @@ export interface ReadOptions {
   /** The caller's interrupt: a read still waiting for its turn leaves the line. */
   readonly signal?: AbortSignal;
   /**
-   * Waited for once the read has its turn, before the file is read: the calling
-   * session's `whenAnswersRead`, so that a client slow to read its answers holds its
-   * next reads back (each answer would otherwise wait in memory to be written). The
-   * read keeps its turn meanwhile, so the reads behind it wait too.
+   * The calling session's `whenAnswersRead`: the read waits, holding no turn, while the
+   * client is behind in reading its answers, so that a client slow to read holds back
+   * its own next reads (each answer would otherwise wait in memory to be written).
    */
-  readonly whenAnswersRead?: ((signal?: AbortSignal) => Promise<void>) | undefined;
+  readonly whenAnswersRead?: ((signal?: AbortSignal) => Promise<void> | undefined) | undefined;
 }
 
 /** What `FileRoot.read` returns. */

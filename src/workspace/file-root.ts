@@ -141,11 +141,11 @@ export class FileRoot {
     // Taken before the file is opened, so that reads waiting hold no descriptor; what
     // the file's size leaves unused is given back once it is known.
     const reserved = Math.min(maxBytes, READ_BYTES_AT_ONCE);
-    return fileContents.holding(reserved, options.signal, async (keepOnly) => {
-      await options.whenAnswersRead?.(options.signal);
+    const giveBack = await this.#readTurn(reserved, options);
+    try {
       // O_NONBLOCK: opening a named pipe must not wait for a writer (it would hang the
       // call and hold a thread of the pool); what is opened is then checked to be a file.
-      return this.openFinal(op, O_RDONLY | O_NONBLOCK, 'open', async (handle) => {
+      return await this.openFinal(op, O_RDONLY | O_NONBLOCK, 'open', async (handle) => {
         const info = await handle.stat();
         if (info.isDirectory())
           throw new Error(`cannot read ${quotePath(path)}: it is a directory`);
@@ -156,11 +156,32 @@ export class FileRoot {
         }
         refuseHardLinked(op, info.nlink);
         const want = Math.min(maxBytes, info.size);
-        keepOnly(want);
+        giveBack(reserved - want);
         const content = await readUpTo(handle, want);
         return { content, size: info.size, truncated: content.length < info.size };
       });
-    });
+    } finally {
+      giveBack();
+    }
+  }
+
+  /**
+   * Takes `bytes` of the process's read budget for a read, once the caller's client has
+   * read its earlier answers (`whenAnswersRead`): it waits for that holding nothing, and
+   * looks again once its turn comes, giving the turn back to wait again if the client
+   * has fallen behind meanwhile, so that a client slow to read holds back its own reads,
+   * never another's. Returns what gives the bytes back.
+   */
+  async #readTurn(bytes: number, options: ReadOptions): Promise<(bytes?: number) => void> {
+    const { signal, whenAnswersRead } = options;
+    let behind = whenAnswersRead?.(signal);
+    for (;;) {
+      if (behind !== undefined) await behind;
+      const giveBack = await fileContents.take(bytes, signal);
+      behind = whenAnswersRead?.(signal);
+      if (behind === undefined) return giveBack;
+      giveBack();
+    }
   }
 
   /**

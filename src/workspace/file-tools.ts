@@ -81,7 +81,7 @@ export class ReadFileTool {
 /** The session's `whenAnswersRead`, called on it, where it has one. */
 function answersReadOf(
   session: Session | undefined,
-): ((signal?: AbortSignal) => Promise<void>) | undefined {
+): ((signal?: AbortSignal) => Promise<void> | undefined) | undefined {
   const wait = session?.whenAnswersRead;
   return wait === undefined ? undefined : (signal) => wait.call(session, signal);
 }

@@ -40,24 +40,6 @@ export class ReadBudget {
     };
   }
 
-  /**
-   * Runs `use` holding `bytes` (taken as {@link ReadBudget.take} takes them), and gives
-   * them back when it settles; `use` may keep fewer of them (`keepOnly`) once it knows
-   * how many it needs.
-   */
-  async holding<T>(
-    bytes: number,
-    signal: AbortSignal | undefined,
-    use: (keepOnly: (needed: number) => void) => Promise<T>,
-  ): Promise<T> {
-    const giveBack = await this.take(bytes, signal);
-    try {
-      return await use((needed) => giveBack(bytes - needed));
-    } finally {
-      giveBack();
-    }
-  }
-
   /** What is held now (for tests and reports). */
   get used(): number {
     return this.#used;

@@ -56,7 +56,7 @@ afterEach(async () => {
 });
 
 /** Waits until `value()` has not changed for `quiet` looks 20 ms apart (at most 30 s in all). */
-async function settled(value: () => number, quiet = 15): Promise<number> {
+async function settled(value: () => number, quiet = 25): Promise<number> {
   let last = value();
   let unchanged = 0;
   for (let look = 0; look < 1500 && unchanged < quiet; look++) {

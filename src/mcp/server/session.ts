@@ -54,7 +54,7 @@ export class McpSession implements Session {
   /** Who calls, where no subject says (see `Session.callerKey`). */
   readonly callerKey: string | undefined;
   /** When the client has read the answers sent to it (see `Session.whenAnswersRead`). */
-  readonly whenAnswersRead: ((signal?: AbortSignal) => Promise<void>) | undefined;
+  readonly whenAnswersRead: ((signal?: AbortSignal) => Promise<void> | undefined) | undefined;
 
   /** `ending` runs first when the session ends, before any `onClose` listener. */
   constructor(
@@ -65,7 +65,7 @@ export class McpSession implements Session {
       readonly endsWithCall?: boolean;
       readonly handlePrefix?: string;
       readonly callerKey?: string | undefined;
-      readonly whenAnswersRead?: ((signal?: AbortSignal) => Promise<void>) | undefined;
+      readonly whenAnswersRead?: ((signal?: AbortSignal) => Promise<void> | undefined) | undefined;
     } = {},
   ) {
     this.id = id;

@@ -30,7 +30,7 @@ export function boundedStdioTransport(
 ): {
   readonly transport: ServerStdio.StdioServerTransport;
   readonly release: () => void;
-  readonly answersRead: (signal?: AbortSignal) => Promise<void>;
+  readonly answersRead: (signal?: AbortSignal) => Promise<void> | undefined;
 } {
   const limit = io.maxMessageBytes ?? DEFAULT_STDIO_MESSAGE_BYTES;
   if (!Number.isSafeInteger(limit) || limit < 1) {
@@ -65,7 +65,8 @@ export function boundedStdioTransport(
   const stdout = io.stdout ?? process.stdout;
   // The SDK's transport adds an 'error' and a 'drain' listener for each message its
   // client has not read yet: many answers waiting are not a leak, and Node's warning
-  // past ten would say they were.
+  // past ten would say they were. The stream's own limit is put back at the end.
+  const maxListeners = stdout.getMaxListeners();
   stdout.setMaxListeners(0);
   const output = boundedWrites(stdout, sentLimit, (oversized) => {
     const instead =
@@ -111,7 +112,11 @@ export function boundedStdioTransport(
       error: { code: -32600, message: refusal },
     });
   });
-  return { transport, release: () => input.release(), answersRead: answersReadOf(stdout) };
+  const release = (): void => {
+    input.release();
+    stdout.setMaxListeners(maxListeners);
+  };
+  return { transport, release, answersRead: answersReadOf(stdout) };
 }
 
 const INVALID_REQUEST =

@@ -15,33 +15,36 @@ export const DEFAULT_STDIO_SENT_MESSAGE_BYTES = 10 * 1024 * 1024 - 64 * 1024;
 export const STDIO_UNREAD_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /**
- * A session's `whenAnswersRead` for a connection that writes to `output`: resolves at
- * once while `output` holds at most `limit` bytes not yet written (its reader not having
- * read them), else once it has written them all ('drain'), or it has closed or failed
- * (nothing more will pile up). Aborted first, it rejects with the signal's reason. The
- * waiters share one listener of each event, however many there are.
+ * A session's `whenAnswersRead` for a connection that writes to `output`: undefined
+ * while `output` holds at most `limit` bytes not yet written (its reader not having read
+ * them; its own high-water mark where that is more, below which it never says 'drain'),
+ * else a promise that resolves once it has written them all ('drain'), or it has
+ * finished, closed or failed (nothing more will pile up), and rejects with the signal's
+ * reason when that aborts first. The waiters share one listener of each event.
  */
 export function answersReadOf(
   output: Writable,
   limit = STDIO_UNREAD_ANSWER_BYTES,
-): (signal?: AbortSignal) => Promise<void> {
+): (signal?: AbortSignal) => Promise<void> | undefined {
+  const bound = Math.max(limit, output.writableHighWaterMark);
   const caughtUp = (): boolean =>
-    output.writableLength <= limit || output.destroyed || output.writableFinished;
+    output.writableLength <= bound || output.destroyed || output.writableFinished;
   const waiting = new Set<() => void>();
   let listening = false;
-  const wake = (): void => {
-    if (!caughtUp()) return;
+  const wakeAll = (): void => {
     listening = false;
-    output.off('drain', wake);
-    output.off('close', wake);
-    output.off('error', wake);
+    output.off('drain', drained);
+    for (const event of ENDS) output.off(event, wakeAll);
     const woken = [...waiting];
     waiting.clear();
     for (const resolve of woken) resolve();
   };
+  const drained = (): void => {
+    if (caughtUp()) wakeAll();
+  };
   return (signal) => {
     if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
-    if (caughtUp()) return Promise.resolve();
+    if (caughtUp()) return undefined;
     return new Promise<void>((resolve, reject) => {
       const done = (): void => {
         signal?.removeEventListener('abort', abort);
@@ -53,15 +56,17 @@ export function answersReadOf(
       };
       if (!listening) {
         listening = true;
-        output.on('drain', wake);
-        output.on('close', wake);
-        output.on('error', wake);
+        output.on('drain', drained);
+        for (const event of ENDS) output.on(event, wakeAll);
       }
       waiting.add(done);
       signal?.addEventListener('abort', abort, { once: true });
     });
   };
 }
+
+/** What ends a stream's writing: after them, nothing more piles up. */
+const ENDS = ['finish', 'close', 'error'] as const;
 
 /** A message too long to write, and what went out instead. */
 export interface OversizedWrite {

@@ -540,7 +540,7 @@ export class McpToolServer {
     id: string,
     endsWithCall = false,
     callerKey?: string,
-    whenAnswersRead?: (signal?: AbortSignal) => Promise<void>,
+    whenAnswersRead?: (signal?: AbortSignal) => Promise<void> | undefined,
   ): OpenedSession {
     const session: McpSession = new McpSession(
       id,
@@ -572,7 +572,7 @@ export class McpToolServer {
     endsWithCall = false,
     callerKey?: string,
     inbound?: string,
-    whenAnswersRead?: (signal?: AbortSignal) => Promise<void>,
+    whenAnswersRead?: (signal?: AbortSignal) => Promise<void> | undefined,
   ): Server {
     const opened = this.openSession(sessionId, endsWithCall, callerKey, whenAnswersRead);
     const binding = new ConnectionSession(opened, resumable);
