@@ -192,8 +192,17 @@ async function serveUntilStopped(
       if (serving === undefined) stopAsked = 'SIGINT';
       else void serving.stop('SIGINT');
     },
-    // An orchestrator's stop: leave the balancer's pool, finish, then stop.
+    // An orchestrator's stop: leave the balancer's pool, finish, then stop. Over stdio a
+    // host sends it once closing stdin did not end the server, and kills it soon after
+    // (as MCP's stdio shutdown has it): there the server stops at once, as on Ctrl-C,
+    // unless a drain was asked for (--drain-grace).
     terminate: () => {
+      if (options.http === undefined && options.drainGraceMs === undefined) {
+        io.stderr.write('agenttool: stopping: closing sessions and the app\n');
+        if (serving === undefined) stopAsked = 'SIGTERM';
+        else void serving.stop('SIGTERM');
+        return;
+      }
       io.stderr.write('agenttool: draining: refusing new work, finishing the work in flight\n');
       if (serving === undefined) stopAsked = 'SIGTERM';
       else void serving.drain('SIGTERM');

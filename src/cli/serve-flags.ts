@@ -59,7 +59,7 @@ export function serveOptions(command: Command): Command {
     )
     .option(
       '--drain-grace <ms>',
-      'on SIGTERM, let the work in flight finish for this long (default 30000)',
+      'on SIGTERM, let the work in flight finish for this long (default 30000 with --http; over stdio SIGTERM stops at once unless this is given)',
     )
     .option(
       '--auth-issuer <url>',

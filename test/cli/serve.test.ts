@@ -67,6 +67,41 @@ describe('agenttool serve --stdio', () => {
   });
 });
 
+describe('agenttool serve over stdio, on SIGTERM', () => {
+  it('stops at once as on Ctrl-C, the call in flight interrupted and answered (a host sends it to end the server, and kills it soon after)', async () => {
+    const journal = join(tempDir(), 'journal.txt');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'serve', APP],
+      env: { PATH: process.env['PATH'] ?? '', CLI_FIXTURE_JOURNAL: journal },
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const remote = await connectMcp({ transport });
+    remotes.push(remote);
+    const wait = remote.tools().find((t) => t.name === 'wait');
+    let started!: () => void;
+    const progressed = new Promise<void>((resolve) => (started = resolve));
+    const call = { id: 'w1', args: '{}', onUpdate: () => started() };
+    const outcome = Promise.resolve(wait?.execute(call, createContext({ call }))).then(
+      (result) => outputText(result?.output ?? ''),
+      (error: unknown) => `failed: ${String(error)}`,
+    );
+    await progressed;
+    const pid = transport.pid;
+    if (pid === null) throw new Error('the server has no pid');
+    const exited = new Promise<void>((resolve) => (transport.onclose = () => resolve()));
+    process.kill(pid, 'SIGTERM');
+    // The tool saw its call's signal abort: the server did not wait for it to finish.
+    expect(await outcome).toBe('interrupted');
+    await exited;
+    expect(stderr).toContain('agenttool: stopping: closing sessions and the app\n');
+    expect(stderr).not.toContain('draining');
+    expect(readFileSync(journal, 'utf8')).toContain('wait tool closed\n');
+  });
+});
+
 describe('agenttool serve --http', () => {
   it('serves over Streamable HTTP, prints the URL and the tools, and stops cleanly on SIGINT', async () => {
     const journal = join(tempDir(), 'journal.txt');
