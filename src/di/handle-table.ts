@@ -252,12 +252,7 @@ export class HandleTable {
         this.#end(own.oldestIdle, 'most');
         return;
       }
-      const sessions = own.count - own.handles;
-      throw new Error(
-        sessions === 0
-          ? `${own.count} ${kind.holds}s are open for this caller and all are busy; wait for a call to finish and pass its ${kind.argument}`
-          : `${own.count} ${kind.holds}s are open for this caller, its most (${kind.maxPerCaller}), ${sessions} of them its sessions' (each closes with its session) and none of the rest idle; end a session it no longer uses, or wait for a call to finish and pass its ${kind.argument}`,
-      );
+      throw new Error(callerFull(kind, quota, own.count, own.handles));
     }
     if (open < kind.maxOpen) return;
     let largest: Holding | undefined;
@@ -285,6 +280,24 @@ export class HandleTable {
       `the server holds its most ${kind.holds}s (${kind.maxOpen}, all callers together), and none could be taken back (a caller holding at least two more than this one gives up its idle one unused longest); ${instead}`,
     );
   }
+}
+
+/**
+ * Why `quota`, holding its most of `kind` (`count`, `handles` of them by handle, all
+ * busy, the rest its lasting sessions'), gets no new one, and what would make room.
+ */
+function callerFull(kind: HandleKind, quota: string, count: number, handles: number): string {
+  const sessions = count - handles;
+  if (sessions === 0) {
+    return `${count} ${kind.holds}s are open for this caller and all are busy; wait for a call to finish and pass its ${kind.argument}`;
+  }
+  const held =
+    handles === 0
+      ? `all of them for its sessions`
+      : `${sessions} for its sessions and ${handles} by ${kind.argument}, all busy`;
+  // Without authorization the callers counted apart are client addresses.
+  const who = quota.startsWith('subject:') ? 'this caller' : 'this client address';
+  return `${who} already holds ${count} ${kind.holds}s, its most (${kind.maxPerCaller}): ${held}. A session keeps its ${kind.holds} until the session ends (its client closes it, or it goes unused), and there is room again then`;
 }
 
 export function describeMs(ms: number): string {

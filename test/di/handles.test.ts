@@ -349,9 +349,9 @@ describe('a provider reached by a handle', () => {
     await expect(call({ counter_id: adas[1] }, { auth: ada })).rejects.toThrow('past its most (2)');
     // Two sessions hold her most: neither is taken back, a third session and a handle are refused.
     await expect(call({}, { session: third, auth: ada })).rejects.toThrow(
-      "2 counters are open for this caller, its most (2), 2 of them its sessions' (each closes with its session) and none of the rest idle; end a session it no longer uses, or wait for a call to finish and pass its counter_id",
+      'this caller already holds 2 counters, its most (2): all of them for its sessions. A session keeps its counter until the session ends (its client closes it, or it goes unused), and there is room again then',
     );
-    await expect(call({}, { auth: ada })).rejects.toThrow('2 counters are open for this caller');
+    await expect(call({}, { auth: ada })).rejects.toThrow('already holds 2 counters, its most (2)');
     expect(handleOf(await call({}, { auth: bob }))).not.toBe('');
     await first.end();
     expect((await call({}, { session: third, auth: ada })).output).toBe('counter #6 at 1');

@@ -171,6 +171,21 @@ describe("2025-era sessions' own instances", () => {
     expect(await first.add()).toEqual({ error: false, text: 'at 3' });
   });
 
+  it("count in their address's most: past it a session's first call is refused, saying when there is room", async () => {
+    const sessions = await Promise.all(['10.0.0.7', '10.0.0.7', '10.0.0.7'].map(session2025));
+    const [first, second, third] = sessions as [Session2025, Session2025, Session2025];
+    expect(await first.add()).toEqual({ error: false, text: 'at 1' });
+    expect(await second.add()).toEqual({ error: false, text: 'at 1' });
+    expect(await third.add()).toEqual({
+      error: true,
+      text: expect.stringContaining(
+        'this client address already holds 2 counters, its most (2): all of them for its sessions. A session keeps its counter until the session ends (its client closes it, or it goes unused), and there is room again then',
+      ),
+    });
+    await first.end();
+    expect(await third.add()).toEqual({ error: false, text: 'at 1' });
+  });
+
   it("count against each one's client address: a new one takes back the idle handle of an address holding two more", async () => {
     const first = await session2025('10.0.0.1');
     const second = await session2025('10.0.0.2');
