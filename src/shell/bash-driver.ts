@@ -336,7 +336,11 @@ __agenttool_home=$PWD
 # The names of the user's functions (a saved state sets them; see __agenttool_state).
 __agenttool_fnames=' '
 __agenttool_end_line=${bashQuote(`E (${MARKER_PREFIX}[0-9a-f]{${MARKER_HEX_DIGITS}})$`)}
-__agenttool_want=$SHELLOPTS
+# The set -o options a job runs with: its own, without job control (see SERVE_LINE).
+__agenttool_want=:$SHELLOPTS:
+__agenttool_want=\${__agenttool_want/:monitor:/:}
+__agenttool_want=\${__agenttool_want#:}
+__agenttool_want=\${__agenttool_want%:}
 ${options.signallerOnFd3 ? SIGNALLER : KILL_SESSION}
 ${
   options.signallerOnFd3
@@ -368,6 +372,11 @@ const SERVE_LINE = [
   'builtin unset -v __agenttool_init',
   [
     'while :; do (',
+    // Job control off, as under `bash -c`, and bash told which group is the job's own:
+    // a subshell keeps the shell's, and `kill %1` of a command's background job then
+    // signalled the job's whole group, the command with it (turning job control on
+    // takes the group as it is now).
+    'builtin set -m; builtin set +m;',
     '[ "$__agenttool_fds" = /dev/fd ] || exec {__agenttool_fd}>&- {__agenttool_tfd}>&-;',
     'builtin . "$__agenttool_fds/$__agenttool_fd" >/dev/null 2>&1;',
     // From here an interrupt ends the job through exit (see __agenttool_arm); set before

@@ -625,6 +625,18 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       });
     }
 
+    it('signals a job spec (kill %1) as bash -c does: the background job, not the command that started it', async () => {
+      const shell = newShell();
+      const killed = await shell.run(
+        'sleep 30 & p=$!; kill %1; echo after-kill; wait $p; echo "waited $?"; sleep 31 | sleep 32 & q=$!; kill %+; wait $q; echo "last $?"; wait; jobs',
+      );
+      expect(killed.output).toBe('after-kill\nwaited 143\nlast 143\n');
+      expect(killed.exitCode).toBe(0);
+      // The state goes on, and job control stays off inside commands, as under bash -c.
+      expect((await shell.run('echo "$-"')).output).not.toContain('m');
+      expect((await shell.run('set -o | grep -w monitor')).output).toMatch(/^monitor\s+off\n$/);
+    });
+
     it('interrupts the command when onStart throws, and rejects with its error', async () => {
       const shell = newShell();
       const run = shell.run('echo started; sleep 30; echo finished', {
