@@ -98,6 +98,14 @@ export function confinementOf(options: ShellToolsOptions): Confinement {
 const NOT_CONFINED: Confinement = { confined: false, by: '' };
 
 /**
+ * What a model must know of the Linux sandbox's process ids: `/proc` lists another PID
+ * namespace's, so the tools that read it miss the shell's processes (pkill then fails
+ * in silence, and a server it meant to stop keeps its port).
+ */
+const PROCESS_IDS =
+  " Process ids in /proc are not the shell's: pgrep, pkill and ps -e do not find its processes; stop a background job with kill %1 or kill $!.";
+
+/**
  * The `bash` and `restart` tools for a shell made from `options` (they take that
  * {@link Shell} in their constructors). `bash` answers `Confined` per call truthfully:
  * `(true, "bubblewrap")` (or `"seatbelt"`, or `"container:<name>"`) for a confined
@@ -127,7 +135,7 @@ export function shellTools(options: ShellToolsOptions = {}): ShellTools {
     description:
       'Run a command in a persistent bash shell and return its output (stdout and stderr together) and exit status. Each command runs as a bash -c script would (stop it early with exit, not return). State such as the working directory and variables persists between calls; use the restart tool to start over.' +
       (confinement.confined
-        ? ` Commands run confined (${confinement.by}): ${options.container === undefined ? 'the system is read-only except the working directory and $TMPDIR, the network is off except for allowed hosts (through the HTTP_PROXY the shell sets), and credentials cannot be read' : 'only what the container holds is reachable'}.`
+        ? ` Commands run confined (${confinement.by}): ${options.container === undefined ? 'the system is read-only except the working directory and $TMPDIR, the network is off except for allowed hosts (through the HTTP_PROXY the shell sets), and credentials cannot be read' : 'only what the container holds is reachable'}.${confinement.by === 'bubblewrap' ? PROCESS_IDS : ''}`
         : ''),
     args: escapeHatch ? UnsandboxableBashArgs : BashArgs,
   })

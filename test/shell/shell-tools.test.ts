@@ -224,6 +224,20 @@ describe('bash and restart through the executor', () => {
     }
   });
 
+  it("tells the model, in bash's description, that /proc's process ids are not the Linux sandbox's", async () => {
+    const said =
+      " Process ids in /proc are not the shell's: pgrep, pkill and ps -e do not find its processes; stop a background job with kill %1 or kill $!.";
+    expect(definitionOf(bash).description.endsWith(said)).toBe(process.platform === 'linux');
+    const unconfined = shellTools({ sandbox: false });
+    const shell = new Shell({ sandbox: false });
+    try {
+      const tool = toolFromInstance(new unconfined.BashTool(shell));
+      expect(definitionOf(tool).description).not.toContain('Process ids');
+    } finally {
+      await shell.close();
+    }
+  });
+
   it('documents the default timeout in the parameter description', () => {
     const parameters = definitionOf(bash).parameters as {
       properties: { timeout_seconds: { description: string } };
