@@ -295,9 +295,12 @@ function callerFull(kind: HandleKind, quota: string, count: number, handles: num
     handles === 0
       ? `all of them for its sessions`
       : `${sessions} for its sessions and ${handles} by ${kind.argument}, all busy`;
-  // Without authorization the callers counted apart are client addresses.
-  const who = quota.startsWith('subject:') ? 'this caller' : 'this client address';
-  return `${who} already holds ${count} ${kind.holds}s, its most (${kind.maxPerCaller}): ${held}. A session keeps its ${kind.holds} until the session ends (its client closes it, or it goes unused), and there is room again then`;
+  const then =
+    handles === 0 ? '' : `; one held by ${kind.argument} can be taken back once its call has ended`;
+  // Without authorization the callers counted apart are client addresses, where known.
+  const who =
+    quota.startsWith('subject:') || quota === 'anonymous:' ? 'this caller' : 'this client address';
+  return `${who} already holds ${count} ${kind.holds}s, its most (${kind.maxPerCaller}): ${held}. A session keeps its ${kind.holds} until the session ends (its client closes it, or it goes unused), and there is room again then${then}`;
 }
 
 export function describeMs(ms: number): string {

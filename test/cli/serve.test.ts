@@ -78,6 +78,8 @@ describe('agenttool serve over stdio, on SIGTERM', () => {
     });
     let stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // Set before the client connects, which keeps it and adds its own.
+    const exited = new Promise<void>((resolve) => (transport.onclose = () => resolve()));
     const remote = await connectMcp({ transport });
     remotes.push(remote);
     const wait = remote.tools().find((t) => t.name === 'wait');
@@ -91,7 +93,6 @@ describe('agenttool serve over stdio, on SIGTERM', () => {
     await progressed;
     const pid = transport.pid;
     if (pid === null) throw new Error('the server has no pid');
-    const exited = new Promise<void>((resolve) => (transport.onclose = () => resolve()));
     process.kill(pid, 'SIGTERM');
     // The tool saw its call's signal abort: the server did not wait for it to finish.
     expect(await outcome).toBe('interrupted');

@@ -359,6 +359,28 @@ describe('a provider reached by a handle', () => {
     await third.end();
   });
 
+  it("says, at a caller's most with a busy handle beside its sessions, that the handle's call ending makes room", async () => {
+    const { call, state } = await app({
+      argument: 'counter_id',
+      holds: 'counter',
+      maxPerCaller: 2,
+    });
+    const first = testSession('first');
+    const second = testSession('second');
+    expect((await call({}, { session: first, auth: ada })).output).toBe('counter #1 at 1');
+    const busy = handleOf(await call({}, { auth: ada }));
+    const running = call({ counter_id: busy }, { auth: ada, id: 'slow-1' });
+    await gateOpen(state, 'slow-1');
+    await expect(call({}, { session: second, auth: ada })).rejects.toThrow(
+      'this caller already holds 2 counters, its most (2): 1 for its sessions and 1 by counter_id, all busy. A session keeps its counter until the session ends (its client closes it, or it goes unused), and there is room again then; one held by counter_id can be taken back once its call has ended',
+    );
+    state.gates.get('slow-1')?.();
+    await running;
+    expect((await call({}, { session: second, auth: ada })).output).toBe('counter #3 at 1');
+    await first.end();
+    await second.end();
+  });
+
   it("takes back an idle handle of a caller holding two more for a lasting session's first call", async () => {
     const { call, state } = await app({
       argument: 'counter_id',
