@@ -22,9 +22,19 @@ export interface ShellLimits {
   readonly memoryBy: 'cgroup' | 'rlimit';
 }
 
+/** How often a shell's caps have held, since it started (0 where it cannot be known). */
+export interface CapCounts {
+  /** New processes the process cap refused (`pids.events`: max). */
+  readonly refusedProcesses: number;
+  /** Processes the memory cap killed (`memory.events`, `memory.oom_control`: oom_kill). */
+  readonly killedForMemory: number;
+}
+
 /** The caps of one shell, applied as it starts. */
 export interface AppliedLimits {
   readonly limits: ShellLimits;
+  /** How often the caps have held so far; read before and after a command. */
+  counts(): CapCounts;
   /** Wraps the command that starts the shell so that it runs in the cgroups, if any. */
   wrap(argv: readonly [string, ...string[]]): [string, ...string[]];
   /** Bash lines that set the rlimits the cgroups do not cover. */
@@ -65,6 +75,9 @@ export function applyLimits(
   const mounts = cgroupMounts();
   const own = ownCgroups();
   const v2 = cgroupV2Dir(mounts, own);
+  /** The files that count what the caps refused, where a cgroup holds them. */
+  let refusals: string | undefined;
+  let memoryKills: string | undefined;
   if (v2 !== undefined && delegated(v2)) {
     const dir = makeCgroup(join(v2, name), register, [
       ['pids.max', String(maxProcesses)],
@@ -75,6 +88,8 @@ export function applyLimits(
       made.push(dir);
       processesBy = 'cgroup';
       memoryBy = 'cgroup';
+      refusals = join(dir.dir, 'pids.events');
+      memoryKills = join(dir.dir, 'memory.events');
     }
   }
   if (made.length === 0) {
@@ -86,6 +101,7 @@ export function applyLimits(
     if (pidsGroup !== undefined) {
       made.push(pidsGroup);
       processesBy = 'cgroup';
+      refusals = join(pidsGroup.dir, 'pids.events');
     }
     const memory = cgroupV1Dir('memory', mounts, own);
     const memoryGroup =
@@ -97,6 +113,7 @@ export function applyLimits(
     if (memoryGroup !== undefined) {
       made.push(memoryGroup);
       memoryBy = 'cgroup';
+      memoryKills = join(memoryGroup.dir, 'memory.oom_control');
     }
   }
   // RLIMIT_NPROC counts per user namespace (Linux 5.14+), so in the sandbox's own it
@@ -114,6 +131,10 @@ export function applyLimits(
   const procsFiles = made.map((group) => join(group.dir, 'cgroup.procs'));
   return {
     limits: { maxProcesses, maxMemoryBytes, processesBy, memoryBy },
+    counts: () => ({
+      refusedProcesses: countIn(refusals, /^max (\d+)$/m),
+      killedForMemory: countIn(memoryKills, /^oom_kill (\d+)$/m),
+    }),
     prelude,
     wrap: (argv) =>
       procsFiles.length === 0
@@ -132,6 +153,18 @@ export function applyLimits(
       for (const group of made) removeWhenEmpty(group);
     },
   };
+}
+
+/** The number `line` finds in the cgroup file `file`; 0 without one. */
+function countIn(file: string | undefined, line: RegExp): number {
+  if (file === undefined) return 0;
+  try {
+    const found = line.exec(readFileSync(file, 'utf8'));
+    return found === null ? 0 : Number(found[1]);
+  } catch {
+    // Gone with its cgroup (the shell ended), or never there (an old kernel).
+    return 0;
+  }
 }
 
 function makeCgroup(

@@ -83,6 +83,15 @@ export interface ShellResult {
    * sub/.git/config.disabled`). Absent when nothing was.
    */
   readonly disabled?: readonly string[];
+  /**
+   * How often the shell's caps held while the command ran (a sandboxed shell whose caps
+   * a cgroup holds): new processes the process cap refused, processes the memory cap
+   * killed. Absent when neither did.
+   */
+  readonly capsReached?: {
+    readonly refusedProcesses: number;
+    readonly killedForMemory: number;
+  };
 }
 
 /** How to run one command. */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { resolve, sep } from 'node:path';
 import type { BashProcess, ShellLaunch } from './bash-process';
 import { type ContainerOptions, containerLaunch } from './container';
-import { applyLimits, type ShellLimits } from './process-limits';
+import { applyLimits, type CapCounts, type ShellLimits } from './process-limits';
 import { withProtectedPaths } from './protected-paths';
 import { type SandboxPolicy } from './sandbox-policy';
 import { leaseSandbox } from './sandbox-runtime';
@@ -210,6 +210,8 @@ export async function launchShell(
 ): Promise<{
   readonly launch: ShellLaunch;
   readonly limits: ShellLimits | undefined;
+  /** In a sandbox: how often its caps have held so far. */
+  readonly capCounts?: () => CapCounts;
   /** In a sandbox: the paths its commands cannot write, the protected ones included. */
   readonly readOnly?: readonly string[];
 }> {
@@ -252,6 +254,7 @@ export async function launchShell(
           },
         },
         limits: limits.limits,
+        capCounts: () => limits.counts(),
         readOnly: policy.denyWrite,
       };
     }

@@ -10,7 +10,7 @@ import {
 } from './shell-options';
 import { checkContainerOptions } from './container';
 import { shellEnvironment } from './environment';
-import { type ShellLimits } from './process-limits';
+import { type CapCounts, type ShellLimits } from './process-limits';
 import { RepositoryGuard } from './repository-guard';
 import { type SandboxPolicy, sandboxPolicy } from './sandbox-policy';
 import { sandboxName } from './sandbox-support';
@@ -68,6 +68,8 @@ export class Shell {
   private bash: BashProcess | undefined;
   private starting: Promise<BashProcess> | undefined;
   private shellLimits: ShellLimits | undefined;
+  /** How often the running bash's caps have held (a sandbox's cgroups). */
+  private capCounts: (() => CapCounts) | undefined;
   private job: ShellJob | undefined;
   private closed = false;
   private closing: Promise<void> | undefined;
@@ -267,12 +269,18 @@ export class Shell {
       bash.listener = job.listener(bash, options);
       signal?.addEventListener('abort', onAbort, { once: true });
       job.timeOutAfter(options.timeoutMs ?? this.options.defaultTimeoutMs);
+      const capsBefore = this.capCounts?.();
       bash.send(command);
       const { exitCode } = await job.done;
+      const capsReached = reachedSince(capsBefore, this.capCounts?.());
       const disabled = await this.guarded();
       if (job.callbackError !== undefined) throw job.callbackError.error;
       const result = job.result(exitCode);
-      return disabled.length === 0 ? result : { ...result, disabled };
+      return {
+        ...result,
+        ...(disabled.length === 0 ? {} : { disabled }),
+        ...(capsReached === undefined ? {} : { capsReached }),
+      };
     } catch (error) {
       job.settle({ error: error instanceof Error ? error : new Error(String(error)) });
       throw error;
@@ -373,8 +381,13 @@ export class Shell {
   private async launch(progress: StartProgress): Promise<ShellLaunch> {
     // What the repositories hold before any command ran is the user's.
     await this.guard?.record();
-    const { launch, limits, readOnly } = await launchShell(this.placement, this.options, progress);
+    const { launch, limits, capCounts, readOnly } = await launchShell(
+      this.placement,
+      this.options,
+      progress,
+    );
     this.shellLimits = limits;
+    this.capCounts = capCounts;
     if (readOnly !== undefined) this.guard?.readOnly(readOnly);
     return launch;
   }
@@ -422,4 +435,17 @@ function checkTimeout(name: string, ms: number): void {
 /** Read through a function so that TypeScript does not narrow it across an await. */
 function aborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
+}
+
+/** What the caps refused between `before` and `after`; undefined when nothing. */
+function reachedSince(
+  before: CapCounts | undefined,
+  after: CapCounts | undefined,
+): CapCounts | undefined {
+  if (before === undefined || after === undefined) return undefined;
+  const refusedProcesses = Math.max(0, after.refusedProcesses - before.refusedProcesses);
+  const killedForMemory = Math.max(0, after.killedForMemory - before.killedForMemory);
+  return refusedProcesses === 0 && killedForMemory === 0
+    ? undefined
+    : { refusedProcesses, killedForMemory };
 }

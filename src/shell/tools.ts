@@ -15,6 +15,7 @@ import type { ContainerOptions } from './container';
 import type { SandboxOptions } from './sandbox-policy';
 import { sandboxName } from './sandbox-support';
 import { Shell } from './shell';
+import { type ShellLimits } from './process-limits';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type ShellResult } from './shell-options';
 
 /** The resource both shell tools name, so that one batch runs their calls in order. */
@@ -103,7 +104,7 @@ const NOT_CONFINED: Confinement = { confined: false, by: '' };
  * in silence, and a server it meant to stop keeps its port).
  */
 const PROCESS_IDS =
-  " Process ids in /proc are not the shell's: pgrep, pkill and ps -e do not find its processes; stop a background job with kill %1 or kill $!.";
+  " Process ids in /proc are not the shell's: pgrep, pkill and ps -e do not find its processes. To stop a background job in a later call, save its pid as it starts (cmd & echo $! > cmd.pid) and kill that pid.";
 
 /**
  * The `bash` and `restart` tools for a shell made from `options` (they take that
@@ -186,7 +187,10 @@ export function shellTools(options: ShellToolsOptions = {}): ShellTools {
           `the command was interrupted because its process group could not be recorded: ${errorMessage(recordError.error)}`,
         );
       }
-      return { output: describeRun(result, timeout), details: runDetails(result) };
+      return {
+        output: describeRun(result, timeout, this.shell.limits),
+        details: runDetails(result),
+      };
     }
   }
 
@@ -215,8 +219,15 @@ function describe(confinement: Confinement): string {
   return confinement.confined ? `confined (${confinement.by})` : 'unconfined';
 }
 
-/** The text the model sees: the output, then a line on how the command ended. */
-export function describeRun(result: ShellResult, timeoutSeconds?: number): string {
+/**
+ * The text the model sees: the output, then a line on how the command ended, and one on
+ * each cap of the shell (`limits`) its processes ran into.
+ */
+export function describeRun(
+  result: ShellResult,
+  timeoutSeconds?: number,
+  limits?: ShellLimits,
+): string {
   const notes: string[] = [];
   if (result.timedOut) notes.push(`[timed out after ${timeoutSeconds ?? '?'} s: interrupted]`);
   else if (result.interrupted) notes.push('[interrupted]');
@@ -227,6 +238,20 @@ export function describeRun(result: ShellResult, timeoutSeconds?: number): strin
       `[disabled, since git on the host would run them outside the sandbox: ${result.disabled.join('; ')}]`,
     );
   }
+  const refused = result.capsReached?.refusedProcesses ?? 0;
+  if (refused > 0) {
+    const cap = limits === undefined ? '' : ` of ${limits.maxProcesses} at once`;
+    notes.push(
+      `[${refused} new ${refused === 1 ? 'process was' : 'processes were'} refused: the shell's processes reached their cap${cap}; end background jobs no longer needed]`,
+    );
+  }
+  const killed = result.capsReached?.killedForMemory ?? 0;
+  if (killed > 0) {
+    const cap = limits === undefined ? '' : `, ${describeBytes(limits.maxMemoryBytes)} in all`;
+    notes.push(
+      `[${killed} ${killed === 1 ? 'process was' : 'processes were'} killed for memory: the shell's processes reached their cap${cap}]`,
+    );
+  }
   const output = result.output === '' && notes.length === 0 ? '(no output)' : result.output;
   if (notes.length === 0) return output;
   const separator = output === '' || output.endsWith('\n') ? '' : '\n';
@@ -235,8 +260,25 @@ export function describeRun(result: ShellResult, timeoutSeconds?: number): strin
 
 /** What a host may read of a run besides the text (never shown to the model). */
 export function runDetails(result: ShellResult): Omit<ShellResult, 'output'> {
-  const { exitCode, interrupted, timedOut, truncated, disabled } = result;
-  return disabled === undefined
-    ? { exitCode, interrupted, timedOut, truncated }
-    : { exitCode, interrupted, timedOut, truncated, disabled };
+  const { exitCode, interrupted, timedOut, truncated, disabled, capsReached } = result;
+  return {
+    exitCode,
+    interrupted,
+    timedOut,
+    truncated,
+    ...(disabled === undefined ? {} : { disabled }),
+    ...(capsReached === undefined ? {} : { capsReached }),
+  };
+}
+
+/** `bytes` in the largest binary unit that divides it (4 GiB, 96 MiB), else in bytes. */
+function describeBytes(bytes: number): string {
+  for (const [unit, size] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const) {
+    if (bytes % size === 0) return `${bytes / size} ${unit}`;
+  }
+  return `${bytes} bytes`;
 }
