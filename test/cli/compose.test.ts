@@ -413,11 +413,16 @@ describe("a configuration's ${input:...} (VS Code's prompted inputs)", () => {
 });
 
 describe('agenttool serve --config, stopped while it starts', () => {
-  it.each(['SIGTERM', 'SIGINT'] as const)(
-    'on %s while a composed server starts, closes it once started and leaves nothing running',
-    async (signal) => {
+  // Over stdio SIGTERM stops as Ctrl-C does, unless a drain was asked for.
+  it.each([
+    ['SIGTERM', [], 'agenttool: stopping'],
+    ['SIGINT', [], 'agenttool: stopping'],
+    ['SIGTERM', ['--drain-grace', '5000'], 'agenttool: draining'],
+  ] as const)(
+    'on %s (%j) while a composed server starts, closes it once started and leaves nothing running',
+    async (signal, flags, said) => {
       // A server that takes a while to start: a shell that sleeps, then runs it.
-      const file = join(dir, `slow-${signal}.json`);
+      const file = join(dir, `slow-${signal}-${flags.length}.json`);
       writeFileSync(
         file,
         JSON.stringify({
@@ -429,7 +434,7 @@ describe('agenttool serve --config, stopped while it starts', () => {
           },
         }),
       );
-      const running = startAgenttool(['serve', '--config', file]);
+      const running = startAgenttool(['serve', '--config', file, ...flags]);
       const pid = running.process.pid!;
       // The composed server's shell is up (its sleep started): the start is under way.
       let started: ProcessInfo[] = [];
@@ -440,9 +445,7 @@ describe('agenttool serve --config, stopped while it starts', () => {
       expect(started.map((p) => p.comm)).toContain('sleep');
       running.process.kill(signal);
       const ran = await running.done;
-      expect(ran.stderr).toContain(
-        signal === 'SIGINT' ? 'agenttool: stopping' : 'agenttool: draining',
-      );
+      expect(ran.stderr).toContain(said);
       expect(ran.stderr).toContain('agenttool: stopped');
       expect(ran.code).toBe(0);
       // The composed server (the shell, then what it ran) is gone with the command.
