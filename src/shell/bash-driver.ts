@@ -350,6 +350,12 @@ ${
 fi`
     : ''
 }
+# $! of the first command would be what started last here (the signaller; in a
+# sandbox, its network bridge), and a command's \`kill $!\` would end it: a process
+# that has ended (and was reaped) takes its place. Later commands see the job before
+# theirs, ended too.
+: </dev/null >/dev/null 2>&1 &
+builtin wait "$!"
 builtin printf '%s R %d\\n' ${bashQuote(options.readyMarker)} "$$"
 `;
   return `${SERVE_LINE}\n${definitions}\0`;

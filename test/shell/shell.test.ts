@@ -637,6 +637,20 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       expect((await shell.run('set -o | grep -w monitor')).output).toMatch(/^monitor\s+off\n$/);
     });
 
+    it("gives a command's $! no live process of the shell's own (kill $! once killed the signaller, or the sandbox's network bridge)", async () => {
+      const shell = newShell();
+      const probe = 'kill -0 "$!" 2>/dev/null && echo "alive $!" || echo none';
+      expect((await shell.run(probe)).output).toBe('none\n');
+      expect((await shell.run(probe)).output).toBe('none\n');
+      await shell.restart();
+      expect((await shell.run(probe)).output).toBe('none\n');
+      // Interrupts still reach commands.
+      const controller = new AbortController();
+      const running = shell.run('sleep 30; echo finished', { signal: controller.signal });
+      setTimeout(() => controller.abort(), 200);
+      expect(await running).toMatchObject({ interrupted: true, output: '' });
+    });
+
     it('interrupts the command when onStart throws, and rejects with its error', async () => {
       const shell = newShell();
       const run = shell.run('echo started; sleep 30; echo finished', {
