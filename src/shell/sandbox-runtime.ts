@@ -89,10 +89,11 @@ async function manager(): Promise<Manager> {
 
 /**
  * Registers the manager's host-side bridges (its socat processes and their sockets, and
- * its proxy's socket) with the janitor as the runtime starts them, so that this process killed outright, even
- * while the runtime starts, leaves none of them behind: Node's `child_process` channel
- * tells of each process made, and its id is read once the runtime's synchronous spawn
- * returned. `stop` ends the watch (once) and gives the functions that forget them.
+ * its proxy's socket) with the janitor as the runtime starts them, so that this process
+ * killed outright, even while the runtime starts, leaves none of them behind: Node's
+ * `child_process` channel tells of each process made, which is registered the moment
+ * its spawn returns its id. `stop` ends the watch (once) and gives the functions that
+ * forget them.
  */
 function watchBridges(): { stop(): (() => void)[] } {
   cleanupOnHardExit.prepare();
@@ -101,13 +102,32 @@ function watchBridges(): { stop(): (() => void)[] } {
     cleanupOnHardExit.socketsStartingWith(join(tmpdir(), `srt-mux-${process.pid}-`)),
   ];
   let watching = true;
+  const register = (child: ChildProcess): void => {
+    if (!watching || child.pid === undefined || basename(child.spawnfile) !== 'socat') return;
+    const sockets = child.spawnargs.flatMap((arg) => /^UNIX-LISTEN:([^,]+)/.exec(arg)?.[1] ?? []);
+    forget.push(cleanupOnHardExit.process(child.pid, sockets));
+  };
   const made = (message: unknown): void => {
     const child = (message as { process?: ChildProcess }).process;
     if (child === undefined) return;
-    queueMicrotask(() => {
-      if (!watching || child.pid === undefined || basename(child.spawnfile) !== 'socat') return;
-      const sockets = child.spawnargs.flatMap((arg) => /^UNIX-LISTEN:([^,]+)/.exec(arg)?.[1] ?? []);
-      forget.push(cleanupOnHardExit.process(child.pid, sockets));
+    // The channel tells of the process as it is made, before it has a pid: the told
+    // object's own spawn registers it the moment its pid is known, before any other of
+    // the runtime's code runs (a kill in between would leave the bridge).
+    const spawn = (child as { spawn?: unknown }).spawn;
+    if (typeof spawn !== 'function') {
+      queueMicrotask(() => register(child));
+      return;
+    }
+    Object.defineProperty(child, 'spawn', {
+      configurable: true,
+      writable: true,
+      value: function (this: ChildProcess, ...args: unknown[]): unknown {
+        try {
+          return (spawn as (...a: unknown[]) => unknown).apply(this, args);
+        } finally {
+          register(this);
+        }
+      },
     });
   };
   subscribe('child_process', made);
