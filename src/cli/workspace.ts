@@ -100,7 +100,7 @@ export function workspaceApp(
     module,
     name: 'workspace',
     root,
-    summary: summary(root, flags, limits),
+    summary: summary(root, flags, limits, shellEntry),
     ready,
     ...(warm === undefined ? {} : { warm }),
   };
@@ -191,7 +191,12 @@ function workspaceError(error: unknown, shellEntry: typeof ShellEntry): CliError
   );
 }
 
-function summary(root: string, flags: WorkspaceFlags, limits: ShellLimits | undefined): string {
+function summary(
+  root: string,
+  flags: WorkspaceFlags,
+  limits: ShellLimits | undefined,
+  shellEntry: typeof ShellEntry,
+): string {
   const lines = [`  workspace: ${root}`];
   if (flags.sandbox === false) {
     lines.push(
@@ -212,7 +217,7 @@ function summary(root: string, flags: WorkspaceFlags, limits: ShellLimits | unde
       limits.processesBy === 'none'
         ? `${limits.maxProcesses} processes NOT enforced (RLIMIT_NPROC does not bind root, and no cgroup could be made)`
         : `${limits.maxProcesses} processes (${limits.processesBy})`;
-    const memory = `${formatBytes(limits.maxMemoryBytes)} memory (${limits.memoryBy === 'cgroup' ? 'cgroup, for the whole shell' : 'rlimit, for each process'})`;
+    const memory = `${shellEntry.describeBytes(limits.maxMemoryBytes)} memory (${limits.memoryBy === 'cgroup' ? 'cgroup, for the whole shell' : 'rlimit, for each process'})`;
     lines.push(`  limits per shell: ${processes}, ${memory}`);
   }
   if (flags.allowUnsandboxedCommands === true) {
@@ -254,17 +259,6 @@ function bytes(option: string, text: string): number {
     );
   }
   return value;
-}
-
-function formatBytes(value: number): string {
-  for (const [unit, scale] of [
-    ['GiB', 1024 ** 3],
-    ['MiB', 1024 ** 2],
-    ['KiB', 1024],
-  ] as const) {
-    if (value >= scale) return `${Number((value / scale).toFixed(1))} ${unit}`;
-  }
-  return `${value} bytes`;
 }
 
 /** The shell's environment with the variables `--shell-env` names; a bad name is the flag's error. */

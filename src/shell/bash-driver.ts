@@ -350,10 +350,8 @@ ${
 fi`
     : ''
 }
-# $! of the first command would be what started last here (the signaller; in a
-# sandbox, its network bridge), and a command's \`kill $!\` would end it: a process
-# that has ended (and was reaped) takes its place. Later commands see the job before
-# theirs, ended too.
+# $! of the first command must not be the signaller or the sandbox's network bridge
+# (\`kill $!\` would end it): an ended, reaped process takes its place.
 : </dev/null >/dev/null 2>&1 &
 builtin wait "$!"
 builtin printf '%s R %d\\n' ${bashQuote(options.readyMarker)} "$$"
@@ -378,10 +376,8 @@ const SERVE_LINE = [
   'builtin unset -v __agenttool_init',
   [
     'while :; do (',
-    // Job control off, as under `bash -c`, and bash told which group is the job's own:
-    // a subshell keeps the shell's, and `kill %1` of a command's background job then
-    // signalled the job's whole group, the command with it (turning job control on
-    // takes the group as it is now).
+    // Job control off, as under `bash -c`; turning it on first makes bash take the
+    // job's group as its own (else `kill %1` signals the whole job, the command too).
     'builtin set -m; builtin set +m;',
     '[ "$__agenttool_fds" = /dev/fd ] || exec {__agenttool_fd}>&- {__agenttool_tfd}>&-;',
     'builtin . "$__agenttool_fds/$__agenttool_fd" >/dev/null 2>&1;',

@@ -12,7 +12,7 @@ export {
 } from './shell-options';
 export { type ContainerOptions } from './container';
 export { SHELL_ENVIRONMENT_DEFAULTS, shellEnvironment } from './environment';
-export { limitsEnforcement, type ShellLimits } from './process-limits';
+export { describeBytes, limitsEnforcement, type ShellLimits } from './process-limits';
 export {
   CREDENTIAL_PATHS,
   DEFAULT_MAX_PROCESSES,

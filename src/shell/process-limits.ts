@@ -22,6 +22,21 @@ export interface ShellLimits {
   readonly memoryBy: 'cgroup' | 'rlimit';
 }
 
+/**
+ * `bytes` as people read a size: in the largest binary unit it reaches, to one decimal
+ * where needed (`4 GiB`, `1.5 MiB`), else in bytes. What the shell's caps are said in.
+ */
+export function describeBytes(bytes: number): string {
+  for (const [unit, scale] of [
+    ['GiB', 1024 ** 3],
+    ['MiB', 1024 ** 2],
+    ['KiB', 1024],
+  ] as const) {
+    if (bytes >= scale) return `${Number((bytes / scale).toFixed(1))} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
 /** How often a shell's caps have held, since it started (0 where it cannot be known). */
 export interface CapCounts {
   /** New processes the process cap refused (`pids.events`: max). */
@@ -296,4 +311,17 @@ export function limitsEnforcement(maxProcesses: number, maxMemoryBytes: number):
   const applied = applyLimits(maxProcesses, maxMemoryBytes, { probe: true });
   applied.release();
   return applied.limits;
+}
+
+/** What the caps refused between `before` and `after`; undefined when nothing. */
+export function capsReachedSince(
+  before: CapCounts | undefined,
+  after: CapCounts | undefined,
+): CapCounts | undefined {
+  if (before === undefined || after === undefined) return undefined;
+  const refusedProcesses = Math.max(0, after.refusedProcesses - before.refusedProcesses);
+  const killedForMemory = Math.max(0, after.killedForMemory - before.killedForMemory);
+  return refusedProcesses === 0 && killedForMemory === 0
+    ? undefined
+    : { refusedProcesses, killedForMemory };
 }

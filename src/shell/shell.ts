@@ -10,7 +10,7 @@ import {
 } from './shell-options';
 import { checkContainerOptions } from './container';
 import { shellEnvironment } from './environment';
-import { type CapCounts, type ShellLimits } from './process-limits';
+import { type CapCounts, capsReachedSince, type ShellLimits } from './process-limits';
 import { RepositoryGuard } from './repository-guard';
 import { type SandboxPolicy, sandboxPolicy } from './sandbox-policy';
 import { sandboxName } from './sandbox-support';
@@ -272,7 +272,7 @@ export class Shell {
       const capsBefore = this.capCounts?.();
       bash.send(command);
       const { exitCode } = await job.done;
-      const capsReached = reachedSince(capsBefore, this.capCounts?.());
+      const capsReached = capsReachedSince(capsBefore, this.capCounts?.());
       const disabled = await this.guarded();
       if (job.callbackError !== undefined) throw job.callbackError.error;
       const result = job.result(exitCode);
@@ -435,17 +435,4 @@ function checkTimeout(name: string, ms: number): void {
 /** Read through a function so that TypeScript does not narrow it across an await. */
 function aborted(signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true;
-}
-
-/** What the caps refused between `before` and `after`; undefined when nothing. */
-function reachedSince(
-  before: CapCounts | undefined,
-  after: CapCounts | undefined,
-): CapCounts | undefined {
-  if (before === undefined || after === undefined) return undefined;
-  const refusedProcesses = Math.max(0, after.refusedProcesses - before.refusedProcesses);
-  const killedForMemory = Math.max(0, after.killedForMemory - before.killedForMemory);
-  return refusedProcesses === 0 && killedForMemory === 0
-    ? undefined
-    : { refusedProcesses, killedForMemory };
 }

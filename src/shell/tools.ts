@@ -15,7 +15,7 @@ import type { ContainerOptions } from './container';
 import type { SandboxOptions } from './sandbox-policy';
 import { sandboxName } from './sandbox-support';
 import { Shell } from './shell';
-import { type ShellLimits } from './process-limits';
+import { describeBytes, type ShellLimits } from './process-limits';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type ShellResult } from './shell-options';
 
 /** The resource both shell tools name, so that one batch runs their calls in order. */
@@ -269,16 +269,4 @@ export function runDetails(result: ShellResult): Omit<ShellResult, 'output'> {
     ...(disabled === undefined ? {} : { disabled }),
     ...(capsReached === undefined ? {} : { capsReached }),
   };
-}
-
-/** `bytes` in the largest binary unit that divides it (4 GiB, 96 MiB), else in bytes. */
-function describeBytes(bytes: number): string {
-  for (const [unit, size] of [
-    ['GiB', 1024 ** 3],
-    ['MiB', 1024 ** 2],
-    ['KiB', 1024],
-  ] as const) {
-    if (bytes % size === 0) return `${bytes / size} ${unit}`;
-  }
-  return `${bytes} bytes`;
 }

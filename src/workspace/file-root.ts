@@ -21,7 +21,7 @@ import {
   type WriteOptions,
 } from './file-operations';
 import { ConfinedWalk, type Dir, MAX_LINKS } from './confined-walk';
-import { fileContents, READ_BYTES_AT_ONCE } from './read-budget';
+import { READ_BYTES_AT_ONCE, readTurn } from './read-budget';
 import { quotePath } from './short-path';
 
 export {
@@ -141,7 +141,7 @@ export class FileRoot {
     // Taken before the file is opened, so that reads waiting hold no descriptor; what
     // the file's size leaves unused is given back once it is known.
     const reserved = Math.min(maxBytes, READ_BYTES_AT_ONCE);
-    const giveBack = await this.#readTurn(reserved, options);
+    const giveBack = await readTurn(reserved, options);
     try {
       // O_NONBLOCK: opening a named pipe must not wait for a writer (it would hang the
       // call and hold a thread of the pool); what is opened is then checked to be a file.
@@ -161,25 +161,6 @@ export class FileRoot {
         return { content, size: info.size, truncated: content.length < info.size };
       });
     } finally {
-      giveBack();
-    }
-  }
-
-  /**
-   * Takes `bytes` of the process's read budget for a read, once the caller's client has
-   * read its earlier answers (`whenAnswersRead`): it waits for that holding nothing, and
-   * looks again once its turn comes, giving the turn back to wait again if the client
-   * has fallen behind meanwhile, so that a client slow to read holds back its own reads,
-   * never another's. Returns what gives the bytes back.
-   */
-  async #readTurn(bytes: number, options: ReadOptions): Promise<(bytes?: number) => void> {
-    const { signal, whenAnswersRead } = options;
-    let behind = whenAnswersRead?.(signal);
-    for (;;) {
-      if (behind !== undefined) await behind;
-      const giveBack = await fileContents.take(bytes, signal);
-      behind = whenAnswersRead?.(signal);
-      if (behind === undefined) return giveBack;
       giveBack();
     }
   }

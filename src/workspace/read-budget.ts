@@ -1,3 +1,5 @@
+import type { ReadOptions } from './file-operations';
+
 /**
  * The bytes all reads of file contents in this process hold at once, at most: 32 MiB,
  * eight of `read_file`'s largest reads. Reads past it wait their turn (first come, first
@@ -92,3 +94,25 @@ export class ReadBudget {
 
 /** The bytes of file contents all reads in this process hold at once. */
 export const fileContents = new ReadBudget(READ_BYTES_AT_ONCE);
+
+/**
+ * Takes `bytes` of {@link fileContents} for a read, once the caller's client has read
+ * its earlier answers (`whenAnswersRead`): it waits for that holding nothing, and looks
+ * again once its turn comes, giving the turn back to wait again if the client has
+ * fallen behind meanwhile, so that a client slow to read holds back its own reads, never
+ * another's. Returns what gives the bytes back.
+ */
+export async function readTurn(
+  bytes: number,
+  options: Pick<ReadOptions, 'signal' | 'whenAnswersRead'>,
+): Promise<(bytes?: number) => void> {
+  const { signal, whenAnswersRead } = options;
+  let behind = whenAnswersRead?.(signal);
+  for (;;) {
+    if (behind !== undefined) await behind;
+    const giveBack = await fileContents.take(bytes, signal);
+    behind = whenAnswersRead?.(signal);
+    if (behind === undefined) return giveBack;
+    giveBack();
+  }
+}
