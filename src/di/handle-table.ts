@@ -174,6 +174,14 @@ export class HandleTable {
     held.timer.unref();
   }
 
+  /**
+   * Ends `held`, a handle whose id was never given to its caller (the call that minted it
+   * failed or was cancelled), without remembering why: no later call can name it.
+   */
+  drop(held: Held): void {
+    if (held.inFlight === 0 && this.#live.get(held.session.id) === held) this.#close(held);
+  }
+
   /** Ends every handle; later mints fail. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -190,11 +198,15 @@ export class HandleTable {
 
   #end(held: Held, why: EndedBy): void {
     if (this.#live.get(held.session.id) !== held) return;
-    this.#live.delete(held.session.id);
     this.#ended.set(held.session.id, { caller: held.caller, why });
     if (this.#ended.size > ENDED_REMEMBERED) {
       this.#ended.delete(this.#ended.keys().next().value as string);
     }
+    this.#close(held);
+  }
+
+  #close(held: Held): void {
+    this.#live.delete(held.session.id);
     clearTimeout(held.timer);
     held.session
       .close()

@@ -153,11 +153,16 @@ export function handleTool(inner: Tool, options: HandleOptions, table: HandleTab
     }
     if (held === undefined) return inner.execute({ ...call, args }, ctx);
     table.busy(held);
+    // A handle minted by a call that fails, or whose answer is never sent (cancelled),
+    // reached no one: it is ended at once rather than held, idle, for its time.
+    let answered = !minted;
     try {
       const result = await inner.execute({ ...call, args }, ctx.with({ session: held.session }));
+      answered ||= ctx.signal?.aborted !== true;
       return withHandle(result, kind, held.session.id, minted, structuredOk);
     } finally {
       table.done(held);
+      if (!answered) table.drop(held);
     }
   };
   const wrapper = wrap(inner, execute);

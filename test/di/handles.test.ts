@@ -60,6 +60,7 @@ function counterModule(handle: HandleOptions, state: Gates): new () => unknown {
         await new Promise<void>((resolve) => state.gates.set(label, resolve));
       }
       this.counter.count += 1;
+      if (label.startsWith('fail')) throw new Error(`${label} failed`);
       state.ran.push(`end ${label}`);
       return `counter #${this.counter.n} at ${this.counter.count}`;
     }
@@ -113,6 +114,13 @@ async function gateOpen(state: Gates, label: string): Promise<void> {
     await new Promise((resolve) => setImmediate(resolve));
   }
   if (!state.gates.has(label)) throw new Error(`${label} never started`);
+}
+
+/** Waits, a bounded number of turns of the event loop, for `count` counters to be closed. */
+async function closedCount(state: Gates, count: number): Promise<void> {
+  for (let turn = 0; turn < 10_000 && state.closed.length < count; turn++) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 function handleOf(result: Result): string {
@@ -198,6 +206,34 @@ describe('a provider reached by a handle', () => {
     expect(state.closed).toEqual([1]);
     await expect(call({ counter_id: id })).rejects.toThrow(
       `counter_id "${id}" names no open counter: it was closed after 20 ms unused; call again without counter_id to start a new counter`,
+    );
+  });
+
+  it('ends at once a handle minted by a call that failed or was cancelled: its id reached no one', async () => {
+    const { call, state } = await app({
+      argument: 'counter_id',
+      holds: 'counter',
+      maxPerCaller: 1,
+    });
+    const kept = handleOf(await call({}, { auth: ada }));
+    await expect(call({}, { auth: ada, id: 'fail-1' })).rejects.toThrow('fail-1 failed');
+    // The caller's one handle was taken back for the failed call's, which is closed too.
+    await closedCount(state, 2);
+    expect(state.closed).toEqual([1, 2]);
+    const cancel = new AbortController();
+    const cancelled = call({}, { auth: ada, id: 'slow-1', signal: cancel.signal });
+    await gateOpen(state, 'slow-1');
+    cancel.abort();
+    state.gates.get('slow-1')?.();
+    await cancelled;
+    await closedCount(state, 3);
+    expect(state.closed).toEqual([1, 2, 3]);
+    // A handle given in an answer is kept: its idle time runs as before.
+    const next = handleOf(await call({}, { auth: ada }));
+    expect((await call({ counter_id: next }, { auth: ada })).output).toBe('counter #4 at 2');
+    expect(state.closed).toEqual([1, 2, 3]);
+    await expect(call({ counter_id: kept }, { auth: ada })).rejects.toThrow(
+      'it was closed when this caller started one more counter past its most (1)',
     );
   });
 
