@@ -118,7 +118,9 @@ const CONCURRENCY = 16;
  * - below it, by a scan that skips `node_modules`, follows no symbolic link, and reads
  *   directories breadth first, down to `maxDepth - 1` levels below the root and at most
  *   `maxDirectories` of them: every entry named as one of {@link PROTECTED_FILES} (case
- *   ignored) down to that depth; every existing protected directory, agent configuration
+ *   ignored) down to that depth; the hooks and config (and `commondir`, `worktrees`,
+ *   `config.worktree`) that exist in a folder it reads holding a `HEAD` (a bare
+ *   repository's layout); every existing protected directory, agent configuration
  *   file (in a `.claude` or `.cursor` folder) and every repository's
  *   `.git/hooks` and `.git/config` whose first part lies at most `maxDepth - 2` levels
  *   below the root (a nested repository's hooks); and every directory of this user's
@@ -169,6 +171,7 @@ export async function protectedPaths(
             if (depth > 0) found.add(dir);
             return;
           }
+          bareLayout(dir, entries, found);
           for (const entry of entries) {
             const path = join(dir, entry.name);
             const lower = entry.name.toLowerCase();
@@ -234,6 +237,19 @@ async function nested(path: string, lower: string, found: Set<string>): Promise<
   }
   const config = names.get('config');
   if (config !== undefined) found.add(join(path, config));
+}
+
+/**
+ * When `dir` (its `entries` read) holds a `HEAD`, as a bare repository's folder or one
+ * that `git init --separate-git-dir` made does (git takes such a folder as a repository
+ * wherever it finds one): its hooks, config and what says where git reads them from,
+ * those that exist.
+ */
+function bareLayout(dir: string, entries: readonly Dirent[], found: Set<string>): void {
+  if (!entries.some((entry) => entry.name.toLowerCase() === 'head')) return;
+  for (const entry of entries) {
+    if (GIT_CONTROL.has(entry.name.toLowerCase())) found.add(join(dir, entry.name));
+  }
 }
 
 /** The entries of `dir`; `unreadable` for a directory of this user's that cannot be read. */

@@ -132,6 +132,31 @@ describe('protectedPaths', () => {
     );
   });
 
+  it("protects what exists of a bare repository's layout in the folders it reads: a folder holding a HEAD", async () => {
+    const root = join(work, 'ws');
+    // A bare repository one level down, and one two levels down, with a worktree's own.
+    file(root, 'origin.git/HEAD', 'ref: refs/heads/main\n');
+    file(root, 'origin.git/config');
+    file(root, 'origin.git/hooks/post-receive.sample');
+    file(root, 'fixtures/srv.git/HEAD', 'ref: refs/heads/main\n');
+    file(root, 'fixtures/srv.git/hooks/pre-receive');
+    file(root, 'fixtures/srv.git/worktrees/w/HEAD');
+    file(root, 'fixtures/srv.git/commondir', '..');
+    // Three levels down is past the depth; a hooks folder without a HEAD is any folder.
+    file(root, 'a/b/deep.git/HEAD');
+    file(root, 'a/b/deep.git/config');
+    file(root, 'src/hooks/use-items.ts');
+    expect((await found(root)).filter((path) => !AT_ROOT.includes(path))).toEqual(
+      [
+        'origin.git/config',
+        'origin.git/hooks',
+        'fixtures/srv.git/hooks',
+        'fixtures/srv.git/worktrees',
+        'fixtures/srv.git/commondir',
+      ].sort(),
+    );
+  });
+
   it("protects the agents' configuration files that are there, at the root and nested, and makes none", async () => {
     const root = join(work, 'ws');
     file(root, '.claude/settings.json', '{}');

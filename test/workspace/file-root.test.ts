@@ -407,7 +407,7 @@ describe("FileRoot: what the shell's sandbox keeps read-only stays so", () => {
     mkdirSync(join(root, 'store', 'objects'), { recursive: true });
     mkdirSync(join(root, 'store', 'refs'), { recursive: true });
     await sandbox.write('store/HEAD', 'ref: refs/heads/main\n');
-    const why = `"store" holds a HEAD, as a git repository's own folder does: git on the host would take it as a repository, and run what its config names outside the sandbox`;
+    const why = `"store" holds a HEAD, as a git repository's own folder does: git on the host would take it as a repository, and run its hooks, or what its config names, outside the sandbox`;
     await expect(sandbox.write('store/config', '[core]\n')).rejects.toThrow(
       `cannot write "store/config": ${why}`,
     );
@@ -431,6 +431,46 @@ describe("FileRoot: what the shell's sandbox keeps read-only stays so", () => {
     // A config or a HEAD alone is any file.
     await sandbox.write('app/config', 'port=1\n');
     await sandbox.write('docs/HEAD', 'top\n');
+  });
+
+  it("refuses the hooks of a bare repository's layout at any depth, and a HEAD beside hooks", async () => {
+    // A bare repository deep in the tree (a test fixture's remote), and the folder that
+    // `git init --separate-git-dir` made, which the project's `.git` links to.
+    for (const repo of ['fixtures/srv/origin.git', 'proj-gitdir']) {
+      mkdirSync(join(root, repo, 'hooks'), { recursive: true });
+      mkdirSync(join(root, repo, 'refs'), { recursive: true });
+      writeFileSync(join(root, repo, 'HEAD'), 'ref: refs/heads/main\n');
+    }
+    mkdirSync(join(root, 'proj'));
+    symlinkSync('../proj-gitdir', join(root, 'proj', '.git'));
+    await expect(
+      sandbox.write('fixtures/srv/origin.git/hooks/post-receive', '#!/bin/sh\n'),
+    ).rejects.toThrow(
+      `cannot write "fixtures/srv/origin.git/hooks/post-receive": "fixtures/srv/origin.git" holds a HEAD, as a git repository's own folder does (its hooks): git on the host would take it as a repository, and run its hooks, or what its config names, outside the sandbox`,
+    );
+    await expect(sandbox.append('proj-gitdir/hooks/pre-commit', 'x')).rejects.toThrow(
+      `"proj-gitdir" holds a HEAD, as a git repository's own folder does (its hooks)`,
+    );
+    // Named through the link, it is a .git folder's.
+    await expect(sandbox.write('proj/.git/hooks/pre-commit', 'x')).rejects.toThrow(
+      `cannot write "proj/.git/hooks/pre-commit": a repository's .git file, hooks and config stay read-only`,
+    );
+    await expect(sandbox.write('proj-gitdir/worktrees/w/config.worktree', 'x')).rejects.toThrow(
+      `"proj-gitdir" holds a HEAD, as a git repository's own folder does (its worktrees)`,
+    );
+    // A HEAD beside a hooks folder would make its hooks a repository's.
+    mkdirSync(join(root, 'lib', 'hooks'), { recursive: true });
+    await expect(sandbox.write('lib/HEAD', 'ref: refs/heads/main\n')).rejects.toThrow(
+      `cannot write "lib/HEAD": "lib" holds a hooks, as a git repository's own folder does`,
+    );
+    expect(existsSync(join(root, 'proj-gitdir', 'hooks', 'pre-commit'))).toBe(false);
+    expect(existsSync(join(root, 'fixtures', 'srv', 'origin.git', 'hooks', 'post-receive'))).toBe(
+      false,
+    );
+    expect(existsSync(join(root, 'lib', 'HEAD'))).toBe(false);
+    // A project's own hooks folder, with no HEAD beside it, is any folder.
+    await sandbox.write('src/hooks/use-items.ts', 'export {};\n');
+    await sandbox.write('lib/hooks/use-items.ts', 'export {};\n');
   });
 
   it('reads them, and writes what lies beside them', async () => {
