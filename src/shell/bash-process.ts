@@ -39,11 +39,22 @@ export interface ShellLaunch {
    * container). Without one, the signaller is a job of the shell reading descriptor 3.
    */
   readonly signaller?: { readonly argv: readonly [string, ...string[]] };
+  /**
+   * Bytes the program reads on descriptors {@link LAUNCH_INPUT_FD}, the next one and so
+   * on, in order: each a pipe written whole and closed as the program starts (the
+   * sandbox's system-call filter, which bubblewrap reads before the shell exists).
+   */
+  readonly inputs?: readonly Buffer[];
   /** Kills what the launch started beyond the process group we spawned, if anything. */
   readonly kill?: (pid: number) => void;
   /** Frees what the launch holds (a cgroup, say) once the process has exited. */
   readonly release?: () => void;
 }
+
+type StdioPipe = 'pipe' | 'ignore';
+
+/** The descriptor of a launch's first input (3 is the signaller's). */
+export const LAUNCH_INPUT_FD = 4;
 
 /** How long stderr is read after the shell's process exited, at most, for its last words. */
 const STDERR_DRAIN_MS = 250;
@@ -105,12 +116,26 @@ export class BashProcess {
     this.stream.expect(readyMarker);
     const [file, ...args] = launch.argv;
     const ownSignaller = launch.signaller !== undefined;
+    const inputs = launch.inputs ?? [];
     this.child = childProcesses().spawn(file, args, {
       cwd: launch.cwd,
       env: launch.env,
-      // fd 3: the signaller's input, unless it runs as a process of its own.
-      stdio: ownSignaller ? ['pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
+      // fd 3: the signaller's input, unless it runs as a process of its own; then the
+      // launch's inputs.
+      stdio: [
+        'pipe',
+        'pipe',
+        'pipe',
+        ...(ownSignaller && inputs.length === 0 ? [] : [ownSignaller ? 'ignore' : 'pipe']),
+        ...inputs.map(() => 'pipe'),
+      ] as StdioPipe[],
       detached: true,
+    });
+    inputs.forEach((bytes, i) => {
+      const input = this.child.stdio[LAUNCH_INPUT_FD + i] as Writable | null | undefined;
+      // A program that exits before reading it: its exit is reported, not this.
+      input?.on('error', () => undefined);
+      input?.end(bytes);
     });
     if (launch.signaller !== undefined) {
       const [sfile, ...sargs] = launch.signaller.argv;

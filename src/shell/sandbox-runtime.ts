@@ -11,6 +11,8 @@ import { cleanupOnHardExit } from './janitor';
 import { PROTECTED_DIRECTORIES, PROTECTED_FILES } from './protected-paths';
 import type { SandboxPolicy } from './sandbox-policy';
 import { checkSandboxSupport, OPT_OUT_HINT, SandboxUnavailableError } from './sandbox-support';
+import { LAUNCH_INPUT_FD } from './bash-process';
+import { setIdFilter } from './seccomp-filter';
 
 type SandboxRuntimeModule = typeof SandboxRuntime;
 type Manager = SandboxRuntimeModule['SandboxManager'];
@@ -208,6 +210,8 @@ export interface SandboxLease {
   readonly argv: readonly [string, ...string[]];
   /** Bash lines the shell runs first (its private temp folder, the proxy settings). */
   readonly prelude: string;
+  /** What the program reads on its descriptors from {@link LAUNCH_INPUT_FD} on. */
+  readonly inputs: readonly Buffer[];
   /** Ends the lease: the allow-list goes, and the manager when no lease is left. */
   release(): void;
 }
@@ -251,7 +255,9 @@ export async function leaseSandbox(
       sandbox.registerCommandNetworkLists(commandId, { allowedDomains: [...policy.allowedHosts] });
       registered = true;
     }
-    const [file, ...args] = wrapped.argv;
+    const filter = setIdFilter();
+    const [file, ...args] =
+      filter === undefined ? wrapped.argv : withSeccomp(wrapped.argv, LAUNCH_INPUT_FD);
     if (file === undefined) throw new Error('the sandbox gave no command to run');
     // Forgotten when the manager resets, which is when the runtime removes them itself.
     for (const path of [...mountPoints(policy), ...mountSources(wrapped.argv)]) {
@@ -260,6 +266,7 @@ export async function leaseSandbox(
     return {
       argv: [file, ...args],
       prelude: SANDBOX_PRELUDE,
+      inputs: filter === undefined ? [] : [filter],
       release,
     };
   } catch (error) {
@@ -271,6 +278,28 @@ export async function leaseSandbox(
     );
   }
 }
+
+/**
+ * The runtime's command (`<shell> -c <text>`, the text running bubblewrap, inline or
+ * through its file of arguments) with bubblewrap told to load the seccomp filter it
+ * reads on descriptor `fd` (see seccomp-filter.ts). The runtime offers no option for it:
+ * the option goes after bubblewrap's program word, and a command in which that word is
+ * not found is refused rather than run without the filter.
+ */
+function withSeccomp(argv: readonly string[], fd: number): string[] {
+  const [shell, dashC, text, ...rest] = argv;
+  const program = text === undefined ? null : BWRAP_WORD.exec(text);
+  if (shell === undefined || dashC !== '-c' || text === undefined || program === null) {
+    throw new Error(
+      "the sandbox runtime's command does not start bubblewrap as this version of agenttool knows it, so it cannot add its system-call filter (which keeps commands from making set-user-ID files); use the @anthropic-ai/sandbox-runtime version agenttool pins",
+    );
+  }
+  const at = program.index + program[0].length;
+  return [shell, dashC, `${text.slice(0, at)} --seccomp ${fd}${text.slice(at)}`, ...rest];
+}
+
+/** Bubblewrap's program word in the runtime's command, before its first option. */
+const BWRAP_WORD = /(?<=^|\s)(?:[\w./-]*\/)?bwrap(?= --)/;
 
 /**
  * Where bubblewrap will make a mount point on the host (an empty file or directory) for

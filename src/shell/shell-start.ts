@@ -245,6 +245,7 @@ export async function launchShell(
           env: { ...env, SHLVL: '1' },
           cwd: where,
           prelude: [lease.prelude, limits.prelude].filter((line) => line !== '').join('\n'),
+          inputs: lease.inputs,
           stateDirs: ['/dev/shm', '/tmp'],
           release: () => {
             if (released) return;

@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -271,6 +271,26 @@ describe('the served bash tool in its sandbox', () => {
       `python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect("/run/dbus/system_bus_socket")' 2>&1 | tail -1`,
     );
     expect(output).toMatch(/PermissionError|Operation not permitted/);
+  });
+
+  it('cannot make a set-user-ID file or give one file capabilities, which the host would honour', async () => {
+    const output = await bash(
+      served,
+      [
+        'cp /bin/true setid; chmod 4755 setid; echo "chmod $?"; chmod g+s setid; echo "g+s $?"',
+        `python3 -c 'import os; os.open("setid-made", os.O_CREAT | os.O_WRONLY, 0o4755)' 2>&1 | tail -1`,
+        `python3 -c 'import os; os.setxattr("setid", "security.capability", bytes(20))' 2>&1 | tail -1`,
+        // What a command needs of modes and copies still works.
+        'chmod 750 setid; echo "plain $?"; cp -a setid copy; echo "cp -a $?"; stat -c %a copy',
+      ].join('\n'),
+    );
+    expect(output).toMatch(/Operation not permitted\nchmod 1\n/);
+    expect(output).toMatch(/g\+s 1\n/);
+    expect(output).toMatch(/PermissionError: \[Errno 1\] Operation not permitted: 'setid-made'/);
+    expect(output).toMatch(/OSError: \[Errno 95\] Operation not supported: 'setid'/);
+    expect(output).toMatch(/plain 0\ncp -a 0\n750\n$/);
+    expect(statSync(join(root, 'setid')).mode & 0o7777).toBe(0o750);
+    expect(existsSync(join(root, 'setid-made'))).toBe(false);
   });
 
   it('cannot make a user namespace of its own (unshare -r)', async () => {
