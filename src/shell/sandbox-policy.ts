@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { getCompileCacheDir } from 'node:module';
-import { totalmem } from 'node:os';
+import { totalmem, userInfo } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /**
@@ -102,8 +102,31 @@ const HOST_ENTRY =
   /^(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;
 
 /**
- * The policy for a shell working in `cwd`, for a server whose home is `home`. Throws a
- * `TypeError` that names the setting when an option is malformed.
+ * The home folders whose credentials are kept from commands: `home` (the server's
+ * `$HOME`) when it is an absolute path, and the one the password database gives this
+ * process's user when it is another (ssh, for one, reads its keys there whatever `$HOME`
+ * says), so that an unset, empty or relative `$HOME` leaves no credentials readable.
+ * The first is where `~/` leads.
+ */
+export function homeFolders(home: string | undefined): string[] {
+  const folders: string[] = [];
+  if (home !== undefined && isAbsolute(home)) folders.push(resolve(home));
+  let recorded: string | undefined;
+  try {
+    recorded = userInfo().homedir;
+  } catch {
+    recorded = undefined; // no entry for this user (a container's arbitrary uid)
+  }
+  if (recorded !== undefined && isAbsolute(recorded) && !folders.includes(resolve(recorded))) {
+    folders.push(resolve(recorded));
+  }
+  return folders;
+}
+
+/**
+ * The policy for a shell working in `cwd`, for a server whose home is `home` (see
+ * {@link homeFolders}). Throws a `TypeError` that names the setting when an option is
+ * malformed.
  */
 export function sandboxPolicy(
   options: SandboxOptions,
@@ -111,6 +134,7 @@ export function sandboxPolicy(
   cwd: string,
 ): SandboxPolicy {
   const where = (name: string) => `sandbox.${name}`;
+  const homes = homeFolders(home);
   const paths = (name: keyof SandboxOptions, value: unknown): string[] => {
     if (value === undefined) return [];
     if (!Array.isArray(value)) throw new TypeError(`${where(name)} must be an array of paths`);
@@ -119,10 +143,13 @@ export function sandboxPolicy(
         throw new TypeError(`${where(name)}[${i}] must be a non-empty path, got ${show(entry)}`);
       }
       if (entry === '~' || entry.startsWith('~/')) {
-        if (home === undefined) {
-          throw new TypeError(`${where(name)}[${i}] ${show(entry)}: HOME is not set`);
+        const [first] = homes;
+        if (first === undefined) {
+          throw new TypeError(
+            `${where(name)}[${i}] ${show(entry)}: HOME is not set, and this user has no home folder in the password database`,
+          );
         }
-        return join(home, entry.slice(1));
+        return join(first, entry.slice(1));
       }
       if (!isAbsolute(entry)) {
         throw new TypeError(
@@ -144,7 +171,7 @@ export function sandboxPolicy(
     }
     return entry;
   });
-  const credentials = home === undefined ? [] : CREDENTIAL_PATHS.map((path) => join(home, path));
+  const credentials = homes.flatMap((folder) => CREDENTIAL_PATHS.map((path) => join(folder, path)));
   const allowWrite = [resolve(cwd), ...paths('allowWrite', options.allowWrite)];
   return {
     allowWrite,

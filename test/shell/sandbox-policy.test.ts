@@ -1,0 +1,37 @@
+/**
+ * Whose credentials a sandbox policy keeps from commands (and from the workspace's file
+ * tools): those under `$HOME`, and under the home folder the password database gives the
+ * server's user, so that an unset, empty or relative `$HOME` leaves none readable.
+ */
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { sandboxPolicy } from 'agenttool/shell';
+
+const recorded = userInfo().homedir;
+
+describe("a sandbox policy's credentials", () => {
+  it.each([
+    ['unset', undefined],
+    ['empty', ''],
+    ['relative', 'home/me'],
+  ])('are the recorded home folder’s when $HOME is %s', (_case, home) => {
+    const policy = sandboxPolicy({ denyRead: ['~/private'] }, home, '/srv/work');
+    expect(policy.denyRead).toContain(join(recorded, '.ssh'));
+    expect(policy.denyRead).toContain(join(recorded, '.aws'));
+    expect(policy.denyRead).toContain(join(recorded, 'private'));
+    expect(policy.denyRead.some((path) => path.includes('home/me'))).toBe(false);
+  });
+
+  it("are $HOME's and the recorded home folder's when $HOME is another, ~/ leading to $HOME", () => {
+    const policy = sandboxPolicy({ denyRead: ['~/private'] }, '/srv/home', '/srv/work');
+    expect(policy.denyRead).toContain('/srv/home/.ssh');
+    expect(policy.denyRead).toContain(join(recorded, '.ssh'));
+    expect(policy.denyRead).toContain('/srv/home/private');
+    expect(policy.denyRead).not.toContain(join(recorded, 'private'));
+  });
+
+  it('are listed once when $HOME is the recorded home folder', () => {
+    const policy = sandboxPolicy({}, recorded, '/srv/work');
+    expect(policy.denyRead.filter((path) => path === join(recorded, '.ssh'))).toHaveLength(1);
+  });
+});
