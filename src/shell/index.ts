@@ -17,11 +17,12 @@ export {
   CREDENTIAL_PATHS,
   DEFAULT_MAX_PROCESSES,
   defaultMaxMemoryBytes,
+  homeFolders,
   type SandboxOptions,
   type SandboxPolicy,
   sandboxPolicy,
 } from './sandbox-policy';
-export { writeProtection } from './protected-paths';
+export { HOME_STARTUP_PATHS, homeStartupPaths, writeProtection } from './protected-paths';
 export {
   checkSandboxSupport,
   probeSandboxSupport,

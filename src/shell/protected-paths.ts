@@ -1,7 +1,6 @@
-import { promises as fsPromises } from 'node:fs';
+import { promises as fsPromises, realpathSync } from 'node:fs';
 import type { Dirent } from 'node:fs';
-import { join } from 'node:path';
-import type { SandboxPolicy } from './sandbox-policy';
+import { join, sep } from 'node:path';
 
 /**
  * Files that stay read-only wherever a command may write: shell start-up files, git's
@@ -46,6 +45,66 @@ export const AGENT_CONFIG_FILES: readonly string[] = [
   '.claude/settings.local.json',
   '.cursor/mcp.json',
 ];
+
+/**
+ * Files and folders of a home folder, beyond the sandbox runtime's list (`.bashrc`,
+ * `.profile`, ...), whose contents run outside any sandbox at the user's next login,
+ * shell, session or git command: other shells' start-up files, fish's configuration, git's own global one, what a desktop
+ * session starts or reads its environment from, a user's systemd units, and the
+ * folders of programs a login puts first on `PATH`. Kept read-only, there or not, where
+ * a writable folder is a home folder or holds one (see {@link homeStartupPaths}).
+ */
+export const HOME_STARTUP_PATHS: readonly string[] = [
+  '.zshenv',
+  '.zlogin',
+  '.zlogout',
+  '.bash_login',
+  '.bash_logout',
+  '.login',
+  '.logout',
+  '.cshrc',
+  '.tcshrc',
+  '.kshrc',
+  '.mkshrc',
+  '.pam_environment',
+  '.xprofile',
+  '.xsession',
+  '.xsessionrc',
+  '.xinitrc',
+  '.config/fish',
+  '.config/git/config',
+  '.config/environment.d',
+  '.config/autostart',
+  '.config/systemd',
+  '.local/bin',
+  'bin',
+];
+
+/**
+ * The {@link HOME_STARTUP_PATHS} of each of `homes` that lies in one of `roots` (the
+ * workspace is the home folder, or holds it), as absolute paths.
+ */
+export function homeStartupPaths(roots: readonly string[], homes: readonly string[]): string[] {
+  const found = new Set<string>();
+  const realRoots = roots.map(realOrSelf);
+  for (const given of homes) {
+    // Compared where they really are: a $HOME reached through a link counts.
+    const home = realOrSelf(given);
+    const held = realRoots.some(
+      (root) => home === root || home.startsWith(root.endsWith(sep) ? root : root + sep),
+    );
+    if (held) for (const path of HOME_STARTUP_PATHS) found.add(join(home, path));
+  }
+  return [...found];
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
 
 /** {@link AGENT_CONFIG_FILES} as folder and file names, lower-cased. */
 const AGENT_CONFIG_PARTS: readonly (readonly [string, string])[] = AGENT_CONFIG_FILES.map(
@@ -283,7 +342,9 @@ async function kindOf(path: string): Promise<'directory' | 'other' | undefined> 
  * `denyWrite`: what a sandbox backend is given, so that every backend keeps the same
  * paths read-only whatever this process's working directory.
  */
-export async function withProtectedPaths(policy: SandboxPolicy): Promise<SandboxPolicy> {
+export async function withProtectedPaths<
+  Policy extends { readonly allowWrite: readonly string[]; readonly denyWrite: readonly string[] },
+>(policy: Policy): Promise<Policy> {
   const { paths } = await protectedPaths(policy.allowWrite);
   return { ...policy, denyWrite: [...new Set([...policy.denyWrite, ...paths])] };
 }

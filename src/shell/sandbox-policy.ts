@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { getCompileCacheDir } from 'node:module';
 import { totalmem, userInfo } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { homeStartupPaths } from './protected-paths';
 
 /**
  * What a sandboxed shell may do. Everything not granted here is refused: the system is
@@ -88,7 +89,9 @@ export interface SandboxPolicy {
   /**
    * Paths inside `allowWrite` that stay read-only: the code this server runs (agenttool
    * and its sandbox runtime, when installed in the workspace), which a command must not
-   * be able to rewrite for the server to run unsandboxed later.
+   * be able to rewrite for the server to run unsandboxed later, and, where a writable
+   * path is a home folder or holds one, that folder's start-up files
+   * (`HOME_STARTUP_PATHS`).
    */
   readonly denyWrite: readonly string[];
   readonly denyRead: readonly string[];
@@ -175,17 +178,20 @@ export function sandboxPolicy(
   const allowWrite = [resolve(cwd), ...paths('allowWrite', options.allowWrite)];
   return {
     allowWrite,
-    denyWrite: ownCode().flatMap((code) => {
-      if (allowWrite.some((root) => strictlyInside(code, root))) return [code];
-      // The package is the workspace itself (its own repository): its built code and
-      // its dependencies stay read-only, its sources are the work.
-      if (allowWrite.some((root) => resolve(root) === code)) {
-        return ['dist', 'node_modules', 'package.json']
-          .map((part) => join(code, part))
-          .filter((path) => existsSync(path));
-      }
-      return [];
-    }),
+    denyWrite: [
+      ...ownCode().flatMap((code) => {
+        if (allowWrite.some((root) => strictlyInside(code, root))) return [code];
+        // The package is the workspace itself (its own repository): its built code and
+        // its dependencies stay read-only, its sources are the work.
+        if (allowWrite.some((root) => resolve(root) === code)) {
+          return ['dist', 'node_modules', 'package.json']
+            .map((part) => join(code, part))
+            .filter((path) => existsSync(path));
+        }
+        return [];
+      }),
+      ...homeStartupPaths(allowWrite, homes),
+    ],
     denyRead: [...credentials, ...paths('denyRead', options.denyRead)],
     allowedHosts,
     maxProcesses: positiveInteger(

@@ -47,18 +47,19 @@ export class ConfinedWalk {
   /** Whether directories are walked through their handles (Linux's /proc). */
   readonly anchored = existsSync(FD_DIR);
   readonly #denyRead: readonly string[];
-  readonly #denyWrite: readonly string[];
+  readonly #denyWrite: readonly (readonly [path: string, what: string])[];
 
   /**
    * The walk from `root` (as configured, absolute) whose real path is `realRoot`; never
    * into `denyRead` (paths a sandboxed command cannot read), nor, to write, `denyWrite`
-   * (the code this server runs).
+   * (the code this server runs, a home folder's start-up files), each path with what it
+   * is for the refusal.
    */
   constructor(
     readonly root: string,
     readonly realRoot: string,
     denyRead: readonly string[],
-    denyWrite: readonly string[],
+    denyWrite: readonly (readonly [path: string, what: string])[],
   ) {
     this.#denyRead = denyRead;
     this.#denyWrite = denyWrite;
@@ -79,10 +80,10 @@ export class ConfinedWalk {
       );
     }
     if (!op.writes) return components;
-    const code = this.#denyWrite.find((denied) => inside(denied, path));
-    if (code !== undefined) {
+    const denied = this.#denyWrite.find(([denied]) => inside(denied, path));
+    if (denied !== undefined) {
       throw new Error(
-        `${what}: it is in ${quotePath(code)}, the code this server runs, which stays read-only`,
+        `${what}: it is in ${quotePath(denied[0])}, ${denied[1]}, which stays read-only`,
       );
     }
     const protection =

@@ -2,7 +2,7 @@ import type * as Crypto from 'node:crypto';
 import { constants as fsConstants, realpathSync, statSync, promises as fsPromises } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { type SandboxOptions, sandboxPolicy } from 'agenttool/shell';
+import { homeFolders, homeStartupPaths, type SandboxOptions, sandboxPolicy } from 'agenttool/shell';
 import {
   appendAll,
   describeFailure,
@@ -98,12 +98,18 @@ export class FileRoot {
       throw new Error(`the root ${quotePath(this.root)} is not a directory`);
     }
     const policy = sandboxPolicy(options.sandbox ?? {}, process.env['HOME'], this.realRoot);
-    this.walker = new ConfinedWalk(
-      this.root,
-      this.realRoot,
-      withRealPaths(policy.denyRead),
-      withRealPaths(policy.denyWrite),
-    );
+    const startup = new Set(homeStartupPaths(policy.allowWrite, homeFolders(process.env['HOME'])));
+    const code = policy.denyWrite.filter((path) => !startup.has(path));
+    this.walker = new ConfinedWalk(this.root, this.realRoot, withRealPaths(policy.denyRead), [
+      ...withRealPaths(code).map((path) => [path, 'the code this server runs'] as const),
+      ...withRealPaths([...startup]).map(
+        (path) =>
+          [
+            path,
+            "a start-up file of the home folder (it runs outside the sandbox at the user's next login, shell or git command)",
+          ] as const,
+      ),
+    ]);
   }
 
   /**

@@ -5,7 +5,7 @@
  */
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { sandboxPolicy } from 'agenttool/shell';
+import { HOME_STARTUP_PATHS, homeStartupPaths, sandboxPolicy } from 'agenttool/shell';
 
 const recorded = userInfo().homedir;
 
@@ -33,5 +33,19 @@ describe("a sandbox policy's credentials", () => {
   it('are listed once when $HOME is the recorded home folder', () => {
     const policy = sandboxPolicy({}, recorded, '/srv/work');
     expect(policy.denyRead.filter((path) => path === join(recorded, '.ssh'))).toHaveLength(1);
+  });
+});
+
+describe("a home folder's start-up files", () => {
+  it('stay read-only where a writable folder is the home folder or holds it, not elsewhere', () => {
+    expect(homeStartupPaths(['/srv/me'], ['/srv/me'])).toEqual(
+      HOME_STARTUP_PATHS.map((path) => join('/srv/me', path)),
+    );
+    expect(homeStartupPaths(['/srv'], ['/srv/me'])).toContain('/srv/me/.zshenv');
+    expect(homeStartupPaths(['/srv/work', '/srv/me-too'], ['/srv/me'])).toEqual([]);
+    const policy = sandboxPolicy({}, '/srv/me', '/srv/me');
+    expect(policy.denyWrite).toContain('/srv/me/.config/git/config');
+    expect(policy.denyWrite).toContain('/srv/me/.local/bin');
+    expect(sandboxPolicy({}, '/srv/me', '/srv/work').denyWrite).not.toContain('/srv/me/.zshenv');
   });
 });

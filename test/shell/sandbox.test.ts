@@ -293,6 +293,31 @@ describe('the served bash tool in its sandbox', () => {
     expect(existsSync(join(root, 'setid-made'))).toBe(false);
   });
 
+  it("cannot write a home folder's start-up files where the workspace is that folder", async () => {
+    const own = homeWithCredentials();
+    mkdirSync(join(own, '.config', 'git'), { recursive: true });
+    const inHome = await serveWorkspace(own, own);
+    const output = await bash(
+      inHome,
+      [
+        'echo x > .zshenv; echo "zshenv $?"',
+        'echo x > .config/git/config; echo "git $?"',
+        'mkdir -p .local/bin && echo x > .local/bin/ls; echo "bin $?"',
+        'echo x > notes.txt; echo "notes $?"',
+      ].join('\n'),
+    );
+    expect(output).toMatch(/zshenv 1\n/);
+    expect(output).toMatch(/git 1\n/);
+    expect(output).toMatch(/bin 1\n/);
+    expect(output).toMatch(/notes 0\n$/);
+    expect(readFileSync(join(own, 'notes.txt'), 'utf8')).toBe('x\n');
+    for (const path of ['.zshenv', '.config/git/config', '.local/bin/ls']) {
+      const at = join(own, path);
+      expect(existsSync(at) ? readFileSync(at, 'utf8') : '').toBe('');
+    }
+    await inHome.stop();
+  });
+
   it('cannot make a user namespace of its own (unshare -r)', async () => {
     const output = await bash(served, 'unshare -r id -u; echo "status $?"');
     expect(output).toMatch(/status [1-9]/);

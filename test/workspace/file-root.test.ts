@@ -515,6 +515,35 @@ describe("FileRoot: what the shell's sandbox keeps read-only stays so", () => {
     }
   });
 
+  it("refuses a home folder's start-up files where the workspace is that folder", async () => {
+    const home = process.env['HOME'];
+    process.env['HOME'] = root;
+    try {
+      const files = new FileRoot(root);
+      const cases: [path: string, held: string][] = [
+        ['.zshenv', '.zshenv'],
+        ['.config/git/config', '.config/git/config'],
+        ['.config/fish/config.fish', '.config/fish'],
+        ['bin/git', 'bin'],
+        ['.local/bin/ls', '.local/bin'],
+      ];
+      for (const [path, held] of cases) {
+        await expect(files.write(path, 'x')).rejects.toThrow(
+          `cannot write ${JSON.stringify(path)}: it is in ${JSON.stringify(join(root, held))}, a start-up file of the home folder (it runs outside the sandbox at the user's next login, shell or git command), which stays read-only`,
+        );
+        expect(existsSync(join(root, path))).toBe(false);
+      }
+      await files.write('.config/git/ignore', 'node_modules\n');
+      await files.write('src/bin/tool.ts', 'export {};\n');
+    } finally {
+      process.env['HOME'] = home;
+    }
+    // Elsewhere than the home folder, they are a project's files.
+    const files = new FileRoot(root);
+    await files.write('.zshenv', 'export A=1\n');
+    await files.write('bin/run', '#!/bin/sh\n');
+  });
+
   it('keeps from its tools the credentials made after its start, $HOME reached through a link', async () => {
     const home = process.env['HOME'];
     const link = join(base, 'home-link');
