@@ -1,6 +1,6 @@
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type Constructor, errorMessage } from 'agenttool';
 import type * as ShellEntry from 'agenttool/shell';
 import type { SandboxOptions, ShellLimits, ShellOptions } from 'agenttool/shell';
@@ -62,6 +62,10 @@ export function workspaceApp(
   const workspaceEntry = require('agenttool/workspace') as typeof WorkspaceEntry;
   /* eslint-enable @typescript-eslint/no-require-imports */
   const root = resolve(cwd, dir ?? '.');
+  const unnamed = folderWordProblem(dir, root);
+  if (unnamed !== undefined) {
+    throw new CliError(ExitCode.BAD_ARGUMENTS, `agenttool: workspace: ${unnamed}`);
+  }
   const tooBroad = broadRootProblem(root, dir === undefined);
   if (tooBroad !== undefined) {
     throw new CliError(ExitCode.BAD_ARGUMENTS, `agenttool: workspace: ${tooBroad}`);
@@ -167,6 +171,22 @@ export function broadRootProblem(
   }
   if (defaulted && real === realOrSelf(home)) {
     return `no folder was given, and the working directory is the home folder ${JSON.stringify(real)}: every command could write anywhere in it; name the folder to work in, e.g. ${example} (\`agenttool workspace .\` if it is this one)`;
+  }
+  return undefined;
+}
+
+/**
+ * What is wrong with the folder word a host passed, before anything is looked up: an
+ * empty one (a host's variable, such as VS Code's `${workspaceFolder}`, left unset)
+ * would serve the working directory unnoticed; a `~` is no home folder where no shell
+ * expanded it (hosts pass their arguments as written).
+ */
+function folderWordProblem(dir: string | undefined, root: string): string | undefined {
+  if (dir !== undefined && dir.trim() === '') {
+    return "the folder given is empty (a host's variable, such as ${workspaceFolder}, that was not set?); name the project folder to work in";
+  }
+  if (dir?.startsWith('~') === true && !existsSync(root)) {
+    return `the folder ${JSON.stringify(dir)} does not exist: ~ is not expanded here, since a host passes its arguments as written, without a shell; give the full path, e.g. ${JSON.stringify(join(homedir(), dir.slice(dir.indexOf('/') + 1 || dir.length)))}`;
   }
   return undefined;
 }

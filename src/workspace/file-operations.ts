@@ -107,6 +107,12 @@ export function isCode(error: unknown, ...codes: string[]): boolean {
 export function describeFailure(op: Op, error: unknown): Error {
   const what = `cannot ${op.verb} ${quotePath(op.path)}`;
   if (error instanceof PathEscapeError) return error;
+  if (isCode(error, 'ENOENT') && op.writes) {
+    // The walk makes the folders on a written path's way: one gone is one removed since.
+    return new Error(`${what}: a folder on its way was removed while the call ran`, {
+      cause: error,
+    });
+  }
   if (isCode(error, 'ENOENT')) {
     // A shell's `cd` persists, so a path it printed may be relative to somewhere else.
     const where = isAbsolute(op.path)
@@ -123,6 +129,20 @@ export function describeFailure(op: Op, error: unknown): Error {
   }
   if (isCode(error, 'EACCES', 'EPERM')) {
     return new Error(`${what}: permission denied`, { cause: error });
+  }
+  if (isCode(error, 'EROFS')) {
+    return new Error(`${what}: the file system there is read-only`, { cause: error });
+  }
+  if (isCode(error, 'ENOTDIR')) {
+    return new Error(`${what}: a part of the path that should be a folder is a file`, {
+      cause: error,
+    });
+  }
+  if (isCode(error, 'ELOOP')) {
+    return new Error(
+      `${what}: a part of the path became a symbolic link while the call ran (links are followed only where the workspace can check them)`,
+      { cause: error },
+    );
   }
   if (isCode(error, 'ENAMETOOLONG')) {
     return new Error(`${what}: a name in it is longer than the file system allows`, {

@@ -27,6 +27,23 @@ test.each([
   expect(ran.stderr).toBe(`agenttool: workspace: ${how}, ${WHOLE_FILE_SYSTEM}\n`);
 });
 
+test('an empty folder word, or one starting with a ~ no shell expanded: refused, saying so', async () => {
+  const home = realpathSync(tempDir());
+  const empty = await runAgenttool(['workspace', '', '--no-sandbox'], { cwd: home });
+  expect(empty.code).toBe(2);
+  expect(empty.stderr).toBe(
+    "agenttool: workspace: the folder given is empty (a host's variable, such as ${workspaceFolder}, that was not set?); name the project folder to work in\n",
+  );
+  const tilde = await runAgenttool(['workspace', '~/projects/site', '--no-sandbox'], {
+    cwd: home,
+    env: { HOME: home },
+  });
+  expect(tilde.code).toBe(2);
+  expect(tilde.stderr).toBe(
+    `agenttool: workspace: the folder "~/projects/site" does not exist: ~ is not expanded here, since a host passes its arguments as written, without a shell; give the full path, e.g. ${JSON.stringify(`${home}/projects/site`)}\n`,
+  );
+});
+
 test('no folder named, started from the home folder: refused; named, the home folder serves', async () => {
   const home = realpathSync(tempDir());
   const env = { HOME: home };

@@ -1,0 +1,50 @@
+/**
+ * What a file tool says when the system refuses an operation for a reason the walk does
+ * not check first: a read-only mount, or a path changed by a command while the call ran.
+ * (The walk's own refusals, and the ordinary failures, are in file-root.test.ts.)
+ */
+import { describeFailure, type Op } from '../../src/workspace/file-operations';
+
+function op(writes: boolean, path = 'src/a.txt'): Op {
+  return { path, verb: writes ? 'write' : 'read', writes, root: '/srv/ws', links: 0 };
+}
+
+function failure(code: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: system message, open '/proc/self/fd/7/a.txt'`), {
+    code,
+  });
+}
+
+describe('a failed file operation', () => {
+  it('says what the system meant, without its /proc path', () => {
+    const cases: [Op, string, string][] = [
+      [op(true), 'EROFS', 'cannot write "src/a.txt": the file system there is read-only'],
+      [
+        op(true),
+        'ENOENT',
+        'cannot write "src/a.txt": a folder on its way was removed while the call ran',
+      ],
+      [
+        op(false),
+        'ENOENT',
+        'cannot read "src/a.txt": no such file under the workspace root "/srv/ws"',
+      ],
+      [
+        op(true),
+        'ENOTDIR',
+        'cannot write "src/a.txt": a part of the path that should be a folder is a file',
+      ],
+      [
+        op(false),
+        'ELOOP',
+        'cannot read "src/a.txt": a part of the path became a symbolic link while the call ran',
+      ],
+    ];
+    for (const [operation, code, said] of cases) {
+      const error = describeFailure(operation, failure(code));
+      expect(error.message.startsWith(said)).toBe(true);
+      expect(error.message).not.toContain('/proc');
+      expect(error.cause).toBeInstanceOf(Error);
+    }
+  });
+});
