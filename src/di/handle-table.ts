@@ -110,7 +110,7 @@ export class HandleTable {
       case 'idle':
         return `it was closed after ${describeMs(kind.idleMs)} unused`;
       case 'most':
-        return `it was closed when this caller started one more ${kind.holds} past its most (${kind.maxPerCaller}): the one unused longest is closed then`;
+        return `it was closed when this caller started one more ${kind.holds} past its most (${kind.maxPerCaller}): the one unused longest is closed then${caller === '' ? ' (without authorization, the clients at one address count as one caller)' : ''}`;
       case 'share':
         return `it was closed to make room for another caller when the server held its most ${kind.holds}s (${kind.maxOpen}, all callers together): the caller holding the most gives up its ${kind.holds} unused longest`;
     }

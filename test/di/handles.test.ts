@@ -276,7 +276,9 @@ describe('a provider reached by a handle', () => {
     await closed;
     // The first client's own oldest ended; the other's, minted before it, did not.
     expect(state.closed).toEqual([2]);
-    await expect(call({ counter_id: first })).rejects.toThrow('names no open counter');
+    await expect(call({ counter_id: first })).rejects.toThrow(
+      `counter_id "${first}" names no open counter: it was closed when this caller started one more counter past its most (2): the one unused longest is closed then (without authorization, the clients at one address count as one caller); call again without counter_id to start a new counter`,
+    );
     // A handle is still good for whoever holds it: no subject to check it against.
     expect((await call({ counter_id: others }, { session: from('address:10.0.0.9') })).output).toBe(
       'counter #1 at 2',
