@@ -10,6 +10,16 @@ import { quotePath } from './short-path';
 export interface ReadOptions {
   /** Stop after this many bytes (default: the whole file). */
   readonly maxBytes?: number;
+  /**
+   * Start at this line (1 for the first; default 1): the file is read up to it first,
+   * a block at a time. A line past the file's last is refused, saying how many it has.
+   */
+  readonly fromLine?: number | undefined;
+  /**
+   * Stop after this many lines (default: no limit). Where `maxBytes` comes first, the
+   * content ends at the last whole line within it (unless that leaves none).
+   */
+  readonly lines?: number | undefined;
   /** The caller's interrupt: a read still waiting for its turn leaves the line. */
   readonly signal?: AbortSignal;
   /**
@@ -25,15 +35,94 @@ export interface ReadResult {
   readonly content: Buffer;
   /** The file's size in bytes; more than `content.length` when the read was cut short. */
   readonly size: number;
+  /** True when the file holds more after `content`. */
   readonly truncated: boolean;
+  /** The line `content` starts at (1 unless `fromLine` said otherwise). */
+  readonly fromLine: number;
+  /** Where `content` starts in the file, in bytes. */
+  readonly offset: number;
 }
 
-/** The first `want` bytes of the open file, fewer when it ends before. */
-export async function readUpTo(handle: FileHandle, want: number): Promise<Buffer> {
+/** The size of the blocks a read looks for its first line in. */
+const LINE_SEARCH_BLOCK = 64 * 1024;
+
+/**
+ * Where line `line` (1 for the first) of the open file of `size` bytes starts, found a
+ * block at a time (until `signal` aborts); throws, saying how many lines it has, when it
+ * has fewer.
+ */
+export async function lineStart(
+  handle: FileHandle,
+  size: number,
+  line: number,
+  what: string,
+  signal?: AbortSignal,
+): Promise<number> {
+  if (line === 1) return 0;
+  const block = Buffer.alloc(Math.min(LINE_SEARCH_BLOCK, Math.max(size, 1)));
+  let at = 0;
+  let newlines = 0;
+  let last = -1;
+  for (;;) {
+    // A long search stops with its call.
+    signal?.throwIfAborted();
+    const { bytesRead } = await handle.read(block, 0, block.length, at);
+    if (bytesRead === 0) break;
+    const read = block.subarray(0, bytesRead);
+    for (let i = read.indexOf(NEWLINE); i !== -1; i = read.indexOf(NEWLINE, i + 1)) {
+      if (++newlines === line - 1) {
+        const start = at + i + 1;
+        // After the file's last newline there is no line.
+        if (start < size) return start;
+        throw pastEnd(what, line, newlines);
+      }
+    }
+    last = read[bytesRead - 1] ?? last;
+    at += bytesRead;
+  }
+  throw pastEnd(what, line, newlines + (at > 0 && last !== NEWLINE ? 1 : 0));
+}
+
+function pastEnd(what: string, line: number, count: number): Error {
+  return new Error(
+    `${what}: line ${line} is past its end: the file has ${count} line${count === 1 ? '' : 's'}`,
+  );
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * `content` (read from the start of a line) cut after its `lines`-th line, or, when it
+ * was cut short by its byte limit (`cut`), after its last whole line if it has one.
+ */
+export function wholeLines(
+  content: Buffer,
+  lines: number | undefined,
+  cut: boolean,
+): { readonly content: Buffer; readonly shortened: boolean } {
+  if (lines !== undefined) {
+    let end = -1;
+    for (let n = 0; n < lines; n++) {
+      end = content.indexOf(NEWLINE, end + 1);
+      if (end === -1) break;
+    }
+    if (end !== -1 && end + 1 < content.length) {
+      return { content: content.subarray(0, end + 1), shortened: true };
+    }
+  }
+  if (!cut) return { content, shortened: false };
+  const last = content.lastIndexOf(NEWLINE);
+  return last === -1
+    ? { content, shortened: false }
+    : { content: content.subarray(0, last + 1), shortened: true };
+}
+
+/** `want` bytes of the open file from `offset`, fewer when it ends before. */
+export async function readUpTo(handle: FileHandle, want: number, offset = 0): Promise<Buffer> {
   const content = Buffer.alloc(want);
   let filled = 0;
   while (filled < want) {
-    const { bytesRead } = await handle.read(content, filled, want - filled, filled);
+    const { bytesRead } = await handle.read(content, filled, want - filled, offset + filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
   }

@@ -12,7 +12,9 @@ import {
   PathEscapeError,
   type ReadOptions,
   type ReadResult,
+  lineStart,
   readUpTo,
+  wholeLines,
   refuseHardLinked,
   removeIfSameAndEmpty,
   utf8Of,
@@ -144,6 +146,13 @@ export class FileRoot {
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
       throw new Error(`maxBytes must be a non-negative integer, got ${maxBytes}`);
     }
+    const { fromLine = 1, lines } = options;
+    if (!Number.isSafeInteger(fromLine) || fromLine < 1) {
+      throw new Error(`fromLine must be a positive integer, got ${fromLine}`);
+    }
+    if (lines !== undefined && (!Number.isSafeInteger(lines) || lines < 1)) {
+      throw new Error(`lines must be a positive integer, got ${lines}`);
+    }
     // Taken before the file is opened, so that reads waiting hold no descriptor; what
     // the file's size leaves unused is given back once it is known.
     const reserved = Math.min(maxBytes, READ_BYTES_AT_ONCE);
@@ -161,10 +170,22 @@ export class FileRoot {
           );
         }
         refuseHardLinked(op, info.nlink);
-        const want = Math.min(maxBytes, info.size);
+        const offset = await lineStart(
+          handle,
+          info.size,
+          fromLine,
+          `cannot read ${quotePath(path)}`,
+          options.signal,
+        );
+        const want = Math.min(maxBytes, info.size - offset);
         giveBack(reserved - want);
-        const content = await readUpTo(handle, want);
-        return { content, size: info.size, truncated: content.length < info.size };
+        const read = await readUpTo(handle, want, offset);
+        const cut = offset + read.length < info.size;
+        if (lines === undefined && fromLine === 1) {
+          return { content: read, size: info.size, truncated: cut, fromLine, offset };
+        }
+        const { content, shortened } = wholeLines(read, lines, cut);
+        return { content, size: info.size, truncated: cut || shortened, fromLine, offset };
       });
     } finally {
       giveBack();

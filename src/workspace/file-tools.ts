@@ -23,6 +23,18 @@ export class ReadFileArgs {
     { optional: true, type: 'integer' },
   )
   max_bytes?: number;
+
+  @Param('The line to start at, 1 for the first (default 1): for a part of a long file', {
+    optional: true,
+    type: 'integer',
+  })
+  offset?: number;
+
+  @Param('How many lines to read from there (default: up to max_bytes)', {
+    optional: true,
+    type: 'integer',
+  })
+  limit?: number;
 }
 
 export class WriteFileArgs {
@@ -54,6 +66,7 @@ export class ReadFileTool {
   constructor(private readonly files: FileRoot) {}
 
   async execute(args: ReadFileArgs, ctx: ToolContext): Promise<string> {
+    refuseUnknown(ctx, 'read_file', READ_ARGUMENTS);
     const maxBytes = args.max_bytes ?? DEFAULT_READ_BYTES;
     if (maxBytes < 0) throw new Error(`max_bytes must not be negative, got ${maxBytes}`);
     if (maxBytes > MAX_READ_BYTES) {
@@ -61,21 +74,84 @@ export class ReadFileTool {
         `max_bytes must be at most ${MAX_READ_BYTES} (4 MiB), got ${maxBytes}: read_file reads no more than that in one call`,
       );
     }
-    const { content, size, truncated } = await this.files.read(args.path, {
+    if (args.offset !== undefined && args.offset < 1) {
+      throw new Error(`offset must be a line number, 1 or more, got ${args.offset}`);
+    }
+    if (args.limit !== undefined && args.limit < 1) {
+      throw new Error(`limit must be a number of lines, 1 or more, got ${args.limit}`);
+    }
+    const { content, size, truncated, offset } = await this.files.read(args.path, {
       maxBytes,
+      fromLine: args.offset,
+      lines: args.limit,
       signal: ctx.signal,
       whenAnswersRead: answersReadOf(ctx.session),
     });
     const text = utf8Text(content, truncated, args.path, size);
-    if (!truncated) return text;
-    const separator = text.endsWith('\n') ? '' : '\n';
+    const ranged = args.offset !== undefined || args.limit !== undefined;
+    if (!truncated && !(ranged && offset > 0)) return text;
+    const separator = text === '' || text.endsWith('\n') ? '' : '\n';
+    const shown = Buffer.byteLength(text);
+    if (ranged) {
+      const first = args.offset ?? 1;
+      const count = lineCount(text);
+      const last = first + count - 1;
+      const range =
+        count === 0
+          ? `nothing from line ${first}`
+          : count === 1
+            ? `line ${first}`
+            : `lines ${first}-${last}`;
+      // A line longer than max_bytes is shown cut (the content ends inside it).
+      const cutLine = truncated && text !== '' && !text.endsWith('\n');
+      const next = !truncated
+        ? '; the file ends there'
+        : cutLine
+          ? `; line ${last} goes on past max_bytes: read it with a larger max_bytes, or on with offset ${last + 1}`
+          : `; more follows: read on with offset ${last + 1}`;
+      return `${text}${separator}[showed ${range} (${shown} of ${size} bytes)${next}]`;
+    }
     const more =
       maxBytes < MAX_READ_BYTES
         ? 'read with a larger max_bytes for more'
         : `read_file reads at most ${MAX_READ_BYTES} bytes`;
-    const shown = Buffer.byteLength(text);
-    return `${text}${separator}[truncated: showed ${shown} of ${size} bytes; ${more}]`;
+    // The next line to start at is the first not shown whole; none when the first is cut.
+    const whole = text.split('\n').length - 1;
+    const later = whole === 0 ? '' : `, or from line ${whole + 1} on with offset ${whole + 1}`;
+    return `${text}${separator}[truncated: showed ${shown} of ${size} bytes; ${more}${later}]`;
   }
+}
+
+/** The whole lines of `text`, and one more for a last line without its newline. */
+function lineCount(text: string): number {
+  let count = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) count++;
+  return text === '' || text.endsWith('\n') ? count : count + 1;
+}
+
+const READ_ARGUMENTS = ['path', 'max_bytes', 'offset', 'limit'] as const;
+const WRITE_ARGUMENTS = ['path', 'content'] as const;
+
+/**
+ * Refuses a call whose arguments name one the tool does not take (a typo, or another
+ * tool's): ignored, it would change the answer unnoticed (`max_byte` reading the
+ * default). Read from the call's own arguments, which the decoding leaves behind.
+ */
+function refuseUnknown(ctx: ToolContext, tool: string, known: readonly string[]): void {
+  let given: unknown = ctx.call.value;
+  if (given === undefined) {
+    try {
+      given = JSON.parse(ctx.call.args === '' ? '{}' : ctx.call.args);
+    } catch {
+      return; // the decoding said what is wrong with them
+    }
+  }
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) return;
+  const unknown = Object.keys(given).filter((name) => !known.includes(name));
+  if (unknown.length === 0) return;
+  throw new Error(
+    `invalid arguments: ${tool} takes no ${unknown.map((name) => JSON.stringify(name)).join(', ')}; its arguments are ${known.join(', ')}`,
+  );
 }
 
 /** The session's `whenAnswersRead`, called on it, where it has one. */
@@ -127,6 +203,7 @@ export class WriteFileTool {
   constructor(private readonly files: FileRoot) {}
 
   async execute(args: WriteFileArgs, ctx: ToolContext): Promise<string> {
+    refuseUnknown(ctx, 'write_file', WRITE_ARGUMENTS);
     // A call interrupted before the file changes leaves it as it was.
     const bytes = await this.files.write(args.path, args.content, { signal: ctx.signal });
     return `Wrote ${byteCount(bytes)} to ${shortPath(args.path)}.`;
@@ -148,6 +225,7 @@ export class AppendFileTool {
   constructor(private readonly files: FileRoot) {}
 
   async execute(args: AppendFileArgs, ctx: ToolContext): Promise<string> {
+    refuseUnknown(ctx, 'append_file', WRITE_ARGUMENTS);
     const bytes = await this.files.append(args.path, args.content, { signal: ctx.signal });
     return `Appended ${byteCount(bytes)} to ${shortPath(args.path)}.`;
   }

@@ -187,12 +187,60 @@ describe('FileRoot: reading', () => {
       content: Buffer.from('hello'),
       size: 11,
       truncated: true,
+      fromLine: 1,
+      offset: 0,
     });
     expect(await sandbox.read('hello.txt')).toEqual({
       content: Buffer.from('hello world'),
       size: 11,
       truncated: false,
+      fromLine: 1,
+      offset: 0,
     });
+  });
+
+  it('reads from a line, so many lines, whole lines within maxBytes, and refuses a line past the end', async () => {
+    // Lines across the 64 KiB blocks the start is looked for in.
+    const lines = Array.from({ length: 20_000 }, (_, i) => `line ${i + 1}`);
+    writeFileSync(join(root, 'long.txt'), `${lines.join('\n')}\n`);
+    const text = async (options: Parameters<FileRoot['read']>[1]) => {
+      const read = await sandbox.read('long.txt', options);
+      return { text: read.content.toString(), truncated: read.truncated, offset: read.offset };
+    };
+    expect(await text({ fromLine: 9_999, lines: 3 })).toEqual({
+      text: 'line 9999\nline 10000\nline 10001\n',
+      truncated: true,
+      offset: lines.slice(0, 9_998).join('\n').length + 1,
+    });
+    expect(await text({ fromLine: 19_999 })).toMatchObject({
+      text: 'line 19999\nline 20000\n',
+      truncated: false,
+    });
+    expect(await text({ lines: 2 })).toMatchObject({ text: 'line 1\nline 2\n', truncated: true });
+    // maxBytes first: the whole lines within it.
+    expect(await text({ fromLine: 5, maxBytes: 15 })).toMatchObject({
+      text: 'line 5\nline 6\n',
+      truncated: true,
+    });
+    await expect(sandbox.read('long.txt', { fromLine: 20_001 })).rejects.toThrow(
+      'cannot read "long.txt": line 20001 is past its end: the file has 20000 lines',
+    );
+    // A last line without its newline is a line; an empty file has none.
+    writeFileSync(join(root, 'two.txt'), 'a\nb');
+    expect((await sandbox.read('two.txt', { fromLine: 2 })).content.toString()).toBe('b');
+    await expect(sandbox.read('two.txt', { fromLine: 3 })).rejects.toThrow(
+      'line 3 is past its end: the file has 2 lines',
+    );
+    writeFileSync(join(root, 'empty.txt'), '');
+    await expect(sandbox.read('empty.txt', { fromLine: 2 })).rejects.toThrow(
+      'the file has 0 lines',
+    );
+    await expect(sandbox.read('two.txt', { fromLine: 0 })).rejects.toThrow(
+      'fromLine must be a positive integer, got 0',
+    );
+    await expect(sandbox.read('two.txt', { lines: 1.5 })).rejects.toThrow(
+      'lines must be a positive integer, got 1.5',
+    );
   });
 
   it('says clearly when the file is missing or a directory', async () => {

@@ -120,6 +120,50 @@ describe('fs tools through the executor', () => {
     ]);
   });
 
+  it('read_file reads from a line, so many lines, and says where the file goes on', async () => {
+    writeFileSync(
+      join(root, 'log.txt'),
+      Array.from({ length: 10 }, (_, i) => `entry ${i + 1}\n`).join(''),
+    );
+    expect(
+      await run(
+        job(readFile, { path: 'log.txt', offset: 4, limit: 2 }),
+        job(readFile, { path: 'log.txt', offset: 9 }),
+        job(readFile, { path: 'log.txt', offset: 10, limit: 5 }),
+        job(readFile, { path: 'log.txt', limit: 1 }),
+        job(readFile, { path: 'log.txt', max_bytes: 20 }),
+        job(readFile, { path: 'log.txt', offset: 3, max_bytes: 3 }),
+        job(readFile, { path: 'log.txt', offset: 11 }),
+        job(readFile, { path: 'log.txt', offset: 0 }),
+        job(readFile, { path: 'log.txt', limit: -1 }),
+      ),
+    ).toEqual([
+      'entry 4\nentry 5\n[showed lines 4-5 (16 of 81 bytes); more follows: read on with offset 6]',
+      'entry 9\nentry 10\n[showed lines 9-10 (17 of 81 bytes); the file ends there]',
+      'entry 10\n[showed line 10 (9 of 81 bytes); the file ends there]',
+      'entry 1\n[showed line 1 (8 of 81 bytes); more follows: read on with offset 2]',
+      'entry 1\nentry 2\nentr\n[truncated: showed 20 of 81 bytes; read with a larger max_bytes for more, or from line 3 on with offset 3]',
+      'ent\n[showed line 3 (3 of 81 bytes); line 3 goes on past max_bytes: read it with a larger max_bytes, or on with offset 4]',
+      'Error: cannot read "log.txt": line 11 is past its end: the file has 10 lines',
+      'Error: offset must be a line number, 1 or more, got 0',
+      'Error: limit must be a number of lines, 1 or more, got -1',
+    ]);
+  });
+
+  it('refuses an argument the tool does not take, naming it and the ones it takes', async () => {
+    writeFileSync(join(root, 'notes.txt'), 'x\n');
+    expect(
+      await run(
+        job(readFile, { path: 'notes.txt', max_byte: 10 }),
+        job(writeFile, { path: 'notes.txt', content: 'y', mode: '0755', append: true }),
+      ),
+    ).toEqual([
+      'Error: invalid arguments: read_file takes no "max_byte"; its arguments are path, max_bytes, offset, limit',
+      'Error: invalid arguments: write_file takes no "mode", "append"; its arguments are path, content',
+    ]);
+    expect(readFileSync(join(root, 'notes.txt'), 'utf8')).toBe('x\n');
+  });
+
   it('reads UTF-8 text, and refuses a file that is not text, saying how to look at it', async () => {
     // With a byte order mark, which stays: the text written back is the file as it was.
     writeFileSync(join(root, 'text.txt'), '\ufeffhéllo ✓ 🙂\n');
