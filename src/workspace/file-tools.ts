@@ -154,6 +154,18 @@ function refuseUnknown(ctx: ToolContext, tool: string, known: readonly string[])
   );
 }
 
+/**
+ * Refuses content with a NUL character: the file tools write text, and `read_file` would
+ * refuse the file it made (a NUL is no character of text; binary files are the shell's).
+ */
+function refuseNul(content: string): void {
+  const at = content.indexOf('\0');
+  if (at === -1) return;
+  throw new Error(
+    `content has a NUL character at index ${at}: the file tools write text, which has none; write a binary file with the shell (for example \`base64 -d\` or \`printf\`)`,
+  );
+}
+
 /** The session's `whenAnswersRead`, called on it, where it has one. */
 function answersReadOf(
   session: Session | undefined,
@@ -204,6 +216,7 @@ export class WriteFileTool {
 
   async execute(args: WriteFileArgs, ctx: ToolContext): Promise<string> {
     refuseUnknown(ctx, 'write_file', WRITE_ARGUMENTS);
+    refuseNul(args.content);
     // A call interrupted before the file changes leaves it as it was.
     const bytes = await this.files.write(args.path, args.content, { signal: ctx.signal });
     return `Wrote ${byteCount(bytes)} to ${shortPath(args.path)}.`;
@@ -226,6 +239,7 @@ export class AppendFileTool {
 
   async execute(args: AppendFileArgs, ctx: ToolContext): Promise<string> {
     refuseUnknown(ctx, 'append_file', WRITE_ARGUMENTS);
+    refuseNul(args.content);
     const bytes = await this.files.append(args.path, args.content, { signal: ctx.signal });
     return `Appended ${byteCount(bytes)} to ${shortPath(args.path)}.`;
   }

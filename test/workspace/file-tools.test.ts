@@ -150,6 +150,14 @@ describe('fs tools through the executor', () => {
     ]);
   });
 
+  it('refuses content with a NUL character, which read_file would refuse to read back', async () => {
+    writeFileSync(join(root, 'notes.txt'), 'x\n');
+    expect(await run(job(writeFile, { path: 'notes.txt', content: 'a\u0000b' }))).toEqual([
+      'Error: content has a NUL character at index 1: the file tools write text, which has none; write a binary file with the shell (for example `base64 -d` or `printf`)',
+    ]);
+    expect(readFileSync(join(root, 'notes.txt'), 'utf8')).toBe('x\n');
+  });
+
   it('refuses an argument the tool does not take, naming it and the ones it takes', async () => {
     writeFileSync(join(root, 'notes.txt'), 'x\n');
     expect(
