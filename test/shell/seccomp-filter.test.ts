@@ -2,8 +2,12 @@
  * The seccomp filter a sandboxed shell runs under, judged by a small classic-BPF
  * evaluator on the calls it is about: the program the kernel would run, instruction by
  * instruction, for each architecture it knows. (That bubblewrap loads it and a command
- * meets it is in sandbox.test.ts.)
+ * meets it is in sandbox.test.ts, and below where its mounts come from a file.)
  */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Shell } from 'agenttool/shell';
 import { setIdFilter } from '../../src/shell/seccomp-filter';
 
 const ALLOW = 'allow';
@@ -114,4 +118,34 @@ describe('the set-ID filter', () => {
     expect(setIdFilter('ppc64')).toBeUndefined();
     expect(setIdFilter('ia32')).toBeUndefined();
   });
+});
+
+describe('the set-ID filter in a sandboxed shell', () => {
+  let work: string;
+  const shells: Shell[] = [];
+  beforeEach(() => {
+    work = realpathSync(mkdtempSync(join(tmpdir(), 'set-id-')));
+  });
+  afterEach(async () => {
+    await Promise.all(shells.splice(0).map((shell) => shell.close()));
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('holds where bubblewrap reads its mounts from a file (a command line past 128 KiB)', async () => {
+    // A thousand folders kept from commands, with long names: the sandbox runtime passes
+    // their mounts to bubblewrap through a file rather than on its command line.
+    const hidden = Array.from({ length: 1000 }, (_, i) =>
+      join(work, 'hidden', `${String(i).padStart(4, '0')}-${'x'.repeat(180)}`),
+    );
+    for (const dir of hidden) mkdirSync(dir, { recursive: true });
+    const cwd = join(work, 'ws');
+    mkdirSync(cwd);
+    const shell = new Shell({ cwd, sandbox: { denyRead: hidden } });
+    shells.push(shell);
+    const result = await shell.run(
+      `ls ${JSON.stringify(hidden[999])} | wc -l; cp /bin/true setid; chmod 4755 setid; echo "chmod $?"`,
+    );
+    expect(result.output).toMatch(/Operation not permitted\nchmod 1\n$/);
+    expect(statSync(join(cwd, 'setid')).mode & 0o6000).toBe(0);
+  }, 60_000);
 });
