@@ -20,8 +20,16 @@ const TOO_LARGE = -32000;
 export function boundingAnswers(fetch: FetchLike, limit: number): FetchLike {
   return async (url, init) => {
     const response = await fetch(url, init);
-    if (response.body === null) return response;
     const type = response.headers.get('content-type') ?? '';
+    if (response.ok && !/^\s*text\/event-stream/i.test(type)) {
+      const ids = requestIds(init?.body);
+      const unanswered =
+        response.body === null || response.status === 202 || response.status === 204;
+      if (ids.length > 0 && (unanswered || /^\s*application\/json/i.test(type))) {
+        return answering(response, ids, limit);
+      }
+    }
+    if (response.body === null) return response;
     let body: ReadableStream<Uint8Array>;
     if (!response.ok) {
       // An empty one says its status: the SDK's error gives the body alone.
@@ -36,6 +44,105 @@ export function boundingAnswers(fetch: FetchLike, limit: number): FetchLike {
       headers: response.headers,
     });
   };
+}
+
+/** The JSON-RPC code of the error an answer that is missing or unreadable is turned into. */
+const UNREADABLE = -32000;
+
+/**
+ * A successful response to a POST that carried the requests `ids`, as a JSON body in
+ * which each of them is answered: a response with no body (HTTP 202, which answers
+ * notifications only) or a JSON one that holds no answer to a request (another id, a
+ * notification alone) would leave its call waiting for its timeout, since no answer can
+ * come on a response that has ended; a message that is no JSON-RPC message would fail
+ * with the SDK's schema dump. Each such request gets an error answer that says what the
+ * server sent instead; the other messages pass as they came.
+ */
+async function answering(
+  response: Response,
+  ids: readonly (string | number)[],
+  limit: number,
+): Promise<Response> {
+  const sent = `HTTP ${response.status}${response.statusText === '' ? '' : ` ${response.statusText}`}`;
+  let messages: unknown[] = [];
+  let why = `the server's response (${sent}) held no answer to this request`;
+  if (response.status === 202 || response.body === null) {
+    why = `the server answered the request with ${sent}${response.status === 202 ? ', which answers notifications only' : ' and no body'}: a request is answered with JSON or an event stream`;
+    await response.body?.cancel().catch(() => undefined);
+  } else {
+    try {
+      const text = await new Response(response.body.pipeThrough(failPast(limit))).text();
+      if (text.trim() === '') {
+        why = `the server answered the request with ${sent} and an empty body`;
+      } else {
+        const value: unknown = JSON.parse(text);
+        messages = Array.isArray(value) ? value : [value];
+      }
+    } catch (error) {
+      why =
+        error instanceof SyntaxError
+          ? `the server's answer is not JSON (${error.message})`
+          : error instanceof Error
+            ? error.message
+            : String(error);
+    }
+  }
+  const answered = new Set<string>();
+  const kept: unknown[] = [];
+  for (const message of messages) {
+    const id = idOf(message);
+    const ours = id !== undefined && ids.some((wanted) => sameId(wanted, id));
+    if (isMessage(message)) {
+      kept.push(message);
+      if (ours) answered.add(JSON.stringify(id));
+    } else if (ours) {
+      kept.push(
+        errorAnswer(id, "the server's answer could not be read: it is not a JSON-RPC message"),
+      );
+      answered.add(JSON.stringify(id));
+    }
+  }
+  for (const id of ids) {
+    if (!answered.has(JSON.stringify(id))) kept.push(errorAnswer(id, why));
+  }
+  // The server's headers stay (its session id, among them); the body is another.
+  const headers = new Headers(response.headers);
+  headers.set('content-type', 'application/json');
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  return new Response(JSON.stringify(kept.length === 1 ? kept[0] : kept), {
+    status: 200,
+    headers,
+  });
+}
+
+function errorAnswer(id: string | number, message: string): object {
+  return { jsonrpc: '2.0', id, error: { code: UNREADABLE, message } };
+}
+
+function idOf(message: unknown): string | number | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { id } = message as { id?: unknown };
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+/** JSON-RPC tells ids apart by type too: `1` and `"1"` are two. */
+function sameId(a: string | number, b: string | number): boolean {
+  return typeof a === typeof b && a === b;
+}
+
+/** A JSON-RPC 2.0 request, notification, result or error, by its members. */
+function isMessage(message: unknown): boolean {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return false;
+  const m = message as Record<string, unknown>;
+  if (m['jsonrpc'] !== '2.0') return false;
+  if (typeof m['method'] === 'string') return true;
+  if (idOf(m) === undefined) return false;
+  const { result, error } = m;
+  if (typeof result === 'object' && result !== null && !Array.isArray(result)) return true;
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message: text } = error as { code?: unknown; message?: unknown };
+  return typeof code === 'number' && typeof text === 'string';
 }
 
 function tooLargeMessage(limit: number): string {

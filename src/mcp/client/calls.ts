@@ -17,7 +17,13 @@ import {
   type ToolContext,
   ValidationError,
 } from '../../core';
-import { CONNECTION_CLOSED, connectionClosedError, refusalText } from './errors';
+import {
+  causes,
+  CONNECTION_CLOSED,
+  connectionClosedError,
+  httpFailure,
+  refusalText,
+} from './errors';
 import { argumentsToSend } from './exact-integers';
 import { CALL_HEADER, LOG_CALL_META_KEY } from './log-routing';
 import { mirrorsParamHeaders, type ParamHeader, paramHeaderValues } from './param-headers';
@@ -629,6 +635,9 @@ export class RemoteCalls {
         { cause: error },
       );
     }
+    const http = httpFailure(error);
+    if (http !== undefined)
+      return new AgentToolError(http.code, `${where}: ${http.message}`, { cause: error });
     if (error instanceof sdk.SdkError && error.code === sdk.SdkErrorCode.RequestTimeout) {
       return new AgentToolError(
         'CONNECTION',
@@ -663,17 +672,6 @@ export function offersSessionsExtension(client: Client): boolean {
 function sessionNotFound(error: unknown): boolean {
   const sdk = clientSdk();
   return error instanceof sdk.SdkHttpError && error.status === 404;
-}
-
-/** An error's message and those of its causes, as far as they add something. */
-function causes(error: unknown): string {
-  const parts: string[] = [];
-  for (let e: unknown = error, depth = 0; e !== undefined && depth < 4; depth++) {
-    const message = errorMessage(e);
-    if (message !== '' && message !== '{}' && !parts.includes(message)) parts.push(message);
-    e = typeof e === 'object' && e !== null ? (e as { cause?: unknown }).cause : undefined;
-  }
-  return parts.join(': ');
 }
 
 /** How a call's failures begin: `mcp: call "<remote>"`. */

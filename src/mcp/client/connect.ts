@@ -5,9 +5,9 @@ import {
   type Transport,
   type VersionNegotiationMode,
 } from '@modelcontextprotocol/client';
-import { AgentToolError, errorMessage } from '../../core';
+import { AgentToolError, isJsonObject } from '../../core';
 import { dispatchRequestsFirst } from '../dispatch';
-import { refusalText } from './errors';
+import { causes, httpFailure, refusalText } from './errors';
 import { SESSIONS_EXTENSION } from './session-extension';
 import { clientSdk, clientStdio } from './sdk-modules';
 import { tellingStreamEnds } from './stream-ends';
@@ -221,7 +221,20 @@ export function connectError(error: unknown): AgentToolError {
       { cause: error },
     );
   }
-  return new AgentToolError('CONNECTION', `mcp: connect: ${errorMessage(error)}`, { cause: error });
+  const http = httpFailure(error);
+  if (http !== undefined) {
+    return new AgentToolError(http.code, `mcp: connect: ${http.message}`, { cause: error });
+  }
+  if (error instanceof sdk.SdkError && error.code === sdk.SdkErrorCode.RequestTimeout) {
+    const data = (error as { data?: unknown }).data;
+    const ms = isJsonObject(data) && typeof data.timeout === 'number' ? data.timeout : undefined;
+    return new AgentToolError(
+      'CONNECTION',
+      `mcp: connect: the server did not answer initialize${ms === undefined ? '' : ` within ${ms} ms`} (give connectMcp a signal to stop waiting sooner)`,
+      { cause: error },
+    );
+  }
+  return new AgentToolError('CONNECTION', `mcp: connect: ${causes(error)}`, { cause: error });
 }
 
 function authorizationCode(

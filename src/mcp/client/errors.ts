@@ -1,4 +1,5 @@
 import { AgentToolError, errorMessage, goQuote, isJsonObject } from '../../core';
+import { clientSdk } from './sdk-modules';
 
 /** The text of the error for calls in flight when the connection closes, and calls after. */
 export const CONNECTION_CLOSED = 'mcp: connection closed';
@@ -41,4 +42,68 @@ export function refusalText(error: unknown): string {
     }
   }
   return errorMessage(error);
+}
+
+/**
+ * An error's message and those of its causes, as far as they add something: `fetch
+ * failed: connect ECONNREFUSED 127.0.0.1:3000` rather than `fetch failed`.
+ */
+export function causes(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error, depth = 0; e !== undefined && depth < 4; depth++) {
+    const message = errorMessage(e);
+    if (message !== '' && message !== '{}' && !parts.includes(message)) parts.push(message);
+    e = typeof e === 'object' && e !== null ? (e as { cause?: unknown }).cause : undefined;
+  }
+  return parts.join(': ');
+}
+
+/**
+ * What an HTTP answer that is no MCP answer says, worded for a call or a connection
+ * (after `mcp: call "x": ` or `mcp: connect: `): its status and what its body says
+ * (an authorization it asks for), or the content type it came with; undefined for
+ * other failures (a connection that broke, no answer in time).
+ */
+export function httpFailure(
+  error: unknown,
+): { readonly code: 'CONNECTION' | 'PROTOCOL'; readonly message: string } | undefined {
+  const sdk = clientSdk();
+  const authorize =
+    "it wants an authorization this connection did not give (connectMcp's authProvider, or an Authorization header)";
+  if (error instanceof sdk.UnauthorizedError) {
+    return {
+      code: 'CONNECTION',
+      message: `the server answered HTTP 401 Unauthorized: ${authorize}`,
+    };
+  }
+  // 499: the SDK's server ending a request because its connection closed (a server
+  // stopping): a lost connection, said as one.
+  if (
+    error instanceof sdk.SdkHttpError &&
+    typeof error.status === 'number' &&
+    error.status !== 499
+  ) {
+    const data = (error as { data?: unknown }).data;
+    const statusText =
+      isJsonObject(data) && typeof data.statusText === 'string' ? data.statusText : '';
+    const status = `HTTP ${error.status}${statusText === '' ? '' : ` ${statusText}`}`;
+    const said = refusalText(error).replace(/^Error POSTing to endpoint(?: \(HTTP \d+\))?: /, '');
+    // An empty body was given its status by bounded-answers.ts: said once.
+    const body = said.startsWith(`${status}, no body`) ? 'no body' : said;
+    const why = error.status === 401 || error.status === 403 ? `: ${authorize}` : '';
+    return { code: 'CONNECTION', message: `the server answered ${status}${why}: ${body}` };
+  }
+  if (
+    error instanceof sdk.SdkError &&
+    error.code === sdk.SdkErrorCode.ClientHttpUnexpectedContent
+  ) {
+    const data = (error as { data?: unknown }).data;
+    const type =
+      isJsonObject(data) && typeof data.contentType === 'string' ? data.contentType : 'none';
+    return {
+      code: 'PROTOCOL',
+      message: `the server answered with content type ${JSON.stringify(type)}, neither JSON nor an event stream: is the URL its MCP endpoint?`,
+    };
+  }
+  return undefined;
 }

@@ -102,11 +102,20 @@ function mapBlock(block: unknown): Mapped {
  * model should not read it twice).
  *
  * Throws {@link RemoteToolError} for `isError` (the joined text, `tool call failed` when
- * empty; details kept), and `mcp: empty result` for a missing result.
+ * empty; details kept), `mcp: empty result` for a missing result, and a `PROTOCOL` error
+ * for `content` that is not a list (a string, an object): its text would be lost.
  */
 export function resultOf(raw: unknown): Result {
   if (!isJsonObject(raw)) throw new AgentToolError('PROTOCOL', 'mcp: empty result');
-  const content = Array.isArray(raw['content']) ? (raw['content'] as unknown[]) : [];
+  const given = raw['content'];
+  // Absent, a result is its structured content alone; anything but a list is no result.
+  if (given !== undefined && given !== null && !Array.isArray(given)) {
+    throw new AgentToolError(
+      'PROTOCOL',
+      `mcp: the result's content is not a list of blocks: ${JSON.stringify(given).slice(0, 200)}`,
+    );
+  }
+  const content = Array.isArray(given) ? (given as unknown[]) : [];
   const mapped = content.map(mapBlock).filter((m) => m.kind !== 'none');
   const structuredContent = raw['structuredContent'];
   // null is no structured content, as the Go binding reads a nil one.

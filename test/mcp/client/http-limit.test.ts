@@ -136,7 +136,9 @@ test('an answer past maxMessageBytes fails its call saying so, and the next call
     expect(failure!.length).toBeLessThan(6000);
     // An error without a body says its status.
     server.next = 'empty-404';
-    await expect(call(remote)).rejects.toThrow('HTTP 404 Not Found, no body');
+    await expect(call(remote)).rejects.toThrow(
+      'mcp: call "big": the server answered HTTP 404 Not Found: no body',
+    );
   } finally {
     await remote.close();
     await server.close();
