@@ -10,6 +10,8 @@ import * as http from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { createContext } from 'agenttool';
 import { connectMcp } from 'agenttool/mcp';
+import { connectError } from '../../../src/mcp/client/connect';
+import { clientSdk } from '../../../src/mcp/client/sdk-modules';
 
 type Answer =
   | 'ok'
@@ -194,4 +196,20 @@ test('a connection that fails says why: the HTTP status, or the refused address'
   await expect(
     connectMcp({ transport: { url: `http://127.0.0.1:${port}/mcp` }, protocol: 'legacy' }),
   ).rejects.toThrow(`ECONNREFUSED 127.0.0.1:${port}`);
+});
+
+test('a server that never answers initialize: the connection says what it waited for, and how long', () => {
+  // The SDK waits 60 s for it; the error it then gives is made here, not waited for.
+  const sdk = clientSdk();
+  const timedOut = new sdk.SdkError(sdk.SdkErrorCode.RequestTimeout, 'Request timed out', {
+    timeout: 60_000,
+  });
+  const error = connectError(timedOut);
+  expect(error.message).toBe(
+    'mcp: connect: the server did not answer initialize within 60000 ms (give connectMcp a signal to stop waiting sooner)',
+  );
+  expect(error.code).toBe('CONNECTION');
+  expect(connectError(new sdk.UnauthorizedError()).message).toBe(
+    "mcp: connect: the server answered HTTP 401 Unauthorized: it wants an authorization this connection did not give (connectMcp's authProvider, or an Authorization header)",
+  );
 });
