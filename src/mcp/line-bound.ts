@@ -60,10 +60,18 @@ export class LineBound {
    */
   #passed: Buffer[] = [];
   #scan: TopLevelScan | undefined;
+  /** Whether `onPassedLimit` was told of the line being dropped. */
+  #told = false;
 
   constructor(
     private readonly limit: number,
     private readonly onOversized: (message: OversizedMessage) => void,
+    /**
+     * Told once, of a line past the limit that has not ended, as soon as its top-level id
+     * has been read whole or a method seen: a reader that knows whose message it is can
+     * answer before the line ends, which may be long after, or never.
+     */
+    private readonly onPassedLimit?: (members: TopLevelMembers) => void,
   ) {}
 
   /** Passes on, in order, the parts of `chunk` that belong to lines within the limit. */
@@ -86,6 +94,16 @@ export class LineBound {
       this.#lineBytes += part.length;
       if (this.#dropping) {
         this.#scan?.write(part);
+        // Told only of a line that goes on past this chunk: one that ends in it is told
+        // whole below, with its size.
+        // Told once its id is read (or a method says it is a request), chunk by chunk.
+        if (newline === -1 && !this.#told && this.#scan !== undefined) {
+          const members = this.#scan.readSoFar();
+          if (members.id !== undefined || members.request) {
+            this.#told = true;
+            this.onPassedLimit?.(members);
+          }
+        }
       } else {
         if (part.length > 0) this.#passed.push(part);
         if (this.#batch !== undefined) this.#batch.push(Buffer.from(part));
@@ -101,6 +119,7 @@ export class LineBound {
       if (this.#batch !== undefined) passBatch(Buffer.concat(this.#batch), pass);
       this.#lineBytes = 0;
       this.#dropping = false;
+      this.#told = false;
       this.#batch = undefined;
       this.#passed = [];
       this.#scan = undefined;
@@ -298,6 +317,11 @@ class TopLevelScan {
       }
       i++;
     }
+  }
+
+  /** The members read whole so far, the scan left as it is: an id still being read is none. */
+  readSoFar(): TopLevelMembers {
+    return { id: this.#keeping === 'id' ? undefined : parseId(this.#id), request: this.#method };
   }
 
   members(): TopLevelMembers {

@@ -50,19 +50,36 @@ class BoundedReadBuffer implements ReadBufferLike {
   /** The start of a line whose newline has not come yet. */
   #partial: Buffer[] = [];
   readonly #bound: LineBound;
+  /** The id the line being dropped was refused under as it passed the limit. */
+  #refusedEarly: string | number | undefined;
   readonly #parse = clientSdk().parseJSONRPCMessage;
 
   constructor(limit: number) {
-    this.#bound = new LineBound(limit, (oversized) => {
-      // A request of the server's carries an id of its own counting, which may be one
-      // of a call's: an error under it would fail that call.
-      const { id, request } = oversized.topLevel;
-      if (id === undefined || request) return;
-      this.#refuse(
-        id,
-        `Message too large: the server's answer was ${oversized.bytes} bytes, over the limit of ${limit} bytes this client reads over stdio`,
-      );
-    });
+    this.#bound = new LineBound(
+      limit,
+      (oversized) => {
+        // A request of the server's carries an id of its own counting, which may be one
+        // of a call's: an error under it would fail that call.
+        const { id, request } = oversized.topLevel;
+        const early = this.#refusedEarly;
+        this.#refusedEarly = undefined;
+        if (id === undefined || request || (early !== undefined && early === id)) return;
+        this.#refuse(
+          id,
+          `Message too large: the server's answer was ${oversized.bytes} bytes, over the limit of ${limit} bytes this client reads over stdio`,
+        );
+      },
+      // An answer whose id comes before its result (as Go's and Python's SDKs write
+      // them) fails its call as it passes the limit, not when (if ever) it ends.
+      ({ id, request }) => {
+        if (id === undefined || request) return;
+        this.#refusedEarly = id;
+        this.#refuse(
+          id,
+          `Message too large: the server's answer passed the limit of ${limit} bytes this client reads over stdio`,
+        );
+      },
+    );
   }
 
   append(chunk: Buffer): void {

@@ -207,6 +207,52 @@ test('an answer too long to read whose id sits in its middle fails its call at o
   }
 }, 20_000);
 
+/**
+ * On `stall`, an answer whose id comes first (as Go's and Python's SDKs write one) that
+ * passes the limit and then stops without its newline, as a server stuck writing it
+ * would; the next call's answer first ends that line.
+ */
+const STALLED_ANSWER_SERVER = rawServer(`
+    if (message.params.arguments.kind === 'stall') {
+      process.stdout.write('{"jsonrpc":"2.0","id":' + id + ',"result":{"content":[{"type":"text","text":"' + 's'.repeat(20000));
+      globalThis.stalled = true;
+    } else {
+      if (globalThis.stalled) process.stdout.write('"}]}}\\n');
+      globalThis.stalled = false;
+      send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'ok' }] } });
+    }`);
+
+test('an answer whose id comes first fails its call as it passes the limit, not when (if ever) it ends', async () => {
+  const remote = await connectMcp({
+    transport: {
+      command: process.execPath,
+      args: ['-e', STALLED_ANSWER_SERVER],
+      stderr: 'ignore',
+      maxMessageBytes: 4096,
+    },
+    protocol: 'legacy',
+    // Far longer than the test's own timeout: a call left waiting shows as a hang.
+    callTimeout: 600_000,
+  });
+  try {
+    const tool = remote.tools()[0] as Tool;
+    const outcome = async (kind: string): Promise<string> => {
+      const call = { id: 'call_1', args: JSON.stringify({ kind }) };
+      return Promise.resolve(tool.execute(call, createContext({ call }))).then(
+        (result) => `answered ${outputText(result.output)}`,
+        (error: Error) => error.message,
+      );
+    };
+    expect(await outcome('stall')).toBe(
+      `mcp: call "echo": Message too large: the server's answer passed the limit of 4096 bytes this client reads over stdio`,
+    );
+    expect(await outcome('fine')).toBe('answered ok');
+    expect(await outcome('fine')).toBe('answered ok');
+  } finally {
+    await remote.close();
+  }
+}, 20_000);
+
 /** A call answered with what its `kind` names, written as raw text after a log line on stdout. */
 const MALFORMED_ANSWER_SERVER = rawServer(`
     write('starting the work (a log line on stdout)');
