@@ -1,5 +1,12 @@
 import { AgentToolError, errorMessage } from '../../core';
 
+/**
+ * The least time between two listings a notification starts: a server that sends
+ * list-changed notifications without end (a loop, a bug) gets at most ten listings a
+ * second, not one after another as fast as it answers them.
+ */
+export const LIST_REFRESH_GAP_MS = 100;
+
 interface Waiter {
   readonly want: number;
   readonly resolve: () => void;
@@ -8,8 +15,9 @@ interface Waiter {
 /**
  * Keeps a tool-list snapshot in step with `notifications/tools/list_changed`: every
  * listing runs one at a time; a notification queues at most one background refresh
- * (coalesced); `settled()` waits until the snapshot reflects every notification seen
- * when it was called. A failed listing keeps the old snapshot.
+ * (coalesced), begun at least {@link LIST_REFRESH_GAP_MS} after the last one; `settled()`
+ * waits until the snapshot reflects every notification seen when it was called. A
+ * failed listing keeps the old snapshot.
  */
 export class ListRefresher {
   private seenCount = 0;
@@ -22,6 +30,8 @@ export class ListRefresher {
   private closedError: Error | undefined;
   private waiters: Waiter[] = [];
   private listeners = new Set<(arrived: boolean) => void>();
+  /** When the last listing a notification started began (ms since the epoch). */
+  private lastBackground = 0;
 
   constructor(
     /** Lists the tools and installs the new snapshot; throws to keep the old one. */
@@ -43,8 +53,12 @@ export class ListRefresher {
     this.backgroundQueued = true;
     this.tail = this.tail
       .then(async () => {
+        const wait = this.lastBackground + LIST_REFRESH_GAP_MS - Date.now();
+        // Notifications that come meanwhile join this listing.
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
         this.backgroundQueued = false;
         if (this.settledCount >= this.seenCount || this.closedError !== undefined) return;
+        this.lastBackground = Date.now();
         const error = await this.attempt();
         if (error !== undefined) this.reportQuietly(error);
       })
