@@ -247,7 +247,10 @@ describe('agenttool serve --config', () => {
 
   it('withdraws the tools of a server that dies mid-call, tells the clients, and restarts it', async () => {
     const before = listChanges;
-    await expect(call(modern, 'mine__die', {})).rejects.toThrow(/connection (closed|lost)/);
+    // The call's error names the server it could not reach.
+    await expect(call(modern, 'mine__die', {})).rejects.toThrow(
+      /mcp server "mine": mcp: call "die": .*connection (closed|lost)/,
+    );
     await composed.waitForStderr(/mcp server "mine": connection lost: .*its 3 tools are withdrawn/);
     await until(
       () => listChanges >= before + 2 && names(legacy).includes('mine__ask'),
@@ -268,7 +271,7 @@ describe('agenttool serve --config', () => {
 
   it('withdraws the tools of an HTTP server that stops answering', async () => {
     await webListener.close();
-    await expect(call(legacy, 'web__clock', {})).rejects.toThrow(/mcp/);
+    await expect(call(legacy, 'web__clock', {})).rejects.toThrow(/mcp server "web": mcp: /);
     await until(() => !names(legacy).includes('web__clock'), 'the tools to leave');
     await composed.waitForStderr(/mcp server "web": connection lost/);
   });

@@ -203,16 +203,23 @@ export class SupervisedServer {
     return { ...section, transform };
   }
 
-  /** A remote tool whose failures to reach the server make the server suspect. */
+  /**
+   * A remote tool whose failures to reach the server make the server suspect, and say
+   * which server it was (the tool's own errors are its answers, and stay as they are).
+   */
   #watched(remote: RemoteTools, tool: Tool): Tool {
     return wrap(tool, async (call, ctx) => {
       try {
         return await tool.execute(call, ctx);
       } catch (error) {
-        if (error instanceof AgentToolError && error.code === 'CONNECTION' && !ctx.signal.aborted) {
-          this.#suspect(remote);
-        }
-        throw error;
+        if (!(error instanceof AgentToolError)) throw error;
+        if (error.code === 'CONNECTION' && !ctx.signal.aborted) this.#suspect(remote);
+        if (error.code !== 'CONNECTION' && error.code !== 'PROTOCOL') throw error;
+        throw new AgentToolError(
+          error.code,
+          `mcp server ${goQuote(this.config.name)}: ${error.message}`,
+          { cause: error },
+        );
       }
     });
   }
