@@ -27,6 +27,7 @@ export interface MessageGuards {
 /** A transport as far as its listener goes. */
 export interface Listened {
   onmessage?: ((message: never, extra?: never) => void) | undefined;
+  send?: (message: never) => Promise<void>;
 }
 
 type Entry = (this: object, message: unknown, extra?: unknown) => void;
@@ -56,15 +57,53 @@ export function dispatchRequestsFirst(
   }
   const request = onRequest as Entry;
   const notification = onNotification as Entry;
+  const send = transport.send?.bind(transport) as ((message: unknown) => Promise<void>) | undefined;
   transport.onmessage = (message: unknown, extra?: unknown) => {
     const kind = messageKind(message);
     if (kind === 'request' && guards.isJSONRPCRequest(message)) {
       request.call(protocol, message, extra);
     } else if (kind === 'notification' && guards.isJSONRPCNotification(message)) {
       notification.call(protocol, message, extra);
+    } else if (
+      kind === 'request' &&
+      send !== undefined &&
+      invalidRequest(message as object, send)
+    ) {
+      return;
     } else dispatch(message, extra);
   };
 }
+
+/**
+ * Answers a request the SDK's guard refused (`params` that is not an object, a
+ * `jsonrpc` that is not "2.0", a `method` that is not a string) with JSON-RPC's Invalid
+ * Request error, under its id, saying which member is wrong; the SDK's dispatch drops
+ * such a message unanswered, and its sender waits for its timeout. False, leaving it to
+ * the SDK, when its id is no id (there is none to answer under) or nothing is wrong.
+ */
+function invalidRequest(message: object, send: (message: unknown) => Promise<void>): boolean {
+  const { id, jsonrpc, method, params } = message as Record<string, unknown>;
+  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return false;
+  const wrong =
+    jsonrpc !== '2.0'
+      ? `"jsonrpc" must be "2.0", got ${JSON.stringify(jsonrpc) ?? 'nothing'}`
+      : typeof method !== 'string'
+        ? '"method" must be a string'
+        : params !== undefined &&
+            (typeof params !== 'object' || params === null || Array.isArray(params))
+          ? `the "params" of ${JSON.stringify(method)} must be an object, got ${JSON.stringify(params)?.slice(0, 100)}`
+          : undefined;
+  if (wrong === undefined) return false;
+  void send({
+    jsonrpc: '2.0',
+    id,
+    error: { code: INVALID_REQUEST, message: `Invalid Request: ${wrong}` },
+  }).catch(() => undefined);
+  return true;
+}
+
+/** JSON-RPC's code for a message that is no valid request. */
+const INVALID_REQUEST = -32600;
 
 /** What a message claims to be by its members alone; `other` for responses and the rest. */
 function messageKind(message: unknown): 'request' | 'notification' | 'other' {

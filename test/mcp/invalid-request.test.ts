@@ -1,0 +1,118 @@
+/**
+ * A request whose members the SDK refuses (`params` that is not an object, a `jsonrpc`
+ * that is not "2.0") is answered with JSON-RPC's Invalid Request error under its id,
+ * saying which member is wrong, by our server and by our client alike: the SDK's
+ * dispatch dropped it unanswered, and its sender waited for its timeout.
+ */
+import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
+import { newTool } from 'agenttool';
+import { connectMcp, serveTools } from 'agenttool/mcp';
+
+/** The messages that reach `end`, and a wait for the one with `id`. */
+function received(end: InMemoryTransport) {
+  const messages: JSONRPCMessage[] = [];
+  const waiters = new Map<unknown, (message: JSONRPCMessage) => void>();
+  end.onmessage = (message) => {
+    messages.push(message);
+    if ('id' in message) waiters.get(message.id)?.(message);
+  };
+  return {
+    messages,
+    answerTo: (id: string | number) =>
+      new Promise<JSONRPCMessage>((resolve) => {
+        const found = messages.find((m) => 'id' in m && m.id === id && !('method' in m));
+        if (found !== undefined) resolve(found);
+        else waiters.set(id, resolve);
+      }),
+  };
+}
+
+test('our server answers a malformed request with Invalid Request, naming the member', async () => {
+  const server = serveTools([
+    newTool({ name: 'noop', description: 'Does nothing', execute: () => ({ output: 'ok' }) }),
+  ]);
+  const [client, serverEnd] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverEnd);
+  const inbox = received(client);
+  await client.start();
+  try {
+    const send = (message: unknown) => client.send(message as JSONRPCMessage);
+    await send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 't', version: '1' },
+      },
+    });
+    await inbox.answerTo(1);
+    await send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await send({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: 5 });
+    expect(await inbox.answerTo(7)).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: {
+        code: -32600,
+        message: 'Invalid Request: the "params" of "tools/list" must be an object, got 5',
+      },
+    });
+    await send({ jsonrpc: '1.0', id: 'v', method: 'ping' });
+    expect(await inbox.answerTo('v')).toMatchObject({
+      error: { code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0", got "1.0"' },
+    });
+    // The connection goes on.
+    await send({ jsonrpc: '2.0', id: 8, method: 'ping' });
+    expect(await inbox.answerTo(8)).toEqual({ jsonrpc: '2.0', id: 8, result: {} });
+  } finally {
+    await server.close();
+  }
+});
+
+test("our client answers a server's malformed request with Invalid Request", async () => {
+  const [clientEnd, server] = InMemoryTransport.createLinkedPair();
+  const inbox = received(server);
+  server.onmessage = (message) => {
+    inbox.messages.push(message);
+    if (!('method' in message) || !('id' in message)) return;
+    const reply = (result: unknown) =>
+      void server.send({ jsonrpc: '2.0', id: message.id, result } as JSONRPCMessage);
+    if (message.method === 'initialize') {
+      reply({
+        protocolVersion: '2025-06-18',
+        capabilities: { tools: {} },
+        serverInfo: { name: 'raw', version: '1' },
+      });
+    } else if (message.method === 'tools/list') reply({ tools: [] });
+  };
+  await server.start();
+  const remote = await connectMcp({ transport: clientEnd, protocol: 'legacy' });
+  try {
+    const answered = new Promise<JSONRPCMessage | undefined>((resolve) => {
+      const started = Date.now();
+      const look = (): void => {
+        const found = inbox.messages.find((m) => 'id' in m && m.id === 'r1' && !('method' in m));
+        if (found !== undefined || Date.now() - started > 5000) resolve(found);
+        else setTimeout(look, 5);
+      };
+      look();
+    });
+    await server.send({
+      jsonrpc: '2.0',
+      id: 'r1',
+      method: 'roots/list',
+      params: 'x',
+    } as unknown as JSONRPCMessage);
+    expect(await answered).toEqual({
+      jsonrpc: '2.0',
+      id: 'r1',
+      error: {
+        code: -32600,
+        message: 'Invalid Request: the "params" of "roots/list" must be an object, got "x"',
+      },
+    });
+  } finally {
+    await remote.close();
+  }
+});
