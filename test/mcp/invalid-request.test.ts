@@ -7,6 +7,7 @@
 import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import { newTool } from 'agenttool';
 import { connectMcp, serveTools } from 'agenttool/mcp';
+import { INITIALIZE } from '../support/initialize';
 
 /** The messages that reach `end`, and a wait for the one with `id`. */
 function received(end: InMemoryTransport) {
@@ -37,16 +38,7 @@ test('our server answers a malformed request with Invalid Request, naming the me
   await client.start();
   try {
     const send = (message: unknown) => client.send(message as JSONRPCMessage);
-    await send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-06-18',
-        capabilities: {},
-        clientInfo: { name: 't', version: '1' },
-      },
-    });
+    await send(INITIALIZE);
     await inbox.answerTo(1);
     await send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     await send({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: 5 });

@@ -7,9 +7,8 @@
  * next call. A 2025-era server of our own on loopback, answering as a test asks.
  */
 import * as http from 'node:http';
-import { type AddressInfo } from 'node:net';
-import { createContext } from 'agenttool';
 import { connectMcp } from 'agenttool/mcp';
+import { callFirstTool, listenOnLoopback } from '../../support/loopback-http';
 import { connectError } from '../../../src/mcp/client/connect';
 import { clientSdk } from '../../../src/mcp/client/sdk-modules';
 
@@ -101,23 +100,10 @@ async function startScripted(initialize: 'ok' | 'server-error' = 'ok'): Promise<
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return Object.assign(scripted, {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  });
+  return Object.assign(scripted, await listenOnLoopback(server));
 }
 
-let calls = 0;
-async function call(remote: Awaited<ReturnType<typeof connectMcp>>): Promise<string> {
-  const c = { id: `call_${++calls}`, args: '{}' };
-  const result = await remote.tools()[0]!.execute(c, createContext({ call: c }));
-  return typeof result.output === 'string' ? result.output : JSON.stringify(result.output);
-}
+const call = callFirstTool;
 
 test('an answer that is no MCP answer fails its call at once, saying what came, and the next is served', async () => {
   const server = await startScripted();
@@ -189,13 +175,12 @@ test('a connection that fails says why: the HTTP status, or the refused address'
     await failing.close();
   }
   // A port nobody listens on any more.
-  const gone = http.createServer();
-  await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
-  const { port } = gone.address() as AddressInfo;
-  await new Promise<void>((resolve) => gone.close(() => resolve()));
-  await expect(
-    connectMcp({ transport: { url: `http://127.0.0.1:${port}/mcp` }, protocol: 'legacy' }),
-  ).rejects.toThrow(`ECONNREFUSED 127.0.0.1:${port}`);
+  const gone = await listenOnLoopback(http.createServer());
+  await gone.close();
+  const port = new URL(gone.url).port;
+  await expect(connectMcp({ transport: { url: gone.url }, protocol: 'legacy' })).rejects.toThrow(
+    `ECONNREFUSED 127.0.0.1:${port}`,
+  );
 });
 
 test('a server that never answers initialize: the connection says what it waited for, and how long', () => {

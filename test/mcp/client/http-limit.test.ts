@@ -6,9 +6,8 @@
  * our own on loopback, sending what a test asks for, as it goes (never held whole).
  */
 import * as http from 'node:http';
-import { type AddressInfo } from 'node:net';
-import { createContext } from 'agenttool';
 import { connectMcp } from 'agenttool/mcp';
+import { callFirstTool, listenOnLoopback } from '../../support/loopback-http';
 import { boundingAnswers } from '../../../src/mcp/client/bounded-answers';
 
 type Answer = 'json-huge' | 'sse-huge' | 'sse-endless' | 'error-huge' | 'empty-404' | 'ok';
@@ -95,23 +94,10 @@ async function startScripted(): Promise<Scripted> {
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return Object.assign(scripted, {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  });
+  return Object.assign(scripted, await listenOnLoopback(server));
 }
 
-let calls = 0;
-async function call(remote: Awaited<ReturnType<typeof connectMcp>>): Promise<string> {
-  const c = { id: `call_${++calls}`, args: '{}' };
-  const result = await remote.tools()[0]!.execute(c, createContext({ call: c }));
-  return typeof result.output === 'string' ? result.output : JSON.stringify(result.output);
-}
+const call = callFirstTool;
 
 test('an answer past maxMessageBytes fails its call saying so, and the next call is served', async () => {
   const server = await startScripted();
