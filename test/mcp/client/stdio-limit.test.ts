@@ -83,6 +83,17 @@ test('maxMessageBytes sets the limit, and must be a positive whole number of byt
  * `tools/call` by `call` (script text with `message`, `id` (the call's id as JSON),
  * `send(message)` and `write(line)` in scope).
  */
+/** What a call of `tool` with `kind` came to: `answered <text>`, or its error's message. */
+function outcomeOf(tool: Tool): (kind: string) => Promise<string> {
+  return async (kind) => {
+    const call = { id: 'call_1', args: JSON.stringify({ kind }) };
+    return Promise.resolve(tool.execute(call, createContext({ call }))).then(
+      (result) => `answered ${outputText(result.output)}`,
+      (error: Error) => error.message,
+    );
+  };
+}
+
 function rawServer(call: string): string {
   return `
 const { createInterface } = require('node:readline');
@@ -189,13 +200,7 @@ test('an answer too long to read whose id sits in its middle fails its call at o
   });
   try {
     const tool = remote.tools()[0] as Tool;
-    const outcome = async (kind: string): Promise<string> => {
-      const call = { id: 'call_1', args: JSON.stringify({ kind }) };
-      return Promise.resolve(tool.execute(call, createContext({ call }))).then(
-        (result) => `answered ${outputText(result.output)}`,
-        (error: Error) => error.message,
-      );
-    };
+    const outcome = outcomeOf(tool);
     for (const kind of ['extra', 'both-sides', 'escapes']) {
       expect(await outcome(kind)).toMatch(
         /^mcp: call "echo": Message too large: the server's answer was \d+ bytes, over the limit of 4096 bytes this client reads over stdio$/,
@@ -236,13 +241,7 @@ test('an answer whose id comes first fails its call as it passes the limit, not 
   });
   try {
     const tool = remote.tools()[0] as Tool;
-    const outcome = async (kind: string): Promise<string> => {
-      const call = { id: 'call_1', args: JSON.stringify({ kind }) };
-      return Promise.resolve(tool.execute(call, createContext({ call }))).then(
-        (result) => `answered ${outputText(result.output)}`,
-        (error: Error) => error.message,
-      );
-    };
+    const outcome = outcomeOf(tool);
     expect(await outcome('stall')).toBe(
       `mcp: call "echo": Message too large: the server's answer passed the limit of 4096 bytes this client reads over stdio`,
     );
@@ -276,13 +275,7 @@ test('an answer that is not JSON, or not JSON-RPC, fails its call saying so; the
   });
   try {
     const tool = remote.tools()[0] as Tool;
-    const outcome = async (kind: string): Promise<string> => {
-      const call = { id: 'call_1', args: JSON.stringify({ kind }) };
-      return Promise.resolve(tool.execute(call, createContext({ call }))).then(
-        (result) => `answered ${outputText(result.output)}`,
-        (error: Error) => error.message,
-      );
-    };
+    const outcome = outcomeOf(tool);
     for (const kind of ['nan', 'nan-middle']) {
       expect(await outcome(kind)).toMatch(
         /^mcp: call "echo": the server's answer could not be read: it is not JSON \(.+\)$/,
