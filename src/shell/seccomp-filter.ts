@@ -12,6 +12,11 @@ interface Calls {
   readonly arch: number;
   /** Calls that take a file mode, with the index of that argument. */
   readonly withMode: readonly (readonly [nr: number, arg: number])[];
+  /**
+   * Opens, with the index of their flags and of their mode: the mode counts only with
+   * `O_CREAT` or `O_TMPFILE` among the flags (a plain open may pass any mode, ignored).
+   */
+  readonly opens: readonly (readonly [nr: number, flags: number, mode: number])[];
   /** Calls refused whatever their arguments, with the errno they get. */
   readonly refused: readonly (readonly [nr: number, errno: number])[];
 }
@@ -22,6 +27,9 @@ const EOPNOTSUPP = 95;
 
 /** The set-user-ID and set-group-ID bits of a mode. */
 const SET_ID_BITS = 0o6000;
+
+/** The flags with which an open makes a file: `O_CREAT`, and `__O_TMPFILE` (x86 and arm64 alike). */
+const MAKES_A_FILE = 0o100 | 0o20000000;
 
 /**
  * Calls refused on every architecture, by their numbers there: setting an extended
@@ -47,10 +55,12 @@ function refusedCalls(
 
 const X86_64: Calls = {
   arch: 0xc000003e,
+  opens: [
+    [2, 1, 2], // open
+    [257, 2, 3], // openat
+  ],
   withMode: [
-    [2, 2], // open
     [85, 1], // creat
-    [257, 3], // openat
     [133, 1], // mknod
     [259, 2], // mknodat
     [90, 1], // chmod
@@ -64,10 +74,12 @@ const X86_64: Calls = {
 /** The 32-bit calls an x86-64 process can make too (`int 0x80`). */
 const I386: Calls = {
   arch: 0x40000003,
+  opens: [
+    [5, 1, 2], // open
+    [295, 2, 3], // openat
+  ],
   withMode: [
-    [5, 2], // open
     [8, 1], // creat
-    [295, 3], // openat
     [14, 1], // mknod
     [297, 2], // mknodat
     [15, 1], // chmod
@@ -80,8 +92,8 @@ const I386: Calls = {
 
 const AARCH64: Calls = {
   arch: 0xc00000b7,
+  opens: [[56, 2, 3]], // openat
   withMode: [
-    [56, 3], // openat
     [33, 2], // mknodat
     [52, 1], // fchmod
     [53, 2], // fchmodat
@@ -120,6 +132,17 @@ const ret = (value: number): Instruction => ({ code: BPF_RET_K, k: value });
 /** The instructions judging a call whose number is loaded, for `calls`; then allowed. */
 function judge(calls: Calls): Instruction[] {
   const out: Instruction[] = [];
+  for (const [nr, flags, mode] of calls.opens) {
+    out.push(
+      { code: BPF_JEQ_K, k: nr, jt: 0, jf: 6 },
+      load(argLow(flags)),
+      { code: BPF_JSET_K, k: MAKES_A_FILE, jt: 0, jf: 3 },
+      load(argLow(mode)),
+      { code: BPF_JSET_K, k: SET_ID_BITS, jt: 0, jf: 1 },
+      ret(RET_ERRNO | EPERM),
+      ret(RET_ALLOW),
+    );
+  }
   for (const [nr, arg] of calls.withMode) {
     out.push(
       { code: BPF_JEQ_K, k: nr, jt: 0, jf: 4 },
@@ -139,12 +162,18 @@ function judge(calls: Calls): Instruction[] {
 /**
  * The filter for this machine's architecture (`arch`, as `process.arch` names it), as
  * the bytes of its `struct sock_filter` array; undefined where it has no table (neither
- * x64 nor arm64, which the sandbox runtime's own seccomp helper supports too). It
+ * x64 nor arm64, which the sandbox runtime's own seccomp helper supports too), and off
+ * Linux (`platform`). It
  * refuses (EPERM) a change of mode, and a file made, with the set-user-ID or
  * set-group-ID bit, the calls {@link refusedCalls} names, and every call of an
  * architecture it does not know (ENOSYS: on arm64, 32-bit calls).
  */
-export function setIdFilter(arch: string = process.arch): Buffer | undefined {
+export function setIdFilter(
+  arch: string = process.arch,
+  platform: NodeJS.Platform = process.platform,
+): Buffer | undefined {
+  // Linux's: bubblewrap loads it; macOS's sandbox has no seccomp.
+  if (platform !== 'linux') return undefined;
   const native = arch === 'x64' ? X86_64 : arch === 'arm64' ? AARCH64 : undefined;
   if (native === undefined) return undefined;
   const nativeBody = judge(native);

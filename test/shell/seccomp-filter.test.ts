@@ -53,8 +53,8 @@ function run(program: Buffer, arch: number, nr: number, args: number[] = []): st
 }
 
 describe('the set-ID filter', () => {
-  const x64 = setIdFilter('x64')!;
-  const arm64 = setIdFilter('arm64')!;
+  const x64 = setIdFilter('x64', 'linux')!;
+  const arm64 = setIdFilter('arm64', 'linux')!;
 
   it('refuses on x86-64 a mode with the set-user-ID or set-group-ID bit, in each call that takes one', () => {
     const cases: [string, number, number][] = [
@@ -80,6 +80,25 @@ describe('the set-ID filter', () => {
     }
   });
 
+  it('judges the mode of an open only when it makes a file (O_CREAT, O_TMPFILE)', () => {
+    const O_CREAT = 0o100;
+    const O_TMPFILE = 0o20000000 | 0o200000;
+    // openat(dirfd, path, flags, mode) on x86-64, then arm64.
+    expect(run(x64, ARCH.x64, 257, [0, 0, 0, 0o4755])).toBe(ALLOW);
+    expect(run(x64, ARCH.x64, 257, [0, 0, O_CREAT, 0o4755])).toBe(EPERM);
+    expect(run(x64, ARCH.x64, 257, [0, 0, O_TMPFILE, 0o2700])).toBe(EPERM);
+    expect(run(x64, ARCH.x64, 2, [0, 0o2, 0o4755])).toBe(ALLOW); // open(path, O_RDWR, mode)
+    expect(run(x64, ARCH.x64, 2, [0, O_CREAT | 0o1, 0o4755])).toBe(EPERM);
+    expect(run(arm64, ARCH.arm64, 56, [0, 0, 0, 0o4755])).toBe(ALLOW);
+    expect(run(arm64, ARCH.arm64, 56, [0, 0, O_CREAT, 0o4755])).toBe(EPERM);
+  });
+
+  it('is made for Linux only (bubblewrap loads it; macOS has no seccomp)', () => {
+    expect(setIdFilter('arm64', 'darwin')).toBeUndefined();
+    expect(setIdFilter('x64', 'darwin')).toBeUndefined();
+    expect(setIdFilter('x64', 'linux')).toBeInstanceOf(Buffer);
+  });
+
   it('refuses on x86-64 setting extended attributes, openat2 and io_uring, and x32 calls; allows the rest', () => {
     for (const nr of [188, 189, 190, 463]) expect(run(x64, ARCH.x64, nr)).toBe(EOPNOTSUPP);
     expect(run(x64, ARCH.x64, 437)).toBe(ENOSYS);
@@ -93,7 +112,7 @@ describe('the set-ID filter', () => {
   it('judges the 32-bit calls of an x86-64 process by their own numbers', () => {
     expect(run(x64, ARCH.i386, 15, [0, 0o4755])).toBe(EPERM); // chmod
     expect(run(x64, ARCH.i386, 306, [0, 0, 0o2755])).toBe(EPERM); // fchmodat
-    expect(run(x64, ARCH.i386, 295, [0, 0, 0, 0o4700])).toBe(EPERM); // openat
+    expect(run(x64, ARCH.i386, 295, [0, 0, 0o100, 0o4700])).toBe(EPERM); // openat, O_CREAT
     expect(run(x64, ARCH.i386, 15, [0, 0o755])).toBe(ALLOW);
     expect(run(x64, ARCH.i386, 226)).toBe(EOPNOTSUPP); // setxattr
     // 90 is select there, not chmod; 188 is getpmsg, not setxattr.
@@ -105,7 +124,7 @@ describe('the set-ID filter', () => {
   it('refuses the same on arm64, and the calls of any other architecture', () => {
     expect(run(arm64, ARCH.arm64, 53, [0, 0, 0o4755])).toBe(EPERM); // fchmodat
     expect(run(arm64, ARCH.arm64, 52, [0, 0o2755])).toBe(EPERM); // fchmod
-    expect(run(arm64, ARCH.arm64, 56, [0, 0, 0, 0o4755])).toBe(EPERM); // openat
+    expect(run(arm64, ARCH.arm64, 56, [0, 0, 0o100, 0o4755])).toBe(EPERM); // openat, O_CREAT
     expect(run(arm64, ARCH.arm64, 33, [0, 0, 0o104755])).toBe(EPERM); // mknodat
     expect(run(arm64, ARCH.arm64, 452, [0, 0, 0o755])).toBe(ALLOW);
     for (const nr of [5, 6, 7, 463]) expect(run(arm64, ARCH.arm64, nr)).toBe(EOPNOTSUPP);
@@ -115,8 +134,8 @@ describe('the set-ID filter', () => {
   });
 
   it('is not made for an architecture it has no table for', () => {
-    expect(setIdFilter('ppc64')).toBeUndefined();
-    expect(setIdFilter('ia32')).toBeUndefined();
+    expect(setIdFilter('ppc64', 'linux')).toBeUndefined();
+    expect(setIdFilter('ia32', 'linux')).toBeUndefined();
   });
 });
 
