@@ -60,12 +60,14 @@ export const HOME_STARTUP_PATHS: readonly string[] = [
   '.zlogout',
   '.bash_login',
   '.bash_logout',
+  '.bash_aliases',
   '.login',
   '.logout',
   '.cshrc',
   '.tcshrc',
   '.kshrc',
   '.mkshrc',
+  '.bashrc.d',
   '.pam_environment',
   '.xprofile',
   '.xsession',
@@ -77,8 +79,28 @@ export const HOME_STARTUP_PATHS: readonly string[] = [
   '.config/autostart',
   '.config/systemd',
   '.local/bin',
-  'bin',
 ];
+
+/**
+ * Of {@link HOME_STARTUP_PATHS}, those a sandboxed shell holds even when missing (an
+ * empty file stands in while it runs, which a shell reads as nothing): shells' own
+ * start-up files. The rest are held where they exist: an empty `.xsession` standing in
+ * would break a desktop login meanwhile (the file tools refuse them all, there or not).
+ */
+export const HOME_STARTUP_HELD_WHEN_MISSING: ReadonlySet<string> = new Set([
+  '.zshenv',
+  '.zlogin',
+  '.zlogout',
+  '.bash_login',
+  '.bash_logout',
+  '.bash_aliases',
+  '.login',
+  '.logout',
+  '.cshrc',
+  '.tcshrc',
+  '.kshrc',
+  '.mkshrc',
+]);
 
 /**
  * The {@link HOME_STARTUP_PATHS} of each of `homes` that lies in one of `roots` (the

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { getCompileCacheDir } from 'node:module';
 import { totalmem, userInfo } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { homeStartupPaths } from './protected-paths';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { HOME_STARTUP_HELD_WHEN_MISSING, homeStartupPaths } from './protected-paths';
 
 /**
  * What a sandboxed shell may do. Everything not granted here is refused: the system is
@@ -190,7 +190,7 @@ export function sandboxPolicy(
         }
         return [];
       }),
-      ...homeStartupPaths(allowWrite, homes),
+      ...heldStartupPaths(allowWrite, homes),
     ],
     denyRead: [...credentials, ...paths('denyRead', options.denyRead)],
     allowedHosts,
@@ -203,6 +203,16 @@ export function sandboxPolicy(
       options.maxMemoryBytes ?? defaultMaxMemoryBytes(),
     ),
   };
+}
+
+/**
+ * The start-up files of the homes in `roots` that a sandboxed shell holds: shells' own
+ * there or not, the others where they exist (see `HOME_STARTUP_HELD_WHEN_MISSING`).
+ */
+function heldStartupPaths(roots: readonly string[], homes: readonly string[]): string[] {
+  return homeStartupPaths(roots, homes).filter(
+    (path) => HOME_STARTUP_HELD_WHEN_MISSING.has(basename(path)) || existsSync(path),
+  );
 }
 
 /** True when `path` lies inside `root` (and is not `root` itself). */

@@ -3,7 +3,8 @@
  * tools): those under `$HOME`, and under the home folder the password database gives the
  * server's user, so that an unset, empty or relative `$HOME` leaves none readable.
  */
-import { userInfo } from 'node:os';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { HOME_STARTUP_PATHS, homeStartupPaths, sandboxPolicy } from 'agenttool/shell';
 
@@ -43,9 +44,25 @@ describe("a home folder's start-up files", () => {
     );
     expect(homeStartupPaths(['/srv'], ['/srv/me'])).toContain('/srv/me/.zshenv');
     expect(homeStartupPaths(['/srv/work', '/srv/me-too'], ['/srv/me'])).toEqual([]);
-    const policy = sandboxPolicy({}, '/srv/me', '/srv/me');
-    expect(policy.denyWrite).toContain('/srv/me/.config/git/config');
-    expect(policy.denyWrite).toContain('/srv/me/.local/bin');
     expect(sandboxPolicy({}, '/srv/me', '/srv/work').denyWrite).not.toContain('/srv/me/.zshenv');
+  });
+
+  it("a sandboxed shell holds: shells' own there or not, the others where they exist", () => {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'home-')));
+    try {
+      mkdirSync(join(home, '.config', 'git'), { recursive: true });
+      writeFileSync(join(home, '.config', 'git', 'config'), '[user]\n');
+      const denied = sandboxPolicy({}, home, home).denyWrite;
+      expect(denied).toContain(join(home, '.config/git/config'));
+      expect(denied).toContain(join(home, '.zshenv'));
+      expect(denied).toContain(join(home, '.bash_aliases'));
+      // Missing, an empty file standing in would break a desktop login meanwhile.
+      expect(denied).not.toContain(join(home, '.xsession'));
+      expect(denied).not.toContain(join(home, '.local/bin'));
+      // As often a project's folder as a home's.
+      expect(HOME_STARTUP_PATHS).not.toContain('bin');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

@@ -296,13 +296,15 @@ describe('the served bash tool in its sandbox', () => {
   it("cannot write a home folder's start-up files where the workspace is that folder", async () => {
     const own = homeWithCredentials();
     mkdirSync(join(own, '.config', 'git'), { recursive: true });
+    writeFileSync(join(own, '.config', 'git', 'config'), '');
+    mkdirSync(join(own, '.local', 'bin'), { recursive: true });
     const inHome = await serveWorkspace(own, own);
     const output = await bash(
       inHome,
       [
         'echo x > .zshenv; echo "zshenv $?"',
         'echo x > .config/git/config; echo "git $?"',
-        'mkdir -p .local/bin && echo x > .local/bin/ls; echo "bin $?"',
+        'echo x > .local/bin/ls; echo "bin $?"',
         'echo x > notes.txt; echo "notes $?"',
       ].join('\n'),
     );

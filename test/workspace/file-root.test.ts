@@ -572,7 +572,7 @@ describe("FileRoot: what the shell's sandbox keeps read-only stays so", () => {
         ['.zshenv', '.zshenv'],
         ['.config/git/config', '.config/git/config'],
         ['.config/fish/config.fish', '.config/fish'],
-        ['bin/git', 'bin'],
+        ['.bash_aliases', '.bash_aliases'],
         ['.local/bin/ls', '.local/bin'],
       ];
       for (const [path, held] of cases) {
@@ -582,14 +582,15 @@ describe("FileRoot: what the shell's sandbox keeps read-only stays so", () => {
         expect(existsSync(join(root, path))).toBe(false);
       }
       await files.write('.config/git/ignore', 'node_modules\n');
-      await files.write('src/bin/tool.ts', 'export {};\n');
+      // bin is as often a project's folder as a home's.
+      await files.write('bin/tool', '#!/bin/sh\n');
     } finally {
       process.env['HOME'] = home;
     }
     // Elsewhere than the home folder, they are a project's files.
     const files = new FileRoot(root);
     await files.write('.zshenv', 'export A=1\n');
-    await files.write('bin/run', '#!/bin/sh\n');
+    await files.write('.local/bin/run', '#!/bin/sh\n');
   });
 
   it('keeps from its tools the credentials made after its start, $HOME reached through a link', async () => {
