@@ -5,7 +5,7 @@
  * dispatch dropped it unanswered, and its sender waited for its timeout.
  */
 import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/server';
-import { newTool } from 'agenttool';
+import { createContext, newTool, outputText } from 'agenttool';
 import { connectMcp, serveTools } from 'agenttool/mcp';
 import { INITIALIZE } from '../support/initialize';
 
@@ -108,3 +108,45 @@ test("our client answers a server's malformed request with Invalid Request", asy
     await remote.close();
   }
 });
+
+/**
+ * Over stdio, a server that asks the client something with `params` that is no object
+ * while a call runs, and answers the call with what the client answered it.
+ */
+const ASKING_SERVER = `
+const { createInterface } = require('node:readline');
+const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
+let call;
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const message = JSON.parse(line);
+  if (message.id === 'r1' && message.method === undefined) {
+    send({ jsonrpc: '2.0', id: call, result: { content: [{ type: 'text', text: JSON.stringify(message.error) }] } });
+  } else if (message.method === 'initialize') {
+    send({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: message.params.protocolVersion,
+      capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } } });
+  } else if (message.method === 'tools/list') {
+    send({ jsonrpc: '2.0', id: message.id, result: { tools: [{ name: 'ask', inputSchema: { type: 'object' } }] } });
+  } else if (message.method === 'tools/call') {
+    call = message.id;
+    send({ jsonrpc: '2.0', id: 'r1', method: 'roots/list', params: 'x' });
+  }
+});
+`;
+
+test("our client answers a stdio server's malformed request too, and the call it held goes on", async () => {
+  const remote = await connectMcp({
+    transport: { command: process.execPath, args: ['-e', ASKING_SERVER], stderr: 'ignore' },
+    protocol: 'legacy',
+    callTimeout: 600_000,
+  });
+  try {
+    const call = { id: 'call_1', args: '{}' };
+    const result = await remote.tools()[0]!.execute(call, createContext({ call }));
+    expect(JSON.parse(outputText(result.output))).toEqual({
+      code: -32600,
+      message: 'Invalid Request: the "params" of "roots/list" must be an object, got "x"',
+    });
+  } finally {
+    await remote.close();
+  }
+}, 20_000);

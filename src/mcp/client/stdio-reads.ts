@@ -125,7 +125,11 @@ class BoundedReadBuffer implements ReadBufferLike {
     try {
       this.#messages.push(this.#parse(value));
     } catch {
-      this.#unreadable(line, 'it is not a JSON-RPC message');
+      // A server's request the SDK's schema refuses (its params no object, say) goes on
+      // as it came: the connection's dispatch answers it with an Invalid Request error
+      // (see dispatch.ts), where dropped its server would wait for an answer.
+      if (malformedRequest(value)) this.#messages.push(value as JSONRPCMessage);
+      else this.#unreadable(line, 'it is not a JSON-RPC message');
     }
   }
 
@@ -138,4 +142,12 @@ class BoundedReadBuffer implements ReadBufferLike {
   #refuse(id: string | number, message: string): void {
     this.#messages.push({ jsonrpc: '2.0', id, error: { code: UNREADABLE_ANSWER, message } });
   }
+}
+
+/** A message with a `method` and an id to answer under, and no `result` or `error`. */
+function malformedRequest(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  if (!('method' in value) || 'result' in value || 'error' in value) return false;
+  const { id } = value as { id?: unknown };
+  return typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
 }
