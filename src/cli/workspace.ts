@@ -186,7 +186,10 @@ function folderWordProblem(dir: string | undefined, root: string): string | unde
     return "the folder given is empty (a host's variable, such as ${workspaceFolder}, that was not set?); name the project folder to work in";
   }
   if (dir?.startsWith('~') === true && !existsSync(root)) {
-    return `the folder ${JSON.stringify(dir)} does not exist: ~ is not expanded here, since a host passes its arguments as written, without a shell; give the full path, e.g. ${JSON.stringify(join(homedir(), dir.slice(dir.indexOf('/') + 1 || dir.length)))}`;
+    // The full path is known for this user's `~` only, not for another's (`~bob`).
+    const own = dir === '~' || dir.startsWith('~/');
+    const example = own ? `, e.g. ${JSON.stringify(join(homedir(), dir.slice(2)))}` : '';
+    return `the folder ${JSON.stringify(dir)} does not exist: ~ is not expanded here, since a host passes its arguments as written, without a shell; give the full path${example}`;
   }
   return undefined;
 }

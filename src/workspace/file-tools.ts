@@ -102,13 +102,16 @@ export class ReadFileTool {
           : count === 1
             ? `line ${first}`
             : `lines ${first}-${last}`;
-      // A line longer than max_bytes is shown cut (the content ends inside it).
+      // A line longer than max_bytes is shown cut (the content ends inside it); whether
+      // another line follows it is not known.
       const cutLine = truncated && text !== '' && !text.endsWith('\n');
       const next = !truncated
         ? '; the file ends there'
-        : cutLine
-          ? `; line ${last} goes on past max_bytes: read it with a larger max_bytes, or on with offset ${last + 1}`
-          : `; more follows: read on with offset ${last + 1}`;
+        : count === 0
+          ? `; max_bytes ${maxBytes} holds none of it: read with a larger max_bytes`
+          : cutLine
+            ? `; line ${last} goes on past max_bytes: read it with a larger max_bytes`
+            : `; more follows: read on with offset ${last + 1}`;
       return `${text}${separator}[showed ${range} (${shown} of ${size} bytes)${next}]`;
     }
     const more =

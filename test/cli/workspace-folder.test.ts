@@ -42,6 +42,14 @@ test('an empty folder word, or one starting with a ~ no shell expanded: refused,
   expect(tilde.stderr).toBe(
     `agenttool: workspace: the folder "~/projects/site" does not exist: ~ is not expanded here, since a host passes its arguments as written, without a shell; give the full path, e.g. ${JSON.stringify(`${home}/projects/site`)}\n`,
   );
+  // Another user's home is not this one's.
+  const theirs = await runAgenttool(['workspace', '~bob/site', '--no-sandbox'], {
+    cwd: home,
+    env: { HOME: home },
+  });
+  expect(theirs.stderr).toBe(
+    'agenttool: workspace: the folder "~bob/site" does not exist: ~ is not expanded here, since a host passes its arguments as written, without a shell; give the full path\n',
+  );
 });
 
 test('no folder named, started from the home folder: refused; named, the home folder serves', async () => {

@@ -90,14 +90,23 @@ async function answering(
   const answered = new Set<string>();
   const kept: unknown[] = [];
   for (const message of messages) {
+    // An error under no id: the server could not tell which request it answers, and says why.
+    const said = unplacedError(message);
+    if (said !== undefined) why = `the server answered with an error under no id: ${said}`;
     const id = idOf(message);
     const ours = id !== undefined && ids.some((wanted) => sameId(wanted, id));
     if (isMessage(message)) {
       kept.push(message);
       if (ours) answered.add(JSON.stringify(id));
     } else if (ours) {
+      const result = (message as { result?: unknown }).result;
       kept.push(
-        errorAnswer(id, "the server's answer could not be read: it is not a JSON-RPC message"),
+        errorAnswer(
+          id,
+          result !== undefined
+            ? `the server's answer could not be read: its result is not an object (${JSON.stringify(result)?.slice(0, 100)})`
+            : "the server's answer could not be read: it is not a JSON-RPC message",
+        ),
       );
       answered.add(JSON.stringify(id));
     }
@@ -114,6 +123,17 @@ async function answering(
     status: 200,
     headers,
   });
+}
+
+/** The message of a JSON-RPC error answer whose id is null (or missing). */
+function unplacedError(message: unknown): string | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { id, error } = message as { id?: unknown; error?: unknown };
+  if ((id !== null && id !== undefined) || typeof error !== 'object' || error === null) {
+    return undefined;
+  }
+  const text = (error as { message?: unknown }).message;
+  return typeof text === 'string' ? text : undefined;
 }
 
 function errorAnswer(id: string | number, message: string): object {

@@ -23,7 +23,8 @@ type Answer =
   | 'server-error'
   | 'unauthorized'
   | 'forbidden'
-  | 'content-string';
+  | 'content-string'
+  | 'error-no-id';
 
 interface Scripted {
   readonly url: string;
@@ -90,6 +91,14 @@ async function startScripted(initialize: 'ok' | 'server-error' = 'ok'): Promise<
               return void res.writeHead(401).end();
             case 'forbidden':
               return void res.writeHead(403, { 'content-type': 'text/plain' }).end('not yours');
+            case 'error-no-id':
+              return void res.writeHead(200, json).end(
+                JSON.stringify({
+                  jsonrpc: '2.0',
+                  id: null,
+                  error: { code: -32700, message: 'Parse error: the body was cut' },
+                }),
+              );
             case 'content-string':
               return void res.writeHead(200, json).end(result({ content: 'hello' }));
           }
@@ -130,7 +139,7 @@ test('an answer that is no MCP answer fails its call at once, saying what came, 
     ],
     [
       'result-string',
-      `mcp: call "echo": the server's answer could not be read: it is not a JSON-RPC message`,
+      `mcp: call "echo": the server's answer could not be read: its result is not an object ("fine")`,
     ],
     ['not-json', `mcp: call "echo": the server's answer is not JSON (`],
     [
@@ -147,6 +156,10 @@ test('an answer that is no MCP answer fails its call at once, saying what came, 
       `mcp: call "echo": the server answered HTTP 403 Forbidden: ${authorize}: not yours`,
     ],
     ['content-string', `mcp: the result's content is not a list of blocks: "hello"`],
+    [
+      'error-no-id',
+      'mcp: call "echo": the server answered with an error under no id: Parse error: the body was cut',
+    ],
   ];
   try {
     for (const [answer, said] of cases) {
