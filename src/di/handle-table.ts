@@ -69,6 +69,13 @@ export interface Held {
   timer: NodeJS.Timeout | undefined;
 }
 
+/**
+ * What looking for room does: take a handle back `now` (a session's first call), only
+ * `check` there is room to make (a mint, whose call has not answered yet), or, with the
+ * new handle live, take back what it takes the place of (`settle`).
+ */
+type RoomMode = 'now' | 'check' | { readonly settle: Held };
+
 /** Why a handle ended, for the error a later call with it gets. */
 type EndedBy = 'idle' | 'most' | 'share';
 
@@ -119,7 +126,9 @@ export class HandleTable {
   /** A new handle for `caller`, counted against `quota`, prefixed as its session says. */
   mint(kind: HandleKind, caller: string, quota: string, session: Session | undefined): Held {
     if (this.#closed) throw new AgentToolError('CLOSED', 'agenttool/di: the app is closed');
-    this.#makeRoom(kind, quota, 'handle');
+    // Room is only looked for now: it is made once the call that mints has answered (see
+    // settle), so that a call that fails (its arguments refused) takes back no handle.
+    this.#makeRoom(kind, quota, 'handle', 'check');
     const id = `${session?.handlePrefix ?? ''}${kind.argument.replace(/_id$/, '')}_${nodeCrypto().randomBytes(12).toString('base64url')}`;
     const held: Held = {
       kind,
@@ -175,6 +184,16 @@ export class HandleTable {
   }
 
   /**
+   * Makes room for `held`, minted by a call that has answered with it: past its caller's
+   * most, or the kind's, the handle a new one takes back (see mint) ends now; where none
+   * is idle any more, the caller holds one over its most until one of its calls ends.
+   */
+  settle(held: Held): void {
+    if (this.#live.get(held.session.id) !== held) return;
+    this.#makeRoom(held.kind, held.quota, 'handle', { settle: held });
+  }
+
+  /**
    * Ends `held`, a handle whose id was never given to its caller (the call that minted it
    * failed or was cancelled), without remembering why: no later call can name it.
    */
@@ -224,7 +243,14 @@ export class HandleTable {
    * unused longest, so that a few callers cannot keep every other one out; failing
    * that, the call fails.
    */
-  #makeRoom(kind: HandleKind, quota: string, asker: 'handle' | 'session'): void {
+  #makeRoom(
+    kind: HandleKind,
+    quota: string,
+    asker: 'handle' | 'session',
+    mode: RoomMode = 'now',
+  ): void {
+    // Settling, the new handle is live already: it counts, but is no one to take back.
+    const added = typeof mode === 'object' ? mode.settle : undefined;
     let open = 0;
     interface Holding {
       /** Handles and sessions' own instances. */
@@ -249,6 +275,7 @@ export class HandleTable {
       entry.handles++;
       if (
         held.inFlight === 0 &&
+        held !== added &&
         (entry.oldestIdle === undefined || held.lastUsed < entry.oldestIdle.lastUsed)
       ) {
         entry.oldestIdle = held;
@@ -259,17 +286,20 @@ export class HandleTable {
       holdingOf(of).count++;
     }
     const own = byQuota.get(quota) ?? { count: 0, handles: 0, oldestIdle: undefined };
-    if (own.count >= kind.maxPerCaller) {
-      if (own.oldestIdle !== undefined) {
-        this.#end(own.oldestIdle, 'most');
-        return;
-      }
+    // What the caller held before the one it asks for (settling: before the one it got).
+    const before = added === undefined ? own.count : own.count - 1;
+    const take = (victim: Held, why: EndedBy): void => {
+      if (mode !== 'check') this.#end(victim, why);
+    };
+    if (before >= kind.maxPerCaller) {
+      if (own.oldestIdle !== undefined) return take(own.oldestIdle, 'most');
+      if (added !== undefined) return; // over its most until one of its calls ends
       throw new Error(callerFull(kind, quota, own.count, own.handles));
     }
-    if (open < kind.maxOpen) return;
+    if ((added === undefined ? open : open - 1) < kind.maxOpen) return;
     let largest: Holding | undefined;
     for (const [other, entry] of byQuota) {
-      if (other === quota || entry.oldestIdle === undefined || entry.count <= own.count + 1) {
+      if (other === quota || entry.oldestIdle === undefined || entry.count <= before + 1) {
         continue;
       }
       if (
@@ -280,10 +310,8 @@ export class HandleTable {
         largest = entry;
       }
     }
-    if (largest?.oldestIdle !== undefined) {
-      this.#end(largest.oldestIdle, 'share');
-      return;
-    }
+    if (largest?.oldestIdle !== undefined) return take(largest.oldestIdle, 'share');
+    if (added !== undefined) return;
     const instead =
       asker === 'handle'
         ? `pass the ${kind.argument} of one you hold, or try again once one has closed (after ${describeMs(kind.idleMs)} unused)`

@@ -154,7 +154,8 @@ export function handleTool(inner: Tool, options: HandleOptions, table: HandleTab
     if (held === undefined) return inner.execute({ ...call, args }, ctx);
     table.busy(held);
     // A handle minted by a call that fails, or whose answer is never sent (cancelled),
-    // reached no one: it is ended at once rather than held, idle, for its time.
+    // reached no one: it is ended at once rather than held, idle, for its time; one
+    // answered with takes the place of what it takes back only then (see settle).
     let answered = !minted;
     try {
       const result = await inner.execute({ ...call, args }, ctx.with({ session: held.session }));
@@ -163,6 +164,7 @@ export function handleTool(inner: Tool, options: HandleOptions, table: HandleTab
     } finally {
       table.done(held);
       if (!answered) table.drop(held);
+      else if (minted) table.settle(held);
     }
   };
   const wrapper = wrap(inner, execute);

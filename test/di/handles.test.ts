@@ -209,7 +209,7 @@ describe('a provider reached by a handle', () => {
     );
   });
 
-  it('ends at once a handle minted by a call that failed or was cancelled: its id reached no one', async () => {
+  it('ends at once a handle minted by a call that failed or was cancelled, taking back none for it', async () => {
     const { call, state } = await app({
       argument: 'counter_id',
       holds: 'counter',
@@ -217,21 +217,24 @@ describe('a provider reached by a handle', () => {
     });
     const kept = handleOf(await call({}, { auth: ada }));
     await expect(call({}, { auth: ada, id: 'fail-1' })).rejects.toThrow('fail-1 failed');
-    // The caller's one handle was taken back for the failed call's, which is closed too.
-    await closedCount(state, 2);
-    expect(state.closed).toEqual([1, 2]);
+    // Its id reached no one: closed at once; the caller's one handle stays.
+    await closedCount(state, 1);
+    expect(state.closed).toEqual([2]);
+    expect((await call({ counter_id: kept }, { auth: ada })).output).toBe('counter #1 at 2');
     const cancel = new AbortController();
     const cancelled = call({}, { auth: ada, id: 'slow-1', signal: cancel.signal });
     await gateOpen(state, 'slow-1');
     cancel.abort();
     state.gates.get('slow-1')?.();
     await cancelled;
-    await closedCount(state, 3);
-    expect(state.closed).toEqual([1, 2, 3]);
-    // A handle given in an answer is kept: its idle time runs as before.
+    await closedCount(state, 2);
+    expect(state.closed).toEqual([2, 3]);
+    expect((await call({ counter_id: kept }, { auth: ada })).output).toBe('counter #1 at 3');
+    // A handle given in an answer is kept, and takes the place of the one unused longest.
     const next = handleOf(await call({}, { auth: ada }));
+    await closedCount(state, 3);
+    expect(state.closed).toEqual([2, 3, 1]);
     expect((await call({ counter_id: next }, { auth: ada })).output).toBe('counter #4 at 2');
-    expect(state.closed).toEqual([1, 2, 3]);
     await expect(call({ counter_id: kept }, { auth: ada })).rejects.toThrow(
       'it was closed when this caller started one more counter past its most (1)',
     );
