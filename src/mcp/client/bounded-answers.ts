@@ -65,13 +65,14 @@ async function answering(
 ): Promise<Response> {
   const sent = `HTTP ${response.status}${response.statusText === '' ? '' : ` ${response.statusText}`}`;
   let messages: unknown[] = [];
+  let text = '';
   let why = `the server's response (${sent}) held no answer to this request`;
   if (response.status === 202 || response.body === null) {
     why = `the server answered the request with ${sent}${response.status === 202 ? ', which answers notifications only' : ' and no body'}: a request is answered with JSON or an event stream`;
     await response.body?.cancel().catch(() => undefined);
   } else {
     try {
-      const text = await new Response(response.body.pipeThrough(failPast(limit))).text();
+      text = await new Response(response.body.pipeThrough(failPast(limit))).text();
       if (text.trim() === '') {
         why = `the server answered the request with ${sent} and an empty body`;
       } else {
@@ -114,13 +115,15 @@ async function answering(
   for (const id of ids) {
     if (!answered.has(JSON.stringify(id))) kept.push(errorAnswer(id, why));
   }
-  // The server's headers stay (its session id, among them); the body is another.
+  // The server's headers stay (its session id, among them); the body is another, or, as
+  // it mostly is, the text as it came (nothing to write again).
   const headers = new Headers(response.headers);
   headers.set('content-type', 'application/json');
   headers.delete('content-length');
   headers.delete('content-encoding');
-  return new Response(JSON.stringify(kept.length === 1 ? kept[0] : kept), {
-    status: 200,
+  const unchanged = kept.length === messages.length && kept.every((m, i) => m === messages[i]);
+  return new Response(unchanged ? text : JSON.stringify(kept.length === 1 ? kept[0] : kept), {
+    status: unchanged ? response.status : 200,
     headers,
   });
 }
