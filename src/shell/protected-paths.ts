@@ -55,18 +55,7 @@ export const AGENT_CONFIG_FILES: readonly string[] = [
  * a writable folder is a home folder or holds one (see {@link homeStartupPaths}).
  */
 export const HOME_STARTUP_PATHS: readonly string[] = [
-  '.zshenv',
-  '.zlogin',
-  '.zlogout',
-  '.bash_login',
-  '.bash_logout',
-  '.bash_aliases',
-  '.login',
-  '.logout',
-  '.cshrc',
-  '.tcshrc',
-  '.kshrc',
-  '.mkshrc',
+  ...shellStartupFiles(),
   '.bashrc.d',
   '.pam_environment',
   '.xprofile',
@@ -87,20 +76,25 @@ export const HOME_STARTUP_PATHS: readonly string[] = [
  * start-up files. The rest are held where they exist: an empty `.xsession` standing in
  * would break a desktop login meanwhile (the file tools refuse them all, there or not).
  */
-export const HOME_STARTUP_HELD_WHEN_MISSING: ReadonlySet<string> = new Set([
-  '.zshenv',
-  '.zlogin',
-  '.zlogout',
-  '.bash_login',
-  '.bash_logout',
-  '.bash_aliases',
-  '.login',
-  '.logout',
-  '.cshrc',
-  '.tcshrc',
-  '.kshrc',
-  '.mkshrc',
-]);
+export const HOME_STARTUP_HELD_WHEN_MISSING: ReadonlySet<string> = new Set(shellStartupFiles());
+
+/** Shells' start-up files in a home folder beyond the sandbox runtime's list. */
+function shellStartupFiles(): string[] {
+  return [
+    '.zshenv',
+    '.zlogin',
+    '.zlogout',
+    '.bash_login',
+    '.bash_logout',
+    '.bash_aliases',
+    '.login',
+    '.logout',
+    '.cshrc',
+    '.tcshrc',
+    '.kshrc',
+    '.mkshrc',
+  ];
+}
 
 /**
  * The {@link HOME_STARTUP_PATHS} of each of `homes` that lies in one of `roots` (the

@@ -83,6 +83,23 @@ test('maxMessageBytes sets the limit, and must be a positive whole number of byt
  * `tools/call` by `call` (script text with `message`, `id` (the call's id as JSON),
  * `send(message)` and `write(line)` in scope).
  */
+/**
+ * A raw server over stdio, as a host starts one, with `maxMessageBytes` when given, and
+ * a call timeout far longer than a test's own: a call left waiting shows as a hang.
+ */
+function connectRaw(server: string, maxMessageBytes?: number): Promise<RemoteTools> {
+  return connectMcp({
+    transport: {
+      command: process.execPath,
+      args: ['-e', server],
+      stderr: 'ignore',
+      ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
+    },
+    protocol: 'legacy',
+    callTimeout: 600_000,
+  });
+}
+
 /** What a call of `tool` with `kind` came to: `answered <text>`, or its error's message. */
 function outcomeOf(tool: Tool): (kind: string) => Promise<string> {
   return async (kind) => {
@@ -187,17 +204,7 @@ const MIDDLE_ID_SERVER = rawServer(`
     }`);
 
 test('an answer too long to read whose id sits in its middle fails its call at once; the next call is answered', async () => {
-  const remote = await connectMcp({
-    transport: {
-      command: process.execPath,
-      args: ['-e', MIDDLE_ID_SERVER],
-      stderr: 'ignore',
-      maxMessageBytes: 4096,
-    },
-    protocol: 'legacy',
-    // Far longer than the test's own timeout: an answer left unanswered shows as a hang.
-    callTimeout: 600_000,
-  });
+  const remote = await connectRaw(MIDDLE_ID_SERVER, 4096);
   try {
     const tool = remote.tools()[0] as Tool;
     const outcome = outcomeOf(tool);
@@ -228,17 +235,7 @@ const STALLED_ANSWER_SERVER = rawServer(`
     }`);
 
 test('an answer whose id comes first fails its call as it passes the limit, not when (if ever) it ends', async () => {
-  const remote = await connectMcp({
-    transport: {
-      command: process.execPath,
-      args: ['-e', STALLED_ANSWER_SERVER],
-      stderr: 'ignore',
-      maxMessageBytes: 4096,
-    },
-    protocol: 'legacy',
-    // Far longer than the test's own timeout: a call left waiting shows as a hang.
-    callTimeout: 600_000,
-  });
+  const remote = await connectRaw(STALLED_ANSWER_SERVER, 4096);
   try {
     const tool = remote.tools()[0] as Tool;
     const outcome = outcomeOf(tool);
@@ -263,16 +260,7 @@ const MALFORMED_ANSWER_SERVER = rawServer(`
     else send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'ok' }] } });`);
 
 test('an answer that is not JSON, or not JSON-RPC, fails its call saying so; the next call is answered', async () => {
-  const remote = await connectMcp({
-    transport: {
-      command: process.execPath,
-      args: ['-e', MALFORMED_ANSWER_SERVER],
-      stderr: 'ignore',
-    },
-    protocol: 'legacy',
-    // Far longer than the test's own timeout: an answer left unanswered shows as a hang.
-    callTimeout: 600_000,
-  });
+  const remote = await connectRaw(MALFORMED_ANSWER_SERVER);
   try {
     const tool = remote.tools()[0] as Tool;
     const outcome = outcomeOf(tool);
