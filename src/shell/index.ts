@@ -22,7 +22,8 @@ export {
   type SandboxPolicy,
   sandboxPolicy,
 } from './sandbox-policy';
-export { HOME_STARTUP_PATHS, homeStartupPaths, writeProtection } from './protected-paths';
+export { HOME_STARTUP_PATHS, homeStartupPaths } from './home-startup';
+export { writeProtection } from './protected-paths';
 export {
   checkSandboxSupport,
   probeSandboxSupport,

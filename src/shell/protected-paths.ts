@@ -1,6 +1,6 @@
-import { promises as fsPromises, realpathSync } from 'node:fs';
+import { promises as fsPromises } from 'node:fs';
 import type { Dirent } from 'node:fs';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 
 /**
  * Files that stay read-only wherever a command may write: shell start-up files, git's
@@ -45,82 +45,6 @@ export const AGENT_CONFIG_FILES: readonly string[] = [
   '.claude/settings.local.json',
   '.cursor/mcp.json',
 ];
-
-/**
- * Files and folders of a home folder, beyond the sandbox runtime's list (`.bashrc`,
- * `.profile`, ...), whose contents run outside any sandbox at the user's next login,
- * shell, session or git command: other shells' start-up files, fish's configuration, git's own global one, what a desktop
- * session starts or reads its environment from, a user's systemd units, and the
- * folders of programs a login puts first on `PATH`. Kept read-only, there or not, where
- * a writable folder is a home folder or holds one (see {@link homeStartupPaths}).
- */
-export const HOME_STARTUP_PATHS: readonly string[] = [
-  ...shellStartupFiles(),
-  '.bashrc.d',
-  '.pam_environment',
-  '.xprofile',
-  '.xsession',
-  '.xsessionrc',
-  '.xinitrc',
-  '.config/fish',
-  '.config/git/config',
-  '.config/environment.d',
-  '.config/autostart',
-  '.config/systemd',
-  '.local/bin',
-];
-
-/**
- * Of {@link HOME_STARTUP_PATHS}, those a sandboxed shell holds even when missing (an
- * empty file stands in while it runs, which a shell reads as nothing): shells' own
- * start-up files. The rest are held where they exist: an empty `.xsession` standing in
- * would break a desktop login meanwhile (the file tools refuse them all, there or not).
- */
-export const HOME_STARTUP_HELD_WHEN_MISSING: ReadonlySet<string> = new Set(shellStartupFiles());
-
-/** Shells' start-up files in a home folder beyond the sandbox runtime's list. */
-function shellStartupFiles(): string[] {
-  return [
-    '.zshenv',
-    '.zlogin',
-    '.zlogout',
-    '.bash_login',
-    '.bash_logout',
-    '.bash_aliases',
-    '.login',
-    '.logout',
-    '.cshrc',
-    '.tcshrc',
-    '.kshrc',
-    '.mkshrc',
-  ];
-}
-
-/**
- * The {@link HOME_STARTUP_PATHS} of each of `homes` that lies in one of `roots` (the
- * workspace is the home folder, or holds it), as absolute paths.
- */
-export function homeStartupPaths(roots: readonly string[], homes: readonly string[]): string[] {
-  const found = new Set<string>();
-  const realRoots = roots.map(realOrSelf);
-  for (const given of homes) {
-    // Compared where they really are: a $HOME reached through a link counts.
-    const home = realOrSelf(given);
-    const held = realRoots.some(
-      (root) => home === root || home.startsWith(root.endsWith(sep) ? root : root + sep),
-    );
-    if (held) for (const path of HOME_STARTUP_PATHS) found.add(join(home, path));
-  }
-  return [...found];
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
 
 /** {@link AGENT_CONFIG_FILES} as folder and file names, lower-cased. */
 const AGENT_CONFIG_PARTS: readonly (readonly [string, string])[] = AGENT_CONFIG_FILES.map(

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { getCompileCacheDir } from 'node:module';
 import { totalmem, userInfo } from 'node:os';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { HOME_STARTUP_HELD_WHEN_MISSING, homeStartupPaths } from './protected-paths';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { heldStartupPaths } from './home-startup';
 
 /**
  * What a sandboxed shell may do. Everything not granted here is refused: the system is
@@ -203,16 +203,6 @@ export function sandboxPolicy(
       options.maxMemoryBytes ?? defaultMaxMemoryBytes(),
     ),
   };
-}
-
-/**
- * The start-up files of the homes in `roots` that a sandboxed shell holds: shells' own
- * there or not, the others where they exist (see `HOME_STARTUP_HELD_WHEN_MISSING`).
- */
-function heldStartupPaths(roots: readonly string[], homes: readonly string[]): string[] {
-  return homeStartupPaths(roots, homes).filter(
-    (path) => HOME_STARTUP_HELD_WHEN_MISSING.has(basename(path)) || existsSync(path),
-  );
 }
 
 /** True when `path` lies inside `root` (and is not `root` itself). */

@@ -2,7 +2,7 @@ import type * as Crypto from 'node:crypto';
 import { constants as fsConstants, realpathSync, statSync, promises as fsPromises } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { homeFolders, homeStartupPaths, type SandboxOptions, sandboxPolicy } from 'agenttool/shell';
+import { type SandboxOptions } from 'agenttool/shell';
 import {
   appendAll,
   describeFailure,
@@ -12,18 +12,16 @@ import {
   PathEscapeError,
   type ReadOptions,
   type ReadResult,
-  lineStart,
-  readUpTo,
-  wholeLines,
   refuseHardLinked,
   removeIfSameAndEmpty,
   utf8Of,
   utf8Prefix,
-  withRealPaths,
   type WriteOptions,
 } from './file-operations';
 import { ConfinedWalk, type Dir, MAX_LINKS } from './confined-walk';
+import { lineRange, lineStart, readLines } from './line-range';
 import { READ_BYTES_AT_ONCE, readTurn } from './read-budget';
+import { walkLimits } from './walk-limits';
 import { quotePath } from './short-path';
 
 export {
@@ -99,19 +97,8 @@ export class FileRoot {
     if (!statSync(this.realRoot).isDirectory()) {
       throw new Error(`the root ${quotePath(this.root)} is not a directory`);
     }
-    const policy = sandboxPolicy(options.sandbox ?? {}, process.env['HOME'], this.realRoot);
-    const startup = new Set(homeStartupPaths(policy.allowWrite, homeFolders(process.env['HOME'])));
-    const code = policy.denyWrite.filter((path) => !startup.has(path));
-    this.walker = new ConfinedWalk(this.root, this.realRoot, withRealPaths(policy.denyRead), [
-      ...withRealPaths(code).map((path) => [path, 'the code this server runs'] as const),
-      ...withRealPaths([...startup]).map(
-        (path) =>
-          [
-            path,
-            "a start-up file of the home folder (it runs outside the sandbox at the user's next login, shell or git command)",
-          ] as const,
-      ),
-    ]);
+    const { denyRead, denyWrite } = walkLimits(options.sandbox ?? {}, this.realRoot);
+    this.walker = new ConfinedWalk(this.root, this.realRoot, denyRead, denyWrite);
   }
 
   /**
@@ -146,13 +133,7 @@ export class FileRoot {
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
       throw new Error(`maxBytes must be a non-negative integer, got ${maxBytes}`);
     }
-    const { fromLine = 1, lines } = options;
-    if (!Number.isSafeInteger(fromLine) || fromLine < 1) {
-      throw new Error(`fromLine must be a positive integer, got ${fromLine}`);
-    }
-    if (lines !== undefined && (!Number.isSafeInteger(lines) || lines < 1)) {
-      throw new Error(`lines must be a positive integer, got ${lines}`);
-    }
+    const { fromLine, lines } = lineRange(options);
     // Taken before the file is opened, so that reads waiting hold no descriptor; what
     // the file's size leaves unused is given back once it is known.
     const reserved = Math.min(maxBytes, READ_BYTES_AT_ONCE);
@@ -170,22 +151,11 @@ export class FileRoot {
           );
         }
         refuseHardLinked(op, info.nlink);
-        const offset = await lineStart(
-          handle,
-          info.size,
-          fromLine,
-          `cannot read ${quotePath(path)}`,
-          options.signal,
-        );
+        const what = `cannot read ${quotePath(path)}`;
+        const offset = await lineStart(handle, info.size, fromLine, what, options.signal);
         const want = Math.min(maxBytes, info.size - offset);
         giveBack(reserved - want);
-        const read = await readUpTo(handle, want, offset);
-        const cut = offset + read.length < info.size;
-        if (lines === undefined && fromLine === 1) {
-          return { content: read, size: info.size, truncated: cut, fromLine, offset };
-        }
-        const { content, shortened } = wholeLines(read, lines, cut);
-        return { content, size: info.size, truncated: cut || shortened, fromLine, offset };
+        return readLines(handle, info.size, offset, want, { fromLine, lines });
       });
     } finally {
       giveBack();

@@ -1,0 +1,94 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { basename, join, sep } from 'node:path';
+
+// The start-up files of a home folder that a workspace which is (or holds) that folder
+// keeps read-only: those of shells and sessions beyond the sandbox runtime's list.
+
+/**
+ * Files and folders of a home folder, beyond the sandbox runtime's list (`.bashrc`,
+ * `.profile`, ...), whose contents run outside any sandbox at the user's next login,
+ * shell, session or git command: other shells' start-up files (and what Debian's and
+ * Fedora's `.bashrc` read: `.bash_aliases`, `.bashrc.d`), fish's configuration, git's own
+ * global one, what a desktop session starts or reads its environment from, a user's
+ * systemd units, and `.local/bin`, which a login puts first on `PATH` (not `bin`, as
+ * often a project's folder). Kept read-only where a writable folder is a home folder or
+ * holds one (see {@link homeStartupPaths}; a sandboxed shell holds some only where they
+ * exist).
+ */
+export const HOME_STARTUP_PATHS: readonly string[] = [
+  ...shellStartupFiles(),
+  '.bashrc.d',
+  '.pam_environment',
+  '.xprofile',
+  '.xsession',
+  '.xsessionrc',
+  '.xinitrc',
+  '.config/fish',
+  '.config/git/config',
+  '.config/environment.d',
+  '.config/autostart',
+  '.config/systemd',
+  '.local/bin',
+];
+
+/**
+ * Of {@link HOME_STARTUP_PATHS}, those a sandboxed shell holds even when missing (an
+ * empty file stands in while it runs, which a shell reads as nothing): shells' own
+ * start-up files. The rest are held where they exist: an empty `.xsession` standing in
+ * would break a desktop login meanwhile (the file tools refuse them all, there or not).
+ */
+export const HOME_STARTUP_HELD_WHEN_MISSING: ReadonlySet<string> = new Set(shellStartupFiles());
+
+/** Shells' start-up files in a home folder beyond the sandbox runtime's list. */
+function shellStartupFiles(): string[] {
+  return [
+    '.zshenv',
+    '.zlogin',
+    '.zlogout',
+    '.bash_login',
+    '.bash_logout',
+    '.bash_aliases',
+    '.login',
+    '.logout',
+    '.cshrc',
+    '.tcshrc',
+    '.kshrc',
+    '.mkshrc',
+  ];
+}
+
+/**
+ * The {@link HOME_STARTUP_PATHS} of each of `homes` that lies in one of `roots` (the
+ * workspace is the home folder, or holds it), as absolute paths.
+ */
+export function homeStartupPaths(roots: readonly string[], homes: readonly string[]): string[] {
+  const found = new Set<string>();
+  const realRoots = roots.map(realOrSelf);
+  for (const given of homes) {
+    // Compared where they really are: a $HOME reached through a link counts.
+    const home = realOrSelf(given);
+    const held = realRoots.some(
+      (root) => home === root || home.startsWith(root.endsWith(sep) ? root : root + sep),
+    );
+    if (held) for (const path of HOME_STARTUP_PATHS) found.add(join(home, path));
+  }
+  return [...found];
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * The start-up files of the homes in `roots` that a sandboxed shell holds: shells' own
+ * there or not, the others where they exist (see {@link HOME_STARTUP_HELD_WHEN_MISSING}).
+ */
+export function heldStartupPaths(roots: readonly string[], homes: readonly string[]): string[] {
+  return homeStartupPaths(roots, homes).filter(
+    (path) => HOME_STARTUP_HELD_WHEN_MISSING.has(basename(path)) || existsSync(path),
+  );
+}

@@ -1,0 +1,33 @@
+import { homeFolders, homeStartupPaths, type SandboxOptions, sandboxPolicy } from 'agenttool/shell';
+import { withRealPaths } from './file-operations';
+
+/**
+ * What the file tools keep of the sandbox `options` of a shell working in `root` (its
+ * policy; throws a `TypeError` naming a malformed setting), where paths really are: what they may
+ * not read (a command's `denyRead`) and what they may not write, each with what it is for
+ * the refusal (the code the server runs, a home folder's start-up files, there or not).
+ */
+export function walkLimits(
+  options: SandboxOptions,
+  root: string,
+): {
+  readonly denyRead: string[];
+  readonly denyWrite: (readonly [path: string, what: string])[];
+} {
+  const policy = sandboxPolicy(options, process.env['HOME'], root);
+  const startup = new Set(homeStartupPaths(policy.allowWrite, homeFolders(process.env['HOME'])));
+  const code = policy.denyWrite.filter((path) => !startup.has(path));
+  return {
+    denyRead: withRealPaths(policy.denyRead),
+    denyWrite: [
+      ...withRealPaths(code).map((path) => [path, 'the code this server runs'] as const),
+      ...withRealPaths([...startup]).map(
+        (path) =>
+          [
+            path,
+            "a start-up file of the home folder (it runs outside the sandbox at the user's next login, shell or git command)",
+          ] as const,
+      ),
+    ],
+  };
+}
