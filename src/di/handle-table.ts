@@ -64,6 +64,11 @@ export interface Held {
    */
   readonly quota: string;
   inFlight: number;
+  /**
+   * Minted by a call that has not answered yet: it counts among the open ones, is never
+   * taken back, and makes its room once answered (see HandleTable.settle).
+   */
+  minting: boolean;
   /** When a call on it last ended, as a count of such moments (milliseconds tie). */
   lastUsed: number;
   timer: NodeJS.Timeout | undefined;
@@ -136,6 +141,7 @@ export class HandleTable {
       caller,
       quota,
       inFlight: 0,
+      minting: true,
       lastUsed: ++this.#uses,
       timer: undefined,
     };
@@ -186,11 +192,13 @@ export class HandleTable {
   /**
    * Makes room for `held`, minted by a call that has answered with it: past its caller's
    * most, or the kind's, the handle a new one takes back (see mint) ends now; where none
-   * is idle any more, the caller holds one over its most until one of its calls ends.
+   * is idle any more (one turned busy meanwhile), the caller holds one over its most until
+   * its next new one makes room.
    */
   settle(held: Held): void {
     if (this.#live.get(held.session.id) !== held) return;
     this.#makeRoom(held.kind, held.quota, 'handle', { settle: held });
+    held.minting = false;
   }
 
   /**
@@ -235,13 +243,17 @@ export class HandleTable {
   }
 
   /**
-   * Ends `quota`'s idle handle of `kind` unused longest when it holds its most (handles
-   * and lasting sessions' own instances together); fails when none of its handles is
-   * idle. When the kind's instances, all
-   * callers together (handles and lasting sessions' own), are at their most, the caller
-   * holding the most (more than one beyond what `quota` holds) gives up its idle handle
-   * unused longest, so that a few callers cannot keep every other one out; failing
-   * that, the call fails.
+   * Makes room for one more of `kind` for `quota`, as a plan taken whole or not at all:
+   * past the caller's most (handles and lasting sessions' own instances together), its
+   * idle handles unused longest end; past the kind's most, all callers together, the
+   * caller holding the most (more than one beyond what `quota` holds) gives up its idle
+   * handle unused longest, so that a few callers cannot keep every other one out, and
+   * again while over. Handles being minted (their calls not answered yet) count and are
+   * never taken: each will need its own room, so that calls minting at once cannot hold
+   * past a most between them. Settling, the new handle is live and counts; others still
+   * minting are left to their own settling, and what cannot be taken back is left (the
+   * caller holds one over until the next mint makes room). Otherwise the plan fails
+   * whole, saying why.
    */
   #makeRoom(
     kind: HandleKind,
@@ -249,98 +261,133 @@ export class HandleTable {
     asker: 'handle' | 'session',
     mode: RoomMode = 'now',
   ): void {
-    // Settling, the new handle is live already: it counts, but is no one to take back.
     const added = typeof mode === 'object' ? mode.settle : undefined;
     let open = 0;
     interface Holding {
       /** Handles and sessions' own instances. */
       count: number;
       handles: number;
-      oldestIdle: Held | undefined;
+      /** Its handles being minted. */
+      minting: number;
+      /** Its idle handles, the one unused longest first. */
+      idle: Held[];
     }
     const byQuota = new Map<string, Holding>();
     const holdingOf = (of: string): Holding => {
       let entry = byQuota.get(of);
       if (entry === undefined) {
-        entry = { count: 0, handles: 0, oldestIdle: undefined };
+        entry = { count: 0, handles: 0, minting: 0, idle: [] };
         byQuota.set(of, entry);
       }
       return entry;
     };
     for (const held of this.#live.values()) {
       if (held.kind.argument !== kind.argument) continue;
+      if (held.minting && added !== undefined && held !== added) continue;
       open++;
       const entry = holdingOf(held.quota);
       entry.count++;
       entry.handles++;
-      if (
-        held.inFlight === 0 &&
-        held !== added &&
-        (entry.oldestIdle === undefined || held.lastUsed < entry.oldestIdle.lastUsed)
-      ) {
-        entry.oldestIdle = held;
-      }
+      if (held.minting && held !== added) entry.minting++;
+      else if (held.inFlight === 0 && held !== added) entry.idle.push(held);
     }
     for (const of of this.#sessionHeld.get(kind.argument)?.values() ?? []) {
       open++;
       holdingOf(of).count++;
     }
-    const own = byQuota.get(quota) ?? { count: 0, handles: 0, oldestIdle: undefined };
-    // What the caller held before the one it asks for (settling: before the one it got).
-    const before = added === undefined ? own.count : own.count - 1;
-    const take = (victim: Held, why: EndedBy): void => {
-      if (mode !== 'check') this.#end(victim, why);
-    };
-    if (before >= kind.maxPerCaller) {
-      if (own.oldestIdle !== undefined) return take(own.oldestIdle, 'most');
-      if (added !== undefined) return; // over its most until one of its calls ends
-      throw new Error(callerFull(kind, quota, own.count, own.handles));
+    for (const entry of byQuota.values()) entry.idle.sort((a, b) => a.lastUsed - b.lastUsed);
+    const own = holdingOf(quota);
+    // What the caller holds before the one it asks for (settling: before the one it got).
+    const before = { count: own.count, handles: own.handles, minting: own.minting };
+    if (added === undefined) {
+      own.count++;
+      open++;
+    } else {
+      before.count--;
+      before.handles--;
     }
-    if ((added === undefined ? open : open - 1) < kind.maxOpen) return;
-    let largest: Holding | undefined;
-    for (const [other, entry] of byQuota) {
-      if (other === quota || entry.oldestIdle === undefined || entry.count <= before + 1) {
-        continue;
+    const victims: [Held, EndedBy][] = [];
+    let problem: string | undefined;
+    while (own.count > kind.maxPerCaller) {
+      const victim = own.idle.shift();
+      if (victim === undefined) {
+        problem = callerFull(kind, quota, before);
+        break;
       }
-      if (
-        largest?.oldestIdle === undefined ||
-        entry.count > largest.count ||
-        (entry.count === largest.count && entry.oldestIdle.lastUsed < largest.oldestIdle.lastUsed)
-      ) {
-        largest = entry;
-      }
+      victims.push([victim, 'most']);
+      own.count--;
+      open--;
     }
-    if (largest?.oldestIdle !== undefined) return take(largest.oldestIdle, 'share');
-    if (added !== undefined) return;
-    const instead =
-      asker === 'handle'
-        ? `pass the ${kind.argument} of one you hold, or try again once one has closed (after ${describeMs(kind.idleMs)} unused)`
-        : `try again once one has closed (a session's ${kind.holds} closes with its session; one held by ${kind.argument} after ${describeMs(kind.idleMs)} unused)`;
-    throw new Error(
-      `the server holds its most ${kind.holds}s (${kind.maxOpen}, all callers together), and none could be taken back (a caller holding at least two more than this one gives up its idle one unused longest); ${instead}`,
-    );
+    while (problem === undefined && open > kind.maxOpen) {
+      let largest: Holding | undefined;
+      for (const [other, entry] of byQuota) {
+        const oldest = entry.idle[0];
+        // At least two more than the caller holds before the new one.
+        if (other === quota || oldest === undefined || entry.count <= own.count) continue;
+        const best = largest?.idle[0];
+        if (
+          largest === undefined ||
+          best === undefined ||
+          entry.count > largest.count ||
+          (entry.count === largest.count && oldest.lastUsed < best.lastUsed)
+        ) {
+          largest = entry;
+        }
+      }
+      const victim = largest?.idle.shift();
+      if (largest === undefined || victim === undefined) {
+        const instead =
+          asker === 'handle'
+            ? `pass the ${kind.argument} of one you hold, or try again once one has closed (after ${describeMs(kind.idleMs)} unused)`
+            : `try again once one has closed (a session's ${kind.holds} closes with its session; one held by ${kind.argument} after ${describeMs(kind.idleMs)} unused)`;
+        problem = `the server holds its most ${kind.holds}s (${kind.maxOpen}, all callers together), and none could be taken back (a caller holding at least two more than this one gives up its idle one unused longest); ${instead}`;
+        break;
+      }
+      victims.push([victim, 'share']);
+      largest.count--;
+      open--;
+    }
+    if (added !== undefined) {
+      for (const [victim, why] of victims) this.#end(victim, why);
+      return;
+    }
+    if (problem !== undefined) throw new Error(problem);
+    if (mode === 'now') for (const [victim, why] of victims) this.#end(victim, why);
   }
 }
 
 /**
- * Why `quota`, holding its most of `kind` (`count`, `handles` of them by handle, all
- * busy, the rest its lasting sessions'), gets no new one, and what would make room.
+ * Why `quota`, holding its most of `kind` (`held.count`, `held.handles` of them by
+ * handle, `held.minting` of those for calls not answered yet, the rest its lasting
+ * sessions'), none of them idle to take back, gets no new one, and what would make room.
  */
-function callerFull(kind: HandleKind, quota: string, count: number, handles: number): string {
+function callerFull(
+  kind: HandleKind,
+  quota: string,
+  held: { readonly count: number; readonly handles: number; readonly minting: number },
+): string {
+  const { count, handles, minting } = held;
   const sessions = count - handles;
+  // Idle ones may be left, each already to be taken back by a call still minting.
+  const none =
+    minting === 0
+      ? 'all busy'
+      : `${minting} of them for calls that have not answered yet, and none left idle to take back for one more`;
   if (sessions === 0) {
-    return `${count} ${kind.holds}s are open for this caller and all are busy; wait for a call to finish and pass its ${kind.argument}`;
+    return minting === 0
+      ? `${count} ${kind.holds}s are open for this caller and all are busy; wait for a call to finish and pass its ${kind.argument}`
+      : `${count} ${kind.holds}s are open for this caller against its most (${kind.maxPerCaller}), ${none}; wait for a call to finish and pass its ${kind.argument}`;
   }
-  const held =
+  const by =
     handles === 0
       ? `all of them for its sessions`
-      : `${sessions} for its sessions and ${handles} by ${kind.argument}, all busy`;
+      : `${sessions} for its sessions and ${handles} by ${kind.argument}, ${none}`;
   const then =
     handles === 0 ? '' : `; one held by ${kind.argument} can be taken back once its call has ended`;
   // Without authorization the callers counted apart are client addresses, where known.
   const who =
     quota.startsWith('subject:') || quota === 'anonymous:' ? 'this caller' : 'this client address';
-  return `${who} already holds ${count} ${kind.holds}s, its most (${kind.maxPerCaller}): ${held}. A session keeps its ${kind.holds} until the session ends (its client closes it, or it goes unused), and there is room again then${then}`;
+  return `${who} already holds ${count} ${kind.holds}s, its most (${kind.maxPerCaller}): ${by}. A session keeps its ${kind.holds} until the session ends (its client closes it, or it goes unused), and there is room again then${then}`;
 }
 
 export function describeMs(ms: number): string {

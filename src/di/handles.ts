@@ -37,6 +37,8 @@ import { describeMs, type HandleKind, type HandleTable, type Held } from './hand
  *   session's, stdio's) count among its caller's and the kind's open ones from the
  *   session's first call on them until it ends, and are never ended but with it: a
  *   session's first call fails, as a new handle's does, when no handle can make room.
+ *   A handle whose minting call has not answered yet counts in both limits and needs room
+ *   of its own, so that calls minting in parallel cannot hold past them between them.
  */
 export interface HandleOptions {
   /**
