@@ -19,7 +19,7 @@ import {
   type WriteOptions,
 } from './file-operations';
 import { ConfinedWalk, type Dir, MAX_LINKS } from './confined-walk';
-import { lineRange, lineStart, readLines } from './line-range';
+import { LineMarks, lineRange, lineStart, readLines } from './line-range';
 import { READ_BYTES_AT_ONCE, readTurn } from './read-budget';
 import { walkLimits } from './walk-limits';
 import { quotePath } from './short-path';
@@ -76,6 +76,8 @@ export class FileRoot {
   readonly realRoot: string;
   /** The walk of paths from the root, and the limits it keeps. */
   private readonly walker: ConfinedWalk;
+  /** Where lines start in files read lately (a read from a line far in). */
+  private readonly lineMarks = new LineMarks();
 
   /**
    * File access confined to `root`, which must be an existing directory (checked now).
@@ -152,10 +154,11 @@ export class FileRoot {
         }
         refuseHardLinked(op, info.nlink);
         const what = `cannot read ${quotePath(path)}`;
-        const offset = await lineStart(handle, info.size, fromLine, what, options.signal);
+        const marks = this.lineMarks.of(info);
+        const offset = await lineStart(handle, info.size, fromLine, what, marks, options.signal);
         const want = Math.min(maxBytes, info.size - offset);
         giveBack(reserved - want);
-        return readLines(handle, info.size, offset, want, { fromLine, lines });
+        return readLines(handle, info.size, offset, want, { fromLine, lines }, marks);
       });
     } finally {
       giveBack();
