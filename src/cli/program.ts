@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Command, CommanderError, type OutputConfiguration } from 'commander';
 import { type CliIo } from './call';
 import { registerDev } from './dev-command';
@@ -169,10 +170,27 @@ function registerWorkspace(
   serveOptions(workspaceOptions(workspace))
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (dir: string | undefined, options: ServeFlags & WorkspaceFlags) => {
-      const app = workspaceApp(dir, options, process.cwd(), io.stderr);
-      await serveUntilStopped({ ...serveOptionsFrom(options, io), module: app }, io, resources);
+      const cwd = process.cwd();
+      const app = workspaceApp(dir, options, cwd, io.stderr);
+      const serving = serveOptionsFrom(withFilesResolved(options, cwd), io);
+      // The sandbox runtime holds its list of protected names (.bashrc, .vscode, ...) at
+      // this process's working directory, there or not, by an empty file or folder made
+      // in place of a missing one: in the user's project, where an editor starts the
+      // server. The shell holds them in every writable folder itself, where they exist.
+      if (options.sandbox !== false) process.chdir('/');
+      await serveUntilStopped({ ...serving, module: app }, io, resources);
       setCode(ExitCode.OK);
     });
+}
+
+/** `options` with the files it names, read later, made absolute against `cwd`. */
+function withFilesResolved(options: ServeFlags, cwd: string): ServeFlags {
+  const resolved = { ...options };
+  for (const key of ['record', 'requestStateKeyFile', 'authVerifier'] as const) {
+    const file = options[key];
+    if (file !== undefined) resolved[key] = resolve(cwd, file);
+  }
+  return resolved;
 }
 
 /** Serves until a signal or the client ends it, draining on an orchestrator's stop. */

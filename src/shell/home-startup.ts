@@ -1,5 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
+import { PROTECTED_DIRECTORIES, PROTECTED_FILES } from './protected-paths';
 
 // The start-up files of a home folder that a workspace which is (or holds) that folder
 // keeps read-only: those of shells and sessions beyond the sandbox runtime's list.
@@ -62,6 +63,13 @@ function shellStartupFiles(): string[] {
  * workspace is the home folder, or holds it), as absolute paths.
  */
 export function homeStartupPaths(roots: readonly string[], homes: readonly string[]): string[] {
+  return homesIn(roots, homes).flatMap((home) =>
+    HOME_STARTUP_PATHS.map((path) => join(home, path)),
+  );
+}
+
+/** Those of `homes` that lie in one of `roots`, where they really are. */
+function homesIn(roots: readonly string[], homes: readonly string[]): string[] {
   const found = new Set<string>();
   const realRoots = roots.map(realOrSelf);
   for (const given of homes) {
@@ -70,7 +78,7 @@ export function homeStartupPaths(roots: readonly string[], homes: readonly strin
     const held = realRoots.some(
       (root) => home === root || home.startsWith(root.endsWith(sep) ? root : root + sep),
     );
-    if (held) for (const path of HOME_STARTUP_PATHS) found.add(join(home, path));
+    if (held) found.add(home);
   }
   return [...found];
 }
@@ -84,11 +92,20 @@ function realOrSelf(path: string): string {
 }
 
 /**
- * The start-up files of the homes in `roots` that a sandboxed shell holds: shells' own
- * there or not, the others where they exist (see {@link HOME_STARTUP_HELD_WHEN_MISSING}).
+ * The start-up files of the homes in `roots` that a sandboxed shell holds: the sandbox
+ * runtime's lists ({@link PROTECTED_FILES}, {@link PROTECTED_DIRECTORIES}: `.bashrc`,
+ * `.gitconfig`, `.claude/commands`, ...) and shells' own there or not, so that none can
+ * be made for the user's next login (an empty file or folder stands in while the shell
+ * runs), the others where they exist (see {@link HOME_STARTUP_HELD_WHEN_MISSING}).
+ * Elsewhere the runtime's lists are held only where they exist.
  */
 export function heldStartupPaths(roots: readonly string[], homes: readonly string[]): string[] {
-  return homeStartupPaths(roots, homes).filter(
-    (path) => HOME_STARTUP_HELD_WHEN_MISSING.has(basename(path)) || existsSync(path),
-  );
+  return [
+    ...homesIn(roots, homes).flatMap((home) =>
+      [...PROTECTED_FILES, ...PROTECTED_DIRECTORIES].map((name) => join(home, name)),
+    ),
+    ...homeStartupPaths(roots, homes).filter(
+      (path) => HOME_STARTUP_HELD_WHEN_MISSING.has(basename(path)) || existsSync(path),
+    ),
+  ];
 }

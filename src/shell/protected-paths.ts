@@ -35,10 +35,10 @@ export const PROTECTED_DIRECTORIES: readonly string[] = [
 /**
  * Files of coding agents that name commands they run outside any sandbox (Claude Code's
  * hooks in its settings, Cursor's MCP servers), beyond the sandbox runtime's lists. The
- * shell keeps those that exist read-only, wherever its scan finds them; unlike the
- * runtime's, a missing one is not covered by a mount point, which would leave an empty
- * settings file in the user's folder while the shell runs, one the agent may then fail
- * to read. The file tools refuse them wherever they are.
+ * shell keeps those that exist read-only, wherever its scan finds them; a missing one is
+ * not covered by a mount point (nor, outside a home folder, one of the runtime's lists),
+ * which would leave an empty settings file in the user's folder while the shell runs,
+ * one the agent may then fail to read. The file tools refuse them wherever they are.
  */
 export const AGENT_CONFIG_FILES: readonly string[] = [
   '.claude/settings.json',
@@ -109,9 +109,10 @@ const CONCURRENCY = 16;
  * whatever this process's working directory is. The rules of the sandbox runtime's
  * mandatory denies, applied at each root instead of at `process.cwd()`:
  *
- * - at the root itself, {@link PROTECTED_FILES} and {@link PROTECTED_DIRECTORIES}, there
- *   or not (so that none can be created), the {@link AGENT_CONFIG_FILES} that are there,
- *   and, when `.git` is a directory, its `hooks`
+ * - at the root itself, the {@link PROTECTED_FILES}, {@link PROTECTED_DIRECTORIES} and
+ *   {@link AGENT_CONFIG_FILES} that are there (the runtime holds its lists there or not,
+ *   by an empty file or folder made in their place; in a home folder, see
+ *   `heldStartupPaths`, they are so held), and, when `.git` is a directory, its `hooks`
  *   (there or not) and `config`, or, when `.git` is a file (a worktree's or a submodule's
  *   pointer), that file;
  * - below it, by a scan that skips `node_modules`, follows no symbolic link, and reads
@@ -139,8 +140,10 @@ export async function protectedPaths(
   for (const root of new Set(roots)) {
     const kind = await kindOf(root);
     if (kind !== 'directory') continue;
-    for (const name of [...PROTECTED_FILES, ...PROTECTED_DIRECTORIES]) found.add(join(root, name));
-    for (const name of AGENT_CONFIG_FILES) {
+    // Those there only: a missing one would need a mount point, an empty file or folder
+    // made in the user's folder while the shell runs, which git lists (and a host's
+    // `git add -A` commits) and which breaks `git add -A` in the sandbox.
+    for (const name of [...PROTECTED_FILES, ...PROTECTED_DIRECTORIES, ...AGENT_CONFIG_FILES]) {
       if ((await kindOf(join(root, name))) !== undefined) found.add(join(root, name));
     }
     const dotGit = await kindOf(join(root, '.git'));

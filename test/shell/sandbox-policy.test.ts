@@ -56,6 +56,14 @@ describe("a home folder's start-up files", () => {
       expect(denied).toContain(join(home, '.config/git/config'));
       expect(denied).toContain(join(home, '.zshenv'));
       expect(denied).toContain(join(home, '.bash_aliases'));
+      // The sandbox runtime's lists, held there or not in a home folder only (a project
+      // folder gets no stand-in for a missing one).
+      for (const name of ['.bashrc', '.profile', '.gitconfig', '.claude/commands', '.vscode']) {
+        expect(denied).toContain(join(home, name));
+      }
+      expect(sandboxPolicy({}, home, join(home, '.config')).denyWrite).not.toContain(
+        join(home, '.config', '.bashrc'),
+      );
       // Missing, an empty file standing in would break a desktop login meanwhile.
       expect(denied).not.toContain(join(home, '.xsession'));
       expect(denied).not.toContain(join(home, '.local/bin'));

@@ -5,8 +5,11 @@
  * workspace itself, on a workspace that is a git repository with a `.bashrc`. Its first
  * `bash` call answers (started from `/`, the sandbox runtime's own scan of the server's
  * folder used to stall it), the protected files cannot be written from inside while an
- * ordinary file can (nor through the file tools, which run outside the sandbox), and once the server is closed, or SIGKILLed, none of its processes
- * (bubblewrap, bash, socat, the janitor) is left, nor a mount point in the workspace.
+ * ordinary file can (nor through the file tools, which run outside the sandbox), a
+ * missing protected name gets no stand-in in the workspace (git sees none, inside or
+ * out), a missing hooks folder cannot be made, and once the server is closed, or
+ * SIGKILLed, none of its processes (bubblewrap, bash, socat, the janitor) is left, nor a
+ * mount point in the workspace.
  */
 import { spawnSync } from 'node:child_process';
 import {
@@ -15,6 +18,7 @@ import {
   readFileSync,
   readdirSync,
   realpathSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -125,6 +129,8 @@ function workspace(): { root: string; before: Record<string, string | undefined>
   const git = spawnSync('git', ['init', '-q', root], { encoding: 'utf8' });
   if (git.status !== 0) throw new Error(`git init failed: ${git.stderr}`);
   writeFileSync(join(root, '.bashrc'), 'echo from the workspace bashrc\n');
+  // No hooks folder yet (as a clone made without templates has none): none can be made.
+  rmSync(join(root, '.git', 'hooks'), { recursive: true, force: true });
   return { root, before: protectedContents(root) };
 }
 
@@ -190,8 +196,15 @@ describe.each([
           const served = await serve(root, cwd);
           let helpers: ProcessInfo[] = [];
           let sources: string[] = [];
+          let heldHooks = false;
           try {
             expect(await bash(served.remote, 'pwd')).toBe(`${root}\n`);
+            // Protected names that are missing get no stand-in in the folder (git would
+            // list it, and a host's `git add -A` commit it), inside or out.
+            expect(await bash(served.remote, 'git status --porcelain --untracked-files=all')).toBe(
+              '?? .bashrc\n',
+            );
+            expect(readdirSync(root).sort()).toEqual([...listing].sort());
             expect(await bash(served.remote, ATTEMPT)).toBe(
               PROTECTED.map((path) => `${path}: refused\n`).join(''),
             );
@@ -204,6 +217,7 @@ describe.each([
             expect(await bash(served.remote, 'echo work > notes.txt && cat notes.txt')).toBe(
               'work\n',
             );
+            heldHooks = existsSync(join(root, '.git', 'hooks'));
             helpers = descendants(served.pid);
             sources = helpers.flatMap((proc) => mountSourcesOf(proc.pid));
           } finally {
@@ -222,8 +236,9 @@ describe.each([
           expect(await settledListing(root, [...listing, 'notes.txt'])).toEqual(
             [...listing, 'notes.txt'].sort(),
           );
-          expect(sources.length).toBeGreaterThan(0);
-          expect(await remaining(sources)).toEqual([]);
+          // The missing hooks folder was held by a mount point inside .git: gone too.
+          expect(heldHooks).toBe(true);
+          expect(await remaining([...sources, join(root, '.git', 'hooks')])).toEqual([]);
         },
         60_000,
       );
