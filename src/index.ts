@@ -241,6 +241,7 @@ export {
   ValidationError,
   type ValidationProblem,
   errorMessage,
+  refuseUnknownArguments,
 } from './core';
 export { DecoratorError } from './decorators';
 

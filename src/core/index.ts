@@ -169,6 +169,7 @@ export {
   definitionOf,
 } from './definition';
 export { ToolSet } from './tool-set';
+export { refuseUnknownArguments } from './unknown-arguments';
 export { nodeCrypto } from './node-crypto';
 export {
   type CallerKey,

@@ -125,7 +125,6 @@ export function handleTool(inner: Tool, options: HandleOptions, table: HandleTab
     const caller = ctx.auth?.subject ?? '';
     let held: Held | undefined;
     let minted = false;
-    let args = call.args;
     if (parsed !== undefined && given !== undefined && given !== null && given !== '') {
       if (typeof given !== 'string') {
         throw new Error(
@@ -149,18 +148,27 @@ export function handleTool(inner: Tool, options: HandleOptions, table: HandleTab
       const session = ctx.session;
       table.claimForSession(kind, session, () => quotaOf(ctx, session));
     }
+    // The inner tool sees its own arguments: the call, and the context's, without the
+    // handle (its decoded value too, which a harness keeps equal to its text).
+    let innerCall = call;
+    let innerCtx = ctx;
     if (parsed !== undefined && argument in parsed) {
       const { [argument]: _dropped, ...rest } = parsed;
-      args = JSON.stringify(rest);
+      innerCall = {
+        ...call,
+        args: JSON.stringify(rest),
+        ...(call.value === undefined ? {} : { value: rest as JsonObject }),
+      };
+      innerCtx = ctx.with({ call: innerCall });
     }
-    if (held === undefined) return inner.execute({ ...call, args }, ctx);
+    if (held === undefined) return inner.execute(innerCall, innerCtx);
     table.busy(held);
     // A handle minted by a call that fails, or whose answer is never sent (cancelled),
     // reached no one: it is ended at once rather than held, idle, for its time; one
     // answered with takes the place of what it takes back only then (see settle).
     let answered = !minted;
     try {
-      const result = await inner.execute({ ...call, args }, ctx.with({ session: held.session }));
+      const result = await inner.execute(innerCall, innerCtx.with({ session: held.session }));
       answered ||= ctx.signal?.aborted !== true;
       return withHandle(result, kind, held.session.id, minted, structuredOk);
     } finally {

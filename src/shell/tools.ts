@@ -10,6 +10,7 @@ import {
   type ToolContext,
   errorMessage,
   recordable,
+  refuseUnknownArguments,
 } from 'agenttool';
 import type { ContainerOptions } from './container';
 import type { SandboxOptions } from './sandbox-policy';
@@ -61,7 +62,7 @@ export interface BashToolInstance {
 
 /** What a restart tool instance does; it takes the {@link Shell} it restarts. */
 export interface RestartToolInstance {
-  execute(): Promise<string>;
+  execute(args: unknown, ctx: ToolContext): Promise<string>;
 }
 
 export class BashArgs {
@@ -115,6 +116,11 @@ const PROCESS_IDS =
 export function shellTools(options: ShellToolsOptions = {}): ShellTools {
   const confinement = confinementOf(options);
   const escapeHatch = options.allowUnsandboxedCommands === true;
+  const bashArguments = [
+    'command',
+    'timeout_seconds',
+    ...(escapeHatch ? [ESCAPE_HATCH_ARGUMENT] : []),
+  ];
   if (escapeHatch && !(confinement.confined && options.container === undefined)) {
     throw new TypeError(
       'allowUnsandboxedCommands is for a sandboxed shell; without a sandbox every command already runs outside one',
@@ -149,6 +155,9 @@ export function shellTools(options: ShellToolsOptions = {}): ShellTools {
     constructor(private readonly shell: Shell) {}
 
     async execute(args: UnsandboxableBashArgs, ctx: ToolContext): Promise<Result> {
+      // A `timeout` in ms, `cwd`, `run_in_background`: ignored, the command would run
+      // otherwise than asked (for ten minutes, elsewhere, in the foreground).
+      refuseUnknownArguments(ctx.call, 'bash', bashArguments);
       const actual = this.shell.confinement;
       if (actual.confined !== confinement.confined || actual.by !== confinement.by) {
         throw new Error(
@@ -206,7 +215,8 @@ export function shellTools(options: ShellToolsOptions = {}): ShellTools {
   class RestartTool implements RestartToolInstance {
     constructor(private readonly shell: Shell) {}
 
-    async execute(): Promise<string> {
+    async execute(_args: unknown, ctx: ToolContext): Promise<string> {
+      refuseUnknownArguments(ctx.call, 'restart', []);
       await this.shell.restart();
       return 'The shell was restarted.';
     }

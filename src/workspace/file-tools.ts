@@ -1,4 +1,12 @@
-import { Annotations, Param, Replay, type Session, Tool, type ToolContext } from 'agenttool';
+import {
+  Annotations,
+  Param,
+  Replay,
+  refuseUnknownArguments,
+  type Session,
+  Tool,
+  type ToolContext,
+} from 'agenttool';
 import { FileRoot } from './file-root';
 import { quotePath, shortPath } from './short-path';
 
@@ -66,7 +74,7 @@ export class ReadFileTool {
   constructor(private readonly files: FileRoot) {}
 
   async execute(args: ReadFileArgs, ctx: ToolContext): Promise<string> {
-    refuseUnknown(ctx, 'read_file', READ_ARGUMENTS);
+    refuseUnknownArguments(ctx.call, 'read_file', READ_ARGUMENTS);
     const maxBytes = args.max_bytes ?? DEFAULT_READ_BYTES;
     if (maxBytes < 0) throw new Error(`max_bytes must not be negative, got ${maxBytes}`);
     if (maxBytes > MAX_READ_BYTES) {
@@ -136,28 +144,6 @@ const READ_ARGUMENTS = ['path', 'max_bytes', 'offset', 'limit'] as const;
 const WRITE_ARGUMENTS = ['path', 'content'] as const;
 
 /**
- * Refuses a call whose arguments name one the tool does not take (a typo, or another
- * tool's): ignored, it would change the answer unnoticed (`max_byte` reading the
- * default). Read from the call's own arguments, which the decoding leaves behind.
- */
-function refuseUnknown(ctx: ToolContext, tool: string, known: readonly string[]): void {
-  let given: unknown = ctx.call.value;
-  if (given === undefined) {
-    try {
-      given = JSON.parse(ctx.call.args === '' ? '{}' : ctx.call.args);
-    } catch {
-      return; // the decoding said what is wrong with them
-    }
-  }
-  if (typeof given !== 'object' || given === null || Array.isArray(given)) return;
-  const unknown = Object.keys(given).filter((name) => !known.includes(name));
-  if (unknown.length === 0) return;
-  throw new Error(
-    `invalid arguments: ${tool} takes no ${unknown.map((name) => JSON.stringify(name)).join(', ')}; its arguments are ${known.join(', ')}`,
-  );
-}
-
-/**
  * Refuses content with a NUL character: the file tools write text, and `read_file` would
  * refuse the file it made (a NUL is no character of text; binary files are the shell's).
  */
@@ -218,7 +204,7 @@ export class WriteFileTool {
   constructor(private readonly files: FileRoot) {}
 
   async execute(args: WriteFileArgs, ctx: ToolContext): Promise<string> {
-    refuseUnknown(ctx, 'write_file', WRITE_ARGUMENTS);
+    refuseUnknownArguments(ctx.call, 'write_file', WRITE_ARGUMENTS);
     refuseNul(args.content);
     // A call interrupted before the file changes leaves it as it was.
     const bytes = await this.files.write(args.path, args.content, { signal: ctx.signal });
@@ -241,7 +227,7 @@ export class AppendFileTool {
   constructor(private readonly files: FileRoot) {}
 
   async execute(args: AppendFileArgs, ctx: ToolContext): Promise<string> {
-    refuseUnknown(ctx, 'append_file', WRITE_ARGUMENTS);
+    refuseUnknownArguments(ctx.call, 'append_file', WRITE_ARGUMENTS);
     refuseNul(args.content);
     const bytes = await this.files.append(args.path, args.content, { signal: ctx.signal });
     return `Appended ${byteCount(bytes)} to ${shortPath(args.path)}.`;

@@ -297,6 +297,23 @@ describe('bash and restart through the executor', () => {
     );
     expect(outputOf(outcomes[1]!)).toMatch(/^Error: invalid arguments: .*command/);
   });
+
+  it('refuses an argument it does not take, naming it, rather than run otherwise than asked', async () => {
+    const outcomes = await new Executor().results([
+      // Another agent's bash: a timeout in ms, a folder, a background run.
+      job(bash, { command: 'touch ran', timeout: 1000, run_in_background: true }),
+      job(restart, { force: true }),
+      job(bash, { command: 'ls' }),
+    ]);
+    expect(outputOf(outcomes[0]!)).toBe(
+      'Error: invalid arguments: bash takes no "timeout", "run_in_background"; its arguments are command, timeout_seconds',
+    );
+    expect(outputOf(outcomes[1]!)).toBe(
+      'Error: invalid arguments: restart takes no "force"; it takes none',
+    );
+    // Neither ran: nothing made, the shell not restarted.
+    expect(outputOf(outcomes[2]!)).toBe('(no output)');
+  });
 });
 
 describe('describeRun', () => {

@@ -887,6 +887,10 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       expect(result.output).toBe('[unset]\n0\nsame-path\n');
       const names = (await shell.run('env | cut -d= -f1 | sort')).output.trim().split('\n');
       const allowed = new Set(['PATH', 'HOME', 'LANG', 'TERM', 'PWD', 'SHLVL', 'OLDPWD', '_']);
+      // Set for a shell with no terminal (test/shell/non-interactive.test.ts).
+      for (const name of ['GIT_EDITOR', 'GIT_TERMINAL_PROMPT', 'GIT_PAGER', 'PAGER']) {
+        allowed.add(name);
+      }
       // The sandbox adds its own: the private temp folder, and the proxy that is the
       // only way out (its settings, for the programs that each read their own).
       const sandbox =
