@@ -105,7 +105,7 @@ const NOT_CONFINED: Confinement = { confined: false, by: '' };
  * in silence, and a server it meant to stop keeps its port).
  */
 const PROCESS_IDS =
-  " Process ids in /proc are not the shell's: pgrep, pkill and ps -e do not find its processes. To stop a background job in a later call, save its pid as it starts (cmd & echo $! > cmd.pid) and kill that pid.";
+  " Process ids in /proc are not the shell's: pgrep and pkill do not find its processes, and ps fails (fatal library error, lookup self) or lists other numbers. To stop a background job in a later call, save its pid as it starts (cmd & echo $! > cmd.pid) and kill that pid.";
 
 /**
  * The `bash` and `restart` tools for a shell made from `options` (they take that

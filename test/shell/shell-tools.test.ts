@@ -226,7 +226,7 @@ describe('bash and restart through the executor', () => {
 
   it("tells the model, in bash's description, that /proc's process ids are not the Linux sandbox's", async () => {
     const said =
-      " Process ids in /proc are not the shell's: pgrep, pkill and ps -e do not find its processes. To stop a background job in a later call, save its pid as it starts (cmd & echo $! > cmd.pid) and kill that pid.";
+      " Process ids in /proc are not the shell's: pgrep and pkill do not find its processes, and ps fails (fatal library error, lookup self) or lists other numbers. To stop a background job in a later call, save its pid as it starts (cmd & echo $! > cmd.pid) and kill that pid.";
     expect(definitionOf(bash).description.endsWith(said)).toBe(process.platform === 'linux');
     const unconfined = shellTools({ sandbox: false });
     const shell = new Shell({ sandbox: false });
