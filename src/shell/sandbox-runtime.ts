@@ -273,10 +273,21 @@ export async function leaseSandbox(
     release();
     if (error instanceof SandboxUnavailableError) throw error;
     throw new SandboxUnavailableError(
-      `the shell's sandbox cannot start: ${error instanceof Error ? error.message : String(error)}; ${OPT_OUT_HINT}`,
+      `the shell's sandbox cannot start: ${tooManyMounts(error, policy) ?? (error instanceof Error ? error.message : String(error))}; ${OPT_OUT_HINT}`,
       { cause: error },
     );
   }
+}
+
+/**
+ * What to say when bubblewrap would get more arguments than it takes, in this policy's
+ * terms: the runtime's own words speak of its scan of this process's working directory,
+ * which is not used. Undefined for another error.
+ */
+function tooManyMounts(error: unknown, policy: SandboxPolicy): string | undefined {
+  if ((error as { code?: unknown } | undefined)?.code !== 'too_many_arguments') return undefined;
+  const repositories = policy.denyWrite.filter((path) => path.endsWith(`${sep}hooks`)).length;
+  return `the folders the shell may write (${policy.allowWrite.join(', ')}) hold more paths it keeps read-only than the sandbox can mount (bubblewrap takes about 3000 mounts, each path and each folder on its way counting): ${policy.denyWrite.length} paths, ${repositories} of them git repositories' hooks (each repository's hooks and config are kept read-only, down to three levels below each folder). Name a smaller folder as the workspace (a project, not a folder of many projects or a temporary folder), or fewer writable paths`;
 }
 
 /**
