@@ -224,6 +224,12 @@ describe('bash and restart through the executor', () => {
     }
   });
 
+  it("tells the model, in bash's description, to give a background job a file for its output", () => {
+    expect(definitionOf(bash).description).toContain(
+      'Start a background job with its output in a file (cmd > cmd.log 2>&1 &): otherwise what it prints lands in whichever later command is running, or is lost.',
+    );
+  });
+
   it("tells the model, in bash's description, that /proc's process ids are not the Linux sandbox's", async () => {
     const said =
       " Process ids in /proc are not the shell's: pgrep and pkill do not find its processes, and ps fails (fatal library error, lookup self) or lists other numbers. To stop a background job in a later call, save its pid as it starts (cmd & echo $! > cmd.pid) and kill that pid.";
