@@ -229,11 +229,13 @@ export class BashProcess {
 
   /**
    * Sends `signal` to a command's process group, by the id its start line gave (an id
-   * in the shell's own PID namespace), through the signaller. False once bash is gone.
+   * in the shell's own PID namespace), and to what the command started, through the
+   * signaller. False once bash is gone or being killed.
    */
   signal(pgid: number | undefined, signal: SignallerSignal): boolean {
     if (pgid === undefined || !Number.isSafeInteger(pgid) || pgid <= 1) return false;
     if (this.exitReason !== undefined || this.signals === undefined) return false;
+    if (this.signals.writableEnded) return false;
     this.signals.write(signallerLine(signal, pgid));
     return true;
   }

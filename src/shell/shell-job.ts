@@ -10,7 +10,9 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
  * The escalation after an interrupt, each step after a delay (a fraction of the grace):
  * SIGINT once more soon, because a program that was starting when the first arrived can
- * miss it; then SIGTERM, then SIGKILL. After the last step bash itself is replaced.
+ * miss it; then SIGTERM, then SIGKILL. It runs to the SIGKILL even once the job has
+ * ended, for what the command left running. After the last step, when bash has still not
+ * reported the job's end, bash itself is replaced.
  */
 const ESCALATION: readonly { readonly signal: SignallerSignal; readonly after: number }[] = [
   { signal: 'INT', after: 0 },
@@ -39,7 +41,8 @@ export class ShellJob {
   readonly ended: Promise<void>;
   /** Bash's status for the command; rejects with the error the job settled with. */
   readonly done: Promise<{ exitCode: number | null }>;
-  readonly #timers: NodeJS.Timeout[] = [];
+  /** The timeout's timer, cleared as the job settles. */
+  #timeout: NodeJS.Timeout | undefined;
   readonly #graceMs: number;
   /** The shell's bash now (an interrupt reaches the command through it). */
   readonly #bash: () => BashProcess | undefined;
@@ -76,22 +79,21 @@ export class ShellJob {
     if (this.#settled) return;
     this.#settled = true;
     this.#onSettle();
-    for (const timer of this.#timers) clearTimeout(timer);
+    clearTimeout(this.#timeout);
     this.#finish(outcome);
   }
 
   /** Interrupts the job after `ms` as timed out (a delay longer than a timer holds is none). */
   timeOutAfter(ms: number): void {
     if (ms > MAX_TIMER_MS) return;
-    this.#timers.push(
-      setTimeout(
-        () =>
-          this.#unlessSettledMeanwhile(() => {
-            this.timedOut = true;
-            this.interrupt();
-          }),
-        ms,
-      ),
+    this.#timeout = setTimeout(
+      () =>
+        this.#afterInputRead(() => {
+          if (this.#settled) return;
+          this.timedOut = true;
+          this.interrupt();
+        }),
+      ms,
     );
   }
 
@@ -108,7 +110,7 @@ export class ShellJob {
 
   /** Asks the job to stop: now if its process group is known, else as soon as it is. */
   interrupt(): void {
-    if (this.interruptRequested) return;
+    if (this.interruptRequested || this.#settled) return;
     this.interruptRequested = true;
     const bash = this.#bash();
     if (this.pgid !== undefined && bash !== undefined) this.#escalate(bash, 0);
@@ -158,35 +160,44 @@ export class ShellJob {
     };
   }
 
+  /**
+   * Sends step `step` of the escalation and sets the timer of the next. It goes on after
+   * the job has settled: a command that ends by the first SIGINT may leave processes that
+   * ignore it (a worker pool's children, in its group) or that it started in groups and
+   * sessions of their own; they get the rest, up to the SIGKILL, while the next command
+   * may already run (the signaller knows them by what it saw at the first step, never by
+   * the shell's later jobs). Replacing bash is only for a job that never ended.
+   */
   #escalate(bash: BashProcess, step: number): void {
-    if (this.#settled) return;
     const current = ESCALATION[step];
     if (current === undefined) {
+      if (this.#settled) return;
       // Even SIGKILL brought no end from bash: it is wedged, so replace it.
       this.endedByUs = true;
       bash.kill();
       return;
     }
-    bash.signal(this.pgid, current.signal);
-    const next = ESCALATION[step + 1]?.after ?? 1;
-    this.#timers.push(
-      setTimeout(
-        () => this.#unlessSettledMeanwhile(() => this.#escalate(bash, step + 1)),
-        Math.min(next * this.#graceMs, MAX_TIMER_MS),
-      ),
+    // Bash gone (restarted, closed or dead): no signaller is left to send through.
+    if (!bash.signal(this.pgid, current.signal)) return;
+    const next = ESCALATION[step + 1];
+    if (next === undefined && this.#settled) return;
+    const timer = setTimeout(
+      () => this.#afterInputRead(() => this.#escalate(bash, step + 1)),
+      Math.min((next?.after ?? 1) * this.#graceMs, MAX_TIMER_MS),
     );
+    // While bash runs, its pipes keep this process up; once it is gone, nothing is left
+    // for the escalation to do, and its timer holds nothing open.
+    timer.unref();
   }
 
   /**
-   * Runs `action` once what bash has already written is read, unless the job settled
-   * meanwhile. A timer that fires late (this process was busy, or was not scheduled, for
-   * longer than the delay) runs before the input that came during that time is read: a
-   * command that ended in time would be reported timed out, or its shell replaced after
-   * its end line had come. The input waiting is read before the next `setImmediate`.
+   * Runs `action` once what bash has already written is read. A timer that fires late
+   * (this process was busy, or was not scheduled, for longer than the delay) runs before
+   * the input that came during that time is read: a command that ended in time would be
+   * reported timed out, or its shell replaced after its end line had come. The input
+   * waiting is read before the next `setImmediate`.
    */
-  #unlessSettledMeanwhile(action: () => void): void {
-    setImmediate(() => {
-      if (!this.#settled) action();
-    });
+  #afterInputRead(action: () => void): void {
+    setImmediate(action);
   }
 }

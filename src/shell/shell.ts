@@ -170,7 +170,9 @@ export class Shell {
   /**
    * Runs one command to its end, or until interrupted. Rejects with `the previous
    * command is still running` while another command runs, and with `the shell is closed`
-   * after {@link Shell.close}.
+   * after {@link Shell.close}. An interrupted command's run returns
+   * once its job has ended; what the command left running still gets the rest of the
+   * interrupt (SIGTERM, then SIGKILL) while the next command runs.
    */
   async run(command: string, options: RunOptions = {}): Promise<ShellResult> {
     if (this.closed) throw new Error('the shell is closed');

@@ -5,9 +5,10 @@
  * background job of the shell reading descriptor 3 (or, for a shell in a container, a
  * process of its own in the container). It lives in the shell's PID namespace, so it
  * signals the group by the id the start line gave, inside a sandbox as outside, and what
- * the command started in groups of its own. When its input ends (the server exited or
- * was killed outright) it kills every process of the shell's session, so neither bash
- * nor a running command outlives the server.
+ * the command started in groups and sessions of its own, until everything of it is
+ * killed. When its input ends (the server exited or was killed outright) it kills what
+ * the commands it was interrupting left and every process of the shell's session, so
+ * neither bash nor a running command outlives the server.
  */
 
 /** The signals a signaller line may name. */
@@ -73,112 +74,199 @@ __agenttool_kill_session() {
 }`;
 
 /**
- * Signals what a command's job (\`$2\`: its pid as this shell counts it, which is also its
- * process group) started in process groups of their own (\`timeout\` and \`setsid\` move to
- * one), which a signal to the job's group misses. For INT and TERM: each process that
- * left the job's group (one whose parent is still in it), as a terminal's interrupt would
- * reach \`timeout\`, which passes it on to its own group. For KILL: the job, the process
- * groups its descendants lead (what they start meanwhile is in them), and everything
- * descended from it, which is also how a container's signaller ends a shell that leads
- * no session of its own.
+ * Signals a command's job (\`$2\`: its pid as this shell counts it, which is also its
+ * process group) and what it started, wherever that went: into process groups or
+ * sessions of its own (\`timeout\` and \`setsid\` move to one), which a signal to the
+ * job's group misses, or out of the tree, once its parent has died (a \`setsid -w\` the
+ * first SIGINT killed, a worker pool whose parent exited on it).
+ *
+ * The first line for a job looks at /proc before any signal goes out, and the signaller
+ * keeps what it saw until the job's SIGKILL: the job, everything descended from it, the
+ * groups and sessions those lead and every process in them. Each later line looks again
+ * and adds what the known processes started meanwhile, and what joined their groups and
+ * sessions; what has gone is dropped (a process, group or session id is not given again
+ * while anything holds it, and each step comes seconds after the last). So what the
+ * command started stays known after it reparented, and after the job itself ended (the
+ * escalation goes on for what it left: see ShellJob), while a process an earlier command
+ * left running is never taken, being in none of this job's tree, groups or sessions.
+ *
+ * For INT and TERM: the job's group, and each known process outside it whose parent is
+ * in it or is none of the job's (as a terminal's interrupt would reach \`timeout\`, which
+ * passes it on to its own group; and an orphan, whose parent cannot). For KILL: the job
+ * first, then every known group whole (a process forked after the look is in its
+ * parent's group, and a fork racing a signal to its group does not escape it), then
+ * every known process; then the job is forgotten. That is also how a container's
+ * signaller ends a shell that leads no session of its own.
  *
  * /proc may count pids in a PID namespace outside this shell's (in the sandbox it does),
  * so a process is taken only when its pid namespace is this shell's (its
  * \`/proc/<n>/ns/pid\` is the same file as ours; one it cannot read is left alone), and is
- * known by the last field of its NSpid and NSpgid lines: its pid and group in that
- * namespace, by which it is signalled. With more than 3,000 processes in /proc (a scan
- * takes some 100 µs each) it does nothing: the group's signal goes out as before.
+ * known by the last field of its NSpid, NSpgid and NSsid lines: its ids in that
+ * namespace, by which it is signalled. Without /proc, or with more than 3,000 processes
+ * in it (a look takes some 100 µs each), only the job's group is signalled.
  */
 const SIGNAL_JOB_TREE = `
 __agenttool_signal_job_tree() {
-  local __agenttool_f __agenttool_l __agenttool_o __agenttool_p __agenttool_c
-  local __agenttool_ppid __agenttool_ns __agenttool_group __agenttool_root=
-  local -A __agenttool_kids=() __agenttool_inner=() __agenttool_grp=() __agenttool_parent=()
-  local -A __agenttool_seen=()
-  local -a __agenttool_entries __agenttool_lines __agenttool_queue __agenttool_targets=()
-  [[ /proc/self/ns/pid -ef /proc/self/ns/pid ]] || return 0
+  local __agenttool_f __agenttool_l __agenttool_o __agenttool_p __agenttool_k __agenttool_i
+  local __agenttool_ppid __agenttool_ns __agenttool_group __agenttool_session
+  local __agenttool_job=$2 __agenttool_h
+  local -A __agenttool_kids=() __agenttool_inner=() __agenttool_grp=() __agenttool_ses=()
+  local -A __agenttool_parent=() __agenttool_gm=() __agenttool_sm=() __agenttool_seen=()
+  local -a __agenttool_entries __agenttool_lines __agenttool_queue=()
   __agenttool_entries=(/proc/[0-9]*/status)
-  ((\${#__agenttool_entries[@]} <= 3000)) || return 0
+  if ! [[ /proc/self/ns/pid -ef /proc/self/ns/pid ]] || ((\${#__agenttool_entries[@]} > 3000)); then
+    builtin kill -s "$1" -- "-$__agenttool_job" 2>/dev/null
+    [[ $1 != KILL ]] || __agenttool_forget_job "$__agenttool_job"
+    return 0
+  fi
   for __agenttool_f in "\${__agenttool_entries[@]}"; do
     __agenttool_o=\${__agenttool_f#/proc/}
     __agenttool_o=\${__agenttool_o%/status}
     [[ /proc/$__agenttool_o/ns/pid -ef /proc/self/ns/pid ]] || continue
     builtin mapfile -t -n 20 __agenttool_lines 2>/dev/null <"$__agenttool_f" || continue
-    __agenttool_ppid= __agenttool_ns= __agenttool_group=
+    __agenttool_ppid= __agenttool_ns= __agenttool_group= __agenttool_session=
     for __agenttool_l in "\${__agenttool_lines[@]}"; do
       case $__agenttool_l in
         State:*Z*) continue 2 ;;
         PPid:*) __agenttool_ppid=\${__agenttool_l//[!0-9]/} ;;
         NSpid:*) __agenttool_ns=\${__agenttool_l##*[!0-9]} ;;
-        NSpgid:*)
-          __agenttool_group=\${__agenttool_l##*[!0-9]}
+        NSpgid:*) __agenttool_group=\${__agenttool_l##*[!0-9]} ;;
+        NSsid:*)
+          __agenttool_session=\${__agenttool_l##*[!0-9]}
           break
           ;;
       esac
     done
-    [[ -n $__agenttool_ppid && -n $__agenttool_ns && -n $__agenttool_group ]] || continue
+    [[ -n $__agenttool_ppid && -n $__agenttool_ns && -n $__agenttool_group && -n $__agenttool_session ]] || continue
     __agenttool_inner[$__agenttool_o]=$__agenttool_ns
     __agenttool_grp[$__agenttool_o]=$__agenttool_group
+    __agenttool_ses[$__agenttool_o]=$__agenttool_session
     __agenttool_parent[$__agenttool_o]=$__agenttool_ppid
     __agenttool_kids[$__agenttool_ppid]+=" $__agenttool_o"
-    [[ $__agenttool_ns == "$2" ]] && __agenttool_root=$__agenttool_o
-  done
-  [[ -n $__agenttool_root ]] || return 0
-  __agenttool_queue=("$__agenttool_root")
-  while ((\${#__agenttool_queue[@]})); do
-    __agenttool_p=\${__agenttool_queue[0]}
-    __agenttool_queue=("\${__agenttool_queue[@]:1}")
-    [[ -z \${__agenttool_seen[$__agenttool_p]-} ]] || continue
-    __agenttool_seen[$__agenttool_p]=1
-    if [[ $1 == KILL ]]; then
-      __agenttool_targets+=("$__agenttool_p")
-    elif [[ \${__agenttool_grp[$__agenttool_p]} != "$2" &&
-      \${__agenttool_grp[\${__agenttool_parent[$__agenttool_p]}]-} == "$2" ]]; then
-      __agenttool_targets+=("$__agenttool_p")
+    __agenttool_gm[$__agenttool_group]+=" $__agenttool_o"
+    __agenttool_sm[$__agenttool_session]+=" $__agenttool_o"
+    if [[ $__agenttool_ns == "$__agenttool_job" && -z \${__agenttool_jobs[$__agenttool_job]-} ]]; then
+      __agenttool_queue+=("$__agenttool_o")
     fi
-    for __agenttool_c in \${__agenttool_kids[$__agenttool_p]-}; do __agenttool_queue+=("$__agenttool_c"); done
   done
-  if [[ $1 == KILL ]]; then
-    # The job first, so that it ends by this signal, not by what its children's end does
-    # (a pending INT trap would exit 130); then the groups the tree's processes lead,
-    # whole: a process forked after the scan is in its parent's group, and a fork racing
-    # a signal to its group does not escape it.
-    builtin kill -s KILL "$2" 2>/dev/null
-    for __agenttool_p in "\${__agenttool_targets[@]}"; do
-      [[ \${__agenttool_grp[$__agenttool_p]} == "\${__agenttool_inner[$__agenttool_p]}" &&
-        \${__agenttool_grp[$__agenttool_p]} != "$2" ]] || continue
-      builtin kill -s KILL -- "-\${__agenttool_grp[$__agenttool_p]}" 2>/dev/null
-    done
+  # The first line for this job: its group is the one the start line gave.
+  if [[ -z \${__agenttool_jobs[$__agenttool_job]-} ]]; then
+    __agenttool_jobs[$__agenttool_job]=1
+    __agenttool_groups[$__agenttool_job:$__agenttool_job]=1
   fi
-  for __agenttool_p in "\${__agenttool_targets[@]}"; do
-    builtin kill -s "$1" "\${__agenttool_inner[$__agenttool_p]}" 2>/dev/null
+  # What was known of the job and is still there: its processes, and the members of its
+  # groups and sessions (one with none left is dropped).
+  for __agenttool_k in "\${!__agenttool_known[@]}"; do
+    [[ $__agenttool_k == "$__agenttool_job:"* ]] || continue
+    __agenttool_o=\${__agenttool_k#*:}
+    if [[ -n \${__agenttool_inner[$__agenttool_o]-} ]]; then
+      __agenttool_queue+=("$__agenttool_o")
+    else
+      builtin unset -v '__agenttool_known[$__agenttool_k]'
+    fi
   done
+  for __agenttool_k in "\${!__agenttool_groups[@]}"; do
+    [[ $__agenttool_k == "$__agenttool_job:"* ]] || continue
+    __agenttool_i=\${__agenttool_k#*:}
+    if [[ -n \${__agenttool_gm[$__agenttool_i]-} ]]; then
+      __agenttool_queue+=(\${__agenttool_gm[$__agenttool_i]})
+    else
+      builtin unset -v '__agenttool_groups[$__agenttool_k]'
+    fi
+  done
+  for __agenttool_k in "\${!__agenttool_sessions[@]}"; do
+    [[ $__agenttool_k == "$__agenttool_job:"* ]] || continue
+    __agenttool_i=\${__agenttool_k#*:}
+    if [[ -n \${__agenttool_sm[$__agenttool_i]-} ]]; then
+      __agenttool_queue+=(\${__agenttool_sm[$__agenttool_i]})
+    else
+      builtin unset -v '__agenttool_sessions[$__agenttool_k]'
+    fi
+  done
+  # Everything reached from there: children, and the members of the groups and
+  # sessions a known process leads.
+  __agenttool_h=0
+  while ((__agenttool_h < \${#__agenttool_queue[@]})); do
+    __agenttool_o=\${__agenttool_queue[__agenttool_h++]}
+    [[ -z \${__agenttool_seen[$__agenttool_o]-} ]] || continue
+    __agenttool_seen[$__agenttool_o]=1
+    __agenttool_known[$__agenttool_job:$__agenttool_o]=1
+    __agenttool_i=\${__agenttool_inner[$__agenttool_o]}
+    if [[ \${__agenttool_grp[$__agenttool_o]} == "$__agenttool_i" &&
+      -z \${__agenttool_groups[$__agenttool_job:$__agenttool_i]-} ]]; then
+      __agenttool_groups[$__agenttool_job:$__agenttool_i]=1
+      __agenttool_queue+=(\${__agenttool_gm[$__agenttool_i]})
+    fi
+    if [[ \${__agenttool_ses[$__agenttool_o]} == "$__agenttool_i" &&
+      -z \${__agenttool_sessions[$__agenttool_job:$__agenttool_i]-} ]]; then
+      __agenttool_sessions[$__agenttool_job:$__agenttool_i]=1
+      __agenttool_queue+=(\${__agenttool_sm[$__agenttool_i]})
+    fi
+    __agenttool_queue+=(\${__agenttool_kids[$__agenttool_o]-})
+  done
+  if [[ $1 != KILL ]]; then
+    [[ -z \${__agenttool_groups[$__agenttool_job:$__agenttool_job]-} ]] ||
+      builtin kill -s "$1" -- "-$__agenttool_job" 2>/dev/null
+    for __agenttool_o in "\${!__agenttool_seen[@]}"; do
+      [[ \${__agenttool_grp[$__agenttool_o]} != "$__agenttool_job" ]] || continue
+      __agenttool_p=\${__agenttool_parent[$__agenttool_o]}
+      [[ \${__agenttool_grp[$__agenttool_p]-} == "$__agenttool_job" || -z \${__agenttool_seen[$__agenttool_p]-} ]] ||
+        continue
+      builtin kill -s "$1" "\${__agenttool_inner[$__agenttool_o]}" 2>/dev/null
+    done
+    return 0
+  fi
+  # The job first, so that it ends by this signal, not by what its children's end does
+  # (a pending INT trap would exit 130).
+  for __agenttool_o in "\${!__agenttool_seen[@]}"; do
+    [[ \${__agenttool_inner[$__agenttool_o]} != "$__agenttool_job" ]] ||
+      builtin kill -s KILL "$__agenttool_job" 2>/dev/null
+  done
+  for __agenttool_k in "\${!__agenttool_groups[@]}"; do
+    [[ $__agenttool_k != "$__agenttool_job:"* ]] ||
+      builtin kill -s KILL -- "-\${__agenttool_k#*:}" 2>/dev/null
+  done
+  for __agenttool_o in "\${!__agenttool_seen[@]}"; do
+    builtin kill -s KILL "\${__agenttool_inner[$__agenttool_o]}" 2>/dev/null
+  done
+  __agenttool_forget_job "$__agenttool_job"
   return 0
+}
+# Forgets what __agenttool_signal_job_tree knew of job $1.
+__agenttool_forget_job() {
+  local __agenttool_k
+  for __agenttool_k in "\${!__agenttool_known[@]}" "\${!__agenttool_groups[@]}" "\${!__agenttool_sessions[@]}"; do
+    [[ $__agenttool_k == "$1:"* ]] || continue
+    builtin unset -v '__agenttool_known[$__agenttool_k]' '__agenttool_groups[$__agenttool_k]'
+    builtin unset -v '__agenttool_sessions[$__agenttool_k]'
+  done
+  builtin unset -v '__agenttool_jobs[$1]'
 }`;
 
 /**
  * The signaller: reads `<signal> <pgid>` lines from descriptor `$1` and signals that
- * group, and what the job started in groups of its own (see SIGNAL_JOB_TREE); at end of
- * input, runs `$2` if given (what ends the shell), else kills its own session. It
- * ignores interrupts, so that a signal meant for a command never ends it.
+ * job's group and what the job started (see SIGNAL_JOB_TREE), keeping what it learnt of
+ * each job from its first line to its SIGKILL. At end of input it kills what the jobs it
+ * still knows started, then runs `$2` if given (what ends the shell), else kills its own
+ * session. It ignores interrupts, so that a signal meant for a command never ends it.
  */
 export const SIGNALLER = `${KILL_SESSION}${SIGNAL_JOB_TREE}
 __agenttool_signaller() {
   builtin trap '' INT TERM HUP
   local __agenttool_s __agenttool_p
+  # What __agenttool_signal_job_tree knows of each job being interrupted (keys <job>,
+  # <job>:<id>).
+  local -A __agenttool_jobs=() __agenttool_known=() __agenttool_groups=() __agenttool_sessions=()
   while IFS=' ' builtin read -r -u "$1" __agenttool_s __agenttool_p; do
     case $__agenttool_p in '' | *[!0-9]* | 0 | 1) continue ;; esac
     case $__agenttool_s in
-      INT | TERM)
-        builtin kill -s "$__agenttool_s" -- "-$__agenttool_p" 2>/dev/null
-        __agenttool_signal_job_tree "$__agenttool_s" "$__agenttool_p"
-        ;;
-      KILL)
-        # The tree first: once the job is killed, its descendants are no longer its.
-        __agenttool_signal_job_tree KILL "$__agenttool_p"
-        builtin kill -s KILL -- "-$__agenttool_p" 2>/dev/null
-        ;;
+      INT | TERM | KILL) __agenttool_signal_job_tree "$__agenttool_s" "$__agenttool_p" ;;
     esac
+  done
+  # The shell is being replaced, or the server is gone: what interrupted commands left
+  # in sessions of their own is not in the shell's.
+  for __agenttool_p in "\${!__agenttool_jobs[@]}"; do
+    __agenttool_signal_job_tree KILL "$__agenttool_p"
   done
   if [ -n "\${2-}" ]; then "$2"; else __agenttool_kill_session; fi
 }`;

@@ -120,6 +120,30 @@ describe('ShellJob after a stall', () => {
     });
   });
 
+  it('goes on to the SIGKILL after the job ended on the first SIGINT, for what it left', async () => {
+    const grace = 20;
+    const { job, bash } = await newJob(grace);
+    // The command ends at once, by its first SIGINT; what it left ignores it.
+    bash.onSignal = () => {
+      if (bash.signals.length === 1) bash.end(130);
+    };
+    job.interrupt();
+    const { exitCode } = await job.done;
+    expect(exitCode).toBe(130);
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (bash.signals.length < 4) return;
+        clearInterval(check);
+        resolve();
+      }, 5);
+    });
+    // Some graces after the SIGKILL: bash, which reported the end, is not replaced.
+    await new Promise((resolve) => setTimeout(resolve, grace * 5));
+    expect(bash.signals).toEqual(['INT', 'INT', 'TERM', 'KILL']);
+    expect(bash.killed).toBe(false);
+    expect(job.result(exitCode)).toMatchObject({ exitCode: 130, interrupted: true });
+  });
+
   it('still replaces bash when no end line comes after the SIGKILL', async () => {
     const { job, bash } = await newJob(20);
     job.interrupt();
