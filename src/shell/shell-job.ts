@@ -43,6 +43,8 @@ export class ShellJob {
   readonly done: Promise<{ exitCode: number | null }>;
   /** The timeout's timer, cleared as the job settles. */
   #timeout: NodeJS.Timeout | undefined;
+  /** The escalation replaced bash, which never reported the job's end after SIGKILL. */
+  #replacedWedged = false;
   readonly #graceMs: number;
   /** The shell's bash now (an interrupt reaches the command through it). */
   readonly #bash: () => BashProcess | undefined;
@@ -148,7 +150,13 @@ export class ShellJob {
         this.settle({ exitCode: this.endedByUs ? null : status });
       },
       onExit: (reason) => {
-        if (this.endedByUs) this.settle({ exitCode: null });
+        if (this.#replacedWedged) {
+          this.settle({
+            error: new Error(
+              `the shell stopped answering: the command ${this.timedOut ? 'timed out and ' : ''}was sent SIGINT, SIGTERM and SIGKILL, yet bash never reported its end (bash itself was stopped, as \`kill -STOP $$\` does, or hung), so it was replaced; its state (working directory, variables, functions) is lost: the next command starts in a new shell, where what set them up must run again`,
+            ),
+          });
+        } else if (this.endedByUs) this.settle({ exitCode: null });
         else {
           this.settle({
             error: new Error(
@@ -172,7 +180,8 @@ export class ShellJob {
     const current = ESCALATION[step];
     if (current === undefined) {
       if (this.#settled) return;
-      // Even SIGKILL brought no end from bash: it is wedged, so replace it.
+      // Even SIGKILL brought no end from bash: it is wedged (stopped, say), so replace it.
+      this.#replacedWedged = true;
       this.endedByUs = true;
       bash.kill();
       return;

@@ -65,8 +65,9 @@ export interface ShellResult {
   /** Standard output and standard error as they interleaved, bounded (see `truncated`). */
   readonly output: string;
   /**
-   * The command's exit status (128 + n when signal n ended it), or null when it has none
-   * because the shell was restarted, closed or replaced while it ran.
+   * The command's exit status (128 + n when signal n ended it), or null when it has none:
+   * it never started (its signal was aborted first), or the shell was restarted or
+   * closed while it ran.
    */
   readonly exitCode: number | null;
   /** An interrupt was sent: the signal was aborted, or the timeout passed. */

@@ -169,8 +169,10 @@ export class Shell {
 
   /**
    * Runs one command to its end, or until interrupted. Rejects with `the previous
-   * command is still running` while another command runs, and with `the shell is closed`
-   * after {@link Shell.close}. An interrupted command's run returns
+   * command is still running` while another command runs, with `the shell is closed`
+   * after {@link Shell.close}, and with an error that says the shell's state is lost when
+   * bash exited under the command or stopped answering after its interrupt (then it is
+   * replaced, and the next run starts a new one). An interrupted command's run returns
    * once its job has ended; what the command left running still gets the rest of the
    * interrupt (SIGTERM, then SIGKILL) while the next command runs.
    */

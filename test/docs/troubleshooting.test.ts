@@ -934,6 +934,11 @@ const TRIGGERS: Record<string, () => Promise<Raised>> = {
   },
   'shell-handle-closed': () => workspaceCall({ command: 'pwd', shell_id: 'shell_gone' }),
   'shell-job-lost': lostJob,
+  'shell-stopped': () =>
+    workspaceCall(
+      { command: 'kill -STOP $$', timeout_seconds: 1 },
+      { shell: { sandbox: false, interruptGraceMs: 200 } },
+    ),
   'calls-waiting': () =>
     workspaceCall({ command: 'true' }, { shell: { sandbox: false }, maxQueuedCalls: 1, before: 2 }),
   'sandbox-read-only': () => workspaceCall({ command: 'touch /etc/agenttool-probe' }),

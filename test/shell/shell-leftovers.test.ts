@@ -1,8 +1,9 @@
 // What a cancelled or timed-out command started is ended, however it is placed: left in
 // its process group ignoring SIGINT after the job itself ended on it, or in a session of
 // its own whose parent the first SIGINT killed; while what an earlier command left
-// running is not touched. In the sandbox (the default) and without it; the processes are
-// found from this host by their arguments, which /proc shows in both.
+// running is not touched. And a shell that stopped itself, which the escalation has to
+// replace, is reported with its state lost. In the sandbox (the default) and without it;
+// the processes are found from this host by their arguments, which /proc shows in both.
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,5 +86,15 @@ describe.each(MODES)('%s', (_name, mode) => {
     expect(result).toMatchObject({ exitCode: 130, interrupted: true });
     expect(await noneWithArgument(detached)).toBe(true);
     expect((await shell.run('echo usable')).output).toBe('usable\n');
+  });
+
+  it('says the state is lost when the shell stopped itself and was replaced', async () => {
+    const shell = newShell();
+    await shell.run('cd / && kept=yes');
+    await expect(shell.run('kill -STOP $$', { timeoutMs: 200 })).rejects.toThrow(
+      /^the shell stopped answering: the command timed out and was sent SIGINT, SIGTERM and SIGKILL, .*`kill -STOP \$\$`.* so it was replaced; its state \(working directory, variables, functions\) is lost/,
+    );
+    expect(shell.running).toBe(false);
+    expect((await shell.run('echo "${kept-new shell} $PWD"')).output).toBe(`new shell ${dir}\n`);
   });
 });
