@@ -12,7 +12,10 @@
  * attributes, functions, aliases, `set` and `shopt` options, umask) from a state file,
  * and on exit (normal, `exit`, `set -e`, or an interrupt) it saves it again, unless the
  * command's text and the shell's names show that it cannot have changed it (a program
- * with arguments that expand nothing, say: see stateless-command.ts).
+ * with arguments that expand nothing, say: see stateless-command.ts). It saves into a
+ * second file, which the shell takes as the state only once the job says the save went
+ * through whole; a save that fails keeps the state from before the command, and the
+ * command's answer says so (bash-save.ts).
  *
  * Speed: a command costs one fork (the job), and both the fork and the state's restore
  * are made ahead: as soon as a job has ended, the shell forks the next one, which
@@ -22,11 +25,11 @@
  * A program alone that cannot change the state is run by exec, as `bash -c` runs its
  * last command: the job becomes it. Saving and restoring use builtins only: what a
  * builtin prints is captured through a scratch file rather than a command substitution,
- * which would fork. Both files live on a memory file system where
+ * which would fork. The files live on a memory file system where
  * there is one (`/dev/shm`; inside a sandbox, its private one): ext4 flushes a file that
  * is truncated and rewritten, which cost about 10 ms a command.
  *
- * Nothing is left behind: the state and scratch files are made under random names with
+ * Nothing is left behind: the state, scratch and mark files are made under random names with
  * O_EXCL (noclobber), opened, and unlinked at once; they vanish with the shell however
  * it ends, SIGKILL included. Only the persistent shell holds them open: a job closes its
  * copies first thing, so no command inherits them, and reaches them through the shell's
@@ -50,6 +53,7 @@
  * the shell reading descriptor 3 unless the shell's launch runs one of its own.
  */
 
+import { CLOSE_STATE_FILES, SAVE_SCRIPT } from './bash-save';
 import { stateScript } from './bash-state';
 import { bashQuote } from './bash-words';
 import {
@@ -244,34 +248,7 @@ __agenttool_runnable() {
   __agenttool_h=\${__agenttool_h%%[ $'\\t']*}
   [[ -f $__agenttool_h && -x $__agenttool_h ]]
 }
-# The save runs as the command's job ends: through the EXIT trap when it ends early
-# (exit, set -e, an interrupt), else right after the command (see __agenttool_done),
-# since the command may set an EXIT trap of its own in the place of this one.
-__agenttool_saving() {
-  __agenttool_keep=1
-  builtin trap '{ [[ -n $__agenttool_saved ]] || __agenttool_save; } 2>/dev/null' EXIT
-}
-# After the command (its status in $1): the save, and the status again for the job's
-# end, where an EXIT trap the command set runs (with the job's own stderr).
-__agenttool_done() {
-  if [[ -n \${__agenttool_keep-} ]]; then
-    __agenttool_save
-    __agenttool_saved=1
-  fi
-  return "$1"
-}
-# Runs in the command's environment, where its functions may shadow commands: builtin.
-__agenttool_save() {
-  # The command is over; a repeated interrupt must not cut the save short.
-  builtin trap '' INT TERM
-  __agenttool_state >|"$__agenttool_fds/$__agenttool_fd"
-}
-# Replaces the state with one another shell printed, and keeps this job from saving.
-__agenttool_take() {
-  builtin printf '%s' "$1" >|"$__agenttool_fds/$__agenttool_fd" || return 1
-  builtin trap - EXIT
-  __agenttool_keep=
-}
+${SAVE_SCRIPT}
 # In the shell, after the job: its status, then the end line with the marker that
 # follows the command on the shell's input (read only now that the job has ended).
 __agenttool_ended() {
@@ -284,6 +261,8 @@ __agenttool_ended() {
   if ((__agenttool_last >= 147 && __agenttool_last <= 150)) && builtin kill -0 "$1" 2>/dev/null; then
     __agenttool_wait_stopped "$1"
   fi
+  # Which state the next job restores (and a line when this one could not save its own).
+  __agenttool_kept
   # The end line, taken whole in one read of its length (a line is read a byte at a
   # time), and checked by patterns (a regular expression with a count costs bash ~30 us
   # to compile, each time). At the end of input, the driver is gone, and so is the shell.
@@ -379,7 +358,7 @@ const SERVE_LINE = [
     // Job control off, as under `bash -c`; turning it on first makes bash take the
     // job's group as its own (else `kill %1` signals the whole job, the command too).
     'builtin set -m; builtin set +m;',
-    '[ "$__agenttool_fds" = /dev/fd ] || exec {__agenttool_fd}>&- {__agenttool_tfd}>&-;',
+    CLOSE_STATE_FILES,
     'builtin . "$__agenttool_fds/$__agenttool_fd" >/dev/null 2>&1;',
     // From here an interrupt ends the job through exit (see __agenttool_arm); set before
     // the wait, so that the command's path does not pay for it.

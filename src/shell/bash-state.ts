@@ -1,8 +1,10 @@
-// The shell's state as bash sees it: the files it is kept in, which variables and options
-// are a command's (not bash's, nor the shell's own), how it is printed (for the next
-// command's job to restore) and how its set -o options are applied. bash-driver.ts says
-// when a job restores and saves it.
+// The shell's state as bash sees it: which variables and options are a command's (not
+// bash's, nor the shell's own), how it is printed (for the next command's job to
+// restore) and how its set -o options are applied. bash-save.ts keeps it (its files, and
+// a save that fails never costing the last good state); bash-driver.ts says when a job
+// restores and saves it.
 
+import { stateFilesScript } from './bash-save';
 import { bashQuote, SHELL_OWNED_OPTIONS, SPECIAL_VARIABLES } from './bash-words';
 
 /** What {@link stateScript} reads of the shell's options (see `InitOptions`). */
@@ -13,13 +15,12 @@ export interface StateOptions {
 }
 
 /**
- * The part of the start-up script that opens the state and scratch files and defines
+ * The part of the start-up script that opens the state files (see bash-save.ts) and defines
  * `__agenttool_opts` (applies a state's set -o options) and `__agenttool_state` (prints
  * the state as bash that restores it). It runs after the launch's prelude: what the
  * shell has by then is its own, not a command's.
  */
 export function stateScript(options: StateOptions): string {
-  const dirs = options.stateDirs.map(bashQuote).join(' ');
   return `
 # A lookup table, not a pattern: matching *" name "* against the list took about 10 µs
 # a variable, and a save looks at every variable.
@@ -30,26 +31,7 @@ __agenttool_user_var() {
   case $1 in __agenttool_*) return 1 ;; esac
   [[ -z \${__agenttool_special[$1]-} ]]
 }
-__agenttool_open() {
-  local __agenttool_d __agenttool_p
-  builtin set -C
-  for __agenttool_d in ${dirs}; do
-    __agenttool_p=$__agenttool_d/.agenttool-${options.stateName}
-    { exec {__agenttool_fd}>"$__agenttool_p.state"; } 2>/dev/null || continue
-    if { exec {__agenttool_tfd}>"$__agenttool_p.scratch"; } 2>/dev/null; then
-      command rm -f -- "$__agenttool_p.state" "$__agenttool_p.scratch"
-      builtin set +C
-      return 0
-    fi
-    exec {__agenttool_fd}>&-
-    command rm -f -- "$__agenttool_p.state"
-  done
-  builtin set +C
-  builtin printf 'agenttool: no directory to keep the shell state in (tried %s)\\n' ${bashQuote(options.stateDirs.join(', '))} >&2
-  exit 71
-}
-__agenttool_open
-# Where a job finds the state: through the shell's descriptors, so it can close its own.
+${stateFilesScript(options)}# Where a job finds the state: through the shell's descriptors, so it can close its own.
 # The shell's pid as /proc counts it, which in a sandbox can be another PID namespace's
 # than the one $$ counts in.
 __agenttool_fds=/dev/fd
@@ -110,18 +92,22 @@ __agenttool_opts() {
   done
   return 0
 }
-# Prints the state as bash that restores it. With 1, the state another shell can take
-# (the escape hatch's unconfined shell, say): without the variables this shell's
-# sandbox or container set itself, which mean nothing elsewhere.
+# Prints the state as bash that restores it, and fails when any of it could not be
+# written (a save then keeps none of it: see bash-save.ts). With 1, the state another
+# shell can take (the escape hatch's unconfined shell, say): without the variables this
+# shell's sandbox or container set itself, which mean nothing elsewhere. It runs in the
+# command's environment: builtin and [[ ]], not test, which a function of the
+# command's could stand in for (local stays: through builtin, its assignments would be
+# split as words).
 __agenttool_state() {
-  local __agenttool_so=$SHELLOPTS __agenttool_n __agenttool_portable=\${1-}
+  local __agenttool_so=$SHELLOPTS __agenttool_n __agenttool_portable=\${1-} __agenttool_bad=
   builtin set +euvx
   builtin set +o pipefail
   local -a __agenttool_names __agenttool_vars=() __agenttool_funcs=() __agenttool_unset=()
   # Whether the starting variables are as the shell has them (see __agenttool_stable):
   # then the state carries the others only, and OLDPWD.
   local __agenttool_skip=$__agenttool_not_user __agenttool_same=
-  if [ -z "$__agenttool_portable" ]; then
+  if [[ -z $__agenttool_portable ]]; then
     __agenttool_n=
     if ((\${#__agenttool_stable[@]})); then
       { builtin declare -p "\${__agenttool_stable[@]}" >|"$__agenttool_fds/$__agenttool_tfd"; } 2>/dev/null
@@ -138,18 +124,22 @@ __agenttool_state() {
   local __agenttool_bo=$BASHOPTS
   builtin shopt -s extglob
   builtin shopt -u nocasematch
-  builtin compgen -v -X "$__agenttool_skip" >|"$__agenttool_fds/$__agenttool_tfd"
+  # Each list ends in an empty line, which no name is: compgen fails when nothing
+  # matches, the line's write when the list could not be written.
+  { builtin compgen -v -X "$__agenttool_skip"; builtin printf '\\n'; } >|"$__agenttool_fds/$__agenttool_tfd" || __agenttool_bad=1
   builtin mapfile -t __agenttool_vars <"$__agenttool_fds/$__agenttool_tfd"
+  builtin unset -v '__agenttool_vars[-1]'
   # Nor functions named exec or builtin, which would stand in for the builtins a job
   # uses between its restore and its command (see __agenttool_next).
-  builtin compgen -A function -X '@(__agenttool_*|exec|builtin)' >|"$__agenttool_fds/$__agenttool_tfd"
+  { builtin compgen -A function -X '@(__agenttool_*|exec|builtin)'; builtin printf '\\n'; } >|"$__agenttool_fds/$__agenttool_tfd" || __agenttool_bad=1
   builtin mapfile -t __agenttool_funcs <"$__agenttool_fds/$__agenttool_tfd"
+  builtin unset -v '__agenttool_funcs[-1]'
   case :$__agenttool_bo: in *:extglob:*) ;; *) builtin shopt -u extglob ;; esac
   case :$__agenttool_bo: in *:nocasematch:*) builtin shopt -s nocasematch ;; esac
-  if [ -n "$__agenttool_same" ]; then
+  if [[ -n $__agenttool_same ]]; then
     # OLDPWD as the command left it: set (and declared below) or not.
     __agenttool_unset=(OLDPWD)
-  elif [ -z "$__agenttool_portable" ]; then
+  elif [[ -z $__agenttool_portable ]]; then
     __agenttool_unset=("\${__agenttool_initial[@]}")
   else
     __agenttool_names=("\${__agenttool_vars[@]}")
@@ -164,33 +154,34 @@ __agenttool_state() {
     done
   fi
   if ((\${#__agenttool_unset[@]})); then
-    builtin printf 'builtin unset -v'
-    builtin printf ' %q' "\${__agenttool_unset[@]}"
-    builtin printf '\\n'
+    builtin printf 'builtin unset -v' || __agenttool_bad=1
+    builtin printf ' %q' "\${__agenttool_unset[@]}" || __agenttool_bad=1
+    builtin printf '\\n' || __agenttool_bad=1
   fi
-  builtin printf 'builtin cd -- %q 2>/dev/null || __agenttool_gone=%q\\n' "$PWD" "$PWD"
+  builtin printf 'builtin cd -- %q 2>/dev/null || __agenttool_gone=%q\\n' "$PWD" "$PWD" || __agenttool_bad=1
   # The directory stack below it (pushd, popd): each entry pushed without a cd, the
   # deepest first, so that they come back in their order.
   for ((__agenttool_n = \${#DIRSTACK[@]} - 1; __agenttool_n >= 1; __agenttool_n--)); do
-    builtin printf 'builtin pushd -n -- %q\\n' "\${DIRSTACK[__agenttool_n]}"
+    builtin printf 'builtin pushd -n -- %q\\n' "\${DIRSTACK[__agenttool_n]}" || __agenttool_bad=1
   done
-  if ((\${#__agenttool_vars[@]})); then builtin declare -p "\${__agenttool_vars[@]}"; fi
-  builtin umask -p
+  if ((\${#__agenttool_vars[@]})); then builtin declare -p "\${__agenttool_vars[@]}" || __agenttool_bad=1; fi
+  builtin umask -p || __agenttool_bad=1
   # Every job starts with the shell's own shopt options: say them only when they differ
   # (60 lines that each cost a builtin on the way back in).
   if [[ -n $__agenttool_portable || $BASHOPTS != "$__agenttool_bashopts" ]]; then
-    builtin shopt -p
+    builtin shopt -p || __agenttool_bad=1
   fi
   # Functions before aliases: an alias would be expanded in a definition's name.
-  if ((\${#__agenttool_funcs[@]})); then builtin declare -f "\${__agenttool_funcs[@]}"; fi
+  if ((\${#__agenttool_funcs[@]})); then builtin declare -f "\${__agenttool_funcs[@]}" || __agenttool_bad=1; fi
   # Their names, for a job's check of its command's first word (__agenttool_arm in
   # bash-driver.ts), which then needs no builtin of its own.
   builtin printf -v __agenttool_n ' %s' "\${__agenttool_funcs[@]}"
-  builtin printf '__agenttool_fnames=%q\\n' "$__agenttool_n "
-  builtin alias -p
+  builtin printf '__agenttool_fnames=%q\\n' "$__agenttool_n " || __agenttool_bad=1
+  builtin alias -p || __agenttool_bad=1
   # set -o is applied right before the command (SERVE_LINE in bash-driver.ts): the
   # job's own steps between the restore and the command run without errexit or xtrace.
-  builtin printf '__agenttool_want=%q\\n' "$__agenttool_so"
+  builtin printf '__agenttool_want=%q\\n' "$__agenttool_so" || __agenttool_bad=1
+  [[ -z $__agenttool_bad ]]
 }
 `;
 }

@@ -37,7 +37,9 @@ export function statelessCommandWord(command: string): string | undefined {
 
 /**
  * Bash's builtins that cannot change the shell's state whatever their arguments (with
- * none of them expanded): their jobs need not save it either. Not `test`:
- * `test -v 'a[x=5]'` evaluates the subscript, and assigns.
+ * none of them expanded): their jobs need not save it either. `exec` runs a program in
+ * the job's place (a job that became it could save nothing) or changes only the job's
+ * descriptors, which no state holds. Not `test`: `test -v 'a[x=5]'` evaluates the
+ * subscript, and assigns.
  */
-export const STATELESS_BUILTINS = ['true', 'false', ':', 'echo'] as const;
+export const STATELESS_BUILTINS = ['true', 'false', ':', 'echo', 'exec'] as const;

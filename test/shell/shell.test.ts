@@ -43,6 +43,10 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** What a command's answer ends with when its job was killed before it saved the state. */
+const KILLED_UNSAVED =
+  "agenttool: the shell's state after this command could not be saved: its job was killed (SIGKILL) before the save; the next command starts with the state from before it\n";
+
 /**
  * Gives the shell time to ready the next command's job (forked, state restored), so that
  * what a test does next happens while that job waits. A longer wait only makes it surer.
@@ -481,11 +485,16 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
         output: expect.stringMatching(/^bash: line 1: +\d+ Segmentation fault.*\.\/crash\n$/),
         exitCode: 139,
       });
-      for (const command of ['./stopper', 'true; ./stopper']) {
+      // Alone, the job became the program and had nothing to save; in a list, it was to
+      // save the state, and the SIGKILL came first.
+      for (const [command, output] of [
+        ['./stopper', ''],
+        ['true; ./stopper', KILLED_UNSAVED],
+      ] as const) {
         const stopped = await shell.run(command, { timeoutMs: 200 });
         expect({ command, ...stopped }).toEqual({
           command,
-          output: '',
+          output,
           exitCode: 137,
           interrupted: true,
           timedOut: true,
@@ -727,7 +736,7 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
         'setsid sh -c \'trap "" INT TERM; exec sleep 41.7171\'; echo after',
         { timeoutMs: 200 },
       );
-      expect(deaf).toMatchObject({ output: '', exitCode: 137, interrupted: true });
+      expect(deaf).toMatchObject({ output: KILLED_UNSAVED, exitCode: 137, interrupted: true });
       expect((await shell.run(count('^sleep 41[.]7171'))).output).toBe('0\n');
     });
 
@@ -747,7 +756,11 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
         `setsid sh -c 'trap "" INT TERM; i=0; while [ $i -lt 3000 ]; do sleep ${seconds} & i=$((i+1)); sleep 0.002; done'; echo after`,
         { timeoutMs: 300 },
       );
-      expect(forking).toMatchObject({ output: '', exitCode: 137, interrupted: true });
+      expect(forking).toMatchObject({
+        output: KILLED_UNSAVED,
+        exitCode: 137,
+        interrupted: true,
+      });
       // The job's end does not wait for the other group's processes to die: a process
       // killed but not yet scheduled to exit still shows, for a while on a loaded
       // machine; one that escaped stays (its sleep is 41 s). Counted until none, up to 2 s.
