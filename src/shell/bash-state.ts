@@ -103,7 +103,7 @@ __agenttool_state() {
   local __agenttool_so=$SHELLOPTS __agenttool_n __agenttool_portable=\${1-} __agenttool_bad=
   builtin set +euvx
   builtin set +o pipefail
-  local -a __agenttool_names __agenttool_vars=() __agenttool_funcs=() __agenttool_unset=()
+  local -a __agenttool_names __agenttool_vars=() __agenttool_funcs=() __agenttool_unset=() __agenttool_exported=()
   # Whether the starting variables are as the shell has them (see __agenttool_stable):
   # then the state carries the others only, and OLDPWD.
   local __agenttool_skip=$__agenttool_not_user __agenttool_same=
@@ -158,7 +158,17 @@ __agenttool_state() {
     builtin printf ' %q' "\${__agenttool_unset[@]}" || __agenttool_bad=1
     builtin printf '\\n' || __agenttool_bad=1
   fi
-  builtin printf 'builtin cd -- %q 2>/dev/null || __agenttool_gone=%q\\n' "$PWD" "$PWD" || __agenttool_bad=1
+  # The working directory: $PWD, unless the command unset it or set it to a directory
+  # the shell is not in (bash's pwd still says where it is: where cd took it).
+  local __agenttool_wd=\${PWD-}
+  if [[ $__agenttool_wd != /* ]] || ! [[ $__agenttool_wd -ef . ]]; then
+    if builtin pwd >|"$__agenttool_fds/$__agenttool_tfd" 2>/dev/null; then
+      IFS= builtin read -r -d '' __agenttool_wd <"$__agenttool_fds/$__agenttool_tfd"
+      __agenttool_wd=\${__agenttool_wd%$'\\n'}
+    fi
+    [[ -n $__agenttool_wd ]] || __agenttool_wd=\${PWD-}
+  fi
+  builtin printf 'builtin cd -- %q 2>/dev/null || __agenttool_gone=%q\\n' "$__agenttool_wd" "$__agenttool_wd" || __agenttool_bad=1
   # The directory stack below it (pushd, popd): each entry pushed without a cd, the
   # deepest first, so that they come back in their order.
   for ((__agenttool_n = \${#DIRSTACK[@]} - 1; __agenttool_n >= 1; __agenttool_n--)); do
@@ -171,11 +181,25 @@ __agenttool_state() {
   if [[ -n $__agenttool_portable || $BASHOPTS != "$__agenttool_bashopts" ]]; then
     builtin shopt -p || __agenttool_bad=1
   fi
-  # Functions before aliases: an alias would be expanded in a definition's name.
-  if ((\${#__agenttool_funcs[@]})); then builtin declare -f "\${__agenttool_funcs[@]}" || __agenttool_bad=1; fi
   # Their names, for a job's check of its command's first word (__agenttool_arm in
   # bash-driver.ts), which then needs no builtin of its own.
   builtin printf -v __agenttool_n ' %s' "\${__agenttool_funcs[@]}"
+  # Functions before aliases: an alias would be expanded in a definition's name. Then
+  # which of them are exported (export -f), for the programs a command runs.
+  if ((\${#__agenttool_funcs[@]})); then
+    builtin declare -f "\${__agenttool_funcs[@]}" || __agenttool_bad=1
+    builtin declare -Fx >|"$__agenttool_fds/$__agenttool_tfd" || __agenttool_bad=1
+    builtin mapfile -t __agenttool_names <"$__agenttool_fds/$__agenttool_tfd"
+    __agenttool_names=("\${__agenttool_names[@]#declare -fx }")
+    for __agenttool_wd in "\${__agenttool_names[@]}"; do
+      [[ "$__agenttool_n " != *" $__agenttool_wd "* ]] || __agenttool_exported+=("$__agenttool_wd")
+    done
+    if ((\${#__agenttool_exported[@]})); then
+      builtin printf 'builtin declare -fx' || __agenttool_bad=1
+      builtin printf ' %q' "\${__agenttool_exported[@]}" || __agenttool_bad=1
+      builtin printf '\\n' || __agenttool_bad=1
+    fi
+  fi
   builtin printf '__agenttool_fnames=%q\\n' "$__agenttool_n " || __agenttool_bad=1
   builtin alias -p || __agenttool_bad=1
   # set -o is applied right before the command (SERVE_LINE in bash-driver.ts): the

@@ -2,7 +2,8 @@
  * A command whose state cannot be saved (it lowered its own ulimit, disabled the
  * builtins the save uses, or its job was killed) never costs the state the previous
  * command left: the next command starts with that state, the command keeps its own exit
- * status, and its answer says that its state was not saved.
+ * status, and its answer says that its state was not saved. Also what a save must carry
+ * that it once dropped: a working directory whose $PWD was unset, and `export -f`.
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,6 +98,25 @@ describe.each(MODES)('%s', (_name, mode) => {
     const shell = await shellWithState();
     expect(await shell.run('exec true')).toMatchObject({ output: '', exitCode: 0 });
     await expectStateFromBefore(shell);
+  });
+
+  it('keeps the working directory when a command unset PWD or set it elsewhere', async () => {
+    const shell = await shellWithState();
+    await shell.run('cd ../lost; unset PWD');
+    expect((await shell.run('pwd')).output).toBe(`${dir}/lost\n`);
+    await shell.run('cd ../kept; PWD=/');
+    expect((await shell.run('/bin/pwd')).output).toBe(`${dir}/kept\n`);
+  });
+
+  it('keeps functions exported with export -f, exported', async () => {
+    const shell = await shellWithState();
+    await shell.run('g() { echo "g in a child"; }; export -f g');
+    const result = await shell.run('bash -c g; bash -c f 2>/dev/null || echo "f not exported"');
+    expect(result.output).toBe('g in a child\nf not exported\n');
+    await shell.run('export -fn g');
+    expect((await shell.run('bash -c g 2>/dev/null || echo "g not exported"; g')).output).toBe(
+      'g not exported\ng in a child\n',
+    );
   });
 });
 
