@@ -48,6 +48,18 @@ export interface McpServerOptions extends RoundTripOptions {
    */
   readonly progressBudgetBytes?: number;
   /**
+   * How long a running call stays quiet at most while its request waits with a progress
+   * token, in ms (default 15000, `DEFAULT_PROGRESS_KEEPALIVE_MS`; 0 for never):
+   * once the call has sent no progress for this long (a quiet command, or one whose
+   * text is past {@link McpServerOptions.progressBudgetBytes}), the server sends progress
+   * with no text and higher numbers, so that a host which restarts its request timeout
+   * on progress (the SDK client's `resetTimeoutOnProgress`, 60 s by default) waits for
+   * a call that is still working. Nothing is sent for a call whose request carries no
+   * progress token, nor for tasks (their clients poll). Keep it well under the shortest
+   * timeout of the hosts served.
+   */
+  readonly progressKeepaliveMs?: number;
+  /**
    * How long the server's `close()` waits for the calls it stopped to answer and for
    * the answers to go out, before it closes the transports anyway (ms; default 5000).
    */

@@ -28,6 +28,7 @@ import {
   DEFAULT_CLOSE_GRACE_MS,
   DEFAULT_DRAIN_GRACE_MS,
   DEFAULT_PROGRESS_BUDGET_BYTES,
+  keepaliveInterval,
   RoundTrips,
   type ServedTool,
 } from './calls';
@@ -170,6 +171,7 @@ export class McpToolServer {
       },
       report,
       progressBudget: options.progressBudgetBytes ?? DEFAULT_PROGRESS_BUDGET_BYTES,
+      progressKeepalive: keepaliveInterval(options.progressKeepaliveMs),
       trips: this.#scale === undefined ? trips : new RoundTrips(options, this.#scale.states),
       calls: new CallTracker(),
       tasks: new Tasks(options.tasks, report, this.#scale?.taskPlace()),

@@ -4,7 +4,14 @@ import {
   type ServerNotification,
 } from '@modelcontextprotocol/server';
 import { type Backlog } from './backlog';
-import { outputText, ProgressInfo, type Result, withTraceData } from '../../../core';
+import { Keepalive, type ProgressNumbers } from './progress-keepalive';
+import {
+  outputText,
+  ProgressInfo,
+  type Result,
+  type SignalSource,
+  withTraceData,
+} from '../../../core';
 
 /**
  * The request that carries a call now: where its progress and log lines go. A 2025-era
@@ -16,6 +23,11 @@ export interface CallRoute {
   readonly progressToken: ProgressToken | undefined;
   /** How far the client lags behind the request's stream, when it is a streamed HTTP answer. */
   readonly backlog?: Backlog | undefined;
+  /**
+   * True when the client polls for the call's state (a task) instead of waiting on the
+   * request: no keepalive is sent to it.
+   */
+  readonly polled?: boolean;
   /** Sends a notification related to the request. */
   notify(notification: ServerNotification): Promise<void>;
   /** Sends a log line, filtered at the level the client asked for. */
@@ -31,7 +43,20 @@ export const DEFAULT_PROGRESS_BUDGET_BYTES = 64 * 1024;
 /** The note that ends a call's progress text once its budget is spent. */
 export const TRUNCATED = '[output truncated]';
 
-type ProgressParams = { progress: number; total?: number; message?: string };
+/** What a call's notices are made with (a call's `CallSetup` is one). */
+export interface NoticesSetup {
+  /** The request carrying the call now, if any. */
+  readonly route: () => CallRoute | undefined;
+  /** How much progress text the call sends at most (bytes). */
+  readonly progressBudget: number;
+  /**
+   * How long the call stays quiet at most while a request that carries a progress token
+   * waits on it (ms; 0 or absent: no keepalive).
+   */
+  readonly progressKeepalive?: number | undefined;
+  /** The call's signal: a cancelled call is kept alive no longer. */
+  readonly signalSource: SignalSource;
+}
 
 /** The route of a finished call: none. */
 const NO_ROUTE = (): undefined => undefined;
@@ -44,6 +69,10 @@ const NO_ROUTE = (): undefined => undefined;
  *   of 0 is not sent;
  * - progress text up to a budget per call, then one `[output truncated]` update, then
  *   numbers only (an update with no numbers of its own is dropped);
+ * - while a request that carries a progress token waits on the call, progress with no
+ *   text whenever the call has sent none for the keepalive interval (a quiet command,
+ *   or one whose text is past the budget): a host that restarts its timeout on progress
+ *   does not give up on a call that is still working (see {@link Keepalive});
  * - while the client lags (a streamed HTTP answer it has not read), progress is
  *   coalesced (the latest waits, and goes out once the client catches up) and log lines
  *   are dropped;
@@ -58,11 +87,21 @@ export class CallNotices {
   #count = 0;
   #textLeft: number;
   #truncated = false;
-  #held: ProgressParams | undefined;
+  #held: ProgressNumbers | undefined;
+  /** Made for a call whose first request carries a progress token; most calls have none. */
+  #keepalive: Keepalive | undefined;
 
-  constructor(route: () => CallRoute | undefined, budgetBytes: number) {
+  constructor(setup: NoticesSetup) {
+    const route = setup.route;
     this.#route = route;
-    this.#textLeft = budgetBytes;
+    this.#textLeft = setup.progressBudget;
+    const interval = setup.progressKeepalive ?? 0;
+    if (interval > 0) {
+      const first = route();
+      if (first?.progressToken !== undefined && first.polled !== true) {
+        this.#keepalive = new Keepalive(interval, setup.signalSource, this);
+      }
+    }
   }
 
   /** A progress update of the call. */
@@ -70,7 +109,7 @@ export class CallNotices {
     if (this.#finished) return;
     this.#count++;
     const info = update.details instanceof ProgressInfo ? update.details : undefined;
-    const params: ProgressParams = { progress: info?.progress ?? this.#count };
+    const params: ProgressNumbers = { progress: info?.progress ?? this.#count };
     if (info !== undefined && info.total > 0) params.total = info.total;
     const text =
       info !== undefined && info.message !== '' ? info.message : outputText(update.output);
@@ -82,8 +121,23 @@ export class CallNotices {
         params.message = this.#within(text);
       }
     }
-    this.#sendProgress(params);
+    this.#sendProgress(params, info !== undefined);
   };
+
+  /**
+   * The call has been quiet for the keepalive interval: progress with no text, numbers
+   * above the last ones sent (see {@link Keepalive.next}), when a request that carries a
+   * progress token waits on the call now (a 2026-07-28 call asking its questions has
+   * none between requests; a call that became a task is polled).
+   */
+  beat(): void {
+    const keepalive = this.#keepalive;
+    const route = this.#finished ? undefined : this.#route();
+    if (keepalive === undefined || route?.progressToken === undefined || route.polled === true) {
+      return;
+    }
+    this.#sendProgress(keepalive.next(++this.#count), keepalive.own);
+  }
 
   /** A log line of the call; dropped while the client lags. */
   readonly log = (level: LoggingLevel, data: unknown, logger?: string): void => {
@@ -103,6 +157,8 @@ export class CallNotices {
     this.#finished = true;
     this.#held = undefined;
     this.#route = NO_ROUTE;
+    this.#keepalive?.stop();
+    this.#keepalive = undefined;
   }
 
   /**
@@ -133,10 +189,12 @@ export class CallNotices {
     return kept === '' ? TRUNCATED : `${kept}\n${TRUNCATED}`;
   }
 
-  #sendProgress(params: ProgressParams): void {
+  /** Sends `params`; `own` when its numbers are the tool's own, not a count. */
+  #sendProgress(params: ProgressNumbers, own: boolean): void {
     const route = this.#finished ? undefined : this.#route();
     const token = route?.progressToken;
     if (route === undefined || token === undefined) return;
+    this.#keepalive?.sent(params, own);
     const backlog = route.backlog;
     if (backlog?.congested === true) {
       // The latest update waits for the client to catch up; older ones are dropped.
@@ -157,7 +215,8 @@ export class CallNotices {
   #release(): void {
     const held = this.#held;
     this.#held = undefined;
-    if (held !== undefined) this.#sendProgress(held);
+    // The keepalive noted the held update when it was held: whose numbers they are stays.
+    if (held !== undefined) this.#sendProgress(held, this.#keepalive?.own ?? false);
   }
 
   #deliver(sending: Promise<void>): void {

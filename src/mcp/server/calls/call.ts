@@ -30,7 +30,7 @@ import {
 } from '../../../core';
 import { type ArgumentsCheck } from '../../validation';
 import { contentOf } from './content';
-import { type CallRoute, CallNotices } from './call-notices';
+import { CallNotices, type NoticesSetup } from './call-notices';
 import { type OutputCheck, structuredOf } from './output';
 import { type ParamHeader } from './param-headers';
 import { recordMeta } from './record-meta';
@@ -62,8 +62,11 @@ export interface ServedTool {
   readonly paramHeaders: readonly ParamHeader[];
 }
 
-/** What a call runs with besides its tool and arguments. */
-export interface CallSetup {
+/**
+ * What a call runs with besides its tool and arguments: with what its notices are made
+ * ({@link NoticesSetup}: its route, progress budget and keepalive), and the rest.
+ */
+export interface CallSetup extends NoticesSetup {
   readonly session: McpSession;
   /** The verified caller, if any. */
   readonly auth: AuthInfo | undefined;
@@ -79,10 +82,6 @@ export interface CallSetup {
   readonly askWithoutElicitor?: AskWithoutElicitor;
   readonly recorder: RecordFunc | undefined;
   readonly report: ErrorReporter;
-  /** How much progress text the call sends at most (bytes). */
-  readonly progressBudget: number;
-  /** The request carrying the call now, if any. */
-  readonly route: () => CallRoute | undefined;
 }
 
 /** A call that runs: its result, and a way to wait for what it has sent so far. */
@@ -190,7 +189,7 @@ class ServedRun implements RunningCall {
     this.#served = served;
     this.#args = args;
     this.#report = setup.report;
-    const notices = new CallNotices(setup.route, setup.progressBudget);
+    const notices = new CallNotices(setup);
     this.#notices = notices;
     const call = servedCall(`mcp_${++calls}`, args, notices.progress);
     const ctx = createContextWithSignalSource(

@@ -3,6 +3,7 @@
 // signed request states that resume them, and stopping calls when the server stops.
 export { Backlog, backlogs } from './backlog';
 export { type CallRoute, DEFAULT_PROGRESS_BUDGET_BYTES } from './call-notices';
+export { DEFAULT_PROGRESS_KEEPALIVE_MS, keepaliveInterval } from './progress-keepalive';
 export {
   admit,
   failure,

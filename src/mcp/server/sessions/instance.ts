@@ -80,6 +80,8 @@ export interface InstanceHost {
   readonly report: ErrorReporter;
   /** How much progress text a call sends at most (bytes). */
   readonly progressBudget: number;
+  /** How long a call waited on with a progress token stays quiet at most (ms; 0: no keepalive). */
+  readonly progressKeepalive: number;
   readonly trips: RoundTrips;
   /** The calls in flight, and the signal that stops them when the server closes. */
   readonly calls: CallTracker;
@@ -338,6 +340,7 @@ function startLegacy(
     recorder: host.recorder,
     report: host.report,
     progressBudget: host.progressBudget,
+    progressKeepalive: host.progressKeepalive,
     route: () => route,
   });
   const calls = host.calls;
@@ -509,6 +512,7 @@ async function startModern(
     recorder: host.recorder,
     report: host.report,
     progressBudget: host.progressBudget,
+    progressKeepalive: host.progressKeepalive,
     route: late === undefined ? () => run.route : () => late.route(),
   });
   run.start(running);

@@ -147,6 +147,8 @@ export class LocalTask {
   /** The route of the tool's progress: each update becomes the task's status message. */
   readonly route: CallRoute = {
     progressToken: 'task',
+    // Its client polls the task: nothing waits on a request for a keepalive to keep open.
+    polled: true,
     notify: (notification: ServerNotification): Promise<void> => {
       if (notification.method === 'notifications/progress') {
         const { message, progress, total } = notification.params;
