@@ -17,6 +17,7 @@ export interface ServeFlags {
   advertise?: string;
   requestStateKeyFile?: string;
   drainGrace?: string;
+  progressKeepalive?: string;
   authIssuer?: string;
   authJwks?: string;
   authVerifier?: string;
@@ -62,6 +63,10 @@ export function serveOptions(command: Command): Command {
       'on SIGTERM, let the work in flight finish for this long (default 30000 with --http; over stdio SIGTERM stops at once unless this is given)',
     )
     .option(
+      '--progress-keepalive <ms>',
+      'send progress at least this often while a call whose request asked for progress runs, so hosts that restart their timeout on progress keep waiting (default 15000; 0: only what the tool reports)',
+    )
+    .option(
       '--auth-issuer <url>',
       'with --http: require bearer tokens from this authorization server (OAuth issuer)',
     )
@@ -94,6 +99,7 @@ export function serveOptionsFrom(
     advertise: options.advertise,
     requestStateKeyFile: options.requestStateKeyFile,
     drainGraceMs: milliseconds('--drain-grace', options.drainGrace),
+    progressKeepaliveMs: milliseconds('--progress-keepalive', options.progressKeepalive, 10000),
     auth: {
       issuer: options.authIssuer,
       jwks: options.authJwks,
@@ -181,14 +187,17 @@ function limitsOf(given: readonly string[] | undefined): HttpLimits | undefined 
   return limits;
 }
 
+/** The longest time a timer takes (a longer one fires at once). */
+const MOST_MS = 2 ** 31 - 1;
+
 /** `text` as a number of milliseconds >= 0, or undefined when not given. */
-function milliseconds(flag: string, text: string | undefined): number | undefined {
+function milliseconds(flag: string, text: string | undefined, example = 30000): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (text.trim() === '' || !Number.isInteger(value) || value < 0) {
+  if (text.trim() === '' || !Number.isInteger(value) || value < 0 || value > MOST_MS) {
     throw new CliError(
       ExitCode.BAD_ARGUMENTS,
-      `agenttool: ${flag} ${JSON.stringify(text)}: give a whole number of milliseconds, e.g. ${flag} 30000`,
+      `agenttool: ${flag} ${JSON.stringify(text)}: give a whole number of milliseconds up to ${MOST_MS}, e.g. ${flag} ${example}`,
     );
   }
   return value;

@@ -123,6 +123,8 @@ export interface ServeOptions {
   readonly requestStateKeyFile?: string | undefined;
   /** How long a drain (SIGTERM) lets the work in flight finish, in ms. */
   readonly drainGraceMs?: number | undefined;
+  /** How long a call waited on with a progress token stays quiet at most, in ms (0: never kept alive). */
+  readonly progressKeepaliveMs?: number | undefined;
   /** The environment the request-state key may come from (`AGENTTOOL_REQUEST_STATE_KEY`). */
   readonly env?: NodeJS.ProcessEnv | undefined;
   /** Bearer authorization of every HTTP request (the `--auth-*` options). */
@@ -226,6 +228,9 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       version: packageVersion(),
       ...(records === undefined ? {} : { recorder: records.recorder() }),
       ...(scaleOut === undefined ? {} : { scaleOut }),
+      ...(options.progressKeepaliveMs === undefined
+        ? {}
+        : { progressKeepaliveMs: options.progressKeepaliveMs }),
       // A module file's onServe hook is handed the server and may change its list.
       ...((loaded !== undefined && 'onServe' in loaded && loaded.onServe !== undefined) ||
       options.listChanged === true

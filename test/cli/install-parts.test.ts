@@ -230,6 +230,10 @@ describe('what install refuses, leaving the file as it was', () => {
     // Values the command would refuse when the client starts it are refused now.
     [{ words: ['app.js', '--drain-grace', 'soon'] }, /--drain-grace "soon": give a whole number/],
     [{ words: ['app.js', '--stateless'] }, /--stateless applies to --http only/],
+    [
+      { words: ['workspace', '.', '--progress-keepalive', 'often'] },
+      /--progress-keepalive "often": give a whole number of milliseconds up to 2147483647, e\.g\. --progress-keepalive 10000/,
+    ],
     [{ words: ['workspace', '.', '--max-memory', 'abc'] }, /--max-memory/],
     [{ words: ['workspace', '.', '--shell-env', 'BAD=NAME'] }, /--shell-env: "BAD=NAME" is not/],
     [{ words: ['workspace', '.', '--no-sandbox', '--max-processes', '9'] }, /--no-sandbox/],
