@@ -69,6 +69,14 @@ describe('progress', () => {
       'scan 7 files',
     );
     expect(describeProgress('bash', { output: 'line\nof output' })).toBe('bash line of output');
+    // A server's keepalive moves the numbers on by a millionth, which is not shown.
+    const nudged = new ProgressInfo(3 + 3 * 2 ** -20, 10, '');
+    expect(describeProgress('copy', { output: '', details: nudged })).toBe(
+      'copy [#######-----------------] 3/10',
+    );
+    expect(describeProgress('scan', { output: '', details: new ProgressInfo(2.5, 0, '') })).toBe(
+      'scan 2.5',
+    );
   });
 
   it('redraws one line in place on a terminal, truncated to its width, and clears it', () => {
