@@ -12,7 +12,8 @@ import {
   type ToolContext,
   wrap,
 } from '../core';
-import { describeMs, type HandleKind, type HandleTable, type Held } from './handle-table';
+import { describeMs } from './handle-messages';
+import { type HandleKind, type HandleTable, type Held } from './handle-table';
 
 /**
  * State a client reaches by a handle it carries, as MCP 2026-07-28 keeps state across

@@ -127,8 +127,9 @@ function expectIncreasing(seen: readonly Progress[]): void {
   }
 }
 
+// Each era and transport is covered in test/mcp/server/progress-keepalive.test.ts; here,
+// the flag and the shell end to end, as hosts run them.
 describe.each<[Era, 'stdio' | 'http']>([
-  ['legacy', 'stdio'],
   ['modern', 'stdio'],
   ['modern', 'http'],
 ])('a %s client over %s', (era, over) => {
@@ -147,7 +148,7 @@ describe.each<[Era, 'stdio' | 'http']>([
   });
 });
 
-test.each<[Era]>([['legacy'], ['modern']])(
+test.each<[Era]>([['legacy']])(
   'a %s client over stdio: a quiet command is kept alive to its end',
   async (era) => {
     const c = await connect(era, 'stdio');
