@@ -1,6 +1,11 @@
-import type { HandleKind } from './handle-table';
-
 // What a caller is told when the handles of a kind leave no room for one more.
+
+/** What of a handle kind (see HandleKind) the messages name. */
+interface KindNamed {
+  readonly argument: string;
+  readonly holds: string;
+  readonly maxPerCaller: number;
+}
 
 /**
  * Why `quota`, holding its most of `kind` (`held.count`, `held.handles` of them by
@@ -8,7 +13,7 @@ import type { HandleKind } from './handle-table';
  * sessions'), none of them idle to take back, gets no new one, and what would make room.
  */
 export function callerFull(
-  kind: HandleKind,
+  kind: KindNamed,
   quota: string,
   held: { readonly count: number; readonly handles: number; readonly minting: number },
 ): string {
