@@ -46,6 +46,25 @@ export const AGENT_CONFIG_FILES: readonly string[] = [
   '.cursor/mcp.json',
 ];
 
+/**
+ * Of the runtime's lists, what a writable folder holds whether it exists or not: what an
+ * editor or an agent runs, or takes instructions from, on its own once it exists (a
+ * `.vscode/tasks.json` run when the folder opens, a project's MCP servers, an agent's
+ * commands). A missing one is held by an empty read-only folder standing in while the
+ * shell runs, which git does not list; the rest of the lists is held where it exists
+ * (a home folder holds them all: see `heldStartupPaths`).
+ */
+export const HELD_WHEN_MISSING: readonly string[] = [
+  '.mcp.json',
+  '.vscode',
+  '.idea',
+  '.claude/commands',
+  '.claude/agents',
+];
+
+/** The path below a missing {@link HELD_WHEN_MISSING} name that makes a folder stand in. */
+const FOLDER_STAND_IN = '.agenttool-held';
+
 /** {@link AGENT_CONFIG_FILES} as folder and file names, lower-cased. */
 const AGENT_CONFIG_PARTS: readonly (readonly [string, string])[] = AGENT_CONFIG_FILES.map(
   (path) => {
@@ -110,9 +129,10 @@ const CONCURRENCY = 16;
  * mandatory denies, applied at each root instead of at `process.cwd()`:
  *
  * - at the root itself, the {@link PROTECTED_FILES}, {@link PROTECTED_DIRECTORIES} and
- *   {@link AGENT_CONFIG_FILES} that are there (the runtime holds its lists there or not,
- *   by an empty file or folder made in their place; in a home folder, see
- *   `heldStartupPaths`, they are so held), and, when `.git` is a directory, its `hooks`
+ *   {@link AGENT_CONFIG_FILES} that are there, and those of {@link HELD_WHEN_MISSING}
+ *   that are not, by a path below each (the runtime holds its lists there or not, by an
+ *   empty file or folder made in their place; in a home folder, see `heldStartupPaths`,
+ *   they all are), and, when `.git` is a directory, its `hooks`
  *   (there or not) and `config`, or, when `.git` is a file (a worktree's or a submodule's
  *   pointer), that file;
  * - below it, by a scan that skips `node_modules`, follows no symbolic link, and reads
@@ -140,11 +160,15 @@ export async function protectedPaths(
   for (const root of new Set(roots)) {
     const kind = await kindOf(root);
     if (kind !== 'directory') continue;
-    // Those there only: a missing one would need a mount point, an empty file or folder
-    // made in the user's folder while the shell runs, which git lists (and a host's
-    // `git add -A` commits) and which breaks `git add -A` in the sandbox.
+    // Those there; of those missing, only what runs or instructs on its own once made,
+    // by an empty read-only folder standing in (a path below it, which makes the sandbox
+    // runtime stand a folder in for it): an empty file in the user's folder would be
+    // listed by git (a host's `git add -A` commits it) and break `git add -A` in the
+    // sandbox, where git passes an empty folder over.
     for (const name of [...PROTECTED_FILES, ...PROTECTED_DIRECTORIES, ...AGENT_CONFIG_FILES]) {
-      if ((await kindOf(join(root, name))) !== undefined) found.add(join(root, name));
+      const path = join(root, name);
+      if ((await kindOf(path)) !== undefined) found.add(path);
+      else if (HELD_WHEN_MISSING.includes(name)) found.add(join(path, FOLDER_STAND_IN));
     }
     const dotGit = await kindOf(join(root, '.git'));
     if (dotGit === 'directory') {

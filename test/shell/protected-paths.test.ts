@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
   AGENT_CONFIG_FILES,
+  HELD_WHEN_MISSING,
   PROTECTED_DIRECTORIES,
   PROTECTED_FILES,
   PROTECTED_SCAN_DEPTH,
@@ -54,10 +55,18 @@ function file(root: string, path: string, text = 'x'): void {
   writeFileSync(join(root, path), text);
 }
 
-/** The paths found under `root`, relative to it. */
+/** What stands in for a missing name that is held all the same (see its own test). */
+const STAND_IN = '/.agenttool-held';
+
+/** `paths` but the stand-ins of missing held names. */
+function withoutStandIns(paths: readonly string[]): string[] {
+  return paths.filter((path) => !path.endsWith(STAND_IN));
+}
+
+/** The paths found under `root`, relative to it, stand-ins left out. */
 async function found(root: string, options = {}): Promise<string[]> {
   const { paths } = await protectedPaths([root], options);
-  return paths.map((path) => path.slice(root.length + 1));
+  return withoutStandIns(paths).map((path) => path.slice(root.length + 1));
 }
 
 const AT_ROOT = [...PROTECTED_FILES, ...PROTECTED_DIRECTORIES];
@@ -101,7 +110,7 @@ describe("the sandbox runtime's lists", () => {
       // From elsewhere: the working directory plays no part in ours. Theirs that exist,
       // and a repository's hooks there or not; a missing one of their lists would need a
       // stand-in made in the user's folder.
-      const { paths } = await protectedPaths([root]);
+      const paths = withoutStandIns((await protectedPaths([root])).paths);
       const held = theirs.filter(
         (path) => existsSync(path) || path === join(root, '.git', 'hooks'),
       );
@@ -114,6 +123,36 @@ describe("the sandbox runtime's lists", () => {
 });
 
 describe('protectedPaths', () => {
+  it('holds a missing name that runs or instructs on its own by a folder standing in, the rest where they exist', async () => {
+    const root = join(work, 'ws');
+    file(root, '.claude/notes.md');
+    file(root, '.idea/workspace.xml');
+    const { paths } = await protectedPaths([root]);
+    expect(HELD_WHEN_MISSING).toEqual([
+      '.mcp.json',
+      '.vscode',
+      '.idea',
+      '.claude/commands',
+      '.claude/agents',
+    ]);
+    // A path below each missing one makes the sandbox runtime stand an empty read-only
+    // folder in for it (or for its first missing folder), which git does not list.
+    expect(paths.map((path) => path.slice(root.length + 1))).toEqual(
+      [
+        '.mcp.json/.agenttool-held',
+        '.vscode/.agenttool-held',
+        '.idea',
+        '.claude/commands/.agenttool-held',
+        '.claude/agents/.agenttool-held',
+      ].sort(),
+    );
+    // The shell start-up files, git's and ripgrep's own files, .gitmodules: none made
+    // when missing (a project's own do not run), held where they exist.
+    for (const name of PROTECTED_FILES.filter((name) => name !== '.mcp.json')) {
+      expect(paths.some((path) => path.startsWith(join(root, name)))).toBe(false);
+    }
+  });
+
   it('protects a root and a nested repository, down to the depth, skipping node_modules', async () => {
     const root = join(work, 'ws');
     file(root, '.git/HEAD');
@@ -221,7 +260,13 @@ describe('protectedPaths', () => {
     file(one, 'x/.gitmodules');
     file(two, 'y/.git/HEAD');
     const { paths } = await protectedPaths([one, two, join(work, 'absent')]);
-    expect(paths).toEqual([join(one, 'x/.gitmodules'), join(two, 'y/.git/hooks')].sort());
+    expect(withoutStandIns(paths)).toEqual(
+      [join(one, 'x/.gitmodules'), join(two, 'y/.git/hooks')].sort(),
+    );
+    // Each root's missing held names stand in there.
+    expect(paths.filter((path) => path.endsWith(STAND_IN))).toHaveLength(
+      2 * HELD_WHEN_MISSING.length,
+    );
   });
 
   it('reads at most maxDirectories, breadth first, and says it stopped', async () => {
@@ -232,14 +277,16 @@ describe('protectedPaths', () => {
     expect(all.complete).toBe(true);
     // The root, 31 folders under it, and the 30 below those.
     expect(all.directoriesRead).toBe(62);
-    expect(all.paths).toHaveLength(31);
+    expect(withoutStandIns(all.paths)).toHaveLength(31);
     const bounded = await protectedPaths([root], { maxDirectories: 32 });
     expect(bounded.complete).toBe(false);
     expect(bounded.directoriesRead).toBe(32);
     // The first level is read whole; of the second, nothing.
-    expect(bounded.paths.map((path) => path.slice(root.length + 1))).toEqual(['zz/.bashrc']);
+    expect(withoutStandIns(bounded.paths).map((path) => path.slice(root.length + 1))).toEqual([
+      'zz/.bashrc',
+    ]);
     const rootOnly = await protectedPaths([root], { maxDirectories: 1 });
-    expect(rootOnly.paths).toEqual([]);
+    expect(withoutStandIns(rootOnly.paths)).toEqual([]);
   });
 
   it('is added to the denyWrite of a policy, next to what was there', async () => {

@@ -199,12 +199,19 @@ describe.each([
           let heldHooks = false;
           try {
             expect(await bash(served.remote, 'pwd')).toBe(`${root}\n`);
-            // Protected names that are missing get no stand-in in the folder (git would
-            // list it, and a host's `git add -A` commit it), inside or out.
+            // Protected names that are missing get no empty file standing in (git would
+            // list it, and a host's `git add -A` commit it), inside or out; those that
+            // run on their own once made get an empty folder, which git passes over.
             expect(await bash(served.remote, 'git status --porcelain --untracked-files=all')).toBe(
               '?? .bashrc\n',
             );
-            expect(readdirSync(root).sort()).toEqual([...listing].sort());
+            const host = spawnSync('git', ['-C', root, 'status', '--porcelain'], {
+              encoding: 'utf8',
+            });
+            expect(host.stdout).toBe('?? .bashrc\n');
+            const standing = readdirSync(root).filter((name) => !listing.includes(name));
+            expect(standing.sort()).toEqual(['.claude', '.idea', '.mcp.json', '.vscode']);
+            for (const name of standing) expect(readdirSync(join(root, name))).toEqual([]);
             expect(await bash(served.remote, ATTEMPT)).toBe(
               PROTECTED.map((path) => `${path}: refused\n`).join(''),
             );
@@ -245,6 +252,29 @@ describe.each([
     },
   );
 });
+
+it('keeps a command from making what an editor or an agent would run in the folder, and leaves nothing of it', async () => {
+  const root = realpathSync(tempDir());
+  const served = await serveStdio(root, root);
+  try {
+    const made = await bash(
+      served.remote,
+      [
+        'mkdir -p .vscode && echo "{}" > .vscode/tasks.json',
+        'echo "{}" > .mcp.json',
+        'mkdir -p .idea/runConfigurations',
+        'mkdir -p .claude/commands && echo x > .claude/commands/x.md',
+        'echo "{}" > .claude/settings.json',
+      ]
+        .map((step) => `if (${step}) 2>/dev/null; then echo made; else echo refused; fi`)
+        .join('; '),
+    );
+    expect(made).toBe('refused\n'.repeat(5));
+  } finally {
+    await served.close();
+  }
+  expect(await settledListing(root, [])).toEqual([]);
+}, 60_000);
 
 it("keeps Claude Code's settings read-only where they are, through bash and the file tools", async () => {
   const root = realpathSync(tempDir());
