@@ -74,9 +74,11 @@ export function describeProgress(label: string, update: Result): string {
 }
 
 /**
- * `n` to six significant digits: a server that keeps a quiet call alive moves the tool's
- * own numbers on by a millionth (3 of 10 reads 3, not 3.0000028610229492).
+ * `n` with at most three decimals (below 1, six significant digits): a server that keeps
+ * a quiet call alive moves the tool's own numbers on by a millionth (3 of 10 reads 3,
+ * not 3.0000028610229492; 1234567 reads 1234567).
  */
 function shown(n: number): string {
-  return Number.isInteger(n) ? String(n) : String(Number(n.toPrecision(6)));
+  if (Number.isInteger(n)) return String(n);
+  return String(Math.abs(n) >= 1 ? Math.round(n * 1000) / 1000 : Number(n.toPrecision(6)));
 }

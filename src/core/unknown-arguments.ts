@@ -6,11 +6,18 @@ import type { Call } from './context';
  * unknown arguments, which leaves the answer changed unnoticed (the default read for
  * `max_byte`, the default timeout for `timeout`). For a tool whose answer would then not
  * be what was asked for. Reads the call's decoded `value`, else its `args`; arguments
- * that are not a JSON object are left to the decoding to refuse. The message:
+ * that are not a JSON object are left to the decoding to refuse; `ignored` names are
+ * taken without a word and not listed (what another tool's callers send that changes
+ * nothing here: a `description` of the command). The message:
  * `invalid arguments: <tool> takes no "<name>"[, "<name>"]; its arguments are <known>`
  * (`it takes none`).
  */
-export function refuseUnknownArguments(call: Call, tool: string, known: readonly string[]): void {
+export function refuseUnknownArguments(
+  call: Call,
+  tool: string,
+  known: readonly string[],
+  ignored: readonly string[] = [],
+): void {
   let given: unknown = call.value;
   if (given === undefined) {
     try {
@@ -20,7 +27,9 @@ export function refuseUnknownArguments(call: Call, tool: string, known: readonly
     }
   }
   if (typeof given !== 'object' || given === null || Array.isArray(given)) return;
-  const unknown = Object.keys(given).filter((name) => !known.includes(name));
+  const unknown = Object.keys(given).filter(
+    (name) => !known.includes(name) && !ignored.includes(name),
+  );
   if (unknown.length === 0) return;
   throw new Error(
     `invalid arguments: ${tool} takes no ${unknown.map((name) => JSON.stringify(name)).join(', ')}; ${known.length === 0 ? 'it takes none' : `its arguments are ${known.join(', ')}`}`,

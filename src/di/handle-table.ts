@@ -249,12 +249,13 @@ export class HandleTable {
    * idle handles unused longest end; past the kind's most, all callers together, the
    * caller holding the most (more than one beyond what `quota` holds) gives up its idle
    * handle unused longest, so that a few callers cannot keep every other one out, and
-   * again while over. Handles being minted (their calls not answered yet) count and are
-   * never taken: each will need its own room, so that calls minting at once cannot hold
-   * past a most between them. Settling, the new handle is live and counts; others still
-   * minting are left to their own settling, and what cannot be taken back is left (the
-   * caller holds one over until the next mint makes room). Otherwise the plan fails
-   * whole, saying why.
+   * again while over. Handles being minted (their calls not answered yet) count, when
+   * checking and when settling alike, and are never taken: each needs its own room, so
+   * that calls minting at once cannot hold past a most between them (whichever answers
+   * first takes back what the others' checks counted on). Settling, the new handle is
+   * live and counts, and what cannot be taken back is left (one turned busy meanwhile:
+   * held over until the next mint makes room). Otherwise the plan fails whole, saying
+   * why.
    */
   #makeRoom(
     kind: HandleKind,
@@ -284,7 +285,6 @@ export class HandleTable {
     };
     for (const held of this.#live.values()) {
       if (held.kind.argument !== kind.argument) continue;
-      if (held.minting && added !== undefined && held !== added) continue;
       open++;
       const entry = holdingOf(held.quota);
       entry.count++;

@@ -113,11 +113,13 @@ __agenttool_done() {
 # none of it ends the job under the command's set -e (each failure is followed by ((1)),
 # a success no function or enable -n can take away). A function named builtin, which
 # no state keeps (see __agenttool_state), would stand in for every builtin here: it
-# goes first; the builtins the command disabled (enable -n) are back. A repeated
+# goes first (by command, past a function named unset, and silent: a command's own
+# function's output is not the command's); the builtins the command disabled (enable
+# -n) are back. A repeated
 # interrupt must not cut the save short, and a write past the command's ulimit -f must
 # fail as a write, not kill the job with SIGXFSZ (the job's status is the command's).
 __agenttool_save() {
-  unset -f builtin 2>/dev/null || ((1))
+  { command unset -f builtin; } >/dev/null 2>&1 || ((1))
   builtin enable trap set shopt compgen mapfile declare read printf pwd umask alias local return unset &&
     builtin trap '' INT TERM XFSZ &&
     __agenttool_state >|"$__agenttool_fds/$__agenttool_sparefd" &&

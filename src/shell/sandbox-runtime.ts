@@ -287,7 +287,7 @@ export async function leaseSandbox(
 function tooManyMounts(error: unknown, policy: SandboxPolicy): string | undefined {
   if ((error as { code?: unknown } | undefined)?.code !== 'too_many_arguments') return undefined;
   const repositories = policy.denyWrite.filter((path) => path.endsWith(`${sep}hooks`)).length;
-  return `the folders the shell may write (${policy.allowWrite.join(', ')}) hold more paths it keeps read-only than the sandbox can mount (bubblewrap takes about 3000 mounts, each path and each folder on its way counting): ${policy.denyWrite.length} paths, ${repositories} of them git repositories' hooks (each repository's hooks and config are kept read-only, down to three levels below each folder). Name a smaller folder as the workspace (a project, not a folder of many projects or a temporary folder), or fewer writable paths`;
+  return `the folders the shell may write (${policy.allowWrite.join(', ')}) hold more paths it keeps read-only than the sandbox can mount (bubblewrap takes about 3000 mounts, each path and each folder on its way counting): ${policy.denyWrite.length} paths, ${repositories} of them git repositories' hooks (each repository's hooks and config are kept read-only, in each folder and one level below it). Name a smaller folder as the workspace (a project, not a folder of many projects or a temporary folder), or fewer writable paths`;
 }
 
 /**

@@ -13,7 +13,9 @@ export interface ShellOptions {
   /**
    * The environment bash starts with, exactly. By default only `PATH`, `HOME`, `LANG`
    * and `TERM` of the host's (see {@link shellEnvironment}), never the whole of it: a
-   * server's environment holds credentials a command has no business reading.
+   * server's environment holds credentials a command has no business reading; and, for
+   * commands with no terminal, `GIT_EDITOR=true`, `GIT_TERMINAL_PROMPT=0`, `GIT_PAGER`
+   * and `PAGER` `cat`.
    */
   readonly env?: NodeJS.ProcessEnv;
   /**

@@ -121,6 +121,9 @@ export function shellTools(options: ShellToolsOptions = {}): ShellTools {
     'timeout_seconds',
     ...(escapeHatch ? [ESCAPE_HATCH_ARGUMENT] : []),
   ];
+  // Taken and left unused: what a command is for, which models trained on another
+  // agent's bash send with it, changes nothing of how it runs.
+  const bashIgnores = ['description'];
   if (escapeHatch && !(confinement.confined && options.container === undefined)) {
     throw new TypeError(
       'allowUnsandboxedCommands is for a sandboxed shell; without a sandbox every command already runs outside one',
@@ -157,7 +160,7 @@ export function shellTools(options: ShellToolsOptions = {}): ShellTools {
     async execute(args: UnsandboxableBashArgs, ctx: ToolContext): Promise<Result> {
       // A `timeout` in ms, `cwd`, `run_in_background`: ignored, the command would run
       // otherwise than asked (for ten minutes, elsewhere, in the foreground).
-      refuseUnknownArguments(ctx.call, 'bash', bashArguments);
+      refuseUnknownArguments(ctx.call, 'bash', bashArguments, bashIgnores);
       const actual = this.shell.confinement;
       if (actual.confined !== confinement.confined || actual.by !== confinement.by) {
         throw new Error(

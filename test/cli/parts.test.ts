@@ -77,6 +77,12 @@ describe('progress', () => {
     expect(describeProgress('scan', { output: '', details: new ProgressInfo(2.5, 0, '') })).toBe(
       'scan 2.5',
     );
+    // Large numbers keep their digits; a nudged one reads whole.
+    const large = new ProgressInfo(1234567 + 1234567 * 2 ** -40, 0, '');
+    expect(describeProgress('rows', { output: '', details: large })).toBe('rows 1234567');
+    expect(
+      describeProgress('rows', { output: '', details: new ProgressInfo(2500000.5, 0, '') }),
+    ).toBe('rows 2500000.5');
   });
 
   it('redraws one line in place on a terminal, truncated to its width, and clears it', () => {

@@ -15,6 +15,15 @@ describe('refuseUnknownArguments', () => {
     expect(() =>
       refuseUnknownArguments({ id: 'c', args: '{}', value: { x: 1, y: 2 } }, 'restart', []),
     ).toThrow('invalid arguments: restart takes no "x", "y"; it takes none');
+    // Ignored names pass, and are not listed.
+    expect(() =>
+      refuseUnknownArguments(
+        { id: 'c', args: '{"command":"ls","description":"d","cwd":"/"}' },
+        'bash',
+        ['command'],
+        ['description'],
+      ),
+    ).toThrow('invalid arguments: bash takes no "cwd"; its arguments are command');
   });
 
   it('passes known names, no arguments, and leaves what is not an object to the decoding', () => {

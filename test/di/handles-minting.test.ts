@@ -78,6 +78,34 @@ describe('handles minted at once', () => {
     expect((await call({ counter_id: hers }, { auth: ada })).output).toBe('counter #4 at 2');
   });
 
+  it("hold no more than the kind's most when the minting calls answer in another order than they came", async () => {
+    const { call, state } = await app({
+      argument: 'counter_id',
+      holds: 'counter',
+      maxPerCaller: 5,
+      maxOpen: 2,
+    });
+    const bobsIdle = handleOf(await call({}, { auth: bob }));
+    const his = call({}, { auth: bob, id: 'slow-b' });
+    await gateOpen(state, 'slow-b');
+    // Hers counts on his idle one: he holds two (one minting) to her none.
+    const hers = call({}, { auth: ada, id: 'slow-a' });
+    await gateOpen(state, 'slow-a');
+    // She answers first: his minting one still counts, so his idle one ends now.
+    state.gates.get('slow-a')?.();
+    const herHandle = handleOf(await hers);
+    await closedCount(state, 1);
+    expect(state.closed).toEqual([1]);
+    state.gates.get('slow-b')?.();
+    const hisHandle = handleOf(await his);
+    await expect(call({ counter_id: bobsIdle }, { auth: bob })).rejects.toThrow(
+      'it was closed to make room for another caller',
+    );
+    expect((await call({ counter_id: herHandle }, { auth: ada })).output).toBe('counter #3 at 2');
+    expect((await call({ counter_id: hisHandle }, { auth: bob })).output).toBe('counter #2 at 2');
+    expect(state.closed).toEqual([1]);
+  });
+
   it("count against a lasting session's first call: it cannot take what mints will", async () => {
     const { call, state } = await app({
       argument: 'counter_id',

@@ -94,6 +94,15 @@ describe.each(MODES)('%s', (_name, mode) => {
     expect(after.output).toBe(`${dir}/lost 1 [/]\n`);
   });
 
+  it("keeps a function named unset out of the answers: the save's own use of unset is not the command's", async () => {
+    const shell = await shellWithState();
+    const defined = await shell.run('unset() { echo "my unset $*"; builtin unset "$@"; }; echo ok');
+    expect(defined).toMatchObject({ output: 'ok\n', exitCode: 0 });
+    expect((await shell.run('echo next; x=1; unset x; echo "[${x-gone}]"')).output).toBe(
+      'next\nmy unset x\n[gone]\n',
+    );
+  });
+
   it('says nothing of a plain exec, which replaces the job and leaves the state as it was', async () => {
     const shell = await shellWithState();
     expect(await shell.run('exec true')).toMatchObject({ output: '', exitCode: 0 });

@@ -310,6 +310,8 @@ describe('bash and restart through the executor', () => {
       job(bash, { command: 'touch ran', timeout: 1000, run_in_background: true }),
       job(restart, { force: true }),
       job(bash, { command: 'ls' }),
+      // What another agent's bash takes and changes nothing here is taken.
+      job(bash, { command: 'echo listed', description: 'Lists the folder' }),
     ]);
     expect(outputOf(outcomes[0]!)).toBe(
       'Error: invalid arguments: bash takes no "timeout", "run_in_background"; its arguments are command, timeout_seconds',
@@ -319,6 +321,7 @@ describe('bash and restart through the executor', () => {
     );
     // Neither ran: nothing made, the shell not restarted.
     expect(outputOf(outcomes[2]!)).toBe('(no output)');
+    expect(outputOf(outcomes[3]!)).toBe('listed\n');
   });
 });
 

@@ -13,10 +13,13 @@ export const DEFAULT_PROGRESS_KEEPALIVE_MS = 15_000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * How far a keepalive moves a tool's own progress on, relative to it: a millionth, which
- * no display shows, so that the numbers still increase as MCP requires.
+ * How far a keepalive moves a tool's own progress on, so that the numbers still increase
+ * as MCP requires and no display shows it: a millionth of one (about 2^-20), or a
+ * trillionth of a large number (2^-40 of it, well within a double's 52 bits), so that
+ * 1,234,567 moves by a millionth too, not by one.
  */
 const NUDGE = 2 ** -20;
+const RELATIVE_NUDGE = 2 ** -40;
 
 /** Progress as a notification carries it. */
 export interface ProgressNumbers {
@@ -87,7 +90,7 @@ export class Keepalive {
     const last = this.#last;
     if (!this.#own || last === undefined) return { progress: count };
     const numbers: ProgressNumbers = {
-      progress: last.progress + Math.max(Math.abs(last.progress), 1) * NUDGE,
+      progress: last.progress + Math.max(Math.abs(last.progress) * RELATIVE_NUDGE, NUDGE),
     };
     if (last.total !== undefined) numbers.total = last.total;
     return numbers;
