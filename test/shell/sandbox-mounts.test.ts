@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Shell } from 'agenttool/shell';
+import { HELD_WHEN_MISSING } from '../../src/shell/protected-paths';
 
 const linux = process.platform === 'linux' ? it : it.skip;
 
@@ -30,7 +31,9 @@ linux(
         `the shell's sandbox cannot start: the folders the shell may write (${dir})`,
       );
       expect(failure).toContain(
-        "hold more paths it keeps read-only than the sandbox can mount (bubblewrap takes about 3000 mounts, each path and each folder on its way counting): 2200 paths, 1100 of them git repositories' hooks",
+        // Each repository's hooks and config, and what stands in for the folder's missing
+        // held names (.vscode, .mcp.json, ...).
+        `hold more paths it keeps read-only than the sandbox can mount (bubblewrap takes about 3000 mounts, each path and each folder on its way counting): ${2200 + HELD_WHEN_MISSING.length} paths, 1100 of them git repositories' hooks`,
       );
       expect(failure).toContain('Name a smaller folder as the workspace');
     } finally {

@@ -27,7 +27,8 @@ linux('processes in the sandbox', () => {
 
   it("are listed by /proc under numbers that are not the shell's", async () => {
     const { output } = await shell.run(
-      'sleep 300 & echo "inner $!"; grep NSpid /proc/self/status; grep -l "^sleep" /proc/[0-9]*/cmdline | wc -l; kill $!',
+      // The background job is sleep once it has exec'd: looked for until then (bounded).
+      'sleep 300 & echo "inner $!"; grep NSpid /proc/self/status; for i in $(seq 100); do n=$(grep -l "^sleep" /proc/[0-9]*/cmdline 2>/dev/null | wc -l); [ "$n" = 0 ] || break; sleep 0.05; done; echo "$n"; kill $!',
     );
     const [inner, nspid, listed] = output.trim().split('\n');
     expect(inner).toMatch(/^inner \d+$/);

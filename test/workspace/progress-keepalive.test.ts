@@ -10,14 +10,12 @@
  * HTTP. Each command runs 2.5 times the client's timeout, in a shell started by a call
  * before it (the first call of a server loads and starts what the shell needs).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-
-const CLI = join(__dirname, '..', '..', 'dist', 'pkg', 'agenttool.js');
+import { CLI, serveWorkspaceHttp } from '../support/workspace-cli';
 
 /** The server's keepalive, and the client's timeout it keeps restarting (15 intervals). */
 const KEEPALIVE = ['--progress-keepalive', '100'];
@@ -47,29 +45,8 @@ afterEach(async () => {
 });
 
 /** The workspace CLI over HTTP on a port of its choosing; resolves with its URL. */
-async function serveHttp(): Promise<string> {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'workspace', root, '--http', '127.0.0.1:0', ...KEEPALIVE],
-    { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
-  cleanups.push(() => stop(child));
-  let said = '';
-  return new Promise<string>((resolve, reject) => {
-    child.stderr?.on('data', (chunk: Buffer) => {
-      said += chunk.toString();
-      const url = /over Streamable HTTP at (http:\/\/\S+)/.exec(said)?.[1];
-      if (url !== undefined) resolve(url);
-    });
-    child.once('exit', (code) => reject(new Error(`the server exited (${code}): ${said}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
+function serveHttp(): Promise<string> {
+  return serveWorkspaceHttp(root, cleanups, [...KEEPALIVE]);
 }
 
 async function connect(era: Era, over: 'stdio' | 'http'): Promise<Client> {

@@ -7,7 +7,6 @@
  *   after a cancel runs once the cancelled command is gone.
  * - The list is fixed, so `tools.listChanged` is false.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -21,8 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-
-const CLI = join(__dirname, '..', '..', 'dist', 'pkg', 'agenttool.js');
+import { CLI, serveWorkspaceHttp } from '../support/workspace-cli';
 
 type Era = 'legacy' | 'modern';
 
@@ -53,28 +51,8 @@ function client(era: Era): Client {
 }
 
 /** The workspace CLI over HTTP on a port of its choosing; resolves with its URL. */
-async function serveHttp(): Promise<string> {
-  const child = spawn(process.execPath, [CLI, 'workspace', root, '--http', '127.0.0.1:0'], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  cleanups.push(() => stop(child));
-  let said = '';
-  return new Promise<string>((resolve, reject) => {
-    child.stderr?.on('data', (chunk: Buffer) => {
-      said += chunk.toString();
-      const url = /over Streamable HTTP at (http:\/\/\S+)/.exec(said)?.[1];
-      if (url !== undefined) resolve(url);
-    });
-    child.once('exit', (code) => reject(new Error(`the server exited (${code}): ${said}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
+function serveHttp(): Promise<string> {
+  return serveWorkspaceHttp(root, cleanups);
 }
 
 async function connect(era: Era, over: 'stdio' | 'http'): Promise<Client> {
