@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Shell, type ShellOptions } from 'agenttool/shell';
 import { noneWithArgument, processesWithArgument, withArgument } from '../support/processes';
+import { runUntil } from '../support/run-until';
 
 const MODES: readonly (readonly [string, ShellOptions])[] = [
   ['sandboxed', {}],
@@ -30,19 +31,6 @@ afterEach(async () => {
 /** A duration no other test's sleep has, so that its processes are this test's alone. */
 function uniqueSeconds(): string {
   return `4${Math.floor(Math.random() * 10)}.${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
-}
-
-/** Runs a command and aborts it as soon as its output contains `text`. */
-async function runUntil(shell: Shell, command: string, text: string) {
-  const controller = new AbortController();
-  let seen = '';
-  return shell.run(command, {
-    signal: controller.signal,
-    onOutput: (chunk) => {
-      seen += chunk;
-      if (seen.includes(text)) controller.abort();
-    },
-  });
 }
 
 describe.each(MODES)('%s', (_name, mode) => {

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_COMMAND_TIMEOUT_MS, Shell, type ShellOptions } from 'agenttool/shell';
 import { descendants, gone, liveGroup } from '../support/processes';
+import { runUntil } from '../support/run-until';
 
 // Every behaviour of the shell holds in the OS sandbox (the default) and unconfined
 // (`sandbox: false`) alike; the few tests that look at process groups from this host
@@ -104,20 +105,6 @@ async function until(condition: () => boolean): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   if (!condition()) throw new Error('the condition did not come true within 10 s');
-}
-
-/** Runs a command and aborts it as soon as its output contains `text`. */
-async function runUntil(shell: Shell, command: string, text: string, extra = {}) {
-  const controller = new AbortController();
-  let seen = '';
-  return shell.run(command, {
-    signal: controller.signal,
-    onOutput: (chunk) => {
-      seen += chunk;
-      if (seen.includes(text)) controller.abort();
-    },
-    ...extra,
-  });
 }
 
 describe.each(MODES)('%s', (_name, modeOptions) => {

@@ -1,9 +1,11 @@
 /**
- * The built `agenttool workspace` over Streamable HTTP on a port of its choosing, as the
- * workspace tests start it.
+ * The built `agenttool workspace` over stdio, or over Streamable HTTP on a port of its
+ * choosing, as the workspace tests start it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { type Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 /** The built CLI. */
 export const CLI = join(__dirname, '..', '..', 'dist', 'pkg', 'agenttool.js');
@@ -40,4 +42,32 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
+}
+
+/**
+ * Connects `client` to a workspace server on `root` (with `args` besides), over stdio or
+ * HTTP; `cleanups` gets what closes both.
+ */
+export async function connectWorkspace(
+  client: Client,
+  over: 'stdio' | 'http',
+  root: string,
+  cleanups: (() => Promise<void> | void)[],
+  args: readonly string[] = [],
+): Promise<Client> {
+  if (over === 'http') {
+    const url = await serveWorkspaceHttp(root, cleanups, args);
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  } else {
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'workspace', root, ...args],
+        cwd: root,
+        stderr: 'ignore',
+      }),
+    );
+  }
+  cleanups.push(() => client.close());
+  return client;
 }

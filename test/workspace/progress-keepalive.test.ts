@@ -13,9 +13,8 @@
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { CLI, serveWorkspaceHttp } from '../support/workspace-cli';
+import { Client } from '@modelcontextprotocol/client';
+import { connectWorkspace } from '../support/workspace-cli';
 
 /** The server's keepalive, and the client's timeout it keeps restarting (15 intervals). */
 const KEEPALIVE = ['--progress-keepalive', '100'];
@@ -44,29 +43,17 @@ afterEach(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** The workspace CLI over HTTP on a port of its choosing; resolves with its URL. */
-function serveHttp(): Promise<string> {
-  return serveWorkspaceHttp(root, cleanups, [...KEEPALIVE]);
-}
-
 async function connect(era: Era, over: 'stdio' | 'http'): Promise<Client> {
-  const c = new Client(
-    { name: 'a-host', version: '1.0.0' },
-    { versionNegotiation: { mode: era === 'modern' ? { pin: '2026-07-28' } : 'legacy' } },
+  const c = await connectWorkspace(
+    new Client(
+      { name: 'a-host', version: '1.0.0' },
+      { versionNegotiation: { mode: era === 'modern' ? { pin: '2026-07-28' } : 'legacy' } },
+    ),
+    over,
+    root,
+    cleanups,
+    KEEPALIVE,
   );
-  if (over === 'http') {
-    await c.connect(new StreamableHTTPClientTransport(new URL(await serveHttp())));
-  } else {
-    await c.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [CLI, 'workspace', root, ...KEEPALIVE],
-        cwd: root,
-        stderr: 'ignore',
-      }),
-    );
-  }
-  cleanups.push(() => c.close());
   // The shell is started, and what it needs loaded, before the timed call; a 2026-07-28
   // client over HTTP keeps it by its handle.
   const started = await c.callTool(

@@ -18,9 +18,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { CLI, serveWorkspaceHttp } from '../support/workspace-cli';
+import { CLI, connectWorkspace } from '../support/workspace-cli';
 
 type Era = 'legacy' | 'modern';
 
@@ -50,27 +50,8 @@ function client(era: Era): Client {
   );
 }
 
-/** The workspace CLI over HTTP on a port of its choosing; resolves with its URL. */
-function serveHttp(): Promise<string> {
-  return serveWorkspaceHttp(root, cleanups);
-}
-
-async function connect(era: Era, over: 'stdio' | 'http'): Promise<Client> {
-  const c = client(era);
-  if (over === 'http') {
-    await c.connect(new StreamableHTTPClientTransport(new URL(await serveHttp())));
-  } else {
-    await c.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [CLI, 'workspace', root],
-        cwd: root,
-        stderr: 'ignore',
-      }),
-    );
-  }
-  cleanups.push(() => c.close());
-  return c;
+function connect(era: Era, over: 'stdio' | 'http'): Promise<Client> {
+  return connectWorkspace(client(era), over, root, cleanups);
 }
 
 function textOf(result: CallResult): string {
