@@ -1,6 +1,11 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
-import { PROTECTED_DIRECTORIES, PROTECTED_FILES } from './protected-paths';
+import {
+  AGENT_CONFIG_DIRECTORIES,
+  heldWhenMissing,
+  PROTECTED_DIRECTORIES,
+  PROTECTED_FILES,
+} from './protected-paths';
 
 // The start-up files of a home folder that a workspace which is (or holds) that folder
 // keeps read-only: those of shells and sessions beyond the sandbox runtime's list.
@@ -94,16 +99,20 @@ function realOrSelf(path: string): string {
 /**
  * The start-up files of the homes in `roots` that a sandboxed shell holds: the sandbox
  * runtime's lists ({@link PROTECTED_FILES}, {@link PROTECTED_DIRECTORIES}: `.bashrc`,
- * `.gitconfig`, `.claude/commands`, ...) and shells' own there or not, so that none can
- * be made for the user's next login (an empty file or folder stands in while the shell
- * runs), the others where they exist (see {@link HOME_STARTUP_HELD_WHEN_MISSING}).
+ * `.gitconfig`, ...), the agents' folders ({@link AGENT_CONFIG_DIRECTORIES}: `.claude`,
+ * `.cursor`, ..., whole) and shells' own there or not, so that none can be made for the
+ * user's next login or the agent's next start (an empty file or folder stands in while
+ * the shell runs), the others where they exist (see {@link HOME_STARTUP_HELD_WHEN_MISSING}).
  * Elsewhere the runtime's lists are held only where they exist.
  */
 export function heldStartupPaths(roots: readonly string[], homes: readonly string[]): string[] {
   return [
-    ...homesIn(roots, homes).flatMap((home) =>
-      [...PROTECTED_FILES, ...PROTECTED_DIRECTORIES].map((name) => join(home, name)),
-    ),
+    ...homesIn(roots, homes).flatMap((home) => [
+      ...[...PROTECTED_FILES, ...PROTECTED_DIRECTORIES]
+        .filter((name) => !AGENT_CONFIG_DIRECTORIES.includes(name.split('/')[0]!))
+        .map((name) => join(home, name)),
+      ...AGENT_CONFIG_DIRECTORIES.map((name) => heldWhenMissing(home, name)),
+    ]),
     ...homeStartupPaths(roots, homes).filter(
       (path) => HOME_STARTUP_HELD_WHEN_MISSING.has(basename(path)) || existsSync(path),
     ),

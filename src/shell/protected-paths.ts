@@ -1,4 +1,4 @@
-import { promises as fsPromises } from 'node:fs';
+import { existsSync, promises as fsPromises } from 'node:fs';
 import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
 
@@ -33,45 +33,68 @@ export const PROTECTED_DIRECTORIES: readonly string[] = [
 ];
 
 /**
- * Files of coding agents that name commands they run outside any sandbox (Claude Code's
- * hooks in its settings, Cursor's MCP servers), beyond the sandbox runtime's lists. The
- * shell keeps those that exist read-only, wherever its scan finds them; a missing one is
- * not covered by a mount point (nor, outside a home folder, one of the runtime's lists),
- * which would leave an empty settings file in the user's folder while the shell runs,
- * one the agent may then fail to read. The file tools refuse them wherever they are.
+ * Folders of coding agents' and editors' project settings, beyond the runtime's lists,
+ * that name commands those tools run outside any sandbox: Claude Code's `.claude` (hooks,
+ * a status line, an API key helper in its settings), Cursor's `.cursor` (MCP servers,
+ * hooks), Gemini CLI's `.gemini`, Codex's `.codex`, Zed's `.zed` (context servers,
+ * tasks), Kiro's `.kiro`, Amazon Q's `.amazonq`, Continue's `.continue`, Roo Code's
+ * `.roo`, Windsurf's `.windsurf`. Each is held whole, so that no settings file can be
+ * made in it: where it exists, wherever the shell's scan finds it; where it is missing,
+ * at each writable root (and in a home folder there), by an empty read-only folder
+ * standing in while the shell runs. The file tools refuse what lies in them wherever
+ * they are.
  */
-export const AGENT_CONFIG_FILES: readonly string[] = [
-  '.claude/settings.json',
-  '.claude/settings.local.json',
-  '.cursor/mcp.json',
+export const AGENT_CONFIG_DIRECTORIES: readonly string[] = [
+  '.claude',
+  '.cursor',
+  '.gemini',
+  '.codex',
+  '.zed',
+  '.kiro',
+  '.amazonq',
+  '.continue',
+  '.roo',
+  '.windsurf',
 ];
 
 /**
  * Of the runtime's lists, what a writable folder holds whether it exists or not: what an
  * editor or an agent runs, or takes instructions from, on its own once it exists (a
- * `.vscode/tasks.json` run when the folder opens, a project's MCP servers, an agent's
- * commands). A missing one is held by an empty read-only folder standing in while the
- * shell runs, which git does not list; the rest of the lists is held where it exists
- * (a home folder holds them all: see `heldStartupPaths`).
+ * `.vscode/tasks.json` run when the folder opens, a project's MCP servers), and the
+ * {@link AGENT_CONFIG_DIRECTORIES} (which hold the runtime's `.claude/commands` and
+ * `.claude/agents`). A missing one is held by an empty read-only folder standing in
+ * while the shell runs, which git does not list; the rest of the lists is held where it
+ * exists (a home folder holds them all: see `heldStartupPaths`).
  */
 export const HELD_WHEN_MISSING: readonly string[] = [
   '.mcp.json',
   '.vscode',
   '.idea',
-  '.claude/commands',
-  '.claude/agents',
+  ...AGENT_CONFIG_DIRECTORIES,
 ];
 
 /** The path below a missing {@link HELD_WHEN_MISSING} name that makes a folder stand in. */
 const FOLDER_STAND_IN = '.agenttool-held';
 
-/** {@link AGENT_CONFIG_FILES} as folder and file names, lower-cased. */
-const AGENT_CONFIG_PARTS: readonly (readonly [string, string])[] = AGENT_CONFIG_FILES.map(
-  (path) => {
-    const [dir, name] = path.toLowerCase().split('/') as [string, string];
-    return [dir, name] as const;
-  },
+/** {@link AGENT_CONFIG_DIRECTORIES}, lower-cased: names are matched with case ignored. */
+const AGENT_CONFIG_NAMES: ReadonlySet<string> = new Set(
+  AGENT_CONFIG_DIRECTORIES.map((name) => name.toLowerCase()),
 );
+
+/** Whether `name` (a path below a folder) lies in one of the agents' folders held whole. */
+function inAgentFolder(name: string): boolean {
+  return AGENT_CONFIG_NAMES.has(name.split('/')[0]!.toLowerCase());
+}
+
+/**
+ * How a folder `dir` holds `name` of {@link HELD_WHEN_MISSING}: the path itself where
+ * something is there, else a path below it, which makes the sandbox runtime stand an
+ * empty read-only folder in for it (or for its first missing folder).
+ */
+export function heldWhenMissing(dir: string, name: string): string {
+  const path = join(dir, name);
+  return existsSync(path) ? path : join(path, FOLDER_STAND_IN);
+}
 
 /**
  * What in a git directory says what git runs, or where it reads that from: its hooks,
@@ -85,6 +108,11 @@ const GIT_CONTROL: ReadonlySet<string> = new Set([
   'commondir',
   'worktrees',
 ]);
+
+/** The {@link PROTECTED_DIRECTORIES} held where the scan finds them, lower-cased. */
+const WHOLE_PROTECTED_DIRECTORIES: ReadonlySet<string> = new Set(
+  PROTECTED_DIRECTORIES.filter((name) => !name.includes('/')).map((name) => name.toLowerCase()),
+);
 
 /** {@link PROTECTED_FILES} lower-cased: names are matched with case ignored. */
 const PROTECTED_FILE_NAMES: ReadonlySet<string> = new Set(
@@ -129,8 +157,9 @@ const CONCURRENCY = 16;
  * mandatory denies, applied at each root instead of at `process.cwd()`:
  *
  * - at the root itself, the {@link PROTECTED_FILES}, {@link PROTECTED_DIRECTORIES} and
- *   {@link AGENT_CONFIG_FILES} that are there, and those of {@link HELD_WHEN_MISSING}
- *   that are not, by a path below each (the runtime holds its lists there or not, by an
+ *   {@link AGENT_CONFIG_DIRECTORIES} that are there (what lies in an agent's folder
+ *   held with it), and those of {@link HELD_WHEN_MISSING} that are not, by a path below
+ *   each (the runtime holds its lists there or not, by an
  *   empty file or folder made in their place; in a home folder, see `heldStartupPaths`,
  *   they all are), and, when `.git` is a directory, its `hooks`
  *   (there or not) and `config`, or, when `.git` is a file (a worktree's or a submodule's
@@ -140,8 +169,8 @@ const CONCURRENCY = 16;
  *   `maxDirectories` of them: every entry named as one of {@link PROTECTED_FILES} (case
  *   ignored) down to that depth; the hooks and config (and `commondir`, `worktrees`,
  *   `config.worktree`) that exist in a folder it reads holding a `HEAD` (a bare
- *   repository's layout); every existing protected directory, agent configuration
- *   file (in a `.claude` or `.cursor` folder) and every repository's
+ *   repository's layout); every existing protected directory, agent's folder (not read
+ *   further: it is held whole) and every repository's
  *   `.git/hooks` and `.git/config` whose first part lies at most `maxDepth - 2` levels
  *   below the root (a nested repository's hooks); and every directory of this user's
  *   that cannot be read, whole, since what it holds is unknown.
@@ -164,9 +193,11 @@ export async function protectedPaths(
     // by an empty read-only folder standing in (a path below it, which makes the sandbox
     // runtime stand a folder in for it): an empty file in the user's folder would be
     // listed by git (a host's `git add -A` commits it) and break `git add -A` in the
-    // sandbox, where git passes an empty folder over.
-    for (const name of [...PROTECTED_FILES, ...PROTECTED_DIRECTORIES, ...AGENT_CONFIG_FILES]) {
+    // sandbox, where git passes an empty folder over. What lies in an agent's folder is
+    // held with the folder.
+    for (const name of [...PROTECTED_FILES, ...PROTECTED_DIRECTORIES, ...HELD_WHEN_MISSING]) {
       const path = join(root, name);
+      if (inAgentFolder(name) && !AGENT_CONFIG_NAMES.has(name.toLowerCase())) continue;
       if ((await kindOf(path)) !== undefined) found.add(path);
       else if (HELD_WHEN_MISSING.includes(name)) found.add(join(path, FOLDER_STAND_IN));
     }
@@ -203,7 +234,14 @@ export async function protectedPaths(
             const lower = entry.name.toLowerCase();
             if (PROTECTED_FILE_NAMES.has(lower)) found.add(path);
             if (!entry.isDirectory() || lower === 'node_modules') continue;
-            if (depth <= maxDepth - 2) await nested(path, lower, found);
+            if (depth <= maxDepth - 2) {
+              // An agent's folder is held whole: nothing in it needs a mount of its own.
+              if (AGENT_CONFIG_NAMES.has(lower)) {
+                found.add(path);
+                continue;
+              }
+              await nested(path, lower, found);
+            }
             if (depth + 1 <= maxDepth - 1) next.push({ dir: path, depth: depth + 1 });
           }
         }),
@@ -217,38 +255,14 @@ export async function protectedPaths(
 
 /**
  * The protected directories and repository files that begin at the directory `path`
- * (named `lower`, lower-cased): `.vscode`, `.idea`, `.claude/commands`,
- * `.claude/agents` when they exist, and a repository's hooks and config.
+ * (named `lower`, lower-cased): `.vscode` and `.idea` (the runtime's `.claude/commands`
+ * and `.claude/agents` are held with `.claude`, see {@link AGENT_CONFIG_DIRECTORIES}),
+ * and a repository's hooks and config.
  */
 async function nested(path: string, lower: string, found: Set<string>): Promise<void> {
-  for (const name of PROTECTED_DIRECTORIES) {
-    const [first, second] = name.split('/') as [string, string | undefined];
-    if (lower !== first) continue;
-    if (second === undefined) {
-      found.add(path);
-      continue;
-    }
-    const inner = await entriesOf(path);
-    if (inner === 'unreadable') {
-      found.add(path);
-      continue;
-    }
-    for (const entry of inner) {
-      if (entry.isDirectory() && entry.name.toLowerCase() === second) {
-        found.add(join(path, entry.name));
-      }
-    }
-  }
-  if (AGENT_CONFIG_PARTS.some(([dir]) => dir === lower)) {
-    const inner = await entriesOf(path);
-    if (inner !== 'unreadable') {
-      for (const entry of inner) {
-        const name = entry.name.toLowerCase();
-        if (AGENT_CONFIG_PARTS.some(([dir, file]) => dir === lower && file === name)) {
-          found.add(join(path, entry.name));
-        }
-      }
-    }
+  if (WHOLE_PROTECTED_DIRECTORIES.has(lower)) {
+    found.add(path);
+    return;
   }
   if (lower !== '.git') return;
   const inner = await entriesOf(path);
@@ -323,10 +337,9 @@ export async function withProtectedPaths<
  * read-only in a writable folder"), by name and at any depth (the shell's scan stops
  * three levels down; a path given whole is judged whole): a file named `.bashrc`,
  * `.gitconfig`, `.mcp.json` or another of the sandbox runtime's list, anything in
- * `.vscode`, `.idea`, `.claude/commands` or `.claude/agents`, an agent's configuration
- * that names commands (`.claude/settings.json`, `.claude/settings.local.json`,
- * `.cursor/mcp.json`), a repository's `.git/hooks` and `.git/config`, with what says
- * where git reads them from (`.git/commondir`, `.git/config.worktree`,
+ * `.vscode`, `.idea` or an agent's folder of settings (`.claude`, `.cursor`, `.gemini`,
+ * ...), a repository's `.git/hooks` and `.git/config`, with what says where git reads
+ * them from (`.git/commondir`, `.git/config.worktree`,
  * `.git/worktrees`; and the same of the submodules it keeps in `.git/modules`), and a
  * `.git` itself, which as a file says where the repository is. For tools that write
  * without the sandbox (the workspace's file tools), so that they leave alone what a
@@ -344,10 +357,8 @@ export function writeProtection(components: readonly string[]): string | undefin
         return `${dir} stays read-only: editors and agents run or trust what is there outside the sandbox`;
       }
     }
-    for (const [dir, file] of AGENT_CONFIG_PARTS) {
-      if (name === dir && lower[i + 1] === file && i + 2 === lower.length) {
-        return `${dir}/${file} stays read-only: the agent it configures runs the commands it names outside the sandbox`;
-      }
+    if (AGENT_CONFIG_NAMES.has(name)) {
+      return `${components[i]} stays read-only: the agent or editor it configures runs the commands its settings name (hooks, MCP servers) outside the sandbox`;
     }
     if (name !== '.git') continue;
     const rest = lower.slice(i + 1);

@@ -145,7 +145,7 @@ export function shellTools(options: ShellToolsOptions = {}): ShellTools {
     description:
       'Run a command in a persistent bash shell and return its output (stdout and stderr together) and exit status. Each command runs as a bash -c script would (stop it early with exit, not return). State such as the working directory and variables persists between calls; use the restart tool to start over. Start a background job with its output in a file (cmd > cmd.log 2>&1 &): otherwise what it prints lands in whichever later command is running, or is lost.' +
       (confinement.confined
-        ? ` Commands run confined (${confinement.by}): ${options.container === undefined ? 'the system is read-only except the working directory and $TMPDIR, the network is off except for allowed hosts (through the HTTP_PROXY the shell sets), and credentials cannot be read' : 'only what the container holds is reachable'}.${confinement.by === 'bubblewrap' ? PROCESS_IDS : ''}`
+        ? ` Commands run confined (${confinement.by}): ${options.container === undefined ? "the system is read-only except the working directory and $TMPDIR (where git hooks and config, shell start-up files, and editors' and agents' settings such as .vscode and .claude stay read-only), the network is off except for allowed hosts (through the HTTP_PROXY the shell sets), and credentials cannot be read" : 'only what the container holds is reachable'}.${confinement.by === 'bubblewrap' ? PROCESS_IDS : ''}`
         : ''),
     args: escapeHatch ? UnsandboxableBashArgs : BashArgs,
   })

@@ -22,7 +22,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
-  AGENT_CONFIG_FILES,
+  AGENT_CONFIG_DIRECTORIES,
   HELD_WHEN_MISSING,
   PROTECTED_DIRECTORIES,
   PROTECTED_FILES,
@@ -128,22 +128,37 @@ describe('protectedPaths', () => {
     file(root, '.claude/notes.md');
     file(root, '.idea/workspace.xml');
     const { paths } = await protectedPaths([root]);
+    expect(AGENT_CONFIG_DIRECTORIES).toEqual([
+      '.claude',
+      '.cursor',
+      '.gemini',
+      '.codex',
+      '.zed',
+      '.kiro',
+      '.amazonq',
+      '.continue',
+      '.roo',
+      '.windsurf',
+    ]);
     expect(HELD_WHEN_MISSING).toEqual([
       '.mcp.json',
       '.vscode',
       '.idea',
-      '.claude/commands',
-      '.claude/agents',
+      ...AGENT_CONFIG_DIRECTORIES,
     ]);
     // A path below each missing one makes the sandbox runtime stand an empty read-only
-    // folder in for it (or for its first missing folder), which git does not list.
+    // folder in for it, which git does not list. `.claude` is there: held whole, the
+    // runtime's `.claude/commands` and `.claude/agents` with it, so no stand-in is made
+    // in it.
     expect(paths.map((path) => path.slice(root.length + 1))).toEqual(
       [
         '.mcp.json/.agenttool-held',
         '.vscode/.agenttool-held',
         '.idea',
-        '.claude/commands/.agenttool-held',
-        '.claude/agents/.agenttool-held',
+        '.claude',
+        ...AGENT_CONFIG_DIRECTORIES.filter((name) => name !== '.claude').map(
+          (name) => `${name}/.agenttool-held`,
+        ),
       ].sort(),
     );
     // The shell start-up files, git's and ripgrep's own files, .gitmodules: none made
@@ -183,7 +198,7 @@ describe('protectedPaths', () => {
         'sub/.git/hooks',
         'sub/.git/config',
         'sub/.vscode',
-        'sub/.claude/commands',
+        'sub/.claude',
         'a/.ZSHRC',
         'a/b/.bashrc',
       ].sort(),
@@ -215,41 +230,38 @@ describe('protectedPaths', () => {
     );
   });
 
-  it("protects the agents' configuration files that are there, at the root and nested, and makes none", async () => {
+  it("holds the agents' folders whole where they are, at the root and nested, and reads nothing in them", async () => {
     const root = join(work, 'ws');
     file(root, '.claude/settings.json', '{}');
+    file(root, '.claude/.bashrc');
     file(root, 'sub/.claude/settings.local.json', '{}');
     file(root, 'sub/.CURSOR/mcp.json', '{}');
+    file(root, 'sub/.gemini/notes.md');
     // Past the depth, and in node_modules: not read.
     file(root, 'a/b/.claude/settings.json', '{}');
     file(root, 'node_modules/.claude/settings.json', '{}');
-    expect(AGENT_CONFIG_FILES).toEqual([
-      '.claude/settings.json',
-      '.claude/settings.local.json',
-      '.cursor/mcp.json',
-    ]);
     const paths = await found(root);
     expect(paths.filter((path) => !AT_ROOT.includes(path))).toEqual(
-      ['.claude/settings.json', 'sub/.claude/settings.local.json', 'sub/.CURSOR/mcp.json'].sort(),
+      ['.claude', 'sub/.claude', 'sub/.CURSOR', 'sub/.gemini'].sort(),
     );
-    // Missing at the root: not protected (a mount point would be an empty settings file).
-    expect(paths).not.toContain('.claude/settings.local.json');
-    expect(paths).not.toContain('.cursor/mcp.json');
   });
 
   it('is what the file tools refuse too, wherever the file is, a missing one included', () => {
     for (const path of [
       ['.claude', 'settings.json'],
       ['deep', 'down', '.Claude', 'settings.local.json'],
+      ['.claude', 'skills', 'x', 'SKILL.md'],
       ['.cursor', 'mcp.json'],
+      ['.cursor', 'hooks.json'],
+      ['.gemini', 'settings.json'],
+      ['.zed', 'tasks.json'],
+      ['.claude'],
     ]) {
-      expect(writeProtection(path)).toMatch(/stays read-only: the agent it configures runs/);
+      expect(writeProtection(path)).toMatch(
+        /stays read-only: the agent or editor it configures runs the commands its settings name \(hooks, MCP servers\) outside the sandbox$/,
+      );
     }
-    for (const path of [
-      ['.claude', 'notes.md'],
-      ['.claude', 'settings.json', 'x'],
-      ['settings.json'],
-    ]) {
+    for (const path of [['claude', 'notes.md'], ['settings.json'], ['docs', '.claude.md']]) {
       expect(writeProtection(path)).toBeUndefined();
     }
   });

@@ -58,9 +58,16 @@ describe("a home folder's start-up files", () => {
       expect(denied).toContain(join(home, '.bash_aliases'));
       // The sandbox runtime's lists, held there or not in a home folder only (a project
       // folder gets no stand-in for a missing one).
-      for (const name of ['.bashrc', '.profile', '.gitconfig', '.claude/commands', '.vscode']) {
+      for (const name of ['.bashrc', '.profile', '.gitconfig', '.vscode']) {
         expect(denied).toContain(join(home, name));
       }
+      // The agents' folders whole: one there, one missing (an empty folder stands in); no
+      // stand-in is made in them for the runtime's `.claude/commands`.
+      mkdirSync(join(home, '.claude'));
+      const again = sandboxPolicy({}, home, home).denyWrite;
+      expect(again).toContain(join(home, '.claude'));
+      expect(again).toContain(join(home, '.cursor', '.agenttool-held'));
+      expect(again.filter((path) => path.startsWith(`${join(home, '.claude')}/`))).toEqual([]);
       expect(sandboxPolicy({}, home, join(home, '.config')).denyWrite).not.toContain(
         join(home, '.config', '.bashrc'),
       );

@@ -527,10 +527,14 @@ describe("FileRoot: what the shell's sandbox keeps read-only stays so", () => {
     writeFileSync(join(root, '.bashrc'), 'alias ll="ls -l"\n');
     expect((await sandbox.read('.git/config')).content.toString()).toBe('[core]\n');
     expect((await sandbox.read('.bashrc')).content.toString()).toBe('alias ll="ls -l"\n');
-    for (const path of ['.git/HEAD', '.github/workflows/ci.yml', '.claude/notes.md', 'bashrc']) {
+    for (const path of ['.git/HEAD', '.github/workflows/ci.yml', 'claude/notes.md', 'bashrc']) {
       await sandbox.write(path, 'ok');
       expect(readFileSync(join(root, path), 'utf8')).toBe('ok');
     }
+    // An agent's folder of settings is held whole, a note in it too.
+    await expect(sandbox.write('.claude/notes.md', 'ok')).rejects.toThrow(
+      'cannot write ".claude/notes.md": .claude stays read-only',
+    );
   });
 
   it('neither reads nor writes the credentials a sandboxed command cannot read', async () => {

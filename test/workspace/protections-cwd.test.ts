@@ -210,7 +210,16 @@ describe.each([
             });
             expect(host.stdout).toBe('?? .bashrc\n');
             const standing = readdirSync(root).filter((name) => !listing.includes(name));
-            expect(standing.sort()).toEqual(['.claude', '.idea', '.mcp.json', '.vscode']);
+            expect(standing.sort()).toEqual(
+              [
+                '.mcp.json',
+                '.vscode',
+                '.idea',
+                // The agents' folders of settings, held whole (see docs/sandbox.md).
+                ...['.claude', '.cursor', '.gemini', '.codex', '.zed', '.kiro'],
+                ...['.amazonq', '.continue', '.roo', '.windsurf'],
+              ].sort(),
+            );
             for (const name of standing) expect(readdirSync(join(root, name))).toEqual([]);
             expect(await bash(served.remote, ATTEMPT)).toBe(
               PROTECTED.map((path) => `${path}: refused\n`).join(''),
@@ -276,19 +285,32 @@ it('keeps a command from making what an editor or an agent would run in the fold
   expect(await settledListing(root, [])).toEqual([]);
 }, 60_000);
 
-it("keeps Claude Code's settings read-only where they are, through bash and the file tools", async () => {
+it("keeps the agents' settings folders read-only, there or not, through bash and the file tools", async () => {
   const root = realpathSync(tempDir());
   mkdirSync(join(root, '.claude'));
   const settings = join(root, '.claude', 'settings.json');
   writeFileSync(settings, '{}\n');
+  mkdirSync(join(root, 'sub', '.claude'), { recursive: true });
   const served = await serveStdio(root, root);
   try {
+    // An existing settings file; a missing one in an existing `.claude`, at the root and
+    // one level down; one in a missing `.cursor` and `.gemini`: Claude Code runs the
+    // hooks of its local settings on the host, Cursor and Gemini CLI their MCP servers.
+    const attempts = [
+      `echo '{"hooks":{}}' > .claude/settings.json`,
+      `echo '{"hooks":{}}' > .claude/settings.local.json`,
+      `echo '{"hooks":{}}' > sub/.claude/settings.local.json`,
+      `mkdir -p .cursor && echo '{"mcpServers":{}}' > .cursor/mcp.json`,
+      `mkdir -p .gemini && echo '{"mcpServers":{}}' > .gemini/settings.json`,
+    ];
     expect(
       await bash(
         served.remote,
-        `if (echo '{"hooks":{}}' > .claude/settings.json) 2>/dev/null; then echo written; else echo refused; fi`,
+        attempts
+          .map((attempt) => `if (${attempt}) 2>/dev/null; then echo written; else echo refused; fi`)
+          .join('\n'),
       ),
-    ).toBe('refused\n');
+    ).toBe('refused\n'.repeat(attempts.length));
     const written = await callTool(served.remote, 'write_file', {
       path: '.claude/settings.local.json',
       content: '{"hooks":{}}',
@@ -296,10 +318,16 @@ it("keeps Claude Code's settings read-only where they are, through bash and the 
       () => 'written',
       (error: unknown) => String(error),
     );
-    expect(written).toMatch(/stays read-only: the agent it configures runs the commands it names/);
+    expect(written).toMatch(
+      /\.claude stays read-only: the agent or editor it configures runs the commands its settings name/,
+    );
   } finally {
     await served.close();
   }
   expect(readFileSync(settings, 'utf8')).toBe('{}\n');
   expect(existsSync(join(root, '.claude', 'settings.local.json'))).toBe(false);
+  expect(existsSync(join(root, 'sub', '.claude', 'settings.local.json'))).toBe(false);
+  // The folders that stood in are gone with the shell.
+  expect(existsSync(join(root, '.cursor'))).toBe(false);
+  expect(existsSync(join(root, '.gemini'))).toBe(false);
 }, 60_000);
