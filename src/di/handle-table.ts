@@ -83,7 +83,7 @@ export interface Held {
 type RoomMode = 'now' | 'check' | { readonly settle: Held };
 
 /** Why a handle ended, for the error a later call with it gets. */
-type EndedBy = 'idle' | 'most' | 'share';
+type EndedBy = 'idle' | 'most' | 'share' | 'full';
 
 /** How many ended handles are remembered with why they ended (the oldest go first). */
 const ENDED_REMEMBERED = 1024;
@@ -126,6 +126,8 @@ export class HandleTable {
         return `it was closed when this caller started one more ${kind.holds} past its most (${kind.maxPerCaller}): the one unused longest is closed then${caller === '' ? ' (without authorization, the clients at one address count as one caller)' : ''}`;
       case 'share':
         return `it was closed to make room for another caller when the server held its most ${kind.holds}s (${kind.maxOpen}, all callers together): the caller holding the most gives up its ${kind.holds} unused longest`;
+      case 'full':
+        return `it was closed when this caller started one more ${kind.holds} while the server held its most ${kind.holds}s (${kind.maxOpen}, all callers together) and no other caller held two more: the one unused longest is closed then`;
     }
   }
 
@@ -249,7 +251,8 @@ export class HandleTable {
    * idle handles unused longest end; past the kind's most, all callers together, the
    * caller holding the most (more than one beyond what `quota` holds) gives up its idle
    * handle unused longest, so that a few callers cannot keep every other one out, and
-   * again while over. Handles being minted (their calls not answered yet) count, when
+   * again while over; where none does, the caller's own idle one unused longest (the
+   * new one is its choice, as past its own most). Handles being minted (their calls not answered yet) count, when
    * checking and when settling alike, and are never taken: each needs its own room, so
    * that calls minting at once cannot hold past a most between them (whichever answers
    * first takes back what the others' checks counted on). Settling, the new handle is
@@ -335,17 +338,19 @@ export class HandleTable {
           largest = entry;
         }
       }
-      const victim = largest?.idle.shift();
-      if (largest === undefined || victim === undefined) {
+      // Else the caller's own, as past its own most: the new one is its choice.
+      const giver = largest ?? (own.idle.length > 0 ? own : undefined);
+      const victim = giver?.idle.shift();
+      if (giver === undefined || victim === undefined) {
         const instead =
           asker === 'handle'
             ? `pass the ${kind.argument} of one you hold, or try again once one has closed (after ${describeMs(kind.idleMs)} unused)`
             : `try again once one has closed (a session's ${kind.holds} closes with its session; one held by ${kind.argument} after ${describeMs(kind.idleMs)} unused)`;
-        problem = `the server holds its most ${kind.holds}s (${kind.maxOpen}, all callers together), and none could be taken back (a caller holding at least two more than this one gives up its idle one unused longest); ${instead}`;
+        problem = `the server holds its most ${kind.holds}s (${kind.maxOpen}, all callers together), and none could be taken back (a caller holding at least two more than this one gives up its idle one unused longest, else this caller its own); ${instead}`;
         break;
       }
-      victims.push([victim, 'share']);
-      largest.count--;
+      victims.push([victim, giver === own ? 'full' : 'share']);
+      giver.count--;
       open--;
     }
     if (added !== undefined) {

@@ -33,8 +33,8 @@ import { type HandleKind, type HandleTable, type Held } from './handle-table';
  *   structured result under the argument's name and in a line of its text.
  * - A handle ends after `idleTimeoutMs` without a call (its instances are closed), when
  *   its caller holds more than `maxPerCaller` (the one unused longest that is idle), when
- *   the kind is at `maxOpen` and its caller holds two more than one asking for a new one
- *   (the same), or when the app closes. A lasting session's own instances (a 2025-era
+ *   the kind is at `maxOpen` and its caller holds two more than one asking for a new one,
+ *   or is the one asking and no other caller does (the same), or when the app closes. A lasting session's own instances (a 2025-era
  *   session's, stdio's) count among its caller's and the kind's open ones from the
  *   session's first call on them until it ends, and are never ended but with it: a
  *   session's first call fails, as a new handle's does, when no handle can make room.
@@ -62,10 +62,11 @@ export interface HandleOptions {
   readonly maxPerCaller?: number | undefined;
   /**
    * The most handles of this kind open at once, all callers together, lasting sessions'
-   * own instances among them (default 256, {@link DEFAULT_HANDLES_OPEN}): past it, the caller holding the most gives up its idle
-   * handle unused longest when it holds at least two more than the caller minting one,
-   * so that a few callers cannot keep every other one out; otherwise the call fails with
-   * a tool error saying so.
+   * own instances among them (default 256, {@link DEFAULT_HANDLES_OPEN}): past it, the
+   * caller holding the most gives up its idle handle unused longest when it holds at
+   * least two more than the caller minting one, so that a few callers cannot keep every
+   * other one out; otherwise the caller minting gives up its own idle one unused
+   * longest, and, with none idle, the call fails with a tool error saying so.
    */
   readonly maxOpen?: number | undefined;
 }

@@ -223,7 +223,7 @@ describe('a provider reached by a handle', () => {
     expect(state.closed).toEqual([1, 3]);
   });
 
-  it("refuses a new handle when the kind's handles, all callers together, are at their most, ending no one's", async () => {
+  it("refuses a new handle when the kind's handles, all callers together, are at their most, ending no one else's", async () => {
     const { call, state } = await app({
       argument: 'counter_id',
       holds: 'counter',
@@ -234,12 +234,37 @@ describe('a provider reached by a handle', () => {
     const bobs = handleOf(await call({}, { auth: bob }));
     const carol: AuthInfo = { subject: 'carol', scopes: [], clientId: 'c' };
     await expect(call({}, { auth: carol })).rejects.toThrow(
-      'the server holds its most counters (2, all callers together), and none could be taken back (a caller holding at least two more than this one gives up its idle one unused longest); pass the counter_id of one you hold, or try again once one has closed (after 30 minutes unused)',
+      'the server holds its most counters (2, all callers together), and none could be taken back (a caller holding at least two more than this one gives up its idle one unused longest, else this caller its own); pass the counter_id of one you hold, or try again once one has closed (after 30 minutes unused)',
     );
-    await expect(call({}, { auth: ada })).rejects.toThrow('the server holds its most counters');
     expect(state.closed).toEqual([]);
     expect((await call({ counter_id: adas }, { auth: ada })).output).toBe('counter #1 at 2');
     expect((await call({ counter_id: bobs }, { auth: bob })).output).toBe('counter #2 at 2');
+  });
+
+  it("at the kind's most, takes back the asking caller's own idle handle unused longest when no other caller holds two more", async () => {
+    // Each caller within its own most (4), the kind full (4): a host that never passes
+    // the handle back asks for a new one each call, and must not be refused for it.
+    const { call, state } = await app({
+      argument: 'counter_id',
+      holds: 'counter',
+      maxPerCaller: 4,
+      maxOpen: 4,
+    });
+    const adas = [handleOf(await call({}, { auth: ada })), handleOf(await call({}, { auth: ada }))];
+    const bobs = [handleOf(await call({}, { auth: bob })), handleOf(await call({}, { auth: bob }))];
+    // Ada's first is used again: her second is the one unused longest.
+    await call({ counter_id: adas[0] }, { auth: ada });
+    const closed = new Promise<void>((resolve) => (state.closedOne = resolve));
+    const third = handleOf(await call({}, { auth: ada }));
+    await closed;
+    expect(state.closed).toEqual([2]);
+    await expect(call({ counter_id: adas[1] }, { auth: ada })).rejects.toThrow(
+      'names no open counter: it was closed when this caller started one more counter while the server held its most counters (4, all callers together) and no other caller held two more: the one unused longest is closed then',
+    );
+    expect((await call({ counter_id: adas[0] }, { auth: ada })).output).toBe('counter #1 at 3');
+    expect((await call({ counter_id: third }, { auth: ada })).output).toBe('counter #5 at 2');
+    expect((await call({ counter_id: bobs[0] }, { auth: bob })).output).toBe('counter #3 at 2');
+    expect((await call({ counter_id: bobs[1] }, { auth: bob })).output).toBe('counter #4 at 2');
   });
 
   it("counts lasting sessions' own instances among the kind's open ones, until each session ends", async () => {
@@ -252,7 +277,7 @@ describe('a provider reached by a handle', () => {
     const bobs = handleOf(await call({}, { auth: bob }));
     const carol: AuthInfo = { subject: 'carol', scopes: [], clientId: 'c' };
     await expect(call({}, { session: carols, auth: carol })).rejects.toThrow(
-      "the server holds its most counters (2, all callers together), and none could be taken back (a caller holding at least two more than this one gives up its idle one unused longest); try again once one has closed (a session's counter closes with its session; one held by counter_id after 30 minutes unused)",
+      "the server holds its most counters (2, all callers together), and none could be taken back (a caller holding at least two more than this one gives up its idle one unused longest, else this caller its own); try again once one has closed (a session's counter closes with its session; one held by counter_id after 30 minutes unused)",
     );
     await expect(call({}, { auth: carol })).rejects.toThrow(
       'the server holds its most counters (2',
