@@ -239,6 +239,44 @@ test('2026-07-28: a call that asked a question is kept alive by the request that
   expect(log.seen.length).toBeGreaterThanOrEqual(BEATS);
 });
 
+test('2026-07-28: a call whose first request asked for no progress is kept alive by a later one that does', async () => {
+  const log = progressLog(0);
+  const asks = newTool({
+    name: 'deploy',
+    description: 'Asks, then deploys for long',
+    execute: async (_call, ctx) => {
+      const answer = await ctx.ask({
+        message: 'deploy?',
+        schema: { type: 'object', properties: { go: { type: 'boolean' } } },
+      });
+      await log.beats;
+      return { output: answer.action };
+    },
+  });
+  const c = await modernOverHttp(serve(asks));
+  // No onprogress: the SDK's client sends no progress token with the first request.
+  const first = await c.request(
+    { method: 'tools/call', params: { name: 'deploy', arguments: {} } },
+    { allowInputRequired: true },
+  );
+  expect(first.resultType).toBe('input_required');
+  const second = await c.request(
+    {
+      method: 'tools/call',
+      params: {
+        name: 'deploy',
+        arguments: {},
+        inputResponses: { elicit_1: { action: 'accept', content: { go: true } } },
+        requestState: first.requestState,
+      },
+    },
+    { allowInputRequired: true, ...waiting, onprogress: log.onprogress },
+  );
+  expect(second.content).toEqual([{ type: 'text', text: 'accept' }]);
+  expect(log.seen.length).toBeGreaterThanOrEqual(BEATS);
+  expectIncreasing(log.seen);
+});
+
 describe('what goes over the wire (2025 era, raw JSON-RPC)', () => {
   /** A raw client over the in-memory pair: every message it gets, and a way to send. */
   async function raw(server: McpToolServer) {

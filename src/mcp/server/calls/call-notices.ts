@@ -88,19 +88,29 @@ export class CallNotices {
   #textLeft: number;
   #truncated = false;
   #held: ProgressNumbers | undefined;
-  /** Made for a call whose first request carries a progress token; most calls have none. */
+  /** Made once a request that carries a progress token waits on the call; most have none. */
   #keepalive: Keepalive | undefined;
+  readonly #setup: NoticesSetup;
 
   constructor(setup: NoticesSetup) {
-    const route = setup.route;
-    this.#route = route;
+    this.#setup = setup;
+    this.#route = setup.route;
     this.#textLeft = setup.progressBudget;
-    const interval = setup.progressKeepalive ?? 0;
-    if (interval > 0) {
-      const first = route();
-      if (first?.progressToken !== undefined && first.polled !== true) {
-        this.#keepalive = new Keepalive(interval, setup.signalSource, this);
-      }
+    this.rerouted();
+  }
+
+  /**
+   * A request now waits on the call (its first, or a later one of a 2026-07-28 call
+   * that asked questions): the keepalive starts if this one carries a progress token
+   * and none has started yet.
+   */
+  rerouted(): void {
+    if (this.#keepalive !== undefined || this.#finished) return;
+    const interval = this.#setup.progressKeepalive ?? 0;
+    if (interval <= 0) return;
+    const route = this.#route();
+    if (route?.progressToken !== undefined && route.polled !== true) {
+      this.#keepalive = new Keepalive(interval, this.#setup.signalSource, this);
     }
   }
 

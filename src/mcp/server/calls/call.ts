@@ -97,6 +97,11 @@ export interface RunningCall {
    * {@link MissingCapabilityError} of an ask, sample or roots listing), if it did.
    */
   missing(): MissingCapabilityError | undefined;
+  /**
+   * Another request now carries the call (a 2026-07-28 call's next round): progress it
+   * asks for is kept alive from now on.
+   */
+  rerouted(): void;
 }
 
 // Process-wide, as in the Go binding: call ids are `mcp_1`, `mcp_2`, …
@@ -258,6 +263,10 @@ class ServedRun implements RunningCall {
 
   missing(): MissingCapabilityError | undefined {
     return this.#missing;
+  }
+
+  rerouted(): void {
+    this.#notices.rerouted();
   }
 
   #succeeded(returned: unknown): CallToolResult {

@@ -223,6 +223,7 @@ export class RoundTripRun extends StopEntry {
     if (running === undefined) throw new Error('mcp: a round-trip run was not started');
     this.#requests++;
     this.route = route;
+    running.rerouted();
     this.#capabilities = capabilities;
     // The run listens itself (handleEvent), and removes itself below: no `once` to check.
     signal.addEventListener('abort', this);

@@ -189,6 +189,8 @@ export async function runOperation<T extends object>(
     }),
     flush: () => Promise.resolve(),
     missing: () => missing,
+    // An operation sends no progress: there is nothing to keep alive.
+    rerouted: () => undefined,
   };
   run.start(running);
   return settled<T>(await run.wait(route, signal, host.trips, capabilities));
