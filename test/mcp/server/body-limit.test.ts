@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { newTool } from 'agenttool';
 import { type HttpListener, McpToolServer } from 'agenttool/mcp';
+import { discardTimeoutMs } from '../../../src/mcp/server/http';
 
 const echo = newTool({ name: 'echo', description: 'Echoes', execute: () => ({ output: 'echo' }) });
 
@@ -126,7 +127,8 @@ describe('a listener with maxBodyBytes', () => {
   let listener: HttpListener;
   beforeAll(async () => {
     server = new McpToolServer([echo], { onError: (message) => reported.push(message) });
-    listener = await server.listenHttp({ maxBodyBytes: LIMIT });
+    // A request may take 2 s to arrive: a refused body is read for 1 s at most.
+    listener = await server.listenHttp({ maxBodyBytes: LIMIT, requestTimeoutMs: 2_000 });
   });
   afterAll(() => server.close());
 
@@ -147,7 +149,8 @@ describe('a listener with maxBodyBytes', () => {
 
   test('refuses a chunked body once it crosses the limit, without waiting for its end', async () => {
     // Past the limit, and never finished: no last chunk follows. The client stalls, so
-    // the server stops waiting for more after its bound (10 s), then answers and closes.
+    // the server stops waiting for more after its bound (half of requestTimeoutMs, 10 s
+    // at most), then answers and closes: before Node's own 408 at requestTimeoutMs.
     const answer = await exchange(
       listener.port,
       head(listener.port, 'Transfer-Encoding: chunked') + chunk(LIMIT) + chunk(LIMIT),
@@ -255,7 +258,11 @@ describe('a listener with maxBodyBytesInFlight', () => {
   const held: Socket[] = [];
   beforeEach(async () => {
     server = new McpToolServer([echo]);
-    listener = await server.listenHttp({ maxBodyBytes: 1000, maxBodyBytesInFlight: 2000 });
+    listener = await server.listenHttp({
+      maxBodyBytes: 1000,
+      maxBodyBytesInFlight: 2000,
+      requestTimeoutMs: 2_000,
+    });
   });
   afterEach(async () => {
     for (const socket of held.splice(0)) socket.destroy();
@@ -337,6 +344,13 @@ describe('a listener with maxBodyBytesInFlight', () => {
     expect(refused.status).toBe('HTTP/1.1 503 Service Unavailable');
     expect(JSON.parse(refused.body)).toMatchObject({ error: { message: refusal } });
   }, 30_000);
+
+  test('a refused body is read for 10 s at most, and half the time a request may take', () => {
+    expect(discardTimeoutMs(60_000)).toBe(10_000);
+    expect(discardTimeoutMs(20_000)).toBe(10_000);
+    expect(discardTimeoutMs(2_000)).toBe(1_000);
+    expect(discardTimeoutMs(1)).toBe(1);
+  });
 
   test('must hold at least one body of the largest size', async () => {
     const other = new McpToolServer([echo]);

@@ -553,17 +553,27 @@ const DRAINED_BODY_BYTES = 64 * 1024;
  * After a refusal that left the body unread, how much more of it is read and thrown
  * away before the connection is closed: twice the limit (the limit at least 1 MiB), so
  * that a client sending a body somewhat over the limit finishes sending and reads the
- * answer instead of a connection reset; and how long that may take.
+ * answer instead of a connection reset; and how long that may take (see
+ * {@link discardTimeoutMs}).
  */
 const DISCARD_FLOOR_BYTES = 1024 * 1024;
 const DISCARD_TIMEOUT_MS = 10_000;
 
 /**
- * Reads what is left of `req`'s body and throws it away, up to twice `limit` (at least
- * 1 MiB) and 10 s; resolves when the body has ended or either bound is reached (the
- * caller then closes the connection).
+ * How long a refused body is read and thrown away at most: 10 s, and half the time a
+ * whole request may take to arrive (`requestTimeoutMs`), since Node answers a request
+ * still arriving then with 408 and closes its connection, before the refusal is out.
  */
-export function discardBody(req: IncomingMessage, limit: number): Promise<void> {
+export function discardTimeoutMs(requestTimeoutMs: number): number {
+  return Math.min(DISCARD_TIMEOUT_MS, Math.max(1, Math.floor(requestTimeoutMs / 2)));
+}
+
+/**
+ * Reads what is left of `req`'s body and throws it away, up to twice `limit` (at least
+ * 1 MiB) and `timeoutMs`; resolves when the body has ended or either bound is reached
+ * (the caller then closes the connection).
+ */
+export function discardBody(req: IncomingMessage, limit: number, timeoutMs: number): Promise<void> {
   if (req.complete || req.destroyed) return Promise.resolve();
   const bound = 2 * Math.max(limit, DISCARD_FLOOR_BYTES);
   return new Promise((resolve) => {
@@ -580,7 +590,7 @@ export function discardBody(req: IncomingMessage, limit: number): Promise<void> 
       read += chunk.length;
       if (read > bound) done();
     };
-    const timer = setTimeout(done, DISCARD_TIMEOUT_MS);
+    const timer = setTimeout(done, timeoutMs);
     timer.unref();
     req.on('data', onData);
     req.once('end', done);

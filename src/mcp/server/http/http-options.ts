@@ -96,8 +96,8 @@ export interface HttpServeOptions {
    * The largest request body accepted, in bytes (default 4 MiB); larger ones get 413, as
    * soon as the `Content-Length` or the bytes received pass it. On Node's `http` the rest
    * of such a body is read and thrown away, up to twice the limit (at least 1 MiB each)
-   * and 10 s, so the client reads the 413 rather than a reset; then the connection
-   * closes.
+   * and 10 s (half `requestTimeoutMs` when that is shorter), so the client reads the 413
+   * rather than a reset or a 408; then the connection closes.
    */
   readonly maxBodyBytes?: number;
   /**

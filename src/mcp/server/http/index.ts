@@ -27,6 +27,7 @@ export {
   type Body,
   ClientGone,
   discardBody,
+  discardTimeoutMs,
   headersOf,
   jsonRpcError,
   NOTHING,

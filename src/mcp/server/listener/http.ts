@@ -21,6 +21,8 @@ import {
   requestCallers,
   ClientGone,
   discardBody,
+  discardTimeoutMs,
+  DEFAULT_REQUEST_TIMEOUT_MS,
   headersOf,
   type HttpHandler,
   type HttpRequestExtras,
@@ -114,6 +116,8 @@ class HttpEndpoint {
   readonly #options: HttpServeOptions;
   readonly #path: string;
   readonly #limit: number;
+  /** How long a body refused unread is read and thrown away at most (see discardTimeoutMs). */
+  readonly #discardMs: number;
   readonly #writeStallMs: number;
   /** The answers clients have not read, all callers together and each one's. */
   readonly #unread: AnswerBudget;
@@ -153,6 +157,9 @@ class HttpEndpoint {
     this.#options = options;
     this.#path = options.path ?? '/mcp';
     this.#limit = options.maxBodyBytes ?? DEFAULT_BODY_LIMIT;
+    this.#discardMs = discardTimeoutMs(
+      countLimit('requestTimeoutMs', options.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS),
+    );
     this.#writeStallMs = countLimit(
       'writeStallTimeoutMs',
       options.writeStallTimeoutMs,
@@ -315,7 +322,7 @@ class HttpEndpoint {
     // reset (a socket closed with unread bytes is reset, and Node closes it as soon as an
     // answer saying `Connection: close` is out). A body past the bound is left unread.
     const refusedUnread = response.headers.get('connection') === 'close';
-    if (refusedUnread) await discardBody(req, this.#limit);
+    if (refusedUnread) await discardBody(req, this.#limit, this.#discardMs);
     try {
       // An answer that closes the connection offers no keep-alive.
       const keepAlive = refusedUnread ? undefined : this.#keepAlive(req);
