@@ -269,10 +269,10 @@ const DATA_KEYS_OF_SUBSECTIONS: Readonly<Record<string, readonly string[]>> = {
  * not known to be data (see the lists above).
  */
 export function mayRunSomething(entry: GitConfigEntry): boolean {
-  const keys =
-    entry.subsection === undefined
-      ? DATA_KEYS[entry.section]
-      : DATA_KEYS_OF_SUBSECTIONS[entry.section];
+  const lists = entry.subsection === undefined ? DATA_KEYS : DATA_KEYS_OF_SUBSECTIONS;
+  // Own keys only: a section named `constructor` or `__proto__` (a command's to write)
+  // would otherwise find Object's and stop the check before what follows it.
+  const keys = Object.hasOwn(lists, entry.section) ? lists[entry.section] : undefined;
   return !(keys !== undefined && (keys.includes('*') || keys.includes(entry.key)));
 }
 

@@ -110,4 +110,17 @@ describe('parseGitConfig', () => {
       'submodule.s.update',
     ]);
   });
+
+  it("takes a section named as one of Object's properties as one that may run something", () => {
+    // A command writes the config: `constructor` must not find Object's own and throw.
+    const parsed = parseGitConfig(
+      '[constructor]\n\tx = 1\n[constructor "s"]\n\ty = 2\n[core]\n\tfsmonitor = x\n',
+    );
+    if (!parsed.ok) throw new Error('the text should parse');
+    expect(parsed.entries.filter(mayRunSomething).map(entryName)).toEqual([
+      'constructor.x',
+      'constructor.s.y',
+      'core.fsmonitor',
+    ]);
+  });
 });

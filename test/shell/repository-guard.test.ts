@@ -86,6 +86,24 @@ describe('RepositoryGuard', () => {
     expect(await guard.check()).toEqual([]);
   });
 
+  it("disables what follows a section named as one of Object's properties", async () => {
+    // `[constructor]` once stopped the check with a TypeError: nothing was disabled.
+    const root = workspace();
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    const marker = join(tempDir(), 'ran');
+    const script = join(root, 'monitor.sh');
+    writeFileSync(script, planted(marker), { mode: 0o755 });
+    git(root, 'init', '-q', 'sub');
+    git(join(root, 'sub'), 'config', 'constructor.x', '1');
+    git(join(root, 'sub'), 'config', 'core.fsmonitor', script);
+    expect(await guard.check()).toEqual([
+      'sub/.git/config: core.fsmonitor, constructor.x, moved to sub/.git/config.disabled',
+    ]);
+    git(join(root, 'sub'), 'status');
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it('finds a bare layout, a .git file pointing elsewhere and a common directory', async () => {
     const root = workspace();
     const guard = new RepositoryGuard([root]);
