@@ -23,7 +23,7 @@ export {
   sandboxPolicy,
 } from './sandbox-policy';
 export { HOME_STARTUP_PATHS, homeStartupPaths } from './home-startup';
-export { writeProtection } from './protected-paths';
+export { foldName, writeProtection } from './protected-paths';
 export {
   checkSandboxSupport,
   probeSandboxSupport,

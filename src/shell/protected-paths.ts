@@ -331,6 +331,16 @@ export async function withProtectedPaths<
 }
 
 /**
+ * `name` as a file system that ignores case may take it: its compatibility form (NFKC)
+ * lower-cased. Such a file system (macOS's by default, a Linux folder with casefolding)
+ * opens `.SSH` as `.ssh`, and, folding case as Unicode does, `.git/hook\u017f` (a long
+ * s) as `.git/hooks`: names are compared so, never less strictly than it opens them.
+ */
+export function foldName(name: string): string {
+  return name.normalize('NFKC').toLowerCase();
+}
+
+/**
  * Why a path may not be written, or undefined when it may: the path's components below a
  * writable root (`components`, no `.` or `..` among them) judged by the rules a sandboxed
  * shell's start applies to its writable folders (see docs/sandbox.md, "What stays
@@ -343,10 +353,11 @@ export async function withProtectedPaths<
  * `.git/worktrees`; and the same of the submodules it keeps in `.git/modules`), and a
  * `.git` itself, which as a file says where the repository is. For tools that write
  * without the sandbox (the workspace's file tools), so that they leave alone what a
- * sandboxed command cannot change. Case is ignored, as the scan does.
+ * sandboxed command cannot change. Case is ignored, as the scan does, and names are
+ * compared as {@link foldName} folds them (where case is ignored, `.baſhrc` is `.bashrc`).
  */
 export function writeProtection(components: readonly string[]): string | undefined {
-  const lower = components.map((name) => name.toLowerCase());
+  const lower = components.map(foldName);
   for (let i = 0; i < lower.length; i++) {
     const name = lower[i]!;
     if (PROTECTED_FILE_NAMES.has(name)) {

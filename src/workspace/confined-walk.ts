@@ -1,7 +1,7 @@
 import { existsSync, constants as fsConstants, promises as fsPromises, lstatSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { writeProtection } from 'agenttool/shell';
+import { foldName, writeProtection } from 'agenttool/shell';
 import {
   describeFailure,
   inside,
@@ -46,8 +46,10 @@ export interface Dir {
 export class ConfinedWalk {
   /** Whether directories are walked through their handles (Linux's /proc). */
   readonly anchored = existsSync(FD_DIR);
-  readonly #denyRead: readonly string[];
-  readonly #denyWrite: readonly (readonly [path: string, what: string])[];
+  /** The paths of `denyRead`, each with its form folded (see {@link foldName}). */
+  readonly #denyRead: readonly (readonly [path: string, folded: string])[];
+  /** The paths of `denyWrite`, each with what it is and its folded form. */
+  readonly #denyWrite: readonly (readonly [path: string, what: string, folded: string])[];
 
   /**
    * The walk from `root` (as configured, absolute) whose real path is `realRoot`; never
@@ -61,8 +63,10 @@ export class ConfinedWalk {
     denyRead: readonly string[],
     denyWrite: readonly (readonly [path: string, what: string])[],
   ) {
-    this.#denyRead = denyRead;
-    this.#denyWrite = denyWrite;
+    // Compared folded: a file system that ignores case (macOS's) opens `.SSH/id_rsa` as
+    // `.ssh/id_rsa`, which an exact comparison would let through.
+    this.#denyRead = denyRead.map((path) => [path, foldName(path)] as const);
+    this.#denyWrite = denyWrite.map(([path, what]) => [path, what, foldName(path)] as const);
   }
 
   /**
@@ -71,16 +75,16 @@ export class ConfinedWalk {
    * could not read, or, for a write, one it could not write.
    */
   #guard(op: Op, components: string[]): string[] {
-    const path = join(this.realRoot, ...components);
+    const path = foldName(join(this.realRoot, ...components));
     const what = `cannot ${op.verb} ${quotePath(op.path)}`;
-    const unreadable = this.#denyRead.find((denied) => inside(denied, path));
+    const unreadable = this.#denyRead.find(([, denied]) => inside(denied, path))?.[0];
     if (unreadable !== undefined) {
       throw new Error(
         `${what}: it is in ${quotePath(unreadable)}, which the workspace keeps from its tools (credentials, and the paths the sandbox's denyRead names)`,
       );
     }
     if (!op.writes) return components;
-    const denied = this.#denyWrite.find(([denied]) => inside(denied, path));
+    const denied = this.#denyWrite.find(([, , folded]) => inside(folded, path));
     if (denied !== undefined) {
       throw new Error(
         `${what}: it is in ${quotePath(denied[0])}, ${denied[1]}, which stays read-only`,
@@ -275,12 +279,12 @@ export class ConfinedWalk {
 }
 
 /** For a file of a bare repository's layout: the others that make git take its folder. */
-const GIT_LAYOUT_PARTNERS: Readonly<Record<string, readonly string[]>> = {
-  head: ['config', 'commondir', 'hooks'],
-  config: ['HEAD'],
-  'config.worktree': ['HEAD'],
-  commondir: ['HEAD'],
-};
+const GIT_LAYOUT_PARTNERS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['head', ['config', 'commondir', 'hooks']],
+  ['config', ['HEAD']],
+  ['config.worktree', ['HEAD']],
+  ['commondir', ['HEAD']],
+]);
 
 /** Folders of a bare repository's layout whose files git runs or reads its config from. */
 const GIT_LAYOUT_FOLDERS: ReadonlySet<string> = new Set(['hooks', 'worktrees']);
@@ -297,12 +301,14 @@ const GIT_LAYOUT_FOLDERS: ReadonlySet<string> = new Set(['hooks', 'worktrees']);
  */
 function gitLayoutProtection(realRoot: string, components: readonly string[]): string | undefined {
   for (let i = 0; i < components.length; i++) {
-    const name = components[i]!.toLowerCase();
+    const name = foldName(components[i]!);
     const last = i === components.length - 1;
-    const partners = last ? GIT_LAYOUT_PARTNERS[name] : undefined;
+    // A Map: a file named `constructor` is no key of it, as it would be of an object's.
+    const partners = last ? GIT_LAYOUT_PARTNERS.get(name) : undefined;
     const held = GIT_LAYOUT_FOLDERS.has(name) ? ['HEAD'] : partners;
     const parent = components.slice(0, i);
-    if (held === undefined || parent.at(-1)?.toLowerCase() === '.git') continue;
+    const above = parent.at(-1);
+    if (held === undefined || (above !== undefined && foldName(above) === '.git')) continue;
     const beside = held.find((partner) => exists(join(realRoot, ...parent, partner)));
     if (beside === undefined) continue;
     const folder = parent.length === 0 ? 'the root' : quotePath(parent.join('/'));

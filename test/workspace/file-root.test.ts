@@ -567,6 +567,47 @@ describe("FileRoot: what the shell's sandbox keeps read-only stays so", () => {
     }
   });
 
+  it('compares names as a file system that ignores case opens them', async () => {
+    // macOS's opens .SSH/id_rsa as .ssh/id_rsa, and folds the long s (U+017F) to s: so
+    // the checks fold case and compatibility forms (here, on Linux, the names would be
+    // other files, and are refused all the same).
+    const home = process.env['HOME'];
+    process.env['HOME'] = root;
+    try {
+      const files = new FileRoot(root);
+      await expect(files.read('.SSH/id_ed25519')).rejects.toThrow(
+        `cannot read ".SSH/id_ed25519": it is in ${JSON.stringify(join(root, '.ssh'))}, which the workspace keeps from its tools`,
+      );
+      await expect(files.read('.\u017f\u017fh/id_ed25519')).rejects.toThrow(
+        'which the workspace keeps',
+      );
+      await expect(files.write('.ZSHENV', 'x')).rejects.toThrow(
+        `cannot write ".ZSHENV": it is in ${JSON.stringify(join(root, '.zshenv'))}, a start-up file`,
+      );
+    } finally {
+      process.env['HOME'] = home;
+    }
+    for (const path of [
+      '.git/hook\u017f/pre-commit',
+      '.v\u017fcode/tasks.json',
+      'a/.ba\u017fhrc',
+    ]) {
+      await expect(sandbox.write(path, 'x')).rejects.toThrow(
+        `cannot write ${JSON.stringify(path)}: `,
+      );
+      expect(existsSync(join(root, path))).toBe(false);
+    }
+    mkdirSync(join(root, 'bare'));
+    writeFileSync(join(root, 'bare', 'HEAD'), 'ref: refs/heads/main\n');
+    await expect(sandbox.write('bare/hook\u017f/pre-commit', 'x')).rejects.toThrow(
+      '"bare" holds a HEAD',
+    );
+    // A file named as one of Object's properties is a file like any other.
+    await sandbox.write('constructor', 'x');
+    await sandbox.write('lib/__proto__', 'x');
+    expect(readFileSync(join(root, 'constructor'), 'utf8')).toBe('x');
+  });
+
   it("refuses a home folder's start-up files where the workspace is that folder", async () => {
     const home = process.env['HOME'];
     process.env['HOME'] = root;
