@@ -1,5 +1,11 @@
 import type * as Crypto from 'node:crypto';
-import { constants as fsConstants, realpathSync, statSync, promises as fsPromises } from 'node:fs';
+import {
+  constants as fsConstants,
+  realpathSync,
+  type Stats,
+  statSync,
+  promises as fsPromises,
+} from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type SandboxOptions } from 'agenttool/shell';
@@ -32,7 +38,7 @@ export {
 } from './file-operations';
 export { READ_BYTES_AT_ONCE } from './read-budget';
 
-const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fsConstants;
+const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, W_OK } = fsConstants;
 
 /** How a {@link FileRoot} is set up. */
 export interface FileRootOptions {
@@ -210,6 +216,7 @@ export class FileRoot {
             `cannot write ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
           );
         }
+        if (existing !== undefined) await this.refuseUnwritable(op, dir, name, existing);
         // The file's permissions, but not its set-user-ID, set-group-ID or sticky bits,
         // which a copy by another user must not carry (as cp does not).
         const keep =
@@ -256,6 +263,30 @@ export class FileRoot {
       }
     });
     return bytes.length;
+  }
+
+  /**
+   * Refuses to replace a file this process may not write (a read-only one, another
+   * user's): the rename that replaces it needs only its folder's permission, so a write
+   * would otherwise go where a write in place (a shell's `>`, an editor's save) is
+   * refused. Root may write any file, as there.
+   */
+  private async refuseUnwritable(op: Op, dir: Dir, name: string, existing: Stats): Promise<void> {
+    try {
+      await fsPromises.access(this.walker.at(dir, name), W_OK);
+    } catch (error) {
+      if (!isCode(error, 'EACCES', 'EPERM')) return; // gone meanwhile: the write says so
+      const mode = (existing.mode & 0o7777).toString(8).padStart(4, '0');
+      const ours = existing.uid === process.getuid?.();
+      const owner = ours ? 'yours' : `owned by user ${existing.uid}`;
+      const remedy = ours
+        ? 'make it writable first (for example `chmod u+w` in the shell) if it is meant to change'
+        : 'ask the user to change it, or to make it writable, if it is meant to change';
+      throw new Error(
+        `cannot write ${quotePath(op.path)}: permission denied: the file is not writable (mode ${mode}, ${owner}), and write_file does not replace a file it may not write; ${remedy}`,
+        { cause: error },
+      );
+    }
   }
 
   private op(path: string, verb: string, writes: boolean): Op {
@@ -368,6 +399,12 @@ export class FileRoot {
         keep?.mode ?? 0o666,
       );
     } catch (error) {
+      if (isCode(error, 'EACCES', 'EPERM')) {
+        throw new Error(
+          `cannot write ${quotePath(op.path)}: permission denied: its folder is not writable (write_file writes the new content to a file beside it, then renames that over it)`,
+          { cause: error },
+        );
+      }
       throw describeFailure(op, error);
     }
     try {

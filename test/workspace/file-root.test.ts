@@ -773,6 +773,35 @@ describe('FileRoot: paths and names', () => {
     expect(tree(root)).toEqual(['hello.txt']);
   });
 
+  it('does not replace a file it may not write, as a write in place would not', async () => {
+    const file = join(root, 'hello.txt');
+    chmodSync(file, 0o444);
+    if (process.getuid!() === 0) {
+      // Root writes any file, as its shell's `>` does.
+      await sandbox.write('hello.txt', 'root writes');
+      expect(readFileSync(file, 'utf8')).toBe('root writes');
+      expect(statSync(file).mode & 0o777).toBe(0o444);
+      return;
+    }
+    // Renaming a new file over it needs only the folder's permission.
+    await expect(sandbox.write('hello.txt', 'lost')).rejects.toThrow(
+      'cannot write "hello.txt": permission denied: the file is not writable (mode 0444, yours), and write_file does not replace a file it may not write; make it writable first (for example `chmod u+w` in the shell) if it is meant to change',
+    );
+    expect(readFileSync(file, 'utf8')).toBe('hello world');
+    expect(tree(root)).toEqual(['hello.txt']);
+    // In a folder it may not write, a writable file cannot be replaced either: it says why.
+    chmodSync(file, 0o644);
+    chmodSync(root, 0o555);
+    try {
+      await expect(sandbox.write('hello.txt', 'lost')).rejects.toThrow(
+        'cannot write "hello.txt": permission denied: its folder is not writable (write_file writes the new content to a file beside it, then renames that over it)',
+      );
+    } finally {
+      chmodSync(root, 0o755);
+    }
+    expect(readFileSync(file, 'utf8')).toBe('hello world');
+  });
+
   it('keeps permissions the umask would take away, and the owner where it may', async () => {
     const file = join(root, 'hello.txt');
     const umask = process.umask(0o022);
