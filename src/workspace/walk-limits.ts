@@ -1,4 +1,11 @@
-import { homeFolders, homeStartupPaths, type SandboxOptions, sandboxPolicy } from 'agenttool/shell';
+import { isAbsolute, relative, sep } from 'node:path';
+import {
+  homeFolders,
+  homeStartupPaths,
+  type SandboxOptions,
+  sandboxPolicy,
+  writeProtection,
+} from 'agenttool/shell';
 import { withRealPaths } from './file-operations';
 
 /**
@@ -16,7 +23,15 @@ export function walkLimits(
 } {
   const policy = sandboxPolicy(options, process.env['HOME'], root);
   const startup = new Set(homeStartupPaths(policy.allowWrite, homeFolders(process.env['HOME'])));
-  const code = policy.denyWrite.filter((path) => !startup.has(path));
+  // What the shell holds in a home folder of the sandbox runtime's lists (`.bashrc`,
+  // `.profile`, `.vscode`, `.claude`...) is refused by name (`writeProtection`), saying
+  // what it is: it is not the code this server runs.
+  const byName = (path: string): boolean => {
+    const rel = relative(root, path);
+    if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return false;
+    return writeProtection(rel.split(sep)) !== undefined;
+  };
+  const code = policy.denyWrite.filter((path) => !startup.has(path) && !byName(path));
   return {
     denyRead: withRealPaths(policy.denyRead),
     denyWrite: [

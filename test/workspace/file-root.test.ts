@@ -626,6 +626,13 @@ describe("FileRoot: what the shell's sandbox keeps read-only stays so", () => {
         );
         expect(existsSync(join(root, path))).toBe(false);
       }
+      // The sandbox runtime's list, held in a home folder too, says what it is.
+      await expect(files.write('.profile', 'x')).rejects.toThrow(
+        'cannot write ".profile": .profile files stay read-only: a shell or another tool runs or trusts what they say outside the sandbox',
+      );
+      await expect(files.write('.vscode/tasks.json', 'x')).rejects.toThrow(
+        'cannot write ".vscode/tasks.json": .vscode stays read-only',
+      );
       await files.write('.config/git/ignore', 'node_modules\n');
       // bin is as often a project's folder as a home's.
       await files.write('bin/tool', '#!/bin/sh\n');
