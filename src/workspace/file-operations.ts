@@ -171,6 +171,17 @@ export function describeFailure(op: Op, error: unknown): Error {
 }
 
 /**
+ * The error for a file `read_file` will not return: not UTF-8 text (`what` says why: a
+ * NUL byte, bytes that are not UTF-8), with its size and a hint to look at it with the
+ * shell.
+ */
+export function notTextError(path: string, size: number, what: string): Error {
+  return new Error(
+    `the file ${quotePath(path)} is not UTF-8 text (${size} bytes, with ${what}): read_file returns text only; look at it with the shell instead (for example \`file\`, \`xxd | head\` or \`base64\`)`,
+  );
+}
+
+/**
  * Refuses a file with more than one hard link: the path checks vouch for the name
  * inside the root, not for its other names, which may lie outside it (a hard link is
  * indistinguishable from the original, so an inside one cannot be told from an outside).

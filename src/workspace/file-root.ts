@@ -14,6 +14,7 @@ import {
   describeFailure,
   isCode,
   keepOwnerAndMode,
+  notTextError,
   type Op,
   PathEscapeError,
   type ReadOptions,
@@ -161,7 +162,15 @@ export class FileRoot {
         refuseHardLinked(op, info.nlink);
         const what = `cannot read ${quotePath(path)}`;
         const marks = this.lineMarks.of(info);
-        const offset = await lineStart(handle, info.size, fromLine, what, marks, options.signal);
+        const offset = await lineStart(
+          handle,
+          info.size,
+          fromLine,
+          what,
+          marks,
+          options.signal,
+          (at) => notTextError(path, info.size, `a NUL byte at offset ${at}`),
+        );
         const want = Math.min(maxBytes, info.size - offset);
         giveBack(reserved - want);
         return readLines(handle, info.size, offset, want, { fromLine, lines }, marks);

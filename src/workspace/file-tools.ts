@@ -7,8 +7,9 @@ import {
   Tool,
   type ToolContext,
 } from 'agenttool';
+import { notTextError } from './file-operations';
 import { FileRoot } from './file-root';
-import { quotePath, shortPath } from './short-path';
+import { shortPath } from './short-path';
 
 /** How much `read_file` returns when the call does not say. */
 export const DEFAULT_READ_BYTES = 256 * 1024;
@@ -95,7 +96,7 @@ export class ReadFileTool {
       signal: ctx.signal,
       whenAnswersRead: answersReadOf(ctx.session),
     });
-    const text = utf8Text(content, truncated, args.path, size);
+    const text = utf8Text(content, truncated, args.path, size, offset);
     const ranged = args.offset !== undefined || args.limit !== undefined;
     if (!truncated && !(ranged && offset > 0)) return text;
     const separator = text === '' || text.endsWith('\n') ? '' : '\n';
@@ -118,7 +119,7 @@ export class ReadFileTool {
         : count === 0
           ? `; max_bytes ${maxBytes} holds none of it: read with a larger max_bytes`
           : cutLine
-            ? `; line ${last} goes on past max_bytes: read it with a larger max_bytes`
+            ? `; line ${last} goes on past ${longLine(maxBytes, last)}`
             : `; more follows: read on with offset ${last + 1}`;
       return `${text}${separator}[showed ${range} (${shown} of ${size} bytes)${next}]`;
     }
@@ -128,9 +129,22 @@ export class ReadFileTool {
         : `read_file reads at most ${MAX_READ_BYTES} bytes`;
     // The next line to start at is the first not shown whole; none when the first is cut.
     const whole = text.split('\n').length - 1;
+    if (whole === 0 && maxBytes >= MAX_READ_BYTES) {
+      // No larger max_bytes would show more of this line.
+      return `${text}${separator}[truncated: showed ${shown} of ${size} bytes; line 1 goes on past ${longLine(maxBytes, 1)}]`;
+    }
     const later = whole === 0 ? '' : `, or from line ${whole + 1} on with offset ${whole + 1}`;
     return `${text}${separator}[truncated: showed ${shown} of ${size} bytes; ${more}${later}]`;
   }
+}
+
+/**
+ * What to do about line `line`, cut at `maxBytes`: read it with a larger `max_bytes`, or,
+ * past the most read_file reads (a minified bundle, a one-line JSON), with the shell.
+ */
+function longLine(maxBytes: number, line: number): string {
+  if (maxBytes < MAX_READ_BYTES) return 'max_bytes: read it with a larger max_bytes';
+  return `the ${MAX_READ_BYTES} bytes read_file reads at most: look at the rest of it with the shell (for example \`sed -n ${line}p FILE | cut -b ${MAX_READ_BYTES + 1}- | head -c 100000\`), or read on from the next line, if any, with offset ${line + 1}`;
 }
 
 /** The whole lines of `text`, and one more for a last line without its newline. */
@@ -164,12 +178,19 @@ function answersReadOf(
 }
 
 /**
- * `content` as text, or an error saying the file is not UTF-8 text: a NUL byte or bytes
+ * `content` (read from byte `start` of the file) as text, or an error saying the file is
+ * not UTF-8 text: a NUL byte or bytes
  * that are not UTF-8 would reach the model as replacement characters, and a file read
  * so and written back would be changed. A byte order mark is kept, as the file has it. A
  * read cut short may end inside a character, which is left out.
  */
-function utf8Text(content: Buffer, truncated: boolean, path: string, size: number): string {
+function utf8Text(
+  content: Buffer,
+  truncated: boolean,
+  path: string,
+  size: number,
+  start: number,
+): string {
   const nul = content.indexOf(0);
   let text: string | undefined;
   if (nul === -1) {
@@ -182,9 +203,11 @@ function utf8Text(content: Buffer, truncated: boolean, path: string, size: numbe
     }
   }
   if (text !== undefined) return text;
-  const what = nul === -1 ? 'bytes that are not UTF-8' : `a NUL byte at offset ${nul}`;
-  throw new Error(
-    `the file ${quotePath(path)} is not UTF-8 text (${size} bytes, with ${what}): read_file returns text only; look at it with the shell instead (for example \`file\`, \`xxd | head\` or \`base64\`)`,
+  // The offset in the file, not in the part read (from a line far in).
+  throw notTextError(
+    path,
+    size,
+    nul === -1 ? 'bytes that are not UTF-8' : `a NUL byte at offset ${start + nul}`,
   );
 }
 

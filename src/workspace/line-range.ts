@@ -63,7 +63,9 @@ export function mark(marks: Map<number, number>, line: number, offset: number): 
 /**
  * Where line `line` (1 for the first) of the open file of `size` bytes starts, found a
  * block at a time (until `signal` aborts) from the nearest mark before it, leaving marks
- * as it goes; throws, saying how many lines it has, when it has fewer.
+ * as it goes; throws, saying how many lines it has, when it has fewer. A NUL byte on the
+ * way throws `notText(its offset)` where given: a binary file (a disk image, a core dump)
+ * is not searched to its end for lines it does not have.
  */
 export async function lineStart(
   handle: FileHandle,
@@ -72,6 +74,7 @@ export async function lineStart(
   what: string,
   marks: Map<number, number>,
   signal?: AbortSignal,
+  notText?: (offset: number) => Error,
 ): Promise<number> {
   if (line === 1) return 0;
   let at = 0;
@@ -101,6 +104,8 @@ export async function lineStart(
     const { bytesRead } = await handle.read(block, 0, block.length, at);
     if (bytesRead === 0) break;
     const read = block.subarray(0, bytesRead);
+    const nul = notText === undefined ? -1 : read.indexOf(0);
+    if (nul !== -1) throw notText!(at + nul);
     for (let i = read.indexOf(NEWLINE); i !== -1; i = read.indexOf(NEWLINE, i + 1)) {
       const start = at + i + 1;
       if (++newlines === line - 1) {

@@ -192,6 +192,46 @@ describe('fs tools through the executor', () => {
     ]);
   });
 
+  it('says how to read a line longer than read_file reads at most', async () => {
+    // A minified bundle: its first line is longer than MAX_READ_BYTES.
+    writeFileSync(join(root, 'min.js'), `${'x'.repeat(MAX_READ_BYTES + 10)}\nend\n`);
+    const shell = `look at the rest of it with the shell (for example \`sed -n 1p FILE | cut -b ${MAX_READ_BYTES + 1}- | head -c 100000\`), or read on from the next line, if any, with offset 2]`;
+    const [plain, ranged, next] = (await run(
+      job(readFile, { path: 'min.js', max_bytes: MAX_READ_BYTES }),
+      job(readFile, { path: 'min.js', offset: 1, limit: 1, max_bytes: MAX_READ_BYTES }),
+      job(readFile, { path: 'min.js', offset: 2 }),
+    )) as string[];
+    expect(plain!.slice(MAX_READ_BYTES)).toBe(
+      `\n[truncated: showed ${MAX_READ_BYTES} of ${MAX_READ_BYTES + 15} bytes; line 1 goes on past the ${MAX_READ_BYTES} bytes read_file reads at most: ${shell}`,
+    );
+    expect(ranged!.slice(MAX_READ_BYTES)).toBe(
+      `\n[showed line 1 (${MAX_READ_BYTES} of ${MAX_READ_BYTES + 15} bytes); line 1 goes on past the ${MAX_READ_BYTES} bytes read_file reads at most: ${shell}`,
+    );
+    expect(next).toBe(
+      `end\n[showed line 2 (4 of ${MAX_READ_BYTES + 15} bytes); the file ends there]`,
+    );
+  });
+
+  it('refuses a binary file read from a line far in without searching it to its end', async () => {
+    // A NUL byte in what is searched for the line stops the search: a disk image of
+    // gigabytes would otherwise be read whole to say it has one line.
+    const image = Buffer.alloc(300_000);
+    image[200_000] = 0x0a;
+    writeFileSync(join(root, 'disk.img'), image);
+    const bytes = Array.from({ length: 20_000 }, () => 'text\n').join('');
+    writeFileSync(join(root, 'late.bin'), Buffer.concat([Buffer.from(bytes), Buffer.from([0, 1])]));
+    expect(
+      await run(
+        job(readFile, { path: 'disk.img', offset: 5 }),
+        job(readFile, { path: 'late.bin', offset: 2 }),
+      ),
+    ).toEqual([
+      'Error: the file "disk.img" is not UTF-8 text (300000 bytes, with a NUL byte at offset 0): read_file returns text only; look at it with the shell instead (for example `file`, `xxd | head` or `base64`)',
+      // Past the part searched for the line: the offset is the file's, not the part's.
+      'Error: the file "late.bin" is not UTF-8 text (100002 bytes, with a NUL byte at offset 100000): read_file returns text only; look at it with the shell instead (for example `file`, `xxd | head` or `base64`)',
+    ]);
+  });
+
   it('a read cut inside a character leaves the character out, and says so', async () => {
     // "é" is two bytes: max_bytes 2 cuts it after its first.
     writeFileSync(join(root, 'accent.txt'), 'aé and more');
@@ -239,8 +279,8 @@ describe('fs tools through the executor', () => {
       string,
     ];
     expect(
-      atCap.endsWith(
-        `[truncated: showed ${MAX_READ_BYTES} of ${MAX_READ_BYTES + 10} bytes; read_file reads at most ${MAX_READ_BYTES} bytes]`,
+      atCap.includes(
+        `[truncated: showed ${MAX_READ_BYTES} of ${MAX_READ_BYTES + 10} bytes; line 1 goes on past the ${MAX_READ_BYTES} bytes read_file reads at most: look at the rest of it with the shell`,
       ),
     ).toBe(true);
   });
