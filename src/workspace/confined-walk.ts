@@ -240,11 +240,15 @@ export class ConfinedWalk {
     if (op.links > MAX_LINKS) {
       throw new Error(`cannot ${op.verb} ${quotePath(op.path)}: too many symbolic links`);
     }
-    let landing = resolve(dirPath, target, ...rest);
+    const worded = resolve(dirPath, target, ...rest);
+    let landing = worded;
     if (!inside(this.realRoot, landing)) {
       landing = await landingOf(landing).catch(() => landing);
       if (!inside(this.realRoot, landing)) {
-        throw new PathEscapeError(op.path, this.root, landing, 'through a symbolic link,');
+        // Said as the link words it: where the server's own links lead (a link to
+        // /proc/self/fd/3 or /proc/self/cwd, resolved here, in the server) is not the
+        // model's to learn.
+        throw new PathEscapeError(op.path, this.root, worded, 'through a symbolic link,');
       }
     }
     return this.#guard(op, splitPath(relative(this.realRoot, landing)));

@@ -152,6 +152,14 @@ describe('FileRoot: escapes are refused and nothing is touched', () => {
     await expectRefused('climb/secret.txt', 'through a symbolic link');
   });
 
+  it("names where a link leads as it words it, not where the server's own links lead", async () => {
+    // Resolved in the server, /proc/self/fd/0 and /proc/self/cwd are the server's.
+    symlinkSync('/proc/self/fd/0', join(root, 'fd'));
+    symlinkSync('/proc/self/cwd/etc', join(root, 'cwd'));
+    await expectRefused('fd', 'through a symbolic link, it leads to "/proc/self/fd/0"');
+    await expectRefused('cwd/passwd', 'it leads to "/proc/self/cwd/etc/passwd"');
+  });
+
   it('stops on a link loop with an error instead of hanging', async () => {
     symlinkSync('loop-b', join(root, 'loop-a'));
     symlinkSync('loop-a', join(root, 'loop-b'));
