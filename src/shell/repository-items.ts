@@ -79,8 +79,21 @@ export function itemsOf(gitDir: GitDir, mounted: ReadonlySet<string> = new Set()
         });
         continue;
       }
-      for (const entry of parsed.entries) {
-        if (mayRunSomething(entry)) items.set(entryId(file, entry, text), { kind: 'entry', file });
+      try {
+        const judged = new Map<string, Item>();
+        for (const entry of parsed.entries) {
+          if (mayRunSomething(entry))
+            judged.set(entryId(file, entry, text), { kind: 'entry', file });
+        }
+        for (const [id, item] of judged) items.set(id, item);
+      } catch (error) {
+        // A config whose entries could not be judged is judged whole, as one git cannot
+        // read is: moved aside once it changes, rather than left for git to run.
+        items.set(`file\0${file}\0${text}`, {
+          kind: 'file',
+          file,
+          why: `not checked (${(error as Error).message})`,
+        });
       }
     }
     const hooks = join(gitDir.path, 'hooks');

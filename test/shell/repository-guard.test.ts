@@ -16,6 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import * as gitConfig from '../../src/shell/git-config';
 import { RepositoryGuard } from '../../src/shell/repository-guard';
 import { ROOT, ensureBuilt, tempDir } from '../cli/helpers';
 import { GIT_ENV, git } from '../support/git';
@@ -100,6 +101,36 @@ describe('RepositoryGuard', () => {
     expect(await guard.check()).toEqual([
       'sub/.git/config: core.fsmonitor, constructor.x, moved to sub/.git/config.disabled',
     ]);
+    git(join(root, 'sub'), 'status');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('moves aside a changed config whose entries it fails to judge, rather than leave it', async () => {
+    // A fault in judging one entry (as `[constructor]` once was) must not leave the
+    // config for git to run: the config is judged whole, as one git cannot read.
+    const root = workspace();
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    const marker = join(tempDir(), 'ran');
+    const script = join(root, 'monitor.sh');
+    writeFileSync(script, planted(marker), { mode: 0o755 });
+    git(root, 'init', '-q', 'sub');
+    git(join(root, 'sub'), 'config', 'poison.x', '1');
+    git(join(root, 'sub'), 'config', 'core.fsmonitor', script);
+    // A fault that one section meets, as a fault meets the same text each time: the
+    // repository's own config, judged at the record, is judged alike and left.
+    const judgeEntry = gitConfig.mayRunSomething;
+    const judge = jest.spyOn(gitConfig, 'mayRunSomething').mockImplementation((entry) => {
+      if (entry.section === 'poison') throw new TypeError('a fault');
+      return judgeEntry(entry);
+    });
+    try {
+      expect(await guard.check()).toEqual([
+        'sub/.git/config: not checked (a fault), moved to sub/.git/config.disabled',
+      ]);
+    } finally {
+      judge.mockRestore();
+    }
     git(join(root, 'sub'), 'status');
     expect(existsSync(marker)).toBe(false);
   });
