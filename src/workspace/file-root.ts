@@ -28,6 +28,7 @@ import {
 import { ConfinedWalk, type Dir, MAX_LINKS } from './confined-walk';
 import { LineMarks, lineRange, lineStart, readLines } from './line-range';
 import { READ_BYTES_AT_ONCE, readTurn } from './read-budget';
+import { hiddenName } from './hidden-links';
 import { walkLimits } from './walk-limits';
 import { quotePath } from './short-path';
 
@@ -81,6 +82,8 @@ export class FileRoot {
   readonly root: string;
   /** The root with its own symbolic links resolved. */
   readonly realRoot: string;
+  /** What the workspace keeps from its tools, as real paths (see `walkLimits`). */
+  private readonly denyRead: readonly string[];
   /** The walk of paths from the root, and the limits it keeps. */
   private readonly walker: ConfinedWalk;
   /** Where lines start in files read lately (a read from a line far in). */
@@ -107,6 +110,7 @@ export class FileRoot {
       throw new Error(`the root ${quotePath(this.root)} is not a directory`);
     }
     const { denyRead, denyWrite } = walkLimits(options.sandbox ?? {}, this.realRoot);
+    this.denyRead = denyRead;
     this.walker = new ConfinedWalk(this.root, this.realRoot, denyRead, denyWrite);
   }
 
@@ -159,7 +163,7 @@ export class FileRoot {
             `cannot read ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
           );
         }
-        refuseHardLinked(op, info.nlink);
+        if (info.nlink > 1) await this.refuseHiddenName(op, handle, info.nlink);
         const what = `cannot read ${quotePath(path)}`;
         const marks = this.lineMarks.of(info);
         const offset = await lineStart(
@@ -296,6 +300,25 @@ export class FileRoot {
         { cause: error },
       );
     }
+  }
+
+  /**
+   * Refuses to read a file with more than one hard link when one of its other names
+   * lies in what the workspace keeps from its tools (a credential's file linked into the
+   * root), or when that cannot be told; any other (pnpm's `node_modules`, linked to its
+   * store) is read, as a sandboxed command reads it. Its other names cannot be found
+   * from the file: the kept folders are looked through for it, boundedly.
+   */
+  private async refuseHiddenName(op: Op, handle: FileHandle, links: number): Promise<void> {
+    const { dev, ino } = await handle.stat({ bigint: true });
+    const hidden = await hiddenName(this.denyRead, dev, ino);
+    if (hidden.found === 'no') return;
+    if (hidden.found === 'yes') {
+      throw new Error(
+        `cannot ${op.verb} ${quotePath(op.path)}: it is another name (a hard link) of ${quotePath(hidden.path)}, which the workspace keeps from its tools (credentials, and the paths the sandbox's denyRead names)`,
+      );
+    }
+    refuseHardLinked(op, links);
   }
 
   private op(path: string, verb: string, writes: boolean): Op {

@@ -360,8 +360,21 @@ describe('FileRoot: hard links', () => {
   // other names cannot be seen from the one inside.
   beforeEach(() => linkSync(join(outside, 'secret.txt'), join(root, 'linked.txt')));
 
-  it('refuses to read a file with other hard links', async () => {
-    await expect(sandbox.read('linked.txt')).rejects.toThrow(
+  it('reads a file whose other names lie nowhere kept from the tools, as pnpm links its store', async () => {
+    expect(await sandbox.read('linked.txt')).toMatchObject({ content: Buffer.from('secret') });
+  });
+
+  it('refuses to read a file that is another name of one kept from the tools, or when that cannot be told', async () => {
+    const keeping = new FileRoot(root, { sandbox: { denyRead: [outside] } });
+    await expect(keeping.read('linked.txt')).rejects.toThrow(
+      `cannot read "linked.txt": it is another name (a hard link) of "${join(outside, 'secret.txt')}", which the workspace keeps from its tools`,
+    );
+    // Past the depth it looks through, what the folder holds is not known: refused.
+    const deep = join(base, 'kept', ...Array.from({ length: 9 }, (_, i) => `d${i}`));
+    mkdirSync(deep, { recursive: true });
+    writeFileSync(join(deep, 'key'), 'key');
+    const unsure = new FileRoot(root, { sandbox: { denyRead: [join(base, 'kept')] } });
+    await expect(unsure.read('linked.txt')).rejects.toThrow(
       'cannot read "linked.txt": the file has 1 other hard link, which may lie outside the workspace',
     );
   });
