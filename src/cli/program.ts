@@ -171,8 +171,12 @@ function registerWorkspace(
     .addHelpText('after', EXIT_CODES_HELP)
     .action(async (dir: string | undefined, options: ServeFlags & WorkspaceFlags) => {
       const cwd = process.cwd();
-      const app = workspaceApp(dir, options, cwd, io.stderr);
-      const serving = serveOptionsFrom(withFilesResolved(options, cwd), io);
+      const files = withFilesResolved(options, cwd);
+      const serverFiles = [files.record, files.requestStateKeyFile, files.authVerifier].filter(
+        (file): file is string => file !== undefined,
+      );
+      const app = workspaceApp(dir, options, cwd, io.stderr, serverFiles);
+      const serving = serveOptionsFrom(files, io);
       // The sandbox runtime holds its list of protected names (.bashrc, .vscode, ...) at
       // this process's working directory, there or not, by an empty file or folder made
       // in place of a missing one: in the user's project, where an editor starts the

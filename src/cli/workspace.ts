@@ -49,12 +49,16 @@ export interface WorkspaceApp {
  * at start with the cause and the fix, not at the first call; where the same check
  * passed before under the same conditions, right after the server starts serving (see
  * sandbox-probe-memory.ts), and a failure then is printed and refused by `bash`.
+ * `serverFiles` (absolute) are the files the server itself keeps (its record, its
+ * request-state key, its token verifier): kept from the sandboxed shell and the file
+ * tools, read and write, like the credentials, wherever they are.
  */
 export function workspaceApp(
   dir: string | undefined,
   flags: WorkspaceFlags,
   cwd: string = process.cwd(),
   log: NodeJS.WritableStream = process.stderr,
+  serverFiles: readonly string[] = [],
 ): WorkspaceApp {
   // Loaded here: the other commands never load the shell or its sandbox.
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use */
@@ -70,7 +74,7 @@ export function workspaceApp(
   if (tooBroad !== undefined) {
     throw new CliError(ExitCode.BAD_ARGUMENTS, `agenttool: workspace: ${tooBroad}`);
   }
-  const { sandboxed, shell } = workspaceShellOptions(flags, cwd, shellEntry);
+  const { sandboxed, shell } = workspaceShellOptions(flags, cwd, shellEntry, serverFiles);
   let module: Constructor;
   let limits: ShellLimits | undefined;
   let ready: Promise<void> = Promise.resolve();
@@ -312,6 +316,7 @@ export function workspaceShellOptions(
   flags: WorkspaceFlags,
   cwd: string,
   shellEntry: typeof ShellEntry = require('agenttool/shell') as typeof ShellEntry, // eslint-disable-line @typescript-eslint/no-require-imports -- loaded on first use
+  serverFiles: readonly string[] = [],
 ): { readonly sandboxed: boolean; readonly shell: Omit<ShellOptions, 'cwd'> } {
   const sandboxed = flags.sandbox !== false;
   const sandboxOnly = (
@@ -335,9 +340,12 @@ export function workspaceShellOptions(
     ...(flags.allowWrite === undefined
       ? {}
       : { allowWrite: flags.allowWrite.map((p) => resolve(cwd, p)) }),
-    ...(flags.denyRead === undefined
+    // The server's own files: a command that read its record would see every caller's
+    // process groups, and one that wrote it would plant some for a host to stop; its
+    // key would let a caller forge another's request state; its verifier runs in it.
+    ...(flags.denyRead === undefined && serverFiles.length === 0
       ? {}
-      : { denyRead: flags.denyRead.map((p) => resolve(cwd, p)) }),
+      : { denyRead: [...(flags.denyRead ?? []).map((p) => resolve(cwd, p)), ...serverFiles] }),
     ...(flags.maxProcesses === undefined
       ? {}
       : { maxProcesses: count('--max-processes', flags.maxProcesses) }),

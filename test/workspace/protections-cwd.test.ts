@@ -52,10 +52,14 @@ afterAll(() => {
   killChildren();
 });
 
-async function serveStdio(root: string, cwd: string): Promise<Served> {
+async function serveStdio(
+  root: string,
+  cwd: string,
+  args: readonly string[] = [],
+): Promise<Served> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'workspace', root],
+    args: [CLI, 'workspace', root, ...args],
     cwd,
     env: { ...(process.env as Record<string, string>) },
     stderr: 'pipe',
@@ -330,4 +334,44 @@ it("keeps the agents' settings folders read-only, there or not, through bash and
   // The folders that stood in are gone with the shell.
   expect(existsSync(join(root, '.cursor'))).toBe(false);
   expect(existsSync(join(root, '.gemini'))).toBe(false);
+}, 60_000);
+
+it("keeps the server's record from the shell and the file tools, inside the workspace", async () => {
+  // The record holds every caller's process groups, which a host stops after a crash: a
+  // command must neither read it nor plant one there.
+  const root = realpathSync(tempDir());
+  const served = await serveStdio(root, root, ['--record', 'calls.jsonl']);
+  const record = join(root, 'calls.jsonl');
+  try {
+    expect(await bash(served.remote, 'echo first')).toBe('first\n');
+    expect(
+      await bash(
+        served.remote,
+        [
+          'if [ -s calls.jsonl ] && grep -q pgid calls.jsonl 2>/dev/null; then echo read; else echo unread; fi',
+          `if (echo '{"ns":"shell:process-group","data":{"pgid":1}}' >> calls.jsonl) 2>/dev/null; then echo planted; else echo refused; fi`,
+        ].join('\n'),
+      ),
+    ).toBe('unread\nrefused\n');
+    for (const [tool, args] of [
+      ['read_file', { path: 'calls.jsonl' }],
+      ['write_file', { path: 'calls.jsonl', content: 'x' }],
+      ['append_file', { path: 'calls.jsonl', content: 'x' }],
+    ] as const) {
+      const answer = await callTool(served.remote, tool, args).then(
+        () => 'answered',
+        (error: unknown) => String(error),
+      );
+      expect(answer).toMatch(/calls\.jsonl.*which the workspace keeps from its tools/);
+    }
+  } finally {
+    await served.close();
+  }
+  // The server's own records are there, and nothing a command wrote.
+  const lines = readFileSync(record, 'utf8').trim().split('\n');
+  expect(lines.length).toBeGreaterThanOrEqual(2);
+  for (const line of lines) {
+    expect(JSON.parse(line)).toMatchObject({ ns: 'shell:process-group', moment: 'during' });
+  }
+  expect(readFileSync(record, 'utf8')).not.toContain('"pgid":1}');
 }, 60_000);
