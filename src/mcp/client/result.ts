@@ -1,9 +1,11 @@
 import {
   AgentToolError,
   type ContentPart,
+  depthExceeded,
   isJsonObject,
   type JsonObject,
   jsonEqual,
+  MAX_JSON_DEPTH,
   type Result,
 } from '../../core';
 import { RemoteToolError } from './errors';
@@ -103,10 +105,18 @@ function mapBlock(block: unknown): Mapped {
  *
  * Throws {@link RemoteToolError} for `isError` (the joined text, `tool call failed` when
  * empty; details kept), `mcp: empty result` for a missing result, and a `PROTOCOL` error
- * for `content` that is not a list (a string, an object): its text would be lost.
+ * for `content` that is not a list (a string, an object): its text would be lost; and
+ * for a result nested more than `MAX_JSON_DEPTH` (1000) deep, which JSON.stringify
+ * cannot write some thousands deep (the call would fail as the tool's crash).
  */
 export function resultOf(raw: unknown): Result {
   if (!isJsonObject(raw)) throw new AgentToolError('PROTOCOL', 'mcp: empty result');
+  if (depthExceeded(raw) !== undefined) {
+    throw new AgentToolError(
+      'PROTOCOL',
+      `mcp: the result nests objects and arrays more than ${MAX_JSON_DEPTH} deep`,
+    );
+  }
   const given = raw['content'];
   // Absent, a result is its structured content alone; anything but a list is no result.
   if (given !== undefined && given !== null && !Array.isArray(given)) {

@@ -119,6 +119,21 @@ describe('resultOf', () => {
   it('fails clearly on a missing result', () => {
     expect(() => resultOf(undefined)).toThrow(new AgentToolError('PROTOCOL', 'mcp: empty result'));
   });
+
+  it('refuses a result nested too deep to write, as a protocol error rather than a crash', () => {
+    // JSON.parse reads 200,000 levels; JSON.stringify overflows the stack some
+    // thousands deep, and the call failed as the remote tool's crash (PANIC).
+    const deep = (levels: number): unknown => JSON.parse('['.repeat(levels) + ']'.repeat(levels));
+    const refusal = new AgentToolError(
+      'PROTOCOL',
+      'mcp: the result nests objects and arrays more than 1000 deep',
+    );
+    expect(() => resultOf({ content: [{ type: 'weird', a: deep(20_000) }] })).toThrow(refusal);
+    expect(() => resultOf({ content: [], structuredContent: { a: deep(20_000) } })).toThrow(
+      refusal,
+    );
+    expect(resultOf({ content: [], structuredContent: { a: deep(900) } }).structured).toBeDefined();
+  });
 });
 
 describe('records under the agenttool _meta key', () => {
