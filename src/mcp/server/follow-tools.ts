@@ -33,26 +33,39 @@ export function followTools(
     if (gone.length > 0) target.removeTools(...gone);
     const kept = new Map([...current].filter(([name]) => !gone.includes(name)));
     const added = next.filter((tool) => kept.get(tool.name) !== tool);
-    if (added.length > 0) {
-      try {
-        target.addTools(...added);
-        for (const tool of added) kept.set(tool.name, tool);
-      } catch {
-        // One bad tool must not keep the others out: add them one by one.
-        for (const tool of added) {
-          try {
-            target.addTools(tool);
-            kept.set(tool.name, tool);
-          } catch (error) {
-            report(
-              `mcp: serve: tool ${JSON.stringify(tool.name)} is not served: ${errorMessage(error)}`,
-              error,
-            );
-          }
-        }
-      }
-    }
+    for (const tool of addServable(target, added, report)) kept.set(tool.name, tool);
     current = kept;
   };
   return live.onToolsChanged(sync);
+}
+
+/**
+ * Adds `tools` to the target and returns those it took: all at once, or, when it
+ * refuses them, one by one, each tool it refuses (a bad schema, a name already served)
+ * left out and reported, so that one bad tool (a remote server's) keeps none of the
+ * others out.
+ */
+export function addServable(
+  target: Pick<ToolTarget, 'addTools'>,
+  tools: readonly Tool[],
+  report: (message: string, error: unknown) => void,
+): Tool[] {
+  if (tools.length === 0) return [];
+  try {
+    target.addTools(...tools);
+    return [...tools];
+  } catch {
+    return tools.filter((tool) => {
+      try {
+        target.addTools(tool);
+        return true;
+      } catch (error) {
+        report(
+          `mcp: serve: tool ${JSON.stringify(tool.name)} is not served: ${errorMessage(error)}`,
+          error,
+        );
+        return false;
+      }
+    });
+  }
 }

@@ -43,7 +43,7 @@ import {
 import { ScaleOut } from './scale';
 import { composeHooks, readSource } from './serve-source';
 import { catalogChanges, compileServedTools, type ServedChanges, toolChanges } from './swap';
-import { followTools } from './follow-tools';
+import { addServable, followTools } from './follow-tools';
 import { boundedStdioTransport } from './stdio-transport';
 import {
   type Closer,
@@ -186,9 +186,12 @@ export class McpToolServer {
       },
       listPageSize: pageSize,
     };
-    this.addTools(...tools);
+    // A source whose tools change by themselves (remote servers) is served as its
+    // changes are: a tool refused is left out and reported, the others served.
+    const added = live === undefined ? tools : addServable(this, tools, report);
+    if (live === undefined) this.addTools(...tools);
     this.#made = true;
-    this.#follow(live, tools, report);
+    this.#follow(live, added, report);
     this.#followPrimitives(livePrimitives);
     this.#unobserve = observeServer({
       sessions: () => this.#sessions.size,
