@@ -148,6 +148,8 @@ export {
   type Schema,
   type SchemaConstraints,
   type SchemaProperty,
+  isForeignSchema,
+  markForeignSchema,
   noArgsSchema,
   schemaFromJson,
   schemaToJson,

@@ -216,3 +216,22 @@ function readSchema(json: JsonValue): Schema | undefined {
   }
   return schema;
 }
+
+/** Schemas written elsewhere (a remote server's), checked with the guards they need. */
+const foreignSchemas = new WeakSet<object>();
+
+/**
+ * Marks a schema as written elsewhere (a remote server lists it): a check of it must
+ * hold nothing up whatever it says (a `pattern` that backtracks for good, references
+ * that expand without end), so a server that serves it again checks it as
+ * {@link isForeignSchema} says. A schema made from one (a transform's) is marked too.
+ */
+export function markForeignSchema<T extends object | undefined>(schema: T): T {
+  if (schema !== undefined) foreignSchemas.add(schema);
+  return schema;
+}
+
+/** True when the schema was marked with {@link markForeignSchema}. */
+export function isForeignSchema(schema: unknown): boolean {
+  return typeof schema === 'object' && schema !== null && foreignSchemas.has(schema);
+}

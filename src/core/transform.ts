@@ -2,7 +2,7 @@ import { type ToolContext } from './context';
 import { AgentToolError, ValidationError } from './errors';
 import { isJsonObject, type JsonObject, type JsonValue } from './json';
 import { goQuote } from './quote';
-import { schemaFromJson } from './schema';
+import { isForeignSchema, markForeignSchema, schemaFromJson } from './schema';
 import { confinedBy, replayOf, tagsOf, type Tool, wrap } from './tool';
 import { compileSchema, describe, parseArguments } from './validate';
 
@@ -223,7 +223,7 @@ function narrowed(parameters: JsonObject | undefined, fixed: JsonObject): JsonOb
       (name) => typeof name !== 'string' || !Object.hasOwn(fixed, name),
     );
   }
-  return schema;
+  return isForeignSchema(parameters) ? markForeignSchema(schema) : schema;
 }
 
 /** The call's arguments with the fixed values, refused when the caller gave one of them. */

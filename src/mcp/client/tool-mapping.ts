@@ -7,6 +7,7 @@ import {
   isJsonObject,
   isObjectSchema,
   type JsonObject,
+  markForeignSchema,
   newTool,
   type Result,
   type Tool,
@@ -178,10 +179,12 @@ export function remoteTool(
         `mcp: tool ${goQuote(remote)}: input schema: expected a JSON object, got ${JSON.stringify(input)}`,
       );
     }
-    parameters = input;
+    // Written by the server: a host that serves it again checks it with guards.
+    parameters = markForeignSchema(input);
   }
   const annotations = remoteAnnotations(raw);
   const output = raw['outputSchema'];
+  if (isObjectSchema(output)) markForeignSchema(output);
   const hints: RemoteHints = {
     readOnly: annotations?.readOnly === true,
     replaySafe: annotations?.readOnly === true || annotations?.idempotent === true,

@@ -8,6 +8,7 @@ import {
   depthExceededText,
   errorMessage,
   goQuote,
+  isForeignSchema,
   isJsonObject,
   type JsonObject,
   type JsonValue,
@@ -18,6 +19,7 @@ import {
   ValidationError,
 } from '../../core';
 import { goPhrasing } from './ajv-phrasing';
+import { foreignCheck } from './check-cost';
 import { compileSubsetWalk, sameVerdicts } from './subset-check';
 
 /** Checks decoded arguments; returns the first problem, or undefined when they are valid. */
@@ -43,14 +45,23 @@ const metaValidators = new Map<'07' | '2020', Ajv>();
  * one), its refusal phrased as jsonschema-go phrases it. Throws an `INVALID_SCHEMA`
  * error, `mcpserver: tool "<name>": schema: <why>`, when the schema cannot be used, so a
  * bad tool fails when it is added, never when it is called; what cannot fail (the
- * subset's compilation) is deferred to the first call.
+ * subset's compilation) is deferred to the first call. A remote server's schema, served
+ * again (marked with `markForeignSchema`), is checked as `foreignCheck` says: patterns
+ * in linear time, and nothing checked where it cannot be compiled or would cost too much.
  */
 export function compileArgumentsCheck(toolName: string, parameters: unknown): ArgumentsCheck {
   if (parameters === undefined || parameters === null) return deferred(NO_ARGS_SCHEMA);
   if (!isJsonObject(parameters)) {
     throw schemaError(toolName, 'parameters must be a JSON Schema object');
   }
-  return compileServedCheck(parameters, (reason, cause) => schemaError(toolName, reason, cause));
+  const fail = (reason: string, cause?: unknown): Error => schemaError(toolName, reason, cause);
+  // A remote server's schema, served again (a composition): it must hold nothing up.
+  if (isForeignSchema(parameters)) {
+    return foreignCheck(parameters, () =>
+      compileServedCheck(parameters, fail, { linearPatterns: true }),
+    );
+  }
+  return compileServedCheck(parameters, fail);
 }
 
 /**
@@ -130,11 +141,12 @@ function copiedOnChange(
 export function compileServedCheck(
   schema: JsonObject,
   fail: (reason: string, cause?: unknown) => Error,
+  options: GeneralCheckOptions = {},
 ): ArgumentsCheck {
   checkDialect(schema, fail);
   const subset = schemaFromJson(schema);
   if (subset !== undefined) return deferred(subset);
-  return compileGeneral(schema, fail);
+  return compileGeneral(schema, fail, options);
 }
 
 // A schema in the subset cannot fail to compile: compile it on the first call, so that

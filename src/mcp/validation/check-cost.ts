@@ -129,3 +129,28 @@ export function holdsArrayLongerThan(value: unknown, limit: number): boolean {
   }
   return false;
 }
+
+/**
+ * The check of a schema written elsewhere (a remote server's: see `isForeignSchema`),
+ * which no check may let hold the process: `compile` (which must match patterns in
+ * linear time) is not called for one whose references expand past
+ * {@link MAX_EXPANDED_SUBSCHEMAS}, and a value holding an array longer than
+ * {@link MAX_UNIQUE_ITEMS_CHECKED} is not checked where the schema asks `uniqueItems`.
+ * Such a schema, or one that cannot be compiled (a look-around RE2 lacks), checks
+ * nothing: the server that wrote it checks its own.
+ */
+export function foreignCheck<E>(
+  schema: JsonObject,
+  compile: () => (value: unknown) => E | undefined,
+): (value: unknown) => E | undefined {
+  let check: (value: unknown) => E | undefined;
+  try {
+    if (expandedSubschemas(schema) > MAX_EXPANDED_SUBSCHEMAS) return () => undefined;
+    check = compile();
+  } catch {
+    return () => undefined;
+  }
+  if (!requiresUniqueItems(schema)) return check;
+  return (value) =>
+    holdsArrayLongerThan(value, MAX_UNIQUE_ITEMS_CHECKED) ? undefined : check(value);
+}

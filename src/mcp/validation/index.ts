@@ -13,6 +13,7 @@ export {
 export { compileStructuredCheck } from './structured';
 export {
   expandedSubschemas,
+  foreignCheck,
   holdsArrayLongerThan,
   MAX_EXPANDED_SUBSCHEMAS,
   MAX_UNIQUE_ITEMS_CHECKED,

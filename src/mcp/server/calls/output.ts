@@ -1,6 +1,7 @@
 import {
   AgentToolError,
   goQuote,
+  isForeignSchema,
   isJsonObject,
   isObjectSchema,
   type JsonObject,
@@ -8,7 +9,7 @@ import {
   type Result,
   type Tool,
 } from '../../../core';
-import { compileStructuredCheck } from '../../validation';
+import { compileStructuredCheck, foreignCheck } from '../../validation';
 
 /**
  * Checks a call's structured result against the tool's output schema: undefined when
@@ -23,7 +24,8 @@ export type OutputCheck = (structured: JsonObject) => string | undefined;
  * 2020-12 as `$schema` says). A mismatch reads `mcp: tool "<name>": invalid structured
  * content: <path>: <what is wrong>`. Throws an `INVALID_SCHEMA` error naming the tool
  * when the output schema is not an object schema or cannot be compiled, so a bad tool
- * fails when it is added, never when it is called.
+ * fails when it is added, never when it is called; a remote server's schema (served
+ * again) is checked as `foreignCheck` says, and one that cannot be compiled checks nothing.
  */
 export function compileOutputCheck(tool: Tool): OutputCheck | undefined {
   const schema: unknown = tool.outputSchema;
@@ -35,11 +37,12 @@ export function compileOutputCheck(tool: Tool): OutputCheck | undefined {
       `${where}: output schema: must be a JSON Schema object with "type": "object" (MCP's structured content is an object)`,
     );
   }
-  const check = compileStructuredCheck(
-    schema,
-    (reason, cause) =>
-      new AgentToolError('INVALID_SCHEMA', `${where}: output schema: ${reason}`, { cause }),
-  );
+  const fail = (reason: string, cause?: unknown): Error =>
+    new AgentToolError('INVALID_SCHEMA', `${where}: output schema: ${reason}`, { cause });
+  // A remote server's schema, served again (a composition): it must hold nothing up.
+  const check = isForeignSchema(schema)
+    ? foreignCheck(schema, () => compileStructuredCheck(schema, fail, { linearPatterns: true }))
+    : compileStructuredCheck(schema, fail);
   return (structured) => {
     const error = check(structured);
     return error === undefined
