@@ -90,12 +90,16 @@ export class CallNotices {
   #held: ProgressNumbers | undefined;
   /** Made once a request that carries a progress token waits on the call; most have none. */
   #keepalive: Keepalive | undefined;
-  readonly #setup: NoticesSetup;
+  /** The keepalive's interval (0: none), and the signal it stops on until the call ends. */
+  readonly #interval: number;
+  #signalSource: SignalSource | undefined;
 
   constructor(setup: NoticesSetup) {
-    this.#setup = setup;
     this.#route = setup.route;
     this.#textLeft = setup.progressBudget;
+    this.#interval = setup.progressKeepalive ?? 0;
+    // Only kept where a later request may start the keepalive: a finished call lets go.
+    if (this.#interval > 0) this.#signalSource = setup.signalSource;
     this.rerouted();
   }
 
@@ -105,12 +109,11 @@ export class CallNotices {
    * and none has started yet.
    */
   rerouted(): void {
-    if (this.#keepalive !== undefined || this.#finished) return;
-    const interval = this.#setup.progressKeepalive ?? 0;
-    if (interval <= 0) return;
+    const signalSource = this.#signalSource;
+    if (this.#keepalive !== undefined || this.#finished || signalSource === undefined) return;
     const route = this.#route();
     if (route?.progressToken !== undefined && route.polled !== true) {
-      this.#keepalive = new Keepalive(interval, this.#setup.signalSource, this);
+      this.#keepalive = new Keepalive(this.#interval, signalSource, this);
     }
   }
 
@@ -167,6 +170,7 @@ export class CallNotices {
     this.#finished = true;
     this.#held = undefined;
     this.#route = NO_ROUTE;
+    this.#signalSource = undefined;
     this.#keepalive?.stop();
     this.#keepalive = undefined;
   }
