@@ -87,8 +87,12 @@ describe('RepositoryGuard', () => {
     expect(await guard.check()).toEqual([]);
   });
 
-  it("disables what follows a section named as one of Object's properties", async () => {
-    // `[constructor]` once stopped the check with a TypeError: nothing was disabled.
+  /**
+   * A workspace whose guard has recorded it, then a repository `sub` made in it with
+   * `entries` and a `core.fsmonitor` in its config, as a command would make one; and
+   * what says that git on the host would not run the monitor.
+   */
+  async function plantedMonitor(entries: readonly (readonly [string, string])[]) {
     const root = workspace();
     const guard = new RepositoryGuard([root]);
     await guard.record();
@@ -96,27 +100,28 @@ describe('RepositoryGuard', () => {
     const script = join(root, 'monitor.sh');
     writeFileSync(script, planted(marker), { mode: 0o755 });
     git(root, 'init', '-q', 'sub');
-    git(join(root, 'sub'), 'config', 'constructor.x', '1');
+    for (const [key, value] of entries) git(join(root, 'sub'), 'config', key, value);
     git(join(root, 'sub'), 'config', 'core.fsmonitor', script);
+    const ranNot = (): void => {
+      git(join(root, 'sub'), 'status');
+      expect(existsSync(marker)).toBe(false);
+    };
+    return { guard, ranNot };
+  }
+
+  it("disables what follows a section named as one of Object's properties", async () => {
+    // `[constructor]` once stopped the check with a TypeError: nothing was disabled.
+    const { guard, ranNot } = await plantedMonitor([['constructor.x', '1']]);
     expect(await guard.check()).toEqual([
       'sub/.git/config: core.fsmonitor, constructor.x, moved to sub/.git/config.disabled',
     ]);
-    git(join(root, 'sub'), 'status');
-    expect(existsSync(marker)).toBe(false);
+    ranNot();
   });
 
   it('moves aside a changed config whose entries it fails to judge, rather than leave it', async () => {
     // A fault in judging one entry (as `[constructor]` once was) must not leave the
     // config for git to run: the config is judged whole, as one git cannot read.
-    const root = workspace();
-    const guard = new RepositoryGuard([root]);
-    await guard.record();
-    const marker = join(tempDir(), 'ran');
-    const script = join(root, 'monitor.sh');
-    writeFileSync(script, planted(marker), { mode: 0o755 });
-    git(root, 'init', '-q', 'sub');
-    git(join(root, 'sub'), 'config', 'poison.x', '1');
-    git(join(root, 'sub'), 'config', 'core.fsmonitor', script);
+    const { guard, ranNot } = await plantedMonitor([['poison.x', '1']]);
     // A fault that one section meets, as a fault meets the same text each time: the
     // repository's own config, judged at the record, is judged alike and left.
     const judgeEntry = gitConfig.mayRunSomething;
@@ -131,8 +136,7 @@ describe('RepositoryGuard', () => {
     } finally {
       judge.mockRestore();
     }
-    git(join(root, 'sub'), 'status');
-    expect(existsSync(marker)).toBe(false);
+    ranNot();
   });
 
   it('finds a bare layout, a .git file pointing elsewhere and a common directory', async () => {

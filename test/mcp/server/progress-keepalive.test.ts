@@ -209,7 +209,11 @@ test('past the text budget, a flood of output sends beats only, one an interval'
   expectIncreasing(log.seen);
 });
 
-test('2026-07-28: a call that asked a question is kept alive by the request that answered it', async () => {
+test.each([
+  ['by the request that answered it', true],
+  // The SDK's client sends a progress token only with a request that has onprogress.
+  ['by the request that answered it, when the first asked for no progress', false],
+])('2026-07-28: a call that asked a question is kept alive %s', async (_name, firstFollows) => {
   const log = progressLog(0);
   const asks = newTool({
     name: 'deploy',
@@ -224,53 +228,21 @@ test('2026-07-28: a call that asked a question is kept alive by the request that
     },
   });
   const c = await modernOverHttp(serve(asks));
-  const call = (params: Record<string, unknown>) =>
+  const call = (params: Record<string, unknown>, follows: boolean) =>
     c.request(
       { method: 'tools/call', params: { name: 'deploy', arguments: {}, ...params } },
-      { allowInputRequired: true, ...waiting, onprogress: log.onprogress },
+      follows
+        ? { allowInputRequired: true, ...waiting, onprogress: log.onprogress }
+        : { allowInputRequired: true },
     );
-  const first = await call({});
+  const first = await call({}, firstFollows);
   expect(first.resultType).toBe('input_required');
-  const second = await call({
-    inputResponses: { elicit_1: { action: 'accept', content: { go: true } } },
-    requestState: first.requestState,
-  });
-  expect(second.content).toEqual([{ type: 'text', text: 'accept' }]);
-  expect(log.seen.length).toBeGreaterThanOrEqual(BEATS);
-});
-
-test('2026-07-28: a call whose first request asked for no progress is kept alive by a later one that does', async () => {
-  const log = progressLog(0);
-  const asks = newTool({
-    name: 'deploy',
-    description: 'Asks, then deploys for long',
-    execute: async (_call, ctx) => {
-      const answer = await ctx.ask({
-        message: 'deploy?',
-        schema: { type: 'object', properties: { go: { type: 'boolean' } } },
-      });
-      await log.beats;
-      return { output: answer.action };
-    },
-  });
-  const c = await modernOverHttp(serve(asks));
-  // No onprogress: the SDK's client sends no progress token with the first request.
-  const first = await c.request(
-    { method: 'tools/call', params: { name: 'deploy', arguments: {} } },
-    { allowInputRequired: true },
-  );
-  expect(first.resultType).toBe('input_required');
-  const second = await c.request(
+  const second = await call(
     {
-      method: 'tools/call',
-      params: {
-        name: 'deploy',
-        arguments: {},
-        inputResponses: { elicit_1: { action: 'accept', content: { go: true } } },
-        requestState: first.requestState,
-      },
+      inputResponses: { elicit_1: { action: 'accept', content: { go: true } } },
+      requestState: first.requestState,
     },
-    { allowInputRequired: true, ...waiting, onprogress: log.onprogress },
+    true,
   );
   expect(second.content).toEqual([{ type: 'text', text: 'accept' }]);
   expect(log.seen.length).toBeGreaterThanOrEqual(BEATS);
