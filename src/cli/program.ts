@@ -164,7 +164,7 @@ function registerWorkspace(
   const workspace = program
     .command('workspace')
     .description(
-      'Serve the workspace tools for a folder over MCP: bash (persistent, in an OS sandbox) and read_file, write_file, append_file (confined to the folder).',
+      'Serve the workspace tools for a folder over MCP: bash (persistent, in an OS sandbox) and read_file, write_file, edit_file, append_file (confined to the folder).',
     )
     .argument('[dir]', 'the workspace folder (default: the working directory)');
   serveOptions(workspaceOptions(workspace))

@@ -7,6 +7,7 @@ import {
   Tool,
   type ToolContext,
 } from 'agenttool';
+import { listed, replaceText } from './file-edit';
 import { notTextError } from './file-operations';
 import { FileRoot } from './file-root';
 import { shortPath } from './short-path';
@@ -60,6 +61,24 @@ export class AppendFileArgs {
 
   @Param('The text to add at the end of the file (UTF-8)')
   content!: string;
+}
+
+export class EditFileArgs {
+  @Param(PATH_DESCRIPTION)
+  path!: string;
+
+  @Param(
+    'The exact text to replace, as the file holds it (whitespace and indentation included): it must occur once, unless replace_all is set',
+  )
+  old_text!: string;
+
+  @Param('The text to put in its place')
+  new_text!: string;
+
+  @Param('Replace every occurrence of old_text (default false: it must occur exactly once)', {
+    optional: true,
+  })
+  replace_all?: boolean;
 }
 
 /** Reads a file inside the root. Reading twice changes nothing, so a re-run is safe. */
@@ -156,6 +175,7 @@ function lineCount(text: string): number {
 
 const READ_ARGUMENTS = ['path', 'max_bytes', 'offset', 'limit'] as const;
 const WRITE_ARGUMENTS = ['path', 'content'] as const;
+const EDIT_ARGUMENTS = ['path', 'old_text', 'new_text', 'replace_all'] as const;
 
 /**
  * Refuses content with a NUL character: the file tools write text, and `read_file` would
@@ -232,6 +252,46 @@ export class WriteFileTool {
     // A call interrupted before the file changes leaves it as it was.
     const bytes = await this.files.write(args.path, args.content, { signal: ctx.signal });
     return `Wrote ${byteCount(bytes)} to ${shortPath(args.path)}.`;
+  }
+}
+
+/**
+ * Replaces text in a file inside the root, the rest kept. A re-run after the first one
+ * landed finds the old text gone (or, where the new text holds it, replaces again), so
+ * its replay stays unknown (the default; there is deliberately no `@Replay`).
+ */
+@Tool({
+  name: 'edit_file',
+  description:
+    "Edit a text file in the workspace: old_text, which must occur exactly once (or set replace_all), becomes new_text, and the rest of the file is kept. Read the file first: old_text must match it exactly, whitespace and indentation included. Paths are relative to the workspace root, not to the shell's current directory; absolute paths inside the workspace work too.",
+  args: EditFileArgs,
+})
+@Annotations({ title: 'Edit a file', destructive: true, idempotent: false })
+export class EditFileTool {
+  constructor(private readonly files: FileRoot) {}
+
+  async execute(args: EditFileArgs, ctx: ToolContext): Promise<string> {
+    refuseUnknownArguments(ctx.call, 'edit_file', EDIT_ARGUMENTS);
+    refuseNul(args.new_text);
+    const lines = await this.files.update(
+      args.path,
+      (text) => {
+        const edited = replaceText(
+          args.path,
+          text,
+          args.old_text,
+          args.new_text,
+          args.replace_all === true,
+        );
+        return { text: edited.text, result: edited.lines };
+      },
+      { signal: ctx.signal },
+    );
+    const where =
+      lines.length === 1
+        ? `1 occurrence, at line ${lines[0]}`
+        : `${lines.length} occurrences, at lines ${listed(lines)}`;
+    return `Edited ${shortPath(args.path)}: replaced ${where}.`;
   }
 }
 

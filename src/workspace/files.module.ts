@@ -2,11 +2,11 @@ import type { Constructor } from 'agenttool';
 import { Module } from 'agenttool/di';
 import { WorkspaceConfig, WorkspaceConfigModule } from './config';
 import { FileRoot, type FileRootOptions } from './file-root';
-import { AppendFileTool, ReadFileTool, WriteFileTool } from './file-tools';
+import { AppendFileTool, EditFileTool, ReadFileTool, WriteFileTool } from './file-tools';
 
 /**
  * The file tools, confined to the workspace root: `read_file`, `write_file`,
- * `append_file`. `FilesModule` reads the root from the environment (see
+ * `edit_file`, `append_file`. `FilesModule` reads the root from the environment (see
  * {@link WorkspaceConfigModule}); `FilesModule.forRoot(root)` takes it as given.
  */
 @Module({
@@ -18,7 +18,7 @@ import { AppendFileTool, ReadFileTool, WriteFileTool } from './file-tools';
       inject: [WorkspaceConfig],
     },
   ],
-  tools: [ReadFileTool, WriteFileTool, AppendFileTool],
+  tools: [ReadFileTool, WriteFileTool, EditFileTool, AppendFileTool],
   exports: [FileRoot],
 })
 export class FilesModule {
@@ -29,7 +29,7 @@ export class FilesModule {
   static forRoot(root: string, options: FileRootOptions = {}): Constructor {
     @Module({
       providers: [{ provide: FileRoot, useFactory: () => new FileRoot(root, options) }],
-      tools: [ReadFileTool, WriteFileTool, AppendFileTool],
+      tools: [ReadFileTool, WriteFileTool, EditFileTool, AppendFileTool],
       exports: [FileRoot],
     })
     class ConfiguredFilesModule {}

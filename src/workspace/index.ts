@@ -25,6 +25,8 @@ export {
   AppendFileArgs,
   AppendFileTool,
   DEFAULT_READ_BYTES,
+  EditFileArgs,
+  EditFileTool,
   MAX_READ_BYTES,
   ReadFileArgs,
   ReadFileTool,

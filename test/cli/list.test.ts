@@ -97,6 +97,7 @@ describe('agenttool list', () => {
       restart: { confined: false, by: '' },
       read_file: { confined: false, by: '' },
       write_file: { confined: false, by: '' },
+      edit_file: { confined: false, by: '' },
       append_file: { confined: false, by: '' },
     });
   });

@@ -66,6 +66,7 @@ describe('WorkspaceModule', () => {
       'restart',
       'read_file',
       'write_file',
+      'edit_file',
       'append_file',
     ]);
     expect(resourceOf(app.tools.lookup('bash')!)).toBe('shell:session');
@@ -288,6 +289,7 @@ describe('the sample modules on their own', () => {
     expect(app.definitions().map((d) => d.name)).toEqual([
       'read_file',
       'write_file',
+      'edit_file',
       'append_file',
     ]);
   });

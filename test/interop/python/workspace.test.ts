@@ -107,7 +107,14 @@ test.each([
     // Without sessions (2026-07-28 over HTTP), the shell is kept by its handle.
     const byHandle = over === 'http' && protocol === '2026-07-28';
     expect(seen.protocol).toBe(protocol);
-    expect(seen.tools).toEqual(['append_file', 'bash', 'read_file', 'restart', 'write_file']);
+    expect(seen.tools).toEqual([
+      'append_file',
+      'bash',
+      'edit_file',
+      'read_file',
+      'restart',
+      'write_file',
+    ]);
     expect(seen.list_changed).toBe(false);
     expect(seen.first.is_error).toBe(false);
     if (byHandle) expect(seen.first.text).toMatch(NEW_SHELL);

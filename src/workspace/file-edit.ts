@@ -1,0 +1,99 @@
+import { quotePath } from './short-path';
+
+/** The largest file an edit reads and rewrites (4 MiB, as `read_file` reads at most). */
+export const MAX_EDIT_BYTES = 4 * 1024 * 1024;
+
+/** A file's text after an edit, and the lines (1-based) where the old text began. */
+export interface Edited {
+  readonly text: string;
+  readonly lines: readonly number[];
+}
+
+/**
+ * `text` (the file `path`'s) with `oldText` replaced by `newText`: its one occurrence,
+ * or every one with `replaceAll`. Refuses, saying what to do instead, an empty
+ * `oldText`, one the same as `newText`, one not found, and one found more than once
+ * without `replaceAll`. In a file whose lines end in CRLF, a text given with LF alone
+ * (as models write it) is matched, and replaced, with CRLF. Occurrences never overlap;
+ * the replacement is taken literally (no `$` patterns).
+ */
+export function replaceText(
+  path: string,
+  text: string,
+  oldText: string,
+  newText: string,
+  replaceAll: boolean,
+): Edited {
+  if (oldText === '') {
+    throw new Error(
+      'old_text must not be empty: give the text to replace (to write a whole file, use write_file)',
+    );
+  }
+  if (oldText === newText) {
+    throw new Error('old_text and new_text are the same: the edit would change nothing');
+  }
+  let from = oldText;
+  let to = newText;
+  let at = occurrences(text, from);
+  if (at.length === 0 && text.includes('\r\n') && /(?<!\r)\n/.test(oldText)) {
+    const crlf = (s: string): string => s.replace(/\r?\n/g, '\r\n');
+    from = crlf(oldText);
+    to = crlf(newText);
+    at = occurrences(text, from);
+  }
+  if (at.length === 0) {
+    throw new Error(
+      `old_text was not found in ${quotePath(path)}: it must match the file exactly, whitespace and indentation included; read the file again for its current text`,
+    );
+  }
+  const lines = lineNumbers(text, at);
+  if (at.length > 1 && !replaceAll) {
+    throw new Error(
+      `old_text occurs ${at.length} times in ${quotePath(path)} (at lines ${listed(lines)}): give more of the text around the one to change so that it occurs once, or set replace_all to replace every one`,
+    );
+  }
+  const parts: string[] = [];
+  let last = 0;
+  for (const index of at) {
+    parts.push(text.slice(last, index), to);
+    last = index + from.length;
+  }
+  parts.push(text.slice(last));
+  return { text: parts.join(''), lines };
+}
+
+/** Where `needle` begins in `text`, each occurrence after the one before it ends. */
+function occurrences(text: string, needle: string): number[] {
+  const found: number[] = [];
+  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) {
+    found.push(i);
+  }
+  return found;
+}
+
+/** The 1-based line of each of `indexes` (ascending) in `text`. */
+function lineNumbers(text: string, indexes: readonly number[]): number[] {
+  const lines: number[] = [];
+  let line = 1;
+  let scanned = 0;
+  for (const index of indexes) {
+    for (
+      let i = text.indexOf('\n', scanned);
+      i !== -1 && i < index;
+      i = text.indexOf('\n', i + 1)
+    ) {
+      line++;
+      scanned = i + 1;
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+/** `4`, `4 and 9`, `4, 9 and 20`; past ten, the first ten and how many more. */
+export function listed(lines: readonly number[]): string {
+  const shown = lines.slice(0, 10).map(String);
+  if (lines.length > 10) return `${shown.join(', ')} and ${lines.length - 10} more`;
+  if (shown.length === 1) return shown[0]!;
+  return `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)!}`;
+}

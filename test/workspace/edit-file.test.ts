@@ -1,0 +1,168 @@
+/**
+ * `edit_file`: old text that occurs once (or every occurrence, asked for) becomes new
+ * text, the rest of the file kept; refused, with nothing changed, where the old text is
+ * missing or ambiguous; parallel edits of one file both land, and an edit that finds
+ * the file changed while it read it leaves that change alone.
+ */
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type Job,
+  type Tool,
+  Executor,
+  annotationsOf,
+  createContext,
+  definitionOf,
+  outputText,
+  replayOf,
+  toolFromInstance,
+} from 'agenttool';
+import { EditFileTool } from 'agenttool/workspace';
+import { FileRoot } from '../../src/workspace/file-root';
+
+let base: string;
+let root: string;
+let files: FileRoot;
+let editFile: Tool;
+let ids = 0;
+
+beforeEach(() => {
+  base = realpathSync(mkdtempSync(join(tmpdir(), 'edit-file-')));
+  root = join(base, 'root');
+  mkdirSync(root);
+  files = new FileRoot(root);
+  editFile = toolFromInstance(new EditFileTool(files));
+});
+
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+function job(args: unknown): Job {
+  return { tool: editFile, call: { id: `call_${++ids}`, args: JSON.stringify(args) } };
+}
+
+/** The outcome of each edit, run together in one batch: its output or its error. */
+async function edits(...args: unknown[]): Promise<string[]> {
+  const outcomes = await new Executor().results(args.map(job));
+  return outcomes.map((o) =>
+    o.error !== undefined ? `Error: ${o.error.message}` : outputText(o.result.output),
+  );
+}
+
+const text = (name: string): string => readFileSync(join(root, name), 'utf8');
+
+it('declares its arguments, and a replay that is not known to be safe', () => {
+  expect(definitionOf(editFile).parameters).toMatchObject({
+    properties: {
+      path: { type: 'string' },
+      old_text: { type: 'string' },
+      new_text: { type: 'string' },
+      replace_all: { type: 'boolean' },
+    },
+    required: ['path', 'old_text', 'new_text'],
+  });
+  expect(annotationsOf(editFile)).toMatchObject({ destructive: true, idempotent: false });
+  expect(replayOf(editFile, '{"path":"a","old_text":"x","new_text":"y"}', createContext())).toBe(
+    'unknown',
+  );
+});
+
+it('replaces the one occurrence, keeps the rest and the mode, and says at which line', async () => {
+  writeFileSync(join(root, 'app.ts'), 'const a = 1;\nconst b = $2;\nconst c = 3;\n', {
+    mode: 0o640,
+  });
+  chmodSync(join(root, 'app.ts'), 0o640);
+  expect(
+    await edits({ path: 'app.ts', old_text: 'const b = $2;', new_text: "const b = '$&';" }),
+  ).toEqual(['Edited app.ts: replaced 1 occurrence, at line 2.']);
+  // The new text is taken as it is: `$&` is no pattern.
+  expect(text('app.ts')).toBe("const a = 1;\nconst b = '$&';\nconst c = 3;\n");
+  expect(statSync(join(root, 'app.ts')).mode & 0o777).toBe(0o640);
+});
+
+it('refuses a missing, an ambiguous and an empty old text, and one the same as the new, changing nothing', async () => {
+  const before = 'let x = 1;\nlet y = 2;\nlet x = 1;\n';
+  writeFileSync(join(root, 'a.js'), before);
+  expect(
+    await edits(
+      { path: 'a.js', old_text: 'let z = 3;', new_text: 'let z = 4;' },
+      { path: 'a.js', old_text: 'let x = 1;', new_text: 'let x = 2;' },
+      { path: 'a.js', old_text: '', new_text: 'x' },
+      { path: 'a.js', old_text: 'let y = 2;', new_text: 'let y = 2;' },
+      { path: 'a.js', old_text: 'x', new_text: 'y', mode: 'fast' },
+    ),
+  ).toEqual([
+    'Error: old_text was not found in "a.js": it must match the file exactly, whitespace and indentation included; read the file again for its current text',
+    'Error: old_text occurs 2 times in "a.js" (at lines 1 and 3): give more of the text around the one to change so that it occurs once, or set replace_all to replace every one',
+    'Error: old_text must not be empty: give the text to replace (to write a whole file, use write_file)',
+    'Error: old_text and new_text are the same: the edit would change nothing',
+    'Error: invalid arguments: edit_file takes no "mode"; its arguments are path, old_text, new_text, replace_all',
+  ]);
+  expect(text('a.js')).toBe(before);
+});
+
+it('replaces every occurrence with replace_all', async () => {
+  writeFileSync(join(root, 'a.js'), 'x\ny x\nz\nx');
+  expect(await edits({ path: 'a.js', old_text: 'x', new_text: 'xx', replace_all: true })).toEqual([
+    'Edited a.js: replaced 3 occurrences, at lines 1, 2 and 4.',
+  ]);
+  expect(text('a.js')).toBe('xx\ny xx\nz\nxx');
+});
+
+it('matches a text given with LF alone in a file of CRLF lines, and writes CRLF', async () => {
+  writeFileSync(join(root, 'win.txt'), 'one\r\ntwo\r\nthree\r\n');
+  expect(await edits({ path: 'win.txt', old_text: 'two\nthree', new_text: '2\n3' })).toEqual([
+    'Edited win.txt: replaced 1 occurrence, at line 2.',
+  ]);
+  expect(text('win.txt')).toBe('one\r\n2\r\n3\r\n');
+});
+
+it('lands every edit of one file sent at once', async () => {
+  const lines = Array.from({ length: 20 }, (_, i) => `line ${i}`);
+  writeFileSync(join(root, 'many.txt'), `${lines.join('\n')}\n`);
+  const outcomes = await edits(
+    ...lines.map((line) => ({ path: 'many.txt', old_text: `${line}\n`, new_text: `${line}!\n` })),
+  );
+  expect(outcomes.every((o) => o.startsWith('Edited many.txt: replaced 1 occurrence'))).toBe(true);
+  expect(text('many.txt')).toBe(`${lines.map((line) => `${line}!`).join('\n')}\n`);
+});
+
+it('refuses a file changed while the edit read it, leaving that change', async () => {
+  writeFileSync(join(root, 'raced.txt'), 'old\n');
+  // The shell writes the file between the edit's read and its write.
+  const updated = files.update('raced.txt', (current) => {
+    writeFileSync(join(root, 'raced.txt'), 'the shell wrote this\n');
+    return { text: current.replace('old', 'new'), result: undefined };
+  });
+  await expect(updated).rejects.toThrow(
+    'cannot edit "raced.txt": it changed while the edit read it (the shell, or another program, wrote it): read it again and edit what it holds now',
+  );
+  expect(text('raced.txt')).toBe('the shell wrote this\n');
+});
+
+it('refuses a missing file, one that is not text, one too large, and a path outside', async () => {
+  writeFileSync(join(root, 'bin'), Buffer.from([0x61, 0x00, 0x62]));
+  writeFileSync(join(root, 'big'), Buffer.alloc(4 * 1024 * 1024 + 1, 0x61));
+  expect(
+    await edits(
+      { path: 'nope.txt', old_text: 'a', new_text: 'b' },
+      { path: 'bin', old_text: 'a', new_text: 'b' },
+      { path: 'big', old_text: 'a', new_text: 'b' },
+      { path: '../outside.txt', old_text: 'a', new_text: 'b' },
+    ),
+  ).toEqual([
+    expect.stringMatching(/^Error: cannot read "nope.txt": .*no such file/),
+    expect.stringContaining('is not UTF-8 text (3 bytes, with a NUL byte at offset 1)'),
+    'Error: cannot edit "big": it holds 4194305 bytes, more than an edit takes (4194304, 4 MiB): change it with the shell (sed, a script) instead',
+    expect.stringContaining('outside'),
+  ]);
+});
