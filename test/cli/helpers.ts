@@ -116,6 +116,9 @@ export function runAgenttool(
   options: { input?: string; env?: Record<string, string>; cwd?: string } = {},
 ): Promise<Ran> {
   const child = startAgenttool(args, options);
+  // A command that exits before it reads its input (a bad argument, a malformed file)
+  // closes the pipe: the write then fails with EPIPE, which is no failure of the test's.
+  child.stdin.on('error', () => undefined);
   child.stdin.end(options.input ?? '');
   return child.done;
 }
