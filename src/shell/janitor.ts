@@ -12,7 +12,7 @@ import type { Socket } from 'node:net';
  */
 const SCRIPT = `
 trap '' INT TERM HUP
-declare -A pids=() files=() groups=() holders=() sockets=()
+declare -A pids=() files=() groups=() holders=() sockets=() listeners=()
 while IFS=' ' read -r kind value; do
   case $kind in
     PID) pids[$value]=1 ;;
@@ -25,9 +25,26 @@ while IFS=' ' read -r kind value; do
     UNHOLDER) unset -v 'holders[$value]' ;;
     SOCKETS) sockets[$value]=1 ;;
     UNSOCKETS) unset -v 'sockets[$value]' ;;
+    LISTENER) listeners[$value]=1 ;;
+    UNLISTENER) unset -v 'listeners[$value]' ;;
   esac
 done
 for p in "\${!pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
+# A bridge told of before it started (its pid was not known yet): found by the socket
+# it listens on, in its command line.
+if ((\${#listeners[@]} > 0)); then
+  for c in /proc/[0-9]*/cmdline; do
+    words=()
+    mapfile -d '' -t words < "$c" 2>/dev/null || continue
+    for w in "\${words[@]}"; do
+      l=\${w#UNIX-LISTEN:}
+      [ "$l" != "$w" ] && [ -n "\${listeners[\${l%%,*}]+x}" ] || continue
+      p=\${c#/proc/}
+      kill -KILL "\${p%/cmdline}" 2>/dev/null
+      break
+    done
+  done
+fi
 for f in "\${!files[@]}"; do rm -f -- "$f"; done
 # Sockets whose names begin so (the runtime names them after this process's id).
 for prefix in "\${!sockets[@]}"; do
@@ -115,6 +132,16 @@ export const cleanupOnHardExit = {
    * The sockets whose paths begin with `prefix` (the sandbox runtime's proxy makes one
    * named after this process's id, at a moment no one is told of): removed, sockets only.
    */
+  /**
+   * A process about to start, which will listen on the Unix socket `path` (a bridge):
+   * killed, found by that socket in its command line, if this process dies before it
+   * could tell of the process's id (see {@link cleanupOnHardExit.process}).
+   */
+  listener(path: string): () => void {
+    if (path.includes('\n')) return () => undefined;
+    tell(`LISTENER ${path}`);
+    return () => tell(`UNLISTENER ${path}`);
+  },
   socketsStartingWith(prefix: string): () => void {
     if (prefix.includes('\n')) return () => undefined;
     tell(`SOCKETS ${prefix}`);

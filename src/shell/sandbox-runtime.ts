@@ -109,6 +109,16 @@ function watchBridges(): { stop(): (() => void)[] } {
     const sockets = child.spawnargs.flatMap((arg) => /^UNIX-LISTEN:([^,]+)/.exec(arg)?.[1] ?? []);
     forget.push(cleanupOnHardExit.process(child.pid, sockets));
   };
+  /** A socat bridge about to start (`options` of the process's own spawn): its sockets. */
+  const announce = (options: unknown): void => {
+    const { file, args } = (options ?? {}) as { file?: unknown; args?: unknown };
+    if (!watching || typeof file !== 'string' || basename(file) !== 'socat') return;
+    if (!Array.isArray(args)) return;
+    for (const arg of args) {
+      const socket = typeof arg === 'string' ? /^UNIX-LISTEN:([^,]+)/.exec(arg)?.[1] : undefined;
+      if (socket !== undefined) forget.push(cleanupOnHardExit.listener(socket));
+    }
+  };
   const made = (message: unknown): void => {
     const child = (message as { process?: ChildProcess }).process;
     if (child === undefined) return;
@@ -124,6 +134,9 @@ function watchBridges(): { stop(): (() => void)[] } {
       configurable: true,
       writable: true,
       value: function (this: ChildProcess, ...args: unknown[]): unknown {
+        // Told before it starts, by the socket it will listen on: a kill between its
+        // start and its id told (a loaded machine's millisecond) would leave it.
+        announce(args[0]);
         try {
           return (spawn as (...a: unknown[]) => unknown).apply(this, args);
         } finally {

@@ -1,0 +1,46 @@
+/**
+ * The janitor a process leaves behind for when it is killed outright: a process told of
+ * before it started (a sandbox bridge, by the socket it will listen on) is killed all the
+ * same, found by that socket in its command line, though its id was never told.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureBuilt } from '../cli/helpers';
+import { noneWithArgument, processesWithArgument } from '../support/processes';
+
+beforeAll(() => ensureBuilt(), 300_000);
+
+it('kills a bridge it was told of by its socket, once its process is killed', async () => {
+  const socket = join(tmpdir(), `janitor-test-${randomBytes(6).toString('hex')}.sock`);
+  const word = `UNIX-LISTEN:${socket},fork,reuseaddr`;
+  // A process of the janitor's, told of the socket, then starting a stand-in bridge
+  // (a sleep that carries the word) without telling its id, and waiting to be killed.
+  const script = `
+    const { cleanupOnHardExit } = require(${JSON.stringify(join(__dirname, '..', '..', 'dist', 'src', 'shell', 'janitor.js'))});
+    const { spawn } = require('node:child_process');
+    cleanupOnHardExit.listener(${JSON.stringify(socket)});
+    const bridge = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 300000)', ${JSON.stringify(word)}], {
+      detached: true,
+      stdio: 'ignore',
+    });
+    bridge.unref();
+    console.log(String(bridge.pid));
+    setInterval(() => undefined, 1000);
+  `;
+  const owner = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const bridgePid = await new Promise<number>((resolve, reject) => {
+    owner.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
+    owner.once('exit', (code) => reject(new Error(`the owner exited (${code})`)));
+  });
+  try {
+    expect(processesWithArgument(word)).toEqual([bridgePid]);
+    const exited = new Promise((resolve) => owner.once('exit', resolve));
+    owner.kill('SIGKILL');
+    await exited;
+    expect(await noneWithArgument(word)).toBe(true);
+  } finally {
+    for (const pid of processesWithArgument(word)) process.kill(pid, 'SIGKILL');
+  }
+}, 30_000);
