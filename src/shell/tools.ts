@@ -12,6 +12,7 @@ import {
   recordable,
   refuseUnknownArguments,
 } from 'agenttool';
+import { inBackground } from './background-command';
 import type { ContainerOptions } from './container';
 import type { SandboxOptions } from './sandbox-policy';
 import { sandboxName } from './sandbox-support';
@@ -76,6 +77,12 @@ export class BashArgs {
     { optional: true, type: 'integer' },
   )
   timeout_seconds?: number;
+
+  @Param(
+    'Start the command in the background and answer at once with its process group and the file its output goes to (read it later with tail; stop it with kill -- -<group>). For servers and watchers; what it changes of the shell (cd, variables) does not persist.',
+    { optional: true },
+  )
+  run_in_background?: boolean;
 }
 
 /** The arguments of a bash tool that offers the escape hatch. */
@@ -119,6 +126,7 @@ export function shellTools(options: ShellToolsOptions = {}): ShellTools {
   const bashArguments = [
     'command',
     'timeout_seconds',
+    'run_in_background',
     ...(escapeHatch ? [ESCAPE_HATCH_ARGUMENT] : []),
   ];
   // Taken and left unused: what a command is for, which models trained on another
@@ -143,7 +151,7 @@ export function shellTools(options: ShellToolsOptions = {}): ShellTools {
   @Tool({
     name: 'bash',
     description:
-      'Run a command in a persistent bash shell and return its output (stdout and stderr together) and exit status. Each command runs as a bash -c script would (stop it early with exit, not return). State such as the working directory and variables persists between calls; use the restart tool to start over. Start a background job with its output in a file (cmd > cmd.log 2>&1 &): otherwise what it prints lands in whichever later command is running, or is lost.' +
+      'Run a command in a persistent bash shell and return its output (stdout and stderr together) and exit status. Each command runs as a bash -c script would (stop it early with exit, not return). State such as the working directory and variables persists between calls; use the restart tool to start over. Start a server or watcher with run_in_background (or as cmd > cmd.log 2>&1 &): the output of a background job that goes nowhere else lands in whichever later command is running, or is lost.' +
       (confinement.confined
         ? ` Commands run confined (${confinement.by}): ${options.container === undefined ? "the system is read-only except the working directory and $TMPDIR (where git hooks and config, shell start-up files, and editors' and agents' settings such as .vscode and .claude stay read-only), the network is off except for allowed hosts (through the HTTP_PROXY the shell sets), and credentials cannot be read" : 'only what the container holds is reachable'}.${confinement.by === 'bubblewrap' ? PROCESS_IDS : ''}`
         : ''),
@@ -158,8 +166,8 @@ export function shellTools(options: ShellToolsOptions = {}): ShellTools {
     constructor(private readonly shell: Shell) {}
 
     async execute(args: UnsandboxableBashArgs, ctx: ToolContext): Promise<Result> {
-      // A `timeout` in ms, `cwd`, `run_in_background`: ignored, the command would run
-      // otherwise than asked (for ten minutes, elsewhere, in the foreground).
+      // A `timeout` in ms, `cwd`: ignored, the command would run otherwise than asked
+      // (for ten minutes, elsewhere).
       refuseUnknownArguments(ctx.call, 'bash', bashArguments, bashIgnores);
       const actual = this.shell.confinement;
       if (actual.confined !== confinement.confined || actual.by !== confinement.by) {
@@ -172,6 +180,12 @@ export function shellTools(options: ShellToolsOptions = {}): ShellTools {
           `timeout_seconds must be a positive number of seconds, got ${args.timeout_seconds}`,
         );
       }
+      const background = args.run_in_background === true;
+      if (background && args.timeout_seconds !== undefined) {
+        throw new Error(
+          'timeout_seconds does not apply to a command run in the background: it runs until it ends, is stopped (kill -- -<group>), or the shell restarts',
+        );
+      }
       const unsandboxed = escapeHatch && args.dangerously_disable_sandbox === true;
       const timeout = args.timeout_seconds ?? this.shell.defaultTimeoutMs / 1000;
       const where = unsandboxed ? NOT_CONFINED : actual;
@@ -179,7 +193,8 @@ export function shellTools(options: ShellToolsOptions = {}): ShellTools {
       const recordFailed = new AbortController();
       let recording: Promise<void> = Promise.resolve();
       let recordError: { error: unknown } | undefined;
-      const result = await this.shell.run(args.command, {
+      const command = background ? inBackground(args.command) : args.command;
+      const result = await this.shell.run(command, {
         signal: AbortSignal.any([ctx.signal, recordFailed.signal]),
         timeoutMs: timeout * 1000,
         unsandboxed,

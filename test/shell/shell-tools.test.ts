@@ -56,12 +56,13 @@ describe('bash and restart: what they declare', () => {
     expect(new Executor().chains(jobs)).toEqual([[0, 1, 2]]);
   });
 
-  it('define bash with a required command and an optional integer timeout', () => {
+  it('define bash with a required command, an optional integer timeout and a background run', () => {
     expect(definitionOf(bash).parameters).toEqual({
       type: 'object',
       properties: {
         command: { type: 'string', description: expect.any(String) },
         timeout_seconds: { type: 'integer', description: expect.any(String) },
+        run_in_background: { type: 'boolean', description: expect.any(String) },
       },
       required: ['command'],
     });
@@ -226,7 +227,7 @@ describe('bash and restart through the executor', () => {
 
   it("tells the model, in bash's description, to give a background job a file for its output", () => {
     expect(definitionOf(bash).description).toContain(
-      'Start a background job with its output in a file (cmd > cmd.log 2>&1 &): otherwise what it prints lands in whichever later command is running, or is lost.',
+      'Start a server or watcher with run_in_background (or as cmd > cmd.log 2>&1 &): the output of a background job that goes nowhere else lands in whichever later command is running, or is lost.',
     );
   });
 
@@ -304,17 +305,49 @@ describe('bash and restart through the executor', () => {
     expect(outputOf(outcomes[1]!)).toMatch(/^Error: invalid arguments: .*command/);
   });
 
+  it('runs a command in the background: answers at once, its output in a file of its own, stopped by its group', async () => {
+    const [started] = await new Executor().results([
+      job(bash, {
+        command: 'cd /; LEFT=1; echo first; while true; do echo tick; sleep 0.05; done',
+        run_in_background: true,
+      }),
+    ]);
+    const said = String(outputOf(started!));
+    const match =
+      /^Started in the background as process group (\d+); its output \(stdout and stderr\) goes to (\S+): read it with tail, and stop it with kill -- -\1\.\n$/.exec(
+        said,
+      );
+    expect(match).not.toBeNull();
+    const [, group, log] = match as unknown as [string, string, string];
+    // Its output is its file's, never a later command's; what it changed of the shell
+    // stays its own.
+    const later = await new Executor().results([
+      job(bash, { command: `sleep 0.3; echo "$PWD \${LEFT-unset}"; head -n 2 ${log}` }),
+    ]);
+    expect(outputOf(later[0]!)).toBe(`${dir} unset\nfirst\ntick\n`);
+    const stopped = await new Executor().results([
+      job(bash, {
+        command: `kill -- -${group}; sleep 0.2; a=$(wc -l < ${log}); sleep 0.3; b=$(wc -l < ${log}); [ "$a" = "$b" ] && echo stopped`,
+      }),
+      job(bash, { command: 'true', run_in_background: true, timeout_seconds: 5 }),
+    ]);
+    expect(outputOf(stopped[0]!)).toBe('stopped\n');
+    expect(outputOf(stopped[1]!)).toBe(
+      'Error: timeout_seconds does not apply to a command run in the background: it runs until it ends, is stopped (kill -- -<group>), or the shell restarts',
+    );
+  });
+
   it('refuses an argument it does not take, naming it, rather than run otherwise than asked', async () => {
     const outcomes = await new Executor().results([
-      // Another agent's bash: a timeout in ms, a folder, a background run.
-      job(bash, { command: 'touch ran', timeout: 1000, run_in_background: true }),
+      // Another agent's bash: a timeout in ms, a folder.
+      job(bash, { command: 'touch ran', timeout: 1000, cwd: '/' }),
       job(restart, { force: true }),
       job(bash, { command: 'ls' }),
       // What another agent's bash takes and changes nothing here is taken.
       job(bash, { command: 'echo listed', description: 'Lists the folder' }),
     ]);
     expect(outputOf(outcomes[0]!)).toBe(
-      'Error: invalid arguments: bash takes no "timeout", "run_in_background"; its arguments are command, timeout_seconds',
+      'Error: invalid arguments: bash takes no "timeout", "cwd"; its arguments are command, timeout_seconds, run_in_background',
     );
     expect(outputOf(outcomes[1]!)).toBe(
       'Error: invalid arguments: restart takes no "force"; it takes none',
