@@ -306,7 +306,9 @@ describe('bash and restart through the executor', () => {
   });
 
   it('runs a command in the background: answers at once, its output in a file of its own, stopped by its group', async () => {
-    const [started] = await new Executor().results([
+    const [, started] = await new Executor().results([
+      // A shell that refuses to overwrite a file with > (the log file exists once made).
+      job(bash, { command: 'set -o noclobber' }),
       job(bash, {
         command: 'cd /; LEFT=1; echo first; while true; do echo tick; sleep 0.05; done',
         run_in_background: true,
