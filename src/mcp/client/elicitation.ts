@@ -13,6 +13,7 @@ import {
   errorMessage,
   goQuote,
   isJsonObject,
+  markForeignSchema,
   type ToolContext,
 } from '../../core';
 import { linkedSignal } from '../signals';
@@ -39,7 +40,11 @@ const CANCEL: ElicitResult = { action: 'cancel' };
 export function elicitationOf(params: ElicitParams): Elicitation {
   if (params.mode === 'url') return { message: params.message, url: params.url };
   const schema = params.requestedSchema as unknown;
-  return isJsonObject(schema) ? { message: params.message, schema } : { message: params.message };
+  // Written by the server: a composition that asks its client checks the answer with
+  // guards (see markForeignSchema).
+  return isJsonObject(schema)
+    ? { message: params.message, schema: markForeignSchema(schema) }
+    : { message: params.message };
 }
 
 /** The core answer as MCP's `ElicitResult`; throws for an answer MCP cannot carry. */

@@ -1,7 +1,10 @@
 // A remote server's tools served again (a composition, a gateway): the served check of
 // their schemas, which the server wrote, must hold nothing up, as the client's check of
 // their structured content holds nothing up.
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { newTool } from 'agenttool';
 import { connectMcp, McpToolServer } from 'agenttool/mcp';
+import { elicitationOf } from '../../../src/mcp/client/elicitation';
 import { overMemory } from '../server/helpers';
 import { RawServer } from './raw-server';
 
@@ -37,8 +40,8 @@ test("a remote server's schemas are checked in bounded time when served again", 
   const served = new McpToolServer(remote.tools());
   const { client, close } = await overMemory(served);
   try {
-    const started = Date.now();
-    // With JavaScript's engine each check took the process for good (2^40 steps).
+    // With JavaScript's engine each check took the process for good (2^40 steps): a
+    // check that hung would end the test at its timeout.
     const refused = await client.callTool({
       name: 'catastrophic',
       arguments: { s: `${'a'.repeat(40)}!` },
@@ -49,10 +52,43 @@ test("a remote server's schemas are checked in bounded time when served again", 
     expect(lookahead.content).toEqual([{ type: 'text', text: 'ran' }]);
     const expanding = await client.callTool({ name: 'expanding', arguments: {} });
     expect(expanding.content).toEqual([{ type: 'text', text: 'ran' }]);
-    expect(Date.now() - started).toBeLessThan(5000);
   } finally {
     await close();
     await served.close();
     await remote.close();
+  }
+});
+
+test("a remote server's question, passed on to the client, is checked in bounded time too", async () => {
+  // What a composition asks its client for a server's elicitation/create: the question
+  // as the client reads it, its schema the server's.
+  const question = elicitationOf({
+    mode: 'form',
+    message: 'name?',
+    requestedSchema: {
+      type: 'object',
+      properties: { s: { type: 'string', pattern: '^(a+)+$' } },
+    },
+  } as Parameters<typeof elicitationOf>[0]);
+  const served = new McpToolServer([
+    newTool({
+      name: 'asks',
+      description: 'passes a server question on',
+      execute: async (_call, ctx) => ({ output: JSON.stringify(await ctx.ask(question)) }),
+    }),
+  ]);
+  const connected = await overMemory(served, { capabilities: { elicitation: { form: {} } } });
+  connected.client.setRequestHandler(ElicitRequestSchema, () => ({
+    action: 'accept',
+    content: { s: `${'a'.repeat(40)}!` },
+  }));
+  try {
+    // A check that hung would end the test at its timeout; this one refuses the answer.
+    const result = await connected.client.callTool({ name: 'asks', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain('pattern');
+  } finally {
+    await connected.close();
+    await served.close();
   }
 });

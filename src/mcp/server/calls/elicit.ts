@@ -12,11 +12,12 @@ import {
   type Elicitor,
   errorMessage,
   goQuote,
+  isForeignSchema,
   isJsonObject,
   type JsonObject,
 } from '../../../core';
 import { randomHex } from '../../random';
-import { type ArgumentsCheck, compileServedCheck } from '../../validation';
+import { type ArgumentsCheck, compileServedCheck, foreignCheck } from '../../validation';
 
 /** What a client offered for elicitation (`capabilities.elicitation`), when it offered any. */
 export type ElicitationOffer = NonNullable<ClientCapabilities['elicitation']>;
@@ -139,11 +140,13 @@ export function directElicitor(
 
 function compileForm(schema: JsonObject): ArgumentsCheck {
   // Checked as the Go binding checks it (google/jsonschema-go), in its words.
-  return compileServedCheck(
-    schema,
-    (reason, cause) =>
-      new AgentToolError('INVALID_SCHEMA', `mcpserver: elicitation schema: ${reason}`, { cause }),
-  );
+  const fail = (reason: string, cause?: unknown): Error =>
+    new AgentToolError('INVALID_SCHEMA', `mcpserver: elicitation schema: ${reason}`, { cause });
+  // A remote server's question, passed on (a composition): it must hold nothing up.
+  if (isForeignSchema(schema)) {
+    return foreignCheck(schema, () => compileServedCheck(schema, fail, { linearPatterns: true }));
+  }
+  return compileServedCheck(schema, fail);
 }
 
 /**
