@@ -13,10 +13,14 @@ export function inBackground(command: string): string {
   return [
     '__agenttool_group=$BASHPID',
     '(',
-    '  __agenttool_log=$(command mktemp "${TMPDIR:-/tmp}/background-XXXXXX.log") || exit',
+    // No suffix after the Xs: BSD's mktemp (macOS) replaces trailing ones only.
+    '  __agenttool_log=$(command mktemp "${TMPDIR:-/tmp}/background-XXXXXXXX") || exit',
     `  ( builtin eval ${bashQuote(command)} ) >|"$__agenttool_log" 2>&1 </dev/null &`,
     '  builtin printf \'Started in the background as process group %s; its output (stdout and stderr) goes to %s: read it with tail, and stop it with kill -- -%s.\\n\' "$__agenttool_group" "$__agenttool_log" "$__agenttool_group"',
     ')',
+    // The status the start ended with (a file that could not be made fails the call).
+    '__agenttool_status=$?',
     'builtin unset -v __agenttool_group',
+    'builtin eval "builtin unset -v __agenttool_status; (builtin exit $__agenttool_status)"',
   ].join('\n');
 }

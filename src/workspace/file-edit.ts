@@ -12,9 +12,10 @@ export interface Edited {
 /**
  * `text` (the file `path`'s) with `oldText` replaced by `newText`: its one occurrence,
  * or every one with `replaceAll`. Refuses, saying what to do instead, an empty
- * `oldText`, one the same as `newText`, one not found, and one found more than once
- * without `replaceAll`. In a file whose lines end in CRLF, a text given with LF alone
- * (as models write it) is matched, and replaced, with CRLF. Occurrences never overlap;
+ * `oldText`, one the same as `newText`, one not found, one found more than once
+ * without `replaceAll`, and an edit that would make the file longer than
+ * {@link MAX_EDIT_BYTES} characters. In a file whose lines all end in CRLF, a text given
+ * with LF alone (as models write it) is matched, and written, with CRLF. Occurrences never overlap;
  * the replacement is taken literally (no `$` patterns).
  */
 export function replaceText(
@@ -32,13 +33,15 @@ export function replaceText(
   if (oldText === newText) {
     throw new Error('old_text and new_text are the same: the edit would change nothing');
   }
+  // A file whose lines all end in CRLF keeps them so: the new text's bare LFs (as models
+  // write them) become CRLF, and an old text given with bare LFs is matched so too.
+  const crlfFile = text.includes('\r\n') && !/(?<!\r)\n/.test(text);
+  const crlf = (s: string): string => s.replace(/\r?\n/g, '\r\n');
   let from = oldText;
-  let to = newText;
+  const to = crlfFile ? crlf(newText) : newText;
   let at = occurrences(text, from);
-  if (at.length === 0 && text.includes('\r\n') && /(?<!\r)\n/.test(oldText)) {
-    const crlf = (s: string): string => s.replace(/\r?\n/g, '\r\n');
+  if (at.length === 0 && crlfFile && /(?<!\r)\n/.test(oldText)) {
     from = crlf(oldText);
-    to = crlf(newText);
     at = occurrences(text, from);
   }
   if (at.length === 0) {
@@ -50,6 +53,14 @@ export function replaceText(
   if (at.length > 1 && !replaceAll) {
     throw new Error(
       `old_text occurs ${at.length} times in ${quotePath(path)} (at lines ${listed(lines)}): give more of the text around the one to change so that it occurs once, or set replace_all to replace every one`,
+    );
+  }
+  // Bounded before it is made: `replace_all` of a short text by a long one could
+  // otherwise make a string of hundreds of megabytes from a file of four.
+  const length = text.length + at.length * (to.length - from.length);
+  if (length > MAX_EDIT_BYTES) {
+    throw new Error(
+      `the edit would make ${quotePath(path)} ${length} characters long, more than an edit makes (${MAX_EDIT_BYTES}, 4 MiB): change it with the shell (sed, a script) instead`,
     );
   }
   const parts: string[] = [];

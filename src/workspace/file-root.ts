@@ -300,7 +300,8 @@ export class FileRoot {
     if (nul !== -1) throw notTextError(path, size, `a NUL byte at offset ${nul}`);
     let text: string;
     try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(content);
+      // ignoreBOM: a byte-order mark is the file's, kept as the rest is.
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(content);
     } catch {
       throw notTextError(path, size, 'bytes that are not UTF-8');
     }

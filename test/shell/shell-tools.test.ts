@@ -332,8 +332,12 @@ describe('bash and restart through the executor', () => {
         command: `kill -- -${group}; sleep 0.2; a=$(wc -l < ${log}); sleep 0.3; b=$(wc -l < ${log}); [ "$a" = "$b" ] && echo stopped`,
       }),
       job(bash, { command: 'true', run_in_background: true, timeout_seconds: 5 }),
+      // Where no file can be made for its output, the start fails, and says so.
+      job(bash, { command: 'export TMPDIR=/nonexistent' }),
+      job(bash, { command: 'true', run_in_background: true }),
     ]);
     expect(outputOf(stopped[0]!)).toBe('stopped\n');
+    expect(outputOf(stopped[3]!)).toMatch(/^mktemp: .*\n\[exit status 1\]$/s);
     expect(outputOf(stopped[1]!)).toBe(
       'Error: timeout_seconds does not apply to a command run in the background: it runs until it ends, is stopped (kill -- -<group>), or the shell restarts',
     );

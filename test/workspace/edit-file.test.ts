@@ -166,3 +166,21 @@ it('refuses a missing file, one that is not text, one too large, and a path outs
     expect.stringContaining('outside'),
   ]);
 });
+
+it('keeps a byte-order mark, writes CRLF in a CRLF file, and refuses an edit that would grow past 4 MiB', async () => {
+  writeFileSync(join(root, 'bom.cs'), '\uFEFFclass A {}\r\nclass B {}\r\n');
+  writeFileSync(join(root, 'many-a.txt'), 'a'.repeat(100_000));
+  expect(
+    await edits(
+      { path: 'bom.cs', old_text: 'class B {}', new_text: 'class B {}\nclass C {}' },
+      { path: 'many-a.txt', old_text: 'a', new_text: 'b'.repeat(100), replace_all: true },
+    ),
+  ).toEqual([
+    'Edited bom.cs: replaced 1 occurrence, at line 2.',
+    'Error: the edit would make "many-a.txt" 10000000 characters long, more than an edit makes (4194304, 4 MiB): change it with the shell (sed, a script) instead',
+  ]);
+  expect(readFileSync(join(root, 'bom.cs'))).toEqual(
+    Buffer.from('\uFEFFclass A {}\r\nclass B {}\r\nclass C {}\r\n'),
+  );
+  expect(text('many-a.txt')).toBe('a'.repeat(100_000));
+});
