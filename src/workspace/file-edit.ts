@@ -1,3 +1,5 @@
+import { promises as fsPromises } from 'node:fs';
+import { type ReadOptions, type ReadResult, utf8Text, type WriteOptions } from './file-operations';
 import { quotePath } from './short-path';
 
 /** The largest file an edit reads and rewrites (4 MiB, as `read_file` reads at most). */
@@ -107,4 +109,78 @@ export function listed(lines: readonly number[]): string {
   if (lines.length > 10) return `${shown.join(', ')} and ${lines.length - 10} more`;
   if (shown.length === 1) return shown[0]!;
   return `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)!}`;
+}
+
+/** What of a root an edit uses (`FileRoot`'s, which holds the edits). */
+interface EditedRoot {
+  resolve(path: string): Promise<string>;
+  read(path: string, options: ReadOptions): Promise<ReadResult>;
+  write(path: string, data: string, options: WriteOptions): Promise<number>;
+}
+
+/** What an edit's text change makes: the new text, and what the edit returns besides. */
+export type TextChange<T> = (text: string) => { readonly text: string; readonly result: T };
+
+/**
+ * The edits of one root's files: each reads its file whole, has `change` make the new
+ * text, and replaces the file (see `FileRoot.update`). The edits of one file (by its real
+ * path) take turns.
+ */
+export class FileEdits {
+  /** The edit of each file under way, by real path: the next one waits for it. */
+  readonly #turns = new Map<string, Promise<void>>();
+
+  async update<T>(
+    root: EditedRoot,
+    path: string,
+    change: TextChange<T>,
+    options: WriteOptions,
+  ): Promise<T> {
+    const real = await root.resolve(path);
+    const before = this.#turns.get(real) ?? Promise.resolve();
+    const edit = before.then(() => editOnce(root, path, real, change, options));
+    const turn = edit.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#turns.set(real, turn);
+    try {
+      return await edit;
+    } finally {
+      if (this.#turns.get(real) === turn) this.#turns.delete(real);
+    }
+  }
+}
+
+/** One edit, its turn come: refused when the file changed while it was read. */
+async function editOnce<T>(
+  root: EditedRoot,
+  path: string,
+  real: string,
+  change: TextChange<T>,
+  options: WriteOptions,
+): Promise<T> {
+  options.signal?.throwIfAborted();
+  const identity = async (): Promise<string | undefined> => {
+    const info = await fsPromises.lstat(real, { bigint: true }).catch(() => undefined);
+    return info === undefined ? undefined : `${info.ino}:${info.size}:${info.mtimeNs}`;
+  };
+  const read = await identity();
+  const { content, size, truncated } = await root.read(path, {
+    maxBytes: MAX_EDIT_BYTES,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  if (truncated) {
+    throw new Error(
+      `cannot edit ${quotePath(path)}: it holds ${size} bytes, more than an edit takes (${MAX_EDIT_BYTES}, 4 MiB): change it with the shell (sed, a script) instead`,
+    );
+  }
+  const changed = change(utf8Text(content, false, path, size, 0));
+  if ((await identity()) !== read) {
+    throw new Error(
+      `cannot edit ${quotePath(path)}: it changed while the edit read it (the shell, or another program, wrote it): read it again and edit what it holds now`,
+    );
+  }
+  await root.write(path, changed.text, options);
+  return changed.result;
 }

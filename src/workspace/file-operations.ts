@@ -327,3 +327,37 @@ export function utf8Of(op: Op, data: string | Uint8Array): Uint8Array {
   }
   return Buffer.from(data, 'utf8');
 }
+
+/**
+ * `content` (read from byte `start` of the file) as text, or an error saying the file is
+ * not UTF-8 text: a NUL byte or bytes
+ * that are not UTF-8 would reach the model as replacement characters, and a file read
+ * so and written back would be changed. A byte order mark is kept, as the file has it. A
+ * read cut short may end inside a character, which is left out.
+ */
+export function utf8Text(
+  content: Buffer,
+  truncated: boolean,
+  path: string,
+  size: number,
+  start: number,
+): string {
+  const nul = content.indexOf(0);
+  let text: string | undefined;
+  if (nul === -1) {
+    try {
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(content, {
+        stream: truncated,
+      });
+    } catch {
+      text = undefined;
+    }
+  }
+  if (text !== undefined) return text;
+  // The offset in the file, not in the part read (from a line far in).
+  throw notTextError(
+    path,
+    size,
+    nul === -1 ? 'bytes that are not UTF-8' : `a NUL byte at offset ${start + nul}`,
+  );
+}

@@ -28,7 +28,7 @@ import {
 import { ConfinedWalk, type Dir, MAX_LINKS } from './confined-walk';
 import { LineMarks, lineRange, lineStart, readLines } from './line-range';
 import { READ_BYTES_AT_ONCE, readTurn } from './read-budget';
-import { MAX_EDIT_BYTES } from './file-edit';
+import { FileEdits } from './file-edit';
 import { hiddenName } from './hidden-links';
 import { walkLimits } from './walk-limits';
 import { quotePath } from './short-path';
@@ -85,8 +85,8 @@ export class FileRoot {
   readonly realRoot: string;
   /** What the workspace keeps from its tools, as real paths (see `walkLimits`). */
   private readonly denyRead: readonly string[];
-  /** The edit of each file under way, by real path: the next one waits for it. */
-  readonly #edits = new Map<string, Promise<void>>();
+  /** The edits under way, one file's in turn. */
+  readonly #edits = new FileEdits();
   /** The walk of paths from the root, and the limits it keeps. */
   private readonly walker: ConfinedWalk;
   /** Where lines start in files read lately (a read from a line far in). */
@@ -255,64 +255,12 @@ export class FileRoot {
    * file changed since it read it (by the shell, say) is refused rather than undo that
    * change.
    */
-  async update<T>(
+  update<T>(
     path: string,
     change: (text: string) => { readonly text: string; readonly result: T },
     options: WriteOptions = {},
   ): Promise<T> {
-    const real = await this.resolve(path);
-    const before = this.#edits.get(real) ?? Promise.resolve();
-    const edit = before.then(() => this.#update(path, real, change, options));
-    const turn = edit.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#edits.set(real, turn);
-    try {
-      return await edit;
-    } finally {
-      if (this.#edits.get(real) === turn) this.#edits.delete(real);
-    }
-  }
-
-  async #update<T>(
-    path: string,
-    real: string,
-    change: (text: string) => { readonly text: string; readonly result: T },
-    options: WriteOptions,
-  ): Promise<T> {
-    options.signal?.throwIfAborted();
-    const identity = async (): Promise<string | undefined> => {
-      const info = await fsPromises.lstat(real, { bigint: true }).catch(() => undefined);
-      return info === undefined ? undefined : `${info.ino}:${info.size}:${info.mtimeNs}`;
-    };
-    const read = await identity();
-    const { content, size, truncated } = await this.read(path, {
-      maxBytes: MAX_EDIT_BYTES,
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
-    if (truncated) {
-      throw new Error(
-        `cannot edit ${quotePath(path)}: it holds ${size} bytes, more than an edit takes (${MAX_EDIT_BYTES}, 4 MiB): change it with the shell (sed, a script) instead`,
-      );
-    }
-    const nul = content.indexOf(0);
-    if (nul !== -1) throw notTextError(path, size, `a NUL byte at offset ${nul}`);
-    let text: string;
-    try {
-      // ignoreBOM: a byte-order mark is the file's, kept as the rest is.
-      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(content);
-    } catch {
-      throw notTextError(path, size, 'bytes that are not UTF-8');
-    }
-    const changed = change(text);
-    if ((await identity()) !== read) {
-      throw new Error(
-        `cannot edit ${quotePath(path)}: it changed while the edit read it (the shell, or another program, wrote it): read it again and edit what it holds now`,
-      );
-    }
-    await this.write(path, changed.text, options);
-    return changed.result;
+    return this.#edits.update(this, path, change, options);
   }
 
   /**

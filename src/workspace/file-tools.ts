@@ -8,7 +8,7 @@ import {
   type ToolContext,
 } from 'agenttool';
 import { listed, replaceText } from './file-edit';
-import { notTextError } from './file-operations';
+import { utf8Text } from './file-operations';
 import { FileRoot } from './file-root';
 import { shortPath } from './short-path';
 
@@ -195,40 +195,6 @@ function answersReadOf(
 ): ((signal?: AbortSignal) => Promise<void> | undefined) | undefined {
   const wait = session?.whenAnswersRead;
   return wait === undefined ? undefined : (signal) => wait.call(session, signal);
-}
-
-/**
- * `content` (read from byte `start` of the file) as text, or an error saying the file is
- * not UTF-8 text: a NUL byte or bytes
- * that are not UTF-8 would reach the model as replacement characters, and a file read
- * so and written back would be changed. A byte order mark is kept, as the file has it. A
- * read cut short may end inside a character, which is left out.
- */
-function utf8Text(
-  content: Buffer,
-  truncated: boolean,
-  path: string,
-  size: number,
-  start: number,
-): string {
-  const nul = content.indexOf(0);
-  let text: string | undefined;
-  if (nul === -1) {
-    try {
-      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(content, {
-        stream: truncated,
-      });
-    } catch {
-      text = undefined;
-    }
-  }
-  if (text !== undefined) return text;
-  // The offset in the file, not in the part read (from a line far in).
-  throw notTextError(
-    path,
-    size,
-    nul === -1 ? 'bytes that are not UTF-8' : `a NUL byte at offset ${start + nul}`,
-  );
 }
 
 /**
