@@ -7,6 +7,8 @@
  * usually needs, the event loop given its turn every 64 folders.
  */
 import {
+  accessSync,
+  constants,
   type Dir,
   type Dirent,
   lstatSync,
@@ -33,11 +35,34 @@ export interface GitDir {
   readonly shown: string;
 }
 
+/** A folder the search could not enter, inside writable folder `root` (real paths). */
+export interface SealedFolder {
+  readonly path: string;
+  readonly root: string;
+  /** How notes name it: below the root it lies in. */
+  readonly shown: string;
+}
+
+/** What {@link gitDirectories} found. */
+export interface GitDirSearch {
+  readonly dirs: GitDir[];
+  /** Whether every folder one level down was read (false past `maxDirectories`). */
+  readonly complete: boolean;
+  /** Whether every chain was followed to its end (false past a bound). */
+  readonly followedAll: boolean;
+  /**
+   * Folders the search would have looked into (a folder one level down, a `.git`
+   * folder, a repository's `modules`) that this process may not enter: a repository
+   * there cannot be seen until they can be (their owner can give the right back).
+   */
+  readonly sealed: readonly SealedFolder[];
+}
+
 /** The git directories of `roots` and of their folders one level down, at most `maxDirectories` read. */
 export async function gitDirectories(
   roots: readonly string[],
   maxDirectories: number,
-): Promise<{ readonly dirs: GitDir[]; readonly complete: boolean; readonly followedAll: boolean }> {
+): Promise<GitDirSearch> {
   const realRoots = roots.flatMap((root) => realPath(root) ?? []);
   const inside = (path: string) =>
     realRoots.find(
@@ -59,6 +84,14 @@ export async function gitDirectories(
     readonly hops: number;
   }[] = [];
   let overflowed = false;
+  const sealed = new Map<string, SealedFolder>();
+  /** Whether `dir` (a real path) can be entered; noted as sealed where it cannot. */
+  const enterable = (dir: string): boolean => {
+    if (canEnter(dir)) return true;
+    const root = inside(dir);
+    if (root !== undefined) sealed.set(dir, { path: dir, root, shown: relative(root, dir) || '.' });
+    return false;
+  };
   /** How far from a folder the search reads the git directory now visited was reached. */
   let hops = 0;
   /** How many git directories one folder's search has reached, to bound its chains. */
@@ -78,7 +111,10 @@ export async function gitDirectories(
     if (root === undefined || statOf(real)?.isDirectory() !== true) return;
     // Only what git would take for a git directory: its config and hooks are judged as
     // git's, and a project's own `config` or `hooks` must not be.
-    if (!looksLikeGitDir(real)) return;
+    if (!looksLikeGitDir(real)) {
+      enterable(real);
+      return;
+    }
     // The submodules its index names, at any depth of its worktree: `git status` there
     // looks into each. Read once a worktree is known, however the folder was reached.
     if (worktree !== undefined && !linked.has(real)) {
@@ -99,7 +135,7 @@ export async function gitDirectories(
     // Its submodules' git directories, wherever their worktrees are (`git status` in the
     // repository runs in each).
     if (within(join(real, 'modules'))) {
-      for (const module of submoduleDirs(join(real, 'modules'))) add(module);
+      for (const module of submoduleDirs(join(real, 'modules'), enterable)) add(module);
     }
     // The repositories on this machine its remotes name: a push to one runs its hooks.
     const remotes = localRemotes(real, within, () => (overflowed = true));
@@ -142,12 +178,18 @@ export async function gitDirectories(
         complete = false;
         break;
       }
+      if (entry.isDirectory() && !enterable(dir)) continue;
       gitDirsIn(dir, entries(dir, true), add, within);
       drain();
       if (budget % SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
     }
   }
-  return { dirs: [...found.values()], complete, followedAll: !overflowed };
+  return {
+    dirs: [...found.values()],
+    complete,
+    followedAll: !overflowed,
+    sealed: [...sealed.values()],
+  };
 }
 
 /**
@@ -271,7 +313,7 @@ const MODULES_FOLDERS = 256;
  * down to {@link MODULES_DEPTH} levels (a submodule's name may hold slashes), at most
  * {@link MODULES_FOLDERS} folders read. Its own `modules` are the caller's to follow.
  */
-function submoduleDirs(modules: string): string[] {
+function submoduleDirs(modules: string, enterable: (dir: string) => boolean): string[] {
   const found: string[] = [];
   let level = [modules];
   let read = 0;
@@ -279,6 +321,7 @@ function submoduleDirs(modules: string): string[] {
     const next: string[] = [];
     for (const dir of level) {
       if (read++ >= MODULES_FOLDERS) return found;
+      if (!enterable(dir)) continue;
       for (const entry of entries(dir)) {
         if (!entry.isDirectory()) continue;
         const path = join(dir, entry.name);
@@ -357,6 +400,17 @@ export function entries(dir: string, orUnlisted = false): Dirent[] | 'unlisted' 
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     return orUnlisted && (code === 'EACCES' || code === 'EPERM') ? 'unlisted' : [];
+  }
+}
+
+/** Whether this process may enter folder `dir` (true when it is not there at all). */
+function canEnter(dir: string): boolean {
+  try {
+    accessSync(dir, constants.X_OK);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code !== 'EACCES' && code !== 'EPERM';
   }
 }
 

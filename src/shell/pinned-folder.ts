@@ -7,7 +7,15 @@
  * `/proc/self/fd/<fd>/<name>`, which the kernel resolves from the folder itself.
  * Elsewhere the folder's real path is checked before each use (a narrower window).
  */
-import { closeSync, constants, existsSync, openSync, realpathSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  realpathSync,
+  statSync,
+} from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { readRegular } from './regular-file';
 
@@ -86,6 +94,20 @@ export class PinnedFolder {
     const read = readRegular(this.at(name), limit, true);
     if (read === undefined) throw new Error(`${join(this.path, name)} is no plain file now`);
     return read.bytes.toString('utf8');
+  }
+
+  /**
+   * Gives the folder's owner back the right to read, write and enter it, where a
+   * command took it away (`chmod a-w .git`) to keep the guard from moving what it
+   * planted there. True when the folder's mode was changed.
+   */
+  giveOwnerRights(): boolean {
+    // `/proc/self/fd/<fd>` leads chmod to the folder held, never through a link.
+    const path = this.fd === undefined ? this.checked().path : `${FD_DIR}/${this.fd}`;
+    const mode = statSync(path).mode & 0o7777;
+    if ((mode & 0o700) === 0o700) return false;
+    chmodSync(path, mode | 0o700);
+    return true;
   }
 
   close(): void {

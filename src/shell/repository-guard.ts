@@ -10,7 +10,15 @@
  * `<hook>.disabled`. Nothing is deleted; what was there at the start is left alone.
  */
 import { basename, dirname, join, resolve } from 'node:path';
-import { type GitDir, gitDirectories, lstatOf, realPath } from './git-directories';
+import {
+  type GitDir,
+  gitDirectories,
+  type GitDirSearch,
+  lstatOf,
+  realPath,
+  type SealedFolder,
+} from './git-directories';
+import { PinnedFolder } from './pinned-folder';
 import { disarm, type Items, itemsOf } from './repository-items';
 
 /** The most directories one check reads, all roots together. */
@@ -135,7 +143,10 @@ export class RepositoryGuard {
       const notes: string[] = [];
       let gitDirs: GitDir[];
       try {
-        const searched = await this.gitDirs();
+        let searched = await this.gitDirs();
+        // What a command closed to its owner is opened again and looked into: git on
+        // the host would use it once the user opens it, and a command can reopen it.
+        if (this.opened(searched.sealed, notes)) searched = await this.gitDirs();
         gitDirs = searched.dirs;
         // Said once: it holds for every command after.
         if (!searched.followedAll) {
@@ -181,6 +192,36 @@ export class RepositoryGuard {
       }
       return bounded(notes);
     });
+  }
+
+  /**
+   * Gives back their owner's rights to the folders in `sealed` that were changed since
+   * the record (a command's `chmod 000 sub/.git`; the user's own stay as they are), with
+   * a note for each. True when one was opened.
+   */
+  private opened(sealed: readonly SealedFolder[], notes: string[]): boolean {
+    let any = false;
+    for (const folder of sealed) {
+      const info = lstatOf(folder.path);
+      if (info === undefined || !info.isDirectory() || info.ctimeMs < this.recordedAt) continue;
+      try {
+        const held = PinnedFolder.open(folder.root, folder.path);
+        try {
+          if (!held.giveOwnerRights()) continue;
+        } finally {
+          held.close();
+        }
+        any = true;
+        notes.push(
+          `${folder.shown}: a folder its owner could not enter, given back its owner's rights`,
+        );
+      } catch (error) {
+        notes.push(
+          `${folder.shown}: a folder its owner cannot enter, not checked (${(error as Error).message})`,
+        );
+      }
+    }
+    return any;
   }
 
   /**
@@ -269,11 +310,7 @@ export class RepositoryGuard {
   }
 
   /** The git directories of the roots and of their folders one level down. */
-  private gitDirs(): Promise<{
-    readonly dirs: GitDir[];
-    readonly complete: boolean;
-    readonly followedAll: boolean;
-  }> {
+  private gitDirs(): Promise<GitDirSearch> {
     return gitDirectories(this.roots, this.maxDirectories);
   }
 }

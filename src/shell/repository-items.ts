@@ -160,14 +160,25 @@ export function disarm(
   const shown = (path: string) => join(gitDir.shown, relative(gitDir.path, path));
   const folder = PinnedFolder.open(gitDir.root, gitDir.path);
   const opened: PinnedFolder[] = [folder];
+  // A command may have taken its own rights away from a folder (`chmod a-w .git`) so
+  // that nothing can be moved there, while git still reads and runs what it holds.
+  const writable = (at: PinnedFolder): PinnedFolder => {
+    if (at.giveOwnerRights()) {
+      notes.push(
+        `${shown(at.path)}: a folder its owner could not change, given back its owner's rights`,
+      );
+    }
+    return at;
+  };
   /** The folder `file` is in, held open: the git directory, `hooks` or a worktree's. */
   const folderOf = (file: string): PinnedFolder => {
-    let at = folder;
+    let at = writable(folder);
     for (const name of relative(gitDir.path, dirname(file))
       .split(sep)
       .filter((n) => n !== '')) {
       at = at.child(name);
       opened.push(at);
+      writable(at);
     }
     return at;
   };
@@ -230,6 +241,10 @@ export function disarm(
           : unique.join(', ');
       notes.push(`${shown(file)}: ${names}, moved to ${shown(join(dirname(file), aside))}`);
     }
+    return notes;
+  } catch (error) {
+    // What was moved before the failure is said too; the next check tries again.
+    notes.push(`${gitDir.shown}: not all moved aside (${(error as Error).message})`);
     return notes;
   } finally {
     for (const each of opened) each.close();

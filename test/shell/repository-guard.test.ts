@@ -302,6 +302,87 @@ describe('RepositoryGuard', () => {
     ]);
   });
 
+  it('gives back the rights a command took from its owner to hide a repository, and looks in', () => {
+    ensureBuilt();
+    // Run as a user without root's right to enter and write anything (as the server's
+    // user is): a folder closed to its owner closed it to the guard, while git on the
+    // host still ran what was planted (`chmod a-w .git`), or would once opened again.
+    const root = tempDir();
+    const script = `
+      const { RepositoryGuard } = require(${JSON.stringify(join(ROOT, 'dist/src/shell/repository-guard.js'))});
+      const { execFileSync } = require('node:child_process');
+      const { chmodSync, mkdirSync, statSync, writeFileSync } = require('node:fs');
+      const root = ${JSON.stringify(root)};
+      const git = (...args) => execFileSync('git', args, { cwd: root, env: { ...process.env, HOME: root } });
+      const plant = (gitDir, marker) => {
+        writeFileSync(root + '/' + gitDir + '/hooks/pre-commit', '#!/bin/sh\\ntouch ' + root + '/' + marker + '\\n', { mode: 0o755 });
+        git('--git-dir=' + gitDir, 'config', 'core.fsmonitor', 'touch ' + root + '/' + marker);
+      };
+      (async () => {
+        git('init', '-q', '.');
+        // The user's own folder, closed before the shell started: left as it is.
+        mkdirSync(root + '/private');
+        chmodSync(root + '/private', 0o000);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        const guard = new RepositoryGuard([root]);
+        await guard.record();
+        for (const name of ['readonly', 'closed', 'hooks', 'folder']) {
+          git('init', '-q', name);
+          plant(name + '/.git', name + '-ran');
+        }
+        git('init', '-q', 'super');
+        git('init', '-q', '--bare', 'super/.git/modules/child');
+        plant('super/.git/modules/child', 'child-ran');
+        chmodSync(root + '/readonly/.git', 0o500);
+        chmodSync(root + '/closed/.git', 0o000);
+        chmodSync(root + '/hooks/.git/hooks', 0o500);
+        chmodSync(root + '/folder', 0o000);
+        chmodSync(root + '/super/.git/modules', 0o000);
+        const notes = (await guard.check()).sort();
+        // What git on the host does there now runs none of it.
+        for (const name of ['readonly', 'closed', 'hooks', 'folder']) {
+          try { git('-C', name, 'status'); git('-C', name, 'commit', '-q', '--allow-empty', '-m', 'x'); } catch {}
+        }
+        const ran = ['readonly', 'closed', 'hooks', 'folder', 'child'].filter((name) => {
+          try { statSync(root + '/' + name + '-ran'); return true; } catch { return false; }
+        });
+        const privateMode = (statSync(root + '/private').mode & 0o777).toString(8);
+        chmodSync(root + '/private', 0o755);
+        process.stdout.write(JSON.stringify({ notes, ran, privateMode }));
+      })();`;
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) spawnSync('chown', ['-R', '65534:65534', root]);
+    const run = asRoot
+      ? spawnSync(
+          'setpriv',
+          ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', script],
+          { encoding: 'utf8', env: { ...GIT_ENV, HOME: root } },
+        )
+      : spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: GIT_ENV });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual({
+      notes: [
+        'closed/.git/config: core.fsmonitor, moved to closed/.git/config.disabled',
+        'closed/.git/hooks/pre-commit: a hook, renamed closed/.git/hooks/pre-commit.disabled',
+        "closed/.git: a folder its owner could not enter, given back its owner's rights",
+        'folder/.git/config: core.fsmonitor, moved to folder/.git/config.disabled',
+        'folder/.git/hooks/pre-commit: a hook, renamed folder/.git/hooks/pre-commit.disabled',
+        "folder: a folder its owner could not enter, given back its owner's rights",
+        'hooks/.git/config: core.fsmonitor, moved to hooks/.git/config.disabled',
+        'hooks/.git/hooks/pre-commit: a hook, renamed hooks/.git/hooks/pre-commit.disabled',
+        "hooks/.git/hooks: a folder its owner could not change, given back its owner's rights",
+        'readonly/.git/config: core.fsmonitor, moved to readonly/.git/config.disabled',
+        'readonly/.git/hooks/pre-commit: a hook, renamed readonly/.git/hooks/pre-commit.disabled',
+        "readonly/.git: a folder its owner could not change, given back its owner's rights",
+        'super/.git/modules/child/config: core.fsmonitor, moved to super/.git/modules/child/config.disabled',
+        'super/.git/modules/child/hooks/pre-commit: a hook, renamed super/.git/modules/child/hooks/pre-commit.disabled',
+        "super/.git/modules: a folder its owner could not enter, given back its owner's rights",
+      ],
+      ran: [],
+      privateMode: '0',
+    });
+  });
+
   it('goes on past links that loop or lead nowhere where it looks', async () => {
     const root = workspace();
     const guard = new RepositoryGuard([root]);
