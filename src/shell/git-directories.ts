@@ -85,9 +85,12 @@ export async function gitDirectories(
   }[] = [];
   let overflowed = false;
   const sealed = new Map<string, SealedFolder>();
-  /** Whether `dir` (a real path) can be entered; noted as sealed where it cannot. */
-  const enterable = (dir: string): boolean => {
-    if (canEnter(dir)) return true;
+  /**
+   * Whether `dir` (a real path) can be entered, and was `listable` where that was
+   * tried; noted as sealed where not.
+   */
+  const enterable = (dir: string, listable = true): boolean => {
+    if (listable && canEnter(dir)) return true;
     const root = inside(dir);
     if (root !== undefined) sealed.set(dir, { path: dir, root, shown: relative(root, dir) || '.' });
     return false;
@@ -162,6 +165,8 @@ export async function gitDirectories(
   let complete = true;
   for (const root of realRoots) {
     const top = entries(root, true);
+    // Its folders are found by listing it: one it cannot list hides them all.
+    enterable(root, top !== 'unlisted');
     const listed = top === 'unlisted' ? [] : top;
     budget--;
     gitDirsIn(root, top, add, within);

@@ -339,11 +339,16 @@ describe('RepositoryGuard', () => {
         chmodSync(root + '/folder', 0o000);
         chmodSync(root + '/super/.git/modules', 0o000);
         const notes = (await guard.check()).sort();
+        // The workspace itself, made enterable only: its folders cannot be found.
+        git('init', '-q', 'unlisted');
+        plant('unlisted/.git', 'unlisted-ran');
+        chmodSync(root, 0o100);
+        notes.push(...(await guard.check()));
         // What git on the host does there now runs none of it.
-        for (const name of ['readonly', 'closed', 'hooks', 'folder']) {
+        for (const name of ['readonly', 'closed', 'hooks', 'folder', 'unlisted']) {
           try { git('-C', name, 'status'); git('-C', name, 'commit', '-q', '--allow-empty', '-m', 'x'); } catch {}
         }
-        const ran = ['readonly', 'closed', 'hooks', 'folder', 'child'].filter((name) => {
+        const ran = ['readonly', 'closed', 'hooks', 'folder', 'child', 'unlisted'].filter((name) => {
           try { statSync(root + '/' + name + '-ran'); return true; } catch { return false; }
         });
         const privateMode = (statSync(root + '/private').mode & 0o777).toString(8);
@@ -377,6 +382,9 @@ describe('RepositoryGuard', () => {
         'super/.git/modules/child/config: core.fsmonitor, moved to super/.git/modules/child/config.disabled',
         'super/.git/modules/child/hooks/pre-commit: a hook, renamed super/.git/modules/child/hooks/pre-commit.disabled',
         "super/.git/modules: a folder its owner could not enter, given back its owner's rights",
+        ".: a folder its owner could not enter, given back its owner's rights",
+        'unlisted/.git/hooks/pre-commit: a hook, renamed unlisted/.git/hooks/pre-commit.disabled',
+        'unlisted/.git/config: core.fsmonitor, moved to unlisted/.git/config.disabled',
       ],
       ran: [],
       privateMode: '0',
