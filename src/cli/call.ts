@@ -16,16 +16,16 @@ import {
   RecordFile,
 } from './public-api';
 import { closestNames } from './closest';
-import { terminalSafe } from './list';
 import { CliError, ExitCode } from './exit-codes';
 import { ProgressDisplay } from './progress';
 import { TerminalPrompter } from './prompts';
+import { forOutput, terminalSafe, terminalSafeLines } from './terminal-text';
 import { type OpenTarget } from './targets';
 
 /** The streams a command speaks through. */
 export interface CliIo {
   readonly stdin: Readable & { isTTY?: boolean };
-  readonly stdout: Writable;
+  readonly stdout: Writable & { isTTY?: boolean };
   readonly stderr: Writable & { isTTY?: boolean; columns?: number };
 }
 
@@ -90,12 +90,12 @@ export async function runCall(
     prompter.close();
   }
   if (options.signal?.aborted === true) {
-    io.stderr.write(`agenttool: ${tool.name}: interrupted\n`);
+    io.stderr.write(`agenttool: ${terminalSafe(tool.name)}: interrupted\n`);
     return ExitCode.INTERRUPTED;
   }
   if (outcome === undefined) throw new Error('agenttool: the executor gave no final event');
   if ('result' in outcome) {
-    const text = printable(outcome.result.output);
+    const text = forOutput(printable(outcome.result.output), io.stdout);
     io.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
     return ExitCode.OK;
   }
@@ -182,20 +182,23 @@ async function recordFinal(
   }
 }
 
-function reportFailure(tool: string, error: Error, io: CliIo): ExitCode {
+/** Says why the call failed: what a server or tool said is shown safe (see terminal-text.ts). */
+function reportFailure(name: string, error: Error, io: CliIo): ExitCode {
+  const tool = terminalSafe(name);
+  const message = terminalSafeLines(error.message);
   if (error instanceof ValidationError) {
-    io.stderr.write(`agenttool: ${tool}: ${error.message}\n`);
+    io.stderr.write(`agenttool: ${tool}: ${message}\n`);
     return ExitCode.BAD_ARGUMENTS;
   }
   if (error instanceof CancelledError) {
-    io.stderr.write(`agenttool: ${tool}: ${error.message}\n`);
+    io.stderr.write(`agenttool: ${tool}: ${message}\n`);
     return ExitCode.INTERRUPTED;
   }
   if (error instanceof AgentToolError && error.code === 'CONNECTION') {
-    io.stderr.write(`agenttool: ${tool}: ${error.message}\n`);
+    io.stderr.write(`agenttool: ${tool}: ${message}\n`);
     return ExitCode.CONNECTION;
   }
-  io.stderr.write(`Error: ${error.message}\n`);
+  io.stderr.write(`Error: ${message}\n`);
   return ExitCode.TOOL_ERROR;
 }
 

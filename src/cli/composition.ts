@@ -15,6 +15,7 @@ import {
 import { readConfigFile } from './config-file';
 import { CliError, ExitCode } from './exit-codes';
 import { packageVersion } from './version';
+import { terminalSafe } from './terminal-text';
 
 /** How `--config` is opened. */
 export interface CompositionSpec {
@@ -181,7 +182,7 @@ export class Composition {
           s.state === 'up'
             ? `up, ${s.tools} tools`
             : `${s.state}${s.error === undefined ? '' : `: ${s.error}`}`;
-        return `  mcp server ${s.name}: ${state} (${s.target})\n`;
+        return `  mcp server ${s.name}: ${terminalSafe(state)} (${s.target})\n`;
       })
       .join('');
   }

@@ -6,6 +6,7 @@ import { type ListedPrompt } from './list-primitives';
 import { primitiveFailure } from './primitive-errors';
 import { type OpenTarget, type Primitives } from './targets';
 import { terminalContext } from './terminal-context';
+import { forOutput } from './terminal-text';
 
 /** What `agenttool get-prompt` takes besides the target. */
 export interface GetPromptOptions {
@@ -57,7 +58,9 @@ export async function runGetPrompt(
   } finally {
     asking.close();
   }
-  const text = options.json ? JSON.stringify(result, null, 2) : messagesText(result);
+  const text = options.json
+    ? JSON.stringify(result, null, 2)
+    : forOutput(messagesText(result), io.stdout);
   io.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
   return ExitCode.OK;
 }

@@ -16,6 +16,7 @@ import {
   tagsOf,
   type Tool,
 } from './public-api';
+import { terminalSafe } from './terminal-text';
 
 /** A tool as `agenttool list --json` prints it. */
 export interface ListedTool {
@@ -152,18 +153,6 @@ export function annotationsText(a: StatedAnnotations | null): string {
   words.push(a.openWorld ? 'open world' : 'closed world');
   if (a.title !== '') words.push(`title ${JSON.stringify(a.title)}`);
   return words.join(', ');
-}
-
-/**
- * `text` as a terminal may show it: control characters (escape sequences that would
- * clear the screen or retitle the window, line ends that would break a table) written
- * as `\uXXXX`. What a server names is its to choose.
- */
-export function terminalSafe(text: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what is replaced
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
-    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  });
 }
 
 /** Rows under a header, in columns two spaces apart (the last column not padded). */

@@ -11,8 +11,11 @@ export const FATAL_CLOSE_LIMIT_MS = 5000;
  * protocol): what a module's code prints goes to stderr instead.
  */
 export interface GuardedStdout {
-  /** Writes to the real stdout; give it to the command as its stdout. */
-  readonly results: Writable;
+  /**
+   * Writes to the real stdout; give it to the command as its stdout. `isTTY` is the
+   * real stdout's (a result on a terminal is shown safe, see terminal-text.ts).
+   */
+  readonly results: Writable & { readonly isTTY: boolean };
   /** Resolves once everything written to {@link results} has reached stdout. */
   flush(): Promise<void>;
 }
@@ -62,7 +65,7 @@ export function guardStdout(): GuardedStdout {
     },
   });
   return {
-    results,
+    results: Object.assign(results, { isTTY: stdout.isTTY === true }),
     flush: () =>
       new Promise((resolve) => {
         if (results.writableFinished || results.destroyed) return resolve();

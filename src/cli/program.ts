@@ -19,6 +19,7 @@ import { registerTargetCommands } from './target-commands';
 import { type WorkspaceFlags, workspaceApp } from './workspace';
 import { OpenResources } from './process-guard';
 import { packageVersion } from './version';
+import { terminalSafeLines } from './terminal-text';
 
 /**
  * Runs the `agenttool` command with `argv` (the words after the command's name) and
@@ -53,7 +54,8 @@ export async function runCli(
       return error.exitCode === 0 ? ExitCode.OK : ExitCode.BAD_ARGUMENTS;
     }
     if (error instanceof CliError) {
-      io.stderr.write(`${error.message}\n`);
+      // Its message may quote what a server said (a refusal, a resource's error).
+      io.stderr.write(`${terminalSafeLines(error.message)}\n`);
       return error.exitCode;
     }
     const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -1,5 +1,6 @@
 import { type Writable } from 'node:stream';
 import { outputText, ProgressInfo, type Result } from './public-api';
+import { terminalSafe } from './terminal-text';
 
 const BAR_WIDTH = 24;
 
@@ -58,8 +59,15 @@ export class ProgressDisplay {
   }
 }
 
-/** One update as text: `label [#####-----] 3/10 message`, or `label 3 message` without a total. */
+/**
+ * One update as text: `label [#####-----] 3/10 message`, or `label 3 message` without a
+ * total; what the tool or its server wrote shown safe (see terminal-text.ts).
+ */
 export function describeProgress(label: string, update: Result): string {
+  return terminalSafe(progressLine(label, update));
+}
+
+function progressLine(label: string, update: Result): string {
   const details = update.details;
   const text = outputText(update.output).replace(/\s+/g, ' ').trim();
   if (!(details instanceof ProgressInfo)) return `${label} ${text}`.trimEnd();

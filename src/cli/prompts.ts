@@ -10,6 +10,7 @@ import {
   type JsonObject,
   type JsonValue,
 } from './public-api';
+import { terminalSafe, terminalSafeLines } from './terminal-text';
 
 /**
  * Puts a tool's questions to the person at the terminal: a form question field by
@@ -48,7 +49,7 @@ export class TerminalPrompter {
     const lines = this.#lines;
     this.#say(`? ${question.message}`);
     if (question.url !== undefined) {
-      this.#say(`  open: ${question.url}`);
+      this.#say(`  open: ${terminalSafe(question.url)}`);
       const reply = await lines.next('  press Enter once done (:decline or :cancel to refuse): ');
       return refusal(reply) ?? { action: 'accept' };
     }
@@ -60,7 +61,7 @@ export class TerminalPrompter {
     for (const [name, raw] of Object.entries(properties)) {
       const field = describeField(name, isJsonObject(raw) ? raw : {}, required.includes(name));
       for (;;) {
-        const reply = await lines.next(`  ${field.prompt}: `);
+        const reply = await lines.next(`  ${terminalSafe(field.prompt)}: `);
         const refused = refusal(reply);
         if (refused !== undefined) return refused;
         const parsed = field.parse(reply!.trim());
@@ -75,8 +76,9 @@ export class TerminalPrompter {
     return { action: 'accept', content };
   }
 
+  /** Writes `line`: what the server chose in it is shown safe (see terminal-text.ts). */
   #say(line: string): void {
-    this.#output.write(`${line}\n`);
+    this.#output.write(`${terminalSafeLines(line)}\n`);
   }
 }
 

@@ -8,6 +8,7 @@ import { base64Bytes } from './get-prompt';
 import { primitiveFailure } from './primitive-errors';
 import { type OpenTarget, type Primitives } from './targets';
 import { terminalContext } from './terminal-context';
+import { forOutput, terminalSafe } from './terminal-text';
 
 /** What `agenttool read-resource` takes besides the target. */
 export interface ReadResourceOptions {
@@ -64,10 +65,12 @@ export async function runReadResource(
   }
   const several = result.contents.length > 1;
   for (const contents of result.contents) {
-    const text =
+    const text = forOutput(
       'text' in contents
         ? `${several ? `${describe(contents)}\n` : ''}${contents.text}`
-        : `${describe(contents)} (--output <file> writes it)`;
+        : `${describe(contents)} (--output <file> writes it)`,
+      io.stdout,
+    );
     io.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
   }
   return ExitCode.OK;
@@ -109,6 +112,6 @@ async function writeContents(result: ReadResult, file: string, io: CliIo): Promi
       { cause: error },
     );
   }
-  io.stderr.write(`agenttool: wrote ${describe(contents)} to ${file}\n`);
+  io.stderr.write(`agenttool: wrote ${terminalSafe(describe(contents))} to ${file}\n`);
   return ExitCode.OK;
 }

@@ -23,6 +23,7 @@ import { createApp } from './targets';
 import { Composition } from './composition';
 import { packageVersion } from './version';
 import { redacted, scaleOutOptions } from './scale-out-flags';
+import { terminalSafe, terminalSafeLines } from './terminal-text';
 
 /**
  * The limits `--limit` sets, by their option names (docs/deploy.md, "Limits and fair
@@ -211,7 +212,8 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
   try {
     if (loaded !== undefined) {
       app = await createApp(loaded.module, {
-        onWarning: (warning) => options.log.write(`agenttool: warning: ${warning}\n`),
+        onWarning: (warning) =>
+          options.log.write(`agenttool: warning: ${terminalSafeLines(warning)}\n`),
       });
       if ('ready' in loaded) await loaded.ready;
     }
@@ -370,11 +372,13 @@ export function sandboxLine(tools: readonly Tool[]): string {
 
 /** The tools, one a line: name and the first line of the description. */
 export function toolLines(tools: readonly Tool[]): string {
-  const width = Math.max(0, ...tools.map((t) => t.name.length));
+  // A composed server's tools are named and described as it chose: shown safe.
+  const names = tools.map((t) => terminalSafe(t.name));
+  const width = Math.max(0, ...names.map((name) => name.length));
   return tools
-    .map((t) => {
-      const text = firstSentence(t.description);
-      return `  ${t.name.padEnd(width)}  ${text.trim() === '' ? '(no description)' : text}\n`;
+    .map((t, i) => {
+      const text = terminalSafe(firstSentence(t.description));
+      return `  ${names[i]!.padEnd(width)}  ${text.trim() === '' ? '(no description)' : text}\n`;
     })
     .join('');
 }

@@ -26,6 +26,7 @@ export const WORKSPACE = join(ROOT, 'dist/src/workspace/workspace.module.js');
 
 const FIXTURE_SOURCES = [
   'cli-app.module.ts',
+  'hostile-app.module.ts',
   'no-module.ts',
   'two-modules.ts',
   'output-app.module.ts',

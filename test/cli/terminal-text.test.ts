@@ -1,0 +1,82 @@
+/**
+ * What `agenttool call` shows a person of what a tool or its server chose (a result, a
+ * failure, progress, a question): control characters written as `\uXXXX`, so that no
+ * escape sequence acts on the terminal; a result piped to a file or a program is left
+ * whole, as data.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { toolLines } from '../../src/cli/serve';
+import { terminalSafe, terminalSafeLines } from '../../src/cli/terminal-text';
+import { type Tool } from '../../src/core';
+import { CLI, FIXTURES, ensureBuilt, killChildren, runAgenttool } from './helpers';
+
+const HOSTILE = join(FIXTURES, 'hostile-app.module.js');
+const CLIPBOARD = '\u001b]52;c;ZWNobyBvd25lZA==\u0007';
+const LINK = '\u001b]8;;https://evil.example\u0007here\u001b]8;;\u0007';
+const LINK_SHOWN = '\\u001b]8;;https://evil.example\\u0007here\\u001b]8;;\\u0007';
+
+beforeAll(() => ensureBuilt(), 300_000);
+afterAll(() => killChildren());
+
+/** What a terminal is sent when the command runs on one (script(1) from util-linux). */
+function onTerminal(args: readonly string[]): Promise<{ code: number | null; text: string }> {
+  const quote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`;
+  const command = [process.execPath, CLI, ...args].map(quote).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let text = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, text }));
+  });
+}
+
+describe('text shown on a terminal', () => {
+  it('writes every control character as \\uXXXX on one line, and keeps tabs and line ends in lines', () => {
+    expect(terminalSafe('a\u001b[2J\nb\u009b\u2028')).toBe('a\\u001b[2J\\u000ab\\u009b\\u2028');
+    expect(terminalSafeLines('a\tb\nc\r\nd\re\u0007')).toBe('a\tb\nc\r\nd\\u000de\\u0007');
+  });
+
+  it("shows a failure's and its progress's escape sequences escaped", async () => {
+    const crashed = await runAgenttool(['call', HOSTILE, 'crash']);
+    expect(crashed).toMatchObject({ code: 1, stdout: '' });
+    expect(crashed.stderr).toBe(`Error: it broke\\u001b[2J see ${LINK_SHOWN}\n`);
+
+    const pasted = await runAgenttool(['call', HOSTILE, 'paste']);
+    expect(pasted.code).toBe(0);
+    expect(pasted.stderr).toContain('paste [############------------] 1/2 copying\\u001b]52;c;');
+    expect(pasted.stderr).not.toContain('\u001b');
+    // Piped, the result is data: left whole.
+    expect(pasted.stdout).toBe('line one\u001b]0;owned\u0007\nsafe\rfaked\ttabbed\r\nlast\n');
+  });
+
+  it('shows a result escaped on a terminal, and a question that hides where it leads', async () => {
+    const shown = await onTerminal(['call', HOSTILE, 'paste']);
+    expect(shown.code).toBe(0);
+    // The terminal shows each line end as CR LF (a CR LF as CR CR LF).
+    expect(shown.text).toContain(
+      'line one\\u001b]0;owned\\u0007\r\nsafe\\u000dfaked\ttabbed\r\r\nlast',
+    );
+    expect(shown.text).not.toContain(CLIPBOARD);
+
+    const asked = await runAgenttool(['call', HOSTILE, 'phish'], { input: ':cancel\n' });
+    expect(asked).toMatchObject({ code: 0, stdout: 'cancel\n' });
+    expect(asked.stderr).toContain(
+      `? Sign in ${LINK_SHOWN}\n  open: https://evil.example/\\u001b[1A\\u000d  open: https://good.example\n`,
+    );
+    expect(asked.stderr).not.toContain(LINK);
+  });
+
+  it("lists a composed server's tools at start with their names and descriptions escaped", () => {
+    const tools = [
+      { name: 'ok', description: 'Fine.' },
+      { name: 'x\u001b]0;owned\u0007', description: `Looks fine ${LINK}\nsecond line` },
+    ] as unknown as Tool[];
+    expect(toolLines(tools)).toBe(
+      `  ${'ok'.padEnd(21)}  Fine.\n` + `  x\\u001b]0;owned\\u0007  Looks fine ${LINK_SHOWN}\n`,
+    );
+  });
+});
