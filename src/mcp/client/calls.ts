@@ -614,7 +614,10 @@ export class RemoteCalls {
     throw notOffered(where, method, request, entry === undefined);
   }
 
-  /** A call's failure, saying what happened: a protocol error, no answer in time, a lost connection. */
+  /**
+   * A call's failure, saying what happened: a protocol error, an answer that does not
+   * read as one, no answer in time, a lost connection.
+   */
   #failure(where: string, error: unknown): AgentToolError {
     const sdk = clientSdk();
     if (sdk.ProtocolError.isInstance(error)) {
@@ -638,6 +641,18 @@ export class RemoteCalls {
     const http = httpFailure(error);
     if (http !== undefined)
       return new AgentToolError(http.code, `${where}: ${http.message}`, { cause: error });
+    if (
+      error instanceof sdk.SdkError &&
+      (error.code === sdk.SdkErrorCode.InvalidResult ||
+        error.code === sdk.SdkErrorCode.UnsupportedResultType)
+    ) {
+      // The server answered, with something that is not the answer: the connection is fine.
+      return new AgentToolError(
+        'PROTOCOL',
+        `${where}: the server's answer does not read as one: ${errorMessage(error)}`,
+        { cause: error },
+      );
+    }
     if (error instanceof sdk.SdkError && error.code === sdk.SdkErrorCode.RequestTimeout) {
       return new AgentToolError(
         'CONNECTION',

@@ -14,7 +14,7 @@ import {
   ResourceTemplate,
   Server,
 } from '@modelcontextprotocol/server';
-import { createContext } from 'agenttool';
+import { AgentToolError, createContext } from 'agenttool';
 import { type ConnectOptions, connectMcp, type RemoteTools } from 'agenttool/mcp';
 import * as z from 'zod';
 import { browseServer } from '../../../samples/docs/remote-primitives';
@@ -331,6 +331,26 @@ describe.each(eras)('%s: pages', (_era, connect) => {
       await expect(remote.listResources()).rejects.toThrow(
         'mcp: resources/list on server "paged": the server repeated the cursor "p1" after 2 pages (it would page forever)',
       );
+    } finally {
+      await stop();
+    }
+  });
+
+  it("fails a listing whose answer has the wrong shape as the server's fault, not the connection's", async () => {
+    const { remote, stop } = await connect(() => {
+      const server = new Server({ name: 'odd', version: '1' }, { capabilities: { prompts: {} } });
+      server.setRequestHandler('prompts/list', () => ({ prompts: 'none' }) as never);
+      return server;
+    });
+    try {
+      const failure = await remote.listPrompts().catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(AgentToolError);
+      expect(failure).toMatchObject({ code: 'PROTOCOL' });
+      expect((failure as Error).message).toMatch(
+        /^mcp: prompts\/list on server "odd": the server's answer does not read as one: Invalid result for prompts\/list: /,
+      );
+      // The connection goes on.
+      expect(await remote.listResources()).toEqual([]);
     } finally {
       await stop();
     }
