@@ -138,11 +138,11 @@ export class FileEdits {
   ): Promise<T> {
     const real = await root.resolve(path);
     const before = this.#turns.get(real) ?? Promise.resolve();
-    const edit = before.then(() => editOnce(root, path, real, change, options));
-    const turn = edit.then(
-      () => undefined,
-      () => undefined,
+    // A cancelled edit gives up its wait at once; the next still waits for the one before.
+    const edit = turnCome(before, options.signal).then(() =>
+      editOnce(root, path, real, change, options),
     );
+    const turn = Promise.all([before, edit.catch(() => undefined)]).then(() => undefined);
     this.#turns.set(real, turn);
     try {
       return await edit;
@@ -150,6 +150,20 @@ export class FileEdits {
       if (this.#turns.get(real) === turn) this.#turns.delete(real);
     }
   }
+}
+
+/** Resolves when `before` (an edit's turn, never rejected) does; rejects once `signal` aborts. */
+function turnCome(before: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return before;
+  return new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void before.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
 }
 
 /** One edit, its turn come: refused when the file changed while it was read. */

@@ -28,6 +28,8 @@ import {
   toolFromInstance,
 } from 'agenttool';
 import { EditFileTool } from 'agenttool/workspace';
+import { FileEdits } from '../../src/workspace/file-edit';
+import { type ReadOptions, type WriteOptions } from '../../src/workspace/file-operations';
 import { FileRoot } from '../../src/workspace/file-root';
 
 let base: string;
@@ -183,4 +185,43 @@ it('keeps a byte-order mark, writes CRLF in a CRLF file, and refuses an edit tha
     Buffer.from('\uFEFFclass A {}\r\nclass B {}\r\nclass C {}\r\n'),
   );
   expect(text('many-a.txt')).toBe('a'.repeat(100_000));
+});
+
+it('lets a cancelled edit go at once, while the next still waits for the one before', async () => {
+  const path = join(root, 'queued.txt');
+  writeFileSync(path, 'a\n');
+  let open: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const order: string[] = [];
+  // A root whose first read waits for the gate: the first edit holds its turn.
+  let reads = 0;
+  const slowRoot = {
+    resolve: (name: string) => Promise.resolve(join(root, name)),
+    read: async (name: string, options: ReadOptions) => {
+      if (reads++ === 0) await gate;
+      return files.read(name, options);
+    },
+    write: (name: string, data: string, options: WriteOptions) => files.write(name, data, options),
+  };
+  const edits = new FileEdits();
+  const step = (label: string, from: string, to: string) => (current: string) => {
+    order.push(label);
+    return { text: current.replace(from, to), result: label };
+  };
+  const first = edits.update(slowRoot, 'queued.txt', step('first', 'a', 'b'), {});
+  const cancel = new AbortController();
+  const cancelled = edits.update(slowRoot, 'queued.txt', step('cancelled', 'b', 'x'), {
+    signal: cancel.signal,
+  });
+  const third = edits.update(slowRoot, 'queued.txt', step('third', 'b', 'c'), {});
+  await new Promise((resolve) => setImmediate(resolve));
+  cancel.abort(new Error('the request was cancelled'));
+  await expect(cancelled).rejects.toThrow('the request was cancelled');
+  // Given up while the first still holds the file: nothing of the others ran.
+  expect(order).toEqual([]);
+  open();
+  await expect(first).resolves.toBe('first');
+  await expect(third).resolves.toBe('third');
+  expect(order).toEqual(['first', 'third']);
+  expect(text('queued.txt')).toBe('c\n');
 });
