@@ -35,8 +35,8 @@ export interface GitDir {
   readonly shown: string;
 }
 
-/** A folder the search could not enter, inside writable folder `root` (real paths). */
-export interface SealedFolder {
+/** A path the search found, inside writable folder `root` (real paths). */
+export interface FoundPath {
   readonly path: string;
   readonly root: string;
   /** How notes name it: below the root it lies in. */
@@ -55,13 +55,20 @@ export interface GitDirSearch {
    * folder, a repository's `modules`) that this process may not enter: a repository
    * there cannot be seen until they can be (their owner can give the right back).
    */
-  readonly sealed: readonly SealedFolder[];
+  readonly sealed: readonly FoundPath[];
+  /**
+   * The entries of the folders one level down named as one of the `named` asked for
+   * (lower case; names are matched with case ignored): what another program takes up
+   * once it is there.
+   */
+  readonly named: readonly FoundPath[];
 }
 
 /** The git directories of `roots` and of their folders one level down, at most `maxDirectories` read. */
 export async function gitDirectories(
   roots: readonly string[],
   maxDirectories: number,
+  named: ReadonlySet<string> = new Set(),
 ): Promise<GitDirSearch> {
   const realRoots = roots.flatMap((root) => realPath(root) ?? []);
   const inside = (path: string) =>
@@ -84,7 +91,8 @@ export async function gitDirectories(
     readonly hops: number;
   }[] = [];
   let overflowed = false;
-  const sealed = new Map<string, SealedFolder>();
+  const sealed = new Map<string, FoundPath>();
+  const namedFound: FoundPath[] = [];
   /**
    * Whether `dir` (a real path) can be entered, and was `listable` where that was
    * tried; noted as sealed where not.
@@ -184,7 +192,15 @@ export async function gitDirectories(
         break;
       }
       if (entry.isDirectory() && !enterable(dir)) continue;
-      gitDirsIn(dir, entries(dir, true), add, within);
+      const list = entries(dir, true);
+      if (entry.isDirectory() && list !== 'unlisted' && named.size > 0) {
+        for (const inner of list) {
+          if (!named.has(inner.name.toLowerCase())) continue;
+          const path = join(dir, inner.name);
+          namedFound.push({ path, root, shown: relative(root, path) });
+        }
+      }
+      gitDirsIn(dir, list, add, within);
       drain();
       if (budget % SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
     }
@@ -194,6 +210,7 @@ export async function gitDirectories(
     complete,
     followedAll: !overflowed,
     sealed: [...sealed.values()],
+    named: namedFound,
   };
 }
 

@@ -9,20 +9,34 @@
  * entries that may run something are moved to `<file>.disabled`, new hooks renamed
  * `<hook>.disabled`. Nothing is deleted; what was there at the start is left alone.
  */
-import { basename, dirname, join, resolve } from 'node:path';
+import { renameSync } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import {
   type GitDir,
   gitDirectories,
   type GitDirSearch,
   lstatOf,
   realPath,
-  type SealedFolder,
+  type FoundPath,
 } from './git-directories';
 import { PinnedFolder } from './pinned-folder';
-import { disarm, type Items, itemsOf } from './repository-items';
+import { AGENT_CONFIG_DIRECTORIES } from './protected-paths';
+import { disarm, freeName, type Items, itemsOf } from './repository-items';
 
 /** The most directories one check reads, all roots together. */
 export const GUARD_MAX_DIRECTORIES = 2000;
+
+/**
+ * What coding agents take up from a folder they are started in (lower case): their
+ * folders (see {@link AGENT_CONFIG_DIRECTORIES}) and a project's MCP servers. Made by a
+ * command one level down (`pkg/.claude/settings.json` with a hook), each is moved aside
+ * whole. At a writable folder itself the sandbox holds them, there or not (see
+ * protected-paths.ts). Editors' folders (`.vscode`, `.idea`) are left: a cloned
+ * project often has them, and an editor asks before it trusts a folder's tasks.
+ */
+const SETTINGS_NAMES: ReadonlySet<string> = new Set(
+  [...AGENT_CONFIG_DIRECTORIES, '.mcp.json'].map((name) => name.toLowerCase()),
+);
 
 /** How far the record's time is set back against file times (ms). */
 const RECORD_MARGIN_MS = 100;
@@ -84,6 +98,8 @@ export class RepositoryGuard {
   private watches = 0;
   /** What was undone and not yet said (see {@link takeNotes}). */
   private untold: string[] = [];
+  /** The agents' settings one level down at the record, by path: their inode then. */
+  private settings = new Map<string, number>();
 
   constructor(
     roots: readonly string[],
@@ -112,7 +128,11 @@ export class RepositoryGuard {
       if (this.baseline !== undefined) return;
       const baseline = new Map<string, ReadonlySet<string> | 'unread'>();
       // A record that cannot be made leaves none: checks then do nothing.
-      const searched = await this.gitDirs().catch(() => ({ dirs: [] }));
+      const searched = await this.gitDirs().catch(() => ({ dirs: [], named: [] }));
+      for (const found of searched.named) {
+        const info = lstatOf(found.path);
+        if (info !== undefined) this.settings.set(found.path, info.ino);
+      }
       for (const gitDir of searched.dirs) {
         let items: Items | undefined;
         try {
@@ -148,6 +168,7 @@ export class RepositoryGuard {
         // the host would use it once the user opens it, and a command can reopen it.
         if (this.opened(searched.sealed, notes)) searched = await this.gitDirs();
         gitDirs = searched.dirs;
+        this.settingsMade(searched.named, notes);
         // Said once: it holds for every command after.
         if (!searched.followedAll) {
           notes.push(
@@ -195,11 +216,52 @@ export class RepositoryGuard {
   }
 
   /**
+   * Moves aside the agents' settings in `found` (one level down) that a
+   * command made since the record (see {@link SETTINGS_NAMES}), with a note for each;
+   * what the sandbox holds read-only (the user's, there at its start, and the folders
+   * standing in for missing ones) is left.
+   */
+  private settingsMade(found: readonly FoundPath[], notes: string[]): void {
+    for (const entry of found) {
+      if (this.held(entry.path)) continue;
+      const info = lstatOf(entry.path);
+      if (info === undefined || this.settings.get(entry.path) === info.ino) continue;
+      // There before the record and not in it (a record that could not read it): left.
+      const born = info.birthtimeMs > 0 ? info.birthtimeMs : info.ctimeMs;
+      if (born < this.recordedAt) continue;
+      const name = basename(entry.path);
+      try {
+        const folder = PinnedFolder.open(entry.root, dirname(entry.path));
+        try {
+          folder.giveOwnerRights();
+          const aside = freeName(folder, `${name}.disabled`);
+          renameSync(folder.at(name), folder.at(aside));
+          notes.push(
+            `${entry.shown}: an agent's settings made by a command, moved to ${join(dirname(entry.shown), aside)}`,
+          );
+        } finally {
+          folder.close();
+        }
+      } catch (error) {
+        notes.push(`${entry.shown}: not moved aside (${(error as Error).message})`);
+      }
+    }
+  }
+
+  /** Whether the running sandbox keeps `path`, or a path below it, read-only. */
+  private held(path: string): boolean {
+    if (this.mounted.has(path)) return true;
+    const below = path + sep;
+    for (const mounted of this.mounted) if (mounted.startsWith(below)) return true;
+    return false;
+  }
+
+  /**
    * Gives back their owner's rights to the folders in `sealed` that were changed since
    * the record (a command's `chmod 000 sub/.git`; the user's own stay as they are), with
    * a note for each. True when one was opened.
    */
-  private opened(sealed: readonly SealedFolder[], notes: string[]): boolean {
+  private opened(sealed: readonly FoundPath[], notes: string[]): boolean {
     let any = false;
     for (const folder of sealed) {
       const info = lstatOf(folder.path);
@@ -311,6 +373,6 @@ export class RepositoryGuard {
 
   /** The git directories of the roots and of their folders one level down. */
   private gitDirs(): Promise<GitDirSearch> {
-    return gitDirectories(this.roots, this.maxDirectories);
+    return gitDirectories(this.roots, this.maxDirectories, SETTINGS_NAMES);
   }
 }

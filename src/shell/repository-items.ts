@@ -277,7 +277,7 @@ function createFresh(folder: PinnedFolder, name: string, text: string, mode = 0o
 }
 
 /** `name`, or `name-2`, `name-3`... whichever is free in `folder`. */
-function freeName(folder: PinnedFolder, name: string): string {
+export function freeName(folder: PinnedFolder, name: string): string {
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? name : `${name}-${n}`;
     if (lstatOf(folder.at(candidate)) === undefined) return candidate;

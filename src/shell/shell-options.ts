@@ -80,9 +80,10 @@ export interface ShellResult {
   readonly truncated: boolean;
   /**
    * What a sandboxed shell undid after the command (or since the last result, after a
-   * restart) because git on the host would run it: config entries that may run a
-   * command and hooks added to a repository in the writable folders since the shell's
-   * first start, each moved aside and named (`sub/.git/config: core.fsmonitor, moved to
+   * restart) because git or an agent on the host would run it: config entries that may
+   * run a command and hooks added to a repository in the writable folders since the
+   * shell's first start, and agents' settings made one level down, each
+   * moved aside and named (`sub/.git/config: core.fsmonitor, moved to
    * sub/.git/config.disabled`). Absent when nothing was.
    */
   readonly disabled?: readonly string[];

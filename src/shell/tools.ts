@@ -263,7 +263,7 @@ export function describeRun(
   else if (result.exitCode !== 0) notes.push(`[exit status ${result.exitCode}]`);
   if (result.disabled !== undefined && result.disabled.length > 0) {
     notes.push(
-      `[disabled, since git on the host would run them outside the sandbox: ${result.disabled.join('; ')}]`,
+      `[disabled, since git or an agent on the host would run them outside the sandbox: ${result.disabled.join('; ')}]`,
     );
   }
   const refused = result.capsReached?.refusedProcesses ?? 0;

@@ -391,6 +391,70 @@ describe('RepositoryGuard', () => {
     });
   });
 
+  it("moves aside agents' settings a command makes one level down, not the user's", async () => {
+    const root = workspace();
+    // The user's own, there before the shell started.
+    mkdirSync(join(root, 'mine', '.claude'), { recursive: true });
+    writeFileSync(join(root, 'mine', '.claude', 'settings.json'), '{}');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    expect(await guard.check()).toEqual([]);
+    // A hook Claude Code would run on the host when started in pkg; Gemini CLI's folder
+    // as a case-insensitive file system finds it; an MCP server; a link to settings kept
+    // elsewhere.
+    mkdirSync(join(root, 'pkg', '.claude'), { recursive: true });
+    writeFileSync(
+      join(root, 'pkg', '.claude', 'settings.json'),
+      '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch /tmp/owned"}]}]}}',
+    );
+    mkdirSync(join(root, 'pkg', '.Gemini'));
+    writeFileSync(join(root, 'pkg', '.mcp.json'), '{"mcpServers":{}}');
+    mkdirSync(join(root, 'app'));
+    mkdirSync(join(root, 'elsewhere'));
+    symlinkSync(join(root, 'elsewhere'), join(root, 'app', '.cursor'));
+    // Not one of them (an editor's folder is left), or deeper than the guard looks.
+    mkdirSync(join(root, 'pkg', 'claude'));
+    mkdirSync(join(root, 'pkg', '.vscode'));
+    mkdirSync(join(root, 'pkg', 'deep', '.claude'), { recursive: true });
+    expect((await guard.check()).sort()).toEqual([
+      "app/.cursor: an agent's settings made by a command, moved to app/.cursor.disabled",
+      "pkg/.Gemini: an agent's settings made by a command, moved to pkg/.Gemini.disabled",
+      "pkg/.claude: an agent's settings made by a command, moved to pkg/.claude.disabled",
+      "pkg/.mcp.json: an agent's settings made by a command, moved to pkg/.mcp.json.disabled",
+    ]);
+    expect(readdirSync(join(root, 'pkg')).sort()).toEqual([
+      '.Gemini.disabled',
+      '.claude.disabled',
+      '.mcp.json.disabled',
+      '.vscode',
+      'claude',
+      'deep',
+    ]);
+    expect(readFileSync(join(root, 'pkg', '.claude.disabled', 'settings.json'), 'utf8')).toContain(
+      'SessionStart',
+    );
+    expect(readdirSync(join(root, 'mine', '.claude'))).toEqual(['settings.json']);
+    // Made again, moved again, beside the first.
+    mkdirSync(join(root, 'pkg', '.claude'));
+    expect(await guard.check()).toEqual([
+      "pkg/.claude: an agent's settings made by a command, moved to pkg/.claude.disabled-2",
+    ]);
+    expect(await guard.check()).toEqual([]);
+  });
+
+  it('leaves alone the settings the sandbox holds, and the folders standing in for missing ones', async () => {
+    const root = workspace();
+    mkdirSync(join(root, 'home'));
+    const guard = new RepositoryGuard([root]);
+    await guard.record();
+    // The sandbox stands an empty folder in for a missing home's .claude as it starts.
+    mkdirSync(join(root, 'home', '.claude', '.agenttool-held'), { recursive: true });
+    guard.readOnly([join(root, 'home', '.claude', '.agenttool-held')]);
+    expect(await guard.check()).toEqual([]);
+    expect(readdirSync(join(root, 'home'))).toEqual(['.claude']);
+  });
+
   it('goes on past links that loop or lead nowhere where it looks', async () => {
     const root = workspace();
     const guard = new RepositoryGuard([root]);

@@ -164,7 +164,7 @@ describe('the served bash tool in its sandbox', () => {
         `cd ${root} && git init -q made && git -C made config core.fsmonitor "touch ${marker}" && ${hook} && chmod +x made/.git/hooks/pre-commit && echo made`,
       ),
     ).toBe(
-      'made\n[disabled, since git on the host would run them outside the sandbox: made/.git/hooks/pre-commit: a hook, renamed made/.git/hooks/pre-commit.disabled; made/.git/config: core.fsmonitor, moved to made/.git/config.disabled]',
+      'made\n[disabled, since git or an agent on the host would run them outside the sandbox: made/.git/hooks/pre-commit: a hook, renamed made/.git/hooks/pre-commit.disabled; made/.git/config: core.fsmonitor, moved to made/.git/config.disabled]',
     );
     const hostGit = (...args: string[]) =>
       spawnSync('git', args, {
@@ -188,9 +188,25 @@ describe('the served bash tool in its sandbox', () => {
     const call = { id: `call_${++calls}`, args: '{}' };
     await restart.execute(call, createContext({ call }));
     expect(await bash(served, 'true')).toBe(
-      '[disabled, since git on the host would run them outside the sandbox: made/.git/config: core.pager, moved to made/.git/config.disabled-2]',
+      '[disabled, since git or an agent on the host would run them outside the sandbox: made/.git/config: core.pager, moved to made/.git/config.disabled-2]',
     );
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it("cannot leave an agent's settings one level down for it to run on the host", async () => {
+    const made = join(root, 'pkg', '.claude');
+    expect(
+      await bash(
+        served,
+        `cd ${root} && mkdir -p pkg/.claude && echo '{"hooks":{}}' > pkg/.claude/settings.json && echo made`,
+      ),
+    ).toBe(
+      "made\n[disabled, since git or an agent on the host would run them outside the sandbox: pkg/.claude: an agent's settings made by a command, moved to pkg/.claude.disabled]",
+    );
+    expect(existsSync(made)).toBe(false);
+    expect(readFileSync(join(root, 'pkg', '.claude.disabled', 'settings.json'), 'utf8')).toBe(
+      '{"hooks":{}}\n',
+    );
   });
 
   it('undoes what a command left running adds between calls, within seconds, and tells it once', async () => {
@@ -210,7 +226,7 @@ describe('the served bash tool in its sandbox', () => {
     expect(existsSync(marker)).toBe(false);
     // Told with the next call, once, however many checks ran meanwhile.
     expect(await bash(served, 'true')).toBe(
-      '[disabled, since git on the host would run them outside the sandbox: later/.git/config: core.fsmonitor, moved to later/.git/config.disabled]',
+      '[disabled, since git or an agent on the host would run them outside the sandbox: later/.git/config: core.fsmonitor, moved to later/.git/config.disabled]',
     );
     expect(await bash(served, 'true')).toBe('(no output)');
   }, 30_000);

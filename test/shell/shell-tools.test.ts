@@ -378,7 +378,7 @@ describe('describeRun', () => {
   it('names what the shell disabled after the command, and hands it to the host', () => {
     const disabled = ['a/.git/hooks/pre-commit: a hook, renamed a/.git/hooks/pre-commit.disabled'];
     expect(describeRun({ ...base, output: 'ok\n', exitCode: 1, disabled })).toBe(
-      `ok\n[exit status 1]\n[disabled, since git on the host would run them outside the sandbox: ${disabled[0]}]`,
+      `ok\n[exit status 1]\n[disabled, since git or an agent on the host would run them outside the sandbox: ${disabled[0]}]`,
     );
     expect(runDetails({ ...base, output: 'ok', disabled })).toEqual({ ...base, disabled });
     expect(runDetails({ ...base, output: 'ok' })).toEqual(base);
