@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import {
   Annotations,
   Param,
@@ -217,7 +218,7 @@ export class WriteFileTool {
     refuseNul(args.content);
     // A call interrupted before the file changes leaves it as it was.
     const bytes = await this.files.write(args.path, args.content, { signal: ctx.signal });
-    return `Wrote ${byteCount(bytes)} to ${shortPath(args.path)}.`;
+    return `Wrote ${byteCount(bytes)} to ${shownPath(this.files, args.path)}.`;
   }
 }
 
@@ -257,7 +258,7 @@ export class EditFileTool {
       lines.length === 1
         ? `1 occurrence, at line ${lines[0]}`
         : `${lines.length} occurrences, at lines ${listed(lines)}`;
-    return `Edited ${shortPath(args.path)}: replaced ${where}.`;
+    return `Edited ${shownPath(this.files, args.path)}: replaced ${where}.`;
   }
 }
 
@@ -279,8 +280,16 @@ export class AppendFileTool {
     refuseUnknownArguments(ctx.call, 'append_file', WRITE_ARGUMENTS);
     refuseNul(args.content);
     const bytes = await this.files.append(args.path, args.content, { signal: ctx.signal });
-    return `Appended ${byteCount(bytes)} to ${shortPath(args.path)}.`;
+    return `Appended ${byteCount(bytes)} to ${shownPath(this.files, args.path)}.`;
   }
+}
+
+/**
+ * Where a write went, as its answer names it: the path from the root's folder, so that
+ * a model that took a relative path for the shell's (after a `cd`) sees where it went.
+ */
+function shownPath(files: FileRoot, path: string): string {
+  return shortPath(resolve(files.root, path));
 }
 
 /** `1 byte`, `2 bytes`. */

@@ -207,7 +207,7 @@ describe('the agent-loop examples of docs/frameworks.md, over the sample workspa
         outputs: [
           ['call_1', '(no output)'],
           ['call_2', `${join(root, 'logs')}\n`],
-          ['call_3', 'Wrote 6 bytes to hello.txt.'],
+          ['call_3', `Wrote 6 bytes to ${join(root, 'hello.txt')}.`],
         ],
         records: ['shell:process-group', 'shell:process-group'],
       });

@@ -85,7 +85,7 @@ it('replaces the one occurrence, keeps the rest and the mode, and says at which 
   chmodSync(join(root, 'app.ts'), 0o640);
   expect(
     await edits({ path: 'app.ts', old_text: 'const b = $2;', new_text: "const b = '$&';" }),
-  ).toEqual(['Edited app.ts: replaced 1 occurrence, at line 2.']);
+  ).toEqual([`Edited ${root}/app.ts: replaced 1 occurrence, at line 2.`]);
   // The new text is taken as it is: `$&` is no pattern.
   expect(text('app.ts')).toBe("const a = 1;\nconst b = '$&';\nconst c = 3;\n");
   expect(statSync(join(root, 'app.ts')).mode & 0o777).toBe(0o640);
@@ -115,7 +115,7 @@ it('refuses a missing, an ambiguous and an empty old text, and one the same as t
 it('replaces every occurrence with replace_all', async () => {
   writeFileSync(join(root, 'a.js'), 'x\ny x\nz\nx');
   expect(await edits({ path: 'a.js', old_text: 'x', new_text: 'xx', replace_all: true })).toEqual([
-    'Edited a.js: replaced 3 occurrences, at lines 1, 2 and 4.',
+    `Edited ${root}/a.js: replaced 3 occurrences, at lines 1, 2 and 4.`,
   ]);
   expect(text('a.js')).toBe('xx\ny xx\nz\nxx');
 });
@@ -123,7 +123,7 @@ it('replaces every occurrence with replace_all', async () => {
 it('matches a text given with LF alone in a file of CRLF lines, and writes CRLF', async () => {
   writeFileSync(join(root, 'win.txt'), 'one\r\ntwo\r\nthree\r\n');
   expect(await edits({ path: 'win.txt', old_text: 'two\nthree', new_text: '2\n3' })).toEqual([
-    'Edited win.txt: replaced 1 occurrence, at line 2.',
+    `Edited ${root}/win.txt: replaced 1 occurrence, at line 2.`,
   ]);
   expect(text('win.txt')).toBe('one\r\n2\r\n3\r\n');
 });
@@ -134,7 +134,9 @@ it('lands every edit of one file sent at once', async () => {
   const outcomes = await edits(
     ...lines.map((line) => ({ path: 'many.txt', old_text: `${line}\n`, new_text: `${line}!\n` })),
   );
-  expect(outcomes.every((o) => o.startsWith('Edited many.txt: replaced 1 occurrence'))).toBe(true);
+  expect(
+    outcomes.every((o) => o.startsWith(`Edited ${root}/many.txt: replaced 1 occurrence`)),
+  ).toBe(true);
   expect(text('many.txt')).toBe(`${lines.map((line) => `${line}!`).join('\n')}\n`);
 });
 
@@ -178,7 +180,7 @@ it('keeps a byte-order mark, writes CRLF in a CRLF file, and refuses an edit tha
       { path: 'many-a.txt', old_text: 'a', new_text: 'b'.repeat(100), replace_all: true },
     ),
   ).toEqual([
-    'Edited bom.cs: replaced 1 occurrence, at line 2.',
+    `Edited ${root}/bom.cs: replaced 1 occurrence, at line 2.`,
     'Error: the edit would make "many-a.txt" 10000000 characters long, more than an edit makes (4194304, 4 MiB): change it with the shell (sed, a script) instead',
   ]);
   expect(readFileSync(join(root, 'bom.cs'))).toEqual(

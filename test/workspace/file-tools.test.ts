@@ -88,10 +88,10 @@ describe('fs tools: what they declare', () => {
 describe('fs tools through the executor', () => {
   it('write, append and read a file inside the root', async () => {
     expect(await run(job(writeFile, { path: 'notes/a.txt', content: 'one\n' }))).toEqual([
-      'Wrote 4 bytes to notes/a.txt.',
+      `Wrote 4 bytes to ${root}/notes/a.txt.`,
     ]);
     expect(await run(job(appendFile, { path: 'notes/a.txt', content: 'two\n' }))).toEqual([
-      'Appended 4 bytes to notes/a.txt.',
+      `Appended 4 bytes to ${root}/notes/a.txt.`,
     ]);
     expect(await run(job(readFile, { path: 'notes/a.txt' }))).toEqual(['one\ntwo\n']);
     expect(readFileSync(join(root, 'notes/a.txt'), 'utf8')).toBe('one\ntwo\n');
@@ -99,16 +99,16 @@ describe('fs tools through the executor', () => {
 
   it('counts one byte as one byte', async () => {
     expect(await run(job(writeFile, { path: 'one.txt', content: 'x' }))).toEqual([
-      'Wrote 1 byte to one.txt.',
+      `Wrote 1 byte to ${root}/one.txt.`,
     ]);
     expect(await run(job(appendFile, { path: 'one.txt', content: 'y' }))).toEqual([
-      'Appended 1 byte to one.txt.',
+      `Appended 1 byte to ${root}/one.txt.`,
     ]);
   });
 
   it('shows a name with a line end in it quoted, so that it reads as one name', async () => {
     expect(await run(job(writeFile, { path: 'new\nline.txt', content: 'x' }))).toEqual([
-      'Wrote 1 byte to "new\\nline.txt".',
+      `Wrote 1 byte to ${JSON.stringify(join(root, 'new\nline.txt'))}.`,
     ]);
     expect(readFileSync(join(root, 'new\nline.txt'), 'utf8')).toBe('x');
   });

@@ -78,7 +78,7 @@ describe('WorkspaceModule', () => {
     const [written] = await app.results([
       app.job('write_file', { path: 'notes/todo.txt', content: 'ship it\n' }),
     ]);
-    expect(outputOf(written)).toBe('Wrote 8 bytes to notes/todo.txt.');
+    expect(outputOf(written)).toBe(`Wrote 8 bytes to ${root}/notes/todo.txt.`);
     const outcomes = await app.results([
       app.job('bash', { command: 'cd notes && echo "more" >> todo.txt' }),
       app.job('bash', { command: 'pwd; cat todo.txt' }),
