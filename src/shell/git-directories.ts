@@ -6,22 +6,11 @@
  * synchronous calls: a fifth of the promise API's cost, for the few dozen a command
  * usually needs, the event loop given its turn every 64 folders.
  */
-import {
-  accessSync,
-  constants,
-  type Dir,
-  type Dirent,
-  lstatSync,
-  opendirSync,
-  readdirSync,
-  realpathSync,
-  type Stats,
-  statSync,
-} from 'node:fs';
+import { type Dirent } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { parseGitConfig } from './git-config';
-import { readRegular } from './regular-file';
+import { canEnter, entries, lstatOf, realPath, smallText, statOf } from './folder-reads';
 import { gitlinks } from './git-index';
+import { localPath, localRemotes } from './git-remotes';
 
 /** How many folders a search reads before it lets the event loop run. */
 const SLICE = 64;
@@ -226,96 +215,6 @@ function looksLikeGitDir(dir: string): boolean {
 }
 
 /**
- * The URLs of the remotes git directory `dir` names: its config's `remote.*.url` and
- * `pushurl`, and the older `remotes/*` (`URL:` lines) and `branches/*` files; `unread`
- * is called when a bound leaves some of those files unread. A config past its bound is
- * moved aside whole (repository-items), its remotes with it.
- */
-function localRemotes(
-  dir: string,
-  within: (path: string) => boolean,
-  unread: () => void,
-): string[] {
-  const urls: string[] = [];
-  const config = smallText(join(dir, 'config'), 1024 * 1024, true);
-  const parsed = config === undefined ? undefined : parseGitConfig(config);
-  if (parsed?.ok === true) {
-    for (const entry of parsed.entries) {
-      if (entry.section !== 'remote' || entry.value === undefined) continue;
-      if (entry.key === 'url' || entry.key === 'pushurl') urls.push(entry.value);
-    }
-  }
-  for (const folder of ['remotes', 'branches']) {
-    const path = join(dir, folder);
-    if (!within(path)) continue;
-    const names = entriesUpTo(path, MAX_REMOTE_FILES + 1);
-    if (names.length > MAX_REMOTE_FILES) unread();
-    for (const name of names.slice(0, MAX_REMOTE_FILES)) {
-      const read = readRegular(join(path, name), MAX_REMOTE_FILE_BYTES, true);
-      if (read !== undefined && read.info.size > MAX_REMOTE_FILE_BYTES) unread();
-      const text = read?.bytes.toString('utf8') ?? '';
-      if (folder === 'remotes') {
-        for (const line of text.split('\n')) {
-          const url = /^URL:\s*(.*?)\s*$/.exec(line)?.[1];
-          if (url !== undefined && url !== '') urls.push(url);
-        }
-      } else {
-        const url = text.split('\n')[0]?.split('#')[0]?.trim();
-        if (url !== undefined && url !== '') urls.push(url);
-      }
-    }
-  }
-  return urls;
-}
-
-/** The most files of a repository's `remotes` or `branches` folder read, and of each file. */
-const MAX_REMOTE_FILES = 64;
-const MAX_REMOTE_FILE_BYTES = 8192;
-
-/** The names of the first `limit` entries of folder `dir`, read no further. */
-function entriesUpTo(dir: string, limit: number): string[] {
-  const names: string[] = [];
-  let opened: Dir | undefined;
-  try {
-    opened = opendirSync(dir);
-    for (
-      let entry = opened.readSync();
-      entry !== null && names.length < limit;
-      entry = opened.readSync()
-    ) {
-      names.push(entry.name);
-    }
-  } catch {
-    // what was read is what there is
-  } finally {
-    opened?.closeSync();
-  }
-  return names;
-}
-
-/**
- * The folder a remote's `url` names on this machine (a path, or a `file://` URL), a
- * relative one taken from `base`; undefined for another machine's (`host:path`, a
- * scheme other than `file`).
- */
-function localPath(url: string, base: string): string | undefined {
-  if (url.startsWith('file://')) {
-    const rest = url.slice('file://'.length);
-    const path = rest.startsWith('/') ? rest : rest.slice(rest.indexOf('/'));
-    try {
-      return decodeURIComponent(path);
-    } catch {
-      return path;
-    }
-  }
-  if (/^[A-Za-z][A-Za-z0-9+.-]*::?\/\//.test(url) || url.includes('::')) return undefined;
-  // `host:path` is another machine's unless a slash comes before the colon.
-  const colon = url.indexOf(':');
-  if (colon >= 0 && !url.slice(0, colon).includes('/')) return undefined;
-  return resolve(base, url);
-}
-
-/**
  * Bounds on what one search follows (chains of common directories, submodules and
  * remotes are a command's to make): the most git directories in all, the most reached
  * from one folder of a writable folder, and how many steps from that folder.
@@ -411,62 +310,4 @@ function gitFileTarget(path: string): string | undefined {
 function withoutLineEnds(text: string): string {
   const nul = text.indexOf('\0');
   return (nul < 0 ? text : text.slice(0, nul)).replace(/[\r\n]+$/, '');
-}
-
-export function entries(dir: string): Dirent[];
-export function entries(dir: string, orUnlisted: true): Dirent[] | 'unlisted';
-/** `dir`'s entries: none when it is missing, `unlisted` (when asked) when it cannot be read. */
-export function entries(dir: string, orUnlisted = false): Dirent[] | 'unlisted' {
-  try {
-    return readdirSync(dir, { withFileTypes: true });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return orUnlisted && (code === 'EACCES' || code === 'EPERM') ? 'unlisted' : [];
-  }
-}
-
-/** Whether this process may enter folder `dir` (true when it is not there at all). */
-function canEnter(dir: string): boolean {
-  try {
-    accessSync(dir, constants.X_OK);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code !== 'EACCES' && code !== 'EPERM';
-  }
-}
-
-export function realPath(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-/** What is at `path`, links followed; undefined for nothing, a loop, or no access. */
-export function statOf(path: string): Stats | undefined {
-  try {
-    return statSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
-
-/** What is at `path` itself; undefined for nothing or no access. */
-export function lstatOf(path: string): Stats | undefined {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false });
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The first 8 KiB of a file that names a path (a `.git` pointer, a `commondir`), which
- * git reads whole: a path past that would be too long for git to open, and what git
- * takes off its end are line ends only, which a longer file may pad it with.
- */
-function smallText(path: string, limit = 8192, noFollow = false): string | undefined {
-  return readRegular(path, limit, noFollow)?.bytes.toString('utf8');
 }

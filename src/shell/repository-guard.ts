@@ -11,14 +11,8 @@
  */
 import { renameSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import {
-  type GitDir,
-  gitDirectories,
-  type GitDirSearch,
-  lstatOf,
-  realPath,
-  type FoundPath,
-} from './git-directories';
+import { lstatOf, realPath } from './folder-reads';
+import { type FoundPath, type GitDir, gitDirectories, type GitDirSearch } from './git-directories';
 import { PinnedFolder } from './pinned-folder';
 import { AGENT_CONFIG_DIRECTORIES } from './protected-paths';
 import { disarm, freeName, type Items, itemsOf } from './repository-items';

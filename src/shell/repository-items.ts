@@ -8,7 +8,8 @@
 import { renameSync, type Stats, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { entryName, type GitConfigEntry, mayRunSomething, parseGitConfig } from './git-config';
-import { entries, type GitDir, lstatOf } from './git-directories';
+import { entries, lstatOf } from './folder-reads';
+import { type GitDir } from './git-directories';
 import { PinnedFolder } from './pinned-folder';
 import { randomBytes } from './random-bytes';
 
