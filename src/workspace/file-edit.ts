@@ -144,11 +144,12 @@ export class FileEdits {
     );
     const turn = Promise.all([before, edit.catch(() => undefined)]).then(() => undefined);
     this.#turns.set(real, turn);
-    try {
-      return await edit;
-    } finally {
+    // Forgotten once the turn is over, not when this edit gives up: the one before may
+    // still be under way, and the next must wait for it.
+    void turn.then(() => {
       if (this.#turns.get(real) === turn) this.#turns.delete(real);
-    }
+    });
+    return edit;
   }
 }
 

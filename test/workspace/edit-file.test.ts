@@ -219,11 +219,15 @@ it('lets a cancelled edit go at once, while the next still waits for the one bef
   await new Promise((resolve) => setImmediate(resolve));
   cancel.abort(new Error('the request was cancelled'));
   await expect(cancelled).rejects.toThrow('the request was cancelled');
+  // An edit that comes after the cancelled one gave up waits too.
+  const fourth = edits.update(slowRoot, 'queued.txt', step('fourth', 'c', 'd'), {});
+  await new Promise((resolve) => setImmediate(resolve));
   // Given up while the first still holds the file: nothing of the others ran.
   expect(order).toEqual([]);
   open();
   await expect(first).resolves.toBe('first');
   await expect(third).resolves.toBe('third');
-  expect(order).toEqual(['first', 'third']);
-  expect(text('queued.txt')).toBe('c\n');
+  await expect(fourth).resolves.toBe('fourth');
+  expect(order).toEqual(['first', 'third', 'fourth']);
+  expect(text('queued.txt')).toBe('d\n');
 });
