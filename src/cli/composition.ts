@@ -15,7 +15,7 @@ import {
 import { readConfigFile } from './config-file';
 import { CliError, ExitCode } from './exit-codes';
 import { packageVersion } from './version';
-import { terminalSafe } from './terminal-text';
+import { terminalSafe, terminalSafeLines } from './terminal-text';
 
 /** How `--config` is opened. */
 export interface CompositionSpec {
@@ -75,7 +75,7 @@ export class Composition {
         source: file.shown,
         baseDir: file.dir,
         ...(spec.expandEnv === true ? { env: process.env } : {}),
-        onWarning: (message) => log.write(`agenttool: ${message}\n`),
+        onWarning: (message) => log.write(`agenttool: ${terminalSafeLines(message)}\n`),
         clientInfo: { name: 'agenttool', version: packageVersion() },
         ...(spec.once === true ? { retry: { maxAttempts: 1 } } : {}),
       });
@@ -118,7 +118,7 @@ export class Composition {
       const names = new Set(own.map((tool) => tool.name));
       const remote = this.servers.tools.filter((tool) => {
         if (!names.has(tool.name)) return true;
-        const warning = `agenttool: tool ${JSON.stringify(tool.name)} of an MCP server is left out: the module's tool has that name\n`;
+        const warning = `agenttool: tool ${terminalSafe(JSON.stringify(tool.name))} of an MCP server is left out: the module's tool has that name\n`;
         if (!this.#warned.has(warning)) this.log.write(warning);
         this.#warned.add(warning);
         return false;

@@ -261,7 +261,9 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       await composition?.close().catch((e: unknown) => errors.push(errorMessage(e)));
       await app?.close(signal).catch((e: unknown) => errors.push(errorMessage(e)));
       await records?.close().catch((e: unknown) => errors.push(errorMessage(e)));
-      for (const error of errors) options.log.write(`agenttool: while closing: ${error}\n`);
+      for (const error of errors) {
+        options.log.write(`agenttool: while closing: ${terminalSafeLines(error)}\n`);
+      }
       resolveClosed();
     })());
 

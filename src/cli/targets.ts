@@ -20,6 +20,7 @@ import { MemoryTransport } from './memory-transport';
 import { loadModuleFile } from './module-file';
 import { packageVersion } from './version';
 import { Composition } from './composition';
+import { terminalSafe } from './terminal-text';
 
 /** Where the tools are: a module file, a command that serves MCP over stdio, or a URL. */
 export interface TargetSpec {
@@ -179,7 +180,7 @@ async function openComposed(spec: TargetSpec, config: string): Promise<OpenTarge
       .filter((server) => server.state !== 'up')
       .map(
         (server) =>
-          `mcp server ${JSON.stringify(server.name)}: ${server.state}${server.error === undefined ? '' : `: ${server.error}`} (${server.target})`,
+          `mcp server ${JSON.stringify(server.name)}: ${server.state}${server.error === undefined ? '' : `: ${terminalSafe(server.error)}`} (${server.target})`,
       ),
     tools: [...composition.tools],
     execute: (jobs, options) =>

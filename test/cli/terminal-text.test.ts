@@ -38,6 +38,11 @@ describe('text shown on a terminal', () => {
   it('writes every control character as \\uXXXX on one line, and keeps tabs and line ends in lines', () => {
     expect(terminalSafe('a\u001b[2J\nb\u009b\u2028')).toBe('a\\u001b[2J\\u000ab\\u009b\\u2028');
     expect(terminalSafeLines('a\tb\nc\r\nd\re\u0007')).toBe('a\tb\nc\r\nd\\u000de\\u0007');
+    // A right-to-left override shows "https://evil.example/moc.doog" as ending in good.com.
+    expect(terminalSafeLines('https://evil.example/\u202emoc.doog')).toBe(
+      'https://evil.example/\\u202emoc.doog',
+    );
+    expect(terminalSafe('\u2066x\u2069')).toBe('\\u2066x\\u2069');
   });
 
   it("shows a failure's and its progress's escape sequences escaped", async () => {
