@@ -137,6 +137,11 @@ export async function gitDirectories(
     if (within(join(real, 'modules'))) {
       for (const module of submoduleDirs(join(real, 'modules'), enterable)) add(module);
     }
+    // Its linked worktrees' folders, whose configs are read by name (repository-items).
+    const worktrees = join(real, 'worktrees');
+    if (lstatOf(worktrees)?.isDirectory() === true && entries(worktrees, true) === 'unlisted') {
+      enterable(worktrees, false);
+    }
     // The repositories on this machine its remotes name: a push to one runs its hooks.
     const remotes = localRemotes(real, within, () => (overflowed = true));
     for (const url of remotes) {
@@ -182,6 +187,8 @@ export async function gitDirectories(
       }
       if (entry.isDirectory() && !enterable(dir)) continue;
       const list = entries(dir, true);
+      // Entered but not listed (`chmod 111`): git and an agent open what is in it by name.
+      if (list === 'unlisted') enterable(dir, false);
       if (entry.isDirectory() && list !== 'unlisted' && named.size > 0) {
         for (const inner of list) {
           if (!named.has(inner.name.toLowerCase())) continue;
@@ -234,7 +241,10 @@ const MODULES_FOLDERS = 256;
  * down to {@link MODULES_DEPTH} levels (a submodule's name may hold slashes), at most
  * {@link MODULES_FOLDERS} folders read. Its own `modules` are the caller's to follow.
  */
-function submoduleDirs(modules: string, enterable: (dir: string) => boolean): string[] {
+function submoduleDirs(
+  modules: string,
+  enterable: (dir: string, listable?: boolean) => boolean,
+): string[] {
   const found: string[] = [];
   let level = [modules];
   let read = 0;
@@ -243,7 +253,12 @@ function submoduleDirs(modules: string, enterable: (dir: string) => boolean): st
     for (const dir of level) {
       if (read++ >= MODULES_FOLDERS) return found;
       if (!enterable(dir)) continue;
-      for (const entry of entries(dir)) {
+      const list = entries(dir, true);
+      if (list === 'unlisted') {
+        enterable(dir, false);
+        continue;
+      }
+      for (const entry of list) {
         if (!entry.isDirectory()) continue;
         const path = join(dir, entry.name);
         if (lstatOf(join(path, 'HEAD')) !== undefined) found.push(path);

@@ -170,7 +170,7 @@ const CONCURRENCY = 16;
  *   ignored) down to that depth; the hooks and config (and `commondir`, `worktrees`,
  *   `config.worktree`) that exist in a folder it reads holding a `HEAD` (a bare
  *   repository's layout); every existing protected directory, agent's folder (not read
- *   further: it is held whole) and every repository's
+ *   further: it is held whole; a link so named, as it leads) and every repository's
  *   `.git/hooks` and `.git/config` whose first part lies at most `maxDepth - 2` levels
  *   below the root (a nested repository's hooks); and every directory of this user's
  *   that cannot be read, whole, since what it holds is unknown.
@@ -233,6 +233,11 @@ export async function protectedPaths(
             const path = join(dir, entry.name);
             const lower = entry.name.toLowerCase();
             if (PROTECTED_FILE_NAMES.has(lower)) found.add(path);
+            // An agent's folder given by a link (to settings shared between projects) is
+            // held as the link leads, as at a root.
+            if (entry.isSymbolicLink() && AGENT_CONFIG_NAMES.has(lower) && depth <= maxDepth - 2) {
+              found.add(path);
+            }
             if (!entry.isDirectory() || lower === 'node_modules') continue;
             if (depth <= maxDepth - 2) {
               // An agent's folder is held whole: nothing in it needs a mount of its own.

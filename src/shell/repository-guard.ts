@@ -9,7 +9,7 @@
  * entries that may run something are moved to `<file>.disabled`, new hooks renamed
  * `<hook>.disabled`. Nothing is deleted; what was there at the start is left alone.
  */
-import { renameSync } from 'node:fs';
+import { renameSync, type Stats } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { lstatOf, realPath } from './folder-reads';
 import { type FoundPath, type GitDir, gitDirectories, type GitDirSearch } from './git-directories';
@@ -31,6 +31,9 @@ export const GUARD_MAX_DIRECTORIES = 2000;
 const SETTINGS_NAMES: ReadonlySet<string> = new Set(
   [...AGENT_CONFIG_DIRECTORIES, '.mcp.json'].map((name) => name.toLowerCase()),
 );
+
+/** How many times one check opens closed folders and looks again, at most. */
+const MAX_OPENING_ROUNDS = 8;
 
 /** How far the record's time is set back against file times (ms). */
 const RECORD_MARGIN_MS = 100;
@@ -92,8 +95,8 @@ export class RepositoryGuard {
   private watches = 0;
   /** What was undone and not yet said (see {@link takeNotes}). */
   private untold: string[] = [];
-  /** The agents' settings one level down at the record, by path: their inode then. */
-  private settings = new Map<string, number>();
+  /** The agents' settings one level down at the record, by path: their identity then. */
+  private settings = new Map<string, string>();
 
   constructor(
     roots: readonly string[],
@@ -125,7 +128,7 @@ export class RepositoryGuard {
       const searched = await this.gitDirs().catch(() => ({ dirs: [], named: [] }));
       for (const found of searched.named) {
         const info = lstatOf(found.path);
-        if (info !== undefined) this.settings.set(found.path, info.ino);
+        if (info !== undefined) this.settings.set(found.path, settingsIdentity(info));
       }
       for (const gitDir of searched.dirs) {
         let items: Items | undefined;
@@ -160,7 +163,12 @@ export class RepositoryGuard {
         let searched = await this.gitDirs();
         // What a command closed to its owner is opened again and looked into: git on
         // the host would use it once the user opens it, and a command can reopen it.
-        if (this.opened(searched.sealed, notes)) searched = await this.gitDirs();
+        // A closed folder may hide another: each round opens what the last one found.
+        for (let round = 0; round < MAX_OPENING_ROUNDS; round++) {
+          if (!this.opened(searched.sealed, notes)) break;
+          searched = await this.gitDirs();
+        }
+        this.stillClosed(searched.sealed, notes);
         gitDirs = searched.dirs;
         this.settingsMade(searched.named, notes);
         // Said once: it holds for every command after.
@@ -176,7 +184,8 @@ export class RepositoryGuard {
           );
         }
       } catch (error) {
-        return [`the repositories were not checked (${(error as Error).message})`];
+        notes.push(`the repositories were not checked (${(error as Error).message})`);
+        return bounded(notes);
       }
       for (const gitDir of gitDirs) {
         try {
@@ -219,15 +228,19 @@ export class RepositoryGuard {
     for (const entry of found) {
       if (this.held(entry.path)) continue;
       const info = lstatOf(entry.path);
-      if (info === undefined || this.settings.get(entry.path) === info.ino) continue;
-      // There before the record and not in it (a record that could not read it): left.
-      const born = info.birthtimeMs > 0 ? info.birthtimeMs : info.ctimeMs;
-      if (born < this.recordedAt) continue;
+      if (info === undefined || this.settings.get(entry.path) === settingsIdentity(info)) continue;
+      // Unchanged since before the record and not in it (a record that could not read
+      // it): left. One renamed into place since (`mv docs pkg/.claude`) has a new ctime.
+      if (this.before(info)) continue;
       const name = basename(entry.path);
       try {
         const folder = PinnedFolder.open(entry.root, dirname(entry.path));
         try {
-          folder.giveOwnerRights();
+          if (folder.giveOwnerRights()) {
+            notes.push(
+              `${dirname(entry.shown)}: a folder its owner could not change, given back its owner's rights`,
+            );
+          }
           const aside = freeName(folder, `${name}.disabled`);
           renameSync(folder.at(name), folder.at(aside));
           notes.push(
@@ -239,6 +252,28 @@ export class RepositoryGuard {
       } catch (error) {
         notes.push(`${entry.shown}: not moved aside (${(error as Error).message})`);
       }
+    }
+  }
+
+  /** Whether what `info` describes was made, and last changed, before the record. */
+  private before(info: Stats): boolean {
+    const born = info.birthtimeMs > 0 ? info.birthtimeMs : info.ctimeMs;
+    return (
+      born < this.recordedAt && info.ctimeMs < this.recordedAt && info.mtimeMs < this.recordedAt
+    );
+  }
+
+  /**
+   * Notes the folders in `sealed` changed since the record that are still closed after
+   * the rounds that open them: what they hide is not checked.
+   */
+  private stillClosed(sealed: readonly FoundPath[], notes: string[]): void {
+    for (const folder of sealed) {
+      const info = lstatOf(folder.path);
+      if (info === undefined || !info.isDirectory() || this.before(info)) continue;
+      const prefix = `${folder.shown}: a folder its owner cannot enter or list`;
+      if (notes.some((note) => note.startsWith(prefix))) continue;
+      notes.push(`${prefix}; what it holds is not checked`);
     }
   }
 
@@ -269,11 +304,11 @@ export class RepositoryGuard {
         }
         any = true;
         notes.push(
-          `${folder.shown}: a folder its owner could not enter, given back its owner's rights`,
+          `${folder.shown}: a folder its owner could not enter or list, given back its owner's rights`,
         );
       } catch (error) {
         notes.push(
-          `${folder.shown}: a folder its owner cannot enter, not checked (${(error as Error).message})`,
+          `${folder.shown}: a folder its owner cannot enter or list, not checked (${(error as Error).message})`,
         );
       }
     }
@@ -290,11 +325,7 @@ export class RepositoryGuard {
     const kept = new Set<string>();
     const before = (path: string): boolean => {
       const info = lstatOf(path);
-      if (info === undefined) return false;
-      const born = info.birthtimeMs > 0 ? info.birthtimeMs : info.ctimeMs;
-      return (
-        born < this.recordedAt && info.ctimeMs < this.recordedAt && info.mtimeMs < this.recordedAt
-      );
+      return info !== undefined && this.before(info);
     };
     if (!before(join(gitDir.path, 'HEAD')) && !before(gitDir.path)) return kept;
     for (const [id, item] of items) if (before(item.file)) kept.add(id);
@@ -369,4 +400,12 @@ export class RepositoryGuard {
   private gitDirs(): Promise<GitDirSearch> {
     return gitDirectories(this.roots, this.maxDirectories, SETTINGS_NAMES);
   }
+}
+
+/**
+ * How an agent's settings at a path are known from the record on: the inode and when it
+ * was made (an inode number is reused as soon as it is freed).
+ */
+function settingsIdentity(info: Stats): string {
+  return `${info.ino}:${info.birthtimeMs > 0 ? info.birthtimeMs : info.ctimeMs}`;
 }

@@ -17,6 +17,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -237,12 +238,15 @@ describe('protectedPaths', () => {
     file(root, 'sub/.claude/settings.local.json', '{}');
     file(root, 'sub/.CURSOR/mcp.json', '{}');
     file(root, 'sub/.gemini/notes.md');
+    // Given by a link to settings kept elsewhere: held as the link leads.
+    file(root, 'shared/settings.json', '{}');
+    symlinkSync(join(root, 'shared'), join(root, 'sub', '.codex'));
     // Past the depth, and in node_modules: not read.
     file(root, 'a/b/.claude/settings.json', '{}');
     file(root, 'node_modules/.claude/settings.json', '{}');
     const paths = await found(root);
     expect(paths.filter((path) => !AT_ROOT.includes(path))).toEqual(
-      ['.claude', 'sub/.claude', 'sub/.CURSOR', 'sub/.gemini'].sort(),
+      ['.claude', 'sub/.claude', 'sub/.CURSOR', 'sub/.codex', 'sub/.gemini'].sort(),
     );
   });
 

@@ -11,6 +11,7 @@ import {
   mkdirSync,
   readFileSync,
   readdirSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -298,6 +299,7 @@ describe('RepositoryGuard', () => {
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toEqual([
       'hidden/.git/config: core.fsmonitor, moved to hidden/.git/config.disabled',
+      "hidden: a folder its owner could not enter or list, given back its owner's rights",
       'locked/.git/hooks: a folder that cannot be listed, moved to locked/.git/hooks.disabled',
     ]);
   });
@@ -339,16 +341,33 @@ describe('RepositoryGuard', () => {
         chmodSync(root + '/folder', 0o000);
         chmodSync(root + '/super/.git/modules', 0o000);
         const notes = (await guard.check()).sort();
-        // The workspace itself, made enterable only: its folders cannot be found.
+        // The workspace itself, made enterable only: its folders cannot be found; and
+        // closed folders inside closed folders, opened in one check.
         git('init', '-q', 'unlisted');
         plant('unlisted/.git', 'unlisted-ran');
+        git('init', '-q', 'nested');
+        plant('nested/.git', 'nested-ran');
+        chmodSync(root + '/nested/.git', 0o000);
+        chmodSync(root + '/nested', 0o000);
         chmodSync(root, 0o100);
         notes.push(...(await guard.check()));
+        // Entered but not listed: an agent's settings in it, a linked worktree's config.
+        mkdirSync(root + '/pkg/.claude', { recursive: true });
+        writeFileSync(root + '/pkg/.claude/settings.json', '{"hooks":{}}');
+        chmodSync(root + '/pkg', 0o311);
+        git('init', '-q', 'linked');
+        git('-C', 'linked', 'config', 'extensions.worktreeConfig', 'true');
+        mkdirSync(root + '/linked/.git/worktrees/wt', { recursive: true });
+        writeFileSync(root + '/linked/.git/worktrees/wt/HEAD', 'ref: refs/heads/x\\n');
+        writeFileSync(root + '/linked/.git/worktrees/wt/commondir', '../..\\n');
+        writeFileSync(root + '/linked/.git/worktrees/wt/config.worktree', '[core]\\n\\tfsmonitor = touch ' + root + '/linked-ran\\n');
+        chmodSync(root + '/linked/.git/worktrees', 0o111);
+        notes.push(...(await guard.check()));
         // What git on the host does there now runs none of it.
-        for (const name of ['readonly', 'closed', 'hooks', 'folder', 'unlisted']) {
+        for (const name of ['readonly', 'closed', 'hooks', 'folder', 'unlisted', 'nested', 'linked']) {
           try { git('-C', name, 'status'); git('-C', name, 'commit', '-q', '--allow-empty', '-m', 'x'); } catch {}
         }
-        const ran = ['readonly', 'closed', 'hooks', 'folder', 'child', 'unlisted'].filter((name) => {
+        const ran = ['readonly', 'closed', 'hooks', 'folder', 'child', 'unlisted', 'nested', 'linked'].filter((name) => {
           try { statSync(root + '/' + name + '-ran'); return true; } catch { return false; }
         });
         const privateMode = (statSync(root + '/private').mode & 0o777).toString(8);
@@ -369,10 +388,10 @@ describe('RepositoryGuard', () => {
       notes: [
         'closed/.git/config: core.fsmonitor, moved to closed/.git/config.disabled',
         'closed/.git/hooks/pre-commit: a hook, renamed closed/.git/hooks/pre-commit.disabled',
-        "closed/.git: a folder its owner could not enter, given back its owner's rights",
+        "closed/.git: a folder its owner could not enter or list, given back its owner's rights",
         'folder/.git/config: core.fsmonitor, moved to folder/.git/config.disabled',
         'folder/.git/hooks/pre-commit: a hook, renamed folder/.git/hooks/pre-commit.disabled',
-        "folder: a folder its owner could not enter, given back its owner's rights",
+        "folder: a folder its owner could not enter or list, given back its owner's rights",
         'hooks/.git/config: core.fsmonitor, moved to hooks/.git/config.disabled',
         'hooks/.git/hooks/pre-commit: a hook, renamed hooks/.git/hooks/pre-commit.disabled',
         "hooks/.git/hooks: a folder its owner could not change, given back its owner's rights",
@@ -381,10 +400,18 @@ describe('RepositoryGuard', () => {
         "readonly/.git: a folder its owner could not change, given back its owner's rights",
         'super/.git/modules/child/config: core.fsmonitor, moved to super/.git/modules/child/config.disabled',
         'super/.git/modules/child/hooks/pre-commit: a hook, renamed super/.git/modules/child/hooks/pre-commit.disabled',
-        "super/.git/modules: a folder its owner could not enter, given back its owner's rights",
-        ".: a folder its owner could not enter, given back its owner's rights",
+        "super/.git/modules: a folder its owner could not enter or list, given back its owner's rights",
+        ".: a folder its owner could not enter or list, given back its owner's rights",
+        "nested: a folder its owner could not enter or list, given back its owner's rights",
+        "nested/.git: a folder its owner could not enter or list, given back its owner's rights",
+        'nested/.git/hooks/pre-commit: a hook, renamed nested/.git/hooks/pre-commit.disabled',
+        'nested/.git/config: core.fsmonitor, moved to nested/.git/config.disabled',
         'unlisted/.git/hooks/pre-commit: a hook, renamed unlisted/.git/hooks/pre-commit.disabled',
         'unlisted/.git/config: core.fsmonitor, moved to unlisted/.git/config.disabled',
+        "linked/.git/worktrees: a folder its owner could not enter or list, given back its owner's rights",
+        "pkg: a folder its owner could not enter or list, given back its owner's rights",
+        "pkg/.claude: an agent's settings made by a command, moved to pkg/.claude.disabled",
+        'linked/.git/worktrees/wt/config.worktree: core.fsmonitor, moved to linked/.git/worktrees/wt/config.worktree.disabled',
       ],
       ran: [],
       privateMode: '0',
@@ -396,6 +423,9 @@ describe('RepositoryGuard', () => {
     // The user's own, there before the shell started.
     mkdirSync(join(root, 'mine', '.claude'), { recursive: true });
     writeFileSync(join(root, 'mine', '.claude', 'settings.json'), '{}');
+    mkdirSync(join(root, 'shared'));
+    symlinkSync(join(root, 'shared'), join(root, 'mine', '.cursor'));
+    mkdirSync(join(root, 'docs'));
     await new Promise((resolve) => setTimeout(resolve, 250));
     const guard = new RepositoryGuard([root]);
     await guard.record();
@@ -435,6 +465,18 @@ describe('RepositoryGuard', () => {
       'SessionStart',
     );
     expect(readdirSync(join(root, 'mine', '.claude'))).toEqual(['settings.json']);
+    // A folder of the user's, older than the record, renamed into place and filled.
+    mkdirSync(join(root, 'lib'));
+    renameSync(join(root, 'docs'), join(root, 'lib', '.claude'));
+    expect(await guard.check()).toEqual([
+      "lib/.claude: an agent's settings made by a command, moved to lib/.claude.disabled",
+    ]);
+    // The user's link to settings shared elsewhere, replaced by one to the command's.
+    rmSync(join(root, 'mine', '.cursor'));
+    symlinkSync(join(root, 'elsewhere'), join(root, 'mine', '.cursor'));
+    expect(await guard.check()).toEqual([
+      "mine/.cursor: an agent's settings made by a command, moved to mine/.cursor.disabled",
+    ]);
     // Made again, moved again, beside the first.
     mkdirSync(join(root, 'pkg', '.claude'));
     expect(await guard.check()).toEqual([
