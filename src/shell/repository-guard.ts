@@ -270,7 +270,7 @@ export class RepositoryGuard {
   private stillClosed(sealed: readonly FoundPath[], notes: string[]): void {
     for (const folder of sealed) {
       const info = lstatOf(folder.path);
-      if (info === undefined || !info.isDirectory() || this.before(info)) continue;
+      if (!closedByCommand(info) || this.before(info)) continue;
       const prefix = `${folder.shown}: a folder its owner cannot enter or list`;
       if (notes.some((note) => note.startsWith(prefix))) continue;
       notes.push(`${prefix}; what it holds is not checked`);
@@ -294,7 +294,7 @@ export class RepositoryGuard {
     let any = false;
     for (const folder of sealed) {
       const info = lstatOf(folder.path);
-      if (info === undefined || !info.isDirectory() || info.ctimeMs < this.recordedAt) continue;
+      if (!closedByCommand(info) || info.ctimeMs < this.recordedAt) continue;
       try {
         const held = PinnedFolder.open(folder.root, folder.path);
         try {
@@ -408,4 +408,15 @@ export class RepositoryGuard {
  */
 function settingsIdentity(info: Stats): string {
   return `${info.ino}:${info.birthtimeMs > 0 ? info.birthtimeMs : info.ctimeMs}`;
+}
+
+/**
+ * Whether `info` is a folder a command could have closed: one of this process's user
+ * (a command runs as that user, and cannot make another's; a folder of another user,
+ * such as a container's volume, is left as it is, and unsaid).
+ */
+function closedByCommand(info: Stats | undefined): info is Stats {
+  if (info === undefined || !info.isDirectory()) return false;
+  const uid = process.getuid?.();
+  return uid === undefined || info.uid === uid;
 }

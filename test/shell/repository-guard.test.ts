@@ -4,7 +4,7 @@
  * host would run is moved aside, the user's own settings and hooks stay, and git then
  * runs none of it (checked with the real git, a marker file standing for the harm).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -13,6 +13,7 @@ import {
   readdirSync,
   renameSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -496,6 +497,45 @@ describe('RepositoryGuard', () => {
     expect(await guard.check()).toEqual([]);
     expect(readdirSync(join(root, 'home'))).toEqual(['.claude']);
   });
+
+  // Making another user's folder takes root.
+  (process.getuid?.() === 0 ? it : it.skip)(
+    "leaves alone, and unsaid, another user's folder it cannot enter, as a container's volume",
+    async () => {
+      ensureBuilt();
+      const root = tempDir();
+      spawnSync('chown', ['-R', '65534:65534', root]);
+      const script = `
+      const { RepositoryGuard } = require(${JSON.stringify(join(ROOT, 'dist/src/shell/repository-guard.js'))});
+      const { existsSync, writeFileSync } = require('node:fs');
+      const root = ${JSON.stringify(root)};
+      (async () => {
+        const guard = new RepositoryGuard([root]);
+        await guard.record();
+        writeFileSync(root + '/recorded', '');
+        while (!existsSync(root + '/go')) await new Promise((resolve) => setTimeout(resolve, 20));
+        process.stdout.write(JSON.stringify(await guard.check()));
+      })();`;
+      const child = spawn(
+        'setpriv',
+        ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', script],
+        { env: GIT_ENV },
+      );
+      let stdout = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      const closed = new Promise((resolve) => child.on('close', resolve));
+      while (!existsSync(join(root, 'recorded'))) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // Made after the record, by root (a database's data folder in a container).
+      mkdirSync(join(root, 'pgdata'), { mode: 0o700 });
+      chmodSync(join(root, 'pgdata'), 0o700);
+      writeFileSync(join(root, 'go'), '');
+      await closed;
+      expect(JSON.parse(stdout)).toEqual([]);
+      expect(statSync(join(root, 'pgdata')).mode & 0o777).toBe(0o700);
+    },
+  );
 
   it('goes on past links that loop or lead nowhere where it looks', async () => {
     const root = workspace();
