@@ -361,3 +361,54 @@ export function utf8Text(
     nul === -1 ? 'bytes that are not UTF-8' : `a NUL byte at offset ${start + nul}`,
   );
 }
+
+/** An existing file up to this size is read whole to see that it is UTF-8 text. */
+const APPEND_CHECK_BYTES = 1024 * 1024;
+/** Of a larger one, this much of its end is read. */
+const APPEND_TAIL_BYTES = 64 * 1024;
+
+/**
+ * Refuses to append UTF-8 to a file that is not UTF-8 text (latin-1, a binary file):
+ * the file would then hold two encodings, and `read_file` refuses it whole. Reads the
+ * file open as `handle` (of `size` bytes) again through its descriptor: whole up to
+ * 1 MiB, else its last 64 KiB. Where that cannot be opened for reading (a file this
+ * process may write but not read, no `/proc`), the file is not checked.
+ */
+export async function refuseNotUtf8(op: Op, handle: FileHandle, size: number): Promise<void> {
+  if (size === 0) return;
+  let reader: FileHandle;
+  try {
+    reader = await fsPromises.open(`/proc/self/fd/${handle.fd}`, 'r');
+  } catch {
+    return;
+  }
+  try {
+    const whole = size <= APPEND_CHECK_BYTES;
+    const length = whole ? size : APPEND_TAIL_BYTES;
+    const start = size - length;
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await reader.read(buffer, 0, length, start);
+    let bytes = buffer.subarray(0, bytesRead);
+    let skipped = 0;
+    // Read from within the file, the part may begin inside a character.
+    while (!whole && skipped < 3 && (bytes[skipped]! & 0xc0) === 0x80) skipped++;
+    bytes = bytes.subarray(skipped);
+    const nul = bytes.indexOf(0);
+    let what: string | undefined;
+    if (nul !== -1) what = `a NUL byte at offset ${start + skipped + nul}`;
+    else {
+      try {
+        new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      } catch {
+        what = 'bytes that are not UTF-8';
+      }
+    }
+    if (what !== undefined) {
+      throw new Error(
+        `cannot ${op.verb} ${quotePath(op.path)}: it is not UTF-8 text (${size} bytes, with ${what}), and what append_file adds is UTF-8, so the file would hold two encodings; change it with the shell instead (iconv, printf)`,
+      );
+    }
+  } finally {
+    await reader.close();
+  }
+}

@@ -20,6 +20,7 @@ import {
   type ReadOptions,
   type ReadResult,
   refuseHardLinked,
+  refuseNotUtf8,
   removeIfSameAndEmpty,
   utf8Of,
   utf8Prefix,
@@ -285,6 +286,7 @@ export class FileRoot {
           );
         }
         refuseHardLinked(op, info.nlink);
+        await refuseNotUtf8(op, handle, info.size);
         // The last moment the call can still change nothing.
         options.signal?.throwIfAborted();
         await appendAll(op, handle, bytes, info.size);

@@ -97,6 +97,29 @@ describe('fs tools through the executor', () => {
     expect(readFileSync(join(root, 'notes/a.txt'), 'utf8')).toBe('one\ntwo\n');
   });
 
+  it('refuses to append UTF-8 to a file that is not UTF-8 text, changing nothing', async () => {
+    // "café" in latin-1, as an older tool wrote it.
+    const latin1 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]);
+    writeFileSync(join(root, 'old.txt'), latin1);
+    writeFileSync(join(root, 'blob.bin'), Buffer.from([1, 2, 0, 3]));
+    // Larger than what is read whole: its end is read, from inside a character.
+    const long = `${'é'.repeat(600_000)}\n`;
+    writeFileSync(join(root, 'long.txt'), long);
+    expect(
+      await run(
+        job(appendFile, { path: 'old.txt', content: 'thé\n' }),
+        job(appendFile, { path: 'blob.bin', content: 'x' }),
+        job(appendFile, { path: 'long.txt', content: 'end\n' }),
+      ),
+    ).toEqual([
+      'Error: cannot append to "old.txt": it is not UTF-8 text (5 bytes, with bytes that are not UTF-8), and what append_file adds is UTF-8, so the file would hold two encodings; change it with the shell instead (iconv, printf)',
+      'Error: cannot append to "blob.bin": it is not UTF-8 text (4 bytes, with a NUL byte at offset 2), and what append_file adds is UTF-8, so the file would hold two encodings; change it with the shell instead (iconv, printf)',
+      `Appended 4 bytes to ${root}/long.txt.`,
+    ]);
+    expect(readFileSync(join(root, 'old.txt'))).toEqual(latin1);
+    expect(readFileSync(join(root, 'long.txt'), 'utf8')).toBe(`${long}end\n`);
+  });
+
   it('counts one byte as one byte', async () => {
     expect(await run(job(writeFile, { path: 'one.txt', content: 'x' }))).toEqual([
       `Wrote 1 byte to ${root}/one.txt.`,
