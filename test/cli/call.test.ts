@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -6,6 +5,7 @@ import {
   CLI,
   ensureBuilt,
   killChildren,
+  onTerminal,
   runAgenttool,
   startAgenttool,
   tempDir,
@@ -36,19 +36,7 @@ describe('agenttool call on a module file', () => {
   });
 
   it('shows progress as one line redrawn in place on a terminal, cleared before the output', async () => {
-    // script(1) from util-linux runs the command on a pseudo-terminal and copies what
-    // the terminal shows (stdout and stderr alike) to its own stdout.
-    const quote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`;
-    const command = [process.execPath, CLI, 'call', APP, 'count', '{"n": 3}'].map(quote).join(' ');
-    const shown = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
-      const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let text = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, text }));
-    });
+    const shown = await onTerminal(['call', APP, 'count', '{"n": 3}']);
     expect(shown.code).toBe(0);
     const redraw = '\r\x1b[2K';
     expect(shown.text).toBe(

@@ -234,3 +234,24 @@ export function sink(): Writable & { text: string } {
   stream.text = '';
   return stream;
 }
+
+/**
+ * What a terminal shows when `agenttool args...` runs on one: script(1) from util-linux
+ * runs the command on a pseudo-terminal and copies what it shows (stdout and stderr
+ * alike) to its own stdout.
+ */
+export function onTerminal(
+  args: readonly string[],
+): Promise<{ code: number | null; text: string }> {
+  const quote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`;
+  const command = [process.execPath, CLI, ...args].map(quote).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let text = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, text }));
+  });
+}

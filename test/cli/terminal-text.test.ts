@@ -4,12 +4,11 @@
  * escape sequence acts on the terminal; a result piped to a file or a program is left
  * whole, as data.
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { toolLines } from '../../src/cli/serve';
 import { terminalSafe, terminalSafeLines } from '../../src/cli/terminal-text';
 import { type Tool } from '../../src/core';
-import { CLI, FIXTURES, ensureBuilt, killChildren, runAgenttool } from './helpers';
+import { FIXTURES, ensureBuilt, killChildren, onTerminal, runAgenttool } from './helpers';
 
 const HOSTILE = join(FIXTURES, 'hostile-app.module.js');
 const CLIPBOARD = '\u001b]52;c;ZWNobyBvd25lZA==\u0007';
@@ -18,21 +17,6 @@ const LINK_SHOWN = '\\u001b]8;;https://evil.example\\u0007here\\u001b]8;;\\u0007
 
 beforeAll(() => ensureBuilt(), 300_000);
 afterAll(() => killChildren());
-
-/** What a terminal is sent when the command runs on one (script(1) from util-linux). */
-function onTerminal(args: readonly string[]): Promise<{ code: number | null; text: string }> {
-  const quote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`;
-  const command = [process.execPath, CLI, ...args].map(quote).join(' ');
-  return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let text = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, text }));
-  });
-}
 
 describe('text shown on a terminal', () => {
   it('writes every control character as \\uXXXX on one line, and keeps tabs and line ends in lines', () => {

@@ -45,6 +45,36 @@ function planted(marker: string): string {
   return `#!/bin/sh\ntouch '${marker}'\n`;
 }
 
+/**
+ * The start of a script that works on `root` with the built guard: `RepositoryGuard`,
+ * `root`, and `git(...args)` run there.
+ */
+function guardScript(root: string): string {
+  return `const { RepositoryGuard } = require(${JSON.stringify(join(ROOT, 'dist/src/shell/repository-guard.js'))});
+      const { execFileSync } = require('node:child_process');
+      const root = ${JSON.stringify(root)};
+      const git = (...args) => execFileSync('git', args, { cwd: root, env: { ...process.env, HOME: root } });`;
+}
+
+/**
+ * Runs `script` as a user without root's right to read, enter and write anything (as the
+ * server's user is), `root` made that user's; as this one where the tests do not run as
+ * root. What it wrote on stdout, read as JSON; it must write nothing on stderr.
+ */
+function unprivileged(root: string, script: string): unknown {
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) spawnSync('chown', ['-R', '65534:65534', root]);
+  const run = asRoot
+    ? spawnSync(
+        'setpriv',
+        ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', script],
+        { encoding: 'utf8', env: { ...GIT_ENV, HOME: root } },
+      )
+    : spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: GIT_ENV });
+  expect(run.stderr).toBe('');
+  return JSON.parse(run.stdout) as unknown;
+}
+
 describe('RepositoryGuard', () => {
   it('disables what a new repository would run: its fsmonitor and its hook', async () => {
     const root = workspace();
@@ -271,11 +301,8 @@ describe('RepositoryGuard', () => {
     // Run as a user without root's right to read anything (as the server's user is).
     const root = tempDir();
     const script = `
-      const { RepositoryGuard } = require(${JSON.stringify(join(ROOT, 'dist/src/shell/repository-guard.js'))});
-      const { execFileSync } = require('node:child_process');
+      ${guardScript(root)}
       const { chmodSync, writeFileSync } = require('node:fs');
-      const root = ${JSON.stringify(root)};
-      const git = (...args) => execFileSync('git', args, { cwd: root, env: { ...process.env, HOME: root } });
       (async () => {
         const guard = new RepositoryGuard([root]);
         await guard.record();
@@ -288,17 +315,7 @@ describe('RepositoryGuard', () => {
         process.stdout.write(JSON.stringify((await guard.check()).sort()));
         chmodSync(root + '/hidden', 0o755);
       })();`;
-    const asRoot = process.getuid?.() === 0;
-    if (asRoot) spawnSync('chown', ['-R', '65534:65534', root]);
-    const run = asRoot
-      ? spawnSync(
-          'setpriv',
-          ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', script],
-          { encoding: 'utf8', env: { ...GIT_ENV, HOME: root } },
-        )
-      : spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: GIT_ENV });
-    expect(run.stderr).toBe('');
-    expect(JSON.parse(run.stdout)).toEqual([
+    expect(unprivileged(root, script)).toEqual([
       'hidden/.git/config: core.fsmonitor, moved to hidden/.git/config.disabled',
       "hidden: a folder its owner could not enter or list, given back its owner's rights",
       'locked/.git/hooks: a folder that cannot be listed, moved to locked/.git/hooks.disabled',
@@ -312,11 +329,8 @@ describe('RepositoryGuard', () => {
     // host still ran what was planted (`chmod a-w .git`), or would once opened again.
     const root = tempDir();
     const script = `
-      const { RepositoryGuard } = require(${JSON.stringify(join(ROOT, 'dist/src/shell/repository-guard.js'))});
-      const { execFileSync } = require('node:child_process');
+      ${guardScript(root)}
       const { chmodSync, mkdirSync, statSync, writeFileSync } = require('node:fs');
-      const root = ${JSON.stringify(root)};
-      const git = (...args) => execFileSync('git', args, { cwd: root, env: { ...process.env, HOME: root } });
       const plant = (gitDir, marker) => {
         writeFileSync(root + '/' + gitDir + '/hooks/pre-commit', '#!/bin/sh\\ntouch ' + root + '/' + marker + '\\n', { mode: 0o755 });
         git('--git-dir=' + gitDir, 'config', 'core.fsmonitor', 'touch ' + root + '/' + marker);
@@ -375,17 +389,7 @@ describe('RepositoryGuard', () => {
         chmodSync(root + '/private', 0o755);
         process.stdout.write(JSON.stringify({ notes, ran, privateMode }));
       })();`;
-    const asRoot = process.getuid?.() === 0;
-    if (asRoot) spawnSync('chown', ['-R', '65534:65534', root]);
-    const run = asRoot
-      ? spawnSync(
-          'setpriv',
-          ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', script],
-          { encoding: 'utf8', env: { ...GIT_ENV, HOME: root } },
-        )
-      : spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: GIT_ENV });
-    expect(run.stderr).toBe('');
-    expect(JSON.parse(run.stdout)).toEqual({
+    expect(unprivileged(root, script)).toEqual({
       notes: [
         'closed/.git/config: core.fsmonitor, moved to closed/.git/config.disabled',
         'closed/.git/hooks/pre-commit: a hook, renamed closed/.git/hooks/pre-commit.disabled',
@@ -506,9 +510,8 @@ describe('RepositoryGuard', () => {
       const root = tempDir();
       spawnSync('chown', ['-R', '65534:65534', root]);
       const script = `
-      const { RepositoryGuard } = require(${JSON.stringify(join(ROOT, 'dist/src/shell/repository-guard.js'))});
+      ${guardScript(root)}
       const { existsSync, writeFileSync } = require('node:fs');
-      const root = ${JSON.stringify(root)};
       (async () => {
         const guard = new RepositoryGuard([root]);
         await guard.record();
