@@ -82,6 +82,7 @@ export async function gitDirectories(
   let overflowed = false;
   const sealed = new Map<string, FoundPath>();
   const namedFound: FoundPath[] = [];
+  const namedSeen = new Set<string>();
   /**
    * Whether `dir` (a real path) can be entered, and was `listable` where that was
    * tried; noted as sealed where not.
@@ -185,15 +186,26 @@ export async function gitDirectories(
         complete = false;
         break;
       }
-      if (entry.isDirectory() && !enterable(dir)) continue;
+      // A link is looked into where it leads, when that lies in a writable folder.
+      const real = entry.isDirectory() ? dir : realPath(dir);
+      const realRoot = real === undefined ? undefined : inside(real);
+      if (real !== undefined && realRoot !== undefined && !enterable(real)) continue;
       const list = entries(dir, true);
       // Entered but not listed (`chmod 111`): git and an agent open what is in it by name.
-      if (list === 'unlisted') enterable(dir, false);
-      if (entry.isDirectory() && list !== 'unlisted' && named.size > 0) {
-        for (const inner of list) {
-          if (!named.has(inner.name.toLowerCase())) continue;
-          const path = join(dir, inner.name);
-          namedFound.push({ path, root, shown: relative(root, path) });
+      if (list === 'unlisted' && real !== undefined) enterable(real, false);
+      if (real !== undefined && realRoot !== undefined && named.size > 0) {
+        const names =
+          list === 'unlisted'
+            ? [...named].filter((name) => lstatOf(join(real, name)) !== undefined)
+            : list
+                .filter((inner) => named.has(inner.name.toLowerCase()))
+                .map((inner) => inner.name);
+        for (const name of names) {
+          const path = join(real, name);
+          if (!namedSeen.has(path)) {
+            namedSeen.add(path);
+            namedFound.push({ path, root: realRoot, shown: relative(realRoot, path) });
+          }
         }
       }
       gitDirsIn(dir, list, add, within);

@@ -270,7 +270,8 @@ export class RepositoryGuard {
   private stillClosed(sealed: readonly FoundPath[], notes: string[]): void {
     for (const folder of sealed) {
       const info = lstatOf(folder.path);
-      if (!closedByCommand(info) || this.before(info)) continue;
+      // Changed since the record, as those opened are (a chmod changes the ctime).
+      if (!closedByCommand(info) || info.ctimeMs < this.recordedAt) continue;
       const prefix = `${folder.shown}: a folder its owner cannot enter or list`;
       if (notes.some((note) => note.startsWith(prefix))) continue;
       notes.push(`${prefix}; what it holds is not checked`);

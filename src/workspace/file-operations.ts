@@ -400,12 +400,19 @@ export async function refuseNotUtf8(op: Op, handle: FileHandle, size: number): P
       try {
         new TextDecoder('utf-8', { fatal: true }).decode(bytes);
       } catch {
-        what = 'bytes that are not UTF-8';
+        // A text that is whole but for its end reads so with `stream`.
+        let cut = true;
+        try {
+          new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true });
+        } catch {
+          cut = false;
+        }
+        what = cut ? 'an end inside a character' : 'bytes that are not UTF-8';
       }
     }
     if (what !== undefined) {
       throw new Error(
-        `cannot ${op.verb} ${quotePath(op.path)}: it is not UTF-8 text (${size} bytes, with ${what}), and what append_file adds is UTF-8, so the file would hold two encodings; change it with the shell instead (iconv, printf)`,
+        `cannot ${op.verb} ${quotePath(op.path)}: it is not UTF-8 text (${size} bytes, with ${what}), and append_file adds UTF-8 text only: change it with the shell instead`,
       );
     }
   } finally {

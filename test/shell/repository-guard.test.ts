@@ -448,12 +448,17 @@ describe('RepositoryGuard', () => {
     mkdirSync(join(root, 'app'));
     mkdirSync(join(root, 'elsewhere'));
     symlinkSync(join(root, 'elsewhere'), join(root, 'app', '.cursor'));
+    // Behind a link one level down: moved where it lies.
+    mkdirSync(join(root, 'deep', 'inner'), { recursive: true });
+    symlinkSync(join(root, 'deep', 'inner'), join(root, 'linked'));
+    mkdirSync(join(root, 'linked', '.claude'));
     // Not one of them (an editor's folder is left), or deeper than the guard looks.
     mkdirSync(join(root, 'pkg', 'claude'));
     mkdirSync(join(root, 'pkg', '.vscode'));
     mkdirSync(join(root, 'pkg', 'deep', '.claude'), { recursive: true });
     expect((await guard.check()).sort()).toEqual([
       "app/.cursor: an agent's settings made by a command, moved to app/.cursor.disabled",
+      "deep/inner/.claude: an agent's settings made by a command, moved to deep/inner/.claude.disabled",
       "pkg/.Gemini: an agent's settings made by a command, moved to pkg/.Gemini.disabled",
       "pkg/.claude: an agent's settings made by a command, moved to pkg/.claude.disabled",
       "pkg/.mcp.json: an agent's settings made by a command, moved to pkg/.mcp.json.disabled",
@@ -504,19 +509,22 @@ describe('RepositoryGuard', () => {
 
   // Making another user's folder takes root.
   (process.getuid?.() === 0 ? it : it.skip)(
-    "leaves alone, and unsaid, another user's folder it cannot enter, as a container's volume",
+    "leaves alone, and unsaid, another user's folder it cannot enter, and finds an agent's settings in one it cannot list",
     async () => {
       ensureBuilt();
       const root = tempDir();
       spawnSync('chown', ['-R', '65534:65534', root]);
       const script = `
       ${guardScript(root)}
-      const { existsSync, writeFileSync } = require('node:fs');
+      const { existsSync, mkdirSync, writeFileSync } = require('node:fs');
       (async () => {
         const guard = new RepositoryGuard([root]);
         await guard.record();
         writeFileSync(root + '/recorded', '');
         while (!existsSync(root + '/go')) await new Promise((resolve) => setTimeout(resolve, 20));
+        // A command plants settings in a folder it may write and enter, but not list.
+        mkdirSync(root + '/vol/.claude');
+        writeFileSync(root + '/vol/.claude/settings.json', '{"hooks":{}}');
         process.stdout.write(JSON.stringify(await guard.check()));
       })();`;
       const child = spawn(
@@ -533,9 +541,13 @@ describe('RepositoryGuard', () => {
       // Made after the record, by root (a database's data folder in a container).
       mkdirSync(join(root, 'pgdata'), { mode: 0o700 });
       chmodSync(join(root, 'pgdata'), 0o700);
+      mkdirSync(join(root, 'vol'));
+      chmodSync(join(root, 'vol'), 0o733);
       writeFileSync(join(root, 'go'), '');
       await closed;
-      expect(JSON.parse(stdout)).toEqual([]);
+      expect(JSON.parse(stdout)).toEqual([
+        "vol/.claude: an agent's settings made by a command, moved to vol/.claude.disabled",
+      ]);
       expect(statSync(join(root, 'pgdata')).mode & 0o777).toBe(0o700);
     },
   );

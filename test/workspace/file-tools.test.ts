@@ -102,6 +102,8 @@ describe('fs tools through the executor', () => {
     const latin1 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]);
     writeFileSync(join(root, 'old.txt'), latin1);
     writeFileSync(join(root, 'blob.bin'), Buffer.from([1, 2, 0, 3]));
+    // Cut off inside its last character ("é" is C3 A9).
+    writeFileSync(join(root, 'cut.txt'), Buffer.from([0x61, 0xc3]));
     // Larger than what is read whole: its end is read, from inside a character.
     const long = `${'é'.repeat(600_000)}\n`;
     writeFileSync(join(root, 'long.txt'), long);
@@ -109,11 +111,13 @@ describe('fs tools through the executor', () => {
       await run(
         job(appendFile, { path: 'old.txt', content: 'thé\n' }),
         job(appendFile, { path: 'blob.bin', content: 'x' }),
+        job(appendFile, { path: 'cut.txt', content: 'x' }),
         job(appendFile, { path: 'long.txt', content: 'end\n' }),
       ),
     ).toEqual([
-      'Error: cannot append to "old.txt": it is not UTF-8 text (5 bytes, with bytes that are not UTF-8), and what append_file adds is UTF-8, so the file would hold two encodings; change it with the shell instead (iconv, printf)',
-      'Error: cannot append to "blob.bin": it is not UTF-8 text (4 bytes, with a NUL byte at offset 2), and what append_file adds is UTF-8, so the file would hold two encodings; change it with the shell instead (iconv, printf)',
+      'Error: cannot append to "old.txt": it is not UTF-8 text (5 bytes, with bytes that are not UTF-8), and append_file adds UTF-8 text only: change it with the shell instead',
+      'Error: cannot append to "blob.bin": it is not UTF-8 text (4 bytes, with a NUL byte at offset 2), and append_file adds UTF-8 text only: change it with the shell instead',
+      'Error: cannot append to "cut.txt": it is not UTF-8 text (2 bytes, with an end inside a character), and append_file adds UTF-8 text only: change it with the shell instead',
       `Appended 4 bytes to ${root}/long.txt.`,
     ]);
     expect(readFileSync(join(root, 'old.txt'))).toEqual(latin1);
