@@ -9,28 +9,15 @@
  * entries that may run something are moved to `<file>.disabled`, new hooks renamed
  * `<hook>.disabled`. Nothing is deleted; what was there at the start is left alone.
  */
-import { renameSync, type Stats } from 'node:fs';
+import { type Stats } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { lstatOf, realPath } from './folder-reads';
-import { type FoundPath, type GitDir, gitDirectories, type GitDirSearch } from './git-directories';
-import { PinnedFolder } from './pinned-folder';
-import { AGENT_CONFIG_DIRECTORIES } from './protected-paths';
-import { disarm, freeName, type Items, itemsOf } from './repository-items';
+import { type GitDir, gitDirectories, type GitDirSearch } from './git-directories';
+import { MadeSettings, noteStillClosed, openClosed, SETTINGS_NAMES } from './guard-folders';
+import { disarm, type Items, itemsOf } from './repository-items';
 
 /** The most directories one check reads, all roots together. */
 export const GUARD_MAX_DIRECTORIES = 2000;
-
-/**
- * What coding agents take up from a folder they are started in (lower case): their
- * folders (see {@link AGENT_CONFIG_DIRECTORIES}) and a project's MCP servers. Made by a
- * command one level down (`pkg/.claude/settings.json` with a hook), each is moved aside
- * whole. At a writable folder itself the sandbox holds them, there or not (see
- * protected-paths.ts). Editors' folders (`.vscode`, `.idea`) are left: a cloned
- * project often has them, and an editor asks before it trusts a folder's tasks.
- */
-const SETTINGS_NAMES: ReadonlySet<string> = new Set(
-  [...AGENT_CONFIG_DIRECTORIES, '.mcp.json'].map((name) => name.toLowerCase()),
-);
 
 /** How many times one check opens closed folders and looks again, at most. */
 const MAX_OPENING_ROUNDS = 8;
@@ -95,8 +82,8 @@ export class RepositoryGuard {
   private watches = 0;
   /** What was undone and not yet said (see {@link takeNotes}). */
   private untold: string[] = [];
-  /** The agents' settings one level down at the record, by path: their identity then. */
-  private settings = new Map<string, string>();
+  /** The agents' settings one level down: the user's, and moving aside those made since. */
+  private readonly settings = new MadeSettings();
 
   constructor(
     roots: readonly string[],
@@ -126,10 +113,7 @@ export class RepositoryGuard {
       const baseline = new Map<string, ReadonlySet<string> | 'unread'>();
       // A record that cannot be made leaves none: checks then do nothing.
       const searched = await this.gitDirs().catch(() => ({ dirs: [], named: [] }));
-      for (const found of searched.named) {
-        const info = lstatOf(found.path);
-        if (info !== undefined) this.settings.set(found.path, settingsIdentity(info));
-      }
+      this.settings.record(searched.named);
       for (const gitDir of searched.dirs) {
         let items: Items | undefined;
         try {
@@ -165,12 +149,17 @@ export class RepositoryGuard {
         // the host would use it once the user opens it, and a command can reopen it.
         // A closed folder may hide another: each round opens what the last one found.
         for (let round = 0; round < MAX_OPENING_ROUNDS; round++) {
-          if (!this.opened(searched.sealed, notes)) break;
+          if (!openClosed(searched.sealed, this.recordedAt, notes)) break;
           searched = await this.gitDirs();
         }
-        this.stillClosed(searched.sealed, notes);
+        noteStillClosed(searched.sealed, this.recordedAt, notes);
         gitDirs = searched.dirs;
-        this.settingsMade(searched.named, notes);
+        this.settings.moveAside(
+          searched.named,
+          (path) => this.held(path),
+          (info) => this.before(info),
+          notes,
+        );
         // Said once: it holds for every command after.
         if (!searched.followedAll) {
           notes.push(
@@ -218,43 +207,6 @@ export class RepositoryGuard {
     });
   }
 
-  /**
-   * Moves aside the agents' settings in `found` (one level down) that a
-   * command made since the record (see {@link SETTINGS_NAMES}), with a note for each;
-   * what the sandbox holds read-only (the user's, there at its start, and the folders
-   * standing in for missing ones) is left.
-   */
-  private settingsMade(found: readonly FoundPath[], notes: string[]): void {
-    for (const entry of found) {
-      if (this.held(entry.path)) continue;
-      const info = lstatOf(entry.path);
-      if (info === undefined || this.settings.get(entry.path) === settingsIdentity(info)) continue;
-      // Unchanged since before the record and not in it (a record that could not read
-      // it): left. One renamed into place since (`mv docs pkg/.claude`) has a new ctime.
-      if (this.before(info)) continue;
-      const name = basename(entry.path);
-      try {
-        const folder = PinnedFolder.open(entry.root, dirname(entry.path));
-        try {
-          if (folder.giveOwnerRights()) {
-            notes.push(
-              `${dirname(entry.shown)}: a folder its owner could not change, given back its owner's rights`,
-            );
-          }
-          const aside = freeName(folder, `${name}.disabled`);
-          renameSync(folder.at(name), folder.at(aside));
-          notes.push(
-            `${entry.shown}: an agent's settings made by a command, moved to ${join(dirname(entry.shown), aside)}`,
-          );
-        } finally {
-          folder.close();
-        }
-      } catch (error) {
-        notes.push(`${entry.shown}: not moved aside (${(error as Error).message})`);
-      }
-    }
-  }
-
   /** Whether what `info` describes was made, and last changed, before the record. */
   private before(info: Stats): boolean {
     const born = info.birthtimeMs > 0 ? info.birthtimeMs : info.ctimeMs;
@@ -263,57 +215,12 @@ export class RepositoryGuard {
     );
   }
 
-  /**
-   * Notes the folders in `sealed` changed since the record that are still closed after
-   * the rounds that open them: what they hide is not checked.
-   */
-  private stillClosed(sealed: readonly FoundPath[], notes: string[]): void {
-    for (const folder of sealed) {
-      const info = lstatOf(folder.path);
-      // Changed since the record, as those opened are (a chmod changes the ctime).
-      if (!closedByCommand(info) || info.ctimeMs < this.recordedAt) continue;
-      const prefix = `${folder.shown}: a folder its owner cannot enter or list`;
-      if (notes.some((note) => note.startsWith(prefix))) continue;
-      notes.push(`${prefix}; what it holds is not checked`);
-    }
-  }
-
   /** Whether the running sandbox keeps `path`, or a path below it, read-only. */
   private held(path: string): boolean {
     if (this.mounted.has(path)) return true;
     const below = path + sep;
     for (const mounted of this.mounted) if (mounted.startsWith(below)) return true;
     return false;
-  }
-
-  /**
-   * Gives back their owner's rights to the folders in `sealed` that were changed since
-   * the record (a command's `chmod 000 sub/.git`; the user's own stay as they are), with
-   * a note for each. True when one was opened.
-   */
-  private opened(sealed: readonly FoundPath[], notes: string[]): boolean {
-    let any = false;
-    for (const folder of sealed) {
-      const info = lstatOf(folder.path);
-      if (!closedByCommand(info) || info.ctimeMs < this.recordedAt) continue;
-      try {
-        const held = PinnedFolder.open(folder.root, folder.path);
-        try {
-          if (!held.giveOwnerRights()) continue;
-        } finally {
-          held.close();
-        }
-        any = true;
-        notes.push(
-          `${folder.shown}: a folder its owner could not enter or list, given back its owner's rights`,
-        );
-      } catch (error) {
-        notes.push(
-          `${folder.shown}: a folder its owner cannot enter or list, not checked (${(error as Error).message})`,
-        );
-      }
-    }
-    return any;
   }
 
   /**
@@ -401,23 +308,4 @@ export class RepositoryGuard {
   private gitDirs(): Promise<GitDirSearch> {
     return gitDirectories(this.roots, this.maxDirectories, SETTINGS_NAMES);
   }
-}
-
-/**
- * How an agent's settings at a path are known from the record on: the inode and when it
- * was made (an inode number is reused as soon as it is freed).
- */
-function settingsIdentity(info: Stats): string {
-  return `${info.ino}:${info.birthtimeMs > 0 ? info.birthtimeMs : info.ctimeMs}`;
-}
-
-/**
- * Whether `info` is a folder a command could have closed: one of this process's user
- * (a command runs as that user, and cannot make another's; a folder of another user,
- * such as a container's volume, is left as it is, and unsaid).
- */
-function closedByCommand(info: Stats | undefined): info is Stats {
-  if (info === undefined || !info.isDirectory()) return false;
-  const uid = process.getuid?.();
-  return uid === undefined || info.uid === uid;
 }

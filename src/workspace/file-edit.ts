@@ -1,5 +1,6 @@
 import { promises as fsPromises } from 'node:fs';
-import { type ReadOptions, type ReadResult, utf8Text, type WriteOptions } from './file-operations';
+import { type ReadOptions, type ReadResult, type WriteOptions } from './file-operations';
+import { utf8Text } from './utf8-text';
 import { quotePath } from './short-path';
 
 /** The largest file an edit reads and rewrites (4 MiB, as `read_file` reads at most). */

@@ -14,13 +14,11 @@ import {
   describeFailure,
   isCode,
   keepOwnerAndMode,
-  notTextError,
   type Op,
   PathEscapeError,
   type ReadOptions,
   type ReadResult,
   refuseHardLinked,
-  refuseNotUtf8,
   removeIfSameAndEmpty,
   utf8Of,
   utf8Prefix,
@@ -33,6 +31,7 @@ import { FileEdits } from './file-edit';
 import { hiddenName } from './hidden-links';
 import { walkLimits } from './walk-limits';
 import { quotePath } from './short-path';
+import { notTextError, refuseNotUtf8 } from './utf8-text';
 
 export {
   PathEscapeError,

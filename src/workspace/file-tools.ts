@@ -9,7 +9,7 @@ import {
   type ToolContext,
 } from 'agenttool';
 import { listed, replaceText } from './file-edit';
-import { utf8Text } from './file-operations';
+import { utf8Text } from './utf8-text';
 import { FileRoot } from './file-root';
 import { shortPath } from './short-path';
 
