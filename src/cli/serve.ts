@@ -17,13 +17,13 @@ import {
 import { openRecordFile } from './call';
 import { type ServeAuthSpec, serveAuth } from './auth';
 import { CliError, ExitCode } from './exit-codes';
-import { confinementOf } from './list';
 import { loadModuleFile } from './module-file';
 import { createApp } from './targets';
 import { Composition } from './composition';
 import { packageVersion } from './version';
 import { redacted, scaleOutOptions } from './scale-out-flags';
-import { terminalSafe, terminalSafeLines } from './terminal-text';
+import { terminalSafeLines } from './terminal-text';
+import { sandboxLine, toolLines } from './serve-banner';
 
 /**
  * The limits `--limit` sets, by their option names (docs/deploy.md, "Limits and fair
@@ -341,53 +341,6 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       await stop(signal);
     })());
   return { url: listener?.url, tools, server, closed, stop, drain };
-}
-
-/**
- * The sandbox line of the banner: `none of its own` when no tool says a call runs
- * confined, else which tools run confined by what (as each answers for a call with
- * only its required arguments), and which do not.
- */
-export function sandboxLine(tools: readonly Tool[]): string {
-  const confined = new Map<string, string[]>();
-  const open: string[] = [];
-  for (const tool of tools) {
-    let confinement;
-    try {
-      confinement = confinementOf(tool);
-    } catch {
-      confinement = { confined: false, by: '' };
-    }
-    if (!confinement.confined) open.push(tool.name);
-    else {
-      const by = confinement.by === '' ? 'a sandbox it does not name' : confinement.by;
-      confined.set(by, [...(confined.get(by) ?? []), tool.name]);
-    }
-  }
-  if (confined.size === 0) {
-    return '  sandbox: none of its own: the tools run with the rights of this process\n';
-  }
-  const parts = [...confined].map(([by, names]) => `${names.join(', ')} confined by ${by}`);
-  if (open.length > 0) parts.push(`${open.join(', ')} not confined`);
-  return `  sandbox: ${parts.join('; ')}\n`;
-}
-
-/** The tools, one a line: name and the first line of the description. */
-export function toolLines(tools: readonly Tool[]): string {
-  // A composed server's tools are named and described as it chose: shown safe.
-  const names = tools.map((t) => terminalSafe(t.name));
-  const width = Math.max(0, ...names.map((name) => name.length));
-  return tools
-    .map((t, i) => {
-      const text = terminalSafe(firstSentence(t.description));
-      return `  ${names[i]!.padEnd(width)}  ${text.trim() === '' ? '(no description)' : text}\n`;
-    })
-    .join('');
-}
-
-function firstSentence(text: string): string {
-  const line = text.split('\n', 1)[0] ?? '';
-  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
 }
 
 /** `3333`, `127.0.0.1:3333`, `[::1]:3333` or `localhost:3333` as a host and a port. */

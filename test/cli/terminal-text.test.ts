@@ -5,7 +5,7 @@
  * whole, as data.
  */
 import { join } from 'node:path';
-import { toolLines } from '../../src/cli/serve';
+import { sandboxLine, toolLines } from '../../src/cli/serve-banner';
 import { terminalSafe, terminalSafeLines } from '../../src/cli/terminal-text';
 import { type Tool } from '../../src/core';
 import { FIXTURES, ensureBuilt, killChildren, onTerminal, runAgenttool } from './helpers';
@@ -57,6 +57,20 @@ describe('text shown on a terminal', () => {
       `? Sign in ${LINK_SHOWN}\n  open: https://evil.example/\\u001b[1A\\u000d  open: https://good.example\n`,
     );
     expect(asked.stderr).not.toContain(LINK);
+  });
+
+  it('says at start which tools run confined, their names escaped', () => {
+    const tools = [
+      {
+        name: 'x\u001b]0;t\u0007',
+        description: '',
+        confined: () => ({ confined: true, by: 'bwrap' }),
+      },
+      { name: 'y\u0007', description: '' },
+    ] as unknown as Tool[];
+    expect(sandboxLine(tools)).toBe(
+      '  sandbox: x\\u001b]0;t\\u0007 confined by bwrap; y\\u0007 not confined\n',
+    );
   });
 
   it("lists a composed server's tools at start with their names and descriptions escaped", () => {
