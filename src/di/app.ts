@@ -8,7 +8,6 @@ import {
   type Call,
   type Constructor,
   createContext,
-  type Elicitor,
   type FunctionToolDefinition,
   type RecordFunc,
   type Session,
@@ -24,9 +23,7 @@ import {
   type ExecutorEvent,
   type Job,
   type JobOutcome,
-  type OnStart,
 } from '../executor';
-import { type InterceptorLike } from '../decorators';
 import { bounded, checkStartBound } from './bounded-start';
 import {
   buildPrimitives,
@@ -38,7 +35,9 @@ import {
 } from './app-build';
 import { checkApp, readApp } from './checked-app';
 import { HandleTable } from './handle-table';
-import { DEFAULT_MAX_QUEUED_CALLS } from './turns';
+import { type AppBatchOptions, maxQueuedCalls, type ToolAppOptions, warner } from './app-options';
+import { SessionScopes } from './session-scopes';
+import { ShutdownHooks } from './shutdown-hooks';
 import { type AppGraph } from './graph';
 import { sharingOf, visibleIn } from './link';
 import { type AppPlan, InstanceScope } from './scope';
@@ -48,73 +47,6 @@ import { type Token, tokenName } from './tokens';
 import { exposeRootTokens } from './registration';
 import { chainLiveSources } from './live-chain';
 import { AppPrimitives, AppTools, type LiveSource, resolveLiveTools } from './live-tools';
-
-/** How an app runs its tools. */
-export interface ToolAppOptions {
-  /** The bound on tools running at once (default 8). */
-  readonly maxParallel?: number | undefined;
-  /** Run every batch one call at a time. */
-  readonly sequential?: boolean | undefined;
-  /** Where records go, for every batch that does not bring its own. */
-  readonly recorder?: RecordFunc | undefined;
-  /** Who answers the tools' questions, for every batch that does not bring its own. */
-  readonly elicitor?: Elicitor | undefined;
-  /** Called the moment each call is handed to its tool; a throw refuses the call. */
-  readonly onStart?: OnStart | undefined;
-  /**
-   * Stops the start when it aborts: `ToolApp.create` rejects with `CANCELLED`, naming the
-   * factories and hooks still under way, once it has closed what it built.
-   */
-  readonly signal?: AbortSignal | undefined;
-  /**
-   * Bounds the start (building every app-scoped provider, tool and module class, and
-   * their `onModuleInit` and `onApplicationBootstrap`) to this many milliseconds: past
-   * it, `ToolApp.create` rejects with `TIMEOUT`, naming each factory or hook that had not
-   * settled and how long it had been waited for, once it has closed what it built.
-   * Unbounded by default.
-   */
-  readonly timeoutMs?: number | undefined;
-  /**
-   * Receives, once when the app starts, the app-scoped providers and tools it builds per
-   * session because they need a session-scoped provider (NestJS's scope bubbling; also
-   * `app.scopeReport`). Without it, those whose app scope was stated (not a default) are
-   * written as one process warning, `AgentToolScopeWarning`.
-   */
-  readonly onScopeReport?: ((changes: readonly ScopeChange[]) => void) | undefined;
-  /**
-   * Receives, once when the app has started, what it warns of without refusing to start:
-   * tools without a description (the contract allows one, but a model chooses its tools
-   * by their descriptions). Without it, the warning is written as a process warning,
-   * `AgentToolWarning` (on stderr by default).
-   */
-  readonly onWarning?: ((warning: string) => void) | undefined;
-  /**
-   * How many calls may wait for one resource of one session or handle (a tool built per
-   * session that names a `@Resource`, such as the shell's `shell:session`): served calls
-   * on it run one at a time in the order they came, and a call past this many waiting
-   * fails at once with a tool error saying so. Default 16 ({@link DEFAULT_MAX_QUEUED_CALLS}).
-   */
-  readonly maxQueuedCalls?: number | undefined;
-  /**
-   * Interceptors around every call of every tool of the app, served or in a batch (NestJS's
-   * global interceptors): run first, then the modules' `interceptors`, then each tool's
-   * `@UseInterceptors`, once the call's guards have let it through and its arguments are
-   * valid. Objects with `intercept(context, next)`, functions, or classes of them, built
-   * once with the root module's providers injected (see docs/interceptors.md).
-   */
-  readonly interceptors?: readonly InterceptorLike[] | undefined;
-}
-
-/** What one batch of an app runs with, besides its jobs. */
-export interface AppBatchOptions {
-  readonly signal?: AbortSignal | undefined;
-  /** This batch's recorder; wins over the app's. */
-  readonly recorder?: RecordFunc | undefined;
-  /** This batch's elicitor; wins over the app's. */
-  readonly elicitor?: Elicitor | undefined;
-  /** The client session the batch serves (session-scoped providers are per session). */
-  readonly session?: Session | undefined;
-}
 
 let callCounter = 0;
 
@@ -147,14 +79,11 @@ export class ToolApp {
   readonly #plan: AppPlan;
   readonly #graph: AppGraph;
   readonly #appScope: InstanceScope;
-  readonly #sessions = new WeakMap<Session, InstanceScope>();
-  readonly #liveSessions = new Set<InstanceScope>();
-  #defaultSession: InstanceScope | undefined;
+  readonly #sessionScopes: SessionScopes;
   /** The handles the app minted: their sessions end with the app, before the others. */
   readonly #handles: HandleTable;
   #closing: Promise<void> | undefined;
-  readonly #signalListeners = new Map<NodeJS.Signals, () => void>();
-  #signalled = false;
+  readonly #shutdownHooks = new ShutdownHooks((signal) => this.close(signal));
 
   private constructor(init: {
     graph: AppGraph;
@@ -171,6 +100,7 @@ export class ToolApp {
     this.#graph = init.graph;
     this.#plan = init.plan;
     this.#appScope = init.appScope;
+    this.#sessionScopes = new SessionScopes(init.plan, init.appScope);
     this.#options = init.options;
     this.scopeReport = init.scopeReport;
     this.container = init.appScope.container;
@@ -203,11 +133,8 @@ export class ToolApp {
     const { plan, scopeReport } = planScopes(rootName, checked, options.onScopeReport);
     const container = registerProviders(checked);
     const appScope = new InstanceScope('app', container, plan, undefined);
-    const handles = new HandleTable((message, error) =>
-      (options.onWarning ?? ((warning) => process.emitWarning(warning, 'AgentToolWarning')))(
-        `${message}: ${errorMessage(error)}`,
-      ),
-    );
+    const warn = warner(options);
+    const handles = new HandleTable((message, error) => warn(`${message}: ${errorMessage(error)}`));
     try {
       return await bounded(rootName, options, appScope.running, async () => {
         await resolveAppInstances(checked, appScope);
@@ -390,40 +317,12 @@ export class ToolApp {
     return { context, signal: options.signal };
   }
 
-  /**
-   * The scope of a session: one tsyringe child container per session, made on the
-   * session's first call and closed when it ends. Calls without a session share one.
-   */
+  /** The scope of a session (see {@link SessionScopes}); none once the app is closing. */
   #scopeFor(session: Session | undefined): InstanceScope {
     if (this.#closing !== undefined) {
       throw new AgentToolError('CLOSED', 'agenttool/di: the app is closed');
     }
-    if (session === undefined) {
-      this.#defaultSession ??= this.#newSession();
-      return this.#defaultSession;
-    }
-    let scope = this.#sessions.get(session);
-    if (scope === undefined) {
-      const created = this.#newSession();
-      scope = created;
-      this.#sessions.set(session, created);
-      this.#liveSessions.add(created);
-      session.onClose(async () => {
-        // Kept among the live sessions until closed, so that an app closing meanwhile
-        // waits for it (a second close() returns the first's promise).
-        try {
-          await created.close();
-        } finally {
-          this.#liveSessions.delete(created);
-        }
-      });
-    }
-    return scope;
-  }
-
-  #newSession(): InstanceScope {
-    const container = this.container.createChildContainer();
-    return new InstanceScope('session', container, this.#plan, this.#appScope);
+    return this.#sessionScopes.scopeFor(session);
   }
 
   /**
@@ -456,31 +355,8 @@ export class ToolApp {
    * would have without them. Closing the app otherwise removes them too.
    */
   enableShutdownHooks(signals: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM']): this {
-    for (const signal of new Set(signals)) {
-      if (this.#signalListeners.has(signal)) continue;
-      const listener = (): void => {
-        // A second signal while closing is ignored, as NestJS ignores it: closing goes on.
-        if (this.#signalled) return;
-        this.#signalled = true;
-        void this.close(signal)
-          .catch((error: unknown) => {
-            process.exitCode = 1;
-            process.emitWarning(`ToolApp.close(${signal}) failed: ${errorMessage(error)}`);
-          })
-          .finally(() => {
-            this.#removeSignalListeners();
-            process.kill(process.pid, signal);
-          });
-      };
-      this.#signalListeners.set(signal, listener);
-      process.on(signal, listener);
-    }
+    this.#shutdownHooks.listen(signals);
     return this;
-  }
-
-  #removeSignalListeners(): void {
-    for (const [signal, listener] of this.#signalListeners) process.off(signal, listener);
-    this.#signalListeners.clear();
   }
 
   async #closeAll(signal: string | undefined): Promise<void> {
@@ -492,36 +368,17 @@ export class ToolApp {
     } catch (error) {
       errors.push(...(error instanceof AggregateError ? (error.errors as unknown[]) : [error]));
     }
-    const scopes = [...this.#liveSessions, this.#defaultSession, this.#appScope];
-    for (const scope of scopes) {
-      if (scope === undefined) continue;
+    for (const scope of [...this.#sessionScopes.takeOpen(), this.#appScope]) {
       try {
         await scope.close(signal);
       } catch (error) {
         errors.push(...(error instanceof AggregateError ? (error.errors as unknown[]) : [error]));
       }
     }
-    this.#liveSessions.clear();
     this.container.clearInstances();
-    this.#removeSignalListeners();
+    this.#shutdownHooks.remove();
     if (errors.length > 0) {
       throw new AggregateError(errors, `ToolApp.close: ${errors.length} failed`);
     }
   }
-}
-
-/** Where the app's warnings go: `onWarning`, else a process warning. */
-function warner(options: ToolAppOptions): (warning: string) => void {
-  return options.onWarning ?? ((warning) => process.emitWarning(warning, 'AgentToolWarning'));
-}
-
-function maxQueuedCalls(value: unknown): number {
-  if (value === undefined) return DEFAULT_MAX_QUEUED_CALLS;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new AgentToolError(
-      'INVALID_OPTIONS',
-      `ToolApp.create: maxQueuedCalls must be a whole number of calls, 0 or more, got ${JSON.stringify(value) ?? typeof value}`,
-    );
-  }
-  return value;
 }

@@ -4,7 +4,8 @@ import 'reflect-metadata';
  * `@Module` composes them with providers; `ToolApp.create` builds one app with its own
  * container, an executor, and `close()`.
  */
-export { ToolApp, type AppBatchOptions, type ToolAppOptions } from './app';
+export { ToolApp } from './app';
+export { type AppBatchOptions, type ToolAppOptions } from './app-options';
 export { MCP_SERVERS, McpServersModule } from './mcp-servers-module';
 export { CallAuth, CallElicitor, CallRecorder, CallSession } from './facades';
 export { type CanActivate, type GuardLike, type InterceptorLike } from '../decorators';

@@ -8,7 +8,7 @@ import {
   type NestContainer,
 } from '@nestjs/core';
 import { AGENTTOOL_CONTEXT_TYPE } from './context';
-import { closeEach } from './di-app';
+import { closeEach } from './session-scope';
 import { type TranslatedClass } from './di-module';
 import { attachSession, callBuilds } from './sessions';
 

@@ -1,143 +1,23 @@
 import {
-  type AccessRequest,
   AgentToolError,
   type Constructor,
   errorMessage,
-  type Interceptor,
-  type InterceptorLike,
-  type ProviderResolver,
   type Session,
   type ToolBuildOptions,
-  type ToolGuard,
-  withResolver,
 } from 'agenttool';
-import {
-  type CanActivate,
-  type GuardLike,
-  type ModuleDescription,
-  type ProviderDescription,
-  tokenName,
-} from 'agenttool/di';
+import { type ModuleDescription, type ProviderDescription } from 'agenttool/di';
 import { type ModuleRef } from '@nestjs/core';
-import { callHooks, type Hooked, hookError, type LifecycleHook } from './di-hooks';
+import { type Hooked, hookError } from './di-hooks';
 import { type CallBuild, callBuilds } from './sessions';
+import { claim, madeHere, noteCallMade } from './call-made';
+import { closeEach, closeScope, SessionScope } from './session-scope';
 import { StartBound, type StartLimits } from './start-bound';
-
-/**
- * The instances the translated providers made, whichever app they belong to: theirs to
- * close, so the server does not close them too.
- */
-export const madeHere = new WeakSet<object>();
-
-/** An instance a call made (a transient one), with the transient instances made for it. */
-interface CallMade {
-  readonly entry: Hooked;
-  readonly children: readonly object[];
-}
-
-/** What the translated factories made during calls, by instance. */
-const callMade = new WeakMap<object, CallMade>();
-
-/** Closes each of `instances` not closed yet, in order, and gives back the failures. */
-export async function closeEach(
-  instances: readonly object[],
-  closed: WeakSet<object> = new WeakSet(),
-): Promise<unknown[]> {
-  const errors: unknown[] = [];
-  for (const instance of instances) {
-    if (closed.has(instance)) continue;
-    closed.add(instance);
-    const target = instance as Record<string | symbol, unknown>;
-    const key = ['close', 'dispose', Symbol.asyncDispose, Symbol.dispose].find(
-      (k) => typeof target[k] === 'function',
-    );
-    if (key === undefined) continue;
-    try {
-      await (target[key] as () => unknown).call(instance);
-    } catch (error) {
-      errors.push(
-        new AgentToolError(
-          'CLOSE_FAILED',
-          `closing ${instance.constructor.name}: ${errorMessage(error)}`,
-          { cause: error },
-        ),
-      );
-    }
-  }
-  return errors;
-}
+import { toolBuildOptions } from './tool-build';
 
 /** A provider of the app, with the module that lists it. */
 export interface AppProvider {
   readonly provider: ProviderDescription;
   readonly module: string;
-}
-
-/**
- * The instances one session made for one app, as `ToolApp` keeps a session's: each
- * started (`onModuleInit`, `onApplicationBootstrap`) as soon as it is built, and all
- * closed when the session ends: `onModuleDestroy`, `beforeApplicationShutdown`, closing
- * (`close()`, `dispose()`), `onApplicationShutdown`, in NestJS's order.
- */
-export class SessionScope {
-  readonly #created: Hooked[] = [];
-  readonly #started = new Set<Hooked>();
-  #closing: Promise<void> | undefined;
-  #end!: () => void;
-  /** Resolves when the session's closing starts. */
-  readonly ended = new Promise<void>((resolve) => (this.#end = resolve));
-
-  constructor(private readonly closedObjects: WeakSet<object>) {}
-
-  /** True once closing has started. */
-  get closed(): boolean {
-    return this.#closing !== undefined;
-  }
-
-  /** Keeps `entry` and starts it; a starting hook that throws is thrown (`HOOK_FAILED`). */
-  async add(entry: Hooked): Promise<void> {
-    this.#created.push(entry);
-    for (const hook of ['onModuleInit', 'onApplicationBootstrap'] as const) {
-      const { failures } = await callHooks(hook, [entry]);
-      if (failures[0] !== undefined) throw failures[0];
-      this.#started.add(entry);
-    }
-  }
-
-  /** Closes, once; a second call returns the first's promise. */
-  close(signal?: string): Promise<void> {
-    if (this.#closing === undefined) {
-      this.#end();
-      const started = this.#created.filter((entry) => this.#started.has(entry));
-      this.#closing = closeScope(started, this.#created, this.closedObjects, signal);
-    }
-    return this.#closing;
-  }
-}
-
-/**
- * Runs the closing of what a scope built: `onModuleDestroy` and then
- * `beforeApplicationShutdown(signal)` on what started, closing `closable` (newest
- * first, each object once), then `onApplicationShutdown(signal)`; failures joined.
- */
-async function closeScope(
-  started: readonly Hooked[],
-  closable: readonly Hooked[],
-  closedObjects: WeakSet<object>,
-  signal: string | undefined,
-): Promise<void> {
-  const errors: unknown[] = [];
-  const hook = async (name: LifecycleHook): Promise<void> => {
-    errors.push(...(await callHooks(name, started, signal)).failures);
-  };
-  await hook('onModuleDestroy');
-  await hook('beforeApplicationShutdown');
-  const objects = closable
-    .map((entry) => entry.instance)
-    .filter((instance): instance is object => typeof instance === 'object' && instance !== null);
-  errors.push(...(await closeEach(objects.reverse(), closedObjects)));
-  await hook('onApplicationShutdown');
-  if (errors.length > 0) throw new AggregateError(errors, `closing: ${errors.length} failed`);
 }
 
 /**
@@ -275,7 +155,7 @@ export class NestDiApp {
       (dep): dep is object => typeof dep === 'object' && dep !== null && build.made.includes(dep),
     );
     build.made.push(value);
-    callMade.set(value, { entry: this.#entry(value, at), children });
+    noteCallMade(value, this.#entry(value, at), children);
   }
 
   /** True when a factory's result is not its own: an argument, a given value, a known instance. */
@@ -480,7 +360,7 @@ export class NestDiApp {
    * tools' `@Guard` classes from itself.
    */
   toolOptions(module: ModuleDescription): ToolBuildOptions {
-    const refOf = (owner: Constructor, what: string): ModuleRef => {
+    return toolBuildOptions(module, (owner, what) => {
       const ref = this.moduleRefs.get(owner);
       if (ref === undefined) {
         throw new AgentToolError(
@@ -489,89 +369,8 @@ export class NestDiApp {
         );
       }
       return ref;
-    };
-    const instance = <T>(owner: Constructor, cls: Constructor<T>, kind: string): T =>
-      refOf(owner, `${kind} ${cls.name}`).get(cls, { strict: true });
-    const guards = module.toolGuards.map(({ guard, module: owner }): ToolGuard => {
-      const target = isGuardClass(guard) ? instance(owner, guard, 'guard') : guard;
-      if (typeof target === 'function') return target;
-      return (request: AccessRequest) => target.canActivate(request);
     });
-    // Each module's interceptors find providers through that module's ModuleRef.
-    const interceptors = module.toolInterceptors.map(({ interceptor, module: owner }) => {
-      const target = isInterceptorClass(interceptor)
-        ? instance(owner, interceptor, 'interceptor')
-        : interceptor;
-      return withResolver(
-        target,
-        providerResolver(() => refOf(owner, 'an interceptor')),
-      );
-    });
-    return {
-      guards,
-      resolveGuard: (cls) => instance(module.module, cls, 'guard'),
-      interceptors,
-      resolveInterceptor: (cls) => instance(module.module, cls, 'interceptor'),
-      resolveProvider: providerResolver(() => refOf(module.module, 'an interceptor')),
-    };
   }
-}
-
-/**
- * `context.resolve` through a NestJS ModuleRef: the provider anywhere in the NestJS app
- * (`get` with `strict: false`), as NestJS's container sees it; one NestJS builds per
- * request cannot be had this way.
- */
-export function providerResolver(refOf: () => ModuleRef): ProviderResolver {
-  return (token, _ctx, options) => {
-    try {
-      return Promise.resolve(refOf().get(token as string, { strict: false }));
-    } catch (error) {
-      if (options.optional === true) return Promise.resolve(undefined);
-      return Promise.reject(
-        new AgentToolError(
-          'MISSING_PROVIDER',
-          `agenttool/nest: an interceptor asked for ${tokenName(token)}, which NestJS could not give: ${errorMessage(error)}`,
-          { cause: error },
-        ),
-      );
-    }
-  };
-}
-
-/** True for an interceptor class: a class whose instances have `intercept`. */
-function isInterceptorClass(value: InterceptorLike): value is Constructor<Interceptor> {
-  return (
-    typeof value === 'function' &&
-    typeof (value.prototype as Partial<Interceptor> | undefined)?.intercept === 'function'
-  );
-}
-
-/** True for a guard class: a class whose instances have `canActivate`. */
-function isGuardClass(guard: GuardLike): guard is Constructor<CanActivate> {
-  return (
-    typeof guard === 'function' &&
-    typeof (guard.prototype as Partial<CanActivate> | undefined)?.canActivate === 'function'
-  );
-}
-
-/**
- * The transient instances `build` made for a consumer (its arguments, and what was made
- * for them), in order of creation: taken out of the call's, to be the consumer's.
- */
-function claim(deps: readonly unknown[], build: CallBuild): Hooked[] {
-  const claimed: Hooked[] = [];
-  const take = (value: unknown): void => {
-    if (typeof value !== 'object' || value === null) return;
-    const at = build.made.indexOf(value);
-    const made = callMade.get(value);
-    if (at < 0 || made === undefined) return;
-    build.made.splice(at, 1);
-    for (const child of made.children) take(child);
-    claimed.push(made.entry);
-  };
-  for (const dep of deps) take(dep);
-  return claimed.sort((a, b) => a.seq - b.seq);
 }
 
 function providerFailed(at: AppProvider, error: unknown): AgentToolError {

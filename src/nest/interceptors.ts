@@ -9,7 +9,7 @@ import {
   toolInterceptors,
 } from 'agenttool';
 import { methodHandler, type NestParts } from './calls';
-import { providerResolver } from './di-app';
+import { providerResolver } from './tool-build';
 
 // agenttool's interceptors of a tool served by NestJS: its module's (an agenttool/di
 // module through asNestModule) and its class's `@UseInterceptors`, run inside NestJS's

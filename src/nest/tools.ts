@@ -21,7 +21,7 @@ import {
   type ScopedEnhancer,
   scopedGlobalEnhancers,
 } from './calls';
-import { madeHere } from './di-app';
+import { madeHere } from './call-made';
 import { servedFactories, type TranslatedClass } from './di-module';
 import { toolChain, toolHandler } from './interceptors';
 
