@@ -1,11 +1,4 @@
-import type * as Crypto from 'node:crypto';
-import {
-  constants as fsConstants,
-  realpathSync,
-  type Stats,
-  statSync,
-  promises as fsPromises,
-} from 'node:fs';
+import { constants as fsConstants, realpathSync, statSync, promises as fsPromises } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type SandboxOptions } from 'agenttool/shell';
@@ -13,18 +6,15 @@ import {
   appendAll,
   describeFailure,
   isCode,
-  keepOwnerAndMode,
   type Op,
-  PathEscapeError,
   type ReadOptions,
   type ReadResult,
   refuseHardLinked,
   removeIfSameAndEmpty,
   utf8Of,
-  utf8Prefix,
   type WriteOptions,
 } from './file-operations';
-import { ConfinedWalk, type Dir, MAX_LINKS } from './confined-walk';
+import { ConfinedWalk } from './confined-walk';
 import { LineMarks, lineRange, lineStart, readLines } from './line-range';
 import { READ_BYTES_AT_ONCE, readTurn } from './read-budget';
 import { FileEdits } from './file-edit';
@@ -32,6 +22,7 @@ import { hiddenName } from './hidden-links';
 import { walkLimits } from './walk-limits';
 import { quotePath } from './short-path';
 import { notTextError, refuseNotUtf8 } from './utf8-text';
+import { openIn, refuseUnwritable, replaceFile } from './in-folder';
 
 export {
   PathEscapeError,
@@ -41,7 +32,7 @@ export {
 } from './file-operations';
 export { READ_BYTES_AT_ONCE } from './read-budget';
 
-const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, W_OK } = fsConstants;
+const { O_RDONLY, O_WRONLY, O_APPEND, O_NONBLOCK } = fsConstants;
 
 /** How a {@link FileRoot} is set up. */
 export interface FileRootOptions {
@@ -232,14 +223,14 @@ export class FileRoot {
             `cannot write ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
           );
         }
-        if (existing !== undefined) await this.refuseUnwritable(op, dir, name, existing);
+        if (existing !== undefined) await refuseUnwritable(this.walker, op, dir, name, existing);
         // The file's permissions, but not its set-user-ID, set-group-ID or sticky bits,
         // which a copy by another user must not carry (as cp does not).
         const keep =
           existing === undefined
             ? undefined
             : { mode: existing.mode & 0o777, uid: existing.uid, gid: existing.gid };
-        await this.replace(op, dir, name, bytes, keep, options.signal);
+        await replaceFile(this.walker, op, dir, name, bytes, keep, options.signal);
         return bytes.length;
       } finally {
         await dir.handle.close();
@@ -299,30 +290,6 @@ export class FileRoot {
   }
 
   /**
-   * Refuses to replace a file this process may not write (a read-only one, another
-   * user's): the rename that replaces it needs only its folder's permission, so a write
-   * would otherwise go where a write in place (a shell's `>`, an editor's save) is
-   * refused. Root may write any file, as there.
-   */
-  private async refuseUnwritable(op: Op, dir: Dir, name: string, existing: Stats): Promise<void> {
-    try {
-      await fsPromises.access(this.walker.at(dir, name), W_OK);
-    } catch (error) {
-      if (!isCode(error, 'EACCES', 'EPERM')) return; // gone meanwhile: the write says so
-      const mode = (existing.mode & 0o7777).toString(8).padStart(4, '0');
-      const ours = existing.uid === process.getuid?.();
-      const owner = ours ? 'yours' : `owned by user ${existing.uid}`;
-      const remedy = ours
-        ? 'make it writable first (for example `chmod u+w` in the shell) if it is meant to change'
-        : 'ask the user to change it, or to make it writable, if it is meant to change';
-      throw new Error(
-        `cannot write ${quotePath(op.path)}: permission denied: the file is not writable (mode ${mode}, ${owner}), and write_file does not replace a file it may not write; ${remedy}`,
-        { cause: error },
-      );
-    }
-  }
-
-  /**
    * Refuses to read a file with more than one hard link when one of its other names
    * lies in what the workspace keeps from its tools (a credential's file linked into the
    * root), or when that cannot be told; any other (pnpm's `node_modules`, linked to its
@@ -366,7 +333,7 @@ export class FileRoot {
         if (name === undefined) {
           throw new Error(`cannot ${op.verb} ${quotePath(op.path)}: it is a directory`);
         }
-        const opened = await this.openIn(op, dir, name, flags, mode === 'create');
+        const opened = await openIn(this.walker, op, dir, name, flags, mode === 'create');
         if ('link' in opened) {
           components = await this.walker.follow(op, dir.path, opened.link, []);
           continue;
@@ -387,103 +354,5 @@ export class FileRoot {
         await dir.handle.close();
       }
     }
-  }
-
-  /** Opens `name` in `dir` without following it: a handle, or the link it is. */
-  private async openIn(
-    op: Op,
-    dir: Dir,
-    name: string,
-    flags: number,
-    create: boolean,
-  ): Promise<{ handle: FileHandle; created: boolean } | { link: string }> {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        return {
-          handle: await fsPromises.open(this.walker.at(dir, name), flags | O_NOFOLLOW),
-          created: false,
-        };
-      } catch (error) {
-        if (isCode(error, 'ELOOP')) {
-          const link = await this.walker.linkAt(dir, name);
-          if (link !== undefined) return { link };
-        }
-        if (!create || !isCode(error, 'ENOENT') || attempt >= MAX_LINKS) {
-          throw describeFailure(op, error);
-        }
-      }
-      // Missing: create it, exclusively, so that we know it is ours to remove.
-      try {
-        const flagsCreate = flags | O_NOFOLLOW | O_CREAT | O_EXCL;
-        return {
-          handle: await fsPromises.open(this.walker.at(dir, name), flagsCreate, 0o666),
-          created: true,
-        };
-      } catch (error) {
-        if (!isCode(error, 'EEXIST')) throw describeFailure(op, error);
-      }
-    }
-  }
-
-  /**
-   * Writes `bytes` to a temporary file in `dir` and renames it over `name`. The
-   * temporary file is made, and removed on failure, through the directory's handle.
-   */
-  private async replace(
-    op: Op,
-    dir: Dir,
-    name: string,
-    bytes: Uint8Array,
-    keep: { readonly mode: number; readonly uid: number; readonly gid: number } | undefined,
-    signal: AbortSignal | undefined,
-  ) {
-    // node:crypto loads with the first write, not with the workspace's start.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
-    const { randomBytes } = require('node:crypto') as typeof Crypto;
-    const temporary = `.${utf8Prefix(name, 100)}.${randomBytes(6).toString('hex')}.tmp`;
-    const removeTemporary = () =>
-      fsPromises.unlink(this.walker.at(dir, temporary)).catch(() => undefined);
-    let handle: FileHandle;
-    try {
-      handle = await fsPromises.open(
-        this.walker.at(dir, temporary),
-        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
-        keep?.mode ?? 0o666,
-      );
-    } catch (error) {
-      if (isCode(error, 'EACCES', 'EPERM')) {
-        throw new Error(
-          `cannot write ${quotePath(op.path)}: permission denied: its folder is not writable (write_file writes the new content to a file beside it, then renames that over it)`,
-          { cause: error },
-        );
-      }
-      throw describeFailure(op, error);
-    }
-    try {
-      try {
-        if (keep !== undefined) await keepOwnerAndMode(handle, keep);
-        await handle.writeFile(bytes);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await this.walker.checkInside(op, dir.handle, dir.path, removeTemporary);
-      // The last moment the call can still change nothing (a large write takes a while).
-      signal?.throwIfAborted();
-      await fsPromises.rename(this.walker.at(dir, temporary), this.walker.at(dir, name));
-    } catch (error) {
-      await removeTemporary();
-      if (
-        error instanceof PathEscapeError ||
-        (signal?.aborted === true && error === signal.reason)
-      ) {
-        throw error;
-      }
-      throw describeFailure(op, error);
-    }
-    // Moved out between the check and the rename: take back what landed there.
-    await this.walker.checkInside(op, dir.handle, dir.path, () =>
-      fsPromises.unlink(this.walker.at(dir, name)).catch(() => undefined),
-    );
   }
 }
