@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { basename, extname, resolve } from 'node:path';
 import { type Writable } from 'node:stream';
 import { Command, CommanderError, type Option } from 'commander';
+import type * as ShellEntry from 'agenttool/shell';
 import { closestNames } from './closest';
 import { CliError, ExitCode } from './exit-codes';
 import {
@@ -270,6 +271,13 @@ function workspaceDir(
   const tooBroad = broadRootProblem(folder, dir === undefined, home);
   if (tooBroad !== undefined) {
     throw new CliError(ExitCode.BAD_ARGUMENTS, `agenttool: install: ${tooBroad}`);
+  }
+  // Loaded here, as the workspace command loads it: install's other paths do without.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
+  const shellEntry = require('agenttool/shell') as typeof ShellEntry;
+  const held = shellEntry.protectedFolderProblem(folder);
+  if (held !== undefined) {
+    throw new CliError(ExitCode.BAD_ARGUMENTS, `agenttool: install: the workspace folder ${held}`);
   }
   return { arg: realpathSync(folder), name: 'workspace' };
 }

@@ -74,6 +74,11 @@ export function workspaceApp(
   if (tooBroad !== undefined) {
     throw new CliError(ExitCode.BAD_ARGUMENTS, `agenttool: workspace: ${tooBroad}`);
   }
+  const held = shellEntry.protectedFolderProblem(root);
+  if (held !== undefined) {
+    const how = dir === undefined ? 'no folder was given, and the working directory' : 'the folder';
+    throw new CliError(ExitCode.BAD_ARGUMENTS, `agenttool: workspace: ${how} ${held}`);
+  }
   const { sandboxed, shell } = workspaceShellOptions(flags, cwd, shellEntry, serverFiles);
   let module: Constructor;
   let limits: ShellLimits | undefined;

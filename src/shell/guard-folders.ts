@@ -8,7 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { lstatOf } from './folder-reads';
 import { type FoundPath } from './git-directories';
 import { PinnedFolder } from './pinned-folder';
-import { AGENT_CONFIG_DIRECTORIES } from './protected-paths';
+import { AGENT_CONFIG_DIRECTORIES, AGENT_CONFIG_FILES } from './protected-paths';
 import { freeName } from './repository-items';
 
 /**
@@ -20,7 +20,7 @@ import { freeName } from './repository-items';
  * project often has them, and an editor asks before it trusts a folder's tasks.
  */
 export const SETTINGS_NAMES: ReadonlySet<string> = new Set(
-  [...AGENT_CONFIG_DIRECTORIES, '.mcp.json'].map((name) => name.toLowerCase()),
+  [...AGENT_CONFIG_DIRECTORIES, ...AGENT_CONFIG_FILES].map((name) => name.toLowerCase()),
 );
 
 /** The agents' settings one level down, as found at the record, and those made since. */

@@ -1,10 +1,10 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import {
   AGENT_CONFIG_DIRECTORIES,
+  HELD_FILES,
   heldWhenMissing,
   PROTECTED_DIRECTORIES,
-  PROTECTED_FILES,
 } from './protected-paths';
 
 // The start-up files of a home folder that a workspace which is (or holds) that folder
@@ -73,6 +73,31 @@ export function homeStartupPaths(roots: readonly string[], homes: readonly strin
   );
 }
 
+/**
+ * The hidden entries (names starting with `.`) at the top of each of `homes` that lies in
+ * one of `roots`, as they are when asked, but one that is or holds one of `roots`: a home
+ * folder's settings and the tools it puts on `PATH` (`.config`, `.local`, `.cargo`,
+ * `.nvm`, ...), which the host's programs run or read outside any sandbox, and which no
+ * list of names can cover. A workspace that is a home folder, or holds one, keeps them
+ * read-only, as a workspace elsewhere keeps the whole home folder: its other files are
+ * the work.
+ */
+export function homeDotEntries(roots: readonly string[], homes: readonly string[]): string[] {
+  const realRoots = roots.map(realOrSelf);
+  return homesIn(roots, homes).flatMap((home) => {
+    let names: string[];
+    try {
+      names = readdirSync(home);
+    } catch {
+      return [];
+    }
+    return names
+      .filter((name) => name.startsWith('.'))
+      .map((name) => join(home, name))
+      .filter((path) => !realRoots.some((root) => root === path || root.startsWith(path + sep)));
+  });
+}
+
 /** Those of `homes` that lie in one of `roots`, where they really are. */
 function homesIn(roots: readonly string[], homes: readonly string[]): string[] {
   const found = new Set<string>();
@@ -98,17 +123,18 @@ function realOrSelf(path: string): string {
 
 /**
  * The start-up files of the homes in `roots` that a sandboxed shell holds: the sandbox
- * runtime's lists ({@link PROTECTED_FILES}, {@link PROTECTED_DIRECTORIES}: `.bashrc`,
- * `.gitconfig`, ...), the agents' folders ({@link AGENT_CONFIG_DIRECTORIES}: `.claude`,
+ * runtime's lists and the agents' files ({@link HELD_FILES},
+ * {@link PROTECTED_DIRECTORIES}: `.bashrc`, `.gitconfig`, ...), the agents' folders ({@link AGENT_CONFIG_DIRECTORIES}: `.claude`,
  * `.cursor`, ..., whole) and shells' own there or not, so that none can be made for the
  * user's next login or the agent's next start (an empty file or folder stands in while
  * the shell runs), the others where they exist (see {@link HOME_STARTUP_HELD_WHEN_MISSING}).
- * Elsewhere the runtime's lists are held only where they exist.
+ * Then every other hidden entry there (see {@link homeDotEntries}). Elsewhere the
+ * runtime's lists are held only where they exist.
  */
 export function heldStartupPaths(roots: readonly string[], homes: readonly string[]): string[] {
   return [
     ...homesIn(roots, homes).flatMap((home) => [
-      ...[...PROTECTED_FILES, ...PROTECTED_DIRECTORIES]
+      ...[...HELD_FILES, ...PROTECTED_DIRECTORIES]
         .filter((name) => !AGENT_CONFIG_DIRECTORIES.includes(name.split('/')[0]!))
         .map((name) => join(home, name)),
       ...AGENT_CONFIG_DIRECTORIES.map((name) => heldWhenMissing(home, name)),
@@ -116,5 +142,6 @@ export function heldStartupPaths(roots: readonly string[], homes: readonly strin
     ...homeStartupPaths(roots, homes).filter(
       (path) => HOME_STARTUP_HELD_WHEN_MISSING.has(basename(path)) || existsSync(path),
     ),
+    ...homeDotEntries(roots, homes),
   ];
 }

@@ -22,8 +22,8 @@ export {
   type SandboxPolicy,
   sandboxPolicy,
 } from './sandbox-policy';
-export { HOME_STARTUP_PATHS, homeStartupPaths } from './home-startup';
-export { foldName, writeProtection } from './protected-paths';
+export { HOME_STARTUP_PATHS, homeDotEntries, homeStartupPaths } from './home-startup';
+export { foldName, protectedFolderProblem, writeProtection } from './protected-paths';
 export {
   checkSandboxSupport,
   probeSandboxSupport,

@@ -1,6 +1,6 @@
-import { existsSync, promises as fsPromises } from 'node:fs';
+import { existsSync, promises as fsPromises, realpathSync } from 'node:fs';
 import type { Dirent } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 
 /**
  * Files that stay read-only wherever a command may write: shell start-up files, git's
@@ -36,9 +36,11 @@ export const PROTECTED_DIRECTORIES: readonly string[] = [
  * Folders of coding agents' and editors' project settings, beyond the runtime's lists,
  * that name commands those tools run outside any sandbox: Claude Code's `.claude` (hooks,
  * a status line, an API key helper in its settings), Cursor's `.cursor` (MCP servers,
- * hooks), Gemini CLI's `.gemini`, Codex's `.codex`, Zed's `.zed` (context servers,
- * tasks), Kiro's `.kiro`, Amazon Q's `.amazonq`, Continue's `.continue`, Roo Code's
- * `.roo`, Windsurf's `.windsurf`. Each is held whole, so that no settings file can be
+ * hooks), Gemini CLI's `.gemini`, Qwen Code's `.qwen`, Codex's `.codex`, Zed's `.zed`
+ * (context servers, tasks), Kiro's `.kiro`, Amazon Q's `.amazonq`, Continue's
+ * `.continue`, Roo Code's `.roo`, Kilo Code's `.kilocode`, Windsurf's `.windsurf`,
+ * opencode's `.opencode` (plugins it runs), Factory's `.factory`, Junie's `.junie` and
+ * Trae's `.trae` (MCP servers). Each is held whole, so that no settings file can be
  * made in it: where it exists, wherever the shell's scan finds it; where it is missing,
  * at each writable root (and in a home folder there), by an empty read-only folder
  * standing in while the shell runs. The file tools refuse what lies in them wherever
@@ -48,13 +50,39 @@ export const AGENT_CONFIG_DIRECTORIES: readonly string[] = [
   '.claude',
   '.cursor',
   '.gemini',
+  '.qwen',
   '.codex',
   '.zed',
   '.kiro',
   '.amazonq',
   '.continue',
   '.roo',
+  '.kilocode',
   '.windsurf',
+  '.opencode',
+  '.factory',
+  '.junie',
+  '.trae',
+];
+
+/**
+ * Files of agents' project settings that name commands the agent runs outside any
+ * sandbox (MCP servers, hooks, language servers): the `.mcp.json` of Claude Code and
+ * others (also on the runtime's list), opencode's `opencode.json` and `opencode.jsonc`,
+ * Crush's `crush.json` and `.crush.json`. Held as {@link PROTECTED_FILES} are, and, where
+ * missing, at each writable root as the agents' folders are.
+ */
+export const AGENT_CONFIG_FILES: readonly string[] = [
+  '.mcp.json',
+  'opencode.json',
+  'opencode.jsonc',
+  'crush.json',
+  '.crush.json',
+];
+
+/** {@link PROTECTED_FILES} and {@link AGENT_CONFIG_FILES}: the files held by name. */
+export const HELD_FILES: readonly string[] = [
+  ...new Set([...PROTECTED_FILES, ...AGENT_CONFIG_FILES]),
 ];
 
 /**
@@ -67,7 +95,7 @@ export const AGENT_CONFIG_DIRECTORIES: readonly string[] = [
  * exists (a home folder holds them all: see `heldStartupPaths`).
  */
 export const HELD_WHEN_MISSING: readonly string[] = [
-  '.mcp.json',
+  ...AGENT_CONFIG_FILES,
   '.vscode',
   '.idea',
   ...AGENT_CONFIG_DIRECTORIES,
@@ -114,9 +142,9 @@ const WHOLE_PROTECTED_DIRECTORIES: ReadonlySet<string> = new Set(
   PROTECTED_DIRECTORIES.filter((name) => !name.includes('/')).map((name) => name.toLowerCase()),
 );
 
-/** {@link PROTECTED_FILES} lower-cased: names are matched with case ignored. */
+/** {@link HELD_FILES} lower-cased: names are matched with case ignored. */
 const PROTECTED_FILE_NAMES: ReadonlySet<string> = new Set(
-  PROTECTED_FILES.map((name) => name.toLowerCase()),
+  HELD_FILES.map((name) => name.toLowerCase()),
 );
 
 /** How deep below a writable root the scan looks, as the runtime's default (3). */
@@ -195,7 +223,7 @@ export async function protectedPaths(
     // listed by git (a host's `git add -A` commits it) and break `git add -A` in the
     // sandbox, where git passes an empty folder over. What lies in an agent's folder is
     // held with the folder.
-    for (const name of [...PROTECTED_FILES, ...PROTECTED_DIRECTORIES, ...HELD_WHEN_MISSING]) {
+    for (const name of new Set([...HELD_FILES, ...PROTECTED_DIRECTORIES, ...HELD_WHEN_MISSING])) {
       const path = join(root, name);
       if (inAgentFolder(name) && !AGENT_CONFIG_NAMES.has(name.toLowerCase())) continue;
       if ((await kindOf(path)) !== undefined) found.add(path);
@@ -387,4 +415,25 @@ export function writeProtection(components: readonly string[]): string | undefin
     }
   }
   return undefined;
+}
+
+/**
+ * Why commands may not be given `folder` to write in, or undefined when they may: it is,
+ * or lies in, what {@link writeProtection} keeps read-only in any writable folder (an
+ * agent's settings folder such as `~/.claude`, a repository's `.git` or its hooks, an
+ * editor's settings), judged where it really is, links resolved. The rules apply below
+ * a writable folder; a folder handed over whole would otherwise escape them, and what a
+ * command wrote there would run on the host, outside the sandbox, at the agent's next
+ * start or git's next command. A host may start a server in its own folder.
+ */
+export function protectedFolderProblem(folder: string): string | undefined {
+  let real = folder;
+  try {
+    real = realpathSync(folder);
+  } catch {
+    // Missing: judged as written (a folder made later is made there).
+  }
+  const reason = writeProtection(real.split(sep).filter((part) => part !== ''));
+  if (reason === undefined) return undefined;
+  return `${JSON.stringify(real)} lies in what stays read-only wherever commands may write (${reason}); name a folder outside it`;
 }

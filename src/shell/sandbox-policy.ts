@@ -3,6 +3,7 @@ import { getCompileCacheDir } from 'node:module';
 import { totalmem, userInfo } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { heldStartupPaths } from './home-startup';
+import { protectedFolderProblem } from './protected-paths';
 
 /**
  * What a sandboxed shell may do. Everything not granted here is refused: the system is
@@ -176,6 +177,15 @@ export function sandboxPolicy(
   });
   const credentials = homes.flatMap((folder) => CREDENTIAL_PATHS.map((path) => join(folder, path)));
   const allowWrite = [resolve(cwd), ...paths('allowWrite', options.allowWrite)];
+  allowWrite.forEach((folder, i) => {
+    const problem = protectedFolderProblem(folder);
+    if (problem === undefined) return;
+    throw new TypeError(
+      i === 0
+        ? `the shell's working folder ${problem}`
+        : `${where('allowWrite')}[${i - 1}] ${problem}`,
+    );
+  });
   return {
     allowWrite,
     denyWrite: [

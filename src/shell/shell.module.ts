@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import type { Constructor } from 'agenttool';
 import { type HandleOptions, Module, type ModuleOptions, type Token } from 'agenttool/di';
 import { Shell } from './shell';
@@ -75,8 +76,18 @@ export class ShellModule {
    */
   static forRootAsync(options: ShellModuleAsyncOptions): Constructor {
     const placement = placementOf(options.placement ?? {});
-    // The placement alone is checked now; the rest when the first shell is made.
-    new Shell({ ...placement, sandbox: placement.sandbox === undefined ? {} : placement.sandbox });
+    // The placement alone is checked now; the rest when the first shell is made. The
+    // working folder is the factory's (this process's may be any, even one no shell
+    // may write in): a neutral one stands in for the check.
+    const check = {
+      ...placement,
+      sandbox: placement.sandbox === undefined ? {} : placement.sandbox,
+    };
+    new Shell(
+      check.container === undefined && check.sandbox !== false
+        ? { ...check, cwd: tmpdir() }
+        : check,
+    );
     return configured(moduleOptions(placement, options));
   }
 }

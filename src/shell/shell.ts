@@ -181,6 +181,14 @@ export class Shell {
     if (typeof command !== 'string' || command.includes('\0')) {
       throw new Error('the command must be a string without NUL characters');
     }
+    // Sent as UTF-8, it would reach bash as U+FFFD, a command no one wrote.
+    const lone = /\p{Cs}/u.exec(command);
+    if (lone !== null) {
+      const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
+      throw new Error(
+        `the command holds a lone surrogate (U+${unit}, at character ${lone.index}), half of a pair that is not text and that UTF-8 cannot carry; send the character whole`,
+      );
+    }
     if (options.timeoutMs !== undefined) checkTimeout('timeoutMs', options.timeoutMs);
     if (this.escaping !== undefined) throw new Error('the previous command is still running');
     if (options.unsandboxed === true) return this.runUnsandboxed(command, options);

@@ -17,7 +17,7 @@ export interface Edited {
  * or every one with `replaceAll`. Refuses, saying what to do instead, an empty
  * `oldText`, one the same as `newText`, one not found, one found more than once
  * without `replaceAll`, and an edit that would make the file longer than
- * {@link MAX_EDIT_BYTES} characters. In a file whose lines all end in CRLF, a text given
+ * {@link MAX_EDIT_BYTES} bytes. In a file whose lines all end in CRLF, a text given
  * with LF alone (as models write it) is matched, and written, with CRLF. Occurrences never overlap;
  * the replacement is taken literally (no `$` patterns).
  */
@@ -55,15 +55,17 @@ export function replaceText(
   const lines = lineNumbers(text, at);
   if (at.length > 1 && !replaceAll) {
     throw new Error(
-      `old_text occurs ${at.length} times in ${quotePath(path)} (at lines ${listed(lines)}): give more of the text around the one to change so that it occurs once, or set replace_all to replace every one`,
+      `old_text occurs ${at.length} times in ${quotePath(path)} (${atLines(lines)}): give more of the text around the one to change so that it occurs once, or set replace_all to replace every one`,
     );
   }
   // Bounded before it is made: `replace_all` of a short text by a long one could
   // otherwise make a string of hundreds of megabytes from a file of four.
-  const length = text.length + at.length * (to.length - from.length);
-  if (length > MAX_EDIT_BYTES) {
+  // Counted in the bytes the file will hold, as the file's own bound is.
+  const bytes =
+    Buffer.byteLength(text) + at.length * (Buffer.byteLength(to) - Buffer.byteLength(from));
+  if (bytes > MAX_EDIT_BYTES) {
     throw new Error(
-      `the edit would make ${quotePath(path)} ${length} characters long, more than an edit makes (${MAX_EDIT_BYTES}, 4 MiB): change it with the shell (sed, a script) instead`,
+      `the edit would make ${quotePath(path)} ${bytes} bytes long, more than an edit makes (${MAX_EDIT_BYTES}, 4 MiB): change it with the shell (sed, a script) instead`,
     );
   }
   const parts: string[] = [];
@@ -104,12 +106,16 @@ function lineNumbers(text: string, indexes: readonly number[]): number[] {
   return lines;
 }
 
-/** `4`, `4 and 9`, `4, 9 and 20`; past ten, the first ten and how many more. */
-export function listed(lines: readonly number[]): string {
-  const shown = lines.slice(0, 10).map(String);
-  if (lines.length > 10) return `${shown.join(', ')} and ${lines.length - 10} more`;
-  if (shown.length === 1) return shown[0]!;
-  return `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)!}`;
+/**
+ * `at line 4`, `at lines 4 and 9`, `at lines 4, 9 and 20`, each line once (several
+ * occurrences may share one); past ten, the first ten and how many more.
+ */
+export function atLines(lines: readonly number[]): string {
+  const unique = [...new Set(lines)];
+  const shown = unique.slice(0, 10).map(String);
+  if (unique.length > 10) return `at lines ${shown.join(', ')} and ${unique.length - 10} more`;
+  if (shown.length === 1) return `at line ${shown[0]!}`;
+  return `at lines ${shown.slice(0, -1).join(', ')} and ${shown.at(-1)!}`;
 }
 
 /** What of a root an edit uses (`FileRoot`'s, which holds the edits). */

@@ -133,7 +133,11 @@ export function describeFailure(op: Op, error: unknown): Error {
     const where = isAbsolute(op.path)
       ? ''
       : ` under the workspace root ${quotePath(op.root)}: relative paths start there, not at the shell's working directory (give the absolute path, as \`realpath FILE\` prints it)`;
-    return new Error(`${what}: no such file${where}`, { cause: error });
+    // A name shown where it is not UTF-8 (by ls, by a listing) shows U+FFFD in its place.
+    const replaced = op.path.includes('\uFFFD')
+      ? '; the path holds U+FFFD (\uFFFD), which stands in for bytes that are not UTF-8 where a name was shown, and no name given here can hold those: rename the file in the shell (a glob matches it, e.g. mv lat?n.txt latin.txt)'
+      : '';
+    return new Error(`${what}: no such file${where}${replaced}`, { cause: error });
   }
   if (isCode(error, 'EISDIR')) return new Error(`${what}: it is a directory`, { cause: error });
   if (isCode(error, 'ENXIO')) {
@@ -143,7 +147,10 @@ export function describeFailure(op: Op, error: unknown): Error {
     });
   }
   if (isCode(error, 'EACCES', 'EPERM')) {
-    return new Error(`${what}: permission denied`, { cause: error });
+    return new Error(
+      `${what}: permission denied: this server's user may not open it, or list a folder on its way (each is opened to check where the path leads); the shell may still reach it through a folder it can pass but not list`,
+      { cause: error },
+    );
   }
   if (isCode(error, 'EROFS')) {
     return new Error(`${what}: the file system there is read-only`, { cause: error });

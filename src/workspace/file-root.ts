@@ -1,7 +1,7 @@
 import { constants as fsConstants, realpathSync, statSync, promises as fsPromises } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { type SandboxOptions } from 'agenttool/shell';
+import { protectedFolderProblem, type SandboxOptions } from 'agenttool/shell';
 import {
   appendAll,
   describeFailure,
@@ -103,6 +103,9 @@ export class FileRoot {
     if (!statSync(this.realRoot).isDirectory()) {
       throw new Error(`the root ${quotePath(this.root)} is not a directory`);
     }
+    // Before the sandbox's policy, which would say the same of a shell's working folder.
+    const problem = protectedFolderProblem(this.realRoot);
+    if (problem !== undefined) throw new Error(`the root ${problem}`);
     const { denyRead, denyWrite } = walkLimits(options.sandbox ?? {}, this.realRoot);
     this.denyRead = denyRead;
     this.walker = new ConfinedWalk(this.root, this.realRoot, denyRead, denyWrite);

@@ -8,7 +8,7 @@ import {
   Tool,
   type ToolContext,
 } from 'agenttool';
-import { listed, replaceText } from './file-edit';
+import { atLines, replaceText } from './file-edit';
 import { utf8Text } from './utf8-text';
 import { FileRoot } from './file-root';
 import { shortPath } from './short-path';
@@ -254,10 +254,7 @@ export class EditFileTool {
       },
       { signal: ctx.signal },
     );
-    const where =
-      lines.length === 1
-        ? `1 occurrence, at line ${lines[0]}`
-        : `${lines.length} occurrences, at lines ${listed(lines)}`;
+    const where = `${lines.length} occurrence${lines.length === 1 ? '' : 's'}, ${atLines(lines)}`;
     return `Edited ${shownPath(this.files, args.path)}: replaced ${where}.`;
   }
 }

@@ -1,5 +1,6 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import {
+  homeDotEntries,
   homeFolders,
   homeStartupPaths,
   type SandboxOptions,
@@ -22,7 +23,9 @@ export function walkLimits(
   readonly denyWrite: (readonly [path: string, what: string])[];
 } {
   const policy = sandboxPolicy(options, process.env['HOME'], root);
-  const startup = new Set(homeStartupPaths(policy.allowWrite, homeFolders(process.env['HOME'])));
+  const homes = homeFolders(process.env['HOME']);
+  const startup = new Set(homeStartupPaths(policy.allowWrite, homes));
+  const hidden = new Set(homeDotEntries(policy.allowWrite, homes).filter((p) => !startup.has(p)));
   // What the shell holds in a home folder of the sandbox runtime's lists (`.bashrc`,
   // `.profile`, `.vscode`, `.claude`...) is refused by name (`writeProtection`), saying
   // what it is: it is not the code this server runs.
@@ -31,7 +34,9 @@ export function walkLimits(
     if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return false;
     return writeProtection(rel.split(sep)) !== undefined;
   };
-  const code = policy.denyWrite.filter((path) => !startup.has(path) && !byName(path));
+  const code = policy.denyWrite.filter(
+    (path) => !startup.has(path) && !hidden.has(path) && !byName(path),
+  );
   return {
     denyRead: withRealPaths(policy.denyRead),
     denyWrite: [
@@ -41,6 +46,13 @@ export function walkLimits(
           [
             path,
             "a start-up file of the home folder (it runs outside the sandbox at the user's next login, shell or git command)",
+          ] as const,
+      ),
+      ...withRealPaths([...hidden]).map(
+        (path) =>
+          [
+            path,
+            "a hidden file or folder of the home folder (settings and tools the user's programs run outside the sandbox)",
           ] as const,
       ),
     ],

@@ -4,7 +4,8 @@
  * named) and, when no folder is named, a working directory that is the home folder.
  * `install` refuses to write such a server into a client's configuration too.
  */
-import { realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { ensureBuilt, runAgenttool, tempDir } from './helpers';
 
 beforeAll(() => ensureBuilt(), 300_000);
@@ -63,6 +64,30 @@ test('no folder named, started from the home folder: refused; named, the home fo
   const named = await runAgenttool(['workspace', '.', '--no-sandbox'], { cwd: home, env });
   expect(named.code).toBe(0);
   expect(named.stderr).toContain(`workspace: ${home}`);
+});
+
+test("a folder in an agent's settings or a repository's .git: refused, named or the working directory", async () => {
+  const base = realpathSync(tempDir());
+  const settings = join(base, '.cursor');
+  mkdirSync(settings);
+  mkdirSync(join(base, 'repo', '.git', 'hooks'), { recursive: true });
+  const why = `${JSON.stringify(settings)} lies in what stays read-only wherever commands may write (.cursor stays read-only: the agent or editor it configures runs the commands its settings name (hooks, MCP servers) outside the sandbox); name a folder outside it`;
+  // A host started in its own settings folder, with no folder named.
+  const started = await runAgenttool(['workspace', '--no-sandbox'], { cwd: settings });
+  expect(started.code).toBe(2);
+  expect(started.stderr).toBe(
+    `agenttool: workspace: no folder was given, and the working directory ${why}\n`,
+  );
+  const named = await runAgenttool(['workspace', join(base, 'repo', '.git', 'hooks')]);
+  expect(named.code).toBe(2);
+  expect(named.stderr).toContain(
+    'agenttool: workspace: the folder "' +
+      join(base, 'repo', '.git', 'hooks') +
+      '" lies in what stays read-only wherever commands may write (a repository\'s .git file, hooks and config stay read-only',
+  );
+  const installed = await runAgenttool(['install', 'cursor', '--dry-run', 'workspace', settings]);
+  expect(installed.code).toBe(2);
+  expect(installed.stderr).toBe(`agenttool: install: the workspace folder ${why}\n`);
 });
 
 test('install writes no such server', async () => {

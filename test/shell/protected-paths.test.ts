@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
   AGENT_CONFIG_DIRECTORIES,
+  AGENT_CONFIG_FILES,
   HELD_WHEN_MISSING,
   PROTECTED_DIRECTORIES,
   PROTECTED_FILES,
@@ -133,16 +134,29 @@ describe('protectedPaths', () => {
       '.claude',
       '.cursor',
       '.gemini',
+      '.qwen',
       '.codex',
       '.zed',
       '.kiro',
       '.amazonq',
       '.continue',
       '.roo',
+      '.kilocode',
       '.windsurf',
+      '.opencode',
+      '.factory',
+      '.junie',
+      '.trae',
+    ]);
+    expect(AGENT_CONFIG_FILES).toEqual([
+      '.mcp.json',
+      'opencode.json',
+      'opencode.jsonc',
+      'crush.json',
+      '.crush.json',
     ]);
     expect(HELD_WHEN_MISSING).toEqual([
-      '.mcp.json',
+      ...AGENT_CONFIG_FILES,
       '.vscode',
       '.idea',
       ...AGENT_CONFIG_DIRECTORIES,
@@ -153,7 +167,7 @@ describe('protectedPaths', () => {
     // in it.
     expect(paths.map((path) => path.slice(root.length + 1))).toEqual(
       [
-        '.mcp.json/.agenttool-held',
+        ...AGENT_CONFIG_FILES.map((name) => `${name}/.agenttool-held`),
         '.vscode/.agenttool-held',
         '.idea',
         '.claude',

@@ -445,6 +445,9 @@ describe('RepositoryGuard', () => {
     );
     mkdirSync(join(root, 'pkg', '.Gemini'));
     writeFileSync(join(root, 'pkg', '.mcp.json'), '{"mcpServers":{}}');
+    // opencode's MCP servers, and a plugin folder it runs.
+    writeFileSync(join(root, 'pkg', 'opencode.json'), '{"mcp":{}}');
+    mkdirSync(join(root, 'pkg', '.opencode'));
     mkdirSync(join(root, 'app'));
     mkdirSync(join(root, 'elsewhere'));
     symlinkSync(join(root, 'elsewhere'), join(root, 'app', '.cursor'));
@@ -462,14 +465,18 @@ describe('RepositoryGuard', () => {
       "pkg/.Gemini: an agent's settings made by a command, moved to pkg/.Gemini.disabled",
       "pkg/.claude: an agent's settings made by a command, moved to pkg/.claude.disabled",
       "pkg/.mcp.json: an agent's settings made by a command, moved to pkg/.mcp.json.disabled",
+      "pkg/.opencode: an agent's settings made by a command, moved to pkg/.opencode.disabled",
+      "pkg/opencode.json: an agent's settings made by a command, moved to pkg/opencode.json.disabled",
     ]);
     expect(readdirSync(join(root, 'pkg')).sort()).toEqual([
       '.Gemini.disabled',
       '.claude.disabled',
       '.mcp.json.disabled',
+      '.opencode.disabled',
       '.vscode',
       'claude',
       'deep',
+      'opencode.json.disabled',
     ]);
     expect(readFileSync(join(root, 'pkg', '.claude.disabled', 'settings.json'), 'utf8')).toContain(
       'SessionStart',

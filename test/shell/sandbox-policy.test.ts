@@ -3,10 +3,16 @@
  * tools): those under `$HOME`, and under the home folder the password database gives the
  * server's user, so that an unset, empty or relative `$HOME` leaves none readable.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { HOME_STARTUP_PATHS, homeStartupPaths, sandboxPolicy } from 'agenttool/shell';
+import {
+  HOME_STARTUP_PATHS,
+  homeDotEntries,
+  homeStartupPaths,
+  protectedFolderProblem,
+  sandboxPolicy,
+} from 'agenttool/shell';
 
 const recorded = userInfo().homedir;
 
@@ -78,6 +84,80 @@ describe("a home folder's start-up files", () => {
       expect(HOME_STARTUP_PATHS).not.toContain('bin');
     } finally {
       rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a home folder's hidden entries", () => {
+  it('stay read-only where a writable folder is the home folder or holds it, but one holding a writable folder', () => {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'home-')));
+    try {
+      for (const dir of ['.config/Claude', '.cargo', '.local/lib', '.cache/work', 'projects']) {
+        mkdirSync(join(home, dir), { recursive: true });
+      }
+      writeFileSync(join(home, '.vimrc'), '');
+      writeFileSync(join(home, 'notes.txt'), '');
+      const denied = sandboxPolicy(
+        { allowWrite: [join(home, '.cache/work')] },
+        home,
+        home,
+      ).denyWrite;
+      for (const name of ['.config', '.cargo', '.local', '.vimrc']) {
+        expect(denied).toContain(join(home, name));
+      }
+      // A writable folder the user named in one stays writable; the others are the work.
+      expect(denied).not.toContain(join(home, '.cache'));
+      for (const name of ['projects', 'notes.txt']) {
+        expect(denied.some((path) => path.startsWith(join(home, name)))).toBe(false);
+      }
+      expect(homeDotEntries([join(home, 'projects')], [home])).toEqual([]);
+      expect(homeDotEntries([tmpdir()], [home])).toContain(join(home, '.cargo'));
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a writable folder in what stays read-only', () => {
+  it("is refused: an agent's settings, a repository's .git or its hooks, an editor's settings, by where it really is", () => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), 'held-')));
+    try {
+      for (const dir of [
+        '.claude',
+        '.cursor/rules',
+        'repo/.git/hooks',
+        'repo/.git/objects',
+        'site',
+      ]) {
+        mkdirSync(join(base, dir), { recursive: true });
+      }
+      symlinkSync(join(base, '.cursor'), join(base, 'cursor-link'));
+      expect(protectedFolderProblem(join(base, '.claude'))).toBe(
+        `${JSON.stringify(join(base, '.claude'))} lies in what stays read-only wherever commands may write (.claude stays read-only: the agent or editor it configures runs the commands its settings name (hooks, MCP servers) outside the sandbox); name a folder outside it`,
+      );
+      expect(protectedFolderProblem(join(base, 'cursor-link', 'rules'))).toContain(
+        `${JSON.stringify(join(base, '.cursor', 'rules'))} lies in what stays read-only`,
+      );
+      expect(protectedFolderProblem(join(base, 'repo/.git/hooks'))).toContain(
+        "a repository's .git file, hooks and config stay read-only",
+      );
+      expect(protectedFolderProblem(join(base, 'repo/.git'))).toContain('lies in what stays');
+      expect(protectedFolderProblem(join(base, 'QWEN-missing', '.Qwen'))).toContain(
+        '.Qwen stays read-only',
+      );
+      // What git keeps beside its controls, and a project, are not.
+      expect(protectedFolderProblem(join(base, 'repo/.git/objects'))).toBeUndefined();
+      expect(protectedFolderProblem(join(base, 'site'))).toBeUndefined();
+      expect(() => sandboxPolicy({}, base, join(base, '.claude'))).toThrow(
+        `the shell's working folder ${JSON.stringify(join(base, '.claude'))} lies in what stays read-only`,
+      );
+      expect(() =>
+        sandboxPolicy({ allowWrite: [join(base, 'repo/.git/hooks')] }, base, join(base, 'site')),
+      ).toThrow(
+        `sandbox.allowWrite[0] ${JSON.stringify(join(base, 'repo/.git/hooks'))} lies in what stays read-only`,
+      );
+    } finally {
+      rmSync(base, { recursive: true, force: true });
     }
   });
 });

@@ -309,11 +309,17 @@ describe('the served bash tool in its sandbox', () => {
     expect(existsSync(join(root, 'setid-made'))).toBe(false);
   });
 
-  it("cannot write a home folder's start-up files where the workspace is that folder", async () => {
+  it("cannot write a home folder's start-up files and hidden entries where the workspace is that folder", async () => {
     const own = homeWithCredentials();
     mkdirSync(join(own, '.config', 'git'), { recursive: true });
     writeFileSync(join(own, '.config', 'git', 'config'), '');
     mkdirSync(join(own, '.local', 'bin'), { recursive: true });
+    // Settings and tools the user's programs run, beyond any list of names: a host's MCP
+    // configuration, what .bashrc sources, what Python runs at its start.
+    mkdirSync(join(own, '.config', 'Claude'), { recursive: true });
+    mkdirSync(join(own, '.cargo'));
+    writeFileSync(join(own, '.cargo', 'env'), '');
+    mkdirSync(join(own, '.local', 'lib'));
     const inHome = await serveWorkspace(own, own);
     const output = await bash(
       inHome,
@@ -321,15 +327,30 @@ describe('the served bash tool in its sandbox', () => {
         'echo x > .zshenv; echo "zshenv $?"',
         'echo x > .config/git/config; echo "git $?"',
         'echo x > .local/bin/ls; echo "bin $?"',
+        'echo x > .config/Claude/claude_desktop_config.json; echo "host $?"',
+        'echo x > .cargo/env; echo "cargo $?"',
+        'echo x > .local/lib/evil.pth; echo "pth $?"',
+        'mkdir -p projects && echo x > projects/notes.txt; echo "project $?"',
         'echo x > notes.txt; echo "notes $?"',
       ].join('\n'),
     );
     expect(output).toMatch(/zshenv 1\n/);
     expect(output).toMatch(/git 1\n/);
     expect(output).toMatch(/bin 1\n/);
+    expect(output).toMatch(/host 1\n/);
+    expect(output).toMatch(/cargo 1\n/);
+    expect(output).toMatch(/pth 1\n/);
+    expect(output).toMatch(/project 0\n/);
     expect(output).toMatch(/notes 0\n$/);
     expect(readFileSync(join(own, 'notes.txt'), 'utf8')).toBe('x\n');
-    for (const path of ['.zshenv', '.config/git/config', '.local/bin/ls']) {
+    for (const path of [
+      '.zshenv',
+      '.config/git/config',
+      '.local/bin/ls',
+      '.config/Claude/claude_desktop_config.json',
+      '.cargo/env',
+      '.local/lib/evil.pth',
+    ]) {
       const at = join(own, path);
       expect(existsSync(at) ? readFileSync(at, 'utf8') : '').toBe('');
     }

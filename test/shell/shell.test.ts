@@ -220,6 +220,14 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       await expect(shell.run('echo a\0b')).rejects.toThrow('without NUL');
       expect((await shell.run('echo ok')).output).toBe('ok\n');
     });
+
+    it('refuses a command with a lone surrogate, which would reach bash as U+FFFD; a whole pair runs', async () => {
+      const shell = newShell();
+      await expect(shell.run('echo a \ud800 b')).rejects.toThrow(
+        'the command holds a lone surrogate (U+D800, at character 7), half of a pair that is not text and that UTF-8 cannot carry; send the character whole',
+      );
+      expect((await shell.run('echo \ud83d\ude00')).output).toBe('\u{1f600}\n');
+    });
   });
 
   describe('Shell: control lines no command can forge', () => {

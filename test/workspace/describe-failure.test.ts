@@ -35,6 +35,16 @@ describe('a failed file operation', () => {
         'cannot write "src/a.txt": a part of the path that should be a folder is a file',
       ],
       [
+        op(false, 'lat\uFFFDn.txt'),
+        'ENOENT',
+        'cannot read "lat\uFFFDn.txt": no such file under the workspace root "/srv/ws": relative paths start there, not at the shell\'s working directory (give the absolute path, as `realpath FILE` prints it); the path holds U+FFFD (\uFFFD), which stands in for bytes that are not UTF-8 where a name was shown, and no name given here can hold those: rename the file in the shell (a glob matches it, e.g. mv lat?n.txt latin.txt)',
+      ],
+      [
+        op(false),
+        'EACCES',
+        'cannot read "src/a.txt": permission denied: this server\'s user may not open it, or list a folder on its way (each is opened to check where the path leads); the shell may still reach it through a folder it can pass but not list',
+      ],
+      [
         op(false),
         'ELOOP',
         'cannot read "src/a.txt": a part of the path became a symbolic link while the call ran',

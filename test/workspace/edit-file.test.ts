@@ -118,6 +118,15 @@ it('replaces every occurrence with replace_all', async () => {
     `Edited ${root}/a.js: replaced 3 occurrences, at lines 1, 2 and 4.`,
   ]);
   expect(text('a.js')).toBe('xx\ny xx\nz\nxx');
+  // Several on one line name it once.
+  writeFileSync(join(root, 'b.js'), 'a a a\nb\na');
+  expect(await edits({ path: 'b.js', old_text: 'a', new_text: 'c', replace_all: true })).toEqual([
+    `Edited ${root}/b.js: replaced 4 occurrences, at lines 1 and 3.`,
+  ]);
+  writeFileSync(join(root, 'c.js'), 'a a\n');
+  expect(await edits({ path: 'c.js', old_text: 'a', new_text: 'c' })).toEqual([
+    'Error: old_text occurs 2 times in "c.js" (at line 1): give more of the text around the one to change so that it occurs once, or set replace_all to replace every one',
+  ]);
 });
 
 it('matches a text given with LF alone in a file of CRLF lines, and writes CRLF', async () => {
@@ -174,15 +183,20 @@ it('refuses a missing file, one that is not text, one too large, and a path outs
 it('keeps a byte-order mark, writes CRLF in a CRLF file, and refuses an edit that would grow past 4 MiB', async () => {
   writeFileSync(join(root, 'bom.cs'), '\uFEFFclass A {}\r\nclass B {}\r\n');
   writeFileSync(join(root, 'many-a.txt'), 'a'.repeat(100_000));
+  // Counted in bytes: 1 MiB of "a", each made four euro signs (12 bytes), would be 12 MiB.
+  writeFileSync(join(root, 'mib-a.txt'), 'a'.repeat(1024 * 1024));
   expect(
     await edits(
       { path: 'bom.cs', old_text: 'class B {}', new_text: 'class B {}\nclass C {}' },
       { path: 'many-a.txt', old_text: 'a', new_text: 'b'.repeat(100), replace_all: true },
+      { path: 'mib-a.txt', old_text: 'a', new_text: '\u20ac'.repeat(4), replace_all: true },
     ),
   ).toEqual([
     `Edited ${root}/bom.cs: replaced 1 occurrence, at line 2.`,
-    'Error: the edit would make "many-a.txt" 10000000 characters long, more than an edit makes (4194304, 4 MiB): change it with the shell (sed, a script) instead',
+    'Error: the edit would make "many-a.txt" 10000000 bytes long, more than an edit makes (4194304, 4 MiB): change it with the shell (sed, a script) instead',
+    'Error: the edit would make "mib-a.txt" 12582912 bytes long, more than an edit makes (4194304, 4 MiB): change it with the shell (sed, a script) instead',
   ]);
+  expect(statSync(join(root, 'mib-a.txt')).size).toBe(1024 * 1024);
   expect(readFileSync(join(root, 'bom.cs'))).toEqual(
     Buffer.from('\uFEFFclass A {}\r\nclass B {}\r\nclass C {}\r\n'),
   );

@@ -666,6 +666,46 @@ describe("FileRoot: what the shell's sandbox keeps read-only stays so", () => {
     await files.write('.local/bin/run', '#!/bin/sh\n');
   });
 
+  it("refuses a home folder's hidden entries where the workspace is that folder, the rest is the work", async () => {
+    for (const dir of ['.config/Claude', '.cargo', '.local/lib/python3.12/site-packages']) {
+      mkdirSync(join(root, dir), { recursive: true });
+    }
+    writeFileSync(join(root, '.cargo', 'env'), 'export PATH=$HOME/.cargo/bin:$PATH\n');
+    const home = process.env['HOME'];
+    process.env['HOME'] = root;
+    try {
+      const files = new FileRoot(root);
+      for (const [path, held] of [
+        ['.config/Claude/claude_desktop_config.json', '.config'],
+        ['.cargo/env', '.cargo'],
+        ['.local/lib/python3.12/site-packages/evil.pth', '.local'],
+      ] as const) {
+        await expect(files.write(path, 'x')).rejects.toThrow(
+          `cannot write ${JSON.stringify(path)}: it is in ${JSON.stringify(join(root, held))}, a hidden file or folder of the home folder (settings and tools the user's programs run outside the sandbox), which stays read-only`,
+        );
+      }
+      expect(readFileSync(join(root, '.cargo', 'env'), 'utf8')).toContain('cargo/bin');
+      expect(existsSync(join(root, '.config/Claude/claude_desktop_config.json'))).toBe(false);
+      await files.write('projects/site/index.html', '<p>');
+      expect(Buffer.from((await files.read('.cargo/env')).content).toString()).toContain(
+        'cargo/bin',
+      );
+    } finally {
+      process.env['HOME'] = home;
+    }
+  });
+
+  it("refuses a root in what stays read-only: an agent's settings, a repository's .git", () => {
+    mkdirSync(join(root, '.claude'));
+    mkdirSync(join(root, 'repo', '.git', 'hooks'), { recursive: true });
+    expect(() => new FileRoot(join(root, '.claude'))).toThrow(
+      `the root ${JSON.stringify(join(root, '.claude'))} lies in what stays read-only wherever commands may write (.claude stays read-only`,
+    );
+    expect(() => new FileRoot(join(root, 'repo', '.git', 'hooks'))).toThrow(
+      "a repository's .git file, hooks and config stay read-only",
+    );
+  });
+
   it('keeps from its tools the credentials made after its start, $HOME reached through a link', async () => {
     const home = process.env['HOME'];
     const link = join(base, 'home-link');

@@ -216,12 +216,13 @@ describe.each([
             const standing = readdirSync(root).filter((name) => !listing.includes(name));
             expect(standing.sort()).toEqual(
               [
-                '.mcp.json',
                 '.vscode',
                 '.idea',
-                // The agents' folders of settings, held whole (see docs/sandbox.md).
-                ...['.claude', '.cursor', '.gemini', '.codex', '.zed', '.kiro'],
-                ...['.amazonq', '.continue', '.roo', '.windsurf'],
+                // The agents' settings files and folders, held whole (see docs/sandbox.md).
+                ...['.mcp.json', 'opencode.json', 'opencode.jsonc', 'crush.json', '.crush.json'],
+                ...['.claude', '.cursor', '.gemini', '.qwen', '.codex', '.zed', '.kiro'],
+                ...['.amazonq', '.continue', '.roo', '.kilocode', '.windsurf', '.opencode'],
+                ...['.factory', '.junie', '.trae'],
               ].sort(),
             );
             for (const name of standing) expect(readdirSync(join(root, name))).toEqual([]);
