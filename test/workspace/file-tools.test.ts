@@ -331,8 +331,13 @@ describe('fs tools through the executor', () => {
       /^Error: the path "\.\.\/x+"…"x+" \(4003 characters\) is outside the root directory "[^"]+": its "\.\." climbs out, and it leads to "[^"]+"…"x+" \(\d+ characters\);/,
     );
     expect(outputs[3]).toMatch(
-      /^Error: cannot write "n+"…"n+\.txt" \(304 characters\): a name in it is longer than the file system allows$/,
+      /^Error: cannot write "n+"…"n+\.txt" \(304 characters\): the name "n{40}\.\.\." is 304 bytes long in UTF-8, more than a file name can be \(255\)$/,
     );
+    // Refused before the folders on its way are made, so none is left behind.
+    expect(
+      await run(job(writeFile, { path: `made1/made2/${'\u00e9'.repeat(200)}`, content: 'x' })),
+    ).toEqual([expect.stringContaining('is 400 bytes long in UTF-8')]);
+    expect(existsSync(join(root, 'made1'))).toBe(false);
   });
 
   it('reports a missing file and invalid arguments clearly', async () => {
