@@ -40,6 +40,7 @@ export const HTTP_LIMITS = [
   'maxConnectionsPerAddress',
   'maxBodyBytes',
   'maxBodyBytesInFlight',
+  'maxBodyBytesInFlightPerSubject',
   'maxUnreadAnswerBytes',
   'maxUnreadAnswerBytesPerSubject',
   'requestTimeoutMs',

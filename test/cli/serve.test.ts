@@ -284,6 +284,21 @@ describe('agenttool serve: bad input', () => {
     expect(ran.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 
+  it("passes each caller's share of the bodies in flight to the listener, which checks it", async () => {
+    const ran = await runAgenttool([
+      'serve',
+      APP,
+      '--http',
+      '0',
+      '--limit',
+      'maxBodyBytes=2000,maxBodyBytesInFlightPerSubject=1000',
+    ]);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain(
+      'maxBodyBytesInFlightPerSubject (1000) must be at least maxBodyBytes (2000): a body of the largest size could never be read',
+    );
+  });
+
   it('exits 2 for --limit without --http', async () => {
     const stdio = await runAgenttool(['serve', APP, '--limit', 'maxCalls=5']);
     expect(stdio.code).toBe(2);

@@ -17,6 +17,8 @@ export { mcpDefinition } from './definition';
 export { McpToolServer, serveTools } from './tool-server';
 export { type ChangedTool, type ServedChanges } from './swap';
 export {
+  DEFAULT_MAX_SUBSCRIPTION_URI_BYTES,
+  DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION,
   type McpServerOptions,
   type ServeSource,
   type StdioConnection,

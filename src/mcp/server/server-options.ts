@@ -13,6 +13,11 @@ import { type ScaleOutOptions } from './scale';
 import { type ErrorReporter, type McpSession } from './session';
 import { type TaskOptions } from './tasks';
 
+/** How many resources one 2025-era session subscribes to at most, by default (1000). */
+export const DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION = 1000;
+/** How long a URI one subscribes to is at most, in UTF-8 bytes, by default (8 KiB). */
+export const DEFAULT_MAX_SUBSCRIPTION_URI_BYTES = 8 * 1024;
+
 /** How a served set is described and what it hooks into. */
 export interface McpServerOptions extends RoundTripOptions {
   /** The server's name (`initialize`, `server/discover`); `agenttool` by default. */
@@ -108,6 +113,19 @@ export interface McpServerOptions extends RoundTripOptions {
    * `resources/templates/list` holds (default 100); the rest follow by `nextCursor`.
    */
   readonly listPageSize?: number;
+  /**
+   * How many resources one 2025-era session subscribes to at most (`resources/subscribe`;
+   * default {@link DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION}, 1000). Past it a subscription
+   * to another URI is refused as invalid params (-32602) naming the limit; the session
+   * unsubscribes from one first.
+   */
+  readonly maxSubscriptionsPerSession?: number;
+  /**
+   * How long a URI a 2025-era session subscribes to is at most, in UTF-8 bytes (default
+   * {@link DEFAULT_MAX_SUBSCRIPTION_URI_BYTES}, 8 KiB); a longer one is refused as
+   * invalid params (-32602) giving both sizes.
+   */
+  readonly maxSubscriptionUriBytes?: number;
 }
 
 /** Something the server closes: an HTTP listener, a mounted handler, a stdio connection. */

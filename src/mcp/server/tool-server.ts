@@ -25,6 +25,7 @@ import { randomHex } from '../random';
 import {
   bounded,
   CallTracker,
+  countLimit,
   DEFAULT_CLOSE_GRACE_MS,
   DEFAULT_DRAIN_GRACE_MS,
   DEFAULT_PROGRESS_BUDGET_BYTES,
@@ -47,6 +48,8 @@ import { addServable, followTools } from './follow-tools';
 import { boundedStdioTransport } from './stdio-transport';
 import {
   type Closer,
+  DEFAULT_MAX_SUBSCRIPTION_URI_BYTES,
+  DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION,
   type McpServerOptions,
   type OpenedSession,
   type ServeSource,
@@ -185,6 +188,18 @@ export class McpToolServer {
         return self.#catalog;
       },
       listPageSize: pageSize,
+      subscriptionLimits: {
+        perSession: countLimit(
+          'maxSubscriptionsPerSession',
+          options.maxSubscriptionsPerSession,
+          DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION,
+        ),
+        uriBytes: countLimit(
+          'maxSubscriptionUriBytes',
+          options.maxSubscriptionUriBytes,
+          DEFAULT_MAX_SUBSCRIPTION_URI_BYTES,
+        ),
+      },
     };
     // A source whose tools change by themselves (remote servers) is served as its
     // changes are: a tool refused is left out and reported, the others served.
@@ -230,7 +245,7 @@ export class McpToolServer {
    * the resource changed; they read it again. Resolves once the notices have gone out.
    */
   resourceUpdated(uri: string): Promise<void> {
-    return notifyResourceUpdated(this.#connections, uri);
+    return notifyResourceUpdated(this.host, this.#connections, uri);
   }
 
   /** The sessions currently open. */
@@ -670,10 +685,13 @@ class ConnectionSession implements SessionBinding {
   // Parked calls of one connection are answered by that connection only.
   #owner: string | undefined;
   readonly resumable: boolean;
+  readonly lasting: boolean;
 
   constructor(opened: OpenedSession, resumable: boolean) {
     this.#lease = { ...opened, release: () => undefined };
     this.resumable = resumable;
+    // A stateless request's connection is its one call's session.
+    this.lasting = !opened.session.endsWithCall;
   }
 
   lease(): SessionLease {

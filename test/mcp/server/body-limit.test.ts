@@ -261,6 +261,8 @@ describe('a listener with maxBodyBytesInFlight', () => {
     listener = await server.listenHttp({
       maxBodyBytes: 1000,
       maxBodyBytesInFlight: 2000,
+      // The one local caller gets the whole budget here; the shares are tested below.
+      maxBodyBytesInFlightPerSubject: 2000,
       requestTimeoutMs: 2_000,
     });
   });
@@ -358,6 +360,80 @@ describe('a listener with maxBodyBytesInFlight', () => {
       other.listenHttp({ maxBodyBytes: 1000, maxBodyBytesInFlight: 999 }),
     ).rejects.toThrow(
       'mcp: http: maxBodyBytesInFlight (999) must be at least maxBodyBytes (1000): a body of the largest size could never be read',
+    );
+    await other.close();
+  });
+});
+
+describe("each caller's share of maxBodyBytesInFlight", () => {
+  let server: McpToolServer;
+  let listener: HttpListener;
+  const held: Socket[] = [];
+  beforeEach(async () => {
+    server = new McpToolServer([echo]);
+    // Callers told apart by X-Forwarded-For; each may read 1000 bytes of the 4000 at once
+    // (a tenth, but never less than one body of the largest size).
+    listener = await server.listenHttp({
+      maxBodyBytes: 1000,
+      maxBodyBytesInFlight: 4000,
+      requestTimeoutMs: 2_000,
+      trustProxy: true,
+    });
+  });
+  afterEach(async () => {
+    for (const socket of held.splice(0)) socket.destroy();
+    await server.close();
+  });
+
+  const ping = (size: number): string => {
+    const start = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"pad":"';
+    return `${start}${'x'.repeat(size - start.length - 4)}"}}}`;
+  };
+
+  /** A request of `address` whose 900-byte body is whole, on a connection that closes. */
+  const whole = (address: string): string =>
+    head(listener.port, `Content-Length: 900\r\nConnection: close\r\nX-Forwarded-For: ${address}`) +
+    ping(900);
+
+  test('one caller holding bodies half-sent is refused more, and another caller is read', async () => {
+    // Mallory sends all but the last 100 bytes of four 900-byte bodies: 3,200 bytes,
+    // past the endpoint's budget once another caller's 900 come on top, were it one budget.
+    for (let i = 0; i < 4; i++) {
+      const socket = connect(listener.port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.write(
+        head(listener.port, 'Content-Length: 900\r\nX-Forwarded-For: 10.6.6.6') +
+          ping(900).slice(0, -100),
+      );
+      held.push(socket);
+    }
+    // Once what Mallory sent is being read, another body of hers is refused.
+    let refused = await exchange(listener.port, whole('10.6.6.6'));
+    for (let tries = 0; tries < 100 && !/ (429|503) /.test(refused.status); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      refused = await exchange(listener.port, whole('10.6.6.6'));
+    }
+    expect(refused.status).toBe('HTTP/1.1 429 Too Many Requests');
+    expect(refused.headers).toContain('connection: close');
+    expect(refused.headers).toContain('retry-after: 5');
+    expect(JSON.parse(refused.body)).toMatchObject({
+      error: {
+        message:
+          'Too Many Requests: the client address 10.6.6.6 is sending its share of 1000 bytes of request bodies at once (maxBodyBytesInFlightPerSubject); finish or close one, or try again later',
+      },
+    });
+    // Bob's body is read and answered meanwhile.
+    const bob = await exchange(listener.port, whole('10.0.0.2'));
+    expect(bob.status).not.toMatch(/ (429|503) /);
+    expect(bob.body).toContain('"jsonrpc":"2.0"');
+  });
+
+  test('must hold at least one body of the largest size', async () => {
+    const other = new McpToolServer([echo]);
+    await expect(
+      other.listenHttp({ maxBodyBytes: 1000, maxBodyBytesInFlightPerSubject: 999 }),
+    ).rejects.toThrow(
+      'mcp: http: maxBodyBytesInFlightPerSubject (999) must be at least maxBodyBytes (1000): a body of the largest size could never be read',
     );
     await other.close();
   });

@@ -612,3 +612,104 @@ describe('maxCalls: the calls in flight of all callers together', () => {
     );
   });
 });
+
+describe('prompts/get and resources/read count among the calls in flight', () => {
+  /** The reads and gets under way, held until the test lets them go. */
+  let started = 0;
+  let reached: { count: number; resolve: () => void } | undefined;
+  let release: () => void = () => undefined;
+  let gate = Promise.resolve();
+  const held = async (): Promise<void> => {
+    started++;
+    if (reached !== undefined && started >= reached.count) reached.resolve();
+    await gate;
+  };
+  const startedAll = (count: number) =>
+    started >= count
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => (reached = { count, resolve }));
+
+  let server: McpToolServer;
+  let listener: HttpListener;
+
+  beforeEach(async () => {
+    started = 0;
+    reached = undefined;
+    gate = new Promise<void>((resolve) => (release = resolve));
+    server = new McpToolServer([new SlowCalls().tool], {
+      resources: [
+        {
+          uriTemplate: 'items://{id}',
+          name: 'items',
+          read: async (vars: Readonly<Record<string, string>>) => {
+            if (vars.id === 'slow') await held();
+            return `item ${vars.id}`;
+          },
+        },
+      ],
+      prompts: [
+        {
+          name: 'slow',
+          get: async () => {
+            await held();
+            return 'prompt';
+          },
+        },
+      ],
+    });
+    listener = await server.listenHttp({ trustProxy: true, maxCallsPerSubject: SHARE });
+  });
+
+  afterEach(async () => {
+    release();
+    await server.close();
+  });
+
+  const read = (address: string, id: string, headers: Record<string, string> = {}) =>
+    post(listener.url, modern('resources/read', { uri: `items://${id}` }), {
+      'mcp-name': `items://${id}`,
+      ...from(address),
+      ...headers,
+    });
+
+  test('2026-07-28: reads and gets past the share are refused 429; another client still reads; the share comes back', async () => {
+    const running = [
+      read('10.0.0.1', 'slow'),
+      post(listener.url, modern('prompts/get', { name: 'slow' }), from('10.0.0.1')),
+    ];
+    await startedAll(2);
+    expectRefused(await read('10.0.0.1', 'fast'), 'client address 10.0.0.1');
+    expectRefused(
+      await post(listener.url, modern('prompts/get', { name: 'slow' }), from('10.0.0.1')),
+      'client address 10.0.0.1',
+    );
+    expectRefused(await callSlow(listener.url, '10.0.0.1'), 'client address 10.0.0.1');
+    const other = await read('10.0.0.2', 'fast');
+    expect(other.message?.result).toMatchObject({ contents: [{ text: 'item fast' }] });
+    release();
+    const [slowRead, slowGet] = await Promise.all(running);
+    expect(slowRead!.message?.result).toMatchObject({ contents: [{ text: 'item slow' }] });
+    expect(slowGet!.message?.result).toMatchObject({ messages: [{ content: { text: 'prompt' } }] });
+    const again = await read('10.0.0.1', 'fast');
+    expect(again.message?.result).toMatchObject({ contents: [{ text: 'item fast' }] });
+  });
+
+  test('2025 era: reads past the share are refused 429', async () => {
+    const session = await legacySession(listener.url, '10.0.0.3');
+    const legacyRead = (id: string, n: number) =>
+      post(
+        listener.url,
+        { jsonrpc: '2.0', id: n, method: 'resources/read', params: { uri: `items://${id}` } },
+        session.headers,
+      );
+    const running = [legacyRead('slow', 1), legacyRead('slow', 2)];
+    await startedAll(2);
+    expectRefused(await legacyRead('fast', 3), 'client address 10.0.0.3');
+    release();
+    for (const answer of await Promise.all(running)) {
+      expect(answer.message?.result).toMatchObject({ contents: [{ text: 'item slow' }] });
+    }
+    const again = await legacyRead('fast', 4);
+    expect(again.message?.result).toMatchObject({ contents: [{ text: 'item fast' }] });
+  });
+});

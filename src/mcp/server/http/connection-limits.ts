@@ -1,6 +1,7 @@
 import { AgentToolError } from '../../../core';
 import { countLimit, fairShare } from '../calls';
-import { AnswerBudget, BodyBudget } from './http-io';
+import { callerName, RETRY_AFTER_SECONDS } from './fair-shares';
+import { AnswerBudget, type BodyAllowance, BodyBudget, jsonRpcError } from './http-io';
 import {
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
@@ -15,7 +16,10 @@ import {
 /** The bytes of bodies read at once by default: 64 MiB, at least four largest bodies. */
 const DEFAULT_BODIES_IN_FLIGHT = 64 * 1024 * 1024;
 
-/** The budget of request bodies the options set (`maxBodyBytesInFlight`), checked. */
+/**
+ * The budget of request bodies the options set (`maxBodyBytesInFlight`, and each
+ * caller's share of it, `maxBodyBytesInFlightPerSubject`), checked.
+ */
 export function bodyBudgetOf(options: HttpServeOptions, limit: number): BodyBudget {
   const budget = countLimit(
     'maxBodyBytesInFlight',
@@ -28,7 +32,41 @@ export function bodyBudgetOf(options: HttpServeOptions, limit: number): BodyBudg
       `mcp: http: maxBodyBytesInFlight (${budget}) must be at least maxBodyBytes (${limit}): a body of the largest size could never be read`,
     );
   }
-  return new BodyBudget(budget);
+  // A fair share, but never less than one body of the largest size.
+  const share = countLimit(
+    'maxBodyBytesInFlightPerSubject',
+    options.maxBodyBytesInFlightPerSubject,
+    Math.min(budget, Math.max(fairShare(budget), limit)),
+  );
+  if (share < limit) {
+    throw new AgentToolError(
+      'INVALID_OPTIONS',
+      `mcp: http: maxBodyBytesInFlightPerSubject (${share}) must be at least maxBodyBytes (${limit}): a body of the largest size could never be read`,
+    );
+  }
+  return new BodyBudget(budget, Math.min(share, budget));
+}
+
+/**
+ * The refusal of a request whose body `allowance` had no room for, its connection closed:
+ * past the caller's share 429, naming the caller; past the endpoint's budget 503.
+ */
+export function overBudget(allowance: BodyAllowance): Response {
+  const budget = allowance.budget;
+  if (allowance.refused === 'share') {
+    return jsonRpcError(
+      429,
+      -32000,
+      `Too Many Requests: the ${callerName(allowance.caller)} is sending its share of ${budget.share} bytes of request bodies at once (maxBodyBytesInFlightPerSubject); finish or close one, or try again later`,
+      { Connection: 'close', 'Retry-After': String(RETRY_AFTER_SECONDS) },
+    );
+  }
+  return jsonRpcError(
+    503,
+    -32000,
+    `Service unavailable: the server is reading its limit of ${budget.limit} bytes of request bodies at once (maxBodyBytesInFlight); try again later`,
+    { Connection: 'close', 'Retry-After': '1' },
+  );
 }
 
 /** The bytes of unread answers held at once by default: 256 MiB. */

@@ -260,10 +260,10 @@ const CALLS_REMEDY = 'wait for one of them to end, or cancel one, first';
 const CALLS_LATER = 'try again later';
 
 /**
- * The tool calls in flight of one endpoint, against its limit (`maxCalls`), and of each
- * of its callers, against its share (`maxCallsPerSubject`): a call counts from its start
- * to its end, whether or not the connection of its request is still open (see
- * `takeCallShare`).
+ * The calls in flight of one endpoint (tools' calls, prompts' gets, resources' reads),
+ * against its limit (`maxCalls`), and of each of its callers, against its share
+ * (`maxCallsPerSubject`): a call counts from its start to its end, whether or not the
+ * connection of its request is still open (see `takeCallShare`).
  */
 export class CallShares {
   readonly #tally = new Tally();

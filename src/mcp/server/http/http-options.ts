@@ -109,6 +109,15 @@ export interface HttpServeOptions {
    */
   readonly maxBodyBytesInFlight?: number;
   /**
+   * The most bytes of request bodies one caller (an authenticated subject, or a client
+   * address without authorization; see `trustProxy`) has being read at once. Default: a
+   * fair share, a tenth of {@link HttpServeOptions.maxBodyBytesInFlight}, and never less
+   * than `maxBodyBytes` (6.4 MiB by default); at least `maxBodyBytes`. Past it that
+   * caller's request gets 429 with `Retry-After` and its connection closes; other callers
+   * are not affected, so one holding many bodies half-sent cannot shut them out.
+   */
+  readonly maxBodyBytesInFlightPerSubject?: number;
+  /**
    * A session with no request for this long ends (default 30 minutes; 0 never). A
    * session with a call in flight is not idle. Applies to 2025-era sessions and to the
    * sessions 2026-07-28 clients hold by handle.
@@ -142,20 +151,21 @@ export interface HttpServeOptions {
    */
   readonly maxStreamsPerSubject?: number;
   /**
-   * The most tool calls in flight at once, all callers together (default
-   * {@link DEFAULT_MAX_CALLS}, 1000; a whole number, at least 1), each counted as
+   * The most calls in flight at once (tools' calls, and `prompts/get` and
+   * `resources/read`, which run the server's code as a call does), all callers together
+   * (default {@link DEFAULT_MAX_CALLS}, 1000; a whole number, at least 1), each counted as
    * {@link HttpServeOptions.maxCallsPerSubject} counts it: from its start until its tool
-   * has ended, with or without the connection of its request, in both eras. Past it a new
-   * `tools/call` of any caller gets 503 with `Retry-After` and a message naming the limit
-   * (`Service unavailable: the server holds its limit of 1000 calls in flight
-   * (maxCalls); try again later`); one in a batch, or one that arrived together with
-   * others past the limit, the same message as a JSON-RPC error (-32000).
+   * (or `get`, or `read`) has ended, with or without the connection of its request, in
+   * both eras. Past it a new call of any caller gets 503 with `Retry-After` and a
+   * message naming the limit (`Service unavailable: the server holds its limit of 1000
+   * calls in flight (maxCalls); try again later`); one in a batch, or one that arrived
+   * together with others past the limit, the same message as a JSON-RPC error (-32000).
    */
   readonly maxCalls?: number;
   /**
-   * The most tool calls one caller has in flight at once (callers counted as
-   * {@link HttpServeOptions.maxSessionsPerSubject} counts them). Default: a tenth of
-   * {@link HttpServeOptions.maxCalls} (at least 1), so
+   * The most calls (as {@link HttpServeOptions.maxCalls} counts them) one caller has in
+   * flight at once (callers counted as {@link HttpServeOptions.maxSessionsPerSubject}
+   * counts them). Default: a tenth of {@link HttpServeOptions.maxCalls} (at least 1), so
    * {@link DEFAULT_MAX_CALLS_PER_SUBJECT}, 100, by default; a whole number, at least 1.
    * A call counts
    * from the moment its `tools/call` is taken until its tool has ended (a result, an

@@ -23,7 +23,10 @@ import { endingAt } from './token-expiry';
  * answer to send (429 past a caller's share, 503 past the endpoint's limit, naming it).
  */
 export class Admission {
-  /** The tool calls in flight, each caller's and all, counted by the calls (see takeCallShare). */
+  /**
+   * The calls in flight (tools' calls, prompts' gets, resources' reads), each caller's
+   * and all, counted by the calls (see takeCallShare).
+   */
   readonly calls: CallShares;
   readonly #streams: StreamShares;
   readonly #sessions: SessionShares;
@@ -47,13 +50,14 @@ export class Admission {
   }
 
   /**
-   * Why a 2026-07-28 request may not be served now, or undefined. A new call is refused
-   * while its caller keeps its share of calls waiting for answers (429; 503 past the
-   * server's limit) or of calls in flight (429; 503 past the endpoint's `maxCalls`), and
-   * when it would open a session by handle past the caller's share of sessions (429).
+   * Why a 2026-07-28 request may not be served now, or undefined. A new call (a tool's, a
+   * prompt's `get`, a resource's `read`) is refused while its caller keeps its share of
+   * calls waiting for answers (429; 503 past the server's limit) or of calls in flight
+   * (429; 503 past the endpoint's `maxCalls`), and a tool's call when it would open a
+   * session by handle past the caller's share of sessions (429).
    */
   modern(body: unknown, caller: string, authInfo: AuthInfo | undefined): Response | undefined {
-    if (!isJsonObject(body) || body.method !== 'tools/call' || !isJsonObject(body.params)) {
+    if (!isJsonObject(body) || !counted(body.method) || !isJsonObject(body.params)) {
       return undefined;
     }
     const params = body.params;
@@ -76,7 +80,9 @@ export class Admission {
     }
     const calls = this.calls.refusal(caller, id);
     if (calls !== undefined) return calls;
-    if (this.#stateless || !opensHandleSession(params)) return undefined;
+    if (body.method !== 'tools/call' || this.#stateless || !opensHandleSession(params)) {
+      return undefined;
+    }
     const handle = handleOf(params);
     if (handle !== undefined && this.#handles.holds(handle, subjectOf(authInfo))) return undefined;
     const limits = this.#sessions.limits;
@@ -92,13 +98,13 @@ export class Admission {
   }
 
   /**
-   * The 429 of a 2025-era `tools/call` of a caller that holds its share of calls in
-   * flight (503 when the endpoint holds its `maxCalls`), or undefined. A batch is let
-   * in: its calls are refused one by one, when they start, and the answers it may carry
-   * are always taken.
+   * The 429 of a 2025-era `tools/call`, `prompts/get` or `resources/read` of a caller
+   * that holds its share of calls in flight (503 when the endpoint holds its `maxCalls`),
+   * or undefined. A batch is let in: its calls are refused one by one, when they start,
+   * and the answers it may carry are always taken.
    */
   call(body: unknown, caller: string): Response | undefined {
-    if (!isJsonObject(body) || body.method !== 'tools/call') return undefined;
+    if (!isJsonObject(body) || !counted(body.method)) return undefined;
     return this.calls.refusal(caller, requestId(body));
   }
 
@@ -153,6 +159,14 @@ export class Admission {
       { status: 400 },
     );
   }
+}
+
+/**
+ * True for the methods that count among a caller's calls in flight: a tool's call, and
+ * a prompt's `get` or a resource's `read`, which run the server's code as a call does.
+ */
+function counted(method: unknown): boolean {
+  return method === 'tools/call' || method === 'resources/read' || method === 'prompts/get';
 }
 
 /** True for `tools/call` params of a client that carries session handles. */

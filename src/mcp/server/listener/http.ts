@@ -265,15 +265,15 @@ class HttpEndpoint {
         ? this.#named(extras.authInfo)
         : await this.#authorize(request, extras.authInfo);
     if (authInfo instanceof Response) return authInfo;
-    this.#identify(
-      request,
-      callerKey(authInfo, this.#clientAddress(request.headers, extras.clientAddress)),
-    );
+    const caller = callerKey(authInfo, this.#clientAddress(request.headers, extras.clientAddress));
+    this.#identify(request, caller);
     let body: Body;
     if (request.method === 'POST') {
-      const read = await readLimited(request, this.#limit, this.#bodies);
+      // Each caller reads its share of the bodies at once: one cannot shut the others out.
+      const allowance = this.#bodies.for(caller);
+      const read = await readLimited(request, this.#limit, allowance);
       if (read === undefined) return tooLarge(this.#limit);
-      if (read === OVER_BUDGET) return overBudget(this.#bodies);
+      if (read === OVER_BUDGET) return overBudget(allowance);
       if (read instanceof Response) return read;
       const parsed = parseBody(read);
       if (parsed instanceof Response) return parsed;
@@ -401,7 +401,8 @@ class HttpEndpoint {
       this.#gate === undefined ? this.#named(given) : await this.#authorize(request, given);
     if (authInfo instanceof Response) return refusedUnread(req, authInfo);
     const address = this.#clientAddress(headers, req.socket?.remoteAddress);
-    this.#identify(request, callerKey(authInfo, address));
+    const caller = callerKey(authInfo, address);
+    this.#identify(request, caller);
     let body: Body;
     if (method === 'POST') {
       if (parsedBody !== undefined && typeof parsedBody !== 'function') {
@@ -409,9 +410,10 @@ class HttpEndpoint {
         if (refused !== undefined) return refused;
         body = { parsed: parsedBody };
       } else {
-        const text = await readNodeBody(req, this.#limit, this.#bodies);
+        const allowance = this.#bodies.for(caller);
+        const text = await readNodeBody(req, this.#limit, allowance);
         if (text === undefined) return tooLarge(this.#limit, { Connection: 'close' });
-        if (text === OVER_BUDGET) return overBudget(this.#bodies);
+        if (text === OVER_BUDGET) return overBudget(allowance);
         const parsed = parseBody(text);
         if (parsed instanceof Response) return parsed;
         body = parsed;

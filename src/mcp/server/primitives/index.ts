@@ -5,3 +5,4 @@ export {
   primitiveCapabilities,
   servePrimitives,
 } from './serve';
+export { type SubscriptionLimits } from './operation';

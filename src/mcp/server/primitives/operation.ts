@@ -29,7 +29,7 @@ import {
   type SendToClient,
   SHUTTING_DOWN,
 } from '../calls';
-import { callerKeyOf } from '../http';
+import { callerKeyOf, takeCallShare } from '../http';
 import { type SessionLease } from '../session';
 import { type Catalog } from './catalog';
 
@@ -48,7 +48,17 @@ export interface PrimitiveHost {
   readonly recorder: RecordFunc | undefined;
   readonly trips: RoundTrips;
   readonly calls: CallTracker;
+  /** What one 2025-era connection may subscribe to (`resources/subscribe`). */
+  readonly subscriptionLimits: SubscriptionLimits;
   report(message: string, error: unknown): void;
+}
+
+/** The bounds of one connection's subscriptions (see `McpServerOptions`). */
+export interface SubscriptionLimits {
+  /** How many URIs one connection subscribes to at most. */
+  readonly perSession: number;
+  /** How long a subscribed URI is at most, in UTF-8 bytes. */
+  readonly uriBytes: number;
 }
 
 /** How a request finds its session (the sessions' `PrimitiveBinding` is one). */
@@ -56,6 +66,12 @@ export interface PrimitiveBinding {
   lease(ctx: ServerContext, client: ClientCapabilities | undefined): SessionLease;
   owner(ctx: ServerContext): string;
   readonly resumable?: boolean;
+  /**
+   * False when the connection ends with the one request it serves (a `stateless`
+   * endpoint's): nothing the server sends later reaches its client, so it takes no
+   * subscriptions.
+   */
+  readonly lasting?: boolean;
 }
 
 /** JSON-RPC "Invalid params". */
@@ -70,7 +86,9 @@ export type Era = 'legacy' | 'modern';
  * 2026-07-28 era as input requests that go back with the answer, the run parked under a
  * request state until the client answers), stopped when the request is cancelled or
  * the server closes. A `ValidationError` fails the request as invalid params, any other
- * error as an internal error with its message.
+ * error as an internal error with its message. Over HTTP a new one counts among its
+ * caller's calls in flight (`maxCallsPerSubject`, `maxCalls`), as a tool call does:
+ * until it is answered or given up, and its `get` or `read` has ended.
  */
 export async function runOperation<T extends object>(
   host: PrimitiveHost,
@@ -102,6 +120,8 @@ export async function runOperation<T extends object>(
       return settled<T>(answer);
     }
   }
+  // Throws the refusal past the caller's share, or the endpoint's limit.
+  const share = takeCallShare(ctx);
   const capabilities =
     era === 'modern' ? envelopeCapabilities(ctx) : server.getClientCapabilities();
   const lease = binding.lease(ctx, capabilities);
@@ -109,6 +129,7 @@ export async function runOperation<T extends object>(
     if (lease.ready !== undefined) await lease.ready;
   } catch (error) {
     lease.release();
+    share?.();
     throw new ProtocolError(INTERNAL_ERROR, `mcp: session setup failed: ${errorMessage(error)}`);
   }
   const call = { id: `mcp_${key}`, args: JSON.stringify(args) };
@@ -147,6 +168,7 @@ export async function runOperation<T extends object>(
     } finally {
       linked.dispose();
       lease.release();
+      share?.();
     }
   }
   const run = new RoundTripRun(key, binding.owner(ctx), capabilities, callerKeyOf(ctx));
@@ -193,7 +215,21 @@ export async function runOperation<T extends object>(
     rerouted: () => undefined,
   };
   run.start(running);
+  if (share !== undefined) heldUntilOver(run, result, share);
   return settled<T>(await run.wait(route, signal, host.trips, capabilities));
+}
+
+/**
+ * Gives `share` back once `run` is over (its answer taken, or given up) and `result`
+ * has settled: a stopped `get` or `read` that has not returned still holds what it holds.
+ */
+function heldUntilOver(run: RoundTripRun, result: Promise<unknown>, share: () => void): void {
+  let left = 2;
+  const one = (): void => {
+    if (--left === 0) share();
+  };
+  run.onOver(one);
+  result.then(one, one);
 }
 
 /** The operation's value, carried through the run's tool-shaped result. */

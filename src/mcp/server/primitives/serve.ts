@@ -32,8 +32,16 @@ export const DEFAULT_LIST_PAGE_SIZE = 100;
 /** The most values one `completion/complete` answer holds (MCP's limit). */
 const MAX_COMPLETIONS = 100;
 
-/** The capabilities of what the catalog serves: none for a server of tools alone. */
-export function primitiveCapabilities(host: PrimitiveHost, era: Era): ServerCapabilities {
+/**
+ * The capabilities of what the catalog serves: none for a server of tools alone.
+ * Subscriptions are offered on a 2025-era connection that outlives its request only
+ * (`lasting`): a stateless endpoint's could never deliver a notice.
+ */
+export function primitiveCapabilities(
+  host: PrimitiveHost,
+  era: Era,
+  lasting = true,
+): ServerCapabilities {
   const catalog = host.catalog;
   const capabilities: ServerCapabilities = {};
   // The lists can change when the tools' can (a swap of the served source), and when
@@ -42,24 +50,41 @@ export function primitiveCapabilities(host: PrimitiveHost, era: Era): ServerCapa
   const listChanged = (host.listChanged?.() ?? false) || live;
   if (catalog.hasPrompts || live) capabilities.prompts = { listChanged };
   if (catalog.hasResources || live) {
-    capabilities.resources = era === 'legacy' ? { listChanged, subscribe: true } : { listChanged };
+    capabilities.resources =
+      era === 'legacy' && lasting ? { listChanged, subscribe: true } : { listChanged };
   }
   if (catalog.completes) capabilities.completions = {};
   return capabilities;
 }
 
-/** What each 2025-era connection subscribed to (`resources/subscribe`). */
-const subscriptions = new WeakMap<Server, Set<string>>();
+/**
+ * What each 2025-era connection subscribed to (`resources/subscribe`): each URI with the
+ * caller that subscribed, whose access is checked again before each notice.
+ */
+const subscriptions = new WeakMap<Server, Map<string, AuthInfo | undefined>>();
 
 /**
  * Tells each 2025-era connection of `servers` that subscribed to `uri` that the
- * resource changed (`notifications/resources/updated`).
+ * resource changed (`notifications/resources/updated`), if its caller may still read
+ * it: the catalog, or a guard's answer, may have changed since it subscribed.
  */
-export async function notifyResourceUpdated(servers: Iterable<Server>, uri: string): Promise<void> {
+export async function notifyResourceUpdated(
+  host: PrimitiveHost,
+  servers: Iterable<Server>,
+  uri: string,
+): Promise<void> {
   const sends: Promise<void>[] = [];
   for (const server of servers) {
-    if (subscriptions.get(server)?.has(uri) !== true) continue;
-    sends.push(server.notification({ method: 'notifications/resources/updated', params: { uri } }));
+    const subscribed = subscriptions.get(server);
+    if (subscribed?.has(uri) !== true) continue;
+    const auth = subscribed.get(uri);
+    sends.push(
+      mayRead(host, uri, auth).then((allowed) =>
+        allowed
+          ? server.notification({ method: 'notifications/resources/updated', params: { uri } })
+          : undefined,
+      ),
+    );
   }
   await Promise.allSettled(sends);
 }
@@ -223,14 +248,34 @@ export function servePrimitives(
       }
       throw resourceNotFound(uri);
     });
-    if (era === 'legacy') {
-      server.setRequestHandler('resources/subscribe', (request) => {
+    // A stateless endpoint's connection ends with its request: no handler, so a
+    // subscription there is the SDK's method-not-found (-32601), as the capabilities say.
+    if (era === 'legacy' && binding.lasting !== false) {
+      const limits = host.subscriptionLimits;
+      server.setRequestHandler('resources/subscribe', async (request, ctx) => {
         const { uri } = request.params;
-        const known = host.catalog.resources.has(uri) || host.catalog.match(uri) !== undefined;
-        if (!known) throw resourceNotFound(uri);
-        let set = subscriptions.get(server);
-        if (set === undefined) subscriptions.set(server, (set = new Set()));
-        set.add(uri);
+        const bytes = Buffer.byteLength(uri);
+        if (bytes > limits.uriBytes) {
+          throw new ProtocolError(
+            INVALID_PARAMS,
+            `mcp: resources/subscribe: the URI is ${bytes} bytes, over the limit of ${limits.uriBytes} (maxSubscriptionUriBytes); subscribe to a shorter one`,
+          );
+        }
+        const auth = caller(ctx);
+        // A resource the caller may not read is answered as one that does not exist.
+        if (!(await mayRead(host, uri, auth))) throw resourceNotFound(uri);
+        let subscribed = subscriptions.get(server);
+        if (subscribed === undefined) {
+          subscribed = new Map<string, AuthInfo | undefined>();
+          subscriptions.set(server, subscribed);
+        }
+        if (!subscribed.has(uri) && subscribed.size >= limits.perSession) {
+          throw new ProtocolError(
+            INVALID_PARAMS,
+            `mcp: resources/subscribe: the session holds its limit of ${limits.perSession} subscriptions (maxSubscriptionsPerSession); unsubscribe from one first`,
+          );
+        }
+        subscribed.set(uri, auth);
         return {};
       });
       server.setRequestHandler('resources/unsubscribe', (request) => {
@@ -334,6 +379,21 @@ function ownCompleter(
  */
 function resourceNotFound(uri: string): ProtocolError {
   return new ResourceNotFoundError(uri, `mcp: unknown resource ${goQuote(uri)}`);
+}
+
+/**
+ * Whether `auth` may read the resource at `uri`, as `resources/read` decides: a fixed
+ * resource the caller may use, or else a template that matches it and the caller may use.
+ */
+async function mayRead(
+  host: PrimitiveHost,
+  uri: string,
+  auth: AuthInfo | undefined,
+): Promise<boolean> {
+  const fixed = host.catalog.resources.get(uri);
+  if (fixed !== undefined) return mayUse(host, fixed.resource, 'resource', auth);
+  const matched = host.catalog.match(uri);
+  return matched !== undefined && mayUse(host, matched.served.template, 'resource', auth);
 }
 
 /** Whether `auth` may use a prompt or resource (a guard that throws refuses, and is reported). */

@@ -132,10 +132,15 @@ interface HeldSession {
   readonly subject: string | undefined;
 }
 
-/** Ends something after `idleMs` with nothing in flight (0 or less: never). */
+/**
+ * Ends something after `idleMs` with nothing in flight (0 or less: never). Once stopped
+ * it stays stopped: a request still in flight when its session ended finishes after
+ * that, and re-arming then would keep the ended session (the timer holds it) for `idleMs`.
+ */
 export class IdleClock {
   #inFlight = 0;
   #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
 
   constructor(
     private readonly idleMs: number,
@@ -145,21 +150,26 @@ export class IdleClock {
   }
 
   busy(): void {
+    if (this.#stopped) return;
     this.#inFlight++;
     clearTimeout(this.#timer);
   }
 
   done(): void {
+    if (this.#stopped) return;
     this.#inFlight--;
     this.#arm();
   }
 
+  /** Stops the clock for good (the session ended): `busy` and `done` do nothing after it. */
   stop(): void {
+    this.#stopped = true;
     clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   #arm(): void {
-    if (this.idleMs <= 0 || this.#inFlight > 0) return;
+    if (this.#stopped || this.idleMs <= 0 || this.#inFlight > 0) return;
     clearTimeout(this.#timer);
     // A delay past 2^31-1 ms would fire at once: clamp it (about 24.8 days).
     this.#timer = setTimeout(this.expire, Math.min(this.idleMs, 2 ** 31 - 1));

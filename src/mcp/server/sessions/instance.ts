@@ -61,7 +61,12 @@ import {
   type Tasks,
 } from '../tasks';
 import { TracedServer } from '../telemetry';
-import { type Catalog, primitiveCapabilities, servePrimitives } from '../primitives';
+import {
+  type Catalog,
+  primitiveCapabilities,
+  servePrimitives,
+  type SubscriptionLimits,
+} from '../primitives';
 
 /** Params of any shape: the end request reads only its `_meta`. */
 const ANY_PARAMS: StandardSchemaV1<unknown, Record<string, unknown>> = {
@@ -104,6 +109,8 @@ export interface InstanceHost {
   readonly catalog: Catalog;
   /** How many entries one page of a prompts or resources list holds. */
   readonly listPageSize: number;
+  /** What one 2025-era connection may subscribe to (`resources/subscribe`). */
+  readonly subscriptionLimits: SubscriptionLimits;
 }
 
 /** How an instance finds the session of a call: pinned to its connection, or per request. */
@@ -120,6 +127,12 @@ export interface SessionBinding {
    * can be resumed (`Last-Event-ID`). Otherwise a dropped connection stops the call.
    */
   readonly resumable?: boolean;
+  /**
+   * False when the connection ends with the one request it serves (a `stateless`
+   * endpoint's): nothing the server sends later reaches its client, so it is offered
+   * no subscriptions.
+   */
+  readonly lasting?: boolean;
   /**
    * Ends the session the request `ctx` names by handle, when its caller opened it
    * ({@link SESSION_END_METHOD}); absent where sessions are not held by handle.
@@ -153,7 +166,7 @@ export function buildInstance(
       capabilities: {
         tools: { listChanged: host.listChanged() },
         logging: {},
-        ...primitiveCapabilities(host, era),
+        ...primitiveCapabilities(host, era, binding.lasting !== false),
         extensions: { [SESSIONS_EXTENSION]: {} },
       },
       ...(host.instructions === undefined ? {} : { instructions: host.instructions }),
