@@ -78,7 +78,7 @@ export function homeStartupPaths(roots: readonly string[], homes: readonly strin
  * one of `roots`, as they are when asked, but one that is or holds one of `roots`: a home
  * folder's settings and the tools it puts on `PATH` (`.config`, `.local`, `.cargo`,
  * `.nvm`, ...), which the host's programs run or read outside any sandbox, and which no
- * list of names can cover. A workspace that is a home folder, or holds one, keeps them
+ * list of names can cover; not `.git`, held as a repository's is. A workspace that is a home folder, or holds one, keeps them
  * read-only, as a workspace elsewhere keeps the whole home folder: its other files are
  * the work.
  */
@@ -91,10 +91,14 @@ export function homeDotEntries(roots: readonly string[], homes: readonly string[
     } catch {
       return [];
     }
-    return names
-      .filter((name) => name.startsWith('.'))
-      .map((name) => join(home, name))
-      .filter((path) => !realRoots.some((root) => root === path || root.startsWith(path + sep)));
+    return (
+      names
+        // A home folder that is a repository keeps its `.git` as any repository does (its
+        // hooks and config held): whole, git there could not commit.
+        .filter((name) => name.startsWith('.') && name !== '.git')
+        .map((name) => join(home, name))
+        .filter((path) => !realRoots.some((root) => root === path || root.startsWith(path + sep)))
+    );
   });
 }
 

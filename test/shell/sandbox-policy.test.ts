@@ -92,7 +92,14 @@ describe("a home folder's hidden entries", () => {
   it('stay read-only where a writable folder is the home folder or holds it, but one holding a writable folder', () => {
     const home = realpathSync(mkdtempSync(join(tmpdir(), 'home-')));
     try {
-      for (const dir of ['.config/Claude', '.cargo', '.local/lib', '.cache/work', 'projects']) {
+      for (const dir of [
+        '.config/Claude',
+        '.cargo',
+        '.local/lib',
+        '.cache/work',
+        'projects',
+        '.git/hooks',
+      ]) {
         mkdirSync(join(home, dir), { recursive: true });
       }
       writeFileSync(join(home, '.vimrc'), '');
@@ -110,6 +117,9 @@ describe("a home folder's hidden entries", () => {
       for (const name of ['projects', 'notes.txt']) {
         expect(denied.some((path) => path.startsWith(join(home, name)))).toBe(false);
       }
+      // A home folder that is a repository keeps its .git as any repository does (the
+      // shell's start holds its hooks and config), not whole.
+      expect(denied).not.toContain(join(home, '.git'));
       expect(homeDotEntries([join(home, 'projects')], [home])).toEqual([]);
       expect(homeDotEntries([tmpdir()], [home])).toContain(join(home, '.cargo'));
     } finally {
