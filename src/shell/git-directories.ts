@@ -46,9 +46,10 @@ export interface GitDirSearch {
    */
   readonly sealed: readonly FoundPath[];
   /**
-   * The entries of the folders one level down named as one of the `named` asked for
-   * (lower case; names are matched with case ignored): what another program takes up
-   * once it is there.
+   * The entries of the folders one level down named as one of the `named` asked for,
+   * and of the writable folders themselves named as one of `namedAtRoot` (lower case;
+   * names are matched with case ignored): what another program takes up once it is
+   * there.
    */
   readonly named: readonly FoundPath[];
 }
@@ -58,6 +59,7 @@ export async function gitDirectories(
   roots: readonly string[],
   maxDirectories: number,
   named: ReadonlySet<string> = new Set(),
+  namedAtRoot: ReadonlySet<string> = new Set(),
 ): Promise<GitDirSearch> {
   const realRoots = roots.flatMap((root) => realPath(root) ?? []);
   const inside = (path: string) =>
@@ -171,6 +173,20 @@ export async function gitDirectories(
     // Its folders are found by listing it: one it cannot list hides them all.
     enterable(root, top !== 'unlisted');
     const listed = top === 'unlisted' ? [] : top;
+    // The agents' files the sandbox does not hold at a writable folder when missing.
+    const atRoot =
+      top === 'unlisted'
+        ? [...namedAtRoot].filter((name) => lstatOf(join(root, name)) !== undefined)
+        : listed
+            .filter((entry) => namedAtRoot.has(entry.name.toLowerCase()))
+            .map((entry) => entry.name);
+    for (const name of atRoot) {
+      const path = join(root, name);
+      if (!namedSeen.has(path)) {
+        namedSeen.add(path);
+        namedFound.push({ path, root, shown: name });
+      }
+    }
     budget--;
     gitDirsIn(root, top, add, within);
     drain();

@@ -8,7 +8,11 @@ import { basename, dirname, join } from 'node:path';
 import { lstatOf } from './folder-reads';
 import { type FoundPath } from './git-directories';
 import { PinnedFolder } from './pinned-folder';
-import { AGENT_CONFIG_DIRECTORIES, AGENT_CONFIG_FILES } from './protected-paths';
+import {
+  AGENT_CONFIG_DIRECTORIES,
+  AGENT_CONFIG_FILES,
+  UNHELD_AGENT_FILES,
+} from './protected-paths';
 import { freeName } from './repository-items';
 
 /**
@@ -21,6 +25,15 @@ import { freeName } from './repository-items';
  */
 export const SETTINGS_NAMES: ReadonlySet<string> = new Set(
   [...AGENT_CONFIG_DIRECTORIES, ...AGENT_CONFIG_FILES].map((name) => name.toLowerCase()),
+);
+
+/**
+ * What of {@link SETTINGS_NAMES} is looked for at a writable folder itself too (lower
+ * case): the agents' files the sandbox does not hold there when missing (see
+ * `UNHELD_AGENT_FILES`), moved aside when a command made them.
+ */
+export const ROOT_SETTINGS_NAMES: ReadonlySet<string> = new Set(
+  UNHELD_AGENT_FILES.map((name) => name.toLowerCase()),
 );
 
 /** The agents' settings one level down, as found at the record, and those made since. */

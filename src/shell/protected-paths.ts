@@ -70,7 +70,8 @@ export const AGENT_CONFIG_DIRECTORIES: readonly string[] = [
  * sandbox (MCP servers, hooks, language servers): the `.mcp.json` of Claude Code and
  * others (also on the runtime's list), opencode's `opencode.json` and `opencode.jsonc`,
  * Crush's `crush.json` and `.crush.json`. Held as {@link PROTECTED_FILES} are, and, where
- * missing, at each writable root as the agents' folders are.
+ * missing, the hidden ones at each writable root as the agents' folders are (see
+ * {@link UNHELD_AGENT_FILES} for the others).
  */
 export const AGENT_CONFIG_FILES: readonly string[] = [
   '.mcp.json',
@@ -79,6 +80,16 @@ export const AGENT_CONFIG_FILES: readonly string[] = [
   'crush.json',
   '.crush.json',
 ];
+
+/**
+ * Of {@link AGENT_CONFIG_FILES}, those no folder stands in for where they are missing: a
+ * stand-in shows in a plain `ls`, to the model and in the user's folder while the shell
+ * runs. Made by a command at a writable folder, the repository guard moves them aside
+ * after it, as it does the agents' settings one level down.
+ */
+export const UNHELD_AGENT_FILES: readonly string[] = AGENT_CONFIG_FILES.filter(
+  (name) => !name.startsWith('.'),
+);
 
 /** {@link PROTECTED_FILES} and {@link AGENT_CONFIG_FILES}: the files held by name. */
 export const HELD_FILES: readonly string[] = [
@@ -95,7 +106,7 @@ export const HELD_FILES: readonly string[] = [
  * exists (a home folder holds them all: see `heldStartupPaths`).
  */
 export const HELD_WHEN_MISSING: readonly string[] = [
-  ...AGENT_CONFIG_FILES,
+  ...AGENT_CONFIG_FILES.filter((name) => name.startsWith('.')),
   '.vscode',
   '.idea',
   ...AGENT_CONFIG_DIRECTORIES,

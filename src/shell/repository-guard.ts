@@ -13,7 +13,13 @@ import { type Stats } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { lstatOf, realPath } from './folder-reads';
 import { type GitDir, gitDirectories, type GitDirSearch } from './git-directories';
-import { MadeSettings, noteStillClosed, openClosed, SETTINGS_NAMES } from './guard-folders';
+import {
+  MadeSettings,
+  noteStillClosed,
+  openClosed,
+  ROOT_SETTINGS_NAMES,
+  SETTINGS_NAMES,
+} from './guard-folders';
 import { disarm, type Items, itemsOf } from './repository-items';
 
 /** The most directories one check reads, all roots together. */
@@ -306,6 +312,6 @@ export class RepositoryGuard {
 
   /** The git directories of the roots and of their folders one level down. */
   private gitDirs(): Promise<GitDirSearch> {
-    return gitDirectories(this.roots, this.maxDirectories, SETTINGS_NAMES);
+    return gitDirectories(this.roots, this.maxDirectories, SETTINGS_NAMES, ROOT_SETTINGS_NAMES);
   }
 }

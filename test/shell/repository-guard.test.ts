@@ -431,6 +431,7 @@ describe('RepositoryGuard', () => {
     mkdirSync(join(root, 'shared'));
     symlinkSync(join(root, 'shared'), join(root, 'mine', '.cursor'));
     mkdirSync(join(root, 'docs'));
+    writeFileSync(join(root, 'crush.json'), '{}');
     await new Promise((resolve) => setTimeout(resolve, 250));
     const guard = new RepositoryGuard([root]);
     await guard.record();
@@ -445,8 +446,11 @@ describe('RepositoryGuard', () => {
     );
     mkdirSync(join(root, 'pkg', '.Gemini'));
     writeFileSync(join(root, 'pkg', '.mcp.json'), '{"mcpServers":{}}');
-    // opencode's MCP servers, and a plugin folder it runs.
+    // opencode's MCP servers, and a plugin folder it runs; at the folder itself too, where
+    // the sandbox holds no stand-in for a plain name (the user's crush.json stays).
     writeFileSync(join(root, 'pkg', 'opencode.json'), '{"mcp":{}}');
+    writeFileSync(join(root, 'OpenCode.jsonc'), '{"mcp":{}}');
+    writeFileSync(join(root, 'crush.json'), '{"mcp":{"x":{}}}');
     mkdirSync(join(root, 'pkg', '.opencode'));
     mkdirSync(join(root, 'app'));
     mkdirSync(join(root, 'elsewhere'));
@@ -460,6 +464,7 @@ describe('RepositoryGuard', () => {
     mkdirSync(join(root, 'pkg', '.vscode'));
     mkdirSync(join(root, 'pkg', 'deep', '.claude'), { recursive: true });
     expect((await guard.check()).sort()).toEqual([
+      "OpenCode.jsonc: an agent's settings made by a command, moved to OpenCode.jsonc.disabled",
       "app/.cursor: an agent's settings made by a command, moved to app/.cursor.disabled",
       "deep/inner/.claude: an agent's settings made by a command, moved to deep/inner/.claude.disabled",
       "pkg/.Gemini: an agent's settings made by a command, moved to pkg/.Gemini.disabled",

@@ -219,7 +219,7 @@ describe.each([
                 '.vscode',
                 '.idea',
                 // The agents' settings files and folders, held whole (see docs/sandbox.md).
-                ...['.mcp.json', 'opencode.json', 'opencode.jsonc', 'crush.json', '.crush.json'],
+                ...['.mcp.json', '.crush.json'],
                 ...['.claude', '.cursor', '.gemini', '.qwen', '.codex', '.zed', '.kiro'],
                 ...['.amazonq', '.continue', '.roo', '.kilocode', '.windsurf', '.opencode'],
                 ...['.factory', '.junie', '.trae'],
