@@ -1,6 +1,7 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { errorMessage } from '../../../core';
 import { type Backlog } from '../calls';
+import { type BodyAllowance } from './body-budget';
 
 /** What a request brings besides its headers: its body, read and parsed once. */
 export type Body = { readonly parsed: unknown } | undefined;
@@ -144,90 +145,6 @@ function invalidId(message: unknown): string | undefined {
 }
 
 /**
- * The bytes of request bodies an endpoint holds while it reads them, all requests
- * together (at most `limit`) and each caller's (at most `share`): past either a request is
- * refused rather than read, so that memory for bodies is bounded by configuration, not by
- * how many a client sends at once, and one caller holding bodies open cannot shut the
- * others out.
- */
-export class BodyBudget {
-  #used = 0;
-  readonly #byCaller = new Map<string, number>();
-
-  constructor(
-    readonly limit: number,
-    readonly share: number,
-  ) {}
-
-  /** What one body of `caller` may take, read by {@link readLimited} or {@link readNodeBody}. */
-  for(caller: string): BodyAllowance {
-    return new BodyAllowance(this, caller);
-  }
-
-  /**
-   * Takes `bytes` of the budget for `caller`; the bound they would pass (`share` or
-   * `limit`) when they do not fit, and nothing taken.
-   */
-  take(caller: string, bytes: number): 'share' | 'limit' | undefined {
-    const held = this.#byCaller.get(caller) ?? 0;
-    const over = this.#over(held, bytes);
-    if (over !== undefined) return over;
-    this.#byCaller.set(caller, held + bytes);
-    this.#used += bytes;
-    return undefined;
-  }
-
-  /** Gives back `bytes` taken for `caller` before. */
-  give(caller: string, bytes: number): void {
-    if (bytes === 0) return;
-    const held = (this.#byCaller.get(caller) ?? 0) - bytes;
-    if (held > 0) this.#byCaller.set(caller, held);
-    else this.#byCaller.delete(caller);
-    this.#used -= bytes;
-  }
-
-  /** The bound a body of `declared` bytes of `caller` would pass now, if any. */
-  wouldExceed(caller: string, declared: number): 'share' | 'limit' | undefined {
-    if (!Number.isFinite(declared)) return undefined;
-    return this.#over(this.#byCaller.get(caller) ?? 0, declared);
-  }
-
-  #over(held: number, bytes: number): 'share' | 'limit' | undefined {
-    // A share of the whole budget is no share: the budget refuses.
-    if (this.share < this.limit && held + bytes > this.share) return 'share';
-    if (this.#used + bytes > this.limit) return 'limit';
-    return undefined;
-  }
-}
-
-/** One body's take of a {@link BodyBudget}: its caller's, and the bound that refused it. */
-export class BodyAllowance {
-  /** The bound that refused the body, once one has. */
-  refused: 'share' | 'limit' | undefined;
-
-  constructor(
-    readonly budget: BodyBudget,
-    readonly caller: string,
-  ) {}
-
-  /** Takes `bytes`; false (and nothing taken) when they do not fit. */
-  take(bytes: number): boolean {
-    this.refused = this.budget.take(this.caller, bytes);
-    return this.refused === undefined;
-  }
-
-  give(bytes: number): void {
-    this.budget.give(this.caller, bytes);
-  }
-
-  /** True when a body of `declared` bytes would not fit now. */
-  wouldExceed(declared: number): boolean {
-    this.refused = this.budget.wouldExceed(this.caller, declared);
-    return this.refused !== undefined;
-  }
-}
-
-/**
  * The bytes of answers clients have not read: a chunk written to a connection whose
  * buffers are full counts until they drain. All callers together hold at most `limit`,
  * one caller (a subject, or an address) at most `share`: a client that never reads
@@ -284,7 +201,7 @@ export interface UnreadAnswers {
   readonly onCut: (why: 'share' | 'limit', bytes: number) => void;
 }
 
-/** What a body read gets when the {@link BodyBudget} has no room for it (see `overBudget`). */
+/** What a body read gets when the body budget has no room for it (see `overBudget`). */
 export const OVER_BUDGET: unique symbol = Symbol('over the body budget');
 
 /**

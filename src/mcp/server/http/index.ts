@@ -35,8 +35,6 @@ export {
   parseBody,
   readLimited,
   AnswerBudget,
-  BodyAllowance,
-  BodyBudget,
   type UnreadAnswers,
   OVER_BUDGET,
   readNodeBody,
@@ -48,6 +46,7 @@ export {
   writeResponse,
   DEFAULT_WRITE_STALL_MS,
 } from './http-io';
+export { BodyAllowance, BodyBudget } from './body-budget';
 export {
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_REQUEST_TIMEOUT_MS,

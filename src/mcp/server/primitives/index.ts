@@ -1,8 +1,4 @@
 export { Catalog } from './catalog';
-export {
-  DEFAULT_LIST_PAGE_SIZE,
-  notifyResourceUpdated,
-  primitiveCapabilities,
-  servePrimitives,
-} from './serve';
+export { DEFAULT_LIST_PAGE_SIZE, primitiveCapabilities, servePrimitives } from './serve';
+export { notifyResourceUpdated } from './subscriptions';
 export { type SubscriptionLimits } from './operation';

@@ -1,13 +1,11 @@
 import {
   ProtocolError,
-  ResourceNotFoundError,
   type Server,
   type ServerCapabilities,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import {
   type AuthInfo,
-  checkAccess,
   type Completer,
   type CompletionValues,
   createContext,
@@ -17,7 +15,9 @@ import {
   type ToolContext,
 } from '../../../core';
 import { callerOf } from '../auth';
+import { mayUse, resourceNotFound } from './access';
 import { listedResource, promptResult, resourceContents } from './catalog';
+import { serveSubscriptions } from './subscriptions';
 import {
   type Era,
   INTERNAL_ERROR,
@@ -55,38 +55,6 @@ export function primitiveCapabilities(
   }
   if (catalog.completes) capabilities.completions = {};
   return capabilities;
-}
-
-/**
- * What each 2025-era connection subscribed to (`resources/subscribe`): each URI with the
- * caller that subscribed, whose access is checked again before each notice.
- */
-const subscriptions = new WeakMap<Server, Map<string, AuthInfo | undefined>>();
-
-/**
- * Tells each 2025-era connection of `servers` that subscribed to `uri` that the
- * resource changed (`notifications/resources/updated`), if its caller may still read
- * it: the catalog, or a guard's answer, may have changed since it subscribed.
- */
-export async function notifyResourceUpdated(
-  host: PrimitiveHost,
-  servers: Iterable<Server>,
-  uri: string,
-): Promise<void> {
-  const sends: Promise<void>[] = [];
-  for (const server of servers) {
-    const subscribed = subscriptions.get(server);
-    if (subscribed?.has(uri) !== true) continue;
-    const auth = subscribed.get(uri);
-    sends.push(
-      mayRead(host, uri, auth).then((allowed) =>
-        allowed
-          ? server.notification({ method: 'notifications/resources/updated', params: { uri } })
-          : undefined,
-      ),
-    );
-  }
-  await Promise.allSettled(sends);
 }
 
 /**
@@ -248,41 +216,7 @@ export function servePrimitives(
       }
       throw resourceNotFound(uri);
     });
-    // A stateless endpoint's connection ends with its request: no handler, so a
-    // subscription there is the SDK's method-not-found (-32601), as the capabilities say.
-    if (era === 'legacy' && binding.lasting !== false) {
-      const limits = host.subscriptionLimits;
-      server.setRequestHandler('resources/subscribe', async (request, ctx) => {
-        const { uri } = request.params;
-        const bytes = Buffer.byteLength(uri);
-        if (bytes > limits.uriBytes) {
-          throw new ProtocolError(
-            INVALID_PARAMS,
-            `mcp: resources/subscribe: the URI is ${bytes} bytes, over the limit of ${limits.uriBytes} (maxSubscriptionUriBytes); subscribe to a shorter one`,
-          );
-        }
-        const auth = caller(ctx);
-        // A resource the caller may not read is answered as one that does not exist.
-        if (!(await mayRead(host, uri, auth))) throw resourceNotFound(uri);
-        let subscribed = subscriptions.get(server);
-        if (subscribed === undefined) {
-          subscribed = new Map<string, AuthInfo | undefined>();
-          subscriptions.set(server, subscribed);
-        }
-        if (!subscribed.has(uri) && subscribed.size >= limits.perSession) {
-          throw new ProtocolError(
-            INVALID_PARAMS,
-            `mcp: resources/subscribe: the session holds its limit of ${limits.perSession} subscriptions (maxSubscriptionsPerSession); unsubscribe from one first`,
-          );
-        }
-        subscribed.set(uri, auth);
-        return {};
-      });
-      server.setRequestHandler('resources/unsubscribe', (request) => {
-        subscriptions.get(server)?.delete(request.params.uri);
-        return {};
-      });
-    }
+    serveSubscriptions(server, host, era, binding, caller);
   }
 
   if (catalog.completes) {
@@ -370,46 +304,6 @@ function ownCompleter(
   if (completions === undefined || !Object.hasOwn(completions, name)) return undefined;
   const completer = completions[name];
   return typeof completer === 'function' ? completer : undefined;
-}
-
-/**
- * The JSON-RPC error for a URI nothing serves: -32602 with the URI in `data`, in both
- * eras. SEP-2164 standardized that code; the 2025 texts' -32002 is what clients accept
- * from older servers, and the SDK rewrites a thrown -32002 to -32602 anyway.
- */
-function resourceNotFound(uri: string): ProtocolError {
-  return new ResourceNotFoundError(uri, `mcp: unknown resource ${goQuote(uri)}`);
-}
-
-/**
- * Whether `auth` may read the resource at `uri`, as `resources/read` decides: a fixed
- * resource the caller may use, or else a template that matches it and the caller may use.
- */
-async function mayRead(
-  host: PrimitiveHost,
-  uri: string,
-  auth: AuthInfo | undefined,
-): Promise<boolean> {
-  const fixed = host.catalog.resources.get(uri);
-  if (fixed !== undefined) return mayUse(host, fixed.resource, 'resource', auth);
-  const matched = host.catalog.match(uri);
-  return matched !== undefined && mayUse(host, matched.served.template, 'resource', auth);
-}
-
-/** Whether `auth` may use a prompt or resource (a guard that throws refuses, and is reported). */
-async function mayUse(
-  host: PrimitiveHost,
-  entry: { readonly access?: ToolAccess | undefined; readonly name: string },
-  kind: 'prompt' | 'resource',
-  auth: AuthInfo | undefined,
-): Promise<boolean> {
-  if (entry.access === undefined) return true;
-  const verdict = await checkAccess(entry, { tool: entry.name, kind, auth });
-  if (verdict.allowed) return true;
-  if (verdict.reason === 'failed') {
-    host.report(`mcp: ${kind} ${goQuote(entry.name)}: a guard failed`, verdict.error);
-  }
-  return false;
 }
 
 /** A page of `items` from `cursor` (an offset the server wrote), and the cursor of the next. */
