@@ -54,7 +54,7 @@ export {
   ValidationError,
   wrap,
 } from 'agenttool';
-export { type Constructor, isModuleClass, ToolApp } from 'agenttool/di';
+export { type Constructor, describeModules, isModuleClass, ToolApp } from 'agenttool/di';
 export {
   connectMcp,
   DEFAULT_DRAIN_GRACE_MS,

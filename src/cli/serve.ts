@@ -13,6 +13,7 @@ import {
   type Tool,
   type ToolApp,
   type Constructor,
+  describeModules,
 } from './public-api';
 import { openRecordFile } from './call';
 import { type ServeAuthSpec, serveAuth } from './auth';
@@ -22,7 +23,7 @@ import { createApp } from './targets';
 import { Composition } from './composition';
 import { packageVersion } from './version';
 import { redacted, scaleOutOptions } from './scale-out-flags';
-import { terminalSafeLines } from './terminal-text';
+import { terminalSafe, terminalSafeLines } from './terminal-text';
 import { sandboxLine, toolLines } from './serve-banner';
 
 /**
@@ -221,6 +222,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
     if (options.config !== undefined) {
       const spec = { config: options.config, expandEnv: options.expandEnv, log: options.log };
       composition = await Composition.open(app, spec);
+      if (loaded !== undefined) warnUnguardedServers(loaded.module, options.log);
     }
     // A module file, a configuration, or both: one of them is there (see loaded above).
     const source: ServeSource =
@@ -356,4 +358,22 @@ export function parseAddress(text: string): { host?: string; port: number } {
   }
   const host = match[1]?.replace(/^\[(.*)\]$/, '$1');
   return host === undefined ? { port } : { host, port };
+}
+
+/**
+ * Says, once at start, that the servers of `--config` are served beside the module's
+ * tools, not behind the root module's guards and interceptors (which the module's own
+ * tools pass): a guard meant for everything served would else seem to hold for them.
+ */
+function warnUnguardedServers(module: Constructor, log: Writable): void {
+  const [root] = describeModules(module);
+  if (root === undefined) return;
+  const kinds = [
+    ...(root.guards.length > 0 ? [`guards (${root.guards.length})`] : []),
+    ...(root.interceptors.length > 0 ? [`interceptors (${root.interceptors.length})`] : []),
+  ];
+  if (kinds.length === 0) return;
+  log.write(
+    `agenttool: warning: the servers of --config are served beside ${terminalSafe(root.module.name)}'s tools, not behind its ${kinds.join(' and ')}: every caller the endpoint lets in may list and call them; to put them behind the module's, import McpServersModule in it instead (see docs/composition.md)\n`,
+  );
 }

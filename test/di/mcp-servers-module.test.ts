@@ -379,6 +379,22 @@ describe('McpServersModule', () => {
       'config: mcpServers.bad.args[1]: must be a string',
     );
   });
+
+  it('refuses a server name holding "__" before any server starts: its tools could shadow another\'s', async () => {
+    let attempts = 0;
+    const transport = () => {
+      attempts++;
+      throw new Error('not started');
+    };
+    @Module({
+      imports: [McpServersModule.from({ mcpServers: { a: { transport }, a__b: { transport } } })],
+    })
+    class Shadowing {}
+    await expect(ToolApp.create(Shadowing)).rejects.toThrow(
+      'config: mcpServers.a__b: the server\'s name prefixes its tools (a__b__<tool>), so it may not hold "__"',
+    );
+    expect(attempts).toBe(0);
+  });
 });
 
 describe('McpServers follows the remote prompts and resources', () => {

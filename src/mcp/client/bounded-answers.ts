@@ -1,5 +1,6 @@
 import { type FetchLike } from '@modelcontextprotocol/client';
 import { EVENT_END } from './log-routing';
+import { notingRetryAfter } from './refusals';
 
 /** How much of an HTTP error's body is kept: enough to say why, not a server's 50 MB. */
 const MAX_ERROR_BODY_BYTES = 4096;
@@ -15,7 +16,8 @@ const TOO_LARGE = -32000;
  * says so; on an event stream, an event past it ends the stream with an error answer to
  * each request the POST carried (or, on the stream a GET opened, which answers no
  * request, is dropped, and the stream goes on); an error answer's body is cut at 4 KiB,
- * and an empty one says its status.
+ * an empty one says its status, and a 429's or a 503's status text notes its
+ * `Retry-After`.
  */
 export function boundingAnswers(fetch: FetchLike, limit: number): FetchLike {
   return async (url, init) => {
@@ -29,7 +31,12 @@ export function boundingAnswers(fetch: FetchLike, limit: number): FetchLike {
         return answering(response, ids, limit);
       }
     }
-    if (response.body === null) return response;
+    // A refusal's Retry-After goes on in its status text, which the SDK's error keeps.
+    const statusText = response.ok ? response.statusText : notingRetryAfter(response);
+    if (response.body === null) {
+      if (statusText === response.statusText) return response;
+      return new Response(null, { status: response.status, statusText, headers: response.headers });
+    }
     let body: ReadableStream<Uint8Array>;
     if (!response.ok) {
       // An empty one says its status: the SDK's error gives the body alone.
@@ -38,11 +45,7 @@ export function boundingAnswers(fetch: FetchLike, limit: number): FetchLike {
     } else if (/^\s*text\/event-stream/i.test(type)) {
       body = response.body.pipeThrough(boundedEvents(limit, requestIds(init?.body)));
     } else body = response.body.pipeThrough(failPast(limit));
-    return new Response(body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
+    return new Response(body, { status: response.status, statusText, headers: response.headers });
   };
 }
 

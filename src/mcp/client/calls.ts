@@ -17,16 +17,11 @@ import {
   type ToolContext,
   ValidationError,
 } from '../../core';
-import {
-  causes,
-  CONNECTION_CLOSED,
-  connectionClosedError,
-  httpFailure,
-  refusalText,
-} from './errors';
+import { causes, CONNECTION_CLOSED, connectionClosedError, httpFailure } from './errors';
 import { argumentsToSend } from './exact-integers';
 import { CALL_HEADER, LOG_CALL_META_KEY } from './log-routing';
 import { mirrorsParamHeaders, type ParamHeader, paramHeaderValues } from './param-headers';
+import { refusalOf } from './refusals';
 import { REPLAY_SAFE_HEADER } from './safe-retry';
 import {
   askCall,
@@ -53,6 +48,13 @@ const PROGRESS_LINGER_MS = 1000;
 
 /** How long giving up on a parked call waits for the server to hear it, at most (ms). */
 const GIVE_UP_TIMEOUT_MS = 5000;
+
+/**
+ * How long after a call is given up a 2025-era server's request or log line that names no
+ * call is taken to be possibly that call's (see `RemoteCalls.owner`): a server that goes
+ * on with a cancelled call stops within it, or its questions go to no one.
+ */
+export const GIVEN_UP_MS = 60_000;
 
 /** The most requests made of one call (the first and its answered retries), as the SDKs do. */
 const MAX_REQUESTS = 10;
@@ -145,6 +147,12 @@ export class RemoteCalls {
   readonly #progress = new Map<string, (update: Result) => void>();
   #progressCounter = 0;
   #handle: string | undefined;
+  /**
+   * Until when a request or log line that names no call may belong to a call given up
+   * lately (cancelled, timed out, its answer lost), which its server may still be running:
+   * it goes to no other call (see {@link RemoteCalls.owner}).
+   */
+  #givenUpUntil = 0;
   /** Per SDK client: aborted when the server lost its session (calls waiting in it end). */
   readonly #lost = new WeakMap<Client, AbortController>();
   /** The clients whose session the server lost, each told once. */
@@ -224,6 +232,31 @@ export class RemoteCalls {
     return [...this.#inFlight];
   }
 
+  /**
+   * The call a 2025-era server's question, sampling request or log line belongs to, by
+   * its `_meta`: the call whose response stream carried it (over HTTP, which our fetch
+   * marks; none once that call has ended), else the one call in flight. None when there
+   * is none or several, or when a call was given up within {@link GIVEN_UP_MS} (its
+   * server may still be running it, and ask for it): MCP ties such a request to no call,
+   * and it must not reach another caller's.
+   */
+  owner(meta: unknown): { readonly call: CallInFlight | undefined; readonly why: string } {
+    const mark = isJsonObject(meta) ? meta[LOG_CALL_META_KEY] : undefined;
+    if (typeof mark === 'string') {
+      const call = this.#marked.get(mark);
+      return { call, why: call === undefined ? 'the call it came with has ended' : '' };
+    }
+    if (this.#inFlight.size !== 1)
+      return { call: undefined, why: `${this.#inFlight.size} in flight` };
+    if (Date.now() < this.#givenUpUntil) {
+      return {
+        call: undefined,
+        why: 'a call given up lately may still be running on the server',
+      };
+    }
+    return { call: this.#inFlight.values().next().value, why: '' };
+  }
+
   /** A `notifications/progress` arrived: hand it to the call whose token it names. */
   progressed(params: {
     progressToken: unknown;
@@ -263,13 +296,7 @@ export class RemoteCalls {
     if (wanted !== undefined && LOG_LEVELS.indexOf(params.level) < LOG_LEVELS.indexOf(wanted)) {
       return;
     }
-    const mark = params._meta?.[LOG_CALL_META_KEY];
-    const owner =
-      typeof mark === 'string'
-        ? this.#marked.get(mark)
-        : this.#inFlight.size === 1
-          ? this.#inFlight.values().next().value
-          : undefined;
+    const owner = this.owner(params._meta).call;
     const sink = owner?.ctx.log ?? this.options.onLog;
     try {
       sink?.(params.level, params.data, params.logger);
@@ -309,9 +336,12 @@ export class RemoteCalls {
     if (token !== undefined && call.onUpdate !== undefined)
       this.#progress.set(token, call.onUpdate);
     this.#inFlight.add(entry);
-    // Only a call with a sink of its own needs its lines told apart from the others'.
+    // Only a call with a sink of its own needs its lines told apart from the others', and
+    // any call where the server may ask: its questions go to it alone.
     const mark =
-      this.options.routesLogLines && ctx.log !== undefined ? String(++this.#marks) : undefined;
+      this.options.routesLogLines && (ctx.log !== undefined || this.takesInput)
+        ? String(++this.#marks)
+        : undefined;
     if (mark !== undefined) this.#marked.set(mark, entry);
     const linked = linkedSignal(ctx.signal, this.closing);
     try {
@@ -328,6 +358,10 @@ export class RemoteCalls {
       );
     } catch (error) {
       if (this.closing.aborted) throw connectionClosedError(remote);
+      if (ctx.signal.aborted || isRequestTimeout(error)) {
+        // Given up without the server's answer: it may still run the call, and ask for it.
+        this.#givenUpUntil = Date.now() + GIVEN_UP_MS;
+      }
       if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
       if (error instanceof AgentToolError) throw error;
       throw this.#failure(callWhere(remote), error);
@@ -630,14 +664,10 @@ export class RemoteCalls {
       }
       return new AgentToolError('PROTOCOL', `${where}: ${errorMessage(error)}`, { cause: error });
     }
-    if (error instanceof sdk.SdkHttpError && (error.status === 429 || error.status === 503)) {
-      // The server refused the call before it ran (a share or a limit): it says why.
-      return new AgentToolError(
-        'CONNECTION',
-        `${where}: the server refused the call (HTTP ${error.status}): ${refusalText(error)}`,
-        { cause: error },
-      );
-    }
+    // The server refused the request before it ran (a share or a limit): it is busy, not
+    // gone, so the connection stands (RATE_LIMITED, not CONNECTION).
+    const refusal = refusalOf(where, error, where.startsWith('mcp: call ') ? 'call' : 'request');
+    if (refusal !== undefined) return refusal;
     const http = httpFailure(error);
     if (http !== undefined)
       return new AgentToolError(http.code, `${where}: ${http.message}`, { cause: error });
@@ -716,4 +746,10 @@ function cancelledAt(where: string, signal: AbortSignal): CancelledError {
  */
 function cancelled(remote: string, signal: AbortSignal): CancelledError {
   return cancelledAt(callWhere(remote), signal);
+}
+
+/** Whether `error` is the SDK's timeout of a request (the `callTimeout` option). */
+function isRequestTimeout(error: unknown): boolean {
+  const sdk = clientSdk();
+  return error instanceof sdk.SdkError && error.code === sdk.SdkErrorCode.RequestTimeout;
 }

@@ -148,17 +148,18 @@ export async function askHandler(
 
 /**
  * The handler for a 2025-era server's `elicitation/create`: the question goes to the
- * elicitor of the one call in flight. With no call, or more than one (the question
- * cannot be tied to a call), the answer is `cancel`.
+ * elicitor of the call `owner` ties it to (by its `_meta`: the call whose response stream
+ * carried it, else the one call in flight; see `RemoteCalls.owner`). With none (no call,
+ * several, or one given up lately that the server may still be running: the question
+ * cannot be tied to a call, and must not reach another caller's), the answer is `cancel`.
  */
 export function elicitationHandler(
-  callsInFlight: () => readonly CallInFlight[],
+  owner: (meta: unknown) => { readonly call: CallInFlight | undefined },
 ): (request: ElicitRequest, ctx: { mcpReq: { signal: AbortSignal } }) => Promise<ElicitResult> {
   return (request, ctx) => {
-    const calls = callsInFlight();
-    const only = calls.length === 1 ? calls[0] : undefined;
-    if (only === undefined) return Promise.resolve(CANCEL);
-    return askCall(only, request.params, ctx.mcpReq.signal);
+    const { call } = owner(request.params._meta);
+    if (call === undefined) return Promise.resolve(CANCEL);
+    return askCall(call, request.params, ctx.mcpReq.signal);
   };
 }
 

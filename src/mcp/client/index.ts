@@ -32,6 +32,7 @@ export { audioName, resultOf } from './result';
 // the server's spelling of the same string (two star exports of one name would clash).
 export { RemoteRecord } from './record';
 export { CONNECTION_CLOSED, RemoteToolError } from './errors';
+export { ServerBusyError } from './refusals';
 export {
   MemoryTokenStore,
   type StoredGrant,

@@ -2,6 +2,7 @@ import { type Client } from '@modelcontextprotocol/client';
 import { AgentToolError, errorMessage, goQuote, isJsonObject, type JsonObject } from '../../core';
 import { RAW_RESULT } from './calls';
 import { MAX_LIST_PAGES } from './primitives';
+import { refusalOf } from './refusals';
 
 /** The most tools a listing takes from one server (a model can use far fewer). */
 const MAX_LISTED_TOOLS = 100_000;
@@ -12,8 +13,9 @@ const MAX_LISTED_TOOLS = 100_000;
  * page without a `tools` array, a listed tool that is not an object, a cursor the
  * server repeats, more than `MAX_LIST_PAGES` pages (it would page forever) or more than
  * 100,000 tools fails the listing. Every failure reads
- * `mcp: list tools: <reason>` (code `PROTOCOL` for what the server sent, `CONNECTION`
- * for a request that failed).
+ * `mcp: list tools: <reason>` (code `PROTOCOL` for what the server sent, `RATE_LIMITED`
+ * for a request the server refused with HTTP 429 or 503, `CONNECTION` for a request that
+ * failed otherwise).
  */
 export async function listAllTools(
   client: Client,
@@ -24,6 +26,9 @@ export async function listAllTools(
     return await listPages(client, signal, timeoutMs);
   } catch (error) {
     if (error instanceof AgentToolError) throw error;
+    // A refusal (429, 503) is the server busy, not gone: the listing fails, not the connection.
+    const refusal = refusalOf('mcp: list tools', error, 'request');
+    if (refusal !== undefined) throw refusal;
     throw new AgentToolError('CONNECTION', `mcp: list tools: ${errorMessage(error)}`, {
       cause: error,
     });

@@ -6,7 +6,10 @@ import { type FetchLike } from '@modelcontextprotocol/client';
  */
 export const CALL_HEADER = 'x-agenttool-call';
 
-/** The `_meta` key our fetch adds to a log line that came on a call's own response stream. */
+/**
+ * The `_meta` key our fetch adds to a log line, a question or a sampling request that came
+ * on a call's own response stream.
+ */
 export const LOG_CALL_META_KEY = 'dev.agenttool/call';
 
 /**
@@ -15,7 +18,8 @@ export const LOG_CALL_META_KEY = 'dev.agenttool/call';
  * request's lines on that request's response stream (the 2026-07-28 era requires it), and
  * the SDK does not say which stream carried a message. So for a POST marked with
  * {@link CALL_HEADER}, the mark is removed and each log line on the response's event
- * stream gets the call's number under `_meta[LOG_CALL_META_KEY]`. Every other request and
+ * stream gets the call's number under `_meta[LOG_CALL_META_KEY]`, as does each question
+ * or sampling request, which MCP does not tie to a call either. Every other request and
  * event passes through unchanged, byte for byte.
  */
 export function routingLogLines(fetch: FetchLike): FetchLike {
@@ -72,9 +76,27 @@ export function logLineTagger(call: string): TransformStream<Uint8Array, Uint8Ar
   });
 }
 
-/** One event's text (without its closing empty line), tagged when it is a log line. */
+/**
+ * The server's requests a 2025-era call's stream may carry that go to that call alone:
+ * its questions and its requests for the model (`RemoteCalls.owner` reads the tag).
+ */
+const CALL_REQUESTS: ReadonlySet<string> = new Set([
+  'elicitation/create',
+  'sampling/createMessage',
+]);
+
+/**
+ * One event's text (without its closing empty line), tagged when it is a log line or one
+ * of the {@link CALL_REQUESTS}.
+ */
 function tagged(event: string, call: string): string {
-  if (!event.includes('notifications/message')) return event;
+  if (
+    !event.includes('notifications/message') &&
+    !event.includes('elicitation/create') &&
+    !event.includes('sampling/createMessage')
+  ) {
+    return event;
+  }
   const lines = event.split(/\r\n|\n|\r/);
   const data: string[] = [];
   let first = -1;
@@ -97,16 +119,28 @@ function tagged(event: string, call: string): string {
   return kept.join('\n');
 }
 
+/** A log line, or one of the {@link CALL_REQUESTS}: what the tag is added to. */
 interface LogLine {
-  method: 'notifications/message';
+  method: string;
   params: { _meta?: Record<string, unknown> };
 }
 
 function isLogLine(message: unknown): message is LogLine {
   if (typeof message !== 'object' || message === null) return false;
   const m = message as { method?: unknown; params?: unknown; id?: unknown };
-  if (m.method !== 'notifications/message' || 'id' in m) return false;
+  const request = typeof m.method === 'string' && CALL_REQUESTS.has(m.method) && 'id' in m;
+  if (!request && (m.method !== 'notifications/message' || 'id' in m)) return false;
   if (typeof m.params !== 'object' || m.params === null || Array.isArray(m.params)) return false;
   const meta = (m.params as { _meta?: unknown })._meta;
   return meta === undefined || (typeof meta === 'object' && meta !== null && !Array.isArray(meta));
+}
+
+/** `params` without the tag our fetch added (see {@link LOG_CALL_META_KEY}): what the server sent. */
+export function withoutCallTag<T>(params: T): T {
+  if (typeof params !== 'object' || params === null) return params;
+  const meta = (params as { _meta?: unknown })._meta;
+  if (typeof meta !== 'object' || meta === null || !(LOG_CALL_META_KEY in meta)) return params;
+  const { [LOG_CALL_META_KEY]: _tag, ...rest } = meta as Record<string, unknown>;
+  const { _meta: _dropped, ...others } = params as Record<string, unknown>;
+  return (Object.keys(rest).length === 0 ? others : { ...others, _meta: rest }) as T;
 }

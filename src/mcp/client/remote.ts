@@ -33,6 +33,7 @@ import { type ClientSetup, connectClient, connectError } from './connect';
 import { checkConnectOptions, type ConnectOptions } from './connect-options';
 import { CONNECTION_CLOSED } from './errors';
 import { elicitationHandler } from './elicitation';
+import { withoutCallTag } from './log-routing';
 import { listAllTools } from './listing';
 import { mirrorsParamHeaders, type ParamHeader, scanParamHeaders } from './param-headers';
 import { ListRefresher } from './refresh';
@@ -44,7 +45,7 @@ import {
   RemotePrimitives,
 } from './primitives';
 import { resultOf } from './result';
-import { onlyCall, rootsFor, type RootsSource, sampleFor } from './sampling-and-roots';
+import { onlyCall, rootsFor, type RootsSource, sampleFor, tiedCall } from './sampling-and-roots';
 import { clientSdk } from './sdk-modules';
 import { untilAborted } from '../signals';
 import { localName, type RemoteHints, remoteTool } from './tool-mapping';
@@ -569,7 +570,7 @@ export class RemoteTools {
     } else if (this.#options.elicitation === true) {
       client.setRequestHandler(
         'elicitation/create',
-        elicitationHandler(() => this.#calls.inFlight()),
+        elicitationHandler((meta) => this.#calls.owner(meta)),
       );
     }
     const o = this.#options;
@@ -577,8 +578,11 @@ export class RemoteTools {
       const handler = o.samplingHandler;
       client.setRequestHandler('sampling/createMessage', async (request, ctx) => {
         const call =
-          handler === undefined ? onlyCall('sampling', this.#calls.inFlight()) : undefined;
-        const result = await sampleFor(call, handler, request.params, ctx.mcpReq.signal);
+          handler === undefined
+            ? tiedCall('sampling', this.#calls.owner(request.params._meta))
+            : undefined;
+        const params = withoutCallTag(request.params);
+        const result = await sampleFor(call, handler, params, ctx.mcpReq.signal);
         // Checked by createMessageResultOf; the SDK checks it against its schema again.
         return result as CreateMessageResult;
       });

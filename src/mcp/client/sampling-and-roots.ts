@@ -173,10 +173,21 @@ export function onlyCall(
   calls: readonly CallInFlight[],
 ): CallInFlight {
   const only = calls.length === 1 ? calls[0] : undefined;
-  if (only !== undefined) return only;
+  return tiedCall(feature, { call: only, why: `${calls.length} in flight` });
+}
+
+/**
+ * The call `owned` names (see `RemoteCalls.owner`), or an error saying why the server's
+ * request cannot be tied to one.
+ */
+export function tiedCall(
+  feature: 'sampling' | 'roots',
+  owned: { readonly call: CallInFlight | undefined; readonly why: string },
+): CallInFlight {
+  if (owned.call !== undefined) return owned.call;
   throw new AgentToolError(
     'PROTOCOL',
-    `mcp: ${feature}: the server's request cannot be tied to one call (${calls.length} in flight); give connectMcp a ${feature === 'sampling' ? 'samplingHandler' : 'rootsHandler or a list of roots'} to answer it for the connection`,
+    `mcp: ${feature}: the server's request cannot be tied to one call (${owned.why}); give connectMcp a ${feature === 'sampling' ? 'samplingHandler' : 'rootsHandler or a list of roots'} to answer it for the connection`,
   );
 }
 

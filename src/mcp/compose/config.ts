@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import {
   AgentToolError,
+  goQuote,
   isJsonObject,
   type JsonObject,
   type ToolSetTransform,
@@ -200,6 +201,11 @@ export function checkMcpServersConfig(
 
 type Fail = (path: string, problem: string) => never;
 
+/** `name` with each run of underscores made one, and none at its end. */
+function unambiguous(name: string): string {
+  return name.replace(/_{2,}/g, '_').replace(/_+$/, '') || 'server';
+}
+
 function checkEntry(
   name: string,
   entry: unknown,
@@ -212,6 +218,14 @@ function checkEntry(
     fail(
       at,
       `the server's name prefixes its tools (${name}__<tool>), so it may hold only A-Z, a-z, 0-9, _, - and .`,
+    );
+  }
+  // `a` listing `b__c` and `a__b` listing `c` would both serve `a__b__c` (and `a_` with
+  // `c`, `a` with `_c`, `a___c`): the prefix must say where the server's name ends.
+  if (name.includes('__') || name.endsWith('_')) {
+    fail(
+      at,
+      `the server's name prefixes its tools (${name}__<tool>), so it may not hold "__" nor end with "_": another server's tool names could then be its own; rename it (e.g. ${goQuote(unambiguous(name))})`,
     );
   }
   if (!isJsonObject(entry))

@@ -19,7 +19,12 @@ import {
   type McpServersConfig,
   type RetryOptions,
 } from './config';
-import { gatherPrimitives } from './primitives';
+import {
+  combinePrimitives,
+  listServerPrimitives,
+  type PrimitiveKind,
+  type ServerPrimitives,
+} from './primitives';
 import { type McpServerStatus, SupervisedServer } from './supervised-server';
 
 /** How an {@link McpServers} runs, besides its configuration. */
@@ -42,6 +47,16 @@ export interface McpServersOptions extends ConfigReadOptions {
    */
   readonly primitives?: boolean | undefined;
 }
+
+/**
+ * The least time between the starts of two gatherings of the prompts and resources: a
+ * server that says they changed without end (a loop, a bug) has them listed at most ten
+ * times a second, as a tool list is (the client's `LIST_REFRESH_GAP_MS`).
+ */
+const GATHER_GAP_MS = 100;
+
+/** Both kinds: what a server that came up or went away may have changed. */
+const EVERY_KIND: ReadonlySet<PrimitiveKind> = new Set(['prompts', 'resources']);
 
 /** The default bound on one attempt to connect to a server (ms). */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -76,8 +91,12 @@ export class McpServers implements LiveTools, LivePrimitives {
   readonly #gathers: boolean;
   /** True once every server's first attempt is over: changes are gathered from then on. */
   #following = false;
-  /** A change came that no gathering under way reflects. */
-  #stale = false;
+  /** The kinds of each server that changed since the gathering under way listed it. */
+  #stale = new Map<SupervisedServer, Set<PrimitiveKind>>();
+  /** Each server's primitives as last listed (a server that is down has none). */
+  readonly #listed = new Map<SupervisedServer, ServerPrimitives>();
+  /** When the last gathering began (ms since the epoch). */
+  #lastGathering = 0;
   #gathering: Promise<void> | undefined;
   /** What the last gathering reported: a problem that persists is reported once. */
   #gatherReports = new Set<string>();
@@ -104,7 +123,10 @@ export class McpServers implements LiveTools, LivePrimitives {
         this.#tools = undefined;
         this.#listeners.notify();
       },
-      primitivesChanged: options.primitives === false ? undefined : () => this.#gatherAgain(),
+      primitivesChanged:
+        options.primitives === false
+          ? undefined
+          : (server: SupervisedServer, kind?: PrimitiveKind) => this.#gatherAgain(server, kind),
     };
     this.#gathers = options.primitives !== false;
     this.#servers = config.servers.map((server) => new SupervisedServer(server, host));
@@ -138,7 +160,7 @@ export class McpServers implements LiveTools, LivePrimitives {
     if (servers.#gathers) {
       // Servers that came up during the start are all in this first gathering.
       servers.#following = true;
-      servers.#gatherAgain();
+      for (const server of servers.#servers) servers.#gatherAgain(server);
       await servers.#gathering;
     }
     return servers;
@@ -182,9 +204,10 @@ export class McpServers implements LiveTools, LivePrimitives {
    * by the server when it offers completions (its failure fails the completion). Followed: they are gathered again
    * when a server comes up after the start (its first attempt failed, or it came back),
    * when one goes away (its prompts leave), and when one says its prompts or resources
-   * changed (`list_changed`); one gathering at a time, changes that come together gathered
-   * once. {@link McpServers.onPrimitivesChanged} tells of each change. Empty with the
-   * `primitives` option false.
+   * changed (`list_changed`); one gathering at a time, at most ten a second, changes that
+   * come together gathered once; only the servers that changed are listed again (the
+   * others' last lists stand). {@link McpServers.onPrimitivesChanged} tells of each
+   * change. Empty with the `primitives` option false.
    */
   get prompts(): readonly Prompt[] {
     return this.#prompts;
@@ -241,11 +264,15 @@ export class McpServers implements LiveTools, LivePrimitives {
 
   /**
    * Gathers the prompts and resources again once the gathering under way (if any) is
-   * done; the changes that come meanwhile make one more gathering, not one each.
+   * done, listing `server`'s `kind` again (both kinds without one); the changes that come
+   * meanwhile make one more gathering, not one each, begun {@link GATHER_GAP_MS} at least
+   * after the last.
    */
-  #gatherAgain(): void {
+  #gatherAgain(server: SupervisedServer, kind?: PrimitiveKind): void {
     if (!this.#following || this.#closing !== undefined) return;
-    this.#stale = true;
+    const kinds = this.#stale.get(server) ?? new Set<PrimitiveKind>();
+    for (const k of kind === undefined ? EVERY_KIND : [kind]) kinds.add(k);
+    this.#stale.set(server, kinds);
     this.#gathering ??= this.#gatherWhileStale();
   }
 
@@ -253,12 +280,29 @@ export class McpServers implements LiveTools, LivePrimitives {
     try {
       // A server that comes up tells of its tools, then of its prompts: one gathering.
       await new Promise((resolve) => setImmediate(resolve));
-      while (this.#stale && this.#closing === undefined) {
-        this.#stale = false;
+      while (this.#stale.size > 0 && this.#closing === undefined) {
+        const wait = this.#lastGathering + GATHER_GAP_MS - Date.now();
+        // Changes that come meanwhile join this gathering.
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref());
+        if (this.#closing !== undefined) return;
+        this.#lastGathering = Date.now();
+        const stale = this.#stale;
+        this.#stale = new Map();
         const reports: string[] = [];
         let gathered;
         try {
-          gathered = await gatherPrimitives(this.#servers, (m) => reports.push(m));
+          for (const server of this.#servers) {
+            const kinds = stale.get(server);
+            if (kinds === undefined) continue;
+            const listed = await listServerPrimitives(server, kinds, this.#listed.get(server));
+            if (listed === undefined) this.#listed.delete(server);
+            else this.#listed.set(server, listed);
+          }
+          const listings = this.#servers.flatMap((server) => {
+            const listed = this.#listed.get(server);
+            return listed === undefined ? [] : [{ server, listed }];
+          });
+          gathered = combinePrimitives(listings, (m) => reports.push(m));
         } catch (error) {
           reports.push(
             `mcp servers: gathering the prompts and resources failed: ${errorMessage(error)}`,

@@ -23,44 +23,71 @@ export interface GatheredPrimitives {
   readonly resources: (McpResource | McpResourceTemplate)[];
 }
 
+/** What a server says changed: its prompts, or its resources (and templates). */
+export type PrimitiveKind = 'prompts' | 'resources';
+
+/** One kind of one server's primitives as last listed, and what listing them reported. */
+interface Listed<T> {
+  readonly items: readonly T[];
+  readonly reports: readonly string[];
+}
+
+/** One server's prompts, resources and templates as last listed, over `remote`. */
+export interface ServerPrimitives {
+  readonly remote: RemoteTools;
+  readonly prompts: Listed<Prompt>;
+  readonly resources: Listed<McpResource | McpResourceTemplate>;
+}
+
 /** How long listing one server's prompts or resources may take (ms). */
 const LIST_TIMEOUT_MS = 10_000;
 
 /**
- * The prompts, resources and templates of the servers that are up, listed now: each
- * prompt as `<name>__<prompt>`, each resource and template under its own URI with its
- * name prefixed. Each is answered by the server's connection of the moment (a server
- * down then fails the request saying so). A server that offers completions has each
- * prompt argument and template variable completed by it (see {@link remoteCompleters}).
- * Listing failures are reported and skip that kind of that server; a URI or a name
- * already taken (by an earlier server or `taken`) is left out, reported.
+ * The prompts, resources and templates of `server` listed now (undefined when it is
+ * down): each prompt as `<name>__<prompt>`, each resource and template under its own URI
+ * with its name prefixed. Only the `kinds` given are listed when `last` was listed over
+ * the same connection; the others are kept from it. Each is answered by the server's
+ * connection of the moment (a server down then fails the request saying so). A server
+ * that offers completions has each prompt argument and template variable completed by it
+ * (see {@link remoteCompleters}). A failed listing is reported and leaves that kind empty.
  */
-export async function gatherPrimitives(
-  servers: readonly SupervisedServer[],
+export async function listServerPrimitives(
+  server: SupervisedServer,
+  kinds: ReadonlySet<PrimitiveKind>,
+  last: ServerPrimitives | undefined,
+): Promise<ServerPrimitives | undefined> {
+  const remote = server.remote;
+  if (remote === undefined) return undefined;
+  const kept = last?.remote === remote ? last : undefined;
+  return {
+    remote,
+    prompts:
+      kept !== undefined && !kinds.has('prompts')
+        ? kept.prompts
+        : await listPrompts(server, remote),
+    resources:
+      kept !== undefined && !kinds.has('resources')
+        ? kept.resources
+        : await listResources(server, remote),
+  };
+}
+
+/**
+ * The servers' listings as one set, in the servers' order; a URI or a name already
+ * taken (by an earlier server or `taken`) is left out, reported.
+ */
+export function combinePrimitives(
+  listings: readonly { readonly server: SupervisedServer; readonly listed: ServerPrimitives }[],
   report: (message: string) => void,
   taken: { readonly names: Set<string>; readonly uris: Set<string> } = {
     names: new Set(),
     uris: new Set(),
   },
-): Promise<GatheredPrimitives> {
+): GatheredPrimitives {
   const prompts: Prompt[] = [];
   const resources: (McpResource | McpResourceTemplate)[] = [];
-  for (const server of servers) {
-    const remote = server.remote;
-    if (remote === undefined) continue;
+  for (const { server, listed } of listings) {
     const name = server.config.name;
-    const list = async <T>(what: string, run: () => Promise<T[]>): Promise<T[]> => {
-      try {
-        return await run();
-      } catch (error) {
-        const message = scrubbed(errorMessage(error), server.config.secrets);
-        report(`mcp server ${goQuote(name)}: its ${what} are not served: ${message}`);
-        return [];
-      }
-    };
-    const options = { signal: AbortSignal.timeout(LIST_TIMEOUT_MS) };
-    // Read from the connection listed: one that came up again is gathered again.
-    const completes = remote.serverCapabilities.completions !== undefined;
     const take = (kind: 'name' | 'uri', key: string, what: string): boolean => {
       const set = kind === 'name' ? taken.names : taken.uris;
       if (set.has(key)) {
@@ -72,90 +99,127 @@ export async function gatherPrimitives(
       set.add(key);
       return true;
     };
-    for (const prompt of await list('prompts', () => remote.listPrompts(options))) {
-      const local = `${name}__${prompt.name}`;
-      if (!take('name', `prompt:${local}`, `prompt ${goQuote(prompt.name)}`)) continue;
-      prompts.push({
-        name: local,
-        ...(prompt.title === undefined ? {} : { title: prompt.title }),
-        ...(prompt.description === undefined ? {} : { description: prompt.description }),
-        ...(prompt.arguments === undefined ? {} : { arguments: prompt.arguments }),
-        ...(completes
-          ? remoteCompleters(
-              server,
-              { type: 'ref/prompt', name: prompt.name },
-              (prompt.arguments ?? []).map((a) => a.name),
-            )
-          : {}),
-        get: async (args, ctx) => {
-          const result = await connection(server).getPrompt(prompt.name, args, requestOf(ctx));
-          return {
-            ...(result.description === undefined ? {} : { description: result.description }),
-            messages: result.messages as unknown as PromptMessage[],
-          };
-        },
-      });
+    for (const message of listed.prompts.reports) report(message);
+    for (const message of listed.resources.reports) report(message);
+    for (const prompt of listed.prompts.items) {
+      const remoteName = prompt.name.slice(name.length + 2);
+      if (!take('name', `prompt:${prompt.name}`, `prompt ${goQuote(remoteName)}`)) continue;
+      prompts.push(prompt);
     }
-    for (const resource of await list('resources', () => remote.listResources(options))) {
-      if (!hasUriScheme(resource.uri)) {
-        report(
-          `mcp server ${goQuote(name)}: resource ${goQuote(resource.uri)} is left out: its uri is not a URI (scheme:...)`,
-        );
-        continue;
-      }
-      if (!take('uri', resource.uri, `resource ${goQuote(resource.uri)}`)) continue;
-      if (
-        !take('name', `resource:${name}__${resource.name}`, `resource ${goQuote(resource.uri)}`)
-      ) {
-        continue;
-      }
-      const described = description(resource);
-      resources.push({
-        ...described,
-        name: `${name}__${resource.name}`,
-        uri: resource.uri,
-        ...(resource.size === undefined ? {} : { size: resource.size }),
-        read: async (ctx: ToolContext) =>
-          reply(await connection(server).readResource(resource.uri, requestOf(ctx))),
-      });
-    }
-    for (const template of await list('resource templates', () =>
-      remote.listResourceTemplates(options),
-    )) {
-      const unusable = templateProblem(template.uriTemplate);
-      if (unusable !== undefined) {
-        report(
-          `mcp server ${goQuote(name)}: template ${goQuote(template.uriTemplate)} is left out: ${unusable}`,
-        );
-        continue;
-      }
-      if (!take('uri', template.uriTemplate, `template ${goQuote(template.uriTemplate)}`)) continue;
-      if (
-        !take(
-          'name',
-          `resource:${name}__${template.name}`,
-          `template ${goQuote(template.uriTemplate)}`,
-        )
-      ) {
-        continue;
-      }
-      resources.push({
-        ...description(template),
-        name: `${name}__${template.name}`,
-        uriTemplate: template.uriTemplate,
-        ...(completes
-          ? remoteCompleters(
-              server,
-              { type: 'ref/resource', uri: template.uriTemplate },
-              variablesOf(template.uriTemplate),
-            )
-          : {}),
-        read: async (_vars: Readonly<Record<string, string>>, uri: string, ctx: ToolContext) =>
-          reply(await connection(server).readResource(uri, requestOf(ctx))),
-      });
+    for (const resource of listed.resources.items) {
+      const uri = 'uri' in resource ? resource.uri : resource.uriTemplate;
+      const what = `${'uri' in resource ? 'resource' : 'template'} ${goQuote(uri)}`;
+      if (!take('uri', uri, what)) continue;
+      if (!take('name', `resource:${resource.name}`, what)) continue;
+      resources.push(resource);
     }
   }
   return { prompts, resources };
+}
+
+/** Lists with `run`; a failure is reported (credentials taken out) and lists none. */
+async function listing<T>(
+  server: SupervisedServer,
+  what: string,
+  reports: string[],
+  run: () => Promise<T[]>,
+): Promise<T[]> {
+  try {
+    return await run();
+  } catch (error) {
+    const message = scrubbed(errorMessage(error), server.config.secrets);
+    reports.push(
+      `mcp server ${goQuote(server.config.name)}: its ${what} are not served: ${message}`,
+    );
+    return [];
+  }
+}
+
+async function listPrompts(server: SupervisedServer, remote: RemoteTools): Promise<Listed<Prompt>> {
+  const name = server.config.name;
+  const reports: string[] = [];
+  // Read from the connection listed: one that came up again is listed again.
+  const completes = remote.serverCapabilities.completions !== undefined;
+  const options = { signal: AbortSignal.timeout(LIST_TIMEOUT_MS) };
+  const items: Prompt[] = [];
+  for (const prompt of await listing(server, 'prompts', reports, () =>
+    remote.listPrompts(options),
+  )) {
+    items.push({
+      name: `${name}__${prompt.name}`,
+      ...(prompt.title === undefined ? {} : { title: prompt.title }),
+      ...(prompt.description === undefined ? {} : { description: prompt.description }),
+      ...(prompt.arguments === undefined ? {} : { arguments: prompt.arguments }),
+      ...(completes
+        ? remoteCompleters(
+            server,
+            { type: 'ref/prompt', name: prompt.name },
+            (prompt.arguments ?? []).map((a) => a.name),
+          )
+        : {}),
+      get: async (args, ctx) => {
+        const result = await connection(server).getPrompt(prompt.name, args, requestOf(ctx));
+        return {
+          ...(result.description === undefined ? {} : { description: result.description }),
+          messages: result.messages as unknown as PromptMessage[],
+        };
+      },
+    });
+  }
+  return { items, reports };
+}
+
+async function listResources(
+  server: SupervisedServer,
+  remote: RemoteTools,
+): Promise<Listed<McpResource | McpResourceTemplate>> {
+  const name = server.config.name;
+  const reports: string[] = [];
+  const report = (message: string): void =>
+    void reports.push(`mcp server ${goQuote(name)}: ${message}`);
+  const completes = remote.serverCapabilities.completions !== undefined;
+  const options = { signal: AbortSignal.timeout(LIST_TIMEOUT_MS) };
+  const items: (McpResource | McpResourceTemplate)[] = [];
+  for (const resource of await listing(server, 'resources', reports, () =>
+    remote.listResources(options),
+  )) {
+    if (!hasUriScheme(resource.uri)) {
+      report(`resource ${goQuote(resource.uri)} is left out: its uri is not a URI (scheme:...)`);
+      continue;
+    }
+    items.push({
+      ...description(resource),
+      name: `${name}__${resource.name}`,
+      uri: resource.uri,
+      ...(resource.size === undefined ? {} : { size: resource.size }),
+      read: async (ctx: ToolContext) =>
+        reply(await connection(server).readResource(resource.uri, requestOf(ctx))),
+    });
+  }
+  for (const template of await listing(server, 'resource templates', reports, () =>
+    remote.listResourceTemplates(options),
+  )) {
+    const unusable = templateProblem(template.uriTemplate);
+    if (unusable !== undefined) {
+      report(`template ${goQuote(template.uriTemplate)} is left out: ${unusable}`);
+      continue;
+    }
+    items.push({
+      ...description(template),
+      name: `${name}__${template.name}`,
+      uriTemplate: template.uriTemplate,
+      ...(completes
+        ? remoteCompleters(
+            server,
+            { type: 'ref/resource', uri: template.uriTemplate },
+            variablesOf(template.uriTemplate),
+          )
+        : {}),
+      read: async (_vars: Readonly<Record<string, string>>, uri: string, ctx: ToolContext) =>
+        reply(await connection(server).readResource(uri, requestOf(ctx))),
+    });
+  }
+  return { items, reports };
 }
 
 /** The server's connection now, or an error saying it is not connected. */

@@ -9,7 +9,7 @@ import {
   transformTools,
   wrap,
 } from '../../core';
-import { connectMcp, type RemoteTools } from '../client';
+import { connectMcp, type RemoteTools, ServerBusyError } from '../client';
 import { type CheckedServer, type RetryPolicy } from './config';
 import { scrubbed } from './secrets';
 
@@ -41,10 +41,12 @@ export interface ServerHost {
   /** The server's served tools changed. */
   readonly changed: () => void;
   /**
-   * The server's prompts or resources may have changed: it came up, went away, or said
-   * they changed (absent: they are not followed, and the server is not asked).
+   * The server's prompts or resources may have changed: it came up, went away (both
+   * kinds, `kind` undefined), or said those of `kind` changed (absent: they are not
+   * followed, and the server is not asked).
    */
-  readonly primitivesChanged?: (() => void) | undefined;
+  readonly primitivesChanged?:
+    ((server: SupervisedServer, kind?: 'prompts' | 'resources') => void) | undefined;
 }
 
 /**
@@ -136,9 +138,9 @@ export class SupervisedServer {
         ...(this.host.primitivesChanged === undefined
           ? {}
           : {
-              onPrimitivesChanged: () => {
+              onPrimitivesChanged: (kind: 'prompts' | 'resources') => {
                 if (connected !== undefined && this.#remote === connected) {
-                  this.host.primitivesChanged?.();
+                  this.host.primitivesChanged?.(this, kind);
                 }
               },
             }),
@@ -158,7 +160,7 @@ export class SupervisedServer {
     this.#failures = 0;
     this.#error = undefined;
     this.#list(connected);
-    this.host.primitivesChanged?.();
+    this.host.primitivesChanged?.(this);
     if (again)
       this.host.report(`mcp server ${goQuote(name)}: connected again: ${this.#tools.length} tools`);
     const remote = connected;
@@ -205,7 +207,8 @@ export class SupervisedServer {
 
   /**
    * A remote tool whose failures to reach the server make the server suspect, and say
-   * which server it was (the tool's own errors are its answers, and stay as they are).
+   * which server it was, as its refusals do (the tool's own errors are its answers, and
+   * stay as they are).
    */
   #watched(remote: RemoteTools, tool: Tool): Tool {
     return wrap(tool, async (call, ctx) => {
@@ -213,13 +216,14 @@ export class SupervisedServer {
         return await tool.execute(call, ctx);
       } catch (error) {
         if (!(error instanceof AgentToolError)) throw error;
+        // A refusal (429, 503: ServerBusyError) is the server busy, not gone: not suspect.
         if (error.code === 'CONNECTION' && !ctx.signal.aborted) this.#suspect(remote);
+        const named = `mcp server ${goQuote(this.config.name)}: ${error.message}`;
+        if (error instanceof ServerBusyError) {
+          throw new ServerBusyError(named, error.status, error.retryAfter, { cause: error });
+        }
         if (error.code !== 'CONNECTION' && error.code !== 'PROTOCOL') throw error;
-        throw new AgentToolError(
-          error.code,
-          `mcp server ${goQuote(this.config.name)}: ${error.message}`,
-          { cause: error },
-        );
+        throw new AgentToolError(error.code, named, { cause: error });
       }
     });
   }
@@ -252,7 +256,7 @@ export class SupervisedServer {
     this.#setTools([]);
     this.#state = 'down';
     this.#error = why;
-    this.host.primitivesChanged?.();
+    this.host.primitivesChanged?.(this);
     const delay = this.#delay(1);
     this.host.report(
       `mcp server ${goQuote(this.config.name)}: connection lost: ${why}; its ${count} tools are withdrawn; connecting again in ${seconds(delay)}`,

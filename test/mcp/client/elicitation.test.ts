@@ -2,12 +2,14 @@ import {
   type Answer,
   CancelledError,
   createContext,
+  newTool,
+  text,
   type Elicitation,
   type Elicitor,
   type Tool,
   type ToolContext,
 } from 'agenttool';
-import { connectMcp, type RemoteTools } from 'agenttool/mcp';
+import { connectMcp, McpToolServer, type RemoteTools } from 'agenttool/mcp';
 import { deferred, RawServer, type CallScope } from './raw-server';
 
 const FORM = {
@@ -118,6 +120,98 @@ describe('elicitation', () => {
     expect(outputs).toEqual(['{"action":"cancel"}', '{"action":"cancel"}']);
     expect(asked).toBe(0);
     await remote.close();
+  });
+
+  it("puts a question of a call given up to no later call: another caller's call is not asked", async () => {
+    const givenUp = deferred();
+    const laterStarted = deferred();
+    const heard = deferred<unknown>();
+    // The first call goes on once cancelled (as some servers do) and asks once the second
+    // is in flight, the only call in flight by then.
+    const server = await new RawServer({
+      tools: [
+        { name: 'transfer', inputSchema: { type: 'object' } },
+        { name: 'other', inputSchema: { type: 'object' } },
+      ],
+      call: async (scope) => {
+        if (scope.params['name'] === 'other') {
+          laterStarted.resolve();
+          await heard.promise;
+          return { content: [{ type: 'text', text: 'other done' }] };
+        }
+        await givenUp.promise;
+        await laterStarted.promise;
+        const answer = await scope.request('elicitation/create', FORM);
+        heard.resolve(answer);
+        return { content: [{ type: 'text', text: 'never read' }] };
+      },
+    }).start();
+    const remote = await connectMcp({ transport: server.clientTransport, elicitation: true });
+    const [transfer, other] = remote.tools() as [Tool, Tool];
+    const firstAsked: unknown[] = [];
+    const abort = new AbortController();
+    const first = run(transfer, (q) => (firstAsked.push(q), { action: 'accept' }), abort.signal);
+    await server.waitFor((m) => 'method' in m && m.method === 'tools/call');
+    abort.abort();
+    await expect(first).rejects.toThrow(CancelledError);
+    givenUp.resolve();
+    const laterAsked: unknown[] = [];
+    const later = run(
+      other,
+      (q) => (laterAsked.push(q), { action: 'accept', content: { confirm: true } }),
+    );
+    await expect(heard.promise).resolves.toEqual({ action: 'cancel' });
+    await expect(later).resolves.toBe('other done');
+    expect(laterAsked).toEqual([]);
+    expect(firstAsked).toEqual([]);
+    await remote.close();
+  });
+
+  it("over HTTP, ties a 2025-era server's questions to the call whose stream carried them, several in flight", async () => {
+    let started = 0;
+    let bothIn: () => void = () => undefined;
+    const both = new Promise<void>((resolve) => (bothIn = resolve));
+    const server = new McpToolServer([
+      newTool({
+        name: 'ask',
+        parameters: { type: 'object', properties: { who: { type: 'string' } } },
+        execute: async (call, ctx) => {
+          const who = (JSON.parse(call.args) as { who: string }).who;
+          if (++started === 2) bothIn();
+          await both;
+          const answer = await ctx.ask({ message: `question for ${who}` });
+          return text(`${who} heard ${answer.action}`);
+        },
+      }),
+    ]);
+    const handler = server.handler();
+    const remote = await connectMcp({
+      transport: {
+        url: 'http://localhost/mcp',
+        fetch: (url, init) => handler.fetch(new Request(url, init)),
+      },
+      protocol: 'legacy',
+      elicitation: true,
+    });
+    const tool = remote.tools()[0] as Tool;
+    const asked: string[] = [];
+    const ask = (who: string) => {
+      const call = { id: who, args: JSON.stringify({ who }) };
+      const elicitor: Elicitor = (question) => {
+        asked.push(`${who}: ${question.message}`);
+        return { action: who === 'ada' ? 'accept' : 'decline', content: {} };
+      };
+      return Promise.resolve(tool.execute(call, createContext({ call, elicitor }))).then(
+        (r) => r.output,
+      );
+    };
+    await expect(Promise.all([ask('ada'), ask('bob')])).resolves.toEqual([
+      'ada heard accept',
+      'bob heard decline',
+    ]);
+    expect(asked.sort()).toEqual(['ada: question for ada', 'bob: question for bob']);
+    await remote.close();
+    await server.close();
   });
 
   it('lets a caller handler win over routing', async () => {

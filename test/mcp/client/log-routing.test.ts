@@ -63,6 +63,23 @@ describe('the log line tagger', () => {
     );
   });
 
+  it("marks the server's questions and sampling requests, which MCP ties to no call either", async () => {
+    const ask = { jsonrpc: '2.0', id: 9, method: 'elicitation/create', params: { message: 'ok?' } };
+    const sample = { jsonrpc: '2.0', id: 10, method: 'sampling/createMessage', params: {} };
+    // A result that mentions them, and a notification so named, are not requests.
+    const answer = { jsonrpc: '2.0', id: 3, result: { text: 'elicitation/create' } };
+    const notice = { jsonrpc: '2.0', method: 'elicitation/create', params: {} };
+    const out = await through(
+      [ask, sample, answer, notice].map((m) => `data: ${JSON.stringify(m)}\n\n`).join(''),
+    );
+    const tag = { _meta: { [LOG_CALL_META_KEY]: '7' } };
+    expect(out).toBe(
+      [{ ...ask, params: { ...ask.params, ...tag } }, { ...sample, params: tag }, answer, notice]
+        .map((m) => `data: ${JSON.stringify(m)}\n\n`)
+        .join(''),
+    );
+  });
+
   it('passes an unfinished last event on as it came', async () => {
     const unfinished = `data: ${log({ level: 'info', data: 'cut' })}\n`;
     expect(await through(unfinished)).toBe(unfinished);

@@ -356,6 +356,57 @@ describe.each(eras)('%s: pages', (_era, connect) => {
     }
   });
 
+  it('fails a listing past 100,000 items, one page of 200,000 included, naming the server and the kind', async () => {
+    const { remote, stop } = await connect(() => {
+      const server = new Server({ name: 'wide', version: '1' }, { capabilities: { prompts: {} } });
+      // One page, once spread as arguments: "Maximum call stack size exceeded".
+      const prompts = Array.from({ length: 200_000 }, (_, i) => ({ name: `p${i}` }));
+      server.setRequestHandler('prompts/list', () => ({ prompts }));
+      return server;
+    });
+    try {
+      const failure = await remote.listPrompts().catch((error: unknown) => error);
+      expect(failure).toMatchObject({
+        code: 'PROTOCOL',
+        message:
+          'mcp: prompts/list on server "wide": the server listed more than 100000 prompts, the most one listing takes',
+      });
+    } finally {
+      await stop();
+    }
+  });
+
+  it('fails a listing past 16 MiB of items over pages each within the message bound', async () => {
+    let pages = 0;
+    const { remote, stop } = await connect(() => {
+      const server = new Server({ name: 'big', version: '1' }, { capabilities: { resources: {} } });
+      // 1 MiB a page, pages without end: the bound is met on the 17th.
+      const description = 'x'.repeat(1024 * 1024);
+      server.setRequestHandler('resources/list', (request) => {
+        const at = Number(request.params?.cursor ?? '0');
+        pages = Math.max(pages, at + 1);
+        return {
+          resources: [{ uri: `mem://r/${at}`, name: `r${at}`, description }],
+          nextCursor: String(at + 1),
+        };
+      });
+      return server;
+    });
+    try {
+      const failure = await remote.listResources().catch((error: unknown) => error);
+      expect(failure).toMatchObject({
+        code: 'PROTOCOL',
+        message:
+          'mcp: resources/list on server "big": the server listed more than 16777216 bytes of resources, the most one listing takes',
+      });
+      expect(pages).toBe(16);
+      // The connection goes on.
+      expect(await remote.listPrompts()).toEqual([]);
+    } finally {
+      await stop();
+    }
+  });
+
   it('lists no prompts of a server that offers none', async () => {
     const { remote, stop } = await connect(
       () => new Server({ name: 'bare', version: '1' }, { capabilities: {} }),

@@ -87,6 +87,15 @@ describe('checkMcpServersConfig', () => {
       { mcpServers: { 'my server': { command: 'x' } } },
       'servers.json: mcpServers["my server"]: the server\'s name prefixes its tools (my server__<tool>), so it may hold only A-Z, a-z, 0-9, _, - and .',
     ],
+    // `a` listing `b__fast` and `a__b` listing `fast` would both serve `a__b__fast`.
+    [
+      { mcpServers: { a: { command: 'x' }, a__b: { command: 'y' } } },
+      'servers.json: mcpServers.a__b: the server\'s name prefixes its tools (a__b__<tool>), so it may not hold "__" nor end with "_": another server\'s tool names could then be its own; rename it (e.g. "a_b")',
+    ],
+    [
+      { servers: { files_: { command: 'x' } } },
+      'servers.json: servers.files_: the server\'s name prefixes its tools (files___<tool>), so it may not hold "__" nor end with "_": another server\'s tool names could then be its own; rename it (e.g. "files")',
+    ],
     [
       { mcpServers: { a: { url: 'nope' } } },
       'servers.json: mcpServers.a.url: is not a URL; give the server\'s Streamable HTTP endpoint, e.g. "http://127.0.0.1:3000/mcp"',

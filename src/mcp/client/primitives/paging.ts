@@ -8,6 +8,16 @@ import { type SendOptions } from '../calls';
  */
 export const MAX_LIST_PAGES = 1000;
 
+/** The most items one listing takes from a server, as of its tools (a model can use far fewer). */
+export const MAX_LISTED_ITEMS = 100_000;
+
+/**
+ * The most bytes one listing takes from a server, its items counted as JSON: each page is
+ * bounded by `maxMessageBytes` (10 MiB by default), but a server paging up to
+ * {@link MAX_LIST_PAGES} of them could make the client hold gigabytes.
+ */
+export const MAX_LISTING_BYTES = 16 * 1024 * 1024;
+
 /** A list method with cursors, and the member of its result that holds the items. */
 export interface Paged<T> {
   readonly method: 'prompts/list' | 'resources/list' | 'resources/templates/list';
@@ -23,7 +33,10 @@ export interface Paged<T> {
  * Every item of a paged list, page after page until the server gives no `nextCursor`.
  * A cursor the server repeats, or more than {@link MAX_LIST_PAGES} pages, fails the
  * listing (`<where>: the server repeated the cursor "..."`, code `PROTOCOL`): such a
- * server would page forever. `send` makes each request (see `RemoteCalls.send`).
+ * server would page forever. So do more than {@link MAX_LISTED_ITEMS} items or
+ * {@link MAX_LISTING_BYTES} bytes of them (`<where>: the server listed more than 100000
+ * prompts, the most one listing takes`). `send` makes each request (see
+ * `RemoteCalls.send`).
  */
 export async function listEvery<T>(
   paged: Paged<T>,
@@ -31,11 +44,22 @@ export async function listEvery<T>(
   send: <R>(fetch: (client: Client, options: SendOptions) => Promise<R>) => Promise<R>,
 ): Promise<T[]> {
   const items: T[] = [];
+  let bytes = 0;
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let pages = 1; ; pages++) {
     const page = await send((client, options) => paged.page(client, cursor, options));
-    items.push(...page.items);
+    if (items.length + page.items.length > MAX_LISTED_ITEMS) {
+      throw tooMuch(where, paged, `more than ${MAX_LISTED_ITEMS}`);
+    }
+    // One at a time: a page of 200,000 spread as arguments overflows the stack.
+    for (const item of page.items) {
+      bytes += Buffer.byteLength(JSON.stringify(item) ?? '');
+      if (bytes > MAX_LISTING_BYTES) {
+        throw tooMuch(where, paged, `more than ${MAX_LISTING_BYTES} bytes of`);
+      }
+      items.push(item);
+    }
     const next = page.nextCursor;
     if (next === undefined || next === '') return items;
     if (seen.has(next)) {
@@ -54,3 +78,17 @@ export async function listEvery<T>(
     cursor = next;
   }
 }
+
+/** `<where>: the server listed more than <bound> <items>, the most one listing takes`. */
+function tooMuch(where: string, paged: Paged<unknown>, bound: string): AgentToolError {
+  return new AgentToolError(
+    'PROTOCOL',
+    `${where}: the server listed ${bound} ${KINDS[paged.method]}, the most one listing takes`,
+  );
+}
+
+const KINDS: Readonly<Record<Paged<unknown>['method'], string>> = {
+  'prompts/list': 'prompts',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resource templates',
+};
