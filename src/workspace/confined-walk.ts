@@ -4,6 +4,7 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { foldName, writeProtection } from 'agenttool/shell';
 import {
   describeFailure,
+  refuseLongName,
   inside,
   isCode,
   type Op,
@@ -14,9 +15,6 @@ import { landingOf } from './landing';
 import { quotePath } from './short-path';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fsConstants;
-
-/** The longest file name, in bytes, that Linux's and macOS's file systems take. */
-const MAX_NAME_BYTES = 255;
 
 /** The longest path accepted, in characters (Linux's PATH_MAX). */
 export const MAX_PATH_LENGTH = 4096;
@@ -128,14 +126,7 @@ export class ConfinedWalk {
       const candidate = resolve(base, path);
       if (inside(base, candidate)) {
         refuseDotDotThroughLinks(op, path, this.root, this.realRoot);
-        // Checked before a write makes the folders on its way, which a name too long for the
-        // file system (255 bytes on Linux's) would otherwise leave behind when it fails.
-        const long = path.split('/').find((name) => Buffer.byteLength(name) > MAX_NAME_BYTES);
-        if (long !== undefined) {
-          throw new Error(
-            `cannot ${op.verb} ${quotePath(path)}: the name ${quotePath(long.length > 40 ? `${long.slice(0, 40)}...` : long)} is ${Buffer.byteLength(long)} bytes long in UTF-8, more than a file name can be (${MAX_NAME_BYTES})`,
-          );
-        }
+        refuseLongName(op);
         return this.#guard(op, splitPath(relative(base, candidate)));
       }
     }

@@ -177,6 +177,22 @@ export function describeFailure(op: Op, error: unknown): Error {
   return new Error(`${what}: ${shown.slice(0, 200)}`, { cause: error });
 }
 
+/** The longest file name, in bytes, that Linux's and macOS's file systems take. */
+const MAX_NAME_BYTES = 255;
+
+/**
+ * Refuses a path with a name longer than a file system takes, before the walk makes the
+ * folders on its way, which the failure would otherwise leave behind.
+ */
+export function refuseLongName(op: Op): void {
+  const long = op.path.split('/').find((name) => Buffer.byteLength(name) > MAX_NAME_BYTES);
+  if (long === undefined) return;
+  const shown = quotePath(long.length > 40 ? `${long.slice(0, 40)}...` : long);
+  throw new Error(
+    `cannot ${op.verb} ${quotePath(op.path)}: the name ${shown} is ${Buffer.byteLength(long)} bytes long in UTF-8, more than a file name can be (${MAX_NAME_BYTES})`,
+  );
+}
+
 /**
  * Refuses a file with more than one hard link: the path checks vouch for the name
  * inside the root, not for its other names, which may lie outside it (a hard link is
