@@ -140,7 +140,10 @@ export function heldStartupPaths(roots: readonly string[], homes: readonly strin
     ...homesIn(roots, homes).flatMap((home) => [
       ...[...HELD_FILES, ...PROTECTED_DIRECTORIES]
         .filter((name) => !AGENT_CONFIG_DIRECTORIES.includes(name.split('/')[0]!))
-        .map((name) => join(home, name)),
+        .map((name) => join(home, name))
+        // A stand-in for a plain name (`opencode.json`) would show in every `ls`: held
+        // where it exists (the repository guard moves aside one a command makes).
+        .filter((path) => basename(path).startsWith('.') || existsSync(path)),
       ...AGENT_CONFIG_DIRECTORIES.map((name) => heldWhenMissing(home, name)),
     ]),
     ...homeStartupPaths(roots, homes).filter(

@@ -309,29 +309,58 @@ export function foldName(name: string): string {
 export function writeProtection(components: readonly string[]): string | undefined {
   const lower = components.map(foldName);
   for (let i = 0; i < lower.length; i++) {
-    const name = lower[i]!;
-    if (PROTECTED_FILE_NAMES.has(name)) {
-      return `${components[i]} files stay read-only: a shell or another tool runs or trusts what they say outside the sandbox`;
-    }
-    for (const dir of PROTECTED_DIRECTORIES) {
-      if (dir.split('/').every((part, k) => lower[i + k] === part)) {
-        return `${dir} stays read-only: editors and agents run or trust what is there outside the sandbox`;
-      }
-    }
-    if (AGENT_CONFIG_NAMES.has(name)) {
-      return `${components[i]} stays read-only: the agent or editor it configures runs the commands its settings name (hooks, MCP servers) outside the sandbox`;
-    }
-    if (name !== '.git') continue;
-    const rest = lower.slice(i + 1);
-    const git =
-      rest.length === 0 ||
-      GIT_CONTROL.has(rest[0]!) ||
-      (rest[0] === 'modules' && rest.some((part) => GIT_CONTROL.has(part)));
-    if (git) {
-      return "a repository's .git file, hooks and config stay read-only: git runs what they say outside the sandbox, at the next commit";
-    }
+    const reason = protectionAt(components, lower, i, false);
+    if (reason !== undefined) return reason;
   }
   return undefined;
+}
+
+/** {@link writeProtection} for a folder's components: see {@link protectedFolderProblem}. */
+function folderProtection(components: readonly string[]): string | undefined {
+  const lower = components.map(foldName);
+  for (let i = 0; i < lower.length; i++) {
+    // An agent's worktrees: the folders in one are judged as any folder's.
+    if (AGENT_CONFIG_NAMES.has(lower[i]!) && lower[i + 1] === 'worktrees' && i + 2 < lower.length) {
+      i += 1;
+      continue;
+    }
+    const reason = protectionAt(components, lower, i, true);
+    if (reason !== undefined) return reason;
+  }
+  return undefined;
+}
+
+/**
+ * Why the path is read-only by its component `i` (`lower`: the components folded), or
+ * undefined; `folder`: the path is a folder's, whose components are no files.
+ */
+function protectionAt(
+  components: readonly string[],
+  lower: readonly string[],
+  i: number,
+  folder: boolean,
+): string | undefined {
+  const name = lower[i]!;
+  if (!folder && PROTECTED_FILE_NAMES.has(name)) {
+    return `${components[i]} files stay read-only: a shell or another tool runs or trusts what they say outside the sandbox`;
+  }
+  for (const dir of PROTECTED_DIRECTORIES) {
+    if (dir.split('/').every((part, k) => lower[i + k] === part)) {
+      return `${dir} stays read-only: editors and agents run or trust what is there outside the sandbox`;
+    }
+  }
+  if (AGENT_CONFIG_NAMES.has(name)) {
+    return `${components[i]} stays read-only: the agent or editor it configures runs the commands its settings name (hooks, MCP servers) outside the sandbox`;
+  }
+  if (name !== '.git') return undefined;
+  const rest = lower.slice(i + 1);
+  const git =
+    rest.length === 0 ||
+    GIT_CONTROL.has(rest[0]!) ||
+    (rest[0] === 'modules' && rest.some((part) => GIT_CONTROL.has(part)));
+  return git
+    ? "a repository's .git file, hooks and config stay read-only: git runs what they say outside the sandbox, at the next commit"
+    : undefined;
 }
 
 /**
@@ -341,7 +370,11 @@ export function writeProtection(components: readonly string[]): string | undefin
  * editor's settings), judged where it really is, links resolved. The rules apply below
  * a writable folder; a folder handed over whole would otherwise escape them, and what a
  * command wrote there would run on the host, outside the sandbox, at the agent's next
- * start or git's next command. A host may start a server in its own folder.
+ * start or git's next command. A host may start a server in its own folder. Judged as a
+ * folder: a component named as a protected file (`.profile`) is a folder here, not that
+ * file; and an agent's `worktrees` (where Claude Code, Cursor and Codex check out a
+ * repository for an agent to work in, `.claude/worktrees/<name>`) holds no settings: a
+ * folder in one is the agent's work, not its settings.
  */
 export function protectedFolderProblem(folder: string): string | undefined {
   let real = folder;
@@ -350,7 +383,7 @@ export function protectedFolderProblem(folder: string): string | undefined {
   } catch {
     // Missing: judged as written (a folder made later is made there).
   }
-  const reason = writeProtection(real.split(sep).filter((part) => part !== ''));
+  const reason = folderProtection(real.split(sep).filter((part) => part !== ''));
   if (reason === undefined) return undefined;
   return `${JSON.stringify(real)} lies in what stays read-only wherever commands may write (${reason}); name a folder outside it`;
 }

@@ -63,10 +63,14 @@ describe("a home folder's start-up files", () => {
       expect(denied).toContain(join(home, '.zshenv'));
       expect(denied).toContain(join(home, '.bash_aliases'));
       // The sandbox runtime's lists, held there or not in a home folder only (a project
-      // folder gets no stand-in for a missing one).
-      for (const name of ['.bashrc', '.profile', '.gitconfig', '.vscode']) {
+      // folder gets no stand-in for a missing one); an agent's plain-named file only where
+      // it is (a stand-in would show in every ls).
+      for (const name of ['.bashrc', '.profile', '.gitconfig', '.vscode', '.crush.json']) {
         expect(denied).toContain(join(home, name));
       }
+      expect(denied).not.toContain(join(home, 'opencode.json'));
+      writeFileSync(join(home, 'crush.json'), '{}');
+      expect(sandboxPolicy({}, home, home).denyWrite).toContain(join(home, 'crush.json'));
       // The agents' folders whole: one there, one missing (an empty folder stands in); no
       // stand-in is made in them for the runtime's `.claude/commands`.
       mkdirSync(join(home, '.claude'));
@@ -155,6 +159,17 @@ describe('a writable folder in what stays read-only', () => {
       expect(protectedFolderProblem(join(base, 'QWEN-missing', '.Qwen'))).toContain(
         '.Qwen stays read-only',
       );
+      // An agent's worktrees are its work, not its settings (claude --worktree makes
+      // .claude/worktrees/<name>); their own .git is judged as any.
+      mkdirSync(join(base, '.claude/worktrees/fix-1/.git/hooks'), { recursive: true });
+      expect(protectedFolderProblem(join(base, '.claude/worktrees/fix-1'))).toBeUndefined();
+      expect(protectedFolderProblem(join(base, '.claude/worktrees/fix-1/src'))).toBeUndefined();
+      expect(protectedFolderProblem(join(base, '.claude/worktrees'))).toContain('.claude stays');
+      expect(protectedFolderProblem(join(base, '.claude/worktrees/fix-1/.git/hooks'))).toContain(
+        "a repository's .git file",
+      );
+      // A folder named as a protected file is a folder, not that file.
+      expect(protectedFolderProblem(join(base, 'src/.profile/site'))).toBeUndefined();
       // What git keeps beside its controls, and a project, are not.
       expect(protectedFolderProblem(join(base, 'repo/.git/objects'))).toBeUndefined();
       expect(protectedFolderProblem(join(base, 'site'))).toBeUndefined();

@@ -148,11 +148,12 @@ export class RemoteCalls {
   #progressCounter = 0;
   #handle: string | undefined;
   /**
-   * Until when a request or log line that names no call may belong to a call given up
-   * lately (cancelled, timed out, its answer lost), which its server may still be running:
-   * it goes to no other call (see {@link RemoteCalls.owner}).
+   * The calls given up lately (cancelled, timed out) without their server's answer, by
+   * their caller, each until when its server may still be running it and ask for it: a
+   * request or log line that names no call then goes to no other caller's call (see
+   * {@link RemoteCalls.owner}).
    */
-  #givenUpUntil = 0;
+  #givenUp: { readonly caller: unknown; readonly until: number }[] = [];
   /** Per SDK client: aborted when the server lost its session (calls waiting in it end). */
   readonly #lost = new WeakMap<Client, AbortController>();
   /** The clients whose session the server lost, each told once. */
@@ -236,9 +237,10 @@ export class RemoteCalls {
    * The call a 2025-era server's question, sampling request or log line belongs to, by
    * its `_meta`: the call whose response stream carried it (over HTTP, which our fetch
    * marks; none once that call has ended), else the one call in flight. None when there
-   * is none or several, or when a call was given up within {@link GIVEN_UP_MS} (its
-   * server may still be running it, and ask for it): MCP ties such a request to no call,
-   * and it must not reach another caller's.
+   * is none or several, or when another caller's call (another session or subject: a
+   * composed server's clients) was given up within {@link GIVEN_UP_MS} (its server may
+   * still be running it, and ask for it): MCP ties such a request to no call, and it must
+   * not reach another caller's.
    */
   owner(meta: unknown): { readonly call: CallInFlight | undefined; readonly why: string } {
     const mark = isJsonObject(meta) ? meta[LOG_CALL_META_KEY] : undefined;
@@ -246,15 +248,18 @@ export class RemoteCalls {
       const call = this.#marked.get(mark);
       return { call, why: call === undefined ? 'the call it came with has ended' : '' };
     }
-    if (this.#inFlight.size !== 1)
-      return { call: undefined, why: `${this.#inFlight.size} in flight` };
-    if (Date.now() < this.#givenUpUntil) {
+    const only = this.#inFlight.size === 1 ? this.#inFlight.values().next().value : undefined;
+    if (only === undefined) return { call: undefined, why: `${this.#inFlight.size} in flight` };
+    const now = Date.now();
+    this.#givenUp = this.#givenUp.filter((given) => given.until > now);
+    const caller = callerOf(only.ctx);
+    if (this.#givenUp.some((given) => given.caller !== caller)) {
       return {
         call: undefined,
-        why: 'a call given up lately may still be running on the server',
+        why: "another caller's call given up lately may still be running on the server",
       };
     }
-    return { call: this.#inFlight.values().next().value, why: '' };
+    return { call: only, why: '' };
   }
 
   /** A `notifications/progress` arrived: hand it to the call whose token it names. */
@@ -360,7 +365,7 @@ export class RemoteCalls {
       if (this.closing.aborted) throw connectionClosedError(remote);
       if (ctx.signal.aborted || isRequestTimeout(error)) {
         // Given up without the server's answer: it may still run the call, and ask for it.
-        this.#givenUpUntil = Date.now() + GIVEN_UP_MS;
+        this.#givenUp.push({ caller: callerOf(ctx), until: Date.now() + GIVEN_UP_MS });
       }
       if (ctx.signal.aborted) throw cancelled(remote, ctx.signal);
       if (error instanceof AgentToolError) throw error;
@@ -752,4 +757,13 @@ function cancelled(remote: string, signal: AbortSignal): CancelledError {
 function isRequestTimeout(error: unknown): boolean {
   const sdk = clientSdk();
   return error instanceof sdk.SdkError && error.code === sdk.SdkErrorCode.RequestTimeout;
+}
+
+/**
+ * Who a call is for, as far as a connection can tell callers apart: its session (a
+ * composed server's client), else its authenticated subject; undefined for a caller
+ * that is neither, all such calls being one caller's.
+ */
+function callerOf(ctx: ToolContext): unknown {
+  return ctx.session ?? ctx.auth?.subject;
 }

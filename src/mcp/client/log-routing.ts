@@ -90,10 +90,11 @@ const CALL_REQUESTS: ReadonlySet<string> = new Set([
  * of the {@link CALL_REQUESTS}.
  */
 function tagged(event: string, call: string): string {
+  // A cheap test first; a server may escape the slash (`elicitation\/create`).
   if (
-    !event.includes('notifications/message') &&
-    !event.includes('elicitation/create') &&
-    !event.includes('sampling/createMessage')
+    !event.includes('notifications') &&
+    !event.includes('elicitation') &&
+    !event.includes('sampling')
   ) {
     return event;
   }

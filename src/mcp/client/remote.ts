@@ -45,7 +45,7 @@ import {
   RemotePrimitives,
 } from './primitives';
 import { resultOf } from './result';
-import { onlyCall, rootsFor, type RootsSource, sampleFor, tiedCall } from './sampling-and-roots';
+import { rootsFor, type RootsSource, sampleFor, tiedCall } from './sampling-and-roots';
 import { clientSdk } from './sdk-modules';
 import { untilAborted } from '../signals';
 import { localName, type RemoteHints, remoteTool } from './tool-mapping';
@@ -565,7 +565,7 @@ export class RemoteTools {
     const own = this.#options.elicitationHandler;
     if (own !== undefined) {
       client.setRequestHandler('elicitation/create', (request, ctx) =>
-        own(request, { signal: ctx.mcpReq.signal }),
+        own({ ...request, params: withoutCallTag(request.params) }, { signal: ctx.mcpReq.signal }),
       );
     } else if (this.#options.elicitation === true) {
       client.setRequestHandler(
@@ -590,7 +590,8 @@ export class RemoteTools {
     const roots = rootsSourceOf(o);
     if (roots !== undefined) {
       client.setRequestHandler('roots/list', async (_request, ctx) => {
-        const call = roots.kind === 'call' ? onlyCall('roots', this.#calls.inFlight()) : undefined;
+        const call =
+          roots.kind === 'call' ? tiedCall('roots', this.#calls.owner(undefined)) : undefined;
         return rootsFor(call, roots, ctx.mcpReq.signal);
       });
     }

@@ -165,18 +165,6 @@ async function untilEnded<T>(
 }
 
 /**
- * The call a 2025-era server's request belongs to: the one call in flight. With none,
- * or several (the request cannot be tied to one call), an error naming how many.
- */
-export function onlyCall(
-  feature: 'sampling' | 'roots',
-  calls: readonly CallInFlight[],
-): CallInFlight {
-  const only = calls.length === 1 ? calls[0] : undefined;
-  return tiedCall(feature, { call: only, why: `${calls.length} in flight` });
-}
-
-/**
  * The call `owned` names (see `RemoteCalls.owner`), or an error saying why the server's
  * request cannot be tied to one.
  */

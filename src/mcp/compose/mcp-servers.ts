@@ -21,6 +21,7 @@ import {
 } from './config';
 import {
   combinePrimitives,
+  listingFailed,
   listServerPrimitives,
   type PrimitiveKind,
   type ServerPrimitives,
@@ -292,7 +293,10 @@ export class McpServers implements LiveTools, LivePrimitives {
         let gathered;
         try {
           for (const server of this.#servers) {
-            const kinds = stale.get(server);
+            // A server whose last listing failed is listed again too (what failed only).
+            const kinds =
+              stale.get(server) ??
+              (listingFailed(this.#listed.get(server)) ? new Set<PrimitiveKind>() : undefined);
             if (kinds === undefined) continue;
             const listed = await listServerPrimitives(server, kinds, this.#listed.get(server));
             if (listed === undefined) this.#listed.delete(server);

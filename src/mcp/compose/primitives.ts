@@ -30,6 +30,8 @@ export type PrimitiveKind = 'prompts' | 'resources';
 interface Listed<T> {
   readonly items: readonly T[];
   readonly reports: readonly string[];
+  /** The listing failed (reported): listed again at the next gathering, whoever changed. */
+  readonly failed: boolean;
 }
 
 /** One server's prompts, resources and templates as last listed, over `remote`. */
@@ -62,11 +64,11 @@ export async function listServerPrimitives(
   return {
     remote,
     prompts:
-      kept !== undefined && !kinds.has('prompts')
+      kept !== undefined && !kinds.has('prompts') && !kept.prompts.failed
         ? kept.prompts
         : await listPrompts(server, remote),
     resources:
-      kept !== undefined && !kinds.has('resources')
+      kept !== undefined && !kinds.has('resources') && !kept.resources.failed
         ? kept.resources
         : await listResources(server, remote),
   };
@@ -123,7 +125,7 @@ async function listing<T>(
   what: string,
   reports: string[],
   run: () => Promise<T[]>,
-): Promise<T[]> {
+): Promise<T[] | undefined> {
   try {
     return await run();
   } catch (error) {
@@ -131,7 +133,7 @@ async function listing<T>(
     reports.push(
       `mcp server ${goQuote(server.config.name)}: its ${what} are not served: ${message}`,
     );
-    return [];
+    return undefined;
   }
 }
 
@@ -142,9 +144,8 @@ async function listPrompts(server: SupervisedServer, remote: RemoteTools): Promi
   const completes = remote.serverCapabilities.completions !== undefined;
   const options = { signal: AbortSignal.timeout(LIST_TIMEOUT_MS) };
   const items: Prompt[] = [];
-  for (const prompt of await listing(server, 'prompts', reports, () =>
-    remote.listPrompts(options),
-  )) {
+  const listed = await listing(server, 'prompts', reports, () => remote.listPrompts(options));
+  for (const prompt of listed ?? []) {
     items.push({
       name: `${name}__${prompt.name}`,
       ...(prompt.title === undefined ? {} : { title: prompt.title }),
@@ -166,7 +167,7 @@ async function listPrompts(server: SupervisedServer, remote: RemoteTools): Promi
       },
     });
   }
-  return { items, reports };
+  return { items, reports, failed: listed === undefined };
 }
 
 async function listResources(
@@ -180,9 +181,8 @@ async function listResources(
   const completes = remote.serverCapabilities.completions !== undefined;
   const options = { signal: AbortSignal.timeout(LIST_TIMEOUT_MS) };
   const items: (McpResource | McpResourceTemplate)[] = [];
-  for (const resource of await listing(server, 'resources', reports, () =>
-    remote.listResources(options),
-  )) {
+  const listed = await listing(server, 'resources', reports, () => remote.listResources(options));
+  for (const resource of listed ?? []) {
     if (!hasUriScheme(resource.uri)) {
       report(`resource ${goQuote(resource.uri)} is left out: its uri is not a URI (scheme:...)`);
       continue;
@@ -196,9 +196,10 @@ async function listResources(
         reply(await connection(server).readResource(resource.uri, requestOf(ctx))),
     });
   }
-  for (const template of await listing(server, 'resource templates', reports, () =>
+  const templates = await listing(server, 'resource templates', reports, () =>
     remote.listResourceTemplates(options),
-  )) {
+  );
+  for (const template of templates ?? []) {
     const unusable = templateProblem(template.uriTemplate);
     if (unusable !== undefined) {
       report(`template ${goQuote(template.uriTemplate)} is left out: ${unusable}`);
@@ -219,7 +220,7 @@ async function listResources(
         reply(await connection(server).readResource(uri, requestOf(ctx))),
     });
   }
-  return { items, reports };
+  return { items, reports, failed: listed === undefined || templates === undefined };
 }
 
 /** The server's connection now, or an error saying it is not connected. */
@@ -312,4 +313,9 @@ function description(listed: {
     ...(listed.description === undefined ? {} : { description: listed.description }),
     ...(listed.mimeType === undefined ? {} : { mimeType: listed.mimeType }),
   };
+}
+
+/** Whether a kind of `listed` failed last time: it is listed again at the next gathering. */
+export function listingFailed(listed: ServerPrimitives | undefined): boolean {
+  return listed !== undefined && (listed.prompts.failed || listed.resources.failed);
 }

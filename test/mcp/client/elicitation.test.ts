@@ -122,50 +122,79 @@ describe('elicitation', () => {
     await remote.close();
   });
 
-  it("puts a question of a call given up to no later call: another caller's call is not asked", async () => {
-    const givenUp = deferred();
-    const laterStarted = deferred();
-    const heard = deferred<unknown>();
-    // The first call goes on once cancelled (as some servers do) and asks once the second
-    // is in flight, the only call in flight by then.
-    const server = await new RawServer({
-      tools: [
-        { name: 'transfer', inputSchema: { type: 'object' } },
-        { name: 'other', inputSchema: { type: 'object' } },
-      ],
-      call: async (scope) => {
-        if (scope.params['name'] === 'other') {
-          laterStarted.resolve();
-          await heard.promise;
-          return { content: [{ type: 'text', text: 'other done' }] };
-        }
-        await givenUp.promise;
-        await laterStarted.promise;
-        const answer = await scope.request('elicitation/create', FORM);
-        heard.resolve(answer);
-        return { content: [{ type: 'text', text: 'never read' }] };
-      },
-    }).start();
-    const remote = await connectMcp({ transport: server.clientTransport, elicitation: true });
-    const [transfer, other] = remote.tools() as [Tool, Tool];
-    const firstAsked: unknown[] = [];
-    const abort = new AbortController();
-    const first = run(transfer, (q) => (firstAsked.push(q), { action: 'accept' }), abort.signal);
-    await server.waitFor((m) => 'method' in m && m.method === 'tools/call');
-    abort.abort();
-    await expect(first).rejects.toThrow(CancelledError);
-    givenUp.resolve();
-    const laterAsked: unknown[] = [];
-    const later = run(
-      other,
-      (q) => (laterAsked.push(q), { action: 'accept', content: { confirm: true } }),
-    );
-    await expect(heard.promise).resolves.toEqual({ action: 'cancel' });
-    await expect(later).resolves.toBe('other done');
-    expect(laterAsked).toEqual([]);
-    expect(firstAsked).toEqual([]);
-    await remote.close();
-  });
+  it.each([
+    ['another caller', 'bob', []],
+    ['the same caller', 'ada', ['Confirm?']],
+  ])(
+    "puts a question of a call given up to %s's later call, the only one in flight, only when it is the same caller's",
+    async (_case, laterSubject, expectedAsked) => {
+      const givenUp = deferred();
+      const laterStarted = deferred();
+      const heard = deferred<unknown>();
+      // The first call goes on once cancelled (as some servers do) and asks once the second
+      // is in flight, the only call in flight by then.
+      const server = await new RawServer({
+        tools: [
+          { name: 'transfer', inputSchema: { type: 'object' } },
+          { name: 'other', inputSchema: { type: 'object' } },
+        ],
+        call: async (scope) => {
+          if (scope.params['name'] === 'other') {
+            laterStarted.resolve();
+            await heard.promise;
+            return { content: [{ type: 'text', text: 'other done' }] };
+          }
+          await givenUp.promise;
+          await laterStarted.promise;
+          const answer = await scope.request('elicitation/create', FORM);
+          heard.resolve(answer);
+          return { content: [{ type: 'text', text: 'never read' }] };
+        },
+      }).start();
+      const remote = await connectMcp({ transport: server.clientTransport, elicitation: true });
+      const [transfer, other] = remote.tools() as [Tool, Tool];
+      const as = (subject: string) => ({ subject, clientId: subject, scopes: [] });
+      const firstAsked: unknown[] = [];
+      const abort = new AbortController();
+      const firstCall = { id: 'first', args: '{}' };
+      const first = Promise.resolve(
+        transfer.execute(
+          firstCall,
+          createContext({
+            call: firstCall,
+            auth: as('ada'),
+            signal: abort.signal,
+            elicitor: (q) => (firstAsked.push(q), { action: 'accept' }),
+          }),
+        ),
+      );
+      await server.waitFor((m) => 'method' in m && m.method === 'tools/call');
+      abort.abort();
+      await expect(first).rejects.toThrow(CancelledError);
+      givenUp.resolve();
+      const laterAsked: string[] = [];
+      const laterCall = { id: 'later', args: '{}' };
+      const later = Promise.resolve(
+        other.execute(
+          laterCall,
+          createContext({
+            call: laterCall,
+            auth: as(laterSubject),
+            elicitor: (q) => (laterAsked.push(q.message), { action: 'decline' }),
+          }),
+        ),
+      ).then((r) => r.output);
+      // Another caller's call is not asked (a composed server's clients are callers of one
+      // connection); the same caller's is, as a question of the one call in flight always was.
+      await expect(heard.promise).resolves.toEqual({
+        action: expectedAsked.length === 0 ? 'cancel' : 'decline',
+      });
+      await expect(later).resolves.toBe('other done');
+      expect(laterAsked).toEqual(expectedAsked);
+      expect(firstAsked).toEqual([]);
+      await remote.close();
+    },
+  );
 
   it("over HTTP, ties a 2025-era server's questions to the call whose stream carried them, several in flight", async () => {
     let started = 0;
@@ -210,6 +239,31 @@ describe('elicitation', () => {
       'bob heard decline',
     ]);
     expect(asked.sort()).toEqual(['ada: question for ada', 'bob: question for bob']);
+    await remote.close();
+    await server.close();
+  });
+
+  it("over HTTP, gives a caller's own handler the question as the server sent it, without the client's mark", async () => {
+    const server = new McpToolServer([
+      newTool({
+        name: 'ask',
+        execute: async (_call, ctx) => text((await ctx.ask({ message: 'ok?' })).action),
+      }),
+    ]);
+    const handler = server.handler();
+    const seen: unknown[] = [];
+    const remote = await connectMcp({
+      transport: {
+        url: 'http://localhost/mcp',
+        fetch: (url, init) => handler.fetch(new Request(url, init)),
+      },
+      protocol: 'legacy',
+      elicitationHandler: (request) => (seen.push(request.params), { action: 'decline' }),
+    });
+    await expect(run(remote.tools()[0] as Tool)).resolves.toBe('decline');
+    expect(seen).toHaveLength(1);
+    expect(JSON.stringify(seen[0])).not.toContain('dev.agenttool/call');
+    expect(seen[0]).toMatchObject({ message: 'ok?' });
     await remote.close();
     await server.close();
   });

@@ -72,6 +72,9 @@ describe('the log line tagger', () => {
     const out = await through(
       [ask, sample, answer, notice].map((m) => `data: ${JSON.stringify(m)}\n\n`).join(''),
     );
+    // A server may escape the slash, as PHP's json_encode does.
+    const escaped = `data: {"jsonrpc":"2.0","id":11,"method":"elicitation\\/create","params":{"message":"x"}}\n\n`;
+    expect(await through(escaped)).toContain(`"${LOG_CALL_META_KEY}":"7"`);
     const tag = { _meta: { [LOG_CALL_META_KEY]: '7' } };
     expect(out).toBe(
       [{ ...ask, params: { ...ask.params, ...tag } }, { ...sample, params: tag }, answer, notice]

@@ -124,3 +124,67 @@ describe('McpServers and a server that says its prompts changed without end', ()
     expect(listings.noisy).toBeLessThan(30 * 3);
   });
 });
+
+describe('McpServers and a server whose prompt listing failed once', () => {
+  const prompt = (name: string): Prompt => ({ name, get: () => ({ messages: [] }) });
+  const ping = newTool({ name: 'ping', description: 'Pong', execute: () => text('pong') });
+  const changing = new McpToolServer(
+    { tools: [ping], prompts: [prompt('a')] },
+    { listChanged: true },
+  );
+  const flaky = serveTools([ping], { prompts: [prompt('steady')] });
+  let failing = true;
+  let servers: McpServers;
+
+  /** A client end to `flaky` whose prompts/list fails while `failing` is set. */
+  function failingAtFirst(): InMemoryTransport {
+    const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+    void flaky.connect(serverEnd);
+    const send = clientEnd.send.bind(clientEnd);
+    clientEnd.send = async (message, options) => {
+      const { method, id } = message as { method?: unknown; id?: string | number };
+      if (failing && method === 'prompts/list' && id !== undefined) {
+        const error = { code: -32603, message: 'down for a moment' };
+        queueMicrotask(() => clientEnd.onmessage?.({ jsonrpc: '2.0', id, error }));
+        return;
+      }
+      return send(message, options);
+    };
+    return clientEnd;
+  }
+
+  beforeAll(async () => {
+    servers = await McpServers.start(
+      {
+        mcpServers: {
+          changing: { transport: () => counted(changing), protocol: 'legacy' },
+          flaky: { transport: failingAtFirst, protocol: 'legacy' },
+        },
+      },
+      { onWarning: () => undefined },
+    );
+  });
+
+  afterAll(async () => {
+    await servers?.close();
+    await changing.close();
+    await flaky.close();
+  });
+
+  function counted(server: McpToolServer): InMemoryTransport {
+    const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+    void server.connect(serverEnd);
+    return clientEnd;
+  }
+
+  it("is listed again at the next gathering, whichever server's change started it", async () => {
+    expect(servers.prompts.map((p) => p.name)).toEqual(['changing__a']);
+    failing = false;
+    changing.swap({ tools: [ping], prompts: [prompt('b')] });
+    await until(
+      () => servers.prompts.some((p) => p.name === 'flaky__steady'),
+      "the flaky server's prompts",
+    );
+    expect(servers.prompts.map((p) => p.name)).toEqual(['changing__b', 'flaky__steady']);
+  });
+});
