@@ -86,6 +86,28 @@ export async function gitDirectories(
   const namedFound: FoundPath[] = [];
   const namedSeen = new Set<string>();
   /**
+   * Notes the entries of `dir` (as `list` read it) named as one of `names`: by name where
+   * it could not be listed, since git and an agent open such a file by name.
+   */
+  const noteNamed = (
+    dir: string,
+    list: Dirent[] | 'unlisted',
+    names: ReadonlySet<string>,
+    root: string,
+  ): void => {
+    if (names.size === 0) return;
+    const found =
+      list === 'unlisted'
+        ? [...names].filter((name) => lstatOf(join(dir, name)) !== undefined)
+        : list.filter((entry) => names.has(entry.name.toLowerCase())).map((entry) => entry.name);
+    for (const name of found) {
+      const path = join(dir, name);
+      if (namedSeen.has(path)) continue;
+      namedSeen.add(path);
+      namedFound.push({ path, root, shown: relative(root, path) });
+    }
+  };
+  /**
    * Whether `dir` (a real path) can be entered, and was `listable` where that was
    * tried; noted as sealed where not.
    */
@@ -174,19 +196,7 @@ export async function gitDirectories(
     enterable(root, top !== 'unlisted');
     const listed = top === 'unlisted' ? [] : top;
     // The agents' files the sandbox does not hold at a writable folder when missing.
-    const atRoot =
-      top === 'unlisted'
-        ? [...namedAtRoot].filter((name) => lstatOf(join(root, name)) !== undefined)
-        : listed
-            .filter((entry) => namedAtRoot.has(entry.name.toLowerCase()))
-            .map((entry) => entry.name);
-    for (const name of atRoot) {
-      const path = join(root, name);
-      if (!namedSeen.has(path)) {
-        namedSeen.add(path);
-        namedFound.push({ path, root, shown: name });
-      }
-    }
+    noteNamed(root, top, namedAtRoot, root);
     budget--;
     gitDirsIn(root, top, add, within);
     drain();
@@ -209,21 +219,7 @@ export async function gitDirectories(
       const list = entries(dir, true);
       // Entered but not listed (`chmod 111`): git and an agent open what is in it by name.
       if (list === 'unlisted' && real !== undefined) enterable(real, false);
-      if (real !== undefined && realRoot !== undefined && named.size > 0) {
-        const names =
-          list === 'unlisted'
-            ? [...named].filter((name) => lstatOf(join(real, name)) !== undefined)
-            : list
-                .filter((inner) => named.has(inner.name.toLowerCase()))
-                .map((inner) => inner.name);
-        for (const name of names) {
-          const path = join(real, name);
-          if (!namedSeen.has(path)) {
-            namedSeen.add(path);
-            namedFound.push({ path, root: realRoot, shown: relative(realRoot, path) });
-          }
-        }
-      }
+      if (real !== undefined && realRoot !== undefined) noteNamed(real, list, named, realRoot);
       gitDirsIn(dir, list, add, within);
       drain();
       if (budget % SLICE === 0) await new Promise((resolve) => setImmediate(resolve));

@@ -123,3 +123,28 @@ export interface RunOptions {
    */
   readonly unsandboxed?: boolean;
 }
+
+/**
+ * Throws, saying what is wrong, for a command a shell cannot be given: not a string, one
+ * with a NUL (bash would stop reading it there), or one with a lone surrogate (sent as
+ * UTF-8, it would reach bash as U+FFFD, a command no one wrote).
+ */
+export function checkCommand(command: unknown): void {
+  if (typeof command !== 'string' || command.includes('\0')) {
+    throw new Error('the command must be a string without NUL characters');
+  }
+  const lone = /\p{Cs}/u.exec(command);
+  if (lone !== null) {
+    const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
+    throw new Error(
+      `the command holds a lone surrogate (U+${unit}, at character ${lone.index}), half of a pair that is not text and that UTF-8 cannot carry; send the character whole`,
+    );
+  }
+}
+
+/** Throws for a timeout that is not a positive number of milliseconds, naming `name`. */
+export function checkTimeout(name: string, ms: number): void {
+  if (!(Number.isFinite(ms) && ms > 0)) {
+    throw new Error(`${name} must be a positive number of milliseconds, got ${ms}`);
+  }
+}

@@ -3,6 +3,8 @@ import { EXPORT_STATE_COMMAND, importStateCommand } from './bash-state';
 import { BashProcess, type ShellLaunch } from './bash-process';
 import { BoundedOutput } from './bounded-output';
 import {
+  checkCommand,
+  checkTimeout,
   DEFAULT_COMMAND_TIMEOUT_MS,
   type RunOptions,
   type ShellOptions,
@@ -178,17 +180,7 @@ export class Shell {
    */
   async run(command: string, options: RunOptions = {}): Promise<ShellResult> {
     if (this.closed) throw new Error('the shell is closed');
-    if (typeof command !== 'string' || command.includes('\0')) {
-      throw new Error('the command must be a string without NUL characters');
-    }
-    // Sent as UTF-8, it would reach bash as U+FFFD, a command no one wrote.
-    const lone = /\p{Cs}/u.exec(command);
-    if (lone !== null) {
-      const unit = lone[0].charCodeAt(0).toString(16).toUpperCase();
-      throw new Error(
-        `the command holds a lone surrogate (U+${unit}, at character ${lone.index}), half of a pair that is not text and that UTF-8 cannot carry; send the character whole`,
-      );
-    }
+    checkCommand(command);
     if (options.timeoutMs !== undefined) checkTimeout('timeoutMs', options.timeoutMs);
     if (this.escaping !== undefined) throw new Error('the previous command is still running');
     if (options.unsandboxed === true) return this.runUnsandboxed(command, options);
@@ -436,12 +428,6 @@ const startTimes = new WeakMap<Shell, StartTimes>();
  */
 export function lastStartTimes(shell: Shell): StartTimes | undefined {
   return startTimes.get(shell);
-}
-
-function checkTimeout(name: string, ms: number): void {
-  if (!(Number.isFinite(ms) && ms > 0)) {
-    throw new Error(`${name} must be a positive number of milliseconds, got ${ms}`);
-  }
 }
 
 /** Read through a function so that TypeScript does not narrow it across an await. */

@@ -688,7 +688,7 @@ export class RemoteCalls {
         { cause: error },
       );
     }
-    if (error instanceof sdk.SdkError && error.code === sdk.SdkErrorCode.RequestTimeout) {
+    if (isRequestTimeout(error)) {
       return new AgentToolError(
         'CONNECTION',
         `${where}: no answer within ${this.options.timeout} ms (the callTimeout option)`,

@@ -17,6 +17,7 @@ import {
   SESSIONS_EXTENSION,
 } from 'agenttool/mcp';
 import { deferred } from './helpers';
+import { modern as modernRequest } from '../auth/helpers';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -152,22 +153,18 @@ describe('a 2026-07-28 session held by handle', () => {
   ): Promise<Record<string, unknown>> {
     const named = params.name ?? params.taskId;
     const name = typeof named === 'string' ? { 'mcp-name': named } : {};
-    const body = {
-      jsonrpc: '2.0',
-      id,
+    const body = modernRequest(
       method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN,
-          'io.modelcontextprotocol/clientInfo': { name: 'ended', version: '0' },
-          'io.modelcontextprotocol/clientCapabilities': {
-            extensions: { [SESSIONS_EXTENSION]: {}, [TASKS_EXTENSION]: {} },
-          },
-          ...meta,
+      params,
+      {
+        'io.modelcontextprotocol/clientInfo': { name: 'ended', version: '0' },
+        'io.modelcontextprotocol/clientCapabilities': {
+          extensions: { [SESSIONS_EXTENSION]: {}, [TASKS_EXTENSION]: {} },
         },
+        ...meta,
       },
-    };
+      id,
+    );
     const response = await handler.fetch(
       new Request('http://localhost/mcp', {
         method: 'POST',
