@@ -44,6 +44,8 @@ if ((\${#listeners[@]} > 0)); then
       break
     done
   done
+  # Its socket, which a bridge killed outright leaves (no one told of it as a file).
+  for l in "\${!listeners[@]}"; do [ -S "$l" ] && rm -f -- "$l"; done
 fi
 for f in "\${!files[@]}"; do rm -f -- "$f"; done
 # Sockets whose names begin so (the runtime names them after this process's id).
@@ -129,19 +131,20 @@ export const cleanupOnHardExit = {
     return () => tell(`UNHOLDER ${path}`);
   },
   /**
-   * The sockets whose paths begin with `prefix` (the sandbox runtime's proxy makes one
-   * named after this process's id, at a moment no one is told of): removed, sockets only.
-   */
-  /**
    * A process about to start, which will listen on the Unix socket `path` (a bridge):
-   * killed, found by that socket in its command line, if this process dies before it
-   * could tell of the process's id (see {@link cleanupOnHardExit.process}).
+   * killed, found by that socket in its command line, and the socket removed, if this
+   * process dies before it could tell of the process's id (see
+   * {@link cleanupOnHardExit.process}).
    */
   listener(path: string): () => void {
     if (path.includes('\n')) return () => undefined;
     tell(`LISTENER ${path}`);
     return () => tell(`UNLISTENER ${path}`);
   },
+  /**
+   * The sockets whose paths begin with `prefix` (the sandbox runtime's proxy makes one
+   * named after this process's id, at a moment no one is told of): removed, sockets only.
+   */
   socketsStartingWith(prefix: string): () => void {
     if (prefix.includes('\n')) return () => undefined;
     tell(`SOCKETS ${prefix}`);
