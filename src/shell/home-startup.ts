@@ -152,3 +152,31 @@ export function heldStartupPaths(roots: readonly string[], homes: readonly strin
     ...homeDotEntries(roots, homes),
   ];
 }
+
+/**
+ * What the sandboxed shell's environment gets where a home folder's `.gitconfig` is held
+ * while missing: the sandbox stands in for it with `/dev/null` on a mount without
+ * devices, which no one may open (EACCES), and git takes an unreadable global file for
+ * a fatal error ("unknown error occurred while reading the configuration files"), so
+ * that no git command would run. `GIT_CONFIG_GLOBAL` names the global file git reads
+ * instead: the home's `git/config` under `XDG_CONFIG_HOME` (or `.config`) where it
+ * exists (git reads it besides `.gitconfig` otherwise), else `/dev/null`, what a missing
+ * file reads as. Nothing when the environment sets `GIT_CONFIG_GLOBAL` itself, or the
+ * home's `.gitconfig` exists or is not held.
+ */
+export function gitGlobalStandIn(
+  env: NodeJS.ProcessEnv,
+  held: readonly string[],
+): { GIT_CONFIG_GLOBAL?: string } {
+  const home = env['HOME'];
+  if (home === undefined || home === '' || env['GIT_CONFIG_GLOBAL'] !== undefined) return {};
+  const file = join(realOrSelf(home), '.gitconfig');
+  if (!held.includes(file) || existsSync(file)) return {};
+  const configHome = env['XDG_CONFIG_HOME'];
+  const xdg = join(
+    configHome !== undefined && configHome !== '' ? configHome : join(home, '.config'),
+    'git',
+    'config',
+  );
+  return { GIT_CONFIG_GLOBAL: existsSync(xdg) ? xdg : '/dev/null' };
+}

@@ -7,7 +7,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -355,6 +355,30 @@ describe('the served bash tool in its sandbox', () => {
       expect(existsSync(at) ? readFileSync(at, 'utf8') : '').toBe('');
     }
     await inHome.stop();
+  });
+
+  // The sandbox stands in for a held file that is missing with /dev/null on a mount
+  // without devices, which no one may open: git took ~/.gitconfig so for a fatal error.
+  it('runs git in a home folder workspace without a .gitconfig, with the XDG one or none', async () => {
+    const own = homeWithCredentials();
+    const inHome = await serveWorkspace(own, own);
+    const script = [
+      'git init -q proj && cd proj && git -c user.email=a@b.c -c user.name=a commit --allow-empty -qm one; echo "commit $?"',
+      'git log --oneline | wc -l',
+      'git config --global user.name; echo "name $?"',
+    ].join('\n');
+    const without = await bash(inHome, script);
+    expect(without).toMatch(/^commit 0\n1\n/);
+    expect(without).toMatch(/\nname 1\n$/);
+    await inHome.stop();
+    mkdirSync(join(own, '.config', 'git'), { recursive: true });
+    writeFileSync(join(own, '.config', 'git', 'config'), '[user]\n\tname = From XDG\n');
+    rmSync(join(own, 'proj'), { recursive: true, force: true });
+    const withXdg = await serveWorkspace(own, own);
+    const found = await bash(withXdg, script);
+    expect(found).toMatch(/^commit 0\n1\nFrom XDG\nname 0\n$/);
+    await withXdg.stop();
+    expect(existsSync(join(own, '.gitconfig'))).toBe(false);
   });
 
   it('cannot make a user namespace of its own (unshare -r)', async () => {
