@@ -1,7 +1,7 @@
 import { type Client } from '@modelcontextprotocol/client';
 import { AgentToolError, errorMessage, goQuote, isJsonObject, type JsonObject } from '../../core';
 import { RAW_RESULT } from './calls';
-import { MAX_LIST_PAGES } from './primitives';
+import { MAX_LIST_PAGES, MAX_LISTING_BYTES } from './primitives';
 import { refusalOf } from './refusals';
 
 /** The most tools a listing takes from one server (a model can use far fewer). */
@@ -11,8 +11,9 @@ const MAX_LISTED_TOOLS = 100_000;
  * Every tool the server lists, page by page as it pages them, as raw definitions, each
  * page's request within `timeoutMs` (the SDK's default when absent). A
  * page without a `tools` array, a listed tool that is not an object, a cursor the
- * server repeats, more than `MAX_LIST_PAGES` pages (it would page forever) or more than
- * 100,000 tools fails the listing. Every failure reads
+ * server repeats, more than `MAX_LIST_PAGES` pages (it would page forever), more than
+ * 100,000 tools or more than 16 MiB of them (counted as JSON: each page is bounded, but
+ * a server paging on could make the client hold gigabytes) fails the listing. Every failure reads
  * `mcp: list tools: <reason>` (code `PROTOCOL` for what the server sent, `RATE_LIMITED`
  * for a request the server refused with HTTP 429 or 503, `CONNECTION` for a request that
  * failed otherwise).
@@ -41,6 +42,7 @@ async function listPages(
   timeoutMs: number | undefined,
 ): Promise<JsonObject[]> {
   const raws: JsonObject[] = [];
+  let bytes = 0;
   const cursors = new Set<string>();
   let cursor: string | undefined;
   do {
@@ -57,6 +59,10 @@ async function listPages(
     for (const tool of tools as unknown[]) {
       if (!isJsonObject(tool)) {
         throw listingError(`a listed tool is not an object: ${JSON.stringify(tool)}`);
+      }
+      bytes += Buffer.byteLength(JSON.stringify(tool));
+      if (bytes > MAX_LISTING_BYTES) {
+        throw listingError(`the server listed more than ${MAX_LISTING_BYTES} bytes of tools`);
       }
       raws.push(tool);
     }

@@ -209,6 +209,19 @@ describe('connectMcp: listing', () => {
         },
         'mcp: list tools: the server listed more than 100000 tools',
       ],
+      [
+        // 1 MiB a page, pages without end: the bound is met on the 17th.
+        {
+          list: (params) => {
+            const at = Number(params['cursor'] ?? '0');
+            return {
+              tools: [{ name: `t${at}`, description: 'x'.repeat(1024 * 1024), inputSchema: {} }],
+              nextCursor: String(at + 1),
+            };
+          },
+        },
+        'mcp: list tools: the server listed more than 16777216 bytes of tools',
+      ],
     ];
     for (const [options, message] of failures) {
       const server = await new RawServer(options).start();
