@@ -16,6 +16,16 @@ import { quotePath } from './short-path';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fsConstants;
 
+/**
+ * How a directory on a walk is opened: on Linux with O_PATH (which Node does not name;
+ * 010000000 on every architecture Node runs Linux on), which needs only the right to
+ * pass through the folders on the way, not to list the directory itself: a folder the
+ * server's user may pass but not list (`chmod 311`) is walked through, as the shell
+ * reaches it. Elsewhere, for reading (the handle only pins the directory).
+ */
+const DIRECTORY_FLAGS =
+  (process.platform === 'linux' ? 0o10000000 : O_RDONLY) | O_DIRECTORY | O_NOFOLLOW;
+
 /** The longest path accepted, in characters (Linux's PATH_MAX). */
 export const MAX_PATH_LENGTH = 4096;
 
@@ -157,7 +167,7 @@ export class ConfinedWalk {
         let handle: FileHandle;
         let created = false;
         try {
-          handle = await fsPromises.open(this.at(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+          handle = await fsPromises.open(this.at(dir, name), DIRECTORY_FLAGS);
         } catch (error) {
           if (isCode(error, 'ELOOP', 'ENOTDIR')) {
             const link = await this.linkAt(dir, name);
@@ -184,7 +194,7 @@ export class ConfinedWalk {
           });
           created = true;
           try {
-            handle = await fsPromises.open(this.at(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+            handle = await fsPromises.open(this.at(dir, name), DIRECTORY_FLAGS);
           } catch (e) {
             // Removed (or replaced by a link) between making and opening it: try again.
             if (isCode(e, 'ENOENT', 'ELOOP') && attempts < MAX_ATTEMPTS) continue;
@@ -212,7 +222,7 @@ export class ConfinedWalk {
 
   async #openRoot(op: Op): Promise<Dir> {
     try {
-      const handle = await fsPromises.open(this.realRoot, O_RDONLY | O_DIRECTORY);
+      const handle = await fsPromises.open(this.realRoot, DIRECTORY_FLAGS & ~O_NOFOLLOW);
       return { handle, path: this.realRoot };
     } catch (error) {
       throw describeFailure(op, error);

@@ -148,7 +148,7 @@ export function describeFailure(op: Op, error: unknown): Error {
   }
   if (isCode(error, 'EACCES', 'EPERM')) {
     return new Error(
-      `${what}: permission denied: this server's user may not open it, or list a folder on its way (each is opened to check where the path leads); the shell may still reach it through a folder it can pass but not list`,
+      `${what}: permission denied: this server's user may not open it, or pass through a folder on its way`,
       { cause: error },
     );
   }

@@ -42,7 +42,7 @@ describe('a failed file operation', () => {
       [
         op(false),
         'EACCES',
-        'cannot read "src/a.txt": permission denied: this server\'s user may not open it, or list a folder on its way (each is opened to check where the path leads); the shell may still reach it through a folder it can pass but not list',
+        'cannot read "src/a.txt": permission denied: this server\'s user may not open it, or pass through a folder on its way',
       ],
       [
         op(false),
