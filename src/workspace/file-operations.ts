@@ -137,7 +137,13 @@ export function describeFailure(op: Op, error: unknown): Error {
     const replaced = op.path.includes('\uFFFD')
       ? '; the path holds U+FFFD (\uFFFD), which stands in for bytes that are not UTF-8 where a name was shown, and no name given here can hold those: rename the file in the shell (a glob matches it, e.g. mv lat?n.txt latin.txt)'
       : '';
-    return new Error(`${what}: no such file${where}${replaced}`, { cause: error });
+    // A name made on macOS may be stored decomposed (NFD), where a model writes it
+    // composed (NFC): the bytes differ, and so do the names.
+    const spelled =
+      op.path.normalize('NFC') !== op.path.normalize('NFD')
+        ? '; the path holds letters Unicode spells two ways (é as one character, or as e and a combining accent), and the name on disk may use the other: find it in the shell with a glob (ls caf*), and rename it there to the spelling given here'
+        : '';
+    return new Error(`${what}: no such file${where}${replaced}${spelled}`, { cause: error });
   }
   if (isCode(error, 'EISDIR')) return new Error(`${what}: it is a directory`, { cause: error });
   if (isCode(error, 'ENXIO')) {

@@ -40,6 +40,11 @@ describe('a failed file operation', () => {
         'cannot read "lat\uFFFDn.txt": no such file under the workspace root "/srv/ws": relative paths start there, not at the shell\'s working directory (give the absolute path, as `realpath FILE` prints it); the path holds U+FFFD (\uFFFD), which stands in for bytes that are not UTF-8 where a name was shown, and no name given here can hold those: rename the file in the shell (a glob matches it, e.g. mv lat?n.txt latin.txt)',
       ],
       [
+        op(false, '/srv/ws/cafe\u0301.txt'),
+        'ENOENT',
+        'cannot read "/srv/ws/cafe\u0301.txt": no such file; the path holds letters Unicode spells two ways (é as one character, or as e and a combining accent), and the name on disk may use the other: find it in the shell with a glob (ls caf*), and rename it there to the spelling given here',
+      ],
+      [
         op(false),
         'EACCES',
         'cannot read "src/a.txt": permission denied: this server\'s user may not open it, or pass through a folder on its way',

@@ -258,6 +258,15 @@ describe('FileRoot: reading', () => {
     mkdirSync(join(root, 'dir'));
     await expect(sandbox.read('dir')).rejects.toThrow('it is a directory');
   });
+
+  it('says a name may be spelled in the other Unicode form', async () => {
+    // Decomposed, as macOS makes it; asked for composed, as a model writes it.
+    writeFileSync(join(root, 'cafe\u0301.txt'), 'x');
+    await expect(sandbox.read('caf\u00e9.txt')).rejects.toThrow(
+      'and the name on disk may use the other: find it in the shell with a glob (ls caf*)',
+    );
+    await expect(sandbox.read('missing.txt')).rejects.not.toThrow('Unicode');
+  });
 });
 
 describe('FileRoot: many reads at once', () => {
