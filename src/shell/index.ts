@@ -30,6 +30,7 @@ export {
   sandboxProbeConditions,
   SandboxUnavailableError,
 } from './sandbox-support';
+export { removeOnHardExit } from './janitor';
 export { warmSandbox } from './sandbox-runtime';
 export {
   BashArgs,

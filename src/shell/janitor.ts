@@ -150,8 +150,26 @@ export const cleanupOnHardExit = {
     tell(`SOCKETS ${prefix}`);
     return () => tell(`UNSOCKETS ${prefix}`);
   },
+  /** A file (a temporary one, say): removed. */
+  file(path: string): () => void {
+    if (path.includes('\n')) return () => undefined;
+    tell(`FILE ${path}`);
+    return () => tell(`UNFILE ${path}`);
+  },
   cgroup(path: string): () => void {
     tell(`CGROUP ${path}`);
     return () => tell(`UNCGROUP ${path}`);
   },
 };
+
+/**
+ * Removes the file at `path` (absolute) if this process is killed outright (SIGKILL, an
+ * OOM kill: no handler of its own runs) before the returned function is called: for a
+ * temporary file that must not outlive the operation that made it, such as the one a
+ * file tool writes before renaming it into place. The process's janitor (a small bash
+ * process, started on first use, that outlives it) does the removing. A path that holds
+ * a line break is not taken (nothing is removed for it).
+ */
+export function removeOnHardExit(path: string): () => void {
+  return cleanupOnHardExit.file(path);
+}

@@ -5,6 +5,8 @@
 import type * as Crypto from 'node:crypto';
 import { constants as fsConstants, type Stats, promises as fsPromises } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { removeOnHardExit } from 'agenttool/shell';
 import {
   describeFailure,
   isCode,
@@ -103,43 +105,52 @@ export async function replaceFile(
   const { randomBytes } = require('node:crypto') as typeof Crypto;
   const temporary = `.${utf8Prefix(name, 100)}.${randomBytes(6).toString('hex')}.tmp`;
   const removeTemporary = () => fsPromises.unlink(walker.at(dir, temporary)).catch(() => undefined);
-  let handle: FileHandle;
+  // A server killed outright while it writes (a host's SIGKILL) leaves no temporary file.
+  const forget = removeOnHardExit(join(dir.path, temporary));
   try {
-    handle = await fsPromises.open(
-      walker.at(dir, temporary),
-      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
-      keep?.mode ?? 0o666,
-    );
-  } catch (error) {
-    if (isCode(error, 'EACCES', 'EPERM')) {
-      throw new Error(
-        `cannot write ${quotePath(op.path)}: permission denied: its folder is not writable (write_file writes the new content to a file beside it, then renames that over it)`,
-        { cause: error },
-      );
-    }
-    throw describeFailure(op, error);
-  }
-  try {
+    let handle: FileHandle;
     try {
-      if (keep !== undefined) await keepOwnerAndMode(handle, keep);
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
+      handle = await fsPromises.open(
+        walker.at(dir, temporary),
+        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+        keep?.mode ?? 0o666,
+      );
+    } catch (error) {
+      if (isCode(error, 'EACCES', 'EPERM')) {
+        throw new Error(
+          `cannot write ${quotePath(op.path)}: permission denied: its folder is not writable (write_file writes the new content to a file beside it, then renames that over it)`,
+          { cause: error },
+        );
+      }
+      throw describeFailure(op, error);
     }
-    await walker.checkInside(op, dir.handle, dir.path, removeTemporary);
-    // The last moment the call can still change nothing (a large write takes a while).
-    signal?.throwIfAborted();
-    await fsPromises.rename(walker.at(dir, temporary), walker.at(dir, name));
-  } catch (error) {
-    await removeTemporary();
-    if (error instanceof PathEscapeError || (signal?.aborted === true && error === signal.reason)) {
-      throw error;
+    try {
+      try {
+        if (keep !== undefined) await keepOwnerAndMode(handle, keep);
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await walker.checkInside(op, dir.handle, dir.path, removeTemporary);
+      // The last moment the call can still change nothing (a large write takes a while).
+      signal?.throwIfAborted();
+      await fsPromises.rename(walker.at(dir, temporary), walker.at(dir, name));
+    } catch (error) {
+      await removeTemporary();
+      if (
+        error instanceof PathEscapeError ||
+        (signal?.aborted === true && error === signal.reason)
+      ) {
+        throw error;
+      }
+      throw describeFailure(op, error);
     }
-    throw describeFailure(op, error);
+    // Moved out between the check and the rename: take back what landed there.
+    await walker.checkInside(op, dir.handle, dir.path, () =>
+      fsPromises.unlink(walker.at(dir, name)).catch(() => undefined),
+    );
+  } finally {
+    forget();
   }
-  // Moved out between the check and the rename: take back what landed there.
-  await walker.checkInside(op, dir.handle, dir.path, () =>
-    fsPromises.unlink(walker.at(dir, name)).catch(() => undefined),
-  );
 }
