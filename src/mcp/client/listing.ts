@@ -60,7 +60,7 @@ async function listPages(
       if (!isJsonObject(tool)) {
         throw listingError(`a listed tool is not an object: ${JSON.stringify(tool)}`);
       }
-      bytes += Buffer.byteLength(JSON.stringify(tool));
+      bytes += jsonBytes(tool);
       if (bytes > MAX_LISTING_BYTES) {
         throw listingError(`the server listed more than ${MAX_LISTING_BYTES} bytes of tools`);
       }
@@ -88,4 +88,28 @@ async function listPages(
 
 function listingError(reason: string): AgentToolError {
   return new AgentToolError('PROTOCOL', `mcp: list tools: ${reason}`);
+}
+
+/**
+ * About how many bytes `value` takes as JSON, walked without recursion: a definition
+ * nested too deep for `JSON.stringify` (left out when the tools are mapped) still counts.
+ */
+function jsonBytes(value: unknown): number {
+  let bytes = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') bytes += Buffer.byteLength(item) + 2;
+    else if (Array.isArray(item)) {
+      bytes += 2 + item.length;
+      for (const member of item) pending.push(member);
+    } else if (typeof item === 'object' && item !== null) {
+      bytes += 2;
+      for (const [key, member] of Object.entries(item)) {
+        bytes += Buffer.byteLength(key) + 4;
+        pending.push(member);
+      }
+    } else bytes += String(item).length;
+  }
+  return bytes;
 }
