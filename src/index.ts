@@ -343,6 +343,7 @@ export {
   type ResourceContents,
   type ResourceDescription,
   type ResourceReply,
+  type StopFollowing,
   isResourceTemplate,
 } from './core';
 export {

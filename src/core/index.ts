@@ -218,6 +218,7 @@ export {
   type ResourceContents,
   type ResourceDescription,
   type ResourceReply,
+  type StopFollowing,
   hasUriScheme,
   isResourceTemplate,
 } from './primitives';

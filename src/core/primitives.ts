@@ -155,7 +155,27 @@ export interface ResourceDescription {
   readonly annotations?: ResourceAnnotations | undefined;
   /** Who may list and read it (scopes, guards); absent: every caller. */
   readonly access?: ToolAccess | undefined;
+  /**
+   * Follows the resource at `uri` while clients subscribe to it (2025-era
+   * `resources/subscribe`): a server calls it when the first of its connections
+   * subscribes to `uri` (for a template, a URI it matches), and calls the function it
+   * returns once, when the last of them has unsubscribed or ended. Meanwhile `changed()`
+   * says the resource changed: the server sends `notifications/resources/updated` to
+   * each subscribed connection whose caller may still read it. The subscription is
+   * answered once it returns (or its promise settles), so it answers promptly: throwing
+   * or rejecting refuses it, with the error's message (as a read's failure is
+   * answered). Without it, a server keeps the subscriptions alone, and is told of
+   * changes by whoever changes the resource (`McpToolServer.resourceUpdated`). Remote
+   * servers' resources served by `McpServers` follow theirs this way.
+   */
+  follow?(uri: string, changed: () => void): StopFollowing | Promise<StopFollowing>;
 }
+
+/**
+ * Stops following a resource (what {@link ResourceDescription.follow} returns): called
+ * once; what it throws or rejects with is reported by the server, not sent to a client.
+ */
+export type StopFollowing = () => void | Promise<void>;
 
 /**
  * A resource at one URI, read by `read`. Not the executor's resource

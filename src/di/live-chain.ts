@@ -169,7 +169,7 @@ const PRIMITIVE_MEMBERS = [
   'mimeType',
   'annotations',
 ] as const;
-const PRIMITIVE_METHODS = ['get', 'read', 'list'] as const;
+const PRIMITIVE_METHODS = ['get', 'read', 'list', 'follow'] as const;
 
 /**
  * `item` with `access` in place of its own: every other member read through, its

@@ -332,10 +332,11 @@ export class RemoteTools {
 
   /**
    * Asks the server to announce changes to the resource at `uri`: each arrives at the
-   * `onResourceUpdated` option. A 2025-era server is sent `resources/subscribe`; a
-   * 2026-07-28 server, which has no such request, is listened to on a
-   * `subscriptions/listen` stream for that URI. Fails when the server does not offer
-   * subscriptions.
+   * `onResourceUpdated` option. A 2025-era server is sent `resources/subscribe`, and
+   * sent it again in a new session that replaces one the server lost (its instance went
+   * away); a 2026-07-28 server, which has no such request, is listened to on a
+   * `subscriptions/listen` stream for that URI, opened again a second after it drops.
+   * Fails when the server does not offer subscriptions.
    */
   subscribeResource(uri: string, options?: ListOptions): Promise<void> {
     return this.#primitives.subscribeResource(uri, options);
@@ -503,6 +504,15 @@ export class RemoteTools {
       await this.#askLogLevel(fresh, this.#closing.signal);
       await stale.close().catch(() => undefined);
       this.#refresher.notified();
+      // The server forgot the subscriptions with the session: they are made again.
+      void this.#primitives.subscribeAgain().then((failures) => {
+        for (const failure of failures) {
+          this.#warnOnce(
+            `${failure} (subscribing again in a new session)`,
+            'AGENTTOOL_MCP_SUBSCRIBE_AGAIN_FAILED',
+          );
+        }
+      });
       return true;
     })();
     this.#reopening = { stale, done };

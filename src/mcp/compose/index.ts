@@ -19,3 +19,4 @@ export {
 } from './config';
 export { DEFAULT_CONNECT_TIMEOUT_MS, McpServers, type McpServersOptions } from './mcp-servers';
 export { type McpServerState, type McpServerStatus } from './supervised-server';
+export { DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS } from './upstream-subscriptions';

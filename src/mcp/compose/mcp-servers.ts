@@ -27,6 +27,10 @@ import {
   type ServerPrimitives,
 } from './primitives';
 import { type McpServerStatus, SupervisedServer } from './supervised-server';
+import {
+  DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS,
+  UpstreamSubscriptions,
+} from './upstream-subscriptions';
 
 /** How an {@link McpServers} runs, besides its configuration. */
 export interface McpServersOptions extends ConfigReadOptions {
@@ -47,6 +51,13 @@ export interface McpServersOptions extends ConfigReadOptions {
    * (see {@link McpServers.prompts}); default true.
    */
   readonly primitives?: boolean | undefined;
+  /**
+   * How many of the servers' resources the set subscribes to at most, over every server
+   * (default {@link DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS}, 10,000): each URI clients of the
+   * composition subscribe to counts once, however many follow it. Past it, a client's
+   * subscription to another URI is refused (-32602) naming the limit.
+   */
+  readonly maxResourceSubscriptions?: number | undefined;
 }
 
 /**
@@ -102,6 +113,8 @@ export class McpServers implements LiveTools, LivePrimitives {
   /** What the last gathering reported: a problem that persists is reported once. */
   #gatherReports = new Set<string>();
   readonly #report: (message: string) => void;
+  /** The clients' subscriptions to the servers' resources, passed on to the servers. */
+  readonly #subscriptions: UpstreamSubscriptions;
   #closing: Promise<void> | undefined;
 
   private constructor(config: CheckedConfig, options: McpServersOptions) {
@@ -115,6 +128,11 @@ export class McpServers implements LiveTools, LivePrimitives {
         `McpServers: connectTimeoutMs must be a whole number of milliseconds, 1 or more, got ${String(timeout)}`,
       );
     }
+    this.#subscriptions = new UpstreamSubscriptions(
+      options.maxResourceSubscriptions ?? DEFAULT_MAX_RESOURCE_SUBSCRIPTIONS,
+      (message) => this.#warn(message),
+    );
+    const subscriptions = this.#subscriptions;
     const host = {
       retry: config.retry,
       connectTimeoutMs: timeout,
@@ -128,6 +146,11 @@ export class McpServers implements LiveTools, LivePrimitives {
         options.primitives === false
           ? undefined
           : (server: SupervisedServer, kind?: PrimitiveKind) => this.#gatherAgain(server, kind),
+      resourceUpdated:
+        options.primitives === false
+          ? undefined
+          : (server: SupervisedServer, uri: string) => subscriptions.updated(server, uri),
+      connected: (server: SupervisedServer) => subscriptions.connected(server),
     };
     this.#gathers = options.primitives !== false;
     this.#servers = config.servers.map((server) => new SupervisedServer(server, host));
@@ -219,7 +242,10 @@ export class McpServers implements LiveTools, LivePrimitives {
    * URI and its name prefixed `<name>__` (a URI two servers serve is the first's), as last
    * gathered; read from the server's connection of the moment, a template's variables
    * completed as {@link McpServers.prompts}' arguments are. Followed as
-   * {@link McpServers.prompts} are.
+   * {@link McpServers.prompts} are. Each follows its subscribers (`follow`): a URI
+   * subscribed to by any number of clients is subscribed to once on its server (when it
+   * offers `resources.subscribe`), unsubscribed when the last client leaves, subscribed
+   * again when the server connects again, and the server's updates of it are passed on.
    */
   get resources(): readonly (McpResource | McpResourceTemplate)[] {
     return this.#resources;
@@ -255,6 +281,7 @@ export class McpServers implements LiveTools, LivePrimitives {
     this.#closing ??= (async () => {
       // A gathering under way sees the set closing and keeps nothing.
       this.#setPrimitives([], []);
+      this.#subscriptions.close();
       const results = await Promise.allSettled(this.#servers.map((server) => server.close()));
       const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
       if (errors.length > 0)
@@ -298,7 +325,12 @@ export class McpServers implements LiveTools, LivePrimitives {
               stale.get(server) ??
               (listingFailed(this.#listed.get(server)) ? new Set<PrimitiveKind>() : undefined);
             if (kinds === undefined) continue;
-            const listed = await listServerPrimitives(server, kinds, this.#listed.get(server));
+            const listed = await listServerPrimitives(
+              server,
+              kinds,
+              this.#listed.get(server),
+              (upstream, uri, changed) => this.#subscriptions.follow(upstream, uri, changed),
+            );
             if (listed === undefined) this.#listed.delete(server);
             else this.#listed.set(server, listed);
           }

@@ -11,6 +11,7 @@ import {
   type PromptMessage,
   type ResourceBody,
   type ResourceReply,
+  type StopFollowing,
   type ToolContext,
 } from '../../core';
 import { type RemoteTools } from '../client';
@@ -41,6 +42,16 @@ export interface ServerPrimitives {
   readonly resources: Listed<McpResource | McpResourceTemplate>;
 }
 
+/**
+ * Follows the resource at `uri` of `server` for the composition's subscribers (see
+ * `UpstreamSubscriptions.follow`).
+ */
+export type FollowUpstream = (
+  server: SupervisedServer,
+  uri: string,
+  changed: () => void,
+) => Promise<StopFollowing>;
+
 /** How long listing one server's prompts or resources may take (ms). */
 const LIST_TIMEOUT_MS = 10_000;
 
@@ -52,11 +63,13 @@ const LIST_TIMEOUT_MS = 10_000;
  * connection of the moment (a server down then fails the request saying so). A server
  * that offers completions has each prompt argument and template variable completed by it
  * (see {@link remoteCompleters}). A failed listing is reported and leaves that kind empty.
+ * Each resource and template is followed for its subscribers by `follow`, when given.
  */
 export async function listServerPrimitives(
   server: SupervisedServer,
   kinds: ReadonlySet<PrimitiveKind>,
   last: ServerPrimitives | undefined,
+  follow?: FollowUpstream,
 ): Promise<ServerPrimitives | undefined> {
   const remote = server.remote;
   if (remote === undefined) return undefined;
@@ -70,7 +83,7 @@ export async function listServerPrimitives(
     resources:
       kept !== undefined && !kinds.has('resources') && !kept.resources.failed
         ? kept.resources
-        : await listResources(server, remote),
+        : await listResources(server, remote, follow),
   };
 }
 
@@ -173,6 +186,7 @@ async function listPrompts(server: SupervisedServer, remote: RemoteTools): Promi
 async function listResources(
   server: SupervisedServer,
   remote: RemoteTools,
+  follow: FollowUpstream | undefined,
 ): Promise<Listed<McpResource | McpResourceTemplate>> {
   const name = server.config.name;
   const reports: string[] = [];
@@ -181,6 +195,12 @@ async function listResources(
   const completes = remote.serverCapabilities.completions !== undefined;
   const options = { signal: AbortSignal.timeout(LIST_TIMEOUT_MS) };
   const items: (McpResource | McpResourceTemplate)[] = [];
+  // Whether the server offers subscriptions is asked when one is made, over the
+  // connection of that moment.
+  const followed =
+    follow === undefined
+      ? {}
+      : { follow: (uri: string, changed: () => void) => follow(server, uri, changed) };
   const listed = await listing(server, 'resources', reports, () => remote.listResources(options));
   for (const resource of listed ?? []) {
     if (!hasUriScheme(resource.uri)) {
@@ -192,6 +212,7 @@ async function listResources(
       name: `${name}__${resource.name}`,
       uri: resource.uri,
       ...(resource.size === undefined ? {} : { size: resource.size }),
+      ...followed,
       read: async (ctx: ToolContext) =>
         reply(await connection(server).readResource(resource.uri, requestOf(ctx))),
     });
@@ -216,6 +237,7 @@ async function listResources(
             variablesOf(template.uriTemplate),
           )
         : {}),
+      ...followed,
       read: async (_vars: Readonly<Record<string, string>>, uri: string, ctx: ToolContext) =>
         reply(await connection(server).readResource(uri, requestOf(ctx))),
     });

@@ -47,6 +47,13 @@ export interface ServerHost {
    */
   readonly primitivesChanged?:
     ((server: SupervisedServer, kind?: 'prompts' | 'resources') => void) | undefined;
+  /**
+   * The server said the resource at `uri` changed (`notifications/resources/updated`,
+   * after a subscription); absent: such notices are not listened for.
+   */
+  readonly resourceUpdated?: ((server: SupervisedServer, uri: string) => void) | undefined;
+  /** The server connected (again): {@link SupervisedServer.remote} is the new connection. */
+  readonly connected?: ((server: SupervisedServer) => void) | undefined;
 }
 
 /**
@@ -144,6 +151,15 @@ export class SupervisedServer {
                 }
               },
             }),
+        ...(this.host.resourceUpdated === undefined
+          ? {}
+          : {
+              onResourceUpdated: (uri: string) => {
+                if (connected !== undefined && this.#remote === connected) {
+                  this.host.resourceUpdated?.(this, uri);
+                }
+              },
+            }),
         onRefreshError: (error) => this.#warnOnce(`listing its tools failed: ${this.#text(error)}`),
       });
     } catch (error) {
@@ -161,6 +177,7 @@ export class SupervisedServer {
     this.#error = undefined;
     this.#list(connected);
     this.host.primitivesChanged?.(this);
+    this.host.connected?.(this);
     if (again)
       this.host.report(`mcp server ${goQuote(name)}: connected again: ${this.#tools.length} tools`);
     const remote = connected;

@@ -60,7 +60,13 @@ import { listenRefusal, Tasks } from './tasks';
 import { throttlingClientReports } from './plain-errors';
 import { type ErrorReporter, McpSession, type SessionLease } from './session';
 import { observeServer, timeSession } from './telemetry';
-import { Catalog, DEFAULT_LIST_PAGE_SIZE, notifyResourceUpdated } from './primitives';
+import {
+  Catalog,
+  DEFAULT_LIST_PAGE_SIZE,
+  forgetSubscriptions,
+  notifyResourceUpdated,
+  ResourceFollows,
+} from './primitives';
 
 /** How often a drain looks whether the work in flight is done (ms). */
 const DRAIN_POLL_MS = 25;
@@ -200,6 +206,7 @@ export class McpToolServer {
           DEFAULT_MAX_SUBSCRIPTION_URI_BYTES,
         ),
       },
+      follows: new ResourceFollows((uri) => void this.resourceUpdated(uri), report),
     };
     // A source whose tools change by themselves (remote servers) is served as its
     // changes are: a tool refused is left out and reported, the others served.
@@ -243,6 +250,7 @@ export class McpToolServer {
   /**
    * Tells the clients that subscribed to `uri` (2025 era, `resources/subscribe`) that
    * the resource changed; they read it again. Resolves once the notices have gone out.
+   * A resource with `follow` tells the server itself, through the `changed` it is given.
    */
   resourceUpdated(uri: string): Promise<void> {
     return notifyResourceUpdated(this.host, this.#connections, uri);
@@ -544,6 +552,8 @@ export class McpToolServer {
     for (const closer of this.#closers) closing.push(closer.close());
     for (const server of this.#connections) closing.push(server.close());
     await Promise.allSettled(closing);
+    // What a connection that has not said it closed still follows is stopped with it.
+    this.host.follows.close();
     // Whichever way each transport closed, every session's listeners have run when this returns.
     await Promise.all([...open, ...this.#sessions].map((session) => session.close()));
     await this.host.tasks.close();
@@ -601,6 +611,7 @@ export class McpToolServer {
     this.#connections.add(server);
     server.onclose = () => {
       this.#connections.delete(server);
+      forgetSubscriptions(server);
       void opened.session.close();
     };
     return server;

@@ -206,3 +206,72 @@ describe('a stateless endpoint', () => {
     await handler.close();
   });
 });
+
+describe('a resource that follows its subscribers (follow)', () => {
+  async function until(done: () => boolean, what: string): Promise<void> {
+    for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+    if (!done()) throw new Error(`waited in vain for ${what}`);
+  }
+
+  test('is followed once for every connection, tells them of changes, and stops after the last has gone', async () => {
+    const events: string[] = [];
+    const told: (() => void)[] = [];
+    const watched: McpResourceTemplate = {
+      uriTemplate: 'watched://{id}',
+      name: 'watched',
+      read: (vars) => `watched ${vars.id}`,
+      follow: (uri, changed) => {
+        events.push(`follow ${uri}`);
+        told.push(changed);
+        return () => void events.push(`stop ${uri}`);
+      },
+    };
+    const server = serve({ resources: [watched] });
+    const one = await overMemory(server);
+    const two = await overMemory(server);
+    const updates: string[][] = [[], []];
+    for (const [i, { client }] of [one, two].entries()) {
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notice) => {
+        updates[i]!.push(notice.params.uri);
+      });
+      await client.subscribeResource({ uri: 'watched://1' });
+    }
+    expect(events).toEqual(['follow watched://1']);
+    told[0]!();
+    await until(() => updates.every((u) => u.length === 1), 'both notices');
+    expect(updates).toEqual([['watched://1'], ['watched://1']]);
+    // One unsubscribes, the other's connection ends: then it is no longer followed.
+    await one.client.unsubscribeResource({ uri: 'watched://1' });
+    expect(events).toEqual(['follow watched://1']);
+    await two.close();
+    await until(() => events.length === 2, 'the stop');
+    expect(events).toEqual(['follow watched://1', 'stop watched://1']);
+    // A change told after the stop reaches nobody, and costs nothing.
+    told[0]!();
+    await one.client.subscribeResource({ uri: 'watched://2' });
+    expect(events).toEqual(['follow watched://1', 'stop watched://1', 'follow watched://2']);
+    await one.close();
+  });
+
+  test('a follow that fails refuses the subscription with its message; the next one asks again', async () => {
+    let full = true;
+    const watched: McpResource = {
+      uri: 'watched://only',
+      name: 'only',
+      read: () => 'only',
+      follow: async () => {
+        if (full) throw new Error('the watcher is full');
+        return () => undefined;
+      },
+    };
+    const { client, close } = await overMemory(serve({ resources: [watched] }));
+    expect(await rejection(client.subscribeResource({ uri: 'watched://only' }))).toEqual({
+      code: -32603,
+      message: 'MCP error -32603: mcp: resources/subscribe "watched://only": the watcher is full',
+      data: undefined,
+    });
+    full = false;
+    await expect(client.subscribeResource({ uri: 'watched://only' })).resolves.toEqual({});
+    await close();
+  });
+});

@@ -38,6 +38,9 @@ export interface CompletionContext {
   readonly arguments?: Readonly<Record<string, string>>;
 }
 
+/** How long a dropped 2026-07-28 subscription stream waits before it is opened again (ms). */
+const REOPEN_DELAY_MS = 1000;
+
 const PROMPTS: Paged<Prompt> = {
   method: 'prompts/list',
   page: async (client, cursor, options) => {
@@ -78,6 +81,8 @@ const TEMPLATES: Paged<ResourceTemplateType> = {
 export class RemotePrimitives {
   /** The open 2026-07-28 resource subscriptions (`subscriptions/listen` streams), by URI. */
   readonly #listening = new Map<string, Promise<McpSubscription>>();
+  /** The URIs a 2025-era server was subscribed to: made again in a session that replaces its. */
+  readonly #subscribed = new Set<string>();
 
   constructor(private readonly connection: PrimitivesConnection) {}
 
@@ -155,15 +160,12 @@ export class RemotePrimitives {
         (c, sent) => c.subscribeResource({ uri }, sent),
         options,
       );
+      this.#subscribed.add(uri);
       return;
     }
     // 2026-07-28 has no resources/subscribe: updates come on a subscriptions/listen stream.
     if (this.#listening.has(uri)) return;
-    const opening = this.connection.calls.send(
-      where,
-      (c, sent) => c.listen({ resourceSubscriptions: [uri] }, sent),
-      options,
-    );
+    const opening = this.#listen(where, uri, options);
     this.#listening.set(uri, opening);
     try {
       await opening;
@@ -171,12 +173,36 @@ export class RemotePrimitives {
       this.#listening.delete(uri);
       throw error;
     }
+    this.#reopenWhenDropped(where, uri, opening);
+  }
+
+  /**
+   * Subscribes again, in a 2025-era session that replaced a lost one (the server's
+   * instance went away with what it knew), to each URI subscribed to before; resolves
+   * with the failures, one line each.
+   */
+  async subscribeAgain(): Promise<string[]> {
+    const failures: string[] = [];
+    for (const uri of [...this.#subscribed]) {
+      const where = this.#where('resources/subscribe', uri);
+      try {
+        await this.connection.calls.send(
+          where,
+          (c, sent) => c.subscribeResource({ uri }, sent),
+          {},
+        );
+      } catch (error) {
+        failures.push(error instanceof Error ? error.message : `${where}: ${String(error)}`);
+      }
+    }
+    return failures;
   }
 
   async unsubscribeResource(uri: string, options: ListOptions = {}): Promise<void> {
     const where = this.#where('resources/unsubscribe', uri);
     const client = this.connection.client();
     if (client.getProtocolEra() !== 'modern') {
+      this.#subscribed.delete(uri);
       await this.connection.calls.send(
         where,
         (c, sent) => c.unsubscribeResource({ uri }, sent),
@@ -195,7 +221,41 @@ export class RemotePrimitives {
   async close(): Promise<void> {
     const open = [...this.#listening.values()];
     this.#listening.clear();
+    this.#subscribed.clear();
     await Promise.all(open.map(async (opening) => (await opening.catch(() => undefined))?.close()));
+  }
+
+  #listen(where: string, uri: string, options: ListOptions): Promise<McpSubscription> {
+    return this.connection.calls.send(
+      where,
+      (c, sent) => c.listen({ resourceSubscriptions: [uri] }, sent),
+      options,
+    );
+  }
+
+  /**
+   * A 2026-07-28 subscription's stream that drops (the server went away and came back,
+   * say) is opened again a second later, while the URI is still subscribed to and the
+   * connection open, as the connection's stream of list changes is.
+   */
+  #reopenWhenDropped(where: string, uri: string, opening: Promise<McpSubscription>): void {
+    void (async () => {
+      let current = opening;
+      for (;;) {
+        const reason = await current.then(
+          (subscription) => subscription.closed,
+          () => 'remote' as const,
+        );
+        if (reason !== 'remote') return;
+        await new Promise((resolve) => setTimeout(resolve, REOPEN_DELAY_MS).unref());
+        if (this.#listening.get(uri) !== current || this.connection.calls.closed.aborted) return;
+        const again = this.#listen(where, uri, {});
+        // An unsubscribe meanwhile closes the new stream once it is open.
+        again.catch(() => undefined);
+        this.#listening.set(uri, again);
+        current = again;
+      }
+    })();
   }
 
   async #list<T>(

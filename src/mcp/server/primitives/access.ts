@@ -1,5 +1,12 @@
 import { ProtocolError, ResourceNotFoundError } from '@modelcontextprotocol/server';
-import { type AuthInfo, checkAccess, goQuote, type ToolAccess } from '../../../core';
+import {
+  type AuthInfo,
+  checkAccess,
+  goQuote,
+  type McpResource,
+  type McpResourceTemplate,
+  type ToolAccess,
+} from '../../../core';
 import { type PrimitiveHost } from './operation';
 
 /**
@@ -20,10 +27,25 @@ export async function mayRead(
   uri: string,
   auth: AuthInfo | undefined,
 ): Promise<boolean> {
+  return (await readable(host, uri, auth)) !== undefined;
+}
+
+/**
+ * What `resources/read` of `uri` would read for `auth` (the resource, or the template
+ * that matches it), or undefined when there is none the caller may use.
+ */
+export async function readable(
+  host: PrimitiveHost,
+  uri: string,
+  auth: AuthInfo | undefined,
+): Promise<McpResource | McpResourceTemplate | undefined> {
   const fixed = host.catalog.resources.get(uri);
-  if (fixed !== undefined) return mayUse(host, fixed.resource, 'resource', auth);
-  const matched = host.catalog.match(uri);
-  return matched !== undefined && mayUse(host, matched.served.template, 'resource', auth);
+  if (fixed !== undefined) {
+    return (await mayUse(host, fixed.resource, 'resource', auth)) ? fixed.resource : undefined;
+  }
+  const template = host.catalog.match(uri)?.served.template;
+  if (template === undefined) return undefined;
+  return (await mayUse(host, template, 'resource', auth)) ? template : undefined;
 }
 
 /** Whether `auth` may use a prompt or resource (a guard that throws refuses, and is reported). */

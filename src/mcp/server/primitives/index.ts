@@ -1,4 +1,5 @@
 export { Catalog } from './catalog';
 export { DEFAULT_LIST_PAGE_SIZE, primitiveCapabilities, servePrimitives } from './serve';
-export { notifyResourceUpdated } from './subscriptions';
+export { ResourceFollows } from './follows';
+export { forgetSubscriptions, notifyResourceUpdated } from './subscriptions';
 export { type SubscriptionLimits } from './operation';

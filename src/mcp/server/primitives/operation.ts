@@ -32,6 +32,7 @@ import {
 import { callerKeyOf, takeCallShare } from '../http';
 import { type SessionLease } from '../session';
 import { type Catalog } from './catalog';
+import { type ResourceFollows } from './follows';
 
 /** What serving the primitives needs of the server (the sessions' `PrimitiveHost` is one). */
 export interface PrimitiveHost {
@@ -50,6 +51,8 @@ export interface PrimitiveHost {
   readonly calls: CallTracker;
   /** What one 2025-era connection may subscribe to (`resources/subscribe`). */
   readonly subscriptionLimits: SubscriptionLimits;
+  /** The URIs subscribed to over every connection, each followed once (`follow`). */
+  readonly follows: ResourceFollows;
   report(message: string, error: unknown): void;
 }
 

@@ -1,13 +1,29 @@
 import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
-import { type AuthInfo } from '../../../core';
-import { mayRead, resourceNotFound } from './access';
-import { type Era, INVALID_PARAMS, type PrimitiveBinding, type PrimitiveHost } from './operation';
+import { type AuthInfo, errorMessage, goQuote, ValidationError } from '../../../core';
+import { readable, mayRead, resourceNotFound } from './access';
+import { type FollowHold } from './follows';
+import {
+  type Era,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  type PrimitiveBinding,
+  type PrimitiveHost,
+} from './operation';
+
+/** One URI a connection subscribed to: the caller that subscribed, and its hold on the URI. */
+interface Subscription {
+  /** Whose access is checked again before each notice: the latest to subscribe. */
+  auth: AuthInfo | undefined;
+  readonly hold: FollowHold;
+}
 
 /**
  * What each 2025-era connection subscribed to (`resources/subscribe`): each URI with the
  * caller that subscribed, whose access is checked again before each notice.
  */
-const subscriptions = new WeakMap<Server, Map<string, AuthInfo | undefined>>();
+const subscriptions = new WeakMap<Server, Map<string, Subscription>>();
+/** The connections that ended: a subscription that was being answered keeps nothing. */
+const ended = new WeakSet<Server>();
 
 /**
  * Tells each 2025-era connection of `servers` that subscribed to `uri` that the
@@ -21,11 +37,10 @@ export async function notifyResourceUpdated(
 ): Promise<void> {
   const sends: Promise<void>[] = [];
   for (const server of servers) {
-    const subscribed = subscriptions.get(server);
-    if (subscribed?.has(uri) !== true) continue;
-    const auth = subscribed.get(uri);
+    const subscribed = subscriptions.get(server)?.get(uri);
+    if (subscribed === undefined) continue;
     sends.push(
-      mayRead(host, uri, auth).then((allowed) =>
+      mayRead(host, uri, subscribed.auth).then((allowed) =>
         allowed
           ? server.notification({ method: 'notifications/resources/updated', params: { uri } })
           : undefined,
@@ -36,11 +51,24 @@ export async function notifyResourceUpdated(
 }
 
 /**
+ * Forgets what the connection of `server` subscribed to, once it ended: each URI no
+ * other connection holds is no longer followed (see `ResourceDescription.follow`).
+ */
+export function forgetSubscriptions(server: Server): void {
+  ended.add(server);
+  const subscribed = subscriptions.get(server);
+  subscriptions.delete(server);
+  for (const subscription of subscribed?.values() ?? []) subscription.hold.release();
+}
+
+/**
  * Serves `resources/subscribe` and `resources/unsubscribe` on a 2025-era connection that
  * outlives its request (`binding.lasting`): a stateless endpoint's connection ends with
  * its request, so it gets no handler, and a subscription there is the SDK's
  * method-not-found (-32601), as its capabilities say. Bounded per connection, in count
- * and in a URI's length (`host.subscriptionLimits`).
+ * and in a URI's length (`host.subscriptionLimits`). A resource that follows its
+ * subscribers (`follow`) is followed from the first subscription to the last
+ * (`host.follows`), and the subscription is answered once it is followed.
  */
 export function serveSubscriptions(
   server: Server,
@@ -62,24 +90,58 @@ export function serveSubscriptions(
       }
       const auth = caller(ctx);
       // A resource the caller may not read is answered as one that does not exist.
-      if (!(await mayRead(host, uri, auth))) throw resourceNotFound(uri);
+      const entry = await readable(host, uri, auth);
+      if (entry === undefined) throw resourceNotFound(uri);
+      if (ended.has(server)) return {};
       let subscribed = subscriptions.get(server);
       if (subscribed === undefined) {
-        subscribed = new Map<string, AuthInfo | undefined>();
+        subscribed = new Map<string, Subscription>();
         subscriptions.set(server, subscribed);
       }
-      if (!subscribed.has(uri) && subscribed.size >= limits.perSession) {
+      const held = subscribed.get(uri);
+      if (held !== undefined) {
+        held.auth = auth;
+        await held.hold.ready.catch((error: unknown) => {
+          throw refusal(uri, error);
+        });
+        return {};
+      }
+      if (subscribed.size >= limits.perSession) {
         throw new ProtocolError(
           INVALID_PARAMS,
           `mcp: resources/subscribe: the session holds its limit of ${limits.perSession} subscriptions (maxSubscriptionsPerSession); unsubscribe from one first`,
         );
       }
-      subscribed.set(uri, auth);
+      const subscription: Subscription = { auth, hold: host.follows.hold(uri, entry) };
+      subscribed.set(uri, subscription);
+      try {
+        await subscription.hold.ready;
+      } catch (error) {
+        if (subscribed.get(uri) === subscription) subscribed.delete(uri);
+        throw refusal(uri, error);
+      }
       return {};
     });
     server.setRequestHandler('resources/unsubscribe', (request) => {
-      subscriptions.get(server)?.delete(request.params.uri);
+      const { uri } = request.params;
+      const subscribed = subscriptions.get(server);
+      const subscription = subscribed?.get(uri);
+      subscribed?.delete(uri);
+      subscription?.hold.release();
       return {};
     });
   }
+}
+
+/**
+ * The answer to a subscription its resource's `follow` refused, as a read's failure is
+ * answered: a protocol error as it is, a `ValidationError` as invalid params, any other
+ * as an internal error, with its message.
+ */
+function refusal(uri: string, error: unknown): ProtocolError {
+  if (ProtocolError.isInstance(error)) return error;
+  return new ProtocolError(
+    error instanceof ValidationError ? INVALID_PARAMS : INTERNAL_ERROR,
+    `mcp: resources/subscribe ${goQuote(uri)}: ${errorMessage(error)}`,
+  );
 }

@@ -64,6 +64,7 @@ import { TracedServer } from '../telemetry';
 import {
   type Catalog,
   primitiveCapabilities,
+  type ResourceFollows,
   servePrimitives,
   type SubscriptionLimits,
 } from '../primitives';
@@ -111,6 +112,8 @@ export interface InstanceHost {
   readonly listPageSize: number;
   /** What one 2025-era connection may subscribe to (`resources/subscribe`). */
   readonly subscriptionLimits: SubscriptionLimits;
+  /** The URIs subscribed to over every connection, each followed once (`follow`). */
+  readonly follows: ResourceFollows;
 }
 
 /** How an instance finds the session of a call: pinned to its connection, or per request. */

@@ -1,0 +1,146 @@
+/**
+ * Resource subscriptions through `McpServers` served with `serveTools`, to servers of
+ * our own over Streamable HTTP on loopback: one spoken to in 2026-07-28 (which offers no
+ * `resources.subscribe`) takes a client's subscription without passing it on, and says
+ * so once; the composition holds at most `maxResourceSubscriptions` URIs, each counted
+ * once however many clients follow it; and a 2025-era server that restarts in place
+ * (the composition's session lost with it, a new one opened) is subscribed to again.
+ */
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { type McpResourceTemplate, newTool, text } from 'agenttool';
+import { type HttpListener, McpServers, type McpToolServer, serveTools } from 'agenttool/mcp';
+
+const ping = newTool({ name: 'ping', description: 'Pong', execute: () => text('pong') });
+
+/** A template whose URIs every caller may read: `legacy://<id>`, or `modern://<id>`. */
+function items(scheme: string): McpResourceTemplate {
+  return {
+    uriTemplate: `${scheme}://{id}`,
+    name: `${scheme}-items`,
+    read: (vars) => `${scheme} item ${vars.id}`,
+  };
+}
+
+/** A server of ours serving the template of `scheme`. */
+function upstream(scheme: string): McpToolServer {
+  return serveTools([ping], { resources: [items(scheme)] });
+}
+
+const warnings: string[] = [];
+let legacyUpstream: McpToolServer;
+let legacyListener: HttpListener;
+let modernUpstream: McpToolServer;
+let servers: McpServers;
+let composed: McpToolServer;
+let listener: HttpListener;
+const clients: { client: Client; transport: StreamableHTTPClientTransport }[] = [];
+
+beforeAll(async () => {
+  legacyUpstream = upstream('legacy');
+  legacyListener = await legacyUpstream.listenHttp({ port: 0 });
+  modernUpstream = upstream('modern');
+  const modernListener = await modernUpstream.listenHttp({ port: 0 });
+  servers = await McpServers.start(
+    {
+      mcpServers: {
+        old: { url: legacyListener.url, protocol: 'legacy' },
+        new: { url: modernListener.url, protocol: 'modern' },
+      },
+    },
+    { onWarning: (m) => void warnings.push(m), maxResourceSubscriptions: 2 },
+  );
+  composed = serveTools(servers);
+  listener = await composed.listenHttp({ port: 0 });
+}, 60_000);
+
+afterEach(async () => {
+  // Each session ends (DELETE), and what it subscribed to with it.
+  await Promise.all(
+    clients.splice(0).map(async ({ client, transport }) => {
+      await transport.terminateSession();
+      await client.close();
+    }),
+  );
+});
+
+afterAll(async () => {
+  await composed?.close();
+  await servers?.close();
+  await legacyUpstream?.close();
+  await modernUpstream?.close();
+});
+
+/** A 2025-era client of the composed server, keeping each update it is sent. */
+async function connect(): Promise<{ client: Client; updates: string[] }> {
+  const client = new Client({ name: 'test', version: '1' });
+  const updates: string[] = [];
+  client.setNotificationHandler('notifications/resources/updated', (notice) => {
+    updates.push(notice.params.uri);
+  });
+  const transport = new StreamableHTTPClientTransport(new URL(listener.url));
+  await client.connect(transport);
+  clients.push({ client, transport });
+  return { client, updates };
+}
+
+async function until(done: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`waited in vain for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+it('takes a subscription to a resource of a 2026-07-28 server, passes nothing on, and says so once', async () => {
+  const { client } = await connect();
+  await expect(client.subscribeResource({ uri: 'modern://1' })).resolves.toEqual({});
+  await expect(client.subscribeResource({ uri: 'modern://2' })).resolves.toEqual({});
+  const said = warnings.filter((w) => w.includes('no resource subscriptions'));
+  expect(said).toEqual([
+    'mcp server "new": it offers no resource subscriptions (it speaks 2026-07-28): its clients\' subscriptions to its resources are taken, but its updates are not passed on',
+  ]);
+  // Still counted against the bound: each is a URI the composition follows.
+  await client.unsubscribeResource({ uri: 'modern://1' });
+  await client.unsubscribeResource({ uri: 'modern://2' });
+});
+
+it('holds at most maxResourceSubscriptions URIs, each counted once, and refuses one more naming the limit', async () => {
+  const first = await connect();
+  const second = await connect();
+  await first.client.subscribeResource({ uri: 'legacy://1' });
+  await first.client.subscribeResource({ uri: 'legacy://2' });
+  // A URI followed already is no new subscription upstream.
+  await expect(second.client.subscribeResource({ uri: 'legacy://2' })).resolves.toEqual({});
+  await expect(second.client.subscribeResource({ uri: 'legacy://3' })).rejects.toMatchObject({
+    code: -32602,
+    message:
+      'mcp server "old": resources/subscribe "legacy://3": the servers are subscribed to their limit of 2 resources (maxResourceSubscriptions); try again once clients unsubscribe from some',
+  });
+  await first.client.unsubscribeResource({ uri: 'legacy://1' });
+  await expect(second.client.subscribeResource({ uri: 'legacy://3' })).resolves.toEqual({});
+  await first.client.unsubscribeResource({ uri: 'legacy://2' });
+  await second.client.unsubscribeResource({ uri: 'legacy://2' });
+  await second.client.unsubscribeResource({ uri: 'legacy://3' });
+});
+
+it('subscribes again to a 2025-era server over HTTP that restarted in place, and passes its updates on', async () => {
+  const { client, updates } = await connect();
+  await client.subscribeResource({ uri: 'legacy://7' });
+  await legacyUpstream.resourceUpdated('legacy://7');
+  await until(() => updates.length === 1, 'the first update');
+  // The server restarts on the same port: it knows neither the session nor its subscriptions.
+  const port = Number(new URL(legacyListener.url).port);
+  await legacyUpstream.close();
+  legacyUpstream = upstream('legacy');
+  legacyListener = await legacyUpstream.listenHttp({ port });
+  // Told again until the composition, in its new session, has subscribed again.
+  await until(
+    () => {
+      void legacyUpstream.resourceUpdated('legacy://7');
+      return updates.length > 1;
+    },
+    'an update from the restarted server',
+    20_000,
+  );
+  expect(new Set(updates)).toEqual(new Set(['legacy://7']));
+}, 30_000);
