@@ -685,7 +685,10 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
     });
 
     it('stops the whole command line and everything in its group, not only one process', async () => {
-      const shell = newShell();
+      // The SIGINT ends it; a long grace keeps the escalation's SIGKILL (for what a
+      // command leaves) from landing on the job's own save on a machine stalled for
+      // seconds, which the default's 4 s did once under a full test run.
+      const shell = newShell({ interruptGraceMs: 10_000 });
       const result = await runUntil(
         shell,
         'for i in 1 2 3; do echo "tick $i"; sleep 30 | cat; done; echo finished',
