@@ -99,6 +99,7 @@ export class McpToolServer {
   #draining: Promise<void> | undefined;
   readonly #listeners = new Set<() => void>();
   readonly #primitiveListeners = new Set<(kind: 'prompts' | 'resources') => void>();
+  readonly #updateListeners = new Set<(uri: string) => Promise<void>>();
   /** True once the constructor has added the tools it was given: later changes are changes. */
   #made = false;
   /** True once the list changed after the server was made. */
@@ -252,8 +253,11 @@ export class McpToolServer {
    * the resource changed; they read it again. Resolves once the notices have gone out.
    * A resource with `follow` tells the server itself, through the `changed` it is given.
    */
-  resourceUpdated(uri: string): Promise<void> {
-    return notifyResourceUpdated(this.host, this.#connections, uri);
+  async resourceUpdated(uri: string): Promise<void> {
+    await Promise.all([
+      notifyResourceUpdated(this.host, this.#connections, uri),
+      ...[...this.#updateListeners].map((listener) => listener(uri)),
+    ]);
   }
 
   /** The sessions currently open. */
@@ -662,6 +666,15 @@ export class McpToolServer {
     if (this.#made) this.#changed = true;
     this.#notifyListChanged();
     this.#scale?.publishListChanged();
+  }
+
+  /**
+   * @internal Runs `listener` for each {@link McpToolServer.resourceUpdated} (an HTTP
+   * endpoint's 2026-07-28 listen streams); returns its remover.
+   */
+  onResourceUpdated(listener: (uri: string) => Promise<void>): () => void {
+    this.#updateListeners.add(listener);
+    return () => this.#updateListeners.delete(listener);
   }
 
   /** @internal Runs `listener` whenever the prompts or the resources listed change. */

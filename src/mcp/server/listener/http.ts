@@ -9,7 +9,7 @@ import {
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
 import { handleArgumentOf, isJsonObject } from '../../../core';
-import { type AuthGate, authGate, namelessCaller, subjectOf } from '../auth';
+import { type AuthGate, authGate, fromSdkAuth, namelessCaller, subjectOf } from '../auth';
 import { bringsNewWork, drainingRefusal, HealthRoute } from './health';
 import { FORWARDED_CALLER_HEADER, type ScaleOut, serveElsewhere } from '../scale';
 import {
@@ -67,6 +67,7 @@ import { nestedTooDeep, TOO_DEEP_MESSAGE } from '../../message-depth';
 import { type Closer } from '../server-options';
 import { plainError, withoutClientStack } from '../plain-errors';
 import { malformedInitialize, unnamedVersion } from './refusals';
+import { ResourceListeners } from '../primitives';
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
@@ -83,6 +84,11 @@ export interface ServedServer extends SessionOpener, LegacyHost {
   onListChanged(listener: () => void): () => void;
   /** Runs `listener` whenever the prompts or the resources listed change; returns its remover. */
   onPrimitivesChanged(listener: (kind: 'prompts' | 'resources') => void): () => void;
+  /**
+   * Runs `listener` for each `resourceUpdated(uri)`, whose promise waits for what it
+   * returns; returns its remover.
+   */
+  onResourceUpdated(listener: (uri: string) => Promise<void>): () => void;
   /** The scopes the served tools require, each once. */
   toolScopes(): readonly string[];
 }
@@ -129,6 +135,8 @@ class HttpEndpoint {
   readonly #legacy: LegacyLeg;
   readonly #handles: HandleSessions;
   readonly #modern: McpHttpHandler;
+  /** The 2026-07-28 listen streams' resource subscriptions: the entry's bus. */
+  readonly #listeners: ResourceListeners;
   readonly #unlisten: () => void;
   readonly #health: HealthRoute;
   readonly #gate: AuthGate | undefined;
@@ -186,6 +194,9 @@ class HttpEndpoint {
       limits,
       options.stateless === true,
     );
+    const reportHttp = (error: Error): void =>
+      server.host.report('mcp: http', withoutClientStack(error));
+    this.#listeners = new ResourceListeners(server.host, reportHttp);
     // A 2026-07-28 request is one message, its method named by the Mcp-Method header,
     // which the SDK has checked against the body before it asks for the instance.
     this.#modern = createMcpHandler(
@@ -199,7 +210,9 @@ class HttpEndpoint {
         ),
       {
         legacy: 'reject',
-        onerror: (error) => server.host.report('mcp: http', withoutClientStack(error)),
+        onerror: reportHttp,
+        // A resource update reaches a listen stream while its caller may read it.
+        bus: this.#listeners,
         maxRequestBodySize: this.#limit,
         // The stream shares decide (503 or 429, naming the limit); the SDK's own cap
         // (1024 by default) would refuse past it in-band, whatever maxStreams says.
@@ -212,9 +225,13 @@ class HttpEndpoint {
         ? this.#modern.notify.promptsChanged()
         : this.#modern.notify.resourcesChanged(),
     );
+    const unlistenUpdates = server.onResourceUpdated((uri) =>
+      this.#listeners.resourceUpdated(uri),
+    );
     this.#unlisten = () => {
       unlistenTools();
       unlistenPrimitives();
+      unlistenUpdates();
     };
     this.#gate = authGate(options, this.#path, port, {
       toolScopes: () => server.toolScopes(),
@@ -551,7 +568,15 @@ class HttpEndpoint {
       if (isJsonObject(parsed) && parsed.method === 'subscriptions/listen') {
         const refusal = listenRefusal(parsed);
         if (refusal !== undefined) return Response.json(refusal, { status: 400 });
-        return this.#admission.stream(caller, requestId(parsed), authInfo, serve);
+        // Its resource subscriptions are checked as resources/subscribe checks one.
+        const listener = authInfo === undefined ? undefined : fromSdkAuth(authInfo);
+        const checked = await this.#listeners.check(parsed, listener);
+        if (checked instanceof Response) return checked;
+        const listen =
+          checked === undefined
+            ? serve
+            : () => this.#listeners.open(checked, parsed.id, serve);
+        return this.#admission.stream(caller, requestId(parsed), authInfo, listen);
       }
       return serve();
     }

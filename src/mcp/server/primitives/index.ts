@@ -1,5 +1,6 @@
 export { Catalog } from './catalog';
 export { DEFAULT_LIST_PAGE_SIZE, primitiveCapabilities, servePrimitives } from './serve';
 export { ResourceFollows } from './follows';
+export { type CheckedListen, ResourceListeners } from './listen';
 export { forgetSubscriptions, notifyResourceUpdated } from './subscriptions';
 export { type SubscriptionLimits } from './operation';

@@ -35,12 +35,15 @@ const MAX_COMPLETIONS = 100;
 /**
  * The capabilities of what the catalog serves: none for a server of tools alone.
  * Subscriptions are offered on a 2025-era connection that outlives its request only
- * (`lasting`): a stateless endpoint's could never deliver a notice.
+ * (`lasting`): a stateless endpoint's could never deliver a notice; and in 2026-07-28
+ * where the entry's `subscriptions/listen` streams are checked and followed
+ * (`listens`, the HTTP endpoint's: see `ResourceListeners`).
  */
 export function primitiveCapabilities(
   host: PrimitiveHost,
   era: Era,
   lasting = true,
+  listens = false,
 ): ServerCapabilities {
   const catalog = host.catalog;
   const capabilities: ServerCapabilities = {};
@@ -50,8 +53,8 @@ export function primitiveCapabilities(
   const listChanged = (host.listChanged?.() ?? false) || live;
   if (catalog.hasPrompts || live) capabilities.prompts = { listChanged };
   if (catalog.hasResources || live) {
-    capabilities.resources =
-      era === 'legacy' && lasting ? { listChanged, subscribe: true } : { listChanged };
+    const subscribe = era === 'legacy' ? lasting : listens;
+    capabilities.resources = subscribe ? { listChanged, subscribe: true } : { listChanged };
   }
   if (catalog.completes) capabilities.completions = {};
   return capabilities;

@@ -136,12 +136,16 @@ export function serveSubscriptions(
 /**
  * The answer to a subscription its resource's `follow` refused, as a read's failure is
  * answered: a protocol error as it is, a `ValidationError` as invalid params, any other
- * as an internal error, with its message.
+ * as an internal error, with its message (naming `method`, the request that subscribed).
  */
-function refusal(uri: string, error: unknown): ProtocolError {
+export function refusal(
+  uri: string,
+  error: unknown,
+  method = 'resources/subscribe',
+): ProtocolError {
   if (ProtocolError.isInstance(error)) return error;
   return new ProtocolError(
     error instanceof ValidationError ? INVALID_PARAMS : INTERNAL_ERROR,
-    `mcp: resources/subscribe ${goQuote(uri)}: ${errorMessage(error)}`,
+    `mcp: ${method} ${goQuote(uri)}: ${errorMessage(error)}`,
   );
 }

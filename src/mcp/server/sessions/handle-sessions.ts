@@ -32,6 +32,8 @@ export class HandleSessions implements SessionBinding {
   readonly #server: SessionOpener;
   readonly #idleMs: number;
   readonly #stateless: boolean;
+  /** The HTTP endpoint checks and follows a 2026-07-28 listen's resource subscriptions. */
+  readonly listens = true;
   #shares: SessionShares | undefined;
 
   constructor(server: SessionOpener, idleMs: number, stateless: boolean) {

@@ -137,6 +137,12 @@ export interface SessionBinding {
    */
   readonly lasting?: boolean;
   /**
+   * True where a 2026-07-28 `subscriptions/listen`'s resource subscriptions are checked
+   * and followed before the SDK's entry serves it (the HTTP endpoint's, see
+   * `ResourceListeners`): its instances offer `resources.subscribe`. Absent elsewhere.
+   */
+  readonly listens?: boolean;
+  /**
    * Ends the session the request `ctx` names by handle, when its caller opened it
    * ({@link SESSION_END_METHOD}); absent where sessions are not held by handle.
    */
@@ -169,7 +175,7 @@ export function buildInstance(
       capabilities: {
         tools: { listChanged: host.listChanged() },
         logging: {},
-        ...primitiveCapabilities(host, era, binding.lasting !== false),
+        ...primitiveCapabilities(host, era, binding.lasting !== false, binding.listens === true),
         extensions: { [SESSIONS_EXTENSION]: {} },
       },
       ...(host.instructions === undefined ? {} : { instructions: host.instructions }),

@@ -1,0 +1,212 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { type ServerEvent, type ServerEventBus } from '@modelcontextprotocol/server';
+import { type AuthInfo, isJsonObject, type JsonObject } from '../../../core';
+import { mayRead, readable, resourceNotFound } from './access';
+import { type FollowHold } from './follows';
+import { INVALID_PARAMS, type PrimitiveHost } from './operation';
+import { refusal } from './subscriptions';
+
+/** The resource subscriptions of one 2026-07-28 `subscriptions/listen`, checked. */
+export interface CheckedListen {
+  /** Who listens: its access is checked again before each notice. */
+  readonly auth: AuthInfo | undefined;
+  /** Each URI asked for (once), with what `resources/read` of it would read. */
+  readonly entries: ReadonlyMap<string, Parameters<PrimitiveHost['follows']['hold']>[1]>;
+}
+
+/** A listen's stream as the bus knows it: its caller, its URIs, and their holds. */
+interface Listening {
+  readonly auth: AuthInfo | undefined;
+  readonly uris: ReadonlySet<string>;
+  readonly holds: readonly FollowHold[];
+  /** True once the SDK's stream registered with the bus, which then releases the holds. */
+  adopted: boolean;
+}
+
+/** One stream registered with the bus. */
+interface Registered {
+  readonly listener: (event: ServerEvent) => void;
+  /** Its resource subscriptions; none for a listen that asked for no resource. */
+  readonly listening: Listening | undefined;
+  live: boolean;
+}
+
+/**
+ * The 2026-07-28 resource subscriptions of an HTTP endpoint: the `ServerEventBus` its
+ * SDK entry's listen router registers each `subscriptions/listen` stream with, and the
+ * check a listen passes before it reaches the entry.
+ *
+ * The router delivers `resource_updated` to every stream whose filter names the URI,
+ * with no access check of its own. This bus knows each stream's caller: the endpoint
+ * runs the entry's `fetch` for a listen inside {@link ResourceListeners.open}, whose
+ * context (AsyncLocalStorage) the router's `bus.subscribe` runs in, synchronously, as it
+ * opens the stream. A notice then reaches a stream only while its caller may still read
+ * the resource (as a 2025-era subscription's notice), and the stream holds each URI in
+ * `host.follows` from its opening until it ends (the client closes it, the server
+ * closes, its token expires: the router unsubscribes from the bus each time).
+ */
+export class ResourceListeners implements ServerEventBus {
+  readonly #host: PrimitiveHost;
+  readonly #registered = new Set<Registered>();
+  readonly #context = new AsyncLocalStorage<Listening>();
+  readonly #report: (error: Error) => void;
+
+  constructor(host: PrimitiveHost, report: (error: Error) => void) {
+    this.#host = host;
+    this.#report = report;
+  }
+
+  /**
+   * Checks the resource subscriptions of a 2026-07-28 `subscriptions/listen` (`message`)
+   * as `resources/subscribe` checks one: within the bounds (`host.subscriptionLimits`:
+   * at most that many URIs in one listen, each at most that long), and each one the
+   * caller may read, a URI it may not read answered as one that does not exist. Resolves
+   * with the checked listen, or with the answer that refuses it (its JSON-RPC error, in
+   * band: HTTP 200, as the entry answers a listen it refuses). A listen without
+   * resource subscriptions, or whose filter is malformed (the entry refuses it), is
+   * undefined.
+   */
+  async check(
+    message: JsonObject,
+    auth: AuthInfo | undefined,
+  ): Promise<CheckedListen | Response | undefined> {
+    const params = message.params;
+    if (!isJsonObject(params) || !isJsonObject(params.notifications)) return undefined;
+    const asked = params.notifications.resourceSubscriptions;
+    if (!Array.isArray(asked) || asked.length === 0) return undefined;
+    if (!asked.every((uri): uri is string => typeof uri === 'string')) return undefined;
+    const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+    const error = (code: number, text: string, data?: unknown): Response =>
+      Response.json({
+        jsonrpc: '2.0',
+        id,
+        error: { code, message: text, ...(data === undefined ? {} : { data }) },
+      });
+    const limits = this.#host.subscriptionLimits;
+    const uris = [...new Set(asked)];
+    if (uris.length > limits.perSession) {
+      return error(
+        INVALID_PARAMS,
+        `mcp: subscriptions/listen: resourceSubscriptions names ${uris.length} URIs, over the limit of ${limits.perSession} (maxSubscriptionsPerSession); listen to fewer`,
+      );
+    }
+    for (const uri of uris) {
+      const bytes = Buffer.byteLength(uri);
+      if (bytes > limits.uriBytes) {
+        return error(
+          INVALID_PARAMS,
+          `mcp: subscriptions/listen: a URI is ${bytes} bytes, over the limit of ${limits.uriBytes} (maxSubscriptionUriBytes); listen to a shorter one`,
+        );
+      }
+    }
+    const entries = new Map<string, Parameters<PrimitiveHost['follows']['hold']>[1]>();
+    for (const uri of uris) {
+      // A resource the caller may not read is answered as one that does not exist.
+      const entry = await readable(this.#host, uri, auth);
+      if (entry === undefined) {
+        const unknown = resourceNotFound(uri);
+        return error(unknown.code, unknown.message, unknown.data);
+      }
+      entries.set(uri, entry);
+    }
+    return { auth, entries };
+  }
+
+  /**
+   * Serves a checked listen: holds each URI (its resource's `follow`, see
+   * `host.follows`), then runs `serve` (the entry's `fetch`) where the stream it opens
+   * is known to the bus as this listen's. What a `follow` throws refuses the listen, as
+   * it refuses `resources/subscribe`. A listen the entry answers without a stream
+   * (refused, or one whose filter it honors nothing of) lets go of its holds at once.
+   */
+  async open(
+    checked: CheckedListen,
+    id: unknown,
+    serve: () => Promise<Response>,
+  ): Promise<Response> {
+    const holds = [...checked.entries].map(([uri, entry]) => ({
+      uri,
+      hold: this.#host.follows.hold(uri, entry),
+    }));
+    const releaseAll = (): void => {
+      for (const { hold } of holds) hold.release();
+    };
+    for (const { uri, hold } of holds) {
+      try {
+        await hold.ready;
+      } catch (failure) {
+        releaseAll();
+        const refused = refusal(uri, failure, 'subscriptions/listen');
+        return Response.json({
+          jsonrpc: '2.0',
+          id: typeof id === 'string' || typeof id === 'number' ? id : null,
+          error: {
+            code: refused.code,
+            message: refused.message,
+            ...(refused.data === undefined ? {} : { data: refused.data }),
+          },
+        });
+      }
+    }
+    const listening: Listening = {
+      auth: checked.auth,
+      uris: new Set(checked.entries.keys()),
+      holds: holds.map(({ hold }) => hold),
+      adopted: false,
+    };
+    try {
+      return await this.#context.run(listening, serve);
+    } finally {
+      // The router registers a stream as it makes its answer; none was registered.
+      if (!listening.adopted) releaseAll();
+    }
+  }
+
+  /**
+   * Tells the streams that listen to `uri` that the resource changed, each only while
+   * its caller may still read it; resolves once the notices are written.
+   */
+  async resourceUpdated(uri: string): Promise<void> {
+    const event: ServerEvent = { kind: 'resource_updated', uri };
+    const sends: Promise<void>[] = [];
+    for (const registered of this.#registered) {
+      const listening = registered.listening;
+      if (listening === undefined || !listening.uris.has(uri)) continue;
+      sends.push(
+        mayRead(this.#host, uri, listening.auth).then((allowed) => {
+          if (allowed && registered.live) this.#deliver(registered, event);
+        }),
+      );
+    }
+    await Promise.allSettled(sends);
+  }
+
+  publish(event: ServerEvent): void {
+    if (event.kind === 'resource_updated') {
+      void this.resourceUpdated(event.uri);
+      return;
+    }
+    for (const registered of [...this.#registered]) this.#deliver(registered, event);
+  }
+
+  subscribe(listener: (event: ServerEvent) => void): () => void {
+    const listening = this.#context.getStore();
+    if (listening !== undefined) listening.adopted = true;
+    const registered: Registered = { listener, listening, live: true };
+    this.#registered.add(registered);
+    return () => {
+      if (!registered.live) return;
+      registered.live = false;
+      this.#registered.delete(registered);
+      for (const hold of listening?.holds ?? []) hold.release();
+    };
+  }
+
+  #deliver(registered: Registered, event: ServerEvent): void {
+    try {
+      registered.listener(event);
+    } catch (error) {
+      this.#report(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+}
