@@ -179,7 +179,7 @@ export class IncidentResource {
 })
 export class HandbookModule {}
 
-/** The handbook's server; an incident's update reaches the 2025-era clients subscribed to it. */
+/** The handbook's server; an incident's update reaches the clients subscribed to it. */
 export async function serveHandbook(options: McpServerOptions = {}) {
   const app = await ToolApp.create(HandbookModule);
   const server = serveTools(app, { name: 'handbook', listPageSize: 50, ...options });

@@ -157,11 +157,12 @@ export interface ResourceDescription {
   readonly access?: ToolAccess | undefined;
   /**
    * Follows the resource at `uri` while clients subscribe to it (2025-era
-   * `resources/subscribe`): a server calls it when the first of its connections
-   * subscribes to `uri` (for a template, a URI it matches), and calls the function it
-   * returns once, when the last of them has unsubscribed or ended. Meanwhile `changed()`
-   * says the resource changed: the server sends `notifications/resources/updated` to
-   * each subscribed connection whose caller may still read it. The subscription is
+   * `resources/subscribe`, or a 2026-07-28 `subscriptions/listen` stream naming it):
+   * a server calls it when the first of its connections (or streams) subscribes to
+   * `uri` (for a template, a URI it matches), and calls the function it returns once,
+   * when the last of them has unsubscribed or ended. Meanwhile `changed()` says the
+   * resource changed: the server sends `notifications/resources/updated` to each
+   * subscribed connection or stream whose caller may still read it. The subscription is
    * answered once it returns (or its promise settles), so it answers promptly: throwing
    * or rejecting refuses it, with the error's message (as a read's failure is
    * answered). Without it, a server keeps the subscriptions alone, and is told of

@@ -115,13 +115,14 @@ export interface McpServerOptions extends RoundTripOptions {
   readonly listPageSize?: number;
   /**
    * How many resources one 2025-era session subscribes to at most (`resources/subscribe`;
-   * default {@link DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION}, 1000). Past it a subscription
-   * to another URI is refused as invalid params (-32602) naming the limit; the session
-   * unsubscribes from one first.
+   * default {@link DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION}, 1000), and one 2026-07-28
+   * `subscriptions/listen` names at most in its `resourceSubscriptions`. Past it a
+   * subscription to another URI (a listen naming more) is refused as invalid params
+   * (-32602) naming the limit; the session unsubscribes from one first.
    */
   readonly maxSubscriptionsPerSession?: number;
   /**
-   * How long a URI a 2025-era session subscribes to is at most, in UTF-8 bytes (default
+   * How long a URI a 2025-era session subscribes to (or a 2026-07-28 listen names) is at most, in UTF-8 bytes (default
    * {@link DEFAULT_MAX_SUBSCRIPTION_URI_BYTES}, 8 KiB); a longer one is refused as
    * invalid params (-32602) giving both sizes.
    */

@@ -249,9 +249,13 @@ export class McpToolServer {
   }
 
   /**
-   * Tells the clients that subscribed to `uri` (2025 era, `resources/subscribe`) that
-   * the resource changed; they read it again. Resolves once the notices have gone out.
-   * A resource with `follow` tells the server itself, through the `changed` it is given.
+   * Tells the clients that subscribed to `uri` that the resource changed; they read it
+   * again: 2025-era connections that sent `resources/subscribe`, and 2026-07-28
+   * `subscriptions/listen` streams over HTTP whose `resourceSubscriptions` name it. Each
+   * is told only while its caller may still read the resource. Resolves once the notices
+   * have gone out. Only this instance's clients are told (with `scaleOut`, call it on
+   * each instance that learns of the change). A resource with `follow` tells the server
+   * itself, through the `changed` it is given.
    */
   async resourceUpdated(uri: string): Promise<void> {
     await Promise.all([

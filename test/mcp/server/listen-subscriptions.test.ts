@@ -12,6 +12,12 @@ import { modern } from '../auth/helpers';
 
 const echo = newTool({ name: 'echo', description: 'Echoes', execute: () => ({ output: 'x' }) });
 
+const items: McpResourceTemplate = {
+  uriTemplate: 'items://{id}',
+  name: 'items',
+  read: (vars) => `item ${vars.id}`,
+};
+
 /** Whether the guarded resource's guard lets its caller in; a test changes it. */
 let guardAllows = true;
 
@@ -25,7 +31,7 @@ const resources: (McpResource | McpResourceTemplate)[] = [
     access: { guards: [() => guardAllows] },
     read: () => 'guarded text',
   },
-  { uriTemplate: 'items://{id}', name: 'items', read: (vars) => `item ${vars.id}` },
+  items,
 ];
 
 const servers: McpToolServer[] = [];

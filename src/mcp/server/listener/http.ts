@@ -225,9 +225,7 @@ class HttpEndpoint {
         ? this.#modern.notify.promptsChanged()
         : this.#modern.notify.resourcesChanged(),
     );
-    const unlistenUpdates = server.onResourceUpdated((uri) =>
-      this.#listeners.resourceUpdated(uri),
-    );
+    const unlistenUpdates = server.onResourceUpdated((uri) => this.#listeners.resourceUpdated(uri));
     this.#unlisten = () => {
       unlistenTools();
       unlistenPrimitives();
@@ -573,9 +571,7 @@ class HttpEndpoint {
         const checked = await this.#listeners.check(parsed, listener);
         if (checked instanceof Response) return checked;
         const listen =
-          checked === undefined
-            ? serve
-            : () => this.#listeners.open(checked, parsed.id, serve);
+          checked === undefined ? serve : () => this.#listeners.open(checked, parsed.id, serve);
         return this.#admission.stream(caller, requestId(parsed), authInfo, listen);
       }
       return serve();
