@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import {
   AGENT_CONFIG_DIRECTORIES,
@@ -154,29 +154,50 @@ export function heldStartupPaths(roots: readonly string[], homes: readonly strin
 }
 
 /**
- * What the sandboxed shell's environment gets where a home folder's `.gitconfig` is held
- * while missing: the sandbox stands in for it with `/dev/null` on a mount without
- * devices, which no one may open (EACCES), and git takes an unreadable global file for
- * a fatal error ("unknown error occurred while reading the configuration files"), so
- * that no git command would run. `GIT_CONFIG_GLOBAL` names the global file git reads
- * instead: the home's `git/config` under `XDG_CONFIG_HOME` (or `.config`) where it
- * exists (git reads it besides `.gitconfig` otherwise), else `/dev/null`, what a missing
- * file reads as. Nothing when the environment sets `GIT_CONFIG_GLOBAL` itself, or the
- * home's `.gitconfig` exists or is not held.
+ * What a sandbox lets its commands write for the writable folders `roots`, where one is
+ * (or holds) one of `homes`: such a root is given as what it holds but the way to the
+ * home folder, and the home folder as its visible entries (and `.git`, held as any
+ * repository's), so that its top stays read-only. A missing hidden name there could
+ * otherwise be made, and what the user's programs trust in one runs or lets in outside
+ * any sandbox: `~/.ssh/authorized_keys`, `~/.aws/config` (a `credential_process`),
+ * `~/.config/git/config`, `~/.vimrc`; no list of names covers them all. No entry is
+ * made at the top of a home folder then, hidden or not. Links there are left out (one
+ * could lead out of the folder). Other roots are given as they are.
  */
-export function gitGlobalStandIn(
-  env: NodeJS.ProcessEnv,
-  held: readonly string[],
-): { GIT_CONFIG_GLOBAL?: string } {
-  const home = env['HOME'];
-  if (home === undefined || home === '' || env['GIT_CONFIG_GLOBAL'] !== undefined) return {};
-  const file = join(realOrSelf(home), '.gitconfig');
-  if (!held.includes(file) || existsSync(file)) return {};
-  const configHome = env['XDG_CONFIG_HOME'];
-  const xdg = join(
-    configHome !== undefined && configHome !== '' ? configHome : join(home, '.config'),
-    'git',
-    'config',
-  );
-  return { GIT_CONFIG_GLOBAL: existsSync(xdg) ? xdg : '/dev/null' };
+export function homeWritableTops(roots: readonly string[], homes: readonly string[]): string[] {
+  const held = homesIn(roots, homes);
+  if (held.length === 0) return [...roots];
+  const out: string[] = [];
+  const split = (dir: string): void => {
+    if (held.includes(dir)) {
+      for (const name of entriesOf(dir)) {
+        if (!name.startsWith('.') || name === '.git') out.push(join(dir, name));
+      }
+      return;
+    }
+    if (!held.some((home) => home.startsWith(dir.endsWith(sep) ? dir : dir + sep))) {
+      out.push(dir);
+      return;
+    }
+    for (const name of entriesOf(dir)) split(join(dir, name));
+  };
+  for (const root of roots) split(realOrSelf(root));
+  return out;
+}
+
+/** The names in `dir` that are not links (none when it cannot be read). */
+function entriesOf(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.filter((name) => {
+    try {
+      return !lstatSync(join(dir, name)).isSymbolicLink();
+    } catch {
+      return false;
+    }
+  });
 }

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, sep } from 'node:path';
 import { cleanupOnHardExit } from './janitor';
 import { PROTECTED_DIRECTORIES, PROTECTED_FILES } from './protected-paths';
-import type { SandboxPolicy } from './sandbox-policy';
+import { homeFolders, type SandboxPolicy } from './sandbox-policy';
+import { homeWritableTops } from './home-startup';
 import { checkSandboxSupport, OPT_OUT_HINT, SandboxUnavailableError } from './sandbox-support';
 import { LAUNCH_INPUT_FD } from './bash-process';
 import { setIdFilter } from './seccomp-filter';
@@ -256,7 +257,8 @@ export async function leaseSandbox(
         network: { allowedDomains: [], deniedDomains: [] },
         filesystem: {
           denyRead: [...policy.denyRead],
-          allowWrite: [...policy.allowWrite],
+          // A home folder's top stays read-only (see homeWritableTops).
+          allowWrite: homeWritableTops(policy.allowWrite, homeFolders(process.env['HOME'])),
           denyWrite: [...policy.denyWrite],
         },
       },

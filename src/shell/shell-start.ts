@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { resolve, sep } from 'node:path';
 import type { BashProcess, ShellLaunch } from './bash-process';
 import { type ContainerOptions, containerLaunch } from './container';
-import { gitGlobalStandIn } from './home-startup';
 import { applyLimits, type CapCounts, type ShellLimits } from './process-limits';
 import { withProtectedPaths } from './protected-paths';
 import { type SandboxPolicy } from './sandbox-policy';
@@ -243,7 +242,7 @@ export async function launchShell(
           argv: limits.wrap(lease.argv),
           // SHLVL: the sandbox's own `bash -c` would read ~/.bashrc where its input is a
           // socket (as Node's pipes are) and SHLVL says it is a first-level shell.
-          env: { ...env, ...gitGlobalStandIn(env, policy.denyWrite), SHLVL: '1' },
+          env: { ...env, SHLVL: '1' },
           cwd: where,
           prelude: [lease.prelude, limits.prelude].filter((line) => line !== '').join('\n'),
           inputs: lease.inputs,

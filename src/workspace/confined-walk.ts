@@ -1,6 +1,6 @@
 import { existsSync, constants as fsConstants, promises as fsPromises, lstatSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { foldName, writeProtection } from 'agenttool/shell';
 import {
   describeFailure,
@@ -73,6 +73,8 @@ export class ConfinedWalk {
     readonly realRoot: string,
     denyRead: readonly string[],
     denyWrite: readonly (readonly [path: string, what: string])[],
+    /** Home folders in the root: a hidden name at their top stays read-only, there or not. */
+    private readonly homes: readonly string[] = [],
   ) {
     // Compared folded: a file system that ignores case (macOS's) opens `.SSH/id_rsa` as
     // `.ssh/id_rsa`, which an exact comparison would let through.
@@ -104,6 +106,19 @@ export class ConfinedWalk {
     const protection =
       writeProtection(components) ?? gitLayoutProtection(this.realRoot, components);
     if (protection !== undefined) throw new Error(`${what}: ${protection}`);
+    // A hidden name at a home folder's top, made later: what the user's programs trust
+    // there (`.ssh/authorized_keys`, `.aws/config`) would run or let in outside any
+    // sandbox. Its existing ones are in denyWrite; the shell cannot make one either.
+    for (const home of this.homes) {
+      const folded = foldName(home);
+      if (!path.startsWith(folded + sep)) continue;
+      const first = path.slice(folded.length + 1).split(sep)[0]!;
+      if (first.startsWith('.') && first !== '.git') {
+        throw new Error(
+          `${what}: it is in ${quotePath(join(home, first))}, a hidden file or folder of the home folder (settings and tools the user's programs run outside the sandbox), which stays read-only, there or not`,
+        );
+      }
+    }
     return components;
   }
 

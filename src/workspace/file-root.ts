@@ -106,9 +106,9 @@ export class FileRoot {
     // Before the sandbox's policy, which would say the same of a shell's working folder.
     const problem = protectedFolderProblem(this.realRoot);
     if (problem !== undefined) throw new Error(`the root ${problem}`);
-    const { denyRead, denyWrite } = walkLimits(options.sandbox ?? {}, this.realRoot);
+    const { denyRead, denyWrite, homes } = walkLimits(options.sandbox ?? {}, this.realRoot);
     this.denyRead = denyRead;
-    this.walker = new ConfinedWalk(this.root, this.realRoot, denyRead, denyWrite);
+    this.walker = new ConfinedWalk(this.root, this.realRoot, denyRead, denyWrite, homes);
   }
 
   /**

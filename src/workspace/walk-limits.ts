@@ -21,6 +21,8 @@ export function walkLimits(
 ): {
   readonly denyRead: string[];
   readonly denyWrite: (readonly [path: string, what: string])[];
+  /** The home folders in the root, whose hidden names stay read-only, there or not. */
+  readonly homes: string[];
 } {
   const policy = sandboxPolicy(options, process.env['HOME'], root);
   const homes = homeFolders(process.env['HOME']);
@@ -37,7 +39,12 @@ export function walkLimits(
   const code = policy.denyWrite.filter(
     (path) => !startup.has(path) && !hidden.has(path) && !byName(path),
   );
+  // The homes the root is or holds: those whose start-up files are in it.
+  const held = withRealPaths(homes).filter(
+    (home) => homeStartupPaths(policy.allowWrite, [home]).length > 0,
+  );
   return {
+    homes: held,
     denyRead: withRealPaths(policy.denyRead),
     denyWrite: [
       ...withRealPaths(code).map((path) => [path, 'the code this server runs'] as const),

@@ -320,6 +320,9 @@ describe('the served bash tool in its sandbox', () => {
     mkdirSync(join(own, '.cargo'));
     writeFileSync(join(own, '.cargo', 'env'), '');
     mkdirSync(join(own, '.local', 'lib'));
+    // The work: what is at the top already.
+    mkdirSync(join(own, 'projects'));
+    writeFileSync(join(own, 'notes.txt'), '');
     const inHome = await serveWorkspace(own, own);
     const output = await bash(
       inHome,
@@ -330,8 +333,16 @@ describe('the served bash tool in its sandbox', () => {
         'echo x > .config/Claude/claude_desktop_config.json; echo "host $?"',
         'echo x > .cargo/env; echo "cargo $?"',
         'echo x > .local/lib/evil.pth; echo "pth $?"',
-        'mkdir -p projects && echo x > projects/notes.txt; echo "project $?"',
+        'mkdir -p projects/app && echo x > projects/app/notes.txt; echo "project $?"',
         'echo x > notes.txt; echo "notes $?"',
+        // A hidden name missing at the top, which the user's programs would trust (the
+        // credentials' folders are the sandbox's own empty ones: never the host's).
+        'mkdir -p .ssh && echo key >> .ssh/authorized_keys',
+        'mkdir -p .aws && echo x > .aws/config',
+        'echo x > .vimrc; echo "vim $?"',
+        'mkdir -p .ipython/profile_default/startup && echo x > .ipython/profile_default/startup/a.py; echo "ipython $?"',
+        // The top stays read-only: nothing new is made there, hidden or not.
+        'mkdir fresh; echo "fresh $?"',
       ].join('\n'),
     );
     expect(output).toMatch(/zshenv 1\n/);
@@ -341,8 +352,15 @@ describe('the served bash tool in its sandbox', () => {
     expect(output).toMatch(/cargo 1\n/);
     expect(output).toMatch(/pth 1\n/);
     expect(output).toMatch(/project 0\n/);
-    expect(output).toMatch(/notes 0\n$/);
+    expect(output).toMatch(/notes 0\n/);
+    expect(output).toMatch(/vim 1\n/);
+    expect(output).toMatch(/ipython 1\n/);
+    expect(output).toMatch(/fresh 1\n$/);
     expect(readFileSync(join(own, 'notes.txt'), 'utf8')).toBe('x\n');
+    expect(readFileSync(join(own, 'projects', 'app', 'notes.txt'), 'utf8')).toBe('x\n');
+    for (const made of ['.ssh/authorized_keys', '.aws/config', '.vimrc', '.ipython', 'fresh']) {
+      expect(existsSync(join(own, made))).toBe(false);
+    }
     for (const path of [
       '.zshenv',
       '.config/git/config',
@@ -357,11 +375,13 @@ describe('the served bash tool in its sandbox', () => {
     await inHome.stop();
   });
 
-  // The sandbox stands in for a held file that is missing with /dev/null on a mount
-  // without devices, which no one may open: git took ~/.gitconfig so for a fatal error.
+  // A held file that is missing was stood in for with /dev/null on a mount without
+  // devices, which no one may open: git took ~/.gitconfig so for a fatal error. The
+  // home's top is read-only now, and nothing stands in.
   it('runs git in a home folder workspace without a .gitconfig, with the XDG one or none', async () => {
     const own = homeWithCredentials();
     const inHome = await serveWorkspace(own, own);
+    mkdirSync(join(own, 'proj'));
     const script = [
       'git init -q proj && cd proj && git -c user.email=a@b.c -c user.name=a commit --allow-empty -qm one; echo "commit $?"',
       'git log --oneline | wc -l',
@@ -374,9 +394,16 @@ describe('the served bash tool in its sandbox', () => {
     mkdirSync(join(own, '.config', 'git'), { recursive: true });
     writeFileSync(join(own, '.config', 'git', 'config'), '[user]\n\tname = From XDG\n');
     rmSync(join(own, 'proj'), { recursive: true, force: true });
+    mkdirSync(join(own, 'proj'));
     const withXdg = await serveWorkspace(own, own);
     const found = await bash(withXdg, script);
     expect(found).toMatch(/^commit 0\n1\nFrom XDG\nname 0\n$/);
+    // A git isolated by its own HOME writes its own global file.
+    const isolated = await bash(
+      withXdg,
+      'H=$(mktemp -d) && HOME=$H git config --global user.name x; echo "isolated $?"',
+    );
+    expect(isolated).toBe('isolated 0\n');
     await withXdg.stop();
     expect(existsSync(join(own, '.gitconfig'))).toBe(false);
   });

@@ -663,7 +663,10 @@ describe("FileRoot: what the shell's sandbox keeps read-only stays so", () => {
       await expect(files.write('.vscode/tasks.json', 'x')).rejects.toThrow(
         'cannot write ".vscode/tasks.json": .vscode stays read-only',
       );
-      await files.write('.config/git/ignore', 'node_modules\n');
+      // Any other hidden name there, even missing (as the shell cannot make one).
+      await expect(files.write('.config/git/ignore', 'node_modules\n')).rejects.toThrow(
+        `cannot write ".config/git/ignore": it is in ${JSON.stringify(join(root, '.config'))}, a hidden file or folder of the home folder (settings and tools the user's programs run outside the sandbox), which stays read-only, there or not`,
+      );
       // bin is as often a project's folder as a home's.
       await files.write('bin/tool', '#!/bin/sh\n');
     } finally {
@@ -695,6 +698,16 @@ describe("FileRoot: what the shell's sandbox keeps read-only stays so", () => {
       }
       expect(readFileSync(join(root, '.cargo', 'env'), 'utf8')).toContain('cargo/bin');
       expect(existsSync(join(root, '.config/Claude/claude_desktop_config.json'))).toBe(false);
+      // Missing ones too: what the user's programs would trust there once made.
+      for (const [path, held] of [
+        ['.vimrc', '.vimrc'],
+        ['.ipython/profile_default/startup/a.py', '.ipython'],
+      ] as const) {
+        await expect(files.write(path, 'x')).rejects.toThrow(
+          `cannot write ${JSON.stringify(path)}: it is in ${JSON.stringify(join(root, held))}, a hidden file or folder of the home folder (settings and tools the user's programs run outside the sandbox), which stays read-only, there or not`,
+        );
+        expect(existsSync(join(root, held))).toBe(false);
+      }
       await files.write('projects/site/index.html', '<p>');
       expect(Buffer.from((await files.read('.cargo/env')).content).toString()).toContain(
         'cargo/bin',
