@@ -1,7 +1,7 @@
 import { type Client } from '@modelcontextprotocol/client';
 import { AgentToolError, errorMessage, goQuote, isJsonObject, type JsonObject } from '../../core';
 import { RAW_RESULT } from './calls';
-import { MAX_LIST_PAGES, MAX_LISTING_BYTES } from './primitives';
+import { jsonBytes, MAX_LIST_PAGES, MAX_LISTING_BYTES } from './primitives';
 import { refusalOf } from './refusals';
 
 /** The most tools a listing takes from one server (a model can use far fewer). */
@@ -88,28 +88,4 @@ async function listPages(
 
 function listingError(reason: string): AgentToolError {
   return new AgentToolError('PROTOCOL', `mcp: list tools: ${reason}`);
-}
-
-/**
- * About how many bytes `value` takes as JSON, walked without recursion: a definition
- * nested too deep for `JSON.stringify` (left out when the tools are mapped) still counts.
- */
-function jsonBytes(value: unknown): number {
-  let bytes = 0;
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const item = pending.pop();
-    if (typeof item === 'string') bytes += Buffer.byteLength(item) + 2;
-    else if (Array.isArray(item)) {
-      bytes += 2 + item.length;
-      for (const member of item) pending.push(member);
-    } else if (typeof item === 'object' && item !== null) {
-      bytes += 2;
-      for (const [key, member] of Object.entries(item)) {
-        bytes += Buffer.byteLength(key) + 4;
-        pending.push(member);
-      }
-    } else bytes += String(item).length;
-  }
-  return bytes;
 }

@@ -31,6 +31,11 @@ interface Upstream {
   /** The subscription being made, over `pendingOn`, and what it found. */
   pending: Promise<ProtocolError | undefined> | undefined;
   pendingOn: RemoteTools | undefined;
+  /**
+   * The connection a subscription failed over other than by a refusal (no answer in
+   * time, say): the server may have taken it all the same, so it is unsubscribed too.
+   */
+  failedOn: RemoteTools | undefined;
 }
 
 /**
@@ -82,7 +87,13 @@ export class UpstreamSubscriptions {
           `mcp server ${goQuote(server.config.name)}: resources/subscribe ${goQuote(uri)}: the servers are subscribed to their limit of ${this.limit} resources (maxResourceSubscriptions); try again once clients unsubscribe from some`,
         );
       }
-      upstream = { followers: new Set(), on: undefined, pending: undefined, pendingOn: undefined };
+      upstream = {
+        followers: new Set(),
+        on: undefined,
+        pending: undefined,
+        pendingOn: undefined,
+        failedOn: undefined,
+      };
       uris.set(uri, upstream);
       this.#count++;
     }
@@ -178,6 +189,7 @@ export class UpstreamSubscriptions {
     try {
       await remote.subscribeResource(uri, { signal: AbortSignal.timeout(SUBSCRIBE_TIMEOUT_MS) });
       upstream.on = remote;
+      upstream.failedOn = undefined;
       return undefined;
     } catch (error) {
       const refused = refusal(error);
@@ -188,6 +200,7 @@ export class UpstreamSubscriptions {
           { uri },
         );
       }
+      upstream.failedOn = remote;
       this.#warnOnce(
         `mcp server ${goQuote(name)}: resources/subscribe ${goQuote(uri)} failed: ${scrubbed(errorMessage(error), server.config.secrets)}; its clients' subscriptions stand, and it is subscribed again when it connects again`,
       );
@@ -214,8 +227,9 @@ export class UpstreamSubscriptions {
     if (uris?.get(uri) !== upstream) return;
     uris.delete(uri);
     this.#count--;
-    const on = upstream.on;
+    const on = upstream.on ?? upstream.failedOn;
     upstream.on = undefined;
+    upstream.failedOn = undefined;
     if (on === undefined || on !== server.remote || on.isClosed) return;
     on.unsubscribeResource(uri, { signal: AbortSignal.timeout(SUBSCRIBE_TIMEOUT_MS) }).catch(
       (error: unknown) =>

@@ -1,10 +1,12 @@
 /**
  * Resource subscriptions through `McpServers` served with `serveTools`, to servers of
- * our own over Streamable HTTP on loopback: one spoken to in 2026-07-28 (which offers no
- * `resources.subscribe`) takes a client's subscription without passing it on, and says
- * so once; the composition holds at most `maxResourceSubscriptions` URIs, each counted
- * once however many clients follow it; and a 2025-era server that restarts in place
- * (the composition's session lost with it, a new one opened) is subscribed to again.
+ * our own over Streamable HTTP on loopback: one spoken to in 2026-07-28 is followed on a
+ * `subscriptions/listen` stream and its updates passed on; one that offers no
+ * `resources.subscribe` (a stateless 2025-era endpoint) takes a client's subscription
+ * without passing it on, and says so once; the composition holds at most
+ * `maxResourceSubscriptions` URIs, each counted once however many clients follow it;
+ * and a 2025-era server that restarts in place (the composition's session lost with it,
+ * a new one opened) is subscribed to again.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type McpResourceTemplate, newTool, text } from 'agenttool';
@@ -30,6 +32,8 @@ const warnings: string[] = [];
 let legacyUpstream: McpToolServer;
 let legacyListener: HttpListener;
 let modernUpstream: McpToolServer;
+let modernListener: HttpListener;
+let plainUpstream: McpToolServer;
 let servers: McpServers;
 let composed: McpToolServer;
 let listener: HttpListener;
@@ -39,12 +43,15 @@ beforeAll(async () => {
   legacyUpstream = upstream('legacy');
   legacyListener = await legacyUpstream.listenHttp({ port: 0 });
   modernUpstream = upstream('modern');
-  const modernListener = await modernUpstream.listenHttp({ port: 0 });
+  modernListener = await modernUpstream.listenHttp({ port: 0 });
+  plainUpstream = upstream('plain');
+  const plainListener = await plainUpstream.listenHttp({ port: 0, stateless: true });
   servers = await McpServers.start(
     {
       mcpServers: {
         old: { url: legacyListener.url, protocol: 'legacy' },
         new: { url: modernListener.url, protocol: 'modern' },
+        plain: { url: plainListener.url, protocol: 'legacy' },
       },
     },
     { onWarning: (m) => void warnings.push(m), maxResourceSubscriptions: 2 },
@@ -68,6 +75,7 @@ afterAll(async () => {
   await servers?.close();
   await legacyUpstream?.close();
   await modernUpstream?.close();
+  await plainUpstream?.close();
 });
 
 /** A 2025-era client of the composed server, keeping each update it is sent. */
@@ -91,17 +99,44 @@ async function until(done: () => boolean, what: string, ms = 10_000): Promise<vo
   }
 }
 
-it('takes a subscription to a resource of a 2026-07-28 server, passes nothing on, and says so once', async () => {
-  const { client } = await connect();
+it("passes on a 2026-07-28 server's updates, followed on a subscriptions/listen stream", async () => {
+  const { client, updates } = await connect();
   await expect(client.subscribeResource({ uri: 'modern://1' })).resolves.toEqual({});
-  await expect(client.subscribeResource({ uri: 'modern://2' })).resolves.toEqual({});
+  await until(() => {
+    void modernUpstream.resourceUpdated('modern://1');
+    return updates.length > 0;
+  }, "the 2026-07-28 server's update");
+  expect(new Set(updates)).toEqual(new Set(['modern://1']));
+  // The server restarts on the same port; its streams ended with it, and are opened again.
+  const port = Number(new URL(modernListener.url).port);
+  await modernUpstream.close();
+  // What the old server sent is in by now.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const before = updates.length;
+  modernUpstream = upstream('modern');
+  modernListener = await modernUpstream.listenHttp({ port });
+  await until(
+    () => {
+      void modernUpstream.resourceUpdated('modern://1');
+      return updates.length > before;
+    },
+    'an update from the restarted server',
+    20_000,
+  );
+  await client.unsubscribeResource({ uri: 'modern://1' });
+}, 30_000);
+
+it('takes a subscription to a resource of a server without subscriptions, passes nothing on, and says so once', async () => {
+  const { client } = await connect();
+  await expect(client.subscribeResource({ uri: 'plain://1' })).resolves.toEqual({});
+  await expect(client.subscribeResource({ uri: 'plain://2' })).resolves.toEqual({});
   const said = warnings.filter((w) => w.includes('no resource subscriptions'));
   expect(said).toEqual([
-    'mcp server "new": it offers no resource subscriptions (it speaks 2026-07-28): its clients\' subscriptions to its resources are taken, but its updates are not passed on',
+    'mcp server "plain": it offers no resource subscriptions: its clients\' subscriptions to its resources are taken, but its updates are not passed on',
   ]);
   // Still counted against the bound: each is a URI the composition follows.
-  await client.unsubscribeResource({ uri: 'modern://1' });
-  await client.unsubscribeResource({ uri: 'modern://2' });
+  await client.unsubscribeResource({ uri: 'plain://1' });
+  await client.unsubscribeResource({ uri: 'plain://2' });
 });
 
 it('holds at most maxResourceSubscriptions URIs, each counted once, and refuses one more naming the limit', async () => {

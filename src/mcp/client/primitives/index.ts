@@ -8,5 +8,5 @@ export {
   type PrimitivesConnection,
   RemotePrimitives,
 } from './remote-primitives';
-export { MAX_LIST_PAGES, MAX_LISTING_BYTES } from './paging';
+export { jsonBytes, MAX_LIST_PAGES, MAX_LISTING_BYTES } from './paging';
 export { type ListOptions, type PrimitiveRequestOptions } from './request-options';

@@ -54,7 +54,7 @@ export async function listEvery<T>(
     }
     // One at a time: a page of 200,000 spread as arguments overflows the stack.
     for (const item of page.items) {
-      bytes += Buffer.byteLength(JSON.stringify(item) ?? '');
+      bytes += jsonBytes(item);
       if (bytes > MAX_LISTING_BYTES) {
         throw tooMuch(where, paged, `more than ${MAX_LISTING_BYTES} bytes of`);
       }
@@ -92,3 +92,29 @@ const KINDS: Readonly<Record<Paged<unknown>['method'], string>> = {
   'resources/list': 'resources',
   'resources/templates/list': 'resource templates',
 };
+
+/**
+ * About how many bytes `value` takes as JSON, walked without recursion: a definition
+ * nested too deep for `JSON.stringify` (left out when the tools are mapped) still counts.
+ * An object or array counts as 32 bytes at least, near what it takes in memory: a
+ * listing of many empty ones is bounded by what it holds, not by its few bytes of JSON.
+ */
+export function jsonBytes(value: unknown): number {
+  let bytes = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') bytes += Buffer.byteLength(item) + 2;
+    else if (Array.isArray(item)) {
+      bytes += 32 + item.length;
+      for (const member of item) pending.push(member);
+    } else if (typeof item === 'object' && item !== null) {
+      bytes += 32;
+      for (const [key, member] of Object.entries(item)) {
+        bytes += Buffer.byteLength(key) + 4;
+        pending.push(member);
+      }
+    } else bytes += String(item).length;
+  }
+  return bytes;
+}

@@ -38,8 +38,10 @@ export interface CompletionContext {
   readonly arguments?: Readonly<Record<string, string>>;
 }
 
-/** How long a dropped 2026-07-28 subscription stream waits before it is opened again (ms). */
+/** How long a dropped 2026-07-28 subscription stream first waits before it is opened again (ms). */
 const REOPEN_DELAY_MS = 1000;
+/** The longest wait between attempts to open it again (ms). */
+const MAX_REOPEN_DELAY_MS = 60_000;
 
 const PROMPTS: Paged<Prompt> = {
   method: 'prompts/list',
@@ -234,21 +236,36 @@ export class RemotePrimitives {
   }
 
   /**
-   * A 2026-07-28 subscription's stream that drops (the server went away and came back,
-   * say) is opened again a second later, while the URI is still subscribed to and the
-   * connection open, as the connection's stream of list changes is.
+   * A 2026-07-28 subscription's stream that ends while the URI is still subscribed to
+   * and the connection open (dropped, or ended by the server, which restarts) is opened
+   * again: a second later, then twice as long after each attempt that fails or ends at
+   * once (up to a minute), as the connection's stream of list changes is. One that ends
+   * for good leaves the URI unsubscribed, so that `subscribeResource` opens it anew.
    */
   #reopenWhenDropped(where: string, uri: string, opening: Promise<McpSubscription>): void {
     void (async () => {
       let current = opening;
+      let delay = REOPEN_DELAY_MS;
       for (;;) {
+        const opened = Date.now();
         const reason = await current.then(
           (subscription) => subscription.closed,
           () => 'remote' as const,
         );
-        if (reason !== 'remote') return;
-        await new Promise((resolve) => setTimeout(resolve, REOPEN_DELAY_MS).unref());
-        if (this.#listening.get(uri) !== current || this.connection.calls.closed.aborted) return;
+        if (this.#listening.get(uri) !== current) return;
+        if (reason === 'local' || this.connection.calls.closed.aborted) {
+          this.#listening.delete(uri);
+          return;
+        }
+        // A stream that stayed open a while starts the waits over.
+        if (Date.now() - opened > MAX_REOPEN_DELAY_MS) delay = REOPEN_DELAY_MS;
+        await new Promise((resolve) => setTimeout(resolve, delay).unref());
+        delay = Math.min(delay * 2, MAX_REOPEN_DELAY_MS);
+        if (this.#listening.get(uri) !== current) return;
+        if (this.connection.calls.closed.aborted) {
+          this.#listening.delete(uri);
+          return;
+        }
         const again = this.#listen(where, uri, {});
         // An unsubscribe meanwhile closes the new stream once it is open.
         again.catch(() => undefined);
