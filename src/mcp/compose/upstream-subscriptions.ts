@@ -196,7 +196,7 @@ export class UpstreamSubscriptions {
       if (refused !== undefined) {
         return new ProtocolError(
           INVALID_PARAMS,
-          `mcp server ${goQuote(name)}: resources/subscribe ${goQuote(uri)}: it refused: ${scrubbed(refused, server.config.secrets)}`,
+          `mcp server ${goQuote(name)}: resources/subscribe ${goQuote(uri)}: it refused: ${clipped(scrubbed(refused, server.config.secrets))}`,
           { uri },
         );
       }
@@ -258,4 +258,14 @@ function refusal(error: unknown): string | undefined {
   const { code, message } = cause as { code?: unknown; message?: unknown };
   if (code !== INVALID_PARAMS && code !== RESOURCE_NOT_FOUND) return undefined;
   return typeof message === 'string' ? message : errorMessage(error);
+}
+
+/** The most characters of a server's message passed on to a client. */
+const MAX_PASSED_MESSAGE = 1000;
+
+/** `text`, cut at {@link MAX_PASSED_MESSAGE} characters, saying so: a server's words are its own to make long. */
+function clipped(text: string): string {
+  return text.length <= MAX_PASSED_MESSAGE
+    ? text
+    : `${text.slice(0, MAX_PASSED_MESSAGE)}... (${text.length - MAX_PASSED_MESSAGE} more characters)`;
 }

@@ -52,6 +52,9 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
     case 'resources/read':
       return answer({ contents: [{ uri: p.uri, text: 'text of ' + p.uri }] });
     case 'resources/subscribe':
+      if (p.uri === 'items://wordy') {
+        return send({ id: m.id, error: { code: -32602, message: 'no '.repeat(2000), data: { uri: p.uri } } });
+      }
       if (p.uri === 'items://gone') {
         return send({ id: m.id, error: { code: -32602, message: 'Resource items://gone not found', data: { uri: p.uri } } });
       }
@@ -248,6 +251,13 @@ it("answers a subscription the server refuses (a URI it does not have) with the 
   await expect(ada.client.subscribeResource({ uri: 'items://gone' })).rejects.toMatchObject({
     code: -32602,
   });
+  // A server's long refusal reaches the client cut, saying so.
+  const wordy = await ada.client.subscribeResource({ uri: 'items://wordy' }).then(
+    () => '',
+    (error: unknown) => (error as Error).message,
+  );
+  expect(wordy).toContain(`it refused: ${'no '.repeat(333)}n... (5000 more characters)`);
+  expect(wordy.length).toBeLessThan(1200);
 });
 
 it('drops a flood of updates of URIs nobody follows, and passes on the one followed', async () => {
