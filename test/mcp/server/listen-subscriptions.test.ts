@@ -9,6 +9,7 @@
 import { type McpResource, type McpResourceTemplate, newTool } from 'agenttool';
 import { connectMcp, type McpServerOptions, type McpToolServer, serveTools } from 'agenttool/mcp';
 import { modern } from '../auth/helpers';
+import { watchedResource } from '../../support/watched-resource';
 
 const echo = newTool({ name: 'echo', description: 'Echoes', execute: () => ({ output: 'x' }) });
 
@@ -211,18 +212,7 @@ describe('limits', () => {
 
 describe('a resource that follows its subscribers (follow)', () => {
   test('is followed while a stream listens to it, tells it of changes, and is stopped when it closes', async () => {
-    const events: string[] = [];
-    const told: (() => void)[] = [];
-    const watched: McpResourceTemplate = {
-      uriTemplate: 'watched://{id}',
-      name: 'watched',
-      read: (vars) => `watched ${vars.id}`,
-      follow: (uri, changed) => {
-        events.push(`follow ${uri}`);
-        told.push(changed);
-        return () => void events.push(`stop ${uri}`);
-      },
-    };
+    const { watched, events, told } = watchedResource();
     const { url, server } = await listening({ resources: [watched] });
     const one = await Listen.open(url, ['watched://1']);
     const two = await Listen.open(url, ['watched://1'], 8);

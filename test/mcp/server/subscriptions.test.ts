@@ -13,6 +13,7 @@ import {
 } from 'agenttool/mcp';
 import { overMemory } from './helpers';
 import { INITIALIZE } from '../../support/initialize';
+import { watchedResource } from '../../support/watched-resource';
 
 const echo = newTool({ name: 'echo', description: 'Echoes', execute: () => ({ output: 'x' }) });
 
@@ -214,18 +215,7 @@ describe('a resource that follows its subscribers (follow)', () => {
   }
 
   test('is followed once for every connection, tells them of changes, and stops after the last has gone', async () => {
-    const events: string[] = [];
-    const told: (() => void)[] = [];
-    const watched: McpResourceTemplate = {
-      uriTemplate: 'watched://{id}',
-      name: 'watched',
-      read: (vars) => `watched ${vars.id}`,
-      follow: (uri, changed) => {
-        events.push(`follow ${uri}`);
-        told.push(changed);
-        return () => void events.push(`stop ${uri}`);
-      },
-    };
+    const { watched, events, told } = watchedResource();
     const server = serve({ resources: [watched] });
     const one = await overMemory(server);
     const two = await overMemory(server);
