@@ -19,6 +19,7 @@ export { type ChangedTool, type ServedChanges } from './swap';
 export {
   DEFAULT_MAX_SUBSCRIPTION_URI_BYTES,
   DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION,
+  DEFAULT_MAX_SUBSCRIPTIONS_PER_SUBJECT,
   type McpServerOptions,
   type ServeSource,
   type StdioConnection,

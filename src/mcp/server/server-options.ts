@@ -15,6 +15,8 @@ import { type TaskOptions } from './tasks';
 
 /** How many resources one 2025-era session subscribes to at most, by default (1000). */
 export const DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION = 1000;
+/** How many resource subscriptions one caller holds at most over HTTP, by default (1000). */
+export const DEFAULT_MAX_SUBSCRIPTIONS_PER_SUBJECT = 1000;
 /** How long a URI one subscribes to is at most, in UTF-8 bytes, by default (8 KiB). */
 export const DEFAULT_MAX_SUBSCRIPTION_URI_BYTES = 8 * 1024;
 
@@ -121,6 +123,15 @@ export interface McpServerOptions extends RoundTripOptions {
    * (-32602) naming the limit; the session unsubscribes from one first.
    */
   readonly maxSubscriptionsPerSession?: number;
+  /**
+   * How many resource subscriptions one caller holds at most over all its sessions and
+   * 2026-07-28 streams, over HTTP (its token's subject, or its address without auth;
+   * default {@link DEFAULT_MAX_SUBSCRIPTIONS_PER_SUBJECT}, 1000): so that no caller,
+   * opening sessions, takes every subscription a server (a composition's upstream
+   * subscriptions, say) can hold from the others. Past it a subscription is refused as
+   * invalid params (-32602) naming the limit. Not counted over stdio or in memory.
+   */
+  readonly maxSubscriptionsPerSubject?: number;
   /**
    * How long a URI a 2025-era session subscribes to (or a 2026-07-28 listen names) is at most, in UTF-8 bytes (default
    * {@link DEFAULT_MAX_SUBSCRIPTION_URI_BYTES}, 8 KiB); a longer one is refused as

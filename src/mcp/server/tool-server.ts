@@ -50,6 +50,7 @@ import {
   type Closer,
   DEFAULT_MAX_SUBSCRIPTION_URI_BYTES,
   DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION,
+  DEFAULT_MAX_SUBSCRIPTIONS_PER_SUBJECT,
   type McpServerOptions,
   type OpenedSession,
   type ServeSource,
@@ -66,6 +67,7 @@ import {
   forgetSubscriptions,
   notifyResourceUpdated,
   ResourceFollows,
+  SubscriberShares,
 } from './primitives';
 
 /** How often a drain looks whether the work in flight is done (ms). */
@@ -205,6 +207,13 @@ export class McpToolServer {
           'maxSubscriptionUriBytes',
           options.maxSubscriptionUriBytes,
           DEFAULT_MAX_SUBSCRIPTION_URI_BYTES,
+        ),
+        perSubject: new SubscriberShares(
+          countLimit(
+            'maxSubscriptionsPerSubject',
+            options.maxSubscriptionsPerSubject,
+            DEFAULT_MAX_SUBSCRIPTIONS_PER_SUBJECT,
+          ),
         ),
       },
       follows: new ResourceFollows((uri) => void this.resourceUpdated(uri), report),

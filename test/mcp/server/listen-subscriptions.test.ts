@@ -200,6 +200,41 @@ describe('limits', () => {
     within.close();
   });
 
+  test("a caller's streams and sessions hold at most maxSubscriptionsPerSubject URIs together", async () => {
+    // Every request here comes from one address: one caller.
+    const { url } = await listening({ maxSubscriptionsPerSubject: 3 });
+    const first = await Listen.open(url, ['items://1', 'items://2']);
+    expect((await first.next())?.method).toBe('notifications/subscriptions/acknowledged');
+    const refused = await (await Listen.open(url, ['items://3', 'items://4'], 8)).error();
+    expect(refused.code).toBe(-32602);
+    expect(refused.message).toBe(
+      'mcp: subscriptions/listen: the caller holds 2 subscriptions over its sessions and streams, and 2 more would pass its limit of 3 (maxSubscriptionsPerSubject); unsubscribe from some first',
+    );
+    // A 2025-era session of the same caller counts with its streams.
+    const legacy = await connectMcp({ transport: { url }, protocol: 'legacy' });
+    try {
+      await legacy.subscribeResource('items://9');
+      await expect(legacy.subscribeResource('items://10')).rejects.toThrow(
+        'mcp: resources/subscribe: the caller holds 3 subscriptions over its sessions and streams, and 1 more would pass its limit of 3 (maxSubscriptionsPerSubject); unsubscribe from some first',
+      );
+      // A stream that ends gives its URIs back (once the server has seen it end).
+      first.close();
+      let taken = false;
+      for (let i = 0; i < 250 && !taken; i++) {
+        taken = await legacy.subscribeResource('items://10').then(
+          () => true,
+          async () => {
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            return false;
+          },
+        );
+      }
+      expect(taken).toBe(true);
+    } finally {
+      await legacy.close();
+    }
+  });
+
   test('a URI longer than maxSubscriptionUriBytes is refused giving both sizes', async () => {
     const { url } = await listening({ maxSubscriptionUriBytes: 16 });
     const refused = await (await Listen.open(url, ['items://1', 'items://0123456789'])).error();

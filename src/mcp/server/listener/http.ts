@@ -568,7 +568,7 @@ class HttpEndpoint {
         if (refusal !== undefined) return Response.json(refusal, { status: 400 });
         // Its resource subscriptions are checked as resources/subscribe checks one.
         const listener = authInfo === undefined ? undefined : fromSdkAuth(authInfo);
-        const checked = await this.#listeners.check(parsed, listener);
+        const checked = await this.#listeners.check(parsed, listener, caller);
         if (checked instanceof Response) return checked;
         const listen =
           checked === undefined ? serve : () => this.#listeners.open(checked, parsed.id, serve);

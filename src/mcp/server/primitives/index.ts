@@ -4,3 +4,4 @@ export { ResourceFollows } from './follows';
 export { type CheckedListen, ResourceListeners } from './listen';
 export { forgetSubscriptions, notifyResourceUpdated } from './subscriptions';
 export { type SubscriptionLimits } from './operation';
+export { SubscriberShares } from './subscriber-shares';

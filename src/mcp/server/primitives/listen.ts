@@ -12,6 +12,8 @@ export interface CheckedListen {
   readonly auth: AuthInfo | undefined;
   /** Each URI asked for (once), with what `resources/read` of it would read. */
   readonly entries: ReadonlyMap<string, Parameters<PrimitiveHost['follows']['hold']>[1]>;
+  /** The caller's key, whose share the URIs count against (`maxSubscriptionsPerSubject`). */
+  readonly key: string | undefined;
 }
 
 /** A listen's stream as the bus knows it: its caller, its URIs, and their holds. */
@@ -19,6 +21,8 @@ interface Listening {
   readonly auth: AuthInfo | undefined;
   readonly uris: ReadonlySet<string>;
   readonly holds: readonly FollowHold[];
+  /** Gives the URIs back to the caller's share. */
+  readonly giveBack: () => void;
   /** True once the SDK's stream registered with the bus, which then releases the holds. */
   adopted: boolean;
 }
@@ -69,6 +73,7 @@ export class ResourceListeners implements ServerEventBus {
   async check(
     message: JsonObject,
     auth: AuthInfo | undefined,
+    key?: string,
   ): Promise<CheckedListen | Response | undefined> {
     const params = message.params;
     if (!isJsonObject(params) || !isJsonObject(params.notifications)) return undefined;
@@ -109,7 +114,7 @@ export class ResourceListeners implements ServerEventBus {
       }
       entries.set(uri, entry);
     }
-    return { auth, entries };
+    return { auth, entries, key };
   }
 
   /**
@@ -124,12 +129,24 @@ export class ResourceListeners implements ServerEventBus {
     id: unknown,
     serve: () => Promise<Response>,
   ): Promise<Response> {
+    const giveBack = this.#host.subscriptionLimits.perSubject.take(
+      checked.key,
+      checked.entries.size,
+    );
+    if (typeof giveBack === 'string') {
+      return Response.json({
+        jsonrpc: '2.0',
+        id: typeof id === 'string' || typeof id === 'number' ? id : null,
+        error: { code: INVALID_PARAMS, message: `mcp: subscriptions/listen: ${giveBack}` },
+      });
+    }
     const holds = [...checked.entries].map(([uri, entry]) => ({
       uri,
       hold: this.#host.follows.hold(uri, entry),
     }));
     const releaseAll = (): void => {
       for (const { hold } of holds) hold.release();
+      giveBack();
     };
     for (const { uri, hold } of holds) {
       try {
@@ -152,6 +169,7 @@ export class ResourceListeners implements ServerEventBus {
       auth: checked.auth,
       uris: new Set(checked.entries.keys()),
       holds: holds.map(({ hold }) => hold),
+      giveBack,
       adopted: false,
     };
     try {
@@ -199,6 +217,7 @@ export class ResourceListeners implements ServerEventBus {
       registered.live = false;
       this.#registered.delete(registered);
       for (const hold of listening?.holds ?? []) hold.release();
+      listening?.giveBack();
     };
   }
 

@@ -33,6 +33,7 @@ import { callerKeyOf, takeCallShare } from '../http';
 import { type SessionLease } from '../session';
 import { type Catalog } from './catalog';
 import { type ResourceFollows } from './follows';
+import { type SubscriberShares } from './subscriber-shares';
 
 /** What serving the primitives needs of the server (the sessions' `PrimitiveHost` is one). */
 export interface PrimitiveHost {
@@ -62,6 +63,8 @@ export interface SubscriptionLimits {
   readonly perSession: number;
   /** How long a subscribed URI is at most, in UTF-8 bytes. */
   readonly uriBytes: number;
+  /** What each caller holds over all its sessions and streams (`maxSubscriptionsPerSubject`). */
+  readonly perSubject: SubscriberShares;
 }
 
 /** How a request finds its session (the sessions' `PrimitiveBinding` is one). */

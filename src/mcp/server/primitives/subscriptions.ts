@@ -1,5 +1,6 @@
 import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import { type AuthInfo, errorMessage, goQuote, ValidationError } from '../../../core';
+import { callerKeyOf } from '../http';
 import { readable, mayRead, resourceNotFound } from './access';
 import { type FollowHold } from './follows';
 import {
@@ -15,6 +16,14 @@ interface Subscription {
   /** Whose access is checked again before each notice: the latest to subscribe. */
   auth: AuthInfo | undefined;
   readonly hold: FollowHold;
+  /** Gives it back to its caller's share (`maxSubscriptionsPerSubject`). */
+  readonly giveBack: () => void;
+}
+
+/** Lets go of a subscription: its hold on the URI and its place in its caller's share. */
+function release(subscription: Subscription): void {
+  subscription.hold.release();
+  subscription.giveBack();
 }
 
 /**
@@ -58,7 +67,7 @@ export function forgetSubscriptions(server: Server): void {
   ended.add(server);
   const subscribed = subscriptions.get(server);
   subscriptions.delete(server);
-  for (const subscription of subscribed?.values() ?? []) subscription.hold.release();
+  for (const subscription of subscribed?.values() ?? []) release(subscription);
 }
 
 /**
@@ -112,12 +121,17 @@ export function serveSubscriptions(
           `mcp: resources/subscribe: the session holds its limit of ${limits.perSession} subscriptions (maxSubscriptionsPerSession); unsubscribe from one first`,
         );
       }
-      const subscription: Subscription = { auth, hold: host.follows.hold(uri, entry) };
+      const giveBack = limits.perSubject.take(callerKeyOf(ctx), 1);
+      if (typeof giveBack === 'string') {
+        throw new ProtocolError(INVALID_PARAMS, `mcp: resources/subscribe: ${giveBack}`);
+      }
+      const subscription: Subscription = { auth, hold: host.follows.hold(uri, entry), giveBack };
       subscribed.set(uri, subscription);
       try {
         await subscription.hold.ready;
       } catch (error) {
         if (subscribed.get(uri) === subscription) subscribed.delete(uri);
+        giveBack();
         throw refusal(uri, error);
       }
       return {};
@@ -127,7 +141,7 @@ export function serveSubscriptions(
       const subscribed = subscriptions.get(server);
       const subscription = subscribed?.get(uri);
       subscribed?.delete(uri);
-      subscription?.hold.release();
+      if (subscription !== undefined) release(subscription);
       return {};
     });
   }
