@@ -1,6 +1,6 @@
 import { existsSync, constants as fsConstants, promises as fsPromises, lstatSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { foldName, writeProtection } from 'agenttool/shell';
 import {
   describeFailure,
@@ -13,6 +13,8 @@ import {
 } from './file-operations';
 import { landingOf } from './landing';
 import { quotePath } from './short-path';
+import { hiddenAtHomeTop } from './walk-limits';
+import { gitLayoutProtection } from './git-layout';
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fsConstants;
 
@@ -106,18 +108,12 @@ export class ConfinedWalk {
     const protection =
       writeProtection(components) ?? gitLayoutProtection(this.realRoot, components);
     if (protection !== undefined) throw new Error(`${what}: ${protection}`);
-    // A hidden name at a home folder's top, made later: what the user's programs trust
-    // there (`.ssh/authorized_keys`, `.aws/config`) would run or let in outside any
-    // sandbox. Its existing ones are in denyWrite; the shell cannot make one either.
-    for (const home of this.homes) {
-      const folded = foldName(home);
-      if (!path.startsWith(folded + sep)) continue;
-      const first = path.slice(folded.length + 1).split(sep)[0]!;
-      if (first.startsWith('.') && first !== '.git') {
-        throw new Error(
-          `${what}: it is in ${quotePath(join(home, first))}, a hidden file or folder of the home folder (settings and tools the user's programs run outside the sandbox), which stays read-only, there or not`,
-        );
-      }
+    // A hidden name at a home folder's top, made later: the shell cannot make one either.
+    const hidden = hiddenAtHomeTop(this.homes, path);
+    if (hidden !== undefined) {
+      throw new Error(
+        `${what}: it is in ${quotePath(hidden)}, a hidden file or folder of the home folder (settings and tools the user's programs run outside the sandbox), which stays read-only, there or not`,
+      );
     }
     return components;
   }
@@ -306,56 +302,6 @@ export class ConfinedWalk {
       where,
       'a directory on its way was moved or removed while the call ran, and',
     );
-  }
-}
-
-/** For a file of a bare repository's layout: the others that make git take its folder. */
-const GIT_LAYOUT_PARTNERS: ReadonlyMap<string, readonly string[]> = new Map([
-  ['head', ['config', 'commondir', 'hooks']],
-  ['config', ['HEAD']],
-  ['config.worktree', ['HEAD']],
-  ['commondir', ['HEAD']],
-]);
-
-/** Folders of a bare repository's layout whose files git runs or reads its config from. */
-const GIT_LAYOUT_FOLDERS: ReadonlySet<string> = new Set(['hooks', 'worktrees']);
-
-/**
- * Why writing `components` (below `realRoot`) is refused as part of a git repository's
- * own folder outside any `.git` (a bare repository's layout, which git takes as a
- * repository wherever it finds a `HEAD`, and reads a config of): a `config` or a
- * `commondir` beside a `HEAD`, a `HEAD` beside them or beside a `hooks`, or anything in
- * a `hooks` or `worktrees` beside a `HEAD`, at any depth (a bare repository deep in the
- * tree, or the folder a `.git` link or `--separate-git-dir` names). Git on the host would
- * run such a hook, or what such a config names, outside the sandbox. A `.git` folder's
- * own are judged by `writeProtection`.
- */
-function gitLayoutProtection(realRoot: string, components: readonly string[]): string | undefined {
-  for (let i = 0; i < components.length; i++) {
-    const name = foldName(components[i]!);
-    const last = i === components.length - 1;
-    // A Map: a file named `constructor` is no key of it, as it would be of an object's.
-    const partners = last ? GIT_LAYOUT_PARTNERS.get(name) : undefined;
-    const held = GIT_LAYOUT_FOLDERS.has(name) ? ['HEAD'] : partners;
-    const parent = components.slice(0, i);
-    const above = parent.at(-1);
-    if (held === undefined || (above !== undefined && foldName(above) === '.git')) continue;
-    const beside = held.find((partner) => exists(join(realRoot, ...parent, partner)));
-    if (beside === undefined) continue;
-    const folder = parent.length === 0 ? 'the root' : quotePath(parent.join('/'));
-    const what = last ? '' : ` (its ${components[i]})`;
-    return `${folder} holds a ${beside}, as a git repository's own folder does${what}: git on the host would take it as a repository, and run its hooks, or what its config names, outside the sandbox`;
-  }
-  return undefined;
-}
-
-/** Whether anything is at `path`: a link counts, dangling or not (see below). */
-function exists(path: string): boolean {
-  // Git takes a HEAD that links to `refs/heads/main` before that branch exists.
-  try {
-    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false; // a part on the way that is no folder: the walk says so
   }
 }
 

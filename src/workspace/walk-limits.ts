@@ -1,7 +1,8 @@
-import { isAbsolute, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import {
   homeDotEntries,
   homeFolders,
+  foldName,
   homeStartupPaths,
   type SandboxOptions,
   sandboxPolicy,
@@ -64,4 +65,20 @@ export function walkLimits(
       ),
     ],
   };
+}
+
+/**
+ * Where `path` (folded, see `foldName`) lies in a hidden name at the top of one of
+ * `homes`, but `.git`: that name's path, or undefined. What the user's programs trust
+ * there (`.ssh/authorized_keys`, `.aws/config`) would run or let in outside any
+ * sandbox, made or not.
+ */
+export function hiddenAtHomeTop(homes: readonly string[], path: string): string | undefined {
+  for (const home of homes) {
+    const folded = foldName(home);
+    if (!path.startsWith(folded + sep)) continue;
+    const first = path.slice(folded.length + 1).split(sep)[0]!;
+    if (first.startsWith('.') && first !== '.git') return join(home, first);
+  }
+  return undefined;
 }
