@@ -2,6 +2,7 @@ import type * as ChildProcesses from 'node:child_process';
 import { type ChildProcess } from 'node:child_process';
 import { type PassThrough } from 'node:stream';
 import type * as ClientStdio from '@modelcontextprotocol/client/stdio';
+import { guardGroup, prepareGroupGuard } from './group-guard';
 import { clientStdio } from './sdk-modules';
 
 /** How long a server has to exit once its stdin is closed, before it is signalled (the SDK's). */
@@ -52,7 +53,10 @@ let made: StdioTransportClass | undefined;
  *
  * Its group is its own: Ctrl-C at a terminal reaches the command, not the server, and
  * the command's close stops the server. When this process exits with a server it did not
- * close (`process.exit`), the server's group is sent SIGTERM.
+ * close (`process.exit`), the server's group is sent SIGTERM; when it dies outright
+ * (SIGKILL, an OOM kill), a guard process sends the group SIGTERM, then SIGKILL to what
+ * is left 2 s later (group-guard.ts): a server that does not exit at the end of its stdin
+ * does not outlive it either way.
  */
 export function groupedStdioTransport(): StdioTransportClass {
   if (made !== undefined) return made;
@@ -70,6 +74,7 @@ export function groupedStdioTransport(): StdioTransportClass {
       }
       const params = self._serverParams;
       return new Promise((resolve, reject) => {
+        prepareGroupGuard(spawn);
         // As the SDK's start, in a new process group (and session) led by the server.
         const child = spawn(params.command, params.args ?? [], {
           env: { ...getDefaultEnvironment(), ...params.env },
@@ -79,6 +84,7 @@ export function groupedStdioTransport(): StdioTransportClass {
           detached: true,
         });
         self._process = child;
+        guardGroup(spawn, child);
         child.on('error', (error) => {
           reject(error);
           self.onerror?.(error);
