@@ -101,6 +101,15 @@ shopt -s expand_aliases
 ${options.prelude ?? ''}
 __agenttool_last=0
 __agenttool_ret() { return "$1"; }
+# With xtrace on, the first thing of the command's eval (see SERVE_LINE): returns $1 and,
+# as it returns, turns xtrace on, through a RETURN trap (which keeps $?; a job starts
+# with none of the command's, as traps are not kept from one command to the next).
+# Neither this call nor the eval is traced, so the trace shows the command's lines
+# alone, not the line builtin eval '<the command>' first.
+__agenttool_xret() {
+  builtin trap 'builtin trap - RETURN; builtin unset -v __agenttool_xp; builtin set -x' RETURN
+  return "$1"
+}
 __agenttool_utf8=$'\\xe2\\x82\\xac\\xf0\\x9f\\x98\\x80'
 ${stateScript(options)}
 # Bash's builtins and keywords, but for those that change nothing: a command whose first
@@ -375,9 +384,14 @@ const SERVE_LINE = [
     'builtin eval "_=\\$__agenttool_path \\builtin exec -- $__agenttool_c";',
     // Else the options and $? the command starts with; in the common case, the options
     // are as they should be and nothing is traced (no redirection to pay for).
-    'else if [[ $__agenttool_want == "$SHELLOPTS" ]]; then __agenttool_ret "$__agenttool_last" && :;',
+    // With xtrace, the options but xtrace, which the eval's first call turns on.
+    'else if [[ $__agenttool_want == *xtrace* ]]; then { __agenttool_opts "${__agenttool_want/xtrace/}"; } 2>/dev/null;',
+    // (A status other than 0 in an && list, where set -e lets it be; nothing runs after
+    // it there, so nothing is traced.)
+    'if ((__agenttool_last)); then __agenttool_xp="__agenttool_xret $__agenttool_last && :; "; else __agenttool_xp="__agenttool_xret 0; "; fi;',
+    'elif [[ $__agenttool_want == "$SHELLOPTS" ]]; then __agenttool_ret "$__agenttool_last" && :;',
     'else { __agenttool_opts "$__agenttool_want"; __agenttool_ret "$__agenttool_last" && :; } 2>/dev/null; fi;',
-    'builtin eval "$__agenttool_c"; { __agenttool_done "$?"; } 2>/dev/null; fi',
+    'builtin eval "${__agenttool_xp-}$__agenttool_c"; { __agenttool_done "$?"; } 2>/dev/null; fi',
     ') 2>&1 & __agenttool_ended "$!"; done',
   ].join(' '),
 ].join('; ');

@@ -403,6 +403,27 @@ describe.each(MODES)('%s', (_name, modeOptions) => {
       expect(counts[0]).toBe(counts[1]);
     });
 
+    // Under set -x the trace shows the command's own lines, not the eval the job runs it
+    // through first (it read `+ builtin eval '<the command>'`), and the command still
+    // starts with the last status, under set -e too.
+    it('traces the command alone under set -x, starting with the last status', async () => {
+      const shell = newShell();
+      await shell.run('set -x');
+      expect((await shell.run('echo two; x=$(echo b)')).output).toBe(
+        '++ echo two\ntwo\n+++ echo b\n++ x=b\n',
+      );
+      await shell.run('false');
+      expect((await shell.run('echo "status=$?"')).output).toBe('++ echo status=1\nstatus=1\n');
+      await shell.run('set -e; false');
+      expect((await shell.run('echo "status=$?"')).output).toBe('++ echo status=1\nstatus=1\n');
+      // Nothing of the way it was done is left to the command.
+      expect((await shell.run('trap -p RETURN; echo "${__agenttool_xp-unset}"')).output).toBe(
+        '++ trap -p RETURN\n++ echo unset\nunset\n',
+      );
+      expect((await shell.run('set +x; echo quiet')).output).toBe('++ set +x\nquiet\n');
+      expect((await shell.run('echo still')).output).toBe('still\n');
+    });
+
     it('keeps the state across commands that save none', async () => {
       const shell = newShell();
       await shell.run('mkdir -p sub && cd sub; kept=1; greet() { echo hi; }; set -o pipefail');
