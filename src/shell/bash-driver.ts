@@ -270,6 +270,14 @@ __agenttool_ended() {
   if ((__agenttool_last >= 147 && __agenttool_last <= 150)) && builtin kill -0 "$1" 2>/dev/null; then
     __agenttool_wait_stopped "$1"
   fi
+  # Seen stopped, then gone before it was asked again (killed by the interrupt between
+  # the wait and kill -0): its own end is what it ended with, not the stop (bash keeps
+  # it for wait). 127 is wait's own "no such job".
+  if ((__agenttool_last >= 147 && __agenttool_last <= 150)); then
+    builtin wait "$1" 2>/dev/null
+    __agenttool_ws=$?
+    ((__agenttool_ws == 127)) || __agenttool_last=$__agenttool_ws
+  fi
   # Which state the next job restores (and a line when this one could not save its own).
   __agenttool_kept
   # The end line, taken whole in one read of its length (a line is read a byte at a
