@@ -67,6 +67,7 @@ import {
   forgetSubscriptions,
   notifyResourceUpdated,
   ResourceFollows,
+  StdioResourceListens,
   SubscriberShares,
 } from './primitives';
 
@@ -431,16 +432,30 @@ export class McpToolServer {
       await handle.close();
       ended();
     };
+    // A 2026-07-28 listen's resource subscriptions are checked and followed here (the
+    // entry's listen router does neither), and told of changes.
+    const listens = new StdioResourceListens(
+      this.host,
+      (message) => transport.send(message),
+      (error) => this.host.report('mcp: stdio', error),
+    );
+    const unlistenUpdates = this.onResourceUpdated((uri) => listens.resourceUpdated(uri));
+    const sendOut = transport.send.bind(transport);
+    transport.send = (message) => {
+      listens.sent(message);
+      return sendOut(message);
+    };
     // A listen asking for task notifications without the tasks extension is refused
     // here (-32021), before the entry, whose listen router knows no task filter.
     const serveMessage = transport.onmessage;
     transport.onmessage = (message) => {
       const refusal = listenRefusal(message);
-      if (refusal === undefined) serveMessage?.(message);
-      else {
+      if (refusal !== undefined) {
         transport
           .send(refusal as JSONRPCMessage)
           .catch((error: unknown) => this.host.report('mcp: stdio', error));
+      } else if (!listens.received(message, (held) => serveMessage?.(held))) {
+        serveMessage?.(message);
       }
     };
     const unregister = this.addCloser({ close });
@@ -448,6 +463,8 @@ export class McpToolServer {
     const previous = transport.onclose;
     transport.onclose = () => {
       previous?.();
+      listens.close();
+      unlistenUpdates();
       release();
       unregister();
       ended();
@@ -723,6 +740,8 @@ class ConnectionSession implements SessionBinding {
   #owner: string | undefined;
   readonly resumable: boolean;
   readonly lasting: boolean;
+  /** A connection's 2026-07-28 listens are checked and followed (stdio's: see serveStdio). */
+  readonly listens = true;
 
   constructor(opened: OpenedSession, resumable: boolean) {
     this.#lease = { ...opened, release: () => undefined };

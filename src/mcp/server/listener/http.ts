@@ -569,7 +569,7 @@ class HttpEndpoint {
         // Its resource subscriptions are checked as resources/subscribe checks one.
         const listener = authInfo === undefined ? undefined : fromSdkAuth(authInfo);
         const checked = await this.#listeners.check(parsed, listener, caller);
-        if (checked instanceof Response) return checked;
+        if (checked !== undefined && 'error' in checked) return Response.json(checked);
         const listen =
           checked === undefined ? serve : () => this.#listeners.open(checked, parsed.id, serve);
         return this.#admission.stream(caller, requestId(parsed), authInfo, listen);

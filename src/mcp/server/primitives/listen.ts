@@ -16,6 +16,36 @@ export interface CheckedListen {
   readonly key: string | undefined;
 }
 
+/** The in-band JSON-RPC error that refuses a listen. */
+export interface ListenRefusal {
+  readonly jsonrpc: '2.0';
+  readonly id: string | number | null;
+  readonly error: { readonly code: number; readonly message: string; readonly data?: unknown };
+}
+
+/** A listen's URIs, held (see {@link ResourceListeners.hold}). */
+export interface HeldListen {
+  readonly holds: readonly FollowHold[];
+  /** Gives the URIs back to the caller's share (alone: the holds stay). */
+  readonly giveBack: () => void;
+  /** Lets go of the holds and gives the URIs back. */
+  readonly release: () => void;
+}
+
+/** The refusal of the listen whose request id is `id`. */
+export function listenError(
+  id: unknown,
+  code: number,
+  text: string,
+  data?: unknown,
+): ListenRefusal {
+  return {
+    jsonrpc: '2.0',
+    id: typeof id === 'string' || typeof id === 'number' ? id : null,
+    error: { code, message: text, ...(data === undefined ? {} : { data }) },
+  };
+}
+
 /** A listen's stream as the bus knows it: its caller, its URIs, and their holds. */
 interface Listening {
   readonly auth: AuthInfo | undefined;
@@ -74,19 +104,14 @@ export class ResourceListeners implements ServerEventBus {
     message: JsonObject,
     auth: AuthInfo | undefined,
     key?: string,
-  ): Promise<CheckedListen | Response | undefined> {
+  ): Promise<CheckedListen | ListenRefusal | undefined> {
     const params = message.params;
     if (!isJsonObject(params) || !isJsonObject(params.notifications)) return undefined;
     const asked = params.notifications.resourceSubscriptions;
     if (!Array.isArray(asked) || asked.length === 0) return undefined;
     if (!asked.every((uri): uri is string => typeof uri === 'string')) return undefined;
-    const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
-    const error = (code: number, text: string, data?: unknown): Response =>
-      Response.json({
-        jsonrpc: '2.0',
-        id,
-        error: { code, message: text, ...(data === undefined ? {} : { data }) },
-      });
+    const error = (code: number, text: string, data?: unknown): ListenRefusal =>
+      listenError(message.id, code, text, data);
     const limits = this.#host.subscriptionLimits;
     const uris = [...new Set(asked)];
     if (uris.length > limits.perSession) {
@@ -118,33 +143,24 @@ export class ResourceListeners implements ServerEventBus {
   }
 
   /**
-   * Serves a checked listen: holds each URI (its resource's `follow`, see
-   * `host.follows`), then runs `serve` (the entry's `fetch`) where the stream it opens
-   * is known to the bus as this listen's. What a `follow` throws refuses the listen, as
-   * it refuses `resources/subscribe`. A listen the entry answers without a stream
-   * (refused, or one whose filter it honors nothing of) lets go of its holds at once.
+   * Holds each URI of a checked listen (its resource's `follow`, see `host.follows`)
+   * against the caller's share: resolves once every hold is ready, with what lets go of
+   * them, or with the refusal of the listen (what a `follow` throws refuses it, as it
+   * refuses `resources/subscribe`; so does a share it would pass).
    */
-  async open(
-    checked: CheckedListen,
-    id: unknown,
-    serve: () => Promise<Response>,
-  ): Promise<Response> {
+  async hold(checked: CheckedListen, id: unknown): Promise<HeldListen | ListenRefusal> {
     const giveBack = this.#host.subscriptionLimits.perSubject.take(
       checked.key,
       checked.entries.size,
     );
     if (typeof giveBack === 'string') {
-      return Response.json({
-        jsonrpc: '2.0',
-        id: typeof id === 'string' || typeof id === 'number' ? id : null,
-        error: { code: INVALID_PARAMS, message: `mcp: subscriptions/listen: ${giveBack}` },
-      });
+      return listenError(id, INVALID_PARAMS, `mcp: subscriptions/listen: ${giveBack}`);
     }
     const holds = [...checked.entries].map(([uri, entry]) => ({
       uri,
       hold: this.#host.follows.hold(uri, entry),
     }));
-    const releaseAll = (): void => {
+    const release = (): void => {
       for (const { hold } of holds) hold.release();
       giveBack();
     };
@@ -152,31 +168,39 @@ export class ResourceListeners implements ServerEventBus {
       try {
         await hold.ready;
       } catch (failure) {
-        releaseAll();
+        release();
         const refused = refusal(uri, failure, 'subscriptions/listen');
-        return Response.json({
-          jsonrpc: '2.0',
-          id: typeof id === 'string' || typeof id === 'number' ? id : null,
-          error: {
-            code: refused.code,
-            message: refused.message,
-            ...(refused.data === undefined ? {} : { data: refused.data }),
-          },
-        });
+        return listenError(id, refused.code, refused.message, refused.data);
       }
     }
+    return { holds: holds.map(({ hold }) => hold), giveBack, release };
+  }
+
+  /**
+   * Serves a checked listen: holds each URI (see {@link ResourceListeners.hold}), then
+   * runs `serve` (the entry's `fetch`) where the stream it opens is known to the bus as
+   * this listen's. A listen the entry answers without a stream (refused, or one whose
+   * filter it honors nothing of) lets go of its holds at once.
+   */
+  async open(
+    checked: CheckedListen,
+    id: unknown,
+    serve: () => Promise<Response>,
+  ): Promise<Response> {
+    const held = await this.hold(checked, id);
+    if ('error' in held) return Response.json(held);
     const listening: Listening = {
       auth: checked.auth,
       uris: new Set(checked.entries.keys()),
-      holds: holds.map(({ hold }) => hold),
-      giveBack,
+      holds: held.holds,
+      giveBack: held.giveBack,
       adopted: false,
     };
     try {
       return await this.#context.run(listening, serve);
     } finally {
       // The router registers a stream as it makes its answer; none was registered.
-      if (!listening.adopted) releaseAll();
+      if (!listening.adopted) held.release();
     }
   }
 
