@@ -217,7 +217,8 @@ export class McpToolServer {
           ),
         ),
       },
-      follows: new ResourceFollows((uri) => void this.resourceUpdated(uri), report),
+      // Each instance follows for its own subscribers: a follow's change stays here.
+      follows: new ResourceFollows((uri) => this.#tellResourceUpdatedLater(uri), report),
     };
     // A source whose tools change by themselves (remote servers) is served as its
     // changes are: a tool refused is left out and reported, the others served.
@@ -261,13 +262,28 @@ export class McpToolServer {
   /**
    * Tells the clients that subscribed to `uri` that the resource changed; they read it
    * again: 2025-era connections that sent `resources/subscribe`, and 2026-07-28
-   * `subscriptions/listen` streams over HTTP whose `resourceSubscriptions` name it. Each
-   * is told only while its caller may still read the resource. Resolves once the notices
-   * have gone out. Only this instance's clients are told (with `scaleOut`, call it on
-   * each instance that learns of the change). A resource with `follow` tells the server
-   * itself, through the `changed` it is given.
+   * `subscriptions/listen` streams (over HTTP and stdio) whose `resourceSubscriptions`
+   * name it. Each is told only while its caller may still read the resource. Resolves
+   * once this instance's notices have gone out. With `scaleOut`, the other instances are
+   * told through the shared Redis and tell their own clients, each checking its callers'
+   * access (only the URI crosses). A resource with `follow` tells the server itself,
+   * through the `changed` it is given (on each instance that follows it, for that
+   * instance's clients).
    */
   async resourceUpdated(uri: string): Promise<void> {
+    this.#scale?.publishResourceUpdated(uri);
+    await this.#tellResourceUpdated(uri);
+  }
+
+  /** Tells this instance's subscribers, for a caller that waits for nothing: failures reported. */
+  #tellResourceUpdatedLater(uri: string): void {
+    this.#tellResourceUpdated(uri).catch((error: unknown) =>
+      this.host.report('mcp: telling of a resource change failed', error),
+    );
+  }
+
+  /** Tells this instance's subscribers of `uri` that it changed. */
+  async #tellResourceUpdated(uri: string): Promise<void> {
     await Promise.all([
       notifyResourceUpdated(this.host, this.#connections, uri),
       ...[...this.#updateListeners].map((listener) => listener(uri)),
@@ -512,7 +528,12 @@ export class McpToolServer {
   }
 
   #joinScaleOut(): Promise<void> {
-    return this.#scale?.start(() => this.#notifyListChanged()) ?? Promise.resolve();
+    return (
+      this.#scale?.start(
+        () => this.#notifyListChanged(),
+        (uri) => this.#tellResourceUpdatedLater(uri),
+      ) ?? Promise.resolve()
+    );
   }
 
   /**

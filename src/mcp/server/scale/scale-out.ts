@@ -44,6 +44,7 @@ export class ScaleOut {
   #started: Promise<Connected> | undefined;
   #closed = false;
   #onPeerChange: (() => void) | undefined;
+  #onPeerResourceUpdated: ((uri: string) => void) | undefined;
   #onStopAsked: ((taskId: string) => void) | undefined;
 
   constructor(options: ScaleOutOptions, abandonAfterMs: number, report: ErrorReporter) {
@@ -83,10 +84,12 @@ export class ScaleOut {
 
   /**
    * Connects to Redis and listens for list changes of the other instances (each runs
-   * `onPeerChange`); once, later calls return the same promise.
+   * `onPeerChange`) and for the resource changes their applications tell
+   * (`onPeerResourceUpdated`); once, later calls return the same promise.
    */
-  start(onPeerChange: () => void): Promise<void> {
+  start(onPeerChange: () => void, onPeerResourceUpdated?: (uri: string) => void): Promise<void> {
     this.#onPeerChange = onPeerChange;
+    this.#onPeerResourceUpdated = onPeerResourceUpdated;
     this.#started ??= this.#connect();
     return this.#started.then(() => undefined);
   }
@@ -102,9 +105,10 @@ export class ScaleOut {
     }
     subscriber.on('message', (channel: string, message: string) => {
       if (channel === this.#stopChannel) return this.#stopAsked(message);
+      if (channel === this.#resourceChannel) return this.#peerResourceUpdated(message);
       if (message !== this.instanceId) this.#onPeerChange?.();
     });
-    await subscriber.subscribe(this.#channel, this.#stopChannel);
+    await subscriber.subscribe(this.#channel, this.#stopChannel, this.#resourceChannel);
     return {
       redis,
       subscriber,
@@ -119,6 +123,17 @@ export class ScaleOut {
   /** Where an instance asks another to stop a task it runs: `<owner> <task id>`. */
   get #stopChannel(): string {
     return `${this.#prefix}task-stop`;
+  }
+
+  /** Where an instance tells the others a resource changed: `<instance> <uri>`. */
+  get #resourceChannel(): string {
+    return `${this.#prefix}resource-updated`;
+  }
+
+  #peerResourceUpdated(message: string): void {
+    const space = message.indexOf(' ');
+    if (space < 0 || message.slice(0, space) === this.instanceId) return;
+    this.#onPeerResourceUpdated?.(message.slice(space + 1));
   }
 
   #stopAsked(message: string): void {
@@ -140,6 +155,20 @@ export class ScaleOut {
       .then(({ redis }) => redis.publish(this.#channel, this.instanceId))
       .catch((error: unknown) =>
         this.#report('mcp: scale-out: publishing tools/list_changed failed', error),
+      );
+  }
+
+  /**
+   * Tells the other instances that the application said the resource at `uri` changed
+   * here: each tells its own subscribers, checking their access itself. Only the URI
+   * crosses.
+   */
+  publishResourceUpdated(uri: string): void {
+    if (this.#started === undefined || this.#closed) return;
+    void this.#started
+      .then(({ redis }) => redis.publish(this.#resourceChannel, `${this.instanceId} ${uri}`))
+      .catch((error: unknown) =>
+        this.#report('mcp: scale-out: publishing a resource change failed', error),
       );
   }
 
