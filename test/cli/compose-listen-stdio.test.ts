@@ -11,28 +11,12 @@ import { createContext } from 'agenttool';
 import { connectMcp } from 'agenttool/mcp';
 import { CLI, ensureBuilt, killChildren, startAgenttool, tempDir } from './helpers';
 import { NOTES_UPSTREAM } from '../support/notes-upstream';
+import { modern } from '../mcp/auth/helpers';
 
 beforeAll(() => ensureBuilt(), 300_000);
 afterAll(() => killChildren());
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
-
-/** A 2026-07-28 request: its envelope in `_meta`, as a host that speaks it sends one. */
-function modern(id: number, method: string, params: Record<string, unknown> = {}): object {
-  return {
-    jsonrpc: '2.0',
-    id,
-    method,
-    params: {
-      ...params,
-      _meta: {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientInfo': { name: 'host', version: '1' },
-        'io.modelcontextprotocol/clientCapabilities': {},
-      },
-    },
-  };
-}
 
 interface Message {
   readonly id?: unknown;
@@ -91,12 +75,17 @@ it("passes a 2026-07-28 listen of a configured server's resource on to it, and i
   });
   const send = (message: object): void => void composed.stdin.write(`${JSON.stringify(message)}\n`);
 
-  send(modern(1, 'server/discover'));
+  send(modern('server/discover', {}, {}, 1));
   const discovered = await until(() => received.find((m) => m.id === 1), 'the discover answer');
   expect(discovered.result?.capabilities).toMatchObject({ resources: { subscribe: true } });
 
   send(
-    modern(7, 'subscriptions/listen', { notifications: { resourceSubscriptions: ['notes://a'] } }),
+    modern(
+      'subscriptions/listen',
+      { notifications: { resourceSubscriptions: ['notes://a'] } },
+      {},
+      7,
+    ),
   );
   await until(
     () =>
@@ -109,7 +98,7 @@ it("passes a 2026-07-28 listen of a configured server's resource on to it, and i
   );
   expect(upstreamSaw(journal)).toContain('subscribe notes://a');
 
-  send(modern(2, 'tools/call', { name: 'notes__touch', arguments: { uri: 'notes://a' } }));
+  send(modern('tools/call', { name: 'notes__touch', arguments: { uri: 'notes://a' } }, {}, 2));
   const touched = await until(() => received.find((m) => m.id === 2), 'the touch answer');
   expect(touched.result?.isError).toBeFalsy();
   await until(
