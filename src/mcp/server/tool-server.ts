@@ -2,11 +2,9 @@ import {
   type Implementation,
   type Server,
   type EventStore,
-  type JSONRPCMessage,
   type Tool as McpTool,
   type Transport,
 } from '@modelcontextprotocol/server';
-import type * as ServerStdio from '@modelcontextprotocol/server/stdio';
 import { setImmediate as realSetImmediate } from 'node:timers';
 import {
   accessOf,
@@ -45,7 +43,7 @@ import { ScaleOut } from './scale';
 import { composeHooks, readSource } from './serve-source';
 import { catalogChanges, compileServedTools, type ServedChanges, toolChanges } from './swap';
 import { addServable, followTools } from './follow-tools';
-import { boundedStdioTransport } from './stdio-transport';
+import { serveStdioConnection } from './stdio-serve';
 import {
   type Closer,
   DEFAULT_MAX_SUBSCRIPTION_URI_BYTES,
@@ -57,7 +55,7 @@ import {
   type StdioConnection,
   type StdioServeOptions,
 } from './server-options';
-import { listenRefusal, Tasks } from './tasks';
+import { Tasks } from './tasks';
 import { throttlingClientReports } from './plain-errors';
 import { type ErrorReporter, McpSession, type SessionLease } from './session';
 import { observeServer, timeSession } from './telemetry';
@@ -67,7 +65,6 @@ import {
   forgetSubscriptions,
   notifyResourceUpdated,
   ResourceFollows,
-  StdioResourceListens,
   SubscriberShares,
 } from './primitives';
 
@@ -428,64 +425,27 @@ export class McpToolServer {
    * when stdin ends (`closed` resolves then). Nothing else may write to stdout meanwhile.
    */
   serveStdio(io: StdioServeOptions = {}): Promise<StdioConnection> {
-    /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand */
-    const stdio = require('@modelcontextprotocol/server/stdio') as typeof ServerStdio;
-    /* eslint-enable @typescript-eslint/no-require-imports */
-    const { transport, release, answersRead } = boundedStdioTransport(stdio, io, (error) =>
-      this.host.report('mcp: stdio', error),
+    return Promise.resolve(
+      serveStdioConnection(
+        {
+          host: this.host,
+          instance: (era, answersRead) =>
+            this.pinnedInstance(
+              era,
+              '',
+              false,
+              undefined,
+              false,
+              undefined,
+              undefined,
+              answersRead,
+            ),
+          onResourceUpdated: (listener) => this.onResourceUpdated(listener),
+          addCloser: (closer) => this.addCloser(closer),
+        },
+        io,
+      ),
     );
-    let ended!: () => void;
-    const closed = new Promise<void>((resolve) => (ended = resolve));
-    const handle = stdio.serveStdio(
-      ({ era }) =>
-        this.pinnedInstance(era, '', false, undefined, false, undefined, undefined, answersRead),
-      {
-        transport,
-        onerror: (error) => this.host.report('mcp: stdio', error),
-      },
-    );
-    const close = async (): Promise<void> => {
-      await handle.close();
-      ended();
-    };
-    // A 2026-07-28 listen's resource subscriptions are checked and followed here (the
-    // entry's listen router does neither), and told of changes.
-    const listens = new StdioResourceListens(
-      this.host,
-      (message) => transport.send(message),
-      (error) => this.host.report('mcp: stdio', error),
-    );
-    const unlistenUpdates = this.onResourceUpdated((uri) => listens.resourceUpdated(uri));
-    const sendOut = transport.send.bind(transport);
-    transport.send = (message) => {
-      listens.sent(message);
-      return sendOut(message);
-    };
-    // A listen asking for task notifications without the tasks extension is refused
-    // here (-32021), before the entry, whose listen router knows no task filter.
-    const serveMessage = transport.onmessage;
-    transport.onmessage = (message) => {
-      const refusal = listenRefusal(message);
-      if (refusal !== undefined) {
-        transport
-          .send(refusal as JSONRPCMessage)
-          .catch((error: unknown) => this.host.report('mcp: stdio', error));
-      } else if (!listens.received(message, (held) => serveMessage?.(held))) {
-        serveMessage?.(message);
-      }
-    };
-    const unregister = this.addCloser({ close });
-    // The entry owns the transport; its close (stdin ended, or close()) ends the connection.
-    const previous = transport.onclose;
-    transport.onclose = () => {
-      previous?.();
-      listens.close();
-      unlistenUpdates();
-      release();
-      unregister();
-      ended();
-    };
-    return Promise.resolve({ closed, close });
   }
 
   /**

@@ -4,5 +4,5 @@ export { ResourceFollows } from './follows';
 export { type CheckedListen, ResourceListeners } from './listen';
 export { StdioResourceListens } from './stdio-listens';
 export { forgetSubscriptions, notifyResourceUpdated } from './subscriptions';
-export { type SubscriptionLimits } from './operation';
+export { type PrimitiveHost, type SubscriptionLimits } from './operation';
 export { SubscriberShares } from './subscriber-shares';
