@@ -284,11 +284,11 @@ function checkEntry(
   const expand = expander(at, options.env, fail);
   const tools = checkToolSetTransform(entry['tools'], `${at}.tools`, fail);
   if (hasCommand) {
-    const command = expand('command', stringAt(entry, 'command', at, fail), false);
+    const commandWritten = stringAt(entry, 'command', at, fail);
+    const command = expand('command', commandWritten, false);
     if (command === '') fail(`${at}.command`, 'must not be empty');
-    const args = stringList(entry['args'], `${at}.args`, fail).map((arg, i) =>
-      expand(`args[${i}]`, arg, false),
-    );
+    const argsWritten = stringList(entry['args'], `${at}.args`, fail);
+    const args = argsWritten.map((arg, i) => expand(`args[${i}]`, arg, false));
     const env = stringMap(entry['env'], `${at}.env`, fail, (k, v) => expand(`env.${k}`, v, true));
     const cwdGiven =
       entry['cwd'] === undefined
@@ -310,10 +310,15 @@ function checkEntry(
     return {
       name,
       target,
-      shown: [command, ...args].join(' '),
+      // As written: a value taken from the environment (a token in an argument) is not
+      // printed, and is a secret.
+      shown: [commandWritten, ...argsWritten].map(shownWord).join(' '),
       tools,
       protocol: protocol as CheckedServer['protocol'],
-      secrets: Object.values(env ?? {}),
+      secrets: [
+        ...Object.values(env ?? {}),
+        ...expansions([commandWritten, ...argsWritten], options.env),
+      ],
     };
   }
   const url = expand('url', stringAt(entry, 'url', at, fail), true);
@@ -376,6 +381,32 @@ function expander(
       return found;
     });
   };
+}
+
+/** The longest word of a command line shown whole (a script given with `-e` is not). */
+const SHOWN_WORD_CHARACTERS = 120;
+
+/** A word of a command line as a one-line report shows it: its first line, clipped. */
+function shownWord(word: string): string {
+  const line = word.split('\n', 1)[0] ?? '';
+  if (line.length === word.length && word.length <= SHOWN_WORD_CHARACTERS) return word;
+  return `${line.slice(0, SHOWN_WORD_CHARACTERS)}...`;
+}
+
+/** The values the placeholders of `words` take from `env` (none unless expanding). */
+function expansions(
+  words: readonly string[],
+  env: Readonly<Record<string, string | undefined>> | undefined,
+): string[] {
+  if (env === undefined) return [];
+  const values: string[] = [];
+  for (const word of words) {
+    for (const [, name] of word.matchAll(PLACEHOLDER)) {
+      const value = name === undefined ? undefined : env[name];
+      if (value !== undefined && value !== '') values.push(value);
+    }
+  }
+  return values;
 }
 
 function stringAt(entry: JsonObject, key: string, at: string, fail: Fail): string {

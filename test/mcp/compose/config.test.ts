@@ -136,6 +136,23 @@ describe('checkMcpServersConfig', () => {
     expect(headers).not.toContain('s3cret');
   });
 
+  it('shows a command line as written: a value from the environment is a secret, a long word clipped', () => {
+    const checked = checkMcpServersConfig(
+      {
+        mcpServers: {
+          gh: { command: 'npx', args: ['-y', 'server-github', '--token=${GH_TOKEN}'] },
+          script: { command: 'node', args: ['-e', `${'x'.repeat(200)}`, `one\ntwo`] },
+        },
+      },
+      { ...source, env: { GH_TOKEN: 'ghp_secret42' } },
+    );
+    const [gh, script] = checked.servers;
+    expect(gh?.target).toMatchObject({ args: ['-y', 'server-github', '--token=ghp_secret42'] });
+    expect(gh?.shown).toBe('npx -y server-github --token=${GH_TOKEN}');
+    expect(gh?.secrets).toContain('ghp_secret42');
+    expect(script?.shown).toBe(`node -e ${'x'.repeat(120)}... one...`);
+  });
+
   it('refuses a ${VAR} placeholder in a secret field unless expansion is asked for', () => {
     const config = {
       mcpServers: { gh: { url: 'http://h/mcp', headers: { Authorization: 'Bearer ${GH_TOKEN}' } } },
