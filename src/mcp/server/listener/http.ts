@@ -67,7 +67,7 @@ import { nestedTooDeep, TOO_DEEP_MESSAGE } from '../../message-depth';
 import { type Closer } from '../server-options';
 import { plainError, withoutClientStack } from '../plain-errors';
 import { malformedInitialize, unnamedVersion } from './refusals';
-import { ResourceListeners } from '../primitives';
+import { checkListen, ResourceListeners } from '../primitives';
 
 const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 
@@ -568,7 +568,7 @@ class HttpEndpoint {
         if (refusal !== undefined) return Response.json(refusal, { status: 400 });
         // Its resource subscriptions are checked as resources/subscribe checks one.
         const listener = authInfo === undefined ? undefined : fromSdkAuth(authInfo);
-        const checked = await this.#listeners.check(parsed, listener, caller);
+        const checked = await checkListen(this.#server.host, parsed, listener, caller);
         if (checked !== undefined && 'error' in checked) return Response.json(checked);
         const listen =
           checked === undefined ? serve : () => this.#listeners.open(checked, parsed.id, serve);

@@ -2,7 +2,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { type ServerEvent, type ServerEventBus } from '@modelcontextprotocol/server';
 import { type AuthInfo, isJsonObject, type JsonObject } from '../../../core';
 import { mayRead, readable, resourceNotFound } from './access';
-import { type FollowHold } from './follows';
 import { INVALID_PARAMS, type PrimitiveHost } from './operation';
 import { refusal } from './subscriptions';
 
@@ -23,12 +22,9 @@ export interface ListenRefusal {
   readonly error: { readonly code: number; readonly message: string; readonly data?: unknown };
 }
 
-/** A listen's URIs, held (see {@link ResourceListeners.hold}). */
+/** A listen's URIs, held (see {@link holdListen}). */
 export interface HeldListen {
-  readonly holds: readonly FollowHold[];
-  /** Gives the URIs back to the caller's share (alone: the holds stay). */
-  readonly giveBack: () => void;
-  /** Lets go of the holds and gives the URIs back. */
+  /** Lets go of the holds and gives the URIs back to the caller's share. */
   readonly release: () => void;
 }
 
@@ -50,9 +46,7 @@ export function listenError(
 interface Listening {
   readonly auth: AuthInfo | undefined;
   readonly uris: ReadonlySet<string>;
-  readonly holds: readonly FollowHold[];
-  /** Gives the URIs back to the caller's share. */
-  readonly giveBack: () => void;
+  readonly held: HeldListen;
   /** True once the SDK's stream registered with the bus, which then releases the holds. */
   adopted: boolean;
 }
@@ -63,6 +57,94 @@ interface Registered {
   /** Its resource subscriptions; none for a listen that asked for no resource. */
   readonly listening: Listening | undefined;
   live: boolean;
+}
+
+/**
+ * Checks the resource subscriptions of a 2026-07-28 `subscriptions/listen` (`message`)
+ * as `resources/subscribe` checks one: within the bounds (`host.subscriptionLimits`:
+ * at most that many URIs in one listen, each at most that long), and each one the
+ * caller may read, a URI it may not read answered as one that does not exist. Resolves
+ * with the checked listen, or with the answer that refuses it (its JSON-RPC error, in
+ * band: HTTP 200, as the entry answers a listen it refuses). A listen without
+ * resource subscriptions, or whose filter is malformed (the entry refuses it), is
+ * undefined.
+ */
+export async function checkListen(
+  host: PrimitiveHost,
+  message: JsonObject,
+  auth: AuthInfo | undefined,
+  key?: string,
+): Promise<CheckedListen | ListenRefusal | undefined> {
+  const params = message.params;
+  if (!isJsonObject(params) || !isJsonObject(params.notifications)) return undefined;
+  const asked = params.notifications.resourceSubscriptions;
+  if (!Array.isArray(asked) || asked.length === 0) return undefined;
+  if (!asked.every((uri): uri is string => typeof uri === 'string')) return undefined;
+  const error = (code: number, text: string, data?: unknown): ListenRefusal =>
+    listenError(message.id, code, text, data);
+  const limits = host.subscriptionLimits;
+  const uris = [...new Set(asked)];
+  if (uris.length > limits.perSession) {
+    return error(
+      INVALID_PARAMS,
+      `mcp: subscriptions/listen: resourceSubscriptions names ${uris.length} URIs, over the limit of ${limits.perSession} (maxSubscriptionsPerSession); listen to fewer`,
+    );
+  }
+  for (const uri of uris) {
+    const bytes = Buffer.byteLength(uri);
+    if (bytes > limits.uriBytes) {
+      return error(
+        INVALID_PARAMS,
+        `mcp: subscriptions/listen: a URI is ${bytes} bytes, over the limit of ${limits.uriBytes} (maxSubscriptionUriBytes); listen to a shorter one`,
+      );
+    }
+  }
+  const entries = new Map<string, Parameters<PrimitiveHost['follows']['hold']>[1]>();
+  for (const uri of uris) {
+    // A resource the caller may not read is answered as one that does not exist.
+    const entry = await readable(host, uri, auth);
+    if (entry === undefined) {
+      const unknown = resourceNotFound(uri);
+      return error(unknown.code, unknown.message, unknown.data);
+    }
+    entries.set(uri, entry);
+  }
+  return { auth, entries, key };
+}
+
+/**
+ * Holds each URI of a checked listen (its resource's `follow`, see `host.follows`)
+ * against the caller's share: resolves once every hold is ready, with what lets go of
+ * them, or with the refusal of the listen (what a `follow` throws refuses it, as it
+ * refuses `resources/subscribe`; so does a share it would pass).
+ */
+export async function holdListen(
+  host: PrimitiveHost,
+  checked: CheckedListen,
+  id: unknown,
+): Promise<HeldListen | ListenRefusal> {
+  const giveBack = host.subscriptionLimits.perSubject.take(checked.key, checked.entries.size);
+  if (typeof giveBack === 'string') {
+    return listenError(id, INVALID_PARAMS, `mcp: subscriptions/listen: ${giveBack}`);
+  }
+  const holds = [...checked.entries].map(([uri, entry]) => ({
+    uri,
+    hold: host.follows.hold(uri, entry),
+  }));
+  const release = (): void => {
+    for (const { hold } of holds) hold.release();
+    giveBack();
+  };
+  for (const { uri, hold } of holds) {
+    try {
+      await hold.ready;
+    } catch (failure) {
+      release();
+      const refused = refusal(uri, failure, 'subscriptions/listen');
+      return listenError(id, refused.code, refused.message, refused.data);
+    }
+  }
+  return { release };
 }
 
 /**
@@ -91,93 +173,7 @@ export class ResourceListeners implements ServerEventBus {
   }
 
   /**
-   * Checks the resource subscriptions of a 2026-07-28 `subscriptions/listen` (`message`)
-   * as `resources/subscribe` checks one: within the bounds (`host.subscriptionLimits`:
-   * at most that many URIs in one listen, each at most that long), and each one the
-   * caller may read, a URI it may not read answered as one that does not exist. Resolves
-   * with the checked listen, or with the answer that refuses it (its JSON-RPC error, in
-   * band: HTTP 200, as the entry answers a listen it refuses). A listen without
-   * resource subscriptions, or whose filter is malformed (the entry refuses it), is
-   * undefined.
-   */
-  async check(
-    message: JsonObject,
-    auth: AuthInfo | undefined,
-    key?: string,
-  ): Promise<CheckedListen | ListenRefusal | undefined> {
-    const params = message.params;
-    if (!isJsonObject(params) || !isJsonObject(params.notifications)) return undefined;
-    const asked = params.notifications.resourceSubscriptions;
-    if (!Array.isArray(asked) || asked.length === 0) return undefined;
-    if (!asked.every((uri): uri is string => typeof uri === 'string')) return undefined;
-    const error = (code: number, text: string, data?: unknown): ListenRefusal =>
-      listenError(message.id, code, text, data);
-    const limits = this.#host.subscriptionLimits;
-    const uris = [...new Set(asked)];
-    if (uris.length > limits.perSession) {
-      return error(
-        INVALID_PARAMS,
-        `mcp: subscriptions/listen: resourceSubscriptions names ${uris.length} URIs, over the limit of ${limits.perSession} (maxSubscriptionsPerSession); listen to fewer`,
-      );
-    }
-    for (const uri of uris) {
-      const bytes = Buffer.byteLength(uri);
-      if (bytes > limits.uriBytes) {
-        return error(
-          INVALID_PARAMS,
-          `mcp: subscriptions/listen: a URI is ${bytes} bytes, over the limit of ${limits.uriBytes} (maxSubscriptionUriBytes); listen to a shorter one`,
-        );
-      }
-    }
-    const entries = new Map<string, Parameters<PrimitiveHost['follows']['hold']>[1]>();
-    for (const uri of uris) {
-      // A resource the caller may not read is answered as one that does not exist.
-      const entry = await readable(this.#host, uri, auth);
-      if (entry === undefined) {
-        const unknown = resourceNotFound(uri);
-        return error(unknown.code, unknown.message, unknown.data);
-      }
-      entries.set(uri, entry);
-    }
-    return { auth, entries, key };
-  }
-
-  /**
-   * Holds each URI of a checked listen (its resource's `follow`, see `host.follows`)
-   * against the caller's share: resolves once every hold is ready, with what lets go of
-   * them, or with the refusal of the listen (what a `follow` throws refuses it, as it
-   * refuses `resources/subscribe`; so does a share it would pass).
-   */
-  async hold(checked: CheckedListen, id: unknown): Promise<HeldListen | ListenRefusal> {
-    const giveBack = this.#host.subscriptionLimits.perSubject.take(
-      checked.key,
-      checked.entries.size,
-    );
-    if (typeof giveBack === 'string') {
-      return listenError(id, INVALID_PARAMS, `mcp: subscriptions/listen: ${giveBack}`);
-    }
-    const holds = [...checked.entries].map(([uri, entry]) => ({
-      uri,
-      hold: this.#host.follows.hold(uri, entry),
-    }));
-    const release = (): void => {
-      for (const { hold } of holds) hold.release();
-      giveBack();
-    };
-    for (const { uri, hold } of holds) {
-      try {
-        await hold.ready;
-      } catch (failure) {
-        release();
-        const refused = refusal(uri, failure, 'subscriptions/listen');
-        return listenError(id, refused.code, refused.message, refused.data);
-      }
-    }
-    return { holds: holds.map(({ hold }) => hold), giveBack, release };
-  }
-
-  /**
-   * Serves a checked listen: holds each URI (see {@link ResourceListeners.hold}), then
+   * Serves a checked listen: holds each URI (see {@link holdListen}), then
    * runs `serve` (the entry's `fetch`) where the stream it opens is known to the bus as
    * this listen's. A listen the entry answers without a stream (refused, or one whose
    * filter it honors nothing of) lets go of its holds at once.
@@ -187,13 +183,12 @@ export class ResourceListeners implements ServerEventBus {
     id: unknown,
     serve: () => Promise<Response>,
   ): Promise<Response> {
-    const held = await this.hold(checked, id);
+    const held = await holdListen(this.#host, checked, id);
     if ('error' in held) return Response.json(held);
     const listening: Listening = {
       auth: checked.auth,
       uris: new Set(checked.entries.keys()),
-      holds: held.holds,
-      giveBack: held.giveBack,
+      held,
       adopted: false,
     };
     try {
@@ -240,8 +235,7 @@ export class ResourceListeners implements ServerEventBus {
       if (!registered.live) return;
       registered.live = false;
       this.#registered.delete(registered);
-      for (const hold of listening?.holds ?? []) hold.release();
-      listening?.giveBack();
+      listening?.held.release();
     };
   }
 

@@ -5,7 +5,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type AuthInfo, isJsonObject, type JsonObject } from '../../../core';
 import { mayRead } from './access';
-import { type HeldListen, ResourceListeners } from './listen';
+import { checkListen, type HeldListen, holdListen } from './listen';
 import { type PrimitiveHost } from './operation';
 
 type ListenId = string | number;
@@ -30,7 +30,6 @@ interface StdioListen {
  * answers it (its refusal, or the result that ends it at close), or with the connection.
  */
 export class StdioResourceListens {
-  readonly #listeners: ResourceListeners;
   readonly #host: PrimitiveHost;
   readonly #send: (message: JSONRPCMessage) => Promise<void>;
   readonly #report: (error: Error) => void;
@@ -45,7 +44,6 @@ export class StdioResourceListens {
     report: (error: Error) => void,
   ) {
     this.#host = host;
-    this.#listeners = new ResourceListeners(host, report);
     this.#send = send;
     this.#report = report;
   }
@@ -95,11 +93,11 @@ export class StdioResourceListens {
     forward: () => void,
   ): Promise<void> {
     // Off HTTP there is one caller: its share is not counted (see SubscriberShares).
-    const checked = await this.#listeners.check(message, this.#host.localAuth);
+    const checked = await checkListen(this.#host, message, this.#host.localAuth);
     if (checked === undefined) return forward();
     if ('error' in checked) return this.#send(checked as unknown as JSONRPCMessage);
     if (pending.cancelled || this.#closed) return;
-    const held = await this.#listeners.hold(checked, id);
+    const held = await holdListen(this.#host, checked, id);
     if ('error' in held) return this.#send(held as unknown as JSONRPCMessage);
     if (pending.cancelled || this.#closed) return held.release();
     // A listen under an id still open replaces it, as the entry's own record does.
