@@ -17,7 +17,7 @@ const UNIT = [
   '/test/cli/(parts|init|install-parts)\\.test\\.ts$',
   '/test/shell/(protected-paths|stateless-command)\\.test\\.ts$',
   '/test/workspace/file-tools\\.test\\.ts$',
-  '/test/mcp/client/(result|refresh|elicitation|log|log-routing|round-trips|lost-session|options|exact-integers|primitives|param-headers)\\.test\\.ts$',
+  '/test/mcp/client/(result|refresh|elicitation|log|log-routing|round-trips|lost-session|options|exact-integers|primitives|param-headers|resource-listens-line)\\.test\\.ts$',
   '/test/mcp/server/(app-records|argument-check|client-address|client-reports|content|decoded-call|go-format|lazy-loading|lazy-jose|record-key|stdio|output|swap)\\.test\\.ts$',
   '/test/mcp/quoting\\.test\\.ts$',
   '/test/mcp/compose/config\\.test\\.ts$',

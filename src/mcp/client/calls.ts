@@ -730,7 +730,7 @@ function callWhere(remote: string): string {
 }
 
 /** A request its caller's signal ended: `<where>: context canceled` (or `deadline exceeded`). */
-function cancelledAt(where: string, signal: AbortSignal): CancelledError {
+export function cancelledAt(where: string, signal: AbortSignal): CancelledError {
   const reason: unknown = signal.reason;
   const timedOut =
     typeof reason === 'object' &&

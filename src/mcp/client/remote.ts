@@ -173,6 +173,7 @@ export class RemoteTools {
       calls: this.#calls,
       client: () => this.#client,
       serverName: () => this.serverInfo.name || targetName(options),
+      warn: (message, code) => this.#warnOnce(message, code),
     });
   }
 
@@ -334,15 +335,20 @@ export class RemoteTools {
    * Asks the server to announce changes to the resource at `uri`: each arrives at the
    * `onResourceUpdated` option. A 2025-era server is sent `resources/subscribe`, and
    * sent it again in a new session that replaces one the server lost (its instance went
-   * away); a 2026-07-28 server, which has no such request, is listened to on a
-   * `subscriptions/listen` stream for that URI, opened again a second after it drops.
-   * Fails when the server does not offer subscriptions.
+   * away); a 2026-07-28 server, which has no such request, is listened to on
+   * `subscriptions/listen` streams of up to 50 URIs each (the
+   * stream is opened anew with the URI, the one before closed once the server
+   * acknowledged it: an update may come twice then), opened again a second after one
+   * drops. Fails when the server does not offer subscriptions, or does not take the URI.
    */
   subscribeResource(uri: string, options?: ListOptions): Promise<void> {
     return this.#primitives.subscribeResource(uri, options);
   }
 
-  /** Stops the announcements {@link RemoteTools.subscribeResource} asked for. */
+  /**
+   * Stops the announcements {@link RemoteTools.subscribeResource} asked for: none is
+   * passed on from then on.
+   */
   unsubscribeResource(uri: string, options?: ListOptions): Promise<void> {
     return this.#primitives.unsubscribeResource(uri, options);
   }
@@ -565,8 +571,11 @@ export class RemoteTools {
     const onUpdated = this.#options.onResourceUpdated;
     if (onUpdated !== undefined) {
       client.setNotificationHandler('notifications/resources/updated', (notification) => {
+        const uri = notification.params.uri;
+        // A 2026-07-28 stream opened anew without a URI may still bring its updates.
+        if (client.getProtocolEra() === 'modern' && !this.#primitives.follows(uri)) return;
         try {
-          onUpdated(notification.params.uri);
+          onUpdated(uri);
         } catch {
           // A failing listener must not break the connection.
         }

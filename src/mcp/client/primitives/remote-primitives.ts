@@ -2,7 +2,6 @@ import {
   type Client,
   type CompleteResult,
   type GetPromptResult,
-  type McpSubscription,
   type Prompt,
   type PromptReference,
   type ReadResourceResult,
@@ -11,10 +10,11 @@ import {
   type ResourceTemplateType,
 } from '@modelcontextprotocol/client';
 import { AgentToolError, goQuote } from '../../../core';
-import { type RemoteCalls } from '../calls';
+import { cancelledAt, type RemoteCalls } from '../calls';
 import { withInput } from './input-rounds';
 import { listEvery, type Paged } from './paging';
 import { type ListOptions, type PrimitiveRequestOptions } from './request-options';
+import { ResourceListens } from './resource-listens';
 
 /** What the primitives need of the connection they are reached through. */
 export interface PrimitivesConnection {
@@ -22,6 +22,8 @@ export interface PrimitivesConnection {
   readonly client: () => Client;
   /** How the server is named in errors: its name, or the target it was reached at. */
   readonly serverName: () => string;
+  /** Emits a process warning once per message. */
+  readonly warn: (message: string, code: string) => void;
 }
 
 /** The argument a completion is asked for: its name, and what has been typed so far. */
@@ -37,11 +39,6 @@ export interface CompletionContext {
   /** The other arguments' values, by name. */
   readonly arguments?: Readonly<Record<string, string>>;
 }
-
-/** How long a dropped 2026-07-28 subscription stream first waits before it is opened again (ms). */
-const REOPEN_DELAY_MS = 1000;
-/** The longest wait between attempts to open it again (ms). */
-const MAX_REOPEN_DELAY_MS = 60_000;
 
 const PROMPTS: Paged<Prompt> = {
   method: 'prompts/list',
@@ -81,12 +78,27 @@ const TEMPLATES: Paged<ResourceTemplateType> = {
  * one connection: what `RemoteTools` offers besides the tools.
  */
 export class RemotePrimitives {
-  /** The open 2026-07-28 resource subscriptions (`subscriptions/listen` streams), by URI. */
-  readonly #listening = new Map<string, Promise<McpSubscription>>();
+  /** The 2026-07-28 resource subscriptions, on `subscriptions/listen` streams. */
+  readonly #listens: ResourceListens;
   /** The URIs a 2025-era server was subscribed to: made again in a session that replaces its. */
   readonly #subscribed = new Set<string>();
 
-  constructor(private readonly connection: PrimitivesConnection) {}
+  constructor(private readonly connection: PrimitivesConnection) {
+    const calls = connection.calls;
+    this.#listens = new ResourceListens({
+      open: (where, uris, options) =>
+        calls.send(
+          where,
+          (c, sent) => c.listen({ resourceSubscriptions: [...uris] }, sent),
+          options,
+        ),
+      subscribing: (uri) => this.#where('resources/subscribe', uri),
+      reopening: () => this.#where('subscriptions/listen'),
+      closed: calls.closed,
+      cancelled: cancelledAt,
+      lost: (message) => connection.warn(message, 'AGENTTOOL_MCP_SUBSCRIBE_AGAIN_FAILED'),
+    });
+  }
 
   listPrompts(options: ListOptions = {}): Promise<Prompt[]> {
     return this.#list(PROMPTS, 'prompts', options);
@@ -165,17 +177,16 @@ export class RemotePrimitives {
       this.#subscribed.add(uri);
       return;
     }
-    // 2026-07-28 has no resources/subscribe: updates come on a subscriptions/listen stream.
-    if (this.#listening.has(uri)) return;
-    const opening = this.#listen(where, uri, options);
-    this.#listening.set(uri, opening);
-    try {
-      await opening;
-    } catch (error) {
-      this.#listening.delete(uri);
-      throw error;
-    }
-    this.#reopenWhenDropped(where, uri, opening);
+    // 2026-07-28 has no resources/subscribe: updates come on subscriptions/listen streams.
+    await this.#listens.subscribe(uri, options);
+  }
+
+  /**
+   * True when an update of `uri` from a 2026-07-28 server is wanted: its URI is
+   * subscribed to (a stream being opened anew may still name one unsubscribed from).
+   */
+  follows(uri: string): boolean {
+    return this.#listens.follows(uri);
   }
 
   /**
@@ -212,67 +223,13 @@ export class RemotePrimitives {
       );
       return;
     }
-    const opening = this.#listening.get(uri);
-    this.#listening.delete(uri);
-    if (opening === undefined) return;
-    const subscription = await opening.catch(() => undefined);
-    await subscription?.close();
+    await this.#listens.unsubscribe(uri);
   }
 
   /** Ends every 2026-07-28 resource subscription (the connection is closing). */
   async close(): Promise<void> {
-    const open = [...this.#listening.values()];
-    this.#listening.clear();
     this.#subscribed.clear();
-    await Promise.all(open.map(async (opening) => (await opening.catch(() => undefined))?.close()));
-  }
-
-  #listen(where: string, uri: string, options: ListOptions): Promise<McpSubscription> {
-    return this.connection.calls.send(
-      where,
-      (c, sent) => c.listen({ resourceSubscriptions: [uri] }, sent),
-      options,
-    );
-  }
-
-  /**
-   * A 2026-07-28 subscription's stream that ends while the URI is still subscribed to
-   * and the connection open (dropped, or ended by the server, which restarts) is opened
-   * again: a second later, then twice as long after each attempt that fails or ends at
-   * once (up to a minute), as the connection's stream of list changes is. One that ends
-   * for good leaves the URI unsubscribed, so that `subscribeResource` opens it anew.
-   */
-  #reopenWhenDropped(where: string, uri: string, opening: Promise<McpSubscription>): void {
-    void (async () => {
-      let current = opening;
-      let delay = REOPEN_DELAY_MS;
-      for (;;) {
-        const opened = Date.now();
-        const reason = await current.then(
-          (subscription) => subscription.closed,
-          () => 'remote' as const,
-        );
-        if (this.#listening.get(uri) !== current) return;
-        if (reason === 'local' || this.connection.calls.closed.aborted) {
-          this.#listening.delete(uri);
-          return;
-        }
-        // A stream that stayed open a while starts the waits over.
-        if (Date.now() - opened > MAX_REOPEN_DELAY_MS) delay = REOPEN_DELAY_MS;
-        await new Promise((resolve) => setTimeout(resolve, delay).unref());
-        delay = Math.min(delay * 2, MAX_REOPEN_DELAY_MS);
-        if (this.#listening.get(uri) !== current) return;
-        if (this.connection.calls.closed.aborted) {
-          this.#listening.delete(uri);
-          return;
-        }
-        const again = this.#listen(where, uri, {});
-        // An unsubscribe meanwhile closes the new stream once it is open.
-        again.catch(() => undefined);
-        this.#listening.set(uri, again);
-        current = again;
-      }
-    })();
+    await this.#listens.close();
   }
 
   async #list<T>(
