@@ -1,6 +1,7 @@
 import { promises as fsPromises } from 'node:fs';
 import { type ReadOptions, type ReadResult, type WriteOptions } from './file-operations';
 import { utf8Text } from './utf8-text';
+import { PathTurns } from './path-turns';
 import { quotePath } from './short-path';
 
 /** The largest file an edit reads and rewrites (4 MiB, as `read_file` reads at most). */
@@ -131,11 +132,10 @@ export type TextChange<T> = (text: string) => { readonly text: string; readonly 
 /**
  * The edits of one root's files: each reads its file whole, has `change` make the new
  * text, and replaces the file (see `FileRoot.update`). The edits of one file (by its real
- * path) take turns.
+ * path, whatever path led there) take turns.
  */
 export class FileEdits {
-  /** The edit of each file under way, by real path: the next one waits for it. */
-  readonly #turns = new Map<string, Promise<void>>();
+  readonly #turns = new PathTurns();
 
   async update<T>(
     root: EditedRoot,
@@ -144,34 +144,10 @@ export class FileEdits {
     options: WriteOptions,
   ): Promise<T> {
     const real = await root.resolve(path);
-    const before = this.#turns.get(real) ?? Promise.resolve();
-    // A cancelled edit gives up its wait at once; the next still waits for the one before.
-    const edit = turnCome(before, options.signal).then(() =>
+    return this.#turns.take(real, options.signal, () =>
       editOnce(root, path, real, change, options),
     );
-    const turn = Promise.all([before, edit.catch(() => undefined)]).then(() => undefined);
-    this.#turns.set(real, turn);
-    // Forgotten once the turn is over, not when this edit gives up: the one before may
-    // still be under way, and the next must wait for it.
-    void turn.then(() => {
-      if (this.#turns.get(real) === turn) this.#turns.delete(real);
-    });
-    return edit;
   }
-}
-
-/** Resolves when `before` (an edit's turn, never rejected) does; rejects once `signal` aborts. */
-function turnCome(before: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return before;
-  return new Promise<void>((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    void before.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
 }
 
 /** One edit, its turn come: refused when the file changed while it was read. */

@@ -18,6 +18,7 @@ import { ConfinedWalk } from './confined-walk';
 import { LineMarks, lineRange, lineStart, readLines } from './line-range';
 import { READ_BYTES_AT_ONCE, readTurn } from './read-budget';
 import { FileEdits } from './file-edit';
+import { PathTurns } from './path-turns';
 import { hiddenName } from './hidden-links';
 import { walkLimits } from './walk-limits';
 import { quotePath } from './short-path';
@@ -78,6 +79,18 @@ export class FileRoot {
   private readonly denyRead: readonly string[];
   /** The edits under way, one file's in turn. */
   readonly #edits = new FileEdits();
+  /**
+   * The reads, writes, appends and edits of each path (as given, made absolute under the
+   * root), one at a time in the order they came: a model's parallel calls on one file
+   * land as it sent them.
+   */
+  readonly #calls = new PathTurns();
+  /** What an edit, its turn come, reads and writes with (not queued again). */
+  readonly #inTurn = {
+    resolve: (path: string) => this.resolve(path),
+    read: (path: string, options: ReadOptions) => this.#read(path, options),
+    write: (path: string, data: string, options: WriteOptions) => this.#write(path, data, options),
+  };
   /** The walk of paths from the root, and the limits it keeps. */
   private readonly walker: ConfinedWalk;
   /** Where lines start in files read lately (a read from a line far in). */
@@ -137,7 +150,11 @@ export class FileRoot {
    * goes alone); a read past that waits its turn, and leaves the line when `signal`
    * aborts, throwing its reason.
    */
-  async read(path: string, options: ReadOptions = {}): Promise<ReadResult> {
+  read(path: string, options: ReadOptions = {}): Promise<ReadResult> {
+    return this.#calls.take(this.#key(path), options.signal, () => this.#read(path, options));
+  }
+
+  async #read(path: string, options: ReadOptions): Promise<ReadResult> {
     const op = this.op(path, 'read', false);
     const maxBytes = options.maxBytes ?? Number.MAX_SAFE_INTEGER;
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
@@ -188,11 +205,13 @@ export class FileRoot {
    * reached through a link inside the root is replaced where the link points, and the
    * link stays. Returns the number of bytes written.
    */
-  async write(
-    path: string,
-    data: string | Uint8Array,
-    options: WriteOptions = {},
-  ): Promise<number> {
+  write(path: string, data: string | Uint8Array, options: WriteOptions = {}): Promise<number> {
+    return this.#calls.take(this.#key(path), options.signal, () =>
+      this.#write(path, data, options),
+    );
+  }
+
+  async #write(path: string, data: string | Uint8Array, options: WriteOptions): Promise<number> {
     const op = this.op(path, 'write', true);
     const bytes = utf8Of(op, data);
     options.signal?.throwIfAborted();
@@ -254,18 +273,22 @@ export class FileRoot {
     change: (text: string) => { readonly text: string; readonly result: T },
     options: WriteOptions = {},
   ): Promise<T> {
-    return this.#edits.update(this, path, change, options);
+    return this.#calls.take(this.#key(path), options.signal, () =>
+      this.#edits.update(this.#inTurn, path, change, options),
+    );
   }
 
   /**
    * Appends `data` to a file inside the root, creating it (and missing parent
    * directories) when absent. Returns the number of bytes appended.
    */
-  async append(
-    path: string,
-    data: string | Uint8Array,
-    options: WriteOptions = {},
-  ): Promise<number> {
+  append(path: string, data: string | Uint8Array, options: WriteOptions = {}): Promise<number> {
+    return this.#calls.take(this.#key(path), options.signal, () =>
+      this.#append(path, data, options),
+    );
+  }
+
+  async #append(path: string, data: string | Uint8Array, options: WriteOptions): Promise<number> {
     const op = this.op(path, 'append to', true);
     const bytes = utf8Of(op, data);
     options.signal?.throwIfAborted();
@@ -309,6 +332,11 @@ export class FileRoot {
       );
     }
     refuseHardLinked(op, links);
+  }
+
+  /** The key a call on `path` takes its turn by: the path made absolute, links unread. */
+  #key(path: string): string {
+    return typeof path === 'string' ? resolve(this.root, path) : '';
   }
 
   private op(path: string, verb: string, writes: boolean): Op {
