@@ -26,6 +26,7 @@ import {
   tempDir,
 } from './helpers';
 import { allGone, descendants, type ProcessInfo } from '../support/processes';
+import { until as waitUntil } from '../support/until';
 
 const EVERYTHING = join(
   require.resolve('@modelcontextprotocol/server-everything/package.json'),
@@ -143,13 +144,7 @@ async function call(
   return tool(remote, name).execute(c, createContext({ ...init, call: c }));
 }
 
-async function until(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 3000; i++) {
-    if (done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
+const until = (done: () => boolean, what: string): Promise<void> => waitUntil(done, what, 40_000);
 
 describe('agenttool serve --config', () => {
   it("lists the module's tools, then each server's as <name>__<tool>, transformed", () => {

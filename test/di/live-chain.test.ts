@@ -35,6 +35,7 @@ import {
   ToolApp,
 } from 'agenttool/di';
 import { connectMcp, type McpServers, type McpToolServer, serveTools } from 'agenttool/mcp';
+import { until as waitUntil } from '../support/until';
 
 const log: string[] = [];
 /** What the interceptors saw of each call: the tool, its class, the arguments. */
@@ -375,13 +376,8 @@ describe('a live source of its own', () => {
 });
 
 /** Waits for `done` to hold, turn by turn of the event loop (no clock involved). */
-async function until(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 5000; i++) {
-    if (done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
+const until = (done: () => boolean, what: string): Promise<void> =>
+  waitUntil(done, what, 15_000, 2);
 
 describe('live prompts and resources behind the chain', () => {
   it.each(['legacy', 'modern'] as const)(

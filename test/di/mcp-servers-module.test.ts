@@ -26,6 +26,7 @@ import {
 } from 'agenttool';
 import { Inject, MCP_SERVERS, McpServersModule, Module, ToolApp } from 'agenttool/di';
 import { connectMcp, McpServers, McpToolServer, type RemoteTools, serveTools } from 'agenttool/mcp';
+import { until as waitUntil } from '../support/until';
 
 /** What the remote's tools saw. */
 const seen = { cancelled: 0, progressTokens: 0 };
@@ -756,10 +757,5 @@ describe('McpServers and a remote whose resources the catalog cannot serve', () 
 });
 
 /** Waits for `done` to hold, turn by turn of the event loop (no clock involved). */
-async function until(done: () => boolean, what = 'the condition'): Promise<void> {
-  for (let i = 0; i < 5000; i++) {
-    if (done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-}
+const until = (done: () => boolean, what = 'the condition'): Promise<void> =>
+  waitUntil(done, what, 15_000, 2);

@@ -10,6 +10,7 @@ import { type McpResourceTemplate, newTool } from 'agenttool';
 import { connectMcp, McpToolServer, type RemoteTools } from 'agenttool/mcp';
 import { watchedResource } from '../support/watched-resource';
 import { startRedis, stopAll, TEST_STATE_KEY } from './cluster';
+import { until } from '../support/until';
 
 const echo = newTool({ name: 'echo', description: 'Echoes', execute: () => ({ output: 'x' }) });
 
@@ -73,11 +74,6 @@ async function clientOfB(protocol: 'legacy' | 'modern'): Promise<{
   });
   remotes.push(remote);
   return { remote, updates };
-}
-
-async function until(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!done()) throw new Error(`waited in vain for ${what}`);
 }
 
 /** Lets what is under way settle: notices in flight arrive, or would have. */

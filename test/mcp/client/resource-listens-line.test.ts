@@ -10,6 +10,7 @@ import {
   ResourceListens,
   URIS_PER_LISTEN,
 } from '../../../src/mcp/client/primitives/resource-listens';
+import { until } from '../../support/until';
 
 interface FakeStream extends McpSubscription {
   readonly uris: readonly string[];
@@ -50,14 +51,6 @@ function fakeLine(honors: (uri: string) => boolean = () => true) {
     lost: (message) => void warnings.push(message),
   };
   return { line, streams, warnings, state, closing };
-}
-
-async function until(done: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`waited in vain for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 const open = (streams: readonly FakeStream[]) =>

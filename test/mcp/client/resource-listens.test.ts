@@ -15,6 +15,7 @@ import {
   type RemoteTools,
   serveTools,
 } from 'agenttool/mcp';
+import { until } from '../../support/until';
 
 const ping = newTool({ name: 'ping', description: 'Pong', execute: () => text('pong') });
 
@@ -62,14 +63,6 @@ async function connect(url: string): Promise<{ remote: RemoteTools; updates: str
   });
   open.push(remote);
   return { remote, updates };
-}
-
-async function until(done: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`waited in vain for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 const items = (from: number, count: number): string[] =>

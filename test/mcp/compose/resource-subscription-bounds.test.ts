@@ -11,6 +11,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type McpResourceTemplate, newTool, text } from 'agenttool';
 import { type HttpListener, McpServers, type McpToolServer, serveTools } from 'agenttool/mcp';
+import { until } from '../../support/until';
 
 const ping = newTool({ name: 'ping', description: 'Pong', execute: () => text('pong') });
 
@@ -89,14 +90,6 @@ async function connect(): Promise<{ client: Client; updates: string[] }> {
   await client.connect(transport);
   clients.push({ client, transport });
   return { client, updates };
-}
-
-async function until(done: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`waited in vain for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 it("passes on a 2026-07-28 server's updates, followed on a subscriptions/listen stream", async () => {

@@ -8,11 +8,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { createContext, newTool, type Prompt, text } from 'agenttool';
 import { McpServers, McpToolServer, serveTools, ServerBusyError } from 'agenttool/mcp';
 import { type RefusingGateway, refusingGateway } from '../../support/refusing-gateway';
-
-async function until(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!done()) throw new Error(`waited in vain for ${what}`);
-}
+import { until } from '../../support/until';
 
 describe('McpServers and a server that refuses a call (HTTP 429)', () => {
   const upstream = serveTools([

@@ -10,6 +10,7 @@ import { type McpResource, type McpResourceTemplate, newTool } from 'agenttool';
 import { connectMcp, type McpServerOptions, type McpToolServer, serveTools } from 'agenttool/mcp';
 import { modern } from '../auth/helpers';
 import { watchedResource } from '../../support/watched-resource';
+import { until } from '../../support/until';
 
 const echo = newTool({ name: 'echo', description: 'Echoes', execute: () => ({ output: 'x' }) });
 
@@ -51,11 +52,6 @@ afterEach(async () => {
   guardAllows = true;
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
-
-async function until(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!done()) throw new Error(`waited in vain for ${what}`);
-}
 
 /** One raw `subscriptions/listen` stream, its messages read one at a time. */
 class Listen {

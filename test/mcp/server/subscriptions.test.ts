@@ -14,6 +14,7 @@ import {
 import { overMemory } from './helpers';
 import { INITIALIZE } from '../../support/initialize';
 import { watchedResource } from '../../support/watched-resource';
+import { until } from '../../support/until';
 
 const echo = newTool({ name: 'echo', description: 'Echoes', execute: () => ({ output: 'x' }) });
 
@@ -209,11 +210,6 @@ describe('a stateless endpoint', () => {
 });
 
 describe('a resource that follows its subscribers (follow)', () => {
-  async function until(done: () => boolean, what: string): Promise<void> {
-    for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
-    if (!done()) throw new Error(`waited in vain for ${what}`);
-  }
-
   test('is followed once for every connection, tells them of changes, and stops after the last has gone', async () => {
     const { watched, events, told } = watchedResource();
     const server = serve({ resources: [watched] });
