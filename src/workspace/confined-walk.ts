@@ -166,6 +166,7 @@ export class ConfinedWalk {
     op: Op,
     components: readonly string[],
     mode: 'open' | 'create' | 'resolve',
+    made?: MadeFolders,
   ): Promise<{ dir: Dir; rest: string[] }> {
     let dir = await this.#openRoot(op);
     const queue = [...components];
@@ -216,12 +217,15 @@ export class ConfinedWalk {
         dir = { handle, path: join(parent.path, name) };
         queue.shift();
         attempts = 0;
+        let kept = false;
         try {
           await this.checkInside(op, handle, dir.path, async () => {
             if (created) await fsPromises.rmdir(this.at(parent, name)).catch(() => undefined);
           });
+          // What removes the folder again, should the call fail, needs its parent open.
+          if (created && made !== undefined) kept = made.add(parent, name);
         } finally {
-          await parent.handle.close();
+          if (!kept) await parent.handle.close();
         }
       }
       return { dir, rest: queue };
@@ -359,5 +363,35 @@ function refuseDotDotThroughLinks(op: Op, path: string, root: string, realRoot: 
       named.pop();
     }
     current = dirname(current);
+  }
+}
+
+/**
+ * The folders one call's walks made on the way to its file, each with its parent kept
+ * open: {@link MadeFolders.undo} removes them again, last made first, through those
+ * handles (never by a path a swap could lead elsewhere), each only while it is empty.
+ */
+export class MadeFolders {
+  readonly #made: { readonly parent: Dir; readonly name: string }[] = [];
+
+  constructor(private readonly walker: ConfinedWalk) {}
+
+  /** Notes that `name` was made in `parent`, which stays open until {@link release}. */
+  add(parent: Dir, name: string): boolean {
+    this.#made.push({ parent, name });
+    return true;
+  }
+
+  /** Removes the folders made, last first; one no longer empty (or gone) is left. */
+  async undo(): Promise<void> {
+    for (const { parent, name } of [...this.#made].reverse()) {
+      await fsPromises.rmdir(this.walker.at(parent, name)).catch(() => undefined);
+    }
+  }
+
+  /** Closes the parents kept open. */
+  async release(): Promise<void> {
+    const made = this.#made.splice(0);
+    await Promise.all(made.map(({ parent }) => parent.handle.close().catch(() => undefined)));
   }
 }

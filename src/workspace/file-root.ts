@@ -14,7 +14,7 @@ import {
   utf8Of,
   type WriteOptions,
 } from './file-operations';
-import { ConfinedWalk } from './confined-walk';
+import { ConfinedWalk, MadeFolders } from './confined-walk';
 import { LineMarks, lineRange, lineStart, readLines } from './line-range';
 import { READ_BYTES_AT_ONCE, readTurn } from './read-budget';
 import { FileEdits } from './file-edit';
@@ -216,47 +216,56 @@ export class FileRoot {
     const bytes = utf8Of(op, data);
     options.signal?.throwIfAborted();
     let components = this.walker.componentsOf(op);
-    for (;;) {
-      const { dir, rest } = await this.walker.walk(op, components, 'create');
-      try {
-        const name = rest[0];
-        if (name === undefined)
-          throw new Error(`cannot write ${quotePath(path)}: it is a directory`);
-        const existing = await fsPromises
-          .lstat(this.walker.at(dir, name))
-          .catch((error: unknown) => {
-            if (isCode(error, 'ENOENT')) return undefined;
-            throw describeFailure(op, error);
-          });
-        if (existing?.isSymbolicLink() === true) {
-          components = await this.walker.follow(
-            op,
-            dir.path,
-            await fsPromises.readlink(this.walker.at(dir, name)),
-            [],
-          );
-          continue;
+    const made = new MadeFolders(this.walker);
+    try {
+      for (;;) {
+        const { dir, rest } = await this.walker.walk(op, components, 'create', made);
+        try {
+          const name = rest[0];
+          if (name === undefined)
+            throw new Error(`cannot write ${quotePath(path)}: it is a directory`);
+          const existing = await fsPromises
+            .lstat(this.walker.at(dir, name))
+            .catch((error: unknown) => {
+              if (isCode(error, 'ENOENT')) return undefined;
+              throw describeFailure(op, error);
+            });
+          if (existing?.isSymbolicLink() === true) {
+            components = await this.walker.follow(
+              op,
+              dir.path,
+              await fsPromises.readlink(this.walker.at(dir, name)),
+              [],
+            );
+            continue;
+          }
+          if (existing?.isDirectory() === true) {
+            throw new Error(`cannot write ${quotePath(path)}: it is a directory`);
+          }
+          if (existing !== undefined && !existing.isFile()) {
+            throw new Error(
+              `cannot write ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
+            );
+          }
+          if (existing !== undefined) await refuseUnwritable(this.walker, op, dir, name, existing);
+          // The file's permissions, but not its set-user-ID, set-group-ID or sticky bits,
+          // which a copy by another user must not carry (as cp does not).
+          const keep =
+            existing === undefined
+              ? undefined
+              : { mode: existing.mode & 0o777, uid: existing.uid, gid: existing.gid };
+          await replaceFile(this.walker, op, dir, name, bytes, keep, options.signal);
+          return bytes.length;
+        } finally {
+          await dir.handle.close();
         }
-        if (existing?.isDirectory() === true) {
-          throw new Error(`cannot write ${quotePath(path)}: it is a directory`);
-        }
-        if (existing !== undefined && !existing.isFile()) {
-          throw new Error(
-            `cannot write ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
-          );
-        }
-        if (existing !== undefined) await refuseUnwritable(this.walker, op, dir, name, existing);
-        // The file's permissions, but not its set-user-ID, set-group-ID or sticky bits,
-        // which a copy by another user must not carry (as cp does not).
-        const keep =
-          existing === undefined
-            ? undefined
-            : { mode: existing.mode & 0o777, uid: existing.uid, gid: existing.gid };
-        await replaceFile(this.walker, op, dir, name, bytes, keep, options.signal);
-        return bytes.length;
-      } finally {
-        await dir.handle.close();
       }
+    } catch (error) {
+      // A file not written leaves none of the folders made on its way (one filled since stays).
+      await made.undo();
+      throw error;
+    } finally {
+      await made.release();
     }
   }
 
@@ -357,33 +366,41 @@ export class FileRoot {
     use: (handle: FileHandle, removeCreated: (() => Promise<void>) | undefined) => Promise<T>,
   ): Promise<T> {
     let components = this.walker.componentsOf(op);
-    for (;;) {
-      const { dir, rest } = await this.walker.walk(op, components, mode);
-      try {
-        const name = rest[0];
-        if (name === undefined) {
-          throw new Error(`cannot ${op.verb} ${quotePath(op.path)}: it is a directory`);
-        }
-        const opened = await openIn(this.walker, op, dir, name, flags, mode === 'create');
-        if ('link' in opened) {
-          components = await this.walker.follow(op, dir.path, opened.link, []);
-          continue;
-        }
-        await this.walker.checkInside(op, opened.handle, join(dir.path, name), async () => {
-          await opened.handle.close();
-          if (opened.created) await fsPromises.unlink(this.walker.at(dir, name));
-        });
-        const removeCreated = opened.created
-          ? () => removeIfSameAndEmpty(opened.handle, this.walker.at(dir, name))
-          : undefined;
+    const made = mode === 'create' ? new MadeFolders(this.walker) : undefined;
+    try {
+      for (;;) {
+        const { dir, rest } = await this.walker.walk(op, components, mode, made);
         try {
-          return await use(opened.handle, removeCreated);
+          const name = rest[0];
+          if (name === undefined) {
+            throw new Error(`cannot ${op.verb} ${quotePath(op.path)}: it is a directory`);
+          }
+          const opened = await openIn(this.walker, op, dir, name, flags, mode === 'create');
+          if ('link' in opened) {
+            components = await this.walker.follow(op, dir.path, opened.link, []);
+            continue;
+          }
+          await this.walker.checkInside(op, opened.handle, join(dir.path, name), async () => {
+            await opened.handle.close();
+            if (opened.created) await fsPromises.unlink(this.walker.at(dir, name));
+          });
+          const removeCreated = opened.created
+            ? () => removeIfSameAndEmpty(opened.handle, this.walker.at(dir, name))
+            : undefined;
+          try {
+            return await use(opened.handle, removeCreated);
+          } finally {
+            await opened.handle.close();
+          }
         } finally {
-          await opened.handle.close();
+          await dir.handle.close();
         }
-      } finally {
-        await dir.handle.close();
       }
+    } catch (error) {
+      await made?.undo();
+      throw error;
+    } finally {
+      await made?.release();
     }
   }
 }

@@ -863,6 +863,31 @@ describe('FileRoot: paths and names', () => {
     expect(tree(root)).toEqual(['hello.txt']);
   });
 
+  it('removes the folders it made when interrupted after making them, and keeps those it found', async () => {
+    mkdirSync(join(root, 'found'));
+    writeFileSync(join(root, 'found', 'other.txt'), 'stays');
+    /** A signal that aborts the second time it is asked: once the walk is done. */
+    const late = (): AbortSignal => {
+      let asked = 0;
+      return {
+        aborted: false,
+        throwIfAborted: () => {
+          if (++asked === 2) throw new Error('interrupted after the walk');
+        },
+      } as unknown as AbortSignal;
+    };
+    await expect(
+      sandbox.write('found/new/deeper/file.txt', 'x', { signal: late() }),
+    ).rejects.toThrow('interrupted after the walk');
+    await expect(sandbox.append('fresh/file.txt', 'x', { signal: late() })).rejects.toThrow(
+      'interrupted after the walk',
+    );
+    expect(tree(root)).toEqual(['found', join('found', 'other.txt'), 'hello.txt'].sort());
+    // A write that lands keeps them.
+    await sandbox.write('found/new/deeper/file.txt', 'x');
+    expect(readFileSync(join(root, 'found/new/deeper/file.txt'), 'utf8')).toBe('x');
+  });
+
   it('does not replace a file it may not write, as a write in place would not', async () => {
     const file = join(root, 'hello.txt');
     chmodSync(file, 0o444);
