@@ -43,6 +43,14 @@ const MAX_ATTEMPTS = 3;
  */
 const FD_DIR = '/proc/self/fd';
 
+/**
+ * Where a walk notes each folder it made (in `parent`, kept open if this says true): see
+ * `MadeFolders`.
+ */
+export interface FolderNotes {
+  add(parent: Dir, name: string): boolean;
+}
+
 /** A directory opened during a walk, and the path it was reached by. */
 export interface Dir {
   readonly handle: FileHandle;
@@ -166,7 +174,7 @@ export class ConfinedWalk {
     op: Op,
     components: readonly string[],
     mode: 'open' | 'create' | 'resolve',
-    made?: MadeFolders,
+    made?: FolderNotes,
   ): Promise<{ dir: Dir; rest: string[] }> {
     let dir = await this.#openRoot(op);
     const queue = [...components];
@@ -201,10 +209,14 @@ export class ConfinedWalk {
               : describeFailure(op, error);
           }
           attempts += 1;
-          await fsPromises.mkdir(this.at(dir, name)).catch((e: unknown) => {
-            if (!isCode(e, 'EEXIST')) throw describeFailure(op, e);
-          });
-          created = true;
+          // Made by this call only when mkdir made it (not one another call made meanwhile).
+          created = await fsPromises.mkdir(this.at(dir, name)).then(
+            () => true,
+            (e: unknown) => {
+              if (!isCode(e, 'EEXIST')) throw describeFailure(op, e);
+              return false;
+            },
+          );
           try {
             handle = await fsPromises.open(this.at(dir, name), DIRECTORY_FLAGS);
           } catch (e) {
@@ -363,35 +375,5 @@ function refuseDotDotThroughLinks(op: Op, path: string, root: string, realRoot: 
       named.pop();
     }
     current = dirname(current);
-  }
-}
-
-/**
- * The folders one call's walks made on the way to its file, each with its parent kept
- * open: {@link MadeFolders.undo} removes them again, last made first, through those
- * handles (never by a path a swap could lead elsewhere), each only while it is empty.
- */
-export class MadeFolders {
-  readonly #made: { readonly parent: Dir; readonly name: string }[] = [];
-
-  constructor(private readonly walker: ConfinedWalk) {}
-
-  /** Notes that `name` was made in `parent`, which stays open until {@link release}. */
-  add(parent: Dir, name: string): boolean {
-    this.#made.push({ parent, name });
-    return true;
-  }
-
-  /** Removes the folders made, last first; one no longer empty (or gone) is left. */
-  async undo(): Promise<void> {
-    for (const { parent, name } of [...this.#made].reverse()) {
-      await fsPromises.rmdir(this.walker.at(parent, name)).catch(() => undefined);
-    }
-  }
-
-  /** Closes the parents kept open. */
-  async release(): Promise<void> {
-    const made = this.#made.splice(0);
-    await Promise.all(made.map(({ parent }) => parent.handle.close().catch(() => undefined)));
   }
 }

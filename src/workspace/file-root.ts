@@ -14,7 +14,8 @@ import {
   utf8Of,
   type WriteOptions,
 } from './file-operations';
-import { ConfinedWalk, MadeFolders } from './confined-walk';
+import { ConfinedWalk } from './confined-walk';
+import { FolderMaking } from './made-folders';
 import { LineMarks, lineRange, lineStart, readLines } from './line-range';
 import { READ_BYTES_AT_ONCE, readTurn } from './read-budget';
 import { FileEdits } from './file-edit';
@@ -93,6 +94,8 @@ export class FileRoot {
   };
   /** The walk of paths from the root, and the limits it keeps. */
   private readonly walker: ConfinedWalk;
+  /** The writes and appends under way, and the folders each made on its way. */
+  readonly #making: FolderMaking;
   /** Where lines start in files read lately (a read from a line far in). */
   private readonly lineMarks = new LineMarks();
 
@@ -122,6 +125,7 @@ export class FileRoot {
     const { denyRead, denyWrite, homes } = walkLimits(options.sandbox ?? {}, this.realRoot);
     this.denyRead = denyRead;
     this.walker = new ConfinedWalk(this.root, this.realRoot, denyRead, denyWrite, homes);
+    this.#making = new FolderMaking(this.walker);
   }
 
   /**
@@ -216,7 +220,7 @@ export class FileRoot {
     const bytes = utf8Of(op, data);
     options.signal?.throwIfAborted();
     let components = this.walker.componentsOf(op);
-    const made = new MadeFolders(this.walker);
+    const made = this.#making.begin();
     try {
       for (;;) {
         const { dir, rest } = await this.walker.walk(op, components, 'create', made);
@@ -262,10 +266,10 @@ export class FileRoot {
       }
     } catch (error) {
       // A file not written leaves none of the folders made on its way (one filled since stays).
-      await made.undo();
+      await made.failed();
       throw error;
     } finally {
-      await made.release();
+      await made.end();
     }
   }
 
@@ -366,7 +370,7 @@ export class FileRoot {
     use: (handle: FileHandle, removeCreated: (() => Promise<void>) | undefined) => Promise<T>,
   ): Promise<T> {
     let components = this.walker.componentsOf(op);
-    const made = mode === 'create' ? new MadeFolders(this.walker) : undefined;
+    const made = mode === 'create' ? this.#making.begin() : undefined;
     try {
       for (;;) {
         const { dir, rest } = await this.walker.walk(op, components, mode, made);
@@ -397,10 +401,10 @@ export class FileRoot {
         }
       }
     } catch (error) {
-      await made?.undo();
+      await made?.failed();
       throw error;
     } finally {
-      await made?.release();
+      await made?.end();
     }
   }
 }

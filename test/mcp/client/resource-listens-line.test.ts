@@ -23,10 +23,16 @@ function fakeLine(honors: (uri: string) => boolean = () => true) {
   const streams: FakeStream[] = [];
   const warnings: string[] = [];
   const closing = new AbortController();
-  const state: { gate: Promise<void> | undefined } = { gate: undefined };
+  const state: { gate: Promise<void> | undefined; failNext: Error | undefined } = {
+    gate: undefined,
+    failNext: undefined,
+  };
   const line: ListenLine = {
     open: async (_where, uris) => {
       if (state.gate !== undefined) await state.gate;
+      const failure = state.failNext;
+      state.failNext = undefined;
+      if (failure !== undefined) throw failure;
       let end!: (reason: 'local' | 'graceful' | 'remote') => void;
       const closed = new Promise<'local' | 'graceful' | 'remote'>((resolve) => (end = resolve));
       const stream: FakeStream = {
@@ -128,4 +134,94 @@ it('opens a dropped stream again, a URI its acknowledgement then leaves out drop
   expect(listens.follows('a')).toBe(true);
   expect(listens.follows('b')).toBe(false);
   await listens.close();
+});
+
+/** Holds every open until the returned function is called. */
+function gated(state: { gate: Promise<void> | undefined }): () => void {
+  let release!: () => void;
+  state.gate = new Promise((resolve) => (release = resolve));
+  return () => {
+    state.gate = undefined;
+    release();
+  };
+}
+
+it('lets a subscribe cancelled alone go, the others waiting for the same URI still subscribed', async () => {
+  const { line, streams, state } = fakeLine();
+  const listens = new ResourceListens(line);
+  const release = gated(state);
+  const first = new AbortController();
+  const cancelled = listens.subscribe('a', { signal: first.signal });
+  const kept = listens.subscribe('a', {});
+  first.abort();
+  await expect(cancelled).rejects.toThrow('context canceled');
+  release();
+  await kept;
+  expect(listens.follows('a')).toBe(true);
+  expect(open(streams)).toEqual([['a']]);
+  // Every one cancelled while its open was on its way: given up once it is open.
+  const only = new AbortController();
+  const release2 = gated(state);
+  const gone = listens.subscribe('b', { signal: only.signal });
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  only.abort();
+  await expect(gone).rejects.toThrow('context canceled');
+  release2();
+  // Opened with a and b, then anew with a alone.
+  await until(() => streams.length === 3 && open(streams).length === 1, 'b let go');
+  expect(streams.map((s) => s.uris)).toEqual([['a'], ['a', 'b'], ['a']]);
+  expect(open(streams)).toEqual([['a']]);
+  expect(listens.follows('b')).toBe(false);
+});
+
+it('still sends a subscribe queued behind an open that failed', async () => {
+  const { line, streams, state } = fakeLine();
+  const listens = new ResourceListens(line);
+  await listens.subscribe('a', {});
+  await listens.subscribe('b', {});
+  const release = gated(state);
+  state.failNext = new Error('the line is busy');
+  const leaving = listens.unsubscribe('b');
+  // The open without b is on its way (held) when c comes.
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const adding = listens.subscribe('c', {});
+  release();
+  await leaving;
+  await adding;
+  // The narrowing failed; the next open names what is wanted, b no longer among them.
+  expect(open(streams)).toEqual([['a', 'c']]);
+  expect(listens.follows('b')).toBe(false);
+});
+
+it('does not name a URI twice when it is subscribed to again before its stream was narrowed', async () => {
+  const { line, streams, state } = fakeLine();
+  const listens = new ResourceListens(line);
+  await listens.subscribe('a', {});
+  await listens.subscribe('b', {});
+  const release = gated(state);
+  const leaving = listens.unsubscribe('b');
+  const again = listens.subscribe('b', {});
+  release();
+  await Promise.all([leaving, again]);
+  await until(() => streams.every((s) => new Set(s.uris).size === s.uris.length), 'no twice');
+  expect(streams.every((s) => new Set(s.uris).size === s.uris.length)).toBe(true);
+  expect(listens.follows('b')).toBe(true);
+  expect(open(streams).at(-1)).toEqual(expect.arrayContaining(['a', 'b']));
+});
+
+it('fails every subscribe at once once the connection is closing, and those queued when it closes', async () => {
+  const { line, state, closing } = fakeLine();
+  const listens = new ResourceListens(line);
+  gated(state);
+  const first = listens.subscribe('a', {});
+  const queued = listens.subscribe('b', {});
+  closing.abort();
+  await expect(queued).rejects.toThrow(
+    'mcp: resources/subscribe "b" on server "fake": mcp: connection closed',
+  );
+  await expect(listens.subscribe('c', {})).rejects.toThrow(
+    'mcp: resources/subscribe "c" on server "fake": mcp: connection closed',
+  );
+  expect(listens.follows('c')).toBe(false);
+  void first.catch(() => undefined);
 });

@@ -147,6 +147,11 @@ it('gives a server that takes 3 URIs in a stream streams of 3, within its share'
 }, 30_000);
 
 it('opens its stream again after the server restarted without one resource, for the others', async () => {
+  const warnings: string[] = [];
+  const emitted = jest.spyOn(process, 'emitWarning').mockImplementation((warning) => {
+    const text = typeof warning === 'string' ? warning : warning.message;
+    if (text.includes('gone://1')) warnings.push(text);
+  });
   let { server, listener } = await serving(upstream({ gone: true }), 6);
   const { remote, updates } = await connect(listener.url);
   const uris = ['gone://1', ...items(0, 9)];
@@ -169,4 +174,10 @@ it('opens its stream again after the server restarted without one resource, for 
     20_000,
   );
   expect(updates).not.toContain('gone://1');
+  // Said once; asked for again later, in case the resource comes back.
+  await until(() => warnings.length > 0, 'the warning');
+  expect(warnings).toEqual([
+    'mcp: resources/subscribe "gone://1" on server "agenttool": the server refuses the subscription now (opening its stream again): mcp: unknown resource "gone://1"; asked again later, every minute at most',
+  ]);
+  emitted.mockRestore();
 }, 30_000);

@@ -35,17 +35,22 @@ export interface ListenLine {
   lost(message: string): void;
 }
 
-/** A subscribe waiting for the stream that names its URI. */
+/** A URI waiting for the stream that names it, and the subscribes that wait for it. */
 interface Adding {
   readonly uri: string;
   readonly where: string;
-  readonly options: ListOptions;
+  /** How long the open waits for its acknowledgement (the first subscribe's `timeout`). */
+  readonly timeout: number | undefined;
+  /** Settles once the URI's stream is open, or its subscribe failed. */
+  readonly done: Promise<void>;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
   /** The group it waits in (it moves to a group of its own when refused beside others). */
   group: Group;
-  /** Undone by an abort of its signal. */
-  unhook: () => void;
+  /** The group that refused it beside others, if it did. */
+  refusedBy: Group | undefined;
+  /** How many subscribes wait for it; none left (each cancelled), it is given up. */
+  callers: number;
 }
 
 /** The URIs of one stream. */
@@ -84,9 +89,12 @@ export class ResourceListens {
   readonly #groups = new Set<Group>();
   readonly #groupOf = new Map<string, Group>();
   /** The subscribe still waiting, by URI. */
-  readonly #adding = new Map<string, { readonly adding: Adding; readonly done: Promise<void> }>();
+  readonly #adding = new Map<string, Adding>();
 
-  constructor(private readonly line: ListenLine) {}
+  constructor(private readonly line: ListenLine) {
+    // However the connection ends, its streams are closed and what waits is told.
+    line.closed.addEventListener('abort', () => void this.close(), { once: true });
+  }
 
   /** True while `uri` is subscribed to, or being subscribed to: its updates are passed on. */
   follows(uri: string): boolean {
@@ -94,30 +102,72 @@ export class ResourceListens {
   }
 
   subscribe(uri: string, options: ListOptions): Promise<void> {
-    const waiting = this.#adding.get(uri);
-    if (waiting !== undefined) return waiting.done;
-    if (this.#groupOf.has(uri)) return Promise.resolve();
     const where = this.line.subscribing(uri);
+    if (this.line.closed.aborted) return Promise.reject(connectionClosed(where));
     const signal = options.signal;
     if (signal?.aborted === true) return Promise.reject(this.line.cancelled(where, signal));
+    const waiting = this.#adding.get(uri);
+    if (waiting !== undefined) return this.#waitFor(waiting, where, signal);
+    if (this.#groupOf.has(uri)) return Promise.resolve();
     const group = this.#roomFor();
-    let adding!: Adding;
-    const done = new Promise<void>((resolve, reject) => {
-      adding = { uri, where, options, resolve, reject, group, unhook: () => undefined };
+    let resolve!: () => void;
+    let reject!: (error: unknown) => void;
+    const done = new Promise<void>((yes, no) => {
+      resolve = yes;
+      reject = no;
     });
-    if (signal !== undefined) {
-      const onAbort = (): void => this.#abandon(adding, this.line.cancelled(where, signal));
-      signal.addEventListener('abort', onAbort, { once: true });
-      adding.unhook = () => signal.removeEventListener('abort', onAbort);
-    }
+    // Each subscribe waiting for it is told: a rejection none waits for is not unhandled.
+    done.catch(() => undefined);
+    const adding: Adding = {
+      uri,
+      where,
+      timeout: options.timeout,
+      done,
+      resolve,
+      reject,
+      group,
+      refusedBy: undefined,
+      callers: 0,
+    };
     this.#join(group, uri);
-    this.#adding.set(uri, { adding, done });
+    this.#adding.set(uri, adding);
     group.adds.push(adding);
     void this.#settle(group);
-    return done;
+    return this.#waitFor(adding, where, signal);
   }
 
-  /** Stops passing on `uri`'s updates at once; resolves once its stream no longer names it. */
+  /**
+   * One subscribe's wait for `adding`: its own signal ends its wait alone; once every
+   * subscribe waiting for it has been cancelled, the URI is given up (one not yet sent is
+   * never sent; one on its way is unsubscribed from once open).
+   */
+  #waitFor(adding: Adding, where: string, signal: AbortSignal | undefined): Promise<void> {
+    adding.callers += 1;
+    if (signal === undefined) return adding.done;
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        reject(this.line.cancelled(where, signal));
+        if (--adding.callers === 0) this.#abandon(adding);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      adding.done.then(
+        () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        // What a subscribe fails with is an Error (see #settled's callers).
+        (error: Error) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /**
+   * Stops passing on `uri`'s updates at once; resolves once its stream has been opened
+   * anew without it (or closed), or that failed (it then names it until its next change).
+   */
   async unsubscribe(uri: string): Promise<void> {
     const group = this.#groupOf.get(uri);
     if (group === undefined) return;
@@ -125,11 +175,11 @@ export class ResourceListens {
     const waiting = this.#adding.get(uri);
     if (waiting !== undefined) {
       this.#adding.delete(uri);
-      const queued = waiting.adding.group.adds.indexOf(waiting.adding);
+      const queued = waiting.group.adds.indexOf(waiting);
       // One not yet sent is done with; one on its way ends as its stream's open ends.
       if (queued >= 0) {
-        waiting.adding.group.adds.splice(queued, 1);
-        this.#settled(waiting.adding);
+        waiting.group.adds.splice(queued, 1);
+        this.#settled(waiting);
       }
     }
     await this.#settle(group);
@@ -146,10 +196,7 @@ export class ResourceListens {
       group.reopen = undefined;
       group.wanted.clear();
       for (const adding of group.adds.splice(0)) {
-        this.#settled(
-          adding,
-          new AgentToolError('CONNECTION', `${adding.where}: mcp: connection closed`),
-        );
+        this.#settled(adding, connectionClosed(adding.where));
       }
       const stream = group.stream;
       group.stream = undefined;
@@ -194,22 +241,25 @@ export class ResourceListens {
     if (this.#groupOf.get(uri) === group) this.#groupOf.delete(uri);
   }
 
-  /** Ends a subscribe's wait, with `error` or without. */
+  /** Ends the wait of the subscribes for `adding`, with `error` or without. */
   #settled(adding: Adding, error?: unknown): void {
-    adding.unhook();
-    if (this.#adding.get(adding.uri)?.adding === adding) this.#adding.delete(adding.uri);
+    if (this.#adding.get(adding.uri) === adding) this.#adding.delete(adding.uri);
     if (error === undefined) adding.resolve();
     else adding.reject(error);
   }
 
-  /** A subscribe its signal ended: undone if not yet sent (one on its way fails with its open). */
-  #abandon(adding: Adding, error: Error): void {
+  /**
+   * A URI whose subscribes were all cancelled: one not yet sent is dropped; one on its
+   * way is let go once its open ends (see {@link ResourceListens.#add}).
+   */
+  #abandon(adding: Adding): void {
+    if (this.#adding.get(adding.uri) !== adding) return;
     const group = adding.group;
     const queued = group.adds.indexOf(adding);
     if (queued < 0) return;
     group.adds.splice(queued, 1);
-    if (this.#adding.get(adding.uri)?.adding === adding) this.#leave(group, adding.uri);
-    this.#settled(adding, error);
+    this.#leave(group, adding.uri);
+    this.#settled(adding);
     void this.#settle(group);
   }
 
@@ -241,8 +291,12 @@ export class ResourceListens {
         const extra = [...group.live].some((uri) => !group.wanted.has(uri));
         // A stream waiting to be opened again waits its turn; one that names what it should is done.
         if ((!missing && !extra) || group.reopen !== undefined) return;
-        if (!(await this.#reopen(group))) return;
+        // A failed reopen leaves the group as it is, but not the subscribes queued meanwhile.
+        if (!(await this.#reopen(group)) && group.adds.length === 0) return;
       }
+      // The connection closed: nothing queued will be sent.
+      for (const adding of group.adds.splice(0))
+        this.#settled(adding, connectionClosed(adding.where));
     } finally {
       group.settling = undefined;
     }
@@ -250,32 +304,51 @@ export class ResourceListens {
 
   /** Opens the group's stream anew with the live URIs and `adding`'s. */
   async #add(group: Group, adding: Adding): Promise<void> {
+    // Unsubscribed from and subscribed to again before its stream was opened anew.
+    if (group.live.has(adding.uri)) {
+      this.#settled(adding);
+      return;
+    }
     const kept = [...group.live].filter((uri) => group.wanted.has(uri));
     const target = [...kept, adding.uri];
     let stream: McpSubscription;
     try {
-      stream = await this.line.open(adding.where, target, adding.options);
+      stream = await this.line.open(
+        adding.where,
+        target,
+        adding.timeout === undefined ? {} : { timeout: adding.timeout },
+      );
     } catch (error) {
-      const mine = this.#adding.get(adding.uri)?.adding === adding;
+      const mine = this.#adding.get(adding.uri) === adding;
       if (mine && target.length > 1 && refused(error) && !this.line.closed.aborted) {
         // Refused beside others: maybe over what the server takes in one stream; alone, then.
         this.#leave(group, adding.uri);
         const own = this.#newGroup();
         this.#join(own, adding.uri);
         adding.group = own;
+        adding.refusedBy = group;
         own.adds.push(adding);
         // Maybe all the server takes in one stream: the next URI goes elsewhere.
         group.full = true;
         void this.#settle(own);
         return;
       }
+      // Refused alone too: the URI's fault, not the stream's size.
+      if (adding.refusedBy !== undefined && refused(error)) adding.refusedBy.full = false;
       if (mine) this.#leave(group, adding.uri);
       this.#settled(adding, error);
       return;
     }
     const left = this.#swap(group, stream, target);
+    if (adding.callers === 0 && this.#adding.get(adding.uri) === adding) {
+      // Every subscribe for it was cancelled while it was on its way: let go of it again.
+      this.#leave(group, adding.uri);
+      this.#settled(adding);
+      this.#lost(group, left);
+      return;
+    }
     if (left.includes(adding.uri)) {
-      if (this.#adding.get(adding.uri)?.adding === adding) this.#leave(group, adding.uri);
+      if (this.#adding.get(adding.uri) === adding) this.#leave(group, adding.uri);
       this.#settled(
         adding,
         new AgentToolError(
@@ -317,6 +390,11 @@ export class ResourceListens {
         other.delay = group.delay;
         void this.#settle(other);
         return true;
+      }
+      if (refused(error) && target.length === 1) {
+        this.line.lost(
+          `${this.line.subscribing(target[0]!)}: the server refuses the subscription now (opening its stream again): ${errorText(error, this.line.reopening())}; asked again later, every minute at most`,
+        );
       }
       this.#later(group);
       return false;
@@ -398,4 +476,15 @@ function refused(error: unknown): boolean {
     error.code === 'PROTOCOL' &&
     clientSdk().ProtocolError.isInstance(error.cause)
   );
+}
+
+/** `<where>: mcp: connection closed`. */
+function connectionClosed(where: string): AgentToolError {
+  return new AgentToolError('CONNECTION', `${where}: mcp: connection closed`);
+}
+
+/** An error's message, without `where` (the request it was about) before it. */
+function errorText(error: unknown, where: string): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.startsWith(`${where}: `) ? message.slice(where.length + 2) : message;
 }
