@@ -70,6 +70,9 @@ export { MAX_PATH_LENGTH } from './confined-walk';
  * Inside the root, it keeps the limits of the sandboxed shell that works beside it (see
  * {@link FileRootOptions.sandbox}): where a path leads, links followed, is checked
  * against them before anything is opened or created on its way.
+ *
+ * Its reads, writes, appends and edits of one path (as given, made absolute) take turns
+ * in the order they were called; one whose `signal` aborts while it waits leaves the line.
  */
 export class FileRoot {
   /** The root as configured, made absolute. */
@@ -80,11 +83,7 @@ export class FileRoot {
   private readonly denyRead: readonly string[];
   /** The edits under way, one file's in turn. */
   readonly #edits = new FileEdits();
-  /**
-   * The reads, writes, appends and edits of each path (as given, made absolute under the
-   * root), one at a time in the order they came: a model's parallel calls on one file
-   * land as it sent them.
-   */
+  /** The calls on each path, in turn: a model's parallel calls on a file land as sent. */
   readonly #calls = new PathTurns();
   /** What an edit, its turn come, reads and writes with (not queued again). */
   readonly #inTurn = {
