@@ -28,8 +28,9 @@ export class MadeFolders implements FolderNotes {
    * is left), unless another call is under way, which may be about to fill one of them.
    */
   async failed(): Promise<void> {
-    if (!this.alone()) return;
     for (const { parent, name } of [...this.#made].reverse()) {
+      // Asked before each: a call may begin while the one before is removed.
+      if (!this.alone()) return;
       await fsPromises.rmdir(this.walker.at(parent, name)).catch(() => undefined);
     }
   }
