@@ -10,7 +10,6 @@ import {
   type ReadOptions,
   type ReadResult,
   refuseHardLinked,
-  removeIfSameAndEmpty,
   utf8Of,
   type WriteOptions,
 } from './file-operations';
@@ -24,7 +23,8 @@ import { hiddenName } from './hidden-links';
 import { walkLimits } from './walk-limits';
 import { quotePath } from './short-path';
 import { notTextError, refuseNotUtf8 } from './utf8-text';
-import { openIn, refuseUnwritable, replaceFile } from './in-folder';
+import { refuseUnwritable, replaceFile } from './in-folder';
+import { openFinal } from './open-final';
 
 export {
   PathEscapeError,
@@ -171,31 +171,38 @@ export class FileRoot {
     try {
       // O_NONBLOCK: opening a named pipe must not wait for a writer (it would hang the
       // call and hold a thread of the pool); what is opened is then checked to be a file.
-      return await this.openFinal(op, O_RDONLY | O_NONBLOCK, 'open', async (handle) => {
-        const info = await handle.stat();
-        if (info.isDirectory())
-          throw new Error(`cannot read ${quotePath(path)}: it is a directory`);
-        if (!info.isFile()) {
-          throw new Error(
-            `cannot read ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
+      return await openFinal(
+        this.walker,
+        this.#making,
+        op,
+        O_RDONLY | O_NONBLOCK,
+        'open',
+        async (handle) => {
+          const info = await handle.stat();
+          if (info.isDirectory())
+            throw new Error(`cannot read ${quotePath(path)}: it is a directory`);
+          if (!info.isFile()) {
+            throw new Error(
+              `cannot read ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
+            );
+          }
+          if (info.nlink > 1) await this.refuseHiddenName(op, handle, info.nlink);
+          const what = `cannot read ${quotePath(path)}`;
+          const marks = this.lineMarks.of(info);
+          const offset = await lineStart(
+            handle,
+            info.size,
+            fromLine,
+            what,
+            marks,
+            options.signal,
+            (at) => notTextError(path, info.size, `a NUL byte at offset ${at}`),
           );
-        }
-        if (info.nlink > 1) await this.refuseHiddenName(op, handle, info.nlink);
-        const what = `cannot read ${quotePath(path)}`;
-        const marks = this.lineMarks.of(info);
-        const offset = await lineStart(
-          handle,
-          info.size,
-          fromLine,
-          what,
-          marks,
-          options.signal,
-          (at) => notTextError(path, info.size, `a NUL byte at offset ${at}`),
-        );
-        const want = Math.min(maxBytes, info.size - offset);
-        giveBack(reserved - want);
-        return readLines(handle, info.size, offset, want, { fromLine, lines }, marks);
-      });
+          const want = Math.min(maxBytes, info.size - offset);
+          giveBack(reserved - want);
+          return readLines(handle, info.size, offset, want, { fromLine, lines }, marks);
+        },
+      );
     } finally {
       giveBack();
     }
@@ -305,25 +312,32 @@ export class FileRoot {
     const bytes = utf8Of(op, data);
     options.signal?.throwIfAborted();
     const flags = O_WRONLY | O_APPEND | O_NONBLOCK;
-    await this.openFinal(op, flags, 'create', async (handle, removeCreated) => {
-      try {
-        const info = await handle.stat();
-        if (!info.isFile()) {
-          throw new Error(
-            `cannot append to ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
-          );
+    await openFinal(
+      this.walker,
+      this.#making,
+      op,
+      flags,
+      'create',
+      async (handle, removeCreated) => {
+        try {
+          const info = await handle.stat();
+          if (!info.isFile()) {
+            throw new Error(
+              `cannot append to ${quotePath(path)}: it is not a regular file (a pipe, socket or device)`,
+            );
+          }
+          refuseHardLinked(op, info.nlink);
+          await refuseNotUtf8(op, handle, info.size);
+          // The last moment the call can still change nothing.
+          options.signal?.throwIfAborted();
+          await appendAll(op, handle, bytes, info.size);
+        } catch (error) {
+          // A file this call made and filled with nothing (interrupted, a full disk) goes.
+          await removeCreated?.();
+          throw error;
         }
-        refuseHardLinked(op, info.nlink);
-        await refuseNotUtf8(op, handle, info.size);
-        // The last moment the call can still change nothing.
-        options.signal?.throwIfAborted();
-        await appendAll(op, handle, bytes, info.size);
-      } catch (error) {
-        // A file this call made and filled with nothing (interrupted, a full disk) goes.
-        await removeCreated?.();
-        throw error;
-      }
-    });
+      },
+    );
     return bytes.length;
   }
 
@@ -353,57 +367,5 @@ export class FileRoot {
 
   private op(path: string, verb: string, writes: boolean): Op {
     return { path, verb, writes, root: this.root, links: 0 };
-  }
-
-  /**
-   * Opens the file `op.path` names with `flags` plus O_NOFOLLOW, following links by
-   * hand, and runs `use` with it (closing it after); with `create`, a missing file (and
-   * missing directories) is created, and `use` is given what removes it again while it
-   * is empty. The file is checked to be inside the root before it is used; one it
-   * created outside is removed.
-   */
-  private async openFinal<T>(
-    op: Op,
-    flags: number,
-    mode: 'open' | 'create',
-    use: (handle: FileHandle, removeCreated: (() => Promise<void>) | undefined) => Promise<T>,
-  ): Promise<T> {
-    let components = this.walker.componentsOf(op);
-    const made = mode === 'create' ? this.#making.begin() : undefined;
-    try {
-      for (;;) {
-        const { dir, rest } = await this.walker.walk(op, components, mode, made);
-        try {
-          const name = rest[0];
-          if (name === undefined) {
-            throw new Error(`cannot ${op.verb} ${quotePath(op.path)}: it is a directory`);
-          }
-          const opened = await openIn(this.walker, op, dir, name, flags, mode === 'create');
-          if ('link' in opened) {
-            components = await this.walker.follow(op, dir.path, opened.link, []);
-            continue;
-          }
-          await this.walker.checkInside(op, opened.handle, join(dir.path, name), async () => {
-            await opened.handle.close();
-            if (opened.created) await fsPromises.unlink(this.walker.at(dir, name));
-          });
-          const removeCreated = opened.created
-            ? () => removeIfSameAndEmpty(opened.handle, this.walker.at(dir, name))
-            : undefined;
-          try {
-            return await use(opened.handle, removeCreated);
-          } finally {
-            await opened.handle.close();
-          }
-        } finally {
-          await dir.handle.close();
-        }
-      }
-    } catch (error) {
-      await made?.failed();
-      throw error;
-    } finally {
-      await made?.end();
-    }
   }
 }
