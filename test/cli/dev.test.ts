@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, ensureBuilt, killChildren, ROOT, tempDir } from './helpers';
+import { until } from '../support/until';
 
 /** The module as first written: `echo`, and `slow`, which answers once `release` exists. */
 function appSource(extra = ''): string {
@@ -293,6 +294,9 @@ Module({ tools: [Ping] })(PingModule);
     writeFileSync(join(esmDir, 'ping.js'), esmSource('PONG'));
     await noticed;
     expect(await ping()).toBe('PONG Ada');
-    expect(esmStderr).toMatch(/agenttool: dev: reloaded after an edit of ping\.js\n {2}~ ping /);
+    // The notice comes on stdout, the line on stderr: either may come first.
+    const reloaded = /agenttool: dev: reloaded after an edit of ping\.js\n {2}~ ping /;
+    await until(() => reloaded.test(esmStderr), 'the reload line on stderr');
+    expect(esmStderr).toMatch(reloaded);
   });
 });
