@@ -223,3 +223,28 @@ export interface OpenedSession {
   readonly session: McpSession;
   readonly ready: Promise<void> | undefined;
 }
+
+/** @internal How a session opens (see `McpToolServer.openSession`). */
+export interface SessionOpening {
+  /** The session is one call's own and ends with it (see `Session.endsWithCall`). */
+  readonly endsWithCall?: boolean;
+  /** Who calls, where no subject says (see `Session.callerKey`). */
+  readonly callerKey?: string | undefined;
+  /** When the client has read the answers sent to it (see `Session.whenAnswersRead`). */
+  readonly whenAnswersRead?: ((signal?: AbortSignal) => Promise<void> | undefined) | undefined;
+}
+
+/** @internal The connection an SDK instance is pinned to (see `McpToolServer.pinnedInstance`). */
+export interface PinnedConnection extends SessionOpening {
+  /** The session's id: its `Mcp-Session-Id`, or "" where it has none. */
+  readonly sessionId: string;
+  /** A call goes on when the client drops its request (its stream can be resumed). */
+  readonly resumable?: boolean;
+  /**
+   * Its callers carry an auth subject (they may list their tasks). Default: whether the
+   * server's local caller has one.
+   */
+  readonly identified?: boolean;
+  /** The method of the one message the instance serves, when it serves one. */
+  readonly inbound?: string | undefined;
+}

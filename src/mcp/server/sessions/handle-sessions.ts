@@ -4,7 +4,7 @@ import { callerKeyOf, type SessionShares, UNKNOWN_ADDRESS } from '../http';
 import { randomHex } from '../../random';
 import { requestHandle, type SessionBinding } from './instance';
 import { SESSIONS_EXTENSION, type SessionLease } from '../session';
-import { type OpenedSession } from '../server-options';
+import { type OpenedSession, type SessionOpening } from '../server-options';
 
 /**
  * The sessions of 2026-07-28 clients over HTTP. A client that declares the sessions
@@ -22,7 +22,7 @@ import { type OpenedSession } from '../server-options';
 /** What the 2026-07-28 sessions need of the tool server: new sessions, and their handles' prefix. */
 export interface SessionOpener {
   /** Opens a session (its `onSession` hook runs; calls wait for it). */
-  openSession(id: string, endsWithCall?: boolean, callerKey?: string): OpenedSession;
+  openSession(id: string, opening?: SessionOpening): OpenedSession;
   /** What a new session handle starts with: its instance, when scaled out. */
   readonly handlePrefix: string;
 }
@@ -73,7 +73,7 @@ export class HandleSessions implements SessionBinding {
       if (caller !== undefined && this.#shares?.room(caller) === true) {
         // Behind a load balancer the handle names its instance, which peers forward to.
         const fresh = this.#server.handlePrefix + randomHex(16);
-        const opened = this.#server.openSession(fresh, false, caller);
+        const opened = this.#server.openSession(fresh, { callerKey: caller });
         const share = this.#shares.open(caller);
         const idle = new IdleClock(this.#idleMs, () => void opened.session.close());
         const entry: HeldSession = { opened, idle, subject };
@@ -87,7 +87,10 @@ export class HandleSessions implements SessionBinding {
       }
     }
     // The call's own session, which ends with it.
-    const { session, ready } = this.#server.openSession('', true, callerKeyOf(ctx));
+    const { session, ready } = this.#server.openSession('', {
+      endsWithCall: true,
+      callerKey: callerKeyOf(ctx),
+    });
     return { session, ready, release: () => void session.close() };
   }
 

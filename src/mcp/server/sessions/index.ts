@@ -3,4 +3,5 @@
 export { SessionEventStore } from './event-store';
 export { HandleSessions, type SessionOpener } from './handle-sessions';
 export { buildInstance, type InstanceHost, type SessionBinding } from './instance';
+export { ConnectionSession } from './connection-session';
 export { DEFAULT_IDLE_MS, type LegacyHost, LegacyLeg } from './legacy-leg';

@@ -7,6 +7,7 @@ import {
 import { isJsonObject } from '../../../core';
 import { randomUuid } from '../../random';
 import { subjectOf } from '../auth';
+import { type PinnedConnection } from '../server-options';
 import {
   type Body,
   requestCallers,
@@ -42,15 +43,7 @@ export interface LegacyHost {
    * `identified` when its callers carry an auth subject (they may list their tasks);
    * `inbound` names the method of the one message it serves, when it serves one.
    */
-  pinnedInstance(
-    era: 'legacy',
-    sessionId: string,
-    resumable: boolean,
-    identified: boolean,
-    endsWithCall?: boolean,
-    callerKey?: string,
-    inbound?: string,
-  ): Server;
+  pinnedInstance(era: 'legacy', connection: PinnedConnection): Server;
   /** The event store of a resumable session, kept `idleMs` past its last event. */
   eventStoreFor(
     sessionId: string,
@@ -123,14 +116,12 @@ export class LegacyLeg {
       const session: LegacySession = { transport: opened, idle, owner: subjectOf(authInfo) };
       // Only callers told apart by their subject list their tasks (2025-11-25 tasks/list).
       // The caller goes with the session: its handle kinds' instances count against it.
-      const instance = this.server.pinnedInstance(
-        'legacy',
+      const instance = this.server.pinnedInstance('legacy', {
         sessionId,
-        this.options.resumable === true,
-        session.owner !== undefined && session.owner !== '',
-        false,
-        caller,
-      );
+        resumable: this.options.resumable === true,
+        identified: session.owner !== undefined && session.owner !== '',
+        callerKey: caller,
+      });
       const closed = instance.onclose;
       instance.onclose = () => {
         this.#sessions.delete(sessionId);
@@ -196,15 +187,14 @@ export class LegacyLeg {
     // Each request is its own session, which ends with it. A message alone (not a batch)
     // is all its instance serves: it has that method's handlers only.
     const parsed = body?.parsed;
-    const instance = this.server.pinnedInstance(
-      'legacy',
-      '',
-      false,
-      subject !== undefined && subject !== '',
-      true,
-      requestCallers.get(request)?.key,
-      isJsonObject(parsed) && typeof parsed.method === 'string' ? parsed.method : undefined,
-    );
+    const instance = this.server.pinnedInstance('legacy', {
+      sessionId: '',
+      identified: subject !== undefined && subject !== '',
+      endsWithCall: true,
+      callerKey: requestCallers.get(request)?.key,
+      inbound:
+        isJsonObject(parsed) && typeof parsed.method === 'string' ? parsed.method : undefined,
+    });
     this.#stateless.add(transport);
     const end = (): void => {
       this.#stateless.delete(transport);
