@@ -105,7 +105,9 @@ async function runIn(
   say(`  node ${shown.join(' ')}`);
   const remote = await connectMcp({
     transport: { command: process.execPath, args: serverArgs, env: { WORKSPACE_ROOT: root } },
-    resources: [{ resource: SHELL, tools: ['bash', 'restart'] }],
+    resources: [
+      { resource: SHELL, tools: ['bash', 'restart', 'write_file', 'edit_file', 'append_file'] },
+    ],
   });
   try {
     const tools = remote.tools();
