@@ -105,9 +105,7 @@ async function runIn(
   say(`  node ${shown.join(' ')}`);
   const remote = await connectMcp({
     transport: { command: process.execPath, args: serverArgs, env: { WORKSPACE_ROOT: root } },
-    resources: [
-      { resource: SHELL, tools: ['bash', 'restart', 'write_file', 'edit_file', 'append_file'] },
-    ],
+    resources: [{ resource: SHELL, tools: ['bash', 'restart'] }],
   });
   try {
     const tools = remote.tools();

@@ -7,9 +7,8 @@ import { WorkspaceModule } from 'agenttool/workspace';
 /**
  * The workspace's tools (a persistent shell, file tools) in the AI SDK's own loop. When
  * the model asks for several calls in one step, they run as one batch by the
- * executor's rules: the shell commands and the file changes (resource `shell:session`)
- * in the model's order, the reads alongside; the records the shell writes reach the
- * recorder.
+ * executor's rules: the shell commands (resource `shell:session`) in the model's order,
+ * the rest alongside; the records the shell writes reach the recorder.
  */
 export async function askWorkspace(model: LanguageModel, prompt: string) {
   const records: ToolRecord[] = [];

@@ -3,8 +3,8 @@ import { ToolApp } from 'agenttool/di';
 import { WorkspaceModule } from 'agenttool/workspace';
 
 /**
- * One model turn's calls, run by the contract's rules: the write and both shell commands
- * name the resource `shell:session`, so they run in the model's order, the write first.
+ * One model turn's calls, run by the contract's rules: both shell commands name the
+ * resource `shell:session`, so they run in the model's order; the write runs alongside.
  */
 export async function runBatch(): Promise<{ outputs: string[]; records: ToolRecord[] }> {
   const records: ToolRecord[] = [];

@@ -4,12 +4,10 @@ import {
   Param,
   Replay,
   refuseUnknownArguments,
-  Resource,
   type Session,
   Tool,
   type ToolContext,
 } from 'agenttool';
-import { SHELL_RESOURCE } from 'agenttool/shell';
 import { atLines, replaceText } from './file-edit';
 import { utf8Text } from './utf8-text';
 import { FileRoot } from './file-root';
@@ -23,14 +21,6 @@ export const DEFAULT_READ_BYTES = 256 * 1024;
  * that one call can never hold a huge file in memory.
  */
 export const MAX_READ_BYTES = 4 * 1024 * 1024;
-
-/**
- * The shell's resource, named by the tools that change files too: served, one session's
- * file changes and shell commands run one at a time, in the order they came (a write
- * and the command that runs it, sent at once); in a batch, in the model's order. Reads
- * run beside them.
- */
-const IN_LINE_WITH_THE_SHELL = SHELL_RESOURCE;
 
 const PATH_DESCRIPTION =
   'Path of the file: relative to the workspace root (the folder the shell starts in, whatever `cd` did since), or absolute under it, as `pwd` or `realpath` print it in the shell; paths that lead outside the root are refused';
@@ -219,7 +209,6 @@ function answersReadOf(
   args: WriteFileArgs,
 })
 @Annotations({ title: 'Write a file', destructive: true, idempotent: true })
-@Resource(IN_LINE_WITH_THE_SHELL)
 @Replay('safe')
 export class WriteFileTool {
   constructor(private readonly files: FileRoot) {}
@@ -245,7 +234,6 @@ export class WriteFileTool {
   args: EditFileArgs,
 })
 @Annotations({ title: 'Edit a file', destructive: true, idempotent: false })
-@Resource(IN_LINE_WITH_THE_SHELL)
 export class EditFileTool {
   constructor(private readonly files: FileRoot) {}
 
@@ -282,7 +270,6 @@ export class EditFileTool {
   args: AppendFileArgs,
 })
 @Annotations({ title: 'Append to a file', destructive: false, idempotent: false })
-@Resource(IN_LINE_WITH_THE_SHELL)
 export class AppendFileTool {
   constructor(private readonly files: FileRoot) {}
 

@@ -59,7 +59,7 @@ function outputOf(outcome: JobOutcome | undefined): unknown {
 }
 
 describe('WorkspaceModule', () => {
-  it('serves the shell and file tools, the shell ones and those that change files on shell:session', async () => {
+  it('serves the shell and file tools, the shell ones on shell:session', async () => {
     const app = await create();
     expect(app.definitions().map((d) => d.name)).toEqual([
       'bash',
@@ -71,27 +71,6 @@ describe('WorkspaceModule', () => {
     ]);
     expect(resourceOf(app.tools.lookup('bash')!)).toBe('shell:session');
     expect(resourceOf(app.tools.lookup('restart')!)).toBe('shell:session');
-    for (const name of ['write_file', 'edit_file', 'append_file']) {
-      expect(resourceOf(app.tools.lookup(name)!)).toBe('shell:session');
-    }
-    // Reads run beside everything.
-    expect(resourceOf(app.tools.lookup('read_file')!)).toBe('');
-  });
-
-  it("runs a batch's file changes and commands in the model's order", async () => {
-    const app = await create();
-    const outcomes = await app.results([
-      app.job('write_file', { path: 'run.sh', content: 'echo ran\n' }),
-      app.job('bash', { command: 'bash run.sh > out.txt' }),
-      app.job('append_file', { path: 'out.txt', content: 'appended\n' }),
-      app.job('bash', { command: 'cat out.txt' }),
-    ]);
-    expect(outcomes.map(outputOf)).toEqual([
-      `Wrote 9 bytes to ${root}/run.sh.`,
-      '(no output)',
-      `Appended 9 bytes to ${root}/out.txt.`,
-      'ran\nappended\n',
-    ]);
   });
 
   it('works on the configured root: files written are what the shell sees', async () => {
