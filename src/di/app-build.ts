@@ -103,11 +103,11 @@ export async function buildTools(
     for (const node of module.tools) {
       const cls = node.token as Constructor;
       if (homes.get(node) === 'app') {
-        const tool =
+        tools.push(
           sharingOf(node) === 'shared'
             ? appTool(node, cls, await appScope.resolve(node), build)
-            : perCallTool(node, cls, () => appScope, build);
-        tools.push(sessionTurns(tool, scopeOf, calls.maxQueued));
+            : perCallTool(node, cls, () => appScope, build),
+        );
       } else {
         const tool =
           sharingOf(node) === 'shared'
@@ -225,23 +225,6 @@ function turnsOf(scope: InstanceScope): Turns {
 }
 
 /**
- * A tool with its calls on a resource, if it names one, taking turns in the session (or
- * the handle) they run in, in the order they came, as a batch's calls on one resource
- * do: an app's tool that names the resource a session's tool names (the workspace's
- * file tools, the shell's) runs in line with it.
- */
-function sessionTurns(
-  tool: Tool,
-  scopeOf: (ctx: ToolContext) => InstanceScope,
-  maxQueued: number,
-): Tool {
-  const resource = resourceOf(tool);
-  return resource === ''
-    ? tool
-    : queuedTool(tool, resource, (ctx) => turnsOf(scopeOf(ctx)), maxQueued);
-}
-
-/**
  * A tool built per session, with its calls on a resource taking turns in the session
  * (or the handle) they run in, and the handle of what it injects, if any, in its
  * arguments (see {@link HandleOptions}).
@@ -253,7 +236,11 @@ function sessionCalls(
   scopeOf: (ctx: ToolContext) => InstanceScope,
   calls: SessionCalls,
 ): Tool {
-  const queued = sessionTurns(tool, scopeOf, calls.maxQueued);
+  const resource = resourceOf(tool);
+  const queued =
+    resource === ''
+      ? tool
+      : queuedTool(tool, resource, (ctx) => turnsOf(scopeOf(ctx)), calls.maxQueued);
   const handles = handlesInjected(node, homes);
   if (handles.length > 1) {
     throw new AgentToolError(
