@@ -27,24 +27,31 @@ export interface HostParts {
   readonly scale: ScaleOut | undefined;
   /** What is served; read per request, since a swap changes it. */
   readonly served: ServedSet;
+  /** How many entries one page of a prompts or resources list holds (see {@link listPageSizeOf}). */
+  readonly listPageSize: number;
   /** Tells this instance's subscribers that a followed resource changed. */
   readonly resourceChanged: (uri: string) => void;
 }
 
+/** The options' `listPageSize`, checked: throws, saying so, unless a whole number of at least 1. */
+export function listPageSizeOf(options: McpServerOptions): number {
+  const size = options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE;
+  if (!Number.isSafeInteger(size) || size < 1) {
+    throw new AgentToolError(
+      'INVALID_OPTIONS',
+      `mcp: listPageSize must be a whole number of at least 1, got ${String(size)}`,
+    );
+  }
+  return size;
+}
+
 /**
  * What every SDK instance of a server shares, from its options: its name, limits,
- * round trips, calls, tasks, and what is served now. Throws when an option is out of
+ * round trips, calls, tasks, and what is served now. Throws when a count limit is out of
  * range, saying which.
  */
 export function instanceHost(options: McpServerOptions, parts: HostParts): InstanceHost {
-  const { report, trips, scale, served } = parts;
-  const listPageSize = options.listPageSize ?? DEFAULT_LIST_PAGE_SIZE;
-  if (!Number.isSafeInteger(listPageSize) || listPageSize < 1) {
-    throw new AgentToolError(
-      'INVALID_OPTIONS',
-      `mcp: listPageSize must be a whole number of at least 1, got ${String(listPageSize)}`,
-    );
-  }
+  const { report, trips, scale, served, listPageSize } = parts;
   const info: Implementation = {
     name: options.name ?? 'agenttool',
     version: options.version ?? '0',

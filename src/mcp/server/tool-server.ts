@@ -10,7 +10,7 @@ import {
 import { DEFAULT_CLOSE_GRACE_MS, DEFAULT_DRAIN_GRACE_MS, RoundTrips } from './calls';
 import type * as Listener from './listener';
 import { type HttpHandler, type HttpListener, type HttpServeOptions } from './http';
-import { instanceHost } from './instance-host';
+import { instanceHost, listPageSizeOf } from './instance-host';
 import { buildInstance, ConnectionSession, type InstanceHost, SessionEventStore } from './sessions';
 import { ScaleOut } from './scale';
 import { ServedConnections } from './served-connections';
@@ -86,6 +86,8 @@ export class McpToolServer {
       primitivesChanged: (kind) => this.#connections.primitivesChanged(kind),
       report,
     });
+    // Checked before the options below: a bad page size is the error reported first.
+    const listPageSize = listPageSizeOf(options);
     this.#grace = options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
     const trips = new RoundTrips(options);
     this.#scale =
@@ -97,6 +99,7 @@ export class McpToolServer {
       trips: this.#scale === undefined ? trips : new RoundTrips(options, this.#scale.states),
       scale: this.#scale,
       served: this.#served,
+      listPageSize,
       resourceChanged: (uri) => this.#tellResourceUpdatedLater(uri),
     });
     this.#served.start();

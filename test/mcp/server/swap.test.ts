@@ -108,6 +108,37 @@ test('a swap that changes nothing sends nothing', async () => {
   }
 });
 
+test('a swap to tools of the same definitions lists and runs the new ones, guards included', async () => {
+  const open = newTool({
+    name: 'echo',
+    description: 'Echoes',
+    execute: () => ({ output: 'open' }),
+  });
+  const closed = newTool({
+    name: 'echo',
+    description: 'Echoes',
+    execute: () => ({ output: 'closed' }),
+    access: { guards: [() => false] },
+  });
+  const server = serve([open]);
+  const connected = await overMemory(server);
+  try {
+    const { client } = connected;
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo']);
+    // Nothing a client reads changed, so nothing is sent; what is served did change.
+    expect(server.swap([closed])).toMatchObject({ added: [], removed: [], changed: [] });
+    expect(server.tools).toEqual([closed]);
+    expect((await client.listTools()).tools).toEqual([]);
+    const refused = await client.callTool({ name: 'echo', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(server.swap([open])).toMatchObject({ changed: [] });
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo']);
+    expect(firstText(await client.callTool({ name: 'echo', arguments: {} }))).toBe('open');
+  } finally {
+    await connected.close();
+  }
+});
+
 test('a call running when the tools are swapped finishes on the tool it started with', async () => {
   const started = deferred();
   const release = deferred();
