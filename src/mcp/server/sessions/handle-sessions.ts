@@ -2,7 +2,8 @@ import { type ClientCapabilities, type ServerContext } from '@modelcontextprotoc
 import { subjectOf } from '../auth';
 import { callerKeyOf, type SessionShares, UNKNOWN_ADDRESS } from '../http';
 import { randomHex } from '../../random';
-import { requestHandle, type SessionBinding } from './instance';
+import { requestHandle } from './call-answers';
+import { type SessionBinding } from './instance';
 import { SESSIONS_EXTENSION, type SessionLease } from '../session';
 import { type OpenedSession, type SessionOpening } from '../server-options';
 
