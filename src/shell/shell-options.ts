@@ -1,5 +1,6 @@
 // What a {@link Shell} takes and answers: its options, a run's options, a command's
 // result. Kept apart from the shell's workings; `agenttool/shell` exports them.
+import { type Session } from 'agenttool';
 import { type ContainerOptions } from './container';
 import { type SandboxOptions } from './sandbox-policy';
 
@@ -60,6 +61,16 @@ export interface ShellOptions {
    * variables, functions, aliases, options) before it and hands it back after.
    */
   readonly allowUnsandboxedCommands?: boolean;
+  /**
+   * What a command of the `bash` tool waits for once its turn has come, before it runs:
+   * work it must see done, given the call's session (undefined for a call outside one)
+   * and signal. The workspace gives the file changes of that session already under way,
+   * so that a script written and the command that runs it, sent at once, run in that
+   * order. A rejection fails the call with its message; the signal's abort ends the
+   * wait as it interrupts a command.
+   */
+  readonly beforeCommand?:
+    ((session: Session | undefined, signal: AbortSignal) => Promise<void> | undefined) | undefined;
 }
 
 /** What one command did. */

@@ -1,4 +1,4 @@
-import type { Confinement } from 'agenttool';
+import type { Confinement, Session } from 'agenttool';
 import { EXPORT_STATE_COMMAND, importStateCommand } from './bash-state';
 import { BashProcess, type ShellLaunch } from './bash-process';
 import { BoundedOutput } from './bounded-output';
@@ -58,9 +58,14 @@ const DEFAULTS = {
  */
 export class Shell {
   private readonly options: Required<
-    Omit<ShellOptions, 'cwd' | 'sandbox' | 'container' | 'allowUnsandboxedCommands'>
+    Omit<
+      ShellOptions,
+      'cwd' | 'sandbox' | 'container' | 'allowUnsandboxedCommands' | 'beforeCommand'
+    >
   > &
     Pick<ShellOptions, 'cwd'>;
+  /** What a command of the bash tool waits for first (see `ShellOptions.beforeCommand`). */
+  private readonly waitFirst: ShellOptions['beforeCommand'];
   private readonly allowUnsandboxed: boolean;
   /** The unconfined bash that runs escape-hatch commands, made on the first one. */
   private unconfined: Shell | undefined;
@@ -79,8 +84,12 @@ export class Shell {
   private readonly guard: RepositoryGuard | undefined;
 
   constructor(options: ShellOptions = {}) {
-    const { sandbox, container, allowUnsandboxedCommands, ...rest } = options;
+    const { sandbox, container, allowUnsandboxedCommands, beforeCommand, ...rest } = options;
     this.options = { ...DEFAULTS, ...rest, env: options.env ?? shellEnvironment() };
+    if (beforeCommand !== undefined && typeof beforeCommand !== 'function') {
+      throw new TypeError('beforeCommand must be a function that returns a promise, or undefined');
+    }
+    this.waitFirst = beforeCommand;
     this.allowUnsandboxed = allowUnsandboxedCommands === true;
     // Fail on a bad cap, timeout or policy here rather than at the first command.
     new BoundedOutput(this.options.maxOutputBytes);
@@ -157,6 +166,22 @@ export class Shell {
   /** How long a command runs when its `run` gives no `timeoutMs`, in milliseconds. */
   get defaultTimeoutMs(): number {
     return this.options.defaultTimeoutMs;
+  }
+
+  /**
+   * Waits for what `ShellOptions.beforeCommand` says a command of `session` must see
+   * done first; at once without it. Rejects when it does, or with the signal's reason
+   * once `signal` aborts.
+   */
+  beforeCommand(session: Session | undefined, signal: AbortSignal): Promise<void> | undefined {
+    const waited = this.waitFirst?.(session, signal);
+    if (waited === undefined) return undefined;
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => reject(signal.reason as Error);
+      signal.addEventListener('abort', onAbort, { once: true });
+      waited.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
+    });
   }
 
   /** True while a command runs. */

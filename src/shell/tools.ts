@@ -194,6 +194,9 @@ export function shellTools(options: ShellToolsOptions = {}): ShellTools {
       let recording: Promise<void> = Promise.resolve();
       let recordError: { error: unknown } | undefined;
       const command = background ? inBackground(args.command) : args.command;
+      // What the command must see done first: the workspace's file changes under way.
+      const first = this.shell.beforeCommand(ctx.session, ctx.signal);
+      if (first !== undefined) await first;
       const result = await this.shell.run(command, {
         signal: AbortSignal.any([ctx.signal, recordFailed.signal]),
         timeoutMs: timeout * 1000,

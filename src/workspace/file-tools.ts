@@ -8,6 +8,7 @@ import {
   Tool,
   type ToolContext,
 } from 'agenttool';
+import { FileChanges } from './file-changes';
 import { atLines, replaceText } from './file-edit';
 import { utf8Text } from './utf8-text';
 import { FileRoot } from './file-root';
@@ -211,9 +212,16 @@ function answersReadOf(
 @Annotations({ title: 'Write a file', destructive: true, idempotent: true })
 @Replay('safe')
 export class WriteFileTool {
-  constructor(private readonly files: FileRoot) {}
+  constructor(
+    private readonly files: FileRoot,
+    private readonly changes: FileChanges = new FileChanges(),
+  ) {}
 
-  async execute(args: WriteFileArgs, ctx: ToolContext): Promise<string> {
+  execute(args: WriteFileArgs, ctx: ToolContext): Promise<string> {
+    return this.changes.track(ctx.session, this.#write(args, ctx));
+  }
+
+  async #write(args: WriteFileArgs, ctx: ToolContext): Promise<string> {
     refuseUnknownArguments(ctx.call, 'write_file', WRITE_ARGUMENTS);
     refuseNul(args.content);
     // A call interrupted before the file changes leaves it as it was.
@@ -235,9 +243,16 @@ export class WriteFileTool {
 })
 @Annotations({ title: 'Edit a file', destructive: true, idempotent: false })
 export class EditFileTool {
-  constructor(private readonly files: FileRoot) {}
+  constructor(
+    private readonly files: FileRoot,
+    private readonly changes: FileChanges = new FileChanges(),
+  ) {}
 
-  async execute(args: EditFileArgs, ctx: ToolContext): Promise<string> {
+  execute(args: EditFileArgs, ctx: ToolContext): Promise<string> {
+    return this.changes.track(ctx.session, this.#edit(args, ctx));
+  }
+
+  async #edit(args: EditFileArgs, ctx: ToolContext): Promise<string> {
     refuseUnknownArguments(ctx.call, 'edit_file', EDIT_ARGUMENTS);
     refuseNul(args.new_text);
     const lines = await this.files.update(
@@ -271,9 +286,16 @@ export class EditFileTool {
 })
 @Annotations({ title: 'Append to a file', destructive: false, idempotent: false })
 export class AppendFileTool {
-  constructor(private readonly files: FileRoot) {}
+  constructor(
+    private readonly files: FileRoot,
+    private readonly changes: FileChanges = new FileChanges(),
+  ) {}
 
-  async execute(args: AppendFileArgs, ctx: ToolContext): Promise<string> {
+  execute(args: AppendFileArgs, ctx: ToolContext): Promise<string> {
+    return this.changes.track(ctx.session, this.#append(args, ctx));
+  }
+
+  async #append(args: AppendFileArgs, ctx: ToolContext): Promise<string> {
     refuseUnknownArguments(ctx.call, 'append_file', WRITE_ARGUMENTS);
     refuseNul(args.content);
     const bytes = await this.files.append(args.path, args.content, { signal: ctx.signal });

@@ -1,12 +1,14 @@
 import type { Constructor } from 'agenttool';
 import { Module } from 'agenttool/di';
 import { WorkspaceConfig, WorkspaceConfigModule } from './config';
+import { FileChanges } from './file-changes';
 import { FileRoot, type FileRootOptions } from './file-root';
 import { AppendFileTool, EditFileTool, ReadFileTool, WriteFileTool } from './file-tools';
 
 /**
  * The file tools, confined to the workspace root: `read_file`, `write_file`,
- * `edit_file`, `append_file`. `FilesModule` reads the root from the environment (see
+ * `edit_file`, `append_file`. It exports the root and the file changes under way
+ * ({@link FileChanges}), which the workspace's shell commands wait for. `FilesModule` reads the root from the environment (see
  * {@link WorkspaceConfigModule}); `FilesModule.forRoot(root)` takes it as given.
  */
 @Module({
@@ -17,9 +19,10 @@ import { AppendFileTool, EditFileTool, ReadFileTool, WriteFileTool } from './fil
       useFactory: (config: WorkspaceConfig) => new FileRoot(config.root),
       inject: [WorkspaceConfig],
     },
+    FileChanges,
   ],
   tools: [ReadFileTool, WriteFileTool, EditFileTool, AppendFileTool],
-  exports: [FileRoot],
+  exports: [FileRoot, FileChanges],
 })
 export class FilesModule {
   /**
@@ -28,9 +31,12 @@ export class FilesModule {
    */
   static forRoot(root: string, options: FileRootOptions = {}): Constructor {
     @Module({
-      providers: [{ provide: FileRoot, useFactory: () => new FileRoot(root, options) }],
+      providers: [
+        { provide: FileRoot, useFactory: () => new FileRoot(root, options) },
+        FileChanges,
+      ],
       tools: [ReadFileTool, WriteFileTool, EditFileTool, AppendFileTool],
-      exports: [FileRoot],
+      exports: [FileRoot, FileChanges],
     })
     class ConfiguredFilesModule {}
     return ConfiguredFilesModule;

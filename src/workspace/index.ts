@@ -11,6 +11,7 @@ export {
   WorkspaceConfigModule,
   workspaceConfigFromEnvironment,
 } from './config';
+export { FileChanges } from './file-changes';
 export {
   FileRoot,
   type FileRootOptions,

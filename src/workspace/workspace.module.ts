@@ -2,8 +2,16 @@ import { realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Constructor } from 'agenttool';
 import { Module } from 'agenttool/di';
-import { ShellModule, type ShellOptions, shellEnvironment } from 'agenttool/shell';
+import type { Session } from 'agenttool';
+import {
+  Shell,
+  ShellModule,
+  type ShellOptions,
+  type ShellPlacement,
+  shellEnvironment,
+} from 'agenttool/shell';
 import { WorkspaceConfig, WorkspaceConfigModule } from './config';
+import { FileChanges } from './file-changes';
 import { FilesModule } from './files.module';
 
 /** How {@link WorkspaceModule.forRoot} sets up a workspace. */
@@ -38,11 +46,12 @@ export interface WorkspaceOptions {
   imports: [
     WorkspaceConfigModule,
     ShellModule.forRootAsync({
-      imports: [WorkspaceConfigModule],
-      inject: [WorkspaceConfig],
-      useFactory: (config: WorkspaceConfig) => ({
+      imports: [WorkspaceConfigModule, FilesModule],
+      inject: [WorkspaceConfig, FileChanges],
+      useFactory: (config: WorkspaceConfig, changes: FileChanges) => ({
         cwd: config.root,
         env: shellEnvironment(process.env, config.shellEnv),
+        beforeCommand: afterFileChanges(changes),
       }),
     }),
     FilesModule,
@@ -55,18 +64,55 @@ export class WorkspaceModule {
     // The file tools take paths under the root as given too (a symbolic link, say, as a
     // host names the folder) besides the real ones the shell prints.
     const given = resolve(options.root);
-    const sandbox = options.shell?.sandbox;
+    const shell = { ...options.shell, cwd: root };
+    // Bad shell options throw here, as ShellModule.forRoot's do.
+    new Shell(shell);
+    const { sandbox, container, allowUnsandboxedCommands, beforeCommand, ...rest } = shell;
+    // The shell's limits, kept by the file tools too: a shell unconfined on purpose
+    // leaves them the defaults'.
+    const files = FilesModule.forRoot(
+      given,
+      sandbox === undefined || sandbox === false ? {} : { sandbox },
+    );
+    const placement: { -readonly [K in keyof ShellPlacement]: ShellPlacement[K] } = {};
+    if (sandbox !== undefined) placement.sandbox = sandbox;
+    if (container !== undefined) placement.container = container;
+    if (allowUnsandboxedCommands !== undefined) {
+      placement.allowUnsandboxedCommands = allowUnsandboxedCommands;
+    }
     @Module({
       imports: [
-        ShellModule.forRoot({ ...options.shell, cwd: root }),
-        // The shell's limits, kept by the file tools too: a shell unconfined on purpose
-        // leaves them the defaults'.
-        FilesModule.forRoot(given, sandbox === undefined || sandbox === false ? {} : { sandbox }),
+        ShellModule.forRootAsync({
+          placement,
+          imports: [files],
+          inject: [FileChanges],
+          useFactory: (changes: FileChanges) => ({
+            ...rest,
+            beforeCommand: afterFileChanges(changes, beforeCommand),
+          }),
+        }),
+        files,
       ],
     })
     class ConfiguredWorkspaceModule {}
     return ConfiguredWorkspaceModule;
   }
+}
+
+/**
+ * What the workspace's commands wait for: the file changes their session sent before
+ * them (a script written, then run, sent at once), then what the options add.
+ */
+function afterFileChanges(
+  changes: FileChanges,
+  given?: ShellOptions['beforeCommand'],
+): NonNullable<ShellOptions['beforeCommand']> {
+  return (session: Session | undefined, signal: AbortSignal) => {
+    const settled = changes.settled(session);
+    if (given === undefined) return settled;
+    if (settled === undefined) return given(session, signal);
+    return settled.then(() => given(session, signal));
+  };
 }
 
 function existingDirectory(path: string): string {

@@ -73,6 +73,23 @@ describe('WorkspaceModule', () => {
     expect(resourceOf(app.tools.lookup('restart')!)).toBe('shell:session');
   });
 
+  it("runs a batch's commands once its file changes have settled, which never wait for a command", async () => {
+    const app = await create();
+    // The executor hands every call over at once: the command waits for the write before
+    // it and for the append after it alike (a command runs before a change only from an
+    // earlier batch).
+    const outcomes = await app.results([
+      app.job('write_file', { path: 'run.sh', content: 'echo ran\n' }),
+      app.job('bash', { command: 'bash run.sh' }),
+      app.job('append_file', { path: 'run.sh', content: 'echo again\n' }),
+    ]);
+    expect(outcomes.map(outputOf)).toEqual([
+      `Wrote 9 bytes to ${root}/run.sh.`,
+      'ran\nagain\n',
+      `Appended 11 bytes to ${root}/run.sh.`,
+    ]);
+  });
+
   it('works on the configured root: files written are what the shell sees', async () => {
     const app = await create();
     const [written] = await app.results([

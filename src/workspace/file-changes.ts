@@ -1,0 +1,37 @@
+import { type Session } from 'agenttool';
+
+/**
+ * The file changes under way (`write_file`, `edit_file`, `append_file`), by the session
+ * that sent them, for the shell's commands to wait for: a command waits for the changes
+ * its session sent before it, never the other way round, so nothing waits in a circle.
+ * Calls outside a session are counted together.
+ */
+export class FileChanges {
+  readonly #bySession = new WeakMap<Session, Set<Promise<unknown>>>();
+  readonly #sessionless = new Set<Promise<unknown>>();
+
+  /** Counts `change` among `session`'s changes under way until it settles; returns it. */
+  track<T>(session: Session | undefined, change: Promise<T>): Promise<T> {
+    let under = session === undefined ? this.#sessionless : this.#bySession.get(session);
+    if (under === undefined) {
+      under = new Set();
+      this.#bySession.set(session as Session, under);
+    }
+    const held = under;
+    held.add(change);
+    const done = (): void => void held.delete(change);
+    change.then(done, done);
+    return change;
+  }
+
+  /**
+   * Settles once every change `session` has under way now has (each fulfilled or
+   * failed: a command waits for a change, not for its success); undefined when there is
+   * none.
+   */
+  settled(session: Session | undefined): Promise<void> | undefined {
+    const under = session === undefined ? this.#sessionless : this.#bySession.get(session);
+    if (under === undefined || under.size === 0) return undefined;
+    return Promise.allSettled([...under]).then(() => undefined);
+  }
+}
