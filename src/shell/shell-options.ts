@@ -66,8 +66,9 @@ export interface ShellOptions {
    * work it must see done, given the call's session (undefined for a call outside one)
    * and signal. The workspace gives the file changes of that session already under way,
    * so that a script written and the command that runs it, sent at once, run in that
-   * order. A rejection fails the call with its message; the signal's abort ends the
-   * wait as it interrupts a command.
+   * order. A rejection fails the call with its message; the signal aborts when the call
+   * is cancelled or the wait outlasts the command's timeout (the call then fails, saying
+   * so, and the command does not run).
    */
   readonly beforeCommand?:
     ((session: Session | undefined, signal: AbortSignal) => Promise<void> | undefined) | undefined;

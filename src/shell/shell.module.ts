@@ -79,10 +79,11 @@ export class ShellModule {
     // The placement alone is checked now; the rest when the first shell is made. The
     // working folder is the factory's (this process's may be any, even one no shell
     // may write in): a neutral one stands in for the check.
-    const check = {
-      ...placement,
-      sandbox: placement.sandbox === undefined ? {} : placement.sandbox,
-    };
+    // A container takes no sandbox: the default policy stands in only without one.
+    const check: ShellPlacement =
+      placement.sandbox === undefined && placement.container === undefined
+        ? { ...placement, sandbox: {} }
+        : placement;
     new Shell(
       check.container === undefined && check.sandbox !== false
         ? { ...check, cwd: tmpdir() }

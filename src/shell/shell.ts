@@ -174,9 +174,10 @@ export class Shell {
    * once `signal` aborts.
    */
   beforeCommand(session: Session | undefined, signal: AbortSignal): Promise<void> | undefined {
-    const waited = this.waitFirst?.(session, signal);
-    if (waited === undefined) return undefined;
+    if (this.waitFirst === undefined) return undefined;
     if (signal.aborted) return Promise.reject(signal.reason as Error);
+    const waited = this.waitFirst(session, signal);
+    if (waited === undefined) return undefined;
     return new Promise<void>((resolve, reject) => {
       const onAbort = (): void => reject(signal.reason as Error);
       signal.addEventListener('abort', onAbort, { once: true });

@@ -2,9 +2,10 @@ import { type Session } from 'agenttool';
 
 /**
  * The file changes under way (`write_file`, `edit_file`, `append_file`), by the session
- * that sent them, for the shell's commands to wait for: a command waits for the changes
- * its session sent before it, never the other way round, so nothing waits in a circle.
- * Calls outside a session are counted together.
+ * that sent them, for the shell's commands to wait for: a command waits for its
+ * session's changes under way when its turn comes (those sent before it, and those sent
+ * with it that began first). Changes never wait for commands, so nothing waits in a
+ * circle. Calls outside a session are counted together.
  */
 export class FileChanges {
   readonly #bySession = new WeakMap<Session, Set<Promise<unknown>>>();

@@ -18,6 +18,7 @@ import { FolderMaking } from './made-folders';
 import { LineMarks, lineRange, lineStart, readLines } from './line-range';
 import { READ_BYTES_AT_ONCE, readTurn } from './read-budget';
 import { FileEdits } from './file-edit';
+import { FileChanges } from './file-changes';
 import { PathTurns } from './path-turns';
 import { hiddenName } from './hidden-links';
 import { walkLimits } from './walk-limits';
@@ -84,6 +85,11 @@ export class FileRoot {
   /** The edits under way, one file's in turn. */
   readonly #edits = new FileEdits();
   /** The calls on each path, in turn: a model's parallel calls on a file land as sent. */
+  /**
+   * The changes (writes, appends, edits) its file tools have under way, by the session
+   * that sent them: what the workspace's shell commands wait for.
+   */
+  readonly changes = new FileChanges();
   readonly #calls = new PathTurns();
   /** What an edit, its turn come, reads and writes with (not queued again). */
   readonly #inTurn = {

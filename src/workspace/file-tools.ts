@@ -8,7 +8,6 @@ import {
   Tool,
   type ToolContext,
 } from 'agenttool';
-import { FileChanges } from './file-changes';
 import { atLines, replaceText } from './file-edit';
 import { utf8Text } from './utf8-text';
 import { FileRoot } from './file-root';
@@ -212,13 +211,10 @@ function answersReadOf(
 @Annotations({ title: 'Write a file', destructive: true, idempotent: true })
 @Replay('safe')
 export class WriteFileTool {
-  constructor(
-    private readonly files: FileRoot,
-    private readonly changes: FileChanges = new FileChanges(),
-  ) {}
+  constructor(private readonly files: FileRoot) {}
 
   execute(args: WriteFileArgs, ctx: ToolContext): Promise<string> {
-    return this.changes.track(ctx.session, this.#write(args, ctx));
+    return this.files.changes.track(ctx.session, this.#write(args, ctx));
   }
 
   async #write(args: WriteFileArgs, ctx: ToolContext): Promise<string> {
@@ -243,13 +239,10 @@ export class WriteFileTool {
 })
 @Annotations({ title: 'Edit a file', destructive: true, idempotent: false })
 export class EditFileTool {
-  constructor(
-    private readonly files: FileRoot,
-    private readonly changes: FileChanges = new FileChanges(),
-  ) {}
+  constructor(private readonly files: FileRoot) {}
 
   execute(args: EditFileArgs, ctx: ToolContext): Promise<string> {
-    return this.changes.track(ctx.session, this.#edit(args, ctx));
+    return this.files.changes.track(ctx.session, this.#edit(args, ctx));
   }
 
   async #edit(args: EditFileArgs, ctx: ToolContext): Promise<string> {
@@ -286,13 +279,10 @@ export class EditFileTool {
 })
 @Annotations({ title: 'Append to a file', destructive: false, idempotent: false })
 export class AppendFileTool {
-  constructor(
-    private readonly files: FileRoot,
-    private readonly changes: FileChanges = new FileChanges(),
-  ) {}
+  constructor(private readonly files: FileRoot) {}
 
   execute(args: AppendFileArgs, ctx: ToolContext): Promise<string> {
-    return this.changes.track(ctx.session, this.#append(args, ctx));
+    return this.files.changes.track(ctx.session, this.#append(args, ctx));
   }
 
   async #append(args: AppendFileArgs, ctx: ToolContext): Promise<string> {

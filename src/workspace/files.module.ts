@@ -1,14 +1,13 @@
 import type { Constructor } from 'agenttool';
 import { Module } from 'agenttool/di';
 import { WorkspaceConfig, WorkspaceConfigModule } from './config';
-import { FileChanges } from './file-changes';
 import { FileRoot, type FileRootOptions } from './file-root';
 import { AppendFileTool, EditFileTool, ReadFileTool, WriteFileTool } from './file-tools';
 
 /**
  * The file tools, confined to the workspace root: `read_file`, `write_file`,
- * `edit_file`, `append_file`. It exports the root and the file changes under way
- * ({@link FileChanges}), which the workspace's shell commands wait for. `FilesModule` reads the root from the environment (see
+ * `edit_file`, `append_file`. It exports the root, whose file changes under way
+ * (`FileRoot.changes`) the workspace's shell commands wait for. `FilesModule` reads the root from the environment (see
  * {@link WorkspaceConfigModule}); `FilesModule.forRoot(root)` takes it as given.
  */
 @Module({
@@ -19,10 +18,9 @@ import { AppendFileTool, EditFileTool, ReadFileTool, WriteFileTool } from './fil
       useFactory: (config: WorkspaceConfig) => new FileRoot(config.root),
       inject: [WorkspaceConfig],
     },
-    FileChanges,
   ],
   tools: [ReadFileTool, WriteFileTool, EditFileTool, AppendFileTool],
-  exports: [FileRoot, FileChanges],
+  exports: [FileRoot],
 })
 export class FilesModule {
   /**
@@ -31,12 +29,9 @@ export class FilesModule {
    */
   static forRoot(root: string, options: FileRootOptions = {}): Constructor {
     @Module({
-      providers: [
-        { provide: FileRoot, useFactory: () => new FileRoot(root, options) },
-        FileChanges,
-      ],
+      providers: [{ provide: FileRoot, useFactory: () => new FileRoot(root, options) }],
       tools: [ReadFileTool, WriteFileTool, EditFileTool, AppendFileTool],
-      exports: [FileRoot, FileChanges],
+      exports: [FileRoot],
     })
     class ConfiguredFilesModule {}
     return ConfiguredFilesModule;

@@ -11,7 +11,8 @@ import {
   shellEnvironment,
 } from 'agenttool/shell';
 import { WorkspaceConfig, WorkspaceConfigModule } from './config';
-import { FileChanges } from './file-changes';
+import { type FileChanges } from './file-changes';
+import { FileRoot } from './file-root';
 import { FilesModule } from './files.module';
 
 /** How {@link WorkspaceModule.forRoot} sets up a workspace. */
@@ -47,11 +48,11 @@ export interface WorkspaceOptions {
     WorkspaceConfigModule,
     ShellModule.forRootAsync({
       imports: [WorkspaceConfigModule, FilesModule],
-      inject: [WorkspaceConfig, FileChanges],
-      useFactory: (config: WorkspaceConfig, changes: FileChanges) => ({
+      inject: [WorkspaceConfig, FileRoot],
+      useFactory: (config: WorkspaceConfig, files: FileRoot) => ({
         cwd: config.root,
         env: shellEnvironment(process.env, config.shellEnv),
-        beforeCommand: afterFileChanges(changes),
+        beforeCommand: afterFileChanges(files.changes),
       }),
     }),
     FilesModule,
@@ -85,10 +86,10 @@ export class WorkspaceModule {
         ShellModule.forRootAsync({
           placement,
           imports: [files],
-          inject: [FileChanges],
-          useFactory: (changes: FileChanges) => ({
+          inject: [FileRoot],
+          useFactory: (files: FileRoot) => ({
             ...rest,
-            beforeCommand: afterFileChanges(changes, beforeCommand),
+            beforeCommand: afterFileChanges(files.changes, beforeCommand),
           }),
         }),
         files,

@@ -86,6 +86,35 @@ it('ends the wait when the call is cancelled', async () => {
   await expect(waiting).rejects.toThrow('cancelled by the client');
 });
 
+it("fails the call, running nothing, when the wait outlasts the command's timeout", async () => {
+  const shell = shellWith(() => new Promise<void>(() => undefined));
+  const run = jest.spyOn(shell, 'run');
+  const bash = toolFromInstance(new BashTool(shell));
+  await expect(
+    Promise.resolve(
+      bash.execute(
+        { id: 'call_1', args: JSON.stringify({ command: 'echo ran', timeout_seconds: 1 }) },
+        createContext({}),
+      ),
+    ),
+  ).rejects.toThrow(
+    'the command did not run: what it waits for first (the file changes sent before it) had not settled after 1 s',
+  );
+  expect(run).not.toHaveBeenCalled();
+});
+
+it('asks nothing when the call is cancelled already', async () => {
+  let asked = 0;
+  const shell = shellWith(() => {
+    asked++;
+    return Promise.reject(new Error('not to be asked'));
+  });
+  const cancel = new AbortController();
+  cancel.abort(new Error('cancelled before'));
+  await expect(shell.beforeCommand(undefined, cancel.signal)).rejects.toThrow('cancelled before');
+  expect(asked).toBe(0);
+});
+
 it('waits for nothing without the option, or when it returns nothing', () => {
   const signal = new AbortController().signal;
   expect(shellWith(undefined).beforeCommand(session, signal)).toBeUndefined();

@@ -11,7 +11,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Shell, shellTools } from 'agenttool/shell';
+import { Shell, ShellModule, shellTools } from 'agenttool/shell';
+import { WorkspaceModule } from 'agenttool/workspace';
 import { confinedBy, createContext, toolFromInstance } from 'agenttool';
 import { noneWithArgument, withArgument } from '../support/processes';
 import { signallerScript } from '../../src/shell/signaller';
@@ -123,6 +124,24 @@ describe('a shell in a container', () => {
       confined: true,
       by: 'container:builder',
     });
+  });
+
+  it('takes a container without a sandbox in ShellModule.forRootAsync and WorkspaceModule.forRoot', () => {
+    expect(() =>
+      ShellModule.forRootAsync({
+        placement: { container: { name: 'builder' } },
+        useFactory: () => ({}),
+      }),
+    ).not.toThrow();
+    expect(() =>
+      WorkspaceModule.forRoot({ root: tmpdir(), shell: { container: { name: 'builder' } } }),
+    ).not.toThrow();
+    expect(() =>
+      ShellModule.forRootAsync({
+        placement: { container: { name: 'builder' }, sandbox: {} },
+        useFactory: () => ({}),
+      }),
+    ).toThrow(/in a container or in an OS sandbox, not both/);
   });
 
   it('refuses options that cannot name a container or a runtime', () => {
