@@ -5,6 +5,7 @@
  */
 export { Shell } from './shell';
 export {
+  type BeforeCommand,
   DEFAULT_COMMAND_TIMEOUT_MS,
   type RunOptions,
   type ShellOptions,

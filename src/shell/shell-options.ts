@@ -7,6 +7,12 @@ import { type SandboxOptions } from './sandbox-policy';
 /** How long a command runs, by default, before it is interrupted: 10 minutes. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 600_000;
 
+/** What a command of the bash tool waits for first: see `ShellOptions.beforeCommand`. */
+export type BeforeCommand = (
+  session: Session | undefined,
+  signal: AbortSignal,
+) => Promise<void> | undefined;
+
 /** How a {@link Shell} starts bash and bounds its commands. */
 export interface ShellOptions {
   /** The directory the shell starts in; the host's working directory by default. */
@@ -70,8 +76,7 @@ export interface ShellOptions {
    * is cancelled or the wait outlasts the command's timeout (the call then fails, saying
    * so, and the command does not run).
    */
-  readonly beforeCommand?:
-    ((session: Session | undefined, signal: AbortSignal) => Promise<void> | undefined) | undefined;
+  readonly beforeCommand?: BeforeCommand | undefined;
 }
 
 /** What one command did. */

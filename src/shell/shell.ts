@@ -1,8 +1,10 @@
 import type { Confinement, Session } from 'agenttool';
 import { EXPORT_STATE_COMMAND, importStateCommand } from './bash-state';
 import { BashProcess, type ShellLaunch } from './bash-process';
+import { beforeCommand } from './before-command';
 import { BoundedOutput } from './bounded-output';
 import {
+  type BeforeCommand,
   checkCommand,
   checkTimeout,
   DEFAULT_COMMAND_TIMEOUT_MS,
@@ -65,7 +67,7 @@ export class Shell {
   > &
     Pick<ShellOptions, 'cwd'>;
   /** What a command of the bash tool waits for first (see `ShellOptions.beforeCommand`). */
-  private readonly waitFirst: ShellOptions['beforeCommand'];
+  private readonly waitFirst: BeforeCommand | undefined;
   private readonly allowUnsandboxed: boolean;
   /** The unconfined bash that runs escape-hatch commands, made on the first one. */
   private unconfined: Shell | undefined;
@@ -174,15 +176,7 @@ export class Shell {
    * once `signal` aborts.
    */
   beforeCommand(session: Session | undefined, signal: AbortSignal): Promise<void> | undefined {
-    if (this.waitFirst === undefined) return undefined;
-    if (signal.aborted) return Promise.reject(signal.reason as Error);
-    const waited = this.waitFirst(session, signal);
-    if (waited === undefined) return undefined;
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => reject(signal.reason as Error);
-      signal.addEventListener('abort', onAbort, { once: true });
-      waited.finally(() => signal.removeEventListener('abort', onAbort)).then(resolve, reject);
-    });
+    return beforeCommand(this.waitFirst, session, signal);
   }
 
   /** True while a command runs. */

@@ -13,11 +13,11 @@ import {
   refuseUnknownArguments,
 } from 'agenttool';
 import { inBackground } from './background-command';
+import { waitBeforeCommand } from './before-command';
 import type { ContainerOptions } from './container';
 import type { SandboxOptions } from './sandbox-policy';
 import { sandboxName } from './sandbox-support';
 import { Shell } from './shell';
-import { MAX_TIMER_MS } from './shell-job';
 import { describeBytes, type ShellLimits } from './process-limits';
 import { DEFAULT_COMMAND_TIMEOUT_MS, type ShellResult } from './shell-options';
 
@@ -197,7 +197,11 @@ export function shellTools(options: ShellToolsOptions = {}): ShellTools {
       const command = background ? inBackground(args.command) : args.command;
       // What the command must see done first (the workspace's file changes under way),
       // waited for at most as long as the command's timeout.
-      await waitBeforeCommand(this.shell, ctx, timeout);
+      await waitBeforeCommand(
+        (session, signal) => this.shell.beforeCommand(session, signal),
+        ctx,
+        timeout,
+      );
       const result = await this.shell.run(command, {
         signal: AbortSignal.any([ctx.signal, recordFailed.signal]),
         timeoutMs: timeout * 1000,
@@ -301,27 +305,4 @@ export function runDetails(result: ShellResult): Omit<ShellResult, 'output'> {
     ...(disabled === undefined ? {} : { disabled }),
     ...(capsReached === undefined ? {} : { capsReached }),
   };
-}
-
-/**
- * Waits for what the shell says a command must see done first (`beforeCommand`), for
- * at most the command's `timeoutSeconds`: past it the call fails, saying so, and the
- * command does not run.
- */
-async function waitBeforeCommand(
-  shell: Shell,
-  ctx: ToolContext,
-  timeoutSeconds: number,
-): Promise<void> {
-  const timeout = AbortSignal.timeout(Math.min(timeoutSeconds * 1000, MAX_TIMER_MS));
-  const waited = shell.beforeCommand(ctx.session, AbortSignal.any([ctx.signal, timeout]));
-  if (waited === undefined) return;
-  try {
-    await waited;
-  } catch (error) {
-    if (!timeout.aborted || ctx.signal.aborted) throw error;
-    throw new Error(
-      `the command did not run: what it waits for first (the file changes sent before it) had not settled after ${timeoutSeconds} s`,
-    );
-  }
 }

@@ -13,14 +13,10 @@ export class FileChanges {
 
   /** Counts `change` among `session`'s changes under way until it settles; returns it. */
   track<T>(session: Session | undefined, change: Promise<T>): Promise<T> {
-    let under = session === undefined ? this.#sessionless : this.#bySession.get(session);
-    if (under === undefined) {
-      under = new Set();
-      this.#bySession.set(session as Session, under);
-    }
-    const held = under;
-    held.add(change);
-    const done = (): void => void held.delete(change);
+    // Only a session not seen yet has none (calls outside one always have their set).
+    const under = this.#under(session) ?? this.#opened(session as Session);
+    under.add(change);
+    const done = (): void => void under.delete(change);
     change.then(done, done);
     return change;
   }
@@ -31,8 +27,19 @@ export class FileChanges {
    * none.
    */
   settled(session: Session | undefined): Promise<void> | undefined {
-    const under = session === undefined ? this.#sessionless : this.#bySession.get(session);
+    const under = this.#under(session);
     if (under === undefined || under.size === 0) return undefined;
     return Promise.allSettled([...under]).then(() => undefined);
+  }
+
+  /** The changes of `session` (of calls outside one, when undefined), if it has had any. */
+  #under(session: Session | undefined): Set<Promise<unknown>> | undefined {
+    return session === undefined ? this.#sessionless : this.#bySession.get(session);
+  }
+
+  #opened(session: Session): Set<Promise<unknown>> {
+    const under = new Set<Promise<unknown>>();
+    this.#bySession.set(session, under);
+    return under;
   }
 }
