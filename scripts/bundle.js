@@ -59,6 +59,9 @@ const ENTRIES = {
   // Not a public entry: the command's one dynamic import() (of module files), apart so
   // that cli.js has none and gets the code cache (see code-cache.js).
   'import-file': 'cli/import-file.ts',
+  // Not a public entry: the repository guard's check after a kill outright, which a
+  // process's janitor runs with node (src/shell/janitor.ts finds it here).
+  'guard-after-exit': 'shell/guard-after-exit.ts',
 };
 
 /**
@@ -89,9 +92,15 @@ const SELF = {
     Object.entries(ENTRIES)
       .filter(
         ([name]) =>
-          !['index', 'cli', 'nest-peers', 'nest-entry', 'mcp-listener', 'import-file'].includes(
-            name,
-          ),
+          ![
+            'index',
+            'cli',
+            'nest-peers',
+            'nest-entry',
+            'mcp-listener',
+            'import-file',
+            'guard-after-exit',
+          ].includes(name),
       )
       .map(([name, source]) => [`agenttool/${name}`, source]),
   ),

@@ -204,8 +204,10 @@ function milliseconds(flag: string, text: string | undefined, example = 30000): 
 }
 
 /**
- * Calls `interrupt` on the first SIGINT and `terminate` on the first SIGTERM; any
- * signal after the first exits at once. Returns a function that removes the handlers.
+ * Calls `interrupt` on the first SIGINT or SIGHUP (the terminal closed: without a
+ * handler Node ends at once, and the shell's stop, with its last check of what a
+ * command planted, never runs) and `terminate` on the first SIGTERM; any signal after
+ * the first exits at once. Returns a function that removes the handlers.
  */
 export function onStopSignals(handlers: {
   interrupt: () => void;
@@ -220,9 +222,11 @@ export function onStopSignals(handlers: {
   const interrupt = on(handlers.interrupt);
   const terminate = on(handlers.terminate);
   process.on('SIGINT', interrupt);
+  process.on('SIGHUP', interrupt);
   process.on('SIGTERM', terminate);
   return () => {
     process.off('SIGINT', interrupt);
+    process.off('SIGHUP', interrupt);
     process.off('SIGTERM', terminate);
   };
 }

@@ -49,6 +49,16 @@ export class MadeSettings {
     }
   }
 
+  /** The settings at the record: path, identity (what {@link restore} takes). */
+  entries(): [string, string][] {
+    return [...this.#known];
+  }
+
+  /** Takes `entries` (of {@link entries}, another process's) as the record. */
+  restore(entries: readonly (readonly [string, string])[]): void {
+    for (const [path, identity] of entries) this.#known.set(path, identity);
+  }
+
   /**
    * Moves aside the agents' settings in `found` (one level down) that a
    * command made since the record (see {@link SETTINGS_NAMES}), with a note for each;

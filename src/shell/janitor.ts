@@ -1,6 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import { childProcesses } from './child-processes';
+import { existsSync } from 'node:fs';
 import type { Socket } from 'node:net';
+import { join } from 'node:path';
+import { childProcesses } from './child-processes';
 
 /**
  * Cleans up after this process when it is killed outright (SIGKILL, an OOM kill), which
@@ -12,7 +14,7 @@ import type { Socket } from 'node:net';
  */
 const SCRIPT = `
 trap '' INT TERM HUP
-declare -A pids=() files=() groups=() holders=() sockets=() listeners=()
+declare -A pids=() files=() groups=() holders=() sockets=() listeners=() guards=()
 while IFS=' ' read -r kind value; do
   case $kind in
     PID) pids[$value]=1 ;;
@@ -27,6 +29,8 @@ while IFS=' ' read -r kind value; do
     UNSOCKETS) unset -v 'sockets[$value]' ;;
     LISTENER) listeners[$value]=1 ;;
     UNLISTENER) unset -v 'listeners[$value]' ;;
+    GUARD) guards[$value]=1 ;;
+    UNGUARD) unset -v 'guards[$value]' ;;
   esac
 done
 for p in "\${!pids[@]}"; do kill -KILL "$p" 2>/dev/null; done
@@ -47,6 +51,19 @@ if ((\${#listeners[@]} > 0)); then
   # Its socket, which a bridge killed outright leaves (no one told of it as a file).
   for l in "\${!listeners[@]}"; do [ -S "$l" ] && rm -f -- "$l"; done
 fi
+# The repository guards' check, now that no command runs (see guard-after-exit.ts), from
+# each guard's record, which goes with its folder once it is made.
+for g in "\${!guards[@]}"; do
+  if [ -n "$AGENTTOOL_GUARD_RUNNER" ] && [ -f "$g" ]; then
+    if command -v timeout >/dev/null; then
+      timeout -k 1 60 "$AGENTTOOL_NODE" "$AGENTTOOL_GUARD_RUNNER" "$g" </dev/null >/dev/null 2>&1
+    else
+      "$AGENTTOOL_NODE" "$AGENTTOOL_GUARD_RUNNER" "$g" </dev/null >/dev/null 2>&1
+    fi
+  fi
+  rm -f -- "$g" "$g.next"
+  rmdir -- "\${g%/*}" 2>/dev/null
+done
 for f in "\${!files[@]}"; do rm -f -- "$f"; done
 # Sockets whose names begin so (the runtime names them after this process's id).
 for prefix in "\${!sockets[@]}"; do
@@ -75,6 +92,19 @@ done
 
 let janitor: { readonly child: ChildProcess; readonly input: Socket } | undefined;
 
+/**
+ * The repository guard's check after a kill outright (guard-after-exit.js), beside this
+ * file: in the package's bundle this file is a chunk one folder below it. Empty when
+ * absent (run from the TypeScript sources): the janitor then only removes the records.
+ */
+function guardRunner(): string {
+  const candidates = [
+    join(__dirname, 'guard-after-exit.js'),
+    join(__dirname, '..', 'guard-after-exit.js'),
+  ];
+  return candidates.find((path) => existsSync(path)) ?? '';
+}
+
 function started(): { readonly child: ChildProcess; readonly input: Socket } | undefined {
   if (janitor !== undefined && janitor.child.exitCode === null) return janitor;
   try {
@@ -82,7 +112,11 @@ function started(): { readonly child: ChildProcess; readonly input: Socket } | u
       stdio: ['pipe', 'ignore', 'ignore'],
       // Its own group: a Ctrl-C meant for this process must not take it first.
       detached: true,
-      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
+      env: {
+        PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+        AGENTTOOL_NODE: process.execPath,
+        AGENTTOOL_GUARD_RUNNER: guardRunner(),
+      },
     });
     child.once('error', () => undefined);
     const input = child.stdin as Socket | null;
@@ -159,6 +193,15 @@ export const cleanupOnHardExit = {
   cgroup(path: string): () => void {
     tell(`CGROUP ${path}`);
     return () => tell(`UNCGROUP ${path}`);
+  },
+  /**
+   * A repository guard's record (guard-record.ts): the guard's check is made from it
+   * once the processes above are killed, then it is removed with its folder.
+   */
+  guard(path: string): () => void {
+    if (path.includes('\n')) return () => undefined;
+    tell(`GUARD ${path}`);
+    return () => tell(`UNGUARD ${path}`);
   },
 };
 

@@ -21,6 +21,7 @@ import {
   SETTINGS_NAMES,
 } from './guard-folders';
 import { disarm, type Items, itemsOf } from './repository-items';
+import { type GuardState } from './guard-state';
 
 /** The most directories one check reads, all roots together. */
 export const GUARD_MAX_DIRECTORIES = 2000;
@@ -91,11 +92,53 @@ export class RepositoryGuard {
   /** The agents' settings one level down: the user's, and moving aside those made since. */
   private readonly settings = new MadeSettings();
 
+  /**
+   * @param kept - given what the guard knows each time that changes (the record, the
+   *   sandbox's read-only paths, a repository first seen), to keep it where a check can
+   *   be made from it after this process is killed outright (see guard-record.ts).
+   */
   constructor(
     roots: readonly string[],
     private readonly maxDirectories = GUARD_MAX_DIRECTORIES,
+    private readonly kept?: (state: GuardState) => void,
   ) {
     this.roots = [...new Set(roots.map((root) => resolve(root)))];
+  }
+
+  /** A guard that goes on from `state` (what another process's guard knew). */
+  static restored(state: GuardState): RepositoryGuard {
+    const guard = new RepositoryGuard(state.roots, state.maxDirectories);
+    guard.baseline = new Map(
+      state.baseline.map(([path, items]) => [path, items === 'unread' ? items : new Set(items)]),
+    );
+    guard.recordedAt = state.recordedAt;
+    guard.mounted = new Set(state.mounted);
+    guard.settings.restore(state.settings);
+    return guard;
+  }
+
+  /** What the guard knows, once it has its record: what {@link restored} goes on from. */
+  state(): GuardState | undefined {
+    if (this.baseline === undefined) return undefined;
+    return {
+      version: 1,
+      roots: this.roots,
+      maxDirectories: this.maxDirectories,
+      recordedAt: this.recordedAt,
+      baseline: [...this.baseline].map(([path, items]) => [
+        path,
+        items === 'unread' ? items : [...items],
+      ]),
+      mounted: [...this.mounted],
+      settings: this.settings.entries(),
+    };
+  }
+
+  /** Gives what the guard knows now to `kept`, if it has its record. */
+  private keepState(): void {
+    if (this.kept === undefined) return;
+    const state = this.state();
+    if (state !== undefined) this.kept(state);
   }
 
   /**
@@ -110,6 +153,7 @@ export class RepositoryGuard {
         (path) => realPath(path) ?? join(realPath(dirname(path)) ?? dirname(path), basename(path)),
       ),
     );
+    this.keepState();
   }
 
   /** Takes what is there now as what the user made; later calls do nothing. */
@@ -134,6 +178,7 @@ export class RepositoryGuard {
       // the record must not date from before it. Something of the user's changed in the
       // margin before is judged new, the safe way.
       this.recordedAt = Date.now() - RECORD_MARGIN_MS;
+      this.keepState();
     });
   }
 
@@ -148,6 +193,7 @@ export class RepositoryGuard {
       const baseline = this.baseline;
       if (baseline === undefined) return [];
       const notes: string[] = [];
+      let firstSeen = false;
       let gitDirs: GitDir[];
       try {
         let searched = await this.gitDirs();
@@ -193,6 +239,7 @@ export class RepositoryGuard {
           if (known === undefined) {
             known = this.untouched(gitDir, items);
             baseline.set(gitDir.path, known);
+            firstSeen = true;
           }
           const kept = known;
           const added = [...items].filter(([id]) => !kept.has(id));
@@ -209,6 +256,7 @@ export class RepositoryGuard {
           notes.push(`${gitDir.shown}: not checked (${(error as Error).message})`);
         }
       }
+      if (firstSeen) this.keepState();
       return bounded(notes);
     });
   }

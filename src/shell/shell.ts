@@ -15,6 +15,7 @@ import {
 import { checkContainerOptions } from './container';
 import { shellEnvironment } from './environment';
 import { type CapCounts, capsReachedSince, type ShellLimits } from './process-limits';
+import { GuardRecord } from './guard-record';
 import { RepositoryGuard } from './repository-guard';
 import { type SandboxPolicy, sandboxPolicy } from './sandbox-policy';
 import { sandboxName } from './sandbox-support';
@@ -84,6 +85,8 @@ export class Shell {
   private closing: Promise<void> | undefined;
   /** A sandboxed shell's: undoes what commands add to repositories for git to run. */
   private readonly guard: RepositoryGuard | undefined;
+  /** What the guard knows, kept for its check after a kill outright (guard-record.ts). */
+  private readonly guardRecord: GuardRecord | undefined;
 
   constructor(options: ShellOptions = {}) {
     const { sandbox, container, allowUnsandboxedCommands, beforeCommand, ...rest } = options;
@@ -117,10 +120,13 @@ export class Shell {
       );
       this.placement = { kind: 'sandbox', policy };
     }
-    this.guard =
-      this.placement.kind === 'sandbox'
-        ? new RepositoryGuard(this.placement.policy.allowWrite)
-        : undefined;
+    if (this.placement.kind === 'sandbox') {
+      const record = new GuardRecord();
+      this.guardRecord = record;
+      this.guard = new RepositoryGuard(this.placement.policy.allowWrite, undefined, (state) =>
+        record.keep(state),
+      );
+    }
     if (this.allowUnsandboxed && this.placement.kind !== 'sandbox') {
       throw new TypeError(
         'allowUnsandboxedCommands is for a sandboxed shell; this one is not sandboxed, so every command already runs outside a sandbox',
@@ -326,7 +332,9 @@ export class Shell {
   /** Kills a running command and bash. Idempotent; later calls return the same promise. */
   close(): Promise<void> {
     this.closed = true;
-    this.closing ??= Promise.all([this.stop(), this.unconfined?.close()]).then(() => undefined);
+    this.closing ??= Promise.all([this.stop(), this.unconfined?.close()]).then(() =>
+      this.guardRecord?.release(),
+    );
     return this.closing;
   }
 

@@ -19,6 +19,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import * as gitConfig from '../../src/shell/git-config';
+import { type GuardState, parseGuardState } from '../../src/shell/guard-state';
 import { RepositoryGuard } from '../../src/shell/repository-guard';
 import { ROOT, ensureBuilt, tempDir } from '../cli/helpers';
 import { GIT_ENV, git } from '../support/git';
@@ -890,5 +891,52 @@ describe('RepositoryGuard', () => {
     expect(await guard.check()).toEqual([
       'packages/foo/.git/hooks/pre-push: a hook, renamed packages/foo/.git/hooks/pre-push.disabled',
     ]);
+  });
+});
+
+/**
+ * What the janitor's check after a kill outright goes on from (guard-after-exit.ts):
+ * the guard's state, kept as JSON each time it changes, read back by another guard.
+ */
+describe('a guard restored from its record', () => {
+  it('undoes what was added since the first record, and keeps what the user had', async () => {
+    const root = workspace();
+    const kept: GuardState[] = [];
+    const guard = new RepositoryGuard([root], undefined, (state) => kept.push(state));
+    await guard.record();
+    expect(kept).toHaveLength(1);
+    // A repository first seen by a check (made since the record) is kept in it too.
+    git(root, 'init', '-q', 'later');
+    expect(await guard.check()).toEqual([]);
+    expect(kept).toHaveLength(2);
+    expect(kept[1]?.baseline.map(([path]) => path)).toContain(join(root, 'later', '.git'));
+
+    writeFileSync(join(root, '.git', 'hooks', 'pre-commit'), '#!/bin/sh\n', { mode: 0o755 });
+    writeFileSync(join(root, 'later', '.git', 'hooks', 'pre-push'), '#!/bin/sh\n', {
+      mode: 0o755,
+    });
+    git(root, 'config', 'core.pager', 'echo planted');
+    const record = JSON.stringify(kept.at(-1));
+    const restored = RepositoryGuard.restored(parseGuardState(record));
+    expect(await restored.check()).toEqual([
+      '.git/hooks/pre-commit: a hook, renamed .git/hooks/pre-commit.disabled',
+      '.git/config: core.pager, moved to .git/config.disabled',
+      'later/.git/hooks/pre-push: a hook, renamed later/.git/hooks/pre-push.disabled',
+    ]);
+    // The user's hook manager and hook, there at the record, stay.
+    expect(git(root, 'config', '--get', 'core.hooksPath').trim()).toBe('.husky');
+    expect(existsSync(join(root, '.git', 'hooks', 'post-checkout'))).toBe(true);
+  });
+
+  it.each([
+    ['[]', 'not a guard record: version is not 1'],
+    ['null', 'not a guard record: not an object'],
+    ['{"version":1,"roots":"/"}', 'not a guard record: roots is not a list of strings'],
+    [
+      '{"version":1,"roots":["/w"],"maxDirectories":10,"recordedAt":1,"baseline":[["/w/.git",7]],"mounted":[],"settings":[]}',
+      'not a guard record: baseline is not a list of pairs',
+    ],
+  ])('refuses a record that is not one (%s), saying what is wrong', (text, message) => {
+    expect(() => parseGuardState(text)).toThrow(message);
   });
 });
