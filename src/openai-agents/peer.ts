@@ -1,4 +1,5 @@
 import type * as Agents from '@openai/agents';
+import type * as AgentsUtils from '@openai/agents/utils';
 import { AgentToolError, errorMessage } from 'agenttool';
 
 /**
@@ -6,9 +7,22 @@ import { AgentToolError, errorMessage } from 'agenttool';
  * an app using this entry installs. Its absence is said plainly, with the fix.
  */
 export function loadAgents(): typeof Agents {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a peer, checked here
+  return loadPeer(() => require('@openai/agents') as typeof Agents);
+}
+
+/**
+ * The utilities entry of the same package (`@openai/agents/utils`), whose
+ * `toFunctionToolName` is the rule `tool()` names a function tool by.
+ */
+export function loadAgentsUtils(): typeof AgentsUtils {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a peer, checked here
+  return loadPeer(() => require('@openai/agents/utils') as typeof AgentsUtils);
+}
+
+function loadPeer<T>(load: () => T): T {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a peer, checked here
-    return require('@openai/agents') as typeof Agents;
+    return load();
   } catch (error) {
     const missing = (error as { code?: unknown }).code === 'MODULE_NOT_FOUND';
     throw new AgentToolError(

@@ -1,5 +1,6 @@
 import type { FunctionTool, RunContext } from '@openai/agents';
 import {
+  AgentToolError,
   type Call,
   CallBatcher,
   createContext,
@@ -15,9 +16,10 @@ import {
 } from 'agenttool';
 import type { ToolApp } from 'agenttool/di';
 import { type AgentsOutputItem, agentsOutput } from './output';
-import { loadAgents } from './peer';
+import { loadAgents, loadAgentsUtils } from './peer';
 
 const agents = loadAgents();
+const { toFunctionToolName } = loadAgentsUtils();
 
 // Calls the SDK hands over without an id (none do today) are numbered.
 let unnamedCalls = 0;
@@ -70,6 +72,11 @@ type ToolOptions = Parameters<typeof agents.tool>[0];
  * the calls handed over in one turn of the event loop. With
  * `toolExecution.maxFunctionToolConcurrency` the SDK holds calls back: each then runs
  * in a smaller batch of its own, in the SDK's order.
+ *
+ * Throws an `INVALID_TOOL_SET` error for what is not a tool source (see
+ * `readToolSource`), and for two tools whose names become one function tool name: the
+ * SDK writes each character outside `a-z`, `A-Z`, `0-9` of a name as `_`, so that
+ * `read_file` and `read-file` would both be `read_file`.
  */
 export function openAiAgentsTools(
   source: AgentsToolSource,
@@ -77,10 +84,31 @@ export function openAiAgentsTools(
 ): AgentsFunctionTool[] {
   const read = readToolSource(source, 'openAiAgentsTools');
   const tools = read.tools;
+  checkFunctionNames(tools);
   const executor = options.executor ?? read.executor ?? new Executor();
   const context = createContext({ recorder: options.recorder, elicitor: options.elicitor });
   const batcher = new CallBatcher({ executor, context });
   return tools.map((tool) => functionTool(tool, batcher, options));
+}
+
+/**
+ * Refuses two tools whose names the SDK's `tool()` turns into one (its own
+ * `toFunctionToolName`): the loop would keep only the last of them, and a call the model
+ * makes for the first would run the other (a remote tool in a local one's place).
+ */
+function checkFunctionNames(tools: readonly Tool[]): void {
+  const owners = new Map<string, string>();
+  for (const tool of tools) {
+    const functionName = toFunctionToolName(tool.name);
+    const first = owners.get(functionName);
+    if (first !== undefined) {
+      throw new AgentToolError(
+        'INVALID_TOOL_SET',
+        `openAiAgentsTools: tools ${JSON.stringify(first)} and ${JSON.stringify(tool.name)}: duplicate function tool name ${JSON.stringify(functionName)} (the Agents SDK writes each character outside a-z, A-Z, 0-9 as "_"; the loop would keep only one of them)`,
+      );
+    }
+    owners.set(functionName, tool.name);
+  }
 }
 
 function functionTool(

@@ -37,6 +37,8 @@ interface AiSdkReport extends LoopReport {
 interface AgentsReport extends LoopReport {
   toolResults: { id: string; output: { type: string; text: string } }[];
   definitions: { name: string; strict: boolean; parameters: unknown }[];
+  /** Tool names the SDK rewrites: refusals, function names, outputs (the fixture's `namesReport`). */
+  names: { refusals: string[]; functionNames: string[]; outputs: [string, unknown][] };
 }
 
 /** The refusals of `refusalsOf`'s sources, by the adapter's entry. */
@@ -180,6 +182,28 @@ describe('agenttool/openai-agents in run() with ScriptedModel', () => {
 
   it('refuses what is not a tool source, naming openAiAgentsTools and the problem', () => {
     expect(report.refusals).toEqual(refusals('openAiAgentsTools'));
+  });
+
+  // The SDK writes each character outside a-z, A-Z, 0-9 of a name as `_` and keeps only
+  // the last of two function tools of one name: a call for `read_file` would run `read-file`.
+  it('refuses two tools whose names the SDK makes one, naming both and the name they share', () => {
+    const rule =
+      '(the Agents SDK writes each character outside a-z, A-Z, 0-9 as "_"; the loop would keep only one of them)';
+    expect(report.names.refusals).toEqual([
+      `INVALID_TOOL_SET: openAiAgentsTools: tools "read_file" and "read-file": duplicate function tool name "read_file" ${rule}`,
+      `INVALID_TOOL_SET: openAiAgentsTools: tools "fs__get_file" and "fs__get.file": duplicate function tool name "fs__get_file" ${rule}`,
+      `INVALID_TOOL_SET: openAiAgentsTools: tools "a b" and "a.b": duplicate function tool name "a_b" ${rule}`,
+    ]);
+  });
+
+  it('keeps names that stay apart, each call running its own tool', () => {
+    // The function tools' names as the SDK's tool() wrote them: the rule the refusal checks.
+    expect(report.names.functionNames).toEqual(['read_file', 'Read_File', 'fs_get']);
+    expect(report.names.outputs).toEqual([
+      ['name_1', { type: 'text', text: 'fs.get ran' }],
+      ['name_2', { type: 'text', text: 'Read_File ran' }],
+      ['name_3', { type: 'text', text: 'read_file ran' }],
+    ]);
   });
 });
 
