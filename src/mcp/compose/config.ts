@@ -124,7 +124,10 @@ export interface CheckedServer {
   readonly shown: string;
   readonly tools: ToolSetTransform | undefined;
   readonly protocol: 'auto' | 'modern' | 'legacy';
-  /** The values never to print: env values, header values, the URL's secrets. */
+  /**
+   * The values never to print: env values, header values (and the credential of one
+   * such as `Bearer <token>`), the URL's secrets.
+   */
   readonly secrets: readonly string[];
 }
 
@@ -343,7 +346,7 @@ function checkEntry(
     shown: `${parsed.origin}${parsed.pathname}`,
     tools,
     protocol: protocol as CheckedServer['protocol'],
-    secrets: [...Object.values(headers ?? {}), ...urlSecrets(parsed)],
+    secrets: [...headerSecrets(headers ?? {}), ...urlSecrets(parsed)],
   };
 }
 
@@ -446,7 +449,53 @@ function urlSecrets(url: URL): string[] {
   // A message may quote the URL as written (percent-encoded) or decoded.
   return secrets
     .filter((s) => s !== '')
-    .flatMap((s) => [s, decodeURIComponent(s), encodeURIComponent(s)]);
+    .flatMap((s) => [s, decodedComponent(s), encodeURIComponent(s)]);
+}
+
+/** `text` percent-decoded; as it is when it does not decode (a lone `%`). */
+function decodedComponent(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Headers whose whole value is a scheme and a credential (RFC 9110, 11.6). */
+const AUTHORIZATION_HEADER = /^(?:proxy-)?authorization$/i;
+/** Schemes that say a credential follows, in whichever header (`X-Auth: Token <t>`). */
+const CREDENTIAL_SCHEME = /^(?:bearer|basic|token|apikey|api-key|key|dpop|sso-key)$/i;
+
+/**
+ * The values of `headers`, and the credential of each that is a scheme and one
+ * (`Bearer <token>`, `token <token>`, `Basic <base64>` with the `user:password` it
+ * encodes and each half): a server quotes the token alone as often as the whole header.
+ */
+function headerSecrets(headers: Readonly<Record<string, string>>): string[] {
+  const secrets: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    secrets.push(value);
+    const match = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) +(\S.*)$/.exec(value.trim());
+    if (match === null) continue;
+    const [, scheme = '', credential = ''] = match;
+    if (!AUTHORIZATION_HEADER.test(name) && !CREDENTIAL_SCHEME.test(scheme)) continue;
+    secrets.push(credential.trim());
+    if (scheme.toLowerCase() === 'basic') secrets.push(...basicSecrets(credential.trim()));
+  }
+  return secrets;
+}
+
+/**
+ * The `user:password` a Basic credential encodes, its password and its user (a token is
+ * often sent as the user, as a URL's is: see {@link urlSecrets}); none if it encodes none.
+ */
+function basicSecrets(credential: string): string[] {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(credential)) return [];
+  const decoded = Buffer.from(credential, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  // Not base64 of text with a colon: nothing more to look for.
+  if (colon < 0 || decoded.includes('\uFFFD')) return [];
+  return [decoded, decoded.slice(colon + 1), decoded.slice(0, colon)].filter((s) => s !== '');
 }
 
 function checkRetry(value: unknown, fail: Fail): RetryPolicy {

@@ -15,7 +15,7 @@ import {
   type ToolContext,
 } from '../../core';
 import { type RemoteTools } from '../client';
-import { scrubbed } from './secrets';
+import { scrubbed, scrubbedError } from './secrets';
 import { type SupervisedServer } from './supervised-server';
 
 /** The prompts and resources of the servers, as listed when they were gathered. */
@@ -172,7 +172,9 @@ async function listPrompts(server: SupervisedServer, remote: RemoteTools): Promi
           )
         : {}),
       get: async (args, ctx) => {
-        const result = await connection(server).getPrompt(prompt.name, args, requestOf(ctx));
+        const result = await cleanly(server, () =>
+          connection(server).getPrompt(prompt.name, args, requestOf(ctx)),
+        );
         return {
           ...(result.description === undefined ? {} : { description: result.description }),
           messages: result.messages as unknown as PromptMessage[],
@@ -214,7 +216,11 @@ async function listResources(
       ...(resource.size === undefined ? {} : { size: resource.size }),
       ...followed,
       read: async (ctx: ToolContext) =>
-        reply(await connection(server).readResource(resource.uri, requestOf(ctx))),
+        reply(
+          await cleanly(server, () =>
+            connection(server).readResource(resource.uri, requestOf(ctx)),
+          ),
+        ),
     });
   }
   const templates = await listing(server, 'resource templates', reports, () =>
@@ -239,7 +245,7 @@ async function listResources(
         : {}),
       ...followed,
       read: async (_vars: Readonly<Record<string, string>>, uri: string, ctx: ToolContext) =>
-        reply(await connection(server).readResource(uri, requestOf(ctx))),
+        reply(await cleanly(server, () => connection(server).readResource(uri, requestOf(ctx)))),
     });
   }
   return { items, reports, failed: listed === undefined || templates === undefined };
@@ -255,6 +261,19 @@ function connection(server: SupervisedServer): RemoteTools {
     );
   }
   return remote;
+}
+
+/**
+ * What `run` answers over the server's connection; its failure without the server's
+ * credentials, as a tool's is: the server may quote them, and the composition's clients
+ * may be remote callers.
+ */
+async function cleanly<T>(server: SupervisedServer, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw scrubbedError(error, server.config.secrets);
+  }
 }
 
 /**
@@ -277,11 +296,13 @@ function remoteCompleters(
     Object.defineProperty(completions, name, {
       enumerable: true,
       value: async (value: string, context: Readonly<Record<string, string>>, ctx: ToolContext) => {
-        const result = await connection(server).complete(
-          ref,
-          { name, value },
-          { arguments: context },
-          { signal: ctx.signal },
+        const result = await cleanly(server, () =>
+          connection(server).complete(
+            ref,
+            { name, value },
+            { arguments: context },
+            { signal: ctx.signal },
+          ),
         );
         // The remote's count and hasMore pass through with its values.
         const { values, total, hasMore } = result.completion;

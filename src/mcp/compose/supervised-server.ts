@@ -11,7 +11,7 @@ import {
 } from '../../core';
 import { connectMcp, type RemoteTools, ServerBusyError } from '../client';
 import { type CheckedServer, type RetryPolicy } from './config';
-import { scrubbed } from './secrets';
+import { scrubbed, scrubbedError } from './secrets';
 
 /** Where a server of an {@link McpServers} stands. */
 export type McpServerState = 'starting' | 'up' | 'down' | 'given-up' | 'closed';
@@ -225,13 +225,16 @@ export class SupervisedServer {
   /**
    * A remote tool whose failures to reach the server make the server suspect, and say
    * which server it was, as its refusals do (the tool's own errors are its answers, and
-   * stay as they are).
+   * stay as they are). Every failure loses the server's credentials: its clients may be
+   * remote callers, and the server may quote what it was sent (an HTTP 500 page, a
+   * JSON-RPC error, an error result). A successful answer passes as it is.
    */
   #watched(remote: RemoteTools, tool: Tool): Tool {
     return wrap(tool, async (call, ctx) => {
       try {
         return await tool.execute(call, ctx);
-      } catch (error) {
+      } catch (thrown) {
+        const error = scrubbedError(thrown, this.config.secrets);
         if (!(error instanceof AgentToolError)) throw error;
         // A refusal (429, 503: ServerBusyError) is the server busy, not gone: not suspect.
         if (error.code === 'CONNECTION' && !ctx.signal.aborted) this.#suspect(remote);

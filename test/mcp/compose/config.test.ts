@@ -136,6 +136,42 @@ describe('checkMcpServersConfig', () => {
     expect(headers).not.toContain('s3cret');
   });
 
+  it('takes the credential of a header out with the header: a server may quote it alone', () => {
+    const basic = Buffer.from('ghp_user42:pa55word').toString('base64');
+    const checked = checkMcpServersConfig({
+      mcpServers: {
+        web: {
+          url: 'https://u:p4ssw0rd@example.com/mcp?key=abcd1234&pct=100%',
+          headers: {
+            Authorization: `Bearer xyz123456`,
+            'Proxy-Authorization': `Basic ${basic}`,
+            'X-Auth': 'token tok-9876',
+            'User-Agent': 'my client 1.0',
+          },
+        },
+      },
+    });
+    const secrets = checked.servers[0]?.secrets ?? [];
+    expect(secrets).toEqual(
+      expect.arrayContaining([
+        'Bearer xyz123456',
+        'xyz123456',
+        `Basic ${basic}`,
+        basic,
+        'ghp_user42:pa55word',
+        'pa55word',
+        'ghp_user42',
+        'tok-9876',
+        'p4ssw0rd',
+        'abcd1234',
+        // A lone % is kept as it is, not a failure to decode.
+        '100%',
+      ]),
+    );
+    // A header that is no scheme and credential is a secret whole, not word by word.
+    expect(secrets).not.toContain('client 1.0');
+  });
+
   it('shows a command line as written: a value from the environment is a secret, a long word clipped', () => {
     const checked = checkMcpServersConfig(
       {
