@@ -446,10 +446,20 @@ export class RemoteCalls {
         this.#noteHandle(result);
         held = typeof result.requestState === 'string' ? result.requestState : undefined;
         const task = carriedTask(result);
+        if (task !== undefined && this.client().getProtocolEra() !== 'modern') {
+          // Only a 2026-07-28 server answers a call with a task unasked (this client
+          // declares the extension); in a 2025-era session a task comes only for a call
+          // that asks for one, and this client asks for none.
+          throw new AgentToolError(
+            'PROTOCOL',
+            `mcp: call ${goQuote(remote)}: the server answered with a task, which a call in a 2025-era session gets only when it asks for one (this client does not)`,
+          );
+        }
         if (task !== undefined) {
           // The call is the task's now: no state is held, and giving up cancels the task.
           held = undefined;
-          return await followTask(remote, task, entry.ctx, this.#taskLine(remote, entry), signal);
+          const line = this.#taskLine(remote, entry);
+          return await followTask(remote, task, entry.ctx, line, signal, this.options.timeout);
         }
         if (result.resultType !== 'input_required') return result;
         const o = this.options;

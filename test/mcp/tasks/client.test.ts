@@ -10,7 +10,9 @@ import { signal } from './helpers';
 
 let server: McpToolServer;
 let remote: RemoteTools;
+let url: string;
 const aborted = signal<unknown>();
+const stalledAborted = signal<unknown>();
 
 beforeAll(async () => {
   server = serveTools(
@@ -46,12 +48,25 @@ beforeAll(async () => {
             ctx.progress('waiting');
           }),
       }),
+      newTool({
+        name: 'stalls',
+        description: 'works on, saying so at every poll, until cancelled',
+        taskSupport: 'required',
+        execute: (_call, ctx) =>
+          new Promise<Result>((_, reject) => {
+            ctx.signal.addEventListener('abort', () => {
+              stalledAborted.resolve(ctx.signal.reason);
+              reject(ctx.signal.reason as Error);
+            });
+          }),
+      }),
     ],
     { tasks: { pollIntervalMs: 20 } },
   );
   const listener = await server.listenHttp();
+  url = listener.url;
   remote = await connectMcp({
-    transport: { url: listener.url },
+    transport: { url },
     protocol: 'modern',
     elicitation: true,
   });
@@ -102,4 +117,25 @@ test('aborting the call cancels the task on the server', async () => {
   controller.abort(new Error('the user pressed Esc'));
   await expect(running).rejects.toThrow('context canceled');
   expect(String(await aborted.promise)).toContain('the task was cancelled');
+});
+
+test('a task not ended within the callTimeout is given up, saying so, and cancelled on the server', async () => {
+  const bounded = await connectMcp({
+    transport: { url },
+    protocol: 'modern',
+    callTimeout: 300,
+  });
+  try {
+    const stalls = bounded.tools().find((t) => t.name === 'stalls');
+    const call: Call = { id: 'c3', args: '{}' };
+    const running = stalls!.execute(call, createContext({ call }));
+    await expect(running).rejects.toMatchObject({
+      code: 'TIMEOUT',
+      message:
+        'mcp: call "stalls": the task did not end within 300 ms (the callTimeout option); it was cancelled',
+    });
+    expect(String(await stalledAborted.promise)).toContain('the task was cancelled');
+  } finally {
+    await bounded.close();
+  }
 });

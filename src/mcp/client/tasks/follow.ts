@@ -35,7 +35,9 @@ export interface TaskLine {
  * A failed task is an error saying so; a cancelled one too. When `signal` aborts, or
  * following fails while the task runs on (a question it cannot answer, a request that
  * fails), the task is cancelled (`tasks/cancel`, best effort, bounded) before this
- * rejects.
+ * rejects. A task not ended within `timeoutMs` (the `callTimeout`; 0 for none) is given
+ * up the same way: a server answering each poll with "working" must not hold the call
+ * past the bound its caller set.
  */
 export async function followTask(
   remote: string,
@@ -43,6 +45,7 @@ export async function followTask(
   ctx: ToolContext,
   line: TaskLine,
   signal: AbortSignal,
+  timeoutMs = 0,
 ): Promise<JsonObject> {
   const taskId = created.taskId;
   if (typeof taskId !== 'string' || taskId === '') {
@@ -51,6 +54,33 @@ export async function followTask(
       `mcp: call ${goQuote(remote)}: the server answered with a task without a taskId`,
     );
   }
+  const expired = timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined;
+  try {
+    return await follow(
+      remote,
+      created,
+      ctx,
+      line,
+      expired === undefined ? signal : AbortSignal.any([signal, expired]),
+    );
+  } catch (error) {
+    if (expired?.aborted !== true || signal.aborted) throw error;
+    throw new AgentToolError(
+      'TIMEOUT',
+      `mcp: call ${goQuote(remote)}: the task did not end within ${timeoutMs} ms (the callTimeout option); it was cancelled`,
+      { cause: error },
+    );
+  }
+}
+
+async function follow(
+  remote: string,
+  created: JsonObject,
+  ctx: ToolContext,
+  line: TaskLine,
+  signal: AbortSignal,
+): Promise<JsonObject> {
+  const taskId = created.taskId as string;
   let message: unknown;
   let task = created;
   let final = false;
