@@ -7,28 +7,20 @@
  */
 import { createContext } from 'agenttool';
 import { connectMcp } from 'agenttool/mcp';
+import { rawStdioServer } from '../../support/raw-stdio-server';
 
-const SERVER = `
-let buffer = '';
-const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\\n');
-process.stdin.on('data', (chunk) => {
-  buffer += chunk;
-  for (let end = buffer.indexOf('\\n'); end >= 0; end = buffer.indexOf('\\n')) {
-    const message = JSON.parse(buffer.slice(0, end));
-    buffer = buffer.slice(end + 1);
-    if (message.id === undefined) continue;
-    if (message.method === 'initialize') {
-      send({ id: message.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'tasking', version: '1.0.0' } } });
-    } else if (message.method === 'tools/list') {
-      send({ id: message.id, result: { tools: [{ name: 'slow', inputSchema: { type: 'object' } }] } });
-    } else if (message.method === 'tools/call') {
-      send({ id: message.id, result: { resultType: 'task', taskId: 't1', status: 'working', pollIntervalMs: 20 } });
-    } else {
-      send({ id: message.id, result: { resultType: 'complete', taskId: 't1', status: 'working', pollIntervalMs: 20 } });
-    }
+const SERVER = rawStdioServer(`
+  if (message.id === undefined) continue;
+  if (message.method === 'initialize') {
+    send({ id: message.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'tasking', version: '1.0.0' } } });
+  } else if (message.method === 'tools/list') {
+    send({ id: message.id, result: { tools: [{ name: 'slow', inputSchema: { type: 'object' } }] } });
+  } else if (message.method === 'tools/call') {
+    send({ id: message.id, result: { resultType: 'task', taskId: 't1', status: 'working', pollIntervalMs: 20 } });
+  } else {
+    send({ id: message.id, result: { resultType: 'complete', taskId: 't1', status: 'working', pollIntervalMs: 20 } });
   }
-});
-`;
+`);
 
 test('a 2025-era call answered with a task it did not ask for fails, saying so', async () => {
   const remote = await connectMcp({

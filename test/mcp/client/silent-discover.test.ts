@@ -10,30 +10,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createContext, outputText } from 'agenttool';
 import { connectMcp } from 'agenttool/mcp';
+import { rawStdioServer } from '../../support/raw-stdio-server';
 
-const SERVER = `
-const { appendFileSync } = require('node:fs');
-const log = require('node:path').join(process.argv[1], String(process.pid));
-let buffer = '';
-const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\\n');
-process.stdin.on('data', (chunk) => {
-  buffer += chunk;
-  for (let end = buffer.indexOf('\\n'); end >= 0; end = buffer.indexOf('\\n')) {
-    const message = JSON.parse(buffer.slice(0, end));
-    buffer = buffer.slice(end + 1);
-    if (message.method !== undefined) appendFileSync(log, message.method + '\\n');
-    if (message.id === undefined) continue;
-    if (message.method === 'initialize') {
-      send({ id: message.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'quiet', version: '1.0.0' } } });
-    } else if (message.method === 'tools/list') {
-      send({ id: message.id, result: { tools: [{ name: 'hello', inputSchema: { type: 'object' } }] } });
-    } else if (message.method === 'tools/call') {
-      send({ id: message.id, result: { content: [{ type: 'text', text: 'hello from 2025' }] } });
-    }
-    // Anything else (server/discover among them) is never answered.
+const SERVER = rawStdioServer(
+  `
+  if (message.method !== undefined) appendFileSync(log, message.method + '\\n');
+  if (message.id === undefined) continue;
+  if (message.method === 'initialize') {
+    send({ id: message.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'quiet', version: '1.0.0' } } });
+  } else if (message.method === 'tools/list') {
+    send({ id: message.id, result: { tools: [{ name: 'hello', inputSchema: { type: 'object' } }] } });
+  } else if (message.method === 'tools/call') {
+    send({ id: message.id, result: { content: [{ type: 'text', text: 'hello from 2025' }] } });
   }
-});
-`;
+  // Anything else (server/discover among them) is never answered.
+`,
+  `const { appendFileSync } = require('node:fs');
+const log = require('node:path').join(process.argv[1], String(process.pid));`,
+);
 
 let logs: string;
 beforeEach(() => {
