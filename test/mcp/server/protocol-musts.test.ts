@@ -323,6 +323,65 @@ describe('input request keys', () => {
       await own.close();
     }
   });
+
+  test('a call without a request state keeps at most 32 answers of 64 KiB in all for its parked run; the others go back as questions', async () => {
+    const text = { type: 'object', properties: { text: { type: 'string' } } } as const;
+    const asks = newTool({
+      name: 'asks_by_key',
+      description: 'Asks under big, k32 and k33',
+      execute: async (_call, ctx) => {
+        const answers: string[] = [];
+        for (const key of ['big', 'k32', 'k33']) {
+          const answer = await ctx.ask({ key, message: key, schema: text });
+          const got = answer.content?.text;
+          answers.push(`${key}:${typeof got === 'string' ? got.length : -1}`);
+        }
+        return { output: answers.join(' ') };
+      },
+    });
+    const own = new McpToolServer([asks]);
+    const mine = await own.listenHttp({ stateless: true });
+    try {
+      const call = (inputResponses: Record<string, unknown>, requestState?: string) =>
+        post(
+          mine.url,
+          modern(
+            'tools/call',
+            {
+              name: 'asks_by_key',
+              arguments: {},
+              inputResponses,
+              ...(requestState && { requestState }),
+            },
+            declaring({ elicitation: {} }),
+          ),
+        );
+      const accept = (length: number) => ({
+        action: 'accept',
+        content: { text: 'x'.repeat(length) },
+      });
+      // An answer larger than the budget is not kept; of the rest, the first 32 are
+      // (k1..k32), and k33 is not.
+      const upFront: Record<string, unknown> = { big: accept(70_000) };
+      for (let i = 1; i <= 33; i++) upFront[`k${i}`] = accept(i);
+      const first = await call(upFront);
+      const parked = first.message?.result as {
+        inputRequests: Record<string, unknown>;
+        requestState: string;
+      };
+      expect(Object.keys(parked.inputRequests)).toEqual(['big']);
+      const second = await call({ big: accept(5) }, parked.requestState);
+      const again = second.message?.result as {
+        inputRequests: Record<string, unknown>;
+        requestState: string;
+      };
+      expect(Object.keys(again.inputRequests)).toEqual(['k33']);
+      const done = await call({ k33: accept(3) }, again.requestState);
+      expect(resultText(done)).toBe('big:5 k32:32 k33:3');
+    } finally {
+      await own.close();
+    }
+  });
 });
 
 describe('arguments nested at any depth', () => {

@@ -39,6 +39,13 @@ export interface RunHandOff {
   take(): Promise<CallToolResult>;
 }
 
+/**
+ * The most answers a call without a request state keeps of those it carries up front,
+ * and the most bytes they take as JSON, keys included (see `answerFromCall`).
+ */
+export const MAX_GIVEN_ANSWERS = 32;
+export const MAX_GIVEN_BYTES = 64 * 1024;
+
 /** Where a run's questions are filed while its client answers them (`RoundTrips`). */
 interface Parking {
   readonly maxRequests: number;
@@ -127,17 +134,27 @@ export class RoundTripRun extends StopEntry {
    * request the tool names with its own key (`ctx.ask({ key })`) is answered by the one
    * under that key instead of going back to the client; made-up keys (`elicit_<n>`)
    * name requests of another run, so answers under them are ignored, as are keys the
-   * tool never asks under.
+   * tool never asks under. At most {@link MAX_GIVEN_ANSWERS} answers of
+   * {@link MAX_GIVEN_BYTES} (as JSON, keys included) are kept, the first given; the
+   * others are ignored too.
    */
   answerFromCall(responses: Readonly<Record<string, unknown>> | undefined): void {
     if (responses === undefined || responses === null || typeof responses !== 'object') return;
     const given: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-    let any = false;
+    let count = 0;
+    let bytes = 0;
+    // Kept while the run lasts (a parked call, up to abandonAfterMs): a bounded few, so
+    // that a client cannot make each of its parked calls hold megabytes. An answer not
+    // kept costs a round trip: its question goes back to the client.
     for (const key of Object.keys(responses)) {
+      if (count === MAX_GIVEN_ANSWERS) break;
+      const size = key.length + (JSON.stringify(responses[key])?.length ?? 0);
+      if (bytes + size > MAX_GIVEN_BYTES) continue;
       given[key] = responses[key];
-      any = true;
+      count++;
+      bytes += size;
     }
-    this.#given = any ? given : undefined;
+    this.#given = count > 0 ? given : undefined;
   }
 
   /** The server stopped (see `CallTracker.untilStopped`): the run stops. */
