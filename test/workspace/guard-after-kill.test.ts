@@ -79,9 +79,14 @@ test.each(['SIGKILL', 'SIGHUP'] as const)(
       expect(pid).not.toBeNull();
       process.kill(pid as number, signal);
       await running;
-      await until(() => hooks().includes('pre-commit.disabled'), 20_000);
+      // The check renames the hook, then rewrites the config: done once both are.
+      const config = (): string => readFileSync(join(root, 'r', '.git', 'config'), 'utf8');
+      await until(
+        () => hooks().includes('pre-commit.disabled') && !config().includes('pager'),
+        20_000,
+      );
       expect(hooks()).toEqual(['pre-commit.disabled']);
-      expect(readFileSync(join(root, 'r', '.git', 'config'), 'utf8')).not.toContain('pager');
+      expect(config()).not.toContain('pager');
       expect(readFileSync(join(root, 'r', '.git', 'config.disabled'), 'utf8')).toContain(
         'PAGER-RAN',
       );
