@@ -17,6 +17,7 @@ import {
   ValidationError,
 } from '../../../core';
 import {
+  type CallRoute,
   type CallTracker,
   directElicitor,
   directRootsLister,
@@ -139,46 +140,80 @@ export async function runOperation<T extends object>(
     throw new ProtocolError(INTERNAL_ERROR, `mcp: session setup failed: ${errorMessage(error)}`);
   }
   const call = { id: `mcp_${key}`, args: JSON.stringify(args) };
-  const log = (
-    level: Parameters<ServerContext['mcpReq']['log']>[0],
-    data: unknown,
-    logger?: string,
-  ) => void ctx.mcpReq.log(level, data, logger).catch(() => undefined);
-  if (era === 'legacy') {
-    const linked = host.calls.callSignal(
-      signal,
-      binding.resumable === true ? undefined : ctx.http?.req?.signal,
-    );
-    const send: SendToClient = (request) =>
-      ctx.mcpReq.send(
-        { method: request.method, params: request.params as Record<string, unknown> },
-        { signal: linked.signal },
-      );
-    const toolCtx = createContext({
-      signal: linked.signal,
-      call,
-      session: lease.session,
-      elicitor: directElicitor(capabilities?.elicitation, (params) =>
-        ctx.mcpReq.send({ method: 'elicitation/create', params }, { signal: linked.signal }),
-      ),
-      sampler: directSampler(capabilities, send),
-      rootsLister: directRootsLister(capabilities, send),
-      recorder: host.recorder,
-      log,
-      auth,
-    });
-    try {
-      return await operation(toolCtx);
-    } catch (error) {
-      throw asProtocolError(key, error);
-    } finally {
-      linked.dispose();
-      lease.release();
-      share?.();
-    }
-  }
+  const setup: OperationSetup<T> = { host, lease, share, capabilities, call, auth, key, operation };
+  if (era === 'legacy') return runLegacy(setup, binding, ctx, signal);
   const run = new RoundTripRun(key, binding.owner(ctx), capabilities, callerKeyOf(ctx));
   run.answerFromCall(ctx.mcpReq.inputResponses);
+  return runModern(setup, run, routeOf(ctx), signal);
+}
+
+/** What a `get` or `read` runs with, in either era, once its session is ready. */
+interface OperationSetup<T> {
+  readonly host: PrimitiveHost;
+  readonly lease: SessionLease;
+  readonly share: (() => void) | undefined;
+  readonly capabilities: ClientCapabilities | undefined;
+  readonly call: { readonly id: string; readonly args: string };
+  readonly auth: AuthInfo | undefined;
+  readonly key: string;
+  readonly operation: (toolCtx: ToolContext) => Promise<T>;
+}
+
+/** A 2025-era `get` or `read`: its questions go to the client over its request. */
+async function runLegacy<T extends object>(
+  setup: OperationSetup<T>,
+  binding: PrimitiveBinding,
+  ctx: ServerContext,
+  signal: AbortSignal,
+): Promise<T> {
+  const { host, lease, share, capabilities, call, auth, key, operation } = setup;
+  const linked = host.calls.callSignal(
+    signal,
+    binding.resumable === true ? undefined : ctx.http?.req?.signal,
+  );
+  const send: SendToClient = (request) =>
+    ctx.mcpReq.send(
+      { method: request.method, params: request.params as Record<string, unknown> },
+      { signal: linked.signal },
+    );
+  const toolCtx = createContext({
+    signal: linked.signal,
+    call,
+    session: lease.session,
+    elicitor: directElicitor(capabilities?.elicitation, (params) =>
+      ctx.mcpReq.send({ method: 'elicitation/create', params }, { signal: linked.signal }),
+    ),
+    sampler: directSampler(capabilities, send),
+    rootsLister: directRootsLister(capabilities, send),
+    recorder: host.recorder,
+    log: (level, data, logger) => void ctx.mcpReq.log(level, data, logger).catch(() => undefined),
+    auth,
+  });
+  try {
+    return await operation(toolCtx);
+  } catch (error) {
+    throw asProtocolError(key, error);
+  } finally {
+    linked.dispose();
+    lease.release();
+    share?.();
+  }
+}
+
+/**
+ * A 2026-07-28 `get` or `read`, run as a tool call is: its questions go back with the
+ * request, and the run waits, parked, for the client to come back. Nothing made here
+ * holds the first request (`ctx`): a parked run may last half an hour, and that request
+ * could carry megabytes of members no one reads. Its log lines go to the request the
+ * run is answering then.
+ */
+async function runModern<T extends object>(
+  setup: OperationSetup<T>,
+  run: RoundTripRun,
+  route: CallRoute,
+  signal: AbortSignal,
+): Promise<T | InputRequiredResult> {
+  const { host, lease, share, capabilities, call, auth, key, operation } = setup;
   const unwatch = lease.session.whileOpen(() => run.stop(new Error('mcp: the session ended')));
   const stop = (): void => run.stop(host.calls.signal.reason);
   host.calls.signal.addEventListener('abort', stop, { once: true });
@@ -196,10 +231,9 @@ export async function runOperation<T extends object>(
     rootsLister: run.rootsLister,
     askWithoutElicitor: 'refuse',
     recorder: host.recorder,
-    log,
+    log: (level, data, logger) => void run.route?.log(level, data, logger).catch(() => undefined),
     auth,
   });
-  const route = routeOf(ctx);
   run.route = route;
   let missing: MissingCapabilityError | undefined;
   const result = operation(toolCtx).then(
