@@ -358,6 +358,42 @@ describe('calls waiting for answers (2026-07-28)', () => {
     }
   });
 
+  test('a parked call counts once for each 64 KiB of arguments it holds; the first of a caller is always taken', async () => {
+    const { server, listener } = await serving({ maxParkedCallsPerSubject: 4 });
+    const askWith = (address: string, bytes: number) =>
+      post(
+        listener.url,
+        modern('tools/call', { name: 'asks', arguments: { note: 'x'.repeat(bytes) } }, elicitation),
+        from(address),
+      );
+    const text = (answer: Answer) =>
+      (answer.message?.result as { content?: { text: string }[] }).content?.[0]?.text;
+    try {
+      // A first call of 600 KB (ten parts) parks though it counts past the share; then a
+      // new call of that caller is refused as past its share.
+      expect((await askWith('10.0.0.1', 600_000)).message?.result).toMatchObject({
+        resultType: 'input_required',
+      });
+      expectOverShare(
+        await askWith('10.0.0.1', 10),
+        'client address 10.0.0.1',
+        4,
+        'calls waiting for answers',
+        'maxParkedCallsPerSubject',
+      );
+      // Another caller parks one of 100 KB (two parts); one of 200 KB more (four) would
+      // pass its share of four: its question cannot go back, and the tool's ask fails.
+      expect((await askWith('10.0.0.2', 100_000)).message?.result).toMatchObject({
+        resultType: 'input_required',
+      });
+      expect(text(await askWith('10.0.0.2', 200_000))).toBe(
+        'mcpserver: the caller holds its share of 4 calls waiting for answers (maxParkedCallsPerSubject); answer them, or let them go, first; the question cannot go back to the client now',
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
   test('past maxParkedCalls every caller gets 503 for a new call', async () => {
     const { server, ask } = await serving({ maxParkedCalls: 2 });
     try {

@@ -105,6 +105,9 @@ export class RoundTripRun extends StopEntry {
    * the key the tool gives its request; each answers one request, once.
    */
   #given: Record<string, unknown> | undefined;
+  #arguments: unknown;
+  #argumentBytes: number | undefined;
+  #givenBytes = 0;
 
   constructor(
     tool: string,
@@ -138,6 +141,24 @@ export class RoundTripRun extends StopEntry {
    * {@link MAX_GIVEN_BYTES} (as JSON, keys included) are kept, the first given; the
    * others are ignored too.
    */
+  /**
+   * The bytes the run holds of its request, as JSON: its arguments (see {@link holding})
+   * and the answers it keeps of those sent up front. What parking it counts (RoundTrips).
+   */
+  get heldBytes(): number {
+    // Measured when first parked, not on every call: most calls never park.
+    if (this.#argumentBytes === undefined) {
+      this.#argumentBytes = JSON.stringify(this.#arguments)?.length ?? 0;
+      this.#arguments = undefined;
+    }
+    return this.#argumentBytes + this.#givenBytes;
+  }
+
+  /** Takes note of `args`, which the run's tool keeps while it waits (see {@link heldBytes}). */
+  holding(args: unknown): void {
+    this.#arguments = args;
+  }
+
   answerFromCall(responses: Readonly<Record<string, unknown>> | undefined): void {
     if (responses === undefined || responses === null || typeof responses !== 'object') return;
     const given: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
@@ -155,6 +176,7 @@ export class RoundTripRun extends StopEntry {
       bytes += size;
     }
     this.#given = count > 0 ? given : undefined;
+    this.#givenBytes = bytes;
   }
 
   /** The server stopped (see `CallTracker.untilStopped`): the run stops. */

@@ -44,7 +44,9 @@ export interface RoundTripOptions {
    * The most calls that wait for their clients' answers at once, over every connection
    * (default {@link DEFAULT_MAX_PARKED_CALLS}, 1000). Past it a question that would go
    * back fails at once (the tool's `ctx.ask` throws), and over HTTP a new 2026-07-28
-   * `tools/call` gets 503 until answers come in.
+   * `tools/call` gets 503 until answers come in. A call counts once for each 64 KiB
+   * its arguments and the answers it keeps take as JSON (at least once); a caller's
+   * first is always taken.
    */
   readonly maxParkedCalls?: number;
   /**
@@ -74,7 +76,9 @@ export function ownerDigest(owner: string): string {
  */
 export class RoundTrips {
   readonly #runs = new Map<string, RoundTripRun>();
-  /** How many runs each caller keeps parked (callers with shares only). */
+  /** What the parked runs count together against `maxParkedCalls` (see {@link weightOf}). */
+  #weight = 0;
+  /** What each caller's parked runs count (callers with shares only). */
   readonly #byCaller = new Map<string, number>();
   #states: RequestStates | undefined;
   readonly abandonAfterMs: number;
@@ -109,7 +113,8 @@ export class RoundTrips {
    * Throws when the server, or the run's caller, holds its limit of parked calls.
    */
   park(run: RoundTripRun): Promise<string> {
-    const refusal = this.refusal(run.caller);
+    const weight = weightOf(run);
+    const refusal = this.refusal(run.caller, weight);
     if (refusal !== undefined) {
       throw new AgentToolError(
         'PROTOCOL',
@@ -118,15 +123,19 @@ export class RoundTrips {
     }
     const key = randomHex(16);
     this.#runs.set(key, run);
+    this.#weight += weight;
     const caller = run.caller;
-    if (caller !== undefined) this.#byCaller.set(caller, (this.#byCaller.get(caller) ?? 0) + 1);
+    if (caller !== undefined) {
+      this.#byCaller.set(caller, (this.#byCaller.get(caller) ?? 0) + weight);
+    }
     let filed = true;
     const unfile = (): void => {
       if (!filed) return;
       filed = false;
       this.#runs.delete(key);
+      this.#weight -= weight;
       if (caller === undefined) return;
-      const left = (this.#byCaller.get(caller) ?? 1) - 1;
+      const left = (this.#byCaller.get(caller) ?? weight) - weight;
       if (left > 0) this.#byCaller.set(caller, left);
       else this.#byCaller.delete(caller);
     };
@@ -145,19 +154,22 @@ export class RoundTrips {
   readonly #unfile = new WeakMap<RoundTripRun, () => void>();
 
   /**
-   * Why a new parked call of `caller` would be refused now, or undefined: the server
-   * holds `maxParkedCalls`, or the caller its share.
+   * Why a new parked call of `caller` counting `weight` (see {@link weightOf}) would be
+   * refused now, or undefined: the server holds `maxParkedCalls`, or the caller its
+   * share. One call is always taken where none is parked, whatever it counts.
    */
   refusal(
     caller: string | undefined,
+    weight = 1,
   ): { readonly perCaller: boolean; readonly message: string } | undefined {
-    if (this.#runs.size >= this.maxParked) {
+    if (this.#weight > 0 && this.#weight + weight > this.maxParked) {
       return {
         perCaller: false,
         message: `the server holds its limit of ${this.maxParked} calls waiting for answers (maxParkedCalls)`,
       };
     }
-    if (caller !== undefined && (this.#byCaller.get(caller) ?? 0) >= this.maxParkedPerCaller) {
+    const held = caller === undefined ? 0 : (this.#byCaller.get(caller) ?? 0);
+    if (held > 0 && held + weight > this.maxParkedPerCaller) {
       return {
         perCaller: true,
         message: `the caller holds its share of ${this.maxParkedPerCaller} calls waiting for answers (maxParkedCallsPerSubject); answer them, or let them go, first`,
@@ -231,6 +243,7 @@ export class RoundTrips {
   stopAll(reason: unknown): void {
     for (const run of [...this.#runs.values()]) run.stop(reason);
     this.#runs.clear();
+    this.#weight = 0;
     this.#byCaller.clear();
   }
 
@@ -239,7 +252,7 @@ export class RoundTrips {
     return this.#runs.size;
   }
 
-  /** How many runs wait for `caller`. */
+  /** What the runs waiting for `caller` count against its share (see {@link weightOf}). */
   parkedBy(caller: string): number {
     return this.#byCaller.get(caller) ?? 0;
   }
@@ -271,6 +284,19 @@ function invalidState(why: string): ProtocolError {
 /** The default share of one caller: a tenth of the whole, at least 1. */
 export function fairShare(limit: number): number {
   return Math.max(1, Math.ceil(limit / 10));
+}
+
+/**
+ * The bytes of what a parked call holds (its arguments, the answers it was sent up front,
+ * as JSON) that count as one call against `maxParkedCalls` and its shares: a larger
+ * one counts once for each such part. A parked call lasts up to `abandonAfterMs`; the
+ * count alone let one caller park its share of calls of a 4 MiB request each.
+ */
+export const PARKED_CALL_BYTES = 64 * 1024;
+
+/** What `run` counts against the parked calls' limits: one, or one for each 64 KiB it holds. */
+function weightOf(run: RoundTripRun): number {
+  return Math.max(1, Math.ceil(run.heldBytes / PARKED_CALL_BYTES));
 }
 
 /** A limit on a count: a whole number, at least 1; the default when not given. */

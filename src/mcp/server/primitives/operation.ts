@@ -143,6 +143,7 @@ export async function runOperation<T extends object>(
   const setup: OperationSetup<T> = { host, lease, share, capabilities, call, auth, key, operation };
   if (era === 'legacy') return runLegacy(setup, binding, ctx, signal);
   const run = new RoundTripRun(key, binding.owner(ctx), capabilities, callerKeyOf(ctx));
+  run.holding(args);
   run.answerFromCall(ctx.mcpReq.inputResponses);
   return runModern(setup, run, routeOf(ctx), signal);
 }

@@ -111,6 +111,7 @@ async function startModern(
     return withHandle(await startTask(host, call), lease.handle);
   }
   const run = new RoundTripRun(name, binding.owner(ctx), capabilities, caller);
+  run.holding(args);
   run.answerFromCall(ctx.mcpReq.inputResponses);
   /** The call's share, once the run holds it (see below). */
   const held: CallShare = { giveBack: undefined };
