@@ -275,7 +275,8 @@ export interface HttpServeOptions {
   readonly maxUnreadAnswerBytesPerSubject?: number;
   /**
    * Makes a 2025-era session's SSE streams resumable (`Last-Event-ID`), keeping its
-   * last 1000 events in memory until the session ends (default off). Clients of
+   * last 1000 events, of 1 MiB of messages at most (as JSON; the newest is always
+   * kept), in memory until the session ends (default off). Clients of
    * protocol 2025-11-25 or later then get a priming event first.
    */
   readonly resumable?: boolean;

@@ -5,25 +5,42 @@ interface StoredEvent {
   readonly id: string;
   readonly streamId: string;
   readonly message: JSONRPCMessage;
+  /** Its message's length as JSON. */
+  readonly bytes: number;
 }
+
+/** The most bytes (of messages, as JSON) one session's store keeps by default. */
+export const SESSION_EVENT_BYTES = 1024 * 1024;
 
 /**
  * A bounded in-memory event store for one HTTP session, so a client can resume an SSE
  * stream with `Last-Event-ID`. Event ids are random (one session cannot guess
- * another's); the oldest events are dropped past `limit`.
+ * another's); the oldest events are dropped past `limit` events or `maxBytes` of
+ * messages (the newest is always kept), so that a session's results, read long ago,
+ * do not stay by the thousand.
  */
 export class SessionEventStore implements EventStore {
   readonly #events: StoredEvent[] = [];
   readonly #limit: number;
+  readonly #maxBytes: number;
+  #bytes = 0;
 
-  constructor(limit = 1000) {
+  constructor(limit = 1000, maxBytes = SESSION_EVENT_BYTES) {
     this.#limit = limit;
+    this.#maxBytes = maxBytes;
   }
 
   storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
     const id = `${streamId}_${randomUuid()}`;
-    this.#events.push({ id, streamId, message });
-    if (this.#events.length > this.#limit) this.#events.shift();
+    const bytes = JSON.stringify(message).length;
+    this.#events.push({ id, streamId, message, bytes });
+    this.#bytes += bytes;
+    while (
+      this.#events.length > 1 &&
+      (this.#events.length > this.#limit || this.#bytes > this.#maxBytes)
+    ) {
+      this.#bytes -= this.#events.shift()?.bytes ?? 0;
+    }
     return Promise.resolve(id);
   }
 
