@@ -162,6 +162,78 @@ test("a caller's answers left unread take its share of memory, no more; others a
   }
 }, 60_000);
 
+/** Opens a 2026-07-28 listening stream for `uri` on a connection that then reads nothing. */
+async function unreadListen(port: number, forwardedFor: string, uri: string): Promise<Socket> {
+  const body = JSON.stringify(
+    modern('subscriptions/listen', { notifications: { resourceSubscriptions: [uri] } }),
+  );
+  const socket: Socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  const headers = Object.entries({
+    ...callHeaders,
+    'mcp-method': 'subscriptions/listen',
+    host: `127.0.0.1:${port}`,
+    'x-forwarded-for': forwardedFor,
+    'content-length': String(Buffer.byteLength(body)),
+  })
+    .filter(([name]) => name !== 'mcp-name')
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.write(`POST /mcp HTTP/1.1\r\n${headers}\r\n${body}`);
+  // The stream's head and its acknowledgement, then nothing more is read.
+  await new Promise<void>((resolve) => socket.once('data', () => resolve()));
+  socket.pause();
+  return socket;
+}
+
+test("a caller's listening streams left unread take its share of memory, no more; others are served", async () => {
+  const cuts: string[] = [];
+  const uri = 'notes://busy';
+  const server = new McpToolServer([big], {
+    resources: [{ uri, name: 'busy', read: () => 'busy' }],
+    onError: (_message, error) => cuts.push((error as Error).message),
+  });
+  const listener = await server.listenHttp({
+    trustProxy: true,
+    maxUnreadAnswerBytesPerSubject: 1024 * 1024,
+  });
+  const sockets: Socket[] = [];
+  try {
+    for (let i = 0; i < 3; i++) sockets.push(await unreadListen(listener.port, '10.0.0.1', uri));
+    const reader = await unreadListen(listener.port, '10.0.0.2', uri);
+    let received = 0;
+    reader.on('data', (chunk: Buffer) => (received += chunk.length));
+    reader.resume();
+    sockets.push(reader);
+    // Far more notices than sockets and a share hold: some 40 MB a stream.
+    for (let i = 0; i < 200_000 && cuts.length === 0; i++) {
+      await server.resourceUpdated(uri);
+      if (i % 1000 === 999) await pause(1);
+    }
+    expect(cuts[0]).toMatch(
+      /^an answer was cut \(its connection closed\): address:10\.0\.0\.1 has not read \d+ bytes of its answers, its share of 1048576 \(maxUnreadAnswerBytesPerSubject\), and another \d+ waited$/,
+    );
+    // The stream that passed the share is closed (whichever of the caller's three it was).
+    const closing = sockets
+      .slice(0, 3)
+      .map((socket) =>
+        closedWithin(socket, 10_000).then((closed) => closed || pause(10_000).then(() => false)),
+      );
+    expect(await Promise.race(closing)).toBe(true);
+    // The caller that reads is told of every change.
+    const before = received;
+    await server.resourceUpdated(uri);
+    const start = Date.now();
+    while (received === before && Date.now() - start < 10_000) await pause(20);
+    expect(received).toBeGreaterThan(before);
+    expect(reader.destroyed).toBe(false);
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await server.close();
+  }
+}, 60_000);
+
 test('must be a whole number of milliseconds, at least 1', async () => {
   const server = new McpToolServer([big]);
   try {

@@ -41,7 +41,7 @@ export function whenDone(response: Response, done: () => void, backlog?: Backlog
   return response;
 }
 
-function isEventStream(response: Response): boolean {
+export function isEventStream(response: Response): boolean {
   return response.headers.get('content-type')?.includes('text/event-stream') === true;
 }
 
@@ -199,6 +199,8 @@ export interface UnreadAnswers {
   readonly caller: string;
   /** Told when the answer is cut because the budget has no room for it. */
   readonly onCut: (why: 'share' | 'limit', bytes: number) => void;
+  /** A listening stream (see {@link writeResponse}), not an answer. */
+  readonly listening?: boolean;
 }
 
 /** What a body read gets when the body budget has no room for it (see `overBudget`). */
@@ -391,7 +393,81 @@ export function writeResponse(
   if (headers['content-type']?.includes('text/event-stream') === true) res.flushHeaders();
   // The answer is not held while its body is written: what it was made from (a copy of
   // the body, for a body given whole) goes with it.
+  if (unread?.listening === true) {
+    return writeListening(res, bytes(body).getReader(), signal, followers, stallMs, unread);
+  }
   return writeBody(res, bytes(body).getReader(), signal, followers, stallMs, unread);
+}
+
+/**
+ * Writes a listening stream (a 2026-07-28 `subscriptions/listen`, a 2025-era session's
+ * GET): its events are read as they come, whether or not the client takes them (the
+ * SDK's streams queue what they are given without waiting, so waiting here left them
+ * piling up unseen), and what then waits in the connection's buffer counts against the
+ * caller's unread answers: past its share, or the server's limit, the stream is cut as
+ * an answer is. A client that takes nothing of it for `stallMs` is cut too.
+ */
+async function writeListening(
+  res: ServerResponse,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  signal: AbortSignal,
+  followers: Followers | undefined,
+  stallMs: number,
+  unread: UnreadAnswers,
+): Promise<void> {
+  const stop = (): void => void reader.cancel().catch(() => undefined);
+  if (signal.aborted) stop();
+  else res.on('close', stop);
+  const { budget, caller } = unread;
+  /** The bytes of the connection's buffer counted against the caller. */
+  let counted = 0;
+  const recount = (): 'share' | 'limit' | undefined => {
+    const waiting = res.writableLength;
+    if (waiting > counted) {
+      const over = budget.hold(caller, waiting - counted);
+      if (over !== undefined) return over;
+    } else if (waiting < counted) {
+      budget.release(caller, counted - waiting);
+    }
+    counted = waiting;
+    return undefined;
+  };
+  const drained = (): void => void recount();
+  res.on('drain', drained);
+  let seen = progressOf(res);
+  const stall = setInterval(
+    () => {
+      const now = progressOf(res);
+      if (counted > 0 && now === seen) res.destroy();
+      seen = now;
+    },
+    Math.min(stallMs, 2 ** 31 - 1),
+  );
+  stall.unref();
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done || signal.aborted) break;
+      followers?.backlog?.delivered();
+      res.write(next.value);
+      const over = recount();
+      if (over !== undefined) {
+        unread.onCut(over, res.writableLength - counted);
+        res.destroy();
+        break;
+      }
+    }
+  } catch {
+    // The stream failed or the client left: end what was written.
+  } finally {
+    clearInterval(stall);
+    res.off('drain', drained);
+    res.off('close', stop);
+    if (counted > 0) budget.release(caller, counted);
+    if (signal.aborted) await reader.cancel().catch(() => undefined);
+    if (followers !== undefined) once(followers.dones)();
+    res.end();
+  }
 }
 
 /** Writes what `reader` reads to `res`, as {@link writeResponse} says. */

@@ -261,8 +261,9 @@ export interface HttpServeOptions {
    * The most bytes of answers written to connections whose clients have not read them,
    * all clients together (default 256 MiB). An answer whose client reads nothing waits
    * in memory (up to `writeStallTimeoutMs`); one that would pass this has its
-   * connection closed instead, the answer dropped. For `listenHttp` and the handler's
-   * `node()`; a web handler's answers are its host's to write.
+   * connection closed instead, the answer dropped. Listening streams (a
+   * `subscriptions/listen`, a session's GET) count the same. For `listenHttp` and the
+   * handler's `node()`; a web handler's answers are its host's to write.
    */
   readonly maxUnreadAnswerBytes?: number;
   /**

@@ -32,6 +32,7 @@ export {
   jsonRpcError,
   NOTHING,
   idRefusal,
+  isEventStream,
   parseBody,
   readLimited,
   AnswerBudget,

@@ -30,6 +30,7 @@ import {
   jsonRpcError,
   NOTHING,
   idRefusal,
+  isEventStream,
   parseBody,
   readLimited,
   type AnswerBudget,
@@ -317,14 +318,21 @@ class HttpEndpoint {
     // A drain waits for this answer until it is written: counted once the body is read.
     let counted = false;
     let caller: string | undefined;
+    let listening = false;
     const count = (key: string): void => {
       counted = true;
       caller = key;
       this.#answering++;
     };
+    // A listening stream is no answer a drain waits for, but what its client leaves
+    // unread counts against its caller's share as an answer's does.
+    const listen = (key: string): void => {
+      caller = key;
+      listening = true;
+    };
     let response: Response | undefined;
     try {
-      response = await this.#nodeResponse(req, parsedBody, abort.signal, count);
+      response = await this.#nodeResponse(req, parsedBody, abort.signal, count, listen);
     } catch (error) {
       // A client that left mid-upload is no failure of ours, and has no one to answer.
       if (error instanceof ClientGone) return;
@@ -347,7 +355,7 @@ class HttpEndpoint {
         abort.signal,
         keepAlive,
         this.#writeStallMs,
-        caller === undefined ? undefined : this.#unreadAnswers(caller),
+        caller === undefined ? undefined : this.#unreadAnswers(caller, listening),
       );
       // Not held while it is written (see writeResponse).
       response = undefined;
@@ -364,11 +372,11 @@ class HttpEndpoint {
   }
 
   /** What an answer for `caller` may leave unread, and the report when it is cut. */
-  #unreadAnswers(caller: string): UnreadAnswers {
+  #unreadAnswers(caller: string, listening: boolean): UnreadAnswers {
     const budget = this.#unread;
     const report = (why: 'share' | 'limit', bytes: number): void =>
       this.#server.host.report('mcp: http', plainError(budget.cut(caller, why, bytes)));
-    return { budget, caller, onCut: report };
+    return { budget, caller, onCut: report, listening };
   }
 
   /**
@@ -389,6 +397,7 @@ class HttpEndpoint {
     parsedBody: unknown,
     signal: AbortSignal,
     count: (caller: string) => void,
+    listen: (caller: string) => void,
   ): Promise<Response> {
     const method = (req.method ?? 'GET').toUpperCase();
     const headers = headersOf(req);
@@ -434,7 +443,12 @@ class HttpEndpoint {
         body = parsed;
       }
     }
-    if (!answers(body)) return this.#dispatch(request, body, authInfo);
+    if (!answers(body)) {
+      const response = await this.#dispatch(request, body, authInfo);
+      // A `subscriptions/listen` or a session's GET: a stream its client may never read.
+      if (isEventStream(response)) listen(requestCallers.get(request)?.key ?? caller);
+      return response;
+    }
     count(requestCallers.get(request)?.key ?? callerKey(authInfo, address));
     // writeResponse tells the backlog as it writes: the answer is not wrapped for it.
     const backlog = this.#backlog(request);
