@@ -7,9 +7,9 @@
 // such as an AbortSignal that follows another, go only once its cleanup has run: a loop
 // of promises alone never gives it the turn); a control keeps 1 KB a request itself, to
 // show the measure sees what it is looking for.
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ensureBuilt, ROOT } from '../cli/helpers';
+import { measuredInChild } from '../support/measure-child';
 
 const SCRIPT = `
 const v8 = require('node:v8');
@@ -83,15 +83,7 @@ async function perRequest(keepPerRequest) {
 beforeAll(() => ensureBuilt(), 300_000);
 
 test('a 2026-07-28 request leaves nothing behind once answered', () => {
-  // An environment of its own: nothing an earlier test in this worker set reaches it.
-  const run = spawnSync(process.execPath, ['--expose-gc', '-e', SCRIPT], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  expect(run.stderr).toBe('');
-  const bytes = JSON.parse(run.stdout) as { ours: number; control: number };
+  const bytes = measuredInChild<{ ours: number; control: number }>(SCRIPT);
   // The control keeps an array of 1 KB a request: the measure sees it.
   expect(bytes.control).toBeGreaterThan(900);
   // Measured: 10-15 bytes a request here, once about 100 in CI on Node 22 (the SDK's own

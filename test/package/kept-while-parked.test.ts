@@ -6,9 +6,9 @@
 // to end the server within its share). The child process parks requests carrying 1 MB
 // of such members each and measures the heap's object spaces after full collections; a
 // control keeps each request's body itself, to show the measure sees what it looks for.
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ensureBuilt, ROOT } from '../cli/helpers';
+import { measuredInChild } from '../support/measure-child';
 
 const SCRIPT = `
 const v8 = require('node:v8');
@@ -81,14 +81,7 @@ async function perParked(method, keep) {
 beforeAll(() => ensureBuilt(), 300_000);
 
 test('a parked 2026-07-28 prompts/get or resources/read does not hold its request', () => {
-  const run = spawnSync(process.execPath, ['--expose-gc', '-e', SCRIPT], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
-  expect(run.stderr).toBe('');
-  const bytes = JSON.parse(run.stdout) as { prompt: number; resource: number; control: number };
+  const bytes = measuredInChild<{ prompt: number; resource: number; control: number }>(SCRIPT);
   // The control keeps each request's parsed body (some 3 MB on the heap): the measure sees it.
   expect(bytes.control).toBeGreaterThan(1_000_000);
   // A parked run, its question, its state and its timers are some kilobytes; a request

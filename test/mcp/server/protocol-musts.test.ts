@@ -84,6 +84,18 @@ const declaring = (capabilities: Record<string, unknown>) => ({
   'io.modelcontextprotocol/clientCapabilities': capabilities,
 });
 
+/** A 2026-07-28 `tools/call` of `name` at `url` carrying `inputResponses` (and a state). */
+const callWithAnswers =
+  (url: string, name: string) => (inputResponses: Record<string, unknown>, requestState?: string) =>
+    post(
+      url,
+      modern(
+        'tools/call',
+        { name, arguments: {}, inputResponses, ...(requestState && { requestState }) },
+        declaring({ elicitation: {} }),
+      ),
+    );
+
 describe('2026-07-28: a capability the client did not declare', () => {
   test.each([
     ['needs_model', { elicitation: {}, roots: {} }, { sampling: {} }],
@@ -286,20 +298,7 @@ describe('input request keys', () => {
     const own = new McpToolServer([upFront]);
     const mine = await own.listenHttp({ stateless: true });
     try {
-      const call = (inputResponses: Record<string, unknown>, requestState?: string) =>
-        post(
-          mine.url,
-          modern(
-            'tools/call',
-            {
-              name: 'up_front',
-              arguments: {},
-              inputResponses,
-              ...(requestState && { requestState }),
-            },
-            declaring({ elicitation: {} }),
-          ),
-        );
+      const call = callWithAnswers(mine.url, 'up_front');
       // The named question is answered from the call; the unnamed one goes back, and an
       // answer under a made-up key sent up front (elicit_1) answers nothing.
       const first = await call({
@@ -342,20 +341,7 @@ describe('input request keys', () => {
     const own = new McpToolServer([asks]);
     const mine = await own.listenHttp({ stateless: true });
     try {
-      const call = (inputResponses: Record<string, unknown>, requestState?: string) =>
-        post(
-          mine.url,
-          modern(
-            'tools/call',
-            {
-              name: 'asks_by_key',
-              arguments: {},
-              inputResponses,
-              ...(requestState && { requestState }),
-            },
-            declaring({ elicitation: {} }),
-          ),
-        );
+      const call = callWithAnswers(mine.url, 'asks_by_key');
       const accept = (length: number) => ({
         action: 'accept',
         content: { text: 'x'.repeat(length) },
