@@ -8,6 +8,7 @@ import {
   resourceOf,
   type Tool,
   type ToolContext,
+  wrap,
 } from '../core';
 import {
   type CanActivate,
@@ -103,10 +104,17 @@ export async function buildTools(
     for (const node of module.tools) {
       const cls = node.token as Constructor;
       if (homes.get(node) === 'app') {
-        tools.push(
+        const tool =
           sharingOf(node) === 'shared'
             ? appTool(node, cls, await appScope.resolve(node), build)
-            : perCallTool(node, cls, () => appScope, build),
+            : perCallTool(node, cls, () => appScope, build);
+        // A session's tool finds the app closed through its scope; the app's own would
+        // run on, with the providers it holds already closed.
+        tools.push(
+          wrap(tool, (call, ctx) => {
+            calls.open();
+            return tool.execute(call, ctx);
+          }),
         );
       } else {
         const tool =
@@ -210,6 +218,8 @@ export interface SessionCalls {
   readonly handles: HandleTable;
   /** How many calls may wait for one session's resource (see `ToolAppOptions.maxQueuedCalls`). */
   readonly maxQueued: number;
+  /** Throws `CLOSED` once the app is closing: an app's tool then runs no more. */
+  readonly open: () => void;
 }
 
 /** Each session's (or handle's) turns, made on first use. */

@@ -144,6 +144,7 @@ export class ToolApp {
         const tools = await buildTools(checked, appScope, scopeOf, {
           handles,
           maxQueued: maxQueuedCalls(options.maxQueuedCalls),
+          open: () => app.#checkOpen(),
         });
         const primitives = await buildPrimitives(checked, appScope, scopeOf);
         const live = await chainLiveSources(
@@ -319,10 +320,15 @@ export class ToolApp {
 
   /** The scope of a session (see {@link SessionScopes}); none once the app is closing. */
   #scopeFor(session: Session | undefined): InstanceScope {
+    this.#checkOpen();
+    return this.#sessionScopes.scopeFor(session);
+  }
+
+  /** Throws `CLOSED` once the app is closing. */
+  #checkOpen(): void {
     if (this.#closing !== undefined) {
       throw new AgentToolError('CLOSED', 'agenttool/di: the app is closed');
     }
-    return this.#sessionScopes.scopeFor(session);
   }
 
   /**

@@ -54,7 +54,11 @@ export async function bounded<T>(
   const timer =
     timeoutMs === undefined
       ? undefined
-      : setTimeout(() => stop(timedOut(root, timeoutMs, running)), timeoutMs);
+      : // A delay past 2^31-1 ms would fire at once: clamped (about 24.8 days).
+        setTimeout(
+          () => stop(timedOut(root, timeoutMs, running)),
+          Math.min(timeoutMs, 2 ** 31 - 1),
+        );
   // Not unref'd: a start waiting on nothing but a promise that never settles would
   // otherwise let the process end without the error.
   const working = work();

@@ -104,6 +104,18 @@ describe('a start with timeoutMs', () => {
     await app.close();
   });
 
+  it('takes a bound past what a timer holds (2^31 ms) as about 24.8 days, not as none', async () => {
+    @Module({
+      providers: [
+        { provide: 'N', useFactory: () => new Promise((resolve) => setTimeout(resolve, 50, 1)) },
+      ],
+    })
+    class M {}
+    const app = await ToolApp.create(M, { timeoutMs: 2 ** 31 });
+    expect(await app.get('N')).toBe(1);
+    await app.close();
+  });
+
   it('refuses a timeout that is not a positive number', async () => {
     @Module({})
     class M {}

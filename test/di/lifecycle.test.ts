@@ -525,6 +525,49 @@ describe('closing', () => {
     expect(events).toEqual(['close Shell', 'close Pool', 'close late connection']);
   });
 
+  it('runs no tool once closed: an app-scoped one fails CLOSED as a session-scoped one does', async () => {
+    @Injectable()
+    class Db {
+      open = true;
+      close(): void {
+        this.open = false;
+      }
+    }
+    @Tool({ name: 'query', description: 'Reads the database' })
+    class Query {
+      constructor(private readonly db: Db) {}
+      execute(): string {
+        return `open: ${this.db.open}`;
+      }
+    }
+    @Injectable({ scope: 'session' })
+    class Cursor {}
+    @Tool({ name: 'fetch', description: 'Reads a cursor' })
+    class Fetch {
+      constructor(private readonly cursor: Cursor) {}
+      execute(): string {
+        return `cursor: ${this.cursor.constructor.name}`;
+      }
+    }
+    @Module({ tools: [Query, Fetch], providers: [Db, Cursor] })
+    class M {}
+    const app = await ToolApp.create(M);
+    const session = testSession('s');
+    const before = await app.results([app.job('query'), app.job('fetch')], { session });
+    expect(before.map((outcome) => outcome.result?.output)).toEqual([
+      'open: true',
+      'cursor: Cursor',
+    ]);
+    await app.close();
+    const after = await app.results([app.job('query'), app.job('fetch')], { session });
+    for (const outcome of after) {
+      expect(outcome.error).toMatchObject({
+        code: 'CLOSED',
+        message: 'agenttool/di: the app is closed',
+      });
+    }
+  });
+
   it('closes by close(), dispose() or Symbol.asyncDispose, each object once', async () => {
     const closed: string[] = [];
     @Injectable()
