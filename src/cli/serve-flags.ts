@@ -91,7 +91,7 @@ export function serveOptionsFrom(
     stateless: options.stateless === true,
     record: options.record,
     resumable: options.resumable,
-    allowedHosts: options.allowedHost,
+    allowedHosts: allowedHostsOf(options.allowedHost),
     trustProxy: trustProxyOf(options.trustProxy),
     limits: limitsOf(options.limit),
     redis: options.redis,
@@ -138,6 +138,19 @@ export function workspaceOptions(command: Command): Command {
 }
 
 /** `--trust-proxy`: `true`, `false`, a number of hops, or addresses and CIDR ranges. */
+/** `--allowed-host`: names, each not empty (an empty one would admit no client at all). */
+function allowedHostsOf(given: readonly string[] | undefined): string[] | undefined {
+  if (given === undefined) return undefined;
+  const hosts = given.map((host) => host.trim());
+  if (hosts.some((host) => host === '')) {
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: --allowed-host ${given.map((host) => JSON.stringify(host)).join(' ')}: give the Host names clients use, name or name:port, e.g. --allowed-host mcp.example.com`,
+    );
+  }
+  return hosts;
+}
+
 function trustProxyOf(text: string | undefined): boolean | number | string[] | undefined {
   if (text === undefined) return undefined;
   if (text === 'true' || text === 'false') return text === 'true';

@@ -299,6 +299,14 @@ describe('agenttool serve: bad input', () => {
     );
   });
 
+  it('exits 2 for an empty --allowed-host (no client could then reach the server)', async () => {
+    const ran = await runAgenttool(['serve', APP, '--http', '0', '--allowed-host', '']);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toBe(
+      'agenttool: --allowed-host "": give the Host names clients use, name or name:port, e.g. --allowed-host mcp.example.com\n',
+    );
+  });
+
   it('exits 2 for --limit without --http', async () => {
     const stdio = await runAgenttool(['serve', APP, '--limit', 'maxCalls=5']);
     expect(stdio.code).toBe(2);
