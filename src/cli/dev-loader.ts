@@ -2,6 +2,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { type Constructor, errorMessage, isModuleClass } from './public-api';
+import { syntaxPlace } from './syntax-place';
 import { CliError, ExitCode } from './exit-codes';
 import { unusableModulePath } from './module-file';
 
@@ -165,6 +166,8 @@ export class DevLoader {
       if (!(next instanceof Error) || seen.has(next)) continue;
       seen.add(next);
       if (next instanceof DevLoadError && next.location !== undefined) return next.location;
+      const place = syntaxPlace(next);
+      if (place !== undefined && this.#isUsers(place.file)) return place;
       for (const line of (next.stack ?? '').split('\n').slice(1)) {
         // `at fn (/path:line:col)` or `at /path:line:col`; never `node:internal/...`.
         const frame =

@@ -2,6 +2,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { type Constructor, errorMessage, isModuleClass, type McpToolServer } from './public-api';
 import { CliError, ExitCode } from './exit-codes';
+import { syntaxPlace } from './syntax-place';
 import type * as ImportFile from './import-file';
 
 /** A root `@Module` class found in a module file. */
@@ -57,9 +58,16 @@ export async function loadModuleFile(
   try {
     exported = typescript ? requiredExports(file) : await importedExports(file);
   } catch (error) {
+    // A syntax error's place is not in its message: named here, file (often another
+    // the given one requires), line and column.
+    const place = syntaxPlace(error);
+    const where =
+      place === undefined
+        ? ''
+        : `${relative(cwd, place.file) || place.file}:${place.line}:${place.column}: `;
     throw new CliError(
       ExitCode.BAD_ARGUMENTS,
-      `agenttool: loading ${shown} failed: ${firstLine(errorMessage(error))}`,
+      `agenttool: loading ${shown} failed: ${where}${firstLine(errorMessage(error))}`,
       { cause: error },
     );
   }

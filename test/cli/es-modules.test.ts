@@ -79,4 +79,15 @@ describe('a module file that fails as it loads', () => {
     expect(ran).toMatchObject({ code: 2, stdout: '' });
     expect(ran.stderr).toMatch(/^agenttool: loading .*broken\.[cm]js failed: no config file\n$/);
   });
+
+  it('names the file, line and column of a syntax error in a file it requires', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'app.js'), 'exports.A = 1;\nrequire("./parts.js");\n');
+    writeFileSync(join(dir, 'parts.js'), '// parts\nconst x = ;\n');
+    const ran = await runAgenttool(['list', join(dir, 'app.js')], { cwd: dir });
+    expect(ran).toMatchObject({ code: 2, stdout: '' });
+    expect(ran.stderr).toBe(
+      "agenttool: loading app.js failed: parts.js:2:11: Unexpected token ';'\n",
+    );
+  });
 });
