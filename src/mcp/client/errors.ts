@@ -58,6 +58,10 @@ export function causes(error: unknown): string {
   return parts.join(': ');
 }
 
+/** What a 403 means, besides what its body says. */
+const REFUSED =
+  'it refuses this client: an authorization it lacks (a scope), or the Host or Origin it was sent';
+
 /**
  * What an HTTP answer that is no MCP answer says, worded for a call or a connection
  * (after `mcp: call "x": ` or `mcp: connect: `): its status and what its body says
@@ -90,7 +94,10 @@ export function httpFailure(
     const said = refusalText(error).replace(/^Error POSTing to endpoint(?: \(HTTP \d+\))?: /, '');
     // An empty body was given its status by bounded-answers.ts: said once.
     const body = said.startsWith(`${status}, no body`) ? 'no body' : said;
-    const why = error.status === 401 || error.status === 403 ? `: ${authorize}` : '';
+    // A 403 is as often the server's DNS-rebinding guard (the Host or Origin sent) as an
+    // authorization it lacks (a scope): its body says which.
+    const why =
+      error.status === 401 ? `: ${authorize}` : error.status === 403 ? `: ${REFUSED}` : '';
     return { code: 'CONNECTION', message: `the server answered ${status}${why}: ${body}` };
   }
   if (

@@ -153,7 +153,7 @@ test('an answer that is no MCP answer fails its call at once, saying what came, 
     ['unauthorized', `mcp: call "echo": the server answered HTTP 401 Unauthorized: ${authorize}`],
     [
       'forbidden',
-      `mcp: call "echo": the server answered HTTP 403 Forbidden: ${authorize}: not yours`,
+      'mcp: call "echo": the server answered HTTP 403 Forbidden: it refuses this client: an authorization it lacks (a scope), or the Host or Origin it was sent: not yours',
     ],
     ['content-string', `mcp: the result's content is not a list of blocks: "hello"`],
     [
