@@ -17,6 +17,8 @@ export type UnreadableLine =
       readonly id: string | number | undefined;
       readonly response: boolean;
       readonly error: Error;
+      /** What is wrong, for a request well formed but for a member of its params. */
+      readonly why?: string;
     }
   | {
       /** A message nested deeper than the SDK's schemas can walk (see `nestedTooDeep`). */
@@ -124,5 +126,37 @@ function unreadable(line: string, error: unknown): UnreadableLine {
     response:
       object !== undefined && ('result' in object || 'error' in object) && !('method' in object),
     error: cause,
+    ...(object === undefined ? {} : paramsFault(object)),
   };
+}
+
+/**
+ * What is wrong with a request that has `jsonrpc`, a string `method` and an id, yet
+ * the protocol's schema refused: its `params`, or their `_meta`, or the progress token
+ * in it (the schema's own error is a hundred lines, naming every kind of message).
+ */
+function paramsFault(message: Record<string, unknown>): { why?: string } {
+  const id = message['id'];
+  if (
+    message['jsonrpc'] !== '2.0' ||
+    typeof message['method'] !== 'string' ||
+    !(typeof id === 'string' || typeof id === 'number')
+  ) {
+    return {};
+  }
+  const params = message['params'];
+  if (params === undefined) return {};
+  if (typeof params !== 'object' || params === null) {
+    return { why: 'params is neither an object nor an array' };
+  }
+  const meta = (params as Record<string, unknown>)['_meta'];
+  if (meta === undefined) return {};
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) {
+    return { why: 'params._meta is not an object' };
+  }
+  const token = (meta as Record<string, unknown>)['progressToken'];
+  if (token !== undefined && typeof token !== 'string' && typeof token !== 'number') {
+    return { why: 'params._meta.progressToken is neither a string nor a number' };
+  }
+  return {};
 }

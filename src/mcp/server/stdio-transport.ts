@@ -96,7 +96,12 @@ export function boundedStdioTransport(
     // sender is told (with its id, else null, as JSON-RPC has it); a malformed response
     // is only reported, one too deep fails the request of ours it answers. The report is
     // a line naming the message, not the schema's error (a hundred lines per message).
-    const refusal = unreadable.kind === 'deep' ? TOO_DEEP_MESSAGE : INVALID_REQUEST;
+    const refusal =
+      unreadable.kind === 'deep'
+        ? TOO_DEEP_MESSAGE
+        : unreadable.why === undefined
+          ? INVALID_REQUEST
+          : `Invalid request: ${unreadable.why}`;
     if (unreadable.response) {
       const what = unreadable.kind === 'deep' ? TOO_DEEP_MESSAGE : INVALID_RESPONSE;
       report(plainError(`${what}: ${excerpt(unreadable.line)}`));

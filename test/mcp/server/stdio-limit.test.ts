@@ -410,6 +410,32 @@ test('JSON that is no request is answered as an invalid request, for its id or n
   }
 });
 
+test('a request well formed but for its params is told which member is wrong', async () => {
+  const pipe = await served();
+  try {
+    const lines = [
+      '{"jsonrpc":"2.0","id":61,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"progressToken":{"a":1}}}}',
+      '{"jsonrpc":"2.0","id":62,"method":"tools/call","params":{"name":"echo","_meta":[]}}',
+      '{"jsonrpc":"2.0","id":63,"method":"tools/call","params":"echo"}',
+      call(64, 'fine'),
+    ];
+    pipe.write(lines.map((line) => `${line}\n`).join(''));
+    const refused = (id: number, why: string) => ({
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32600, message: `Invalid request: ${why}` },
+    });
+    expect(await pipe.next()).toEqual(
+      refused(61, 'params._meta.progressToken is neither a string nor a number'),
+    );
+    expect(await pipe.next()).toEqual(refused(62, 'params._meta is not an object'));
+    expect(await pipe.next()).toEqual(refused(63, 'params is neither an object nor an array'));
+    expect((await pipe.next()).id).toBe(64);
+  } finally {
+    await pipe.close();
+  }
+});
+
 test('a message nested too deep outside the arguments is refused as an invalid request, in a line of report', async () => {
   const pipe = await served({}, 64 * 1024);
   try {
