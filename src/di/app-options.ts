@@ -81,7 +81,7 @@ export function maxQueuedCalls(value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
     throw new AgentToolError(
       'INVALID_OPTIONS',
-      `ToolApp.create: maxQueuedCalls must be a whole number of calls, 0 or more, got ${JSON.stringify(value) ?? typeof value}`,
+      `ToolApp.create: maxQueuedCalls must be a whole number of calls, 0 or more, got ${typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? typeof value)}`,
     );
   }
   return value;

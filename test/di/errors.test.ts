@@ -245,3 +245,19 @@ describe('the modules are checked before anything is built', () => {
     ]);
   });
 });
+
+describe('options', () => {
+  it.each([
+    [-1, 'got -1'],
+    [1.5, 'got 1.5'],
+    [Number.NaN, 'got NaN'],
+    ['3', 'got "3"'],
+  ])('refuses maxQueuedCalls %p, saying what it got', async (value, got) => {
+    @Module({})
+    class M {}
+    await expect(ToolApp.create(M, { maxQueuedCalls: value as number })).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      message: `ToolApp.create: maxQueuedCalls must be a whole number of calls, 0 or more, ${got}`,
+    });
+  });
+});
