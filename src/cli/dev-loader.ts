@@ -4,7 +4,7 @@ import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node
 import { type Constructor, errorMessage, isModuleClass } from './public-api';
 import { syntaxPlace } from './syntax-place';
 import { CliError, ExitCode } from './exit-codes';
-import { unusableModulePath } from './module-file';
+import { noExportNamed, unusableModulePath } from './module-file';
 
 /** The TypeScript extensions `agenttool dev` compiles with SWC. */
 const TYPESCRIPT = ['.ts', '.tsx', '.mts', '.cts'] as const;
@@ -86,6 +86,7 @@ export class DevLoader {
     const hash = spec.lastIndexOf('#');
     const path = hash > 0 ? spec.slice(0, hash) : spec;
     this.#export = hash > 0 ? spec.slice(hash + 1) : undefined;
+    if (this.#export === '') throw noExportNamed(spec, 'agenttool: dev:');
     // A directory or a missing file is told as serve tells it.
     const unusable = unusableModulePath(path, cwd, {
       prefix: 'agenttool: dev:',

@@ -39,6 +39,7 @@ export async function loadModuleFile(
   const hash = spec.lastIndexOf('#');
   const path = hash > 0 ? spec.slice(0, hash) : spec;
   const wanted = hash > 0 ? spec.slice(hash + 1) : undefined;
+  if (wanted === '') throw noExportNamed(spec, 'agenttool:');
   const file = resolve(cwd, path);
   const shown = relative(cwd, file) || file;
   const unusable = unusableModulePath(path, cwd, {
@@ -225,4 +226,12 @@ function builtCounterpart(file: string, cwd: string): string | undefined {
 
 function firstLine(text: string): string {
   return text.split('\n', 1)[0] ?? text;
+}
+
+/** A module path ending in `#` with no name after it. */
+export function noExportNamed(spec: string, prefix: string): CliError {
+  return new CliError(
+    ExitCode.BAD_ARGUMENTS,
+    `${prefix} ${JSON.stringify(spec)}: give the name of a @Module export after #, e.g. ${spec}AppModule, or leave the # out`,
+  );
 }

@@ -80,6 +80,16 @@ describe('a module file that fails as it loads', () => {
     expect(ran.stderr).toMatch(/^agenttool: loading .*broken\.[cm]js failed: no config file\n$/);
   });
 
+  it('asks for the export name when the module path ends in #', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'app.js'), 'exports.A = 1;\n');
+    const ran = await runAgenttool(['list', 'app.js#'], { cwd: dir });
+    expect(ran).toMatchObject({ code: 2, stdout: '' });
+    expect(ran.stderr).toBe(
+      'agenttool: "app.js#": give the name of a @Module export after #, e.g. app.js#AppModule, or leave the # out\n',
+    );
+  });
+
   it('names the file, line and column of a syntax error in a file it requires', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'app.js'), 'exports.A = 1;\nrequire("./parts.js");\n');
