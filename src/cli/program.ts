@@ -18,6 +18,7 @@ import {
 import { registerTargetCommands } from './target-commands';
 import { type WorkspaceFlags, workspaceApp } from './workspace';
 import { OpenResources } from './process-guard';
+import { errorMessage } from './public-api';
 import { packageVersion } from './version';
 import { terminalSafeLines } from './terminal-text';
 
@@ -58,10 +59,20 @@ export async function runCli(
       io.stderr.write(`${terminalSafeLines(error.message)}\n`);
       return error.exitCode;
     }
-    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    io.stderr.write(`agenttool: internal error: ${detail}\n`);
+    io.stderr.write(`agenttool: internal error: ${internalDetail(error)}\n`);
     return ExitCode.INTERNAL;
   }
+}
+
+/**
+ * An unexpected failure's stack, and for an `AggregateError` (whose stack names only
+ * how many failed) each of its errors' messages, a line each.
+ */
+function internalDetail(error: unknown): string {
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  if (!(error instanceof AggregateError)) return detail;
+  const inner = (error.errors as unknown[]).map((e) => `\n  caused by: ${errorMessage(e)}`);
+  return `${detail}${inner.join('')}`;
 }
 
 type Register = (
@@ -206,14 +217,21 @@ async function serveUntilStopped(
   resources: OpenResources,
 ): Promise<void> {
   // Listened for from the start: a signal while the app builds and the composed servers
-  // start would otherwise end the process there, leaving those servers running. It stops
-  // the server as soon as it has started (a second signal exits at once, as ever).
+  // start would otherwise end the process there, leaving those servers running. It
+  // cancels the module file's loading and the app's start (a factory or hook that never
+  // settles would else never let it stop), or stops the server as soon as it has started
+  // (a second signal exits at once, as ever).
   let serving: Serving | undefined;
   let stopAsked: 'SIGINT' | 'SIGTERM' | undefined;
+  const starting = new AbortController();
+  const stopStarting = (signal: 'SIGINT' | 'SIGTERM'): void => {
+    stopAsked = signal;
+    starting.abort(new Error(`${signal} while starting`));
+  };
   const release = onStopSignals({
     interrupt: () => {
       io.stderr.write('agenttool: stopping: closing sessions and the app\n');
-      if (serving === undefined) stopAsked = 'SIGINT';
+      if (serving === undefined) stopStarting('SIGINT');
       else void serving.stop('SIGINT');
     },
     // An orchestrator's stop: leave the balancer's pool, finish, then stop. Over stdio a
@@ -223,20 +241,23 @@ async function serveUntilStopped(
     terminate: () => {
       if (options.http === undefined && options.drainGraceMs === undefined) {
         io.stderr.write('agenttool: stopping: closing sessions and the app\n');
-        if (serving === undefined) stopAsked = 'SIGTERM';
+        if (serving === undefined) stopStarting('SIGTERM');
         else void serving.stop('SIGTERM');
         return;
       }
       io.stderr.write('agenttool: draining: refusing new work, finishing the work in flight\n');
-      if (serving === undefined) stopAsked = 'SIGTERM';
+      if (serving === undefined) stopStarting('SIGTERM');
       else void serving.drain('SIGTERM');
     },
   });
   try {
-    serving = await serveModule(options);
+    serving = await serveModule({ ...options, signal: starting.signal });
   } catch (error) {
     release();
-    throw error;
+    // The start given up on a signal (what it had started is closed): stopped, as asked.
+    if (!starting.signal.aborted) throw error;
+    io.stderr.write('agenttool: stopped\n');
+    return;
   }
   const started = serving;
   const untrack = resources.track(() => started.stop());

@@ -18,8 +18,7 @@ import {
 import { openRecordFile } from './call';
 import { type ServeAuthSpec, serveAuth } from './auth';
 import { CliError, ExitCode } from './exit-codes';
-import { loadModuleFile } from './module-file';
-import { createApp } from './targets';
+import { closeFailures, createApp, loadModule } from './targets';
 import { Composition } from './composition';
 import { packageVersion } from './version';
 import { redacted, scaleOutOptions } from './scale-out-flags';
@@ -143,6 +142,12 @@ export interface ServeOptions {
   readonly serveAs?: ((app: ToolApp) => ServeSource) | undefined;
   /** Announce that the served lists can change (`agenttool dev`, which reloads them). */
   readonly listChanged?: boolean | undefined;
+  /**
+   * Cancels the start (a signal while it runs): the module file's loading and the app's
+   * `ToolApp.create` are given up, and `serveModule` rejects, once what was started is
+   * closed.
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** A running server. */
@@ -204,7 +209,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
     options.module ??
     (options.moduleFile === undefined && options.config !== undefined
       ? undefined
-      : await loadModuleFile(options.moduleFile ?? ''));
+      : await loadModule(options.moduleFile ?? '', options.signal));
   // Opened before the app is built: a path that cannot be written is refused at once.
   const records = options.record === undefined ? undefined : await openRecordFile(options.record);
   let app: ToolApp | undefined;
@@ -216,6 +221,7 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
       app = await createApp(loaded.module, {
         onWarning: (warning) =>
           options.log.write(`agenttool: warning: ${terminalSafeLines(warning)}\n`),
+        signal: options.signal,
       });
       if ('ready' in loaded) await loaded.ready;
     }
@@ -257,15 +263,20 @@ export async function serveModule(options: ServeOptions): Promise<Serving> {
   const stop = (signal?: string): Promise<void> =>
     (stopping ??= (async () => {
       const errors: string[] = [];
+      // Each failure named (the app's are joined in one AggregateError: each provider
+      // whose close() threw, each hook), as a warning: the server did stop.
+      const failed = (e: unknown): number => errors.push(...closeFailures(e));
       // Sessions first (their shells), then the app's own providers, then the file.
-      await server.close().catch((e: unknown) => errors.push(errorMessage(e)));
+      await server.close().catch(failed);
       clearTimeout(warmTimer);
-      await cool?.().catch((e: unknown) => errors.push(errorMessage(e)));
-      await composition?.close().catch((e: unknown) => errors.push(errorMessage(e)));
-      await app?.close(signal).catch((e: unknown) => errors.push(errorMessage(e)));
-      await records?.close().catch((e: unknown) => errors.push(errorMessage(e)));
+      await cool?.().catch(failed);
+      await composition?.close().catch(failed);
+      await app?.close(signal).catch(failed);
+      await records?.close().catch(failed);
       for (const error of errors) {
-        options.log.write(`agenttool: while closing: ${terminalSafeLines(error)}\n`);
+        options.log.write(
+          `agenttool: warning: while closing ${loaded === undefined ? '' : 'module '}${terminalSafe(name)}: ${terminalSafeLines(error)}\n`,
+        );
       }
       resolveClosed();
     })());

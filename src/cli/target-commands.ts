@@ -10,7 +10,8 @@ import { LIST_KINDS, type ListKind, listPrimitives, primitiveTables } from './li
 import type { OpenResources } from './process-guard';
 import { runReadResource } from './read-resource';
 import { type ConfigFlags, configOptions, onStopSignals } from './serve-flags';
-import { type OpenTarget, openTarget, type TargetSpec } from './targets';
+import { closeFailures, type OpenTarget, openTarget, type TargetSpec } from './targets';
+import { terminalSafe, terminalSafeLines } from './terminal-text';
 
 interface TargetOptions {
   stdio?: string;
@@ -308,6 +309,7 @@ async function withTarget(
   io: CliIo,
   use: (target: OpenTarget, signal: AbortSignal) => Promise<ExitCode>,
 ): Promise<ExitCode> {
+  // Aborts the opening too: a module file's loading, its app's start (ToolApp.create).
   const interrupt = new AbortController();
   const stop = (): void => interrupt.abort();
   const release = onStopSignals({ interrupt: stop, terminate: stop });
@@ -328,7 +330,15 @@ async function withTarget(
       }
       return await use(target, interrupt.signal);
     } finally {
-      await target.close();
+      // A provider whose close() throws is named, as a warning: the work was done (a
+      // call's tool succeeded), and the exit code says how it went, not how closing did.
+      await target.close().catch((error: unknown) => {
+        for (const failure of closeFailures(error)) {
+          io.stderr.write(
+            `agenttool: warning: while closing ${terminalSafe(target.label)}: ${terminalSafeLines(failure)}\n`,
+          );
+        }
+      });
       untrack();
     }
   } finally {

@@ -12,15 +12,17 @@ import {
   type Tool,
   ToolApp,
 } from './public-api';
+import { relative, resolve } from 'node:path';
 import { type Writable } from 'node:stream';
 import { type ClientAuthSpec, clientAuth } from './auth';
 import { splitCommandLine } from './command-line';
 import { CliError, ExitCode } from './exit-codes';
 import { MemoryTransport } from './memory-transport';
-import { loadModuleFile } from './module-file';
+import { type LoadedModule, loadModuleFile } from './module-file';
 import { packageVersion } from './version';
 import { Composition } from './composition';
 import { terminalSafe } from './terminal-text';
+import { during, untilAborted } from './start-stage';
 
 /** Where the tools are: a module file, a command that serves MCP over stdio, or a URL. */
 export interface TargetSpec {
@@ -109,14 +111,19 @@ export async function openTarget(spec: TargetSpec): Promise<OpenTarget> {
       'agenttool: --token and --oauth apply to --http only',
     );
   }
-  if (spec.moduleFile !== undefined) return openModule(spec.moduleFile, spec.log);
+  if (spec.moduleFile !== undefined) return openModule(spec.moduleFile, spec.log, spec.signal);
   return openRemote(spec);
 }
 
-async function openModule(moduleFile: string, log: Writable | undefined): Promise<OpenTarget> {
-  const loaded = await loadModuleFile(moduleFile);
+async function openModule(
+  moduleFile: string,
+  log: Writable | undefined,
+  signal: AbortSignal | undefined,
+): Promise<OpenTarget> {
+  const loaded = await loadModule(moduleFile, signal);
   const app = await createApp(loaded.module, {
     onWarning: (warning) => log?.write(`agenttool: warning: ${warning}\n`),
+    signal,
   });
   let served: Promise<{ remote: RemoteTools; close: () => Promise<void> }> | undefined;
   return {
@@ -131,11 +138,10 @@ async function openModule(moduleFile: string, log: Writable | undefined): Promis
     close: async () => {
       const serving = served;
       served = undefined;
-      try {
-        await (await serving?.catch(() => undefined))?.close();
-      } finally {
-        await app.close();
-      }
+      await closingAll([
+        async () => (await serving?.catch(() => undefined))?.close(),
+        () => app.close(),
+      ]);
     },
   };
 }
@@ -152,12 +158,14 @@ async function openComposed(spec: TargetSpec, config: string): Promise<OpenTarge
       'agenttool: --config applies to a module file (or none), not to --stdio or --http',
     );
   }
-  const loaded = spec.moduleFile === undefined ? undefined : await loadModuleFile(spec.moduleFile);
+  const loaded =
+    spec.moduleFile === undefined ? undefined : await loadModule(spec.moduleFile, spec.signal);
   const app =
     loaded === undefined
       ? undefined
       : await createApp(loaded.module, {
           onWarning: (warning) => spec.log?.write(`agenttool: warning: ${warning}\n`),
+          signal: spec.signal,
         });
   let composition: Composition;
   try {
@@ -193,14 +201,12 @@ async function openComposed(spec: TargetSpec, config: string): Promise<OpenTarge
       served ??= serveInMemory(composition, name);
       return (await served).remote;
     },
-    close: async () => {
-      try {
-        await (await served?.catch(() => undefined))?.close();
-        await composition.close();
-      } finally {
-        await app?.close();
-      }
-    },
+    close: () =>
+      closingAll([
+        async () => (await served?.catch(() => undefined))?.close(),
+        () => composition.close(),
+        async () => app?.close(),
+      ]),
   };
 }
 
@@ -231,16 +237,59 @@ async function serveInMemory(
   }
 }
 
-/** `ToolApp.create`, its failure as a connection {@link CliError} (the tools cannot start). */
+/**
+ * Runs every step of a close, each whatever the others did, and throws their failures
+ * together (an `AggregateError`, flattened: see {@link closeFailures}): none is lost to
+ * a later one.
+ */
+async function closingAll(steps: readonly (() => Promise<unknown>)[]): Promise<void> {
+  const errors: unknown[] = [];
+  for (const step of steps) {
+    await step().catch((error: unknown) => errors.push(error));
+  }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new AggregateError(errors, `closing: ${errors.length} failed`);
+}
+
+/**
+ * What a failed close says, a line each: an `AggregateError`'s errors (`ToolApp.close`
+ * joins its `CLOSE_FAILED` and `HOOK_FAILED` problems in one, each naming the provider
+ * or hook, e.g. `closing Res: close boom`), flattened; any other error's message.
+ */
+export function closeFailures(error: unknown): string[] {
+  if (error instanceof AggregateError && error.errors.length > 0) {
+    return (error.errors as unknown[]).flatMap(closeFailures);
+  }
+  return [errorMessage(error)];
+}
+
+/**
+ * `loadModuleFile`, recorded as loading while it runs (named if it never finishes: see
+ * start-stage.ts), and given up on when `signal` aborts (a Ctrl-C while its top level
+ * awaits): the command is interrupted then.
+ */
+export function loadModule(spec: string, signal?: AbortSignal): Promise<LoadedModule> {
+  const hash = spec.lastIndexOf('#');
+  const file = resolve(hash > 0 ? spec.slice(0, hash) : spec);
+  const shown = relative(process.cwd(), file) || file;
+  return during({ kind: 'loading', file: shown }, untilAborted(loadModuleFile(spec), signal));
+}
+
+/**
+ * `ToolApp.create`, its failure as a connection {@link CliError} (the tools cannot
+ * start), recorded as starting while it runs (named if it never finishes: see
+ * start-stage.ts). `options.signal` (a Ctrl-C) cancels the start.
+ */
 export async function createApp(
   module: Parameters<typeof ToolApp.create>[0],
   options: Parameters<typeof ToolApp.create>[1] = {},
 ): Promise<ToolApp> {
+  const name = typeof module === 'function' ? module.name : String(module);
   // One turn of the event loop first: a promise the module file's top level left
   // rejected is reported now (see main.ts), not after the tools ran.
   await new Promise((resolve) => setImmediate(resolve));
   try {
-    return await ToolApp.create(module, options);
+    return await during({ kind: 'starting', module: name }, ToolApp.create(module, options));
   } catch (error) {
     throw new CliError(
       ExitCode.CONNECTION,

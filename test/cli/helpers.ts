@@ -36,6 +36,9 @@ const FIXTURE_SOURCES = [
   'compose-remote.module.ts',
   'esm-app.module.mts',
   'esm-verifier.mts',
+  'close-throws.module.ts',
+  'stalled-start.module.ts',
+  'stalled-load.module.mts',
 ];
 const LOCK = join(tmpdir(), 'agenttool-cli-tests.lock');
 
