@@ -11,6 +11,8 @@ import { CliError, ExitCode } from './exit-codes';
 import { DevLoader, DevLoadError, type SourceLocation } from './dev-loader';
 import { FileWatch } from './dev-watch';
 import { type ServeOptions, serveModule, type Serving } from './serve';
+import { closeFailures } from './targets';
+import { terminalSafeLines } from './terminal-text';
 
 /** What `agenttool dev` takes: the module file, and how to serve it (as `serve`). */
 export interface DevOptions extends Omit<ServeOptions, 'moduleFile' | 'module' | 'serveAs'> {
@@ -190,7 +192,12 @@ class Generation {
   /** Closes the app now (its hooks run once, whoever asks). */
   close(signal?: string): Promise<void> {
     this.#closing ??= this.#app.close(signal).catch((error: unknown) => {
-      this.#log.write(`agenttool: dev: while closing the previous app: ${errorMessage(error)}\n`);
+      // One line a problem, each naming its provider or hook (closing Res: close boom).
+      for (const failure of closeFailures(error)) {
+        this.#log.write(
+          `agenttool: dev: while closing the previous app: ${terminalSafeLines(failure)}\n`,
+        );
+      }
     });
     return this.#closing;
   }
