@@ -86,7 +86,8 @@ export function runInit(
   cwd: string = process.cwd(),
 ): ExitCode {
   const root = resolve(cwd, dir ?? '.');
-  const shown = dir ?? '.';
+  // An empty name is the working directory, named so in what is said.
+  const shown = dir === undefined || dir === '' ? '.' : dir;
   const present = entriesOf(root, shown);
   if (present.length > 0 && flags.force !== true) {
     const listed = present.slice(0, 5).join(', ') + (present.length > 5 ? ', ...' : '');

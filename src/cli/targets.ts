@@ -314,10 +314,12 @@ async function openRemote(spec: TargetSpec): Promise<OpenTarget> {
     transport = { command, args, env: inheritedEnvironment(), stderr: 'inherit' };
   } else {
     const url = spec.http ?? '';
-    if (!URL.canParse(url)) {
+    // Only http(s) reaches a Streamable HTTP endpoint: another scheme is a wrong argument.
+    const parsed = URL.canParse(url) ? new URL(url) : undefined;
+    if (parsed === undefined || !/^https?:$/.test(parsed.protocol)) {
       throw new CliError(
         ExitCode.BAD_ARGUMENTS,
-        `agenttool: --http ${JSON.stringify(url)} is not a URL; give the server's Streamable HTTP endpoint, e.g. http://127.0.0.1:3333/mcp`,
+        `agenttool: --http ${JSON.stringify(url)} is not ${parsed === undefined ? 'a URL' : 'an http or https URL'}; give the server's Streamable HTTP endpoint, e.g. http://127.0.0.1:3333/mcp`,
       );
     }
     label = url;

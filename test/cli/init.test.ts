@@ -170,6 +170,10 @@ describe('agenttool init refuses', () => {
       'agenttool init: . is not empty (it holds notes.txt); give a new or empty folder, or add --force to add the files it lacks and keep every file it has\n',
     );
     expect(readdirSync(work)).toEqual(['notes.txt']);
+    // An empty name is the working directory, and said so.
+    const empty = await agenttool(work, 'init', '');
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^agenttool init: \. is not empty/);
   });
 
   it('a file for a folder, a name npm refuses, and two module kinds at once', async () => {

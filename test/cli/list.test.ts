@@ -177,6 +177,9 @@ describe('agenttool list', () => {
     const bad = await runAgenttool(['list', '--http', 'not a url']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--http "not a url" is not a URL');
+    const ftp = await runAgenttool(['list', '--http', 'ftp://127.0.0.1/mcp']);
+    expect(ftp.code).toBe(2);
+    expect(ftp.stderr).toContain('--http "ftp://127.0.0.1/mcp" is not an http or https URL');
     const absent = await runAgenttool(['list', '--http', 'http://127.0.0.1:9/mcp']);
     expect(absent.code).toBe(3);
     expect(absent.stderr).toMatch(/^agenttool: http:\/\/127\.0\.0\.1:9\/mcp: mcp: connect: /);
