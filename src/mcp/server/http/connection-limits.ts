@@ -2,7 +2,8 @@ import { AgentToolError } from '../../../core';
 import { countLimit, fairShare } from '../calls';
 import { callerName, RETRY_AFTER_SECONDS } from './fair-shares';
 import { type BodyAllowance, BodyBudget } from './body-budget';
-import { AnswerBudget, jsonRpcError } from './http-io';
+import { AnswerBudget } from './answer-writes';
+import { jsonRpcError } from './http-io';
 import {
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_KEEP_ALIVE_TIMEOUT_MS,

@@ -35,8 +35,6 @@ export {
   isEventStream,
   parseBody,
   readLimited,
-  AnswerBudget,
-  type UnreadAnswers,
   OVER_BUDGET,
   readNodeBody,
   refusedUnread,
@@ -44,9 +42,13 @@ export {
   settled,
   tooLarge,
   whenDone,
-  writeResponse,
-  DEFAULT_WRITE_STALL_MS,
 } from './http-io';
+export {
+  AnswerBudget,
+  DEFAULT_WRITE_STALL_MS,
+  type UnreadAnswers,
+  writeResponse,
+} from './answer-writes';
 export { BodyAllowance, BodyBudget } from './body-budget';
 export {
   DEFAULT_HEADERS_TIMEOUT_MS,
