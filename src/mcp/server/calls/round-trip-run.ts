@@ -25,6 +25,7 @@ import {
   type Round,
   samplingAsk,
 } from './client-asks';
+import { GivenAnswers } from './given-answers';
 import { LazyAbortController, StopEntry } from './stopping';
 
 /**
@@ -38,13 +39,6 @@ export interface RunHandOff {
   readonly always: boolean;
   take(): Promise<CallToolResult>;
 }
-
-/**
- * The most answers a call without a request state keeps of those it carries up front,
- * and the most bytes they take as JSON, keys included (see `answerFromCall`).
- */
-export const MAX_GIVEN_ANSWERS = 32;
-export const MAX_GIVEN_BYTES = 64 * 1024;
 
 /** Where a run's questions are filed while its client answers them (`RoundTrips`). */
 interface Parking {
@@ -104,10 +98,10 @@ export class RoundTripRun extends StopEntry {
    * Answers the client sent with the call that started the run (no request state), by
    * the key the tool gives its request; each answers one request, once.
    */
-  #given: Record<string, unknown> | undefined;
+  #given: GivenAnswers | undefined;
+  /** The arguments its tool holds, until measured (see {@link heldBytes}). */
   #arguments: unknown;
   #argumentBytes: number | undefined;
-  #givenBytes = 0;
 
   constructor(
     tool: string,
@@ -132,18 +126,18 @@ export class RoundTripRun extends StopEntry {
   }
 
   /**
-   * Takes the answers a call without a request state carries, as a client that keeps no
-   * state sends them (SEP-2322: the server may run the call again and read them). A
-   * request the tool names with its own key (`ctx.ask({ key })`) is answered by the one
-   * under that key instead of going back to the client; made-up keys (`elicit_<n>`)
-   * name requests of another run, so answers under them are ignored, as are keys the
-   * tool never asks under. At most {@link MAX_GIVEN_ANSWERS} answers of
-   * {@link MAX_GIVEN_BYTES} (as JSON, keys included) are kept, the first given; the
-   * others are ignored too.
+   * Takes what the run keeps of the request that began it: its arguments, which its
+   * tool holds while it waits (measured by {@link heldBytes}), and the answers a call
+   * without a request state carries up front (see {@link GivenAnswers}).
    */
+  fromRequest(args: unknown, responses: Readonly<Record<string, unknown>> | undefined): void {
+    this.#arguments = args;
+    this.#given = GivenAnswers.of(responses);
+  }
+
   /**
-   * The bytes the run holds of its request, as JSON: its arguments (see {@link holding})
-   * and the answers it keeps of those sent up front. What parking it counts (RoundTrips).
+   * The bytes the run holds of its request, as JSON: its arguments and the answers it
+   * keeps of those sent up front. What parking it counts (RoundTrips).
    */
   get heldBytes(): number {
     // Measured when first parked, not on every call: most calls never park.
@@ -151,32 +145,7 @@ export class RoundTripRun extends StopEntry {
       this.#argumentBytes = JSON.stringify(this.#arguments)?.length ?? 0;
       this.#arguments = undefined;
     }
-    return this.#argumentBytes + this.#givenBytes;
-  }
-
-  /** Takes note of `args`, which the run's tool keeps while it waits (see {@link heldBytes}). */
-  holding(args: unknown): void {
-    this.#arguments = args;
-  }
-
-  answerFromCall(responses: Readonly<Record<string, unknown>> | undefined): void {
-    if (responses === undefined || responses === null || typeof responses !== 'object') return;
-    const given: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-    let count = 0;
-    let bytes = 0;
-    // Kept while the run lasts (a parked call, up to abandonAfterMs): a bounded few, so
-    // that a client cannot make each of its parked calls hold megabytes. An answer not
-    // kept costs a round trip: its question goes back to the client.
-    for (const key of Object.keys(responses)) {
-      if (count === MAX_GIVEN_ANSWERS) break;
-      const size = key.length + (JSON.stringify(responses[key])?.length ?? 0);
-      if (bytes + size > MAX_GIVEN_BYTES) continue;
-      given[key] = responses[key];
-      count++;
-      bytes += size;
-    }
-    this.#given = count > 0 ? given : undefined;
-    this.#givenBytes = bytes;
+    return this.#argumentBytes + (this.#given?.bytes ?? 0);
   }
 
   /** The server stopped (see `CallTracker.untilStopped`): the run stops. */
@@ -233,7 +202,7 @@ export class RoundTripRun extends StopEntry {
     if (signal.aborted) return Promise.reject(signal.reason as Error);
     const missing = ask.missingFrom(this.#capabilities);
     if (missing !== undefined) return Promise.reject(missing);
-    const given = this.#takeGiven(ask.key);
+    const given = ask.key === undefined ? undefined : this.#given?.take(ask.key);
     // An answer that does not read as one fails the request, as when sent under a state.
     if (given !== undefined && given !== null) return new Promise<T>((ok) => ok(ask.read(given)));
     return new Promise<T>((resolve, reject) => {
@@ -339,15 +308,6 @@ export class RoundTripRun extends StopEntry {
   /** @internal The request waiting on the run was aborted (the event listener's entry point). */
   handleEvent(): void {
     this.#wake?.();
-  }
-
-  /** The answer the starting call gave under the tool's own `key`, taken once. */
-  #takeGiven(key: string | undefined): unknown {
-    const given = this.#given;
-    if (key === undefined || given === undefined || !(key in given)) return undefined;
-    const response = given[key];
-    delete given[key];
-    return response;
   }
 
   /**

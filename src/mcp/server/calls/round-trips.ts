@@ -4,11 +4,13 @@ import {
   type InputRequiredResult,
   ProtocolError,
   ProtocolErrorCode,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
 import { randomBytes, randomHex, sha256Base64Url } from '../../random';
 import { AgentToolError, goQuote } from '../../../core';
 import { failure } from './call';
 import { type CallRoute } from './call-notices';
+import { envelopeCapabilities, routeOf } from './request-route';
 import { type RequestStates, SignedRequestStates } from './request-states';
 import { RoundTripRun } from './round-trip-run';
 
@@ -198,6 +200,24 @@ export class RoundTrips {
     if (run === undefined) return noLongerWaiting(toolName);
     run.answer(responses);
     return run.wait(route, signal, this, capabilities);
+  }
+
+  /** {@link resume} with what `ctx`, the request that came back, carries. */
+  resumeFrom(
+    toolName: string,
+    state: string,
+    owner: string,
+    ctx: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    return this.resume(
+      toolName,
+      state,
+      owner,
+      ctx.mcpReq.inputResponses,
+      routeOf(ctx),
+      ctx.mcpReq.signal,
+      envelopeCapabilities(ctx),
+    );
   }
 
   /**

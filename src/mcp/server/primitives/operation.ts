@@ -115,15 +115,7 @@ export async function runOperation<T extends object>(
   if (era === 'modern') {
     const state = ctx.mcpReq.requestState<unknown>();
     if (typeof state === 'string') {
-      const answer = await host.trips.resume(
-        key,
-        state,
-        binding.owner(ctx),
-        ctx.mcpReq.inputResponses,
-        routeOf(ctx),
-        signal,
-        envelopeCapabilities(ctx),
-      );
+      const answer = await host.trips.resumeFrom(key, state, binding.owner(ctx), ctx);
       return settled<T>(answer);
     }
   }
@@ -143,8 +135,7 @@ export async function runOperation<T extends object>(
   const setup: OperationSetup<T> = { host, lease, share, capabilities, call, auth, key, operation };
   if (era === 'legacy') return runLegacy(setup, binding, ctx, signal);
   const run = new RoundTripRun(key, binding.owner(ctx), capabilities, callerKeyOf(ctx));
-  run.holding(args);
-  run.answerFromCall(ctx.mcpReq.inputResponses);
+  run.fromRequest(args, ctx.mcpReq.inputResponses);
   return runModern(setup, run, routeOf(ctx), signal);
 }
 

@@ -34,7 +34,6 @@ export async function serveModern(
   ctx: ServerContext,
 ): Promise<CallToolResult | InputRequiredResult> {
   const { name } = request.params;
-  const signal = ctx.mcpReq.signal;
   const state = ctx.mcpReq.requestState<unknown>();
   if (typeof state === 'string') {
     // Answers sent under a name the server does not serve get the unknown tool's answer.
@@ -42,15 +41,7 @@ export async function serveModern(
     if (ctx.mcpReq._meta?.[CANCEL_META_KEY] === true) {
       return host.trips.cancel(name, state, binding.owner(ctx));
     }
-    return host.trips.resume(
-      name,
-      state,
-      binding.owner(ctx),
-      ctx.mcpReq.inputResponses,
-      routeOf(ctx),
-      signal,
-      envelopeCapabilities(ctx),
-    );
+    return host.trips.resumeFrom(name, state, binding.owner(ctx), ctx);
   }
   // Over HTTP the call counts against its caller's share of calls in flight: until it is
   // answered, or, once it runs, until its tool has ended (see heldWhileRunning).
@@ -111,8 +102,7 @@ async function startModern(
     return withHandle(await startTask(host, call), lease.handle);
   }
   const run = new RoundTripRun(name, binding.owner(ctx), capabilities, caller);
-  run.holding(args);
-  run.answerFromCall(ctx.mcpReq.inputResponses);
+  run.fromRequest(args, ctx.mcpReq.inputResponses);
   /** The call's share, once the run holds it (see below). */
   const held: CallShare = { giveBack: undefined };
   const late =
