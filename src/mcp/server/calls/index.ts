@@ -36,6 +36,7 @@ export {
   DEFAULT_MAX_PARKED_CALLS,
   DEFAULT_MAX_REQUESTS,
   fairShare,
+  resumeRequest,
   type RoundTripOptions,
   RoundTrips,
 } from './round-trips';

@@ -202,24 +202,6 @@ export class RoundTrips {
     return run.wait(route, signal, this, capabilities);
   }
 
-  /** {@link resume} with what `ctx`, the request that came back, carries. */
-  resumeFrom(
-    toolName: string,
-    state: string,
-    owner: string,
-    ctx: ServerContext,
-  ): Promise<CallToolResult | InputRequiredResult> {
-    return this.resume(
-      toolName,
-      state,
-      owner,
-      ctx.mcpReq.inputResponses,
-      routeOf(ctx),
-      ctx.mcpReq.signal,
-      envelopeCapabilities(ctx),
-    );
-  }
-
   /**
    * Stops the run a client gave up on while its requests were with the client (it sends
    * the state back marked {@link CANCEL_META_KEY}): the tool's signal aborts, its open
@@ -317,6 +299,25 @@ export const PARKED_CALL_BYTES = 64 * 1024;
 /** What `run` counts against the parked calls' limits: one, or one for each 64 KiB it holds. */
 function weightOf(run: RoundTripRun): number {
   return Math.max(1, Math.ceil(run.heldBytes / PARKED_CALL_BYTES));
+}
+
+/** `trips.resume` with what `ctx`, the request that came back, carries. */
+export function resumeRequest(
+  trips: RoundTrips,
+  toolName: string,
+  state: string,
+  owner: string,
+  ctx: ServerContext,
+): Promise<CallToolResult | InputRequiredResult> {
+  return trips.resume(
+    toolName,
+    state,
+    owner,
+    ctx.mcpReq.inputResponses,
+    routeOf(ctx),
+    ctx.mcpReq.signal,
+    envelopeCapabilities(ctx),
+  );
 }
 
 /** A limit on a count: a whole number, at least 1; the default when not given. */

@@ -29,6 +29,7 @@ import {
   type RoundTrips,
   type SendToClient,
   SHUTTING_DOWN,
+  resumeRequest,
 } from '../calls';
 import { callerKeyOf, takeCallShare } from '../http';
 import { type SessionLease } from '../session';
@@ -115,7 +116,7 @@ export async function runOperation<T extends object>(
   if (era === 'modern') {
     const state = ctx.mcpReq.requestState<unknown>();
     if (typeof state === 'string') {
-      const answer = await host.trips.resumeFrom(key, state, binding.owner(ctx), ctx);
+      const answer = await resumeRequest(host.trips, key, state, binding.owner(ctx), ctx);
       return settled<T>(answer);
     }
   }

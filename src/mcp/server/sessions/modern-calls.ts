@@ -17,6 +17,7 @@ import {
   sessionFailure,
   SHUTTING_DOWN,
   unknownTool,
+  resumeRequest,
 } from '../calls';
 import { callerKeyOf, takeCallShare } from '../http';
 import { startTask, taskAfterQuestions } from '../tasks';
@@ -41,7 +42,7 @@ export async function serveModern(
     if (ctx.mcpReq._meta?.[CANCEL_META_KEY] === true) {
       return host.trips.cancel(name, state, binding.owner(ctx));
     }
-    return host.trips.resumeFrom(name, state, binding.owner(ctx), ctx);
+    return resumeRequest(host.trips, name, state, binding.owner(ctx), ctx);
   }
   // Over HTTP the call counts against its caller's share of calls in flight: until it is
   // answered, or, once it runs, until its tool has ended (see heldWhileRunning).
