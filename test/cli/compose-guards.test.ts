@@ -5,7 +5,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { APP, ensureBuilt, FIXTURES, startAgenttool, tempDir } from './helpers';
+import { APP, ensureBuilt, FIXTURES, killChildren, startAgenttool, tempDir } from './helpers';
+
+// The temporary folders this file makes, removed when it ends.
+afterAll(killChildren);
 
 beforeAll(() => ensureBuilt(), 300_000);
 

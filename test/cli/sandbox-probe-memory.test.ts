@@ -9,7 +9,10 @@ import { existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSy
 import { join } from 'node:path';
 import { sandboxProbeConditions } from 'agenttool/shell';
 import { probeMemory } from '../../src/cli/sandbox-probe-memory';
-import { tempDir } from './helpers';
+import { killChildren, tempDir } from './helpers';
+
+// The temporary folders this file makes, removed when it ends.
+afterAll(killChildren);
 
 const PATH = process.env['PATH'] ?? '';
 

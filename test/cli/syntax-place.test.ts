@@ -7,7 +7,10 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { syntaxPlace } from '../../src/cli/syntax-place';
-import { ensureBuilt, ROOT, tempDir } from './helpers';
+import { ensureBuilt, killChildren, ROOT, tempDir } from './helpers';
+
+// The temporary folders this file makes, removed when it ends.
+afterAll(killChildren);
 
 beforeAll(() => ensureBuilt(), 300_000);
 

@@ -6,7 +6,10 @@
  */
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureBuilt, runAgenttool, tempDir } from './helpers';
+import { ensureBuilt, killChildren, runAgenttool, tempDir } from './helpers';
+
+// The temporary folders this file makes, removed when it ends.
+afterAll(killChildren);
 
 beforeAll(() => ensureBuilt(), 300_000);
 

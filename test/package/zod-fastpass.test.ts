@@ -6,7 +6,10 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, tempDir } from '../cli/helpers';
+import { killChildren, ROOT, tempDir } from '../cli/helpers';
+
+// The temporary folders this file makes, removed when it ends.
+afterAll(killChildren);
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the build's script, plain CommonJS
 const { withLaterZodFastpass, ZOD_FASTPASS_AFTER } = require(join(ROOT, 'scripts/bundle.js')) as {

@@ -8,7 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { entryName, mayRunSomething, parseGitConfig } from '../../src/shell/git-config';
-import { tempDir } from '../cli/helpers';
+import { killChildren, tempDir } from '../cli/helpers';
+
+// The temporary folders this file makes, removed when it ends.
+afterAll(killChildren);
 
 const TEXTS: Record<string, string> = {
   'what git init writes':

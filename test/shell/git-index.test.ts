@@ -7,8 +7,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gitlinks } from '../../src/shell/git-index';
-import { tempDir } from '../cli/helpers';
+import { killChildren, tempDir } from '../cli/helpers';
 import { GIT_ENV, gitOrThrow } from '../support/git';
+
+// The temporary folders this file makes, removed when it ends.
+afterAll(killChildren);
 
 const git = gitOrThrow;
 

@@ -21,7 +21,7 @@ import {
 import { join } from 'node:path';
 import { FolderReplacedError, PinnedFolder } from '../../src/shell/pinned-folder';
 import { RepositoryGuard } from '../../src/shell/repository-guard';
-import { tempDir } from '../cli/helpers';
+import { killChildren, tempDir } from '../cli/helpers';
 
 test('what is done by name in a held folder stays there when its path becomes a link', () => {
   const root = tempDir();
@@ -59,6 +59,9 @@ while time.time() < end:
     n += 1
 print(n)
 `;
+
+// The temporary folders this file makes, removed when it ends.
+afterAll(killChildren);
 
 test('a folder swapped for a link to an outside one while the guard disarms gets nothing written outside', async () => {
   const root = tempDir();

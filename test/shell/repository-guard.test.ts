@@ -21,8 +21,11 @@ import { join } from 'node:path';
 import * as gitConfig from '../../src/shell/git-config';
 import { type GuardState, parseGuardState } from '../../src/shell/guard-state';
 import { RepositoryGuard } from '../../src/shell/repository-guard';
-import { ROOT, ensureBuilt, tempDir } from '../cli/helpers';
+import { ensureBuilt, killChildren, ROOT, tempDir } from '../cli/helpers';
 import { GIT_ENV, git } from '../support/git';
+
+// The temporary folders this file makes, removed when it ends.
+afterAll(killChildren);
 
 /** A workspace that is a repository, with the user's own hook manager and hook. */
 function workspace(): string {

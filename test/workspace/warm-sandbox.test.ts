@@ -11,8 +11,11 @@ import { tmpdir } from 'node:os';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Shell, warmSandbox } from 'agenttool/shell';
-import { CLI, ensureBuilt, tempDir } from '../cli/helpers';
+import { CLI, ensureBuilt, killChildren, tempDir } from '../cli/helpers';
 import { allGone, descendants, type ProcessInfo } from '../support/processes';
+
+// The temporary folders this file makes, removed when it ends.
+afterAll(killChildren);
 
 beforeAll(() => ensureBuilt(), 300_000);
 

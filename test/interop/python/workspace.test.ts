@@ -13,8 +13,11 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, ensureBuilt, ROOT, startAgenttool, tempDir } from '../../cli/helpers';
+import { CLI, ensureBuilt, killChildren, ROOT, startAgenttool, tempDir } from '../../cli/helpers';
 import { noneWithArgument } from '../../support/processes';
+
+// The temporary folders this file makes, removed when it ends.
+afterAll(killChildren);
 
 const PYTHON = join(ROOT, '.tmp/python-peer/bin/python');
 const HOST = join(__dirname, 'workspace_host.py');
