@@ -10,6 +10,9 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureBuilt, killChildren, ROOT, tempDir } from '../cli/helpers';
 
+// The temporary folders this file makes, removed when it ends.
+afterAll(killChildren);
+
 const MODULE = `import { Param, Tool } from 'agenttool';
 import { Module } from 'agenttool/di';
 
@@ -30,9 +33,6 @@ Module({ tools: [Greet] })(GreetModule);
 const SUITE = `import { describe, expect, it } from 'vitest';
 import { PROTOCOL_ERAS, testClient } from 'agenttool/testing';
 import { GreetModule } from './greet.js';
-
-// The temporary folders this file makes, removed when it ends.
-afterAll(killChildren);
 
 for (const protocol of PROTOCOL_ERAS) {
   describe('greet (' + protocol + ')', () => {
