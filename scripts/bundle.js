@@ -419,6 +419,120 @@ function withLazyCommonJs(code) {
   return out + code.slice(from);
 }
 
+/** How many chunk exports withPlainExports turned into plain properties (the build checks). */
+let plainExports = 0;
+
+/**
+ * `code` with each export of a binding that never changes written as a plain property
+ * (`exports.name = local;`) instead of the getter rolldown writes for every export of a
+ * chunk (`Object.defineProperty(exports, "name", { enumerable: true, get: function() {
+ * return local; } })`). Every use of a function from another chunk reads it through that
+ * getter: a call more on each, run by the interpreter until V8 compiles it, and compiled
+ * as a function of its own (21 of them on a served call's path, of some 200 of ours that
+ * Maglev compiles over a fresh process's first calls; docs/benchmarks.md). Kept as
+ * getters: exports of a binding assigned anywhere in the chunk (a live binding may
+ * change; rolldown's lazy modules declare `var name;` and assign it when they first
+ * run) and of one declared after the getter. The property is written where the getter was, at the
+ * chunk's end, so a chunk that reads another in a cycle sees what it saw before.
+ */
+function withPlainExports(code) {
+  if (!code.includes('Object.defineProperty(exports, ')) return code;
+  const { parseAst } = require('rolldown/parseAst');
+  const program = parseAst(code);
+  /** Each top-level binding that cannot change, with where it holds its value from. */
+  const fixed = new Map();
+  for (const node of program.body) {
+    if (node.type === 'FunctionDeclaration' && node.id) fixed.set(node.id.name, 0);
+    else if (node.type === 'ClassDeclaration' && node.id) fixed.set(node.id.name, node.end);
+    else if (node.type === 'VariableDeclaration') {
+      // A `var` or `let` with a value is fixed too if nothing in the chunk assigns that
+      // name again (rolldown writes classes as `var Name = class ...`).
+      for (const declarator of node.declarations) {
+        if (declarator.id.type !== 'Identifier') continue;
+        if (node.kind === 'const' || declarator.init !== null) {
+          fixed.set(declarator.id.name, node.end);
+        }
+      }
+    }
+  }
+  for (const name of assignedNames(program)) fixed.delete(name);
+  const edits = [];
+  for (const node of program.body) {
+    const local = plainExportOf(node);
+    if (local === undefined) continue;
+    const from = fixed.get(local.binding);
+    if (from === undefined || from > node.start) continue;
+    edits.push({
+      start: node.start,
+      end: node.end,
+      text: `exports.${local.name} = ${local.binding};`,
+    });
+  }
+  plainExports += edits.length;
+  let out = '';
+  let at = 0;
+  for (const edit of edits) {
+    out += code.slice(at, edit.start) + edit.text;
+    at = edit.end;
+  }
+  return out + code.slice(at);
+}
+
+/**
+ * Every name an assignment or an update (`=`, `+=`, `++`) in `program` writes to, in any
+ * scope: a name shadowed in a function counts too, which only keeps a getter more.
+ */
+function assignedNames(program) {
+  const names = new Set();
+  const visit = (node) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== 'object') return;
+    if (node.type === 'AssignmentExpression' && node.left.type === 'Identifier') {
+      names.add(node.left.name);
+    } else if (node.type === 'UpdateExpression' && node.argument.type === 'Identifier') {
+      names.add(node.argument.name);
+    }
+    for (const key of Object.keys(node)) if (key !== 'type') visit(node[key]);
+  };
+  visit(program);
+  return names;
+}
+
+/**
+ * The export name and local binding of `Object.defineProperty(exports, "name", {
+ * enumerable: true, get: function() { return local; } })` as rolldown writes it, or
+ * undefined for any other statement.
+ */
+function plainExportOf(node) {
+  if (node.type !== 'ExpressionStatement') return undefined;
+  const call = node.expression;
+  if (call.type !== 'CallExpression' || call.arguments.length !== 3) return undefined;
+  const { callee } = call;
+  if (
+    callee.type !== 'MemberExpression' ||
+    callee.object.type !== 'Identifier' ||
+    callee.object.name !== 'Object' ||
+    callee.property.name !== 'defineProperty'
+  ) {
+    return undefined;
+  }
+  const [target, key, descriptor] = call.arguments;
+  if (target.type !== 'Identifier' || target.name !== 'exports') return undefined;
+  if (key.type !== 'Literal' || typeof key.value !== 'string') return undefined;
+  if (!/^[A-Za-z_$][\w$]*$/.test(key.value)) return undefined;
+  if (descriptor.type !== 'ObjectExpression' || descriptor.properties.length !== 2) {
+    return undefined;
+  }
+  const [enumerable, get] = descriptor.properties;
+  if (enumerable.key?.name !== 'enumerable' || enumerable.value?.value !== true) return undefined;
+  if (get.key?.name !== 'get' || get.value?.type !== 'FunctionExpression') return undefined;
+  const body = get.value.body.body;
+  if (body.length !== 1 || body[0].type !== 'ReturnStatement') return undefined;
+  const returned = body[0].argument;
+  if (returned?.type !== 'Identifier') return undefined;
+  return { name: key.value, binding: returned.name };
+}
+
 /** The rolldown plugin that maps the package's own specifiers and transpiles TypeScript. */
 function typescript() {
   const options = compilerOptions();
@@ -453,7 +567,7 @@ function typescript() {
         code = withLazySdkSchemas(code, chunk.fileName);
         modifiedPackages.add('@modelcontextprotocol/server').add('@modelcontextprotocol/core');
       }
-      code = withLazyCommonJs(code);
+      code = withPlainExports(withLazyCommonJs(code));
       if (!code.includes(ON_DEMAND)) return code;
       const from = path.dirname(chunk.fileName);
       const pattern = new RegExp(`(["'])${ON_DEMAND}([\\w-]+)\\1`, 'g');
@@ -470,6 +584,7 @@ async function bundle() {
   fs.rmSync(OUT, { recursive: true, force: true });
   lazySdkChunks.length = 0;
   lazyCommonJs = 0;
+  plainExports = 0;
   rewritten.clear();
   modifiedPackages.clear();
   const build = await rolldown({
@@ -512,6 +627,11 @@ async function bundle() {
   if (lazyCommonJs === 0) {
     throw new Error(
       "found no CommonJS module in parentheses (rolldown's __commonJSMin); look at withLazyCommonJs in scripts/bundle.js again",
+    );
+  }
+  if (plainExports === 0) {
+    throw new Error(
+      'found no chunk export written as a getter (Object.defineProperty(exports, ...)); look at withPlainExports in scripts/bundle.js again',
     );
   }
   writeThirdPartyLicenses(output);
@@ -818,6 +938,7 @@ module.exports = {
   withLazyAjvEngines,
   withLazyCommonJs,
   withLaterZodFastpass,
+  withPlainExports,
   ZOD_FASTPASS_AFTER,
 };
 

@@ -1,11 +1,13 @@
 // The built package's text (scripts/bundle.js): every JavaScript file is ASCII, since
 // Node reads a module with any other character as two-byte text, which every start then
 // decodes and hands V8 at twice the cost; the build refuses a file that is not, naming
-// where. And the bundle's CommonJS modules' functions are out of parentheses, which V8
-// would compile as their chunk loads (withLazyCommonJs).
+// where. The bundle's CommonJS modules' functions are out of parentheses, which V8
+// would compile as their chunk loads (withLazyCommonJs). And a chunk's exports that
+// cannot change are plain properties, not getters (withPlainExports).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { compileFunction } from 'node:vm';
 import { ensureBuilt, ROOT } from '../cli/helpers';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the build's script, plain CommonJS
@@ -13,19 +15,21 @@ const { nonAscii } = require(join(ROOT, 'scripts/bundle.js')) as {
   nonAscii(text: string): string | undefined;
 };
 
-/** The bundle's withLazyCommonJs on `code`, in Node (it loads rolldown's parser, an ES module). */
-function withLazyCommonJs(code: string): string {
+/** One of the bundle's rewrites on `code`, in Node (it loads rolldown's parser, an ES module). */
+function rewritten(rewrite: 'withLazyCommonJs' | 'withPlainExports', code: string): string {
   const run = spawnSync(
     process.execPath,
     [
       '-e',
-      "process.stdout.write(require('./scripts/bundle.js').withLazyCommonJs(require('node:fs').readFileSync(0, 'utf8')))",
+      `process.stdout.write(require('./scripts/bundle.js').${rewrite}(require('node:fs').readFileSync(0, 'utf8')))`,
     ],
     { cwd: ROOT, input: code, encoding: 'utf8' },
   );
   if (run.status !== 0) throw new Error(run.stderr);
   return run.stdout;
 }
+
+const withLazyCommonJs = (code: string): string => rewritten('withLazyCommonJs', code);
 
 const PACKAGE = join(ROOT, 'dist/pkg');
 
@@ -102,6 +106,93 @@ test('a CommonJS module of the bundle is compiled when first required, not as it
     .join('\n');
   expect(built).toContain('__commonJSMin((exports');
   expect(built).not.toMatch(/__commonJSMin(?:\$\d+)?\(\(\(/);
+});
+
+const getter = (name: string, local: string): string =>
+  [
+    `Object.defineProperty(exports, "${name}", {`,
+    '\tenumerable: true,',
+    '\tget: function() {',
+    `\t\treturn ${local};`,
+    '\t}',
+    '});',
+  ].join('\n');
+
+test("a chunk's export of a binding that never changes is a plain property, not a getter", () => {
+  const chunk = [
+    'const require_other = require("./other.js");',
+    'function run() { return 1; }',
+    'const limit = 3;',
+    'var Failure = class extends Error {};',
+    'var lazy;',
+    'var init_lazy = __esmMin(() => { lazy = 2; });',
+    'let decorated = class {};',
+    'decorated = __decorate([], decorated);',
+    'function later() { let renamed = 1; renamed = 2; return renamed; }',
+    'var renamed = 5;',
+    getter('run', 'run'),
+    getter('limit', 'limit'),
+    getter('Failure', 'Failure'),
+    getter('lazy', 'lazy'),
+    getter('decorated', 'decorated'),
+    getter('renamed', 'renamed'),
+    getter('forwarded', 'require_other'),
+    getter('early', 'declaredAfter'),
+    'const declaredAfter = 4;',
+  ].join('\n');
+  const out = rewritten('withPlainExports', chunk);
+  expect(out).toContain('exports.run = run;');
+  expect(out).toContain('exports.limit = limit;');
+  expect(out).toContain('exports.Failure = Failure;');
+  // A live binding stays a getter: assigned when its lazy module runs, or decorated.
+  expect(out).toContain(getter('lazy', 'lazy'));
+  expect(out).toContain(getter('decorated', 'decorated'));
+  // A name assigned in any scope is kept as a getter (the rewrite does not resolve scopes).
+  expect(out).toContain(getter('renamed', 'renamed'));
+  expect(out).toContain('exports.forwarded = require_other;');
+  // Read before its declaration it would throw: kept.
+  expect(out).toContain(getter('early', 'declaredAfter'));
+  // The rewritten chunk runs as CommonJS and exports what it did.
+  const module = { exports: {} as Record<string, unknown> };
+  compileFunction(out, ['exports', 'require', '__esmMin', '__decorate'])(
+    module.exports,
+    () => ({}),
+    (fn: () => void) => fn,
+    (_: unknown, target: unknown) => target,
+  );
+  expect(Object.keys(module.exports).sort()).toEqual(
+    ['Failure', 'decorated', 'early', 'forwarded', 'lazy', 'limit', 'renamed', 'run'].sort(),
+  );
+  expect(Object.getOwnPropertyDescriptor(module.exports, 'run')).toMatchObject({
+    enumerable: true,
+    writable: true,
+  });
+});
+
+test("the built chunks' functions are read as plain properties, as another chunk reads them", () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the built package, CommonJS
+  require(join(PACKAGE, 'index.js'));
+  const chunks = Object.keys(require.cache).filter((file) =>
+    file.startsWith(join(PACKAGE, 'chunks')),
+  );
+  expect(chunks.length).toBeGreaterThan(2);
+  const getters = chunks.flatMap((file) => {
+    const exported = require.cache[file]!.exports as object;
+    return Object.entries(Object.getOwnPropertyDescriptors(exported))
+      .filter(([, descriptor]) => descriptor.get !== undefined)
+      .map(([name]) => name);
+  });
+  const plain = chunks.flatMap((file) =>
+    Object.values(require.cache[file]!.exports as Record<string, unknown>).filter(
+      (value) => typeof value === 'function',
+    ),
+  );
+  expect(plain.length).toBeGreaterThan(100);
+  // The getters left are the bundled SDK's lazily made exports (its schemas, its classes
+  // made on first use), bound to names its modules assign when they first run.
+  expect(getters).not.toContain('currentContext');
+  expect(getters).not.toContain('runWithContext');
+  expect(getters.length).toBeLessThan(30);
 });
 
 /** The package a path names (after its last node_modules), or undefined. */
