@@ -177,7 +177,7 @@ export class ScaleOut {
     const { redis } = await this.#connected();
     return new RedisEventStore(
       redis,
-      `${this.#prefix}events:${sessionId}:`,
+      `${this.#prefix}events:${sessionId}`,
       ttlSeconds,
       this.#report,
     );
