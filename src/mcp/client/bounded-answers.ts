@@ -1,5 +1,5 @@
 import { type FetchLike } from '@modelcontextprotocol/client';
-import { EVENT_END } from './log-routing';
+import { excerpt, jsonExcerpt } from './excerpts';
 import { notingRetryAfter } from './refusals';
 
 /** How much of an HTTP error's body is kept: enough to say why, not a server's 50 MB. */
@@ -96,7 +96,7 @@ async function answering(
   for (const message of messages) {
     // An error under no id: the server could not tell which request it answers, and says why.
     const said = unplacedError(message);
-    if (said !== undefined) why = `the server answered with an error under no id: ${said}`;
+    if (said !== undefined) why = `the server answered with an error under no id: ${excerpt(said)}`;
     const id = idOf(message);
     const ours = id !== undefined && ids.some((wanted) => sameId(wanted, id));
     if (isMessage(message)) {
@@ -108,7 +108,7 @@ async function answering(
         errorAnswer(
           id,
           result !== undefined
-            ? `the server's answer could not be read: its result is not an object (${JSON.stringify(result)?.slice(0, 100)})`
+            ? `the server's answer could not be read: its result is not an object (${jsonExcerpt(result)})`
             : "the server's answer could not be read: it is not a JSON-RPC message",
         ),
       );
@@ -209,74 +209,191 @@ function cutAfter(limit: number, empty: string): TransformStream<Uint8Array, Uin
 }
 
 /**
- * Passes events of at most `limit` bytes through as they came. An event past it: with
- * `ids` (the requests its POST carried), each gets an error answer and the stream ends;
- * without, it is dropped and the stream goes on. Holds at most `limit` bytes of an event.
+ * Passes events of at most `limit` bytes through as they came, byte for byte, each once
+ * its closing empty line has come. An event past it: with `ids` (the requests its POST
+ * carried), each gets an error answer and the stream ends; without, it is dropped and the
+ * stream goes on. Holds at most `limit` bytes of an event, reads each byte once and
+ * copies it at most once: fetch inflates a gzip answer as it comes, so a server can
+ * send an event far faster than it could be scanned again and again.
  */
 function boundedEvents(
   limit: number,
   ids: readonly (string | number)[],
 ): TransformStream<Uint8Array, Uint8Array> {
-  const decoder = new TextDecoder();
-  const encoder = new TextEncoder();
-  let pending = '';
-  /** Bytes of the event under way (counted as they came, in UTF-8). */
+  const ends = new EventEnds();
+  /** The bytes of the event under way, as they came (none while it is dropped). */
+  const held = new HeldBytes();
+  /** Bytes of the event under way, held or dropped. */
   let eventBytes = 0;
   let dropping = false;
   let ended = false;
-  const pass = (controller: TransformStreamDefaultController<Uint8Array>): void => {
-    let out = '';
-    for (let end = EVENT_END.exec(pending); end !== null; end = EVENT_END.exec(pending)) {
-      const stop = end.index + end[0].length;
-      if (!dropping) out += pending.slice(0, stop);
-      dropping = false;
-      pending = pending.slice(stop);
-      eventBytes = encoder.encode(pending).byteLength;
-    }
-    if (out !== '') controller.enqueue(encoder.encode(out));
-  };
   return new TransformStream({
     transform(chunk, controller) {
       if (ended) return;
-      eventBytes += chunk.byteLength;
-      pending += decoder.decode(chunk, { stream: true });
-      pass(controller);
-      if (eventBytes <= limit || dropping) {
-        if (dropping) pending = trailingLineEnds(pending);
-        return;
+      /** The bytes passed on for this chunk: the events it ends, in order. */
+      const out: Uint8Array[] = [];
+      /** The events of this chunk, one after another, passed on as one view of it. */
+      let run: { from: number; to: number } | undefined;
+      const endRun = (): void => {
+        if (run !== undefined) out.push(chunk.subarray(run.from, run.to));
+        run = undefined;
+      };
+      const found = ends.in(chunk);
+      for (let k = 0, start = 0; start < chunk.byteLength; k++) {
+        const end = found[k] ?? -1;
+        const stop = end < 0 ? chunk.byteLength : end;
+        eventBytes += stop - start;
+        if (!dropping && eventBytes > limit) {
+          held.clear();
+          if (ids.length > 0) {
+            // The answer may be this event: the requests are answered with why, and the
+            // stream ends (what comes after belongs to an answer that was given).
+            const events = ids.map(
+              (id) =>
+                `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: TOO_LARGE, message: tooLargeMessage(limit) } })}\n\n`,
+            );
+            endRun();
+            out.push(new TextEncoder().encode(events.join('')));
+            for (const bytes of out) controller.enqueue(bytes);
+            ended = true;
+            controller.terminate();
+            return;
+          }
+          // A message no request waits for: dropped up to its end.
+          dropping = true;
+          endRun();
+        }
+        if (!dropping) {
+          if (end < 0) held.append(chunk.subarray(start, stop));
+          else if (held.length > 0) {
+            held.append(chunk.subarray(start, stop));
+            out.push(...held.take());
+          } else if (run === undefined) run = { from: start, to: stop };
+          else run.to = stop;
+        }
+        if (end < 0) break;
+        eventBytes = 0;
+        dropping = false;
+        start = end;
       }
-      if (ids.length > 0) {
-        // The answer may be this event: the requests are answered with why, and the
-        // stream ends (what comes after belongs to an answer that was given).
-        const events = ids.map(
-          (id) =>
-            `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: TOO_LARGE, message: tooLargeMessage(limit) } })}\n\n`,
-        );
-        controller.enqueue(encoder.encode(events.join('')));
-        ended = true;
-        controller.terminate();
-        return;
-      }
-      // A message no request waits for: dropped up to its end.
-      dropping = true;
-      pending = trailingLineEnds(pending);
+      endRun();
+      for (const bytes of out) controller.enqueue(bytes);
     },
     flush(controller) {
-      if (ended) return;
-      pending += decoder.decode();
-      pass(controller);
       // An unfinished event is dropped by every SSE parser; pass it on as it came.
-      if (pending !== '' && !dropping) controller.enqueue(encoder.encode(pending));
+      if (ended || dropping) return;
+      for (const bytes of held.take()) controller.enqueue(bytes);
     },
   });
 }
 
+/** The size of the blocks small parts of an event are copied into. */
+const HELD_BLOCK = 64 * 1024;
+
 /**
- * The line ends at the end of `text` (at most two, the start of an event's end that
- * the next chunk may finish): all that is kept of an event being dropped.
+ * The bytes of one event as they come, each copied once at most: a chunk that is a
+ * whole buffer is kept as it is, a part of one copied (a view would keep the whole
+ * buffer), and small parts are gathered into blocks of 64 KiB, so that a server that
+ * sends an event a byte at a time costs no more than one that sends it at once.
  */
-function trailingLineEnds(text: string): string {
-  return /[\r\n]{0,3}$/.exec(text)?.[0] ?? '';
+class HeldBytes {
+  #blocks: Uint8Array[] = [];
+  #block: Uint8Array | undefined;
+  #used = 0;
+  #length = 0;
+
+  /** How many bytes are held. */
+  get length(): number {
+    return this.#length;
+  }
+
+  append(part: Uint8Array): void {
+    this.#length += part.byteLength;
+    if (part.byteLength >= HELD_BLOCK) {
+      this.#seal();
+      const whole = part.byteOffset === 0 && part.byteLength === part.buffer.byteLength;
+      this.#blocks.push(whole ? part : part.slice());
+      return;
+    }
+    if (this.#block === undefined || this.#used + part.byteLength > HELD_BLOCK) {
+      this.#seal();
+      this.#block = new Uint8Array(HELD_BLOCK);
+    }
+    this.#block.set(part, this.#used);
+    this.#used += part.byteLength;
+  }
+
+  /** The bytes held, in order, which are then no longer held. */
+  take(): Uint8Array[] {
+    this.#seal();
+    const blocks = this.#blocks;
+    this.clear();
+    return blocks;
+  }
+
+  clear(): void {
+    this.#blocks = [];
+    this.#block = undefined;
+    this.#used = 0;
+    this.#length = 0;
+  }
+
+  #seal(): void {
+    if (this.#block !== undefined && this.#used > 0) {
+      this.#blocks.push(this.#block.subarray(0, this.#used));
+    }
+    this.#block = undefined;
+    this.#used = 0;
+  }
+}
+
+const CR = 0x0d;
+const LF = 0x0a;
+
+/**
+ * Finds where events end in a stream of bytes read once, chunk after chunk: at an empty
+ * line, the first of `\r\n\r\n`, `\n\n` or `\r\r` (as `EVENT_END` finds it in
+ * text: those bytes are never part of a longer UTF-8 character).
+ */
+class EventEnds {
+  /** The CR and LF bytes just read, last at the end: at most three, as an end is four. */
+  #run: number[] = [];
+
+  /** The index just past each event end in `chunk`, in order. */
+  in(chunk: Uint8Array): number[] {
+    const found: number[] = [];
+    const run = this.#run;
+    // Where the next CR and LF are: -1 none; each sought once a chunk, not line by line.
+    let cr = -2;
+    let lf = -2;
+    for (let i = 0; i < chunk.byteLength;) {
+      const byte = chunk[i]!;
+      if (byte !== CR && byte !== LF) {
+        // Any other byte ends the run; the next CR or LF is found natively.
+        run.length = 0;
+        if (cr !== -1 && cr < i) cr = chunk.indexOf(CR, i);
+        if (lf !== -1 && lf < i) lf = chunk.indexOf(LF, i);
+        i = cr < 0 ? lf : lf < 0 ? cr : Math.min(cr, lf);
+        if (i < 0) break;
+        continue;
+      }
+      const n = run.length;
+      const last = run[n - 1];
+      const ends =
+        byte === LF
+          ? last === LF || (last === CR && run[n - 2] === LF && run[n - 3] === CR)
+          : last === CR;
+      i++;
+      if (ends) {
+        run.length = 0;
+        found.push(i);
+        continue;
+      }
+      run.push(byte);
+      if (run.length > 3) run.shift();
+    }
+    return found;
+  }
 }
 
 /** The ids of the requests a POST body (a JSON-RPC message or a batch) carries. */

@@ -19,6 +19,7 @@ import {
 } from '../../core';
 import { causes, CONNECTION_CLOSED, connectionClosedError, httpFailure } from './errors';
 import { argumentsToSend } from './exact-integers';
+import { describedExcerpt, excerpt, jsonExcerpt } from './excerpts';
 import { CALL_HEADER, LOG_CALL_META_KEY } from './log-routing';
 import { mirrorsParamHeaders, type ParamHeader, paramHeaderValues } from './param-headers';
 import { refusalOf } from './refusals';
@@ -67,7 +68,7 @@ export const RAW_RESULT: StandardSchemaV1<unknown, JsonObject> = {
     validate: (value) =>
       isJsonObject(value)
         ? { value }
-        : { issues: [{ message: `the result is ${describeValue(value)}, not an object` }] },
+        : { issues: [{ message: `the result is ${describedExcerpt(value)}, not an object` }] },
   },
 };
 
@@ -665,7 +666,8 @@ export class RemoteCalls {
 
   /**
    * A call's failure, saying what happened: a protocol error, an answer that does not
-   * read as one, no answer in time, a lost connection.
+   * read as one, no answer in time, a lost connection. What the server said is cut at
+   * 8 KiB, what it sent quoted cut short (see excerpts.ts).
    */
   #failure(where: string, error: unknown): AgentToolError {
     const sdk = clientSdk();
@@ -673,11 +675,13 @@ export class RemoteCalls {
       if (error instanceof sdk.MissingRequiredClientCapabilityError) {
         return new AgentToolError(
           'PROTOCOL',
-          `${where}: the server needs a client capability this connection does not declare, ${JSON.stringify(error.requiredCapabilities)} (connectMcp's elicitation, sampling and roots options declare them): ${errorMessage(error)}`,
+          `${where}: the server needs a client capability this connection does not declare, ${jsonExcerpt(error.requiredCapabilities)} (connectMcp's elicitation, sampling and roots options declare them): ${excerpt(errorMessage(error))}`,
           { cause: error },
         );
       }
-      return new AgentToolError('PROTOCOL', `${where}: ${errorMessage(error)}`, { cause: error });
+      return new AgentToolError('PROTOCOL', `${where}: ${excerpt(errorMessage(error))}`, {
+        cause: error,
+      });
     }
     // The server refused the request before it ran (a share or a limit): it is busy, not
     // gone, so the connection stands (RATE_LIMITED, not CONNECTION).
@@ -694,7 +698,7 @@ export class RemoteCalls {
       // The server answered, with something that is not the answer: the connection is fine.
       return new AgentToolError(
         'PROTOCOL',
-        `${where}: the server's answer does not read as one: ${errorMessage(error)}`,
+        `${where}: the server's answer does not read as one: ${excerpt(errorMessage(error))}`,
         { cause: error },
       );
     }

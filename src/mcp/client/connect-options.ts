@@ -1,6 +1,7 @@
 import { type ClientCapabilities } from '@modelcontextprotocol/client';
 import {
   AgentToolError,
+  describeValue,
   goQuote,
   isJsonObject,
   type LogLevel,
@@ -20,6 +21,15 @@ export interface ConnectOptions extends Declarations {
   readonly transport: McpTarget;
   /** Local names become `<prefix>__<remote name>`. */
   readonly prefix?: string;
+  /**
+   * What becomes of a listed tool whose local name MCP does not accept (a space, a line
+   * break, more than 128 characters: see `MCP_TOOL_NAME`), which a model's API would
+   * refuse with the whole request: `leave out` (default) lists the others without it,
+   * with a process warning naming it (code `AGENTTOOL_MCP_INVALID_TOOL_NAME`); `keep`
+   * lists it as the server names it, for a caller that renames tools before they reach
+   * a model (as `agenttool serve --config` does with a server's tools section).
+   */
+  readonly invalidToolNames?: 'leave out' | 'keep';
   /**
    * Which protocol to speak: `auto` (default) speaks 2026-07-28 to a server that serves
    * it and the 2025 era otherwise (one probe request first; over stdio the SDK probes
@@ -151,6 +161,12 @@ export function checkConnectOptions(options: unknown): void {
   checkDeclarations(o);
   if (o.prefix !== undefined && typeof o.prefix !== 'string') {
     throw invalid('prefix must be a string');
+  }
+  const invalidNames: unknown = o.invalidToolNames;
+  if (invalidNames !== undefined && invalidNames !== 'leave out' && invalidNames !== 'keep') {
+    throw invalid(
+      `invalidToolNames must be "leave out" or "keep", got ${typeof invalidNames === 'string' ? goQuote(invalidNames) : describeValue(invalidNames)}`,
+    );
   }
   const grace = o.notificationGrace;
   if (grace !== undefined && (typeof grace !== 'number' || !(grace >= 0))) {

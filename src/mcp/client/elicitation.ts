@@ -8,15 +8,14 @@ import {
   AgentToolError,
   type Answer,
   CANCELLED_ANSWER,
-  describeValue,
   type Elicitation,
   errorMessage,
-  goQuote,
   isJsonObject,
   markForeignSchema,
   type ToolContext,
 } from '../../core';
 import { linkedSignal } from '../signals';
+import { describedExcerpt, jsonExcerpt, quotedExcerpt } from './excerpts';
 
 /** A call in flight, as elicitation routing sees it. */
 export interface CallInFlight {
@@ -52,7 +51,7 @@ export function elicitResultOf(answer: Answer, form: boolean): ElicitResult {
   if (!isJsonObject(answer)) {
     throw new AgentToolError(
       'PROTOCOL',
-      `mcp: elicitation answer: expected an object { action, content? }, got ${describeValue(answer)}`,
+      `mcp: elicitation answer: expected an object { action, content? }, got ${describedExcerpt(answer)}`,
     );
   }
   switch (answer.action) {
@@ -66,7 +65,7 @@ export function elicitResultOf(answer: Answer, form: boolean): ElicitResult {
       if (!isJsonObject(answer.content)) {
         throw new AgentToolError(
           'PROTOCOL',
-          `mcp: elicitation answer: content is not an object: ${JSON.stringify(answer.content)}`,
+          `mcp: elicitation answer: content is not an object: ${jsonExcerpt(answer.content)}`,
         );
       }
       return { action: 'accept', content: answer.content as ElicitResult['content'] };
@@ -163,7 +162,7 @@ export function elicitationHandler(
   };
 }
 
-/** A value in a message: a string quoted as Go's `%q`, anything else as its JSON. */
+/** A value in a message, cut short: a string quoted as Go's `%q`, anything else as its JSON. */
 function quotedValue(value: unknown): string {
-  return typeof value === 'string' ? goQuote(value) : (JSON.stringify(value) ?? String(value));
+  return typeof value === 'string' ? quotedExcerpt(value) : jsonExcerpt(value);
 }

@@ -1,4 +1,5 @@
 import { AgentToolError, errorMessage, goQuote, isJsonObject } from '../../core';
+import { excerpt, jsonExcerpt } from './excerpts';
 import { clientSdk } from './sdk-modules';
 
 /** The text of the error for calls in flight when the connection closes, and calls after. */
@@ -26,7 +27,8 @@ export class RemoteToolError extends AgentToolError {
 
 /**
  * What a server's HTTP refusal says (an SDK HTTP error carrying the answer's text): its
- * JSON-RPC error's message, else the error's own.
+ * JSON-RPC error's message, else the error's own. Bounded where it is read: the fetch
+ * cuts an HTTP error's body at 4 KiB, marking the cut (see bounded-answers.ts).
  */
 export function refusalText(error: unknown): string {
   const data = (error as { data?: unknown } | null)?.data;
@@ -46,7 +48,8 @@ export function refusalText(error: unknown): string {
 
 /**
  * An error's message and those of its causes, as far as they add something: `fetch
- * failed: connect ECONNREFUSED 127.0.0.1:3000` rather than `fetch failed`.
+ * failed: connect ECONNREFUSED 127.0.0.1:3000` rather than `fetch failed`; cut at 8 KiB
+ * (a message may carry what a server sent).
  */
 export function causes(error: unknown): string {
   const parts: string[] = [];
@@ -55,7 +58,7 @@ export function causes(error: unknown): string {
     if (message !== '' && message !== '{}' && !parts.includes(message)) parts.push(message);
     e = typeof e === 'object' && e !== null ? (e as { cause?: unknown }).cause : undefined;
   }
-  return parts.join(': ');
+  return excerpt(parts.join(': '));
 }
 
 /** What a 403 means, besides what its body says. */
@@ -109,7 +112,7 @@ export function httpFailure(
       isJsonObject(data) && typeof data.contentType === 'string' ? data.contentType : 'none';
     return {
       code: 'PROTOCOL',
-      message: `the server answered with content type ${JSON.stringify(type)}, neither JSON nor an event stream: is the URL its MCP endpoint?`,
+      message: `the server answered with content type ${jsonExcerpt(type)}, neither JSON nor an event stream: is the URL its MCP endpoint?`,
     };
   }
   return undefined;

@@ -1,6 +1,7 @@
 import { type Client } from '@modelcontextprotocol/client';
-import { AgentToolError, errorMessage, goQuote, isJsonObject, type JsonObject } from '../../core';
+import { AgentToolError, errorMessage, isJsonObject, type JsonObject } from '../../core';
 import { RAW_RESULT } from './calls';
+import { excerpt, jsonExcerpt, quotedExcerpt } from './excerpts';
 import { jsonBytes, MAX_LIST_PAGES, MAX_LISTING_BYTES } from './primitives';
 import { refusalOf } from './refusals';
 
@@ -16,7 +17,7 @@ const MAX_LISTED_TOOLS = 100_000;
  * a server paging on could make the client hold gigabytes) fails the listing. Every failure reads
  * `mcp: list tools: <reason>` (code `PROTOCOL` for what the server sent, `RATE_LIMITED`
  * for a request the server refused with HTTP 429 or 503, `CONNECTION` for a request that
- * failed otherwise).
+ * failed otherwise). What the server sent is quoted cut short (see excerpts.ts).
  */
 export async function listAllTools(
   client: Client,
@@ -30,7 +31,7 @@ export async function listAllTools(
     // A refusal (429, 503) is the server busy, not gone: the listing fails, not the connection.
     const refusal = refusalOf('mcp: list tools', error, 'request');
     if (refusal !== undefined) throw refusal;
-    throw new AgentToolError('CONNECTION', `mcp: list tools: ${errorMessage(error)}`, {
+    throw new AgentToolError('CONNECTION', `mcp: list tools: ${excerpt(errorMessage(error))}`, {
       cause: error,
     });
   }
@@ -58,7 +59,7 @@ async function listPages(
     if (!Array.isArray(tools)) throw listingError('the result has no "tools" array');
     for (const tool of tools as unknown[]) {
       if (!isJsonObject(tool)) {
-        throw listingError(`a listed tool is not an object: ${JSON.stringify(tool)}`);
+        throw listingError(`a listed tool is not an object: ${jsonExcerpt(tool)}`);
       }
       bytes += jsonBytes(tool);
       if (bytes > MAX_LISTING_BYTES) {
@@ -70,7 +71,7 @@ async function listPages(
     cursor = typeof next === 'string' && next !== '' ? next : undefined;
     if (cursor !== undefined) {
       if (cursors.has(cursor))
-        throw listingError(`the server repeated the cursor ${goQuote(cursor)}`);
+        throw listingError(`the server repeated the cursor ${quotedExcerpt(cursor)}`);
       // Each cursor new, and pages without end: it would page (and grow) forever.
       if (cursors.size + 1 >= MAX_LIST_PAGES) {
         throw listingError(

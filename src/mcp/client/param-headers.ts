@@ -1,5 +1,6 @@
 import { type Client } from '@modelcontextprotocol/client';
 import { isJsonObject, type JsonObject, jsonValueAt, scalarText } from '../../core';
+import { excerpt, jsonExcerpt, MAX_QUOTED_CHARS } from './excerpts';
 
 /**
  * An argument a tool's input schema marks with `x-mcp-header` (SEP-2243, revision
@@ -89,7 +90,8 @@ export function mirrorsParamHeaders(client: Client): boolean {
  * alone (at any depth; not the root, not under `items`, `anyOf`, `$defs` and the like),
  * a non-empty RFC 9110 token, on a property of type `string`, `integer` or `boolean`,
  * and no two names equal ignoring case. The first fault makes the tool invalid; a
- * schema that is not an object declares nothing.
+ * schema that is not an object declares nothing. The reason quotes what the schema
+ * holds cut short (see excerpts.ts).
  */
 export function scanParamHeaders(schema: unknown): ParamHeaderScan {
   const headers: ParamHeader[] = [];
@@ -101,7 +103,10 @@ export function scanParamHeaders(schema: unknown): ParamHeaderScan {
   ): string | undefined => {
     if (!isJsonObject(node)) return undefined;
     if (X_MCP_HEADER in node) {
-      const where = path.length === 0 ? 'the schema root' : `property ${path.join('.')}`;
+      const where =
+        path.length === 0
+          ? 'the schema root'
+          : `property ${excerpt(path.join('.'), MAX_QUOTED_CHARS)}`;
       if (!reachable || path.length === 0) {
         return `${where}: x-mcp-header is only allowed on a property reached through "properties" alone (not at the root, nor under items, additionalProperties, oneOf/anyOf/allOf/not, if/then/else or $defs)`;
       }
@@ -110,15 +115,15 @@ export function scanParamHeaders(schema: unknown): ParamHeaderScan {
         return `${where}: x-mcp-header must be a non-empty string`;
       }
       if (!TOKEN.test(name)) {
-        return `${where}: x-mcp-header ${JSON.stringify(name)} is not an HTTP token (letters, digits and !#$%&'*+-.^_\`|~ only)`;
+        return `${where}: x-mcp-header ${jsonExcerpt(name)} is not an HTTP token (letters, digits and !#$%&'*+-.^_\`|~ only)`;
       }
       const type = node.type;
       if (typeof type !== 'string' || !PRIMITIVE_TYPES.has(type)) {
-        return `${where}: x-mcp-header is only allowed on a property of type string, integer or boolean, not ${type === undefined ? 'an untyped one' : JSON.stringify(type)}`;
+        return `${where}: x-mcp-header is only allowed on a property of type string, integer or boolean, not ${type === undefined ? 'an untyped one' : jsonExcerpt(type)}`;
       }
       const prior = seen.get(name.toLowerCase());
       if (prior !== undefined) {
-        return `${where}: x-mcp-header ${JSON.stringify(name)} repeats ${JSON.stringify(prior)} (header names are compared ignoring case)`;
+        return `${where}: x-mcp-header ${jsonExcerpt(name)} repeats ${jsonExcerpt(prior)} (header names are compared ignoring case)`;
       }
       seen.set(name.toLowerCase(), name);
       headers.push({ path, name });

@@ -5,6 +5,7 @@ import {
   type StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import { AgentToolError, goQuote, isJsonObject } from '../../core';
+import { quotedExcerpt } from './excerpts';
 import { clientSdk } from './sdk-modules';
 
 /**
@@ -145,7 +146,7 @@ export function reauthorizingRequests(
       const code = codeSource(provider)?.takeAuthorizationCode();
       if (code === undefined) {
         throw new sdk.UnauthorizedError(
-          `the server asks for scope ${goQuote(challenge.scope ?? '')} and the authorization did not complete`,
+          `the server asks for scope ${quotedExcerpt(challenge.scope ?? '')} and the authorization did not complete`,
         );
       }
       await (typeof code === 'string' ? transport.finishAuth(code) : transport.finishAuth(code));
@@ -235,7 +236,7 @@ function gaveUp(
   const after = `after ${authorizations} authorization${authorizations === 1 ? '' : 's'}`;
   const reason =
     challenge.kind === 'insufficient_scope'
-      ? `the server still refuses the request for want of scope ${goQuote(challenge.scope ?? '')} (403 insufficient_scope) ${after}; giving up`
+      ? `the server still refuses the request for want of scope ${quotedExcerpt(challenge.scope ?? '')} (403 insufficient_scope) ${after}; giving up`
       : `the server still asks for authorization (401) ${after}; giving up`;
   return new AgentToolError('CONNECTION', `${where}: ${reason}`, { cause });
 }

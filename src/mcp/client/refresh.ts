@@ -1,4 +1,5 @@
 import { AgentToolError, errorMessage } from '../../core';
+import { excerpt } from './excerpts';
 
 /**
  * The least time between two listings a notification starts: a server that sends
@@ -150,7 +151,7 @@ export class ListRefresher {
         this.closedError ??
         (error instanceof AgentToolError
           ? error
-          : new AgentToolError('CONNECTION', `mcp: list tools: ${errorMessage(error)}`, {
+          : new AgentToolError('CONNECTION', `mcp: list tools: ${excerpt(errorMessage(error))}`, {
               cause: error,
             }));
       this.lastError = failure;

@@ -26,6 +26,7 @@ import {
   type Root,
   type Tool,
   type ToolContext,
+  toolNameProblem,
 } from '../../core';
 import { offersSessionsExtension, RAW_RESULT, RemoteCalls } from './calls';
 import { SESSION_END_METHOD, SESSION_META_KEY } from './session-extension';
@@ -33,6 +34,7 @@ import { type ClientSetup, connectClient, connectError } from './connect';
 import { checkConnectOptions, type ConnectOptions } from './connect-options';
 import { CONNECTION_CLOSED } from './errors';
 import { elicitationHandler } from './elicitation';
+import { excerpt, quotedExcerpt } from './excerpts';
 import { withoutCallTag } from './log-routing';
 import { listAllTools } from './listing';
 import { mirrorsParamHeaders, type ParamHeader, scanParamHeaders } from './param-headers';
@@ -245,9 +247,12 @@ export class RemoteTools {
   }
 
   /**
-   * The tools as of the latest listing: a copy, in the server's order. Over a 2026-07-28
-   * connection that is not stdio, a tool whose `x-mcp-header` marks are invalid is left
-   * out (SEP-2243), with a process warning naming it.
+   * The tools as of the latest listing: a copy, in the server's order. Each has a name
+   * MCP accepts (1 to 128 characters, each of A-Z, a-z, 0-9, `_`, `-`, `.`; the prefix
+   * counts): a tool named otherwise is left out, with a process warning naming it (code
+   * `AGENTTOOL_MCP_INVALID_TOOL_NAME`), unless `invalidToolNames` is `keep`. Over a 2026-07-28 connection that is not stdio, a
+   * tool whose `x-mcp-header` marks are invalid is left out too (SEP-2243), with a
+   * process warning naming it.
    */
   tools(): Tool[] {
     return [...this.#snapshot];
@@ -664,10 +669,12 @@ export class RemoteTools {
   }
 
   /**
-   * Lists the tools. Over a 2026-07-28 connection that is not stdio, a tool whose
-   * `x-mcp-header` declarations are invalid is left out (SEP-2243: its calls could not
-   * carry their headers), with a warning naming it; each call of the others carries
-   * the `Mcp-Param-*` headers its schema declares.
+   * Lists the tools. A tool whose name MCP does not accept, a second tool of one name and
+   * one nested too deep are left out, with a warning naming it. Over a 2026-07-28
+   * connection that is not stdio, a tool whose `x-mcp-header` declarations are invalid
+   * is left out (SEP-2243: its calls could not carry their headers), with a warning
+   * naming it; each call of the others carries the `Mcp-Param-*` headers its schema
+   * declares.
    */
   async #listTools(): Promise<void> {
     const client = this.#client;
@@ -678,11 +685,24 @@ export class RemoteTools {
     for (const raw of raws) {
       let paramHeaders: readonly ParamHeader[] = [];
       const name = raw['name'];
+      // A local name MCP does not accept (a space, a line break, a control character,
+      // more than 128 characters, the prefix's included) would reach a model's API, which
+      // refuses the whole request, and a host's tool set: left out, unless the caller
+      // renames tools itself (invalidToolNames: 'keep'). A tool with no name still fails
+      // the listing (remoteTool).
+      if (typeof name === 'string' && name !== '' && this.#options.invalidToolNames !== 'keep') {
+        const local = localName(this.#prefix, name);
+        const problem = toolNameProblem(local);
+        if (problem !== undefined) {
+          this.#warnOnce(nameLeftOut(local, problem), 'AGENTTOOL_MCP_INVALID_TOOL_NAME');
+          continue;
+        }
+      }
       // A name listed twice would make every host's tool set refuse the whole server:
       // the first stands.
       if (typeof name === 'string' && named.has(name)) {
         this.#warnOnce(
-          `mcp: list tools: tool ${goQuote(name)} is listed more than once; the first is kept`,
+          `mcp: list tools: tool ${quotedExcerpt(name)} is listed more than once; the first is kept`,
           'AGENTTOOL_MCP_DUPLICATE_TOOL',
         );
         continue;
@@ -692,7 +712,7 @@ export class RemoteTools {
       // not be sent on to a model (JSON.stringify runs out of stack some thousands deep).
       if (typeof name === 'string' && depthExceeded(raw) !== undefined) {
         this.#warnOnce(
-          `mcp: list tools: tool ${goQuote(name)} is left out: its definition nests deeper than ${MAX_JSON_DEPTH} levels`,
+          `mcp: list tools: tool ${quotedExcerpt(name)} is left out: its definition nests deeper than ${MAX_JSON_DEPTH} levels`,
           'AGENTTOOL_MCP_TOOL_TOO_DEEP',
         );
         continue;
@@ -732,16 +752,20 @@ export class RemoteTools {
    */
   #leftOut(remote: string, reason: string): void {
     this.#warnOnce(
-      `mcp: list tools: tool ${goQuote(remote)} is left out: its x-mcp-header declarations are invalid (SEP-2243): ${reason}`,
+      `mcp: list tools: tool ${quotedExcerpt(remote)} is left out: its x-mcp-header declarations are invalid (SEP-2243): ${reason}`,
       'AGENTTOOL_MCP_INVALID_PARAM_HEADER',
     );
   }
 
-  /** A process warning (`AgentToolWarning`, `code`), given once per text. */
+  /**
+   * A process warning (`AgentToolWarning`, `code`), given once per text. Each text is cut
+   * at 8192 characters (see excerpts.ts), whatever a server put in it: the texts are kept.
+   */
   #warnOnce(warning: string, code: string): void {
-    if (this.#warned.has(warning)) return;
-    this.#warned.add(warning);
-    process.emitWarning(warning, { type: 'AgentToolWarning', code });
+    const text = excerpt(warning);
+    if (this.#warned.has(text)) return;
+    this.#warned.add(text);
+    process.emitWarning(text, { type: 'AgentToolWarning', code });
   }
 
   async #call(
@@ -757,7 +781,8 @@ export class RemoteTools {
     if (hints.structuredProblem !== undefined && isJsonObject(raw) && raw['isError'] !== true) {
       const problem = hints.structuredProblem(raw['structuredContent']);
       if (problem !== undefined) {
-        throw new AgentToolError('PROTOCOL', `mcp: call ${goQuote(remote)}: ${problem}`);
+        // The problem may quote the content, which the server can make megabytes long.
+        throw new AgentToolError('PROTOCOL', `mcp: call ${goQuote(remote)}: ${excerpt(problem)}`);
       }
     }
     return resultOf(raw);
@@ -777,6 +802,17 @@ export class RemoteTools {
       signal,
     );
   }
+}
+
+/**
+ * The warning that a listed tool is left out for its name: why, as the rule says it
+ * (see `toolNameProblem`), the name quoted cut short there too (the rule quotes it whole,
+ * and a server can make it megabytes long).
+ */
+function nameLeftOut(name: string, problem: string): string {
+  const quoted = quotedExcerpt(name);
+  const reason = problem.replace(goQuote(name), () => quoted);
+  return `mcp: list tools: tool ${quoted} is left out: ${reason}`;
 }
 
 /** A 2025-era tool's `execution.taskSupport`, when it runs as a task at all. */

@@ -9,6 +9,7 @@ import {
   type Result,
 } from '../../core';
 import { RemoteToolError } from './errors';
+import { jsonExcerpt } from './excerpts';
 import { detailsOf } from './record';
 
 const AUDIO_EXTENSIONS: Readonly<Record<string, string>> = {
@@ -122,7 +123,7 @@ export function resultOf(raw: unknown): Result {
   if (given !== undefined && given !== null && !Array.isArray(given)) {
     throw new AgentToolError(
       'PROTOCOL',
-      `mcp: the result's content is not a list of blocks: ${JSON.stringify(given).slice(0, 200)}`,
+      `mcp: the result's content is not a list of blocks: ${jsonExcerpt(given)}`,
     );
   }
   const content = Array.isArray(given) ? (given as unknown[]) : [];

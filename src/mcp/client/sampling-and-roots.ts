@@ -1,14 +1,13 @@
 import {
   AgentToolError,
-  describeValue,
   errorMessage,
-  goQuote,
   isJsonObject,
   type Root,
   type SamplingRequest,
   type SamplingResult,
 } from '../../core';
 import { type CallInFlight } from './elicitation';
+import { describedExcerpt, quotedExcerpt } from './excerpts';
 import { linkedSignal } from '../signals';
 
 /**
@@ -43,7 +42,7 @@ export function samplingRequestOf(params: unknown): SamplingRequest {
   ) {
     throw new AgentToolError(
       'PROTOCOL',
-      `mcp: sampling: the server sent ${describeValue(params)}, not a sampling request { messages, maxTokens }`,
+      `mcp: sampling: the server sent ${describedExcerpt(params)}, not a sampling request { messages, maxTokens }`,
     );
   }
   return params as unknown as SamplingRequest;
@@ -60,7 +59,7 @@ export function createMessageResultOf(result: SamplingResult): Record<string, un
   ) {
     throw new AgentToolError(
       'PROTOCOL',
-      `mcp: sampling answer: expected { role, content, model }, got ${describeValue(result)}`,
+      `mcp: sampling answer: expected { role, content, model }, got ${describedExcerpt(result)}`,
     );
   }
   return {
@@ -76,7 +75,7 @@ export function listRootsResultOf(roots: readonly Root[]): { roots: Root[] } {
   if (!Array.isArray(roots)) {
     throw new AgentToolError(
       'PROTOCOL',
-      `mcp: roots: expected a list of { uri, name? }, got ${describeValue(roots)}`,
+      `mcp: roots: expected a list of { uri, name? }, got ${describedExcerpt(roots)}`,
     );
   }
   return {
@@ -84,7 +83,7 @@ export function listRootsResultOf(roots: readonly Root[]): { roots: Root[] } {
       if (!isJsonObject(root) || typeof root.uri !== 'string') {
         throw new AgentToolError(
           'PROTOCOL',
-          `mcp: roots: a root must be { uri, name? }, got ${describeValue(root)}`,
+          `mcp: roots: a root must be { uri, name? }, got ${describedExcerpt(root)}`,
         );
       }
       return typeof root.name === 'string' ? { uri: root.uri, name: root.name } : { uri: root.uri };
@@ -194,7 +193,8 @@ export function notOffered(
   const option = noContext
     ? WITHOUT_CONTEXT[typeof method === 'string' ? method : '']
     : OPTION_OF[typeof method === 'string' ? method : ''];
-  const asked = typeof method === 'string' ? goQuote(method) : describeValue(request);
+  // The server's method, quoted cut short: it may be as long as a message.
+  const asked = typeof method === 'string' ? quotedExcerpt(method) : describedExcerpt(request);
   return new AgentToolError(
     'PROTOCOL',
     `${where}: the server asked for ${asked}, which this client does not offer${option === undefined ? '' : ` (${option})`}`,

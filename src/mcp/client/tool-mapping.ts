@@ -3,7 +3,6 @@ import {
   type Annotations,
   type Call,
   type Confinement,
-  goQuote,
   isJsonObject,
   isObjectSchema,
   type JsonObject,
@@ -22,6 +21,7 @@ import {
   MAX_UNIQUE_ITEMS_CHECKED,
   requiresUniqueItems,
 } from '../validation';
+import { jsonExcerpt, quotedExcerpt } from './excerpts';
 
 /** Decides per call whether a remote tool's call runs confined, and by what. */
 export type ConfinedFunc = (args: string, ctx: ToolContext) => Confinement;
@@ -151,7 +151,8 @@ export type RemoteCaller = (
  * server, sequential/resource/confined from the host's declarations, and task support
  * `optional` when a 2025-era server declares the tool runs as a task
  * (`execution.taskSupport`): a host that serves the tool again may then run its calls
- * as tasks of its own.
+ * as tasks of its own. A tool with no name, or whose input schema is not an object,
+ * throws a `PROTOCOL` error that quotes it cut short (see excerpts.ts).
  */
 export function remoteTool(
   raw: JsonObject,
@@ -164,7 +165,7 @@ export function remoteTool(
   if (typeof remote !== 'string' || remote === '') {
     throw new AgentToolError(
       'PROTOCOL',
-      `mcp: list tools: a tool has no name: ${JSON.stringify(raw)}`,
+      `mcp: list tools: a tool has no name: ${jsonExcerpt(raw)}`,
     );
   }
   const local = localName(prefix, remote);
@@ -176,7 +177,7 @@ export function remoteTool(
     if (!isJsonObject(input)) {
       throw new AgentToolError(
         'PROTOCOL',
-        `mcp: tool ${goQuote(remote)}: input schema: expected a JSON object, got ${JSON.stringify(input)}`,
+        `mcp: tool ${quotedExcerpt(remote)}: input schema: expected a JSON object, got ${jsonExcerpt(input)}`,
       );
     }
     // Written by the server: a host that serves it again checks it with guards.

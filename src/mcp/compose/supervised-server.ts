@@ -129,6 +129,9 @@ export class SupervisedServer {
               ? { ...target, stderr: 'inherit' }
               : target,
         protocol,
+        // The tools section may rename a tool the server names as MCP does not accept;
+        // what is served is checked once renamed and prefixed (#list).
+        invalidToolNames: 'keep',
         // A question or a turn of the model the server asks for goes to the client of the
         // call it serves. (Roots are not offered: servers ask for them outside any call.)
         elicitation: true,

@@ -1,6 +1,7 @@
 import { type Client } from '@modelcontextprotocol/client';
-import { AgentToolError, goQuote } from '../../../core';
+import { AgentToolError } from '../../../core';
 import { type SendOptions } from '../calls';
+import { quotedExcerpt } from '../excerpts';
 
 /**
  * The most pages one listing fetches: a server that pages past it is taken to loop (the
@@ -65,7 +66,7 @@ export async function listEvery<T>(
     if (seen.has(next)) {
       throw new AgentToolError(
         'PROTOCOL',
-        `${where}: the server repeated the cursor ${goQuote(next)} after ${pages} pages (it would page forever)`,
+        `${where}: the server repeated the cursor ${quotedExcerpt(next)} after ${pages} pages (it would page forever)`,
       );
     }
     if (pages >= MAX_LIST_PAGES) {

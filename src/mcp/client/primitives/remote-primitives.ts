@@ -9,8 +9,9 @@ import {
   type ResourceTemplateReference,
   type ResourceTemplateType,
 } from '@modelcontextprotocol/client';
-import { AgentToolError, goQuote } from '../../../core';
+import { AgentToolError } from '../../../core';
 import { cancelledAt, type RemoteCalls } from '../calls';
+import { quotedExcerpt } from '../excerpts';
 import { withInput } from './input-rounds';
 import { listEvery, type Paged } from './paging';
 import { type ListOptions, type PrimitiveRequestOptions } from './request-options';
@@ -243,11 +244,14 @@ export class RemotePrimitives {
     return listEvery(paged, where, (fetch) => this.connection.calls.send(where, fetch, options));
   }
 
-  /** `mcp: <method> "<target>" on server "<name>"`: what failed, and where. */
+  /**
+   * `mcp: <method> "<target>" on server "<name>"`: what failed, and where; each quoted cut
+   * short (the server names itself, and may give the names and URIs asked for).
+   */
   #where(method: string, target?: string): string {
-    const on = `on server ${goQuote(this.connection.serverName())}`;
+    const on = `on server ${quotedExcerpt(this.connection.serverName())}`;
     return target === undefined
       ? `mcp: ${method} ${on}`
-      : `mcp: ${method} ${goQuote(target)} ${on}`;
+      : `mcp: ${method} ${quotedExcerpt(target)} ${on}`;
   }
 }

@@ -6,6 +6,7 @@ import {
   ProgressInfo,
   type ToolContext,
 } from '../../../core';
+import { excerpt, jsonExcerpt } from '../excerpts';
 
 /** The MCP tasks extension's identifier: a client declares it to take tasks. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -166,18 +167,20 @@ function resultOf(remote: string, task: JsonObject): JsonObject {
   return rest;
 }
 
+/** Why a task failed, as the server says it: cut at 8 KiB, what it sent cut short (see excerpts.ts). */
 function errorText(task: JsonObject): string {
   const error = task.error;
   if (isJsonObject(error) && error.code === MISSING_CAPABILITY && isJsonObject(error.data)) {
     // As a plain call's -32021 reads: what the connection would have to declare.
-    const needed = JSON.stringify(error.data.requiredCapabilities ?? {});
-    const said = typeof error.message === 'string' ? error.message : 'no reason given';
+    const needed = jsonExcerpt(error.data.requiredCapabilities ?? {});
+    const said = typeof error.message === 'string' ? excerpt(error.message) : 'no reason given';
     return `the server needs a client capability this connection does not declare, ${needed} (connectMcp's elicitation, sampling and roots options declare them): ${said} (${MISSING_CAPABILITY})`;
   }
   if (isJsonObject(error) && typeof error.message === 'string') {
-    return typeof error.code === 'number' ? `${error.message} (${error.code})` : error.message;
+    const said = excerpt(error.message);
+    return typeof error.code === 'number' ? `${said} (${error.code})` : said;
   }
-  return typeof task.statusMessage === 'string' ? task.statusMessage : 'no reason given';
+  return typeof task.statusMessage === 'string' ? excerpt(task.statusMessage) : 'no reason given';
 }
 
 function pollMs(task: JsonObject): number {
