@@ -279,8 +279,10 @@ export class ToolApp {
   }
 
   /**
-   * A job for the tool called `name`, with `args` as the model would write them. Throws
-   * `NO_TOOL` at once, naming the app's tools, when the app has no tool of that name.
+   * A job for the tool called `name`, with `args` as the model would write them: JSON
+   * text passed on as it is, or a value written as JSON. Throws `NO_TOOL` at once, naming
+   * the app's tools, when the app has no tool of that name, and `INVALID_ARGUMENTS` when
+   * `args` is a value JSON cannot write (a function, a symbol, a bigint, a cycle).
    */
   job(name: string, args: unknown = {}, id = `call_${++callCounter}`): Job {
     const tool = this.tools.lookup(name);
@@ -295,7 +297,7 @@ export class ToolApp {
         `ToolApp.job: ${this.#graph.root.name} has no tool named ${goQuote(name)}; its tools: ${shown === '' ? 'none' : shown}`,
       );
     }
-    const call: Call = { id, args: typeof args === 'string' ? args : JSON.stringify(args) };
+    const call: Call = { id, args: typeof args === 'string' ? args : jsonArguments(name, args) };
     return { tool, call };
   }
 
@@ -387,4 +389,30 @@ export class ToolApp {
       throw new AggregateError(errors, `ToolApp.close: ${errors.length} failed`);
     }
   }
+}
+
+/**
+ * `args` written as JSON text, for a job of the tool `name`. A value JSON cannot write
+ * is refused here, where the host made it, rather than leaving a job without arguments
+ * that fails the whole batch it joins.
+ */
+function jsonArguments(name: string, args: unknown): string {
+  let text: string | undefined;
+  let problem: unknown;
+  try {
+    text = JSON.stringify(args);
+  } catch (error) {
+    problem = error;
+  }
+  if (text !== undefined) return text;
+  // One line: V8 writes where a cycle closes over several.
+  const why =
+    problem === undefined
+      ? `a ${typeof args} has no JSON form`
+      : errorMessage(problem).replace(/\s*\n\s*/g, ' ');
+  throw new AgentToolError(
+    'INVALID_ARGUMENTS',
+    `ToolApp.job: the arguments for ${goQuote(name)} cannot be written as JSON: ${why}; give a JSON value, or the JSON text the model wrote`,
+    problem === undefined ? {} : { cause: problem },
+  );
 }

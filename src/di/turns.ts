@@ -1,4 +1,12 @@
-import { type Call, type Result, type Tool, type ToolContext, goQuote, wrap } from '../core';
+import {
+  type Call,
+  CancelledError,
+  type Result,
+  type Tool,
+  type ToolContext,
+  goQuote,
+  wrap,
+} from '../core';
 
 /** How many calls may wait for one session's resource when the app's options say nothing. */
 export const DEFAULT_MAX_QUEUED_CALLS = 16;
@@ -42,7 +50,7 @@ export class Turns {
         ),
       );
     }
-    if (signal.aborted) return Promise.reject(cancelled(resource));
+    if (signal.aborted) return Promise.reject(cancelled(resource, signal));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         go: () => {
@@ -53,7 +61,7 @@ export class Turns {
       const leave = (): void => {
         const at = held.waiting.indexOf(waiter);
         if (at >= 0) held.waiting.splice(at, 1);
-        reject(cancelled(resource));
+        reject(cancelled(resource, signal));
       };
       signal.addEventListener('abort', leave, { once: true });
       held.waiting.push(waiter);
@@ -75,8 +83,14 @@ export class Turns {
   }
 }
 
-function cancelled(resource: string): Error {
-  return new Error(`the call was cancelled while it waited for ${goQuote(resource)}`);
+/**
+ * A call cancelled before it reached its tool: a cancellation (`CANCELLED`, the signal's
+ * reason on `cause`) as the executor completes a job cancelled before its turn.
+ */
+function cancelled(resource: string, signal: AbortSignal): CancelledError {
+  return new CancelledError(`the call was cancelled while it waited for ${goQuote(resource)}`, {
+    cause: signal.reason,
+  });
 }
 
 /**

@@ -9,7 +9,7 @@ import { type Tool } from '../core/tool';
 import { BatchTelemetry } from './batch-telemetry';
 import { type ChainLinks } from './chains';
 import { type DrainSource, ExecutorCall } from './executor-call';
-import { cancelled, isThenable, onStartFailure } from './failures';
+import { cancelled, isThenable, onStartFailure, stoppedBy } from './failures';
 import { Fifo } from './fifo';
 import { Handover } from './handover';
 import { ProgressQueue, type QueuedEvent } from './progress-queue';
@@ -305,17 +305,18 @@ export class BatchRun implements ExecutorRun, DrainSource {
         telemetry === undefined
           ? this.#runIn.run(ctx, () => onStart({ tool, call }, ctx))
           : this.#runIn.run(ctx, () => telemetry.within(i, () => onStart({ tool, call }, ctx)));
+      if (isThenable(started)) {
+        // Settles once, whatever the thenable does (see #execute).
+        Promise.resolve(started).then(
+          () => this.#execute(i, tool, call, ctx),
+          (thrown: unknown) => this.#refused(i, call.id, thrown),
+        );
+        return;
+      }
     } catch (thrown) {
-      return this.#settle(i, undefined, onStartFailure(call.id, thrown));
+      return this.#refused(i, call.id, thrown);
     }
-    if (isThenable(started)) {
-      started.then(
-        () => this.#execute(i, tool, call, ctx),
-        (thrown: unknown) => this.#settle(i, undefined, onStartFailure(call.id, thrown)),
-      );
-    } else {
-      this.#execute(i, tool, call, ctx);
-    }
+    this.#execute(i, tool, call, ctx);
   }
 
   #execute(i: number, tool: Tool, call: Call, ctx: ToolContext): void {
@@ -327,17 +328,31 @@ export class BatchRun implements ExecutorRun, DrainSource {
         telemetry === undefined
           ? this.#runIn.execute(ctx, tool, call)
           : this.#runIn.run(ctx, () => telemetry.within(i, () => tool.execute(call, ctx)));
+      if (isThenable(out)) {
+        // Promise.resolve hands a promise back as it is, and makes any other thenable
+        // settle once (a `then` that calls back twice, or throws): one final per job.
+        Promise.resolve(out).then(
+          (result) => this.#settleResult(i, tool, result),
+          (thrown: unknown) => this.#failed(i, tool, call.id, thrown),
+        );
+        return;
+      }
     } catch (thrown) {
-      return this.#settle(i, undefined, toolFailure(tool.name, thrown));
+      return this.#failed(i, tool, call.id, thrown);
     }
-    if (isThenable(out)) {
-      out.then(
-        (result) => this.#settleResult(i, tool, result),
-        (thrown: unknown) => this.#settle(i, undefined, toolFailure(tool.name, thrown)),
-      );
-    } else {
-      this.#settleResult(i, tool, out);
-    }
+    this.#settleResult(i, tool, out);
+  }
+
+  /** Job `i`'s tool threw `thrown`: the batch's cancellation, its own error, or a panic. */
+  #failed(i: number, tool: Tool, id: string, thrown: unknown): void {
+    const signal = this.#controller.signal;
+    this.#settle(i, undefined, stoppedBy(thrown, signal, id) ?? toolFailure(tool.name, thrown));
+  }
+
+  /** Job `i`'s onStart threw `thrown`: the batch's cancellation, or a refusal of the job. */
+  #refused(i: number, id: string, thrown: unknown): void {
+    const signal = this.#controller.signal;
+    this.#settle(i, undefined, stoppedBy(thrown, signal, id) ?? onStartFailure(id, thrown));
   }
 
   #settleResult(i: number, tool: Tool, result: unknown): void {

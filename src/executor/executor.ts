@@ -68,7 +68,10 @@ export class Executor {
    *   running call's signal and completes each unstarted job with a
    *   {@link CancelledError} reading as Go's `ctx.Err()`: `context canceled`, or
    *   `context deadline exceeded` when the signal timed out (`AbortSignal.timeout`);
-   *   onStart is not called for them. Leaving the loop early does the
+   *   onStart is not called for them. A running call whose tool (or onStart) stops by
+   *   throwing its signal's reason (`ctx.signal.throwIfAborted()`) completes with the
+   *   same error, as Go's tool returning `ctx.Err()` does: not as the tool's own error,
+   *   nor as a panic, whatever the reason is. Leaving the loop early does the
    *   same, yields nothing more, and the loop's exit waits until every running tool
    *   has returned, so nothing of the batch runs after it.
    */

@@ -1,4 +1,4 @@
-import { AgentToolError, CancelledError, goQuote, isProgrammingFault } from '../core';
+import { AgentToolError, CancelledError, goQuote, isProgrammingFault, PanicError } from '../core';
 
 /** True for a promise or any object with a `then` method (a tool may return either). */
 export function isThenable<T>(value: T | Promise<T>): value is Promise<T> {
@@ -19,6 +19,25 @@ export function cancelled(id: string, signal: AbortSignal): CancelledError {
   const reason: unknown = signal.reason;
   const message = isTimeout(reason) ? 'context deadline exceeded' : 'context canceled';
   return new CancelledError(message, { cause: reason, callId: id });
+}
+
+/**
+ * The error of a job whose tool or onStart stopped on the batch's cancellation by
+ * throwing the signal's reason (what `signal.throwIfAborted()` does), or undefined when
+ * `thrown` is anything else. It reads as a job cancelled before its turn does, as Go's
+ * job does when its tool returns `ctx.Err()`: stopping is neither the tool's own error
+ * nor a panic, whatever the reason is (a string, a DOMException of another realm). A
+ * `@Tool` class's tool hands a thrown non-Error on as a PanicError holding it; that
+ * counts too.
+ */
+export function stoppedBy(
+  thrown: unknown,
+  signal: AbortSignal,
+  id: string,
+): CancelledError | undefined {
+  if (!signal.aborted) return undefined;
+  const value = thrown instanceof PanicError ? thrown.value : thrown;
+  return value === signal.reason ? cancelled(id, signal) : undefined;
 }
 
 function isTimeout(reason: unknown): boolean {
