@@ -16,7 +16,10 @@ export interface TimeoutOptions {
  * once with `AgentToolError` `TIMEOUT`, `tool "<name>" timed out after <ms> ms`, as
  * NestJS's `timeout()` operator fails a handler without waiting for it. A tool that
  * ignores its signal runs on in the background; a host that waits for its tools (an
- * executor leaving a batch) does not wait for that one. When the host aborts the call
+ * executor leaving a batch) does not wait for that one, and the next call on the same
+ * resource (`@Resource`, a resource chain) may start while it still runs: give such a
+ * tool a timeout of its own that stops its work (as the shell's commands have) rather
+ * than this interceptor. When the host aborts the call
  * first, the tool sees that abort as it would without this interceptor.
  */
 export class TimeoutInterceptor implements Interceptor {
