@@ -7,6 +7,7 @@ import {
   type AskWithoutElicitor,
   type AuthInfo,
   type Call,
+  CancelledError,
   createContextWithSignalSource,
   depthExceeded,
   depthExceededText,
@@ -181,6 +182,7 @@ class ServedRun implements RunningCall {
   readonly #args: Record<string, unknown>;
   readonly #report: ErrorReporter;
   readonly #notices: CallNotices;
+  readonly #signalSource: SignalSource;
   /** The tool's promise; undefined when it returned (or threw) at once. */
   readonly #pending: PromiseLike<unknown> | undefined;
   /** What the tool returned or threw at once. */
@@ -194,6 +196,7 @@ class ServedRun implements RunningCall {
     this.#served = served;
     this.#args = args;
     this.#report = setup.report;
+    this.#signalSource = setup.signalSource;
     const notices = new CallNotices(setup);
     this.#notices = notices;
     const call = servedCall(`mcp_${++calls}`, args, notices.progress);
@@ -300,8 +303,16 @@ class ServedRun implements RunningCall {
     // error of its choosing (a task then ends `failed`) rather than an isError result.
     if (ProtocolError.isInstance(thrown)) throw thrown;
     const served = this.#served;
-    const error = toolFailure(served.tool.name, thrown);
-    if (error instanceof PanicError) this.#report(error.message, error);
+    let error = toolFailure(served.tool.name, thrown);
+    if (error instanceof PanicError) {
+      // A tool that stops on its call's cancellation by throwing the signal's reason
+      // (`ctx.signal.throwIfAborted()`; a client's `notifications/cancelled` gives a
+      // string) was cancelled, not broken: nothing to report.
+      const signal = this.#signalSource.signal;
+      if (signal.aborted && error.value === signal.reason) {
+        error = new CancelledError(errorMessage(signal.reason), { cause: signal.reason });
+      } else this.#report(error.message, error);
+    }
     if (error instanceof MissingCapabilityError) this.#missing = error;
     if (served.selfChecked && error instanceof ValidationError) {
       // The tool refused its arguments where the served check would have: in its words,
