@@ -21,8 +21,9 @@ import { goQuote } from './quote';
  * - `CANCELLED`: a call, a batch or an app's start was cancelled; `TIMEOUT`: an app's
  *   start did not finish within its `timeoutMs`, or a call within a `TimeoutInterceptor`'s
  *   time; `ON_START`: a batch's onStart failed;
- * - `RATE_LIMITED`: a caller spent its budget of a tool (`RateLimitInterceptor`), or an
- *   MCP server refused a request for now with HTTP 429 or 503 (`ServerBusyError`);
+ * - `RATE_LIMITED`: a caller spent its budget of a tool (`RateLimitInterceptor`), an
+ *   MCP server refused a request for now with HTTP 429 or 503 (`ServerBusyError`), or
+ *   as many calls as an app's `maxQueuedCalls` wait for one session's resource already;
  *   `RESULT_TOO_LARGE`: a result was over a `ResultSizeInterceptor`'s limit;
  * - `CONNECTION`, `PROTOCOL`: talking to another process failed;
  * - `INVALID_TOKEN`: a bearer token was refused (missing, expired, not for this

@@ -1,4 +1,5 @@
 import {
+  AgentToolError,
   type Call,
   CancelledError,
   type Result,
@@ -45,7 +46,8 @@ export class Turns {
     }
     if (held.waiting.length >= max) {
       return Promise.reject(
-        new Error(
+        new AgentToolError(
+          'RATE_LIMITED',
           `${max === 1 ? '1 call is' : `${max} calls are`} already waiting for ${goQuote(resource)}, the most that may; wait for them to finish, then call again`,
         ),
       );

@@ -513,9 +513,11 @@ describe('calls on one resource of a session', () => {
     const running = job('slow-1');
     const waiting = job('fast-2');
     const refused = job('fast-3');
-    expect((await refused)[0]?.error?.message).toBe(
-      '1 call is already waiting for "counter", the most that may; wait for them to finish, then call again',
-    );
+    expect((await refused)[0]?.error).toMatchObject({
+      code: 'RATE_LIMITED',
+      message:
+        '1 call is already waiting for "counter", the most that may; wait for them to finish, then call again',
+    });
     await gateOpen(state, 'slow-1');
     state.gates.get('slow-1')?.();
     expect((await running)[0]?.result?.output).toBe('counter #1 at 1');
