@@ -46,6 +46,12 @@ export interface ProjectManifest {
   readonly dependencies: Record<string, string>;
   readonly devDependencies: Record<string, string>;
   readonly engines: Record<string, string>;
+  /**
+   * npm's answer for the install scripts of the dependencies (npm 11.19 warns of each
+   * it was not given): `@swc/core`'s only checks its native binary, which `dev` runs
+   * without, so it is declined.
+   */
+  readonly allowScripts: Record<string, boolean>;
 }
 
 /** The package's manifest: agenttool at the command's own version, the compiler pinned. */
@@ -68,6 +74,7 @@ export function packageJson(
       typescript: TYPESCRIPT_VERSION,
     },
     engines: { node: '>=22.13' },
+    allowScripts: { '@swc/core': false },
   };
 }
 
@@ -170,7 +177,7 @@ function startArgs(root: string): string[] {
   return ['--prefix', root, '--silent', 'start'];
 }
 
-export const GITIGNORE = lines('node_modules/', 'dist/');
+export const GITIGNORE = lines('node_modules/', 'dist/', '*.bak');
 
 /** The project's README: what each script does, and where the clients' configurations are. */
 export function readme(name: string, kind: ModuleKind): string {

@@ -129,7 +129,11 @@ export function runInit(
       text: vscodeConfig(server),
       what: 'VS Code starts it: npm start, once built',
     },
-    { path: '.gitignore', text: GITIGNORE, what: 'node_modules/ and dist/' },
+    {
+      path: '.gitignore',
+      text: GITIGNORE,
+      what: 'node_modules/, dist/ and the backups agenttool install makes (*.bak)',
+    },
     { path: 'README.md', text: readme(name, kind), what: 'what each script does' },
   ];
   refuseBlockedPaths(root, files, shown);
@@ -142,6 +146,7 @@ export function runInit(
         dependencies: manifest.dependencies,
         devDependencies: manifest.devDependencies,
         engines: manifest.engines,
+        allowScripts: manifest.allowScripts,
       },
       'package.json',
     );
@@ -149,7 +154,7 @@ export function runInit(
   const into = root === cwd ? '' : cdLine(cwd, root, dir ?? '.');
   io.stdout.write(
     [
-      `agenttool init: made ${name} in ${shown}, ${kind === 'esm' ? 'an ES module' : 'a CommonJS'} project:`,
+      `agenttool init: made ${name}, ${kind === 'esm' ? 'an ES module' : 'a CommonJS'} project, in ${shown === '.' ? 'this folder' : `the folder ${shown}`}:`,
       ...made,
       '',
       'Next:',

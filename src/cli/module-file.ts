@@ -1,5 +1,5 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { dirname, extname, join, relative, resolve } from 'node:path';
+import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { type Constructor, errorMessage, isModuleClass, type McpToolServer } from './public-api';
 import { CliError, ExitCode } from './exit-codes';
 import { syntaxPlace } from './syntax-place';
@@ -41,12 +41,20 @@ export async function loadModuleFile(
   const wanted = hash > 0 ? spec.slice(hash + 1) : undefined;
   if (wanted === '') throw noExportNamed(spec, 'agenttool:');
   const file = resolve(cwd, path);
-  const shown = relative(cwd, file) || file;
+  const shown = shownPath(path, file, cwd);
   const unusable = unusableModulePath(path, cwd, {
     prefix: 'agenttool:',
     give: 'give the path of a compiled .js file that exports a @Module class',
   });
   if (unusable !== undefined) throw unusable;
+  if (extname(file).toLowerCase() === '.json') {
+    // Node would say it needs an import attribute; what was meant is another file, or
+    // a configuration of MCP servers.
+    throw new CliError(
+      ExitCode.BAD_ARGUMENTS,
+      `agenttool: ${shown} is JSON, not a module file; give a compiled .js file that exports a @Module class (a configuration of MCP servers goes after --config)`,
+    );
+  }
   const typescript = TYPESCRIPT.has(extname(file)) && !file.endsWith('.d.ts');
   if (typescript && !runnerRegistered(extname(file))) {
     const built = builtCounterpart(file, cwd);
@@ -124,7 +132,7 @@ export function unusableModulePath(
   words: { readonly prefix: string; readonly give: string },
 ): CliError | undefined {
   const file = resolve(cwd, path);
-  const shown = relative(cwd, file) || file;
+  const shown = shownPath(path, file, cwd);
   if (existsSync(file) && statSync(file).isDirectory()) {
     return new CliError(
       ExitCode.BAD_ARGUMENTS,
@@ -134,10 +142,34 @@ export function unusableModulePath(
   if (!existsSync(file) || !statSync(file).isFile()) {
     return new CliError(
       ExitCode.BAD_ARGUMENTS,
-      `${words.prefix} module file ${shown} not found; ${words.give}`,
+      `${words.prefix} module file ${shown} not found${notFoundWhere(path, file, cwd)}; ${words.give}`,
     );
   }
   return undefined;
+}
+
+/**
+ * A module file's path as messages show it: from `cwd`, but as given when absolute and
+ * `cwd` is the root (where a host starts servers: `tmp/x.js` would read as relative).
+ */
+function shownPath(path: string, file: string, cwd: string): string {
+  if (isAbsolute(path) && dirname(cwd) === cwd) return file;
+  return relative(cwd, file) || file;
+}
+
+/**
+ * Where a relative path that names nothing was looked for, when it is not plain: from
+ * a folder other than a project's (a host starts servers from `/` or its own folder),
+ * or in a project not built yet.
+ */
+function notFoundWhere(path: string, file: string, cwd: string): string {
+  if (isAbsolute(path)) return '';
+  if (!existsSync(join(cwd, 'package.json'))) {
+    return ` in ${cwd} (a relative path starts at the folder agenttool runs in; give an absolute one)`;
+  }
+  return /\.[cm]?js$/.test(file)
+    ? ' (not built yet? build the project first, e.g. npm run build)'
+    : '';
 }
 
 /**

@@ -78,7 +78,9 @@ describe('agenttool init', () => {
       .trimEnd()
       .split('\n');
     expect(next.map((line) => line.trim())).toEqual(screen.slice(1));
-    expect(ran.stdout).toMatch(/^agenttool init: made greeter in greeter, an ES module project:\n/);
+    expect(ran.stdout).toMatch(
+      /^agenttool init: made greeter, an ES module project, in the folder greeter:\n/,
+    );
   });
 
   it('writes an ES module package pinned to this agenttool and compiler', async () => {
@@ -103,7 +105,11 @@ describe('agenttool init', () => {
         typescript: OURS.devDependencies.typescript,
       },
       engines: { node: '>=22.13' },
+      // npm 11.19 warns of an install script it was not told of: SWC's is declined.
+      allowScripts: { '@swc/core': false },
     });
+    // `agenttool install` leaves the client's file it replaced beside it, not to commit.
+    expect(read(join(work, 'tools'), '.gitignore')).toBe('node_modules/\ndist/\n*.bak\n');
   });
 
   it('configures Claude Code and VS Code to run npm start, quietly, in the project, as the server agenttool install names', async () => {
@@ -231,7 +237,7 @@ describe('agenttool init --force', () => {
     );
     const ran = await agenttool(work, 'init', '--force');
     expect(ran.code).toBe(0);
-    expect(ran.stdout).toMatch(/made mine in \., a CommonJS project:/);
+    expect(ran.stdout).toMatch(/made mine, a CommonJS project, in this folder:/);
     expect(ran.stdout).toContain('README.md          what each script does (yours, kept)');
     expect(ran.stderr.split('\n').filter(Boolean)).toEqual([
       'agenttool init: package.json: kept your scripts.build ("make"); agenttool init would write "tsc"',
@@ -253,6 +259,7 @@ describe('agenttool init --force', () => {
       'dependencies',
       'devDependencies',
       'engines',
+      'allowScripts',
     ]);
     expect(merged['scripts']).toEqual({
       test: 'tsc && node --test "dist/**/*.test.js"',

@@ -226,7 +226,35 @@ describe('module files that cannot be used', () => {
     const missing = await runAgenttool(['dev', 'src/app.module.ts'], { cwd: dir });
     expect(missing).toMatchObject({
       code: 2,
-      stderr: `agenttool: dev: module file src/app.module.ts not found; ${give}\n`,
+      stderr: `agenttool: dev: module file src/app.module.ts not found in ${dir} (a relative path starts at the folder agenttool runs in; give an absolute one); ${give}\n`,
+    });
+  });
+
+  it('a file not there: says where it looked from a folder that is no project, and to build in one', async () => {
+    const give = 'give the path of a compiled .js file that exports a @Module class';
+    const fromRoot = await runAgenttool(['list', 'dist/greet.js'], { cwd: '/' });
+    expect(fromRoot).toMatchObject({
+      code: 2,
+      stderr: `agenttool: module file dist/greet.js not found in / (a relative path starts at the folder agenttool runs in; give an absolute one); ${give}\n`,
+    });
+    const project = tempDir();
+    writeFileSync(join(project, 'package.json'), '{"name": "greeter"}\n');
+    const unbuilt = await runAgenttool(['serve', 'dist/greet.js'], { cwd: project });
+    expect(unbuilt).toMatchObject({
+      code: 2,
+      stderr: `agenttool: module file dist/greet.js not found (not built yet? build the project first, e.g. npm run build); ${give}\n`,
+    });
+    // An absolute path says all there is to say.
+    const absolute = await runAgenttool(['list', join(project, 'dist/greet.js')], { cwd: '/' });
+    expect(absolute.stderr).toBe(
+      `agenttool: module file ${join(project, 'dist/greet.js')} not found; ${give}\n`,
+    );
+    // A JSON file is no module: said so, with where a configuration goes.
+    const json = await runAgenttool(['list', 'package.json'], { cwd: project });
+    expect(json).toMatchObject({
+      code: 2,
+      stderr:
+        'agenttool: package.json is JSON, not a module file; give a compiled .js file that exports a @Module class (a configuration of MCP servers goes after --config)\n',
     });
   });
 });

@@ -836,7 +836,11 @@ const TRIGGERS: Record<string, () => Promise<Raised>> = {
   },
 
   // The command line
-  'cli-not-found': () => command(['serve', 'dist/app.module.js']),
+  'cli-not-found': () => {
+    // In a project, as the page shows it (not built yet).
+    writeFileSync(join(work, 'package.json'), '{"name": "tools"}\n');
+    return command(['serve', 'dist/app.module.js']);
+  },
   'cli-typescript': () => {
     writeFileSync(join(work, 'app.module.ts'), 'export {};\n');
     return command(['serve', 'app.module.ts']);
