@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { ensureBuilt, ROOT } from '../../cli/helpers';
-import { listenOnLoopback } from '../../support/loopback-http';
+import { listenOnLoopback, scriptedPost } from '../../support/loopback-http';
 
 const TOTAL = 2 * 1024 ** 3;
 /** One gzip member of 16 MiB of `x` (some 16 KB sent); gzip allows members one after another. */
@@ -39,50 +39,26 @@ const { createContext } = require(${JSON.stringify(join(ROOT, 'dist/pkg/index.js
 
 function bombServer(): http.Server {
   const block = gzipSync(Buffer.alloc(BLOCK, 'x'));
-  const json = { 'content-type': 'application/json', 'mcp-session-id': 's1' };
   return http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    req.on('end', () => {
-      if (req.method !== 'POST') return void res.writeHead(405).end();
-      const message = JSON.parse(body) as { id?: unknown; method?: string };
-      const result = (value: unknown): string =>
-        JSON.stringify({ jsonrpc: '2.0', id: message.id, result: value });
-      switch (message.method) {
-        case 'initialize':
-          return void res.writeHead(200, json).end(
-            result({
-              protocolVersion: '2025-03-26',
-              serverInfo: { name: 'bomb', version: '1.0.0' },
-              capabilities: { tools: {} },
-            }),
-          );
-        case 'tools/list':
-          return void res
-            .writeHead(200, json)
-            .end(result({ tools: [{ name: 'bomb', inputSchema: { type: 'object' } }] }));
-        case 'tools/call': {
-          res.writeHead(200, {
-            'content-type': 'text/event-stream',
-            'content-encoding': 'gzip',
-            'mcp-session-id': 's1',
-          });
-          res.write(gzipSync('event: message\ndata: '));
-          // Until the client stops reading, 2 GiB at most: the test ends either way.
-          let sent = 0;
-          const more = (): void => {
-            while (sent < TOTAL && !res.destroyed) {
-              sent += BLOCK;
-              if (!res.write(block)) return void res.once('drain', more);
-            }
-            if (!res.destroyed) res.end();
-          };
-          return more();
+    // No stream of its own for the client to open (GET): only answers.
+    if (req.method !== 'POST') return void res.writeHead(405).end();
+    scriptedPost(req, res, { name: 'bomb', tool: 'bomb' }, () => {
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'content-encoding': 'gzip',
+        'mcp-session-id': 's1',
+      });
+      res.write(gzipSync('event: message\ndata: '));
+      // Until the client stops reading, 2 GiB at most: the test ends either way.
+      let sent = 0;
+      const more = (): void => {
+        while (sent < TOTAL && !res.destroyed) {
+          sent += BLOCK;
+          if (!res.write(block)) return void res.once('drain', more);
         }
-        default:
-          if (message.id === undefined) return void res.writeHead(202).end();
-          return void res.writeHead(200, json).end(result({}));
-      }
+        if (!res.destroyed) res.end();
+      };
+      more();
     });
   });
 }

@@ -7,7 +7,12 @@
  */
 import * as http from 'node:http';
 import { connectMcp } from 'agenttool/mcp';
-import { callFirstTool, listenOnLoopback } from '../../support/loopback-http';
+import {
+  callFirstTool,
+  listenOnLoopback,
+  SCRIPTED_JSON as json,
+  scriptedPost,
+} from '../../support/loopback-http';
 import { boundingAnswers } from '../../../src/mcp/client/bounded-answers';
 
 type Answer = 'json-huge' | 'sse-huge' | 'sse-endless' | 'error-huge' | 'empty-404' | 'ok';
@@ -21,7 +26,6 @@ interface Scripted {
 
 const LIMIT = 64 * 1024;
 const sse = { 'content-type': 'text/event-stream', 'mcp-session-id': 's1' };
-const json = { 'content-type': 'application/json', 'mcp-session-id': 's1' };
 
 async function startScripted(): Promise<Scripted> {
   const scripted = { next: 'ok' as Answer };
@@ -35,62 +39,36 @@ async function startScripted(): Promise<Scripted> {
       );
       return;
     }
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    req.on('end', () => {
-      if (body === '') return void res.writeHead(200).end();
-      const message = JSON.parse(body) as { id?: unknown; method?: string };
-      const result = (value: unknown) =>
-        JSON.stringify({ jsonrpc: '2.0', id: message.id, result: value });
-      switch (message.method) {
-        case 'initialize':
-          return void res.writeHead(200, json).end(
-            result({
-              protocolVersion: '2025-03-26',
-              serverInfo: { name: 'scripted', version: '1.0.0' },
-              capabilities: { tools: {} },
-            }),
-          );
-        case 'tools/list':
-          return void res
-            .writeHead(200, json)
-            .end(result({ tools: [{ name: 'big', inputSchema: { type: 'object' } }] }));
-        case 'tools/call': {
-          const text = (t: string) => result({ content: [{ type: 'text', text: t }] });
-          switch (scripted.next) {
-            case 'ok':
-              return void res.writeHead(200, json).end(text('small'));
-            case 'json-huge':
-              res.writeHead(200, json);
-              return void res.end(text('y'.repeat(4 * LIMIT)));
-            case 'sse-huge':
-              res.writeHead(200, sse);
-              return void res.end(`event: message\ndata: ${text('z'.repeat(4 * LIMIT))}\n\n`);
-            case 'sse-endless': {
-              // An event that never ends: the client must stop reading it, not hold it.
-              res.writeHead(200, sse);
-              res.write('event: message\ndata: ');
-              const chunk = 'w'.repeat(16 * 1024);
-              const more = (): void => {
-                if (res.destroyed) return;
-                if (res.write(chunk)) setImmediate(more);
-                else res.once('drain', more);
-              };
-              res.once('close', () => undefined);
-              return more();
-            }
-            case 'empty-404':
-              return void res.writeHead(404).end();
-            case 'error-huge':
-              return void res
-                .writeHead(500, { 'content-type': 'text/plain' })
-                .end('E'.repeat(4 * LIMIT));
-          }
-          return;
+    scriptedPost(req, res, { name: 'scripted', tool: 'big' }, ({ result }) => {
+      const text = (t: string) => result({ content: [{ type: 'text', text: t }] });
+      switch (scripted.next) {
+        case 'ok':
+          return void res.writeHead(200, json).end(text('small'));
+        case 'json-huge':
+          res.writeHead(200, json);
+          return void res.end(text('y'.repeat(4 * LIMIT)));
+        case 'sse-huge':
+          res.writeHead(200, sse);
+          return void res.end(`event: message\ndata: ${text('z'.repeat(4 * LIMIT))}\n\n`);
+        case 'sse-endless': {
+          // An event that never ends: the client must stop reading it, not hold it.
+          res.writeHead(200, sse);
+          res.write('event: message\ndata: ');
+          const chunk = 'w'.repeat(16 * 1024);
+          const more = (): void => {
+            if (res.destroyed) return;
+            if (res.write(chunk)) setImmediate(more);
+            else res.once('drain', more);
+          };
+          res.once('close', () => undefined);
+          return more();
         }
-        default:
-          if (message.id === undefined) return void res.writeHead(202).end();
-          return void res.writeHead(200, json).end(result({}));
+        case 'empty-404':
+          return void res.writeHead(404).end();
+        case 'error-huge':
+          return void res
+            .writeHead(500, { 'content-type': 'text/plain' })
+            .end('E'.repeat(4 * LIMIT));
       }
     });
   });
