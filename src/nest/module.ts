@@ -14,7 +14,9 @@ import { AgentToolServer } from './server';
  * `@McpResourceTemplate` providers. Such a class is an ordinary provider of any module:
  * Nest builds it and injects its constructor's dependencies; its scope (request,
  * transient), Nest's guards and interceptors, and its lifecycle hooks are Nest's.
- * Import it once, in the root module.
+ * Import it once, in the root module; imported with different options in several
+ * modules it is several servers, each with its own `path`, `http.healthPath` (or
+ * `false`) and `include`.
  */
 @Module({})
 export class AgentToolModule {

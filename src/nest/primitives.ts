@@ -1,5 +1,4 @@
 import {
-  AgentToolError,
   classMcpResource,
   classPrompt,
   type Constructor,
@@ -15,7 +14,9 @@ import {
 import { type Type } from '@nestjs/common';
 import {
   callContext,
+  type ContextId,
   enhance,
+  inCallContext,
   isPerCall,
   methodHandler,
   type NestParts,
@@ -26,6 +27,8 @@ import {
   requests,
   type ScopedEnhancer,
   scopedGlobalEnhancers,
+  servedTwice,
+  warnPipesAndFilters,
 } from './calls';
 import { servedNames } from './context';
 import { servedFactories, type TranslatedClass } from './di-module';
@@ -48,6 +51,7 @@ interface Found {
   readonly kind: Kind;
   readonly entry: Prompt | McpResource | McpResourceTemplate;
   readonly origin: string;
+  readonly host: Provider['host'];
 }
 
 /**
@@ -76,6 +80,7 @@ export function discoverPrimitives(
     if (served === undefined) continue;
     const { kind, cls } = served;
     const origin = originOf(provider, cls);
+    warnPipesAndFilters(cls, kind === 'prompt' ? 'get' : 'read', origin);
     const serve = new Served(nest, scoped, cls, kind);
     const instanceFor = isPerCall(provider)
       ? serve.perCall(provider, origin, translated)
@@ -87,9 +92,9 @@ export function discoverPrimitives(
         : classMcpResource(cls, instanceFor, options);
     serve.template = kind === 'resource' && isResourceTemplate(entry as McpResource);
     servedNames.set(cls, { kind, name: entry.name });
-    found.push({ kind, entry, origin });
+    found.push({ kind, entry, origin, host: provider.host });
   }
-  checkUnique(found);
+  checkUnique(nest, found);
   return {
     prompts: found.flatMap((f) => (f.kind === 'prompt' ? [f.entry as Prompt] : [])),
     resources: found.flatMap((f) =>
@@ -118,24 +123,20 @@ function primitiveClassOf(provider: Provider): { kind: Kind; cls: Constructor } 
  * Two providers serving one prompt name, resource name, URI or URI template: said with
  * both, and how to fix it.
  */
-function checkUnique(found: readonly Found[]): void {
-  const seen = new Map<string, string>();
-  const claim = (key: string, what: string, origin: string): void => {
+function checkUnique(nest: NestParts, found: readonly Found[]): void {
+  const seen = new Map<string, Found>();
+  const claim = (key: string, what: string, served: Found): void => {
     const first = seen.get(key);
-    if (first !== undefined) {
-      throw new AgentToolError(
-        'INVALID_TOOL_SET',
-        `agenttool/nest: two providers serve the ${what}: ${first} and ${origin}; provide the class in one module (and export it where it is needed), or serve only some modules with the include option`,
-      );
-    }
-    seen.set(key, origin);
+    if (first !== undefined) throw servedTwice(nest, what, first, served);
+    seen.set(key, served);
   };
-  for (const { kind, entry, origin } of found) {
-    claim(`${kind}:${entry.name}`, `${kind} ${JSON.stringify(entry.name)}`, origin);
+  for (const served of found) {
+    const { kind, entry } = served;
+    claim(`${kind}:${entry.name}`, `${kind} ${JSON.stringify(entry.name)}`, served);
     if (kind !== 'resource') continue;
     const resource = entry as McpResource | McpResourceTemplate;
     const uri = isResourceTemplate(resource) ? resource.uriTemplate : resource.uri;
-    claim(`uri:${uri}`, `resource URI ${JSON.stringify(uri)}`, origin);
+    claim(`uri:${uri}`, `resource URI ${JSON.stringify(uri)}`, served);
   }
 }
 
@@ -213,19 +214,25 @@ class Served {
     return async (ctx) => {
       const { instance, contextId, close } = await resolve(ctx);
       const enhanced = enhance(this.nest, instance, this.#handler, contextId, provider.id);
-      return this.#facade(instance, (args) => enhanced(...this.#nestArgs(args).nestArgs), close);
+      return this.#facade(
+        instance,
+        (args) => enhanced(...this.#nestArgs(args).nestArgs),
+        close,
+        contextId,
+      );
     };
   }
 
   /**
    * `instance` with its method (`get` or `read`) replaced by `call`, and its other
-   * methods bound to it; with `close`, each method closes what was built for the request
-   * once it settles.
+   * methods bound to it (run in the call of `contextId`, when there is one); with
+   * `close`, each method closes what was built for the request once it settles.
    */
   #facade(
     instance: object,
     call: (args: readonly unknown[]) => Promise<unknown>,
     close?: () => Promise<unknown[]>,
+    contextId?: ContextId,
   ): object {
     const method = this.#method;
     const settle = async (run: () => unknown): Promise<unknown> => {
@@ -247,7 +254,8 @@ class Served {
         if (typeof value !== 'function') return value;
         const fn = value as (...args: unknown[]) => unknown;
         if (close === undefined) return fn.bind(target);
-        return (...args: unknown[]) => settle(() => fn.apply(target, args));
+        return (...args: unknown[]) =>
+          settle(() => inCallContext(contextId, () => fn.apply(target, args)));
       },
     });
   }

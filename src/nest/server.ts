@@ -57,6 +57,27 @@ function routedAlready(path: string, endpoint: string): AgentToolError {
 }
 
 /**
+ * The paths each HTTP app (Express's or Fastify's instance) has had mounted by an
+ * `AgentToolServer`, with the path of the endpoint each belongs to: a second
+ * `AgentToolModule` on one of them is told apart from a controller there.
+ */
+const mountedPaths = new WeakMap<object, Map<string, string>>();
+
+/** A path of the endpoint that another AgentToolModule of the app serves already. */
+function servedAlready(path: string, endpoint: string, other: string): AgentToolError {
+  const what =
+    path === endpoint
+      ? 'the path option'
+      : path.startsWith('/.well-known/')
+        ? 'the path option (the protected resource metadata is served under it)'
+        : 'http.healthPath (or false)';
+  return new AgentToolError(
+    'INVALID_OPTIONS',
+    `agenttool/nest: path ${JSON.stringify(path)} is already served by another AgentToolModule of this app (its endpoint is ${JSON.stringify(other)}): AgentToolModule.forRoot is imported more than once with different options; import it once, or give each its own ${what} and the modules it serves with include`,
+  );
+}
+
+/**
  * The module's MCP server: discovers the `@Tool`, `@Prompt`, `@McpResource` and
  * `@McpResourceTemplate` providers when the module initializes,
  * serves them on the app's HTTP adapter (Express or Fastify) at the module's path, for
@@ -141,10 +162,16 @@ export class AgentToolServer implements OnModuleInit, OnModuleDestroy {
     const fastify = adapter.getType() === 'fastify';
     // Controllers are routed by now: one on a path of ours would shadow it (Express) or
     // fail the app with Fastify's words, so it is said plainly first.
+    const app: RoutedApp & object = adapter.getInstance();
+    const mounted = mountedPaths.get(app) ?? new Map<string, string>();
+    mountedPaths.set(app, mounted);
     for (const path of handler.paths) {
-      if (isRouted(adapter.getInstance(), fastify, path)) throw routedAlready(path, this.path);
+      const other = mounted.get(path);
+      if (other !== undefined) throw servedAlready(path, this.path, other);
+      if (isRouted(app, fastify, path)) throw routedAlready(path, this.path);
     }
     for (const path of handler.paths) {
+      mounted.set(path, this.path);
       adapter.all(path, (req: FrameworkRequest, res: FrameworkReply) => {
         const raw = fastify ? req.raw! : (req as unknown as IncomingMessage);
         const out = fastify ? res.raw! : (res as unknown as ServerResponse);

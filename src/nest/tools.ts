@@ -1,5 +1,4 @@
 import {
-  AgentToolError,
   classTool,
   type Constructor,
   isToolClass,
@@ -20,6 +19,8 @@ import {
   requests,
   type ScopedEnhancer,
   scopedGlobalEnhancers,
+  servedTwice,
+  warnPipesAndFilters,
 } from './calls';
 import { madeHere } from './call-made';
 import { servedFactories, type TranslatedClass } from './di-module';
@@ -30,6 +31,8 @@ export interface DiscoveredTool {
   readonly tool: Tool;
   /** Where it came from: `Module.Class`, for messages. */
   readonly origin: string;
+  /** The Nest module that provides it, for the duplicate check. */
+  readonly host?: Provider['host'];
   /** The singleton's `close()`, when it has one: the tool is a closer. */
   readonly close: (() => Promise<void>) | undefined;
 }
@@ -60,29 +63,26 @@ export function discoverTools(
     const cls = translated?.cls ?? toolClassOf(provider);
     if (cls === undefined) continue;
     const origin = originOf(provider, cls);
+    warnPipesAndFilters(cls, 'execute', origin);
     // A factory or value provider is served only as a singleton (toolClassOf).
-    found.push(
-      isPerCall(provider)
-        ? perCallTool(nest, scoped, provider, cls, origin, translated)
-        : singletonTool(nest, scoped, provider, cls, origin, translated),
-    );
+    const served = isPerCall(provider)
+      ? perCallTool(nest, scoped, provider, cls, origin, translated)
+      : singletonTool(nest, scoped, provider, cls, origin, translated);
+    found.push({ ...served, host: provider.host });
   }
-  checkNames(found);
+  checkNames(nest, found);
   return found;
 }
 
 /** Two providers serving one name: said with both, and how to fix it. */
-function checkNames(found: readonly DiscoveredTool[]): void {
-  const seen = new Map<string, string>();
-  for (const { tool, origin } of found) {
-    const first = seen.get(tool.name);
+function checkNames(nest: NestParts, found: readonly DiscoveredTool[]): void {
+  const seen = new Map<string, DiscoveredTool>();
+  for (const served of found) {
+    const first = seen.get(served.tool.name);
     if (first !== undefined) {
-      throw new AgentToolError(
-        'INVALID_TOOL_SET',
-        `agenttool/nest: two providers serve the tool ${JSON.stringify(tool.name)}: ${first} and ${origin}; provide the class in one module (and export it where it is needed), or serve only some modules with the include option`,
-      );
+      throw servedTwice(nest, `tool ${JSON.stringify(served.tool.name)}`, first, served);
     }
-    seen.set(tool.name, origin);
+    seen.set(served.tool.name, served);
   }
 }
 
