@@ -4,6 +4,7 @@ import { checkedApp } from './checked-app';
 import { type AppGraph, type ModuleNode, type ProviderNode } from './graph';
 import { hookOrder } from './hook-order';
 import { type HookOrder } from './lifecycle';
+import { type HandleOptions } from './handles';
 import { type Home, importPath, moduleNodes } from './link';
 import { guardChain } from './module-guards';
 import { type ScopeChange, scopeChanges } from './scope-report';
@@ -84,6 +85,11 @@ export interface ProviderDescription {
   readonly guard: boolean;
   /** Where its lifecycle hooks come, in NestJS's order. */
   readonly hookPlace: HookPlace;
+  /**
+   * The handle its session-scoped instances are reachable by (`handle` beside `scope:
+   * 'session'` in the module's providers), when it declares one.
+   */
+  readonly handle: HandleOptions | undefined;
 }
 
 /** One guard a module's tools pass, with the module whose instance of a guard class is used. */
@@ -136,6 +142,8 @@ export interface ModuleDescription {
   readonly toolInterceptors: readonly InterceptorDescription[];
   /** Where the hooks of its class come: last in its module, in both directions. */
   readonly moduleRank: number;
+  /** Its `liveTools`: the providers whose tools it serves as they change. */
+  readonly liveTools: readonly Token[];
 }
 
 /** An app as agenttool reads it: its modules, and the scope changes it would report. */
@@ -230,6 +238,7 @@ function describeModule(graph: AppGraph, module: ModuleNode, context: Context): 
       m.options.interceptors.map((interceptor) => ({ interceptor, module: m.cls })),
     ),
     moduleRank: module.self === undefined ? 0 : order.moduleRankOf(module.self),
+    liveTools: module.options.liveTools,
   };
 }
 
@@ -266,6 +275,7 @@ function describeProvider(
       level: how.order.levelOf(node),
       position: how.order.positionOf(node),
     },
+    handle: 'handle' in node ? node.handle : undefined,
   };
 }
 

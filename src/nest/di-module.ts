@@ -8,6 +8,7 @@ import {
   type InjectionDescription,
   type ModuleDescription,
   type ScopeChange,
+  tokenName,
 } from 'agenttool/di';
 import {
   type DynamicModule,
@@ -79,6 +80,35 @@ function report(root: string, changes: readonly ScopeChange[], options: AsNestMo
   process.emitWarning(
     `asNestModule(${root}): ${stated.map((change) => change.message).join('\n')}`,
     { type: 'AgentToolScopeWarning', code: 'AGENTTOOL_SCOPE_CHANGED' },
+  );
+}
+
+/**
+ * Warns of what the app declares that NestJS's container does not serve (yet): a
+ * session-scoped provider's `handle` (its tools take no handle argument, so a 2026-07-28
+ * client without agenttool's session extension gets a new instance at each call) and a
+ * module's `liveTools` (their tools are not served). Said at the start, where the app
+ * would otherwise lose them without a word.
+ */
+function warnNotCarried(root: string, modules: readonly ModuleDescription[]): void {
+  const lost = modules.flatMap((module) => [
+    ...module.providers.flatMap((provider) =>
+      provider.handle === undefined
+        ? []
+        : [
+            `${provider.label} in ${module.module.name}: its handle (${provider.handle.argument}) is not carried over: its tools take no ${provider.handle.argument} argument, and a 2026-07-28 client without agenttool's session extension gets a new ${provider.handle.holds} at each call`,
+          ],
+    ),
+    ...(module.liveTools.length === 0
+      ? []
+      : [
+          `${module.module.name}'s liveTools (${module.liveTools.map(tokenName).join(', ')}) are not served`,
+        ]),
+  ]);
+  if (lost.length === 0) return;
+  process.emitWarning(
+    `asNestModule(${root}): under NestJS, ${lost.join('; ')}. Serve such an app with ToolApp and serveTools (agenttool/mcp) instead, or leave them out.`,
+    { type: 'AgentToolWarning', code: 'AGENTTOOL_NEST_NOT_CARRIED' },
   );
 }
 
@@ -294,6 +324,7 @@ export function asNestModule(
   const described = describeApp(rootModule);
   const modules = planResolution(described.modules);
   report(root, described.scopeReport, options);
+  warnNotCarried(root, described.modules);
   const app = new NestDiApp(root, modules, {
     timeoutMs: options.timeoutMs,
     signal: options.signal,

@@ -154,6 +154,26 @@ describe('describeApp', () => {
     expect(place('guard Gate').position).toBeLessThan(place('Clock').position);
     expect(place('Clock').moduleRank).toBe(session!.moduleRank);
   });
+
+  it("gives a provider's handle and a module's liveTools, for an adapter to carry or warn of", () => {
+    class Pad {}
+    const handle = { argument: 'pad_id', holds: 'scratchpad' };
+    @Module({
+      providers: [
+        { provide: Pad, useClass: Pad, scope: 'session', handle },
+        { provide: 'LIVE', useValue: {} },
+      ],
+      liveTools: ['LIVE'],
+    })
+    class PadModule {}
+    const [pad] = describeApp(PadModule).modules;
+    expect(pad!.providers.map((p) => [p.label, p.handle])).toEqual([
+      ['Pad', handle],
+      ['the value of "LIVE"', undefined],
+    ]);
+    expect(pad!.liveTools).toEqual(['LIVE']);
+    expect(describeApp(AppModule).modules.map((m) => m.liveTools)).toEqual([[], []]);
+  });
 });
 
 describe("describeApp's injections", () => {

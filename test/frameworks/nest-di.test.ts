@@ -418,6 +418,13 @@ describe('a bounded start under NestJS: asNestModule(root, { timeoutMs, signal }
     expect(ran.stdout).toBe('EVENT close Pool\n');
   }, 60_000);
 
+  it("warns at the start that a provider's handle and a module's liveTools are not carried over", async () => {
+    const warnings = await report<string[]>('nest-di-start', ['not-carried']);
+    expect(warnings).toEqual([
+      'AGENTTOOL_NEST_NOT_CARRIED: asNestModule(PadModule): under NestJS, Pad in PadModule: its handle (pad_id) is not carried over: its tools take no pad_id argument, and a 2026-07-28 client without agenttool\'s session extension gets a new scratchpad at each call; PadModule\'s liveTools ("LIVE") are not served. Serve such an app with ToolApp and serveTools (agenttool/mcp) instead, or leave them out.',
+    ]);
+  }, 60_000);
+
   it('refuses a timeout that is not a positive number', async () => {
     const errors = await report<string[]>('nest-di-start', ['options']);
     expect(errors).toEqual(
