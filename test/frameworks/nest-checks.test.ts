@@ -9,33 +9,14 @@
  * puts on the request as `req.auth`, a dynamic module with a tool imported twice, and two
  * `AgentToolModule`s in one app.
  */
-import { createContext, type JobOutcome, outputText, type Tool } from 'agenttool';
 import { connectMcp, type RemoteTools } from 'agenttool/mcp';
 import {
   buildFrameworkFixtures,
+  callRemoteTool as call,
   killFixtures,
   type RunningFixture,
   startFixture,
 } from '../support/frameworks';
-
-let calls = 0;
-
-/** Calls a remote tool as the executor would, and gives its output or its error text. */
-async function call(remote: RemoteTools, name: string, args: object = {}): Promise<string> {
-  const tool: Tool | undefined = remote.tools().find((t) => t.name === name);
-  if (tool === undefined) throw new Error(`no tool ${name}`);
-  const id = `call_${++calls}`;
-  const payload = { id, args: JSON.stringify(args) };
-  let outcome: JobOutcome;
-  try {
-    outcome = { result: await tool.execute(payload, createContext({ call: payload })) };
-  } catch (error) {
-    outcome = { error: error as Error };
-  }
-  return outcome.error === undefined
-    ? outputText(outcome.result.output)
-    : `Error: ${outcome.error.message}`;
-}
 
 beforeAll(() => buildFrameworkFixtures(), 300_000);
 afterAll(() => killFixtures());

