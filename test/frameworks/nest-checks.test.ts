@@ -10,6 +10,7 @@
  * `AgentToolModule`s in one app.
  */
 import { connectMcp, type RemoteTools } from 'agenttool/mcp';
+import { INITIALIZE } from '../support/initialize';
 import {
   buildFrameworkFixtures,
   callRemoteTool as call,
@@ -158,16 +159,7 @@ describe.each(['express', 'fastify'])('on %s', (adapter) => {
           },
           body: JSON.stringify(body),
         });
-      const init = await post('alice', {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'nest-checks', version: '1.0.0' },
-        },
-      });
+      const init = await post('alice', INITIALIZE);
       const session = init.headers.get('mcp-session-id')!;
       await init.text();
       const taken = await post(
